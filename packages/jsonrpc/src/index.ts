@@ -1,0 +1,15 @@
+/**
+ * @switchboard/jsonrpc — a zero-dependency JSON-RPC 2.0 engine.
+ * @packageDocumentation
+ */
+export * from './types.js';
+export * from './errors.js';
+export type { Logger } from './logger.js';
+export { silentLogger } from './logger.js';
+export type { Inbound, InboundSingle } from './parse.js';
+export { parseMessage, classifyValue } from './parse.js';
+export type { Transport, TransportSendOptions, TransportMessageExtra } from './transport.js';
+export * from './dispatcher.js';
+export * from './peer.js';
+export * from './framing.js';
+export * from './memory.js';

@@ -1,0 +1,46 @@
+/**
+ * The transport contract shared by every transport (stdio, Streamable HTTP, legacy HTTP+SSE, in-memory).
+ * A transport moves whole messages; it does not interpret them beyond framing.
+ */
+import type { Inbound } from './parse.js';
+import type { JsonRpcId, JsonRpcMessage } from './types.js';
+
+/** Per-send routing hints. */
+export interface TransportSendOptions {
+  /**
+   * The inbound request this message belongs to (a response, or a notification/request issued while
+   * handling it). Transports with several streams (Streamable HTTP) use it to pick the stream.
+   */
+  readonly relatedRequestId?: JsonRpcId;
+}
+
+/** Facts about an inbound message that only the transport knows (HTTP headers, authentication). */
+export interface TransportMessageExtra {
+  /** Authentication facts established by the transport, passed to handlers untouched. */
+  readonly authInfo?: unknown;
+  /** Request headers, lower-cased names (HTTP transports only). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A bidirectional message channel.
+ *
+ * Contract: `onmessage` receives each inbound message already classified by {@link parseMessage} (so a
+ * parse error or invalid request arrives as `kind: "invalid"` and the receiver can answer it); `send`
+ * resolves when the message has been handed to the underlying channel and rejects if it cannot be;
+ * `close` is idempotent and fires `onclose` exactly once.
+ */
+export interface Transport {
+  /** Starts reading. Resolves when the transport is ready to send and receive. */
+  start(): Promise<void>;
+  /** Sends one message, or one batch (an array) as a single unit. */
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: TransportSendOptions): Promise<void>;
+  /** Closes the channel; idempotent. */
+  close(): Promise<void>;
+  /** Set by the receiver before `start()`. */
+  onmessage?: ((message: Inbound, extra?: TransportMessageExtra) => void) | undefined;
+  /** A non-fatal error (a framing problem, a failed write); the transport stays usable unless it closes. */
+  onerror?: ((error: Error) => void) | undefined;
+  /** Fired once when the channel is closed, from either side. */
+  onclose?: (() => void) | undefined;
+}
