@@ -1,10 +1,14 @@
 /**
  * Server-side dispatch of requests and notifications to method handlers.
- * CONTRACT STUB — to be implemented (see the issue #2 section 2). Signatures are fixed; bodies are not.
+ *
+ * @see https://www.jsonrpc.org/specification §4 (Request), §4.1 (Notification), §5 (Response), §5.1 (Error), §6 (Batch)
  */
-import type { JsonRpcError } from './errors.js';
-import type { Inbound } from './parse.js';
+import { errorResponse, parseMessage } from './classify.js';
+import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
+import type { Inbound, InboundSingle } from './parse.js';
 import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import { JSONRPC_VERSION } from './types.js';
 import type {
   JsonRpcId,
   JsonRpcNotification,
@@ -13,20 +17,34 @@ import type {
   JsonRpcResponse,
 } from './types.js';
 
-/** What every handler receives besides its params. */
+/** What every handler receives besides its params, merged into the dispatcher context `Ctx`. */
 export interface HandlerContext {
-  /** The request id; `undefined` for a notification. */
+  /** The request id; `undefined` for a notification (JSON-RPC 2.0 §4.1). */
   readonly id: JsonRpcId | undefined;
   /** The method name as received. */
   readonly method: string;
-  /** Aborted when the request is cancelled or the connection closes. */
+  /**
+   * Aborted when the request is cancelled or the connection closes. When {@link Dispatcher.dispatch} is called
+   * without a signal, this is a shared signal that never aborts.
+   */
   readonly signal: AbortSignal;
 }
 
 /**
- * A method handler. Its return value (awaited) is the `result`; `undefined` is sent as `null`.
+ * A method handler. Its return value (awaited when it is a promise) is the `result`; `undefined` is sent as
+ * `null` (JSON-RPC 2.0 §5: `result` is required on success).
  * Throw {@link JsonRpcError} to answer with a specific error; anything else becomes -32603 with a generic
  * message (the thrown value goes to the logger, never to the wire).
+ *
+ * `ctx` is the dispatcher context with `id`, `method` and `signal` added: a plain-object context is
+ * shallow-copied (`{ ...ctx, id, method, signal }`); any other object becomes the prototype of the handler's
+ * context, so its methods and getters stay reachable.
+ *
+ * @example
+ * const add: MethodHandler = (params) => {
+ *   const [a, b] = params as [number, number];
+ *   return a + b;
+ * };
  */
 export type MethodHandler<Ctx = unknown> = (
   params: JsonRpcParams | undefined,
@@ -36,7 +54,13 @@ export type MethodHandler<Ctx = unknown> = (
 /**
  * Params validation hook, run before the handler. Return `undefined` when the params are acceptable, or a
  * message describing what is wrong: the request is then answered with -32602 "Invalid params" and that
- * message, and the handler does not run.
+ * message (prefixed with `Invalid params: ` unless it already starts with `Invalid params`), and the handler
+ * does not run. A validator that throws is treated like a handler that throws (-32603).
+ *
+ * @see https://www.jsonrpc.org/specification §5.1 (-32602)
+ * @example
+ * const validate: ParamsValidator = (params) =>
+ *   Array.isArray(params) && params.length === 2 ? undefined : 'expected two numbers';
  */
 export type ParamsValidator = (params: JsonRpcParams | undefined) => string | undefined;
 
@@ -48,14 +72,19 @@ export interface MethodOptions {
 
 /** {@link Dispatcher} construction options. */
 export interface DispatcherOptions<Ctx = unknown> {
-  /** Maximum number of members in one batch; a larger batch is refused as a whole with one -32600 error. @default 100 */
+  /**
+   * Maximum number of members in one batch; a larger batch is refused as a whole with one -32600 error
+   * response (not an array), `id: null`, and none of its members runs. A positive integer.
+   * @default 100 ({@link DEFAULT_MAX_BATCH_SIZE})
+   */
   readonly maxBatchSize?: number;
-  /** Where unexpected handler failures are reported. @default silentLogger */
+  /** Where unexpected handler failures (error), and errors of notifications (debug) are reported. @default silentLogger */
   readonly logger?: Logger;
   /**
-   * Runs before every request and notification, after method lookup succeeds or fails. Return an error to
-   * refuse the message (sent for requests, dropped for notifications); `undefined` lets it through. Used
-   * by protocol layers for lifecycle gating.
+   * Runs before every request and notification, after method lookup succeeds or fails (so it can refuse
+   * even an unknown method, e.g. "not initialized"). Return an error to refuse the message (sent for
+   * requests, dropped for notifications); `undefined` lets it through. Used by protocol layers for lifecycle
+   * gating. A guard that throws refuses the message with -32603.
    */
   readonly guard?: (message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx) => JsonRpcError | undefined;
 }
@@ -63,21 +92,292 @@ export interface DispatcherOptions<Ctx = unknown> {
 /** Default for {@link DispatcherOptions.maxBatchSize}. */
 export const DEFAULT_MAX_BATCH_SIZE = 100;
 
-/** Maps method names to handlers (a `Map`, never a plain-object lookup) and produces responses. */
-export declare class Dispatcher<Ctx = unknown> {
-  constructor(options?: DispatcherOptions<Ctx>);
-  /** Registers a handler; returns a disposer that removes it. Replaces an earlier handler of the same name. */
-  register(method: string, handler: MethodHandler<Ctx>, options?: MethodOptions): () => void;
-  /** Whether a handler is registered for `method`. */
-  has(method: string): boolean;
+/** The prefix of method names reserved for rpc-internal extensions (JSON-RPC 2.0 §4). */
+export const RESERVED_METHOD_PREFIX = 'rpc.';
+
+interface MethodEntry<Ctx> {
+  readonly handler: MethodHandler<Ctx>;
+  readonly validate: ParamsValidator | undefined;
+}
+
+type Reply = JsonRpcResponse | undefined;
+
+/** A signal that never aborts, shared by every dispatch that is given none. */
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+const NOTHING: Promise<undefined> = Promise.resolve(undefined);
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/** Builds the handler context: the dispatcher context plus `id`, `method` and `signal`. */
+function handlerContext<Ctx>(
+  ctx: Ctx,
+  id: JsonRpcId | undefined,
+  method: string,
+  signal: AbortSignal,
+): Ctx & HandlerContext {
+  if (typeof ctx !== 'object' || ctx === null) return { id, method, signal } as Ctx & HandlerContext;
+  const proto: unknown = Object.getPrototypeOf(ctx);
+  if (proto === Object.prototype || proto === null) return { ...ctx, id, method, signal };
+  return Object.create(ctx as object, {
+    id: { value: id, enumerable: true },
+    method: { value: method, enumerable: true },
+    signal: { value: signal, enumerable: true },
+  }) as Ctx & HandlerContext;
+}
+
+function successResponse(id: JsonRpcId, result: unknown): JsonRpcResponse {
+  return { jsonrpc: JSONRPC_VERSION, id, result: result === undefined ? null : result };
+}
+
+function internalError(id: JsonRpcId | null): JsonRpcResponse {
+  return errorResponse(id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]);
+}
+
+/**
+ * Serializes a reply produced by {@link Dispatcher.handle}. A value `JSON.stringify` cannot serialize (too
+ * deeply nested, a `BigInt`, a cycle) is replaced, per response, by -32603 "Internal error" for that response's
+ * id, so a reply always goes out.
+ *
+ * @param reply - One response or a batch reply.
+ * @param logger - Receives the serialization failure. @default silentLogger
+ * @returns The JSON text (no trailing newline).
+ */
+export function stringifyReply(reply: JsonRpcResponse | readonly JsonRpcResponse[], logger: Logger = silentLogger): string {
+  try {
+    return JSON.stringify(reply);
+  } catch (error) {
+    if (!Array.isArray(reply)) {
+      const single = reply as JsonRpcResponse;
+      logger.error('Response could not be serialized: sending -32603 instead', { id: single.id, error });
+      return JSON.stringify(internalError(single.id));
+    }
+    const parts = reply.map((member) => stringifyReply(member, logger));
+    return `[${parts.join(',')}]`;
+  }
+}
+
+/**
+ * Maps method names to handlers (a `Map`, never a plain-object lookup, so `toString`, `constructor` or
+ * `__proto__` only ever match a handler registered under that exact name) and produces responses.
+ *
+ * Behaviour (JSON-RPC 2.0): a request is always answered exactly once; a notification is never answered,
+ * even when its method is unknown, its params are invalid or its handler throws (§4.1: those are logged at
+ * debug level, a thrown non-{@link JsonRpcError} at error level). Unknown method: -32601 (§5.1). Params
+ * refused by the method's validator: -32602. A handler that throws a {@link JsonRpcError} is answered with
+ * that error; any other thrown value is answered with -32603 "Internal error" and none of its text (it goes
+ * to the logger). Batches (§6): members run concurrently; the reply is an array in input order (even for a
+ * batch of one), holding one reply per request and per invalid member; an all-notification batch is answered
+ * with nothing; an oversized batch gets one -32600 error response.
+ *
+ * @example
+ * const dispatcher = new Dispatcher();
+ * dispatcher.register('subtract', ([a, b]: any) => a - b);
+ * const reply = await dispatcher.handleText('{"jsonrpc":"2.0","id":1,"method":"subtract","params":[42,23]}', undefined);
+ * // '{"jsonrpc":"2.0","id":1,"result":19}'
+ */
+export class Dispatcher<Ctx = unknown> {
+  readonly #methods = new Map<string, MethodEntry<Ctx>>();
+  readonly #maxBatchSize: number;
+  readonly #logger: Logger;
+  readonly #guard: DispatcherOptions<Ctx>['guard'];
+
+  /**
+   * @param options - See {@link DispatcherOptions}.
+   * @throws RangeError when `maxBatchSize` is not a positive integer.
+   */
+  constructor(options: DispatcherOptions<Ctx> = {}) {
+    const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+    if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
+      throw new RangeError(`Invalid maxBatchSize: expected a positive integer, got ${String(maxBatchSize)}`);
+    }
+    this.#maxBatchSize = maxBatchSize;
+    this.#logger = options.logger ?? silentLogger;
+    this.#guard = options.guard;
+  }
+
+  /** The batch size limit in effect (members). */
+  get maxBatchSize(): number {
+    return this.#maxBatchSize;
+  }
+
+  /**
+   * Registers a handler; returns a disposer that removes it (a no-op once the name has been registered again).
+   * Replaces an earlier handler of the same name.
+   *
+   * @param method - The exact method name; any string except those beginning with `rpc.`.
+   * @param handler - See {@link MethodHandler}.
+   * @param options - See {@link MethodOptions}.
+   * @returns A disposer that unregisters this handler.
+   * @throws TypeError when `method` begins with `rpc.` (reserved for rpc-internal extensions, JSON-RPC 2.0 §4).
+   */
+  register(method: string, handler: MethodHandler<Ctx>, options?: MethodOptions): () => void {
+    if (typeof method !== 'string') throw new TypeError(`Invalid method name: expected a string, got ${typeof method}`);
+    if (method.startsWith(RESERVED_METHOD_PREFIX)) {
+      throw new TypeError(`Reserved method name: "${method}" (names beginning with "rpc." are reserved by JSON-RPC 2.0 §4)`);
+    }
+    if (typeof handler !== 'function') throw new TypeError(`Invalid handler for "${method}": expected a function`);
+    const entry: MethodEntry<Ctx> = { handler, validate: options?.validate };
+    this.#methods.set(method, entry);
+    return () => {
+      if (this.#methods.get(method) === entry) this.#methods.delete(method);
+    };
+  }
+
+  /** Whether a handler is registered for `method` (own entries only). */
+  has(method: string): boolean {
+    return this.#methods.has(method);
+  }
+
   /**
    * Handles one classified inbound unit. Returns the response to send, an array for a batch, or `undefined`
    * when nothing is to be sent (a notification, an all-notification batch, or a `response` kind which a
-   * dispatcher does not handle).
+   * dispatcher does not handle). An `invalid` unit resolves to its reply. Never rejects.
+   *
+   * @param inbound - From {@link parseMessage} or {@link classifyValue}.
+   * @param ctx - The dispatcher context handed to the guard and (with `id`, `method`, `signal`) to handlers.
+   * @param signal - Becomes every handler's `ctx.signal`. @default a signal that never aborts
+   * @see https://www.jsonrpc.org/specification §6 (Batch)
    */
-  handle(inbound: Inbound, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined>;
-  /** Handles one request (always answered) or notification (never answered). */
-  dispatch(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | undefined>;
-  /** Convenience: parse + handle + stringify. Returns the reply text or `undefined`. */
-  handleText(text: string, ctx: Ctx): Promise<string | undefined>;
+  handle(inbound: Inbound, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    switch (inbound.kind) {
+      case 'request':
+      case 'notification':
+        return this.dispatch(inbound.message, ctx, signal);
+      case 'invalid':
+        return Promise.resolve(inbound.reply);
+      case 'response':
+        return NOTHING;
+      case 'batch':
+        return this.#handleBatch(inbound.items, ctx, signal);
+    }
+  }
+
+  /**
+   * Handles one request (always answered) or notification (never answered). Never rejects.
+   *
+   * Order: method lookup, then the guard (a refusal is the answer), then -32601 for an unknown method, then
+   * the validator (-32602), then the handler.
+   *
+   * @param message - A valid request or notification (as classified; ids are not re-validated here).
+   * @param ctx - The dispatcher context.
+   * @param signal - Becomes the handler's `ctx.signal`. @default a signal that never aborts
+   */
+  dispatch(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | undefined> {
+    const method = message.method;
+    const id = (message as { readonly id?: JsonRpcId }).id;
+    const entry = this.#methods.get(method);
+    const guard = this.#guard;
+    if (guard !== undefined) {
+      let refusal: JsonRpcError | undefined;
+      try {
+        refusal = guard(message, ctx);
+      } catch (error) {
+        return Promise.resolve(this.#failed(error, method, id));
+      }
+      if (refusal !== undefined) return Promise.resolve(this.#failed(refusal, method, id));
+    }
+    if (entry === undefined) {
+      if (id === undefined) {
+        this.#logger.debug('Notification for an unknown method: ignored', { method });
+        return NOTHING;
+      }
+      return Promise.resolve(
+        errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${method}"`),
+      );
+    }
+    const params = message.params;
+    let result: unknown;
+    try {
+      const validate = entry.validate;
+      if (validate !== undefined) {
+        const problem = validate(params);
+        if (problem !== undefined) return Promise.resolve(this.#invalidParams(problem, method, id));
+      }
+      result = entry.handler(params, handlerContext(ctx, id, method, signal ?? NEVER_ABORTED));
+    } catch (error) {
+      return Promise.resolve(this.#failed(error, method, id));
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (value) => (id === undefined ? undefined : successResponse(id, value)),
+        (error: unknown) => this.#failed(error, method, id),
+      );
+    }
+    return id === undefined ? NOTHING : Promise.resolve(successResponse(id, result));
+  }
+
+  /**
+   * Convenience: {@link parseMessage} + {@link Dispatcher.handle} + {@link stringifyReply}. Returns the reply
+   * text, or `undefined` when nothing is to be sent. Never rejects.
+   *
+   * @param text - One message or batch, as received.
+   * @param ctx - The dispatcher context.
+   */
+  handleText(text: string, ctx: Ctx): Promise<string | undefined> {
+    return this.handle(parseMessage(text), ctx).then((reply) =>
+      reply === undefined ? undefined : stringifyReply(reply, this.#logger),
+    );
+  }
+
+  #handleBatch(items: readonly InboundSingle[], ctx: Ctx, signal: AbortSignal | undefined): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    const count = items.length;
+    if (count > this.#maxBatchSize) {
+      return Promise.resolve(
+        errorResponse(
+          null,
+          ErrorCode.InvalidRequest,
+          `${ErrorMessage[ErrorCode.InvalidRequest]}: batch of ${count} messages exceeds the limit of ${this.#maxBatchSize}`,
+        ),
+      );
+    }
+    const replies: (Reply | Promise<Reply>)[] = [];
+    for (let i = 0; i < count; i++) {
+      const item = items[i]!;
+      switch (item.kind) {
+        case 'request':
+        case 'notification':
+          replies.push(this.dispatch(item.message, ctx, signal));
+          break;
+        case 'invalid':
+          replies.push(item.reply);
+          break;
+        case 'response':
+          break;
+      }
+    }
+    return Promise.all(replies).then((settled) => {
+      const out: JsonRpcResponse[] = [];
+      for (const reply of settled) if (reply !== undefined) out.push(reply);
+      return out.length === 0 ? undefined : out;
+    });
+  }
+
+  #invalidParams(problem: string, method: string, id: JsonRpcId | undefined): Reply {
+    if (id === undefined) {
+      this.#logger.debug('Notification with invalid params: ignored', { method, problem });
+      return undefined;
+    }
+    const prefix = ErrorMessage[ErrorCode.InvalidParams];
+    const message = problem.startsWith(prefix) ? problem : `${prefix}: ${problem}`;
+    return errorResponse(id, ErrorCode.InvalidParams, message);
+  }
+
+  /** Turns a thrown value (or a guard's refusal) into the reply; never leaks a non-wire error's text. */
+  #failed(error: unknown, method: string, id: JsonRpcId | undefined): Reply {
+    if (error instanceof JsonRpcError && Number.isInteger(error.code)) {
+      if (id === undefined) {
+        this.#logger.debug('Notification refused: no reply sent', { method, code: error.code, message: error.message });
+        return undefined;
+      }
+      return { jsonrpc: JSONRPC_VERSION, id, error: error.toJSON() };
+    }
+    this.#logger.error(`Handler failed: "${method}"`, { method, id, error });
+    return id === undefined ? undefined : internalError(id);
+  }
 }

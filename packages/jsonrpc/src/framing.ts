@@ -1,6 +1,7 @@
 /**
- * Newline-delimited JSON framing (MCP stdio: one message per line, LF-terminated).
- * CONTRACT STUB — to be implemented (issue #2 section 2).
+ * Newline-delimited JSON framing (MCP stdio: one message per line, LF-terminated, no embedded newlines).
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio
  */
 
 /** Default for {@link NdjsonDecoderOptions.maxLineBytes}: 4 MiB. */
@@ -8,29 +9,183 @@ export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 /** {@link NdjsonDecoder} options. */
 export interface NdjsonDecoderOptions {
-  /** A line longer than this (bytes, excluding the newline) is refused; the decoder resynchronises at the next newline. @default 4 MiB */
+  /**
+   * A line longer than this (bytes, excluding the LF; a CR before the LF counts) is refused with one
+   * `oversized` event; the decoder drops its bytes and resynchronises at the next newline, so the tail of the
+   * line is never parsed as a message. A positive integer.
+   * @default 4 MiB ({@link DEFAULT_MAX_LINE_BYTES})
+   */
   readonly maxLineBytes?: number;
 }
 
 /** What the decoder yields for each line. */
 export type NdjsonEvent =
+  /** One complete line, decoded (CR, leading BOM removed); never blank. */
   | { readonly kind: 'line'; readonly text: string }
   /** A line that exceeded `maxLineBytes`; `bytes` is how many bytes were dropped so far when detected. */
   | { readonly kind: 'oversized'; readonly bytes: number };
+
+const LF = 0x0a;
+const CR = 0x0d;
+const EMPTY: NdjsonEvent[] = [];
+
+/** Whether the text is only JSON insignificant whitespace (space, tab, CR, LF; RFC 8259 §2). */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== CR && c !== LF) return false;
+  }
+  return true;
+}
 
 /**
  * Splits a byte stream into lines: chunks may split anywhere (even inside a UTF-8 sequence) and carry
  * several lines; CRLF and a leading BOM are stripped; blank lines are skipped; raw U+2028/U+2029 inside
  * strings are kept (no `readline`); invalid UTF-8 becomes U+FFFD (then fails JSON parse or survives as text).
  * Memory is bounded by `maxLineBytes`.
+ *
+ * Splitting is done on the byte 0x0A, which never occurs inside a multi-byte UTF-8 sequence, and each line is
+ * decoded only once it is complete (non-fatal UTF-8 decoding, a leading BOM dropped per line: field bugs B13,
+ * B17, B18). A line inside one chunk is decoded straight from that chunk (no copy); a line spread over several
+ * chunks is joined once, at its end (no quadratic concatenation). A partial line is copied out of the chunk, so
+ * callers may reuse their buffers.
+ *
+ * @example
+ * const decoder = new NdjsonDecoder();
+ * stdin.on('data', (chunk) => {
+ *   for (const event of decoder.push(chunk)) if (event.kind === 'line') onLine(event.text);
+ * });
  */
-export declare class NdjsonDecoder {
-  constructor(options?: NdjsonDecoderOptions);
-  /** Feeds a chunk; returns the complete lines (and oversize events) it finished. */
-  push(chunk: Uint8Array): NdjsonEvent[];
-  /** Flushes a final unterminated line at end of stream. */
-  end(): NdjsonEvent[];
+export class NdjsonDecoder {
+  readonly #maxLineBytes: number;
+  readonly #decoder = new TextDecoder('utf-8', { fatal: false });
+  /** The pieces of the current, unfinished line. */
+  #parts: Uint8Array[] = [];
+  /** Total bytes in `#parts`. */
+  #partBytes = 0;
+  /** Dropping an oversized line until its newline. */
+  #discarding = false;
+
+  /**
+   * @param options - See {@link NdjsonDecoderOptions}.
+   * @throws RangeError when `maxLineBytes` is not a positive integer.
+   */
+  constructor(options: NdjsonDecoderOptions = {}) {
+    const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(`Invalid maxLineBytes: expected a positive integer, got ${String(max)}`);
+    }
+    this.#maxLineBytes = max;
+  }
+
+  /** Bytes currently buffered for an unfinished line (at most `maxLineBytes`). */
+  get bufferedBytes(): number {
+    return this.#partBytes;
+  }
+
+  /**
+   * Feeds a chunk; returns the complete lines (and oversize events) it finished, in stream order.
+   * @param chunk - Any number of bytes; not retained after the call (partial lines are copied).
+   */
+  push(chunk: Uint8Array): NdjsonEvent[] {
+    let events = EMPTY;
+    let start = 0;
+    const length = chunk.length;
+    while (start < length) {
+      const newline = chunk.indexOf(LF, start);
+      if (newline === -1) {
+        this.#keep(chunk, start, length, (event) => {
+          if (events === EMPTY) events = [];
+          events.push(event);
+        });
+        break;
+      }
+      if (events === EMPTY) events = [];
+      this.#finishLine(chunk.subarray(start, newline), events);
+      start = newline + 1;
+    }
+    return events;
+  }
+
+  /** Flushes a final unterminated line at end of stream, and resets the decoder. */
+  end(): NdjsonEvent[] {
+    const events: NdjsonEvent[] = [];
+    if (this.#discarding) {
+      this.#discarding = false;
+    } else if (this.#partBytes > 0) {
+      this.#finishLine(new Uint8Array(0), events);
+    }
+    return events;
+  }
+
+  /** Buffers the tail of a chunk that has no newline yet, refusing the line once it grows past the cap. */
+  #keep(chunk: Uint8Array, start: number, end: number, emit: (event: NdjsonEvent) => void): void {
+    const size = end - start;
+    if (this.#discarding) return;
+    if (this.#partBytes + size > this.#maxLineBytes) {
+      const dropped = this.#partBytes + size;
+      this.#parts = [];
+      this.#partBytes = 0;
+      this.#discarding = true;
+      emit({ kind: 'oversized', bytes: dropped });
+      return;
+    }
+    this.#parts.push(chunk.slice(start, end));
+    this.#partBytes += size;
+  }
+
+  /** Ends the current line with `last` (the bytes before its LF in the current chunk). */
+  #finishLine(last: Uint8Array, events: NdjsonEvent[]): void {
+    if (this.#discarding) {
+      this.#discarding = false;
+      return;
+    }
+    let line = last;
+    if (this.#partBytes > 0) {
+      const total = this.#partBytes + last.length;
+      if (total > this.#maxLineBytes) {
+        this.#parts = [];
+        this.#partBytes = 0;
+        events.push({ kind: 'oversized', bytes: total });
+        return;
+      }
+      line = new Uint8Array(total);
+      let offset = 0;
+      for (const part of this.#parts) {
+        line.set(part, offset);
+        offset += part.length;
+      }
+      line.set(last, offset);
+      this.#parts = [];
+      this.#partBytes = 0;
+    } else if (last.length > this.#maxLineBytes) {
+      events.push({ kind: 'oversized', bytes: last.length });
+      return;
+    }
+    let end = line.length;
+    if (end > 0 && line[end - 1] === CR) end--;
+    if (end === 0) return;
+    // TextDecoder drops a leading BOM at the start of each (non-streaming) decode: once per line (B13).
+    const text = this.#decoder.decode(end === line.length ? line : line.subarray(0, end));
+    if (text.length === 0 || isBlank(text)) return;
+    events.push({ kind: 'line', text });
+  }
 }
 
-/** Serializes one message (or batch) as a line, newline included. */
-export declare function encodeNdjson(message: unknown): string;
+/**
+ * Serializes one message (or batch) as a line, newline included. `JSON.stringify` escapes control characters
+ * inside strings, so the text never contains a raw LF or CR (U+2028/U+2029 stay raw, which is valid JSON and
+ * safe because lines are split on LF bytes only).
+ *
+ * @param message - Any JSON-serializable value.
+ * @returns The JSON text followed by `\n`.
+ * @throws TypeError when the value has no JSON form (`undefined`, a function, a `BigInt`, a cycle).
+ * @throws RangeError when the value is nested too deeply for `JSON.stringify`.
+ * @example
+ * stdout.write(encodeNdjson({ jsonrpc: '2.0', id: 1, result: {} })); // '{"jsonrpc":"2.0","id":1,"result":{}}\n'
+ */
+export function encodeNdjson(message: unknown): string {
+  const text = JSON.stringify(message) as string | undefined;
+  if (text === undefined) throw new TypeError('Cannot encode message: the value has no JSON representation');
+  return `${text}\n`;
+}

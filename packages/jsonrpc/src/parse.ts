@@ -14,7 +14,17 @@ import type {
 export type InboundSingle =
   | { readonly kind: 'request'; readonly message: JsonRpcRequest }
   | { readonly kind: 'notification'; readonly message: JsonRpcNotification }
-  | { readonly kind: 'response'; readonly message: JsonRpcResponse }
+  | {
+      readonly kind: 'response';
+      readonly message: JsonRpcResponse;
+      /**
+       * Set when the received response was malformed (both or neither of `result`/`error`, a non-integer
+       * `error.code`, a wrong `jsonrpc`, an unusable id): `message` is then a synthesized error response
+       * (code -32600, message `Invalid response: …`) for the readable id (or `null`), and this is the reason.
+       * A response is never answered, malformed or not (replying could make two peers loop).
+       */
+      readonly invalid?: string;
+    }
   /**
    * Not a valid message: `reply` is the error response to send (-32700 parse error with `id: null`, or
    * -32600 invalid request echoing the id when one is readable). A reply is always sent for an invalid
@@ -29,4 +39,4 @@ export type InboundSingle =
  */
 export type Inbound = InboundSingle | { readonly kind: 'batch'; readonly items: readonly InboundSingle[] };
 
-export { parseMessage, classifyValue } from './classify.js';
+export { parseMessage, classifyValue, isValidId } from './classify.js';
