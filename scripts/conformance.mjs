@@ -1,0 +1,479 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Runs the official MCP conformance suite against our example server and prints ONE verdict line.
+ *
+ *   node scripts/conformance.mjs                      # both suites (what `npm test` runs)
+ *   node scripts/conformance.mjs --scenario tools-call-error [--only 0.1.16|0.2] [--verbose]
+ *   node scripts/conformance.mjs --url http://localhost:3000/mcp   # use a server that is already running
+ *
+ * What it does:
+ *   1. picks a free port P on 127.0.0.1 and starts `node examples/conformance-server/main.js --port P`
+ *      (its output goes to .conformance-results/<run>/server.log); it is stopped by its own PID at the end,
+ *      also on failure and on SIGINT/SIGTERM;
+ *   2. runs @modelcontextprotocol/conformance 0.1.16 `server --url http://localhost:P/mcp --suite all`
+ *      (expected: 44 passed, 0 failed) and 0.2.0-alpha.12 `server --url ... --requirements 2025-11-25`
+ *      (scored by its exit code; "Not scored" scenarios do not count), each bounded in time;
+ *   3. prints the summary lines of failing scenarios with their failing checks (from checks.json), then
+ *      one final line, and exits 1 on any failure or when a total cannot be parsed.
+ *
+ * Node 20 lacks fs.globSync, which the suite imports at top level: there the suite runs with the ESM
+ * resolve hook in scripts/conformance-shim/ (see shared/reference/conformance.md §1.2 (a)). The suite's
+ * server mode opens no listening socket, so no loopback preload is needed.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER_MAIN = path.join(ROOT, 'examples', 'conformance-server', 'main.js');
+const SHIM_REGISTER = path.join(ROOT, 'scripts', 'conformance-shim', 'register.mjs');
+const RESULTS_ROOT = path.join(ROOT, '.conformance-results');
+
+/** Per-suite wall-clock bound. */
+const SUITE_TIMEOUT_MS = 5 * 60_000;
+/** How long the example server may take to answer HTTP. */
+const SERVER_READY_TIMEOUT_MS = 20_000;
+
+/**
+ * @typedef {object} SuiteSpec
+ * @property {string} key         `0.1.16` or `0.2`
+ * @property {string} pkgDir      installed (aliased) package folder
+ * @property {string[]} fullArgs  arguments of a full run (after `--url`)
+ * @property {string} label       how the full run is named in the verdict line
+ * @property {number} expectedPassed minimum passed checks of a full run (what the official SDK scores)
+ * @property {boolean} scoredByExitCode whether failures in "Not scored" scenarios are tolerated (rc decides)
+ */
+
+/** @type {SuiteSpec[]} */
+const SUITES = [
+  {
+    key: '0.1.16',
+    pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.1.16'),
+    fullArgs: ['--suite', 'all'],
+    label: '--suite all',
+    expectedPassed: 44,
+    scoredByExitCode: false,
+  },
+  {
+    key: '0.2',
+    pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.2'),
+    fullArgs: ['--requirements', '2025-11-25'],
+    label: '--requirements 2025-11-25',
+    expectedPassed: 84,
+    scoredByExitCode: true,
+  },
+];
+
+// ------------------------------------------------------------------------------------------------
+// Command line
+
+/**
+ * @param {string[]} argv
+ * @returns {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number }}
+ */
+function parseArgs(argv) {
+  /** @type {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number }} */
+  const opts = { verbose: false, timeoutMs: SUITE_TIMEOUT_MS };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) usage(`missing value after ${a}`);
+      return /** @type {string} */ (v);
+    };
+    if (a === '--scenario') opts.scenario = value();
+    else if (a === '--only') opts.only = value();
+    else if (a === '--url') opts.url = value();
+    else if (a === '--timeout-ms') opts.timeoutMs = Number(value());
+    else if (a === '--verbose' || a === '-v') opts.verbose = true;
+    else if (a === '--help' || a === '-h') usage();
+    else usage(`unknown argument '${a}'`);
+  }
+  if (opts.only !== undefined && !SUITES.some((s) => s.key === opts.only)) usage(`--only must be one of ${SUITES.map((s) => s.key).join(', ')}`);
+  if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) usage('--timeout-ms must be a positive number');
+  return opts;
+}
+
+/** @param {string} [error] @returns {never} */
+function usage(error) {
+  if (error) console.error(`conformance: ${error}`);
+  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2] [--url URL] [--timeout-ms N] [--verbose]');
+  process.exit(error ? 2 : 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Child processes: tracked so that every one we start is stopped by its own PID
+
+/** @type {Set<import('node:child_process').ChildProcess>} */
+const children = new Set();
+
+/**
+ * @param {string[]} args arguments of `node`
+ * @param {import('node:child_process').SpawnOptions} options
+ */
+function spawnNode(args, options) {
+  const child = spawn(process.execPath, args, options);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/**
+ * Stops a child by its PID: SIGTERM, then SIGKILL after `graceMs`.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {number} [graceMs]
+ */
+async function stopChild(child, graceMs = 3000) {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try { process.kill(child.pid, 'SIGTERM'); } catch { return; }
+  const timer = setTimeout(() => { try { if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ } }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function killAllChildrenNow() {
+  for (const child of children) {
+    try { if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+}
+
+process.once('exit', killAllChildrenNow);
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
+  process.once(sig, () => {
+    console.error(`conformance: interrupted by ${sig}; stopping child processes`);
+    killAllChildrenNow();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// The example server
+
+/** @returns {Promise<number>} a port that was free on 127.0.0.1 a moment ago */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Resolves true once anything answers HTTP on the URL (any status counts).
+ * @param {string} url
+ */
+function answersHttp(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { headers: { accept: 'text/event-stream' }, timeout: 1000 }, (res) => {
+      res.resume();
+      res.destroy();
+      resolve(true);
+    });
+    req.once('timeout', () => { req.destroy(); resolve(false); });
+    req.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Starts main.js on a free port and waits until it answers.
+ * @param {string} runDir
+ * @returns {Promise<{ url: string, child: import('node:child_process').ChildProcess, logFile: string }>}
+ */
+async function startServer(runDir) {
+  const logFile = path.join(runDir, 'server.log');
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const log = fs.openSync(logFile, 'a');
+    const child = spawnNode([SERVER_MAIN, '--port', String(port)], { cwd: ROOT, stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    let exited = false;
+    child.once('exit', () => { exited = true; });
+    const url = `http://localhost:${port}/mcp`;
+    const probe = `http://127.0.0.1:${port}/mcp`;
+    const deadline = Date.now() + SERVER_READY_TIMEOUT_MS;
+    while (!exited && Date.now() < deadline) {
+      if (await answersHttp(probe)) return { url, child, logFile };
+      await sleep(100);
+    }
+    await stopChild(child);
+    if (!exited) throw new Error(`the example server did not answer on ${probe} within ${SERVER_READY_TIMEOUT_MS} ms (see ${path.relative(ROOT, logFile)})`);
+    console.error(`conformance: the example server exited early (attempt ${attempt}, code ${child.exitCode}); see ${path.relative(ROOT, logFile)}`);
+  }
+  throw new Error(`the example server could not be started (see ${path.relative(ROOT, logFile)}):\n${tail(logFile, 20)}`);
+}
+
+/** @param {string} file @param {number} lines */
+function tail(file, lines) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `  | ${l}`).join('\n');
+  } catch {
+    return '  | (no log)';
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Running one suite
+
+/**
+ * @typedef {object} ScenarioLine
+ * @property {string} name
+ * @property {number} passed
+ * @property {number} failed
+ * @property {boolean} ok
+ * @property {string} line  the summary line as printed
+ */
+
+/**
+ * @typedef {object} SuiteResult
+ * @property {SuiteSpec} spec
+ * @property {string} version      the installed package version
+ * @property {string} label        e.g. `--suite all` or `--scenario ping`
+ * @property {number | null} exitCode
+ * @property {boolean} timedOut
+ * @property {{ passed: number, failed: number } | null} total
+ * @property {ScenarioLine[]} scenarios
+ * @property {Map<string, string>} notScored  scenario name → reason (pending, extension, added-after-release)
+ * @property {string} outputDir
+ * @property {string} logFile
+ * @property {boolean} ok
+ * @property {string[]} problems  why the suite did not pass (besides failing scenarios)
+ * @property {boolean} skipped  `--scenario` named a scenario this version does not have
+ */
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/**
+ * @param {SuiteSpec} spec
+ * @param {{ url: string, scenario?: string, verbose: boolean, timeoutMs: number, runDir: string }} opts
+ * @returns {Promise<SuiteResult>}
+ */
+async function runSuite(spec, opts) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(spec.pkgDir, 'package.json'), 'utf8'));
+  const entry = path.join(spec.pkgDir, pkg.bin?.conformance ?? 'dist/index.js');
+  const outputDir = path.join(opts.runDir, `v${pkg.version}`);
+  const logFile = path.join(opts.runDir, `v${pkg.version}.log`);
+  const selection = opts.scenario ? ['--scenario', opts.scenario] : spec.fullArgs;
+  const label = selection.join(' ');
+  const needsShim = typeof (/** @type {any} */ (fs)).globSync !== 'function';
+  const args = [
+    ...(needsShim ? ['--import', pathToFileURL(SHIM_REGISTER).href] : []),
+    entry, 'server', '--url', opts.url, ...selection, '-o', outputDir,
+  ];
+  console.error(`conformance: running ${pkg.version} ${label} against ${opts.url}${needsShim ? ' (Node 20 fs.globSync shim)' : ''}`);
+
+  const child = spawnNode(args, {
+    cwd: opts.runDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  const log = fs.createWriteStream(logFile);
+  let text = '';
+  /** @param {Buffer} chunk */
+  const collect = (chunk) => {
+    text += chunk.toString('utf8');
+    log.write(chunk);
+    if (opts.verbose) process.stderr.write(chunk);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    console.error(`conformance: ${pkg.version} ${label} exceeded ${opts.timeoutMs} ms; stopping it (pid ${child.pid})`);
+    void stopChild(child);
+  }, opts.timeoutMs);
+  /** @type {number | null} */
+  const exitCode = await new Promise((resolve) => child.once('close', (code) => resolve(code)));
+  clearTimeout(timer);
+  await new Promise((resolve) => log.end(resolve));
+
+  const clean = text.replace(ANSI, '');
+  const result = parseReport(clean);
+  if (opts.scenario && /Unknown scenario/.test(clean)) {
+    console.error(`conformance: ${pkg.version} has no scenario '${opts.scenario}'; skipped`);
+    return {
+      spec, version: pkg.version, label, exitCode, timedOut, total: null, scenarios: [], notScored: result.notScored,
+      outputDir, logFile, ok: true, problems: [], skipped: true,
+    };
+  }
+  /** @type {string[]} */
+  const problems = [];
+  if (timedOut) problems.push(`timed out after ${opts.timeoutMs} ms`);
+  if (!result.total) problems.push(`could not parse a 'Total: N passed, M failed' line (exit code ${exitCode}; see ${path.relative(ROOT, logFile)})`);
+  if (exitCode !== 0 && !timedOut) problems.push(`exit code ${exitCode}`);
+  // Single-scenario runs print no per-scenario summary: synthesize it from the total.
+  if (result.total && result.scenarios.length === 0 && opts.scenario) {
+    const ok = result.total.failed === 0;
+    result.scenarios.push({
+      name: opts.scenario, passed: result.total.passed, failed: result.total.failed, ok,
+      line: `${ok ? '✓' : '✗'} ${opts.scenario}: ${result.total.passed} passed, ${result.total.failed} failed`,
+    });
+  }
+  const scoredFailures = result.scenarios.filter((s) => !s.ok && !(spec.scoredByExitCode && result.notScored.has(s.name)));
+  if (result.total && !opts.scenario && result.total.passed < spec.expectedPassed) {
+    problems.push(`expected at least ${spec.expectedPassed} passed checks (the official SDK's score), got ${result.total.passed}`);
+  }
+  if (result.total && result.total.failed > 0 && !spec.scoredByExitCode && scoredFailures.length === 0) {
+    problems.push(`${result.total.failed} failed checks, but no failing scenario line was found`);
+  }
+  const ok = problems.length === 0 && scoredFailures.length === 0 && (spec.scoredByExitCode || (result.total?.failed ?? 1) === 0);
+  return {
+    spec, version: pkg.version, label, exitCode, timedOut, total: result.total, scenarios: result.scenarios,
+    notScored: result.notScored, outputDir, logFile, ok, problems, skipped: false,
+  };
+}
+
+/**
+ * Parses the console report of `conformance server`.
+ * @param {string} text ANSI-free output
+ */
+function parseReport(text) {
+  /** @type {ScenarioLine[]} */
+  const scenarios = [];
+  /** @type {Map<string, string>} */
+  const notScored = new Map();
+  const summaryAt = text.lastIndexOf('=== SUMMARY ===');
+  if (summaryAt >= 0) {
+    for (const line of text.slice(summaryAt).split('\n')) {
+      const m = /^\s*([✓✗])\s+(\S+):\s+(\d+) passed, (\d+) failed/.exec(line);
+      if (m) scenarios.push({ name: /** @type {string} */ (m[2]), passed: Number(m[3]), failed: Number(m[4]), ok: m[1] === '✓' && m[4] === '0', line: line.trim() });
+    }
+  }
+  const notScoredAt = text.search(/^Not scored for /m);
+  if (notScoredAt >= 0) {
+    for (const line of text.slice(notScoredAt).split('\n').slice(1)) {
+      const m = /^\s+[✓✗]\s+(\S+)\s+\(([^)]*)\)/.exec(line);
+      if (m) notScored.set(/** @type {string} */ (m[1]), /** @type {string} */ (m[2]));
+      else if (line.trim() !== '') break;
+    }
+  }
+  /** @type {{ passed: number, failed: number } | null} */
+  let total = null;
+  const totals = [...text.matchAll(/^Total: (\d+) passed, (\d+) failed/gm)];
+  const last = totals.at(-1);
+  if (last) total = { passed: Number(last[1]), failed: Number(last[2]) };
+  else {
+    const single = [...text.matchAll(/^Passed: (\d+)\/(\d+), (\d+) failed/gm)].at(-1);
+    if (single) total = { passed: Number(single[1]), failed: Number(single[3]) };
+  }
+  return { scenarios, notScored, total };
+}
+
+/**
+ * The failing checks of one scenario, read from the newest `server-<scenario>-<ts>/checks.json`.
+ * @param {string} outputDir
+ * @param {string} scenario
+ * @returns {string[]}
+ */
+function failingChecks(outputDir, scenario) {
+  let dirs;
+  try {
+    dirs = fs.readdirSync(outputDir).filter((d) => d.startsWith(`server-${scenario}-`) && /\d{4}-\d\d-\d\dT/.test(d.slice(`server-${scenario}-`.length))).sort();
+  } catch {
+    return [];
+  }
+  const dir = dirs.at(-1);
+  if (!dir) return [`(no checks.json for ${scenario} under ${path.relative(ROOT, outputDir)})`];
+  try {
+    /** @type {{ id?: string, name?: string, status?: string, errorMessage?: string }[]} */
+    const checks = JSON.parse(fs.readFileSync(path.join(outputDir, dir, 'checks.json'), 'utf8'));
+    return checks
+      .filter((c) => c.status === 'FAILURE')
+      .map((c) => `${c.id ?? c.name}: ${oneLine(c.errorMessage ?? '(no error message)')}`);
+  } catch (e) {
+    return [`(unreadable checks.json in ${path.relative(ROOT, path.join(outputDir, dir))}: ${e instanceof Error ? e.message : String(e)})`];
+  }
+}
+
+/** @param {string} s */
+function oneLine(s) {
+  const flat = s.replace(/\s*\n\s*/g, ' | ');
+  return flat.length > 600 ? `${flat.slice(0, 600)}…` : flat;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const runDir = path.join(RESULTS_ROOT, `run-${stamp}`);
+  fs.mkdirSync(runDir, { recursive: true });
+
+  /** @type {import('node:child_process').ChildProcess | undefined} */
+  let server;
+  /** @type {SuiteResult[]} */
+  const results = [];
+  /** @type {string | undefined} */
+  let fatal;
+  try {
+    let url = opts.url;
+    if (!url) {
+      const started = await startServer(runDir);
+      server = started.child;
+      url = started.url;
+      console.error(`conformance: example server pid ${server.pid} at ${url} (log: ${path.relative(ROOT, started.logFile)})`);
+    }
+    for (const spec of SUITES) {
+      if (opts.only && opts.only !== spec.key) continue;
+      results.push(await runSuite(spec, { url, scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir }));
+      if (server && server.exitCode !== null) {
+        fatal = `the example server exited during the run (code ${server.exitCode}):\n${tail(path.join(runDir, 'server.log'), 20)}`;
+        break;
+      }
+    }
+  } catch (e) {
+    fatal = e instanceof Error ? e.message : String(e);
+  } finally {
+    if (server) await stopChild(server);
+  }
+
+  // Report: failing scenarios (with their failing checks) first, then one verdict line.
+  for (const r of results) {
+    const failing = r.scenarios.filter((s) => !s.ok);
+    if (failing.length === 0 && r.problems.length === 0) continue;
+    console.log(`\n${r.version} ${r.label}:`);
+    for (const s of failing) {
+      const reason = r.notScored.get(s.name);
+      console.log(`  ${s.line}${reason !== undefined && r.spec.scoredByExitCode ? `   [not scored: ${reason}]` : ''}`);
+      for (const c of failingChecks(r.outputDir, s.name)) console.log(`      - ${c}`);
+    }
+    for (const p of r.problems) console.log(`  ! ${p}`);
+  }
+  if (fatal) console.log(`\nconformance: ${fatal}`);
+  console.log(`\nconformance: detailed results in ${path.relative(ROOT, runDir)}/`);
+
+  const parts = results.map((r) => {
+    if (r.skipped) return `${r.version} ${r.label} (no such scenario in this version)`;
+    const total = r.total ? `${r.total.passed} passed, ${r.total.failed} failed` : 'totals not parsed';
+    const notScoredFailed = r.spec.scoredByExitCode ? r.scenarios.filter((s) => !s.ok && r.notScored.has(s.name)).map((s) => s.name) : [];
+    const extra = [
+      ...(notScoredFailed.length ? [`failures only in not-scored ${notScoredFailed.join(', ')}`] : []),
+      ...(r.timedOut ? ['timed out'] : []),
+      ...(r.exitCode !== 0 && !r.timedOut ? [`rc ${r.exitCode}`] : []),
+    ];
+    return `${r.version} ${r.label} ${total}${extra.length ? ` (${extra.join('; ')})` : ''}`;
+  });
+  const ok = !fatal && results.some((r) => !r.skipped) && results.every((r) => r.ok);
+  console.log(`conformance${ok ? '' : ' FAILED'}: ${parts.join('; ') || 'no suite ran'}`);
+  process.exitCode = ok ? 0 : 1;
+}
+
+main().catch((e) => {
+  console.error(e);
+  killAllChildrenNow();
+  process.exit(1);
+});
