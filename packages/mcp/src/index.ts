@@ -7,3 +7,4 @@ export * from './protocol/errors.js';
 export type * from './protocol/types.js';
 export { LOGGING_LEVELS } from './protocol/types.js';
 export * from './server/index.js';
+export { createStderrLogger, type StderrLoggerOptions } from './logger.js';

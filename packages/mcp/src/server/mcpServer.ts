@@ -1,36 +1,626 @@
 /**
- * CONTRACT STUB: McpServer is being implemented; signatures are fixed.
+ * The MCP server definition: a compiled registry of tools, resources, resource templates, prompts and
+ * completions, and the legacy-era method handlers serving it to any number of sessions.
+ *
+ * @see MCP 2025-11-25 basic/lifecycle.mdx, server/tools.mdx, server/resources.mdx, server/prompts.mdx,
+ *   server/utilities/{completion,logging,pagination}.mdx
  */
-import type { Transport } from '@switchboard/jsonrpc';
-import type { Implementation } from '../protocol/types.js';
+import {
+  Dispatcher,
+  ErrorCode,
+  JsonRpcError,
+  type JsonRpcParams,
+  type Logger,
+  type Transport,
+} from '@switchboard/jsonrpc';
+import { McpErrorCode } from '../protocol/errors.js';
+import { LATEST_LEGACY_REVISION, isLegacyRevision, type LegacyRevision } from '../protocol/revisions.js';
 import type {
-  ConnectOptions, McpServerOptions, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
-  ResourceTemplateDefinition, ResourceTemplateHandler, ServerSession, ToolDefinition, ToolHandler,
+  CallToolResult,
+  CompleteResult,
+  Implementation,
+  InitializeResult,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/types.js';
+import { createStderrLogger } from '../logger.js';
+import { createSchemaCompiler, type CompiledSchema } from './schema.js';
+import { LOGGING_LEVEL_RANK, Session, SessionRequestContext, type SessionContext, type SessionHost } from './session.js';
+import type {
+  CompletionHandler,
+  ConnectOptions,
+  McpServerOptions,
+  PromptDefinition,
+  PromptHandler,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceTemplateDefinition,
+  ResourceTemplateHandler,
+  ServerSession,
+  ToolDefinition,
+  ToolHandler,
 } from './types.js';
+import { UriTemplate } from './uriTemplate.js';
 
-/** A model-visible tool failure: becomes `{ isError: true, content: [{ type: "text", text: message }] }`. */
-export declare class ToolError extends Error {
-  constructor(message: string, options?: { cause?: unknown });
+/**
+ * A model-visible tool failure. Thrown from a tool handler it becomes
+ * `{ isError: true, content: [{ type: "text", text: message }] }` (MCP 2025-11-25 server/tools.mdx "Error Handling");
+ * any other exception is logged and answered with a generic `isError` result carrying none of its text.
+ */
+export class ToolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolError';
+  }
+}
+
+/** Default for {@link McpServerOptions.pageSize}. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** Maximum number of values in a `completion/complete` result (MCP 2025-11-25 server/utilities/completion.mdx). */
+export const MAX_COMPLETION_VALUES = 100;
+
+/** Tool names: 1–64 characters of `A-Z a-z 0-9 _ - . /` (MCP 2025-11-25 server/tools.mdx "Tool Names", SEP-986). */
+const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
+
+interface ToolEntry {
+  readonly descriptor: Tool;
+  readonly input: CompiledSchema;
+  readonly output: CompiledSchema | undefined;
+  readonly handler: ToolHandler<never>;
+}
+interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler }
+interface TemplateEntry {
+  readonly descriptor: ResourceTemplate;
+  readonly template: UriTemplate;
+  readonly handler: ResourceTemplateHandler;
+  readonly complete: Readonly<Record<string, CompletionHandler>> | undefined;
+}
+interface PromptEntry {
+  readonly descriptor: Prompt;
+  readonly required: readonly string[];
+  readonly handler: PromptHandler;
+  readonly complete: Readonly<Record<string, CompletionHandler>> | undefined;
+}
+
+type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+const LIST_CHANGED_METHOD: Readonly<Record<ListKind, string>> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  resourceTemplates: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+
+const EMPTY_RESULT: Readonly<Record<string, never>> = Object.freeze({});
+
+function invalidParams(detail: string, data?: unknown): JsonRpcError {
+  return new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function paramsRecord(params: JsonRpcParams | undefined): Record<string, unknown> {
+  if (params === undefined) return EMPTY_RESULT;
+  if (!isRecord(params)) throw invalidParams('params must be an object');
+  return params;
+}
+
+function requireString(params: Record<string, unknown>, key: string): string {
+  const value = params[key];
+  if (typeof value !== 'string') throw invalidParams(`"${key}" must be a string`);
+  return value;
+}
+
+/** Drops keys whose value is undefined, so descriptors serialize without them. */
+function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
+  return value;
 }
 
 /**
  * An MCP server definition: tools, resources, resource templates, prompts and completions registered once
- * and compiled once, served to any number of sessions over any transport.
+ * and compiled once (JSON Schemas compiled to validators at registration), served to any number of sessions
+ * over any transport. Per-request work is a `Map` lookup, argument validation and the handler.
+ *
+ * @example
+ * const server = new McpServer({ name: 'demo', version: '1.0.0' });
+ * server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+ *   ({ a, b }: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
+ * await serveStdio(server);
  */
-export declare class McpServer {
-  constructor(info: Implementation, options?: McpServerOptions);
+export class McpServer {
+  /** The `serverInfo` sent in the `initialize` result. */
   readonly info: Implementation;
-  /** Registers a tool; returns a disposer. Sends `notifications/tools/list_changed` to live sessions. */
-  tool<Args = Record<string, unknown>>(name: string, definition: ToolDefinition, handler: ToolHandler<Args>): () => void;
-  resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void;
-  resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void;
-  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void;
-  /** Sends `notifications/resources/updated` to every session subscribed to `uri`. */
-  notifyResourceUpdated(uri: string): Promise<void>;
-  /** Serves one legacy-era session over `transport` (starts it). */
-  connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession>;
+  readonly #options: McpServerOptions;
+  readonly #logger: Logger;
+  readonly #pageSize: number;
+  readonly #compile = createSchemaCompiler();
+  readonly #tools = new Map<string, ToolEntry>();
+  readonly #resources = new Map<string, ResourceEntry>();
+  readonly #templates = new Map<string, TemplateEntry>();
+  readonly #prompts = new Map<string, PromptEntry>();
+  readonly #sessions = new Set<Session>();
+  readonly #lists = new Map<ListKind, readonly unknown[]>();
+  readonly #initializeResults = new Map<LegacyRevision, InitializeResult>();
+  readonly #pendingListChanged = new Set<ListKind>();
+  readonly #host: SessionHost;
+
+  /**
+   * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
+   * @param options see {@link McpServerOptions}
+   */
+  constructor(info: Implementation, options: McpServerOptions = {}) {
+    this.info = info;
+    this.#options = options;
+    this.#logger = options.logger ?? createStderrLogger({ name: info.name });
+    this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    const dispatcher = new Dispatcher<SessionContext>({
+      logger: this.#logger,
+      guard: (message, ctx) => this.#lifecycleGuard(message.method, 'id' in message, ctx.session),
+    });
+    this.#registerHandlers(dispatcher);
+    this.#host = {
+      dispatcher,
+      logger: this.#logger,
+      maxConcurrentInbound: options.maxConcurrentRequestsPerSession ?? 64,
+      sessionClosed: (session) => this.#sessions.delete(session),
+    };
+  }
+
+  /** The logger handlers' failures go to. */
+  get logger(): Logger {
+    return this.#logger;
+  }
+
   /** Live sessions. */
-  readonly sessions: ReadonlySet<ServerSession>;
-  /** Closes every session. */
-  close(): Promise<void>;
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.#sessions;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Registration
+
+  /**
+   * Registers a tool. Its `inputSchema` (default `{ type: "object" }`) and `outputSchema` are compiled now.
+   * Live sessions get `notifications/tools/list_changed`.
+   *
+   * @returns a disposer that removes the tool
+   * @throws TypeError when the schema is invalid, its root is not `type: "object"` (required through
+   *   2025-11-25, server/tools.mdx), or the name is already registered
+   */
+  tool<Args = Record<string, unknown>>(name: string, definition: ToolDefinition, handler: ToolHandler<Args>): () => void {
+    if (this.#tools.has(name)) throw new TypeError(`Tool already registered: "${name}"`);
+    if (!TOOL_NAME.test(name)) this.#logger.warn(`Tool name does not follow MCP naming rules (1-64 of A-Z a-z 0-9 _ - . /): "${name}"`);
+    const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
+    // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
+    if (input.json.type === undefined) {
+      throw new TypeError(`Invalid inputSchema of tool "${name}": the root must declare "type": "object"`);
+    }
+    if (input.json.type !== 'object') throw new TypeError(`Invalid inputSchema of tool "${name}": the root type must be "object"`);
+    const output = definition.outputSchema === undefined ? undefined : this.#compile(definition.outputSchema, `outputSchema of tool "${name}"`);
+    if (output !== undefined && output.json.type !== 'object') {
+      throw new TypeError(`Invalid outputSchema of tool "${name}": the root type must be "object"`);
+    }
+    const descriptor: Tool = compact({
+      name,
+      title: definition.title,
+      description: definition.description,
+      inputSchema: input.json,
+      outputSchema: output?.json,
+      annotations: definition.annotations,
+      icons: definition.icons,
+      _meta: definition._meta,
+    });
+    const entry: ToolEntry = { descriptor, input, output, handler: handler as ToolHandler<never> };
+    this.#tools.set(name, entry);
+    this.#changed('tools');
+    return () => {
+      if (this.#tools.get(name) === entry && this.#tools.delete(name)) this.#changed('tools');
+    };
+  }
+
+  /**
+   * Registers a static resource at `uri`.
+   * @returns a disposer
+   * @throws TypeError when the URI is already registered
+   */
+  resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    if (this.#resources.has(uri)) throw new TypeError(`Resource already registered: "${uri}"`);
+    const entry: ResourceEntry = { descriptor: compact({ uri, ...definition }), handler };
+    this.#resources.set(uri, entry);
+    this.#changed('resources');
+    return () => {
+      if (this.#resources.get(uri) === entry && this.#resources.delete(uri)) this.#changed('resources');
+    };
+  }
+
+  /**
+   * Registers a resource template (RFC 6570). `resources/read` of a URI no static resource has tries the
+   * templates in registration order.
+   * @returns a disposer
+   * @throws TypeError when the template is malformed or already registered
+   */
+  resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
+    if (this.#templates.has(uriTemplate)) throw new TypeError(`Resource template already registered: "${uriTemplate}"`);
+    const { complete, ...rest } = definition;
+    const entry: TemplateEntry = {
+      descriptor: compact({ uriTemplate, ...rest }),
+      template: new UriTemplate(uriTemplate),
+      handler,
+      complete,
+    };
+    this.#templates.set(uriTemplate, entry);
+    this.#changed('resourceTemplates');
+    return () => {
+      if (this.#templates.get(uriTemplate) === entry && this.#templates.delete(uriTemplate)) this.#changed('resourceTemplates');
+    };
+  }
+
+  /**
+   * Registers a prompt.
+   * @returns a disposer
+   * @throws TypeError when the name is already registered
+   */
+  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void {
+    if (this.#prompts.has(name)) throw new TypeError(`Prompt already registered: "${name}"`);
+    const { complete, ...rest } = definition;
+    const entry: PromptEntry = {
+      descriptor: compact({ name, ...rest }),
+      required: (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name),
+      handler,
+      complete,
+    };
+    this.#prompts.set(name, entry);
+    this.#changed('prompts');
+    return () => {
+      if (this.#prompts.get(name) === entry && this.#prompts.delete(name)) this.#changed('prompts');
+    };
+  }
+
+  /**
+   * Sends `notifications/resources/updated` to every session subscribed to `uri`
+   * (MCP 2025-11-25 server/resources.mdx "Subscriptions"). Failures to reach a session are logged.
+   */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (const session of this.#sessions) {
+      if (session.subscriptions.has(uri)) sends.push(session.peer.notify('notifications/resources/updated', { uri }));
+    }
+    const results = await Promise.allSettled(sends);
+    for (const r of results) if (r.status === 'rejected') this.#logger.debug('Resource update not delivered', { uri, error: r.reason });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Sessions
+
+  /**
+   * Serves one legacy-era session over `transport` and starts the transport. The session begins
+   * uninitialized: only `initialize` and `ping` are answered until `initialize` succeeds.
+   */
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
+    const session = new Session(this.#host, transport, options);
+    this.#sessions.add(session);
+    await session.peer.start();
+    return session;
+  }
+
+  /** Closes every session (their pending requests reject with `connection_closed`). */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#sessions].map((s) => s.close()));
+  }
+
+  /** The capabilities advertised in `initialize`: derived from what is registered, merged with the options'. */
+  get capabilities(): ServerCapabilities {
+    const derived: Record<string, unknown> = { logging: {} };
+    if (this.#tools.size > 0) derived.tools = { listChanged: true };
+    if (this.#resources.size > 0 || this.#templates.size > 0) derived.resources = { subscribe: true, listChanged: true };
+    if (this.#prompts.size > 0) derived.prompts = { listChanged: true };
+    if (this.#prompts.size > 0 || this.#templates.size > 0) derived.completions = {};
+    return { ...derived, ...this.#options.capabilities };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Internals
+
+  #changed(kind: ListKind): void {
+    this.#lists.delete(kind);
+    this.#initializeResults.clear();
+    if (this.#sessions.size === 0) return;
+    // Coalesce a burst of registrations into one notification per list (MCP 2025-11-25 "List Changed Notification").
+    if (this.#pendingListChanged.size === 0) queueMicrotask(() => this.#flushListChanged());
+    this.#pendingListChanged.add(kind);
+  }
+
+  #flushListChanged(): void {
+    const methods = new Set([...this.#pendingListChanged].map((k) => LIST_CHANGED_METHOD[k]));
+    this.#pendingListChanged.clear();
+    for (const session of this.#sessions) {
+      if (!session.initialized) continue;
+      for (const method of methods) session.peer.notify(method).catch(() => {});
+    }
+  }
+
+  #list(kind: ListKind): readonly unknown[] {
+    let list = this.#lists.get(kind);
+    if (list === undefined) {
+      const source =
+        kind === 'tools' ? this.#tools : kind === 'resources' ? this.#resources : kind === 'resourceTemplates' ? this.#templates : this.#prompts;
+      list = Object.freeze([...source.values()].map((e) => e.descriptor));
+      this.#lists.set(kind, list);
+    }
+    return list;
+  }
+
+  /**
+   * One page of a list. Cursors are opaque to clients (MCP 2025-11-25 server/utilities/pagination.mdx); an
+   * invalid or never-issued cursor gets -32602 (B44), never page one.
+   */
+  #page(kind: ListKind, params: JsonRpcParams | undefined): Record<string, unknown> {
+    const items = this.#list(kind);
+    const cursor = params === undefined ? undefined : paramsRecord(params).cursor;
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = decodeCursor(kind, cursor, items.length);
+    }
+    const end = offset + this.#pageSize;
+    if (offset === 0 && end >= items.length) return { [kind]: items };
+    const result: Record<string, unknown> = { [kind]: items.slice(offset, end) };
+    if (end < items.length) result.nextCursor = encodeCursor(kind, end);
+    return result;
+  }
+
+  #initializeResult(version: LegacyRevision): InitializeResult {
+    let result = this.#initializeResults.get(version);
+    if (result === undefined) {
+      result = compact({
+        protocolVersion: version,
+        capabilities: this.capabilities,
+        serverInfo: this.info,
+        instructions: this.#options.instructions,
+      });
+      this.#initializeResults.set(version, result);
+    }
+    return result;
+  }
+
+  /**
+   * Lifecycle gating (MCP 2025-11-25 basic/lifecycle.mdx): `initialize` must come first and only once (B30:
+   * a second one gets -32600 and the negotiated state is kept); `ping` is exempt (B31); other requests
+   * before `initialize` get -32600 with their id.
+   */
+  #lifecycleGuard(method: string, isRequest: boolean, session: Session): JsonRpcError | undefined {
+    if (method === 'initialize') {
+      return session.protocolVersion === undefined ? undefined : ALREADY_INITIALIZED;
+    }
+    if (session.protocolVersion === undefined && isRequest && method !== 'ping') return NOT_INITIALIZED;
+    return undefined;
+  }
+
+  #registerHandlers(d: Dispatcher<SessionContext>): void {
+    // MCP 2025-11-25 basic/lifecycle.mdx "Initialization" and "Version Negotiation": answer the requested
+    // revision when supported, otherwise counter-offer the latest one we support.
+    d.register('initialize', (params, ctx) => {
+      const p = paramsRecord(params);
+      const requested = requireString(p, 'protocolVersion');
+      if (p.capabilities !== undefined && !isRecord(p.capabilities)) throw invalidParams('"capabilities" must be an object');
+      if (p.clientInfo !== undefined && !isRecord(p.clientInfo)) throw invalidParams('"clientInfo" must be an object');
+      const version = isLegacyRevision(requested) ? requested : LATEST_LEGACY_REVISION;
+      const session = ctx.session;
+      session.protocolVersion = version;
+      session.clientCapabilities = (p.capabilities as Record<string, unknown> | undefined) ?? {};
+      session.clientInfo = p.clientInfo as Implementation | undefined;
+      session.initializeRequestId = ctx.id;
+      return this.#initializeResult(version);
+    });
+    d.register('notifications/initialized', (_params, ctx) => {
+      ctx.session.initialized = true;
+    });
+    // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
+    d.register('ping', () => EMPTY_RESULT);
+    // MCP 2025-11-25 basic/utilities/cancellation.mdx: abort the handler, send no response; unknown or finished
+    // ids are ignored (B36); `initialize` is never cancelled.
+    d.register('notifications/cancelled', (params, ctx) => {
+      if (!isRecord(params)) return;
+      const id = params.requestId;
+      if ((typeof id !== 'string' && typeof id !== 'number') || id === ctx.session.initializeRequestId) return;
+      ctx.session.peer.cancelInbound(id, typeof params.reason === 'string' ? params.reason : 'cancelled by the client');
+    });
+    // Progress for our own server → client requests (MCP 2025-11-25 basic/utilities/progress.mdx).
+    d.register('notifications/progress', (params, ctx) => {
+      if (!isRecord(params)) return;
+      const token = params.progressToken;
+      if (typeof token === 'string' || typeof token === 'number') ctx.session.peer.reportProgress(token, params);
+    });
+    d.register('notifications/roots/list_changed', () => {});
+
+    d.register('tools/list', (params) => this.#page('tools', params));
+    d.register('tools/call', (params, ctx) => this.#callTool(params, ctx));
+    d.register('resources/list', (params) => this.#page('resources', params));
+    d.register('resources/templates/list', (params) => this.#page('resourceTemplates', params));
+    d.register('resources/read', (params, ctx) => this.#readResource(params, ctx));
+    // MCP 2025-11-25 server/resources.mdx "Subscriptions": both answer an empty result.
+    d.register('resources/subscribe', (params, ctx) => {
+      ctx.session.subscriptions.add(requireString(paramsRecord(params), 'uri'));
+      return EMPTY_RESULT;
+    });
+    d.register('resources/unsubscribe', (params, ctx) => {
+      ctx.session.subscriptions.delete(requireString(paramsRecord(params), 'uri'));
+      return EMPTY_RESULT;
+    });
+    d.register('prompts/list', (params) => this.#page('prompts', params));
+    d.register('prompts/get', (params, ctx) => this.#getPrompt(params, ctx));
+    d.register('completion/complete', (params) => this.#complete(params));
+    // MCP 2025-11-25 server/utilities/logging.mdx: an unknown level is -32602.
+    d.register('logging/setLevel', (params, ctx) => {
+      const level = requireString(paramsRecord(params), 'level');
+      const rank = LOGGING_LEVEL_RANK.get(level);
+      if (rank === undefined) throw invalidParams(`unknown logging level "${level}"`);
+      ctx.session.logLevelRank = rank;
+      return EMPTY_RESULT;
+    });
+  }
+
+  #context(ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }, p: Record<string, unknown>): SessionRequestContext {
+    const meta = p._meta;
+    return new SessionRequestContext(
+      ctx.session,
+      ctx.id as string | number,
+      ctx.signal,
+      isRecord(meta) ? meta : undefined,
+      ctx.extra?.authInfo ?? ctx.session.authInfo,
+    );
+  }
+
+  /**
+   * `tools/call` (MCP 2025-11-25 server/tools.mdx "Error Handling"): unknown tool → -32602; arguments that
+   * fail the inputSchema → `isError: true` with the validation message (SEP-1303, B40 — applied to every
+   * revision so the behaviour is deterministic); a {@link ToolError} → `isError: true` with its message; any
+   * other exception → `isError: true` with a generic text (the exception goes to the logger only).
+   */
+  async #callTool(params: JsonRpcParams | undefined, ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }): Promise<CallToolResult> {
+    const p = paramsRecord(params);
+    const name = requireString(p, 'name');
+    const tool = this.#tools.get(name);
+    if (tool === undefined) throw invalidParams(`unknown tool "${name}"`, { name });
+    const rawArgs = p.arguments ?? EMPTY_RESULT;
+    if (!isRecord(rawArgs)) throw invalidParams('"arguments" must be an object');
+    let outcome = tool.input.validate(rawArgs);
+    if (outcome instanceof Promise) outcome = await outcome;
+    if (outcome.error !== undefined) return toolErrorResult(`Invalid arguments for tool "${name}": ${outcome.error}`);
+    let result: CallToolResult;
+    try {
+      result = await tool.handler(outcome.value as never, this.#context(ctx, p));
+    } catch (error) {
+      if (error instanceof ToolError) return toolErrorResult(error.message);
+      if (error instanceof JsonRpcError) throw error;
+      this.#logger.error(`Tool "${name}" failed`, { error });
+      return toolErrorResult(`Tool "${name}" failed: internal error`);
+    }
+    if (!isRecord(result) || !Array.isArray(result.content)) {
+      this.#logger.error(`Tool "${name}" returned a value that is not a CallToolResult (an object with a "content" array)`);
+      throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
+    }
+    // B41 / MCP 2025-06-18+ server/tools.mdx "Output Schema": a success result MUST conform to the outputSchema.
+    if (tool.output !== undefined && result.isError !== true) {
+      let check = tool.output.validate(result.structuredContent);
+      if (check instanceof Promise) check = await check;
+      if (check.error !== undefined) {
+        this.#logger.error(`Tool "${name}" returned structuredContent that does not match its outputSchema: ${check.error}`);
+        throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
+      }
+    }
+    return result;
+  }
+
+  /** `resources/read`: a static resource, else the first matching template; none → -32002 (≤ 2025-11-25). */
+  async #readResource(params: JsonRpcParams | undefined, ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }): Promise<unknown> {
+    const p = paramsRecord(params);
+    const uri = requireString(p, 'uri');
+    const fixed = this.#resources.get(uri);
+    let result: unknown;
+    if (fixed !== undefined) {
+      result = await fixed.handler(uri, this.#context(ctx, p));
+    } else {
+      let found = false;
+      for (const entry of this.#templates.values()) {
+        const variables = entry.template.match(uri);
+        if (variables === undefined) continue;
+        found = true;
+        result = await entry.handler(uri, variables, this.#context(ctx, p));
+        break;
+      }
+      // MCP 2025-11-25 server/resources.mdx "Error Handling": resource not found is -32002, with the uri in data.
+      if (!found) throw new JsonRpcError(McpErrorCode.ResourceNotFound, `Resource not found: "${uri}"`, { uri });
+    }
+    if (!isRecord(result) || !Array.isArray(result.contents)) {
+      this.#logger.error(`Resource handler for "${uri}" returned a value without a "contents" array`);
+      throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
+    }
+    return result;
+  }
+
+  /** `prompts/get`: unknown prompt or a missing required argument → -32602 (MCP 2025-11-25 server/prompts.mdx). */
+  async #getPrompt(params: JsonRpcParams | undefined, ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }): Promise<unknown> {
+    const p = paramsRecord(params);
+    const name = requireString(p, 'name');
+    const prompt = this.#prompts.get(name);
+    if (prompt === undefined) throw invalidParams(`unknown prompt "${name}"`, { name });
+    const args = p.arguments ?? EMPTY_RESULT;
+    if (!isRecord(args)) throw invalidParams('"arguments" must be an object');
+    for (const key of Object.keys(args)) {
+      if (typeof args[key] !== 'string') throw invalidParams(`argument "${key}" of prompt "${name}" must be a string`);
+    }
+    for (const key of prompt.required) {
+      if (!Object.hasOwn(args, key)) throw invalidParams(`missing required argument "${key}" of prompt "${name}"`);
+    }
+    return prompt.handler(args as Record<string, string>, this.#context(ctx, p));
+  }
+
+  /** `completion/complete` (MCP 2025-11-25 server/utilities/completion.mdx): at most 100 values, with total/hasMore. */
+  async #complete(params: JsonRpcParams | undefined): Promise<CompleteResult> {
+    const p = paramsRecord(params);
+    const ref = p.ref;
+    const argument = p.argument;
+    if (!isRecord(ref) || typeof ref.type !== 'string') throw invalidParams('"ref" must be an object with a "type"');
+    if (!isRecord(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      throw invalidParams('"argument" must be an object with string "name" and "value"');
+    }
+    let completers: Readonly<Record<string, CompletionHandler>> | undefined;
+    if (ref.type === 'ref/prompt') {
+      if (typeof ref.name !== 'string') throw invalidParams('"ref.name" must be a string');
+      const prompt = this.#prompts.get(ref.name);
+      if (prompt === undefined) throw invalidParams(`unknown prompt "${ref.name}"`);
+      completers = prompt.complete;
+    } else if (ref.type === 'ref/resource') {
+      if (typeof ref.uri !== 'string') throw invalidParams('"ref.uri" must be a string');
+      const template = this.#templates.get(ref.uri);
+      if (template === undefined && !this.#resources.has(ref.uri)) throw invalidParams(`unknown resource template "${ref.uri}"`);
+      completers = template?.complete;
+    } else {
+      throw invalidParams(`unknown reference type "${ref.type}"`);
+    }
+    const completer = completers !== undefined && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
+    if (completer === undefined) return { completion: { values: [], total: 0, hasMore: false } };
+    const context = p.context;
+    const contextArgs = isRecord(context) && isRecord(context.arguments) ? (context.arguments as Record<string, string>) : EMPTY_RESULT;
+    const values = await completer(argument.value, { arguments: contextArgs });
+    return {
+      completion: {
+        values: values.slice(0, MAX_COMPLETION_VALUES),
+        total: values.length,
+        hasMore: values.length > MAX_COMPLETION_VALUES,
+      },
+    };
+  }
+}
+
+const ALREADY_INITIALIZED = new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is already initialized');
+const NOT_INITIALIZED = new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is not initialized: send "initialize" first');
+
+function toolErrorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function encodeCursor(kind: ListKind, offset: number): string {
+  return btoa(`${kind}:${offset}`);
+}
+
+function decodeCursor(kind: ListKind, cursor: unknown, length: number): number {
+  if (typeof cursor !== 'string') throw invalidParams('"cursor" must be a string');
+  let decoded: string;
+  try {
+    decoded = atob(cursor);
+  } catch {
+    throw invalidParams('invalid cursor', { cursor });
+  }
+  const sep = decoded.indexOf(':');
+  const offset = Number(decoded.slice(sep + 1));
+  if (sep < 0 || decoded.slice(0, sep) !== kind || !Number.isSafeInteger(offset) || offset <= 0 || offset > length) {
+    throw invalidParams('invalid cursor', { cursor });
+  }
+  return offset;
 }

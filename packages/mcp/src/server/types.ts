@@ -1,7 +1,7 @@
 /**
  * Public definition types of an MCP server: what an author registers, and the context a handler receives.
  */
-import type { JsonRpcId, JsonRpcLocalError, Logger, Transport } from '@switchboard/jsonrpc';
+import type { JsonRpcId, Logger, Transport } from '@switchboard/jsonrpc';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -217,7 +217,7 @@ export interface ServerSession {
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request to the client and awaits its result. @throws JsonRpcError, JsonRpcLocalError */
   request<T = unknown>(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
-  /** Closes the session and its transport; pending requests reject with {@link JsonRpcLocalError} `connection_closed`. */
+  /** Closes the session and its transport; pending requests reject with `JsonRpcLocalError` `connection_closed`. */
   close(): Promise<void>;
   /** Fired once when the session closes. */
   onclose: (() => void) | undefined;

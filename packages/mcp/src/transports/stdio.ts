@@ -1,0 +1,173 @@
+/**
+ * The stdio transport, server side: newline-delimited JSON-RPC on stdin/stdout.
+ *
+ * @see MCP 2025-11-25 basic/transports.mdx "stdio": messages are newline-delimited and MUST NOT contain
+ *   embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message; it MAY
+ *   log to stderr.
+ */
+import type { Readable, Writable } from 'node:stream';
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  ErrorCode,
+  JsonRpcLocalError,
+  LocalErrorCode,
+  NdjsonDecoder,
+  parseMessage,
+  type JsonRpcMessage,
+  type Logger,
+  type Transport,
+} from '@switchboard/jsonrpc';
+import { createStderrLogger } from '../logger.js';
+import type { McpServer } from '../server/mcpServer.js';
+import type { ServerSession } from '../server/types.js';
+
+/** {@link StdioServerTransport} options. */
+export interface StdioServerTransportOptions {
+  /** @default process.stdin */
+  readonly stdin?: Readable;
+  /** @default process.stdout */
+  readonly stdout?: Writable;
+  /**
+   * A line longer than this (bytes) is refused with a -32600 error response (id `null`) and skipped up to the
+   * next newline; the connection survives (B16). @default 4 MiB
+   */
+  readonly maxLineBytes?: number;
+  /** @default a stderr logger */
+  readonly logger?: Logger;
+}
+
+/**
+ * Server-side stdio transport. Reads stdin as bytes (no `readline`: U+2028/U+2029 stay inside strings),
+ * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
+ * one line on stdout, coalescing the writes of one event-loop turn into a single `write` call, and closes on
+ * stdin end-of-file.
+ */
+export class StdioServerTransport implements Transport {
+  onmessage: Transport['onmessage'];
+  onerror: Transport['onerror'];
+  onclose: Transport['onclose'];
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #decoder: NdjsonDecoder;
+  readonly #maxLineBytes: number;
+  readonly #logger: Logger;
+  #started = false;
+  #closed = false;
+  #outbox = '';
+  #flushScheduled = false;
+  #drain: Promise<void> | undefined;
+
+  constructor(options: StdioServerTransportOptions = {}) {
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.#decoder = new NdjsonDecoder({ maxLineBytes: this.#maxLineBytes });
+    this.#logger = options.logger ?? createStderrLogger();
+  }
+
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error('StdioServerTransport already started'));
+    this.#started = true;
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('end', this.#onEnd);
+    this.#stdin.on('error', this.#onError);
+    this.#stdout.on('error', this.#onError);
+    return Promise.resolve();
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (const event of this.#decoder.push(bytes)) this.#deliver(event);
+  };
+
+  readonly #onEnd = (): void => {
+    for (const event of this.#decoder.end()) this.#deliver(event);
+    void this.close();
+  };
+
+  readonly #onError = (error: Error): void => {
+    this.onerror?.(error);
+    // A broken pipe on stdout means the client is gone.
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') void this.close();
+  };
+
+  #deliver(event: ReturnType<NdjsonDecoder['push']>[number]): void {
+    if (event.kind === 'line') {
+      this.onmessage?.(parseMessage(event.text));
+      return;
+    }
+    this.#logger.warn(`Refused a stdin line longer than ${this.#maxLineBytes} bytes`);
+    // The id of an oversized message cannot be read without buffering it: answer with id null (JSON-RPC 2.0 §5).
+    this.send({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: message exceeds the limit of ${this.#maxLineBytes} bytes` },
+    }).catch(() => {});
+  }
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, 'Connection closed: stdio transport is closed'));
+    this.#outbox += JSON.stringify(message) + '\n';
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(this.#flush);
+    }
+    return this.#drain ?? Promise.resolve();
+  }
+
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const text = this.#outbox;
+    this.#outbox = '';
+    if (text === '' || this.#closed) return;
+    // Backpressure: while the pipe is full, sends resolve only once it drains, so a fast producer waits.
+    if (!this.#stdout.write(text) && this.#drain === undefined) {
+      this.#drain = new Promise((resolve) =>
+        this.#stdout.once('drain', () => {
+          this.#drain = undefined;
+          resolve();
+        }),
+      );
+    }
+  };
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#outbox !== '') this.#flush();
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('end', this.#onEnd);
+    this.#stdin.off('error', this.#onError);
+    this.#stdout.off('error', this.#onError);
+    this.#stdin.pause();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+/** {@link serveStdio} options. */
+export interface ServeStdioOptions extends StdioServerTransportOptions {
+  /**
+   * End the process (exit code 0) once the session closes, e.g. on stdin end-of-file, even if timers or
+   * handlers are still pending. @default true
+   */
+  readonly exitOnClose?: boolean;
+}
+
+/**
+ * Serves `server` on this process's stdin/stdout: one legacy-era session. Returns the session; it closes on
+ * stdin end-of-file (MCP 2025-11-25 basic/lifecycle.mdx "Shutdown": the client closes stdin).
+ */
+export async function serveStdio(server: McpServer, options: ServeStdioOptions = {}): Promise<ServerSession> {
+  const transport = new StdioServerTransport({ logger: server.logger, ...options });
+  const session = await server.connect(transport);
+  if (options.exitOnClose ?? true) {
+    const previous = session.onclose;
+    session.onclose = () => {
+      previous?.();
+      // Let the final flush reach the pipe before exiting.
+      setImmediate(() => process.exit(0));
+    };
+  }
+  return session;
+}
