@@ -10,8 +10,9 @@ const CONFORMANCE_DIRS = [
 
 /** @type {import('node:module').ResolveHook} */
 export async function resolve(specifier, context, next) {
-  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL &&
-      CONFORMANCE_DIRS.some((dir) => context.parentURL.includes(dir))) {
+  const parent = context.parentURL;
+  if ((specifier === 'fs' || specifier === 'node:fs') && parent !== undefined &&
+      CONFORMANCE_DIRS.some((dir) => parent.includes(dir))) {
     return { url: SHIM, shortCircuit: true };
   }
   return next(specifier, context);
