@@ -1,0 +1,181 @@
+/**
+ * The stdio transport end to end: a real child process, raw bytes on its stdin, every stdout line checked.
+ * Field bugs B11-B18 (stdio framing) and B30/B31 (lifecycle) replayed as bytes.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/stdio-server.mjs', import.meta.url));
+const HS_INIT = '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}\n';
+const HS_DONE = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+
+interface Child {
+  proc: ChildProcessWithoutNullStreams;
+  lines: string[];
+  stderr: string[];
+  write(data: string | Buffer): void;
+  waitForId(id: unknown, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+const children: Child[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+});
+
+function start(args: string[] = []): Child {
+  const proc = spawn(process.execPath, [FIXTURE, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  let buf = '';
+  const waiters = new Set<() => void>();
+  proc.stdout.setEncoding('utf8');
+  proc.stdout.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      lines.push(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+    for (const w of [...waiters]) w();
+  });
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (c: string) => stderr.push(c));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const child: Child = {
+    proc,
+    lines,
+    stderr,
+    write: (data) => proc.stdin.write(data),
+    waitForId: (id, timeoutMs = 5000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          for (const line of lines) {
+            const msg = JSON.parse(line) as Record<string, unknown>;
+            if (msg.id === id && !('method' in msg)) {
+              waiters.delete(check);
+              clearTimeout(timer);
+              resolve(msg);
+              return;
+            }
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no response with id ${JSON.stringify(id)}; stdout: ${lines.join('\n')}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+    exited,
+  };
+  children.push(child);
+  return child;
+}
+
+async function handshake(c: Child) {
+  c.write(HS_INIT);
+  await c.waitForId('init');
+  c.write(HS_DONE);
+}
+
+describe('stdio server (real child process)', () => {
+  it('B11: one line of invalid JSON gets -32700 and the session goes on', async () => {
+    const c = start();
+    await handshake(c);
+    c.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"\n');
+    c.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    expect(await c.waitForId(2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(await c.waitForId(null)).toMatchObject({ error: { code: -32700 } });
+  });
+
+  it('B12: CRLF line endings are accepted', async () => {
+    const c = start();
+    c.write(HS_INIT.replace('\n', '\r\n'));
+    await c.waitForId('init');
+    c.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\r\n');
+    expect(await c.waitForId(3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
+  it('B13: a line with a leading UTF-8 BOM is parsed, not dropped', async () => {
+    const c = start();
+    await handshake(c);
+    c.write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"jsonrpc":"2.0","id":4,"method":"ping"}\n')]));
+    expect(await c.waitForId(4)).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+  });
+
+  it('B15: stdout carries only JSON-RPC lines, logs go to stderr', async () => {
+    const c = start();
+    await handshake(c);
+    c.write('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n');
+    expect(await c.waitForId(5)).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'hi' }] } });
+    for (const line of c.lines) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+    expect(c.stderr.join('')).toContain('echo called');
+  });
+
+  it('B16: a line over the limit is refused with -32600 and the next request is answered', async () => {
+    const c = start(['1024']);
+    await handshake(c);
+    c.write(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${'x'.repeat(70_000)}"}}}\n`);
+    c.write('{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+    expect(await c.waitForId(7)).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(await c.waitForId(null)).toMatchObject({ error: { code: -32600 } });
+    expect(c.lines.some((l) => l.includes('"id":6'))).toBe(false);
+  });
+
+  it('B16: a 1 MiB message under the default limit is answered in full', async () => {
+    const c = start();
+    await handshake(c);
+    const text = 'y'.repeat(1024 * 1024);
+    c.write(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${text}"}}}\n`);
+    const r = (await c.waitForId(8)) as { result: { content: { text: string }[] } };
+    expect(r.result.content[0]!.text.length).toBe(text.length);
+  });
+
+  it('B17: messages split across chunks and several per chunk are framed exactly', async () => {
+    const c = start();
+    await handshake(c);
+    const two = '{"jsonrpc":"2.0","id":9,"method":"ping"}\n{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"text":"é\u2028ü"}}}\n';
+    const bytes = Buffer.from(two);
+    for (let i = 0; i < bytes.length; i += 7) {
+      c.write(bytes.subarray(i, i + 7));
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(await c.waitForId(9)).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+    expect(await c.waitForId(10)).toEqual({ jsonrpc: '2.0', id: 10, result: { content: [{ type: 'text', text: 'é\u2028ü' }] } });
+  });
+
+  it('B18: invalid UTF-8 on stdin does not crash the server', async () => {
+    const c = start();
+    await handshake(c);
+    c.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]));
+    c.write(Buffer.from([0xc3, 0x28, 0x0a]));
+    c.write('{"jsonrpc":"2.0","id":12,"method":"ping"}\n');
+    expect(await c.waitForId(12)).toEqual({ jsonrpc: '2.0', id: 12, result: {} });
+    expect(c.proc.exitCode).toBeNull();
+  });
+
+  it('B31 and B30 over stdio: ping before initialize; a second initialize is -32600', async () => {
+    const c = start();
+    c.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+    expect(await c.waitForId(1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(await c.waitForId(2)).toMatchObject({ id: 2, error: { code: -32600 } });
+    await handshake(c);
+    c.write('{"jsonrpc":"2.0","id":"init2","method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{"sampling":{}},"clientInfo":{"name":"other","version":"9"}}}\n');
+    c.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    expect(await c.waitForId('init2')).toMatchObject({ error: { code: -32600 } });
+    expect(await c.waitForId(3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
+  it('exits promptly on stdin end-of-file, even with a handler still running', async () => {
+    const c = start();
+    await handshake(c);
+    c.write('{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"hang","arguments":{}}}\n');
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    c.proc.stdin.end();
+    expect(await c.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+});
