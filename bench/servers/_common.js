@@ -1,0 +1,124 @@
+// Shared plumbing for the benchmark servers: one command-line contract, one heap probe, one ready line.
+//
+// Every server in this folder is started as
+//   node [--expose-gc] bench/servers/<name>.js --stdio | --port <N> [--tools <N>] [--response json|sse] [--mode <m>]
+// and, when serving HTTP, prints `BENCH_READY <url>` on stderr once it accepts connections (so `--port 0`
+// works). On SIGUSR2 it runs a full GC (when started with --expose-gc) and prints
+// `BENCH_HEAP {"heapUsed":…,"external":…,"arrayBuffers":…,"rss":…,"gc":true}` on stderr: the side channel the
+// idle-session scenario reads retained heap through, the same for every server.
+import process from 'node:process';
+
+/** Parses the shared flags; unknown flags are an error so a typo never silently changes what is measured. */
+export function parseArgs(argv = process.argv.slice(2), extra = {}) {
+  const opts = {
+    stdio: false,
+    port: undefined,
+    host: '127.0.0.1',
+    tools: 1,
+    response: undefined, // 'json' | 'sse' (HTTP response mode; server default when undefined)
+    mode: undefined, // server-specific: 'stateful' | 'stateless' | 'handler'
+    sessionIdleMs: undefined,
+    ...extra,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) fail(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--stdio') opts.stdio = true;
+    else if (a === '--port') opts.port = Number(next());
+    else if (a === '--tools') opts.tools = Number(next());
+    else if (a === '--response') opts.response = next();
+    else if (a === '--json') opts.response = 'json';
+    else if (a === '--sse') opts.response = 'sse';
+    else if (a === '--mode') opts.mode = next();
+    else if (a === '--session-idle-ms') opts.sessionIdleMs = Number(next());
+    else fail(`unknown flag ${a}`);
+  }
+  if (opts.stdio === (opts.port !== undefined)) fail('give exactly one of --stdio or --port <N>');
+  if (opts.port !== undefined && !(Number.isInteger(opts.port) && opts.port >= 0 && opts.port < 65536)) fail('bad --port');
+  if (!(Number.isInteger(opts.tools) && opts.tools >= 1)) fail('bad --tools');
+  if (opts.response !== undefined && opts.response !== 'json' && opts.response !== 'sse') fail('--response is json or sse');
+  return opts;
+}
+
+function fail(msg) {
+  process.stderr.write(`${process.argv[1]}: ${msg}\n`);
+  process.exit(2);
+}
+
+/** Names of the filler tools registered next to `echo` for the flatness scenario (`--tools N` → N-1 fillers). */
+export function fillerToolNames(total) {
+  const names = [];
+  for (let i = 1; i < total; i++) names.push(`filler_${String(i).padStart(4, '0')}`);
+  return names;
+}
+
+/** JSON Schema of the echo tool (servers that take zod build the same shape). */
+export const ECHO_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    text: { type: 'string' },
+    delayMs: { type: 'integer', minimum: 0, maximum: 60000 },
+  },
+  required: ['text'],
+  additionalProperties: false,
+};
+
+export const FILLER_INPUT_SCHEMA = {
+  type: 'object',
+  properties: { value: { type: 'string' }, count: { type: 'integer' } },
+  required: ['value'],
+};
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** SIGUSR2 → full GC (if exposed) → one `BENCH_HEAP {…}` line on stderr. */
+export function installHeapProbe() {
+  process.on('SIGUSR2', () => {
+    const gc = globalThis.gc;
+    if (typeof gc === 'function') {
+      gc();
+      gc();
+    }
+    const m = process.memoryUsage();
+    process.stderr.write(
+      `BENCH_HEAP ${JSON.stringify({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, rss: m.rss, gc: typeof gc === 'function' })}\n`,
+    );
+  });
+}
+
+/** Announces that an HTTP server accepts connections. */
+export function announceReady(url) {
+  process.stderr.write(`BENCH_READY ${url}\n`);
+}
+
+/** Exits cleanly on SIGTERM/SIGINT (and, for stdio servers, when stdin ends). */
+export function installShutdown(close, { stdio = false } = {}) {
+  let closing = false;
+  const stop = () => {
+    if (closing) return;
+    closing = true;
+    Promise.resolve()
+      .then(close)
+      .catch(() => {})
+      .finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 1000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  if (stdio) process.stdin.on('end', stop);
+}
+
+/** Reads a whole request body as a string (HTTP servers that need the parsed body up front). */
+export function readBody(req) {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => resolve(body));
+    req.on('error', reject);
+  });
+}
