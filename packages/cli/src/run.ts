@@ -1,0 +1,49 @@
+/**
+ * The `switchboard` CLI as a pure function: arguments in, exit code and output text out. `main.ts` is the
+ * only place that touches the process (design/STYLE.md §14).
+ */
+import { parseArgs } from 'node:util';
+import { LATEST_LEGACY_REVISION, PROTOCOL_REVISIONS } from '@switchboard/mcp';
+
+/** What a command produced. */
+export interface RunResult {
+  readonly exitCode: number;
+  /** Text for stdout. */
+  readonly stdout: string;
+  /** Text for stderr. */
+  readonly stderr: string;
+}
+
+/** The CLI's version, kept equal to the package version by a test. */
+export const VERSION = '0.1.0';
+
+const HELP = `switchboard ${VERSION}: build, run and debug MCP servers
+
+Usage:
+  switchboard help                 show this text
+  switchboard version              print the version
+  switchboard revisions            list the MCP protocol revisions this build speaks
+
+More commands (doctor, call, list, serve, bench) arrive with later releases.
+`;
+
+/**
+ * Runs the CLI with `argv` (without the node and script paths).
+ * @returns exit code 0 on success, 2 on a usage error
+ */
+export function run(argv: readonly string[]): RunResult {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } });
+  } catch (error) {
+    return { exitCode: 2, stdout: '', stderr: `switchboard: ${(error as Error).message}\n\n${HELP}` };
+  }
+  const [command = 'help', ...rest] = parsed.positionals;
+  if (parsed.values.version === true || command === 'version') return { exitCode: 0, stdout: `${VERSION}\n`, stderr: '' };
+  if (parsed.values.help === true || command === 'help') return { exitCode: 0, stdout: HELP, stderr: '' };
+  if (command === 'revisions' && rest.length === 0) {
+    const lines = PROTOCOL_REVISIONS.map((r) => (r === LATEST_LEGACY_REVISION ? `${r} (latest session-based revision)` : r));
+    return { exitCode: 0, stdout: lines.join('\n') + '\n', stderr: '' };
+  }
+  return { exitCode: 2, stdout: '', stderr: `switchboard: unknown command: "${[command, ...rest].join(' ')}"\n\n${HELP}` };
+}
