@@ -1,0 +1,62 @@
+/**
+ * The layering rules of docs/architecture.md, checked on the source text (the lint rules say the same; this
+ * test keeps them true even if the lint config drifts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sources(p));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]/g), ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+}
+
+describe('layering', () => {
+  it('jsonrpc imports nothing but its own files: no MCP, no other package, no node: modules', () => {
+    const bad: string[] = [];
+    for (const f of sources(join(ROOT, 'packages/jsonrpc/src'))) {
+      for (const spec of imports(f)) if (!spec.startsWith('./')) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('server and client never import each other', () => {
+    const bad: string[] = [];
+    for (const [from, to] of [['server', 'client'], ['client', 'server']] as const) {
+      let files: string[] = [];
+      try {
+        files = sources(join(ROOT, 'packages/mcp/src', from));
+      } catch {
+        continue;
+      }
+      for (const f of files) for (const spec of imports(f)) if (spec.includes(`/${to}/`) || spec === `../${to}`) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('library code never writes to stdout (it is the stdio wire) and never uses console', () => {
+    const bad: string[] = [];
+    for (const pkg of ['jsonrpc', 'mcp']) {
+      for (const f of sources(join(ROOT, 'packages', pkg, 'src'))) {
+        const text = readFileSync(f, 'utf8');
+        const isStdio = f.endsWith(join('transports', 'stdio.ts'));
+        if (/\bconsole\./.test(text)) bad.push(`${relative(ROOT, f)} uses console`);
+        if (!isStdio && /process\.stdout/.test(text)) bad.push(`${relative(ROOT, f)} touches process.stdout`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
