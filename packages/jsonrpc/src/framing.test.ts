@@ -6,16 +6,6 @@ import type { NdjsonEvent } from './framing.js';
 const encoder = new TextEncoder();
 const bytes = (text: string): Uint8Array => encoder.encode(text);
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 function feed(decoder: NdjsonDecoder, chunks: readonly Uint8Array[]): NdjsonEvent[] {
   const events: NdjsonEvent[] = [];
   for (const chunk of chunks) events.push(...decoder.push(chunk));
