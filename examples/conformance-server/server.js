@@ -183,9 +183,12 @@ export function createConformanceServer(options = {}) {
   server.tool('test_tool_with_progress',
     { description: 'Tests tool that reports progress notifications', inputSchema: NO_ARGUMENTS },
     async (_args, ctx) => {
-      for (const [i, progress] of [0, 50, 100].entries()) {
-        if (i > 0) await sleep(STEP_DELAY_MS, undefined, { signal: ctx.signal });
+      for (const progress of [0, 50, 100]) {
         await ctx.progress(progress, 100, `Completed step ${progress} of 100`);
+        // Also after the last step: a terminal progress notification read in the same chunk as the result is
+        // dropped by the official SDK client (and reported through its onerror, which some hosts treat as a
+        // broken transport): modelcontextprotocol/typescript-sdk#2580. Keeping them apart avoids that race.
+        await sleep(STEP_DELAY_MS, undefined, { signal: ctx.signal });
       }
       return textResult(String(ctx.requestMeta?.progressToken ?? 0));
     });
