@@ -53,8 +53,13 @@ function own(object: Record<string, unknown>, key: string): unknown {
 }
 
 /**
- * Whether `value` is usable as a request id: a string, or a finite number that is either a safe integer or
- * has a fractional part. (Integers beyond 2^53 - 1 are not exact after `JSON.parse`.)
+ * Whether `value` is usable as a request id (JSON-RPC 2.0 §4): a string, or a finite number that is either a
+ * safe integer (|id| ≤ 2^53 - 1) or has a fractional part. `null` is not (see the module notes), nor are
+ * integers beyond 2^53 - 1, which are not exact after `JSON.parse`.
+ *
+ * @example
+ * isValidId(0); // true
+ * isValidId(12345678901234567890); // false
  */
 export function isValidId(value: unknown): value is JsonRpcId {
   if (typeof value === 'string') return true;
@@ -68,7 +73,17 @@ function readableId(object: Record<string, unknown>): JsonRpcId | null {
   return isValidId(id) ? id : null;
 }
 
-/** Builds an error response (JSON-RPC 2.0 §5). */
+/**
+ * Builds an error response (JSON-RPC 2.0 §5, §5.1): `{ jsonrpc: "2.0", id, error: { code, message, data? } }`,
+ * `data` left out when `undefined`.
+ *
+ * @param id - The request's id, or `null` when it could not be determined (parse error, unreadable id).
+ * @param code - An integer error code (see {@link ErrorCode}).
+ * @param message - A short description: sentence case, no trailing period, a colon before details.
+ * @param data - Optional structured detail.
+ * @example
+ * errorResponse(7, ErrorCode.MethodNotFound, 'Method not found: "foo"');
+ */
 export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
   return data === undefined
     ? { jsonrpc: JSONRPC_VERSION, id, error: { code, message } }

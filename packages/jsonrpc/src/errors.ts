@@ -84,6 +84,7 @@ export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErro
  * `cause` carries the underlying error or abort reason when there is one.
  */
 export class JsonRpcLocalError extends Error {
+  /** What happened; see {@link LocalErrorCode}. */
   readonly code: LocalErrorCodeValue;
 
   constructor(code: LocalErrorCodeValue, message: string, options?: { cause?: unknown }) {

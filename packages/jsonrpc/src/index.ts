@@ -7,7 +7,7 @@ export * from './errors.js';
 export type { Logger } from './logger.js';
 export { silentLogger } from './logger.js';
 export type { Inbound, InboundSingle } from './parse.js';
-export { parseMessage, classifyValue } from './parse.js';
+export { parseMessage, classifyValue, isValidId, errorResponse } from './parse.js';
 export type { Transport, TransportSendOptions, TransportMessageExtra } from './transport.js';
 export * from './dispatcher.js';
 export * from './peer.js';

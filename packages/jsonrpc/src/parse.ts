@@ -39,4 +39,4 @@ export type InboundSingle =
  */
 export type Inbound = InboundSingle | { readonly kind: 'batch'; readonly items: readonly InboundSingle[] };
 
-export { parseMessage, classifyValue, isValidId } from './classify.js';
+export { parseMessage, classifyValue, isValidId, errorResponse } from './classify.js';

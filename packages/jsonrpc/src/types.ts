@@ -19,30 +19,43 @@ export type JsonRpcParams = readonly unknown[] | { readonly [key: string]: unkno
 
 /** A request: has an id and expects exactly one response (JSON-RPC 2.0 §4). */
 export interface JsonRpcRequest {
+  /** Exactly `"2.0"`. */
   readonly jsonrpc: typeof JSONRPC_VERSION;
+  /** Echoed unchanged in the response (§4, §5). */
   readonly id: JsonRpcId;
+  /** The method to invoke; names beginning with `rpc.` are reserved (§4). */
   readonly method: string;
+  /** Structured params; may be omitted (§4.2). */
   readonly params?: JsonRpcParams;
 }
 
 /** A notification: a request without an id; the receiver never answers it (JSON-RPC 2.0 §4.1). */
 export interface JsonRpcNotification {
+  /** Exactly `"2.0"`. */
   readonly jsonrpc: typeof JSONRPC_VERSION;
+  /** The method to invoke. */
   readonly method: string;
+  /** Structured params; may be omitted (§4.2). */
   readonly params?: JsonRpcParams;
 }
 
 /** The error object of an error response (JSON-RPC 2.0 §5.1). `code` is an integer. */
 export interface JsonRpcErrorObject {
+  /** An integer; -32768 to -32000 are reserved for pre-defined errors (§5.1). */
   readonly code: number;
+  /** A short description of the error. */
   readonly message: string;
+  /** Optional structured detail, defined by the server. */
   readonly data?: unknown;
 }
 
 /** A successful response (JSON-RPC 2.0 §5): `result` and never `error`. */
 export interface JsonRpcSuccessResponse {
+  /** Exactly `"2.0"`. */
   readonly jsonrpc: typeof JSONRPC_VERSION;
+  /** The id of the request being answered. */
   readonly id: JsonRpcId;
+  /** The method's result; required, possibly `null`. */
   readonly result: unknown;
 }
 
@@ -51,8 +64,11 @@ export interface JsonRpcSuccessResponse {
  * could not be determined (parse error, or an invalid request whose id is unreadable).
  */
 export interface JsonRpcErrorResponse {
+  /** Exactly `"2.0"`. */
   readonly jsonrpc: typeof JSONRPC_VERSION;
+  /** The id of the request being answered, or `null` when it could not be determined. */
   readonly id: JsonRpcId | null;
+  /** What went wrong (§5.1). */
   readonly error: JsonRpcErrorObject;
 }
 
