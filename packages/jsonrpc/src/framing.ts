@@ -27,7 +27,6 @@ export type NdjsonEvent =
 
 const LF = 0x0a;
 const CR = 0x0d;
-const EMPTY: NdjsonEvent[] = [];
 
 /** Whether the text is only JSON insignificant whitespace (space, tab, CR, LF; RFC 8259 §2). */
 function isBlank(text: string): boolean {
@@ -88,19 +87,15 @@ export class NdjsonDecoder {
    * @param chunk - Any number of bytes; not retained after the call (partial lines are copied).
    */
   push(chunk: Uint8Array): NdjsonEvent[] {
-    let events = EMPTY;
+    const events: NdjsonEvent[] = [];
     let start = 0;
     const length = chunk.length;
     while (start < length) {
       const newline = chunk.indexOf(LF, start);
       if (newline === -1) {
-        this.#keep(chunk, start, length, (event) => {
-          if (events === EMPTY) events = [];
-          events.push(event);
-        });
+        this.#keep(chunk, start, length, events);
         break;
       }
-      if (events === EMPTY) events = [];
       this.#finishLine(chunk.subarray(start, newline), events);
       start = newline + 1;
     }
@@ -119,7 +114,7 @@ export class NdjsonDecoder {
   }
 
   /** Buffers the tail of a chunk that has no newline yet, refusing the line once it grows past the cap. */
-  #keep(chunk: Uint8Array, start: number, end: number, emit: (event: NdjsonEvent) => void): void {
+  #keep(chunk: Uint8Array, start: number, end: number, events: NdjsonEvent[]): void {
     const size = end - start;
     if (this.#discarding) return;
     if (this.#partBytes + size > this.#maxLineBytes) {
@@ -127,7 +122,7 @@ export class NdjsonDecoder {
       this.#parts = [];
       this.#partBytes = 0;
       this.#discarding = true;
-      emit({ kind: 'oversized', bytes: dropped });
+      events.push({ kind: 'oversized', bytes: dropped });
       return;
     }
     this.#parts.push(chunk.slice(start, end));
@@ -149,13 +144,18 @@ export class NdjsonDecoder {
         events.push({ kind: 'oversized', bytes: total });
         return;
       }
-      line = new Uint8Array(total);
-      let offset = 0;
-      for (const part of this.#parts) {
-        line.set(part, offset);
-        offset += part.length;
+      const parts = this.#parts;
+      if (parts.length === 1 && last.length === 0) {
+        line = parts[0]!;
+      } else {
+        line = new Uint8Array(total);
+        let offset = 0;
+        for (const part of parts) {
+          line.set(part, offset);
+          offset += part.length;
+        }
+        line.set(last, offset);
       }
-      line.set(last, offset);
       this.#parts = [];
       this.#partBytes = 0;
     } else if (last.length > this.#maxLineBytes) {
