@@ -1,0 +1,428 @@
+/**
+ * The inbound classifier of the MCP HTTP endpoint: a pure function from the facts of one HTTP request (method,
+ * the headers that matter, the already-classified body, the session lookup result) to either a decision to
+ * dispatch or a refusal `{ jsonrpcError, httpStatus }`.
+ *
+ * Classification is body-primary (design/ARCHITECTURE.md "HTTP"; MCP 2026-07-28 basic/versioning.mdx "Eras";
+ * TS SDK `inboundClassification.ts`): a request or notification whose `params._meta` names
+ * `io.modelcontextprotocol/protocolVersion` belongs to the stateless era; `initialize`, GET, DELETE, batches and
+ * posted responses belong to the session era. Headers are cross-checked, never trusted alone. Until the
+ * 2026-07-28 branch lands, a stateless-era message gets a clear refusal (`-32022`, HTTP 400, with the
+ * supported revisions), see {@link StreamableHttpFacts.servesModern}.
+ *
+ * The order of the ladder (each step's rule is cited where it is applied):
+ * 1. HTTP method (405) — POST, GET, DELETE;
+ * 2. POST: `Content-Type` (415), then the body (400 -32700 / -32600);
+ * 3. era (stateless-era claims → refusal or `modern` decision);
+ * 4. `initialize`: no batch (400), not on a live session (400, B30), unknown session (404), `Accept` (406);
+ * 5. otherwise: session id present (400), session known (404), `MCP-Protocol-Version` (400, B22), batches only
+ *    from 2025-03-26 sessions (400), `Accept` (406, B19) when a response body is due.
+ *
+ * Origin/Host validation (403), the body size limit (413) and the session cap (503) are applied by the
+ * transport before or around this function, because they need configuration or I/O.
+ */
+import type {
+  Inbound,
+  InboundSingle,
+  JsonRpcErrorResponse,
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+} from '@switchboard/jsonrpc';
+import { httpRefusal } from './httpStatus.js';
+import type { HttpRefusalName, HttpStatusCode } from './httpStatus.js';
+import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, isLegacyRevision } from './revisions.js';
+
+/** The `_meta` key that makes a request a stateless-era (2026-07-28+) request (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
+export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/** The HTTP methods of the Streamable HTTP endpoint, as sent in `Allow` with a 405. */
+export const STREAMABLE_HTTP_ALLOW = 'GET, POST, DELETE';
+
+/** How the server answers a POST that carries requests (MCP 2025-11-25 basic/transports.mdx "Sending Messages" item 5). */
+export type ResponseShape = 'json' | 'sse';
+
+/** What the classifier needs to know about the session named by `Mcp-Session-Id`. */
+export interface HttpSessionFacts {
+  /** The revision negotiated by `initialize`; `undefined` while the `initialize` response is pending. */
+  readonly protocolVersion: string | undefined;
+}
+
+/** The facts of one HTTP request to the MCP endpoint. Header values are as received (`undefined` when absent). */
+export interface StreamableHttpFacts {
+  /** The HTTP method, upper case (`POST`, `GET`, `DELETE`, …). */
+  readonly httpMethod: string;
+  /** `Content-Type`. */
+  readonly contentType: string | undefined;
+  /** `Accept`. Absent means any type is acceptable (RFC 9110 §12.5.1). */
+  readonly accept: string | undefined;
+  /** `Mcp-Session-Id`. */
+  readonly sessionId: string | undefined;
+  /** `MCP-Protocol-Version`. */
+  readonly protocolVersionHeader: string | undefined;
+  /** `Last-Event-ID`. */
+  readonly lastEventId: string | undefined;
+  /** The session `sessionId` names, or `undefined` when there is no id or no such live session. */
+  readonly session: HttpSessionFacts | undefined;
+  /** POST only: the body classified by `parseMessage`/`classifyValue` (a parse failure is an `invalid` kind). */
+  readonly body: Inbound | undefined;
+  /** The server's preferred way to answer requests. */
+  readonly responseMode: ResponseShape;
+  /**
+   * Whether stateless-era (2026-07-28) messages are served here. When `false` they are refused with -32022.
+   * @default false
+   */
+  readonly servesModern?: boolean;
+}
+
+/** A refusal: send `jsonrpcError` as the JSON body with `httpStatus` (plus `Allow` when given). */
+export interface HttpRefusalDecision {
+  readonly kind: 'refuse';
+  readonly httpStatus: HttpStatusCode;
+  readonly jsonrpcError: JsonRpcErrorResponse;
+  /** The `Allow` header of a 405. */
+  readonly allow?: string;
+}
+
+/** A new session-era session: create it, then dispatch `request`. */
+export interface HttpInitializeDecision {
+  readonly kind: 'initialize';
+  readonly era: 'legacy';
+  readonly request: JsonRpcRequest;
+  readonly respondWith: ResponseShape;
+}
+
+/** A POST to a live session. */
+export interface HttpMessageDecision {
+  readonly kind: 'message';
+  readonly era: 'legacy';
+  readonly sessionId: string;
+  /** What to hand to the session: the body, with invalid batch members removed (their replies are in `replies`). */
+  readonly inbound: Inbound;
+  /** The ids of the requests in the body, in order; each gets a response on this POST's stream. */
+  readonly requestIds: readonly JsonRpcId[];
+  /** Error replies for invalid batch members, answered by the transport itself. */
+  readonly replies: readonly JsonRpcErrorResponse[];
+  /** Whether the body was a JSON-RPC batch (a JSON response is then an array). */
+  readonly batch: boolean;
+  /** `accepted`: only notifications and responses, answer 202 with no body. */
+  readonly respondWith: ResponseShape | 'accepted';
+}
+
+/** A GET: open the standalone SSE stream, or resume one with `Last-Event-ID`. */
+export interface HttpListenDecision {
+  readonly kind: 'listen';
+  readonly era: 'legacy';
+  readonly sessionId: string;
+  readonly lastEventId: string | undefined;
+}
+
+/** A DELETE: end the session. */
+export interface HttpTerminateDecision {
+  readonly kind: 'terminate';
+  readonly era: 'legacy';
+  readonly sessionId: string;
+}
+
+/** A stateless-era message (only when {@link StreamableHttpFacts.servesModern} is set). */
+export interface HttpModernDecision {
+  readonly kind: 'modern';
+  readonly era: 'modern';
+  readonly message: JsonRpcRequest | JsonRpcNotification;
+  /** The version named by the body's `_meta`, or by the header for a notification without a claim. */
+  readonly protocolVersion: string;
+}
+
+/** The classifier's verdict. */
+export type StreamableHttpDecision =
+  | HttpRefusalDecision
+  | HttpInitializeDecision
+  | HttpMessageDecision
+  | HttpListenDecision
+  | HttpTerminateDecision
+  | HttpModernDecision;
+
+function refuse(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalDecision {
+  const { httpStatus, jsonrpcError } = httpRefusal(name, id, detail, data);
+  return { kind: 'refuse', httpStatus, jsonrpcError };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Media types
+
+/**
+ * The essence of a media type (RFC 9110 §8.3.1): the part before any `;`, trimmed and lower-cased.
+ * @param value - A `Content-Type` value.
+ * @returns The essence, or `undefined` for `undefined`.
+ * @example mediaTypeEssence('Application/JSON; charset=utf-8') // 'application/json'
+ */
+export function mediaTypeEssence(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const semi = value.indexOf(';');
+  return (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+}
+
+/**
+ * Whether a `Content-Type` is JSON. Parameters and letter case are tolerated (field bug B21; RFC 9110 §8.3:
+ * media types are case-insensitive and take parameters).
+ * @example isJsonContentType('application/json;charset=UTF-8') // true
+ */
+export function isJsonContentType(value: string | undefined): boolean {
+  return mediaTypeEssence(value) === 'application/json';
+}
+
+/**
+ * Whether an `Accept` header allows `type` (RFC 9110 §12.5.1): a missing or empty header allows everything;
+ * `type`, `major/*` and `*∕*` match; the most specific matching range decides; `q=0` means "not acceptable".
+ * @param accept - The `Accept` value.
+ * @param type - A full media type such as `application/json`.
+ * @example acceptsMediaType('application/*', 'application/json') // true
+ */
+export function acceptsMediaType(accept: string | undefined, type: string): boolean {
+  if (accept === undefined) return true;
+  const trimmed = accept.trim();
+  if (trimmed === '') return true;
+  const major = type.slice(0, type.indexOf('/'));
+  let bestSpecificity = 0;
+  let bestQ = 0;
+  for (const range of trimmed.split(',')) {
+    const parts = range.split(';');
+    const essence = (parts[0] ?? '').trim().toLowerCase();
+    const specificity = essence === type ? 3 : essence === `${major}/*` ? 2 : essence === '*/*' ? 1 : 0;
+    if (specificity === 0 || specificity < bestSpecificity) continue;
+    let q = 1;
+    for (let i = 1; i < parts.length; i++) {
+      const param = (parts[i] ?? '').trim().toLowerCase();
+      if (param.startsWith('q=')) {
+        const parsed = Number(param.slice(2));
+        if (!Number.isNaN(parsed)) q = parsed;
+      }
+    }
+    if (specificity > bestSpecificity) {
+      bestSpecificity = specificity;
+      bestQ = q;
+    } else if (q > bestQ) {
+      bestQ = q;
+    }
+  }
+  return bestSpecificity > 0 && bestQ > 0;
+}
+
+/**
+ * Chooses how to answer a POST that carries requests: the server's mode when the client accepts it; in `sse`
+ * mode a client that accepts only JSON gets JSON (field bug B19: the "list both types" MUST is on the client;
+ * a server able to answer with a type the client accepts should do so). `undefined` means 406.
+ * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" items 2 and 5
+ */
+export function negotiateResponseShape(accept: string | undefined, mode: ResponseShape): ResponseShape | undefined {
+  if (mode === 'sse' && acceptsMediaType(accept, 'text/event-stream')) return 'sse';
+  if (acceptsMediaType(accept, 'application/json')) return 'json';
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Era
+
+/**
+ * The stateless-era claim of a message: the string in `params._meta["io.modelcontextprotocol/protocolVersion"]`,
+ * `''` when the key is present but not a string (a malformed claim is still a claim: never a silent fallback to
+ * the session era, MCP 2026-07-28 basic/versioning.mdx; TS SDK `inboundClassification.ts`), or `undefined`.
+ */
+export function modernClaim(message: JsonRpcRequest | JsonRpcNotification): string | undefined {
+  const params = message.params;
+  if (params === undefined || Array.isArray(params)) return undefined;
+  const meta = (params as Record<string, unknown>)['_meta'];
+  if (typeof meta !== 'object' || meta === null || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return undefined;
+  const value = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+  return typeof value === 'string' ? value : '';
+}
+
+function isKnownRevision(value: string): boolean {
+  return (PROTOCOL_REVISIONS as readonly string[]).includes(value);
+}
+
+function modern(facts: StreamableHttpFacts, message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
+  if (facts.servesModern === true) return { kind: 'modern', era: 'modern', message, protocolVersion: version };
+  // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested, HTTP 400.
+  const id = 'id' in message ? message.id : null;
+  return refuse('modernNotServed', id, undefined, { supported: [...LEGACY_REVISIONS], requested: version });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The ladder
+
+/**
+ * Checks what can be checked from the request line and headers alone, before reading a body: the method (405)
+ * and, for POST, the `Content-Type` (415). Pure; {@link classifyStreamableHttp} runs it again as its first step.
+ * @returns A refusal, or `undefined` to go on.
+ */
+export function checkStreamableHttpHead(httpMethod: string, contentType: string | undefined): HttpRefusalDecision | undefined {
+  if (httpMethod === 'POST') {
+    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server": the body is a JSON-RPC message
+    // (application/json); B21: parameters and letter case tolerated; anything else 415 (TS SDK convention).
+    return isJsonContentType(contentType) ? undefined : refuse('unsupportedMediaType', null, `got '${contentType ?? ''}'`);
+  }
+  if (httpMethod === 'GET' || httpMethod === 'DELETE') return undefined;
+  // MCP 2025-11-25 basic/transports.mdx: the endpoint supports POST and GET (and DELETE, "Session Management"
+  // item 5); other methods 405 with Allow (RFC 9110 §15.5.6).
+  return { ...refuse('methodNotAllowed', null, `'${httpMethod}'`), allow: STREAMABLE_HTTP_ALLOW };
+}
+
+/** Session checks shared by every non-initialize request. */
+function checkSession(facts: StreamableHttpFacts): HttpRefusalDecision | undefined {
+  // MCP 2025-11-25 basic/transports.mdx "Session Management" item 2: missing id on a non-initialize request ⇒ 400.
+  if (facts.sessionId === undefined || facts.sessionId === '') return refuse('missingSessionId');
+  // Same section, item 3: unknown or terminated session ⇒ 404 (+ -32001, TS SDK convention).
+  if (facts.session === undefined) return refuse('sessionNotFound');
+  return checkProtocolVersionHeader(facts.protocolVersionHeader, facts.session);
+}
+
+/**
+ * Field bug B22; MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": absent ⇒ the session's negotiated
+ * version is used (2025-03-26 only when nothing else is known, which a session never is); a value that is not a
+ * revision ⇒ 400; a revision other than the negotiated one ⇒ 400.
+ */
+function checkProtocolVersionHeader(header: string | undefined, session: HttpSessionFacts): HttpRefusalDecision | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (!isKnownRevision(value)) {
+    return refuse('unsupportedProtocolVersion', null, `'${value}'`, { supported: [...LEGACY_REVISIONS], requested: value });
+  }
+  const negotiated = session.protocolVersion;
+  if (negotiated !== undefined && value !== negotiated) {
+    return refuse('protocolVersionMismatch', null, `'${value}' instead of '${negotiated}'`);
+  }
+  return undefined;
+}
+
+function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
+  if (body.kind === 'invalid') {
+    // JSON-RPC 2.0 §5.1: -32700 (id null) or -32600 (id when readable); MCP 2025-11-25 basic/transports.mdx
+    // "Sending Messages to the Server" item 4: an input the server cannot accept gets an HTTP error status.
+    const name = body.reply.error.code === -32700 ? 'parseError' : 'invalidRequest';
+    return { kind: 'refuse', httpStatus: httpRefusal(name).httpStatus, jsonrpcError: body.reply };
+  }
+
+  if (body.kind === 'batch') {
+    // MCP 2025-03-26 basic/lifecycle.mdx "Initialization": initialize MUST NOT be part of a batch.
+    for (const item of body.items) {
+      if (item.kind === 'request' && item.message.method === 'initialize') {
+        return refuse('initializeInBatch', item.message.id);
+      }
+    }
+    const sessionRefusal = checkSession(facts);
+    if (sessionRefusal !== undefined) return sessionRefusal;
+    // MCP 2025-03-26 basic/index.mdx "Batching": receive MUST at 2025-03-26; removed in 2025-06-18 (changelog),
+    // absent in 2024-11-05. A session whose version is not known yet cannot batch either.
+    const negotiated = facts.session?.protocolVersion;
+    if (negotiated === undefined || !isLegacyRevision(negotiated) || !REVISION_FEATURES[negotiated].batches) {
+      return refuse('batchNotAllowed', null, `the session negotiated '${negotiated ?? 'nothing yet'}'`);
+    }
+    const valid: InboundSingle[] = [];
+    const requestIds: JsonRpcId[] = [];
+    const replies: JsonRpcErrorResponse[] = [];
+    for (const item of body.items) {
+      if (item.kind === 'invalid') replies.push(item.reply);
+      else {
+        valid.push(item);
+        if (item.kind === 'request') requestIds.push(item.message.id);
+      }
+    }
+    return messageDecision(facts, facts.sessionId as string, { kind: 'batch', items: valid }, requestIds, replies, true);
+  }
+
+  if (body.kind === 'request' || body.kind === 'notification') {
+    const message = body.message;
+    const claim = modernClaim(message);
+    // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
+    // version claim makes the message stateless-era, whatever the headers or the method (even `initialize`).
+    if (claim !== undefined) return modern(facts, message, claim);
+    // Step 6 there: a notification without a claim is stateless-era only when no session is named and the
+    // header names a stateless-era revision.
+    const header = facts.protocolVersionHeader?.trim();
+    if (body.kind === 'notification' && facts.sessionId === undefined && header !== undefined
+      && isKnownRevision(header) && !isLegacyRevision(header)) {
+      return modern(facts, message, header);
+    }
+    if (body.kind === 'request' && message.method === 'initialize') return classifyInitialize(facts, body.message);
+  }
+
+  const sessionRefusal = checkSession(facts);
+  if (sessionRefusal !== undefined) return sessionRefusal;
+  const requestIds = body.kind === 'request' ? [body.message.id] : [];
+  return messageDecision(facts, facts.sessionId as string, body, requestIds, [], false);
+}
+
+function classifyInitialize(facts: StreamableHttpFacts, request: JsonRpcRequest): StreamableHttpDecision {
+  if (facts.sessionId !== undefined && facts.sessionId !== '') {
+    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 3: a stale id ⇒ 404, and the client then
+    // re-initializes without one.
+    if (facts.session === undefined) return refuse('sessionNotFound');
+    // Field bug B30: a second initialize on a live session ⇒ 400 + -32600 with its id; the session keeps its
+    // negotiated version and capabilities.
+    return refuse('alreadyInitialized', request.id);
+  }
+  // Field bug B22 (e): the body's protocolVersion drives negotiation; a header on initialize is not checked.
+  const respondWith = negotiateResponseShape(facts.accept, facts.responseMode);
+  if (respondWith === undefined) return refuse('notAcceptable', request.id, `got '${facts.accept ?? ''}'`);
+  return { kind: 'initialize', era: 'legacy', request, respondWith };
+}
+
+function messageDecision(
+  facts: StreamableHttpFacts,
+  sessionId: string,
+  inbound: Inbound,
+  requestIds: readonly JsonRpcId[],
+  replies: readonly JsonRpcErrorResponse[],
+  batch: boolean,
+): StreamableHttpDecision {
+  // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: only responses/notifications ⇒
+  // 202 Accepted with no body.
+  if (requestIds.length === 0 && replies.length === 0) {
+    return { kind: 'message', era: 'legacy', sessionId, inbound, requestIds, replies, batch, respondWith: 'accepted' };
+  }
+  // Item 5 there + B19: answer with a type the client accepts, or 406.
+  const respondWith = negotiateResponseShape(facts.accept, facts.responseMode);
+  if (respondWith === undefined) return refuse('notAcceptable', null, `got '${facts.accept ?? ''}'`);
+  for (let i = 0; i < requestIds.length; i++) {
+    for (let j = i + 1; j < requestIds.length; j++) {
+      // JSON-RPC 2.0 §4 / MCP 2025-11-25 basic/index.mdx "Requests": ids are unique within a session.
+      if (requestIds[i] === requestIds[j]) return refuse('duplicateRequestId', requestIds[i] ?? null);
+    }
+  }
+  return { kind: 'message', era: 'legacy', sessionId, inbound, requestIds, replies, batch, respondWith };
+}
+
+/**
+ * Classifies one request to the Streamable HTTP endpoint. Pure: no I/O, no clock, no session mutation.
+ *
+ * @param facts - The request's facts; for POST, `body` must be set (use `parseMessage`/`classifyValue`).
+ * @returns A decision to dispatch, or a refusal with the HTTP status and the JSON-RPC error body.
+ * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2026-07-28 basic/versioning.mdx "Eras"
+ * @example
+ * const decision = classifyStreamableHttp({ httpMethod: 'DELETE', sessionId: undefined, session: undefined, ... });
+ * // { kind: 'refuse', httpStatus: 400, jsonrpcError: { ..., error: { code: -32000, ... } } }
+ */
+export function classifyStreamableHttp(facts: StreamableHttpFacts): StreamableHttpDecision {
+  const head = checkStreamableHttpHead(facts.httpMethod, facts.contentType);
+  if (head !== undefined) return head;
+
+  if (facts.httpMethod === 'POST') {
+    if (facts.body === undefined) return refuse('parseError');
+    return classifyPost(facts, facts.body);
+  }
+
+  const sessionRefusal = checkSession(facts);
+  if (sessionRefusal !== undefined) return sessionRefusal;
+  const sessionId = facts.sessionId as string;
+
+  if (facts.httpMethod === 'GET') {
+    // MCP 2025-11-25 basic/transports.mdx "Listening for Messages from the Server" item 1: Accept must list
+    // text/event-stream.
+    if (!acceptsMediaType(facts.accept, 'text/event-stream')) return refuse('notAcceptableSse', null, `got '${facts.accept ?? ''}'`);
+    const lastEventId = facts.lastEventId === undefined || facts.lastEventId === '' ? undefined : facts.lastEventId;
+    return { kind: 'listen', era: 'legacy', sessionId, lastEventId };
+  }
+  // DELETE — MCP 2025-11-25 basic/transports.mdx "Session Management" item 5.
+  return { kind: 'terminate', era: 'legacy', sessionId };
+}

@@ -1,0 +1,209 @@
+/**
+ * HTTP statuses and transport-level refusals of the MCP HTTP transports, as tables (design/STYLE.md §6).
+ *
+ * Every refusal pairs an HTTP status with the JSON-RPC error object sent as the body. The JSON-RPC code of
+ * a transport-level refusal is -32000 (implementation-defined, the convention of the TS SDK's
+ * `streamableHttp.ts`) unless the spec or a convention names a better one (-32700, -32600, -32001, -32022).
+ *
+ * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
+ */
+import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
+import { McpErrorCode } from './errors.js';
+
+/** The HTTP statuses the MCP HTTP transports answer with (RFC 9110 §15). */
+export const HttpStatus = {
+  Ok: 200,
+  Accepted: 202,
+  BadRequest: 400,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  NotAcceptable: 406,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  InternalServerError: 500,
+  ServiceUnavailable: 503,
+} as const;
+
+/** One of {@link HttpStatus}'s values. */
+export type HttpStatusCode = (typeof HttpStatus)[keyof typeof HttpStatus];
+
+/** One row of {@link HttpRefusal}: the HTTP status and the JSON-RPC error sent as the body. */
+export interface HttpRefusalSpec {
+  readonly httpStatus: HttpStatusCode;
+  readonly code: number;
+  readonly message: string;
+}
+
+/**
+ * Every transport-level refusal, by name. The comment on each row cites the rule it implements.
+ */
+export const HttpRefusal = {
+  // JSON-RPC 2.0 §5.1 + MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server": a body that is
+  // not JSON is refused with an HTTP error; -32700 with `id: null`.
+  parseError: { httpStatus: HttpStatus.BadRequest, code: McpErrorCode.ParseError, message: 'Parse error' },
+  // JSON-RPC 2.0 §5.1: a body that is JSON but not a JSON-RPC message (the reply carries the id when readable).
+  invalidRequest: { httpStatus: HttpStatus.BadRequest, code: McpErrorCode.InvalidRequest, message: 'Invalid Request' },
+  // MCP 2025-11-25 basic/transports.mdx "Session Management" item 2: servers requiring a session SHOULD answer a
+  // non-initialize request without `Mcp-Session-Id` with 400.
+  missingSessionId: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: Mcp-Session-Id header is required',
+  },
+  // MCP 2025-11-25 basic/transports.mdx "Session Management" item 3: an unknown or terminated session is 404;
+  // -32001 "Session not found" is the TS SDK convention.
+  sessionNotFound: { httpStatus: HttpStatus.NotFound, code: McpErrorCode.SessionNotFound, message: 'Session not found' },
+  // Field bug B30 (TS SDK convention): a second `initialize` on a live session is 400 + -32600 with its id.
+  alreadyInitialized: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.InvalidRequest,
+    message: 'Invalid Request: server already initialized',
+  },
+  // MCP 2025-03-26 basic/lifecycle.mdx "Initialization": the initialize request MUST NOT be part of a batch.
+  initializeInBatch: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.InvalidRequest,
+    message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
+  },
+  // MCP 2025-03-26 basic/index.mdx "Batching" (receive MUST) vs 2025-06-18 changelog (batching removed):
+  // batches only from a 2025-03-26 session.
+  batchNotAllowed: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.InvalidRequest,
+    message: 'Invalid Request: JSON-RPC batches are accepted only from a 2025-03-26 session',
+  },
+  // MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": an invalid or unsupported version is 400.
+  unsupportedProtocolVersion: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: unsupported MCP-Protocol-Version',
+  },
+  // MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation" + transports.mdx "Protocol Version Header": the header
+  // MUST carry the negotiated version; a different one is an invalid version for this session (400, field bug B22).
+  protocolVersionMismatch: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: MCP-Protocol-Version does not match the version negotiated for this session',
+  },
+  // RFC 9110 §15.5.7 (TS SDK convention, field bug B19): the Accept header rules out every type we can answer with.
+  notAcceptable: {
+    httpStatus: HttpStatus.NotAcceptable,
+    code: McpErrorCode.ServerError,
+    message: 'Not Acceptable: the Accept header must allow application/json or text/event-stream',
+  },
+  // Same, for GET (MCP 2025-11-25 basic/transports.mdx "Listening for Messages from the Server" item 1).
+  notAcceptableSse: {
+    httpStatus: HttpStatus.NotAcceptable,
+    code: McpErrorCode.ServerError,
+    message: 'Not Acceptable: the Accept header must allow text/event-stream',
+  },
+  // RFC 9110 §15.5.16 (TS SDK convention, field bug B21 for what counts as JSON).
+  unsupportedMediaType: {
+    httpStatus: HttpStatus.UnsupportedMediaType,
+    code: McpErrorCode.ServerError,
+    message: 'Unsupported Media Type: Content-Type must be application/json',
+  },
+  // RFC 9110 §15.5.14: body over `maxBodyBytes`.
+  payloadTooLarge: {
+    httpStatus: HttpStatus.PayloadTooLarge,
+    code: McpErrorCode.ServerError,
+    message: 'Payload Too Large: the request body exceeds the limit',
+  },
+  // RFC 9110 §15.5.6 (+ `Allow`); MCP 2025-11-25 basic/transports.mdx: the endpoint serves POST, GET and DELETE.
+  methodNotAllowed: { httpStatus: HttpStatus.MethodNotAllowed, code: McpErrorCode.ServerError, message: 'Method Not Allowed' },
+  // MCP 2025-11-25 basic/transports.mdx "Security Warning": invalid Origin ⇒ 403; Host checked too (DNS rebinding,
+  // conformance `dns-rebinding-protection`).
+  forbiddenHost: { httpStatus: HttpStatus.Forbidden, code: McpErrorCode.ServerError, message: 'Forbidden: Host header not allowed' },
+  forbiddenOrigin: {
+    httpStatus: HttpStatus.Forbidden,
+    code: McpErrorCode.ServerError,
+    message: 'Forbidden: Origin header not allowed',
+  },
+  // TS SDK convention: one standalone GET stream per session (MCP 2025-11-25 basic/transports.mdx "Multiple
+  // Connections" allows several, we keep one so unrelated messages have a single home).
+  streamConflict: {
+    httpStatus: HttpStatus.Conflict,
+    code: McpErrorCode.ServerError,
+    message: 'Conflict: only one standalone SSE stream is allowed per session',
+  },
+  // MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery": the server MAY refuse a resume it cannot serve.
+  unknownLastEventId: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: unknown Last-Event-ID',
+  },
+  resumabilityDisabled: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: this server keeps no event history (Last-Event-ID cannot be resumed)',
+  },
+  // JSON-RPC 2.0 §4 / MCP 2025-11-25 basic/index.mdx "Requests": an id MUST NOT be reused within a session; one
+  // still in flight would make the response unroutable.
+  duplicateRequestId: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.InvalidRequest,
+    message: 'Invalid Request: this request id is already in flight on this session',
+  },
+  // RFC 9110 §15.6.4: the `maxSessions` cap is reached.
+  tooManySessions: {
+    httpStatus: HttpStatus.ServiceUnavailable,
+    code: McpErrorCode.ServerError,
+    message: 'Service Unavailable: too many sessions',
+  },
+  // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": a request naming a version the server does
+  // not serve gets -32022 with `data.supported` and `data.requested`, HTTP 400 (streamable-http.mdx). This
+  // server serves the session era only (the stateless era plugs in at the classifier).
+  modernNotServed: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.UnsupportedProtocolVersion,
+    message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
+  },
+  // MCP 2024-11-05 basic/transports.mdx "HTTP with SSE" (TS SDK server-legacy sse.ts): POST /messages needs the
+  // session id of a live SSE stream.
+  legacyMissingSessionId: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: sessionId query parameter is required',
+  },
+  // TS SDK server-legacy sse.ts: a non-JSON Content-Type on POST /messages is 400 (not 415) in that transport.
+  legacyBadContentType: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.ServerError,
+    message: 'Bad Request: Content-Type must be application/json',
+  },
+  legacyBatch: {
+    httpStatus: HttpStatus.BadRequest,
+    code: McpErrorCode.InvalidRequest,
+    message: 'Invalid Request: JSON-RPC batches are not part of the 2024-11-05 HTTP+SSE transport',
+  },
+} as const satisfies Record<string, HttpRefusalSpec>;
+
+/** The name of one row of {@link HttpRefusal}. */
+export type HttpRefusalName = keyof typeof HttpRefusal;
+
+/** A refusal ready to send: the HTTP status and the JSON-RPC error response for the body. */
+export interface HttpRefusalResult {
+  readonly httpStatus: HttpStatusCode;
+  readonly jsonrpcError: JsonRpcErrorResponse;
+}
+
+/**
+ * Builds the refusal named `name`.
+ *
+ * @param name - A row of {@link HttpRefusal}.
+ * @param id - The request id to echo when it is known (e.g. a second `initialize`); `null` otherwise.
+ * @param detail - Appended to the table's message after a colon (sentence case, quoted values).
+ * @param data - Sent as `error.data`.
+ * @returns The HTTP status and the JSON-RPC error response.
+ * @example
+ * const { httpStatus, jsonrpcError } = httpRefusal('sessionNotFound');
+ * // httpStatus === 404, jsonrpcError.error.code === -32001
+ */
+export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalResult {
+  const row: HttpRefusalSpec = HttpRefusal[name];
+  const message = detail === undefined ? row.message : `${row.message}: ${detail}`;
+  const error = data === undefined ? { code: row.code, message } : { code: row.code, message, data };
+  return { httpStatus: row.httpStatus, jsonrpcError: { jsonrpc: '2.0', id, error } };
+}
