@@ -1,0 +1,522 @@
+/**
+ * The MCP HTTP endpoint as a Web-standard `(Request) => Promise<Response>` handler: Streamable HTTP (MCP
+ * 2025-03-26 … 2025-11-25) on one path, and the deprecated 2024-11-05 HTTP+SSE transport beside it, both serving
+ * the same McpServer. The Node adapter (`toNodeListener`, `serveHttp`) drives the same core without building
+ * `Request`/`Response` objects.
+ */
+import { classifyValue, parseMessage, silentLogger } from '@switchboard/jsonrpc';
+import type { Inbound, Logger, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
+import {
+  acceptsMediaType,
+  checkStreamableHttpHead,
+  classifyStreamableHttp,
+  isJsonContentType,
+} from '../../protocol/classify.js';
+import type { HttpInitializeDecision, ResponseShape } from '../../protocol/classify.js';
+import { HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
+import type { HttpRefusalName, HttpStatusCode } from '../../protocol/httpStatus.js';
+import type { JsonRpcErrorResponse } from '@switchboard/jsonrpc';
+import type { ConnectOptions, ServerSession } from '../../server/types.js';
+import { InMemoryEventStore } from '../../stores/eventStore.js';
+import type { EventStore } from '../../stores/eventStore.js';
+import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import { JSON_HEADERS } from './exchange.js';
+import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
+import { HostGuard } from './security.js';
+import { StreamableHttpSessionTransport } from './sessionTransport.js';
+import { SSE_HEADERS, SseChannel } from './sse.js';
+import { webInput, webResponse } from './web.js';
+
+/** Default {@link McpHttpHandlerOptions.path}. */
+export const DEFAULT_MCP_PATH = '/mcp';
+/** Default {@link McpHttpHandlerOptions.maxBodyBytes}: 4 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Default {@link McpHttpHandlerOptions.sessionIdleTimeoutMs}: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
+/** Default {@link McpHttpHandlerOptions.maxSessions}. */
+export const DEFAULT_MAX_SESSIONS = 10_000;
+/** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
+export const DEFAULT_SSE_RETRY_MS = 1000;
+/** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
+export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
+/** Default {@link LegacySseOptions.ssePath}. */
+export const DEFAULT_LEGACY_SSE_PATH = '/sse';
+/** Default {@link LegacySseOptions.messagesPath}. */
+export const DEFAULT_LEGACY_MESSAGES_PATH = '/messages';
+
+/** What the handler needs of an McpServer: `connect` (and its `logger`, used when no logger is given). */
+export interface McpHttpServerLike {
+  connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession>;
+  readonly logger?: Logger;
+}
+
+/** Paths of the deprecated 2024-11-05 HTTP+SSE transport. */
+export interface LegacySseOptions {
+  /** Where `GET` opens the SSE stream. @default '/sse' */
+  readonly ssePath?: string;
+  /** Where messages are POSTed (`?sessionId=<id>`); announced in the `endpoint` event. @default '/messages' */
+  readonly messagesPath?: string;
+}
+
+/** {@link createMcpHttpHandler} options. */
+export interface McpHttpHandlerOptions {
+  /** The server every session is served by. */
+  readonly server: McpHttpServerLike;
+  /** The Streamable HTTP endpoint path. @default '/mcp' */
+  readonly path?: string;
+  /**
+   * How requests are answered: `sse` opens a `text/event-stream` per POST carrying requests (progress, logs and
+   * server→client requests travel on it); `json` answers with one `application/json` body (related notifications
+   * are dropped and server→client requests fail fast). In `sse` mode a client whose `Accept` allows only JSON
+   * gets JSON (field bug B19). @default 'sse'
+   * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 5
+   */
+  readonly responseMode?: ResponseShape;
+  /**
+   * SSE event history for resumability (`Last-Event-ID`); `null` disables event ids, priming events and
+   * resumption. @default a new {@link InMemoryEventStore} (1000 events per stream, 10 000 streams)
+   */
+  readonly eventStore?: EventStore | null;
+  /** The `retry` hint (ms) sent on priming events and before the server closes a stream on purpose. @default 1000 */
+  readonly sseRetryMs?: number;
+  /** Interval (ms) of SSE comment keep-alives on long-lived streams (GET, legacy `/sse`); `0` disables. @default 15_000 */
+  readonly sseKeepAliveMs?: number;
+  /**
+   * Validate `Host` (and `Origin` against the allowed hosts) against DNS rebinding: a foreign value gets 403.
+   * `serveHttp` turns it off by default when bound to a non-loopback address without `allowedHosts`.
+   * @default true
+   * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
+   */
+  readonly dnsRebindingProtection?: boolean;
+  /** Allowed `Host` values: `name` (any port) or `name:port`. @default ['localhost', '127.0.0.1', '[::1]'] */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Allowed `Origin` values (`scheme://host[:port]`, exact, case-insensitive); a present `Origin` not listed gets
+   * 403, even with `dnsRebindingProtection: false`. @default http(s) origins whose host is an allowed host
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** Request body limit in bytes; a larger body gets 413 and is not buffered. @default 4 MiB */
+  readonly maxBodyBytes?: number;
+  /** A session with no request and no open stream for this long (ms) is closed; `0` never reaps. @default 1_800_000 (30 min) */
+  readonly sessionIdleTimeoutMs?: number;
+  /** Live sessions at most (Streamable HTTP and legacy together); `initialize` beyond it gets 503. @default 10_000 */
+  readonly maxSessions?: number;
+  /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */
+  readonly legacySse?: boolean | LegacySseOptions;
+  /** Where transport anomalies are reported. @default the server's `logger`, else silent */
+  readonly logger?: Logger;
+}
+
+/** @internal The key under which a handler exposes its core to the Node adapter. */
+export const HTTP_CORE: unique symbol = Symbol.for('switchboard.mcp.httpCore');
+
+/** The handler returned by {@link createMcpHttpHandler}. */
+export interface McpHttpHandler {
+  /**
+   * Answers one request (Web-standard; bound, so `export default { fetch: handler.fetch }` works).
+   * Never rejects: an internal failure is answered 500 with a JSON-RPC -32603 body.
+   */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** Alias of {@link McpHttpHandler.fetch}. */
+  readonly handle: (request: Request) => Promise<Response>;
+  /** Whether `path` is served by this handler (the endpoint, or a legacy path). */
+  matches(path: string): boolean;
+  /** Live sessions (Streamable HTTP and legacy). */
+  readonly sessionCount: number;
+  /** Closes every session and stops the idle reaper; later `initialize` requests get 503. Idempotent. */
+  close(): Promise<void>;
+  /** @internal */
+  readonly [HTTP_CORE]: HttpCore;
+}
+
+interface StreamableEntry {
+  readonly transport: StreamableHttpSessionTransport;
+  session: ServerSession | undefined;
+}
+
+interface LegacyEntry {
+  readonly transport: LegacySseSessionTransport;
+  session: ServerSession | undefined;
+}
+
+const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
+const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, headers: TEXT_HEADERS, body: 'Not Found' });
+const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+function errorOutput(httpStatus: HttpStatusCode, jsonrpcError: JsonRpcErrorResponse, allow?: string): HttpOutput {
+  const headers = allow === undefined
+    ? httpStatus === HttpStatus.PayloadTooLarge ? { ...JSON_HEADERS, connection: 'close' } : JSON_HEADERS
+    : { ...JSON_HEADERS, allow };
+  return { status: httpStatus, headers, body: JSON.stringify(jsonrpcError) };
+}
+
+function refusalOutput(name: HttpRefusalName, detail?: string, allow?: string): HttpOutput {
+  const { httpStatus, jsonrpcError } = httpRefusal(name, null, detail);
+  return errorOutput(httpStatus, jsonrpcError, allow);
+}
+
+function extraOf(input: HttpInput): TransportMessageExtra {
+  let headers: Record<string, string> | undefined;
+  return {
+    authInfo: input.authInfo,
+    get headers(): Record<string, string> {
+      return (headers ??= input.headers());
+    },
+  };
+}
+
+function bodyInbound(read: BodyRead): Inbound | undefined {
+  switch (read.kind) {
+    case 'text':
+      return parseMessage(read.text);
+    case 'parsed':
+      return classifyValue(read.value);
+    case 'tooLarge':
+    case 'aborted':
+      return undefined;
+  }
+}
+
+function newSessionId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/** @internal The runtime-independent core shared by the Web handler and the Node adapter. */
+export class HttpCore {
+  readonly #server: McpHttpServerLike;
+  readonly #logger: Logger;
+  readonly #path: string;
+  readonly #ssePath: string | undefined;
+  readonly #messagesPath: string | undefined;
+  readonly #mode: ResponseShape;
+  readonly #store: EventStore | undefined;
+  readonly #guard: HostGuard;
+  readonly #maxBody: number;
+  readonly #idleMs: number;
+  readonly #maxSessions: number;
+  readonly #retryMs: number;
+  readonly #keepAliveMs: number;
+  readonly #sessions = new Map<string, StreamableEntry>();
+  readonly #legacy = new Map<string, LegacyEntry>();
+  #reaper: ReturnType<typeof setInterval> | undefined = undefined;
+  #closed = false;
+
+  constructor(options: McpHttpHandlerOptions) {
+    this.#server = options.server;
+    this.#logger = options.logger ?? options.server.logger ?? silentLogger;
+    this.#path = options.path ?? DEFAULT_MCP_PATH;
+    const legacy = options.legacySse ?? true;
+    if (legacy === false) {
+      this.#ssePath = undefined;
+      this.#messagesPath = undefined;
+    } else {
+      const paths = legacy === true ? {} : legacy;
+      this.#ssePath = paths.ssePath ?? DEFAULT_LEGACY_SSE_PATH;
+      this.#messagesPath = paths.messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH;
+    }
+    this.#mode = options.responseMode ?? 'sse';
+    this.#store = options.eventStore === null ? undefined : (options.eventStore ?? new InMemoryEventStore());
+    this.#guard = new HostGuard({
+      protection: options.dnsRebindingProtection ?? true,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+    });
+    this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.#retryMs = options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS;
+    this.#keepAliveMs = options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
+  }
+
+  get logger(): Logger {
+    return this.#logger;
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size + this.#legacy.size;
+  }
+
+  matches(path: string): boolean {
+    return path === this.#path || path === this.#ssePath || path === this.#messagesPath;
+  }
+
+  /** Answers one exchange; never rejects. */
+  handle(input: HttpInput): Promise<HttpOutput> {
+    let pending: Promise<HttpOutput> | HttpOutput;
+    try {
+      const path = input.path;
+      if (path === this.#path) pending = this.#streamable(input);
+      else if (path === this.#ssePath) pending = this.#legacyGet(input);
+      else if (path === this.#messagesPath) pending = this.#legacyPost(input);
+      else pending = NOT_FOUND;
+    } catch (error) {
+      pending = this.#internalError(error);
+    }
+    return Promise.resolve(pending).catch((error: unknown) => this.#internalError(error));
+  }
+
+  #internalError(error: unknown): HttpOutput {
+    this.#logger.error('MCP HTTP handler failed', { error });
+    return errorOutput(HttpStatus.InternalServerError, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32603, message: 'Internal error' },
+    });
+  }
+
+  /** MCP 2025-11-25 basic/transports.mdx "Security Warning": Host/Origin validation ⇒ 403. */
+  #checkGuard(input: HttpInput): HttpOutput | undefined {
+    const host = input.header('host');
+    if (!this.#guard.hostAllowed(host)) return refusalOutput('forbiddenHost', `'${host ?? ''}'`);
+    const origin = input.header('origin');
+    if (!this.#guard.originAllowed(origin)) return refusalOutput('forbiddenOrigin', `'${origin ?? ''}'`);
+    return undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Streamable HTTP
+
+  async #streamable(input: HttpInput): Promise<HttpOutput> {
+    const forbidden = this.#checkGuard(input);
+    if (forbidden !== undefined) return forbidden;
+    const method = input.method;
+    const contentType = input.header('content-type');
+    // Refuse what the headers alone refuse (405, 415) before reading a body.
+    const head = checkStreamableHttpHead(method, contentType);
+    if (head !== undefined) return errorOutput(head.httpStatus, head.jsonrpcError, head.allow);
+
+    let body: Inbound | undefined;
+    if (method === 'POST') {
+      const read = await input.readBody(this.#maxBody);
+      // RFC 9110 §15.5.14: over the limit ⇒ 413; reading stopped at the limit (bounded buffering).
+      if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
+      // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
+      if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
+      body = bodyInbound(read);
+    }
+
+    const sessionId = input.header('mcp-session-id');
+    const entry = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    const decision = classifyStreamableHttp({
+      httpMethod: method,
+      contentType,
+      accept: input.header('accept'),
+      sessionId,
+      protocolVersionHeader: input.header('mcp-protocol-version'),
+      lastEventId: input.header('last-event-id'),
+      session: entry?.transport,
+      body,
+      responseMode: this.#mode,
+    });
+
+    switch (decision.kind) {
+      case 'refuse':
+        return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow);
+      case 'initialize':
+        return this.#initialize(decision, input);
+      case 'message':
+        return (entry as StreamableEntry).transport._post(
+          decision.inbound,
+          decision.requestIds,
+          decision.replies,
+          decision.batch,
+          decision.respondWith,
+          extraOf(input),
+        );
+      case 'listen':
+        return (entry as StreamableEntry).transport._listen(decision.lastEventId);
+      case 'terminate':
+        // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: DELETE ends the session; later
+        // requests with its id get 404 (the session is no longer in the table).
+        await this.#closeEntry(entry as StreamableEntry);
+        return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
+      case 'modern': {
+        // Not reachable until the stateless era is served (classify's `servesModern`).
+        const { httpStatus, jsonrpcError } = httpRefusal('modernNotServed');
+        return errorOutput(httpStatus, jsonrpcError);
+      }
+    }
+  }
+
+  #admit(): HttpOutput | undefined {
+    if (this.#closed) return refusalOutput('tooManySessions', 'the handler is closed');
+    if (this.sessionCount >= this.#maxSessions) {
+      this.#reap(Date.now());
+      if (this.sessionCount >= this.#maxSessions) return refusalOutput('tooManySessions', `${this.#maxSessions} sessions are live`);
+    }
+    return undefined;
+  }
+
+  async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
+    const refused = this.#admit();
+    if (refused !== undefined) return refused;
+    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: a cryptographically secure id of visible
+    // ASCII, assigned on the response that carries the InitializeResult.
+    const sessionId = newSessionId();
+    const transport = new StreamableHttpSessionTransport({
+      sessionId,
+      eventStore: this.#store,
+      logger: this.#logger,
+      retryMs: this.#retryMs,
+      keepAliveMs: this.#keepAliveMs,
+      onClosed: (t) => {
+        if (this.#sessions.get(t.sessionId)?.transport === t) this.#sessions.delete(t.sessionId);
+      },
+    });
+    const entry: StreamableEntry = { transport, session: undefined };
+    this.#sessions.set(sessionId, entry);
+    this.#startReaper();
+    try {
+      entry.session = await this.#server.connect(transport, { sessionId, authInfo: input.authInfo, batches: true });
+    } catch (error) {
+      await transport.close();
+      return this.#internalError(error);
+    }
+    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input));
+    // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
+    if (transport.protocolVersion === undefined) await this.#closeEntry(entry);
+    return output;
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Legacy HTTP+SSE (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE")
+
+  async #legacyGet(input: HttpInput): Promise<HttpOutput> {
+    const forbidden = this.#checkGuard(input);
+    if (forbidden !== undefined) return forbidden;
+    if (input.method !== 'GET') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'GET');
+    if (!acceptsMediaType(input.header('accept'), 'text/event-stream')) {
+      return refusalOutput('notAcceptableSse', `got '${input.header('accept') ?? ''}'`);
+    }
+    const refused = this.#admit();
+    if (refused !== undefined) return refused;
+    const sessionId = newSessionId();
+    const channel = new SseChannel();
+    // 2024-11-05 "HTTP with SSE": on connect the server MUST send an `endpoint` event with the POST URI.
+    channel.write(formatEndpointEvent(`${this.#messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH}?sessionId=${sessionId}`));
+    const transport = new LegacySseSessionTransport(sessionId, channel, (t) => {
+      if (this.#legacy.get(t.sessionId)?.transport === t) this.#legacy.delete(t.sessionId);
+    });
+    const entry: LegacyEntry = { transport, session: undefined };
+    this.#legacy.set(sessionId, entry);
+    // The session lives as long as its stream (2024-11-05 has no resumability).
+    channel.ondetach = () => {
+      void this.#closeEntry(entry);
+    };
+    try {
+      entry.session = await this.#server.connect(transport, { sessionId, authInfo: input.authInfo, batches: false });
+    } catch (error) {
+      await transport.close();
+      return this.#internalError(error);
+    }
+    channel.keepAlive(this.#keepAliveMs);
+    return { status: HttpStatus.Ok, headers: SSE_HEADERS, sse: channel };
+  }
+
+  async #legacyPost(input: HttpInput): Promise<HttpOutput> {
+    const forbidden = this.#checkGuard(input);
+    if (forbidden !== undefined) return forbidden;
+    if (input.method !== 'POST') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'POST');
+    const sessionId = new URLSearchParams(input.query).get('sessionId');
+    if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId');
+    const entry = this.#legacy.get(sessionId);
+    if (entry === undefined) return refusalOutput('sessionNotFound');
+    const contentType = input.header('content-type');
+    if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', `got '${contentType ?? ''}'`);
+    const read = await input.readBody(this.#maxBody);
+    if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
+    if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
+    const inbound = bodyInbound(read) as Inbound;
+    if (inbound.kind === 'invalid') {
+      // TS SDK server-legacy sse.ts: a message that does not parse is 400.
+      return errorOutput(HttpStatus.BadRequest, inbound.reply);
+    }
+    // 2024-11-05 has no JSON-RPC batching (digest Part C3; batches arrived in 2025-03-26).
+    if (inbound.kind === 'batch') return refusalOutput('legacyBatch');
+    if (entry.transport.closed) return refusalOutput('sessionNotFound');
+    entry.transport._receive(inbound, extraOf(input));
+    return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  async #closeEntry(entry: StreamableEntry | LegacyEntry): Promise<void> {
+    try {
+      if (entry.session !== undefined) await entry.session.close();
+      else await entry.transport.close();
+    } catch (error) {
+      this.#logger.warn('Closing an HTTP session failed', { sessionId: entry.transport.sessionId, error });
+      await entry.transport.close();
+    }
+  }
+
+  #startReaper(): void {
+    if (this.#reaper !== undefined || this.#closed || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
+    const every = Math.min(Math.max(Math.floor(this.#idleMs / 2), 10), 60_000);
+    const timer = setInterval(() => this.#reap(Date.now()), every);
+    (timer as { unref?: () => void }).unref?.();
+    this.#reaper = timer;
+  }
+
+  /** Closes Streamable HTTP sessions idle for `sessionIdleTimeoutMs` (no request, no open stream). */
+  #reap(now: number): void {
+    if (!(this.#idleMs > 0)) return;
+    for (const entry of this.#sessions.values()) {
+      const t = entry.transport;
+      if (!t.busy && now - t.lastActivity >= this.#idleMs) {
+        this.#logger.debug('Reaping idle HTTP session', { sessionId: t.sessionId });
+        void this.#closeEntry(entry);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#reaper !== undefined) clearInterval(this.#reaper);
+    this.#reaper = undefined;
+    const all: (StreamableEntry | LegacyEntry)[] = [...this.#sessions.values(), ...this.#legacy.values()];
+    await Promise.allSettled(all.map((entry) => this.#closeEntry(entry)));
+  }
+}
+
+/**
+ * Creates the MCP HTTP handler: Streamable HTTP on `path` (POST, GET, DELETE) and, unless disabled, the
+ * 2024-11-05 HTTP+SSE transport on `/sse` + `/messages`, all serving `server`.
+ *
+ * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message or forbidden batch or
+ * second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
+ * `Host`/`Origin`; 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
+ * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 503
+ * over `maxSessions`.
+ *
+ * @param options - See {@link McpHttpHandlerOptions}; only `server` is required.
+ * @returns The handler; call `close()` when done.
+ * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
+ * @example
+ * const handler = createMcpHttpHandler({ server });
+ * export default { fetch: handler.fetch }; // Bun, Deno, workers
+ */
+export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
+  const core = new HttpCore(options);
+  const fetch = (request: Request): Promise<Response> => {
+    let input: HttpInput;
+    try {
+      input = webInput(request);
+    } catch {
+      return Promise.resolve(new Response('Bad Request', { status: HttpStatus.BadRequest, headers: TEXT_HEADERS }));
+    }
+    return core.handle(input).then(webResponse);
+  };
+  return {
+    fetch,
+    handle: fetch,
+    matches: (path: string) => core.matches(path),
+    get sessionCount(): number {
+      return core.sessionCount;
+    },
+    close: () => core.close(),
+    [HTTP_CORE]: core,
+  };
+}

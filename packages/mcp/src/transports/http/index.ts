@@ -1,0 +1,55 @@
+/**
+ * @switchboard/mcp/http — serve an McpServer over HTTP: Streamable HTTP (MCP 2025-03-26 … 2025-11-25) as a
+ * Web-standard `(Request) => Promise<Response>` handler, a Node `http` adapter, and the deprecated 2024-11-05
+ * HTTP+SSE transport beside it.
+ *
+ * @example
+ * import { serveHttp } from '@switchboard/mcp/http';
+ * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
+ * @packageDocumentation
+ */
+export {
+  createMcpHttpHandler,
+  DEFAULT_LEGACY_MESSAGES_PATH,
+  DEFAULT_LEGACY_SSE_PATH,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MCP_PATH,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SSE_KEEP_ALIVE_MS,
+  DEFAULT_SSE_RETRY_MS,
+} from './handler.js';
+export type { LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions, McpHttpServerLike } from './handler.js';
+export { serveHttp, toNodeListener } from './node.js';
+export type { NodeListener, NodeListenerOptions, ServeHttpHandle, ServeHttpOptions } from './node.js';
+export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
+export type { CloseSseStreamOptions } from './sessionTransport.js';
+export { LegacySseSessionTransport } from './legacySse.js';
+export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
+export { DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, InMemoryEventStore } from '../../stores/eventStore.js';
+export type { EventReplaySink, EventStore, InMemoryEventStoreOptions, PrimingEvent } from '../../stores/eventStore.js';
+export {
+  acceptsMediaType,
+  checkStreamableHttpHead,
+  classifyStreamableHttp,
+  isJsonContentType,
+  mediaTypeEssence,
+  modernClaim,
+  negotiateResponseShape,
+  PROTOCOL_VERSION_META_KEY,
+  STREAMABLE_HTTP_ALLOW,
+} from '../../protocol/classify.js';
+export type {
+  HttpInitializeDecision,
+  HttpListenDecision,
+  HttpMessageDecision,
+  HttpModernDecision,
+  HttpRefusalDecision,
+  HttpSessionFacts,
+  HttpTerminateDecision,
+  ResponseShape,
+  StreamableHttpDecision,
+  StreamableHttpFacts,
+} from '../../protocol/classify.js';
+export { HttpRefusal, HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
+export type { HttpRefusalName, HttpRefusalResult, HttpRefusalSpec, HttpStatusCode } from '../../protocol/httpStatus.js';

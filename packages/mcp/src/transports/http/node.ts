@@ -1,0 +1,323 @@
+/**
+ * The Node `http` adapter of the MCP HTTP handler.
+ *
+ * The default (`via: 'direct'`) drives the handler's core straight from `IncomingMessage`/`ServerResponse`: the
+ * body is read once into a buffer (bounded by `maxBodyBytes`), no `Request`/`Response` objects are built, and SSE
+ * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
+ * paths share every decision (the core), and the test suite runs through both.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import { HTTP_CORE, createMcpHttpHandler } from './handler.js';
+import type { McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
+import { isLoopbackHost } from './security.js';
+
+/** A Node request listener; with `next` (Express/Connect) requests for other paths are passed on. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/** {@link toNodeListener} options. */
+export interface NodeListenerOptions {
+  /**
+   * `direct`: the lean path (no `Request`/`Response` objects). `fetch`: convert to the Web-standard handler and
+   * back (same behaviour, slower; useful to check the portable path). @default 'direct'
+   */
+  readonly via?: 'direct' | 'fetch';
+}
+
+const TOO_LARGE: BodyRead = Object.freeze({ kind: 'tooLarge' });
+const ABORTED: BodyRead = Object.freeze({ kind: 'aborted' });
+const GONE = new Error('The client closed the connection');
+
+function ignore(): void {}
+
+/** Drains the rest of a request without keeping it (after a 413). */
+function discard(req: IncomingMessage): void {
+  req.on('error', ignore);
+  req.resume();
+}
+
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  // A body parser (express.json()) that already consumed the stream left its result on req.body.
+  const parsed = (req as { body?: unknown }).body;
+  if (parsed !== undefined && req.readableEnded) {
+    if (typeof parsed === 'string') return Promise.resolve({ kind: 'text', text: parsed });
+    if (Buffer.isBuffer(parsed)) return Promise.resolve({ kind: 'text', text: parsed.toString('utf8') });
+    return Promise.resolve({ kind: 'parsed', value: parsed });
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    discard(req);
+    return Promise.resolve(TOO_LARGE);
+  }
+  return new Promise<BodyRead>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (result: BodyRead): void => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        // Bounded buffering: stop keeping bytes as soon as the limit is passed.
+        finish(TOO_LARGE);
+        discard(req);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      finish({ kind: 'text', text: bytes.toString('utf8') });
+    };
+    const onAbort = (): void => finish(ABORTED);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onAbort);
+  });
+}
+
+function nodeInput(req: IncomingMessage): HttpInput {
+  let url = req.url ?? '/';
+  if (url.charCodeAt(0) !== 47 /* '/' */) {
+    try {
+      const absolute = new URL(url);
+      url = absolute.pathname + absolute.search;
+    } catch {
+      url = '/';
+    }
+  }
+  const q = url.indexOf('?');
+  const headers = req.headers;
+  return {
+    method: req.method ?? 'GET',
+    path: q === -1 ? url : url.slice(0, q),
+    query: q === -1 ? '' : url.slice(q + 1),
+    header(name: string): string | undefined {
+      const value = headers[name];
+      return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : value;
+    },
+    headers(): Record<string, string> {
+      const out: Record<string, string> = {};
+      for (const [key, value] of Object.entries(headers)) {
+        if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return out;
+    },
+    readBody: (maxBytes: number) => readNodeBody(req, maxBytes),
+    authInfo: (req as { auth?: unknown }).auth,
+  };
+}
+
+function writeNode(res: ServerResponse, output: HttpOutput): void {
+  const channel = output.sse;
+  if (res.destroyed) {
+    channel?.detach();
+    return;
+  }
+  if (channel === undefined) {
+    res.statusCode = output.status;
+    const headers = output.headers;
+    for (const key of Object.keys(headers)) res.setHeader(key, headers[key] as string);
+    res.end(output.body);
+    return;
+  }
+  // Field bug B27: a write racing a disconnect must never surface as an uncaught 'error'.
+  res.on('error', ignore);
+  res.on('close', () => channel.detach());
+  res.writeHead(output.status, output.headers);
+  res.flushHeaders();
+  channel.attach({
+    write(chunk: string): void {
+      if (res.destroyed || res.writableEnded) throw GONE;
+      res.write(chunk);
+    },
+    end(): void {
+      if (!res.writableEnded) res.end();
+    },
+  });
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'http2-settings']);
+
+async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(key)) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else headers.set(key, value);
+  }
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers };
+  if (hasBody) {
+    init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
+    init.duplex = 'half';
+  }
+  const response = await handler.fetch(new Request(`http://localhost${req.url ?? '/'}`, init));
+  if (res.destroyed) {
+    await response.body?.cancel().catch(ignore);
+    return;
+  }
+  res.on('error', ignore);
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    out[key] = value;
+  });
+  res.writeHead(response.status, out);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = body.getReader();
+  res.on('close', () => {
+    reader.cancel().catch(ignore);
+  });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      res.write(value);
+    }
+  } catch {
+    // The stream was cancelled because the client left.
+  }
+  if (!res.writableEnded) res.end();
+}
+
+/**
+ * Adapts an MCP HTTP handler to Node's `http` (or Express/Connect: with `next`, other paths are passed on).
+ *
+ * @param handler - From {@link createMcpHttpHandler}.
+ * @param options - `via`: `direct` (default, lean) or `fetch` (through `Request`/`Response`).
+ * @returns A request listener.
+ * @example
+ * const handler = createMcpHttpHandler({ server });
+ * http.createServer(toNodeListener(handler)).listen(3000, '127.0.0.1');
+ */
+export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOptions = {}): NodeListener {
+  const core = handler[HTTP_CORE];
+  const fail = (res: ServerResponse, error: unknown): void => {
+    core.logger.error('MCP HTTP adapter failed', { error });
+    if (!res.headersSent && !res.destroyed) {
+      res.statusCode = 500;
+      res.end();
+    } else if (!res.writableEnded) res.destroy();
+  };
+  if (options.via === 'fetch') {
+    return (req, res, next) => {
+      if (next !== undefined && !core.matches(pathOf(req.url))) {
+        next();
+        return;
+      }
+      viaFetch(handler, req, res).catch((error: unknown) => fail(res, error));
+    };
+  }
+  return (req, res, next) => {
+    const input = nodeInput(req);
+    if (next !== undefined && !core.matches(input.path)) {
+      next();
+      return;
+    }
+    core.handle(input).then(
+      (output) => writeNode(res, output),
+      (error: unknown) => fail(res, error),
+    );
+  };
+}
+
+function pathOf(url: string | undefined): string {
+  const u = url ?? '/';
+  const q = u.indexOf('?');
+  return q === -1 ? u : u.slice(0, q);
+}
+
+/** {@link serveHttp} options: the handler's options plus where to listen. */
+export interface ServeHttpOptions extends McpHttpHandlerOptions {
+  /** TCP port; `0` picks a free one (read it from the result). @default 0 */
+  readonly port?: number;
+  /** Bind address. Loopback by default: local servers SHOULD bind localhost (MCP 2025-11-25 basic/transports.mdx "Security Warning"). @default '127.0.0.1' */
+  readonly host?: string;
+  /** See {@link NodeListenerOptions.via}. @default 'direct' */
+  readonly via?: 'direct' | 'fetch';
+}
+
+/** A running server from {@link serveHttp}. */
+export interface ServeHttpHandle {
+  /** The endpoint URL, e.g. `http://127.0.0.1:41234/mcp`. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** The bound address as given. */
+  readonly host: string;
+  /** The handler (sessions, close). */
+  readonly handler: McpHttpHandler;
+  /** The underlying Node server. */
+  readonly httpServer: Server;
+  /** Closes every session, stops listening and drops open connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves an McpServer over HTTP with Node's `http` module: Streamable HTTP at `path` (default `/mcp`) and the
+ * legacy HTTP+SSE transport at `/sse` + `/messages`.
+ *
+ * DNS-rebinding protection (`Host`/`Origin` validation) is on by default when `host` is a loopback address, or
+ * when `allowedHosts` is given; bound elsewhere without `allowedHosts` it is off (set it explicitly).
+ *
+ * @param options - Handler options plus `port` (default 0) and `host` (default `127.0.0.1`).
+ * @returns Once listening: the URL, the port and `close()`.
+ * @throws Error the `listen` error (e.g. `EADDRINUSE`).
+ * @example
+ * const { url, close } = await serveHttp({ server, port: 3000 });
+ * // … later
+ * await close();
+ */
+export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
+  const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
+  if (!protection && !isLoopbackHost(host)) {
+    handler[HTTP_CORE].logger.warn(`MCP HTTP server bound to '${host}' without Host validation; set allowedHosts to enable it`);
+  }
+  const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}${options.path ?? '/mcp'}`,
+    port,
+    host,
+    handler,
+    httpServer,
+    close(): Promise<void> {
+      closing ??= (async () => {
+        await handler.close();
+        await new Promise<void>((resolve) => {
+          httpServer.close(() => resolve());
+          httpServer.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

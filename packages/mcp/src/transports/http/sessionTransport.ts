@@ -1,0 +1,583 @@
+/**
+ * The server side of one Streamable HTTP session (MCP 2025-03-26 … 2025-11-25): the {@link Transport} an
+ * McpServer session runs on. Inbound messages arrive from POSTs routed here by the HTTP handler; outbound
+ * messages are routed to the stream they belong to:
+ *
+ * - a response → the stream of the POST that carried its request;
+ * - a request or notification with `relatedRequestId` → that request's stream (MCP 2025-11-25
+ *   basic/transports.mdx "Sending Messages to the Server" item 6: "related to the originating client request");
+ * - anything else → the standalone GET stream ("Listening for Messages from the Server").
+ *
+ * Each message goes on exactly one stream ("Multiple Connections" item 2). With an event store, every SSE event
+ * carries an id `<streamId>.<n>` (unique within the session, encoding the stream: "Resumability and
+ * Redelivery" item 1) and is stored whether or not the client is connected, so a client that lost a stream
+ * resumes it with `GET` + `Last-Event-ID`. Disconnection is not cancellation (same section, item 7 of "Sending
+ * Messages"; field bug B27): the handler keeps running and its response is stored.
+ */
+import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import type {
+  Inbound,
+  JsonRpcErrorResponse,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  Logger,
+  Transport,
+  TransportMessageExtra,
+  TransportSendOptions,
+} from '@switchboard/jsonrpc';
+import type { ResponseShape } from '../../protocol/classify.js';
+import { HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
+import type { HttpRefusalName } from '../../protocol/httpStatus.js';
+import { REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
+import type { EventStore, PrimingEvent } from '../../stores/eventStore.js';
+import type { HttpOutput } from './exchange.js';
+import { JSON_HEADERS } from './exchange.js';
+import { SSE_HEADERS, SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+
+/** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
+export interface CloseSseStreamOptions {
+  /**
+   * The `retry` field (ms) sent just before closing: how long the client waits before it reconnects with
+   * `GET` + `Last-Event-ID` (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6).
+   * @default the handler's `sseRetryMs` (1000)
+   */
+  readonly retryMs?: number;
+}
+
+/** @internal Construction options, supplied by the HTTP handler. */
+export interface SessionTransportInit {
+  readonly sessionId: string;
+  readonly eventStore: EventStore | undefined;
+  readonly logger: Logger;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
+}
+
+type StreamKind = 'sse' | 'json' | 'standalone';
+
+interface OutStream {
+  readonly id: string;
+  readonly kind: StreamKind;
+  /** The live connection; `undefined` while the client is away (then events are only stored). */
+  channel: SseChannel | undefined;
+  /** Request ids still unanswered on this stream. */
+  readonly pending: Set<JsonRpcId>;
+  readonly resumable: boolean;
+  /** Whether the client holds an event id of this stream (so it can resume it). */
+  hasEventId: boolean;
+  /** Orders writes behind an asynchronous event store. */
+  chain: Promise<void> | undefined;
+  done: boolean;
+  /** JSON streams: what to answer with. */
+  readonly collected: JsonRpcMessage[];
+  /** JSON streams: called once with the collected messages, or `undefined` when the session closed first. */
+  resolve: ((collected: JsonRpcMessage[] | undefined) => void) | undefined;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const PRIMING: PrimingEvent = Object.freeze({});
+
+function isPriming(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && !Object.hasOwn(message, 'jsonrpc');
+}
+
+function newStream(id: string, kind: StreamKind, channel: SseChannel | undefined, resumable: boolean): OutStream {
+  return { id, kind, channel, pending: new Set(), resumable, hasEventId: false, chain: undefined, done: false, collected: [], resolve: undefined };
+}
+
+/**
+ * One Streamable HTTP session's transport. Created by the HTTP handler on `initialize`; reachable from a
+ * handler as `ctx.session?.transport` (see {@link closeRequestSseStream}).
+ */
+export class StreamableHttpSessionTransport implements Transport {
+  /** The session id sent as `Mcp-Session-Id` (`crypto.randomUUID()`). */
+  readonly sessionId: string;
+  onmessage: Transport['onmessage'] = undefined;
+  onerror: Transport['onerror'] = undefined;
+  onclose: Transport['onclose'] = undefined;
+
+  readonly #store: EventStore | undefined;
+  readonly #logger: Logger;
+  readonly #retryMs: number;
+  readonly #keepAliveMs: number;
+  readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
+  readonly #prefix: string;
+  readonly #sseHeaders: Readonly<Record<string, string>>;
+  readonly #jsonHeaders: Readonly<Record<string, string>>;
+  readonly #acceptedHeaders: Readonly<Record<string, string>>;
+  /** Live POST streams by stream id. */
+  readonly #streams = new Map<string, OutStream>();
+  /** The stream of each unanswered request. */
+  readonly #byRequest = new Map<JsonRpcId, OutStream>();
+  #standalone: OutStream | undefined = undefined;
+  #counter = 0;
+  #closed = false;
+  #initId: JsonRpcId | undefined = undefined;
+  #protocolVersion: string | undefined = undefined;
+  #lastActivity = Date.now();
+
+  /** @internal Created by the HTTP handler. */
+  constructor(init: SessionTransportInit) {
+    this.sessionId = init.sessionId;
+    this.#store = init.eventStore;
+    this.#logger = init.logger;
+    this.#retryMs = init.retryMs;
+    this.#keepAliveMs = init.keepAliveMs;
+    this.#onClosed = init.onClosed;
+    this.#prefix = `${init.sessionId}.`;
+    this.#sseHeaders = Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId });
+    this.#jsonHeaders = Object.freeze({ ...JSON_HEADERS, 'mcp-session-id': init.sessionId });
+    this.#acceptedHeaders = Object.freeze({ 'mcp-session-id': init.sessionId });
+  }
+
+  /** The revision negotiated by `initialize` (read from its result); `undefined` until it succeeded. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /** Whether the session is closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** @internal `Date.now()` of the last inbound HTTP request. */
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
+
+  /** @internal Whether a request is in flight or a stream is connected (such a session is never idle). */
+  get busy(): boolean {
+    if (this.#byRequest.size > 0) return true;
+    if (this.#standalone?.channel?.open === true) return true;
+    for (const stream of this.#streams.values()) if (stream.channel?.open === true) return true;
+    return false;
+  }
+
+  /** Nothing to start: the HTTP handler feeds inbound messages. */
+  start(): Promise<void> {
+    return RESOLVED;
+  }
+
+  /**
+   * Routes one message (or each member of a batch) to its stream; see the module documentation.
+   * Resolves once written or stored; a response whose stream is gone and cannot be stored is dropped (logged).
+   * @throws JsonRpcLocalError `connection_closed` after {@link close}; `send_failed` for a server→client request
+   *   that can never reach the client (its request is answered as a single JSON body, or the client has no GET
+   *   stream), so the caller fails fast instead of hanging (field bug B25).
+   */
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) {
+      return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `Session closed: '${this.sessionId}'`));
+    }
+    try {
+      if (Array.isArray(message)) for (const m of message as readonly JsonRpcMessage[]) this.#route(m, options?.relatedRequestId);
+      else this.#route(message as JsonRpcMessage, options?.relatedRequestId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return RESOLVED;
+  }
+
+  /**
+   * Closes the POST SSE stream of `requestId` on purpose, after sending `retry` — the 2025-11-25 "SSE polling"
+   * pattern: the client reconnects with `GET` + `Last-Event-ID` and receives what was produced meanwhile
+   * (including the response). The request keeps running.
+   *
+   * Only possible when the client can resume: the stream carries event ids (an event store is configured) and
+   * the client already received one (the priming event of a 2025-11-25 session, or any event).
+   *
+   * @param requestId - The id of a request in flight on this session (`ctx.requestId` in a handler).
+   * @returns Whether a stream was closed.
+   * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
+   * @example
+   * server.tool('slow', {}, async (_args, ctx) => {
+   *   const t = ctx.session?.transport;
+   *   if (t instanceof StreamableHttpSessionTransport) t.closeSseStream(ctx.requestId, { retryMs: 500 });
+   *   return { content: [{ type: 'text', text: await longWork() }] };
+   * });
+   */
+  closeSseStream(requestId: JsonRpcId, options: CloseSseStreamOptions = {}): boolean {
+    const stream = this.#byRequest.get(requestId);
+    if (stream === undefined || stream.kind !== 'sse') return false;
+    return this.#closeStream(stream, options.retryMs);
+  }
+
+  /**
+   * Closes the standalone GET stream on purpose, after sending `retry`; the client reconnects (with
+   * `Last-Event-ID` when it holds one) and nothing stored meanwhile is lost.
+   * @returns Whether a stream was closed.
+   */
+  closeStandaloneSseStream(options: CloseSseStreamOptions = {}): boolean {
+    const stream = this.#standalone;
+    return stream === undefined ? false : this.#closeStream(stream, options.retryMs);
+  }
+
+  #closeStream(stream: OutStream, retryMs: number | undefined): boolean {
+    const channel = stream.channel;
+    if (channel === undefined || !stream.resumable || !stream.hasEventId) return false;
+    stream.channel = undefined;
+    channel.write(formatRetry(retryMs ?? this.#retryMs));
+    channel.end();
+    return true;
+  }
+
+  /**
+   * Closes the session's streams and the transport; idempotent. Pending JSON answers get 404 "Session not found".
+   */
+  close(): Promise<void> {
+    if (this.#closed) return RESOLVED;
+    this.#closed = true;
+    const store = this.#store;
+    const all = [...this.#streams.values()];
+    if (this.#standalone !== undefined) all.push(this.#standalone);
+    for (const stream of new Set([...all, ...this.#byRequest.values()])) {
+      stream.done = true;
+      stream.channel?.end();
+      stream.channel = undefined;
+      stream.resolve?.(undefined);
+      stream.resolve = undefined;
+      if (store?.deleteStream !== undefined && stream.kind !== 'json') this.#settle(store.deleteStream(stream.id));
+    }
+    this.#streams.clear();
+    this.#byRequest.clear();
+    this.#standalone = undefined;
+    try {
+      this.#onClosed(this);
+    } finally {
+      this.onclose?.();
+    }
+    return RESOLVED;
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Inbound (called by the HTTP handler)
+
+  /**
+   * @internal Dispatches the `initialize` request and resolves with the HTTP answer once its response exists.
+   * The answer carries `Mcp-Session-Id` only when initialize succeeded (MCP 2025-11-25 basic/transports.mdx
+   * "Session Management" item 1: the id is assigned on the response carrying the InitializeResult).
+   */
+  _initialize(request: JsonRpcRequest, respondWith: ResponseShape, extra: TransportMessageExtra): Promise<HttpOutput> {
+    this.#touch();
+    this.#initId = request.id;
+    const stream = newStream(`${this.#prefix}init`, 'json', undefined, false);
+    const answered = new Promise<JsonRpcMessage[] | undefined>((resolve) => {
+      stream.resolve = resolve;
+    });
+    stream.pending.add(request.id);
+    this.#byRequest.set(request.id, stream);
+    this.#deliver({ kind: 'request', message: request }, extra);
+    return answered.then((collected) => {
+      if (collected === undefined) return this.#refusalOutput('sessionNotFound', request.id);
+      const headers = this.#protocolVersion === undefined
+        ? respondWith === 'sse' ? SSE_HEADERS : JSON_HEADERS
+        : respondWith === 'sse' ? this.#sseHeaders : this.#jsonHeaders;
+      const body = respondWith === 'sse' ? sseBody(collected) : jsonBody(collected, false);
+      return { status: HttpStatus.Ok, headers, body };
+    });
+  }
+
+  /**
+   * @internal Handles a classified POST: hands the messages to the session and answers 202, a JSON body, or an
+   * SSE stream that ends after the last response.
+   */
+  _post(
+    inbound: Inbound,
+    requestIds: readonly JsonRpcId[],
+    replies: readonly JsonRpcErrorResponse[],
+    batch: boolean,
+    respondWith: ResponseShape | 'accepted',
+    extra: TransportMessageExtra,
+  ): HttpOutput | Promise<HttpOutput> {
+    this.#touch();
+    if (respondWith === 'accepted') {
+      this.#deliver(inbound, extra);
+      // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
+      return { status: HttpStatus.Accepted, headers: this.#acceptedHeaders };
+    }
+    for (const id of requestIds) {
+      if (this.#byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
+    }
+    if (respondWith === 'json') {
+      const stream = newStream('', 'json', undefined, false);
+      const answered = new Promise<JsonRpcMessage[] | undefined>((resolve) => {
+        stream.resolve = resolve;
+      });
+      for (const reply of replies) stream.collected.push(reply);
+      this.#register(stream, requestIds);
+      this.#deliver(inbound, extra);
+      if (requestIds.length === 0) this.#complete(stream);
+      return answered.then((collected) =>
+        collected === undefined
+          ? this.#refusalOutput('sessionNotFound')
+          : { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: jsonBody(collected, batch) });
+    }
+
+    const channel = new SseChannel();
+    const stream = newStream(`${this.#prefix}${++this.#counter}`, 'sse', channel, this.#store !== undefined);
+    channel.ondetach = () => this.#detached(stream, channel);
+    this.#streams.set(stream.id, stream);
+    this.#register(stream, requestIds);
+    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: prime the stream with an
+    // event id and empty data (only for 2025-11-25 sessions: older clients choke on empty data; the TS SDK
+    // makes the same cut).
+    if (stream.resumable && this.#primes()) this.#emit(stream, PRIMING);
+    for (const reply of replies) this.#emit(stream, reply);
+    this.#deliver(inbound, extra);
+    if (requestIds.length === 0) this.#complete(stream);
+    return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
+  }
+
+  /**
+   * @internal Handles a GET: opens the standalone stream (409 when one is connected), or resumes a stream from
+   * `lastEventId` (MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery" items 2–4: replay what came
+   * after that event on that stream only, then go on with it if it is still live).
+   */
+  _listen(lastEventId: string | undefined): HttpOutput | Promise<HttpOutput> {
+    this.#touch();
+    if (lastEventId !== undefined) return this.#resume(lastEventId);
+    const current = this.#standalone;
+    if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
+    const channel = new SseChannel();
+    const stream = current ?? newStream(`${this.#prefix}0`, 'standalone', undefined, this.#store !== undefined);
+    this.#standalone = stream;
+    stream.channel = channel;
+    channel.ondetach = () => this.#detached(stream, channel);
+    channel.keepAlive(this.#keepAliveMs);
+    return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
+  }
+
+  async #resume(lastEventId: string): Promise<HttpOutput> {
+    const store = this.#store;
+    if (store === undefined) return this.#refusalOutput('resumabilityDisabled');
+    try {
+      if (store.getStreamIdForEventId !== undefined) {
+        const owner = await store.getStreamIdForEventId(lastEventId);
+        // Another session's event ids are unknown here: never replay across sessions.
+        if (owner === undefined || owner === '' || !owner.startsWith(this.#prefix)) return this.#refusalOutput('unknownLastEventId');
+      }
+      const channel = new SseChannel();
+      const streamId = await store.replayEventsAfter(lastEventId, {
+        send: (eventId, message) => {
+          if (!isPriming(message)) channel.write(formatMessageEvent(JSON.stringify(message), eventId));
+        },
+      });
+      if (streamId === undefined || streamId === '' || !streamId.startsWith(this.#prefix)) {
+        return this.#refusalOutput('unknownLastEventId');
+      }
+      if (this.#closed) return this.#refusalOutput('sessionNotFound');
+      const live = this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined);
+      if (live === undefined || live.done) {
+        // The stream is complete: the replay is all there is.
+        channel.end();
+      } else {
+        // The resuming connection replaces whatever connection the stream had.
+        const previous = live.channel;
+        live.channel = channel;
+        live.hasEventId = true;
+        channel.ondetach = () => this.#detached(live, channel);
+        previous?.end();
+        if (live.kind === 'standalone') channel.keepAlive(this.#keepAliveMs);
+      }
+      return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
+    } catch (error) {
+      this.#logger.error('Event store failed during SSE resumption', { sessionId: this.sessionId, error });
+      return this.#refusalOutput('unknownLastEventId');
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Internals
+
+  #touch(): void {
+    this.#lastActivity = Date.now();
+  }
+
+  #primes(): boolean {
+    const version = this.#protocolVersion;
+    return version !== undefined && isLegacyRevision(version) && REVISION_FEATURES[version].ssePriming;
+  }
+
+  #register(stream: OutStream, requestIds: readonly JsonRpcId[]): void {
+    for (const id of requestIds) {
+      stream.pending.add(id);
+      this.#byRequest.set(id, stream);
+    }
+  }
+
+  #deliver(inbound: Inbound, extra: TransportMessageExtra): void {
+    try {
+      this.onmessage?.(inbound, extra);
+    } catch (error) {
+      this.#logger.error('Session message handler threw', { sessionId: this.sessionId, error });
+    }
+  }
+
+  #detached(stream: OutStream, channel: SseChannel): void {
+    if (stream.channel !== channel) return;
+    stream.channel = undefined;
+    // Field bug B27: the client left mid-call. Not a cancellation (MCP 2025-11-25 basic/transports.mdx "Sending
+    // Messages to the Server" item 7); the request keeps running and what it sends is stored for resumption.
+    if (!stream.resumable && stream.pending.size > 0) {
+      this.#logger.debug('SSE client disconnected; responses on this stream will be dropped (no event store)', {
+        sessionId: this.sessionId,
+        streamId: stream.id,
+      });
+    }
+  }
+
+  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined): void {
+    if ('method' in message) {
+      const isRequest = 'id' in message;
+      const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
+      if (related !== undefined) {
+        if (related.kind !== 'json') return this.#emit(related, message);
+        if (isRequest) {
+          throw new JsonRpcLocalError(
+            LocalErrorCode.SendFailed,
+            `Cannot send '${message.method}' to the client: its request is answered with a single JSON body, which cannot carry server-to-client requests`,
+          );
+        }
+        // A JSON answer carries only the response: related notifications (progress, log) have no channel.
+        return;
+      }
+      const standalone = this.#standalone;
+      if (standalone !== undefined && (standalone.channel !== undefined || standalone.resumable)) {
+        return this.#emit(standalone, message);
+      }
+      if (isRequest) {
+        throw new JsonRpcLocalError(
+          LocalErrorCode.SendFailed,
+          `Cannot send '${message.method}' to the client: no open stream (the client has no GET stream on session '${this.sessionId}')`,
+        );
+      }
+      this.#logger.debug('Notification dropped: the client has no GET stream', { sessionId: this.sessionId, method: message.method });
+      return;
+    }
+
+    const id = message.id;
+    const stream = id === null ? undefined : this.#byRequest.get(id);
+    if (stream === undefined || id === null) {
+      this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.sessionId, id });
+      return;
+    }
+    this.#byRequest.delete(id);
+    stream.pending.delete(id);
+    if (id === this.#initId && 'result' in message) {
+      this.#initId = undefined;
+      const version = (message.result as { protocolVersion?: unknown } | null)?.protocolVersion;
+      if (typeof version === 'string') this.#protocolVersion = version;
+    }
+    if (stream.kind === 'json') stream.collected.push(message);
+    else this.#emit(stream, message);
+    if (stream.pending.size === 0) this.#complete(stream);
+  }
+
+  /** Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store. */
+  #emit(stream: OutStream, message: JsonRpcMessage | PrimingEvent): void {
+    const store = this.#store;
+    const priming = message === PRIMING;
+    const json = priming ? '' : JSON.stringify(message);
+    if (!stream.resumable || store === undefined) {
+      if (!priming) stream.channel?.write(formatMessageEvent(json));
+      return;
+    }
+    let stored: string | Promise<string>;
+    try {
+      stored = store.storeEvent(stream.id, message);
+    } catch (error) {
+      this.#logger.error('Event store failed; event sent without an id', { sessionId: this.sessionId, error });
+      if (!priming) stream.channel?.write(formatMessageEvent(json));
+      return;
+    }
+    if (typeof stored === 'string' && stream.chain === undefined) {
+      this.#writeEvent(stream, json, stored, priming);
+      return;
+    }
+    const next = (stream.chain ?? RESOLVED)
+      .then(() => stored)
+      .then(
+        (eventId) => this.#writeEvent(stream, json, eventId, priming),
+        (error: unknown) => {
+          this.#logger.error('Event store failed; event dropped', { sessionId: this.sessionId, error });
+        },
+      );
+    stream.chain = next;
+    void next.then(() => {
+      if (stream.chain === next) stream.chain = undefined;
+    });
+  }
+
+  #writeEvent(stream: OutStream, json: string, eventId: string, priming: boolean): void {
+    const channel = stream.channel;
+    if (channel === undefined) return;
+    const text = priming ? formatPrimingEvent(eventId, this.#retryMs) : formatMessageEvent(json, eventId);
+    if (channel.write(text)) stream.hasEventId = true;
+  }
+
+  #complete(stream: OutStream): void {
+    stream.done = true;
+    if (stream.kind === 'json') {
+      const resolve = stream.resolve;
+      stream.resolve = undefined;
+      resolve?.(stream.collected);
+      return;
+    }
+    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: after the last response the
+    // server SHOULD terminate the stream.
+    const finish = (): void => {
+      stream.channel?.end();
+      stream.channel = undefined;
+      this.#streams.delete(stream.id);
+    };
+    if (stream.chain === undefined) finish();
+    else void stream.chain.then(finish);
+  }
+
+  #refusalOutput(name: HttpRefusalName, id: JsonRpcId | null = null): HttpOutput {
+    const { httpStatus, jsonrpcError } = httpRefusal(name, id);
+    return { status: httpStatus, headers: JSON_HEADERS, body: JSON.stringify(jsonrpcError) };
+  }
+
+  #settle(result: void | Promise<void>): void {
+    if (result !== undefined) {
+      result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
+    }
+  }
+}
+
+function jsonBody(collected: readonly JsonRpcMessage[], batch: boolean): string {
+  return JSON.stringify(!batch && collected.length === 1 ? collected[0] : collected);
+}
+
+function sseBody(collected: readonly JsonRpcMessage[]): string {
+  let out = '';
+  for (const message of collected) out += formatMessageEvent(JSON.stringify(message));
+  return out;
+}
+
+/**
+ * Closes the POST SSE stream of the request a handler is serving, so the client reconnects with
+ * `GET` + `Last-Event-ID` (the 2025-11-25 "SSE polling" pattern; conformance `test_reconnection`). Does nothing
+ * (returns `false`) on other transports or when the client could not resume.
+ *
+ * @param ctx - The handler's context (`ctx.session`, `ctx.requestId`).
+ * @param options - `retryMs`: the reconnection delay hint.
+ * @returns Whether a stream was closed.
+ * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
+ * @example
+ * server.tool('poll_me', {}, async (_args, ctx) => {
+ *   closeRequestSseStream(ctx, { retryMs: 500 });
+ *   await sleep(100);
+ *   return { content: [{ type: 'text', text: 'done' }] };
+ * });
+ */
+export function closeRequestSseStream(
+  ctx: { readonly session?: { readonly transport: Transport } | undefined; readonly requestId: JsonRpcId },
+  options?: CloseSseStreamOptions,
+): boolean {
+  const transport = ctx.session?.transport;
+  return transport instanceof StreamableHttpSessionTransport ? transport.closeSseStream(ctx.requestId, options) : false;
+}
