@@ -107,15 +107,9 @@ async function elicitAndRender(ctx, params, prefix) {
 function closeRequestStream(ctx) {
   /** @type {any} */
   const transport = ctx.session?.transport;
-  if (typeof transport?.closeSseStream === 'function') {
-    transport.closeSseStream(ctx.requestId, { retryMs: RECONNECT_RETRY_MS });
-    return true;
-  }
-  if (typeof transport?.closeSSEStream === 'function') {
-    transport.closeSSEStream(ctx.requestId, { retryMs: RECONNECT_RETRY_MS });
-    return true;
-  }
-  return false;
+  // Duck-typed (StreamableHttpSessionTransport#closeSseStream) so the stdio path never loads the HTTP module.
+  if (typeof transport?.closeSseStream !== 'function') return false;
+  return Boolean(transport.closeSseStream(ctx.requestId, { retryMs: RECONNECT_RETRY_MS }));
 }
 
 /**
