@@ -280,7 +280,12 @@ function checkSession(facts: StreamableHttpFacts): HttpRefusalDecision | undefin
 /**
  * Field bug B22; MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": absent ⇒ the session's negotiated
  * version is used (2025-03-26 only when nothing else is known, which a session never is); a value that is not a
- * revision ⇒ 400; a revision other than the negotiated one ⇒ 400.
+ * revision ⇒ 400; a header-carrying revision (2025-06-18+) other than the negotiated one ⇒ 400.
+ *
+ * Tolerated: a value naming a revision that never defined the header (2024-11-05, 2025-03-26). Such a value
+ * is the spec's own "assume 2025-03-26" fallback spelled out, not a claim a real client of that revision makes; the
+ * official conformance suite 0.1.16 sends `2025-03-26` on its 2025-11-25 sessions (`server-sse-multiple-streams`,
+ * `server-sse-polling`) and the TS SDK accepts any supported value. It is served as the negotiated version.
  */
 function checkProtocolVersionHeader(header: string | undefined, session: HttpSessionFacts): HttpRefusalDecision | undefined {
   if (header === undefined) return undefined;
@@ -289,10 +294,9 @@ function checkProtocolVersionHeader(header: string | undefined, session: HttpSes
     return refuse('unsupportedProtocolVersion', null, `'${value}'`, { supported: [...LEGACY_REVISIONS], requested: value });
   }
   const negotiated = session.protocolVersion;
-  if (negotiated !== undefined && value !== negotiated) {
-    return refuse('protocolVersionMismatch', null, `'${value}' instead of '${negotiated}'`);
-  }
-  return undefined;
+  if (negotiated === undefined || value === negotiated) return undefined;
+  if (isLegacyRevision(value) && !REVISION_FEATURES[value].protocolVersionHeader) return undefined;
+  return refuse('protocolVersionMismatch', null, `'${value}' instead of '${negotiated}'`);
 }
 
 function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
