@@ -200,8 +200,9 @@ export async function measureColdStart(row, { extraArgs = [] } = {}) {
     const init = new Promise((resolve, reject) => client.call('init', JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'switchboard-bench', version: '1.0.0' } } }), (err, msg) => (err ? reject(err) : resolve([performance.now(), msg]))));
     client.write('{"jsonrpc":"2.0","method":"notifications/initialized"}');
     const call = new Promise((resolve, reject) => client.call(1, echoRequest(1, text), (err, msg) => (err ? reject(err) : resolve([performance.now(), msg]))));
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('cold start: no reply in 20 s')), 20000));
-    const [[tInit, initMsg], [tCall, callMsg]] = await Promise.race([Promise.all([init, call]), timeout]);
+    let timer;
+    const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('cold start: no reply in 20 s')), 20000)));
+    const [[tInit, initMsg], [tCall, callMsg]] = await Promise.race([Promise.all([init, call]), timeout]).finally(() => clearTimeout(timer));
     const bad = initMsg.error ? `initialize: ${initMsg.error.message}` : checkEcho(callMsg, text);
     return { ok: !bad, failures: bad ? 1 : 0, firstFailure: bad, initializeMs: tInit - t0, firstCallMs: tCall - t0 };
   } catch (err) {

@@ -250,6 +250,7 @@ export async function renderReport(file, resultsDir) {
 
 /** Grouped bars of every ratio to the raw floor, one panel per metric (vega-lite → vega → SVG). */
 export async function renderChart(data) {
+  const cellOrder = [...new Set(data.map((d) => d.cell))];
   const vl = await import('vega-lite');
   const vega = await import('vega');
   const spec = {
@@ -263,17 +264,18 @@ export async function renderChart(data) {
         {
           mark: { type: 'bar', tooltip: true },
           encoding: {
-            x: { field: 'cell', type: 'nominal', title: null, axis: { labelAngle: -30, labelLimit: 220 } },
+            x: { field: 'cell', type: 'nominal', title: null, sort: cellOrder, axis: { labelAngle: -30, labelLimit: 220 } },
             xOffset: { field: 'server', type: 'nominal' },
-            y: { field: 'ratio', type: 'quantitative', title: '× raw floor', scale: { type: 'log' } },
-            color: { field: 'server', type: 'nominal', title: 'server', scale: { scheme: 'tableau10' } },
+            y: { field: 'ratio', type: 'quantitative', title: '× raw floor (log)', scale: { type: 'log' } },
+            y2: { datum: 1 },
+            color: { field: 'server', type: 'nominal', title: 'server', scale: { scheme: 'tableau10' }, legend: { labelLimit: 320 } },
           },
         },
         { mark: { type: 'rule', color: '#333', strokeDash: [4, 3] }, encoding: { y: { datum: 1 } } },
       ],
     },
     resolve: { scale: { y: 'independent' } },
-    title: { text: 'Each server ÷ the raw floor, same cell, same run (log scale; 1 = raw floor)', anchor: 'start' },
+    title: { text: 'Each server ÷ the raw floor of its transport, same cell, same run (bars start at 1 = raw floor; log scale)', anchor: 'start' },
     config: { font: 'sans-serif', view: { stroke: null } },
   };
   const compiled = vl.compile(spec).spec;
