@@ -168,7 +168,7 @@ export function mediaTypeEssence(value: string | undefined): string | undefined 
  * @example isJsonContentType('application/json;charset=UTF-8') // true
  */
 export function isJsonContentType(value: string | undefined): boolean {
-  return mediaTypeEssence(value) === 'application/json';
+  return value === 'application/json' || mediaTypeEssence(value) === 'application/json';
 }
 
 /**
@@ -215,10 +215,20 @@ export function acceptsMediaType(accept: string | undefined, type: string): bool
  * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" items 2 and 5
  */
 export function negotiateResponseShape(accept: string | undefined, mode: ResponseShape): ResponseShape | undefined {
-  if (mode === 'sse' && acceptsMediaType(accept, 'text/event-stream')) return 'sse';
-  if (acceptsMediaType(accept, 'application/json')) return 'json';
-  return undefined;
+  // A one-entry memo (clients send the same Accept on every request); the function stays pure.
+  if (accept === lastAccept && mode === lastMode) return lastShape;
+  let shape: ResponseShape | undefined;
+  if (mode === 'sse' && acceptsMediaType(accept, 'text/event-stream')) shape = 'sse';
+  else if (acceptsMediaType(accept, 'application/json')) shape = 'json';
+  lastAccept = accept;
+  lastMode = mode;
+  lastShape = shape;
+  return shape;
 }
+
+let lastAccept: string | undefined = '\u0000';
+let lastMode: ResponseShape | undefined = undefined;
+let lastShape: ResponseShape | undefined = undefined;
 
 // ---------------------------------------------------------------------------------------------------------
 // Era

@@ -155,14 +155,24 @@ function refusalOutput(name: HttpRefusalName, detail?: string, allow?: string): 
   return errorOutput(httpStatus, jsonrpcError, allow);
 }
 
+/** The {@link TransportMessageExtra} of one request; headers are collected only if someone reads them. */
+class LazyExtra implements TransportMessageExtra {
+  readonly authInfo: unknown;
+  readonly #input: HttpInput;
+  #headers: Record<string, string> | undefined = undefined;
+
+  constructor(input: HttpInput) {
+    this.#input = input;
+    this.authInfo = input.authInfo;
+  }
+
+  get headers(): Record<string, string> {
+    return (this.#headers ??= this.#input.headers());
+  }
+}
+
 function extraOf(input: HttpInput): TransportMessageExtra {
-  let headers: Record<string, string> | undefined;
-  return {
-    authInfo: input.authInfo,
-    get headers(): Record<string, string> {
-      return (headers ??= input.headers());
-    },
-  };
+  return new LazyExtra(input);
 }
 
 function bodyInbound(read: BodyRead): Inbound | undefined {
@@ -240,19 +250,21 @@ export class HttpCore {
     return path === this.#path || path === this.#ssePath || path === this.#messagesPath;
   }
 
-  /** Answers one exchange; never rejects. */
+  /**
+   * Answers one exchange. Rejects only on an internal failure; adapters answer that with
+   * {@link HttpCore.internalError} (500).
+   */
   handle(input: HttpInput): Promise<HttpOutput> {
-    let pending: Promise<HttpOutput> | HttpOutput;
-    try {
-      const path = input.path;
-      if (path === this.#path) pending = this.#streamable(input);
-      else if (path === this.#ssePath) pending = this.#legacyGet(input);
-      else if (path === this.#messagesPath) pending = this.#legacyPost(input);
-      else pending = NOT_FOUND;
-    } catch (error) {
-      pending = this.#internalError(error);
-    }
-    return Promise.resolve(pending).catch((error: unknown) => this.#internalError(error));
+    const path = input.path;
+    if (path === this.#path) return this.#streamable(input);
+    if (path === this.#ssePath) return this.#legacyGet(input);
+    if (path === this.#messagesPath) return this.#legacyPost(input);
+    return Promise.resolve(NOT_FOUND);
+  }
+
+  /** The 500 answer to an internal failure (logged; no exception text on the wire). */
+  internalError(error: unknown): HttpOutput {
+    return this.#internalError(error);
   }
 
   #internalError(error: unknown): HttpOutput {
@@ -507,7 +519,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     } catch {
       return Promise.resolve(new Response('Bad Request', { status: HttpStatus.BadRequest, headers: TEXT_HEADERS }));
     }
-    return core.handle(input).then(webResponse);
+    return core.handle(input).then(webResponse, (error: unknown) => webResponse(core.internalError(error)));
   };
   return {
     fetch,

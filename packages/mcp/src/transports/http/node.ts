@@ -53,70 +53,84 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead>
     return Promise.resolve(TOO_LARGE);
   }
   return new Promise<BodyRead>((resolve) => {
-    const chunks: Buffer[] = [];
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
     let size = 0;
     let settled = false;
-    const finish = (result: BodyRead): void => {
+    req.on('data', (chunk: Buffer) => {
       if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onAbort);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > maxBytes) {
         // Bounded buffering: stop keeping bytes as soon as the limit is passed.
-        finish(TOO_LARGE);
+        settled = true;
+        first = undefined;
+        more = undefined;
+        resolve(TOO_LARGE);
         discard(req);
         return;
       }
-      chunks.push(chunk);
+      if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      const bytes = more !== undefined ? Buffer.concat(more, size) : first;
+      resolve({ kind: 'text', text: bytes === undefined ? '' : bytes.toString('utf8') });
+    });
+    // The client went away mid-body (field bug B27, first variant): 'error' (ECONNRESET) or 'close' before 'end'.
+    const aborted = (): void => {
+      if (settled) return;
+      settled = true;
+      resolve(ABORTED);
     };
-    const onEnd = (): void => {
-      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      finish({ kind: 'text', text: bytes.toString('utf8') });
-    };
-    const onAbort = (): void => finish(ABORTED);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onAbort);
+    req.on('error', aborted);
+    req.on('close', aborted);
   });
 }
 
-function nodeInput(req: IncomingMessage): HttpInput {
-  let url = req.url ?? '/';
-  if (url.charCodeAt(0) !== 47 /* '/' */) {
-    try {
-      const absolute = new URL(url);
-      url = absolute.pathname + absolute.search;
-    } catch {
-      url = '/';
-    }
-  }
-  const q = url.indexOf('?');
-  const headers = req.headers;
-  return {
-    method: req.method ?? 'GET',
-    path: q === -1 ? url : url.slice(0, q),
-    query: q === -1 ? '' : url.slice(q + 1),
-    header(name: string): string | undefined {
-      const value = headers[name];
-      return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : value;
-    },
-    headers(): Record<string, string> {
-      const out: Record<string, string> = {};
-      for (const [key, value] of Object.entries(headers)) {
-        if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+/** {@link HttpInput} over a Node request; methods live on the prototype (no per-request closures). */
+class NodeHttpInput implements HttpInput {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly authInfo: unknown;
+  readonly #req: IncomingMessage;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+    let url = req.url ?? '/';
+    if (url.charCodeAt(0) !== 47 /* '/' */) {
+      try {
+        const absolute = new URL(url);
+        url = absolute.pathname + absolute.search;
+      } catch {
+        url = '/';
       }
-      return out;
-    },
-    readBody: (maxBytes: number) => readNodeBody(req, maxBytes),
-    authInfo: (req as { auth?: unknown }).auth,
-  };
+    }
+    const q = url.indexOf('?');
+    this.method = req.method ?? 'GET';
+    this.path = q === -1 ? url : url.slice(0, q);
+    this.query = q === -1 ? '' : url.slice(q + 1);
+    this.authInfo = (req as { auth?: unknown }).auth;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  headers(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(this.#req.headers)) {
+      if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return out;
+  }
+
+  readBody(maxBytes: number): Promise<BodyRead> {
+    return readNodeBody(this.#req, maxBytes);
+  }
 }
 
 function writeNode(res: ServerResponse, output: HttpOutput): void {
@@ -210,11 +224,11 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
 export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const core = handler[HTTP_CORE];
   const fail = (res: ServerResponse, error: unknown): void => {
-    core.logger.error('MCP HTTP adapter failed', { error });
-    if (!res.headersSent && !res.destroyed) {
-      res.statusCode = 500;
-      res.end();
-    } else if (!res.writableEnded) res.destroy();
+    if (!res.headersSent && !res.destroyed) writeNode(res, core.internalError(error));
+    else {
+      core.logger.error('MCP HTTP adapter failed', { error });
+      if (!res.writableEnded) res.destroy();
+    }
   };
   if (options.via === 'fetch') {
     return (req, res, next) => {
@@ -226,7 +240,7 @@ export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOpt
     };
   }
   return (req, res, next) => {
-    const input = nodeInput(req);
+    const input = new NodeHttpInput(req);
     if (next !== undefined && !core.matches(input.path)) {
       next();
       return;

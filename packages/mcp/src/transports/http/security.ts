@@ -56,6 +56,8 @@ export class HostGuard {
   readonly #anyPort: Set<string>;
   readonly #exact: Set<string>;
   readonly #origins: Set<string> | undefined;
+  /** The last Host value found allowed: keep-alive clients send the same one on every request. */
+  #lastAllowedHost: string | undefined = undefined;
 
   constructor(options: HostGuardOptions) {
     this.#protection = options.protection;
@@ -76,7 +78,10 @@ export class HostGuard {
   hostAllowed(host: string | undefined): boolean {
     if (!this.#protection) return true;
     if (host === undefined) return false;
-    return this.#matches(host);
+    if (host === this.#lastAllowedHost) return true;
+    if (!this.#matches(host)) return false;
+    this.#lastAllowedHost = host;
+    return true;
   }
 
   #matches(host: string): boolean {

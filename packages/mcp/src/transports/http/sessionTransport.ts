@@ -62,8 +62,8 @@ interface OutStream {
   readonly kind: StreamKind;
   /** The live connection; `undefined` while the client is away (then events are only stored). */
   channel: SseChannel | undefined;
-  /** Request ids still unanswered on this stream. */
-  readonly pending: Set<JsonRpcId>;
+  /** How many requests on this stream are still unanswered. */
+  remaining: number;
   readonly resumable: boolean;
   /** Whether the client holds an event id of this stream (so it can resume it). */
   hasEventId: boolean;
@@ -84,7 +84,7 @@ function isPriming(message: unknown): boolean {
 }
 
 function newStream(id: string, kind: StreamKind, channel: SseChannel | undefined, resumable: boolean): OutStream {
-  return { id, kind, channel, pending: new Set(), resumable, hasEventId: false, chain: undefined, done: false, collected: [], resolve: undefined };
+  return { id, kind, channel, remaining: 0, resumable, hasEventId: false, chain: undefined, done: false, collected: [], resolve: undefined };
 }
 
 /**
@@ -266,8 +266,7 @@ export class StreamableHttpSessionTransport implements Transport {
     const answered = new Promise<JsonRpcMessage[] | undefined>((resolve) => {
       stream.resolve = resolve;
     });
-    stream.pending.add(request.id);
-    this.#byRequest.set(request.id, stream);
+    this.#register(stream, [request.id]);
     this.#deliver({ kind: 'request', message: request }, extra);
     return answered.then((collected) => {
       if (collected === undefined) return this.#refusalOutput('sessionNotFound', request.id);
@@ -302,17 +301,16 @@ export class StreamableHttpSessionTransport implements Transport {
     }
     if (respondWith === 'json') {
       const stream = newStream('', 'json', undefined, false);
-      const answered = new Promise<JsonRpcMessage[] | undefined>((resolve) => {
-        stream.resolve = resolve;
+      const answered = new Promise<HttpOutput>((resolve) => {
+        stream.resolve = (collected) => resolve(collected === undefined
+          ? this.#refusalOutput('sessionNotFound')
+          : { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: jsonBody(collected, batch) });
       });
       for (const reply of replies) stream.collected.push(reply);
       this.#register(stream, requestIds);
       this.#deliver(inbound, extra);
       if (requestIds.length === 0) this.#complete(stream);
-      return answered.then((collected) =>
-        collected === undefined
-          ? this.#refusalOutput('sessionNotFound')
-          : { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: jsonBody(collected, batch) });
+      return answered;
     }
 
     const channel = new SseChannel();
@@ -401,10 +399,8 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 
   #register(stream: OutStream, requestIds: readonly JsonRpcId[]): void {
-    for (const id of requestIds) {
-      stream.pending.add(id);
-      this.#byRequest.set(id, stream);
-    }
+    stream.remaining += requestIds.length;
+    for (const id of requestIds) this.#byRequest.set(id, stream);
   }
 
   #deliver(inbound: Inbound, extra: TransportMessageExtra): void {
@@ -420,7 +416,7 @@ export class StreamableHttpSessionTransport implements Transport {
     stream.channel = undefined;
     // Field bug B27: the client left mid-call. Not a cancellation (MCP 2025-11-25 basic/transports.mdx "Sending
     // Messages to the Server" item 7); the request keeps running and what it sends is stored for resumption.
-    if (!stream.resumable && stream.pending.size > 0) {
+    if (!stream.resumable && stream.remaining > 0) {
       this.#logger.debug('SSE client disconnected; responses on this stream will be dropped (no event store)', {
         sessionId: this.sessionId,
         streamId: stream.id,
@@ -464,7 +460,7 @@ export class StreamableHttpSessionTransport implements Transport {
       return;
     }
     this.#byRequest.delete(id);
-    stream.pending.delete(id);
+    stream.remaining--;
     if (id === this.#initId && 'result' in message) {
       this.#initId = undefined;
       const version = (message.result as { protocolVersion?: unknown } | null)?.protocolVersion;
@@ -472,7 +468,7 @@ export class StreamableHttpSessionTransport implements Transport {
     }
     if (stream.kind === 'json') stream.collected.push(message);
     else this.#emit(stream, message);
-    if (stream.pending.size === 0) this.#complete(stream);
+    if (stream.remaining === 0) this.#complete(stream);
   }
 
   /** Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store. */
