@@ -1,0 +1,174 @@
+/**
+ * Unit tests: SseChannel, InMemoryEventStore, HostGuard, and handler edge cases with a stub server.
+ */
+import type { JsonRpcMessage, Transport } from '@switchboard/jsonrpc';
+import { describe, expect, it } from 'vitest';
+import type { ServerSession } from '../../server/types.js';
+import { InMemoryEventStore } from '../../stores/eventStore.js';
+import { createMcpHttpHandler } from './handler.js';
+import { HostGuard, parseHostPort } from './security.js';
+import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+
+function message(id: number): JsonRpcMessage {
+  return { jsonrpc: '2.0', id, result: {} };
+}
+
+describe('SseChannel', () => {
+  it('buffers until attached, then flushes in one write; end before attach ends on attach', () => {
+    const channel = new SseChannel();
+    expect(channel.write('a')).toBe(true);
+    expect(channel.write('b')).toBe(true);
+    channel.end();
+    expect(channel.write('c')).toBe(false);
+    const writes: string[] = [];
+    let ended = false;
+    channel.attach({ write: (c) => writes.push(c), end: () => { ended = true; } });
+    expect(writes).toEqual(['ab']);
+    expect(ended).toBe(true);
+  });
+
+  it('detach fires ondetach once, unless the server ended the stream first; a throwing sink detaches', () => {
+    let detached = 0;
+    const a = new SseChannel();
+    a.ondetach = () => detached++;
+    a.attach({ write: () => { throw new Error('gone'); }, end: () => {} });
+    expect(a.write('x')).toBe(false);
+    a.detach();
+    expect(detached).toBe(1);
+    expect(a.open).toBe(false);
+
+    const b = new SseChannel();
+    b.ondetach = () => detached++;
+    b.end();
+    b.detach();
+    expect(detached).toBe(1);
+  });
+
+  it('formats events per the SSE grammar', () => {
+    expect(formatMessageEvent('{"a":1}')).toBe('event: message\ndata: {"a":1}\n\n');
+    expect(formatMessageEvent('{}', 's.1')).toBe('id: s.1\nevent: message\ndata: {}\n\n');
+    expect(formatPrimingEvent('s.1', 500)).toBe('id: s.1\nretry: 500\ndata: \n\n');
+    expect(formatRetry(20.7)).toBe('retry: 20\n\n');
+  });
+});
+
+describe('InMemoryEventStore', () => {
+  it('ids encode the stream; replay sends what came after, idempotently', () => {
+    const store = new InMemoryEventStore();
+    const a1 = store.storeEvent('S.1', {});
+    const a2 = store.storeEvent('S.1', message(1));
+    store.storeEvent('S.2', message(9));
+    const a3 = store.storeEvent('S.1', message(2));
+    expect([a1, a2, a3]).toEqual(['S.1.1', 'S.1.2', 'S.1.3']);
+    expect(store.getStreamIdForEventId(a2)).toBe('S.1');
+    for (let round = 0; round < 2; round++) {
+      const seen: [string, unknown][] = [];
+      expect(store.replayEventsAfter(a1, { send: (id, m) => { seen.push([id, m]); } })).toBe('S.1');
+      expect(seen).toEqual([['S.1.2', message(1)], ['S.1.3', message(2)]]);
+    }
+    expect(store.replayEventsAfter('S.1.99', { send: () => {} })).toBeUndefined();
+    expect(store.replayEventsAfter('nonsense', { send: () => {} })).toBeUndefined();
+    store.deleteStream('S.1');
+    expect(store.getStreamIdForEventId(a2)).toBeUndefined();
+  });
+
+  it('is bounded per stream and in streams', () => {
+    const store = new InMemoryEventStore({ maxEventsPerStream: 2, maxStreams: 2 });
+    const first = store.storeEvent('A', message(1));
+    store.storeEvent('A', message(2));
+    store.storeEvent('A', message(3));
+    const seen: unknown[] = [];
+    store.replayEventsAfter(first, { send: (_id, m) => { seen.push(m); } });
+    expect(seen).toEqual([message(2), message(3)]);
+    store.storeEvent('B', message(1));
+    store.storeEvent('C', message(1));
+    expect(store.size).toBe(2);
+    expect(store.getStreamIdForEventId(first)).toBeUndefined();
+  });
+});
+
+describe('HostGuard', () => {
+  it('parses host[:port] with IPv6 brackets', () => {
+    expect(parseHostPort('LocalHost:3000')).toEqual({ hostname: 'localhost', port: '3000' });
+    expect(parseHostPort('[::1]:8080')).toEqual({ hostname: '[::1]', port: '8080' });
+    expect(parseHostPort('::1')).toEqual({ hostname: '[::1]', port: undefined });
+    expect(parseHostPort('[::1')).toBeUndefined();
+  });
+
+  it('loopback defaults; explicit lists; origins follow the allowed hosts', () => {
+    const guard = new HostGuard({ protection: true });
+    expect(guard.hostAllowed('localhost:1234')).toBe(true);
+    expect(guard.hostAllowed('127.0.0.1')).toBe(true);
+    expect(guard.hostAllowed('evil.example.com')).toBe(false);
+    expect(guard.hostAllowed(undefined)).toBe(false);
+    expect(guard.originAllowed(undefined)).toBe(true);
+    expect(guard.originAllowed('http://localhost:5173')).toBe(true);
+    expect(guard.originAllowed('https://[::1]')).toBe(true);
+    expect(guard.originAllowed('http://evil.example.com')).toBe(false);
+    expect(guard.originAllowed('null')).toBe(false);
+
+    const custom = new HostGuard({ protection: true, allowedHosts: ['mcp.example.com', 'api.example.com:8443'], allowedOrigins: ['https://app.example.com'] });
+    expect(custom.hostAllowed('mcp.example.com:1')).toBe(true);
+    expect(custom.hostAllowed('api.example.com:8443')).toBe(true);
+    expect(custom.hostAllowed('api.example.com')).toBe(false);
+    expect(custom.originAllowed('https://APP.example.com/')).toBe(true);
+    expect(custom.originAllowed('https://mcp.example.com')).toBe(false);
+
+    const off = new HostGuard({ protection: false });
+    expect(off.hostAllowed('anything')).toBe(true);
+    expect(off.originAllowed('http://evil.example.com')).toBe(true);
+  });
+});
+
+describe('createMcpHttpHandler edge cases (stub server)', () => {
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } } });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+  it('a server whose connect throws gets 500 + -32603 without its text, and no session is left', async () => {
+    const handler = createMcpHttpHandler({
+      server: { connect: () => Promise.reject(new Error('secret failure detail')) },
+    });
+    try {
+      const res = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: initialize }));
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
+      expect(text).not.toContain('secret');
+      expect(handler.sessionCount).toBe(0);
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it('close() closes live sessions and later initialize gets 503', async () => {
+    const transports: Transport[] = [];
+    const handler = createMcpHttpHandler({
+      server: {
+        async connect(transport) {
+          transports.push(transport);
+          transport.onmessage = (inbound) => {
+            if (inbound.kind === 'request') {
+              void transport.send({ jsonrpc: '2.0', id: inbound.message.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+            }
+          };
+          return { close: () => transport.close() } as unknown as ServerSession;
+        },
+      },
+    });
+    const res = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: initialize }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeTruthy();
+    await res.text();
+    expect(handler.sessionCount).toBe(1);
+    let closed = false;
+    const transport = transports[0] as Transport;
+    const previous = transport.onclose;
+    transport.onclose = () => { closed = true; previous?.(); };
+    await handler.close();
+    expect(closed).toBe(true);
+    expect(handler.sessionCount).toBe(0);
+    const after = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: initialize }));
+    expect(after.status).toBe(503);
+    await after.text();
+  });
+});
