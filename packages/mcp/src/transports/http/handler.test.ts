@@ -583,6 +583,21 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     expect(third).toEqual(second);
   });
 
+  it('resuming a completed stream that ended with an error response keeps the connection open (SDK 1.x, typescript-sdk PR #2638)', async () => {
+    const s = await openSession(t);
+    const events = await new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(11, 'no_such_tool') })).rest();
+    const last = events[events.length - 1];
+    expect(JSON.parse(last?.data ?? '')).toMatchObject({ id: 11, error: { code: -32602 } });
+    const resumed = new SseReader(await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': last?.id as string } }));
+    await expect(resumed.next(300)).rejects.toThrow('timed out'); // open, idle
+    // The standalone stream is still available (no 409 from the parked one), and DELETE ends everything.
+    const get = await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream' } });
+    expect(get.status).toBe(200);
+    await (await t.send('DELETE', '/mcp', { headers: s.headers })).text();
+    expect(await resumed.next()).toBeUndefined();
+    await get.body?.cancel();
+  });
+
   it('Last-Event-ID from another session or unknown ⇒ 400, never a cross-session replay', async () => {
     const a = await openSession(t);
     const b = await openSession(t);

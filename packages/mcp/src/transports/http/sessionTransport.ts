@@ -77,6 +77,12 @@ interface OutStream {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+
+/**
+ * Resumed connections kept open per session with nothing left to deliver (see {@link StreamableHttpSessionTransport}
+ * `#park`); beyond this the oldest is ended.
+ */
+const MAX_PARKED_STREAMS = 32;
 const PRIMING: PrimingEvent = Object.freeze({});
 
 function isPriming(message: unknown): boolean {
@@ -112,6 +118,8 @@ export class StreamableHttpSessionTransport implements Transport {
   /** The stream of each unanswered request. */
   readonly #byRequest = new Map<JsonRpcId, OutStream>();
   #standalone: OutStream | undefined = undefined;
+  /** Resumed connections of completed streams, kept open idle (see `#park`). */
+  readonly #parked = new Set<SseChannel>();
   #counter = 0;
   #closed = false;
   #initId: JsonRpcId | undefined = undefined;
@@ -243,6 +251,8 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#streams.clear();
     this.#byRequest.clear();
     this.#standalone = undefined;
+    for (const channel of this.#parked) channel.end();
+    this.#parked.clear();
     try {
       this.#onClosed(this);
     } finally {
@@ -357,9 +367,12 @@ export class StreamableHttpSessionTransport implements Transport {
         if (owner === undefined || owner === '' || !owner.startsWith(this.#prefix)) return this.#refusalOutput('unknownLastEventId');
       }
       const channel = new SseChannel();
+      let replayedResult = false;
       const streamId = await store.replayEventsAfter(lastEventId, {
         send: (eventId, message) => {
-          if (!isPriming(message)) channel.write(formatMessageEvent(JSON.stringify(message), eventId));
+          if (isPriming(message)) return;
+          if (Object.hasOwn(message, 'result')) replayedResult = true;
+          channel.write(formatMessageEvent(JSON.stringify(message), eventId));
         },
       });
       if (streamId === undefined || streamId === '' || !streamId.startsWith(this.#prefix)) {
@@ -369,7 +382,8 @@ export class StreamableHttpSessionTransport implements Transport {
       const live = this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined);
       if (live === undefined || live.done) {
         // The stream is complete: the replay is all there is.
-        channel.end();
+        if (replayedResult) channel.end();
+        else this.#park(channel);
       } else {
         // The resuming connection replaces whatever connection the stream had.
         const previous = live.channel;
@@ -388,6 +402,27 @@ export class StreamableHttpSessionTransport implements Transport {
 
   // -------------------------------------------------------------------------------------------------------
   // Internals
+
+  /**
+   * Keeps a resumed connection of a completed stream open, idle (keep-alive comments), until the client closes
+   * it or the session ends, instead of ending it at once. SDK 1.x clients treat a stream that ended without a
+   * *successful* result as interrupted (an error response does not count: typescript-sdk PR #2638), resume it
+   * with `Last-Event-ID`, and, when that resumed stream ends with nothing, reconnect with a plain GET that
+   * collides with their standalone stream (409). The official server keeps such a stream open too. Bounded per
+   * session ({@link MAX_PARKED_STREAMS}); parked connections do not keep a session from being reaped.
+   */
+  #park(channel: SseChannel): void {
+    this.#parked.add(channel);
+    channel.ondetach = () => {
+      this.#parked.delete(channel);
+    };
+    channel.keepAlive(this.#keepAliveMs);
+    if (this.#parked.size > MAX_PARKED_STREAMS) {
+      const oldest = this.#parked.values().next().value as SseChannel;
+      this.#parked.delete(oldest);
+      oldest.end();
+    }
+  }
 
   #touch(): void {
     this.#lastActivity = Date.now();
