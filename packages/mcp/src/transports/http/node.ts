@@ -150,16 +150,30 @@ function writeNode(res: ServerResponse, output: HttpOutput): void {
   res.on('error', ignore);
   res.on('close', () => channel.detach());
   res.writeHead(output.status, output.headers);
-  res.flushHeaders();
+  let wrote = false;
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    res.uncork();
+  };
   channel.attach({
     write(chunk: string): void {
       if (res.destroyed || res.writableEnded) throw GONE;
+      wrote = true;
+      // Events written in the same tick (a response and the end of the stream, a replay) leave in one syscall.
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
       res.write(chunk);
     },
     end(): void {
       if (!res.writableEnded) res.end();
     },
   });
+  // Headers go out with the first event; a stream with nothing to say yet (GET) sends them now.
+  if (!wrote && !res.writableEnded) res.flushHeaders();
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'http2-settings']);
