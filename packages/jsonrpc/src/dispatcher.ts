@@ -269,6 +269,17 @@ export class Dispatcher<Ctx = unknown> {
    * @param signal - Becomes the handler's `ctx.signal`. @default a signal that never aborts
    */
   dispatch(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | undefined> {
+    const reply = this.dispatchNow(message, ctx, signal);
+    return isThenable(reply) ? (reply as Promise<Reply>) : reply === undefined ? NOTHING : Promise.resolve(reply);
+  }
+
+  /**
+   * {@link Dispatcher.dispatch} without the promise when the answer is already known: a synchronous handler's
+   * response (or a refusal) is returned as a value, an asynchronous one as a promise that never rejects. A
+   * transport loop uses it to send synchronous answers before it reads the next message, which keeps replies
+   * in arrival order and saves a promise per request.
+   */
+  dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Reply | Promise<Reply> {
     const method = message.method;
     const id = (message as { readonly id?: JsonRpcId }).id;
     const entry = this.#methods.get(method);
@@ -278,18 +289,16 @@ export class Dispatcher<Ctx = unknown> {
       try {
         refusal = guard(message, ctx);
       } catch (error) {
-        return Promise.resolve(this.#failed(error, method, id));
+        return this.#failed(error, method, id);
       }
-      if (refusal !== undefined) return Promise.resolve(this.#failed(refusal, method, id));
+      if (refusal !== undefined) return this.#failed(refusal, method, id);
     }
     if (entry === undefined) {
       if (id === undefined) {
         this.#logger.debug('Notification for an unknown method: ignored', { method });
-        return NOTHING;
+        return undefined;
       }
-      return Promise.resolve(
-        errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${method}"`),
-      );
+      return errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${method}"`);
     }
     const params = message.params;
     let result: unknown;
@@ -297,11 +306,11 @@ export class Dispatcher<Ctx = unknown> {
       const validate = entry.validate;
       if (validate !== undefined) {
         const problem = validate(params);
-        if (problem !== undefined) return Promise.resolve(this.#invalidParams(problem, method, id));
+        if (problem !== undefined) return this.#invalidParams(problem, method, id);
       }
       result = entry.handler(params, handlerContext(ctx, id, method, signal ?? NEVER_ABORTED));
     } catch (error) {
-      return Promise.resolve(this.#failed(error, method, id));
+      return this.#failed(error, method, id);
     }
     if (isThenable(result)) {
       return Promise.resolve(result).then(
@@ -309,7 +318,7 @@ export class Dispatcher<Ctx = unknown> {
         (error: unknown) => this.#failed(error, method, id),
       );
     }
-    return id === undefined ? NOTHING : Promise.resolve(successResponse(id, result));
+    return id === undefined ? undefined : successResponse(id, result);
   }
 
   /**

@@ -534,3 +534,51 @@ describe('Peer over a memory transport pair', () => {
     expect(seen).toEqual([1, 2, 3]);
   });
 });
+
+describe('Peer inbound ordering', () => {
+  it('Peer answers a synchronous handler before dispatching the next message of the same chunk', async () => {
+    vi.useRealTimers();
+    const t = scriptedTransport();
+    const dispatcher = new Dispatcher();
+    dispatcher.register('first', () => 'one');
+    dispatcher.register('second', async () => {
+      await peer.notify('note');
+      return 'two';
+    });
+    const peer = new Peer({ transport: t, dispatcher });
+    await peer.start();
+    // Two messages handed over back to back, as a decoder does with one stdin chunk.
+    t.deliver(parseMessage('{"jsonrpc":"2.0","id":1,"method":"first"}'));
+    t.deliver(parseMessage('{"jsonrpc":"2.0","id":2,"method":"second"}'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(t.sent).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 'one' },
+      { jsonrpc: '2.0', method: 'note' },
+      { jsonrpc: '2.0', id: 2, result: 'two' },
+    ]);
+  });
+
+  it('Peer runs a long queue of synchronous requests without deep recursion', async () => {
+    vi.useRealTimers();
+    const t = scriptedTransport();
+    const dispatcher = new Dispatcher();
+    let running = 0;
+    dispatcher.register('slow', () => {
+      running++;
+      return new Promise((r) =>
+        setTimeout(() => {
+          running--;
+          r('x');
+        }, 5),
+      );
+    });
+    dispatcher.register('sync', () => 'ok');
+    const peer = new Peer({ transport: t, dispatcher, maxConcurrentInbound: 1 });
+    await peer.start();
+    t.deliver(parseMessage('{"jsonrpc":"2.0","id":"blocker","method":"slow"}'));
+    for (let i = 0; i < 20_000; i++) t.deliver(parseMessage(`{"jsonrpc":"2.0","id":${i},"method":"sync"}`));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(running).toBe(0);
+    expect(t.sent.filter((m) => (m as { result?: unknown }).result === 'ok')).toHaveLength(20_000);
+  });
+});

@@ -182,6 +182,7 @@ export class Peer<Ctx = unknown> {
   readonly #inbound = new Map<JsonRpcId, InboundJob<Ctx>>();
   readonly #queue: InboundJob<Ctx>[] = [];
   #queueHead = 0;
+  #draining = false;
   #active = 0;
 
   #closed = false;
@@ -525,9 +526,12 @@ export class Peer<Ctx = unknown> {
   #onNotification(message: JsonRpcNotification, extra: TransportMessageExtra | undefined): void {
     const made = this.#makeContext(message, extra);
     if (!made.ok) return;
-    this.#dispatcher.dispatch(message, made.ctx).then(undefined, (error: unknown) => {
-      this.#logger.error('Notification dispatch failed', { method: message.method, error });
-    });
+    const done = this.#dispatcher.dispatchNow(message, made.ctx);
+    if (done instanceof Promise) {
+      done.then(undefined, (error: unknown) => {
+        this.#logger.error('Notification dispatch failed', { method: message.method, error });
+      });
+    }
   }
 
   #onRequest(message: JsonRpcRequest, extra: TransportMessageExtra | undefined, batch: BatchReply | undefined, index: number): void {
@@ -597,7 +601,14 @@ export class Peer<Ctx = unknown> {
     this.#active++;
     const controller = new AbortController();
     job.controller = controller;
-    this.#dispatcher.dispatch(job.message, job.ctx, controller.signal).then(
+    // A synchronous handler's answer is sent right away, before the next inbound message is dispatched, so
+    // replies keep arrival order (e.g. the initialize result precedes notifications of a pipelined request).
+    const reply = this.#dispatcher.dispatchNow(job.message, job.ctx, controller.signal);
+    if (!(reply instanceof Promise)) {
+      this.#finishJob(job, reply);
+      return;
+    }
+    reply.then(
       (response) => this.#finishJob(job, response),
       (error: unknown) => {
         this.#logger.error('Request dispatch failed', { method: job.message.method, error });
@@ -619,6 +630,17 @@ export class Peer<Ctx = unknown> {
 
   /** Starts queued requests while slots are free, in arrival order. */
   #drain(): void {
+    // Synchronous handlers finish inside #run and call back here: the outer loop carries on instead of nesting.
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      this.#drainQueue();
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #drainQueue(): void {
     const queue = this.#queue;
     while (this.#active < this.#maxConcurrentInbound && this.#queueHead < queue.length) {
       const job = queue[this.#queueHead]!;
