@@ -8,8 +8,8 @@
 //   script     file in bench/servers/, started as `node <script> --stdio | --port 0 <args…>`
 //   args       extra server flags
 //   targets    for role 'ours': which of the issue's goals apply (see TARGETS below)
-//   protocol   '2025-11-25' (default: initialize handshake, legacy session) — the only era the load
-//              generator speaks today; the 2026-07-28 stateless rows join once that path exists.
+//   protocol   '2025-11-25' (default: initialize handshake, legacy session) or '2026-07-28' (HTTP only: no
+//              handshake, per-request envelope); the 2026-07-28 rows join once Switchboard serves that era.
 
 export const ROWS = [
   // ---------------------------------------------------------------- stdio
@@ -31,8 +31,11 @@ export const ROWS = [
   // createMcpHandler serves 2025-era requests through its stateless legacy leg, which always answers SSE
   // (its responseMode applies to 2026-07-28 exchanges only).
   { key: 'sdk-v2-handler-sse', label: 'SDK v2 createMcpHandler', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler'] },
-  // ---------------------------------------------------------------- 2026-07-28 stateless (when it exists):
+  // ---------------------------------------------------------------- 2026-07-28 stateless (when Switchboard has it):
+  // the load generator already speaks it (protocol '2026-07-28': no initialize, `_meta` envelope on every
+  // request, MCP-Protocol-Version / Mcp-Method / Mcp-Name headers); SDK v2's createMcpHandler answers it.
   // { key: 'switchboard-stateless-json', label: 'Switchboard (2026-07-28 stateless)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', targets: 'http-stateless' },
+  // { key: 'sdk-v2-handler-modern-json', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'json'], protocol: '2026-07-28' },
 ];
 
 /** The throughput cells: C in flight × text payload bytes, for every row. */
@@ -53,7 +56,7 @@ export const TARGETS = {
     vsSdkMin: { 'sdk-v1-stdio': 2, 'sdk-v2-stdio': 2.5 },
   },
   'http-legacy': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: {} },
-  'http-stateless': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: { 'sdk-v2-handler-sse': 5 } },
+  'http-stateless': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: { 'sdk-v2-handler-modern-json': 5 } },
 };
 
 /** Scenario goals. */

@@ -111,6 +111,9 @@ export class StdioClient {
       });
     }
   }
+  echoRequest(id, text, delayMs) {
+    return echoRequest(id, text, delayMs);
+  }
   /** Sends one request line with id `id`; `cb(err, msg)` gets the matching reply. */
   call(id, line, cb) {
     if (this.closed) return void queueMicrotask(() => cb(new Error('closed')));
@@ -171,10 +174,25 @@ export function parseSse(text) {
   return events; // an event not closed by a blank line is never dispatched
 }
 
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+const MODERN_META = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN_PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":${JSON.stringify(CLIENT_INFO)}}`;
+
+/** A 2026-07-28 (stateless, per-request envelope) tools/call echo request. */
+export function modernEchoRequest(id, text, delayMs) {
+  const extra = delayMs ? `,"delayMs":${delayMs}` : '';
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${text}"${extra}},${MODERN_META}}}`;
+}
+
 export class HttpClient {
-  constructor(url, { sockets = 16 } = {}) {
+  /**
+   * @param protocol '2025-11-25' (initialize handshake, Mcp-Session-Id when the server gives one) or
+   *   '2026-07-28' (no handshake; every request carries the `_meta` envelope and the SEP-2243 headers
+   *   MCP-Protocol-Version, Mcp-Method, Mcp-Name)
+   */
+  constructor(url, { sockets = 16, protocol = PROTOCOL_VERSION } = {}) {
     const u = new URL(url);
     this.url = u;
+    this.modern = protocol === MODERN_PROTOCOL_VERSION;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, scheduling: 'fifo' });
     this.sessionId = undefined;
     this.protocolVersion = undefined;
@@ -189,6 +207,11 @@ export class HttpClient {
     };
     if (sessionId) headers['mcp-session-id'] = sessionId;
     if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
+    if (this.modern) {
+      headers['mcp-protocol-version'] = MODERN_PROTOCOL_VERSION;
+      headers['mcp-method'] = 'tools/call';
+      headers['mcp-name'] = 'echo';
+    }
     const req = http.request(
       { host: this.url.hostname, port: this.url.port, path: this.url.pathname, method: 'POST', agent: this.agent, headers },
       (res) => {
@@ -222,6 +245,9 @@ export class HttpClient {
     }
     throw new Error(`HTTP ${status} ${ct || '(no content-type)'}: ${text.slice(0, 200)}`);
   }
+  echoRequest(id, text, delayMs) {
+    return this.modern ? modernEchoRequest(id, text, delayMs) : echoRequest(id, text, delayMs);
+  }
   call(id, body, cb) {
     this.post(body, (err, status, headers, text) => {
       if (err) return cb(err);
@@ -254,6 +280,7 @@ export class HttpClient {
     return { sessionId, protocolVersion };
   }
   async handshake() {
+    if (this.modern) return { sessionId: undefined, protocolVersion: MODERN_PROTOCOL_VERSION }; // nothing to open
     const s = await this.openSession();
     this.sessionId = s.sessionId;
     this.protocolVersion = s.protocolVersion;
@@ -315,7 +342,7 @@ export function drive(client, { concurrency, payloadBytes, durationMs, maxReques
       const sent = performance.now();
       issued++;
       inflight++;
-      client.call(id, echoRequest(id, text, delayMs), (err, msg) => {
+      client.call(id, client.echoRequest(id, text, delayMs), (err, msg) => {
         const now = performance.now();
         inflight--;
         if (err) {

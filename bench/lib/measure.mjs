@@ -17,7 +17,7 @@ export async function startServer(row, { extraArgs = [], nodeFlags = [], sockets
       if (handshake) await client.handshake(readyTimeoutMs);
     } else {
       const url = await h.waitLine('BENCH_READY ', readyTimeoutMs);
-      client = new HttpClient(url, { sockets });
+      client = new HttpClient(url, { sockets, protocol: row.protocol });
       if (handshake) await client.handshake();
     }
   } catch (err) {
@@ -154,7 +154,7 @@ export async function measureInflight(row, { calls, delayMs, payloadBytes = 64, 
       for (let i = 0; i < calls; i++) {
         const id = warm.nextId + i;
         const text = echoText(id, payloadBytes);
-        s.client.call(id, echoRequest(id, text, delayMs), (err, msg) => {
+        s.client.call(id, s.client.echoRequest(id, text, delayMs), (err, msg) => {
           const now = performance.now() - t0;
           if (now < first) first = now;
           last = now;

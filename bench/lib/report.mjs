@@ -96,7 +96,7 @@ export async function renderReport(file, resultsDir) {
         if (row.role !== 'raw' && rs.length) {
           for (const [metric, name] of [['rps', 'req/s ÷ raw'], ['cpuUsPerReq', 'CPU/req ÷ raw'], ['p99Ms', 'p99 ÷ raw'], ['peakRssMiB', 'peak RSS ÷ raw']]) {
             const v = ratio(metric);
-            if (Number.isFinite(v)) chart.push({ cell: label, server: `${row.label}${g === 'stdio' ? '' : ''}`, metric: name, ratio: v });
+            if (Number.isFinite(v)) chart.push({ cell: label, server: row.label.replace(' (legacy session)', ''), metric: name, ratio: v });
           }
         }
         if (row.role === 'ours') {
@@ -249,8 +249,26 @@ export async function renderReport(file, resultsDir) {
 }
 
 /** Grouped bars of every ratio to the raw floor, one panel per metric (vega-lite → vega → SVG). */
+/** Switchboard in reds, SDK v1 in blues, SDK v2 in greens, anything else in greys; variants get lighter. */
+function palette(servers) {
+  const families = [
+    [/^Switchboard/, ['#d62728', '#ff7f0e', '#e377c2']],
+    [/^SDK v1/, ['#1f77b4', '#6baed6', '#9ecae1']],
+    [/^SDK v2/, ['#2ca02c', '#74c476', '#a1d99b']],
+    [/./, ['#7f7f7f', '#bdbdbd', '#525252']],
+  ];
+  const used = new Map();
+  return servers.map((s) => {
+    const i = families.findIndex(([re]) => re.test(s));
+    const n = used.get(i) ?? 0;
+    used.set(i, n + 1);
+    return families[i][1][n % families[i][1].length];
+  });
+}
+
 export async function renderChart(data) {
   const cellOrder = [...new Set(data.map((d) => d.cell))];
+  const servers = [...new Set(data.map((d) => d.server))].sort((a, b) => (a.startsWith('Switchboard') === b.startsWith('Switchboard') ? a.localeCompare(b) : a.startsWith('Switchboard') ? -1 : 1));
   const vl = await import('vega-lite');
   const vega = await import('vega');
   const spec = {
@@ -265,10 +283,10 @@ export async function renderChart(data) {
           mark: { type: 'bar', tooltip: true },
           encoding: {
             x: { field: 'cell', type: 'nominal', title: null, sort: cellOrder, axis: { labelAngle: -30, labelLimit: 220 } },
-            xOffset: { field: 'server', type: 'nominal' },
+            xOffset: { field: 'server', type: 'nominal', sort: servers },
             y: { field: 'ratio', type: 'quantitative', title: '× raw floor (log)', scale: { type: 'log' } },
             y2: { datum: 1 },
-            color: { field: 'server', type: 'nominal', title: 'server', scale: { scheme: 'tableau10' }, legend: { labelLimit: 320 } },
+            color: { field: 'server', type: 'nominal', title: 'server', sort: servers, scale: { domain: servers, range: palette(servers) }, legend: { labelLimit: 320 } },
           },
         },
         { mark: { type: 'rule', color: '#333', strokeDash: [4, 3] }, encoding: { y: { datum: 1 } } },
