@@ -26,6 +26,8 @@ export const ROWS = [
   // ---------------------------------------------------------------- Streamable HTTP, SSE bodies
   { key: 'raw-http-sse', label: 'raw floor', transport: 'http', response: 'sse', role: 'raw', script: 'raw-http.js', args: ['--response', 'sse'] },
   { key: 'switchboard-legacy-sse', label: 'Switchboard (legacy session)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], targets: 'http-legacy' },
+  // the SDK rows keep no SSE event history; this one shows what Switchboard's default resumability costs
+  { key: 'switchboard-legacy-sse-nostore', label: 'Switchboard (no event store)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse', '--no-event-store'] },
   { key: 'sdk-v1-stateful-sse', label: 'SDK v1 stateful', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v1.js', args: ['--mode', 'stateful', '--response', 'sse'] },
   { key: 'sdk-v2-stateful-sse', label: 'SDK v2 stateful', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'stateful', '--response', 'sse'] },
   // createMcpHandler serves 2025-era requests through its stateless legacy leg, which always answers SSE

@@ -12,7 +12,7 @@
 // The load generator runs in this process (bench/lib/loadgen.mjs); each measurement starts a fresh server
 // process and stops it by its PID. Results: bench/results/<run>.jsonl (one JSON line per measurement),
 // bench/results/latest.md, bench/results/ratios.svg.
-import { mkdirSync, writeFileSync, appendFileSync, readFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, appendFileSync, readFileSync } from 'node:fs';
 import { spawn, execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -16,6 +16,8 @@ export async function startServer(row, { extraArgs = [], nodeFlags = [], sockets
       client = new StdioClient(h);
       if (handshake) await client.handshake(readyTimeoutMs);
     } else {
+      // stdout is not the wire here: keep draining it so a chatty server never blocks on a full pipe
+      h.child.stdout.on('data', (c) => (h.stdoutTail = ((h.stdoutTail || '') + c).slice(-4000)));
       const url = await h.waitLine('BENCH_READY ', readyTimeoutMs);
       client = new HttpClient(url, { sockets, protocol: row.protocol });
       if (handshake) await client.handshake();

@@ -6,7 +6,6 @@
 //   --response json|sse              enableJsonResponse true|false (SDK default: sse)
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import process from 'node:process';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -88,7 +87,7 @@ if (opts.stdio) {
       const transport = sid ? transports.get(sid) : undefined;
       if (!transport) return sendError(res, 400, -32000, 'Invalid or missing session ID');
       await transport.handleRequest(req, res);
-    } catch (err) {
+    } catch {
       if (!res.headersSent) sendError(res, 500, -32603, 'Internal server error');
       else res.end();
     }

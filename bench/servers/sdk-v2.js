@@ -9,7 +9,6 @@
 //                                    handler: responseMode 'json'|'sse' (SDK default: auto ≈ json here)
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import process from 'node:process';
 import { z } from 'zod';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';

@@ -5,7 +5,8 @@
 //   options: --tools <N>            register N-1 filler tools next to echo (flatness scenario)
 //            --max-concurrent <N>   McpServer maxConcurrentRequestsPerSession (10k-in-flight scenario)
 //            --response json|sse    HTTP response mode, when the transport lets us choose
-//            --session-idle-ms <N>  idle-session reaping, when the transport has it
+//            --session-idle-ms <N>  idle-session reaping (sessionIdleTimeoutMs)
+//            --no-event-store       HTTP without SSE resumability (eventStore: null; default: in-memory store)
 //
 // `echo` takes { text: string, delayMs?: integer } and returns [{ type: 'text', text }]; `delayMs` holds the
 // call open. Works right after `npm ci` (the packages are built by the root `prepare` script).
@@ -20,6 +21,8 @@ if (mc !== -1) {
   maxConcurrent = Number(argv[mc + 1]);
   argv.splice(mc, 2);
 }
+const noEventStore = argv.includes('--no-event-store');
+if (noEventStore) argv.splice(argv.indexOf('--no-event-store'), 1);
 const opts = parseArgs(argv);
 installHeapProbe();
 
@@ -44,6 +47,7 @@ if (opts.stdio) {
   const httpOptions = { server, port: opts.port, host: opts.host };
   if (opts.response) httpOptions.responseMode = opts.response;
   if (opts.sessionIdleMs !== undefined) httpOptions.sessionIdleTimeoutMs = opts.sessionIdleMs;
+  if (noEventStore) httpOptions.eventStore = null; // no SSE resumability (the SDK rows run without one)
   const handle = await serveHttp(httpOptions);
   announceReady(handle.url);
   installShutdown(async () => {
