@@ -247,3 +247,27 @@ describe('Dispatcher', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });
+
+describe('Dispatcher method kinds', () => {
+  it('B07: a request for a notification-only method is -32601; a notification for a request-only method is ignored', async () => {
+    const { Dispatcher: D } = await import('./dispatcher.js');
+    let ran = 0;
+    const d = new D();
+    d.register('notifications/initialized', () => {
+      ran++;
+    }, { kind: 'notification' });
+    d.register('tools/call', () => {
+      ran++;
+      return {};
+    }, { kind: 'request' });
+    expect(await d.dispatch({ jsonrpc: '2.0', id: 7, method: 'notifications/initialized' }, undefined)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32601, message: 'Method not found: "notifications/initialized"' },
+    });
+    expect(await d.dispatch({ jsonrpc: '2.0', method: 'tools/call', params: {} }, undefined)).toBeUndefined();
+    expect(ran).toBe(0);
+    expect(await d.dispatch({ jsonrpc: '2.0', method: 'notifications/initialized' }, undefined)).toBeUndefined();
+    expect(ran).toBe(1);
+  });
+});

@@ -68,6 +68,13 @@ export type ParamsValidator = (params: JsonRpcParams | undefined) => string | un
 export interface MethodOptions {
   /** Runs before the handler; see {@link ParamsValidator}. @default no validation */
   readonly validate?: ParamsValidator;
+  /**
+   * What the method may be called as. A protocol whose methods are either requests or notifications (MCP)
+   * says so here: a request for a `'notification'` method is answered -32601 as if the method did not exist
+   * (field bug B07), and a notification for a `'request'` method is ignored without running the handler
+   * (JSON-RPC 2.0 §4.1: it is never answered either way). @default 'any'
+   */
+  readonly kind?: 'request' | 'notification' | 'any';
 }
 
 /** {@link Dispatcher} construction options. */
@@ -98,6 +105,7 @@ export const RESERVED_METHOD_PREFIX = 'rpc.';
 interface MethodEntry<Ctx> {
   readonly handler: MethodHandler<Ctx>;
   readonly validate: ParamsValidator | undefined;
+  readonly kind: 'request' | 'notification' | 'any';
 }
 
 type Reply = JsonRpcResponse | undefined;
@@ -222,7 +230,7 @@ export class Dispatcher<Ctx = unknown> {
       throw new TypeError(`Reserved method name: "${method}" (names beginning with "rpc." are reserved by JSON-RPC 2.0 §4)`);
     }
     if (typeof handler !== 'function') throw new TypeError(`Invalid handler for "${method}": expected a function`);
-    const entry: MethodEntry<Ctx> = { handler, validate: options?.validate };
+    const entry: MethodEntry<Ctx> = { handler, validate: options?.validate, kind: options?.kind ?? 'any' };
     this.#methods.set(method, entry);
     return () => {
       if (this.#methods.get(method) === entry) this.#methods.delete(method);
@@ -282,7 +290,8 @@ export class Dispatcher<Ctx = unknown> {
   dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Reply | Promise<Reply> {
     const method = message.method;
     const id = (message as { readonly id?: JsonRpcId }).id;
-    const entry = this.#methods.get(method);
+    let entry = this.#methods.get(method);
+    if (entry !== undefined && entry.kind !== 'any' && (entry.kind === 'notification') !== (id === undefined)) entry = undefined;
     const guard = this.#guard;
     if (guard !== undefined) {
       let refusal: JsonRpcError | undefined;

@@ -374,3 +374,58 @@ describe('McpServer resources, prompts, completion, pagination', () => {
     expect(await c.request(3, 'constructor')).toMatchObject({ error: { code: -32601 } });
   });
 });
+
+describe('McpServer method table (B07, B08, B09)', () => {
+  it('B07: a notification method sent with an id is -32601; a request method sent without one runs nothing', async () => {
+    let calls = 0;
+    const server = makeServer();
+    server.tool('count', {}, () => {
+      calls++;
+      return { content: [] };
+    });
+    const c = await connectRawClient(server);
+    await c.initialize();
+    expect(await c.request(7, 'notifications/initialized')).toMatchObject({ id: 7, error: { code: -32601 } });
+    expect(await c.request(8, 'notifications/cancelled', { requestId: 1 })).toMatchObject({ id: 8, error: { code: -32601 } });
+    await c.send({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'count' } });
+    await c.send({ jsonrpc: '2.0', method: 'tools/list' });
+    expect(await c.request(9, 'ping')).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+    expect(calls).toBe(0);
+    expect(c.received.filter((m) => !('id' in m) || m.id !== 'init')).toHaveLength(3);
+  });
+
+  it('B08: methods of a capability the server does not advertise are -32601, not -32602', async () => {
+    const server = new McpServer({ name: 'tools-only', version: '1' }, { logger: silentLogger });
+    server.tool('t', {}, () => ({ content: [] }));
+    const c = await connectRawClient(server);
+    const init = await c.initialize();
+    expect(result(init).capabilities).toEqual({ logging: {}, tools: { listChanged: true } });
+    let id = 0;
+    for (const [method, params] of [
+      ['completion/complete', { ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: '' } }],
+      ['prompts/list', {}],
+      ['prompts/get', { name: 'x' }],
+      ['resources/list', {}],
+      ['resources/read', { uri: 'test://x' }],
+      ['resources/subscribe', { uri: 'test://x' }],
+    ] as const) {
+      expect(await c.request(++id, method, params)).toMatchObject({ id, error: { code: -32601 } });
+    }
+    expect(result(await c.request('last', 'tools/list')).tools).toHaveLength(1);
+  });
+
+  it('B09: tools/call with "arguments": null is -32602', async () => {
+    const c = await connectRawClient(makeServer());
+    await c.initialize();
+    expect(await c.request(4, 'tools/call', { name: 'no-args', arguments: null })).toMatchObject({ id: 4, error: { code: -32602 } });
+    expect(await c.request(5, 'prompts/get', { name: 'greet', arguments: null })).toMatchObject({ id: 5, error: { code: -32602 } });
+  });
+
+  it('2024-11-05 sessions are not offered the completions capability, which that revision lacks', async () => {
+    const c = await connectRawClient(makeServer());
+    const caps = result(await c.initialize({ protocolVersion: '2024-11-05' })).capabilities;
+    expect(caps.completions).toBeUndefined();
+    expect(caps.prompts).toEqual({ listChanged: true });
+    expect(result(await c.request(2, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'n1' } })).completion.values).toHaveLength(100);
+  });
+});

@@ -10,11 +10,12 @@ import {
   ErrorCode,
   JsonRpcError,
   type JsonRpcParams,
+  type MethodHandler,
   type Logger,
   type Transport,
 } from '@switchboard/jsonrpc';
 import { McpErrorCode } from '../protocol/errors.js';
-import { LATEST_LEGACY_REVISION, isLegacyRevision, type LegacyRevision } from '../protocol/revisions.js';
+import { LATEST_LEGACY_REVISION, REVISION_FEATURES, isLegacyRevision, type LegacyRevision } from '../protocol/revisions.js';
 import type {
   CallToolResult,
   CompleteResult,
@@ -95,6 +96,21 @@ const LIST_CHANGED_METHOD: Readonly<Record<ListKind, string>> = {
 
 const EMPTY_RESULT: Readonly<Record<string, never>> = Object.freeze({});
 
+/** The server capability (and flag) each capability-bound request needs (MCP 2025-11-25 schema.ts ServerCapabilities). */
+const METHOD_CAPABILITY: ReadonlyMap<string, readonly [capability: string, flag?: string]> = new Map([
+  ['tools/list', ['tools']],
+  ['tools/call', ['tools']],
+  ['resources/list', ['resources']],
+  ['resources/templates/list', ['resources']],
+  ['resources/read', ['resources']],
+  ['resources/subscribe', ['resources', 'subscribe']],
+  ['resources/unsubscribe', ['resources', 'subscribe']],
+  ['prompts/list', ['prompts']],
+  ['prompts/get', ['prompts']],
+  ['completion/complete', ['completions']],
+  ['logging/setLevel', ['logging']],
+]);
+
 function invalidParams(detail: string, data?: unknown): JsonRpcError {
   return new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
 }
@@ -148,6 +164,7 @@ export class McpServer {
   readonly #initializeResults = new Map<LegacyRevision, InitializeResult>();
   readonly #pendingListChanged = new Set<ListKind>();
   readonly #host: SessionHost;
+  #capabilities: ServerCapabilities | undefined;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -315,6 +332,10 @@ export class McpServer {
 
   /** The capabilities advertised in `initialize`: derived from what is registered, merged with the options'. */
   get capabilities(): ServerCapabilities {
+    return (this.#capabilities ??= this.#deriveCapabilities());
+  }
+
+  #deriveCapabilities(): ServerCapabilities {
     const derived: Record<string, unknown> = { logging: {} };
     if (this.#tools.size > 0) derived.tools = { listChanged: true };
     if (this.#resources.size > 0 || this.#templates.size > 0) derived.resources = { subscribe: true, listChanged: true };
@@ -328,6 +349,7 @@ export class McpServer {
 
   #changed(kind: ListKind): void {
     this.#lists.delete(kind);
+    this.#capabilities = undefined;
     this.#initializeResults.clear();
     if (this.#sessions.size === 0) return;
     // Coalesce a burst of registrations into one notification per list (MCP 2025-11-25 "List Changed Notification").
@@ -376,9 +398,15 @@ export class McpServer {
   #initializeResult(version: LegacyRevision): InitializeResult {
     let result = this.#initializeResults.get(version);
     if (result === undefined) {
+      let capabilities = this.capabilities;
+      // The `completions` capability exists from 2025-03-26 (changelog); 2024-11-05 has completion/complete without it.
+      if (!REVISION_FEATURES[version].completionsCapability && capabilities.completions !== undefined) {
+        const { completions: _absent, ...rest } = capabilities;
+        capabilities = rest;
+      }
       result = compact({
         protocolVersion: version,
-        capabilities: this.capabilities,
+        capabilities,
         serverInfo: this.info,
         instructions: this.#options.instructions,
       });
@@ -397,13 +425,29 @@ export class McpServer {
       return session.protocolVersion === undefined ? undefined : ALREADY_INITIALIZED;
     }
     if (session.protocolVersion === undefined && isRequest && method !== 'ping') return NOT_INITIALIZED;
+    // B08 / MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation": a method whose server capability is not
+    // advertised does not exist on this server: -32601, not -32602.
+    const needs = METHOD_CAPABILITY.get(method);
+    if (needs !== undefined && isRequest) {
+      const [capability, flag] = needs;
+      const value = this.capabilities[capability] as Record<string, unknown> | undefined;
+      if (value === undefined || (flag !== undefined && value[flag] !== true)) {
+        return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (the server does not advertise the "${capability}${flag === undefined ? '' : `.${flag}`}" capability)`);
+      }
+    }
     return undefined;
   }
 
-  #registerHandlers(d: Dispatcher<SessionContext>): void {
+  #registerHandlers(dispatcher: Dispatcher<SessionContext>): void {
+    // MCP methods are either requests or notifications (MCP 2025-11-25 schema.ts ClientRequest /
+    // ClientNotification): a request naming a notification is -32601 (B07), a notification naming a request is ignored.
+    const d = {
+      request: (method: string, handler: MethodHandler<SessionContext>) => dispatcher.register(method, handler, { kind: 'request' }),
+      notification: (method: string, handler: MethodHandler<SessionContext>) => dispatcher.register(method, handler, { kind: 'notification' }),
+    };
     // MCP 2025-11-25 basic/lifecycle.mdx "Initialization" and "Version Negotiation": answer the requested
     // revision when supported, otherwise counter-offer the latest one we support.
-    d.register('initialize', (params, ctx) => {
+    d.request('initialize', (params, ctx) => {
       const p = paramsRecord(params);
       const requested = requireString(p, 'protocolVersion');
       if (p.capabilities !== undefined && !isRecord(p.capabilities)) throw invalidParams('"capabilities" must be an object');
@@ -416,46 +460,46 @@ export class McpServer {
       session.initializeRequestId = ctx.id;
       return this.#initializeResult(version);
     });
-    d.register('notifications/initialized', (_params, ctx) => {
+    d.notification('notifications/initialized', (_params, ctx) => {
       ctx.session.initialized = true;
     });
     // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
-    d.register('ping', () => EMPTY_RESULT);
+    d.request('ping', () => EMPTY_RESULT);
     // MCP 2025-11-25 basic/utilities/cancellation.mdx: abort the handler, send no response; unknown or finished
     // ids are ignored (B36); `initialize` is never cancelled.
-    d.register('notifications/cancelled', (params, ctx) => {
+    d.notification('notifications/cancelled', (params, ctx) => {
       if (!isRecord(params)) return;
       const id = params.requestId;
       if ((typeof id !== 'string' && typeof id !== 'number') || id === ctx.session.initializeRequestId) return;
       ctx.session.peer.cancelInbound(id, typeof params.reason === 'string' ? params.reason : 'cancelled by the client');
     });
     // Progress for our own server → client requests (MCP 2025-11-25 basic/utilities/progress.mdx).
-    d.register('notifications/progress', (params, ctx) => {
+    d.notification('notifications/progress', (params, ctx) => {
       if (!isRecord(params)) return;
       const token = params.progressToken;
       if (typeof token === 'string' || typeof token === 'number') ctx.session.peer.reportProgress(token, params);
     });
-    d.register('notifications/roots/list_changed', () => {});
+    d.notification('notifications/roots/list_changed', () => {});
 
-    d.register('tools/list', (params) => this.#page('tools', params));
-    d.register('tools/call', (params, ctx) => this.#callTool(params, ctx));
-    d.register('resources/list', (params) => this.#page('resources', params));
-    d.register('resources/templates/list', (params) => this.#page('resourceTemplates', params));
-    d.register('resources/read', (params, ctx) => this.#readResource(params, ctx));
+    d.request('tools/list', (params) => this.#page('tools', params));
+    d.request('tools/call', (params, ctx) => this.#callTool(params, ctx));
+    d.request('resources/list', (params) => this.#page('resources', params));
+    d.request('resources/templates/list', (params) => this.#page('resourceTemplates', params));
+    d.request('resources/read', (params, ctx) => this.#readResource(params, ctx));
     // MCP 2025-11-25 server/resources.mdx "Subscriptions": both answer an empty result.
-    d.register('resources/subscribe', (params, ctx) => {
+    d.request('resources/subscribe', (params, ctx) => {
       ctx.session.subscriptions.add(requireString(paramsRecord(params), 'uri'));
       return EMPTY_RESULT;
     });
-    d.register('resources/unsubscribe', (params, ctx) => {
+    d.request('resources/unsubscribe', (params, ctx) => {
       ctx.session.subscriptions.delete(requireString(paramsRecord(params), 'uri'));
       return EMPTY_RESULT;
     });
-    d.register('prompts/list', (params) => this.#page('prompts', params));
-    d.register('prompts/get', (params, ctx) => this.#getPrompt(params, ctx));
-    d.register('completion/complete', (params) => this.#complete(params));
+    d.request('prompts/list', (params) => this.#page('prompts', params));
+    d.request('prompts/get', (params, ctx) => this.#getPrompt(params, ctx));
+    d.request('completion/complete', (params) => this.#complete(params));
     // MCP 2025-11-25 server/utilities/logging.mdx: an unknown level is -32602.
-    d.register('logging/setLevel', (params, ctx) => {
+    d.request('logging/setLevel', (params, ctx) => {
       const level = requireString(paramsRecord(params), 'level');
       const rank = LOGGING_LEVEL_RANK.get(level);
       if (rank === undefined) throw invalidParams(`unknown logging level "${level}"`);
@@ -486,7 +530,8 @@ export class McpServer {
     const name = requireString(p, 'name');
     const tool = this.#tools.get(name);
     if (tool === undefined) throw invalidParams(`unknown tool "${name}"`, { name });
-    const rawArgs = p.arguments ?? EMPTY_RESULT;
+    // B09 / SCH25 CallToolRequestParams: `arguments` is optional, but when present it is an object (null is not).
+    const rawArgs = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
     if (!isRecord(rawArgs)) throw invalidParams('"arguments" must be an object');
     let outcome = tool.input.validate(rawArgs);
     if (outcome instanceof Promise) outcome = await outcome;
@@ -497,7 +542,9 @@ export class McpServer {
     } catch (error) {
       if (error instanceof ToolError) return toolErrorResult(error.message);
       if (error instanceof JsonRpcError) throw error;
-      this.#logger.error(`Tool "${name}" failed`, { error });
+      // A cancelled call gets no response at all (the Peer suppresses it); its abort is not a failure to report.
+      if (ctx.signal.aborted) this.#logger.debug(`Tool "${name}" stopped after cancellation`, { error });
+      else this.#logger.error(`Tool "${name}" failed`, { error });
       return toolErrorResult(`Tool "${name}" failed: internal error`);
     }
     if (!isRecord(result) || !Array.isArray(result.content)) {
@@ -549,7 +596,7 @@ export class McpServer {
     const name = requireString(p, 'name');
     const prompt = this.#prompts.get(name);
     if (prompt === undefined) throw invalidParams(`unknown prompt "${name}"`, { name });
-    const args = p.arguments ?? EMPTY_RESULT;
+    const args = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
     if (!isRecord(args)) throw invalidParams('"arguments" must be an object');
     for (const key of Object.keys(args)) {
       if (typeof args[key] !== 'string') throw invalidParams(`argument "${key}" of prompt "${name}" must be a string`);
