@@ -169,6 +169,19 @@ describe('stdio server (real child process)', () => {
     expect(await c.waitForId(3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
   });
 
+  it('on stdin end-of-file, in-flight answers and an unterminated last line are still answered, then it exits', async () => {
+    const c = start();
+    await handshake(c);
+    c.write('{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":150}}}\n');
+    c.write('{"jsonrpc":"2.0","id":21,"method":"ping"}');
+    c.proc.stdin.end();
+    expect(await c.exited).toBe(0);
+    expect(c.lines.map((l) => JSON.parse(l) as { id?: unknown }).filter((m) => m.id === 20 || m.id === 21)).toEqual([
+      { jsonrpc: '2.0', id: 21, result: {} },
+      { jsonrpc: '2.0', id: 20, result: { content: [{ type: 'text', text: 'slept 150' }] } },
+    ]);
+  });
+
   it('exits promptly on stdin end-of-file, even with a handler still running', async () => {
     const c = start();
     await handshake(c);

@@ -161,6 +161,19 @@ export class Session implements ServerSession {
     return this.peer.request<T>(method, params, { timeoutMs: options?.timeoutMs, signal: options?.signal });
   }
 
+  drain(timeoutMs: number): Promise<void> {
+    if (this.peer.inboundCount === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const deadline = Date.now() + timeoutMs;
+      const poll = setInterval(() => {
+        if (this.peer.inboundCount === 0 || this.peer.closed || Date.now() >= deadline) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 5);
+    });
+  }
+
   close(): Promise<void> {
     return this.peer.close();
   }

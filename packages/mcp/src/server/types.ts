@@ -217,6 +217,11 @@ export interface ServerSession {
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request to the client and awaits its result. @throws JsonRpcError, JsonRpcLocalError */
   request<T = unknown>(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
+  /**
+   * Resolves once no inbound request is being handled, or after `timeoutMs` (whichever comes first), so a
+   * host can let in-flight answers out before it closes the session.
+   */
+  drain(timeoutMs: number): Promise<void>;
   /** Closes the session and its transport; pending requests reject with `JsonRpcLocalError` `connection_closed`. */
   close(): Promise<void>;
   /** Fired once when the session closes. */

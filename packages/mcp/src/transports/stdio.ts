@@ -80,9 +80,16 @@ export class StdioServerTransport implements Transport {
     for (const event of this.#decoder.push(bytes)) this.#deliver(event);
   };
 
+  /**
+   * Called when stdin reaches end-of-file, after the last line has been delivered. When set, the owner decides
+   * when to close (e.g. after in-flight requests are answered); when unset, the transport closes at once.
+   */
+  oninputend: (() => void) | undefined;
+
   readonly #onEnd = (): void => {
     for (const event of this.#decoder.end()) this.#deliver(event);
-    void this.close();
+    if (this.oninputend !== undefined) this.oninputend();
+    else void this.close();
   };
 
   readonly #onError = (error: Error): void => {
@@ -145,8 +152,18 @@ export class StdioServerTransport implements Transport {
   }
 }
 
+/** Default for {@link ServeStdioOptions.shutdownGraceMs}. */
+export const DEFAULT_STDIO_SHUTDOWN_GRACE_MS = 1000;
+
 /** {@link serveStdio} options. */
 export interface ServeStdioOptions extends StdioServerTransportOptions {
+  /**
+   * On stdin end-of-file, requests still being handled get up to this long to send their answers before the
+   * session closes (their handlers' signals are then aborted). The MCP client closes stdin to shut a server
+   * down and escalates to SIGTERM if it does not exit (MCP 2025-11-25 basic/lifecycle.mdx "Shutdown").
+   * @default 1000
+   */
+  readonly shutdownGraceMs?: number;
   /**
    * End the process (exit code 0) once the session closes, e.g. on stdin end-of-file, even if timers or
    * handlers are still pending. @default true
@@ -155,12 +172,17 @@ export interface ServeStdioOptions extends StdioServerTransportOptions {
 }
 
 /**
- * Serves `server` on this process's stdin/stdout: one legacy-era session. Returns the session; it closes on
- * stdin end-of-file (MCP 2025-11-25 basic/lifecycle.mdx "Shutdown": the client closes stdin).
+ * Serves `server` on this process's stdin/stdout: one legacy-era session. Returns the session; on stdin
+ * end-of-file it lets in-flight requests answer (at most `shutdownGraceMs`), then closes (MCP 2025-11-25
+ * basic/lifecycle.mdx "Shutdown": the client closes stdin).
  */
 export async function serveStdio(server: McpServer, options: ServeStdioOptions = {}): Promise<ServerSession> {
   const transport = new StdioServerTransport({ logger: server.logger, ...options });
+  const graceMs = options.shutdownGraceMs ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
   const session = await server.connect(transport);
+  transport.oninputend = () => {
+    void session.drain(graceMs).then(() => session.close());
+  };
   if (options.exitOnClose ?? true) {
     const previous = session.onclose;
     session.onclose = () => {
