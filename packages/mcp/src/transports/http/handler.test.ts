@@ -718,6 +718,19 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     await openSession(t);
   });
 
+  it.each(['sse', 'json'] as const)('%s mode: a 2025-03-26 batch over the Dispatcher limit gets one -32600 and registers no id', async (responseMode) => {
+    t = await startTarget(kind, server, { responseMode });
+    const s = await openSession(t, '2025-03-26');
+    const batch = `[${Array.from({ length: 101 }, (_, i) => ping(i + 1)).join(',')}]`;
+    const res = await t.send('POST', '/mcp', { headers: s.headers, body: batch });
+    expect(await messagesOf(res)).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: batch of 101 messages exceeds the limit of 100' } },
+    ]);
+    // No id of the refused batch stays in flight.
+    const after = await t.send('POST', '/mcp', { headers: s.headers, body: ping(1) });
+    expect(await onlyMessage(after)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
   it('allowedHosts replaces the loopback defaults; eventStore: null disables priming and resumption', async () => {
     t = await startTarget(kind, server, { allowedHosts: ['mcp.example.com'], eventStore: null });
     const local = await t.send('POST', '/mcp', { headers: { host: 'localhost', 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });

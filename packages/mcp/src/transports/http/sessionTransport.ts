@@ -64,6 +64,8 @@ interface OutStream {
   channel: SseChannel | undefined;
   /** How many requests on this stream are still unanswered. */
   remaining: number;
+  /** The ids of the requests this stream answers (the POST's request ids). */
+  ids: readonly JsonRpcId[];
   readonly resumable: boolean;
   /** Whether the client holds an event id of this stream (so it can resume it). */
   hasEventId: boolean;
@@ -77,6 +79,7 @@ interface OutStream {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+const NO_IDS: readonly JsonRpcId[] = Object.freeze([]);
 
 /**
  * Resumed connections kept open per session with nothing left to deliver (see {@link StreamableHttpSessionTransport}
@@ -90,7 +93,7 @@ function isPriming(message: unknown): boolean {
 }
 
 function newStream(id: string, kind: StreamKind, channel: SseChannel | undefined, resumable: boolean): OutStream {
-  return { id, kind, channel, remaining: 0, resumable, hasEventId: false, chain: undefined, done: false, collected: [], resolve: undefined };
+  return { id, kind, channel, remaining: 0, ids: NO_IDS, resumable, hasEventId: false, chain: undefined, done: false, collected: [], resolve: undefined };
 }
 
 /**
@@ -118,6 +121,8 @@ export class StreamableHttpSessionTransport implements Transport {
   /** The stream of each unanswered request. */
   readonly #byRequest = new Map<JsonRpcId, OutStream>();
   #standalone: OutStream | undefined = undefined;
+  /** The POST stream whose messages are being handed to the session right now (see `#refuseWhole`). */
+  #delivering: OutStream | undefined = undefined;
   /** Resumed connections of completed streams, kept open idle (see `#park`). */
   readonly #parked = new Set<SseChannel>();
   #counter = 0;
@@ -277,7 +282,7 @@ export class StreamableHttpSessionTransport implements Transport {
       stream.resolve = resolve;
     });
     this.#register(stream, [request.id]);
-    this.#deliver({ kind: 'request', message: request }, extra);
+    this.#deliverFor(stream, { kind: 'request', message: request }, extra);
     return answered.then((collected) => {
       if (collected === undefined) return this.#refusalOutput('sessionNotFound', request.id);
       const headers = this.#protocolVersion === undefined
@@ -318,7 +323,7 @@ export class StreamableHttpSessionTransport implements Transport {
       });
       for (const reply of replies) stream.collected.push(reply);
       this.#register(stream, requestIds);
-      this.#deliver(inbound, extra);
+      this.#deliverFor(stream, inbound, extra);
       if (requestIds.length === 0) this.#complete(stream);
       return answered;
     }
@@ -333,7 +338,7 @@ export class StreamableHttpSessionTransport implements Transport {
     // makes the same cut).
     if (stream.resumable && this.#primes()) this.#emit(stream, PRIMING);
     for (const reply of replies) this.#emit(stream, reply);
-    this.#deliver(inbound, extra);
+    this.#deliverFor(stream, inbound, extra);
     if (requestIds.length === 0) this.#complete(stream);
     return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
   }
@@ -435,7 +440,19 @@ export class StreamableHttpSessionTransport implements Transport {
 
   #register(stream: OutStream, requestIds: readonly JsonRpcId[]): void {
     stream.remaining += requestIds.length;
+    stream.ids = requestIds;
     for (const id of requestIds) this.#byRequest.set(id, stream);
+  }
+
+  /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
+  #deliverFor(stream: OutStream, inbound: Inbound, extra: TransportMessageExtra): void {
+    const outer = this.#delivering;
+    this.#delivering = stream;
+    try {
+      this.#deliver(inbound, extra);
+    } finally {
+      this.#delivering = outer;
+    }
   }
 
   #deliver(inbound: Inbound, extra: TransportMessageExtra): void {
@@ -489,8 +506,9 @@ export class StreamableHttpSessionTransport implements Transport {
     }
 
     const id = message.id;
-    const stream = id === null ? undefined : this.#byRequest.get(id);
-    if (stream === undefined || id === null) {
+    if (id === null) return this.#refuseWhole(message);
+    const stream = this.#byRequest.get(id);
+    if (stream === undefined) {
       this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.sessionId, id });
       return;
     }
@@ -504,6 +522,26 @@ export class StreamableHttpSessionTransport implements Transport {
     if (stream.kind === 'json') stream.collected.push(message);
     else this.#emit(stream, message);
     if (stream.remaining === 0) this.#complete(stream);
+  }
+
+  /**
+   * A response with `id: null` answers no request: the session refused what it was handed as a whole (JSON-RPC
+   * 2.0 §6: a batch it cannot accept, e.g. longer than the Dispatcher's `maxBatchSize`, gets one error; the same
+   * for a batch at a revision without batching). The session does that synchronously while a POST is being
+   * delivered, so the response answers that POST's exchange, which then ends: none of its request ids stays
+   * registered (their requests were never dispatched). Outside a delivery nothing waits for it: dropped (logged).
+   */
+  #refuseWhole(message: JsonRpcMessage): void {
+    const stream = this.#delivering;
+    if (stream === undefined || stream.done) {
+      this.#logger.debug('Response dropped: id null and no POST is being delivered', { sessionId: this.sessionId });
+      return;
+    }
+    for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
+    stream.remaining = 0;
+    if (stream.kind === 'json') stream.collected.push(message);
+    else this.#emit(stream, message);
+    this.#complete(stream);
   }
 
   /** Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store. */
