@@ -67,6 +67,9 @@ export const HttpRefusal = {
     code: McpErrorCode.InvalidRequest,
     message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
   },
+  // JSON-RPC 2.0 §6 + the `maxBatchSize` limit (the Dispatcher's, 100 by default): a longer batch is refused as a
+  // whole, before any member is classified or handled; the detail names the length and the limit.
+  batchTooLarge: { httpStatus: HttpStatus.BadRequest, code: McpErrorCode.InvalidRequest, message: 'Invalid Request' },
   // MCP 2025-03-26 basic/index.mdx "Batching" (receive MUST) vs 2025-06-18 changelog (batching removed):
   // batches only from a 2025-03-26 session.
   batchNotAllowed: {

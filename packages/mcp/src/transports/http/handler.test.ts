@@ -719,7 +719,8 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
   });
 
   it.each(['sse', 'json'] as const)('%s mode: a 2025-03-26 batch over the Dispatcher limit gets one -32600 and registers no id', async (responseMode) => {
-    t = await startTarget(kind, server, { responseMode });
+    // The handler's own limit is raised so the batch reaches the session, whose Dispatcher (limit 100) refuses it.
+    t = await startTarget(kind, server, { responseMode, maxBatchSize: 1000 });
     const s = await openSession(t, '2025-03-26');
     const batch = `[${Array.from({ length: 101 }, (_, i) => ping(i + 1)).join(',')}]`;
     const res = await t.send('POST', '/mcp', { headers: s.headers, body: batch });
@@ -729,6 +730,42 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     // No id of the refused batch stays in flight.
     const after = await t.send('POST', '/mcp', { headers: s.headers, body: ping(1) });
     expect(await onlyMessage(after)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it('a batch over maxBatchSize is refused as a whole (400, one -32600) before any member is handled, on every path', async () => {
+    t = await startTarget(kind, server);
+    const old = await openSession(t, '2025-03-26');
+    const modern = await openSession(t, '2025-11-25');
+    const pings = `[${Array.from({ length: 101 }, (_, i) => ping(i + 1)).join(',')}]`;
+    const invalid = `[${new Array<string>(200_000).fill('1').join(',')}]`;
+    const notifications = `[${new Array<string>(101).fill('{"jsonrpc":"2.0","method":"notifications/x"}').join(',')}]`;
+    const { reader, endpoint } = await (async () => {
+      const res = await t!.send('GET', '/sse', { headers: { accept: 'text/event-stream' } });
+      const r = new SseReader(res);
+      return { reader: r, endpoint: (await r.next())?.data as string };
+    })();
+    const targets: [string, Record<string, string>][] = [
+      ['/mcp', old.headers],
+      ['/mcp', modern.headers],
+      ['/mcp', { 'content-type': JSON_CT, accept: ACCEPT_BOTH }],
+      [endpoint, { 'content-type': JSON_CT }],
+    ];
+    for (const [path, headers] of targets) {
+      for (const [body, length] of [[pings, 101], [invalid, 200_000], [notifications, 101]] as const) {
+        const started = Date.now();
+        const res = await t.send('POST', path, { headers, body });
+        expect(res.status).toBe(400);
+        const text = await res.text();
+        expect(text.length).toBeLessThan(200);
+        expect(JSON.parse(text).error).toEqual({ code: -32600, message: `Invalid Request: batch of ${length} messages exceeds the limit of 100` });
+        expect(Date.now() - started).toBeLessThan(1000);
+      }
+    }
+    await reader.cancel();
+    // A batch at the limit is served.
+    const full = await t.send('POST', '/mcp', { headers: old.headers, body: `[${Array.from({ length: 100 }, (_, i) => ping(i + 1)).join(',')}]` });
+    expect(full.status).toBe(200);
+    expect(await messagesOf(full)).toHaveLength(100);
   });
 
   it('allowedHosts replaces the loopback defaults; eventStore: null disables priming and resumption', async () => {

@@ -4,7 +4,7 @@
  * the same McpServer. The Node adapter (`toNodeListener`, `serveHttp`) drives the same core without building
  * `Request`/`Response` objects.
  */
-import { classifyValue, parseMessage, silentLogger } from '@switchboard/jsonrpc';
+import { DEFAULT_MAX_BATCH_SIZE, classifyValue, errorResponse, silentLogger } from '@switchboard/jsonrpc';
 import type { Inbound, Logger, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
 import {
   acceptsMediaType,
@@ -19,7 +19,7 @@ import type { JsonRpcErrorResponse } from '@switchboard/jsonrpc';
 import type { ConnectOptions, ServerSession } from '../../server/types.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import type { EventStore } from '../../stores/eventStore.js';
-import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import type { HttpInput, HttpOutput } from './exchange.js';
 import { JSON_HEADERS } from './exchange.js';
 import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
 import { HostGuard } from './security.js';
@@ -97,6 +97,13 @@ export interface McpHttpHandlerOptions {
   readonly allowedOrigins?: readonly string[];
   /** Request body limit in bytes; a larger body gets 413 and is not buffered. @default 4 MiB */
   readonly maxBodyBytes?: number;
+  /**
+   * The longest JSON-RPC batch accepted (2025-03-26 sessions). A longer one is refused as a whole with HTTP 400 and
+   * one -32600 `Invalid Request: batch of <n> messages exceeds the limit of <max>`, before any member is classified
+   * or handled (JSON-RPC 2.0 §6). Keep it at most the server Dispatcher's `maxBatchSize` (which refuses longer
+   * batches too, then in the POST's 200 answer). @default 100 (the Dispatcher's default)
+   */
+  readonly maxBatchSize?: number;
   /** A session with no request and no open stream for this long (ms) is closed; `0` never reaps. @default 1_800_000 (30 min) */
   readonly sessionIdleTimeoutMs?: number;
   /** Live sessions at most (Streamable HTTP and legacy together); `initialize` beyond it gets 503. @default 10_000 */
@@ -175,16 +182,26 @@ function extraOf(input: HttpInput): TransportMessageExtra {
   return new LazyExtra(input);
 }
 
-function bodyInbound(read: BodyRead): Inbound | undefined {
-  switch (read.kind) {
-    case 'text':
-      return parseMessage(read.text);
-    case 'parsed':
-      return classifyValue(read.value);
-    case 'tooLarge':
-    case 'aborted':
-      return undefined;
+/** What {@link bodyValue} returns for text that is not one JSON value. */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/**
+ * The JSON value of a read body (`parseMessage` split in two, so a batch's length is checked before any member is
+ * classified): a leading BOM is ignored (RFC 8259 §8.1); text that is not exactly one JSON value is {@link NOT_JSON}.
+ */
+function bodyValue(read: { readonly kind: 'text'; readonly text: string } | { readonly kind: 'parsed'; readonly value: unknown }): unknown {
+  if (read.kind === 'parsed') return read.value;
+  const text = read.text;
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    return NOT_JSON;
   }
+}
+
+/** JSON-RPC 2.0 §5.1: -32700 with `id: null`, as `parseMessage` classifies text that is not JSON. */
+function parseErrorInbound(): Inbound {
+  return { kind: 'invalid', reply: errorResponse(null, -32700, 'Parse error') };
 }
 
 function newSessionId(): string {
@@ -202,6 +219,7 @@ export class HttpCore {
   readonly #store: EventStore | undefined;
   readonly #guard: HostGuard;
   readonly #maxBody: number;
+  readonly #maxBatch: number;
   readonly #idleMs: number;
   readonly #maxSessions: number;
   readonly #retryMs: number;
@@ -232,6 +250,7 @@ export class HttpCore {
       allowedOrigins: options.allowedOrigins,
     });
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.#retryMs = options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS;
@@ -304,7 +323,14 @@ export class HttpCore {
       if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
       // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
       if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
-      body = bodyInbound(read);
+      const value = bodyValue(read);
+      if (value === NOT_JSON) body = parseErrorInbound();
+      else {
+        // JSON-RPC 2.0 §6 + maxBatchSize: an over-long batch is refused as a whole before any member is looked at
+        // (an all-invalid batch would otherwise be answered member by member, bypassing the limit).
+        if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
+        body = classifyValue(value);
+      }
     }
 
     const sessionId = input.header('mcp-session-id');
@@ -348,6 +374,10 @@ export class HttpCore {
         return errorOutput(httpStatus, jsonrpcError);
       }
     }
+  }
+
+  #batchTooLarge(length: number): HttpOutput {
+    return refusalOutput('batchTooLarge', `batch of ${length} messages exceeds the limit of ${this.#maxBatch}`);
   }
 
   #admit(): HttpOutput | undefined {
@@ -438,12 +468,16 @@ export class HttpCore {
     const read = await input.readBody(this.#maxBody);
     if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
     if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
-    const inbound = bodyInbound(read) as Inbound;
+    const value = bodyValue(read);
+    // 2024-11-05 has no JSON-RPC batching (digest Part C3; batches arrived in 2025-03-26): refused before any member
+    // is classified; an over-long one names the limit like everywhere else.
+    if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
+    if (Array.isArray(value) && value.length > 0) return refusalOutput('legacyBatch');
+    const inbound = value === NOT_JSON ? parseErrorInbound() : classifyValue(value);
     if (inbound.kind === 'invalid') {
       // TS SDK server-legacy sse.ts: a message that does not parse is 400.
       return errorOutput(HttpStatus.BadRequest, inbound.reply);
     }
-    // 2024-11-05 has no JSON-RPC batching (digest Part C3; batches arrived in 2025-03-26).
     if (inbound.kind === 'batch') return refusalOutput('legacyBatch');
     if (entry.transport.closed) return refusalOutput('sessionNotFound');
     entry.transport._receive(inbound, extraOf(input));
@@ -497,8 +531,8 @@ export class HttpCore {
  * Creates the MCP HTTP handler: Streamable HTTP on `path` (POST, GET, DELETE) and, unless disabled, the
  * 2024-11-05 HTTP+SSE transport on `/sse` + `/messages`, all serving `server`.
  *
- * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message or forbidden batch or
- * second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
+ * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message, forbidden batch, batch over
+ * `maxBatchSize` or second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
  * `Host`/`Origin`; 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 503
  * over `maxSessions`.
