@@ -768,6 +768,30 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     expect(await messagesOf(full)).toHaveLength(100);
   });
 
+  it.each(['sse', 'json'] as const)('%s mode: a result that cannot be serialized is answered with -32603 for its id', async (responseMode) => {
+    server.tool('cyclic', {}, () => {
+      const result: Record<string, unknown> = { content: [{ type: 'text', text: 'loop' }] };
+      result.self = result;
+      return result as unknown as CallToolResult;
+    });
+    server.tool('bigint', {}, () => ({ content: [{ type: 'text', text: 'big' }], _meta: { n: 10n } }) as unknown as CallToolResult);
+    t = await startTarget(kind, server, { responseMode });
+    const s = await openSession(t);
+    for (const [id, name] of [[5, 'cyclic'], ['b', 'bigint']] as const) {
+      const res = await t.send('POST', '/mcp', { headers: s.headers, body: call(id, name) });
+      expect(res.status).toBe(200);
+      expect(await messagesOf(res)).toEqual([{ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } }]);
+    }
+    // The ids are free again and the session goes on.
+    expect(await onlyMessage(await t.send('POST', '/mcp', { headers: s.headers, body: ping(5) }))).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    // A batch answer with one such member: no member is routed before all are serialized, so the Peer's
+    // stand-ins (-32603 for each member) all reach the client.
+    const old = await openSession(t, '2025-03-26');
+    const batch = await t.send('POST', '/mcp', { headers: old.headers, body: `[${call('x', 'cyclic')},${ping('y')}]` });
+    const messages = await messagesOf(batch);
+    expect(messages.map((m) => [m.id, m.error?.code]).sort()).toEqual([['x', -32603], ['y', -32603]]);
+  });
+
   it('allowedHosts replaces the loopback defaults; eventStore: null disables priming and resumption', async () => {
     t = await startTarget(kind, server, { allowedHosts: ['mcp.example.com'], eventStore: null });
     const local = await t.send('POST', '/mcp', { headers: { host: 'localhost', 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });

@@ -72,10 +72,10 @@ interface OutStream {
   /** Orders writes behind an asynchronous event store. */
   chain: Promise<void> | undefined;
   done: boolean;
-  /** JSON streams: what to answer with. */
-  readonly collected: JsonRpcMessage[];
+  /** JSON streams: what to answer with, each message already serialized. */
+  readonly collected: string[];
   /** JSON streams: called once with the collected messages, or `undefined` when the session closed first. */
-  resolve: ((collected: JsonRpcMessage[] | undefined) => void) | undefined;
+  resolve: ((collected: string[] | undefined) => void) | undefined;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -176,6 +176,9 @@ export class StreamableHttpSessionTransport implements Transport {
   /**
    * Routes one message (or each member of a batch) to its stream; see the module documentation.
    * Resolves once written or stored; a response whose stream is gone and cannot be stored is dropped (logged).
+   * Messages are serialized before any routing state is consumed, so a response that cannot be serialized rejects
+   * with its request still routed (the Peer's -32603 stand-in for the same id then reaches the client).
+   * @throws TypeError when a message cannot be serialized (cyclic, BigInt); nothing of it was sent.
    * @throws JsonRpcLocalError `connection_closed` after {@link close}; `send_failed` for a server→client request
    *   that can never reach the client (its request is answered as a single JSON body, or the client has no GET
    *   stream), so the caller fails fast instead of hanging (field bug B25).
@@ -185,8 +188,14 @@ export class StreamableHttpSessionTransport implements Transport {
       return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `Session closed: '${this.sessionId}'`));
     }
     try {
-      if (Array.isArray(message)) for (const m of message as readonly JsonRpcMessage[]) this.#route(m, options?.relatedRequestId);
-      else this.#route(message as JsonRpcMessage, options?.relatedRequestId);
+      if (Array.isArray(message)) {
+        const list = message as readonly JsonRpcMessage[];
+        // Every member first: one that cannot be serialized fails the whole send before any member is routed.
+        const texts = list.map((m) => JSON.stringify(m));
+        for (let i = 0; i < list.length; i++) this.#route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]);
+      } else {
+        this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
+      }
     } catch (error) {
       return Promise.reject(error);
     }
@@ -278,7 +287,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#touch();
     this.#initId = request.id;
     const stream = newStream(`${this.#prefix}init`, 'json', undefined, false);
-    const answered = new Promise<JsonRpcMessage[] | undefined>((resolve) => {
+    const answered = new Promise<string[] | undefined>((resolve) => {
       stream.resolve = resolve;
     });
     this.#register(stream, [request.id]);
@@ -321,7 +330,7 @@ export class StreamableHttpSessionTransport implements Transport {
           ? this.#refusalOutput('sessionNotFound')
           : { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: jsonBody(collected, batch) });
       });
-      for (const reply of replies) stream.collected.push(reply);
+      for (const reply of replies) stream.collected.push(JSON.stringify(reply));
       this.#register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (requestIds.length === 0) this.#complete(stream);
@@ -336,8 +345,8 @@ export class StreamableHttpSessionTransport implements Transport {
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: prime the stream with an
     // event id and empty data (only for 2025-11-25 sessions: older clients choke on empty data; the TS SDK
     // makes the same cut).
-    if (stream.resumable && this.#primes()) this.#emit(stream, PRIMING);
-    for (const reply of replies) this.#emit(stream, reply);
+    if (stream.resumable && this.#primes()) this.#emit(stream, PRIMING, '');
+    for (const reply of replies) this.#emit(stream, reply, JSON.stringify(reply));
     this.#deliverFor(stream, inbound, extra);
     if (requestIds.length === 0) this.#complete(stream);
     return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
@@ -476,12 +485,13 @@ export class StreamableHttpSessionTransport implements Transport {
     }
   }
 
-  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined): void {
+  /** `text`: the message serialized, when the caller already did it (batch members). */
+  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined, text: string | undefined): void {
     if ('method' in message) {
       const isRequest = 'id' in message;
       const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
       if (related !== undefined) {
-        if (related.kind !== 'json') return this.#emit(related, message);
+        if (related.kind !== 'json') return this.#emit(related, message, text ?? JSON.stringify(message));
         if (isRequest) {
           throw new JsonRpcLocalError(
             LocalErrorCode.SendFailed,
@@ -493,7 +503,7 @@ export class StreamableHttpSessionTransport implements Transport {
       }
       const standalone = this.#standalone;
       if (standalone !== undefined && (standalone.channel !== undefined || standalone.resumable)) {
-        return this.#emit(standalone, message);
+        return this.#emit(standalone, message, text ?? JSON.stringify(message));
       }
       if (isRequest) {
         throw new JsonRpcLocalError(
@@ -506,12 +516,15 @@ export class StreamableHttpSessionTransport implements Transport {
     }
 
     const id = message.id;
-    if (id === null) return this.#refuseWhole(message);
+    if (id === null) return this.#refuseWhole(message, text);
     const stream = this.#byRequest.get(id);
     if (stream === undefined) {
       this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.sessionId, id });
       return;
     }
+    // Serialized before the route is consumed: a result that cannot be serialized (cyclic, BigInt) throws here with
+    // the request still routed, so the Peer's -32603 stand-in for the same id reaches the client.
+    const json = text ?? JSON.stringify(message);
     this.#byRequest.delete(id);
     stream.remaining--;
     if (id === this.#initId && 'result' in message) {
@@ -519,8 +532,8 @@ export class StreamableHttpSessionTransport implements Transport {
       const version = (message.result as { protocolVersion?: unknown } | null)?.protocolVersion;
       if (typeof version === 'string') this.#protocolVersion = version;
     }
-    if (stream.kind === 'json') stream.collected.push(message);
-    else this.#emit(stream, message);
+    if (stream.kind === 'json') stream.collected.push(json);
+    else this.#emit(stream, message, json);
     if (stream.remaining === 0) this.#complete(stream);
   }
 
@@ -531,24 +544,24 @@ export class StreamableHttpSessionTransport implements Transport {
    * delivered, so the response answers that POST's exchange, which then ends: none of its request ids stays
    * registered (their requests were never dispatched). Outside a delivery nothing waits for it: dropped (logged).
    */
-  #refuseWhole(message: JsonRpcMessage): void {
+  #refuseWhole(message: JsonRpcMessage, text: string | undefined): void {
     const stream = this.#delivering;
     if (stream === undefined || stream.done) {
       this.#logger.debug('Response dropped: id null and no POST is being delivered', { sessionId: this.sessionId });
       return;
     }
+    const json = text ?? JSON.stringify(message);
     for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
     stream.remaining = 0;
-    if (stream.kind === 'json') stream.collected.push(message);
-    else this.#emit(stream, message);
+    if (stream.kind === 'json') stream.collected.push(json);
+    else this.#emit(stream, message, json);
     this.#complete(stream);
   }
 
   /** Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store. */
-  #emit(stream: OutStream, message: JsonRpcMessage | PrimingEvent): void {
+  #emit(stream: OutStream, message: JsonRpcMessage | PrimingEvent, json: string): void {
     const store = this.#store;
     const priming = message === PRIMING;
-    const json = priming ? '' : JSON.stringify(message);
     if (!stream.resumable || store === undefined) {
       if (!priming) stream.channel?.write(formatMessageEvent(json));
       return;
@@ -617,13 +630,13 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 }
 
-function jsonBody(collected: readonly JsonRpcMessage[], batch: boolean): string {
-  return JSON.stringify(!batch && collected.length === 1 ? collected[0] : collected);
+function jsonBody(collected: readonly string[], batch: boolean): string {
+  return !batch && collected.length === 1 ? (collected[0] as string) : `[${collected.join(',')}]`;
 }
 
-function sseBody(collected: readonly JsonRpcMessage[]): string {
+function sseBody(collected: readonly string[]): string {
   let out = '';
-  for (const message of collected) out += formatMessageEvent(JSON.stringify(message));
+  for (const json of collected) out += formatMessageEvent(json);
   return out;
 }
 
