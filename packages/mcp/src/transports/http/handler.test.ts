@@ -792,6 +792,34 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     expect(messages.map((m) => [m.id, m.error?.code]).sort()).toEqual([['x', -32603], ['y', -32603]]);
   });
 
+  it.each(['sse', 'json'] as const)('%s mode: notifications/cancelled ends the cancelled request\'s exchange and frees its id', async (responseMode) => {
+    t = await startTarget(kind, server, { responseMode });
+    const s = await openSession(t);
+    const started = Date.now();
+    const pending = t.send('POST', '/mcp', { headers: s.headers, body: call(7, 'slow', { ms: 3000 }) });
+    await sleep(100);
+    const cancel = await t.send('POST', '/mcp', {
+      headers: s.headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } }),
+    });
+    expect(cancel.status).toBe(202);
+    await cancel.text();
+    const res = await pending;
+    if (responseMode === 'sse') {
+      expect(res.status).toBe(200);
+      const events = await new SseReader(res).rest(2000);
+      // No response for the cancelled request; at most the priming event and the progress notification.
+      expect(events.filter((e) => e.data !== '' && JSON.parse(e.data).id === 7)).toEqual([]);
+    } else {
+      // JSON mode: nothing will be answered, so the exchange ends with 202 and no body.
+      expect(res.status).toBe(202);
+      expect(await res.text()).toBe('');
+    }
+    expect(Date.now() - started).toBeLessThan(2500);
+    // The id is no longer in flight.
+    expect(await onlyMessage(await t.send('POST', '/mcp', { headers: s.headers, body: ping(7) }))).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+
   it('allowedHosts replaces the loopback defaults; eventStore: null disables priming and resumption', async () => {
     t = await startTarget(kind, server, { allowedHosts: ['mcp.example.com'], eventStore: null });
     const local = await t.send('POST', '/mcp', { headers: { host: 'localhost', 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });

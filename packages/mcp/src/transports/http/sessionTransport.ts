@@ -79,6 +79,7 @@ interface OutStream {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+const CANCELLED = 'notifications/cancelled';
 const NO_IDS: readonly JsonRpcId[] = Object.freeze([]);
 
 /**
@@ -315,6 +316,11 @@ export class StreamableHttpSessionTransport implements Transport {
     extra: TransportMessageExtra,
   ): HttpOutput | Promise<HttpOutput> {
     this.#touch();
+    if (inbound.kind === 'notification') {
+      if (inbound.message.method === CANCELLED) this.#observeCancel(inbound.message.params);
+    } else if (inbound.kind === 'batch') {
+      for (const item of inbound.items) if (item.kind === 'notification' && item.message.method === CANCELLED) this.#observeCancel(item.message.params);
+    }
     if (respondWith === 'accepted') {
       this.#deliver(inbound, extra);
       // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
@@ -328,7 +334,10 @@ export class StreamableHttpSessionTransport implements Transport {
       const answered = new Promise<HttpOutput>((resolve) => {
         stream.resolve = (collected) => resolve(collected === undefined
           ? this.#refusalOutput('sessionNotFound')
-          : { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: jsonBody(collected, batch) });
+          // Every request of the POST was cancelled (see `#observeCancel`): nothing to answer with.
+          : collected.length === 0
+            ? { status: HttpStatus.Accepted, headers: this.#acceptedHeaders }
+            : { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: jsonBody(collected, batch) });
       });
       for (const reply of replies) stream.collected.push(JSON.stringify(reply));
       this.#register(stream, requestIds);
@@ -451,6 +460,27 @@ export class StreamableHttpSessionTransport implements Transport {
     stream.remaining += requestIds.length;
     stream.ids = requestIds;
     for (const id of requestIds) this.#byRequest.set(id, stream);
+  }
+
+  /**
+   * An inbound `notifications/cancelled` for a request routed here: the session aborts that request and sends no
+   * response for it (MCP 2025-11-25 basic/utilities/cancellation.mdx "Behavior Requirements": receivers SHOULD
+   * not send a response for a cancelled request), so its exchange stops waiting for one and the id is forgotten
+   * (the client may reuse it). When no other request of the POST is pending, the exchange ends: an SSE stream is
+   * closed (after what it already carried), a JSON answer with nothing collected is `202 Accepted` with no body
+   * (RFC 9110 §15.3.3: accepted, and no result will follow; the status MCP uses for a POST that gets no JSON-RPC
+   * answer, basic/transports.mdx "Sending Messages to the Server" item 4, and the one clients already handle
+   * without a body). `initialize` is never cancelled (cancellation.mdx), so its id is left alone.
+   */
+  #observeCancel(params: unknown): void {
+    if (typeof params !== 'object' || params === null) return;
+    const id = (params as { readonly requestId?: unknown }).requestId;
+    if ((typeof id !== 'string' && typeof id !== 'number') || id === this.#initId) return;
+    const stream = this.#byRequest.get(id);
+    if (stream === undefined) return;
+    this.#byRequest.delete(id);
+    stream.remaining--;
+    if (stream.remaining === 0) this.#complete(stream);
   }
 
   /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
