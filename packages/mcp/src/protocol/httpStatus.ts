@@ -193,7 +193,28 @@ export interface HttpRefusalResult {
 }
 
 /**
- * Builds the refusal named `name`.
+ * The body of an HTTP error answer (4xx/5xx): the JSON-RPC error response, with no `id` member when the id is
+ * unknown, and with it when it is known (e.g. field bug B30: a second `initialize` is refused 400 with its id).
+ *
+ * Field bug B45: MCP's HTTP transport pages describe these bodies as "a JSON-RPC error response that has no id",
+ * and strict peers (the TS SDK v2 schema) reject `"id": null` there. Elsewhere `"id": null` stays, as JSON-RPC 2.0
+ * §5 asks: on stdio, and for JSON-RPC responses inside a 200 answer (a batch's invalid members, a batch the
+ * session refused as a whole).
+ *
+ * @param response - The error response (`id: null` when the request id could not be determined).
+ * @returns The JSON text to send.
+ * @example
+ * httpErrorBody(httpRefusal('sessionNotFound').jsonrpcError)
+ * // '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}}'
+ */
+export function httpErrorBody(response: JsonRpcErrorResponse): string {
+  return response.id === null ? JSON.stringify({ jsonrpc: response.jsonrpc, error: response.error }) : JSON.stringify(response);
+}
+
+/**
+ * Builds the refusal named `name`. Over HTTP its `jsonrpcError` is sent with {@link httpErrorBody} (no `id` member
+ * when the id is unknown, field bug B45).
+
  *
  * @param name - A row of {@link HttpRefusal}.
  * @param id - The request id to echo when it is known (e.g. a second `initialize`); `null` otherwise.

@@ -339,7 +339,9 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     await openSession(t);
     const post = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: ping(1) });
     expect(post.status).toBe(400);
-    expect(await post.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    const body = await post.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(body).not.toHaveProperty('id'); // B45
     expect((await t.send('GET', '/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(400);
     expect((await t.send('DELETE', '/mcp')).status).toBe(400);
   });
@@ -347,7 +349,7 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
   it('404 + -32001 "Session not found" for an unknown session id', async () => {
     const res = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-session-id': 'nope' }, body: ping(1) });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
   });
 
   it('405 with Allow for other methods; 404 for other paths', async () => {
@@ -386,11 +388,11 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     }
   });
 
-  it('400 + -32700 with id null for a body that is not JSON', async () => {
+  it('400 + -32700 with no id (B45) for a body that is not JSON', async () => {
     const s = await openSession(t);
     const res = await t.send('POST', '/mcp', { headers: s.headers, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } });
   });
 
   it('notifications/responses-only POST → 202 with no body', async () => {
@@ -635,6 +637,38 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     }
   });
 
+  it('B45: HTTP error bodies carry no id when it is unknown, and the id when it is known', async () => {
+    const s = await openSession(t);
+    const refusals: [string, string, SendInit][] = [
+      ['POST', '/mcp', { headers: s.headers, body: '{nope' }],
+      ['POST', '/mcp', { headers: s.headers, body: '[]' }],
+      ['POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: ping(1) }],
+      ['POST', '/mcp', { headers: { ...s.headers, 'mcp-session-id': 'gone' }, body: ping(1) }],
+      ['POST', '/mcp', { headers: { ...s.headers, 'content-type': 'text/plain' }, body: ping(1) }],
+      ['POST', '/mcp', { headers: { ...s.headers, accept: 'text/html' }, body: ping(1) }],
+      ['POST', '/mcp', { headers: { ...s.headers, 'mcp-protocol-version': '1900-01-01' }, body: ping(1) }],
+      ['POST', '/mcp', { headers: { ...s.headers, host: 'evil.example.com' }, body: ping(1) }],
+      ['PUT', '/mcp', { headers: s.headers, body: '{}' }],
+      ['GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': 'garbage' } }],
+      ['POST', '/messages', { headers: { 'content-type': JSON_CT }, body: ping(1) }],
+    ];
+    for (const [method, path, init] of refusals) {
+      const res = await t.send(method, path, init);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      const body = await res.json();
+      expect(body.jsonrpc).toBe('2.0');
+      expect(typeof body.error.code).toBe('number');
+      expect(body).not.toHaveProperty('id');
+    }
+    // Known ids are kept: B30's second initialize, an invalid request whose id is readable, a duplicate id.
+    const again = await t.send('POST', '/mcp', { headers: s.headers, body: initBody('2025-11-25', 'init2') });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ id: 'init2', error: { code: -32600 } });
+    const invalid = await t.send('POST', '/mcp', { headers: s.headers, body: '{"jsonrpc":"2.0","id":9,"method":5}' });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ id: 9, error: { code: -32600 } });
+  });
+
   it('a stateless-era (2026-07-28) request gets a clear refusal: 400 + -32022 with the supported revisions', async () => {
     const res = await t.send('POST', '/mcp', {
       headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
@@ -757,7 +791,7 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
         expect(res.status).toBe(400);
         const text = await res.text();
         expect(text.length).toBeLessThan(200);
-        expect(JSON.parse(text).error).toEqual({ code: -32600, message: `Invalid Request: batch of ${length} messages exceeds the limit of 100` });
+        expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: batch of ${length} messages exceeds the limit of 100` } });
         expect(Date.now() - started).toBeLessThan(1000);
       }
     }

@@ -13,7 +13,7 @@ import {
   isJsonContentType,
 } from '../../protocol/classify.js';
 import type { HttpInitializeDecision, ResponseShape } from '../../protocol/classify.js';
-import { HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
+import { HttpStatus, httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
 import type { HttpRefusalName, HttpStatusCode } from '../../protocol/httpStatus.js';
 import type { JsonRpcErrorResponse } from '@switchboard/jsonrpc';
 import type { ConnectOptions, ServerSession } from '../../server/types.js';
@@ -154,7 +154,8 @@ function errorOutput(httpStatus: HttpStatusCode, jsonrpcError: JsonRpcErrorRespo
   const headers = allow === undefined
     ? httpStatus === HttpStatus.PayloadTooLarge ? { ...JSON_HEADERS, connection: 'close' } : JSON_HEADERS
     : { ...JSON_HEADERS, allow };
-  return { status: httpStatus, headers, body: JSON.stringify(jsonrpcError) };
+  // Field bug B45: no `id` member when the id is unknown (see httpErrorBody).
+  return { status: httpStatus, headers, body: httpErrorBody(jsonrpcError) };
 }
 
 function refusalOutput(name: HttpRefusalName, detail?: string, allow?: string): HttpOutput {
@@ -536,6 +537,10 @@ export class HttpCore {
  * `Host`/`Origin`; 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 503
  * over `maxSessions`.
+ *
+ * Error bodies (4xx/5xx) are JSON-RPC error responses with no `id` member when the request id is unknown, and with
+ * the id when it is known (field bug B45; see `httpErrorBody`). JSON-RPC responses inside a 200 answer keep
+ * `"id": null` (JSON-RPC 2.0 §5).
  *
  * @param options - See {@link McpHttpHandlerOptions}; only `server` is required.
  * @returns The handler; call `close()` when done.

@@ -27,7 +27,7 @@ import type {
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
 import type { ResponseShape } from '../../protocol/classify.js';
-import { HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
+import { HttpStatus, httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
 import type { HttpRefusalName } from '../../protocol/httpStatus.js';
 import { REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
 import type { EventStore, PrimingEvent } from '../../stores/eventStore.js';
@@ -650,7 +650,7 @@ export class StreamableHttpSessionTransport implements Transport {
 
   #refusalOutput(name: HttpRefusalName, id: JsonRpcId | null = null): HttpOutput {
     const { httpStatus, jsonrpcError } = httpRefusal(name, id);
-    return { status: httpStatus, headers: JSON_HEADERS, body: JSON.stringify(jsonrpcError) };
+    return { status: httpStatus, headers: JSON_HEADERS, body: httpErrorBody(jsonrpcError) };
   }
 
   #settle(result: void | Promise<void>): void {

@@ -132,7 +132,7 @@ describe('createMcpHttpHandler edge cases (stub server)', () => {
       const res = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: initialize }));
       expect(res.status).toBe(500);
       const text = await res.text();
-      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
+      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' } });
       expect(text).not.toContain('secret');
       expect(handler.sessionCount).toBe(0);
     } finally {
