@@ -854,6 +854,50 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     expect(await onlyMessage(await t.send('POST', '/mcp', { headers: s.headers, body: ping(7) }))).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 
+  it('sessions that never complete the handshake are reaped after sessionHandshakeTimeoutMs; used ones stay', async () => {
+    t = await startTarget(kind, server, { sessionHandshakeTimeoutMs: 100 });
+    const used = await openSession(t);
+    const init = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
+    const halfOpen = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const legacy = await t.send('GET', '/sse', { headers: { accept: 'text/event-stream' } });
+    const legacyReader = new SseReader(legacy);
+    const endpoint = (await legacyReader.next())?.data as string;
+    await sleep(400);
+    const gone = await t.send('POST', '/mcp', { headers: { ...used.headers, 'mcp-session-id': halfOpen }, body: ping(1) });
+    expect(gone.status).toBe(404);
+    await gone.text();
+    expect(await legacyReader.next()).toBeUndefined(); // the legacy stream was closed
+    const legacyGone = await t.send('POST', endpoint, { headers: { 'content-type': JSON_CT }, body: ping(1) });
+    expect(legacyGone.status).toBe(404);
+    await legacyGone.text();
+    expect(await onlyMessage(await t.send('POST', '/mcp', { headers: used.headers, body: ping(2) }))).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
+  it('at maxSessions the oldest never-used session makes room; otherwise 503 with Retry-After', async () => {
+    t = await startTarget(kind, server, { maxSessions: 2 });
+    const halfOpen: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const init = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
+      expect(init.status).toBe(200);
+      halfOpen.push(init.headers.get('mcp-session-id') as string);
+      await init.text();
+    }
+    // Both slots hold sessions that never came back: the oldest is closed to admit the new one.
+    const a = await openSession(t);
+    const first = await t.send('POST', '/mcp', { headers: { ...a.headers, 'mcp-session-id': halfOpen[0] as string }, body: ping(1) });
+    expect(first.status).toBe(404);
+    await first.text();
+    // The second half-open session is still there; using it makes it a full session.
+    const second = await t.send('POST', '/mcp', { headers: { ...a.headers, 'mcp-session-id': halfOpen[1] as string }, body: ping(1) });
+    expect(second.status).toBe(200);
+    await second.text();
+    const refused = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(errorCode(await refused.json())).toBe(-32000);
+  });
+
   it('allowedHosts replaces the loopback defaults; eventStore: null disables priming and resumption', async () => {
     t = await startTarget(kind, server, { allowedHosts: ['mcp.example.com'], eventStore: null });
     const local = await t.send('POST', '/mcp', { headers: { host: 'localhost', 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });

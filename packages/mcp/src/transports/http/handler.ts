@@ -33,6 +33,8 @@ export const DEFAULT_MCP_PATH = '/mcp';
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Default {@link McpHttpHandlerOptions.sessionIdleTimeoutMs}: 30 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
+/** Default {@link McpHttpHandlerOptions.sessionHandshakeTimeoutMs}: 30 seconds. */
+export const DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Default {@link McpHttpHandlerOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
@@ -106,7 +108,18 @@ export interface McpHttpHandlerOptions {
   readonly maxBatchSize?: number;
   /** A session with no request and no open stream for this long (ms) is closed; `0` never reaps. @default 1_800_000 (30 min) */
   readonly sessionIdleTimeoutMs?: number;
-  /** Live sessions at most (Streamable HTTP and legacy together); `initialize` beyond it gets 503. @default 10_000 */
+  /**
+   * A session whose client never comes back after opening it (Streamable HTTP: no `notifications/initialized`, no
+   * further request or GET after `initialize`; legacy: no POST after `GET /sse`) is closed after this long (ms), so
+   * unauthenticated half-open sessions cannot hold the `maxSessions` slots for the whole idle timeout; `0` never.
+   * @default 30_000
+   */
+  readonly sessionHandshakeTimeoutMs?: number;
+  /**
+   * Live sessions at most (Streamable HTTP and legacy together). At the cap, the oldest session that never completed
+   * the handshake (see `sessionHandshakeTimeoutMs`) is closed to make room; when there is none, a new session gets
+   * 503 with `Retry-After` (seconds until the reaper runs again). @default 10_000
+   */
   readonly maxSessions?: number;
   /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */
   readonly legacySse?: boolean | LegacySseOptions;
@@ -205,6 +218,11 @@ function parseErrorInbound(): Inbound {
   return { kind: 'invalid', reply: errorResponse(null, -32700, 'Parse error') };
 }
 
+/** A timeout option as a comparable span: `0` (or less) means never. */
+function positiveOr(ms: number): number {
+  return ms > 0 ? ms : Infinity;
+}
+
 function newSessionId(): string {
   return globalThis.crypto.randomUUID();
 }
@@ -222,6 +240,9 @@ export class HttpCore {
   readonly #maxBody: number;
   readonly #maxBatch: number;
   readonly #idleMs: number;
+  readonly #handshakeMs: number;
+  /** The reaper's period (ms); `0` when nothing is ever reaped. */
+  readonly #reapEvery: number;
   readonly #maxSessions: number;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
@@ -253,6 +274,9 @@ export class HttpCore {
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.#handshakeMs = options.sessionHandshakeTimeoutMs ?? DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS;
+    const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
+    this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.#retryMs = options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS;
     this.#keepAliveMs = options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
@@ -385,9 +409,54 @@ export class HttpCore {
     if (this.#closed) return refusalOutput('tooManySessions', 'the handler is closed');
     if (this.sessionCount >= this.#maxSessions) {
       this.#reap(Date.now());
-      if (this.sessionCount >= this.#maxSessions) return refusalOutput('tooManySessions', `${this.#maxSessions} sessions are live`);
+      if (this.sessionCount >= this.#maxSessions) this.#evictUnused();
+      if (this.sessionCount >= this.#maxSessions) {
+        // RFC 9110 §10.2.3: how long to wait before retrying (a slot frees when the reaper next runs, at best).
+        const { httpStatus, jsonrpcError } = httpRefusal('tooManySessions', null, `${this.#maxSessions} sessions are live`);
+        const seconds = this.#reapEvery > 0 ? Math.max(1, Math.ceil(this.#reapEvery / 1000)) : 60;
+        return { status: httpStatus, headers: { ...JSON_HEADERS, 'retry-after': String(seconds) }, body: httpErrorBody(jsonrpcError) };
+      }
     }
     return undefined;
+  }
+
+  /**
+   * Makes room at the cap: closes the oldest session whose client never came back after opening it (its slot is
+   * the cheapest to take back; one with `initialize` still in flight is left alone). Maps iterate in insertion
+   * order, so the first unused entry of each map is its oldest.
+   */
+  #evictUnused(): void {
+    let streamable: StreamableEntry | undefined;
+    for (const entry of this.#sessions.values()) {
+      if (!entry.transport.used && !entry.transport.busy) {
+        streamable = entry;
+        break;
+      }
+    }
+    let legacy: LegacyEntry | undefined;
+    for (const entry of this.#legacy.values()) {
+      if (!entry.transport.used) {
+        legacy = entry;
+        break;
+      }
+    }
+    const victim = streamable !== undefined && (legacy === undefined || streamable.transport.lastActivity <= legacy.transport.createdAt)
+      ? streamable
+      : legacy;
+    if (victim === undefined) return;
+    this.#logger.debug('Closing a session that never completed its handshake to make room', { sessionId: victim.transport.sessionId });
+    this.#forget(victim);
+    void this.#closeEntry(victim);
+  }
+
+  /** Removes an entry from its table at once (closing may take a moment; its slot is free now). */
+  #forget(entry: StreamableEntry | LegacyEntry): void {
+    const t = entry.transport;
+    if (t instanceof StreamableHttpSessionTransport) {
+      if (this.#sessions.get(t.sessionId) === entry) this.#sessions.delete(t.sessionId);
+    } else if (this.#legacy.get(t.sessionId) === entry) {
+      this.#legacy.delete(t.sessionId);
+    }
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
@@ -442,6 +511,7 @@ export class HttpCore {
     });
     const entry: LegacyEntry = { transport, session: undefined };
     this.#legacy.set(sessionId, entry);
+    this.#startReaper();
     // The session lives as long as its stream (2024-11-05 has no resumability).
     channel.ondetach = () => {
       void this.#closeEntry(entry);
@@ -499,20 +569,34 @@ export class HttpCore {
   }
 
   #startReaper(): void {
-    if (this.#reaper !== undefined || this.#closed || !(this.#idleMs > 0) || !Number.isFinite(this.#idleMs)) return;
-    const every = Math.min(Math.max(Math.floor(this.#idleMs / 2), 10), 60_000);
-    const timer = setInterval(() => this.#reap(Date.now()), every);
+    if (this.#reaper !== undefined || this.#closed || this.#reapEvery === 0) return;
+    const timer = setInterval(() => this.#reap(Date.now()), this.#reapEvery);
     (timer as { unref?: () => void }).unref?.();
     this.#reaper = timer;
   }
 
-  /** Closes Streamable HTTP sessions idle for `sessionIdleTimeoutMs` (no request, no open stream). */
+  /**
+   * Closes Streamable HTTP sessions idle for `sessionIdleTimeoutMs` (no request, no open stream), and sessions whose
+   * client never came back within `sessionHandshakeTimeoutMs` of opening them (both transports).
+   */
   #reap(now: number): void {
-    if (!(this.#idleMs > 0)) return;
+    const idle = this.#idleMs > 0 ? this.#idleMs : Infinity;
+    const handshake = this.#handshakeMs > 0 ? this.#handshakeMs : Infinity;
+    if (idle === Infinity && handshake === Infinity) return;
     for (const entry of this.#sessions.values()) {
       const t = entry.transport;
-      if (!t.busy && now - t.lastActivity >= this.#idleMs) {
-        this.#logger.debug('Reaping idle HTTP session', { sessionId: t.sessionId });
+      if (!t.busy && now - t.lastActivity >= (t.used ? idle : Math.min(idle, handshake))) {
+        this.#logger.debug(t.used ? 'Reaping idle HTTP session' : 'Reaping HTTP session that never completed its handshake', { sessionId: t.sessionId });
+        this.#forget(entry);
+        void this.#closeEntry(entry);
+      }
+    }
+    if (handshake === Infinity) return;
+    for (const entry of this.#legacy.values()) {
+      const t = entry.transport;
+      if (!t.used && now - t.createdAt >= handshake) {
+        this.#logger.debug('Reaping legacy SSE session that never posted', { sessionId: t.sessionId });
+        this.#forget(entry);
         void this.#closeEntry(entry);
       }
     }

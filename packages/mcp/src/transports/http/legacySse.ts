@@ -41,6 +41,9 @@ export class LegacySseSessionTransport implements Transport {
   readonly #channel: SseChannel;
   readonly #onClosed: (transport: LegacySseSessionTransport) => void;
   #closed = false;
+  #used = false;
+  /** @internal `Date.now()` when the stream opened. */
+  readonly createdAt = Date.now();
 
   /** @internal Created by the HTTP handler, which writes the `endpoint` event into `channel` first. */
   constructor(sessionId: string, channel: SseChannel, onClosed: (transport: LegacySseSessionTransport) => void) {
@@ -52,6 +55,14 @@ export class LegacySseSessionTransport implements Transport {
   /** Whether the session is closed. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * @internal Whether the client POSTed anything yet. A session that never does is closed after the handler's
+   * `sessionHandshakeTimeoutMs`.
+   */
+  get used(): boolean {
+    return this.#used;
   }
 
   /** Nothing to start: the stream is already open. */
@@ -90,6 +101,7 @@ export class LegacySseSessionTransport implements Transport {
 
   /** @internal Hands a POSTed message to the session. */
   _receive(inbound: Inbound, extra: TransportMessageExtra): void {
+    this.#used = true;
     this.onmessage?.(inbound, extra);
   }
 }

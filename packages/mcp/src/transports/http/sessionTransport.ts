@@ -131,6 +131,7 @@ export class StreamableHttpSessionTransport implements Transport {
   #initId: JsonRpcId | undefined = undefined;
   #protocolVersion: string | undefined = undefined;
   #lastActivity = Date.now();
+  #used = false;
 
   /** @internal Created by the HTTP handler. */
   constructor(init: SessionTransportInit) {
@@ -159,6 +160,14 @@ export class StreamableHttpSessionTransport implements Transport {
   /** @internal `Date.now()` of the last inbound HTTP request. */
   get lastActivity(): number {
     return this.#lastActivity;
+  }
+
+  /**
+   * @internal Whether the client came back after `initialize`: any later POST (`notifications/initialized`, a
+   * request) or GET. A session that never does is reaped after the handler's `sessionHandshakeTimeoutMs`.
+   */
+  get used(): boolean {
+    return this.#used;
   }
 
   /** @internal Whether a request is in flight or a stream is connected (such a session is never idle). */
@@ -316,6 +325,7 @@ export class StreamableHttpSessionTransport implements Transport {
     extra: TransportMessageExtra,
   ): HttpOutput | Promise<HttpOutput> {
     this.#touch();
+    this.#used = true;
     if (inbound.kind === 'notification') {
       if (inbound.message.method === CANCELLED) this.#observeCancel(inbound.message.params);
     } else if (inbound.kind === 'batch') {
@@ -368,6 +378,7 @@ export class StreamableHttpSessionTransport implements Transport {
    */
   _listen(lastEventId: string | undefined): HttpOutput | Promise<HttpOutput> {
     this.#touch();
+    this.#used = true;
     if (lastEventId !== undefined) return this.#resume(lastEventId);
     const current = this.#standalone;
     if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
