@@ -218,6 +218,79 @@ function parseErrorInbound(): Inbound {
   return { kind: 'invalid', reply: errorResponse(null, -32700, 'Parse error') };
 }
 
+/** The longest delay `setInterval` honours (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function quoted(value: unknown): string {
+  return `"${typeof value === 'string' ? value : String(value)}"`;
+}
+
+function checkCount(name: string, value: number | undefined): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got ${quoted(value)}`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got ${quoted(value)}`);
+}
+
+function checkSpan(name: string, value: number | undefined, max: number): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got ${quoted(value)}`);
+  if (Number.isNaN(value) || value < 0 || value > max) {
+    const bound = max === Infinity ? '0 or more' : `between 0 and ${max}`;
+    throw new RangeError(`Invalid option ${name}: expected ${bound} milliseconds, got ${quoted(value)}`);
+  }
+}
+
+function checkPath(name: string, value: string | undefined): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || !value.startsWith('/') || /[?#\s]/.test(value)) {
+    throw new TypeError(`Invalid option ${name}: expected a URL path starting with "/" (no query, fragment or spaces), got ${quoted(value)}`);
+  }
+}
+
+function checkHostList(name: string, value: readonly string[] | undefined): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
+    throw new TypeError(`Invalid option ${name}: expected an array of strings, got ${quoted(value)}`);
+  }
+}
+
+/** Refuses option values that cannot mean anything (see {@link createMcpHttpHandler}'s `@throws`). */
+function validateOptions(options: McpHttpHandlerOptions): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`Invalid options: expected an object, got ${quoted(options)}`);
+  const server = options.server as Partial<McpHttpServerLike> | undefined;
+  if (typeof server !== 'object' || server === null || typeof server.connect !== 'function') {
+    throw new TypeError(`Invalid option server: expected an McpServer (an object with a connect method), got ${quoted(server)}`);
+  }
+  checkPath('path', options.path);
+  const legacy = options.legacySse;
+  if (legacy !== undefined && typeof legacy !== 'boolean') {
+    if (typeof legacy !== 'object' || legacy === null) throw new TypeError(`Invalid option legacySse: expected a boolean or an object, got ${quoted(legacy)}`);
+    checkPath('legacySse.ssePath', legacy.ssePath);
+    checkPath('legacySse.messagesPath', legacy.messagesPath);
+    const path = options.path ?? DEFAULT_MCP_PATH;
+    const ssePath = legacy.ssePath ?? DEFAULT_LEGACY_SSE_PATH;
+    const messagesPath = legacy.messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH;
+    if (ssePath === path || messagesPath === path || ssePath === messagesPath) {
+      throw new TypeError(`Invalid option legacySse: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
+    }
+  } else if (legacy !== false && (options.path === DEFAULT_LEGACY_SSE_PATH || options.path === DEFAULT_LEGACY_MESSAGES_PATH)) {
+    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a legacy HTTP+SSE path (set legacySse to other paths or false)`);
+  }
+  const mode = options.responseMode;
+  if (mode !== undefined && mode !== 'sse' && mode !== 'json') {
+    throw new TypeError(`Invalid option responseMode: expected "sse" or "json", got ${quoted(mode)}`);
+  }
+  checkCount('maxBodyBytes', options.maxBodyBytes);
+  checkCount('maxBatchSize', options.maxBatchSize);
+  checkCount('maxSessions', options.maxSessions);
+  checkSpan('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, Infinity);
+  checkSpan('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, Infinity);
+  checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
+  checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
+  checkHostList('allowedHosts', options.allowedHosts);
+  checkHostList('allowedOrigins', options.allowedOrigins);
+}
+
 /** A timeout option as a comparable span: `0` (or less) means never. */
 function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
@@ -252,6 +325,7 @@ export class HttpCore {
   #closed = false;
 
   constructor(options: McpHttpHandlerOptions) {
+    validateOptions(options);
     this.#server = options.server;
     this.#logger = options.logger ?? options.server.logger ?? silentLogger;
     this.#path = options.path ?? DEFAULT_MCP_PATH;
@@ -628,6 +702,12 @@ export class HttpCore {
  *
  * @param options - See {@link McpHttpHandlerOptions}; only `server` is required.
  * @returns The handler; call `close()` when done.
+ * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or legacy
+ *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
+ *   lists that are not arrays of strings.
+ * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxSessions` not a
+ *   positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs` negative or NaN; `sseRetryMs`,
+ *   `sseKeepAliveMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  * @example
  * const handler = createMcpHttpHandler({ server });

@@ -307,6 +307,8 @@ export interface ServeHttpHandle {
  *
  * @param options - Handler options plus `port` (default 0) and `host` (default `127.0.0.1`).
  * @returns Once listening: the URL, the port and `close()`.
+ * @throws TypeError, RangeError (as a rejection, before listening) for option values {@link createMcpHttpHandler}
+ *   refuses, and RangeError for a `port` that is not an integer from 0 to 65535.
  * @throws Error the `listen` error (e.g. `EADDRINUSE`).
  * @example
  * const { url, close } = await serveHttp({ server, port: 3000 });
@@ -314,6 +316,10 @@ export interface ServeHttpHandle {
  * await close();
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHandle> {
+  const listenPort = options.port ?? 0;
+  if (typeof listenPort !== 'number' || !Number.isInteger(listenPort) || listenPort < 0 || listenPort > 65_535) {
+    throw new RangeError(`Invalid option port: expected an integer from 0 to 65535, got "${String(listenPort)}"`);
+  }
   const host = options.host ?? '127.0.0.1';
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
@@ -323,7 +329,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(options.port ?? 0, host, () => {
+    httpServer.listen(listenPort, host, () => {
       httpServer.off('error', reject);
       resolve();
     });
