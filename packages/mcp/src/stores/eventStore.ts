@@ -20,7 +20,8 @@ export interface EventReplaySink {
 
 /**
  * Where SSE events are kept for replay. Shared by all sessions of a handler, so event ids must be unique across
- * streams (the transport's stream ids are unique: `<sessionId>.<n>`). Structurally compatible with the official
+ * streams (the transport's stream ids are unique: `<token>.<n>`, with a random per-session token that is not the
+ * session id, so ids in the SSE `id:` field never reveal the session credential). Structurally compatible with the official
  * TypeScript SDK's `EventStore` (`storeEvent`, `replayEventsAfter(lastEventId, { send })`,
  * `getStreamIdForEventId`), so an SDK store can be passed in.
  *

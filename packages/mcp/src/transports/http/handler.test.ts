@@ -456,7 +456,8 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     const reader = new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(1, 'echo', { text: 'x' }) }));
     const first = await reader.next();
     expect(first).toMatchObject({ data: '', retry: 1000 });
-    expect(first?.id).toMatch(new RegExp(`^${s.id}\\.`));
+    expect(first?.id).toMatch(/^[0-9a-f]{32}\.\d+\.\d+$/);
+    expect(first?.id).not.toContain(s.id);
     const second = await reader.next();
     expect(second?.event).toBe('message');
     expect(JSON.parse(second?.data ?? '')).toMatchObject({ id: 1, result: { content: [{ text: 'echo:x' }] } });
@@ -598,6 +599,27 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     await (await t.send('DELETE', '/mcp', { headers: s.headers })).text();
     expect(await resumed.next()).toBeUndefined();
     await get.body?.cancel();
+  });
+
+  it('SSE event ids never contain the session id (POST, GET and resumed streams), and resuming still works', async () => {
+    const s = await openSession(t);
+    const get = new SseReader(await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream' } }));
+    const post = await new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(1, 'slow', { ms: 20 }, { progressToken: 'p' }) })).rest();
+    // An unrelated notification goes to the GET stream.
+    server.tool('late', {}, () => text('late'));
+    const unrelated = await get.next();
+    const ids = [...post, unrelated].map((e) => e?.id);
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    for (const id of ids) {
+      expect(id).toBeDefined();
+      expect(id).not.toContain(s.id);
+      for (const part of s.id.split('-')) expect(id).not.toContain(part);
+    }
+    const resumed = await new SseReader(await t.send('GET', '/mcp', {
+      headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': post[0]?.id as string },
+    })).rest();
+    expect(resumed.filter((e) => e.data !== '').map((e) => JSON.parse(e.data).id ?? JSON.parse(e.data).method)).toEqual(['notifications/progress', 1]);
+    await get.cancel();
   });
 
   it('Last-Event-ID from another session or unknown ⇒ 400, never a cross-session replay', async () => {

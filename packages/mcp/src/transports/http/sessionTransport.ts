@@ -9,7 +9,9 @@
  * - anything else → the standalone GET stream ("Listening for Messages from the Server").
  *
  * Each message goes on exactly one stream ("Multiple Connections" item 2). With an event store, every SSE event
- * carries an id `<streamId>.<n>` (unique within the session, encoding the stream: "Resumability and
+ * carries an id `<streamId>.<n>` where the stream id is `<token>.<k>`, `token` being random per session and not
+ * the session id, so event ids (which proxies log) never repeat the session credential (unique within the
+ * session, encoding the stream: "Resumability and
  * Redelivery" item 1) and is stored whether or not the client is connected, so a client that lost a stream
  * resumes it with `GET` + `Last-Event-ID`. Disconnection is not cancellation (same section, item 7 of "Sending
  * Messages"; field bug B27): the handler keeps running and its response is stored.
@@ -113,6 +115,7 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
+  /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
   readonly #sseHeaders: Readonly<Record<string, string>>;
   readonly #jsonHeaders: Readonly<Record<string, string>>;
@@ -141,7 +144,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#retryMs = init.retryMs;
     this.#keepAliveMs = init.keepAliveMs;
     this.#onClosed = init.onClosed;
-    this.#prefix = `${init.sessionId}.`;
+    this.#prefix = `${globalThis.crypto.randomUUID().replaceAll('-', '')}.`;
     this.#sseHeaders = Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId });
     this.#jsonHeaders = Object.freeze({ ...JSON_HEADERS, 'mcp-session-id': init.sessionId });
     this.#acceptedHeaders = Object.freeze({ 'mcp-session-id': init.sessionId });
