@@ -94,6 +94,12 @@ export interface DispatcherOptions<Ctx = unknown> {
    * gating. A guard that throws refuses the message with -32603.
    */
   readonly guard?: (message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx) => JsonRpcError | undefined;
+  /**
+   * Builds each handler's context from the dispatcher context, replacing the default shallow copy
+   * (`{ ...ctx, id, method, signal }`). A protocol layer uses it to hand handlers one object of a fixed
+   * class with a lazy `signal`. @default the shallow copy
+   */
+  readonly createContext?: ContextFactory<Ctx>;
 }
 
 /** Default for {@link DispatcherOptions.maxBatchSize}. */
@@ -110,6 +116,22 @@ interface MethodEntry<Ctx> {
 
 type Reply = JsonRpcResponse | undefined;
 
+/**
+ * Yields a request's AbortSignal on first use, so that a signal nobody reads costs nothing (an
+ * `AbortController` per request is measurable on a hot path). An `AbortSignal` is not a SignalSource; pass
+ * either to {@link Dispatcher.dispatchNow}.
+ */
+export interface SignalSource {
+  /** The request's signal: aborted on cancellation or when the connection closes. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Builds the context a handler receives (see {@link DispatcherOptions.createContext}). `signals.signal` should
+ * be read lazily (e.g. from a getter) to keep the AbortSignal unallocated until a handler asks for it.
+ */
+export type ContextFactory<Ctx> = (ctx: Ctx, id: JsonRpcId | undefined, method: string, signals: SignalSource) => Ctx & HandlerContext;
+
 /** A signal that never aborts, shared by every dispatch that is given none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
@@ -120,6 +142,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     (typeof value === 'object' || typeof value === 'function') &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
+const NEVER_ABORTED_SOURCE: SignalSource = { signal: NEVER_ABORTED };
+
+function isAbortSignal(value: AbortSignal | SignalSource): value is AbortSignal {
+  return 'aborted' in value;
 }
 
 /** Builds the handler context: the dispatcher context plus `id`, `method` and `signal`. */
@@ -194,6 +222,7 @@ export class Dispatcher<Ctx = unknown> {
   readonly #maxBatchSize: number;
   readonly #logger: Logger;
   readonly #guard: DispatcherOptions<Ctx>['guard'];
+  readonly #createContext: ContextFactory<Ctx> | undefined;
 
   /**
    * @param options - See {@link DispatcherOptions}.
@@ -207,6 +236,7 @@ export class Dispatcher<Ctx = unknown> {
     this.#maxBatchSize = maxBatchSize;
     this.#logger = options.logger ?? silentLogger;
     this.#guard = options.guard;
+    this.#createContext = options.createContext;
   }
 
   /** The batch size limit in effect (members). */
@@ -287,7 +317,7 @@ export class Dispatcher<Ctx = unknown> {
    * transport loop uses it to send synchronous answers before it reads the next message, which keeps replies
    * in arrival order and saves a promise per request.
    */
-  dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Reply | Promise<Reply> {
+  dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal | SignalSource): Reply | Promise<Reply> {
     const method = message.method;
     const id = (message as { readonly id?: JsonRpcId }).id;
     let entry = this.#methods.get(method);
@@ -317,7 +347,12 @@ export class Dispatcher<Ctx = unknown> {
         const problem = validate(params);
         if (problem !== undefined) return this.#invalidParams(problem, method, id);
       }
-      result = entry.handler(params, handlerContext(ctx, id, method, signal ?? NEVER_ABORTED));
+      const factory = this.#createContext;
+      const handlerCtx =
+        factory !== undefined
+          ? factory(ctx, id, method, signal === undefined ? NEVER_ABORTED_SOURCE : isAbortSignal(signal) ? { signal } : signal)
+          : handlerContext(ctx, id, method, signal === undefined ? NEVER_ABORTED : isAbortSignal(signal) ? signal : signal.signal);
+      result = entry.handler(params, handlerCtx);
     } catch (error) {
       return this.#failed(error, method, id);
     }

@@ -5,7 +5,7 @@
  * @see https://www.jsonrpc.org/specification §4 (Request), §4.1 (Notification), §5 (Response), §6 (Batch)
  */
 import { errorResponse } from './classify.js';
-import { Dispatcher } from './dispatcher.js';
+import { Dispatcher, type SignalSource } from './dispatcher.js';
 import { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
@@ -127,16 +127,38 @@ interface BatchReply {
   remaining: number;
 }
 
-/** One inbound request, queued or running. */
-interface InboundJob<Ctx> {
-  readonly message: JsonRpcRequest;
-  readonly ctx: Ctx;
-  readonly batch: BatchReply | undefined;
-  readonly index: number;
-  controller: AbortController | undefined;
+/**
+ * One inbound request, queued or running. It is also the handler's {@link SignalSource}: the AbortController
+ * is made only when a handler reads `ctx.signal` (most never do), or already aborted if it was cancelled first.
+ */
+class InboundJob<Ctx> implements SignalSource {
+  #controller: AbortController | undefined = undefined;
+  #abortReason: unknown = undefined;
   /** Cancelled with `cancelInbound`, or the connection closed: no response is sent. */
-  cancelled: boolean;
-  done: boolean;
+  cancelled = false;
+  /** Counted in the active slots (started, not queued). */
+  running = false;
+  done = false;
+
+  constructor(
+    readonly message: JsonRpcRequest,
+    readonly ctx: Ctx,
+    readonly batch: BatchReply | undefined,
+    readonly index: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#controller !== undefined) this.#controller.abort(reason);
+    else if (this.#abortReason === undefined) this.#abortReason = reason;
+  }
 }
 
 function localError(code: JsonRpcLocalError['code'], message: string, cause?: unknown): JsonRpcLocalError {
@@ -358,8 +380,8 @@ export class Peer<Ctx = unknown> {
     if (job === undefined || job.done) return false;
     job.cancelled = true;
     this.#inbound.delete(id);
-    job.controller?.abort(localError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
-    if (job.controller === undefined) this.#finishJob(job, undefined);
+    job.abort(localError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
+    if (!job.running) this.#finishJob(job, undefined);
     return true;
   }
 
@@ -540,7 +562,7 @@ export class Peer<Ctx = unknown> {
       this.#deliver(batch, index, errorResponse(message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]));
       return;
     }
-    const job: InboundJob<Ctx> = { message, ctx: made.ctx, batch, index, controller: undefined, cancelled: false, done: false };
+    const job = new InboundJob<Ctx>(message, made.ctx, batch, index);
     this.#inbound.set(message.id, job);
     if (this.#active < this.#maxConcurrentInbound) this.#run(job);
     else this.#queue.push(job);
@@ -599,11 +621,10 @@ export class Peer<Ctx = unknown> {
 
   #run(job: InboundJob<Ctx>): void {
     this.#active++;
-    const controller = new AbortController();
-    job.controller = controller;
+    job.running = true;
     // A synchronous handler's answer is sent right away, before the next inbound message is dispatched, so
     // replies keep arrival order (e.g. the initialize result precedes notifications of a pipelined request).
-    const reply = this.#dispatcher.dispatchNow(job.message, job.ctx, controller.signal);
+    const reply = this.#dispatcher.dispatchNow(job.message, job.ctx, job);
     if (!(reply instanceof Promise)) {
       this.#finishJob(job, reply);
       return;
@@ -620,7 +641,7 @@ export class Peer<Ctx = unknown> {
   #finishJob(job: InboundJob<Ctx>, response: JsonRpcResponse | undefined): void {
     if (job.done) return;
     job.done = true;
-    if (job.controller !== undefined) {
+    if (job.running) {
       this.#active--;
       this.#drain();
     }
@@ -688,7 +709,7 @@ export class Peer<Ctx = unknown> {
     }
     for (const job of [...this.#inbound.values()]) {
       job.cancelled = true;
-      job.controller?.abort(localError(LocalErrorCode.ConnectionClosed, 'Connection closed'));
+      job.abort(localError(LocalErrorCode.ConnectionClosed, 'Connection closed'));
     }
     this.#inbound.clear();
     this.#queue.length = 0;

@@ -9,6 +9,7 @@ import {
   Dispatcher,
   ErrorCode,
   JsonRpcError,
+  type HandlerContext,
   type JsonRpcParams,
   type MethodHandler,
   type Logger,
@@ -28,7 +29,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
-import { createSchemaCompiler, type CompiledSchema } from './schema.js';
+import { createSchemaCompiler, type CompiledSchema, type ValidationOutcome } from './schema.js';
 import { LOGGING_LEVEL_RANK, Session, SessionRequestContext, type SessionContext, type SessionHost } from './session.js';
 import type {
   CompletionHandler,
@@ -178,6 +179,7 @@ export class McpServer {
     const dispatcher = new Dispatcher<SessionContext>({
       logger: this.#logger,
       guard: (message, ctx) => this.#lifecycleGuard(message.method, 'id' in message, ctx.session),
+      createContext: (ctx, id, method, signals) => new SessionRequestContext(ctx.session, ctx.extra, id, method, signals),
     });
     this.#registerHandlers(dispatcher);
     this.#host = {
@@ -508,15 +510,12 @@ export class McpServer {
     });
   }
 
-  #context(ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }, p: Record<string, unknown>): SessionRequestContext {
+  /** The handler's context is the dispatcher's (see `createContext`); this records the request's `_meta` on it. */
+  #context(ctx: SessionContext & HandlerContext, p: Record<string, unknown>): SessionRequestContext {
+    const call = ctx as SessionRequestContext;
     const meta = p._meta;
-    return new SessionRequestContext(
-      ctx.session,
-      ctx.id as string | number,
-      ctx.signal,
-      isRecord(meta) ? meta : undefined,
-      ctx.extra?.authInfo ?? ctx.session.authInfo,
-    );
+    if (isRecord(meta)) call.requestMeta = meta;
+    return call;
   }
 
   /**
@@ -525,7 +524,7 @@ export class McpServer {
    * revision so the behaviour is deterministic); a {@link ToolError} → `isError: true` with its message; any
    * other exception → `isError: true` with a generic text (the exception goes to the logger only).
    */
-  async #callTool(params: JsonRpcParams | undefined, ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }): Promise<CallToolResult> {
+  #callTool(params: JsonRpcParams | undefined, ctx: SessionContext & HandlerContext): CallToolResult | Promise<CallToolResult> {
     const p = paramsRecord(params);
     const name = requireString(p, 'name');
     const tool = this.#tools.get(name);
@@ -533,38 +532,59 @@ export class McpServer {
     // B09 / SCH25 CallToolRequestParams: `arguments` is optional, but when present it is an object (null is not).
     const rawArgs = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
     if (!isRecord(rawArgs)) throw invalidParams('"arguments" must be an object');
-    let outcome = tool.input.validate(rawArgs);
-    if (outcome instanceof Promise) outcome = await outcome;
-    if (outcome.error !== undefined) return toolErrorResult(`Invalid arguments for tool "${name}": ${outcome.error}`);
-    let result: CallToolResult;
+    const call = this.#context(ctx, p);
+    // No async layer unless something is asynchronous: a synchronous tool is answered in the same turn.
+    const outcome = tool.input.validate(rawArgs);
+    return outcome instanceof Promise
+      ? outcome.then((o) => this.#runTool(tool, name, rawArgs, o, call))
+      : this.#runTool(tool, name, rawArgs, outcome, call);
+  }
+
+  #runTool(tool: ToolEntry, name: string, rawArgs: Record<string, unknown>, outcome: ValidationOutcome | undefined, call: SessionRequestContext): CallToolResult | Promise<CallToolResult> {
+    if (outcome !== undefined && outcome.error !== undefined) return toolErrorResult(`Invalid arguments for tool "${name}": ${outcome.error}`);
+    let result: CallToolResult | Promise<CallToolResult>;
     try {
-      result = await tool.handler(outcome.value as never, this.#context(ctx, p));
+      result = tool.handler((outcome === undefined ? rawArgs : outcome.value) as never, call);
     } catch (error) {
-      if (error instanceof ToolError) return toolErrorResult(error.message);
-      if (error instanceof JsonRpcError) throw error;
-      // A cancelled call gets no response at all (the Peer suppresses it); its abort is not a failure to report.
-      if (ctx.signal.aborted) this.#logger.debug(`Tool "${name}" stopped after cancellation`, { error });
-      else this.#logger.error(`Tool "${name}" failed`, { error });
-      return toolErrorResult(`Tool "${name}" failed: internal error`);
+      return this.#toolFailure(name, error, call);
     }
+    return result instanceof Promise
+      ? result.then(
+          (r) => this.#checkToolResult(tool, name, r),
+          (error: unknown) => this.#toolFailure(name, error, call),
+        )
+      : this.#checkToolResult(tool, name, result);
+  }
+
+  #toolFailure(name: string, error: unknown, call: SessionRequestContext): CallToolResult {
+    if (error instanceof ToolError) return toolErrorResult(error.message);
+    if (error instanceof JsonRpcError) throw error;
+    // A cancelled call gets no response at all (the Peer suppresses it); its abort is not a failure to report.
+    if (call.signal.aborted) this.#logger.debug(`Tool "${name}" stopped after cancellation`, { error });
+    else this.#logger.error(`Tool "${name}" failed`, { error });
+    return toolErrorResult(`Tool "${name}" failed: internal error`);
+  }
+
+  #checkToolResult(tool: ToolEntry, name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
     if (!isRecord(result) || !Array.isArray(result.content)) {
       this.#logger.error(`Tool "${name}" returned a value that is not a CallToolResult (an object with a "content" array)`);
       throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
     }
     // B41 / MCP 2025-06-18+ server/tools.mdx "Output Schema": a success result MUST conform to the outputSchema.
-    if (tool.output !== undefined && result.isError !== true) {
-      let check = tool.output.validate(result.structuredContent);
-      if (check instanceof Promise) check = await check;
-      if (check.error !== undefined) {
+    if (tool.output === undefined || result.isError === true) return result;
+    const verdict = (check: ValidationOutcome | undefined): CallToolResult => {
+      if (check !== undefined && check.error !== undefined) {
         this.#logger.error(`Tool "${name}" returned structuredContent that does not match its outputSchema: ${check.error}`);
         throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
       }
-    }
-    return result;
+      return result;
+    };
+    const check = tool.output.validate(result.structuredContent);
+    return check instanceof Promise ? check.then(verdict) : verdict(check);
   }
 
   /** `resources/read`: a static resource, else the first matching template; none → -32002 (≤ 2025-11-25). */
-  async #readResource(params: JsonRpcParams | undefined, ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }): Promise<unknown> {
+  async #readResource(params: JsonRpcParams | undefined, ctx: SessionContext & HandlerContext): Promise<unknown> {
     const p = paramsRecord(params);
     const uri = requireString(p, 'uri');
     const fixed = this.#resources.get(uri);
@@ -591,7 +611,7 @@ export class McpServer {
   }
 
   /** `prompts/get`: unknown prompt or a missing required argument → -32602 (MCP 2025-11-25 server/prompts.mdx). */
-  async #getPrompt(params: JsonRpcParams | undefined, ctx: SessionContext & { readonly id: unknown; readonly signal: AbortSignal }): Promise<unknown> {
+  async #getPrompt(params: JsonRpcParams | undefined, ctx: SessionContext & HandlerContext): Promise<unknown> {
     const p = paramsRecord(params);
     const name = requireString(p, 'name');
     const prompt = this.#prompts.get(name);

@@ -12,8 +12,11 @@ import type { JsonSchema, SchemaLike, StandardSchemaV1 } from './types.js';
 /** The outcome of a validation: the (possibly transformed) value, or a readable description of what is wrong. */
 export type ValidationOutcome = { readonly value: unknown; readonly error?: undefined } | { readonly error: string };
 
-/** Validates a value. Standard Schemas may transform it (defaults, coercions): use the returned `value`. */
-export type CompiledValidator = (value: unknown) => ValidationOutcome | Promise<ValidationOutcome>;
+/**
+ * Validates a value. `undefined` means valid and unchanged (JSON Schemas: no allocation on the hot path);
+ * Standard Schemas may transform the value (defaults, coercions): use the returned `value`.
+ */
+export type CompiledValidator = (value: unknown) => ValidationOutcome | undefined | Promise<ValidationOutcome>;
 
 /** A schema ready for listing (`json`) and for validation (`validate`). */
 export interface CompiledSchema {
@@ -53,7 +56,7 @@ function compileJson(ajv: Ajv2020, schema: JsonSchema, what: string): CompiledSc
   }
   return {
     json: schema,
-    validate: (value) => (fn(value) ? { value } : { error: ajv.errorsText(fn.errors, { dataVar: 'arguments' }) }),
+    validate: (value) => (fn(value) ? undefined : { error: ajv.errorsText(fn.errors, { dataVar: 'arguments' }) }),
   };
 }
 

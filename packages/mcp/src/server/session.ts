@@ -13,6 +13,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type Logger,
+  type SignalSource,
   type Transport,
   type TransportMessageExtra,
   type TransportSendOptions,
@@ -180,17 +181,37 @@ export class Session implements ServerSession {
 }
 
 /**
- * The context of one request handled on a session. Methods live on the prototype: creating one per request
- * costs a single small object.
+ * The context of one message handled on a session: the dispatcher builds one per request (see
+ * `createContext` in mcpServer.ts) and the same object is the tool/resource/prompt handler's `ctx`. Methods
+ * live on the prototype and the AbortSignal is made only when `signal` is read, so a request costs one small
+ * object.
  */
-export class SessionRequestContext implements RequestContext {
+export class SessionRequestContext implements RequestContext, SessionContext {
+  /** `params._meta` of the request, set by the method handler that reads the params. */
+  requestMeta: Meta | undefined = undefined;
+  readonly #signals: SignalSource;
+
   constructor(
     readonly session: Session,
-    readonly requestId: JsonRpcId,
-    readonly signal: AbortSignal,
-    readonly requestMeta: Meta | undefined,
-    readonly authInfo: unknown,
-  ) {}
+    readonly extra: TransportMessageExtra | undefined,
+    readonly id: JsonRpcId | undefined,
+    readonly method: string,
+    signals: SignalSource,
+  ) {
+    this.#signals = signals;
+  }
+
+  get signal(): AbortSignal {
+    return this.#signals.signal;
+  }
+
+  get requestId(): JsonRpcId {
+    return this.id as JsonRpcId;
+  }
+
+  get authInfo(): unknown {
+    return this.extra?.authInfo ?? this.session.authInfo;
+  }
 
   get protocolVersion(): string {
     return this.session.protocolVersion ?? 'unknown';
