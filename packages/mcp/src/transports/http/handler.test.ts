@@ -6,6 +6,7 @@
  * Plus the legacy 2024-11-05 HTTP+SSE transport, and interop with the official SDK 1.32.2 client.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { Readable } from 'node:stream';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -752,6 +753,49 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     const chunked = await t.send('POST', '/mcp', { headers: s.headers, body: [big.slice(0, 800), big.slice(800, 1600), big.slice(1600)] });
     expect(chunked.status).toBe(413);
     await chunked.text();
+    expect(await onlyMessage(await t.send('POST', '/mcp', { headers: s.headers, body: ping(2) }))).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
+  it('413 reaches a fetch client that is still sending a large body (Content-Length and streamed)', async () => {
+    t = await startTarget(kind, server, { maxBodyBytes: 1024 });
+    // A client that declares a large Content-Length and keeps sending while it waits for the answer.
+    if (t.port !== undefined) {
+      const socket = net.connect(t.port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (d: Buffer) => {
+        received += d.toString('latin1');
+      });
+      socket.on('error', () => {});
+      socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n');
+      const deadline = Date.now() + 2000;
+      while (!received.includes('\r\n\r\n') && !socket.destroyed && Date.now() < deadline) {
+        socket.write(Buffer.alloc(64 * 1024, 120));
+        await sleep(10);
+      }
+      socket.destroy();
+      expect(received.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(received.toLowerCase()).toContain('connection: close');
+    }
+    const s = await openSession(t);
+    const big = call(1, 'echo', { text: 'x'.repeat(8 * 1024 * 1024) });
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    for (const streamed of [false, true]) {
+      let sent = 0;
+      const body = streamed
+        ? new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent++ >= 128) controller.close();
+            else controller.enqueue(chunk);
+          },
+        })
+        : big;
+      const init = { method: 'POST', headers: s.headers, body, duplex: 'half' } as RequestInit;
+      const res = t.port === undefined
+        ? await t.send('POST', '/mcp', { headers: s.headers, body: big })
+        : await fetch(`http://127.0.0.1:${t.port}/mcp`, init);
+      expect(res.status).toBe(413);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    }
     expect(await onlyMessage(await t.send('POST', '/mcp', { headers: s.headers, body: ping(2) }))).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
   });
 

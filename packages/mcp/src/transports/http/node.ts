@@ -9,7 +9,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
 import { HTTP_CORE, createMcpHttpHandler } from './handler.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
@@ -33,10 +32,70 @@ const GONE = new Error('The client closed the connection');
 
 function ignore(): void {}
 
-/** Drains the rest of a request without keeping it (after a 413). */
+/**
+ * After a 413: how much more of the body is read and dropped, and for how long, before the connection is cut.
+ * A client still sending when the answer leaves reads it meanwhile; closing at once would reset the connection
+ * under it (EPIPE/ECONNRESET instead of the 413). The answer carries `Connection: close`, so the connection ends
+ * after it either way; the bounds keep a client that never stops sending from holding it.
+ */
+const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_MS = 5000;
+
+/** Drains the rest of a request without keeping it (after a 413), up to {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS}. */
 function discard(req: IncomingMessage): void {
   req.on('error', ignore);
+  if (req.readableEnded || req.destroyed) return;
+  let left = DRAIN_MAX_BYTES;
+  const cut = (): void => {
+    clearTimeout(timer);
+    req.socket?.destroy();
+  };
+  const timer = setTimeout(cut, DRAIN_MAX_MS);
+  (timer as { unref?: () => void }).unref?.();
+  const done = (): void => clearTimeout(timer);
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) cut();
+  });
+  req.once('end', done);
+  req.once('close', done);
   req.resume();
+}
+
+/**
+ * A Node request body as a Web stream for the `fetch` path. Unlike `Readable.toWeb`, cancelling it (the handler
+ * stops reading at `maxBodyBytes`) drains the rest within bounds instead of destroying the socket, so the 413
+ * reaches the client.
+ */
+function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on('data', (chunk: Buffer) => {
+        if (cancelled) return;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      });
+      req.once('end', () => {
+        if (!cancelled) controller.close();
+      });
+      const fail = (error?: unknown): void => {
+        if (cancelled || req.readableEnded) return;
+        cancelled = true;
+        controller.error(error instanceof Error ? error : new Error('The client closed the connection while sending'));
+      };
+      req.once('error', fail);
+      req.once('close', () => fail());
+      req.pause();
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      cancelled = true;
+      discard(req);
+    },
+  });
 }
 
 function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
@@ -189,7 +248,7 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const init: RequestInit & { duplex?: 'half' } = { method, headers };
   if (hasBody) {
-    init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
+    init.body = nodeBodyStream(req);
     init.duplex = 'half';
   }
   const response = await handler.fetch(new Request(`http://localhost${req.url ?? '/'}`, init));
