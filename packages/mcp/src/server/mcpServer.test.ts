@@ -149,10 +149,10 @@ describe('McpServer tools', () => {
     await c.initialize();
     const r4 = result(await c.request(4, 'tools/call', { name: 'add', arguments: { a: 'two', b: 2 } }));
     expect(r4.isError).toBe(true);
-    expect(r4.content[0].text).toBe('Invalid arguments for tool "add": arguments/a must be integer');
+    expect(r4.content[0].text).toBe('Invalid arguments for tool "add": arguments/a: Instance type "string" is invalid. Expected "integer".');
     const r5 = result(await c.request(5, 'tools/call', { name: 'add', arguments: { a: 1 } }));
     expect(r5.isError).toBe(true);
-    expect(r5.content[0].text).toContain("must have required property 'b'");
+    expect(r5.content[0].text).toBe('Invalid arguments for tool "add": arguments: Instance does not have required property "b".');
     expect(await c.request(6, 'tools/call', { arguments: { a: 1, b: 2 } })).toMatchObject({ id: 6, error: { code: -32602 } });
   });
 
