@@ -303,17 +303,22 @@ export async function renderChart(data) {
   return svg;
 }
 
-/** Rewrites the results section of bench/README.md and copies the chart next to it. */
-export function updateReadme(benchDir, resultsDir, md) {
-  const readme = join(benchDir, 'README.md');
+/** Replaces the text between the results markers of a Markdown file. */
+function replaceResults(readme, chartPath, md) {
   const text = readFileSync(readme, 'utf8');
   const start = '<!-- bench:results:start -->';
   const end = '<!-- bench:results:end -->';
   const a = text.indexOf(start);
   const b = text.indexOf(end);
-  if (a === -1 || b === -1) throw new Error('bench/README.md has no results markers');
-  const body = `${start}\n\n![ratios to the raw floor](ratios.svg)\n\n${md}\n${end}`;
+  if (a === -1 || b === -1) throw new Error(`${readme} has no results markers`);
+  const body = `${start}\n\n![ratios to the raw floor](${chartPath})\n\n${md}\n${end}`;
   writeFileSync(readme, text.slice(0, a) + body + text.slice(b + end.length));
+}
+
+/** Rewrites the results sections of bench/README.md and of the project README, and copies the chart. */
+export function updateReadme(benchDir, resultsDir, md) {
+  replaceResults(join(benchDir, 'README.md'), 'ratios.svg', md);
+  replaceResults(join(benchDir, '..', 'README.md'), 'bench/ratios.svg', md);
   try {
     copyFileSync(join(resultsDir, 'ratios.svg'), join(benchDir, 'ratios.svg'));
   } catch {
