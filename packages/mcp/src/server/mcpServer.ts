@@ -212,7 +212,7 @@ export class McpServer {
    *   2025-11-25, server/tools.mdx), or the name is already registered
    */
   tool<Args = Record<string, unknown>>(name: string, definition: ToolDefinition, handler: ToolHandler<Args>): () => void {
-    if (this.#tools.has(name)) throw new TypeError(`Tool already registered: "${name}"`);
+    this.#refuseDuplicate(this.#tools, name, 'Tool');
     if (!TOOL_NAME.test(name)) this.#logger.warn(`Tool name does not follow MCP naming rules (1-64 of A-Z a-z 0-9 _ - . /): "${name}"`);
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
@@ -234,12 +234,7 @@ export class McpServer {
       icons: definition.icons,
       _meta: definition._meta,
     });
-    const entry: ToolEntry = { descriptor, input, output, handler: handler as ToolHandler<never> };
-    this.#tools.set(name, entry);
-    this.#changed('tools');
-    return () => {
-      if (this.#tools.get(name) === entry && this.#tools.delete(name)) this.#changed('tools');
-    };
+    return this.#add(this.#tools, name, { descriptor, input, output, handler: handler as ToolHandler<never> }, 'tools');
   }
 
   /**
@@ -248,13 +243,8 @@ export class McpServer {
    * @throws TypeError when the URI is already registered
    */
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
-    if (this.#resources.has(uri)) throw new TypeError(`Resource already registered: "${uri}"`);
-    const entry: ResourceEntry = { descriptor: compact({ uri, ...definition }), handler };
-    this.#resources.set(uri, entry);
-    this.#changed('resources');
-    return () => {
-      if (this.#resources.get(uri) === entry && this.#resources.delete(uri)) this.#changed('resources');
-    };
+    this.#refuseDuplicate(this.#resources, uri, 'Resource');
+    return this.#add(this.#resources, uri, { descriptor: compact({ uri, ...definition }), handler }, 'resources');
   }
 
   /**
@@ -264,19 +254,10 @@ export class McpServer {
    * @throws TypeError when the template is malformed or already registered
    */
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
-    if (this.#templates.has(uriTemplate)) throw new TypeError(`Resource template already registered: "${uriTemplate}"`);
+    this.#refuseDuplicate(this.#templates, uriTemplate, 'Resource template');
     const { complete, ...rest } = definition;
-    const entry: TemplateEntry = {
-      descriptor: compact({ uriTemplate, ...rest }),
-      template: new UriTemplate(uriTemplate),
-      handler,
-      complete,
-    };
-    this.#templates.set(uriTemplate, entry);
-    this.#changed('resourceTemplates');
-    return () => {
-      if (this.#templates.get(uriTemplate) === entry && this.#templates.delete(uriTemplate)) this.#changed('resourceTemplates');
-    };
+    const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete };
+    return this.#add(this.#templates, uriTemplate, entry, 'resourceTemplates');
   }
 
   /**
@@ -285,19 +266,10 @@ export class McpServer {
    * @throws TypeError when the name is already registered
    */
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void {
-    if (this.#prompts.has(name)) throw new TypeError(`Prompt already registered: "${name}"`);
+    this.#refuseDuplicate(this.#prompts, name, 'Prompt');
     const { complete, ...rest } = definition;
-    const entry: PromptEntry = {
-      descriptor: compact({ name, ...rest }),
-      required: (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name),
-      handler,
-      complete,
-    };
-    this.#prompts.set(name, entry);
-    this.#changed('prompts');
-    return () => {
-      if (this.#prompts.get(name) === entry && this.#prompts.delete(name)) this.#changed('prompts');
-    };
+    const required = (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name);
+    return this.#add(this.#prompts, name, { descriptor: compact({ name, ...rest }), required, handler, complete }, 'prompts');
   }
 
   /**
@@ -348,6 +320,19 @@ export class McpServer {
 
   // ---------------------------------------------------------------------------------------------------------
   // Internals
+
+  #refuseDuplicate(map: ReadonlyMap<string, unknown>, key: string, what: string): void {
+    if (map.has(key)) throw new TypeError(`${what} already registered: "${key}"`);
+  }
+
+  /** Adds a registry entry and announces the list change; the disposer removes that very entry once. */
+  #add<E>(map: Map<string, E>, key: string, entry: E, kind: ListKind): () => void {
+    map.set(key, entry);
+    this.#changed(kind);
+    return () => {
+      if (map.get(key) === entry && map.delete(key)) this.#changed(kind);
+    };
+  }
 
   #changed(kind: ListKind): void {
     this.#lists.delete(kind);

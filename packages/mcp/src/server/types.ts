@@ -17,9 +17,10 @@ import type {
   Meta,
   PromptArgument,
   ReadResourceResult,
+  Resource,
+  ResourceTemplate,
   ServerCapabilities,
   ToolAnnotations,
-  Annotations,
 } from '../protocol/types.js';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
@@ -123,17 +124,8 @@ export type ToolHandler<Args = Record<string, unknown>> = (
   ctx: RequestContext,
 ) => CallToolResult | Promise<CallToolResult>;
 
-/** A static resource registration. */
-export interface ResourceDefinition {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly mimeType?: string;
-  readonly size?: number;
-  readonly annotations?: Annotations;
-  readonly icons?: readonly Icon[];
-  readonly _meta?: Meta;
-}
+/** A static resource registration: the `resources/list` entry without its `uri` (given separately). */
+export type ResourceDefinition = Omit<Resource, 'uri'>;
 
 /** Reads a static resource. */
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
@@ -145,7 +137,7 @@ export type CompletionHandler = (
 ) => readonly string[] | Promise<readonly string[]>;
 
 /** A resource template registration (RFC 6570 level 1–4 expressions of the forms the matcher supports). */
-export interface ResourceTemplateDefinition extends ResourceDefinition {
+export interface ResourceTemplateDefinition extends Omit<ResourceTemplate, 'uriTemplate'> {
   /** Completions for template variables, by variable name (`completion/complete` with `ref/resource`). */
   readonly complete?: Readonly<Record<string, CompletionHandler>>;
 }
