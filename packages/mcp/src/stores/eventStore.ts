@@ -41,7 +41,11 @@ export interface EventStore {
   replayEventsAfter(lastEventId: string, sink: EventReplaySink): string | undefined | Promise<string | undefined>;
   /** The stream id of an event id, or `undefined` when unknown. Lets the transport check ownership before replaying. */
   getStreamIdForEventId?(eventId: string): string | undefined | Promise<string | undefined>;
-  /** Forgets a stream's events (its session ended). */
+  /**
+   * Forgets a stream's events: its session ended, or it is a POST stream that carried a successful response and
+   * went whole to the client on its first connection (no client resumes such a stream). Without this method a
+   * store keeps every stream until its own limits drop it.
+   */
   deleteStream?(streamId: string): void | Promise<void>;
 }
 

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../server/index.js';
 import type { CallToolResult } from '../../protocol/types.js';
-import { closeRequestSseStream, createMcpHttpHandler, serveHttp } from './index.js';
+import { InMemoryEventStore, closeRequestSseStream, createMcpHttpHandler, serveHttp } from './index.js';
 import type { McpHttpHandlerOptions } from './index.js';
 
 type PathKind = 'web' | 'node' | 'node-fetch';
@@ -605,22 +605,51 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
   it('SSE event ids never contain the session id (POST, GET and resumed streams), and resuming still works', async () => {
     const s = await openSession(t);
     const get = new SseReader(await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream' } }));
-    const post = await new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(1, 'slow', { ms: 20 }, { progressToken: 'p' }) })).rest();
+    const reader = new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(1, 'slow', { ms: 150 }, { progressToken: 'p' }) }));
+    const post = [await reader.next(), await reader.next()]; // priming, progress
+    await reader.cancel(); // cut before the response: the stream is kept for resumption
     // An unrelated notification goes to the GET stream.
     server.tool('late', {}, () => text('late'));
     const unrelated = await get.next();
-    const ids = [...post, unrelated].map((e) => e?.id);
-    expect(ids.length).toBeGreaterThanOrEqual(3);
+    const resumed = await new SseReader(await t.send('GET', '/mcp', {
+      headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': post[0]?.id as string },
+    })).rest();
+    expect(resumed.filter((e) => e.data !== '').map((e) => JSON.parse(e.data).id ?? JSON.parse(e.data).method)).toEqual(['notifications/progress', 1]);
+    const ids = [...post, unrelated, ...resumed].map((e) => e?.id);
+    expect(ids.length).toBeGreaterThanOrEqual(5);
     for (const id of ids) {
       expect(id).toBeDefined();
       expect(id).not.toContain(s.id);
       for (const part of s.id.split('-')) expect(id).not.toContain(part);
     }
-    const resumed = await new SseReader(await t.send('GET', '/mcp', {
-      headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': post[0]?.id as string },
-    })).rest();
-    expect(resumed.filter((e) => e.data !== '').map((e) => JSON.parse(e.data).id ?? JSON.parse(e.data).method)).toEqual(['notifications/progress', 1]);
     await get.cancel();
+  });
+
+  it('a POST stream delivered whole with its result leaves no history behind; a cut one keeps it', async () => {
+    await t.close();
+    const store = new InMemoryEventStore();
+    t = await startTarget(kind, server, { eventStore: store });
+    const s = await openSession(t);
+    const delivered: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const events = await new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(i, 'echo', { text: `m${i}` }) })).rest();
+      expect(events.map((e) => e.id === undefined)).toEqual([false, false]); // priming and response, both with ids
+      delivered.push(events[0]?.id as string);
+      expect(JSON.parse(events[1]?.data ?? '')).toMatchObject({ id: i, result: { content: [{ text: `echo:m${i}` }] } });
+    }
+    expect(store.size).toBe(0);
+    // A client that resumes such a stream anyway learns that its events are gone.
+    const gone = await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': delivered[0] as string } });
+    expect(gone.status).toBe(400);
+    await gone.text();
+    // Cut before its response: kept, and the response is replayed on resumption.
+    const reader = new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(9, 'slow', { ms: 100, tag: 'cut' }) }));
+    const priming = await reader.next();
+    await reader.cancel();
+    await sleep(200);
+    expect(store.size).toBe(1);
+    const replayed = await messagesOf(await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': priming?.id as string } }));
+    expect(replayed.filter((m) => m.id === 9)).toEqual([{ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: 'slow:cut' }] } }]);
   });
 
   it('Last-Event-ID from another session or unknown ⇒ 400, never a cross-session replay', async () => {

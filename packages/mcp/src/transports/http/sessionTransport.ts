@@ -74,6 +74,10 @@ interface OutStream {
   /** Orders writes behind an asynchronous event store. */
   chain: Promise<void> | undefined;
   done: boolean;
+  /** Whether a successful response (`result`) went out on this stream (see `#complete`). */
+  answered: boolean;
+  /** Whether the stream lost its first connection (the client left, or the server closed it on purpose). */
+  cut: boolean;
   /** JSON streams: what to answer with, each message already serialized. */
   readonly collected: string[];
   /** JSON streams: called once with the collected messages, or `undefined` when the session closed first. */
@@ -96,7 +100,7 @@ function isPriming(message: unknown): boolean {
 }
 
 function newStream(id: string, kind: StreamKind, channel: SseChannel | undefined, resumable: boolean): OutStream {
-  return { id, kind, channel, remaining: 0, ids: NO_IDS, resumable, hasEventId: false, chain: undefined, done: false, collected: [], resolve: undefined };
+  return { id, kind, channel, remaining: 0, ids: NO_IDS, resumable, hasEventId: false, chain: undefined, done: false, answered: false, cut: false, collected: [], resolve: undefined };
 }
 
 /**
@@ -253,6 +257,7 @@ export class StreamableHttpSessionTransport implements Transport {
     const channel = stream.channel;
     if (channel === undefined || !stream.resumable || !stream.hasEventId) return false;
     stream.channel = undefined;
+    stream.cut = true;
     channel.write(formatRetry(retryMs ?? this.#retryMs));
     channel.end();
     return true;
@@ -425,6 +430,7 @@ export class StreamableHttpSessionTransport implements Transport {
         // The resuming connection replaces whatever connection the stream had.
         const previous = live.channel;
         live.channel = channel;
+        live.cut = true;
         live.hasEventId = true;
         channel.ondetach = () => this.#detached(live, channel);
         previous?.end();
@@ -519,6 +525,7 @@ export class StreamableHttpSessionTransport implements Transport {
   #detached(stream: OutStream, channel: SseChannel): void {
     if (stream.channel !== channel) return;
     stream.channel = undefined;
+    stream.cut = true;
     // Field bug B27: the client left mid-call. Not a cancellation (MCP 2025-11-25 basic/transports.mdx "Sending
     // Messages to the Server" item 7); the request keeps running and what it sends is stored for resumption.
     if (!stream.resumable && stream.remaining > 0) {
@@ -577,7 +584,10 @@ export class StreamableHttpSessionTransport implements Transport {
       if (typeof version === 'string') this.#protocolVersion = version;
     }
     if (stream.kind === 'json') stream.collected.push(json);
-    else this.#emit(stream, message, json);
+    else {
+      if ('result' in message) stream.answered = true;
+      this.#emit(stream, message, json);
+    }
     if (stream.remaining === 0) this.#complete(stream);
   }
 
@@ -654,9 +664,20 @@ export class StreamableHttpSessionTransport implements Transport {
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: after the last response the
     // server SHOULD terminate the stream.
     const finish = (): void => {
-      stream.channel?.end();
+      const channel = stream.channel;
       stream.channel = undefined;
       this.#streams.delete(stream.id);
+      if (channel === undefined) return;
+      // A POST stream that carried a successful response and went whole to the client on the connection of its POST
+      // (never cut, closed or resumed) is not resumed by any client (a client resumes a stream that was cut; SDK 1.x
+      // also resumes one that ended without a result, typescript-sdk PR #2638, so those keep their history). Its
+      // events leave the store as soon as the connection took them, instead of staying until the session ends:
+      // that history held every response body (memory, and old-space garbage collections under load).
+      const store = this.#store;
+      if (stream.answered && !stream.cut && stream.resumable && store?.deleteStream !== undefined) {
+        channel.ondelivered = () => this.#settle(store.deleteStream?.(stream.id));
+      }
+      channel.end();
     };
     if (stream.chain === undefined) finish();
     else void stream.chain.then(finish);

@@ -61,6 +61,11 @@ export class SseChannel {
   #keepAlive: ReturnType<typeof setInterval> | undefined = undefined;
   /** Called once when the client goes away before the server ended the stream. */
   ondetach: (() => void) | undefined = undefined;
+  /**
+   * Called once when the server ended the stream and everything written was handed to the connection (the sink
+   * took every write and the end without throwing). Not called when the client left first.
+   */
+  ondelivered: (() => void) | undefined = undefined;
 
   /** Whether writes still reach (or will reach) the client. */
   get open(): boolean {
@@ -103,7 +108,9 @@ export class SseChannel {
       sink.end();
     } catch {
       // The connection is already gone; nothing to end.
+      return;
     }
+    this.#delivered();
   }
 
   /**
@@ -120,7 +127,15 @@ export class SseChannel {
       if (this.#ended) sink.end();
     } catch {
       this.detach();
+      return;
     }
+    if (this.#ended) this.#delivered();
+  }
+
+  #delivered(): void {
+    const callback = this.ondelivered;
+    this.ondelivered = undefined;
+    callback?.();
   }
 
   /** The client went away (adapter: socket closed, stream cancelled). Fires {@link ondetach} unless already ended. */
