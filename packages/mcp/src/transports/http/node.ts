@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import type { SseChannel } from './sse.js';
 import { HTTP_CORE, createMcpHttpHandler } from './handler.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
 import { isLoopbackHost } from './security.js';
@@ -205,10 +206,31 @@ function writeNode(res: ServerResponse, output: HttpOutput): void {
     res.end(output.body);
     return;
   }
+  // A response that is produced within the current tick (a quick tool) completes its stream before the next one:
+  // the whole stream then leaves in one write, like any small response, instead of headers and events piecemeal.
+  if (!channel.ended) {
+    process.nextTick(streamNode, res, output.status, output.headers, channel);
+    return;
+  }
+  streamNode(res, output.status, output.headers, channel);
+}
+
+/** Sends an SSE body: at once when the stream already ended, otherwise by attaching a sink to the channel. */
+function streamNode(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, channel: SseChannel): void {
+  if (res.destroyed) {
+    channel.detach();
+    return;
+  }
   // Field bug B27: a write racing a disconnect must never surface as an uncaught 'error'.
   res.on('error', ignore);
+  const whole = channel.takeComplete();
+  if (whole !== undefined) {
+    res.writeHead(status, headers);
+    res.end(whole);
+    return;
+  }
   res.on('close', () => channel.detach());
-  res.writeHead(output.status, output.headers);
+  res.writeHead(status, headers);
   let wrote = false;
   let corked = false;
   const uncork = (): void => {
@@ -228,6 +250,7 @@ function writeNode(res: ServerResponse, output: HttpOutput): void {
       res.write(chunk);
     },
     end(): void {
+      if (res.destroyed) throw GONE;
       if (!res.writableEnded) res.end();
     },
   });

@@ -47,6 +47,8 @@ export interface SseSink {
   end(): void;
 }
 
+const TAKEN: SseSink = Object.freeze({ write(): void {}, end(): void {} });
+
 /**
  * An SSE response body, independent of the HTTP runtime.
  *
@@ -130,6 +132,21 @@ export class SseChannel {
       return;
     }
     if (this.#ended) this.#delivered();
+  }
+
+  /**
+   * What was written so far and not yet handed to a sink, as one string, when the stream is already ended and no
+   * sink is attached (the whole body is known: an adapter may send it in one piece). Marks the stream delivered
+   * as {@link attach} would; the caller must send the text. `undefined` otherwise (nothing changes).
+   */
+  takeComplete(): string | undefined {
+    if (!this.#ended || this.#sink !== undefined || this.#detached) return undefined;
+    const buffered = this.#buffer;
+    this.#buffer = undefined;
+    this.#sink = TAKEN;
+    const text = buffered === undefined ? '' : buffered.length === 1 ? (buffered[0] as string) : buffered.join('');
+    this.#delivered();
+    return text;
   }
 
   #delivered(): void {

@@ -45,6 +45,41 @@ describe('SseChannel', () => {
     expect(detached).toBe(1);
   });
 
+  it('ondelivered fires once the end reached a sink (attach, end, takeComplete), never when the client left first', () => {
+    const fired: string[] = [];
+    const a = new SseChannel();
+    a.ondelivered = () => fired.push('a');
+    a.write('x');
+    a.attach({ write: () => {}, end: () => {} });
+    expect(fired).toEqual([]);
+    a.end();
+    a.end();
+    expect(fired).toEqual(['a']);
+
+    const b = new SseChannel();
+    b.ondelivered = () => fired.push('b');
+    b.write('p');
+    b.write('q');
+    expect(b.takeComplete()).toBeUndefined(); // not ended yet: nothing taken
+    b.end();
+    expect(b.takeComplete()).toBe('pq');
+    expect(b.takeComplete()).toBeUndefined();
+    b.attach({ write: () => { throw new Error('already taken'); }, end: () => {} });
+    expect(fired).toEqual(['a', 'b']);
+
+    const c = new SseChannel();
+    c.ondelivered = () => fired.push('c');
+    c.write('x');
+    c.detach();
+    c.end();
+    expect(c.takeComplete()).toBeUndefined();
+    const d = new SseChannel();
+    d.ondelivered = () => fired.push('d');
+    d.end();
+    d.attach({ write: () => {}, end: () => { throw new Error('gone'); } });
+    expect(fired).toEqual(['a', 'b']);
+  });
+
   it('formats events per the SSE grammar', () => {
     expect(formatMessageEvent('{"a":1}')).toBe('event: message\ndata: {"a":1}\n\n');
     expect(formatMessageEvent('{}', 's.1')).toBe('id: s.1\nevent: message\ndata: {}\n\n');
