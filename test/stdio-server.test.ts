@@ -3,6 +3,7 @@
  * Field bugs B11-B18 (stdio framing) and B30/B31 (lifecycle) replayed as bytes.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -50,8 +51,11 @@ function start(args: string[] = []): Child {
     write: (data) => proc.stdin.write(data),
     waitForId: (id, timeoutMs = 5000) =>
       new Promise((resolve, reject) => {
+        let seen = 0;
         const check = () => {
-          for (const line of lines) {
+          for (; seen < lines.length; seen++) {
+            const line = lines[seen]!;
+            if (line.includes('"method"') && !line.startsWith('{"jsonrpc":"2.0","id"')) continue;
             const msg = JSON.parse(line) as Record<string, unknown>;
             if (msg.id === id && !('method' in msg)) {
               waiters.delete(check);
@@ -63,7 +67,7 @@ function start(args: string[] = []): Child {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no response with id ${JSON.stringify(id)}; stdout: ${lines.join('\n')}`));
+          reject(new Error(`no response with id ${JSON.stringify(id)}; stdout (first 2000 chars): ${lines.join('\n').slice(0, 2000)}`));
         }, timeoutMs);
         waiters.add(check);
         check();
@@ -181,6 +185,24 @@ describe('stdio server (real child process)', () => {
       { jsonrpc: '2.0', id: 20, result: { content: [{ type: 'text', text: 'slept 150' }] } },
     ]);
   });
+
+  it('a client that stops reading stdout pauses a flooding handler: memory stays bounded, nothing is lost', async () => {
+    const c = start();
+    await handshake(c);
+    c.proc.stdout.pause();
+    c.write('{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"flood","arguments":{"n":60000}}}\n');
+    const progress = () => Math.max(0, ...c.stderr.join('').split('\n').map((l) => Number(/^flood (\d+)$/.exec(l)?.[1] ?? 0)));
+    await new Promise((r) => setTimeout(r, 1500));
+    const stalledAt = progress();
+    // 60,000 notifications of ~1 KiB: without backpressure the handler finishes in well under a second.
+    expect(stalledAt).toBeLessThan(20_000);
+    const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${c.proc.pid}/status`, 'utf8'))?.[1]);
+    expect(rssKiB).toBeLessThan(200 * 1024);
+    c.proc.stdout.resume();
+    const done = (await c.waitForId(30, 20_000)) as { result: { content: { text: string }[] } };
+    expect(done.result.content[0]!.text).toBe('sent 60000');
+    expect(c.lines.filter((l) => l.includes('notifications/message'))).toHaveLength(60_000);
+  }, 30_000);
 
   it('exits promptly on stdin end-of-file, even with a handler still running', async () => {
     const c = start();

@@ -28,6 +28,11 @@ import type { ServerSession } from '../server/types.js';
  */
 const DIRECT_WRITE_CHARS = 8192;
 
+/** The coalescing buffer is written out as soon as it holds this many UTF-16 units (64 KiB of ASCII). */
+const MAX_OUTBOX_CHARS = 65_536;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
 /** {@link StdioServerTransport} options. */
 export interface StdioServerTransportOptions {
   /** @default process.stdin */
@@ -128,12 +133,15 @@ export class StdioServerTransport implements Transport {
       this.#write(line);
     } else {
       this.#outbox += line;
-      if (!this.#flushScheduled) {
+      // Bounded memory: a producer that never yields to the event loop (a handler awaiting ctx.log in a loop)
+      // would otherwise grow the outbox without limit before the scheduled flush runs.
+      if (this.#outbox.length >= MAX_OUTBOX_CHARS) this.#flush();
+      else if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(this.#flush);
       }
     }
-    return this.#drain ?? Promise.resolve();
+    return this.#drain ?? RESOLVED;
   }
 
   #write(text: string): void {
@@ -149,6 +157,7 @@ export class StdioServerTransport implements Transport {
   }
 
   readonly #flush = (): void => {
+    // Also run when the outbox is full: the scheduled run then finds it empty (or written by a later schedule).
     this.#flushScheduled = false;
     const text = this.#outbox;
     this.#outbox = '';
