@@ -204,6 +204,21 @@ describe('stdio server (real child process)', () => {
     expect(c.lines.filter((l) => l.includes('notifications/message'))).toHaveLength(60_000);
   }, 30_000);
 
+  it('on stdin end-of-file, a pending server-to-client request fails at once so its tool still answers', async () => {
+    const c = start();
+    c.write(HS_INIT.replace('"capabilities":{}', '"capabilities":{"sampling":{}}'));
+    await c.waitForId('init');
+    c.write(HS_DONE);
+    c.write('{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"ask","arguments":{}}}\n');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.lines.some((l) => l.includes('sampling/createMessage'))).toBe(true);
+    const t0 = Date.now();
+    c.proc.stdin.end();
+    expect(await c.waitForId(40)).toEqual({ jsonrpc: '2.0', id: 40, result: { content: [{ type: 'text', text: 'sampling failed: connection_closed' }], isError: true } });
+    expect(await c.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(900);
+  });
+
   it('exits promptly on stdin end-of-file, even with a handler still running', async () => {
     const c = start();
     await handshake(c);

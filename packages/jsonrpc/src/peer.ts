@@ -343,6 +343,21 @@ export class Peer<Ctx = unknown> {
   }
 
   /**
+   * Rejects every outbound request still awaiting a response with {@link JsonRpcLocalError} `connection_closed`,
+   * without closing the connection: for when the other side can no longer answer (its input to us ended, e.g.
+   * stdin EOF) but our own answers may still go out.
+   *
+   * @returns How many requests were rejected.
+   */
+  failPending(reason = 'the peer can no longer respond'): number {
+    const entries = [...this.#pending.values()];
+    for (const entry of entries) {
+      this.#settle(entry, undefined, localError(LocalErrorCode.ConnectionClosed, `Connection closed: request "${entry.method}" got no response: ${reason}`));
+    }
+    return entries.length;
+  }
+
+  /**
    * Routes a progress payload to the pending request registered under `token` (calls its `onprogress`, and
    * restarts its `timeoutMs` clock when it asked for `resetTimeoutOnProgress`; `maxTotalTimeoutMs` still
    * applies). Tokens are matched without coercion.

@@ -175,6 +175,10 @@ export class Session implements ServerSession {
     });
   }
 
+  endOfInput(): void {
+    this.peer.failPending('the client closed its input');
+  }
+
   close(): Promise<void> {
     return this.peer.close();
   }

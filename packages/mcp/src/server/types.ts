@@ -214,6 +214,12 @@ export interface ServerSession {
    * host can let in-flight answers out before it closes the session.
    */
   drain(timeoutMs: number): Promise<void>;
+  /**
+   * Tells the session that the client can send nothing more (stdio: stdin reached end-of-file): pending
+   * server → client requests (`ctx.sample`, `ctx.elicit`, …) reject at once with `JsonRpcLocalError`
+   * `connection_closed`, so their handlers can still answer before the session closes.
+   */
+  endOfInput(): void;
   /** Closes the session and its transport; pending requests reject with `JsonRpcLocalError` `connection_closed`. */
   close(): Promise<void>;
   /** Fired once when the session closes. */

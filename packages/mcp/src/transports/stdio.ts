@@ -208,6 +208,8 @@ export async function serveStdio(server: McpServer, options: ServeStdioOptions =
   const graceMs = options.shutdownGraceMs ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
   const session = await server.connect(transport);
   transport.oninputend = () => {
+    // No answer to our own requests can arrive any more: fail them now, so their handlers can still reply.
+    session.endOfInput();
     void session.drain(graceMs).then(() => session.close());
   };
   if (options.exitOnClose ?? true) {
