@@ -24,7 +24,7 @@ import { JSON_HEADERS } from './exchange.js';
 import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
 import { HostGuard } from './security.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
-import { SSE_HEADERS, SseChannel } from './sse.js';
+import { DEFAULT_MAX_SSE_BUFFER_BYTES, SSE_HEADERS, SseChannel } from './sse.js';
 import { webInput, webResponse } from './web.js';
 
 /** Default {@link McpHttpHandlerOptions.path}. */
@@ -41,6 +41,8 @@ export const DEFAULT_MAX_SESSIONS = 10_000;
 export const DEFAULT_SSE_RETRY_MS = 1000;
 /** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
+/** Default {@link McpHttpHandlerOptions.maxSseBufferBytes}: 8 MiB. */
+export { DEFAULT_MAX_SSE_BUFFER_BYTES } from './sse.js';
 /** Default {@link LegacySseOptions.ssePath}. */
 export const DEFAULT_LEGACY_SSE_PATH = '/sse';
 /** Default {@link LegacySseOptions.messagesPath}. */
@@ -83,6 +85,15 @@ export interface McpHttpHandlerOptions {
   readonly sseRetryMs?: number;
   /** Interval (ms) of SSE comment keep-alives on long-lived streams (GET, legacy `/sse`); `0` disables. @default 15_000 */
   readonly sseKeepAliveMs?: number;
+  /**
+   * Backpressure on SSE streams whose client does not read. Above 1 MiB unsent on a connection (or half this cap,
+   * when smaller) the session transport's `send()` for messages routed to that stream waits until the client read
+   * it down, so a handler awaiting `ctx.log()`/`ctx.progress()` pauses. Above this many bytes (senders that do not
+   * await) the connection is dropped and what it held released: with an event store the client resumes the
+   * stream with `GET` + `Last-Event-ID`; the request keeps running (a disconnect is not a cancellation). Applies
+   * to POST, GET and legacy `/sse` streams. @default 8 MiB
+   */
+  readonly maxSseBufferBytes?: number;
   /**
    * Validate `Host` (and `Origin` against the allowed hosts) against DNS rebinding: a foreign value gets 403.
    * `serveHttp` turns it off by default when bound to a non-loopback address without `allowedHosts`.
@@ -282,6 +293,7 @@ function validateOptions(options: McpHttpHandlerOptions): void {
   }
   checkCount('maxBodyBytes', options.maxBodyBytes);
   checkCount('maxBatchSize', options.maxBatchSize);
+  checkCount('maxSseBufferBytes', options.maxSseBufferBytes);
   checkCount('maxSessions', options.maxSessions);
   checkSpan('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, Infinity);
   checkSpan('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, Infinity);
@@ -319,6 +331,7 @@ export class HttpCore {
   readonly #maxSessions: number;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
+  readonly #maxSseBuffer: number;
   readonly #sessions = new Map<string, StreamableEntry>();
   readonly #legacy = new Map<string, LegacyEntry>();
   #reaper: ReturnType<typeof setInterval> | undefined = undefined;
@@ -354,6 +367,7 @@ export class HttpCore {
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.#retryMs = options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS;
     this.#keepAliveMs = options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
+    this.#maxSseBuffer = options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES;
   }
 
   get logger(): Logger {
@@ -545,6 +559,7 @@ export class HttpCore {
       logger: this.#logger,
       retryMs: this.#retryMs,
       keepAliveMs: this.#keepAliveMs,
+      maxSseBufferBytes: this.#maxSseBuffer,
       onClosed: (t) => {
         if (this.#sessions.get(t.sessionId)?.transport === t) this.#sessions.delete(t.sessionId);
       },
@@ -577,7 +592,7 @@ export class HttpCore {
     const refused = this.#admit();
     if (refused !== undefined) return refused;
     const sessionId = newSessionId();
-    const channel = new SseChannel();
+    const channel = new SseChannel(this.#maxSseBuffer);
     // 2024-11-05 "HTTP with SSE": on connect the server MUST send an `endpoint` event with the POST URI.
     channel.write(formatEndpointEvent(`${this.#messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH}?sessionId=${sessionId}`));
     const transport = new LegacySseSessionTransport(sessionId, channel, (t) => {

@@ -83,7 +83,8 @@ export class LegacySseSessionTransport implements Transport {
     } else {
       this.#channel.write(formatMessageEvent(JSON.stringify(message)));
     }
-    return RESOLVED;
+    // Backpressure: waits while the client is not reading (see the handler's maxSseBufferBytes).
+    return this.#channel.ready();
   }
 
   /** Ends the SSE stream and the session; idempotent. */

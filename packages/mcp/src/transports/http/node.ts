@@ -230,6 +230,8 @@ function streamNode(res: ServerResponse, status: number, headers: Readonly<Recor
     return;
   }
   res.on('close', () => channel.detach());
+  // Backpressure: the channel asks writers to wait while the response holds more than its high-water mark.
+  res.on('drain', () => channel.drained());
   res.writeHead(status, headers);
   let wrote = false;
   let corked = false;
@@ -252,6 +254,12 @@ function streamNode(res: ServerResponse, status: number, headers: Readonly<Recor
     end(): void {
       if (res.destroyed) throw GONE;
       if (!res.writableEnded) res.end();
+    },
+    buffered(): number {
+      return res.writableLength;
+    },
+    abort(): void {
+      res.destroy();
     },
   });
   // Headers go out with the first event; a stream with nothing to say yet (GET) sends them now.
@@ -295,14 +303,26 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
   res.on('close', () => {
     reader.cancel().catch(ignore);
   });
+  let drained: (() => void) | undefined;
+  const wake = (): void => drained?.();
+  res.on('drain', wake);
+  res.on('close', wake);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
-      res.write(value);
+      // Backpressure: read the next chunk only once the client took this one (the body stream then holds the rest).
+      if (!res.write(value) && !res.destroyed) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+        drained = undefined;
+      }
     }
   } catch {
-    // The stream was cancelled because the client left.
+    // The stream was cancelled because the client left, or failed (the server dropped it): cut the response.
+    res.destroy();
+    return;
   }
   if (!res.writableEnded) res.end();
 }

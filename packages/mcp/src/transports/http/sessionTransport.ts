@@ -54,6 +54,8 @@ export interface SessionTransportInit {
   readonly logger: Logger;
   readonly retryMs: number;
   readonly keepAliveMs: number;
+  /** Unsent SSE data allowed per connection before it is dropped (`maxSseBufferBytes`). */
+  readonly maxSseBufferBytes: number;
   readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
 }
 
@@ -118,6 +120,7 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly #logger: Logger;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
+  readonly #maxSseBuffer: number;
   readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
   /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
@@ -147,6 +150,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#logger = init.logger;
     this.#retryMs = init.retryMs;
     this.#keepAliveMs = init.keepAliveMs;
+    this.#maxSseBuffer = init.maxSseBufferBytes;
     this.#onClosed = init.onClosed;
     this.#prefix = `${globalThis.crypto.randomUUID().replaceAll('-', '')}.`;
     this.#sseHeaders = Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId });
@@ -193,6 +197,9 @@ export class StreamableHttpSessionTransport implements Transport {
   /**
    * Routes one message (or each member of a batch) to its stream; see the module documentation.
    * Resolves once written or stored; a response whose stream is gone and cannot be stored is dropped (logged).
+   * Backpressure: while the connection of the stream a message went to holds more than its high-water mark (the
+   * client is not reading), the promise resolves only once the client read it down, so a handler that awaits
+   * `ctx.log`/`ctx.progress` waits instead of piling up memory (see the handler's `maxSseBufferBytes`).
    * Messages are serialized before any routing state is consumed, so a response that cannot be serialized rejects
    * with its request still routed (the Peer's -32603 stand-in for the same id then reaches the client).
    * @throws TypeError when a message cannot be serialized (cyclic, BigInt); nothing of it was sent.
@@ -204,19 +211,20 @@ export class StreamableHttpSessionTransport implements Transport {
     if (this.#closed) {
       return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `Session closed: '${this.sessionId}'`));
     }
+    let wait: Promise<void> | undefined;
     try {
       if (Array.isArray(message)) {
         const list = message as readonly JsonRpcMessage[];
         // Every member first: one that cannot be serialized fails the whole send before any member is routed.
         const texts = list.map((m) => JSON.stringify(m));
-        for (let i = 0; i < list.length; i++) this.#route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]);
+        for (let i = 0; i < list.length; i++) wait = this.#route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]) ?? wait;
       } else {
-        this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
+        wait = this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
       }
     } catch (error) {
       return Promise.reject(error);
     }
-    return RESOLVED;
+    return wait ?? RESOLVED;
   }
 
   /**
@@ -364,7 +372,7 @@ export class StreamableHttpSessionTransport implements Transport {
       return answered;
     }
 
-    const channel = new SseChannel();
+    const channel = new SseChannel(this.#maxSseBuffer);
     const stream = newStream(`${this.#prefix}${++this.#counter}`, 'sse', channel, this.#store !== undefined);
     channel.ondetach = () => this.#detached(stream, channel);
     this.#streams.set(stream.id, stream);
@@ -372,8 +380,8 @@ export class StreamableHttpSessionTransport implements Transport {
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: prime the stream with an
     // event id and empty data (only for 2025-11-25 sessions: older clients choke on empty data; the TS SDK
     // makes the same cut).
-    if (stream.resumable && this.#primes()) this.#emit(stream, PRIMING, '');
-    for (const reply of replies) this.#emit(stream, reply, JSON.stringify(reply));
+    if (stream.resumable && this.#primes()) void this.#emit(stream, PRIMING, '');
+    for (const reply of replies) void this.#emit(stream, reply, JSON.stringify(reply));
     this.#deliverFor(stream, inbound, extra);
     if (requestIds.length === 0) this.#complete(stream);
     return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
@@ -390,7 +398,7 @@ export class StreamableHttpSessionTransport implements Transport {
     if (lastEventId !== undefined) return this.#resume(lastEventId);
     const current = this.#standalone;
     if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
-    const channel = new SseChannel();
+    const channel = new SseChannel(this.#maxSseBuffer);
     const stream = current ?? newStream(`${this.#prefix}0`, 'standalone', undefined, this.#store !== undefined);
     this.#standalone = stream;
     stream.channel = channel;
@@ -408,13 +416,13 @@ export class StreamableHttpSessionTransport implements Transport {
         // Another session's event ids are unknown here: never replay across sessions.
         if (owner === undefined || owner === '' || !owner.startsWith(this.#prefix)) return this.#refusalOutput('unknownLastEventId');
       }
-      const channel = new SseChannel();
+      const channel = new SseChannel(this.#maxSseBuffer);
       let replayedResult = false;
       const streamId = await store.replayEventsAfter(lastEventId, {
         send: (eventId, message) => {
           if (isPriming(message)) return;
           if (Object.hasOwn(message, 'result')) replayedResult = true;
-          channel.write(formatMessageEvent(JSON.stringify(message), eventId));
+          channel.preload(formatMessageEvent(JSON.stringify(message), eventId));
         },
       });
       if (streamId === undefined || streamId === '' || !streamId.startsWith(this.#prefix)) {
@@ -528,7 +536,13 @@ export class StreamableHttpSessionTransport implements Transport {
     stream.cut = true;
     // Field bug B27: the client left mid-call. Not a cancellation (MCP 2025-11-25 basic/transports.mdx "Sending
     // Messages to the Server" item 7); the request keeps running and what it sends is stored for resumption.
-    if (!stream.resumable && stream.remaining > 0) {
+    if (channel.overflowed) {
+      this.#logger.warn('SSE stream dropped: the client did not read (maxSseBufferBytes)', {
+        sessionId: this.sessionId,
+        streamId: stream.id,
+        resumable: stream.resumable,
+      });
+    } else if (!stream.resumable && stream.remaining > 0) {
       this.#logger.debug('SSE client disconnected; responses on this stream will be dropped (no event store)', {
         sessionId: this.sessionId,
         streamId: stream.id,
@@ -536,8 +550,11 @@ export class StreamableHttpSessionTransport implements Transport {
     }
   }
 
-  /** `text`: the message serialized, when the caller already did it (batch members). */
-  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined, text: string | undefined): void {
+  /**
+   * `text`: the message serialized, when the caller already did it (batch members).
+   * @returns What the sender should wait for (backpressure, see {@link #emit}), or `undefined`.
+   */
+  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined, text: string | undefined): Promise<void> | undefined {
     if ('method' in message) {
       const isRequest = 'id' in message;
       const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
@@ -583,12 +600,14 @@ export class StreamableHttpSessionTransport implements Transport {
       const version = (message.result as { protocolVersion?: unknown } | null)?.protocolVersion;
       if (typeof version === 'string') this.#protocolVersion = version;
     }
+    let wait: Promise<void> | undefined;
     if (stream.kind === 'json') stream.collected.push(json);
     else {
       if ('result' in message) stream.answered = true;
-      this.#emit(stream, message, json);
+      wait = this.#emit(stream, message, json);
     }
     if (stream.remaining === 0) this.#complete(stream);
+    return wait;
   }
 
   /**
@@ -598,7 +617,7 @@ export class StreamableHttpSessionTransport implements Transport {
    * delivered, so the response answers that POST's exchange, which then ends: none of its request ids stays
    * registered (their requests were never dispatched). Outside a delivery nothing waits for it: dropped (logged).
    */
-  #refuseWhole(message: JsonRpcMessage, text: string | undefined): void {
+  #refuseWhole(message: JsonRpcMessage, text: string | undefined): undefined {
     const stream = this.#delivering;
     if (stream === undefined || stream.done) {
       this.#logger.debug('Response dropped: id null and no POST is being delivered', { sessionId: this.sessionId });
@@ -608,17 +627,22 @@ export class StreamableHttpSessionTransport implements Transport {
     for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
     stream.remaining = 0;
     if (stream.kind === 'json') stream.collected.push(json);
-    else this.#emit(stream, message, json);
+    else void this.#emit(stream, message, json);
     this.#complete(stream);
+    return undefined;
   }
 
-  /** Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store. */
-  #emit(stream: OutStream, message: JsonRpcMessage | PrimingEvent, json: string): void {
+  /**
+   * Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store.
+   * @returns `undefined` when the sender may go on at once; otherwise a promise that resolves once the event is
+   *   stored and the stream's connection is no longer congested (the client read its backlog down).
+   */
+  #emit(stream: OutStream, message: JsonRpcMessage | PrimingEvent, json: string): Promise<void> | undefined {
     const store = this.#store;
     const priming = message === PRIMING;
     if (!stream.resumable || store === undefined) {
       if (!priming) stream.channel?.write(formatMessageEvent(json));
-      return;
+      return backpressure(stream);
     }
     let stored: string | Promise<string>;
     try {
@@ -626,11 +650,11 @@ export class StreamableHttpSessionTransport implements Transport {
     } catch (error) {
       this.#logger.error('Event store failed; event sent without an id', { sessionId: this.sessionId, error });
       if (!priming) stream.channel?.write(formatMessageEvent(json));
-      return;
+      return backpressure(stream);
     }
     if (typeof stored === 'string' && stream.chain === undefined) {
       this.#writeEvent(stream, json, stored, priming);
-      return;
+      return backpressure(stream);
     }
     const next = (stream.chain ?? RESOLVED)
       .then(() => stored)
@@ -641,8 +665,9 @@ export class StreamableHttpSessionTransport implements Transport {
         },
       );
     stream.chain = next;
-    void next.then(() => {
+    return next.then(() => {
       if (stream.chain === next) stream.chain = undefined;
+      return stream.channel?.ready();
     });
   }
 
@@ -693,6 +718,12 @@ export class StreamableHttpSessionTransport implements Transport {
       result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
     }
   }
+}
+
+/** What a sender waits for after writing to `stream`: nothing unless its connection is congested. */
+function backpressure(stream: OutStream): Promise<void> | undefined {
+  const channel = stream.channel;
+  return channel !== undefined && channel.congested ? channel.ready() : undefined;
 }
 
 function jsonBody(collected: readonly string[], batch: boolean): string {

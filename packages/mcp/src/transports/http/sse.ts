@@ -45,18 +45,44 @@ export interface SseSink {
   write(chunk: string): void;
   /** Ends the HTTP response. */
   end(): void;
+  /**
+   * What the connection holds that the client did not take yet (written, not sent): bytes, or UTF-16 units for
+   * text not encoded yet. The adapter calls {@link SseChannel.drained} when that went down.
+   */
+  buffered(): number;
+  /** Drops the connection and whatever it still holds (the client stopped reading; see `maxBufferedBytes`). */
+  abort(): void;
 }
 
-const TAKEN: SseSink = Object.freeze({ write(): void {}, end(): void {} });
+/** Default {@link SseChannel} hard cap (`maxSseBufferBytes`): 8 MiB. */
+export const DEFAULT_MAX_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
+/** Above this much unsent data (or half the hard cap, when smaller) writers are asked to wait ({@link SseChannel.ready}). */
+export const SSE_HIGH_WATER_BYTES = 1024 * 1024;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const TAKEN: SseSink = Object.freeze({ write(): void {}, end(): void {}, buffered: (): number => 0, abort(): void {} });
 
 /**
  * An SSE response body, independent of the HTTP runtime.
  *
  * States: buffering (no sink yet) → attached → ended (by the server) or detached (the client went away).
  * Writes after `end` or `detach` return `false` and do nothing; `end` and `detach` are idempotent.
+ *
+ * Backpressure: what is written and not yet taken by the client (buffered here before a sink is attached, then
+ * the connection's own queue) is bounded. Above the high-water mark ({@link SSE_HIGH_WATER_BYTES}, or half the
+ * cap) {@link congested} is true and {@link ready} resolves only once the client read it down (the transports
+ * return it from `send()`, so `await ctx.log(...)` waits); above the hard cap the connection is dropped with what it
+ * held and the channel detaches (the stream can be resumed from the event store, when there is one).
  */
 export class SseChannel {
   #buffer: string[] | undefined = [];
+  /** Length of {@link #buffer}'s text. */
+  #pending = 0;
+  #max: number;
+  readonly #highWater: number;
+  #waiting: Promise<void> | undefined = undefined;
+  #wake: (() => void) | undefined = undefined;
+  #overflowed = false;
   #sink: SseSink | undefined = undefined;
   #ended = false;
   #detached = false;
@@ -69,6 +95,12 @@ export class SseChannel {
    */
   ondelivered: (() => void) | undefined = undefined;
 
+  /** @param maxBufferedBytes - The hard cap on unsent data (see the class documentation). @default 8 MiB */
+  constructor(maxBufferedBytes: number = DEFAULT_MAX_SSE_BUFFER_BYTES) {
+    this.#max = maxBufferedBytes;
+    this.#highWater = Math.min(SSE_HIGH_WATER_BYTES, Math.floor(maxBufferedBytes / 2));
+  }
+
   /** Whether writes still reach (or will reach) the client. */
   get open(): boolean {
     return !this.#ended && !this.#detached;
@@ -77,6 +109,61 @@ export class SseChannel {
   /** Whether the server ended the stream. */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** Whether the channel was cut because the client did not read (more than `maxBufferedBytes` unsent). */
+  get overflowed(): boolean {
+    return this.#overflowed;
+  }
+
+  /** What was written and not yet taken by the client (see {@link SseSink.buffered}). */
+  get buffered(): number {
+    const sink = this.#sink;
+    return sink === undefined ? this.#pending : sink.buffered();
+  }
+
+  /** Whether more than the high-water mark is waiting for the client (writers should wait for {@link ready}). */
+  get congested(): boolean {
+    return !this.#ended && !this.#detached && this.buffered > this.#highWater;
+  }
+
+  /**
+   * Resolves when writing may go on: at once unless {@link congested}, otherwise once the client read the backlog
+   * down (or the stream ended or was dropped). One promise per congestion episode, shared by every writer.
+   */
+  ready(): Promise<void> {
+    if (!this.congested) return RESOLVED;
+    return (this.#waiting ??= new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    }));
+  }
+
+  /** The adapter's queue went down (Node `'drain'`, a Web stream pull): wakes {@link ready} waiters when it may. */
+  drained(): void {
+    if (this.#waiting !== undefined && !this.congested) this.#release();
+  }
+
+  #release(): void {
+    const wake = this.#wake;
+    this.#waiting = undefined;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** More than the hard cap is unsent: drop the connection with what it holds, and detach. */
+  #overflow(): void {
+    this.#overflowed = true;
+    this.#buffer = undefined;
+    this.#pending = 0;
+    const sink = this.#sink;
+    if (sink !== undefined) {
+      try {
+        sink.abort();
+      } catch {
+        // Already gone.
+      }
+    }
+    this.detach();
   }
 
   /**
@@ -88,15 +175,30 @@ export class SseChannel {
     const sink = this.#sink;
     if (sink === undefined) {
       (this.#buffer ??= []).push(chunk);
-      return true;
+      this.#pending += chunk.length;
+      if (this.#pending <= this.#max) return true;
+    } else {
+      try {
+        sink.write(chunk);
+      } catch {
+        this.detach();
+        return false;
+      }
+      if (sink.buffered() <= this.#max) return true;
     }
-    try {
-      sink.write(chunk);
-      return true;
-    } catch {
-      this.detach();
-      return false;
-    }
+    this.#overflow();
+    return false;
+  }
+
+  /**
+   * Buffers a replay (events already held by the event store) before a sink is attached. Not bound by the hard cap:
+   * the cap of this connection grows by the replay, so a long history can still be resumed.
+   */
+  preload(chunk: string): void {
+    if (this.#sink !== undefined || this.#ended || this.#detached) return;
+    (this.#buffer ??= []).push(chunk);
+    this.#pending += chunk.length;
+    this.#max += chunk.length;
   }
 
   /** Ends the stream from the server side (the HTTP response completes). */
@@ -104,6 +206,7 @@ export class SseChannel {
     if (this.#ended || this.#detached) return;
     this.#ended = true;
     this.#stopKeepAlive();
+    this.#release();
     const sink = this.#sink;
     if (sink === undefined) return;
     try {
@@ -120,10 +223,16 @@ export class SseChannel {
    * ends the response. Called once by the adapter.
    */
   attach(sink: SseSink): void {
-    if (this.#sink !== undefined || this.#detached) return;
+    if (this.#sink !== undefined) return;
+    if (this.#detached) {
+      // Dropped before the response existed (the cap was passed while buffering): the response goes the same way.
+      if (this.#overflowed) sink.abort();
+      return;
+    }
     this.#sink = sink;
     const buffered = this.#buffer;
     this.#buffer = undefined;
+    this.#pending = 0;
     try {
       if (buffered !== undefined && buffered.length > 0) sink.write(buffered.length === 1 ? (buffered[0] as string) : buffered.join(''));
       if (this.#ended) sink.end();
@@ -132,6 +241,7 @@ export class SseChannel {
       return;
     }
     if (this.#ended) this.#delivered();
+    else this.drained();
   }
 
   /**
@@ -143,6 +253,7 @@ export class SseChannel {
     if (!this.#ended || this.#sink !== undefined || this.#detached) return undefined;
     const buffered = this.#buffer;
     this.#buffer = undefined;
+    this.#pending = 0;
     this.#sink = TAKEN;
     const text = buffered === undefined ? '' : buffered.length === 1 ? (buffered[0] as string) : buffered.join('');
     this.#delivered();
@@ -160,7 +271,9 @@ export class SseChannel {
     if (this.#detached || this.#ended) return;
     this.#detached = true;
     this.#buffer = undefined;
+    this.#pending = 0;
     this.#stopKeepAlive();
+    this.#release();
     this.ondetach?.();
   }
 

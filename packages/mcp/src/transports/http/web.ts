@@ -74,7 +74,14 @@ export function webInput(request: Request): HttpInput {
   };
 }
 
-/** Builds the Web `Response`; an SSE output streams through a `ReadableStream` (no buffering). */
+/**
+ * Queued bytes count for a Web SSE body; with a high-water mark of 0, `pull` runs when the consumer waits on an
+ * empty queue (everything was taken), which is when the channel's writers may go on.
+ */
+const SSE_STRATEGY: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (chunk) => chunk.byteLength };
+const CUT = new Error('SSE stream dropped: the client did not read');
+
+/** Builds the Web `Response`; an SSE output streams through a `ReadableStream` (pull-based backpressure). */
 export function webResponse(output: HttpOutput): Response {
   const channel = output.sse;
   if (channel === undefined) {
@@ -86,12 +93,18 @@ export function webResponse(output: HttpOutput): Response {
       channel.attach({
         write: (chunk) => controller.enqueue(encoder.encode(chunk)),
         end: () => controller.close(),
+        // desiredSize is highWaterMark (0) minus what is queued; null once errored.
+        buffered: () => -(controller.desiredSize ?? 0),
+        abort: () => controller.error(CUT),
       });
+    },
+    pull() {
+      channel.drained();
     },
     cancel() {
       // The client went away (field bug B27): the channel detaches, the session goes on.
       channel.detach();
     },
-  });
+  }, SSE_STRATEGY);
   return new Response(body, { status: output.status, headers: output.headers });
 }
