@@ -59,7 +59,7 @@ export const HttpRefusal = {
   alreadyInitialized: {
     httpStatus: HttpStatus.BadRequest,
     code: McpErrorCode.InvalidRequest,
-    message: 'Invalid Request: server already initialized',
+    message: 'Invalid Request: the session is already initialized',
   },
   // MCP 2025-03-26 basic/lifecycle.mdx "Initialization": the initialize request MUST NOT be part of a batch.
   initializeInBatch: {
@@ -211,6 +211,9 @@ export function httpErrorBody(response: JsonRpcErrorResponse): string {
   return response.id === null ? JSON.stringify({ jsonrpc: response.jsonrpc, error: response.error }) : JSON.stringify(response);
 }
 
+/** Longest detail (usually a quoted header value) a refusal message carries. */
+const MAX_DETAIL_CHARS = 200;
+
 /**
  * Builds the refusal named `name`. Over HTTP its `jsonrpcError` is sent with {@link httpErrorBody} (no `id` member
  * when the id is unknown, field bug B45).
@@ -227,7 +230,9 @@ export function httpErrorBody(response: JsonRpcErrorResponse): string {
  */
 export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalResult {
   const row: HttpRefusalSpec = HttpRefusal[name];
-  const message = detail === undefined ? row.message : `${row.message}: ${detail}`;
+  // Details quote client input (a header value): capped, so a refusal never echoes a large request back.
+  const shown = detail !== undefined && detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail;
+  const message = shown === undefined ? row.message : `${row.message}: ${shown}`;
   const error = data === undefined ? { code: row.code, message } : { code: row.code, message, data };
   return { httpStatus: row.httpStatus, jsonrpcError: { jsonrpc: '2.0', id, error } };
 }

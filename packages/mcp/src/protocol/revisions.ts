@@ -19,12 +19,6 @@ export type LegacyRevision = (typeof LEGACY_REVISIONS)[number];
 /** The newest legacy revision: what a server counter-offers when the client asks for one it does not know. */
 export const LATEST_LEGACY_REVISION: LegacyRevision = '2025-11-25';
 
-/**
- * Over Streamable HTTP, a request without `MCP-Protocol-Version` whose session does not tell otherwise is
- * taken as 2025-03-26 (MCP 2025-06-18 basic/transports.mdx "Protocol Version Header").
- */
-export const DEFAULT_HTTP_ASSUMED_REVISION: LegacyRevision = '2025-03-26';
-
 /** Whether `value` is a legacy-era revision string. */
 export function isLegacyRevision(value: unknown): value is LegacyRevision {
   return typeof value === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(value);
