@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
 import type { SseChannel } from './sse.js';
 import { HTTP_CORE, createMcpHttpHandler } from './handler.js';
@@ -34,32 +34,38 @@ const GONE = new Error('The client closed the connection');
 function ignore(): void {}
 
 /**
- * After a 413: how much more of the body is read and dropped, and for how long, before the connection is cut.
- * A client still sending when the answer leaves reads it meanwhile; closing at once would reset the connection
- * under it (EPIPE/ECONNRESET instead of the 413). The answer carries `Connection: close`, so the connection ends
- * after it either way; the bounds keep a client that never stops sending from holding it.
+ * After a 413: how long the rest of the body is read and dropped before the connection is cut. A client still
+ * sending when the answer leaves (curl sends the whole body before it reads) must be able to finish and read it;
+ * closing while it sends resets the connection under it (EPIPE/ECONNRESET instead of the 413). Dropping bytes
+ * costs no memory, so only time bounds it: a client that never stops sending cannot hold the connection longer.
  */
-const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
 
-/** Drains the rest of a request without keeping it (after a 413), up to {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS}. */
+/**
+ * Instead of Node's `destroySoon` (called after a `Connection: close` response: end, then destroy as soon as the
+ * end is written, which resets a connection whose client is still sending): only half-close. The socket keeps
+ * reading (and dropping) until the client closes its side, or {@link DRAIN_MAX_MS} passes.
+ */
+function halfClose(this: Socket): void {
+  if (this.writable) this.end();
+}
+
+/**
+ * Drains the rest of a request without keeping it (after a 413), then lets the connection end gracefully: the
+ * answer (with `Connection: close`) goes out, the server half-closes, and the socket closes when the client does.
+ * Destroyed only when that takes longer than {@link DRAIN_MAX_MS}.
+ */
 function discard(req: IncomingMessage): void {
   req.on('error', ignore);
   if (req.readableEnded || req.destroyed) return;
-  let left = DRAIN_MAX_BYTES;
-  const cut = (): void => {
-    clearTimeout(timer);
-    req.socket?.destroy();
-  };
-  const timer = setTimeout(cut, DRAIN_MAX_MS);
+  const socket = req.socket as Socket | null;
+  if (socket === null || socket.destroyed) return;
+  (socket as { destroySoon?: () => void }).destroySoon = halfClose;
+  socket.on('error', ignore);
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
   (timer as { unref?: () => void }).unref?.();
-  const done = (): void => clearTimeout(timer);
-  req.on('data', (chunk: Buffer) => {
-    left -= chunk.length;
-    if (left < 0) cut();
-  });
-  req.once('end', done);
-  req.once('close', done);
+  socket.once('close', () => clearTimeout(timer));
+  req.on('data', ignore);
   req.resume();
 }
 
