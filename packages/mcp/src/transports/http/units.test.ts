@@ -23,7 +23,7 @@ describe('SseChannel', () => {
     expect(channel.write('c')).toBe(false);
     const writes: string[] = [];
     let ended = false;
-    channel.attach({ write: (c) => writes.push(c), end: () => { ended = true; } });
+    channel.attach({ write: (c) => writes.push(c), end: () => { ended = true; }, buffered: () => 0, abort: () => {} });
     expect(writes).toEqual(['ab']);
     expect(ended).toBe(true);
   });
@@ -32,7 +32,7 @@ describe('SseChannel', () => {
     let detached = 0;
     const a = new SseChannel();
     a.ondetach = () => detached++;
-    a.attach({ write: () => { throw new Error('gone'); }, end: () => {} });
+    a.attach({ write: () => { throw new Error('gone'); }, end: () => {} , buffered: () => 0, abort: () => {} });
     expect(a.write('x')).toBe(false);
     a.detach();
     expect(detached).toBe(1);
@@ -50,7 +50,7 @@ describe('SseChannel', () => {
     const a = new SseChannel();
     a.ondelivered = () => fired.push('a');
     a.write('x');
-    a.attach({ write: () => {}, end: () => {} });
+    a.attach({ write: () => {}, end: () => {} , buffered: () => 0, abort: () => {} });
     expect(fired).toEqual([]);
     a.end();
     a.end();
@@ -64,7 +64,7 @@ describe('SseChannel', () => {
     b.end();
     expect(b.takeComplete()).toBe('pq');
     expect(b.takeComplete()).toBeUndefined();
-    b.attach({ write: () => { throw new Error('already taken'); }, end: () => {} });
+    b.attach({ write: () => { throw new Error('already taken'); }, end: () => {} , buffered: () => 0, abort: () => {} });
     expect(fired).toEqual(['a', 'b']);
 
     const c = new SseChannel();
@@ -76,7 +76,7 @@ describe('SseChannel', () => {
     const d = new SseChannel();
     d.ondelivered = () => fired.push('d');
     d.end();
-    d.attach({ write: () => {}, end: () => { throw new Error('gone'); } });
+    d.attach({ write: () => {}, end: () => { throw new Error('gone'); }, buffered: () => 0, abort: () => {} });
     expect(fired).toEqual(['a', 'b']);
   });
 
