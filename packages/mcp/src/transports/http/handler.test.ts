@@ -286,6 +286,21 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 3000): Prom
   }
 }
 
+/** Starts a fresh test server behind `kind` before each test and stops both after it. */
+function useTarget(kind: PathKind, assign: (server: McpServer, target: Target) => void): void {
+  let server: McpServer | undefined;
+  let target: Target | undefined;
+  beforeEach(async () => {
+    server = createTestServer();
+    target = await startTarget(kind, server);
+    assign(server, target);
+  });
+  afterEach(async () => {
+    await target?.close();
+    await server?.close();
+  });
+}
+
 function errorCode(body: any): number {
   return body.error.code as number;
 }
@@ -295,15 +310,9 @@ function errorCode(body: any): number {
 describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
   let server: McpServer;
   let t: Target;
-
-  beforeEach(async () => {
-    server = createTestServer();
-    t = await startTarget(kind, server);
-  });
-
-  afterEach(async () => {
-    await t.close();
-    await server.close();
+  useTarget(kind, (started, target) => {
+    server = started;
+    t = target;
   });
 
   it('session lifecycle: initialize → Mcp-Session-Id → requests → DELETE → 404', async () => {
@@ -1012,17 +1021,9 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
 });
 
 describe.each(PATHS)('legacy HTTP+SSE (2024-11-05) via %s', (kind) => {
-  let server: McpServer;
   let t: Target;
-
-  beforeEach(async () => {
-    server = createTestServer();
-    t = await startTarget(kind, server);
-  });
-
-  afterEach(async () => {
-    await t.close();
-    await server.close();
+  useTarget(kind, (_server, target) => {
+    t = target;
   });
 
   async function connect(): Promise<{ reader: SseReader; endpoint: string }> {
