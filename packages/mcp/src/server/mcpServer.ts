@@ -132,6 +132,20 @@ function requireString(params: Record<string, unknown>, key: string): string {
   return value;
 }
 
+/**
+ * The `name` and `arguments` of a `tools/call` or `prompts/get`: an unknown name is -32602 (MCP 2025-11-25
+ * server/tools.mdx and server/prompts.mdx "Error Handling"); `arguments` is optional, but when present it is an
+ * object, `null` included as not one (B09; SCH25 CallToolRequestParams, GetPromptRequestParams).
+ */
+function namedCall<E>(p: Record<string, unknown>, registry: ReadonlyMap<string, E>, what: 'tool' | 'prompt'): { name: string; entry: E; args: Record<string, unknown> } {
+  const name = requireString(p, 'name');
+  const entry = registry.get(name);
+  if (entry === undefined) throw invalidParams(`unknown ${what} "${name}"`, { name });
+  const args = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
+  if (!isRecord(args)) throw invalidParams('"arguments" must be an object');
+  return { name, entry, args };
+}
+
 /** Drops keys whose value is undefined, so descriptors serialize without them. */
 function compact<T extends object>(value: T): T {
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
@@ -511,12 +525,7 @@ export class McpServer {
    */
   #callTool(params: JsonRpcParams | undefined, ctx: SessionContext & HandlerContext): CallToolResult | Promise<CallToolResult> {
     const p = paramsRecord(params);
-    const name = requireString(p, 'name');
-    const tool = this.#tools.get(name);
-    if (tool === undefined) throw invalidParams(`unknown tool "${name}"`, { name });
-    // B09 / SCH25 CallToolRequestParams: `arguments` is optional, but when present it is an object (null is not).
-    const rawArgs = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
-    if (!isRecord(rawArgs)) throw invalidParams('"arguments" must be an object');
+    const { name, entry: tool, args: rawArgs } = namedCall(p, this.#tools, 'tool');
     const call = this.#context(ctx, p);
     // No async layer unless something is asynchronous: a synchronous tool is answered in the same turn.
     const outcome = tool.input.validate(rawArgs);
@@ -598,11 +607,7 @@ export class McpServer {
   /** `prompts/get`: unknown prompt or a missing required argument → -32602 (MCP 2025-11-25 server/prompts.mdx). */
   async #getPrompt(params: JsonRpcParams | undefined, ctx: SessionContext & HandlerContext): Promise<unknown> {
     const p = paramsRecord(params);
-    const name = requireString(p, 'name');
-    const prompt = this.#prompts.get(name);
-    if (prompt === undefined) throw invalidParams(`unknown prompt "${name}"`, { name });
-    const args = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
-    if (!isRecord(args)) throw invalidParams('"arguments" must be an object');
+    const { name, entry: prompt, args } = namedCall(p, this.#prompts, 'prompt');
     for (const key of Object.keys(args)) {
       if (typeof args[key] !== 'string') throw invalidParams(`argument "${key}" of prompt "${name}" must be a string`);
     }
