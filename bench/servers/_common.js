@@ -6,6 +6,7 @@
 // works). On SIGUSR2 it runs a full GC (when started with --expose-gc) and prints
 // `BENCH_HEAP {"heapUsed":…,"external":…,"arrayBuffers":…,"rss":…,"gc":true}` on stderr: the side channel the
 // idle-session scenario reads retained heap through, the same for every server.
+import http from 'node:http';
 import process from 'node:process';
 
 /** Parses the shared flags; unknown flags are an error so a typo never silently changes what is measured. */
@@ -121,4 +122,60 @@ export function readBody(req) {
     req.on('end', () => resolve(body));
     req.on('error', reject);
   });
+}
+
+/** A JSON-RPC error answer with an HTTP status, as the SDK examples send it. */
+export function sendError(res, status, code, message) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/**
+ * The SDKs' documented session-map pattern for stateful Streamable HTTP, shared by sdk-v1.js and sdk-v2.js: one
+ * transport + server per session, created by `initialize`, found by `Mcp-Session-Id` afterwards.
+ * @param {{ createTransport: (onInitialized: (id: string) => void) => any, connect: (transport: any) => Promise<void>,
+ *   isInitialize: (body: unknown) => boolean }} sdk
+ * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>}
+ */
+export function sessionMapHandler({ createTransport, connect, isInitialize }) {
+  const transports = new Map();
+  return async (req, res) => {
+    const sid = req.headers['mcp-session-id'];
+    if (req.method === 'POST') {
+      const body = JSON.parse(await readBody(req));
+      let transport = sid ? transports.get(sid) : undefined;
+      if (!transport) {
+        if (sid || !isInitialize(body)) return sendError(res, sid ? 404 : 400, -32000, 'Bad Request: No valid session ID provided');
+        transport = createTransport((id) => transports.set(id, transport));
+        transport.onclose = () => {
+          if (transport.sessionId) transports.delete(transport.sessionId);
+        };
+        await connect(transport);
+      }
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    const transport = sid ? transports.get(sid) : undefined;
+    if (!transport) return sendError(res, 400, -32000, 'Invalid or missing session ID');
+    await transport.handleRequest(req, res);
+  };
+}
+
+/**
+ * Serves `handle` on node:http at `/mcp` (404 elsewhere, 500 on a throw), announces the URL, stops on SIGTERM.
+ * @param {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>} handle
+ * @param {{ port: number, host: string }} opts
+ * @param {() => void} [onClose]
+ */
+export function listenMcp(handle, opts, onClose = () => {}) {
+  const httpServer = http.createServer((req, res) => {
+    if (req.url !== '/mcp') return sendError(res, 404, -32000, 'Not found');
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendError(res, 500, -32603, 'Internal server error');
+      else res.end();
+    });
+  });
+  httpServer.keepAliveTimeout = 60_000;
+  httpServer.listen(opts.port, opts.host, () => announceReady(`http://${opts.host}:${httpServer.address().port}/mcp`));
+  installShutdown(() => new Promise((r) => { onClose(); httpServer.closeAllConnections(); httpServer.close(() => r()); }));
 }

@@ -4,14 +4,13 @@
 //                                    documented session-map pattern), on bare node:http
 //   --port N --mode stateless        a fresh McpServer + transport per request (sessionIdGenerator: undefined)
 //   --response json|sse              enableJsonResponse true|false (SDK default: sse)
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, readBody, sleep } from './_common.js';
+import { parseArgs, installHeapProbe, installShutdown, fillerToolNames, readBody, sleep, sendError, sessionMapHandler, listenMcp } from './_common.js';
 
 const opts = parseArgs();
 installHeapProbe();
@@ -41,58 +40,26 @@ if (opts.stdio) {
   installShutdown(() => server.close(), { stdio: true });
 } else {
   const enableJsonResponse = opts.response === 'json';
-  const stateless = opts.mode === 'stateless';
-  const transports = new Map();
-
-  const sendError = (res, status, code, message) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-  };
-
-  const httpServer = http.createServer(async (req, res) => {
-    try {
-      if (req.url !== '/mcp') return sendError(res, 404, -32000, 'Not found');
-      if (stateless) {
-        if (req.method !== 'POST') return sendError(res, 405, -32000, 'Method not allowed.');
-        const body = JSON.parse(await readBody(req));
-        const server = buildServer();
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
-        res.on('close', () => {
-          transport.close();
-          server.close();
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      const sid = req.headers['mcp-session-id'];
-      if (req.method === 'POST') {
-        const body = JSON.parse(await readBody(req));
-        let transport = sid ? transports.get(sid) : undefined;
-        if (!transport) {
-          if (sid || !isInitializeRequest(body)) return sendError(res, sid ? 404 : 400, -32000, 'Bad Request: No valid session ID provided');
-          transport = new StreamableHTTPServerTransport({
-            sessionIdGenerator: () => randomUUID(),
-            enableJsonResponse,
-            onsessioninitialized: (id) => transports.set(id, transport),
-          });
-          transport.onclose = () => {
-            if (transport.sessionId) transports.delete(transport.sessionId);
-          };
-          await buildServer().connect(transport);
-        }
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      const transport = sid ? transports.get(sid) : undefined;
-      if (!transport) return sendError(res, 400, -32000, 'Invalid or missing session ID');
-      await transport.handleRequest(req, res);
-    } catch {
-      if (!res.headersSent) sendError(res, 500, -32603, 'Internal server error');
-      else res.end();
-    }
-  });
-  httpServer.keepAliveTimeout = 60_000;
-  httpServer.listen(opts.port, opts.host, () => announceReady(`http://${opts.host}:${httpServer.address().port}/mcp`));
-  installShutdown(() => new Promise((r) => { httpServer.closeAllConnections(); httpServer.close(() => r()); }));
+  if (opts.mode === 'stateless') {
+    // One server + transport per request (the SDK's stateless pattern).
+    listenMcp(async (req, res) => {
+      if (req.method !== 'POST') return sendError(res, 405, -32000, 'Method not allowed.');
+      const body = JSON.parse(await readBody(req));
+      const server = buildServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
+      res.on('close', () => {
+        transport.close();
+        server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    }, opts);
+  } else {
+    listenMcp(sessionMapHandler({
+      createTransport: (onsessioninitialized) =>
+        new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse, onsessioninitialized }),
+      connect: (transport) => buildServer().connect(transport),
+      isInitialize: isInitializeRequest,
+    }), opts);
+  }
 }

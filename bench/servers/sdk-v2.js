@@ -7,13 +7,12 @@
 //                                    2025-era traffic served by its stateless legacy fallback)
 //   --response json|sse              stateful: enableJsonResponse true|false (SDK default: sse);
 //                                    handler: responseMode 'json'|'sse' (SDK default: auto ≈ json here)
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, readBody, sleep } from './_common.js';
+import { parseArgs, installHeapProbe, installShutdown, fillerToolNames, sleep, sessionMapHandler, listenMcp } from './_common.js';
 
 const opts = parseArgs();
 installHeapProbe();
@@ -37,62 +36,18 @@ function buildServer() {
   return server;
 }
 
-const sendError = (res, status, code, message) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-};
-
 if (opts.stdio) {
   const handle = serveStdio(() => buildServer());
   installShutdown(() => handle.close(), { stdio: true });
 } else if (opts.mode === 'handler') {
   const handler = createMcpHandler(() => buildServer(), opts.response ? { responseMode: opts.response } : {});
-  const nodeHandler = toNodeHandler(handler);
-  const httpServer = http.createServer((req, res) => {
-    if (req.url !== '/mcp') return sendError(res, 404, -32000, 'Not found');
-    nodeHandler(req, res).catch(() => {
-      if (!res.headersSent) sendError(res, 500, -32603, 'Internal server error');
-      else res.end();
-    });
-  });
-  httpServer.keepAliveTimeout = 60_000;
-  httpServer.listen(opts.port, opts.host, () => announceReady(`http://${opts.host}:${httpServer.address().port}/mcp`));
-  installShutdown(() => new Promise((r) => { handler.close(); httpServer.closeAllConnections(); httpServer.close(() => r()); }));
+  listenMcp(toNodeHandler(handler), opts, () => handler.close());
 } else {
   const enableJsonResponse = opts.response === 'json';
-  const transports = new Map();
-  const isInitialize = (body) => body && !Array.isArray(body) && body.method === 'initialize';
-  const httpServer = http.createServer(async (req, res) => {
-    try {
-      if (req.url !== '/mcp') return sendError(res, 404, -32000, 'Not found');
-      const sid = req.headers['mcp-session-id'];
-      if (req.method === 'POST') {
-        const body = JSON.parse(await readBody(req));
-        let transport = sid ? transports.get(sid) : undefined;
-        if (!transport) {
-          if (sid || !isInitialize(body)) return sendError(res, sid ? 404 : 400, -32000, 'Bad Request: No valid session ID provided');
-          transport = new NodeStreamableHTTPServerTransport({
-            sessionIdGenerator: () => randomUUID(),
-            enableJsonResponse,
-            onsessioninitialized: (id) => transports.set(id, transport),
-          });
-          transport.onclose = () => {
-            if (transport.sessionId) transports.delete(transport.sessionId);
-          };
-          await buildServer().connect(transport);
-        }
-        await transport.handleRequest(req, res, body);
-        return;
-      }
-      const transport = sid ? transports.get(sid) : undefined;
-      if (!transport) return sendError(res, 400, -32000, 'Invalid or missing session ID');
-      await transport.handleRequest(req, res);
-    } catch {
-      if (!res.headersSent) sendError(res, 500, -32603, 'Internal server error');
-      else res.end();
-    }
-  });
-  httpServer.keepAliveTimeout = 60_000;
-  httpServer.listen(opts.port, opts.host, () => announceReady(`http://${opts.host}:${httpServer.address().port}/mcp`));
-  installShutdown(() => new Promise((r) => { httpServer.closeAllConnections(); httpServer.close(() => r()); }));
+  listenMcp(sessionMapHandler({
+    createTransport: (onsessioninitialized) =>
+      new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse, onsessioninitialized }),
+    connect: (transport) => buildServer().connect(transport),
+    isInitialize: (body) => body && !Array.isArray(body) && body.method === 'initialize',
+  }), opts);
 }
