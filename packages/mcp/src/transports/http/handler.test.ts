@@ -781,6 +781,37 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     expect(body.result.content[0].text).toMatch(/single JSON body/);
   });
 
+  it('JSON mode: a batch is answered with one array (even of one member): invalid members first, then the responses in member order', async () => {
+    t = await startTarget(kind, server, { responseMode: 'json' });
+    const s = await openSession(t, '2025-03-26');
+    const one = await t.send('POST', '/mcp', { headers: s.headers, body: `[${call(1, 'echo', { text: 'a' })}]` });
+    expect(one.headers.get('content-type')).toBe('application/json');
+    // JSON-RPC 2.0 §6: the answer to a batch is an array, whatever the number of responses in it.
+    expect(await one.json()).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'echo:a' }] } }]);
+    const mixed = await t.send('POST', '/mcp', {
+      headers: s.headers,
+      body: `[${call(2, 'slow', { ms: 100, tag: 'late' })},{"foo":1},${call(3, 'echo', { text: 'b' })}]`,
+    });
+    const body = await mixed.json();
+    // The invalid member is refused before dispatch; the slow call finishes last but keeps its place.
+    expect(body.map((m: { id: unknown }) => m.id)).toEqual([null, 2, 3]);
+    expect(body[0].error.code).toBe(-32600);
+    expect(body[1].result.content[0].text).toBe('slow:late');
+  });
+
+  it('JSON mode: a call in flight when its session is deleted is answered 404 + -32001', async () => {
+    t = await startTarget(kind, server, { responseMode: 'json' });
+    const s = await openSession(t);
+    const pending = t.send('POST', '/mcp', { headers: s.headers, body: call(4, 'slow', { ms: 2000 }) });
+    await sleep(100);
+    const deleted = await t.send('DELETE', '/mcp', { headers: s.headers });
+    expect(deleted.status).toBe(200);
+    await deleted.text();
+    const res = await pending;
+    expect(res.status).toBe(404);
+    expect(errorCode(await res.json())).toBe(-32001);
+  });
+
   it('413 for a body over maxBodyBytes (with and without Content-Length); the server goes on', async () => {
     t = await startTarget(kind, server, { maxBodyBytes: 1024 });
     const s = await openSession(t);

@@ -99,8 +99,8 @@ class OutStream {
   /** JSON streams: the collected messages, serialized and joined with `,`. */
   #text = '';
   /**
-   * JSON streams: called once, with `true` when every request was answered (or cancelled) and `false` when the
-   * session closed first.
+   * JSON streams: called once, with `true` when the exchange is over (every request answered or cancelled, or the
+   * POST refused as a whole) and `false` when the session closed first.
    */
   resolve: ((settled: boolean) => void) | undefined = undefined;
 
