@@ -94,7 +94,7 @@ export const SCENARIOS = {
 
 /** Knobs per mode. */
 export const MODES = {
-  full: { reps: 3, warmupMs: 2000, durationMs: 2000, maxRequests: 2_000_000, flatnessReps: 5, idleSessionReps: 3, inflightReps: 3, inflightDelayMs: 4000, coldStartReps: 7, dispatchRounds: 10, dispatchRoundMs: 400, responses: ['json', 'sse'] },
+  full: { reps: 5, warmupMs: 2000, durationMs: 2000, maxRequests: 2_000_000, flatnessReps: 5, idleSessionReps: 3, inflightReps: 3, inflightDelayMs: 4000, coldStartReps: 7, dispatchRounds: 10, dispatchRoundMs: 400, responses: ['json', 'sse'] },
   // quick: JSON-bodied HTTP rows only, flatness for Switchboard only, 300 idle sessions.
   quick: { reps: 1, warmupMs: 250, durationMs: 600, maxRequests: 500_000, flatnessReps: 1, idleSessionReps: 1, inflightReps: 1, inflightDelayMs: 2000, coldStartReps: 3, dispatchRounds: 4, dispatchRoundMs: 250, responses: ['json'], idleSessions: 300, flatnessRows: ['switchboard-stdio', 'switchboard-legacy-json'] },
   smoke: { reps: 1, warmupMs: 0, durationMs: 0, maxRequests: 12, flatnessReps: 1, idleSessionReps: 1, inflightReps: 1, inflightDelayMs: 200, coldStartReps: 1, dispatchRounds: 1, dispatchRoundMs: 50, responses: ['json', 'sse'], idleSessions: 20, inflightCalls: 200 },
