@@ -316,6 +316,12 @@ export class Dispatcher<Ctx = unknown> {
    * response (or a refusal) is returned as a value, an asynchronous one as a promise that never rejects. A
    * transport loop uses it to send synchronous answers before it reads the next message, which keeps replies
    * in arrival order and saves a promise per request.
+   *
+   * @param message - A valid request or notification (as classified; ids are not re-validated here).
+   * @param ctx - The dispatcher context.
+   * @param signal - Becomes the handler's `ctx.signal`: an `AbortSignal`, or a {@link SignalSource} read only
+   *   when a handler asks for it. @default a signal that never aborts
+   * @returns The response (`undefined` for a notification), or a promise of it that never rejects.
    */
   dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal | SignalSource): Reply | Promise<Reply> {
     const method = message.method;
