@@ -372,6 +372,38 @@ describe('Peer (inbound)', () => {
     expect(peer.inboundCount).toBe(0);
   });
 
+  it('Peer whenIdle resolves after the last inbound answer was sent, on cancellation, and on close', async () => {
+    const dispatcher = new Dispatcher();
+    const finishers: (() => void)[] = [];
+    dispatcher.register('long', () => new Promise<string>((resolve) => finishers.push(() => resolve('done'))));
+    const transport = scriptedTransport();
+    const peer = new Peer({ transport, dispatcher });
+    await peer.start();
+    let idle = false;
+    await peer.whenIdle(); // nothing in flight: at once
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":1,"method":"long"}'));
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":2,"method":"long"}'));
+    void peer.whenIdle().then(() => {
+      idle = true;
+    });
+    finishers[0]!();
+    await tick();
+    expect(idle).toBe(false);
+    finishers[1]!();
+    await tick();
+    expect(idle).toBe(true);
+    expect(transport.sent.map((m) => (m as { id: number }).id)).toEqual([1, 2]);
+
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":3,"method":"long"}'));
+    const cancelled = peer.whenIdle();
+    peer.cancelInbound(3);
+    await cancelled;
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":4,"method":"long"}'));
+    const closed = peer.whenIdle();
+    await peer.close();
+    await closed;
+  });
+
   it('Peer cancelInbound on a finished request returns false (B36: a late cancel is harmless)', async () => {
     const dispatcher = new Dispatcher();
     dispatcher.register('fast', () => 1);

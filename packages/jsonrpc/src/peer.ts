@@ -96,6 +96,7 @@ export interface PeerOptions<Ctx> {
 
 /** Largest delay `setTimeout` honours (ms); larger values fire at once, so they are clamped. */
 const MAX_TIMER_MS = 2_147_483_647;
+const RESOLVED_VOID: Promise<void> = Promise.resolve();
 
 type Timer = ReturnType<typeof setTimeout>;
 
@@ -202,6 +203,7 @@ export class Peer<Ctx = unknown> {
 
   /** Inbound requests by id (queued or running). */
   readonly #inbound = new Map<JsonRpcId, InboundJob<Ctx>>();
+  #idleWaiters: (() => void)[] = [];
   readonly #queue: InboundJob<Ctx>[] = [];
   #queueHead = 0;
   #draining = false;
@@ -262,6 +264,18 @@ export class Peer<Ctx = unknown> {
   /** Whether the connection has closed. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * Resolves once no inbound request is being handled or waiting for a slot (at once when none is, or when the
+   * connection has closed), after the last one's response was handed to the transport. A request cancelled with
+   * {@link Peer.cancelInbound} stops counting when it is cancelled. Never rejects.
+   */
+  whenIdle(): Promise<void> {
+    if (this.#inbound.size === 0 || this.#closed) return RESOLVED_VOID;
+    return new Promise((resolve) => {
+      this.#idleWaiters.push(resolve);
+    });
   }
 
   /**
@@ -397,6 +411,7 @@ export class Peer<Ctx = unknown> {
     this.#inbound.delete(id);
     job.abort(localError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
     if (!job.running) this.#finishJob(job, undefined);
+    this.#notifyIfIdle();
     return true;
   }
 
@@ -662,6 +677,15 @@ export class Peer<Ctx = unknown> {
     }
     if (this.#inbound.get(job.message.id) === job) this.#inbound.delete(job.message.id);
     this.#deliver(job.batch, job.index, job.cancelled ? undefined : response);
+    if (this.#idleWaiters.length > 0) this.#notifyIfIdle();
+  }
+
+  /** Resolves the {@link Peer.whenIdle} waiters once nothing inbound is left. */
+  #notifyIfIdle(): void {
+    if (this.#inbound.size !== 0 && !this.#closed) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** Starts queued requests while slots are free, in arrival order. */
@@ -729,6 +753,7 @@ export class Peer<Ctx = unknown> {
     this.#inbound.clear();
     this.#queue.length = 0;
     this.#queueHead = 0;
+    this.#notifyIfIdle();
     const onclose = this.onclose;
     if (onclose !== undefined) {
       try {

@@ -163,15 +163,14 @@ export class Session implements ServerSession {
   }
 
   drain(timeoutMs: number): Promise<void> {
-    if (this.peer.inboundCount === 0) return Promise.resolve();
+    const idle = this.peer.whenIdle();
+    if (this.peer.inboundCount === 0) return idle;
     return new Promise((resolve) => {
-      const deadline = Date.now() + timeoutMs;
-      const poll = setInterval(() => {
-        if (this.peer.inboundCount === 0 || this.peer.closed || Date.now() >= deadline) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 5);
+      const timer = setTimeout(resolve, timeoutMs);
+      void idle.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
 
