@@ -113,6 +113,13 @@ class OutStream {
     this.channel = channel;
   }
 
+  /** JSON streams: how the exchange ends (the value given to {@link resolve}); call once, before routing. */
+  settled(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+
   /** JSON streams: adds one serialized message to the answer. */
   collect(json: string): void {
     this.#text = this.count === 0 ? json : `${this.#text},${json}`;
@@ -349,9 +356,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#touch();
     this.#initId = request.id;
     const stream = new OutStream(`${this.#prefix}init`, 'json', undefined, false);
-    const answered = new Promise<boolean>((resolve) => {
-      stream.resolve = resolve;
-    });
+    const answered = stream.settled();
     this.#register(stream, [request.id]);
     this.#deliverFor(stream, { kind: 'request', message: request }, extra);
     return answered.then((settled) => {
@@ -394,9 +399,7 @@ export class StreamableHttpSessionTransport implements Transport {
     }
     if (respondWith === 'json') {
       const stream = new OutStream('', 'json', undefined, false);
-      const answered = new Promise<boolean>((resolve) => {
-        stream.resolve = resolve;
-      });
+      const answered = stream.settled();
       for (const reply of replies) stream.collect(JSON.stringify(reply));
       this.#register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
