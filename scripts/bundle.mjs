@@ -18,6 +18,7 @@ const PACKAGES = {
     server: 'src/server/index.ts',
     stdio: 'src/transports/stdio.ts',
     http: 'src/transports/http/index.ts',
+    node: 'src/transports/node/index.ts',
     testing: 'src/testing/index.ts',
   },
   cli: { main: 'src/main.ts' },

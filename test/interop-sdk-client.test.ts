@@ -456,7 +456,7 @@ describe('SDK client ↔ conformance server over Streamable HTTP (serveHttp in p
   let handle: { url: string; close(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    const { serveHttp } = await import('@switchboard/mcp/http');
+    const { serveHttp } = await import('@switchboard/mcp/node');
     server = createConformanceServer();
     const served = await serveHttp({ server, port: 0, host: '127.0.0.1' });
     handle = served;

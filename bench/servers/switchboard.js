@@ -43,7 +43,7 @@ if (opts.stdio) {
   const session = await serveStdio(server);
   installShutdown(() => session.close(), { stdio: true });
 } else {
-  const { serveHttp } = await import('@switchboard/mcp/http');
+  const { serveHttp } = await import('@switchboard/mcp/node');
   const httpOptions = { server, port: opts.port, host: opts.host };
   if (opts.response) httpOptions.responseMode = opts.response;
   if (opts.sessionIdleMs !== undefined) httpOptions.sessionIdleTimeoutMs = opts.sessionIdleMs;

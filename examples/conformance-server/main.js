@@ -67,7 +67,7 @@ async function main() {
     return;
   }
 
-  const { serveHttp } = await import('@switchboard/mcp/http');
+  const { serveHttp } = await import('@switchboard/mcp/node');
   const handle = await serveHttp({ server, port: opts.port, host: opts.host });
   process.stderr.write(`conformance-server: Streamable HTTP listening on ${handle.url} (pid ${process.pid})\n`);
   let stopping = false;

@@ -33,7 +33,7 @@ interface VectorFile {
 }
 
 const file = JSON.parse(
-  readFileSync(new URL('../../../../shared/reference/jsonrpc-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../test/fixtures/jsonrpc-vectors.json', import.meta.url), 'utf8'),
 ) as VectorFile;
 
 /** The fixture methods the vector file lists. */

@@ -9,8 +9,10 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../server/index.js';
-import { InMemoryEventStore, createMcpHttpHandler, serveHttp } from './index.js';
-import type { McpHttpHandler, ServeHttpHandle } from './index.js';
+import { InMemoryEventStore, createMcpHttpHandler } from './index.js';
+import { serveHttp } from '../node/index.js';
+import type { McpHttpHandler } from './index.js';
+import type { ServeHttpHandle } from '../node/index.js';
 
 const VERSION = '2025-11-25';
 const LINE = 'x'.repeat(1000);

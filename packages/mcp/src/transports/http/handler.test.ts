@@ -15,7 +15,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../server/index.js';
 import type { CallToolResult } from '../../protocol/types.js';
-import { InMemoryEventStore, closeRequestSseStream, createMcpHttpHandler, serveHttp } from './index.js';
+import { InMemoryEventStore, closeRequestSseStream, createMcpHttpHandler } from './index.js';
+import { serveHttp } from '../node/index.js';
 import type { McpHttpHandlerOptions } from './index.js';
 
 type PathKind = 'web' | 'node' | 'node-fetch';

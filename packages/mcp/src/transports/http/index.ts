@@ -1,11 +1,12 @@
 /**
  * @switchboard/mcp/http — serve an McpServer over HTTP: Streamable HTTP (MCP 2025-03-26 … 2025-11-25) as a
- * Web-standard `(Request) => Promise<Response>` handler, a Node `http` adapter, and the deprecated 2024-11-05
- * HTTP+SSE transport beside it.
+ * Web-standard `(Request) => Promise<Response>` handler, and the deprecated 2024-11-05 HTTP+SSE transport
+ * beside it. The Node `http` adapter (`serveHttp`, `toNodeListener`) is `@switchboard/mcp/node`.
  *
  * @example
- * import { serveHttp } from '@switchboard/mcp/http';
- * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
+ * import { createMcpHttpHandler } from '@switchboard/mcp/http';
+ * const handler = createMcpHttpHandler({ server });
+ * export default { fetch: handler.fetch }; // Deno, Bun, Workers
  * @packageDocumentation
  */
 export {
@@ -21,8 +22,6 @@ export {
   DEFAULT_SSE_RETRY_MS,
 } from './handler.js';
 export type { LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions, McpHttpServerLike } from './handler.js';
-export { serveHttp, toNodeListener } from './node.js';
-export type { NodeListener, NodeListenerOptions, ServeHttpHandle, ServeHttpOptions } from './node.js';
 export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
 export type { CloseSseStreamOptions } from './sessionTransport.js';
 export { LegacySseSessionTransport } from './legacySse.js';

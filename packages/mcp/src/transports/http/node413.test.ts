@@ -8,8 +8,8 @@ import net from 'node:net';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../server/index.js';
-import { serveHttp } from './index.js';
-import type { ServeHttpHandle } from './index.js';
+import { serveHttp } from '../node/index.js';
+import type { ServeHttpHandle } from '../node/index.js';
 
 const VERSION = '2025-11-25';
 

@@ -1,0 +1,12 @@
+/**
+ * @switchboard/mcp/node — the Node.js `http` adapter of the Streamable HTTP handler: `serveHttp` listens on a
+ * port (127.0.0.1 by default), `toNodeListener` plugs the handler into an existing `http.Server` or framework.
+ * `@switchboard/mcp/http` stays free of `node:` imports, so it runs on any `fetch` runtime.
+ *
+ * @example
+ * import { serveHttp } from '@switchboard/mcp/node';
+ * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
+ * @packageDocumentation
+ */
+export { serveHttp, toNodeListener } from '../http/node.js';
+export type { NodeListener, NodeListenerOptions, ServeHttpHandle, ServeHttpOptions } from '../http/node.js';
