@@ -15,13 +15,36 @@ export interface StderrLoggerOptions {
   readonly name?: string;
 }
 
-/** A logger writing `name level: message {fields}` lines to stderr. */
+interface ErrWritable {
+  write(text: string): unknown;
+  on?(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+/** Streams whose writes failed (the host closed its end: EPIPE); nothing more is written to them. */
+const broken = new WeakSet<ErrWritable>();
+const guarded = new WeakSet<ErrWritable>();
+
+/**
+ * Logging can never take the process down: without an `'error'` listener, a write to a stderr whose reader has
+ * gone away (EPIPE) is an uncaught exception. The listener marks the stream broken and later lines are dropped.
+ */
+function guard(stream: ErrWritable): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on?.('error', () => broken.add(stream));
+}
+
+/**
+ * A logger writing `name level: message {fields}` lines to stderr. It never throws: when stderr is closed (the
+ * host stopped reading it, EPIPE) lines are dropped silently.
+ */
 export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
   const min = RANK[options.level ?? 'warn'];
   const name = options.name ?? 'switchboard';
-  const stderr = (globalThis as { process?: { stderr?: { write(text: string): unknown } } }).process?.stderr;
+  const stderr = (globalThis as { process?: { stderr?: ErrWritable } }).process?.stderr;
+  if (stderr !== undefined) guard(stderr);
   const write = (level: Level, message: string, fields?: Record<string, unknown>): void => {
-    if (RANK[level] < min || stderr === undefined) return;
+    if (RANK[level] < min || stderr === undefined || broken.has(stderr)) return;
     let tail = '';
     if (fields !== undefined) {
       try {
@@ -30,7 +53,11 @@ export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
         tail = ' [unserializable fields]';
       }
     }
-    stderr.write(`${name} ${level}: ${message}${tail}\n`);
+    try {
+      stderr.write(`${name} ${level}: ${message}${tail}\n`);
+    } catch {
+      broken.add(stderr);
+    }
   };
   return {
     debug: (m, f) => write('debug', m, f),
