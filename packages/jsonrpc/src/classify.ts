@@ -35,6 +35,7 @@
  * @see https://www.jsonrpc.org/specification §4, §4.1, §4.2, §5, §5.1, §6
  */
 import { ErrorCode, ErrorMessage } from './errors.js';
+import { parseJson, type ParseJsonOptions } from './json.js';
 import type { Inbound, InboundSingle } from './parse.js';
 import type {
   JsonRpcErrorResponse,
@@ -204,29 +205,23 @@ export function classifyValue(value: unknown): Inbound {
 }
 
 /**
- * Parses one unit of inbound text (an NDJSON line, an HTTP body) and classifies it with
+ * Parses one unit of inbound text (an NDJSON line, an HTTP body) with {@link parseJson} and classifies it with
  * {@link classifyValue}. Never throws.
  *
  * Text that is not exactly one JSON value (malformed, empty, whitespace only, trailing garbage, two
- * concatenated values) classifies as `invalid` with a -32700 "Parse error" reply, `id: null`. A leading U+FEFF
- * (BOM) is ignored (RFC 8259 §8.1). Duplicate member names: the last one wins.
+ * concatenated values) classifies as `invalid` with a -32700 "Parse error" reply, `id: null`; text nested deeper
+ * than `options.maxDepth` (default 64) as `invalid` with -32600 and `data: { maxDepth }`, before it is parsed. A
+ * leading U+FEFF (BOM) is ignored (RFC 8259 §8.1). Duplicate member names: the last one wins.
  *
  * @param text - The message text.
+ * @param options - Parse limits (see {@link ParseJsonOptions}).
  * @returns The classification; `invalid` carries the error response to send.
  * @see https://www.jsonrpc.org/specification §4, §5.1 (-32700), §6
  * @example
  * const inbound = parseMessage('{"jsonrpc":"2.0","id":1,"method":"ping"}');
  * // inbound.kind === 'request'
  */
-export function parseMessage(text: string): Inbound {
-  let value: unknown;
-  try {
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch {
-    return {
-      kind: 'invalid',
-      reply: errorResponse(null, ErrorCode.ParseError, ErrorMessage[ErrorCode.ParseError]),
-    };
-  }
-  return classifyValue(value);
+export function parseMessage(text: string, options?: ParseJsonOptions): Inbound {
+  const parsed = parseJson(text, options);
+  return parsed.ok ? classifyValue(parsed.value) : { kind: 'invalid', reply: parsed.reply };
 }

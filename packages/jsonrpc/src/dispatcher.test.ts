@@ -228,9 +228,13 @@ describe('Dispatcher', () => {
 
   it('Dispatcher handleText answers -32603 for a result that cannot be serialized (deep nesting)', async () => {
     const dispatcher = new Dispatcher();
-    dispatcher.register('echo', (params) => params);
-    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
-    expect(await reply(dispatcher, `{"jsonrpc":"2.0","id":5,"method":"echo","params":${deep}}`)).toEqual({
+    // The handler builds the deep value itself (inbound text that deep is refused by parseJson's depth cap).
+    dispatcher.register('deep', () => {
+      let value: unknown[] = [];
+      for (let i = 0; i < 20_000; i++) value = [value];
+      return value;
+    });
+    expect(await reply(dispatcher, request(5, 'deep'))).toEqual({
       jsonrpc: '2.0',
       id: 5,
       error: { code: -32603, message: 'Internal error' },

@@ -8,6 +8,8 @@ export type { Logger } from './logger.js';
 export { silentLogger } from './logger.js';
 export type { Inbound, InboundSingle } from './parse.js';
 export { parseMessage, classifyValue, isValidId, errorResponse } from './parse.js';
+export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, parseJson } from './json.js';
+export type { ParseJsonOptions, ParsedJson } from './json.js';
 export type { Transport, TransportSendOptions, TransportMessageExtra } from './transport.js';
 export * from './dispatcher.js';
 export * from './peer.js';

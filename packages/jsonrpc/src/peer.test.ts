@@ -476,13 +476,17 @@ describe('Peer (inbound)', () => {
 
   it('Peer replaces a response the transport cannot serialize with -32603 for the same id', async () => {
     const dispatcher = new Dispatcher();
-    dispatcher.register('echo', (params) => params);
+    // The handler builds the deep value itself (inbound text that deep is refused by parseJson's depth cap).
+    dispatcher.register('deep', () => {
+      let value: unknown[] = [];
+      for (let i = 0; i < 20_000; i++) value = [value];
+      return value;
+    });
     const logger = captureLogger();
     const transport = scriptedTransport();
     const peer = new Peer({ transport, dispatcher, logger });
     await peer.start();
-    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
-    transport.deliver(parseMessage(`{"jsonrpc":"2.0","id":1,"method":"echo","params":${deep}}`));
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":1,"method":"deep"}'));
     await tick();
     expect(transport.sent).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } }]);
     expect(logger.lines.some((line) => line.level === 'error')).toBe(true);

@@ -4,8 +4,8 @@
  * the same McpServer. The Node adapter (`toNodeListener`, `serveHttp`) drives the same core without building
  * `Request`/`Response` objects.
  */
-import { DEFAULT_MAX_BATCH_SIZE, classifyValue, errorResponse, silentLogger } from '@switchboard/jsonrpc';
-import type { Inbound, Logger, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
+import { DEFAULT_MAX_BATCH_SIZE, classifyValue, parseJson, silentLogger } from '@switchboard/jsonrpc';
+import type { Inbound, Logger, ParsedJson, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
 import {
   acceptsMediaType,
   checkStreamableHttpHead,
@@ -207,26 +207,12 @@ function extraOf(input: HttpInput): TransportMessageExtra {
   return new LazyExtra(input);
 }
 
-/** What {@link bodyValue} returns for text that is not one JSON value. */
-const NOT_JSON: unique symbol = Symbol('not JSON');
-
 /**
- * The JSON value of a read body (`parseMessage` split in two, so a batch's length is checked before any member is
- * classified): a leading BOM is ignored (RFC 8259 §8.1); text that is not exactly one JSON value is {@link NOT_JSON}.
+ * The JSON value of a read body (parsed with the engine's `parseJson`, whose depth cap runs before `JSON.parse`;
+ * classification is left to the caller, so a batch's length is checked before any member is classified).
  */
-function bodyValue(read: { readonly kind: 'text'; readonly text: string } | { readonly kind: 'parsed'; readonly value: unknown }): unknown {
-  if (read.kind === 'parsed') return read.value;
-  const text = read.text;
-  try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch {
-    return NOT_JSON;
-  }
-}
-
-/** JSON-RPC 2.0 §5.1: -32700 with `id: null`, as `parseMessage` classifies text that is not JSON. */
-function parseErrorInbound(): Inbound {
-  return { kind: 'invalid', reply: errorResponse(null, -32700, 'Parse error') };
+function bodyValue(read: { readonly kind: 'text'; readonly text: string } | { readonly kind: 'parsed'; readonly value: unknown }): ParsedJson {
+  return read.kind === 'parsed' ? { ok: true, value: read.value } : parseJson(read.text);
 }
 
 /** The longest delay `setInterval` honours (a longer one fires after 1 ms). */
@@ -436,11 +422,12 @@ export class HttpCore {
       if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
       // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
       if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
-      const value = bodyValue(read);
-      if (value === NOT_JSON) body = parseErrorInbound();
+      const parsed = bodyValue(read);
+      if (!parsed.ok) body = { kind: 'invalid', reply: parsed.reply };
       else {
         // JSON-RPC 2.0 §6 + maxBatchSize: an over-long batch is refused as a whole before any member is looked at
         // (an all-invalid batch would otherwise be answered member by member, bypassing the limit).
+        const value = parsed.value;
         if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
         body = classifyValue(value);
       }
@@ -628,12 +615,13 @@ export class HttpCore {
     const read = await input.readBody(this.#maxBody);
     if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
     if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
-    const value = bodyValue(read);
+    const parsed = bodyValue(read);
+    const value = parsed.ok ? parsed.value : undefined;
     // 2024-11-05 has no JSON-RPC batching (digest Part C3; batches arrived in 2025-03-26): refused before any member
     // is classified; an over-long one names the limit like everywhere else.
     if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
     if (Array.isArray(value) && value.length > 0) return refusalOutput('legacyBatch');
-    const inbound = value === NOT_JSON ? parseErrorInbound() : classifyValue(value);
+    const inbound: Inbound = parsed.ok ? classifyValue(value) : { kind: 'invalid', reply: parsed.reply };
     if (inbound.kind === 'invalid') {
       // TS SDK server-legacy sse.ts: a message that does not parse is 400.
       return errorOutput(HttpStatus.BadRequest, inbound.reply);
