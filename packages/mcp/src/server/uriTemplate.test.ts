@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UriTemplate } from './uriTemplate.js';
+import { MAX_TEMPLATE_URI_LENGTH, UriTemplate } from './uriTemplate.js';
 
 describe('UriTemplate', () => {
   it('matches simple expressions and decodes values', () => {
@@ -28,9 +28,30 @@ describe('UriTemplate', () => {
     expect(() => new UriTemplate('x://{}')).toThrow(TypeError);
   });
 
-  it('variable names like __proto__ do not touch the prototype', () => {
+  it('variable names like __proto__ are ordinary own keys of a prototype-less result', () => {
     const m = new UriTemplate('x://{__proto__}').match('x://polluted');
-    expect(m).toBeDefined();
+    // On a plain object, assigning a string to __proto__ would be ignored (no own key): this fails without Object.create(null).
+    expect(m !== undefined && Object.hasOwn(m, '__proto__')).toBe(true);
+    expect(m?.['__proto__']).toBe('polluted');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('splits an ambiguous URI by the documented rule: each variable takes the shortest value that lets the rest match', () => {
+    expect(new UriTemplate('x://{a}-{b}').match('x://1-2-3')).toEqual({ a: '1', b: '2-3' });
+    expect(new UriTemplate('x://{a}-b').match('x://x-b-b')).toEqual({ a: 'x-b' });
+    expect(new UriTemplate('x://{+a}/{b}').match('x://p/q/r')).toEqual({ a: 'p/q', b: 'r' });
+  });
+
+  it('matches in linear time: near-miss URIs of 8 KiB against multi-variable templates finish (a backtracking regex took minutes)', () => {
+    const near = `x://${'1-'.repeat(4090)}`; // never ends the way the template needs
+    expect(new UriTemplate('x://{a}-{b}-{c}-{d}!').match(near)).toBeUndefined();
+    expect(new UriTemplate('x://{+a}/{+b}/{+c}.json').match(`x://${'/'.repeat(8000)}`)).toBeUndefined();
+    expect(new UriTemplate('x://{a}{.b}{.c}').match(`x://${'.'.repeat(8000)}/`)).toBeUndefined();
+  });
+
+  it('URIs longer than MAX_TEMPLATE_URI_LENGTH never match', () => {
+    const t = new UriTemplate('x://{+rest}');
+    expect(t.match(`x://${'a'.repeat(MAX_TEMPLATE_URI_LENGTH - 4)}`)).toBeDefined();
+    expect(t.match(`x://${'a'.repeat(MAX_TEMPLATE_URI_LENGTH - 3)}`)).toBeUndefined();
   });
 });
