@@ -1,4 +1,4 @@
-// Lint rules that carry the project's invariants (design/STYLE.md §1, §14, §15):
+// Lint rules that carry the project's invariants (layering and stdout rules: docs/architecture.md "Packages and layers"):
 // - the jsonrpc layer imports nothing from MCP (or any other package), and no node: modules;
 // - library code never uses console (stdout is the stdio wire);
 // - server and client never import each other.

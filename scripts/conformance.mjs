@@ -18,7 +18,7 @@
  *      one final line, and exits 1 on any failure or when a total cannot be parsed.
  *
  * Node 20 lacks fs.globSync, which the suite imports at top level: there the suite runs with the ESM
- * resolve hook in scripts/conformance-shim/ (see shared/reference/conformance.md §1.2 (a)). The suite's
+ * resolve hook in scripts/conformance-shim/ (hooks.mjs sends the suite's `fs` imports to a shim that adds it). The suite's
  * server mode opens no listening socket, so no loopback preload is needed.
  */
 import { spawn } from 'node:child_process';

@@ -4,7 +4,8 @@
  * process on 127.0.0.1, and main.js --port as a child process) and the legacy HTTP+SSE endpoint.
  *
  * Every assertion compares exact values: the conformance suite itself only checks presence, which lets a
- * server that answers "tool not found" as an isError result pass some scenarios (conformance.md §1.5).
+ * server that answers "tool not found" as an isError result pass some scenarios (an error text satisfies "has
+ * text content" and "has isError").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

@@ -7,7 +7,9 @@
  * the `test_*` prompts, with the texts and payloads of the suite's reference fixture. The same definition is
  * served over Streamable HTTP (`main.js --port N`) and stdio (`main.js --stdio`).
  *
- * The contract is described in the shared reference, `reference/conformance.md` §1.7.
+ * The contract is the one the suite's own fixture server implements (`examples/servers/typescript/everything-server.ts`
+ * in the public `modelcontextprotocol/conformance` repository); `scripts/conformance.mjs` runs the suite against
+ * this server.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer, ToolError } from '@switchboard/mcp/server';

@@ -1,6 +1,6 @@
 /**
  * The `switchboard` CLI as a pure function: arguments in, exit code and output text out. `main.ts` is the
- * only place that touches the process (design/STYLE.md §14).
+ * only place that touches the process, so tests call `run` directly (docs/architecture.md "Packages and layers").
  */
 import { parseArgs } from 'node:util';
 import { LATEST_LEGACY_REVISION, PROTOCOL_REVISIONS } from '@switchboard/mcp';

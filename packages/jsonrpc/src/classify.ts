@@ -1,7 +1,7 @@
 /**
  * The JSON-RPC 2.0 classifier behind {@link parseMessage} and {@link classifyValue}.
  *
- * Decisions (each one is tested against `shared/reference/jsonrpc-vectors.json`):
+ * Decisions (each one is tested against `packages/jsonrpc/test/fixtures/jsonrpc-vectors.json`):
  *
  * - **`"id": null` in a request** is neither a notification nor an accepted request: it is refused with
  *   -32600 and `id: null`. A notification is a message with *no* `id` member (JSON-RPC 2.0 §4.1), so a null id

@@ -1,5 +1,5 @@
 /**
- * Two error families (design/STYLE.md §5):
+ * Two error families, each with a typed `code`:
  * - wire errors ({@link JsonRpcError}): a numeric JSON-RPC `code`, a `message` and optional `data`; they are
  *   what goes on the wire in an error response (JSON-RPC 2.0 §5.1);
  * - local errors ({@link JsonRpcLocalError}): a string `code` describing something that happened on this side

@@ -1,5 +1,5 @@
 /**
- * Field bugs from shared/reference/field-bugs.md: JSON-RPC core (B05 B06 B07 B08 B09 B45) and stdio framing
+ * Field bugs from docs/field-bugs.md: JSON-RPC core (B05 B06 B07 B08 B09 B45) and stdio framing
  * (B11 B12 B13 B16 B17 B18), the framing ones at the decoder level and through a "decoder + parser +
  * dispatcher" (server) or "decoder + parser + Peer" (client) pipeline.
  */

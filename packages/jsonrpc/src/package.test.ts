@@ -1,6 +1,7 @@
 /**
  * Package invariants: the core imports no `node:` module, nothing from other layers, never uses `console`
- * (design/STYLE.md §1, §2, §14), and every public export carries a doc comment (§11).
+ * (the layering and stdout rules of docs/architecture.md "Packages and layers"), and every public export carries
+ * a doc comment.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

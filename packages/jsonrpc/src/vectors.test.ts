@@ -1,5 +1,5 @@
 /**
- * Replays every vector of shared/reference/jsonrpc-vectors.json, each as its own test:
+ * Replays every vector of test/fixtures/jsonrpc-vectors.json, each as its own test:
  * - client-to-server vectors through parseMessage + Dispatcher (the text as given), and through the NDJSON
  *   stdio pipeline (NdjsonDecoder + parseMessage + Dispatcher, using `request_single_line` when present);
  * - server-to-client vectors fed to a Peer acting as a client.

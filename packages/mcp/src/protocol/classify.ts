@@ -3,7 +3,7 @@
  * the headers that matter, the already-classified body, the session lookup result) to either a decision to
  * dispatch or a refusal `{ jsonrpcError, httpStatus }`.
  *
- * Classification is body-primary (design/ARCHITECTURE.md "HTTP"; MCP 2026-07-28 basic/versioning.mdx "Eras";
+ * Classification is body-primary (docs/architecture.md "Transports"; MCP 2026-07-28 basic/versioning.mdx "Eras";
  * TS SDK `inboundClassification.ts`): a request or notification whose `params._meta` names
  * `io.modelcontextprotocol/protocolVersion` belongs to the stateless era; `initialize`, GET, DELETE, batches and
  * posted responses belong to the session era. Headers are cross-checked, never trusted alone. Until the

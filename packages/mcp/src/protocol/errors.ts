@@ -1,5 +1,5 @@
 /**
- * MCP error codes and their HTTP statuses, as tables (design/STYLE.md §6).
+ * MCP error codes and their HTTP statuses, as `as const` tables rather than switch statements.
  *
  * @see MCP 2025-11-25 schema.ts (error codes), basic/transports.mdx; MCP 2026-07-28 basic/index.mdx "Error Codes"
  */

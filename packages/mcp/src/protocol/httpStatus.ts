@@ -1,5 +1,5 @@
 /**
- * HTTP statuses and transport-level refusals of the MCP HTTP transports, as tables (design/STYLE.md §6).
+ * HTTP statuses and transport-level refusals of the MCP HTTP transports, as tables rather than switch statements.
  *
  * Every refusal pairs an HTTP status with the JSON-RPC error object sent as the body. The JSON-RPC code of
  * a transport-level refusal is -32000 (implementation-defined, the convention of the TS SDK's

@@ -25,9 +25,9 @@ export function isLegacyRevision(value: unknown): value is LegacyRevision {
 }
 
 /**
- * Revision-dependent behaviour, as a table rather than scattered comparisons (design/STYLE.md §6).
- * - `batches`: JSON-RPC batches may be received (only 2025-03-26: OLD 2025-03-26/basic/index.mdx "Batching";
- *   removed in 2025-06-18, changelog).
+ * Revision-dependent behaviour, as a table rather than scattered comparisons.
+ * - `batches`: JSON-RPC batches may be received (only 2025-03-26: MCP 2025-03-26 basic/index.mdx "Batching";
+ *   removed in 2025-06-18: MCP 2025-06-18 changelog.mdx).
  * - `protocolVersionHeader`: clients send `MCP-Protocol-Version` over HTTP (from 2025-06-18).
  * - `structuredContent`: tools may declare `outputSchema` and return `structuredContent` (from 2025-06-18).
  * - `elicitation`: `elicitation/create` exists (from 2025-06-18).

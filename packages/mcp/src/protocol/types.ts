@@ -2,13 +2,13 @@
  * MCP wire shapes used by the server and client (the subset this package reads or builds). Unknown extra
  * keys are tolerated everywhere the spec allows them.
  *
- * @see MCP 2025-11-25 schema.ts (SCH25)
+ * @see MCP 2025-11-25 schema.ts
  */
 
 /** `_meta` object (MCP 2025-11-25 basic/index.mdx "_meta"). */
 export type Meta = Record<string, unknown>;
 
-/** Name and version of a client or server (SCH25 `Implementation`). */
+/** Name and version of a client or server (MCP 2025-11-25 schema.ts `Implementation`). */
 export interface Implementation {
   readonly name: string;
   readonly version: string;
@@ -18,7 +18,7 @@ export interface Implementation {
   readonly icons?: readonly Icon[];
 }
 
-/** An icon (SCH25 `Icon`). */
+/** An icon (MCP 2025-11-25 schema.ts `Icon`). */
 export interface Icon {
   readonly src: string;
   readonly mimeType?: string;
@@ -26,7 +26,7 @@ export interface Icon {
   readonly theme?: 'light' | 'dark';
 }
 
-/** Client capabilities (SCH25 `ClientCapabilities`). */
+/** Client capabilities (MCP 2025-11-25 schema.ts `ClientCapabilities`). */
 export interface ClientCapabilities {
   readonly roots?: { readonly listChanged?: boolean };
   readonly sampling?: { readonly context?: object; readonly tools?: object };
@@ -35,7 +35,7 @@ export interface ClientCapabilities {
   readonly [key: string]: unknown;
 }
 
-/** Server capabilities (SCH25 `ServerCapabilities`). */
+/** Server capabilities (MCP 2025-11-25 schema.ts `ServerCapabilities`). */
 export interface ServerCapabilities {
   readonly logging?: object;
   readonly completions?: object;
@@ -46,12 +46,12 @@ export interface ServerCapabilities {
   readonly [key: string]: unknown;
 }
 
-/** Logging levels, RFC 5424 order (SCH25 `LoggingLevel`). */
+/** Logging levels, RFC 5424 order (MCP 2025-11-25 schema.ts `LoggingLevel`). */
 export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 /** One of {@link LOGGING_LEVELS}. */
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
 
-/** Content annotations (SCH25 `Annotations`). */
+/** Content annotations (MCP 2025-11-25 schema.ts `Annotations`). */
 export interface Annotations {
   readonly audience?: readonly ('user' | 'assistant')[];
   readonly priority?: number;
@@ -66,7 +66,7 @@ export interface ImageContent { readonly type: 'image'; readonly data: string; r
 export interface AudioContent { readonly type: 'audio'; readonly data: string; readonly mimeType: string; readonly annotations?: Annotations; readonly _meta?: Meta }
 /** A link to a resource (2025-06-18+). */
 export interface ResourceLink { readonly type: 'resource_link'; readonly uri: string; readonly name: string; readonly title?: string; readonly description?: string; readonly mimeType?: string; readonly size?: number; readonly annotations?: Annotations; readonly _meta?: Meta }
-/** Resource contents: text or base64 blob (SCH25 `TextResourceContents` / `BlobResourceContents`). */
+/** Resource contents: text or base64 blob (MCP 2025-11-25 schema.ts `TextResourceContents` / `BlobResourceContents`). */
 export type ResourceContents =
   | { readonly uri: string; readonly mimeType?: string; readonly text: string; readonly _meta?: Meta }
   | { readonly uri: string; readonly mimeType?: string; readonly blob: string; readonly _meta?: Meta };
@@ -75,7 +75,7 @@ export interface EmbeddedResource { readonly type: 'resource'; readonly resource
 /** Any content block of a tool result or prompt message. */
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
-/** Result of `tools/call` (SCH25 `CallToolResult`). `content` is required even with `structuredContent`. */
+/** Result of `tools/call` (MCP 2025-11-25 schema.ts `CallToolResult`). `content` is required even with `structuredContent`. */
 export interface CallToolResult {
   readonly content: readonly ContentBlock[];
   readonly structuredContent?: Record<string, unknown>;
@@ -92,7 +92,7 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-/** A tool as listed by `tools/list` (SCH25 `Tool`). */
+/** A tool as listed by `tools/list` (MCP 2025-11-25 schema.ts `Tool`). */
 export interface Tool {
   readonly name: string;
   readonly title?: string;
@@ -104,7 +104,7 @@ export interface Tool {
   readonly _meta?: Meta;
 }
 
-/** A resource as listed by `resources/list` (SCH25 `Resource`). */
+/** A resource as listed by `resources/list` (MCP 2025-11-25 schema.ts `Resource`). */
 export interface Resource {
   readonly uri: string;
   readonly name: string;
@@ -117,7 +117,7 @@ export interface Resource {
   readonly _meta?: Meta;
 }
 
-/** A resource template (RFC 6570 `uriTemplate`; SCH25 `ResourceTemplate`). */
+/** A resource template (RFC 6570 `uriTemplate`; MCP 2025-11-25 schema.ts `ResourceTemplate`). */
 export interface ResourceTemplate {
   readonly uriTemplate: string;
   readonly name: string;
@@ -157,7 +157,7 @@ export interface CompleteResult {
   readonly _meta?: Meta;
 }
 
-/** Sampling message (SCH25 `SamplingMessage`). */
+/** Sampling message (MCP 2025-11-25 schema.ts `SamplingMessage`). */
 export interface SamplingMessage { readonly role: 'user' | 'assistant'; readonly content: TextContent | ImageContent | AudioContent | Record<string, unknown> }
 
 /** Params of `sampling/createMessage` (server → client). */
@@ -202,13 +202,13 @@ export interface ElicitResult {
   readonly _meta?: Meta;
 }
 
-/** A root (SCH25 `Root`). */
+/** A root (MCP 2025-11-25 schema.ts `Root`). */
 export interface Root { readonly uri: string; readonly name?: string; readonly _meta?: Meta }
 
 /** Result of `roots/list`. */
 export interface ListRootsResult { readonly roots: readonly Root[]; readonly _meta?: Meta }
 
-/** Result of `initialize` (SCH25 `InitializeResult`). */
+/** Result of `initialize` (MCP 2025-11-25 schema.ts `InitializeResult`). */
 export interface InitializeResult {
   readonly protocolVersion: string;
   readonly capabilities: ServerCapabilities;

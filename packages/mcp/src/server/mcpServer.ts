@@ -135,7 +135,7 @@ function requireString(params: Record<string, unknown>, key: string): string {
 /**
  * The `name` and `arguments` of a `tools/call` or `prompts/get`: an unknown name is -32602 (MCP 2025-11-25
  * server/tools.mdx and server/prompts.mdx "Error Handling"); `arguments` is optional, but when present it is an
- * object, `null` included as not one (B09; SCH25 CallToolRequestParams, GetPromptRequestParams).
+ * object, `null` included as not one (B09; MCP 2025-11-25 schema.ts CallToolRequestParams, GetPromptRequestParams).
  */
 function namedCall<E>(p: Record<string, unknown>, registry: ReadonlyMap<string, E>, what: 'tool' | 'prompt'): { name: string; entry: E; args: Record<string, unknown> } {
   const name = requireString(p, 'name');

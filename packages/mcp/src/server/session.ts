@@ -61,7 +61,7 @@ export interface SessionOptions {
 
 /**
  * A transport proxy handed to the Peer: inbound batches are refused unless the negotiated revision allows
- * them (only 2025-03-26, OLD 2025-03-26/basic/index.mdx "Batching"; removed in 2025-06-18, changelog).
+ * them (only 2025-03-26: MCP 2025-03-26 basic/index.mdx "Batching"; removed by MCP 2025-06-18 changelog.mdx).
  */
 class SessionTransport implements Transport {
   onmessage: Transport['onmessage'];

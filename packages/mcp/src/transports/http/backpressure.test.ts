@@ -1,5 +1,5 @@
 /**
- * Backpressure on SSE streams (review defect D1): a handler flooding notifications at a client that does not read
+ * Backpressure on SSE streams (a defect found in review): a handler flooding notifications at a client that does not read
  * must pause (its `await ctx.log()` waits) instead of growing the server's memory, must resume when the client
  * reads, and a sender that does not wait must get its stream dropped at `maxSseBufferBytes` (memory released; the
  * stream resumable from the event store). Real sockets on 127.0.0.1, port 0; the Web path through `handler.fetch`.

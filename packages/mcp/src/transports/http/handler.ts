@@ -617,7 +617,8 @@ export class HttpCore {
     if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
     const parsed = bodyValue(read);
     const value = parsed.ok ? parsed.value : undefined;
-    // 2024-11-05 has no JSON-RPC batching (digest Part C3; batches arrived in 2025-03-26): refused before any member
+    // 2024-11-05 has no JSON-RPC batching (MCP 2024-11-05 never mentions it; batches arrived with MCP 2025-03-26
+    // basic/index.mdx "Batching"): refused before any member
     // is classified; an over-long one names the limit like everywhere else.
     if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
     if (Array.isArray(value) && value.length > 0) return refusalOutput('legacyBatch');

@@ -3,7 +3,7 @@
  * McpServer, for clients that predate Streamable HTTP.
  *
  * Wire (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"; paths and query parameter per the TS SDK's
- * server-legacy `sse.ts` convention, digest Part C3):
+ * server-legacy `sse.ts` convention, since the spec fixes no paths):
  * - `GET /sse` opens the SSE stream; its first event is `event: endpoint` with `data: /messages?sessionId=<id>`;
  * - the client POSTs each message to that URI (`application/json`), answered `202 Accepted` with body `Accepted`;
  * - every server message travels on the SSE stream as `event: message`.

@@ -1,5 +1,5 @@
 /**
- * A 413 must reach a client that is still sending an oversized body (review defect D2): after the answer the Node
+ * A 413 must reach a client that is still sending an oversized body (a defect found in review): after the answer the Node
  * adapter drains the rest of the request (bounded by time, not bytes) and half-closes, instead of resetting the
  * connection under the client. The clients here behave like curl: they send the whole body before they read.
  * Real sockets on 127.0.0.1, port 0.
