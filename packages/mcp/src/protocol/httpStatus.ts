@@ -7,6 +7,7 @@
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
+import { echo } from './echo.js';
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { McpErrorCode } from './errors.js';
 
@@ -211,9 +212,6 @@ export function httpErrorBody(response: JsonRpcErrorResponse): string {
   return response.id === null ? JSON.stringify({ jsonrpc: response.jsonrpc, error: response.error }) : JSON.stringify(response);
 }
 
-/** Longest detail (usually a quoted header value) a refusal message carries. */
-const MAX_DETAIL_CHARS = 200;
-
 /**
  * Builds the refusal named `name`. Over HTTP its `jsonrpcError` is sent with {@link httpErrorBody} (no `id` member
  * when the id is unknown, field bug B45).
@@ -231,7 +229,7 @@ const MAX_DETAIL_CHARS = 200;
 export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalResult {
   const row: HttpRefusalSpec = HttpRefusal[name];
   // Details quote client input (a header value): capped, so a refusal never echoes a large request back.
-  const shown = detail !== undefined && detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail;
+  const shown = detail === undefined ? undefined : echo(detail);
   const message = shown === undefined ? row.message : `${row.message}: ${shown}`;
   const error = data === undefined ? { code: row.code, message } : { code: row.code, message, data };
   return { httpStatus: row.httpStatus, jsonrpcError: { jsonrpc: '2.0', id, error } };

@@ -429,3 +429,22 @@ describe('McpServer method table (B07, B08, B09)', () => {
     expect(result(await c.request(2, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'n1' } })).completion.values).toHaveLength(100);
   });
 });
+
+describe('McpServer echoes of client input are capped (a huge name never makes a huge error)', () => {
+  it('an unknown 4 MB tool name, resource URI or cursor is quoted in 200 characters plus an ellipsis', async () => {
+    const server = new McpServer({ name: 'echo-cap', version: '0' });
+    server.tool('t', {}, () => ({ content: [] }));
+    server.resource('x://a', { name: 'a' }, () => ({ contents: [] }));
+    const client = await connectRawClient(server);
+    await client.initialize();
+    const huge = 'n'.repeat(4 * 1024 * 1024);
+    const shown = `${'n'.repeat(200)}…`;
+    const tool = await client.request(1, 'tools/call', { name: huge });
+    expect(tool).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: `Invalid params: unknown tool "${shown}"`, data: { name: shown } } });
+    const read = await client.request(2, 'resources/read', { uri: huge });
+    expect(read).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32002, message: `Resource not found: "${shown}"`, data: { uri: shown } } });
+    const list = await client.request(3, 'tools/list', { cursor: huge });
+    expect(JSON.stringify(list).length).toBeLessThan(1000);
+    await client.close();
+  });
+});

@@ -15,6 +15,7 @@ import {
   type Logger,
   type Transport,
 } from '@switchboard/jsonrpc';
+import { echo } from '../protocol/echo.js';
 import { McpErrorCode } from '../protocol/errors.js';
 import { LATEST_LEGACY_REVISION, REVISION_FEATURES, isLegacyRevision, type LegacyRevision } from '../protocol/revisions.js';
 import type {
@@ -128,7 +129,7 @@ function paramsRecord(params: JsonRpcParams | undefined): Record<string, unknown
 
 function requireString(params: Record<string, unknown>, key: string): string {
   const value = params[key];
-  if (typeof value !== 'string') throw invalidParams(`"${key}" must be a string`);
+  if (typeof value !== 'string') throw invalidParams(`"${echo(key)}" must be a string`);
   return value;
 }
 
@@ -140,7 +141,7 @@ function requireString(params: Record<string, unknown>, key: string): string {
 function namedCall<E>(p: Record<string, unknown>, registry: ReadonlyMap<string, E>, what: 'tool' | 'prompt'): { name: string; entry: E; args: Record<string, unknown> } {
   const name = requireString(p, 'name');
   const entry = registry.get(name);
-  if (entry === undefined) throw invalidParams(`unknown ${what} "${name}"`, { name });
+  if (entry === undefined) throw invalidParams(`unknown ${what} "${echo(name)}"`, { name: echo(name) });
   const args = p.arguments === undefined ? EMPTY_RESULT : p.arguments;
   if (!isRecord(args)) throw invalidParams('"arguments" must be an object');
   return { name, entry, args };
@@ -503,7 +504,7 @@ export class McpServer {
     d.request('logging/setLevel', (params, ctx) => {
       const level = requireString(paramsRecord(params), 'level');
       const rank = LOGGING_LEVEL_RANK.get(level);
-      if (rank === undefined) throw invalidParams(`unknown logging level "${level}"`);
+      if (rank === undefined) throw invalidParams(`unknown logging level "${echo(level)}"`);
       ctx.session.logLevelRank = rank;
       return EMPTY_RESULT;
     });
@@ -595,7 +596,7 @@ export class McpServer {
         break;
       }
       // MCP 2025-11-25 server/resources.mdx "Error Handling": resource not found is -32002, with the uri in data.
-      if (!found) throw new JsonRpcError(McpErrorCode.ResourceNotFound, `Resource not found: "${uri}"`, { uri });
+      if (!found) throw new JsonRpcError(McpErrorCode.ResourceNotFound, `Resource not found: "${echo(uri)}"`, { uri: echo(uri) });
     }
     if (!isRecord(result) || !Array.isArray(result.contents)) {
       this.#logger.error(`Resource handler for "${uri}" returned a value without a "contents" array`);
@@ -609,7 +610,7 @@ export class McpServer {
     const p = paramsRecord(params);
     const { name, entry: prompt, args } = namedCall(p, this.#prompts, 'prompt');
     for (const key of Object.keys(args)) {
-      if (typeof args[key] !== 'string') throw invalidParams(`argument "${key}" of prompt "${name}" must be a string`);
+      if (typeof args[key] !== 'string') throw invalidParams(`argument "${echo(key)}" of prompt "${name}" must be a string`);
     }
     for (const key of prompt.required) {
       if (!Object.hasOwn(args, key)) throw invalidParams(`missing required argument "${key}" of prompt "${name}"`);
@@ -630,15 +631,15 @@ export class McpServer {
     if (ref.type === 'ref/prompt') {
       if (typeof ref.name !== 'string') throw invalidParams('"ref.name" must be a string');
       const prompt = this.#prompts.get(ref.name);
-      if (prompt === undefined) throw invalidParams(`unknown prompt "${ref.name}"`);
+      if (prompt === undefined) throw invalidParams(`unknown prompt "${echo(ref.name)}"`);
       completers = prompt.complete;
     } else if (ref.type === 'ref/resource') {
       if (typeof ref.uri !== 'string') throw invalidParams('"ref.uri" must be a string');
       const template = this.#templates.get(ref.uri);
-      if (template === undefined && !this.#resources.has(ref.uri)) throw invalidParams(`unknown resource template "${ref.uri}"`);
+      if (template === undefined && !this.#resources.has(ref.uri)) throw invalidParams(`unknown resource template "${echo(ref.uri)}"`);
       completers = template?.complete;
     } else {
-      throw invalidParams(`unknown reference type "${ref.type}"`);
+      throw invalidParams(`unknown reference type "${echo(ref.type)}"`);
     }
     const completer = completers !== undefined && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
     if (completer === undefined) return { completion: { values: [], total: 0, hasMore: false } };
@@ -672,12 +673,12 @@ function decodeCursor(kind: ListKind, cursor: unknown, length: number): number {
   try {
     decoded = atob(cursor);
   } catch {
-    throw invalidParams('invalid cursor', { cursor });
+    throw invalidParams('invalid cursor', { cursor: echo(cursor) });
   }
   const sep = decoded.indexOf(':');
   const offset = Number(decoded.slice(sep + 1));
   if (sep < 0 || decoded.slice(0, sep) !== kind || !Number.isSafeInteger(offset) || offset <= 0 || offset > length) {
-    throw invalidParams('invalid cursor', { cursor });
+    throw invalidParams('invalid cursor', { cursor: echo(cursor) });
   }
   return offset;
 }

@@ -31,9 +31,10 @@ export interface EventReplaySink {
 export interface EventStore {
   /**
    * Stores one event of `streamId` and returns its id: unique within the store, without CR, LF or NUL (it goes
-   * into an SSE `id:` field).
+   * into an SSE `id:` field). `size` is the length of the event's JSON text (UTF-16 units), for stores with a
+   * size budget; stores may ignore it.
    */
-  storeEvent(streamId: string, message: JsonRpcMessage | PrimingEvent): string | Promise<string>;
+  storeEvent(streamId: string, message: JsonRpcMessage | PrimingEvent, size?: number): string | Promise<string>;
   /**
    * Replays, through `sink.send`, every event of the stream of `lastEventId` that was stored after it, in order.
    * @returns The stream id of `lastEventId`; `''` or `undefined` when the id is unknown (nothing is replayed).
@@ -53,28 +54,58 @@ export interface EventStore {
 export const DEFAULT_MAX_EVENTS_PER_STREAM = 1000;
 /** Default for {@link InMemoryEventStoreOptions.maxStreams}. */
 export const DEFAULT_MAX_STREAMS = 10_000;
+/** Default for {@link InMemoryEventStoreOptions.maxStreamsPerSession}. */
+export const DEFAULT_MAX_STREAMS_PER_SESSION = 100;
+/** Default for {@link InMemoryEventStoreOptions.maxBytesPerSession} (UTF-16 units of the stored JSON texts). */
+export const DEFAULT_MAX_BYTES_PER_SESSION = 16 * 1024 * 1024;
 
 /** {@link InMemoryEventStore} options. */
 export interface InMemoryEventStoreOptions {
   /** Events kept per stream; older ones are dropped first (a resume from a dropped id replays what is left). @default 1000 */
   readonly maxEventsPerStream?: number;
-  /** Streams kept in all; the least recently written stream is dropped first. @default 10_000 */
+  /**
+   * Streams kept in all, a last-resort cap across sessions; the least recently written stream is dropped first.
+   * @default 10_000
+   */
   readonly maxStreams?: number;
+  /**
+   * Streams kept per session (the part of a stream id before its last `.`); a session over its budget loses
+   * its own least recently written stream, never another session's. @default 100
+   */
+  readonly maxStreamsPerSession?: number;
+  /**
+   * Size of the events kept per session, counted in UTF-16 units of their JSON text when the transport passes it
+   * (it does); a session over its budget loses its own least recently written streams, then the oldest events of
+   * the stream being written. @default 16 MiB
+   */
+  readonly maxBytesPerSession?: number;
 }
 
 interface StoredEvent {
   readonly seq: number;
   readonly message: JsonRpcMessage | PrimingEvent;
+  readonly size: number;
 }
 
 interface StreamHistory {
-  next: number;
+  readonly id: string;
+  readonly owner: OwnerHistory;
   readonly events: StoredEvent[];
+  bytes: number;
+}
+
+interface OwnerHistory {
+  /** This session's streams, least recently written first. */
+  readonly streams: Map<string, StreamHistory>;
+  bytes: number;
 }
 
 /**
- * A bounded in-memory {@link EventStore} (one process). Event ids are `<streamId>.<seq>` with `seq` counting
- * from 1 per stream, so the stream of an event id is read from the id itself.
+ * A bounded in-memory {@link EventStore} (one process). Event ids are `<streamId>.<seq>` with `seq` from one
+ * counter for the whole store, so an id is never repeated, not even by a stream that was evicted and written
+ * again; the stream of an event id is read from the id itself. Budgets are per session (the stream id up to its
+ * last `.`, which is how the Streamable HTTP transport names its streams): streams are dropped by last write,
+ * and only ever to make room for the same session.
  *
  * @example
  * const store = new InMemoryEventStore({ maxEventsPerStream: 100 });
@@ -83,11 +114,18 @@ interface StreamHistory {
 export class InMemoryEventStore implements EventStore {
   readonly #maxEvents: number;
   readonly #maxStreams: number;
+  readonly #maxStreamsPerOwner: number;
+  readonly #maxBytesPerOwner: number;
+  /** Every stream, least recently written first. */
   readonly #streams = new Map<string, StreamHistory>();
+  readonly #owners = new Map<string, OwnerHistory>();
+  #seq = 0;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.#maxEvents = Math.max(1, options.maxEventsPerStream ?? DEFAULT_MAX_EVENTS_PER_STREAM);
     this.#maxStreams = Math.max(1, options.maxStreams ?? DEFAULT_MAX_STREAMS);
+    this.#maxStreamsPerOwner = Math.max(1, options.maxStreamsPerSession ?? DEFAULT_MAX_STREAMS_PER_SESSION);
+    this.#maxBytesPerOwner = Math.max(1, options.maxBytesPerSession ?? DEFAULT_MAX_BYTES_PER_SESSION);
   }
 
   /** Number of streams currently held. */
@@ -95,20 +133,44 @@ export class InMemoryEventStore implements EventStore {
     return this.#streams.size;
   }
 
-  storeEvent(streamId: string, message: JsonRpcMessage | PrimingEvent): string {
+  /**
+   * Stores one event.
+   * @param size - The length of the event's JSON text, when the caller has it (the transport does); counted
+   *   against `maxBytesPerSession`.
+   */
+  storeEvent(streamId: string, message: JsonRpcMessage | PrimingEvent, size = 0): string {
     let history = this.#streams.get(streamId);
     if (history === undefined) {
-      history = { next: 1, events: [] };
-      this.#streams.set(streamId, history);
-      if (this.#streams.size > this.#maxStreams) {
-        // Map iteration order is insertion order: the first key is the oldest stream.
-        const oldest = this.#streams.keys().next().value as string;
-        this.#streams.delete(oldest);
+      const ownerId = ownerOf(streamId);
+      let owner = this.#owners.get(ownerId);
+      if (owner === undefined) {
+        owner = { streams: new Map(), bytes: 0 };
+        this.#owners.set(ownerId, owner);
       }
+      history = { id: streamId, owner, events: [], bytes: 0 };
+      if (owner.streams.size >= this.#maxStreamsPerOwner) this.#drop(owner.streams.values().next().value!);
+      if (this.#streams.size >= this.#maxStreams) this.#drop(this.#streams.values().next().value!);
+      this.#streams.set(streamId, history);
+      owner.streams.set(streamId, history);
+    } else if (this.#streams.size > 1) {
+      // Keep both maps ordered by last write: move the stream to the end.
+      this.#streams.delete(streamId);
+      this.#streams.set(streamId, history);
+      history.owner.streams.delete(streamId);
+      history.owner.streams.set(streamId, history);
     }
-    const seq = history.next++;
-    history.events.push({ seq, message });
-    if (history.events.length > this.#maxEvents) history.events.shift();
+    const seq = ++this.#seq;
+    history.events.push({ seq, message, size });
+    history.bytes += size;
+    const owner = history.owner;
+    owner.bytes += size;
+    if (history.events.length > this.#maxEvents) this.#shift(history);
+    while (owner.bytes > this.#maxBytesPerOwner) {
+      const oldest = owner.streams.values().next().value!;
+      if (oldest !== history) this.#drop(oldest);
+      else if (history.events.length > 1) this.#shift(history);
+      else break;
+    }
     return `${streamId}.${seq}`;
   }
 
@@ -121,7 +183,7 @@ export class InMemoryEventStore implements EventStore {
     const parsed = parseEventId(lastEventId);
     if (parsed === undefined) return undefined;
     const history = this.#streams.get(parsed.streamId);
-    if (history === undefined || parsed.seq >= history.next) return undefined;
+    if (history === undefined || parsed.seq > this.#seq) return undefined;
     for (const event of history.events) {
       if (event.seq <= parsed.seq) continue;
       const pending = sink.send(`${parsed.streamId}.${event.seq}`, event.message);
@@ -131,11 +193,33 @@ export class InMemoryEventStore implements EventStore {
   }
 
   deleteStream(streamId: string): void {
-    this.#streams.delete(streamId);
+    const history = this.#streams.get(streamId);
+    if (history !== undefined) this.#drop(history);
+  }
+
+  #shift(history: StreamHistory): void {
+    const dropped = history.events.shift();
+    if (dropped === undefined) return;
+    history.bytes -= dropped.size;
+    history.owner.bytes -= dropped.size;
+  }
+
+  #drop(history: StreamHistory): void {
+    this.#streams.delete(history.id);
+    const owner = history.owner;
+    owner.streams.delete(history.id);
+    owner.bytes -= history.bytes;
+    if (owner.streams.size === 0) this.#owners.delete(ownerOf(history.id));
   }
 }
 
 function ignore(): void {}
+
+/** The session part of a stream id: everything before its last `.` (`''` when there is none). */
+function ownerOf(streamId: string): string {
+  const dot = streamId.lastIndexOf('.');
+  return dot < 0 ? '' : streamId.slice(0, dot);
+}
 
 function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {
   const dot = eventId.lastIndexOf('.');

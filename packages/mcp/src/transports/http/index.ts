@@ -26,7 +26,13 @@ export { StreamableHttpSessionTransport, closeRequestSseStream } from './session
 export type { CloseSseStreamOptions } from './sessionTransport.js';
 export { LegacySseSessionTransport } from './legacySse.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
-export { DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, InMemoryEventStore } from '../../stores/eventStore.js';
+export {
+  DEFAULT_MAX_BYTES_PER_SESSION,
+  DEFAULT_MAX_EVENTS_PER_STREAM,
+  DEFAULT_MAX_STREAMS,
+  DEFAULT_MAX_STREAMS_PER_SESSION,
+  InMemoryEventStore,
+} from '../../stores/eventStore.js';
 export type { EventReplaySink, EventStore, InMemoryEventStoreOptions, PrimingEvent } from '../../stores/eventStore.js';
 export {
   acceptsMediaType,

@@ -160,6 +160,8 @@ export class StreamableHttpSessionTransport implements Transport {
   onclose: Transport['onclose'] = undefined;
 
   readonly #store: EventStore | undefined;
+  /** Ids of the streams this session stored events for and has not deleted yet. */
+  readonly #storedStreams = new Set<string>();
   readonly #logger: Logger;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
@@ -329,8 +331,11 @@ export class StreamableHttpSessionTransport implements Transport {
       stream.channel = undefined;
       stream.resolve?.(false);
       stream.resolve = undefined;
-      if (store?.deleteStream !== undefined && stream.kind !== 'json') this.#settle(store.deleteStream(stream.id));
     }
+    // Every stream that has history leaves the store with its session: the live ones above and the finished ones
+    // (ended with an error, cut, or never resumed) that the transport no longer holds.
+    if (store?.deleteStream !== undefined) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
+    this.#storedStreams.clear();
     this.#streams.clear();
     this.#byRequest.clear();
     this.#standalone = undefined;
@@ -681,7 +686,8 @@ export class StreamableHttpSessionTransport implements Transport {
     }
     let stored: string | Promise<string>;
     try {
-      stored = store.storeEvent(stream.id, message);
+      stored = store.storeEvent(stream.id, message, json.length);
+      this.#storedStreams.add(stream.id);
     } catch (error) {
       this.#logger.error('Event store failed; event sent without an id', { sessionId: this.sessionId, error });
       if (!priming) stream.channel?.write(formatMessageEvent(json));
@@ -735,7 +741,10 @@ export class StreamableHttpSessionTransport implements Transport {
       // that history held every response body (memory, and old-space garbage collections under load).
       const store = this.#store;
       if (stream.answered && !stream.cut && stream.resumable && store?.deleteStream !== undefined) {
-        channel.ondelivered = () => this.#settle(store.deleteStream?.(stream.id));
+        channel.ondelivered = () => {
+          this.#storedStreams.delete(stream.id);
+          this.#settle(store.deleteStream?.(stream.id));
+        };
       }
       channel.end();
     };
