@@ -44,7 +44,7 @@ interface Packed {
 const KEEP_NPM = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_cafile']);
 const CHILD_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || KEEP_NPM.has(k.toLowerCase())));
 
-/** Runs a command; throws with its whole output unless it exits 0 (or `expectFailure` and it does not). */
+/** Runs a command; throws with its whole output unless it exits 0. */
 function sh(command: string, args: readonly string[], options: SpawnSyncOptions & { cwd: string; input?: string }): string {
   const run = spawnSync(command, args, { encoding: 'utf8', env: CHILD_ENV, timeout: 45_000, ...options });
   if (run.status !== 0) {
@@ -81,7 +81,6 @@ beforeAll(() => {
   // The project a user starts from: TypeScript and Node types at the versions this repository pins.
   const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']! };
-  writeFileSync(join(work, 'package.json'), '{}\n'); // stops npm from looking further up for a project
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-user', private: true, type: 'module', dependencies }, null, 2));
   const rootLock = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
