@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { McpServer } from '@switchboard/mcp/server';
+import { connectRawClient } from '@switchboard/mcp/testing';
 import { describe, expect, it } from 'vitest';
 import { run, VERSION } from './run.js';
 
@@ -10,8 +12,22 @@ describe('switchboard CLI run()', () => {
     expect(run(['--version']).stdout).toBe(`${VERSION}\n`);
   });
 
-  it('lists the protocol revisions', () => {
-    expect(run(['revisions']).stdout.split('\n')).toContain('2025-11-25 (latest session-based revision)');
+  it('lists the protocol revisions, oldest first, the newest marked', () => {
+    expect(run(['revisions'])).toEqual({
+      exitCode: 0,
+      stdout: '2024-11-05\n2025-03-26\n2025-06-18\n2025-11-25 (latest session-based revision)\n',
+      stderr: '',
+    });
+  });
+
+  it('lists only revisions a server serves: each one is accepted by initialize as it is', async () => {
+    const listed = run(['revisions']).stdout.trim().split('\n').map((line) => line.split(' ')[0]!);
+    for (const protocolVersion of listed) {
+      const client = await connectRawClient(new McpServer({ name: 'cli-test', version: '1.0.0' }));
+      const reply = await client.initialize({ protocolVersion });
+      expect(reply).toMatchObject({ id: expect.anything(), result: { protocolVersion } });
+      await client.close();
+    }
   });
 
   it('answers an unknown command or option with exit code 2 and the help on stderr', () => {

@@ -3,7 +3,7 @@
  * only place that touches the process, so tests call `run` directly (docs/architecture.md "Packages and layers").
  */
 import { parseArgs } from 'node:util';
-import { LATEST_LEGACY_REVISION, PROTOCOL_REVISIONS } from '@switchboard/mcp';
+import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '@switchboard/mcp';
 
 /** What a command produced. */
 export interface RunResult {
@@ -22,7 +22,7 @@ const HELP = `switchboard ${VERSION}: build, run and debug MCP servers
 Usage:
   switchboard help                 show this text
   switchboard version              print the version
-  switchboard revisions            list the MCP protocol revisions this build speaks
+  switchboard revisions            list the MCP protocol revisions this build serves
 
 More commands (doctor, call, list, serve, bench) arrive with later releases.
 `;
@@ -42,7 +42,9 @@ export function run(argv: readonly string[]): RunResult {
   if (parsed.values.version === true || command === 'version') return { exitCode: 0, stdout: `${VERSION}\n`, stderr: '' };
   if (parsed.values.help === true || command === 'help') return { exitCode: 0, stdout: HELP, stderr: '' };
   if (command === 'revisions' && rest.length === 0) {
-    const lines = PROTOCOL_REVISIONS.map((r) => (r === LATEST_LEGACY_REVISION ? `${r} (latest session-based revision)` : r));
+    // Only what a server accepts in `initialize`. The stateless 2026-07-28 revision is known (PROTOCOL_REVISIONS)
+    // but not served yet: a request of that era gets -32022, an initialize naming it gets 2025-11-25 back.
+    const lines = LEGACY_REVISIONS.map((r) => (r === LATEST_LEGACY_REVISION ? `${r} (latest session-based revision)` : r));
     return { exitCode: 0, stdout: lines.join('\n') + '\n', stderr: '' };
   }
   return { exitCode: 2, stdout: '', stderr: `switchboard: unknown command: "${[command, ...rest].join(' ')}"\n\n${HELP}` };

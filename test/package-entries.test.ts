@@ -1,0 +1,72 @@
+/**
+ * Each package's public entry points are named in three places that must agree: package.json "exports" (and the
+ * CLI's "bin"), the bundle inputs of scripts/entries.mjs, and the files the build leaves in dist/. A subpath in
+ * "exports" with no bundle input fails only for the user who imports it; a bundle input with no "exports" entry
+ * is dead weight in the tarball.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { PACKAGES } from '../scripts/entries.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface PackageJson {
+  name: string;
+  exports?: Record<string, string | { types?: string; default?: string }>;
+  bin?: Record<string, string>;
+}
+
+const readJson = (file: string): PackageJson => JSON.parse(readFileSync(file, 'utf8')) as PackageJson;
+
+/** `src/transports/stdio.ts` → `./dist/types/transports/stdio.d.ts` (tsc -b, rootDir src, outDir dist/types). */
+const typesOf = (source: string): string => `./dist/types/${source.replace(/^src\//, '').replace(/\.ts$/, '.d.ts')}`;
+
+describe('package entry points', () => {
+  it('the root workspaces are exactly the packages scripts/entries.mjs bundles', () => {
+    const root = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { workspaces: string[] };
+    expect(root.workspaces.map((w) => w.replace(/^packages\//, '')).sort()).toEqual(Object.keys(PACKAGES).sort());
+  });
+
+  for (const [dir, entries] of Object.entries(PACKAGES)) {
+    const pkgDir = `${ROOT}packages/${dir}/`;
+
+    it(`${dir}: every "exports" subpath is a bundle input with its declarations, and nothing else is`, () => {
+      const pkg = readJson(`${pkgDir}package.json`);
+      const { './package.json': self, ...exported } = pkg.exports ?? {};
+      expect(self).toBe('./package.json');
+      // What the bundle inputs imply (less those only a bin script loads): output `index` is ".", `x` is "./x".
+      const bins = binTargets(pkgDir, pkg);
+      const fromBundle = Object.fromEntries(
+        Object.entries(entries)
+          .filter(([out]) => !bins.includes(out))
+          .map(([out, source]) => [out === 'index' ? '.' : `./${out}`, { types: typesOf(source), default: `./dist/${out}.js` }]),
+      );
+      expect(exported).toEqual(fromBundle);
+      // "types" must come first for TypeScript to pick it (publint checks it too, from the tarball).
+      for (const target of Object.values(exported)) expect(Object.keys(target as object)).toEqual(['types', 'default']);
+    });
+
+    it(`${dir}: the bin scripts load exactly the bundle inputs "exports" does not cover`, () => {
+      const pkg = readJson(`${pkgDir}package.json`);
+      const exportedOutputs = Object.keys(pkg.exports ?? {}).filter((s) => s !== './package.json').map((s) => (s === '.' ? 'index' : s.slice(2)));
+      const rest = Object.keys(entries).filter((out) => !exportedOutputs.includes(out)).sort();
+      expect(binTargets(pkgDir, pkg).sort()).toEqual(rest);
+    });
+
+    it(`${dir}: dist/ holds one bundle per input (no stale entry) and the declarations of each`, () => {
+      const bundles = readdirSync(`${pkgDir}dist`).filter((f) => f.endsWith('.js')).sort();
+      expect(bundles).toEqual(Object.keys(entries).map((out) => `${out}.js`).sort());
+      const missing = Object.values(entries).map(typesOf).filter((types) => !existsSync(`${pkgDir}${types}`));
+      expect(missing).toEqual([]);
+    });
+  }
+});
+
+/** The bundle outputs (`dist/<name>.js`) that the package's bin scripts import, as output names. */
+function binTargets(pkgDir: string, pkg: PackageJson): string[] {
+  return Object.values(pkg.bin ?? {}).flatMap((bin) => {
+    const text = readFileSync(`${pkgDir}${bin}`, 'utf8');
+    return [...text.matchAll(/import\s+['"]\.\.\/dist\/([^'"/]+)\.js['"]/g)].map((m) => m[1]!);
+  });
+}

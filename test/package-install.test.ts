@@ -1,0 +1,236 @@
+/**
+ * The packages as a user gets them: `npm pack` each workspace package, install the three tarballs into an empty
+ * project outside the repository, then import every subpath, type-check and run a small server with the
+ * installed TypeScript, and run the installed `switchboard` bin. publint lints each tarball.
+ *
+ * Offline: the project's package-lock.json pins TypeScript, @types/node and the registry dependencies of the
+ * tarballs to the versions and integrity hashes of the root package-lock.json, so `npm install --offline`
+ * takes them from the npm cache that `npm ci` filled. The tarballs need nothing else.
+ */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIRS = ['jsonrpc', 'mcp', 'cli'] as const;
+/** Budget of the whole set-up (3 packs and one install take 3-6 s on 2 idle cores). */
+const SETUP_TIMEOUT_MS = 60_000;
+
+interface LockEntry {
+  readonly dependencies?: Record<string, string>;
+  readonly [field: string]: unknown;
+}
+
+interface Packed {
+  readonly dir: (typeof DIRS)[number];
+  readonly name: string;
+  readonly version: string;
+  readonly filename: string;
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly entryCount: number;
+  readonly files: readonly { path: string; size: number }[];
+}
+
+/**
+ * The environment of every npm and node child: without the `npm_*` variables of an enclosing `npm test` (they
+ * name the repository as the project, e.g. `npm_config_local_prefix`), but with the cache and config files.
+ */
+const KEEP_NPM = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_cafile']);
+const CHILD_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || KEEP_NPM.has(k.toLowerCase())));
+
+/** Runs a command; throws with its whole output unless it exits 0. */
+function sh(command: string, args: readonly string[], options: SpawnSyncOptions & { cwd: string; input?: string }): string {
+  const run = spawnSync(command, args, { encoding: 'utf8', env: CHILD_ENV, timeout: 45_000, ...options });
+  if (run.status !== 0) {
+    const where = `"${[command, ...args].join(' ')}" in "${options.cwd}"`;
+    throw new Error(`Command failed: ${where}: exit ${String(run.status)}${run.error ? ` (${run.error.message})` : ''}\n--- stdout\n${String(run.stdout)}\n--- stderr\n${String(run.stderr)}`);
+  }
+  return String(run.stdout);
+}
+
+/** Every file below `dir`, as paths relative to it with `/`. */
+function walk(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? walk(p, base) : [relative(base, p).split('\\').join('/')];
+  });
+}
+
+let work = '';
+let app = '';
+const packed: Packed[] = [];
+const installed = (name: string): string => join(app, 'node_modules', name);
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'switchboard-install-'));
+  const tarballs = join(work, 'tarballs');
+  app = join(work, 'app');
+  mkdirSync(tarballs);
+  for (const dir of DIRS) {
+    const out = sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tarballs], { cwd: join(ROOT, 'packages', dir) });
+    const [info] = JSON.parse(out) as Omit<Packed, 'dir'>[];
+    packed.push({ dir, ...info! });
+  }
+
+  // The project a user starts from: TypeScript and Node types at the versions this repository pins.
+  const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']! };
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-user', private: true, type: 'module', dependencies }, null, 2));
+  const rootLock = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
+  const lockPackages: Record<string, LockEntry> = { '': { name: 'tarball-user', dependencies } };
+  // TypeScript, @types/node and the registry dependencies of the tarballs, with everything they depend on.
+  const pending = [...Object.keys(dependencies), ...DIRS.flatMap((dir) => Object.keys(dependenciesOf(dir)))].filter((n) => !n.startsWith('@switchboard/'));
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (lockPackages[`node_modules/${name}`] !== undefined) continue;
+    const entry = rootLock[`node_modules/${name}`];
+    if (entry === undefined) throw new Error(`The root package-lock.json has no top-level entry: "node_modules/${name}"`);
+    const { dev: _dev, devOptional: _devOptional, ...rest } = entry;
+    lockPackages[`node_modules/${name}`] = rest;
+    pending.push(...Object.keys(entry.dependencies ?? {}));
+  }
+  writeFileSync(join(app, 'package-lock.json'), JSON.stringify({ name: 'tarball-user', lockfileVersion: 3, requires: true, packages: lockPackages }, null, 2));
+
+  // What the README's "Install" section tells a user to run, plus --offline.
+  sh('npm', ['install', '--offline', '--no-audit', '--no-fund', ...packed.map((p) => join(tarballs, p.filename))], { cwd: app });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+function dependenciesOf(dir: string): Record<string, string> {
+  return (JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+}
+
+describe('the packed tarballs', () => {
+  it('hold the licence, the README, dist/ and src/, but no build info and no tests', () => {
+    for (const p of packed) {
+      const paths = p.files.map((f) => f.path);
+      expect(paths, p.name).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
+      expect(paths.filter((f) => f.startsWith('dist/')).length, p.name).toBeGreaterThan(0);
+      expect(paths.filter((f) => f.startsWith('src/')).length, p.name).toBeGreaterThan(0);
+      expect(paths.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts|bin\/[^/]+\.js)$/.test(f)), p.name).toEqual([]);
+      expect(paths.filter((f) => /tsbuildinfo|\.test\.ts$|(^|\/)test\//.test(f)), p.name).toEqual([]);
+    }
+  });
+
+  it('have source maps and declaration maps whose sources are all in the tarball', () => {
+    const broken: string[] = [];
+    for (const p of packed) {
+      const base = installed(p.name);
+      const files = new Set(walk(base));
+      for (const file of files) {
+        if (/\.(js|d\.ts)$/.test(file)) {
+          const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(join(base, file), 'utf8'))?.[1];
+          if (url !== undefined && !files.has(join(dirname(file), url).split('\\').join('/'))) broken.push(`${p.name}/${file} maps to missing "${url}"`);
+        }
+        if (!file.endsWith('.map')) continue;
+        const map = JSON.parse(readFileSync(join(base, file), 'utf8')) as { sources: string[]; sourceRoot?: string };
+        for (const source of map.sources) {
+          const target = relative(base, resolve(base, dirname(file), map.sourceRoot ?? '', source)).split('\\').join('/');
+          if (!files.has(target)) broken.push(`${p.name}/${file} names missing source "${source}"`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('pass publint (strict: warnings and suggestions count too)', async () => {
+    for (const p of packed) {
+      const tarball = readFileSync(join(work, 'tarballs', p.filename));
+      const { messages, pkg } = await publint({ pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) }, strict: true, level: 'suggestion' });
+      expect(messages.map((m) => `${m.type}: ${formatMessage(m, pkg, { color: false }) ?? m.code}`), p.name).toEqual([]);
+    }
+  });
+});
+
+describe('installed from the tarballs into an empty project', () => {
+  it('every subpath export imports under node, with the same named exports as in this workspace', async () => {
+    const specifiers = ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
+    const script = `
+      const out = {};
+      for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(await import(spec)).sort();
+      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', 'switchboard']) {
+        out[name + '/package.json'] = (await import(name + '/package.json', { with: { type: 'json' } })).default.version;
+      }
+      try { await import('@switchboard/mcp/dist/server.js'); out.deep = 'imported'; } catch (e) { out.deep = e.code; }
+      process.stdout.write(JSON.stringify(out));`;
+    writeFileSync(join(app, 'imports.mjs'), script);
+    const got = JSON.parse(sh(process.execPath, ['imports.mjs'], { cwd: app })) as Record<string, string[] | string>;
+
+    for (const spec of specifiers) expect(got[spec], spec).toEqual(Object.keys(await import(spec)).sort());
+    expect(got['@switchboard/jsonrpc']).toEqual(expect.arrayContaining(['Dispatcher', 'Peer', 'JsonRpcError', 'parseMessage', 'NdjsonDecoder', 'createMemoryTransportPair']));
+    expect(got['@switchboard/mcp']).toEqual(expect.arrayContaining(['McpServer', 'ToolError', 'PROTOCOL_REVISIONS', 'LEGACY_REVISIONS', 'createStderrLogger']));
+    expect(got['@switchboard/mcp/server']).toEqual(expect.arrayContaining(['McpServer', 'ToolError']));
+    expect(got['@switchboard/mcp/stdio']).toEqual(expect.arrayContaining(['serveStdio', 'StdioServerTransport']));
+    expect(got['@switchboard/mcp/http']).toEqual(expect.arrayContaining(['createMcpHttpHandler', 'InMemoryEventStore']));
+    expect(got['@switchboard/mcp/http']).not.toContain('serveHttp');
+    expect(got['@switchboard/mcp/node']).toEqual(['serveHttp', 'toNodeListener']);
+    expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
+    for (const p of packed) expect(got[`${p.name}/package.json`]).toBe(p.version);
+    expect(got.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('the README examples type-check with the installed tsc (strict, nodenext) and do what the READMEs say', () => {
+    writeFileSync(join(app, 'server.ts'), readmeExample('mcp'));
+    const rpc = readmeExample('jsonrpc');
+    writeFileSync(join(app, 'rpc.ts'), rpc);
+    writeFileSync(join(app, 'mistakes.ts'), USER_MISTAKES);
+    const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+    sh(process.execPath, [tsc, '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--outDir', 'out', 'server.ts', 'rpc.ts', 'mistakes.ts'], { cwd: app });
+
+    // @switchboard/jsonrpc: each console.log prints what the comment under it says.
+    const printed = [...rpc.matchAll(/^\/\/ (\{.*\})$/gm)].map((m) => m[1]!);
+    expect(printed.length).toBeGreaterThan(0);
+    expect(sh(process.execPath, ['out/rpc.js'], { cwd: app, timeout: 10_000 })).toBe(printed.map((line) => `${line}\n`).join(''));
+
+    // @switchboard/mcp: the server answers initialize and calls its tool over stdio, then exits at end of input.
+
+    const input = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+    ].map((m) => JSON.stringify(m) + '\n').join('');
+    const stdout = sh(process.execPath, ['out/server.js'], { cwd: app, input, timeout: 10_000 });
+    expect(stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: { logging: {}, tools: { listChanged: true } }, serverInfo: { name: 'calculator', version: '1.0.0' } } },
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '5' }] } },
+    ]);
+  }, SETUP_TIMEOUT_MS);
+
+  it('the switchboard bin runs: --version and revisions', () => {
+    const bin = join(app, 'node_modules', '.bin', 'switchboard');
+    expect(statSync(bin).isFile()).toBe(true);
+    expect(sh(bin, ['--version'], { cwd: app })).toBe(`${packed.find((p) => p.dir === 'cli')!.version}\n`);
+    expect(sh(bin, ['revisions'], { cwd: app })).toBe('2024-11-05\n2025-03-26\n2025-06-18\n2025-11-25 (latest session-based revision)\n');
+  });
+});
+
+/** The first ```ts block of a package README (the example a registry reader copies). */
+function readmeExample(dir: string): string {
+  const code = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'packages', dir, 'README.md'), 'utf8'))?.[1];
+  if (code === undefined) throw new Error(`No \`\`\`ts example in "packages/${dir}/README.md"`);
+  return code;
+}
+
+/** Mistakes the installed declarations must catch; an unused @ts-expect-error fails the compile. */
+const USER_MISTAKES = `// @ts-expect-error serveHttp is in @switchboard/mcp/node, not in the runtime-neutral ./http
+import { serveHttp } from '@switchboard/mcp/http';
+// @ts-expect-error only the subpaths of "exports" resolve
+import { McpServer as Deep } from '@switchboard/mcp/dist/server.js';
+import { McpServer } from '@switchboard/mcp/server';
+
+// @ts-expect-error serverInfo needs a version
+new McpServer({ name: 'no-version' });
+const server = new McpServer({ name: 'ok', version: '1.0.0' });
+// @ts-expect-error a content block needs a known type
+server.tool('t', {}, async () => ({ content: [{ type: 'txt', text: 'x' }] }));
+export { serveHttp, Deep };
+`;
