@@ -13,7 +13,7 @@
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { createDemoServer, openDemoDatabase } from './server.js';
+import { openDemoDatabase } from './database.js';
 
 const DEFAULT_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
@@ -74,7 +74,10 @@ export function hostConfiguration(url) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const db = await openDemoDatabase();
+  // Start-up: sql.js compiles its WebAssembly in the background while the server module (zod, the MCP
+  // server) loads, so the two overlap instead of adding up.
+  const opening = openDemoDatabase();
+  const [{ createDemoServer }, db] = await Promise.all([import('./server.js'), opening]);
   const server = createDemoServer(db);
 
   if (opts.stdio) {
