@@ -63,7 +63,7 @@ function fail(message) {
  * The `mcpServers` entries a host needs, with absolute paths.
  * @param {string} url the Streamable HTTP endpoint
  */
-export function hostConfiguration(url) {
+function hostConfiguration(url) {
   return {
     mcpServers: {
       'switchboard-demo': { command: process.execPath, args: [MAIN_FILE, '--stdio'] },
