@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Launches the demo server (`npm start` runs the HTTP form).
+ *
+ *   node examples/demo/main.js [--port N] [--host H]   Streamable HTTP at http://H:N/mcp (default 127.0.0.1:3000),
+ *                                                     legacy HTTP+SSE at /sse
+ *   node examples/demo/main.js --stdio                 stdio: stdout carries protocol messages only
+ *
+ * Hosts must call node directly for stdio (npm prints a banner on stdout). Everything else goes to stderr:
+ * in HTTP mode the URL and a host configuration snippet. SIGINT/SIGTERM close the server and exit 0; in stdio
+ * mode the server also exits when the host closes its stdin.
+ */
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { openDemoDatabase } from './database.js';
+
+const DEFAULT_PORT = 3000;
+const DEFAULT_HOST = '127.0.0.1';
+const USAGE = 'usage: node examples/demo/main.js [--port N] [--host H] | --stdio';
+const MAIN_FILE = fileURLToPath(import.meta.url);
+
+/**
+ * @param {string[]} argv
+ * @returns {{ stdio: boolean, port: number, host: string }}
+ */
+function parseArgs(argv) {
+  const opts = { stdio: false, port: DEFAULT_PORT, host: DEFAULT_HOST };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = /** @type {string} */ (argv[i]);
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq < 0 ? arg : arg.slice(0, eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') fail(`missing value after ${flag}`);
+      return /** @type {string} */ (v);
+    };
+    switch (flag) {
+      case '--stdio': opts.stdio = true; break;
+      case '--port': {
+        const raw = value();
+        const port = Number(raw);
+        if (!/^\d+$/.test(raw) || port > 65535) fail(`invalid port '${raw}'`);
+        opts.port = port;
+        break;
+      }
+      case '--host': opts.host = value(); break;
+      case '--help': case '-h': process.stderr.write(`${USAGE}\n`); process.exit(0); break;
+      default: fail(`unknown argument '${arg}'`);
+    }
+  }
+  return opts;
+}
+
+/** @param {string} message @returns {never} */
+function fail(message) {
+  process.stderr.write(`demo: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+/**
+ * The `mcpServers` entries a host needs, with absolute paths.
+ * @param {string} url the Streamable HTTP endpoint
+ */
+function hostConfiguration(url) {
+  return {
+    mcpServers: {
+      'switchboard-demo': { command: process.execPath, args: [MAIN_FILE, '--stdio'] },
+      'switchboard-demo-http': { type: 'http', url },
+    },
+  };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  // Start-up: sql.js compiles its WebAssembly in the background while the server module (zod, the MCP
+  // server) loads, so the two overlap instead of adding up.
+  const opening = openDemoDatabase();
+  const [{ createDemoServer }, db] = await Promise.all([import('./server.js'), opening]);
+  const server = createDemoServer(db);
+
+  if (opts.stdio) {
+    const { serveStdio } = await import('@switchboard/mcp/stdio');
+    // serveStdio ends the process once the session closes (stdin end-of-file).
+    const session = await serveStdio(server);
+    const stop = () => { void session.close(); };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+
+  const { serveHttp } = await import('@switchboard/mcp/node');
+  const handle = await serveHttp({ server, port: opts.port, host: opts.host });
+  process.stderr.write([
+    `demo: Streamable HTTP listening on ${handle.url} (legacy HTTP+SSE: ${handle.url.replace(/\/mcp$/, '/sse')}; pid ${process.pid})`,
+    'demo: host configuration (stdio, or HTTP while this server runs):',
+    JSON.stringify(hostConfiguration(handle.url), null, 2),
+    'demo: Ctrl-C stops the server',
+    '',
+  ].join('\n'));
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await handle.close();
+      await server.close();
+      db.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGINT', () => { void stop(); });
+  process.once('SIGTERM', () => { void stop(); });
+}
+
+main().catch((/** @type {unknown} */ error) => {
+  const code = /** @type {{ code?: unknown }} */ (error)?.code;
+  if (code === 'EADDRINUSE') process.stderr.write(`demo: ${/** @type {Error} */ (error).message}: pass another port with --port N\n`);
+  else process.stderr.write(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
