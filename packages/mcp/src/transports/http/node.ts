@@ -155,11 +155,17 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead>
   });
 }
 
+/** `https` when the request came over TLS (an `https.Server`, or a TLS socket handed to `http`). */
+function schemeOf(req: IncomingMessage): 'http' | 'https' {
+  return (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
+}
+
 /** {@link HttpInput} over a Node request; methods live on the prototype (no per-request closures). */
 class NodeHttpInput implements HttpInput {
   readonly method: string;
   readonly path: string;
   readonly query: string;
+  readonly scheme: 'http' | 'https';
   readonly authInfo: unknown;
   readonly #req: IncomingMessage;
 
@@ -178,6 +184,7 @@ class NodeHttpInput implements HttpInput {
     this.method = req.method ?? 'GET';
     this.path = q === -1 ? url : url.slice(0, q);
     this.query = q === -1 ? '' : url.slice(q + 1);
+    this.scheme = schemeOf(req);
     this.authInfo = (req as { auth?: unknown }).auth;
   }
 
@@ -288,7 +295,7 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
     init.body = nodeBodyStream(req);
     init.duplex = 'half';
   }
-  const response = await handler.fetch(new Request(`http://localhost${req.url ?? '/'}`, init));
+  const response = await handler.fetch(new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init));
   if (res.destroyed) {
     await response.body?.cancel().catch(ignore);
     return;
@@ -410,14 +417,17 @@ export interface ServeHttpHandle {
  * Serves an McpServer over HTTP with Node's `http` module: Streamable HTTP at `path` (default `/mcp`) and the
  * legacy HTTP+SSE transport at `/sse` + `/messages`.
  *
- * DNS-rebinding protection (`Host`/`Origin` validation) is on by default when `host` is a loopback address, or
- * when `allowedHosts` is given; bound elsewhere without `allowedHosts` it is off (set it explicitly).
+ * `Host` validation (DNS rebinding) is on by default when `host` is a loopback address, or when `allowedHosts` is
+ * given; bound elsewhere without `allowedHosts` it is off (a warning says so). `Origin` validation is on for every
+ * bind address: a browser request from another origin gets 403 unless listed in `allowedOrigins` (or
+ * `allowAnyOrigin: true`).
  *
  * @param options - Handler options plus `port` (default 0) and `host` (default `127.0.0.1`).
  * @returns Once listening: the URL, the port and `close()`.
  * @throws TypeError, RangeError (as a rejection, before listening) for option values {@link createMcpHttpHandler}
  *   refuses, and RangeError for a `port` that is not an integer from 0 to 65535.
  * @throws Error the `listen` error (e.g. `EADDRINUSE`).
+ * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
  * @example
  * const { url, close } = await serveHttp({ server, port: 3000 });
  * // … later
@@ -432,7 +442,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
   if (!protection && !isLoopbackHost(host)) {
-    handler[HTTP_CORE].logger.warn(`MCP HTTP server bound to '${host}' without Host validation; set allowedHosts to enable it`);
+    const origin = options.allowAnyOrigin === true
+      ? 'Origin validation is off too (allowAnyOrigin: true)'
+      : 'Origin is still checked (browsers from other origins get 403 unless listed in allowedOrigins)';
+    handler[HTTP_CORE].logger.warn(`MCP HTTP server bound to "${host}" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; ${origin}`);
   }
   const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
   await new Promise<void>((resolve, reject) => {
