@@ -256,7 +256,7 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  * @returns The session, once the transport is started.
  * @see MCP 2025-11-25 basic/transports.mdx "stdio"
  * @example
- * await serveStdio(server); // console.log('x') inside a tool now prints x on stderr
+ * await serveStdio(server); // a console.log in a tool now prints on stderr, not into the stream
  * @example
  * await serveStdio(server, { redirectConsole: false }); // leave console alone (stdout must stay MCP-only)
  */
