@@ -13,6 +13,7 @@
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { listenFailureLine } from '../listen-error.js';
 import { openDemoDatabase } from './database.js';
 
 const DEFAULT_PORT = 3000;
@@ -116,8 +117,7 @@ async function main() {
 }
 
 main().catch((/** @type {unknown} */ error) => {
-  const code = /** @type {{ code?: unknown }} */ (error)?.code;
-  if (code === 'EADDRINUSE') process.stderr.write(`demo: ${/** @type {Error} */ (error).message}: pass another port with --port N\n`);
-  else process.stderr.write(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const line = listenFailureLine(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.stderr.write(`demo: ${line}\n`);
   process.exit(1);
 });
