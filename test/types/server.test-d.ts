@@ -16,6 +16,7 @@ import {
   type PromptArgs,
   type StandardSchemaV1,
   type TemplateVariables,
+  type ToolDefinition,
   type ToolArgs,
   type ToolResult,
 } from '@switchboard/mcp';
@@ -139,6 +140,16 @@ server.tool('plain', { inputSchema: plain }, (args) => {
 const widened = { type: 'object', properties: { a: { type: 'string' } } };
 expectTypeOf<ToolArgs<typeof widened>>().toEqualTypeOf<Record<string, unknown>>();
 server.tool('widened', { inputSchema: widened }, (args: { a?: string }) => text(args.a ?? ''));
+
+// A definition typed only as ToolDefinition (schemas unknown): loosely typed arguments and result.
+declare const someDefinition: ToolDefinition;
+server.tool('wide', someDefinition, (args) => {
+  expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+  return text('wide');
+});
+declare const _someStandard: StandardSchemaV1;
+expectTypeOf<ToolArgs<typeof _someStandard>>().toEqualTypeOf<Record<string, unknown>>();
+expectTypeOf<ToolResult<ToolDefinition['outputSchema']>>().toEqualTypeOf<CallToolResult>();
 
 // The old explicit type argument no longer names the arguments: a wrong one does not compile.
 // @ts-expect-error `In` is the schema type, and the schema is not `{ a: number }`

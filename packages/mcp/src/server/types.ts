@@ -44,13 +44,16 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /**
  * The value type a schema describes, as a handler sees it after validation:
- * - a Standard Schema: its *output* type (`StandardSchemaV1.InferOutput`: after transforms and defaults);
+ * - a Standard Schema: its *output* type (`StandardSchemaV1.InferOutput`: after transforms and defaults), or
+ *   `Fallback` when that is `unknown` (a schema typed only as `StandardSchemaV1`);
  * - a JSON Schema whose root is literally `type: "object"` (written `as const`, or inline in the call, where
  *   the `const` type parameters of {@link McpServer.tool} keep it literal): {@link JsonSchemaType};
  * - any other JSON Schema (e.g. a `Record<string, unknown>`, or an object whose `type` widened to `string`): `Fallback`.
  */
 export type InferSchema<S, Fallback = Record<string, unknown>> = S extends StandardSchemaV1
-  ? StandardSchemaV1.InferOutput<S>
+  ? unknown extends StandardSchemaV1.InferOutput<S>
+    ? Fallback
+    : StandardSchemaV1.InferOutput<S>
   : S extends { readonly type: 'object' }
     ? JsonSchemaType<S>
     : Fallback;
@@ -121,18 +124,23 @@ type JsonPropertyValues<S, Depth extends readonly unknown[]> = S extends { reado
   : never;
 
 /**
- * The arguments a tool handler receives for the `inputSchema` type `S` (see {@link InferSchema}); no schema
- * (`undefined`, the default `{ type: "object" }`) gives `Record<string, never>`: no known argument.
+ * The arguments a tool handler receives for the `inputSchema` type `S` (see {@link InferSchema}). No schema
+ * (`undefined`: the default `{ type: "object" }`) gives `Record<string, never>`: no known argument; a schema
+ * that may or may not be there (a definition typed as plain {@link ToolDefinition}) gives `Record<string, unknown>`.
  */
-export type ToolArgs<S> = [S] extends [undefined] ? Record<string, never> : InferSchema<S>;
+export type ToolArgs<S> = [S] extends [undefined]
+  ? Record<string, never>
+  : undefined extends S
+    ? Record<string, unknown>
+    : InferSchema<S>;
 
 /**
- * What a tool handler returns for the `outputSchema` type `S`. Without an output schema: any
- * {@link CallToolResult}. With one (MCP 2025-06-18+ server/tools.mdx "Output Schema"): either a success whose
+ * What a tool handler returns for the `outputSchema` type `S`. Without an output schema (or when `S` may be
+ * `undefined`, as in a plain {@link ToolDefinition}): any {@link CallToolResult}. With one (MCP 2025-06-18+ server/tools.mdx "Output Schema"): either a success whose
  * `structuredContent` is required and has the schema's type ({@link InferSchema}), or an `isError: true` result,
  * which the server does not check against the schema.
  */
-export type ToolResult<S> = [S] extends [undefined]
+export type ToolResult<S> = undefined extends S
   ? CallToolResult
   :
       | (Omit<CallToolResult, 'structuredContent' | 'isError'> & {
