@@ -164,8 +164,7 @@ export function timeIn(timeZone, now = new Date()) {
   };
 }
 
-/** @type {JsonSchema} */
-const EXECUTE_SQL_INPUT = {
+const EXECUTE_SQL_INPUT = /** @type {const} */ ({
   type: 'object',
   properties: {
     query: { type: 'string', description: 'One SQLite SELECT, WITH or EXPLAIN statement' },
@@ -177,10 +176,9 @@ const EXECUTE_SQL_INPUT = {
   },
   required: ['query'],
   additionalProperties: false,
-};
+});
 
-/** @type {JsonSchema} */
-const EXECUTE_SQL_OUTPUT = {
+const EXECUTE_SQL_OUTPUT = /** @type {const} */ ({
   type: 'object',
   properties: {
     columns: { type: 'array', items: { type: 'string' }, description: 'Column names, in order' },
@@ -194,21 +192,20 @@ const EXECUTE_SQL_OUTPUT = {
   },
   required: ['columns', 'rows', 'rowCount', 'truncated'],
   additionalProperties: false,
-};
+});
 
-/** @type {JsonSchema} */
-const GET_TIME_INPUT = {
+const GET_TIME_INPUT = /** @type {const} */ ({
   type: 'object',
   properties: { timezone: { type: 'string', description: 'IANA time zone, e.g. "Europe/Paris"', default: 'UTC' } },
   additionalProperties: false,
-};
+});
 
 /**
  * Runs `query` and shapes the `execute_sql` result.
  * @param {SqlDatabase} db
- * @param {{ query: string, limit?: number }} args
+ * @param {import('@switchboard/mcp/server').ToolArgs<typeof EXECUTE_SQL_INPUT>} args
  * @param {RequestContext} ctx
- * @returns {Promise<CallToolResult>}
+ * @returns {Promise<import('@switchboard/mcp/server').ToolResult<typeof EXECUTE_SQL_OUTPUT>>}
  */
 async function executeSql(db, { query, limit = DEFAULT_LIMIT }, ctx) {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ToolError(`limit must be 1-${MAX_LIMIT}; got ${limit}`);
@@ -305,7 +302,7 @@ export function createDemoServer(db, options = {}) {
     inputSchema: EXECUTE_SQL_INPUT,
     outputSchema: EXECUTE_SQL_OUTPUT,
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (/** @type {{ query: string, limit?: number }} */ args, ctx) => executeSql(db, args, ctx));
+  }, (args, ctx) => executeSql(db, args, ctx));
 
   server.tool('convert', {
     title: 'Convert units',
