@@ -13,9 +13,8 @@
  * `main.js` serves it over Streamable HTTP or stdio.
  */
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
-import { McpError, McpErrorCode } from '@switchboard/mcp';
-import { McpServer, ToolError } from '@switchboard/mcp/server';
 import { z } from 'zod';
+import { McpServer, ResourceNotFoundError, ToolError } from '@switchboard/mcp/server';
 import { QueryRefusedError, describeColumns, jsonCell, listTables, openDemoDatabase, prepareReadOnly } from './database.js';
 
 /** @typedef {import('@switchboard/mcp/server').RequestContext} RequestContext */
@@ -378,8 +377,7 @@ export function createDemoServer(db, options = {}) {
       : undefined;
     const values = row?.values[0];
     if (row === undefined || values === undefined) {
-      // TODO ResourceNotFoundError: use it once @switchboard/mcp/server exports it.
-      throw new McpError(McpErrorCode.ResourceNotFound, `Resource not found: "${uri}"`, { uri });
+      throw new ResourceNotFoundError(uri);
     }
     const record = Object.fromEntries(row.columns.map((column, i) => [column, jsonCell(values[i] ?? null)]));
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(record) }] };
