@@ -14,6 +14,7 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { ElicitRequestSchema, McpError, type ElicitRequest, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, buildDatabase } from '../examples/demo/data/build.mjs';
+import { exitWithin, isAlive, stopByPid } from './helpers/process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = path.join(ROOT, 'examples', 'demo', 'main.js');
@@ -45,30 +46,6 @@ async function connect(transport: SdkTransport, opts: { elicitation?: boolean } 
   }
   await client.connect(transport);
   return h;
-}
-
-function stopByPid(child: ChildProcess | undefined): void {
-  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-    try { process.kill(child.pid, 'SIGKILL'); } catch { /* already gone */ }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Resolves with the exit code, or rejects after `ms`. */
-function exitWithin(child: ChildProcess, ms: number): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
-    child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
-  });
 }
 
 const text = (t: string) => [{ type: 'text', text: t }];

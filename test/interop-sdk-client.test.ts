@@ -37,6 +37,7 @@ import {
   TEST_IMAGE_BASE64,
   createConformanceServer,
 } from '../examples/conformance-server/server.js';
+import { exitWithin, isAlive, stopByPid } from './helpers/process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = path.join(ROOT, 'examples', 'conformance-server', 'main.js');
@@ -93,30 +94,6 @@ async function connect(transport: SdkTransport): Promise<Harness> {
   const h = newHarness();
   await h.client.connect(transport);
   return h;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Resolves with the exit code, or rejects after `ms`. */
-function exitWithin(child: ChildProcess, ms: number): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
-    child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
-  });
-}
-
-function stopByPid(child: ChildProcess | undefined): void {
-  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-    try { process.kill(child.pid, 'SIGKILL'); } catch { /* already gone */ }
-  }
 }
 
 /**

@@ -1,0 +1,31 @@
+/**
+ * Child-process helpers shared by the tests that start real servers: every process a test starts is stopped by its
+ * own PID, and waits are bounded.
+ */
+import type { ChildProcess } from 'node:child_process';
+
+/** Whether a process with this PID still exists (signal 0 probes without killing). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with the exit code, or rejects after `ms`. */
+export function exitWithin(child: ChildProcess, ms: number): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
+    child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
+  });
+}
+
+/** Kills `child` by its PID with SIGKILL unless it has already exited. */
+export function stopByPid(child: ChildProcess | undefined): void {
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try { process.kill(child.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+}
