@@ -625,7 +625,7 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
     expect(await stream.status).toBe(200);
     await session.call('sub-watch', 'resources/subscribe', { uri: 'test://watched-resource' });
     await session.call('touch-1', 'tools/call', { name: 'touch', arguments: { uri: 'test://watched-resource', n: 2 } });
-    for (let i = 0; i < 100 && stream.events.filter((e) => e.message !== undefined).length < 2; i++) await sleep(20);
+    for (let i = 0; i < 250 && stream.events.filter((e) => e.message !== undefined).length < 2; i++) await sleep(20);
     stream.close();
     const answer = await session.post(req('ids', 'tools/call', { name: 'test_simple_text' }));
     const ids = [...answer.eventIds, ...stream.events.map((e) => e.id).filter((id): id is string => id !== undefined)];
@@ -710,7 +710,7 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
       const total = 3 * LIMITS.maxEventsPerStream;
       await s.call('t', 'tools/call', { name: 'touch', arguments: { uri: 'test://watched-resource', n: total } });
       const updates = () => stream.events.filter((e) => e.message !== undefined);
-      for (let i = 0; i < 200 && updates().length < total; i++) await sleep(10);
+      for (let i = 0; i < 500 && updates().length < total; i++) await sleep(10);
       stream.close();
       const sent = updates();
       expect(sent).toHaveLength(total);
@@ -719,7 +719,7 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
       // Resume from the first event, long dropped: what is left is replayed, the newest ones, same ids, in order.
       const resumed = child.openStream(s.headers({ accept: 'text/event-stream', 'last-event-id': sent[0]!.id! }));
       expect(await resumed.status).toBe(200);
-      for (let i = 0; i < 200 && resumed.events.filter((e) => e.message !== undefined).length < LIMITS.maxEventsPerStream; i++) await sleep(10);
+      for (let i = 0; i < 500 && resumed.events.filter((e) => e.message !== undefined).length < LIMITS.maxEventsPerStream; i++) await sleep(10);
       await sleep(50);
       resumed.close();
       const replayed = resumed.events.filter((e) => e.message !== undefined);
