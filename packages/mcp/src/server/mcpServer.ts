@@ -72,6 +72,18 @@ export class ToolError extends Error {
 export const DEFAULT_PAGE_SIZE = 100;
 /** Maximum number of values in a `completion/complete` result (MCP 2025-11-25 server/utilities/completion.mdx). */
 export const MAX_COMPLETION_VALUES = 100;
+/** Default for {@link McpServerOptions.maxSubscriptionsPerSession}. */
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
+/** Default for {@link McpServerOptions.maxSubscriptionUriLength} (UTF-16 units). */
+export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 8192;
+
+/** `value` when it is `undefined` or a positive safe integer; otherwise the option is refused. */
+function positiveIntegerOption(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got "${String(value)}"`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got "${String(value)}"`);
+  return value;
+}
 
 interface ToolEntry {
   readonly descriptor: Tool;
@@ -185,6 +197,8 @@ export class McpServer {
   readonly #logger: Logger;
   readonly #pageSize: number;
   readonly #checkResults: boolean;
+  readonly #maxSubscriptions: number;
+  readonly #maxSubscriptionUriLength: number;
   readonly #compile = createSchemaCompiler();
   readonly #tools = new Map<string, ToolEntry>();
   readonly #resources = new Map<string, ResourceEntry>();
@@ -200,10 +214,14 @@ export class McpServer {
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
    * @param options see {@link McpServerOptions}
+   * @throws TypeError when `maxSubscriptionsPerSession` or `maxSubscriptionUriLength` is not a number
+   * @throws RangeError when one of them is not a positive integer
    */
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.info = info;
     this.#options = options;
+    this.#maxSubscriptions = positiveIntegerOption('maxSubscriptionsPerSession', options.maxSubscriptionsPerSession, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION);
+    this.#maxSubscriptionUriLength = positiveIntegerOption('maxSubscriptionUriLength', options.maxSubscriptionUriLength, DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH);
     this.#logger = options.logger ?? createStderrLogger({ name: info.name });
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.#checkResults = resultChecksEnabled(options.checkResults);
@@ -549,11 +567,9 @@ export class McpServer {
     d.request('resources/list', (params) => this.#page('resources', params));
     d.request('resources/templates/list', (params) => this.#page('resourceTemplates', params));
     d.request('resources/read', (params, ctx) => this.#readResource(params, ctx));
-    // MCP 2025-11-25 server/resources.mdx "Subscriptions": both answer an empty result.
-    d.request('resources/subscribe', (params, ctx) => {
-      ctx.session.subscriptions.add(requireString(paramsRecord(params), 'uri'));
-      return EMPTY_RESULT;
-    });
+    // MCP 2025-11-25 server/resources.mdx "Subscriptions": both answer an empty result. Subscribing is capped
+    // per session (count and URI length, see #subscribe); unsubscribing from a URI never subscribed is `{}` too.
+    d.request('resources/subscribe', (params, ctx) => this.#subscribe(requireString(paramsRecord(params), 'uri'), ctx.session));
     d.request('resources/unsubscribe', (params, ctx) => {
       ctx.session.subscriptions.delete(requireString(paramsRecord(params), 'uri'));
       return EMPTY_RESULT;
@@ -569,6 +585,30 @@ export class McpServer {
       ctx.session.logLevelRank = rank;
       return EMPTY_RESULT;
     });
+  }
+
+  /**
+   * `resources/subscribe`: one session's set is bounded (a session once held 129 URIs of 4 MiB and took a
+   * 512 MiB heap down). A URI over `maxSubscriptionUriLength`, or a new URI past `maxSubscriptionsPerSession`, is
+   * -32602 naming the limit in `data`, with the URI echoed at most 200 characters long; a URI already held is
+   * accepted at the cap (subscribing is idempotent).
+   */
+  #subscribe(uri: string, session: Session): Readonly<Record<string, never>> {
+    const subscriptions = session.subscriptions;
+    if (uri.length > this.#maxSubscriptionUriLength) {
+      throw invalidParams(`"uri" is too long to subscribe to: ${uri.length} characters, the limit is ${this.#maxSubscriptionUriLength}`, {
+        uri: echo(uri),
+        maxSubscriptionUriLength: this.#maxSubscriptionUriLength,
+      });
+    }
+    if (subscriptions.size >= this.#maxSubscriptions && !subscriptions.has(uri)) {
+      throw invalidParams(`too many subscriptions: this session already holds the limit of ${this.#maxSubscriptions}: unsubscribe from one first`, {
+        uri: echo(uri),
+        maxSubscriptionsPerSession: this.#maxSubscriptions,
+      });
+    }
+    subscriptions.add(uri);
+    return EMPTY_RESULT;
   }
 
   /** The handler's context is the dispatcher's (see `createContext`); this records the request's `_meta` on it. */

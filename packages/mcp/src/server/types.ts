@@ -358,6 +358,31 @@ export interface McpServerOptions {
   /** Inbound requests handled at once per session. @default 64 */
   readonly maxConcurrentRequestsPerSession?: number;
   /**
+   * Distinct URIs one session may be subscribed to at once (`resources/subscribe`; subscribing again to a URI
+   * the session holds does not count). One more is refused with -32602 `Invalid params: too many
+   * subscriptions: …` and `data: { uri, maxSubscriptionsPerSession }` (the URI cut to 200 characters); the
+   * session keeps what it has. A positive integer.
+   *
+   * The default is far above what a host subscribes to (one URI per open document or watched file), and with
+   * {@link McpServerOptions.maxSubscriptionUriLength} it bounds a session's subscription set to about 8 MiB
+   * of ASCII URIs (16 MiB at worst), in line with the SSE event store's 16 MiB per session.
+   * @default 1000
+   * @see MCP 2025-11-25 server/resources.mdx "Subscriptions"
+   */
+  readonly maxSubscriptionsPerSession?: number;
+  /**
+   * Longest URI (UTF-16 units) `resources/subscribe` accepts. A longer one is refused with -32602
+   * `Invalid params: "uri" is too long to subscribe to: …` and `data: { uri, maxSubscriptionUriLength }` (the URI
+   * cut to 200 characters) and is not stored. A positive integer.
+   *
+   * The default is the length past which resource templates never match (`resources/read` of a longer URI can
+   * only hit a static resource), and the request-line length RFC 9110 §4.1 asks HTTP software to support at
+   * least (8000 octets), so a URI that works anywhere on the web fits.
+   * @default 8192
+   * @see MCP 2025-11-25 server/resources.mdx "Subscriptions"
+   */
+  readonly maxSubscriptionUriLength?: number;
+  /**
    * Check the members of handler results before sending them: content blocks (type and required fields),
    * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,
    * prompt or resource and the problem) and answered -32603 "Internal error". The outer shape (an object with
