@@ -175,6 +175,7 @@ function factors(): Record<string, readonly Level[]> {
       level('127.0.0.1:port', () => `127.0.0.1:${port}`),
       level('localhost:port', () => `localhost:${port}`),
       level('[::1]:port', () => `[::1]:${port}`),
+      level('upper case (RFC 9110 §4.2.3: host names are case-insensitive)', () => `LOCALHOST:${port}`),
       level('a foreign name', () => `evil.example:${port}`, REFUSE.host),
       level('a rebinding look-alike', 'localhost.evil.example', REFUSE.host),
     ],
@@ -412,6 +413,56 @@ describe('bodies', () => {
   });
 });
 
+describe('initialize (MCP 2025-11-25 basic/lifecycle.mdx "Initialization", "Version Negotiation")', () => {
+  const init = (params: unknown, id: unknown = 'i'): string => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', ...(params === undefined ? {} : { params }) });
+  const paramsFor = (protocolVersion: unknown): unknown => ({ protocolVersion, capabilities: {}, clientInfo: { name: 'hostile', version: '0' } });
+  const fresh = (accept = 'application/json'): Headers => ({ host: `127.0.0.1:${port}`, accept, 'content-type': 'application/json' });
+
+  const versions: { asked: unknown; answered: string; rule: string }[] = [
+    { asked: '2025-11-25', answered: '2025-11-25', rule: 'supported ⇒ the same version' },
+    { asked: '2025-03-26', answered: '2025-03-26', rule: 'supported ⇒ the same version' },
+    { asked: '2024-11-05', answered: '2024-11-05', rule: 'supported ⇒ the same version' },
+    { asked: '1999-01-01', answered: '2025-11-25', rule: 'unknown ⇒ another version it supports, the latest' },
+    { asked: '2026-07-28', answered: '2025-11-25', rule: 'not served in the session era ⇒ the latest session-era version' },
+  ];
+  for (const row of versions) {
+    it(`asks ${String(row.asked)}: 200, protocolVersion ${row.answered} (${row.rule}), a session id of visible ASCII`, async () => {
+      const reply = await send('POST', fresh(), init(paramsFor(row.asked)));
+      expect(reply.status).toBe(200);
+      // T "Session Management" item 1: the id is visible ASCII (0x21 to 0x7E).
+      expect(reply.headers['mcp-session-id']).toMatch(/^[\x21-\x7e]+$/);
+      expect(messagesOf(reply)).toEqual([{ jsonrpc: '2.0', id: 'i', result: expect.objectContaining({ protocolVersion: row.answered }) as unknown }]);
+    });
+  }
+
+  const invalid: { label: string; body: string }[] = [
+    { label: 'a number for protocolVersion', body: init(paramsFor(42)) },
+    { label: 'no params', body: init(undefined) },
+    { label: 'params as an array', body: init([]) },
+  ];
+  for (const row of invalid) {
+    it(`${row.label}: 200 with -32602 for its id, and no session (JSON-RPC 2.0 §5.1; the request was read and answered)`, async () => {
+      const reply = await send('POST', fresh(), row.body);
+      expect(reply.status).toBe(200);
+      expect(reply.headers['mcp-session-id']).toBeUndefined();
+      expect(messagesOf(reply)).toEqual([{ jsonrpc: '2.0', id: 'i', error: { code: -32602, message: expect.stringMatching(/^Invalid params/) as unknown } }]);
+    });
+  }
+
+  it('Accept: text/html on initialize: 406, and the body carries the id, which is known (B45)', async () => {
+    expectRefusal(await send('POST', fresh('text/html'), init(paramsFor(REVISION), 77)), REFUSE.notAcceptable, 'initialize html', 77);
+  });
+
+  it('initialize sent as a notification is no initialize: 400 for the missing session id (T "Session Management" item 2)', async () => {
+    expectRefusal(await send('POST', fresh(), JSON.stringify({ jsonrpc: '2.0', method: 'initialize', params: paramsFor(REVISION) })), REFUSE.noSession, 'initialize notification');
+  });
+
+  it('initialize inside a batch: 400 -32600 (MCP 2025-03-26 basic/lifecycle.mdx: MUST NOT be part of a batch)', async () => {
+    const reply = await send('POST', fresh(), `[${init(paramsFor('2025-03-26'), 'b')}]`);
+    expectRefusal(reply, { status: 400, code: -32600, names: /batch/, rule: 'MCP 2025-03-26 basic/lifecycle.mdx "Initialization"' }, 'initialize batch', 'b');
+  });
+});
+
 describe('methods and streams', () => {
   it('PUT: 405 with Allow (T "Streamable HTTP": the endpoint serves POST and GET, and DELETE; RFC 9110 §15.5.6)', async () => {
     const reply = await send('PUT', baseHeaders(), toolsList(1));
@@ -563,6 +614,19 @@ describe('slow, idle and cut connections (raw sockets)', () => {
     })));
     expect(await pingTime()).toBeLessThan(1000);
   });
+
+  const malformed: { label: string; head: string; rule: string; status: number }[] = [
+    { label: 'a Content-Length that is not a number', head: 'Content-Length: abc', status: 400, rule: 'RFC 9112 §6.3: an invalid Content-Length is an unrecoverable error, 400' },
+    { label: 'Content-Length and Transfer-Encoding together', head: 'Content-Length: 5\r\nTransfer-Encoding: chunked', status: 400, rule: 'RFC 9112 §6.1: MAY be rejected (a smuggling vector; Node rejects it)' },
+    { label: 'a 20 KiB header', head: `X-Pad: ${'p'.repeat(20 * 1024)}`, status: 431, rule: 'RFC 6585 §5: 431 Request Header Fields Too Large (Node caps headers at 16 KiB)' },
+  ];
+  for (const row of malformed) {
+    it(`${row.label}: ${row.status} (${row.rule}), and the server keeps serving`, async () => {
+      const text = await rawExchange(Buffer.from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n${row.head}\r\nConnection: close\r\n\r\n{"a":1}`));
+      expect(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])).toBe(row.status);
+      expect(await pingTime()).toBeLessThan(1000);
+    });
+  }
 
   it('no Host header on HTTP/1.1: 400 (RFC 9112 §3.2: a server MUST answer 400), and the server keeps serving', async () => {
     const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
