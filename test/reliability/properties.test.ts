@@ -1,7 +1,8 @@
 /**
  * Property-based tests (fast-check) of the engine's input path, on the real code: the parser (`parseJson`,
  * `parseMessage`, `classifyValue`), the `Dispatcher`, the NDJSON framing (`NdjsonDecoder`, `encodeNdjson`) and the
- * Streamable HTTP classifier (`classifyStreamableHttp`, `checkStreamableHttpHead`).
+ * Streamable HTTP classifier (`classifyStreamableHttp`, `checkStreamableHttpHead`), and the whole HTTP handler
+ * (`createMcpHttpHandler`, Web path) fed arbitrary headers and bodies.
  *
  * The rules checked come from JSON-RPC 2.0 (§4 a request is answered with its own id, §4.1 a notification is
  * never answered, §5 a response is never answered, §6 a batch is answered with one member per request member and
@@ -28,7 +29,9 @@ import {
   parseMessage,
 } from '@switchboard/jsonrpc';
 import type { Inbound, InboundSingle, JsonRpcId, JsonRpcResponse, NdjsonEvent } from '@switchboard/jsonrpc';
-import { checkStreamableHttpHead, classifyStreamableHttp } from '@switchboard/mcp/http';
+import { checkStreamableHttpHead, classifyStreamableHttp, createMcpHttpHandler } from '@switchboard/mcp/http';
+import { silentLogger } from '@switchboard/jsonrpc';
+import { createConformanceServer } from '../../examples/conformance-server/server.js';
 import type { StreamableHttpDecision, StreamableHttpFacts } from '@switchboard/mcp/http';
 
 const STRESS = process.env['STRESS'] === '1';
@@ -559,5 +562,92 @@ describe('Streamable HTTP classifier: classifyStreamableHttp, checkStreamableHtt
       }),
       params(),
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The whole HTTP handler (Web path, no socket): arbitrary headers and bodies
+
+describe('Streamable HTTP handler: arbitrary requests end to end', () => {
+  it('never a 5xx, never a throw; every error body a JSON-RPC error response; every request id answered once', async () => {
+    const handler = createMcpHttpHandler({ server: createConformanceServer({ logger: silentLogger }), maxBodyBytes: 4096, logger: silentLogger });
+    const encoder = new TextEncoder();
+    try {
+      const open = async (): Promise<string> => {
+        const init = await handler.fetch(new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '0' } } }),
+        }));
+        const id = init.headers.get('mcp-session-id') ?? '';
+        expect(id).not.toBe('');
+        return id;
+      };
+      let sid = await open();
+      // Methods that answer without asking the client anything (no sampling or elicitation tools: they would wait).
+      const safeCall = fc.record({
+        jsonrpc: fc.constant('2.0'),
+        id: validId,
+        method: fc.constantFrom('ping', 'tools/list', 'resources/list', 'prompts/list', 'tools/call', 'nope', 'notifications/initialized'),
+        params: fc.constantFrom(undefined, {}, { name: 'test_simple_text', arguments: {} }, { name: 'missing' }, []),
+      }, { requiredKeys: ['jsonrpc', 'method'] });
+      const body = fc.oneof(
+        safeCall.map((m) => encoder.encode(JSON.stringify(m))),
+        fc.array(safeCall, { maxLength: 3 }).map((ms) => encoder.encode(JSON.stringify(ms))),
+        jsonish.map((t) => encoder.encode(t)),
+        fc.uint8Array({ maxLength: 64 }),
+        fc.constant(encoder.encode('['.repeat(5000))),
+      );
+      const request = fc.record({
+        method: fc.constantFrom('POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT'),
+        accept: fc.constantFrom(undefined, 'application/json', 'application/json, text/event-stream', 'text/html', '*/*'),
+        contentType: fc.constantFrom(undefined, 'application/json', 'text/plain', 'application/json; charset=utf-8'),
+        session: fc.constantFrom('live', 'absent', 'unknown'),
+        version: fc.constantFrom(undefined, '2025-11-25', '2025-06-18', 'x'),
+        origin: fc.constantFrom(undefined, 'http://localhost', 'https://evil.example'),
+        body,
+      });
+      await fc.assert(
+        fc.asyncProperty(request, async (r) => {
+          const headers: Record<string, string> = {};
+          if (r.accept !== undefined) headers['accept'] = r.accept;
+          if (r.contentType !== undefined) headers['content-type'] = r.contentType;
+          if (r.session === 'live') headers['mcp-session-id'] = sid;
+          if (r.session === 'unknown') headers['mcp-session-id'] = 'not-a-session';
+          if (r.version !== undefined) headers['mcp-protocol-version'] = r.version;
+          if (r.origin !== undefined) headers['origin'] = r.origin;
+          // GET streams stay open: only the status and headers are checked, then the stream is cancelled.
+          const hasBody = r.method === 'POST' || r.method === 'PUT';
+          const response = await handler.fetch(new Request('http://localhost/mcp', { method: r.method, headers, body: hasBody ? r.body : null }));
+          expect(response.status).toBeLessThan(500);
+          // A DELETE ended the live session: open another, so later cases still reach one.
+          if (r.method === 'DELETE' && r.session === 'live' && response.status === 200) sid = await open();
+          if (r.method === 'GET' && response.status === 200) {
+            await response.body?.cancel();
+            return;
+          }
+          const text = await response.text();
+          if (response.status >= 400) {
+            const error = JSON.parse(text) as unknown;
+            expectErrorResponse({ id: null, ...(error as object) });
+            return;
+          }
+          if (r.method !== 'POST' || response.status === 202) return;
+          // A 200 to a POST: one answer per request member, with its id.
+          const type = response.headers.get('content-type') ?? '';
+          const answers = type.startsWith('application/json')
+            ? ([JSON.parse(text) as unknown].flat() as Record<string, unknown>[])
+            : text.split('\n').filter((l) => l.startsWith('data:') && l.slice(5).trim() !== '').map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
+          const inbound = parseMessage(new TextDecoder().decode(r.body));
+          const members = inbound.kind === 'batch' ? inbound.items : [inbound];
+          const ids = members.flatMap((m) => (m.kind === 'request' ? [m.message.id] : []));
+          const responseIds = answers.filter((a) => !('method' in a) && a['id'] !== null).map((a) => a['id']);
+          expect(responseIds).toEqual(ids);
+        }),
+        params(STRESS ? 3000 : 150),
+      );
+    } finally {
+      await handler.close();
+    }
   });
 });
