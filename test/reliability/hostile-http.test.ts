@@ -111,12 +111,12 @@ const ANY_TYPE = ['application/json', 'text/event-stream'];
 const REFUSE = {
   host: { status: 403, code: -32000, names: /Host/, rule: 'T "Security Warning" (DNS rebinding: validate Host); conformance dns-rebinding-protection' },
   origin: { status: 403, code: -32000, names: /Origin/, rule: 'T "Security Warning": servers MUST validate Origin, invalid ⇒ 403 Forbidden' },
-  mediaType: { status: 415, code: -32000, names: /Content-Type/, rule: 'T "Sending Messages to the Server" item 1 (a JSON-RPC body); RFC 9110 §15.5.16; documented 415' },
+  mediaType: { status: 415, code: -32000, names: /Content-Type/, rule: 'T "Sending Messages to the Server" (the body is a JSON-RPC message); RFC 9110 §15.5.16; documented 415' },
   noSession: { status: 400, code: -32000, names: /Mcp-Session-Id/, rule: 'T "Session Management" item 2: no session id on a non-initialize request SHOULD get 400' },
   unknownSession: { status: 404, code: -32001, names: /[Ss]ession/, rule: 'T "Session Management" item 3: an unknown or ended session id MUST get 404' },
   badVersion: { status: 400, code: -32000, names: /MCP-Protocol-Version/, rule: 'T "Protocol Version Header": an invalid or unsupported version MUST get 400' },
   wrongVersion: { status: 400, code: -32000, names: /MCP-Protocol-Version/, rule: 'T "Protocol Version Header" + basic/lifecycle.mdx "Version Negotiation": the negotiated one (B22)' },
-  notAcceptable: { status: 406, code: -32000, names: /Accept/, rule: 'T "Sending Messages to the Server" item 2; RFC 9110 §15.5.7 (no type we can send is acceptable; B19)' },
+  notAcceptable: { status: 406, code: -32000, names: /Accept/, rule: 'T "Sending Messages to the Server" items 2 and 5; RFC 9110 §15.5.7 (no type we can send is acceptable; B19)' },
 } as const satisfies Record<string, Refusal>;
 
 /** Where a refusal stands in the documented order of checks (lower is checked first). */
@@ -488,11 +488,11 @@ describe('methods and streams', () => {
     replies.forEach((reply, i) => {
       expect(reply.status).toBe(200);
       const responses = messagesOf(reply).filter((m) => !('method' in m));
-      // T "Sending Messages to the Server" item 6: the stream carries the response to the requests of its POST.
+      // T "Sending Messages to the Server": the SSE stream of a POST carries the response to that POST's request.
       expect(responses).toEqual([{ jsonrpc: '2.0', id: ids[i], result: { content: [{ type: 'text', text: expect.any(String) as unknown }] } }]);
     });
-    // One standalone GET stream per session (docs/field-bugs.md and HttpRefusal "streamConflict"; T "Multiple
-    // Connections" lets a server keep one).
+    // One standalone GET stream per session (the documented 409 of createMcpHttpHandler; T "Multiple Connections"
+    // leaves the number to the server).
     const listen = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const set = { host: `127.0.0.1:${port}`, accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
       http.get({ host: '127.0.0.1', port, path: '/mcp', headers: set, agent: false }, resolve).on('error', reject);
