@@ -361,6 +361,8 @@ describe('NDJSON framing: NdjsonDecoder, encodeNdjson', () => {
         ([vs, chunks]) => {
           const events = decodeAll(chunks);
           expect(events.every((e) => e.kind === 'line')).toBe(true);
+          // Text first: each line is exactly what was encoded, its LF (and the CR of a CRLF) gone.
+          expect(events.map((e) => (e as { text: string }).text)).toEqual(vs.map((v) => JSON.stringify(v)));
           const decoded = events.map((e) => JSON.parse((e as { text: string }).text) as unknown);
           // The JSON value each message denotes (JSON has no -0, no undefined members).
           expect(decoded).toEqual(vs.map((v) => JSON.parse(JSON.stringify(v)) as unknown));
