@@ -463,6 +463,63 @@ describe('initialize (MCP 2025-11-25 basic/lifecycle.mdx "Initialization", "Vers
   });
 });
 
+describe('batches on a 2025-03-26 session (MCP 2025-03-26 basic/index.mdx "Batching"; JSON-RPC 2.0 §6)', () => {
+  let batchSession = '';
+  const headers = (): Headers => ({ host: `127.0.0.1:${port}`, accept: 'application/json', 'content-type': 'application/json', 'mcp-session-id': batchSession });
+
+  beforeAll(async () => {
+    const init = await send('POST', { host: `127.0.0.1:${port}`, accept: 'application/json', 'content-type': 'application/json' }, JSON.stringify({
+      jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'hostile', version: '0' } },
+    }));
+    batchSession = String(init.headers['mcp-session-id']);
+    expect((await send('POST', headers(), '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+  });
+
+  it('one answer per request member and per invalid member, none for notifications and responses (§6)', async () => {
+    const reply = await send('POST', headers(), JSON.stringify([
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'zzz' } },
+      { foo: 1 },
+      { jsonrpc: '2.0', id: 424242, result: {} },
+      { jsonrpc: '2.0', id: 2, method: 'no/such/method' },
+      1,
+    ]));
+    expect(reply.status).toBe(200);
+    const answers = JSON.parse(reply.body) as Record<string, unknown>[];
+    expect(Array.isArray(answers)).toBe(true);
+    const byId = (id: unknown): unknown[] => answers.filter((a) => a['id'] === id);
+    expect(answers).toHaveLength(4);
+    expect(byId('a')).toEqual([{ jsonrpc: '2.0', id: 'a', result: {} }]);
+    expect(byId(2)).toEqual([{ jsonrpc: '2.0', id: 2, error: { code: -32601, message: expect.stringMatching(/^Method not found/) as unknown } }]);
+    // Inside a 200 answer an unknown id stays `"id": null` (JSON-RPC 2.0 §5; B45).
+    expect(byId(null)).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) as unknown } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) as unknown } },
+    ]);
+  });
+
+  it('a batch of notifications and responses only: 202 with no body (T "Sending Messages to the Server" item 4)', async () => {
+    const reply = await send('POST', headers(), JSON.stringify([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'q' } }, { jsonrpc: '2.0', id: 5151, result: {} }]));
+    expect(reply.status).toBe(202);
+    expect(reply.body).toBe('');
+  });
+
+  it('two members with the same id: 400 -32600 naming it (MCP basic/index.mdx "Requests": ids unique in a session)', async () => {
+    const reply = await send('POST', headers(), JSON.stringify([{ jsonrpc: '2.0', id: 'dup', method: 'ping' }, { jsonrpc: '2.0', id: 'dup', method: 'ping' }]));
+    expectRefusal(reply, { status: 400, code: -32600, names: /id/, rule: 'the documented duplicateRequestId refusal' }, 'duplicate ids', 'dup');
+  });
+
+  it('101 members: 400 -32600 naming the limit of 100, none of them run (docs/architecture.md "Batches over HTTP")', async () => {
+    const batch = Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+    expectRefusal(await send('POST', headers(), JSON.stringify(batch)), { status: 400, code: -32600, names: /101.*100/, rule: 'docs/architecture.md "Batches over HTTP"' }, '101 members');
+  });
+
+  it('initialize inside a batch on this session: 400 -32600 with its id (MCP 2025-03-26 basic/lifecycle.mdx)', async () => {
+    const reply = await send('POST', headers(), JSON.stringify([{ jsonrpc: '2.0', id: 'x', method: 'initialize', params: {} }, { jsonrpc: '2.0', id: 'y', method: 'ping' }]));
+    expectRefusal(reply, { status: 400, code: -32600, names: /batch/, rule: 'MCP 2025-03-26 basic/lifecycle.mdx "Initialization"' }, 'initialize in batch', 'x');
+  });
+});
+
 describe('methods and streams', () => {
   it('PUT: 405 with Allow (T "Streamable HTTP": the endpoint serves POST and GET, and DELETE; RFC 9110 §15.5.6)', async () => {
     const reply = await send('PUT', baseHeaders(), toolsList(1));

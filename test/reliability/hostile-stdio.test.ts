@@ -95,8 +95,8 @@ class Child {
     return got.slice(0, at);
   }
 
-  async handshake(): Promise<void> {
-    this.write('{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}\n');
+  async handshake(revision = '2025-11-25'): Promise<void> {
+    this.write(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"${revision}","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}\n`);
     await this.waitFor((lines) => lines.some((m) => m['id'] === 'init'));
     this.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   }
@@ -222,6 +222,29 @@ describe('stdio bytes (one child, each row then a sentinel ping)', () => {
     expect(answers(8)).toHaveLength(copies);
     for (const m of [...answers(7), ...answers('7')]) expect(m).toMatchObject({ jsonrpc: '2.0', result: { content: [{ type: 'text', text: expect.stringMatching(/^slept \d$/) as unknown }] } });
     for (const m of answers(8)) expect(m).toEqual(pong(8));
+  });
+});
+
+describe('batches on a 2025-03-26 session (MCP 2025-03-26 basic/index.mdx "Batching"; JSON-RPC 2.0 §6)', () => {
+  it('one array line: an answer per request and per invalid member, nothing for notifications and responses; none for an all-notification batch', async () => {
+    const c = new Child([]);
+    try {
+      await c.handshake('2025-03-26');
+      const got = await c.exchange([
+        `[${ping('a')},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"q"}},{"foo":1},{"jsonrpc":"2.0","id":424242,"result":{}},${ping(2)}]\n`,
+        '[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r"}},{"jsonrpc":"2.0","id":5151,"result":{}}]\n',
+        '[]\n',
+      ]);
+      expect(got).toHaveLength(2);
+      const [batch, empty] = got as unknown as [Message[], Message];
+      expect(Array.isArray(batch)).toBe(true);
+      expect(batch).toHaveLength(3);
+      expect(batch).toEqual(expect.arrayContaining([pong('a'), pong(2), { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) as unknown } }]));
+      // §6: an empty array is not a batch: one -32600, id null (not an array).
+      expect(empty).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) as unknown } });
+    } finally {
+      expect(await c.stop()).toBe(0);
+    }
   });
 });
 
