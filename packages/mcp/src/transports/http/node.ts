@@ -448,8 +448,27 @@ export interface ServeHttpHandle {
   readonly handler: McpHttpHandler;
   /** The underlying Node server. */
   readonly httpServer: Server;
-  /** Closes every session, stops listening and drops open connections. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Closes every session, stops listening and drops open connections. Idempotent (a second call returns the first
+   * call's promise, whatever its options).
+   *
+   * With `drainMs` (graceful shutdown, e.g. on SIGTERM) it first stops listening (new connections are refused and
+   * idle keep-alive connections closed) and waits up to `drainMs` for the POSTs in flight to be answered; then it
+   * closes as without. Passing the deadline is logged as a warning with the number of POSTs still unanswered.
+   * @throws RangeError (as a rejection) when `drainMs` is not a finite number from 0
+   * @example
+   * process.once('SIGTERM', () => { void handle.close({ drainMs: 10_000 }).then(() => process.exit(0)); });
+   */
+  close(options?: ServeHttpCloseOptions): Promise<void>;
+}
+
+/** {@link ServeHttpHandle.close} options. */
+export interface ServeHttpCloseOptions {
+  /**
+   * Longest wait (ms) for POSTs in flight to be answered before sessions are closed and connections dropped;
+   * `0` closes at once. Long-lived `GET` streams are not waited for. @default 0
+   */
+  readonly drainMs?: number;
 }
 
 /**
@@ -491,7 +510,23 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
   const warning = bindWarning(host, protection, options.allowAnyOrigin === true);
   if (warning !== undefined) handler[HTTP_CORE].logger.warn(warning);
-  const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
+  const listener = toNodeListener(handler, { via: options.via ?? 'direct' });
+  // POSTs whose answer has not left yet, so that a graceful close can wait for them.
+  let posts = 0;
+  let draining = false;
+  let whenAnswered: (() => void) | undefined;
+  const answered = (): void => {
+    posts--;
+    if (posts === 0) whenAnswered?.();
+  };
+  const httpServer = createServer((req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+    if (req.method === 'POST') {
+      posts++;
+      res.once('close', answered);
+    }
+    listener(req, res);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -514,13 +549,27 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     host,
     handler,
     httpServer,
-    close(): Promise<void> {
+    close(closeOptions: ServeHttpCloseOptions = {}): Promise<void> {
+      const drainMs = closeOptions.drainMs ?? 0;
+      if (typeof drainMs !== 'number' || !Number.isFinite(drainMs) || drainMs < 0) {
+        return Promise.reject(new RangeError(`Invalid option drainMs: expected a number of milliseconds from 0, got "${String(drainMs)}"`));
+      }
       closing ??= (async () => {
+        // Stop listening first: new connections are refused, idle keep-alive ones closed (Node >= 19).
+        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        if (drainMs > 0 && posts > 0) {
+          draining = true;
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const done = await Promise.race([
+            new Promise<true>((resolve) => { whenAnswered = () => resolve(true); }),
+            new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), drainMs); }),
+          ]);
+          clearTimeout(timer);
+          if (!done) handler[HTTP_CORE].logger.warn('MCP HTTP server closing with requests in flight: the drain deadline passed', { unanswered: posts, drainMs });
+        }
         await handler.close();
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => resolve());
-          httpServer.closeAllConnections();
-        });
+        httpServer.closeAllConnections();
+        await stopped;
       })();
       return closing;
     },
