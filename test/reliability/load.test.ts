@@ -62,6 +62,8 @@ function startFixture(args: string[]): Promise<{ child: ChildProcess; url: strin
 interface Outcome {
   answered: number;
   lost: number;
+  /** Why calls were lost (the first few). */
+  reasons: string[];
   misrouted: string[];
   latencies: number[];
 }
@@ -76,14 +78,16 @@ async function checkedCall(url: string, agent: http.Agent, sid: string, id: stri
       body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: { text, target } } },
       headers: inSession(sid),
     });
-  } catch {
+  } catch (error) {
     out.lost++;
+    if (out.reasons.length < 5) out.reasons.push(`${id}: ${String(error)}`);
     return;
   }
   out.latencies.push(performance.now() - t0);
   const messages = reply.status === 200 ? messagesOf(reply.events) : [];
   if (messages.length === 0) {
     out.lost++;
+    if (out.reasons.length < 5) out.reasons.push(`${id}: ${reply.status} ${reply.body.slice(0, 200)}`);
     return;
   }
   out.answered++;
@@ -97,14 +101,17 @@ it(`HTTP: ${CLIENTS} clients × ${PER_CLIENT} calls in flight on keep-alive conn
   const { url } = await startFixture(['--http']);
   const agents: http.Agent[] = [];
   try {
-    // One session and one keep-alive pool (PER_CLIENT sockets) per client.
+    // One session and one keep-alive pool of PER_CLIENT sockets per client, opened 50 clients at a time (PER_CLIENT
+    // concurrent pings open the pool) so that the waves below run on established connections.
     const clients: { agent: http.Agent; sid: string }[] = [];
     for (let i = 0; i < CLIENTS; i += 50) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(50, CLIENTS - i) }, async () => {
           const agent = new http.Agent({ keepAlive: true, maxSockets: PER_CLIENT });
           agents.push(agent);
-          return { agent, sid: await openSession(url, { agent }) };
+          const sid = await openSession(url, { agent });
+          await Promise.all(Array.from({ length: PER_CLIENT }, (_, k) => call(url, { agent, body: { jsonrpc: '2.0', id: `open-${k}`, method: 'ping' }, headers: inSession(sid) })));
+          return { agent, sid };
         }),
       );
       clients.push(...batch);
@@ -113,7 +120,7 @@ it(`HTTP: ${CLIENTS} clients × ${PER_CLIENT} calls in flight on keep-alive conn
 
     // Wave 1: every call waits inside the server until all CLIENTS × PER_CLIENT are running at once.
     const total = CLIENTS * PER_CLIENT;
-    const wave: Outcome = { answered: 0, lost: 0, misrouted: [], latencies: [] };
+    const wave: Outcome = { answered: 0, lost: 0, reasons: [], misrouted: [], latencies: [] };
     const t0 = performance.now();
     await Promise.all(
       clients.flatMap((c, ci) =>
@@ -129,7 +136,7 @@ it(`HTTP: ${CLIENTS} clients × ${PER_CLIENT} calls in flight on keep-alive conn
     const maxRunning = (JSON.parse((messagesOf(stats.events)[0] as { result: { content: { text: string }[] } }).result.content[0]?.text ?? '{}') as { maxRunning: number }).maxRunning;
 
     // Closed loop: each client keeps PER_CLIENT calls outstanding for ROUNDS more rounds (latency recorded).
-    const loop: Outcome = { answered: 0, lost: 0, misrouted: [], latencies: [] };
+    const loop: Outcome = { answered: 0, lost: 0, reasons: [], misrouted: [], latencies: [] };
     const t1 = performance.now();
     await Promise.all(
       clients.flatMap((c, ci) =>
@@ -153,6 +160,7 @@ it(`HTTP: ${CLIENTS} clients × ${PER_CLIENT} calls in flight on keep-alive conn
       loopLatencyMs: summary(loop.latencies),
     };
     process.stderr.write(`reliability load ${JSON.stringify(figures)}\n`);
+    expect([...wave.reasons, ...loop.reasons]).toEqual([]);
     expect(wave.misrouted.slice(0, 5)).toEqual([]);
     expect(loop.misrouted.slice(0, 5)).toEqual([]);
     expect({ lost: figures.lost, waveCalls: wave.answered, loopCalls: loop.answered, maxRunning }).toEqual({ lost: 0, waveCalls: total, loopCalls: total * ROUNDS, maxRunning: total });
