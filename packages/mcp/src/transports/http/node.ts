@@ -510,23 +510,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
   const warning = bindWarning(host, protection, options.allowAnyOrigin === true);
   if (warning !== undefined) handler[HTTP_CORE].logger.warn(warning);
-  const listener = toNodeListener(handler, { via: options.via ?? 'direct' });
-  // POSTs whose answer has not left yet, so that a graceful close can wait for them.
-  let posts = 0;
-  let draining = false;
-  let whenAnswered: (() => void) | undefined;
-  const answered = (): void => {
-    posts--;
-    if (posts === 0) whenAnswered?.();
-  };
-  const httpServer = createServer((req, res) => {
-    if (draining) res.shouldKeepAlive = false;
-    if (req.method === 'POST') {
-      posts++;
-      res.once('close', answered);
-    }
-    listener(req, res);
-  });
+  const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -541,6 +525,22 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     throw error;
   }
   const port = (httpServer.address() as AddressInfo).port;
+  // POSTs whose answer has not left yet, so that a graceful close can wait for them. A second 'request' listener
+  // runs right after the handler's, before any answer is written (the handler answers asynchronously).
+  let posts = 0;
+  let draining = false;
+  let whenAnswered: (() => void) | undefined;
+  const answered = (): void => {
+    posts--;
+    if (posts === 0) whenAnswered?.();
+  };
+  httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+    if (req.method === 'POST') {
+      posts++;
+      res.once('close', answered);
+    }
+  });
   const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
