@@ -7,8 +7,9 @@
  *                                                                   (default 127.0.0.1:3000; URL printed on stderr)
  *   node examples/conformance-server/main.js --stdio                 stdio: stdout carries protocol messages only
  *
- * Diagnostics always go to stderr. SIGINT/SIGTERM close the server and exit 0. A port already in use is one line
- * on stderr (`conformance-server: port 3000 is in use; pass --port`) and exit code 1.
+ * Diagnostics always go to stderr. SIGINT/SIGTERM stop accepting connections, let the calls in flight finish (up
+ * to 10 s), close the server and exit 0. A port already in use is one line on stderr (`conformance-server: port
+ * 3000 is in use; pass --port`) and exit code 1.
  */
 import process from 'node:process';
 import { listenFailureLine } from '../listen-error.js';
@@ -16,6 +17,8 @@ import { createConformanceServer } from './server.js';
 
 const DEFAULT_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
+/** On SIGINT/SIGTERM, how long (ms) requests in flight may take to be answered before the server closes anyway. */
+const SHUTDOWN_DRAIN_MS = 10_000;
 const USAGE = 'usage: node examples/conformance-server/main.js [--port N] [--host H] | --stdio';
 
 /**
@@ -77,7 +80,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     try {
-      await handle.close();
+      // Graceful: new connections are refused, calls in flight are answered (up to the deadline), then exit 0.
+      await handle.close({ drainMs: SHUTDOWN_DRAIN_MS });
       await server.close();
     } finally {
       process.exit(0);

@@ -8,8 +8,9 @@
  *   node examples/demo/main.js --stdio                 stdio: stdout carries protocol messages only
  *
  * Hosts must call node directly for stdio (npm prints a banner on stdout). Everything else goes to stderr:
- * in HTTP mode the URL and a host configuration snippet. SIGINT/SIGTERM close the server and exit 0; in stdio
- * mode the server also exits when the host closes its stdin.
+ * in HTTP mode the URL and a host configuration snippet. SIGINT/SIGTERM stop accepting connections, let the calls
+ * in flight finish (up to 10 s), close the server and exit 0; in stdio mode the server also exits when the host
+ * closes its stdin.
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,8 @@ import { openDemoDatabase } from './database.js';
 
 const DEFAULT_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
+/** On SIGINT/SIGTERM, how long (ms) requests in flight may take to be answered before the server closes anyway. */
+const SHUTDOWN_DRAIN_MS = 10_000;
 const USAGE = 'usage: node examples/demo/main.js [--port N] [--host H] | --stdio';
 const MAIN_FILE = fileURLToPath(import.meta.url);
 
@@ -105,7 +108,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     try {
-      await handle.close();
+      // Graceful: new connections are refused, calls in flight are answered (up to the deadline), then exit 0.
+      await handle.close({ drainMs: SHUTDOWN_DRAIN_MS });
       await server.close();
       db.close();
     } finally {

@@ -448,8 +448,27 @@ export interface ServeHttpHandle {
   readonly handler: McpHttpHandler;
   /** The underlying Node server. */
   readonly httpServer: Server;
-  /** Closes every session, stops listening and drops open connections. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Closes every session, stops listening and drops open connections. Idempotent (a second call returns the first
+   * call's promise, whatever its options).
+   *
+   * With `drainMs` (graceful shutdown, e.g. on SIGTERM) it first stops listening (new connections are refused and
+   * idle keep-alive connections closed) and waits up to `drainMs` for the POSTs in flight to be answered; then it
+   * closes as without. Passing the deadline is logged as a warning with the number of POSTs still unanswered.
+   * @throws RangeError (as a rejection) when `drainMs` is not a finite number from 0
+   * @example
+   * process.once('SIGTERM', () => { void handle.close({ drainMs: 10_000 }).then(() => process.exit(0)); });
+   */
+  close(options?: ServeHttpCloseOptions): Promise<void>;
+}
+
+/** {@link ServeHttpHandle.close} options. */
+export interface ServeHttpCloseOptions {
+  /**
+   * Longest wait (ms) for POSTs in flight to be answered before sessions are closed and connections dropped;
+   * `0` closes at once. Long-lived `GET` streams are not waited for. @default 0
+   */
+  readonly drainMs?: number;
 }
 
 /**
@@ -506,6 +525,22 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     throw error;
   }
   const port = (httpServer.address() as AddressInfo).port;
+  // POSTs whose answer has not left yet, so that a graceful close can wait for them. A second 'request' listener
+  // runs right after the handler's, before any answer is written (the handler answers asynchronously).
+  let posts = 0;
+  let draining = false;
+  let whenAnswered: (() => void) | undefined;
+  const answered = (): void => {
+    posts--;
+    if (posts === 0) whenAnswered?.();
+  };
+  httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+    if (req.method === 'POST') {
+      posts++;
+      res.once('close', answered);
+    }
+  });
   const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
@@ -514,13 +549,27 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     host,
     handler,
     httpServer,
-    close(): Promise<void> {
+    close(closeOptions: ServeHttpCloseOptions = {}): Promise<void> {
+      const drainMs = closeOptions.drainMs ?? 0;
+      if (typeof drainMs !== 'number' || !Number.isFinite(drainMs) || drainMs < 0) {
+        return Promise.reject(new RangeError(`Invalid option drainMs: expected a number of milliseconds from 0, got "${String(drainMs)}"`));
+      }
       closing ??= (async () => {
+        // Stop listening first: new connections are refused, idle keep-alive ones closed (Node >= 19).
+        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        if (drainMs > 0 && posts > 0) {
+          draining = true;
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const done = await Promise.race([
+            new Promise<true>((resolve) => { whenAnswered = () => resolve(true); }),
+            new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), drainMs); }),
+          ]);
+          clearTimeout(timer);
+          if (!done) handler[HTTP_CORE].logger.warn('MCP HTTP server closing with requests in flight: the drain deadline passed', { unanswered: posts, drainMs });
+        }
         await handler.close();
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => resolve());
-          httpServer.closeAllConnections();
-        });
+        httpServer.closeAllConnections();
+        await stopped;
       })();
       return closing;
     },

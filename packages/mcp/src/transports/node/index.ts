@@ -9,4 +9,4 @@
  * @packageDocumentation
  */
 export { AddressInUseError, serveHttp, toNodeListener } from '../http/node.js';
-export type { NodeListener, NodeListenerOptions, ServeHttpHandle, ServeHttpOptions } from '../http/node.js';
+export type { NodeListener, NodeListenerOptions, ServeHttpCloseOptions, ServeHttpHandle, ServeHttpOptions } from '../http/node.js';
