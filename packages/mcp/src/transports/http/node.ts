@@ -10,6 +10,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import { peerAddress } from './exchange.js';
+import { REQUEST_PEERS } from './web.js';
 import type { SseChannel } from './sse.js';
 import { HTTP_CORE, createMcpHttpHandler } from './handler.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
@@ -167,6 +169,7 @@ class NodeHttpInput implements HttpInput {
   readonly query: string;
   readonly scheme: 'http' | 'https';
   readonly authInfo: unknown;
+  readonly remoteAddress: string | undefined;
   readonly #req: IncomingMessage;
 
   constructor(req: IncomingMessage) {
@@ -186,6 +189,7 @@ class NodeHttpInput implements HttpInput {
     this.query = q === -1 ? '' : url.slice(q + 1);
     this.scheme = schemeOf(req);
     this.authInfo = (req as { auth?: unknown }).auth;
+    this.remoteAddress = peerAddress(req.socket?.remoteAddress);
   }
 
   header(name: string): string | undefined {
@@ -295,7 +299,10 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
     init.body = nodeBodyStream(req);
     init.duplex = 'half';
   }
-  const response = await handler.fetch(new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init));
+  const request = new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init);
+  const peer = peerAddress(req.socket?.remoteAddress);
+  if (peer !== undefined) REQUEST_PEERS.set(request, peer);
+  const response = await handler.fetch(request);
   if (res.destroyed) {
     await response.body?.cancel().catch(ignore);
     return;
