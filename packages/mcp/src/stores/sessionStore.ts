@@ -80,11 +80,12 @@ const DONE: Promise<void> = Promise.resolve();
 
 /**
  * The default {@link SessionStore}: a `Map` kept in order of last activity (a touch moves a record to the end),
- * plus a count per caller, so counting is O(1) and a scan meets the longest-idle sessions first.
+ * and one such `Map` per caller, so counting is O(1) and a scan meets the longest-idle sessions first and, for one
+ * caller, visits only that caller's records.
  */
 export class InMemorySessionStore implements SessionStore {
   readonly #records = new Map<string, SessionRecord>();
-  readonly #perCaller = new Map<string, number>();
+  readonly #byCaller = new Map<string, Map<string, SessionRecord>>();
 
   /** Records held (all callers). */
   get size(): number {
@@ -95,7 +96,11 @@ export class InMemorySessionStore implements SessionStore {
     const previous = this.#records.get(record.sessionId);
     if (previous !== undefined) this.#forget(previous);
     this.#records.set(record.sessionId, record);
-    if (record.caller !== null) this.#perCaller.set(record.caller, (this.#perCaller.get(record.caller) ?? 0) + 1);
+    if (record.caller !== null) {
+      let mine = this.#byCaller.get(record.caller);
+      if (mine === undefined) this.#byCaller.set(record.caller, (mine = new Map()));
+      mine.set(record.sessionId, record);
+    }
     return DONE;
   }
 
@@ -106,13 +111,19 @@ export class InMemorySessionStore implements SessionStore {
   touch(sessionId: string, activity: SessionActivity): Promise<void> {
     const record = this.#records.get(sessionId);
     if (record === undefined) return DONE;
-    this.#records.delete(sessionId);
-    this.#records.set(sessionId, {
+    const next: SessionRecord = {
       ...record,
       lastActivity: activity.at,
       phase: activity.phase ?? record.phase,
       ttlMs: activity.ttlMs ?? record.ttlMs,
-    });
+    };
+    this.#records.delete(sessionId);
+    this.#records.set(sessionId, next);
+    const mine = record.caller === null ? undefined : this.#byCaller.get(record.caller);
+    if (mine !== undefined) {
+      mine.delete(sessionId);
+      mine.set(sessionId, next);
+    }
     return DONE;
   }
 
@@ -124,14 +135,14 @@ export class InMemorySessionStore implements SessionStore {
 
   count(query?: SessionQuery): Promise<number> {
     const caller = query?.caller;
-    return Promise.resolve(caller === undefined ? this.#records.size : (this.#perCaller.get(caller) ?? 0));
+    return Promise.resolve(caller === undefined ? this.#records.size : (this.#byCaller.get(caller)?.size ?? 0));
   }
 
   scan(visit: (record: SessionRecord) => boolean | void, query?: SessionQuery): Promise<void> {
     const caller = query?.caller;
-    for (const record of this.#records.values()) {
-      if (caller !== undefined && record.caller !== caller) continue;
-      if (visit(record) === false) break;
+    const records = caller === undefined ? this.#records : this.#byCaller.get(caller);
+    if (records !== undefined) {
+      for (const record of records.values()) if (visit(record) === false) break;
     }
     return DONE;
   }
@@ -139,8 +150,8 @@ export class InMemorySessionStore implements SessionStore {
   #forget(record: SessionRecord): void {
     this.#records.delete(record.sessionId);
     if (record.caller === null) return;
-    const left = (this.#perCaller.get(record.caller) ?? 1) - 1;
-    if (left > 0) this.#perCaller.set(record.caller, left);
-    else this.#perCaller.delete(record.caller);
+    const mine = this.#byCaller.get(record.caller);
+    mine?.delete(record.sessionId);
+    if (mine?.size === 0) this.#byCaller.delete(record.caller);
   }
 }

@@ -149,7 +149,9 @@ describe('session admission (web handler, fake clock)', () => {
     expect(await refused(client)).toEqual({ status: 503, retryAfter: null, body: FULL(2) });
     release();
     expect(await (await call).json()).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'done' }] } });
-    // The call is answered: that session is idle and long past its timeout; the listening one stays.
+    // The call is answered: that session is idle and long past its timeout (the table re-checks within a second
+    // of its last scan); the listening one stays.
+    vi.setSystemTime(T0 + 3_601_000);
     await open(client);
     expect(await pingStatus(client, working)).toBe(404);
     expect(await pingStatus(client, listening)).toBe(200);

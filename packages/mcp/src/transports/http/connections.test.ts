@@ -6,7 +6,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { silentLogger } from '@switchboard/jsonrpc';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpServer } from '../../server/index.js';
 import { serveHttp } from '../node/index.js';
 import type { ServeHttpHandle, ServeHttpOptions } from '../node/index.js';
@@ -19,6 +19,8 @@ function createServer(): McpServer {
     await new Promise((resolve) => setTimeout(resolve, args.ms ?? 0));
     return { content: [{ type: 'text', text: 'rested' }] };
   });
+  // More than the loopback socket buffers take (a few MiB each way), so a client that does not read stalls it.
+  server.tool('big', {}, () => ({ content: [{ type: 'text', text: 'x'.repeat(32 * 1024 * 1024) }] }));
   return server;
 }
 
@@ -121,6 +123,26 @@ describe('serveHttp timeouts', () => {
     const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nap', arguments: { ms: 1000 } } });
     const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: call });
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'rested' }] } });
+  });
+
+  it('a client that stops reading a buffered answer is cut after idleTimeoutMs', async () => {
+    const { port, httpServer } = await start({ idleTimeoutMs: 300 });
+    const connections = (): Promise<number> => new Promise((resolve, reject) => httpServer.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+    const id = await new Promise<string>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: { connection: 'close', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(String(res.headers['mcp-session-id'])));
+      });
+      req.on('error', reject);
+      req.end(INIT);
+    });
+    await vi.waitFor(async () => expect(await connections()).toBe(0));
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'big', arguments: {} } });
+    const stalled = rawConnection(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nMcp-Session-Id: ${id}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: ${call.length}\r\n\r\n${call}`);
+    stalled.socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await connections()).toBe(1);
+    await vi.waitFor(async () => expect(await connections()).toBe(0), { timeout: 5000, interval: 50 });
   });
 
   it.each([

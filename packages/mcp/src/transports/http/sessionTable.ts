@@ -60,6 +60,16 @@ export function phaseAfterPost(inbound: Inbound): SessionPhase {
   return 'initialized';
 }
 
+/** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
+const MEMO_MS = 1000;
+/** The most callers remembered that way at once. */
+const MAX_MEMOS = 10_000;
+
+/** RFC 9110 §10.2.3 `Retry-After`: whole seconds until `at`, rounded up, at least 1; `null` for never. */
+function secondsUntil(at: number, now: number): number | null {
+  return Number.isFinite(at) ? Math.max(1, Math.ceil((at - now) / 1000)) : null;
+}
+
 const RANK: Readonly<Record<SessionPhase, number>> = { opened: 0, initialized: 1, active: 2 };
 
 /** @internal See the module documentation. */
@@ -76,6 +86,13 @@ export class SessionTable {
   readonly #entries = new Map<string, SessionEntry>();
   /** The phase of each live session as last written to the store (so a touch writes a phase change only once). */
   readonly #phases = new Map<string, SessionPhase>();
+  /**
+   * After a scan found nothing reclaimable: until when (ms) the same question is answered from its result
+   * (`earliest`: when the first session becomes reclaimable) instead of scanning again. Keyed by caller (`''`: the
+   * whole table). Bounds the work a flood against a full table can cause to one scan per key per second; the
+   * price is that a busy session that goes idle past its timeout is taken back up to a second later.
+   */
+  readonly #nothingUntil = new Map<string, { readonly until: number; readonly earliest: number }>();
   /** Admissions run one after another, so two of them never both take the last slot. */
   #admitting: Promise<unknown> = Promise.resolve();
   #reaper: ReturnType<typeof setInterval> | undefined = undefined;
@@ -156,6 +173,8 @@ export class SessionTable {
   /** Registers the live entry of an admitted session and starts the reaper. */
   add(entry: SessionEntry): void {
     this.#entries.set(entry.transport.sessionId, entry);
+    // A new session is reclaimable at once until its handshake completes: what the last scans found is stale.
+    this.#nothingUntil.clear();
     this.#startReaper();
   }
 
@@ -232,6 +251,9 @@ export class SessionTable {
    * is reclaimable now, resolves with the seconds until the earliest one will be (`null`: none ever will).
    */
   async #makeRoom(now: number, caller: string | undefined): Promise<number | null | undefined> {
+    const key = caller ?? '';
+    const memo = this.#nothingUntil.get(key);
+    if (memo !== undefined && now < memo.until && now < memo.earliest) return secondsUntil(memo.earliest, now);
     let victim: SessionEntry | undefined;
     let earliest = Infinity;
     await this.#store.scan((record) => {
@@ -247,9 +269,11 @@ export class SessionTable {
       return true;
     }, caller === undefined ? undefined : { caller });
     if (victim === undefined) {
-      // RFC 9110 §10.2.3: the seconds until a slot can be taken back, rounded up (at least 1).
-      return Number.isFinite(earliest) ? Math.max(1, Math.ceil((earliest - now) / 1000)) : null;
+      if (this.#nothingUntil.size >= MAX_MEMOS) this.#nothingUntil.clear();
+      this.#nothingUntil.set(key, { until: now + MEMO_MS, earliest });
+      return secondsUntil(earliest, now);
     }
+    this.#nothingUntil.delete(key);
     const id = victim.transport.sessionId;
     this.#logger.debug('Closing an unused HTTP session to make room', { sessionId: id, phase: this.#phases.get(id) });
     this.#entries.delete(id);

@@ -8,14 +8,5 @@
  * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
  * @packageDocumentation
  */
-export {
-  AddressInUseError,
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  serveHttp,
-  toNodeListener,
-} from '../http/node.js';
+export { AddressInUseError, serveHttp, toNodeListener } from '../http/node.js';
 export type { NodeListener, NodeListenerOptions, ServeHttpHandle, ServeHttpOptions } from '../http/node.js';
