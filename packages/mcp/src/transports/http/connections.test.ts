@@ -115,14 +115,21 @@ describe('serveHttp timeouts', () => {
     if (sseKeepAliveMs > 0) expect(keepAlives).toBeGreaterThanOrEqual(10);
   });
 
-  it('a tool call that stays silent longer than idleTimeoutMs is answered on its connection', async () => {
-    const { port } = await start({ idleTimeoutMs: 200, headersTimeoutMs: 100, requestTimeoutMs: 200 });
+  it.each([
+    ['direct', 'json'],
+    ['direct', 'sse'],
+    ['fetch', 'json'],
+    ['fetch', 'sse'],
+  ] as const)('%s, %s answer: a tool call silent for 5× idleTimeoutMs is answered on its connection', async (via, responseMode) => {
+    const { port } = await start({ via, responseMode, idleTimeoutMs: 200, headersTimeoutMs: 100, requestTimeoutMs: 200 });
     const init = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INIT });
     const id = init.headers.get('mcp-session-id') as string;
     await init.text();
     const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nap', arguments: { ms: 1000 } } });
-    const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: call });
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'rested' }] } });
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: call });
+    const body = await res.text();
+    const answer = responseMode === 'json' ? body : (/^data: (\{.*\})$/m.exec(body)?.[1] ?? body);
+    expect(JSON.parse(answer)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'rested' }] } });
   });
 
   it('a client that stops reading a buffered answer is cut after idleTimeoutMs', async () => {
