@@ -7,7 +7,7 @@ import http from 'node:http';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServer } from '../../server/index.js';
-import { InMemorySessionStore, createMcpHttpHandler } from './index.js';
+import { InMemorySessionStore, createMcpHttpHandler, defaultCallerIdentity } from './index.js';
 import type { McpHttpHandler, McpHttpHandlerOptions, SessionActivity, SessionRecord } from './index.js';
 import { serveHttp } from '../node/index.js';
 
@@ -221,6 +221,20 @@ describe('session admission (web handler, fake clock)', () => {
   });
 });
 
+describe('defaultCallerIdentity', () => {
+  const header = (): undefined => undefined;
+  it.each([
+    [{ authInfo: { clientId: 'app-1', token: 't' }, remoteAddress: '203.0.113.9' }, 'client:app-1'],
+    [{ authInfo: { token: 't' }, remoteAddress: '203.0.113.9' }, 'address:203.0.113.9'],
+    [{ authInfo: undefined, remoteAddress: '2001:db8::1' }, 'address:2001:db8::1'],
+    [{ authInfo: undefined, remoteAddress: '127.0.0.2' }, undefined],
+    [{ authInfo: undefined, remoteAddress: '::1' }, undefined],
+    [{ authInfo: undefined, remoteAddress: undefined }, undefined],
+  ] as const)('%o → %s', (facts, identity) => {
+    expect(defaultCallerIdentity({ ...facts, header })).toBe(identity);
+  });
+});
+
 describe('maxJsonDepth', () => {
   it('refuses a body nested deeper than the option, before parsing, with the limit in data', async () => {
     const handler = createMcpHttpHandler({ server: createServer(), responseMode: 'json', maxJsonDepth: 3 });
@@ -265,8 +279,10 @@ describe('per-caller budget by remote address (Node adapter, two loopback addres
     expect((await post(port, localAddress, ping(1), sessionHeaders(id))).status).toBe(200);
   }
 
-  it.each(['direct', 'fetch'] as const)('%s: the second session from 127.0.0.1 gets 429, one from 127.0.0.2 is admitted', async (via) => {
-    const served = await serveHttp({ server: createServer(), responseMode: 'json', maxSessionsPerCaller: 1, via });
+  it.each(['direct', 'fetch'] as const)('%s: keyed by the remote address, the second session from 127.0.0.1 gets 429, one from 127.0.0.2 is admitted', async (via) => {
+    // The default identity leaves loopback peers out (a local proxy's callers would share one budget), so the
+    // address is asked for explicitly here; it reaches callerIdentity on both adapter paths.
+    const served = await serveHttp({ server: createServer(), responseMode: 'json', maxSessionsPerCaller: 1, via, callerIdentity: ({ remoteAddress }) => remoteAddress });
     try {
       await used(served.port, '127.0.0.1');
       expect((await post(served.port, '127.0.0.1', initBody())).status).toBe(429);

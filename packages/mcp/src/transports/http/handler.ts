@@ -24,7 +24,7 @@ import type { SessionStore } from '../../stores/sessionStore.js';
 import type { HttpInput, HttpOutput } from './exchange.js';
 import { JSON_HEADERS } from './exchange.js';
 import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
-import { HostGuard } from './security.js';
+import { HostGuard, isLoopbackHost } from './security.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
 import { SessionTable, phaseAfterPost } from './sessionTable.js';
 import type { LegacyEntry, SessionEntry, StreamableEntry } from './sessionTable.js';
@@ -69,12 +69,15 @@ export interface CallerFacts {
 /**
  * The default {@link McpHttpHandlerOptions.callerIdentity}: `client:<clientId>` when `authInfo` is an object with
  * a string `clientId` (the shape of the official SDK's `AuthInfo`), else `address:<remoteAddress>`, else
- * `undefined` (no per-caller budget).
+ * `undefined` (no per-caller budget). A loopback peer (`127.0.0.0/8`, `::1`) gets `undefined` too: it is a local
+ * client or a reverse proxy on the same host, behind which every caller would share one budget (give such a
+ * proxy's callers an identity with `callerIdentity`).
  */
 export function defaultCallerIdentity(facts: CallerFacts): string | undefined {
   const auth = facts.authInfo as { clientId?: unknown } | null | undefined;
   if (typeof auth === 'object' && auth !== null && typeof auth.clientId === 'string' && auth.clientId !== '') return `client:${auth.clientId}`;
-  return facts.remoteAddress === undefined ? undefined : `address:${facts.remoteAddress}`;
+  const address = facts.remoteAddress;
+  return address === undefined || isLoopbackHost(address) ? undefined : `address:${address}`;
 }
 
 /** What the handler needs of an McpServer: `connect` (and its `logger`, used when no logger is given). */
@@ -213,9 +216,10 @@ export interface McpHttpHandlerOptions {
   readonly maxSessionsPerCaller?: number;
   /**
    * Who opens a session, for `maxSessionsPerCaller`: a string key, or `undefined` for no per-caller budget. Behind
-   * a reverse proxy every caller shares the proxy's address: return the client identity the proxy vouches for
+   * a reverse proxy every caller shares the proxy's address (the default leaves loopback peers unbudgeted for that
+   * reason, so a proxy on the same host gets no budget at all): return the client identity the proxy vouches for
    * (e.g. the first `X-Forwarded-For` entry, only when the proxy sets it), or an authenticated subject.
-   * @default {@link defaultCallerIdentity} (the authenticated `clientId`, else the remote address)
+   * @default {@link defaultCallerIdentity} (the authenticated `clientId`, else the remote address unless loopback)
    * @example
    * createMcpHttpHandler({ server, callerIdentity: ({ header }) => header('x-real-ip') })
    */
