@@ -23,6 +23,7 @@ export const HttpStatus = {
   Conflict: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  TooManyRequests: 429,
   InternalServerError: 500,
   ServiceUnavailable: 503,
 } as const;
@@ -157,6 +158,12 @@ export const HttpRefusal = {
     httpStatus: HttpStatus.ServiceUnavailable,
     code: McpErrorCode.ServerError,
     message: 'Service Unavailable: too many sessions',
+  },
+  // RFC 6585 §4: one caller identity holds `maxSessionsPerCaller` sessions (sent with `Retry-After`).
+  tooManyCallerSessions: {
+    httpStatus: HttpStatus.TooManyRequests,
+    code: McpErrorCode.ServerError,
+    message: 'Too Many Requests: too many sessions for this caller',
   },
   // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": a request naming a version the server does
   // not serve gets -32022 with `data.supported` and `data.requested`, HTTP 400 (streamable-http.mdx). This

@@ -34,6 +34,13 @@ export interface HttpInput {
   readBody(maxBytes: number): Promise<BodyRead>;
   /** Authentication facts established upstream (Node: `req.auth`), passed to the session untouched. */
   readonly authInfo?: unknown;
+  /** The peer's IP address when the runtime tells it (Node: the socket's; IPv4-mapped IPv6 as IPv4). */
+  readonly remoteAddress?: string;
+}
+
+/** The peer address of a socket, with IPv4-mapped IPv6 (`::ffff:1.2.3.4`) shown as IPv4. */
+export function peerAddress(address: string | undefined): string | undefined {
+  return address?.startsWith('::ffff:') === true && address.includes('.') ? address.slice(7) : address;
 }
 
 /** What the core answers. `sse` set: the body is that stream (the adapter attaches a sink). */

@@ -4,7 +4,7 @@
  * the same McpServer. The Node adapter (`toNodeListener`, `serveHttp`) drives the same core without building
  * `Request`/`Response` objects.
  */
-import { DEFAULT_MAX_BATCH_SIZE, classifyValue, parseJson, silentLogger } from '@switchboard/jsonrpc';
+import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, classifyValue, parseJson, silentLogger } from '@switchboard/jsonrpc';
 import type { Inbound, Logger, ParsedJson, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
 import {
   acceptsMediaType,
@@ -19,11 +19,15 @@ import type { JsonRpcErrorResponse } from '@switchboard/jsonrpc';
 import type { ConnectOptions, ServerSession } from '../../server/types.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import type { EventStore } from '../../stores/eventStore.js';
+import { InMemorySessionStore } from '../../stores/sessionStore.js';
+import type { SessionStore } from '../../stores/sessionStore.js';
 import type { HttpInput, HttpOutput } from './exchange.js';
 import { JSON_HEADERS } from './exchange.js';
 import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
-import { HostGuard } from './security.js';
+import { HostGuard, isLoopbackHost } from './security.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
+import { SessionTable, phaseAfterPost } from './sessionTable.js';
+import type { LegacyEntry, SessionEntry, StreamableEntry } from './sessionTable.js';
 import { DEFAULT_MAX_SSE_BUFFER_BYTES, SSE_HEADERS, SseChannel } from './sse.js';
 import { webInput, webResponse } from './web.js';
 
@@ -37,6 +41,10 @@ export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
 export const DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Default {@link McpHttpHandlerOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
+/** Default {@link McpHttpHandlerOptions.maxSessionsPerCaller}. */
+export const DEFAULT_MAX_SESSIONS_PER_CALLER = 1000;
+/** Default {@link McpHttpHandlerOptions.sessionGraceMs}: 60 seconds. */
+export const DEFAULT_SESSION_GRACE_MS = 60_000;
 /** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
 export const DEFAULT_SSE_RETRY_MS = 1000;
 /** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
@@ -47,6 +55,30 @@ export { DEFAULT_MAX_SSE_BUFFER_BYTES } from './sse.js';
 export const DEFAULT_LEGACY_SSE_PATH = '/sse';
 /** Default {@link LegacySseOptions.messagesPath}. */
 export const DEFAULT_LEGACY_MESSAGES_PATH = '/messages';
+
+/** What {@link McpHttpHandlerOptions.callerIdentity} is given about the request that would open a session. */
+export interface CallerFacts {
+  /** Authentication facts established upstream (Node: `req.auth`); `undefined` without authentication. */
+  readonly authInfo: unknown;
+  /** The peer's IP address (Node adapter: the socket's, IPv4-mapped IPv6 shown as IPv4); `undefined` on the Web handler. */
+  readonly remoteAddress: string | undefined;
+  /** A request header by lower-case name (e.g. one a trusted proxy sets). */
+  header(name: string): string | undefined;
+}
+
+/**
+ * The default {@link McpHttpHandlerOptions.callerIdentity}: `client:<clientId>` when `authInfo` is an object with
+ * a string `clientId` (the shape of the official SDK's `AuthInfo`), else `address:<remoteAddress>`, else
+ * `undefined` (no per-caller budget). A loopback peer (`127.0.0.0/8`, `::1`) gets `undefined` too: it is a local
+ * client or a reverse proxy on the same host, behind which every caller would share one budget (give such a
+ * proxy's callers an identity with `callerIdentity`).
+ */
+export function defaultCallerIdentity(facts: CallerFacts): string | undefined {
+  const auth = facts.authInfo as { clientId?: unknown } | null | undefined;
+  if (typeof auth === 'object' && auth !== null && typeof auth.clientId === 'string' && auth.clientId !== '') return `client:${auth.clientId}`;
+  const address = facts.remoteAddress;
+  return address === undefined || isLoopbackHost(address) ? undefined : `address:${address}`;
+}
 
 /** What the handler needs of an McpServer: `connect` (and its `logger`, used when no logger is given). */
 export interface McpHttpServerLike {
@@ -132,6 +164,12 @@ export interface McpHttpHandlerOptions {
   /** Request body limit in bytes; a larger body gets 413 and is not buffered. @default 4 MiB */
   readonly maxBodyBytes?: number;
   /**
+   * The deepest nesting of arrays and objects a request body may have. A deeper body is refused before
+   * `JSON.parse` runs (a cheap pre-scan), with HTTP 400 and -32600 `Invalid Request: JSON nested deeper than <n>
+   * levels`, `data: { maxDepth }`, id null. @default 64
+   */
+  readonly maxJsonDepth?: number;
+  /**
    * The longest JSON-RPC batch accepted (2025-03-26 sessions). A longer one is refused as a whole with HTTP 400 and
    * one -32600 `Invalid Request: batch of <n> messages exceeds the limit of <max>`, before any member is classified
    * or handled (JSON-RPC 2.0 §6). Keep it at most the server Dispatcher's `maxBatchSize` (which refuses longer
@@ -148,11 +186,49 @@ export interface McpHttpHandlerOptions {
    */
   readonly sessionHandshakeTimeoutMs?: number;
   /**
-   * Live sessions at most (Streamable HTTP and legacy together). At the cap, the oldest session that never completed
-   * the handshake (see `sessionHandshakeTimeoutMs`) is closed to make room; when there is none, a new session gets
-   * 503 with `Retry-After` (seconds until the reaper runs again). @default 10_000
+   * How long (ms) after its last request a session that completed the handshake (`notifications/initialized`, or
+   * only notifications) but made no request since stays safe from being reclaimed. Past it, when the table or
+   * the caller's budget is full, such a session is closed to admit a new one (longest idle first), so a flood of
+   * sessions that never come back does not lock new clients out. It is not closed otherwise before
+   * `sessionIdleTimeoutMs`. @default 60_000
+   */
+  readonly sessionGraceMs?: number;
+  /**
+   * Live sessions at most (Streamable HTTP and legacy together). At the cap a new session takes the slot of the
+   * longest-idle reclaimable session: one that never completed the handshake, one past `sessionGraceMs` that made
+   * no request after the handshake, or one past its timeout. A session with a request in flight or an open stream
+   * is never closed to make room. When none is reclaimable, the new session gets 503 with `Retry-After`: the
+   * seconds until the earliest session becomes reclaimable (no `Retry-After` when none ever will).
+   * Memory: an idle session (handshake done, no connection open) costs about 3.7 KiB of heap with `McpServer` and
+   * the in-memory stores (`bench/idle-sessions.mjs`, Node 20), so the default cap holds about 37 MiB of idle
+   * sessions and 256 MiB of heap holds about 70,000.
+   * @default 10_000
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"; RFC 9110 §15.6.4, §10.2.3
    */
   readonly maxSessions?: number;
+  /**
+   * Live sessions at most per caller identity (see `callerIdentity`). A caller at its budget takes back its own
+   * longest-idle reclaimable session (the rules of `maxSessions`), or gets 429 with `Retry-After` (the seconds until
+   * one of its sessions becomes reclaimable). Keeps one address or client from filling the table with sessions it
+   * keeps alive. Only below `maxSessions` does it matter. @default 1000
+   * @see RFC 6585 §4
+   */
+  readonly maxSessionsPerCaller?: number;
+  /**
+   * Who opens a session, for `maxSessionsPerCaller`: a string key, or `undefined` for no per-caller budget. Behind
+   * a reverse proxy every caller shares the proxy's address (the default leaves loopback peers unbudgeted for that
+   * reason, so a proxy on the same host gets no budget at all): return the client identity the proxy vouches for
+   * (e.g. the first `X-Forwarded-For` entry, only when the proxy sets it), or an authenticated subject.
+   * @default {@link defaultCallerIdentity} (the authenticated `clientId`, else the remote address unless loopback)
+   * @example
+   * createMcpHttpHandler({ server, callerIdentity: ({ header }) => header('x-real-ip') })
+   */
+  readonly callerIdentity?: (facts: CallerFacts) => string | undefined;
+  /**
+   * Where session records (opened, last request, phase, caller, TTL) are kept; the live transports stay in this
+   * process. @default a new {@link InMemorySessionStore}
+   */
+  readonly sessionStore?: SessionStore;
   /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */
   readonly legacySse?: boolean | LegacySseOptions;
   /** Where transport anomalies are reported. @default the server's `logger`, else silent */
@@ -179,16 +255,6 @@ export interface McpHttpHandler {
   close(): Promise<void>;
   /** @internal */
   readonly [HTTP_CORE]: HttpCore;
-}
-
-interface StreamableEntry {
-  readonly transport: StreamableHttpSessionTransport;
-  session: ServerSession | undefined;
-}
-
-interface LegacyEntry {
-  readonly transport: LegacySseSessionTransport;
-  session: ServerSession | undefined;
 }
 
 const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
@@ -232,8 +298,11 @@ function extraOf(input: HttpInput): TransportMessageExtra {
  * The JSON value of a read body (parsed with the engine's `parseJson`, whose depth cap runs before `JSON.parse`;
  * classification is left to the caller, so a batch's length is checked before any member is classified).
  */
-function bodyValue(read: { readonly kind: 'text'; readonly text: string } | { readonly kind: 'parsed'; readonly value: unknown }): ParsedJson {
-  return read.kind === 'parsed' ? { ok: true, value: read.value } : parseJson(read.text);
+function bodyValue(
+  read: { readonly kind: 'text'; readonly text: string } | { readonly kind: 'parsed'; readonly value: unknown },
+  maxDepth: number,
+): ParsedJson {
+  return read.kind === 'parsed' ? { ok: true, value: read.value } : parseJson(read.text, { maxDepth });
 }
 
 /** The longest delay `setInterval` honours (a longer one fires after 1 ms). */
@@ -301,9 +370,22 @@ function validateOptions(options: McpHttpHandlerOptions): void {
   checkCount('maxBodyBytes', options.maxBodyBytes);
   checkCount('maxBatchSize', options.maxBatchSize);
   checkCount('maxSseBufferBytes', options.maxSseBufferBytes);
+  checkCount('maxJsonDepth', options.maxJsonDepth);
   checkCount('maxSessions', options.maxSessions);
+  checkCount('maxSessionsPerCaller', options.maxSessionsPerCaller);
   checkSpan('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, Infinity);
   checkSpan('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, Infinity);
+  checkSpan('sessionGraceMs', options.sessionGraceMs, Infinity);
+  if (options.callerIdentity !== undefined && typeof options.callerIdentity !== 'function') {
+    throw new TypeError(`Invalid option callerIdentity: expected a function, got ${quoted(options.callerIdentity)}`);
+  }
+  const store = options.sessionStore as Partial<SessionStore> | undefined;
+  if (store !== undefined) {
+    const missing = (['create', 'get', 'touch', 'delete', 'count', 'scan'] as const).filter((name) => typeof store?.[name] !== 'function');
+    if (typeof store !== 'object' || store === null || missing.length > 0) {
+      throw new TypeError(`Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got ${quoted(store)}`);
+    }
+  }
   checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
   checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
   checkHostList('allowedHosts', options.allowedHosts);
@@ -314,11 +396,6 @@ function validateOptions(options: McpHttpHandlerOptions): void {
 
 function checkFlag(name: string, value: boolean | undefined): void {
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${quoted(value)}`);
-}
-
-/** A timeout option as a comparable span: `0` (or less) means never. */
-function positiveOr(ms: number): number {
-  return ms > 0 ? ms : Infinity;
 }
 
 function newSessionId(): string {
@@ -338,18 +415,12 @@ export class HttpCore {
   readonly #trustProxy: boolean;
   readonly #maxBody: number;
   readonly #maxBatch: number;
-  readonly #idleMs: number;
-  readonly #handshakeMs: number;
-  /** The reaper's period (ms); `0` when nothing is ever reaped. */
-  readonly #reapEvery: number;
-  readonly #maxSessions: number;
+  readonly #maxDepth: number;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #maxSseBuffer: number;
-  readonly #sessions = new Map<string, StreamableEntry>();
-  readonly #legacy = new Map<string, LegacyEntry>();
-  #reaper: ReturnType<typeof setInterval> | undefined = undefined;
-  #closed = false;
+  readonly #identify: (facts: CallerFacts) => string | undefined;
+  readonly #table: SessionTable;
 
   constructor(options: McpHttpHandlerOptions) {
     validateOptions(options);
@@ -379,11 +450,17 @@ export class HttpCore {
     }
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
-    this.#idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
-    this.#handshakeMs = options.sessionHandshakeTimeoutMs ?? DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS;
-    const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
-    this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
-    this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.#maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    this.#identify = options.callerIdentity ?? defaultCallerIdentity;
+    this.#table = new SessionTable({
+      store: options.sessionStore ?? new InMemorySessionStore(),
+      logger: this.#logger,
+      maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      maxSessionsPerCaller: options.maxSessionsPerCaller ?? DEFAULT_MAX_SESSIONS_PER_CALLER,
+      idleMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+      handshakeMs: options.sessionHandshakeTimeoutMs ?? DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
+      graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
+    });
     this.#retryMs = options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS;
     this.#keepAliveMs = options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
     this.#maxSseBuffer = options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES;
@@ -394,7 +471,7 @@ export class HttpCore {
   }
 
   get sessionCount(): number {
-    return this.#sessions.size + this.#legacy.size;
+    return this.#table.size;
   }
 
   matches(path: string): boolean {
@@ -469,7 +546,7 @@ export class HttpCore {
       if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
       // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
       if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
-      const parsed = bodyValue(read);
+      const parsed = bodyValue(read, this.#maxDepth);
       if (!parsed.ok) body = { kind: 'invalid', reply: parsed.reply };
       else {
         // JSON-RPC 2.0 §6 + maxBatchSize: an over-long batch is refused as a whole before any member is looked at
@@ -481,7 +558,7 @@ export class HttpCore {
     }
 
     const sessionId = input.header('mcp-session-id');
-    const entry = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    const entry = sessionId === undefined ? undefined : this.#table.streamable(sessionId);
     const decision = classifyStreamableHttp({
       httpMethod: method,
       contentType,
@@ -500,6 +577,7 @@ export class HttpCore {
       case 'initialize':
         return this.#initialize(decision, input);
       case 'message':
+        this.#table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
         return (entry as StreamableEntry).transport._post(
           decision.inbound,
           decision.requestIds,
@@ -509,11 +587,13 @@ export class HttpCore {
           extraOf(input),
         );
       case 'listen':
+        this.#table.touch(entry as StreamableEntry, 'active');
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);
       case 'terminate':
         // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: DELETE ends the session; later
         // requests with its id get 404 (the session is no longer in the table).
-        await this.#closeEntry(entry as StreamableEntry);
+        this.#table.remove((entry as StreamableEntry).transport.sessionId);
+        await this.#table.closeEntry(entry as StreamableEntry);
         return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
       case 'modern': {
         // Not reachable until the stateless era is served (classify's `servesModern`).
@@ -527,66 +607,18 @@ export class HttpCore {
     return refusalOutput('batchTooLarge', `batch of ${length} messages exceeds the limit of ${this.#maxBatch}`);
   }
 
-  #admit(): HttpOutput | undefined {
-    if (this.#closed) return refusalOutput('tooManySessions', 'the handler is closed');
-    if (this.sessionCount >= this.#maxSessions) {
-      this.#reap(Date.now());
-      if (this.sessionCount >= this.#maxSessions) this.#evictUnused();
-      if (this.sessionCount >= this.#maxSessions) {
-        // RFC 9110 §10.2.3: how long to wait before retrying (a slot frees when the reaper next runs, at best).
-        const { httpStatus, jsonrpcError } = httpRefusal('tooManySessions', null, `${this.#maxSessions} sessions are live`);
-        const seconds = this.#reapEvery > 0 ? Math.max(1, Math.ceil(this.#reapEvery / 1000)) : 60;
-        return { status: httpStatus, headers: { ...JSON_HEADERS, 'retry-after': String(seconds) }, body: httpErrorBody(jsonrpcError) };
-      }
-    }
-    return undefined;
-  }
-
-  /**
-   * Makes room at the cap: closes the oldest session whose client never came back after opening it (its slot is
-   * the cheapest to take back; one with `initialize` still in flight is left alone). Maps iterate in insertion
-   * order, so the first unused entry of each map is its oldest.
-   */
-  #evictUnused(): void {
-    let streamable: StreamableEntry | undefined;
-    for (const entry of this.#sessions.values()) {
-      if (!entry.transport.used && !entry.transport.busy) {
-        streamable = entry;
-        break;
-      }
-    }
-    let legacy: LegacyEntry | undefined;
-    for (const entry of this.#legacy.values()) {
-      if (!entry.transport.used) {
-        legacy = entry;
-        break;
-      }
-    }
-    const victim = streamable !== undefined && (legacy === undefined || streamable.transport.lastActivity <= legacy.transport.createdAt)
-      ? streamable
-      : legacy;
-    if (victim === undefined) return;
-    this.#logger.debug('Closing a session that never completed its handshake to make room', { sessionId: victim.transport.sessionId });
-    this.#forget(victim);
-    void this.#closeEntry(victim);
-  }
-
-  /** Removes an entry from its table at once (closing may take a moment; its slot is free now). */
-  #forget(entry: StreamableEntry | LegacyEntry): void {
-    const t = entry.transport;
-    if (t instanceof StreamableHttpSessionTransport) {
-      if (this.#sessions.get(t.sessionId) === entry) this.#sessions.delete(t.sessionId);
-    } else if (this.#legacy.get(t.sessionId) === entry) {
-      this.#legacy.delete(t.sessionId);
-    }
+  /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
+  #admit(sessionId: string, kind: SessionEntry['kind'], input: HttpInput): Promise<HttpOutput | undefined> {
+    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
+    return this.#table.admit(sessionId, kind, typeof caller === 'string' ? caller : undefined);
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
-    const refused = this.#admit();
-    if (refused !== undefined) return refused;
     // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: a cryptographically secure id of visible
     // ASCII, assigned on the response that carries the InitializeResult.
     const sessionId = newSessionId();
+    const refused = await this.#admit(sessionId, 'streamable-http', input);
+    if (refused !== undefined) return refused;
     const transport = new StreamableHttpSessionTransport({
       sessionId,
       eventStore: this.#store,
@@ -594,13 +626,10 @@ export class HttpCore {
       retryMs: this.#retryMs,
       keepAliveMs: this.#keepAliveMs,
       maxSseBufferBytes: this.#maxSseBuffer,
-      onClosed: (t) => {
-        if (this.#sessions.get(t.sessionId)?.transport === t) this.#sessions.delete(t.sessionId);
-      },
+      onClosed: (t) => this.#table.remove(t.sessionId, t),
     });
-    const entry: StreamableEntry = { transport, session: undefined };
-    this.#sessions.set(sessionId, entry);
-    this.#startReaper();
+    const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
+    this.#table.add(entry);
     try {
       entry.session = await this.#server.connect(transport, { sessionId, authInfo: input.authInfo, batches: true });
     } catch (error) {
@@ -609,7 +638,7 @@ export class HttpCore {
     }
     const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input));
     // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
-    if (transport.protocolVersion === undefined) await this.#closeEntry(entry);
+    if (transport.protocolVersion === undefined) await this.#table.closeEntry(entry);
     return output;
   }
 
@@ -623,21 +652,20 @@ export class HttpCore {
     if (!acceptsMediaType(input.header('accept'), 'text/event-stream')) {
       return refusalOutput('notAcceptableSse', `got '${input.header('accept') ?? ''}'`);
     }
-    const refused = this.#admit();
-    if (refused !== undefined) return refused;
     const sessionId = newSessionId();
+    const refused = await this.#admit(sessionId, 'legacy-sse', input);
+    if (refused !== undefined) return refused;
     const channel = new SseChannel(this.#maxSseBuffer);
     // 2024-11-05 "HTTP with SSE": on connect the server MUST send an `endpoint` event with the POST URI.
     channel.write(formatEndpointEvent(`${this.#messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH}?sessionId=${sessionId}`));
     const transport = new LegacySseSessionTransport(sessionId, channel, (t) => {
-      if (this.#legacy.get(t.sessionId)?.transport === t) this.#legacy.delete(t.sessionId);
+      this.#table.remove(t.sessionId, t);
     });
-    const entry: LegacyEntry = { transport, session: undefined };
-    this.#legacy.set(sessionId, entry);
-    this.#startReaper();
+    const entry: LegacyEntry = { kind: 'legacy-sse', transport, session: undefined };
+    this.#table.add(entry);
     // The session lives as long as its stream (2024-11-05 has no resumability).
     channel.ondetach = () => {
-      void this.#closeEntry(entry);
+      void this.#table.closeEntry(entry);
     };
     try {
       entry.session = await this.#server.connect(transport, { sessionId, authInfo: input.authInfo, batches: false });
@@ -655,14 +683,14 @@ export class HttpCore {
     if (input.method !== 'POST') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'POST');
     const sessionId = new URLSearchParams(input.query).get('sessionId');
     if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId');
-    const entry = this.#legacy.get(sessionId);
+    const entry = this.#table.legacy(sessionId);
     if (entry === undefined) return refusalOutput('sessionNotFound');
     const contentType = input.header('content-type');
     if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', `got '${contentType ?? ''}'`);
     const read = await input.readBody(this.#maxBody);
     if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
     if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
-    const parsed = bodyValue(read);
+    const parsed = bodyValue(read, this.#maxDepth);
     const value = parsed.ok ? parsed.value : undefined;
     // 2024-11-05 has no JSON-RPC batching (MCP 2024-11-05 never mentions it; batches arrived with MCP 2025-03-26
     // basic/index.mdx "Batching"): refused before any member
@@ -676,6 +704,7 @@ export class HttpCore {
     }
     if (inbound.kind === 'batch') return refusalOutput('legacyBatch');
     if (entry.transport.closed) return refusalOutput('sessionNotFound');
+    this.#table.touch(entry, 'active');
     entry.transport._receive(inbound, extraOf(input));
     return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };
   }
@@ -683,57 +712,8 @@ export class HttpCore {
   // -------------------------------------------------------------------------------------------------------
   // Lifecycle
 
-  async #closeEntry(entry: StreamableEntry | LegacyEntry): Promise<void> {
-    try {
-      if (entry.session !== undefined) await entry.session.close();
-      else await entry.transport.close();
-    } catch (error) {
-      this.#logger.warn('Closing an HTTP session failed', { sessionId: entry.transport.sessionId, error });
-      await entry.transport.close();
-    }
-  }
-
-  #startReaper(): void {
-    if (this.#reaper !== undefined || this.#closed || this.#reapEvery === 0) return;
-    const timer = setInterval(() => this.#reap(Date.now()), this.#reapEvery);
-    (timer as { unref?: () => void }).unref?.();
-    this.#reaper = timer;
-  }
-
-  /**
-   * Closes Streamable HTTP sessions idle for `sessionIdleTimeoutMs` (no request, no open stream), and sessions whose
-   * client never came back within `sessionHandshakeTimeoutMs` of opening them (both transports).
-   */
-  #reap(now: number): void {
-    const idle = this.#idleMs > 0 ? this.#idleMs : Infinity;
-    const handshake = this.#handshakeMs > 0 ? this.#handshakeMs : Infinity;
-    if (idle === Infinity && handshake === Infinity) return;
-    for (const entry of this.#sessions.values()) {
-      const t = entry.transport;
-      if (!t.busy && now - t.lastActivity >= (t.used ? idle : Math.min(idle, handshake))) {
-        this.#logger.debug(t.used ? 'Reaping idle HTTP session' : 'Reaping HTTP session that never completed its handshake', { sessionId: t.sessionId });
-        this.#forget(entry);
-        void this.#closeEntry(entry);
-      }
-    }
-    if (handshake === Infinity) return;
-    for (const entry of this.#legacy.values()) {
-      const t = entry.transport;
-      if (!t.used && now - t.createdAt >= handshake) {
-        this.#logger.debug('Reaping legacy SSE session that never posted', { sessionId: t.sessionId });
-        this.#forget(entry);
-        void this.#closeEntry(entry);
-      }
-    }
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (this.#reaper !== undefined) clearInterval(this.#reaper);
-    this.#reaper = undefined;
-    const all: (StreamableEntry | LegacyEntry)[] = [...this.#sessions.values(), ...this.#legacy.values()];
-    await Promise.allSettled(all.map((entry) => this.#closeEntry(entry)));
+  close(): Promise<void> {
+    return this.#table.close();
   }
 }
 
@@ -744,8 +724,8 @@ export class HttpCore {
  * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message, forbidden batch, batch over
  * `maxBatchSize` or second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
  * `Host`, or an `Origin` that is neither the request's own nor in `allowedOrigins` (any bind address); 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
- * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 503
- * over `maxSessions`.
+ * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 429 a
+ * caller over `maxSessionsPerCaller` and 503 over `maxSessions`, both with `Retry-After` when a slot will free.
  *
  * Error bodies (4xx/5xx) are JSON-RPC error responses with no `id` member when the request id is unknown, and with
  * the id when it is known (field bug B45; see `httpErrorBody`). JSON-RPC responses inside a 200 answer keep
@@ -755,9 +735,11 @@ export class HttpCore {
  * @returns The handler; call `close()` when done.
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or legacy
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
- *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean.
- * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxSessions` not a
- *   positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs` negative or NaN; `sseRetryMs`,
+ *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
+ *   function, a `sessionStore` without the six {@link SessionStore} methods.
+ * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
+ *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
+ *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
  *   `sseKeepAliveMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  * @example

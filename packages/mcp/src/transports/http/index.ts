@@ -16,12 +16,16 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_CALLER,
   DEFAULT_MCP_PATH,
+  DEFAULT_SESSION_GRACE_MS,
+  DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   DEFAULT_SSE_KEEP_ALIVE_MS,
   DEFAULT_SSE_RETRY_MS,
+  defaultCallerIdentity,
 } from './handler.js';
-export type { LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions, McpHttpServerLike } from './handler.js';
+export type { CallerFacts, LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions, McpHttpServerLike } from './handler.js';
 export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
 export type { CloseSseStreamOptions } from './sessionTransport.js';
 export { LegacySseSessionTransport } from './legacySse.js';
@@ -34,6 +38,15 @@ export {
   InMemoryEventStore,
 } from '../../stores/eventStore.js';
 export type { EventReplaySink, EventStore, InMemoryEventStoreOptions, PrimingEvent } from '../../stores/eventStore.js';
+export { InMemorySessionStore } from '../../stores/sessionStore.js';
+export type {
+  SessionActivity,
+  SessionPhase,
+  SessionQuery,
+  SessionRecord,
+  SessionStore,
+  SessionTransportKind,
+} from '../../stores/sessionStore.js';
 export {
   acceptsMediaType,
   checkStreamableHttpHead,

@@ -10,6 +10,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import { peerAddress } from './exchange.js';
+import { REQUEST_PEERS } from './web.js';
 import type { SseChannel } from './sse.js';
 import { HTTP_CORE, createMcpHttpHandler } from './handler.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
@@ -25,6 +27,13 @@ export interface NodeListenerOptions {
    * back (same behaviour, slower; useful to check the portable path). @default 'direct'
    */
   readonly via?: 'direct' | 'fetch';
+  /**
+   * Socket inactivity timeout (ms) for answers that are not streams. The listener lifts the socket's timeout while
+   * the handler works on a request (a tool may run silently for minutes) and for SSE streams (long-lived by design,
+   * kept alive by comments and bounded by backpressure), and re-arms it at this value when it writes a buffered
+   * answer, so a client that stops reading is cut. `0` leaves socket timeouts alone. @default 0 (`serveHttp`: 60_000)
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 const TOO_LARGE: BodyRead = Object.freeze({ kind: 'tooLarge' });
@@ -167,6 +176,7 @@ class NodeHttpInput implements HttpInput {
   readonly query: string;
   readonly scheme: 'http' | 'https';
   readonly authInfo: unknown;
+  readonly remoteAddress: string | undefined;
   readonly #req: IncomingMessage;
 
   constructor(req: IncomingMessage) {
@@ -186,6 +196,7 @@ class NodeHttpInput implements HttpInput {
     this.query = q === -1 ? '' : url.slice(q + 1);
     this.scheme = schemeOf(req);
     this.authInfo = (req as { auth?: unknown }).auth;
+    this.remoteAddress = peerAddress(req.socket?.remoteAddress);
   }
 
   header(name: string): string | undefined {
@@ -206,13 +217,14 @@ class NodeHttpInput implements HttpInput {
   }
 }
 
-function writeNode(res: ServerResponse, output: HttpOutput): void {
+function writeNode(res: ServerResponse, output: HttpOutput, idleMs: number): void {
   const channel = output.sse;
   if (res.destroyed) {
     channel?.detach();
     return;
   }
   if (channel === undefined) {
+    if (idleMs > 0) res.setTimeout(idleMs);
     res.statusCode = output.status;
     const headers = output.headers;
     for (const key of Object.keys(headers)) res.setHeader(key, headers[key] as string);
@@ -281,7 +293,7 @@ function streamNode(res: ServerResponse, status: number, headers: Readonly<Recor
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'http2-settings']);
 
-async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, idleMs: number): Promise<void> {
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(key)) continue;
@@ -295,7 +307,10 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
     init.body = nodeBodyStream(req);
     init.duplex = 'half';
   }
-  const response = await handler.fetch(new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init));
+  const request = new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init);
+  const peer = peerAddress(req.socket?.remoteAddress);
+  if (peer !== undefined) REQUEST_PEERS.set(request, peer);
+  const response = await handler.fetch(request);
   if (res.destroyed) {
     await response.body?.cancel().catch(ignore);
     return;
@@ -305,6 +320,7 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
   response.headers.forEach((value, key) => {
     out[key] = value;
   });
+  if (idleMs > 0 && !(out['content-type'] ?? '').startsWith('text/event-stream')) res.setTimeout(idleMs);
   res.writeHead(response.status, out);
   const body = response.body;
   if (body === null) {
@@ -344,16 +360,19 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
  * Adapts an MCP HTTP handler to Node's `http` (or Express/Connect: with `next`, other paths are passed on).
  *
  * @param handler - From {@link createMcpHttpHandler}.
- * @param options - `via`: `direct` (default, lean) or `fetch` (through `Request`/`Response`).
+ * @param options - `via`: `direct` (default, lean) or `fetch` (through `Request`/`Response`); `idleTimeoutMs`.
  * @returns A request listener.
+ * @throws RangeError when `idleTimeoutMs` is negative, NaN or above 2^31 − 1.
  * @example
  * const handler = createMcpHttpHandler({ server });
  * http.createServer(toNodeListener(handler)).listen(3000, '127.0.0.1');
  */
 export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const core = handler[HTTP_CORE];
+  const idleMs = options.idleTimeoutMs ?? 0;
+  checkTimeout('idleTimeoutMs', idleMs);
   const fail = (res: ServerResponse, error: unknown): void => {
-    if (!res.headersSent && !res.destroyed) writeNode(res, core.internalError(error));
+    if (!res.headersSent && !res.destroyed) writeNode(res, core.internalError(error), idleMs);
     else {
       core.logger.error('MCP HTTP adapter failed', { error });
       if (!res.writableEnded) res.destroy();
@@ -365,7 +384,8 @@ export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOpt
         next();
         return;
       }
-      viaFetch(handler, req, res).catch((error: unknown) => fail(res, error));
+      if (idleMs > 0) req.socket?.setTimeout(0);
+      viaFetch(handler, req, res, idleMs).catch((error: unknown) => fail(res, error));
     };
   }
   return (req, res, next) => {
@@ -374,8 +394,10 @@ export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOpt
       next();
       return;
     }
+    // The request is the handler's now: no inactivity timeout until its answer is written (see idleTimeoutMs).
+    if (idleMs > 0) req.socket?.setTimeout(0);
     core.handle(input).then(
-      (output) => writeNode(res, output),
+      (output) => writeNode(res, output, idleMs),
       (error: unknown) => fail(res, error),
     );
   };
@@ -426,6 +448,37 @@ export function bindWarning(host: string, protection: boolean, allowAnyOrigin: b
   return `MCP HTTP server bound to "${host}" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; ${origin}`;
 }
 
+/** Default {@link ServeHttpOptions.headersTimeoutMs}: 10 seconds. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Default {@link ServeHttpOptions.requestTimeoutMs}: 30 seconds. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Default {@link ServeHttpOptions.keepAliveTimeoutMs}: 5 seconds. */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5000;
+/** Default {@link ServeHttpOptions.idleTimeoutMs}: 60 seconds. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** Default {@link ServeHttpOptions.maxConnections}. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+
+/** The longest delay Node's timers honour. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function checkTimeout(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got "${String(value)}"`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    throw new RangeError(`Invalid option ${name}: expected an integer between 0 and ${MAX_TIMER_MS} milliseconds, got "${String(value)}"`);
+  }
+}
+
+/** How often Node looks for requests past `headersTimeoutMs`/`requestTimeoutMs`: a quarter of the shorter one. */
+function checkingInterval(headersMs: number, requestMs: number): number {
+  const shortest = Math.min(headersMs > 0 ? headersMs : Infinity, requestMs > 0 ? requestMs : Infinity);
+  return Number.isFinite(shortest) ? Math.min(30_000, Math.max(10, Math.floor(shortest / 4))) : 30_000;
+}
+
+/** The slowest the connection-cap warning repeats (ms). */
+const DROP_REPORT_MS = 10_000;
+
 /** {@link serveHttp} options: the handler's options plus where to listen. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {
   /** TCP port; `0` picks a free one (read it from the result). @default 0 */
@@ -434,6 +487,38 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
   readonly host?: string;
   /** See {@link NodeListenerOptions.via}. @default 'direct' */
   readonly via?: 'direct' | 'fetch';
+  /**
+   * A connection whose request headers are not complete this long (ms) after it opened (or after its previous
+   * answer, on a kept-alive connection) gets 408 and is closed: slow-header clients (slowloris) cannot hold
+   * sockets. At most `requestTimeoutMs` when that is set. `0` disables. Node's `server.headersTimeout`.
+   * @default 10_000
+   */
+  readonly headersTimeoutMs?: number;
+  /**
+   * A request whose body is not complete this long (ms) after it began gets 408 and its connection is closed
+   * (at the default, a 4 MiB body needs about 140 KB/s). Only the request counts: an answer, an SSE stream
+   * included, may last as long as it needs. `0` disables. Node's `server.requestTimeout`.
+   * @default 30_000
+   */
+  readonly requestTimeoutMs?: number;
+  /** A kept-alive connection with no new request this long (ms) after its last answer is closed. Node's `server.keepAliveTimeout`. @default 5000 */
+  readonly keepAliveTimeoutMs?: number;
+  /**
+   * Socket inactivity timeout (ms): a connection on which no byte moves this long is closed, except while the
+   * handler works on a request and while an SSE stream is open (see {@link NodeListenerOptions.idleTimeoutMs});
+   * catches clients that stop reading a buffered answer. `0` disables. @default 60_000
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Open connections at most. A connection beyond the cap is closed as soon as it is accepted (no bytes are
+   * read or written; Node's `server.maxConnections`), and a warning is logged (at most every 10 s, with the count
+   * dropped); a slot frees when any connection closes. A client holds one or two (a POST and its GET stream; a
+   * legacy session holds its SSE stream), so the default serves about 500 streaming clients while staying well
+   * under common file-descriptor limits (Node raises the soft `ulimit -n` to the hard one, usually 4096 or
+   * more). Raise it with the process's descriptor limit for more concurrent streams; `Infinity` disables.
+   * @default 1024
+   */
+  readonly maxConnections?: number;
 }
 
 /** A running server from {@link serveHttp}. */
@@ -483,7 +568,9 @@ export interface ServeHttpCloseOptions {
  * @param options - Handler options plus `port` (default 0) and `host` (default `127.0.0.1`).
  * @returns Once listening: the URL, the port and `close()`.
  * @throws TypeError, RangeError (as a rejection, before listening) for option values {@link createMcpHttpHandler}
- *   refuses, and RangeError for a `port` that is not an integer from 0 to 65535.
+ *   refuses, and RangeError for a `port` that is not an integer from 0 to 65535, a timeout that is not an integer
+ *   from 0 to 2^31 − 1 ms, `headersTimeoutMs` above a non-zero `requestTimeoutMs`, or a `maxConnections` that is
+ *   neither a positive integer nor `Infinity`.
  * @throws AddressInUseError (code `ADDRESS_IN_USE`) when another process listens on `port` at `host`.
  * @throws Error any other `listen` error (e.g. `EACCES` for a privileged port).
  * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
@@ -506,11 +593,47 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     throw new RangeError(`Invalid option port: expected an integer from 0 to 65535, got "${String(listenPort)}"`);
   }
   const host = options.host ?? '127.0.0.1';
+  checkTimeout('headersTimeoutMs', options.headersTimeoutMs);
+  checkTimeout('requestTimeoutMs', options.requestTimeoutMs);
+  checkTimeout('keepAliveTimeoutMs', options.keepAliveTimeoutMs);
+  checkTimeout('idleTimeoutMs', options.idleTimeoutMs);
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (requestTimeout > 0 && headersTimeout > requestTimeout) {
+    throw new RangeError(`Invalid option headersTimeoutMs: expected at most requestTimeoutMs (${requestTimeout}), got "${headersTimeout}"`);
+  }
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (typeof maxConnections !== 'number') throw new TypeError(`Invalid option maxConnections: expected a number, got "${String(maxConnections)}"`);
+  if (maxConnections !== Infinity && (!Number.isSafeInteger(maxConnections) || maxConnections < 1)) {
+    throw new RangeError(`Invalid option maxConnections: expected a positive integer or Infinity, got "${String(maxConnections)}"`);
+  }
+  const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
   const warning = bindWarning(host, protection, options.allowAnyOrigin === true);
   if (warning !== undefined) handler[HTTP_CORE].logger.warn(warning);
-  const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
+  const httpServer = createServer({
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
+  }, toNodeListener(handler, { via: options.via ?? 'direct', idleTimeoutMs: idleTimeout }));
+  // Before a request and between requests the socket idles under Node's own timers; this covers the rest.
+  httpServer.timeout = idleTimeout;
+  if (maxConnections !== Infinity) {
+    httpServer.maxConnections = maxConnections;
+    const logger = handler[HTTP_CORE].logger;
+    let dropped = 0;
+    let reportedAt = -Infinity;
+    httpServer.on('drop', () => {
+      dropped++;
+      const now = Date.now();
+      if (now - reportedAt < DROP_REPORT_MS) return;
+      reportedAt = now;
+      logger.warn(`Refusing connections: maxConnections (${maxConnections}) reached`, { dropped });
+      dropped = 0;
+    });
+  }
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

@@ -50,11 +50,18 @@ export async function readWebBody(request: Request, maxBytes: number): Promise<B
   return { kind: 'text', text: new TextDecoder().decode(bytes) };
 }
 
+/**
+ * The peer address of Requests built by the Node adapter's `fetch` path (a Web `Request` carries none), so the
+ * per-caller session budget sees the same address on both paths.
+ */
+export const REQUEST_PEERS = new WeakMap<Request, string>();
+
 /** Adapts a Web `Request`. */
 export function webInput(request: Request): HttpInput {
   const url = new URL(request.url);
   const headers = request.headers;
   return {
+    remoteAddress: REQUEST_PEERS.get(request),
     method: request.method.toUpperCase(),
     path: url.pathname,
     query: url.search.length > 0 ? url.search.slice(1) : '',

@@ -1,0 +1,157 @@
+/**
+ * Session records for the HTTP handler's session table: when each session was opened, when its client last
+ * made a request, how far it got (handshake or not), who opened it, and how long it may stay idle. The live
+ * transport objects (streams, pending requests) stay in the process that serves the session; the store holds
+ * only these plain, JSON-serializable facts, which admission under a session flood and the idle reaper read.
+ *
+ * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
+ */
+
+/**
+ * How far a session got:
+ * - `opened`: `initialize` was answered (Streamable HTTP) or `GET /sse` was opened (legacy), nothing since;
+ * - `initialized`: the client sent `notifications/initialized` (or only notifications) and no request since;
+ * - `active`: the client made a request, answered one of the server's, or opened a GET stream.
+ */
+export type SessionPhase = 'opened' | 'initialized' | 'active';
+
+/** The transport a session was opened on. */
+export type SessionTransportKind = 'streamable-http' | 'legacy-sse';
+
+/** One session's record: plain data (numbers are `Date.now()` milliseconds), safe to `JSON.stringify`. */
+export interface SessionRecord {
+  /** The session id (`Mcp-Session-Id`, or the legacy `sessionId` query parameter). */
+  readonly sessionId: string;
+  readonly transport: SessionTransportKind;
+  /** The caller identity the session counts against (see the handler's `callerIdentity`); `null` when unknown. */
+  readonly caller: string | null;
+  /** When the session was opened (ms since the epoch). */
+  readonly createdAt: number;
+  /** When its client last sent an HTTP request on it (ms since the epoch). */
+  readonly lastActivity: number;
+  readonly phase: SessionPhase;
+  /**
+   * How long (ms) after `lastActivity` the session may be closed when nothing is in flight on it: the handshake
+   * timeout while `opened`, the idle timeout after; `0` means never. A shared store may use it as the key's TTL.
+   */
+  readonly ttlMs: number;
+}
+
+/** What {@link SessionStore.touch} changes. */
+export interface SessionActivity {
+  /** The new `lastActivity` (ms since the epoch). */
+  readonly at: number;
+  /** The new phase, when it changed. */
+  readonly phase?: SessionPhase;
+  /** The new TTL (ms), when it changed. */
+  readonly ttlMs?: number;
+}
+
+/** A filter for {@link SessionStore.count} and {@link SessionStore.scan}. */
+export interface SessionQuery {
+  /** Only the sessions of this caller identity. */
+  readonly caller?: string;
+}
+
+/**
+ * Where the HTTP handler keeps its session records. Asynchronous so a shared store (Redis, a database) can back
+ * it; the in-memory default ({@link InMemorySessionStore}) answers at once. The handler awaits `create`, `count`
+ * and `scan` when it admits a session, and does not wait for `touch` and `delete` (a failure is logged).
+ */
+export interface SessionStore {
+  /** Adds a record (a new session). */
+  create(record: SessionRecord): Promise<void>;
+  /** The record of `sessionId`, or `undefined`. */
+  get(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Records activity on a session; an unknown id is ignored. */
+  touch(sessionId: string, activity: SessionActivity): Promise<void>;
+  /** Removes a record; an unknown id is ignored. */
+  delete(sessionId: string): Promise<void>;
+  /** How many records there are (matching `query`). */
+  count(query?: SessionQuery): Promise<number>;
+  /**
+   * Calls `visit` with the records matching `query`, least recently active first, until it returns `false`.
+   * Records touched or deleted during the scan may or may not be visited.
+   */
+  scan(visit: (record: SessionRecord) => boolean | void, query?: SessionQuery): Promise<void>;
+}
+
+const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * The default {@link SessionStore}: a `Map` kept in order of last activity (a touch moves a record to the end),
+ * and one such `Map` per caller, so counting is O(1) and a scan meets the longest-idle sessions first and, for one
+ * caller, visits only that caller's records.
+ */
+export class InMemorySessionStore implements SessionStore {
+  readonly #records = new Map<string, SessionRecord>();
+  readonly #byCaller = new Map<string, Map<string, SessionRecord>>();
+
+  /** Records held (all callers). */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  create(record: SessionRecord): Promise<void> {
+    const previous = this.#records.get(record.sessionId);
+    if (previous !== undefined) this.#forget(previous);
+    this.#records.set(record.sessionId, record);
+    if (record.caller !== null) {
+      let mine = this.#byCaller.get(record.caller);
+      if (mine === undefined) this.#byCaller.set(record.caller, (mine = new Map()));
+      mine.set(record.sessionId, record);
+    }
+    return DONE;
+  }
+
+  get(sessionId: string): Promise<SessionRecord | undefined> {
+    return Promise.resolve(this.#records.get(sessionId));
+  }
+
+  touch(sessionId: string, activity: SessionActivity): Promise<void> {
+    const record = this.#records.get(sessionId);
+    if (record === undefined) return DONE;
+    const next: SessionRecord = {
+      ...record,
+      lastActivity: activity.at,
+      phase: activity.phase ?? record.phase,
+      ttlMs: activity.ttlMs ?? record.ttlMs,
+    };
+    this.#records.delete(sessionId);
+    this.#records.set(sessionId, next);
+    const mine = record.caller === null ? undefined : this.#byCaller.get(record.caller);
+    if (mine !== undefined) {
+      mine.delete(sessionId);
+      mine.set(sessionId, next);
+    }
+    return DONE;
+  }
+
+  delete(sessionId: string): Promise<void> {
+    const record = this.#records.get(sessionId);
+    if (record !== undefined) this.#forget(record);
+    return DONE;
+  }
+
+  count(query?: SessionQuery): Promise<number> {
+    const caller = query?.caller;
+    return Promise.resolve(caller === undefined ? this.#records.size : (this.#byCaller.get(caller)?.size ?? 0));
+  }
+
+  scan(visit: (record: SessionRecord) => boolean | void, query?: SessionQuery): Promise<void> {
+    const caller = query?.caller;
+    const records = caller === undefined ? this.#records : this.#byCaller.get(caller);
+    if (records !== undefined) {
+      for (const record of records.values()) if (visit(record) === false) break;
+    }
+    return DONE;
+  }
+
+  #forget(record: SessionRecord): void {
+    this.#records.delete(record.sessionId);
+    if (record.caller === null) return;
+    const mine = this.#byCaller.get(record.caller);
+    mine?.delete(record.sessionId);
+    if (mine?.size === 0) this.#byCaller.delete(record.caller);
+  }
+}

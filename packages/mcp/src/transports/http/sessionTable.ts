@@ -1,0 +1,322 @@
+/**
+ * The HTTP handler's session table: admission (the `maxSessions` cap, the per-caller budget, reclaiming unused
+ * sessions under a flood), the idle and handshake reaper, and the live transports of both HTTP transports.
+ *
+ * The records (when a session was opened and last used, how far it got, whose it is) live in a
+ * {@link SessionStore}; the live transport objects stay here, in the process that serves them. Decisions read the
+ * store; a session with a request in flight or an open stream is never closed by them, whatever its record says.
+ * @internal
+ */
+import type { Inbound, Logger } from '@switchboard/jsonrpc';
+import type { ServerSession } from '../../server/types.js';
+import { httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
+import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../stores/sessionStore.js';
+import type { HttpOutput } from './exchange.js';
+import { JSON_HEADERS } from './exchange.js';
+import type { LegacySseSessionTransport } from './legacySse.js';
+import type { StreamableHttpSessionTransport } from './sessionTransport.js';
+
+/** A live Streamable HTTP session. */
+export interface StreamableEntry {
+  readonly kind: 'streamable-http';
+  readonly transport: StreamableHttpSessionTransport;
+  session: ServerSession | undefined;
+}
+
+/** A live 2024-11-05 HTTP+SSE session (it lives as long as its stream). */
+export interface LegacyEntry {
+  readonly kind: 'legacy-sse';
+  readonly transport: LegacySseSessionTransport;
+  session: ServerSession | undefined;
+}
+
+export type SessionEntry = StreamableEntry | LegacyEntry;
+
+/** {@link SessionTable} settings (validated by the handler). */
+export interface SessionTableInit {
+  readonly store: SessionStore;
+  readonly logger: Logger;
+  readonly maxSessions: number;
+  readonly maxSessionsPerCaller: number;
+  /** `0`: never reaped for idleness. */
+  readonly idleMs: number;
+  /** `0`: never reaped for an unfinished handshake. */
+  readonly handshakeMs: number;
+  /** How long a session that only completed the handshake is kept from being reclaimed at the cap. */
+  readonly graceMs: number;
+}
+
+/** A timeout option as a comparable span: `0` (or less) means never. */
+function positiveOr(ms: number): number {
+  return ms > 0 ? ms : Infinity;
+}
+
+/** The phase a Streamable HTTP POST moves a session to: a request or a response makes it `active`. */
+export function phaseAfterPost(inbound: Inbound): SessionPhase {
+  if (inbound.kind === 'request' || inbound.kind === 'response') return 'active';
+  if (inbound.kind === 'batch') {
+    for (const item of inbound.items) if (item.kind === 'request' || item.kind === 'response') return 'active';
+  }
+  return 'initialized';
+}
+
+/** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
+const MEMO_MS = 1000;
+/** The most callers remembered that way at once. */
+const MAX_MEMOS = 10_000;
+
+/** RFC 9110 §10.2.3 `Retry-After`: whole seconds until `at`, rounded up, at least 1; `null` for never. */
+function secondsUntil(at: number, now: number): number | null {
+  return Number.isFinite(at) ? Math.max(1, Math.ceil((at - now) / 1000)) : null;
+}
+
+const RANK: Readonly<Record<SessionPhase, number>> = { opened: 0, initialized: 1, active: 2 };
+
+/** @internal See the module documentation. */
+export class SessionTable {
+  readonly #store: SessionStore;
+  readonly #logger: Logger;
+  readonly #max: number;
+  readonly #maxPerCaller: number;
+  readonly #idleMs: number;
+  readonly #handshakeMs: number;
+  readonly #graceMs: number;
+  /** The reaper's period (ms); `0` when nothing is ever reaped. */
+  readonly #reapEvery: number;
+  readonly #entries = new Map<string, SessionEntry>();
+  /** The phase of each live session as last written to the store (so a touch writes a phase change only once). */
+  readonly #phases = new Map<string, SessionPhase>();
+  /**
+   * After a scan found nothing reclaimable: until when (ms) the same question is answered from its result
+   * (`earliest`: when the first session becomes reclaimable) instead of scanning again. Keyed by caller (`''`: the
+   * whole table). Bounds the work a flood against a full table can cause to one scan per key per second; the
+   * price is that a busy session that goes idle past its timeout is taken back up to a second later.
+   */
+  readonly #nothingUntil = new Map<string, { readonly until: number; readonly earliest: number }>();
+  /** Admissions run one after another, so two of them never both take the last slot. */
+  #admitting: Promise<unknown> = Promise.resolve();
+  #reaper: ReturnType<typeof setInterval> | undefined = undefined;
+  #closed = false;
+
+  constructor(init: SessionTableInit) {
+    this.#store = init.store;
+    this.#logger = init.logger;
+    this.#max = init.maxSessions;
+    this.#maxPerCaller = init.maxSessionsPerCaller;
+    this.#idleMs = init.idleMs;
+    this.#handshakeMs = init.handshakeMs;
+    this.#graceMs = init.graceMs;
+    const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
+    this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
+  }
+
+  /** Live sessions (both transports). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  streamable(sessionId: string): StreamableEntry | undefined {
+    const entry = this.#entries.get(sessionId);
+    return entry?.kind === 'streamable-http' ? entry : undefined;
+  }
+
+  legacy(sessionId: string): LegacyEntry | undefined {
+    const entry = this.#entries.get(sessionId);
+    return entry?.kind === 'legacy-sse' ? entry : undefined;
+  }
+
+  /**
+   * Admits a new session for `caller` (`undefined`: no per-caller budget applies), making room when the caller's
+   * budget or the table is full by closing the longest-idle reclaimable session (see {@link #reclaimable}).
+   * Resolves with the refusal to send, or with `undefined` once the record of `sessionId` is stored (the slot is
+   * taken; {@link add} the live entry next).
+   */
+  admit(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
+    const run = this.#admitting.then(() => this.#admitNow(sessionId, kind, caller));
+    this.#admitting = run.catch(() => undefined);
+    return run;
+  }
+
+  async #admitNow(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
+    if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
+    const now = Date.now();
+    if (caller !== undefined && this.#maxPerCaller < this.#max && (await this.#store.count({ caller })) >= this.#maxPerCaller) {
+      const wait = await this.#makeRoom(now, caller);
+      if (wait !== undefined) {
+        return this.#refusal('tooManyCallerSessions', `${this.#maxPerCaller} sessions of this caller are live`, wait);
+      }
+    }
+    if ((await this.#store.count()) >= this.#max) {
+      const wait = await this.#makeRoom(now, undefined);
+      if (wait !== undefined) return this.#refusal('tooManySessions', `${this.#max} sessions are live`, wait);
+    }
+    if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
+    const handshake = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
+    const record: SessionRecord = {
+      sessionId,
+      transport: kind,
+      caller: caller ?? null,
+      createdAt: now,
+      lastActivity: now,
+      phase: 'opened',
+      ttlMs: Number.isFinite(handshake) ? handshake : 0,
+    };
+    await this.#store.create(record);
+    this.#phases.set(sessionId, 'opened');
+    return undefined;
+  }
+
+  /** Registers the live entry of an admitted session and starts the reaper. */
+  add(entry: SessionEntry): void {
+    this.#entries.set(entry.transport.sessionId, entry);
+    // A new session is reclaimable at once until its handshake completes: what the last scans found is stale.
+    this.#nothingUntil.clear();
+    this.#startReaper();
+  }
+
+  /**
+   * Records a request on a session: its time and, when it moved the session on, its phase (a phase never goes
+   * back). Not awaited: the store's write settles on its own (a failure is logged).
+   */
+  touch(entry: SessionEntry, phase: SessionPhase): void {
+    const id = entry.transport.sessionId;
+    const current = this.#phases.get(id);
+    if (current === undefined) return;
+    const at = Date.now();
+    if (RANK[phase] > RANK[current]) {
+      this.#phases.set(id, phase);
+      // A legacy session lives as long as its stream: once used, only the stream's end closes it.
+      const ttlMs = entry.kind === 'legacy-sse' ? 0 : this.#idleMs;
+      this.#settle(this.#store.touch(id, { at, phase, ttlMs }));
+    } else {
+      this.#settle(this.#store.touch(id, { at }));
+    }
+  }
+
+  /**
+   * Forgets a session at once (its transport closed, or is closing): its slot is free now. With `transport`, only
+   * when the live entry of `sessionId` (if any) is that transport's. Idempotent.
+   */
+  remove(sessionId: string, transport?: SessionEntry['transport']): void {
+    const entry = this.#entries.get(sessionId);
+    if (transport !== undefined && entry !== undefined && entry.transport !== transport) return;
+    this.#entries.delete(sessionId);
+    if (this.#phases.delete(sessionId)) this.#settle(this.#store.delete(sessionId));
+  }
+
+  /** Closes a session (its McpServer session when connected, else its transport); never rejects. */
+  async closeEntry(entry: SessionEntry): Promise<void> {
+    try {
+      if (entry.session !== undefined) await entry.session.close();
+      else await entry.transport.close();
+    } catch (error) {
+      this.#logger.warn('Closing an HTTP session failed', { sessionId: entry.transport.sessionId, error });
+      await entry.transport.close();
+    }
+  }
+
+  /** Closes every session and stops the reaper; later admissions are refused. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#reaper !== undefined) clearInterval(this.#reaper);
+    this.#reaper = undefined;
+    await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
+  }
+
+  /** Whether a session must not be closed by admission or the reaper: a request in flight or a stream open. */
+  #busy(entry: SessionEntry): boolean {
+    // A legacy session that posted has its stream open (the session ends with the stream).
+    return entry.kind === 'streamable-http' ? entry.transport.busy : entry.transport.used;
+  }
+
+  /**
+   * When a record's session may be closed (ms since the epoch): at once when it expired (its TTL since its last
+   * request passed) or never completed the handshake; `graceMs` after its last request when it only completed
+   * the handshake; its TTL after its last request otherwise (`Infinity`: never).
+   */
+  #reclaimableAt(record: SessionRecord): number {
+    const expires = record.ttlMs > 0 ? record.lastActivity + record.ttlMs : Infinity;
+    if (record.phase === 'opened') return Math.min(record.lastActivity, expires);
+    if (record.phase === 'initialized') return Math.min(record.lastActivity + this.#graceMs, expires);
+    return expires;
+  }
+
+  /**
+   * Closes the longest-idle reclaimable session (of `caller`, when given) and resolves with `undefined`; when none
+   * is reclaimable now, resolves with the seconds until the earliest one will be (`null`: none ever will).
+   */
+  async #makeRoom(now: number, caller: string | undefined): Promise<number | null | undefined> {
+    const key = caller ?? '';
+    const memo = this.#nothingUntil.get(key);
+    if (memo !== undefined && now < memo.until && now < memo.earliest) return secondsUntil(memo.earliest, now);
+    let victim: SessionEntry | undefined;
+    let earliest = Infinity;
+    await this.#store.scan((record) => {
+      const entry = this.#entries.get(record.sessionId);
+      // A record whose entry is not registered yet (admitted, connecting) is skipped, like a busy session.
+      if (entry === undefined || this.#busy(entry)) return true;
+      const at = this.#reclaimableAt(record);
+      if (at <= now) {
+        victim = entry;
+        return false;
+      }
+      if (at < earliest) earliest = at;
+      return true;
+    }, caller === undefined ? undefined : { caller });
+    if (victim === undefined) {
+      if (this.#nothingUntil.size >= MAX_MEMOS) this.#nothingUntil.clear();
+      this.#nothingUntil.set(key, { until: now + MEMO_MS, earliest });
+      return secondsUntil(earliest, now);
+    }
+    this.#nothingUntil.delete(key);
+    const id = victim.transport.sessionId;
+    this.#logger.debug('Closing an unused HTTP session to make room', { sessionId: id, phase: this.#phases.get(id) });
+    this.#entries.delete(id);
+    this.#phases.delete(id);
+    await this.#store.delete(id);
+    void this.closeEntry(victim);
+    return undefined;
+  }
+
+  #refusal(name: 'tooManySessions' | 'tooManyCallerSessions', detail: string, retryAfter: number | null | undefined): HttpOutput {
+    const { httpStatus, jsonrpcError } = httpRefusal(name, null, detail);
+    const headers = typeof retryAfter === 'number' ? { ...JSON_HEADERS, 'retry-after': String(retryAfter) } : JSON_HEADERS;
+    return { status: httpStatus, headers, body: httpErrorBody(jsonrpcError) };
+  }
+
+  #startReaper(): void {
+    if (this.#reaper !== undefined || this.#closed || this.#reapEvery === 0) return;
+    const timer = setInterval(() => {
+      this.#reap(Date.now()).catch((error: unknown) => this.#logger.error('Reaping HTTP sessions failed', { error }));
+    }, this.#reapEvery);
+    (timer as { unref?: () => void }).unref?.();
+    this.#reaper = timer;
+  }
+
+  /** Closes the sessions whose TTL since their last request passed, unless busy. */
+  async #reap(now: number): Promise<void> {
+    const expired: SessionEntry[] = [];
+    await this.#store.scan((record) => {
+      if (record.ttlMs <= 0 || record.lastActivity + record.ttlMs > now) return true;
+      const entry = this.#entries.get(record.sessionId);
+      if (entry !== undefined && !this.#busy(entry)) expired.push(entry);
+      return true;
+    });
+    for (const entry of expired) {
+      const id = entry.transport.sessionId;
+      this.#logger.debug(this.#phases.get(id) === 'opened' ? 'Reaping HTTP session that never completed its handshake' : 'Reaping idle HTTP session', { sessionId: id });
+      this.remove(id, entry.transport);
+      void this.closeEntry(entry);
+    }
+  }
+
+  #settle(write: Promise<void>): void {
+    write.catch((error: unknown) => this.#logger.error('Session store failed', { error }));
+  }
+}
+
