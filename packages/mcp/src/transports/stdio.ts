@@ -35,6 +35,8 @@ const DIRECT_WRITE_CHARS = 8192;
 const MAX_OUTBOX_CHARS = 65_536;
 
 const RESOLVED: Promise<void> = Promise.resolve();
+/** Left on stdout by {@link StdioServerTransport.whenFlushed}: an error then means the client is gone (EPIPE). */
+const ignoreError = (): void => {};
 const NO_EVENTS: readonly NdjsonEvent[] = [];
 
 /** Throws unless `value` is a positive integer (an option of this module). */
@@ -292,6 +294,9 @@ export class StdioServerTransport implements Transport {
   whenFlushed(): Promise<void> {
     if (this.#outbox !== '' && !this.#closed) this.#flush();
     const stdout = this.#stdout;
+    // The transport's own 'error' listener is gone once it is closed, and a failed write emits 'error' after its
+    // callback ran: without a listener that stays, a client closing its end now (EPIPE) would crash the process.
+    if (!stdout.listeners('error').includes(ignoreError)) stdout.on('error', ignoreError);
     if (stdout.writableLength === 0 || stdout.destroyed || stdout.writableFinished) return RESOLVED;
     return new Promise((resolve) => {
       const done = (): void => {
@@ -299,7 +304,6 @@ export class StdioServerTransport implements Transport {
         stdout.off('close', done);
         resolve();
       };
-      // The transport's own 'error' listener is gone once it is closed: a broken pipe now must not throw.
       stdout.on('error', done);
       stdout.once('close', done);
       try {
