@@ -454,6 +454,39 @@ describe('Peer (inbound)', () => {
     expect((transport.sent as { id: number }[]).map((m) => m.id).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 6, 7, 8, 9]);
   });
 
+  it('Peer asks the transport to pause input while a request waits for a slot, and to resume once none waits', async () => {
+    const dispatcher = new Dispatcher();
+    const release = new Map<number, () => void>();
+    dispatcher.register('work', (params) => new Promise<number>((resolve) => release.set((params as number[])[0]!, () => resolve((params as number[])[0]!))));
+    const pauses: boolean[] = [];
+    const transport = Object.assign(scriptedTransport(), { pauseInput: (paused: boolean) => pauses.push(paused) });
+    const peer = new Peer({ transport, dispatcher, maxConcurrentInbound: 2 });
+    await peer.start();
+    const work = (i: number) => transport.deliver(parseMessage(`{"jsonrpc":"2.0","id":${i},"method":"work","params":[${i}]}`));
+    work(1);
+    work(2);
+    expect(pauses).toEqual([]); // both slots taken, nothing waits
+    work(3);
+    expect(pauses).toEqual([true]);
+    work(4); // a transport may deliver a little more (the rest of a read): no second call
+    expect(pauses).toEqual([true]);
+    release.get(1)!();
+    await tick();
+    expect(pauses).toEqual([true]); // 3 runs, 4 still waits
+    release.get(2)!();
+    await tick();
+    expect(pauses).toEqual([true, false]); // 4 runs: nothing waits
+    // A waiting request that is cancelled stops holding input back at once, with every slot still busy.
+    work(5);
+    expect(pauses).toEqual([true, false, true]);
+    expect(peer.cancelInbound(5)).toBe(true);
+    expect(pauses).toEqual([true, false, true, false]);
+    release.get(3)!();
+    release.get(4)!();
+    await tick();
+    expect((transport.sent as { id: number }[]).map((m) => m.id)).toEqual([1, 2, 3, 4]);
+  });
+
   it('Peer aborts every inbound handler signal on close and sends no response afterwards', async () => {
     const dispatcher = new Dispatcher();
     const signals: AbortSignal[] = [];

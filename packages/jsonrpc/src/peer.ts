@@ -86,7 +86,9 @@ export interface PeerOptions<Ctx> {
   readonly cancelNotification?: (id: JsonRpcId, reason: string) => JsonRpcNotification | undefined;
   /**
    * Inbound requests handled at once (batch members count one each); more wait in arrival order.
-   * Notifications are never queued (a cancellation must get through a full queue). A positive integer.
+   * Notifications are never queued (a cancellation must get through a full queue). While a request waits, the
+   * transport is asked to stop reading ({@link Transport.pauseInput}), so the wait queue stays about as long as
+   * one read of input instead of growing with what a client pipelines. A positive integer.
    * @default 64 ({@link DEFAULT_MAX_CONCURRENT_INBOUND})
    */
   readonly maxConcurrentInbound?: number;
@@ -176,7 +178,7 @@ function localError(code: JsonRpcLocalError['code'], message: string, cause?: un
  * (`"0"` never settles request `0`: field bug B02); a response with an unknown id is logged (warn) and dropped;
  * an error response with `id: null` (or none) is reported through {@link Peer.onerror}; nothing is ever sent in
  * reply to a response. Inbound requests run through the {@link Dispatcher} with at most
- * `maxConcurrentInbound` at once; an inbound request cancelled with {@link Peer.cancelInbound} gets its signal
+ * `maxConcurrentInbound` at once (the transport's input is paused while one waits); an inbound request cancelled with {@link Peer.cancelInbound} gets its signal
  * aborted and no response is sent. An inbound batch is answered with one array. An invalid inbound message is
  * answered with its -32600/-32700 reply.
  *
@@ -208,6 +210,8 @@ export class Peer<Ctx = unknown> {
   #queueHead = 0;
   #draining = false;
   #active = 0;
+  /** Whether the transport was told to stop delivering (a request waits for a slot): {@link Transport.pauseInput}. */
+  #inputPaused = false;
 
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -410,7 +414,10 @@ export class Peer<Ctx = unknown> {
     job.cancelled = true;
     this.#inbound.delete(id);
     job.abort(localError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
-    if (!job.running) this.#finishJob(job, undefined);
+    if (!job.running) {
+      this.#finishJob(job, undefined);
+      this.#drain();
+    }
     this.#notifyIfIdle();
     return true;
   }
@@ -595,7 +602,21 @@ export class Peer<Ctx = unknown> {
     const job = new InboundJob<Ctx>(message, made.ctx, batch, index);
     this.#inbound.set(message.id, job);
     if (this.#active < this.#maxConcurrentInbound) this.#run(job);
-    else this.#queue.push(job);
+    else {
+      this.#queue.push(job);
+      this.#pauseInput(true);
+    }
+  }
+
+  /** Tells the transport to stop (or resume) delivering inbound messages; a transport without the hook ignores it. */
+  #pauseInput(paused: boolean): void {
+    if (this.#inputPaused === paused) return;
+    this.#inputPaused = paused;
+    try {
+      this.#transport.pauseInput?.(paused);
+    } catch (error) {
+      this.#logger.error('Transport pauseInput failed', { paused, error });
+    }
   }
 
   #onBatch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined): void {
@@ -702,14 +723,18 @@ export class Peer<Ctx = unknown> {
 
   #drainQueue(): void {
     const queue = this.#queue;
-    while (this.#active < this.#maxConcurrentInbound && this.#queueHead < queue.length) {
+    while (this.#queueHead < queue.length) {
       const job = queue[this.#queueHead]!;
+      // Cancelled entries are skipped even with no slot free, so an empty queue is seen as empty (pauseInput).
+      const live = !job.done && !job.cancelled;
+      if (live && this.#active >= this.#maxConcurrentInbound) break;
       queue[this.#queueHead++] = undefined as never;
-      if (!job.done && !job.cancelled) this.#run(job);
+      if (live) this.#run(job);
     }
     if (this.#queueHead === queue.length) {
       queue.length = 0;
       this.#queueHead = 0;
+      if (!this.#closed) this.#pauseInput(false);
     } else if (this.#queueHead > 1024 && this.#queueHead * 2 > queue.length) {
       queue.splice(0, this.#queueHead);
       this.#queueHead = 0;

@@ -104,6 +104,10 @@ class SessionTransport implements Transport {
   close(): Promise<void> {
     return this.inner.close();
   }
+
+  pauseInput(paused: boolean): void {
+    this.inner.pauseInput?.(paused);
+  }
 }
 
 /** A legacy-era server session. */

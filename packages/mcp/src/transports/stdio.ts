@@ -8,6 +8,7 @@
 import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
 import {
+  DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_MAX_LINE_BYTES,
   ErrorCode,
   JsonRpcLocalError,
@@ -15,6 +16,7 @@ import {
   NdjsonDecoder,
   parseMessage,
   type JsonRpcMessage,
+  type NdjsonEvent,
   type Logger,
   type Transport,
 } from '@switchboard/jsonrpc';
@@ -33,6 +35,21 @@ const DIRECT_WRITE_CHARS = 8192;
 const MAX_OUTBOX_CHARS = 65_536;
 
 const RESOLVED: Promise<void> = Promise.resolve();
+/** Left on stdout by {@link StdioServerTransport.whenFlushed}: an error then means the client is gone (EPIPE). */
+const ignoreError = (): void => {};
+const NO_EVENTS: readonly NdjsonEvent[] = [];
+
+/** Throws unless `value` is a positive integer (an option of this module). */
+function checkPositiveInteger(name: string, value: unknown): void {
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got "${String(value)}"`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got "${String(value)}"`);
+}
+
+/** Throws unless `value` is a non-negative number of milliseconds (`Infinity` allowed). */
+function checkMilliseconds(name: string, value: unknown): void {
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got "${String(value)}"`);
+  if (!(value >= 0)) throw new RangeError(`Invalid option ${name}: expected a non-negative number of milliseconds, got "${String(value)}"`);
+}
 
 /** {@link StdioServerTransport} options. */
 export interface StdioServerTransportOptions {
@@ -42,9 +59,16 @@ export interface StdioServerTransportOptions {
   readonly stdout?: Writable;
   /**
    * A line longer than this (bytes) is refused with a -32600 error response (id `null`) and skipped up to the
-   * next newline; the connection survives (B16). @default 4 MiB
+   * next newline; the connection survives (B16). A positive integer. @default 4 MiB
    */
   readonly maxLineBytes?: number;
+  /**
+   * Arrays and objects in one line may nest this deep (the outermost counts as 1); a deeper line is refused
+   * before it is parsed, with -32600 `Invalid Request: JSON nested deeper than <n> levels`, id `null` and
+   * `data: { maxDepth }`, and the connection survives. A positive integer.
+   * @default 64 ({@link DEFAULT_MAX_JSON_DEPTH})
+   */
+  readonly maxJsonDepth?: number;
   /** @default a stderr logger */
   readonly logger?: Logger;
 }
@@ -54,6 +78,16 @@ export interface StdioServerTransportOptions {
  * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
  * one line on stdout, coalescing the writes of one event-loop turn into a single `write` call, and closes on
  * stdin end-of-file.
+ *
+ * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
+ * yet) and while the session has a request waiting for a concurrency slot ({@link Transport.pauseInput}); lines
+ * already read wait, unparsed, until both clear. A client that does not read its stdout, or that pipelines more
+ * requests than the server runs at once, fills the pipes instead of the server's memory, which stays bounded by
+ * the requests being handled, one read of stdin (64 KiB) and the output buffers. Error responses to invalid lines
+ * are output like any other. The price: while paused nothing is read, so the end of stdin is seen only once the
+ * client reads again (or a slot frees); and a message a running request waits for (its cancellation, the answer
+ * to a server-to-client request), sent behind requests that wait for a slot, is read only once some running
+ * request ends by itself.
  */
 export class StdioServerTransport implements Transport {
   onmessage: Transport['onmessage'];
@@ -63,17 +97,38 @@ export class StdioServerTransport implements Transport {
   readonly #stdout: Writable;
   readonly #decoder: NdjsonDecoder;
   readonly #maxLineBytes: number;
+  readonly #parseOptions: { readonly maxDepth: number };
   readonly #logger: Logger;
   #started = false;
   #closed = false;
   #outbox = '';
   #flushScheduled = false;
+  /** Set while stdout is backed up: resolves on its `'drain'`. */
   #drain: Promise<void> | undefined;
+  /** Decoded lines of the last chunk not yet delivered (input is paused), from `#nextEvent` on. */
+  #events: readonly NdjsonEvent[] = NO_EVENTS;
+  #nextEvent = 0;
+  /** The session asked to stop delivering: a request waits for a slot. */
+  #sessionPaused = false;
+  /** Whether this transport paused stdin (and so must resume it). */
+  #stdinPaused = false;
+  /** stdin ended while lines were still held back: the end is handled after them. */
+  #endPending = false;
+  #resumeScheduled = false;
 
+  /**
+   * @param options - See {@link StdioServerTransportOptions}.
+   * @throws TypeError when `maxLineBytes` or `maxJsonDepth` is not a number.
+   * @throws RangeError when `maxLineBytes` or `maxJsonDepth` is not a positive integer.
+   */
   constructor(options: StdioServerTransportOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    checkPositiveInteger('maxLineBytes', this.#maxLineBytes);
+    const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    checkPositiveInteger('maxJsonDepth', maxDepth);
+    this.#parseOptions = { maxDepth };
     this.#decoder = new NdjsonDecoder({ maxLineBytes: this.#maxLineBytes });
     this.#logger = options.logger ?? createStderrLogger();
   }
@@ -90,8 +145,66 @@ export class StdioServerTransport implements Transport {
 
   readonly #onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    for (const event of this.#decoder.push(bytes)) this.#deliver(event);
+    const events = this.#decoder.push(bytes);
+    // stdin is paused whenever lines are held back, so none should be; if a chunk comes anyway, it queues behind.
+    this.#events = this.#nextEvent < this.#events.length ? [...this.#events.slice(this.#nextEvent), ...events] : events;
+    this.#nextEvent = 0;
+    this.#pump();
   };
+
+  /** Whether delivering must wait: stdout is backed up, or the session has a request waiting for a slot. */
+  #held(): boolean {
+    return this.#drain !== undefined || this.#sessionPaused;
+  }
+
+  /** Delivers the held-back lines while nothing holds them, then resumes or pauses stdin to match. */
+  #pump(): void {
+    const events = this.#events;
+    while (this.#nextEvent < events.length) {
+      if (this.#closed) return;
+      if (this.#held()) {
+        this.#pauseStdin();
+        return;
+      }
+      this.#deliver(events[this.#nextEvent++]!);
+    }
+    this.#events = NO_EVENTS;
+    this.#nextEvent = 0;
+    if (this.#closed) return;
+    if (this.#endPending) {
+      this.#endPending = false;
+      this.#finishInput();
+    } else if (this.#held()) this.#pauseStdin();
+    else if (this.#stdinPaused) {
+      this.#stdinPaused = false;
+      this.#stdin.resume();
+    }
+  }
+
+  #pauseStdin(): void {
+    if (this.#stdinPaused) return;
+    this.#stdinPaused = true;
+    this.#stdin.pause();
+  }
+
+  /** Carries on delivering on a later turn (never inside the caller's stack: the session or a `'drain'` listener). */
+  #scheduleResume(): void {
+    if (this.#resumeScheduled || this.#closed) return;
+    this.#resumeScheduled = true;
+    setImmediate(() => {
+      this.#resumeScheduled = false;
+      if (!this.#closed && !this.#held()) this.#pump();
+    });
+  }
+
+  /**
+   * Flow control hook for the session ({@link Transport.pauseInput}): while `true`, no further message is
+   * delivered and stdin is paused.
+   */
+  pauseInput(paused: boolean): void {
+    this.#sessionPaused = paused;
+    if (!paused) this.#scheduleResume();
+  }
 
   /**
    * Called when stdin reaches end-of-file, after the last line has been delivered. When set, the owner decides
@@ -100,10 +213,15 @@ export class StdioServerTransport implements Transport {
   oninputend: (() => void) | undefined;
 
   readonly #onEnd = (): void => {
+    if (this.#nextEvent < this.#events.length) this.#endPending = true;
+    else this.#finishInput();
+  };
+
+  #finishInput(): void {
     for (const event of this.#decoder.end()) this.#deliver(event);
     if (this.oninputend !== undefined) this.oninputend();
     else void this.close();
-  };
+  }
 
   readonly #onError = (error: Error): void => {
     this.onerror?.(error);
@@ -111,9 +229,9 @@ export class StdioServerTransport implements Transport {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') void this.close();
   };
 
-  #deliver(event: ReturnType<NdjsonDecoder['push']>[number]): void {
+  #deliver(event: NdjsonEvent): void {
     if (event.kind === 'line') {
-      this.onmessage?.(parseMessage(event.text));
+      this.onmessage?.(parseMessage(event.text, this.#parseOptions));
       return;
     }
     this.#logger.warn(`Refused a stdin line longer than ${this.#maxLineBytes} bytes`);
@@ -146,12 +264,14 @@ export class StdioServerTransport implements Transport {
   }
 
   #write(text: string): void {
-    // Backpressure: while the pipe is full, sends resolve only once it drains, so a fast producer waits.
+    // Backpressure: while the pipe is full, sends resolve only once it drains, so a fast producer waits, and
+    // stdin is paused (#pump), so a client that does not read cannot make answers pile up here.
     if (!this.#stdout.write(text) && this.#drain === undefined) {
       this.#drain = new Promise((resolve) =>
         this.#stdout.once('drain', () => {
           this.#drain = undefined;
           resolve();
+          this.#scheduleResume();
         }),
       );
     }
@@ -166,10 +286,41 @@ export class StdioServerTransport implements Transport {
     this.#write(text);
   };
 
+  /**
+   * Resolves once everything sent so far has left the process: stdout's buffer is empty (handed to the OS), or
+   * stdout failed or was destroyed (then what was left is lost). Never rejects. With no reader, it never
+   * resolves: {@link serveStdio} bounds the wait with `drainTimeoutMs`.
+   */
+  whenFlushed(): Promise<void> {
+    if (this.#outbox !== '' && !this.#closed) this.#flush();
+    const stdout = this.#stdout;
+    // The transport's own 'error' listener is gone once it is closed, and a failed write emits 'error' after its
+    // callback ran: without a listener that stays, a client closing its end now (EPIPE) would crash the process.
+    if (!stdout.listeners('error').includes(ignoreError)) stdout.on('error', ignoreError);
+    if (stdout.writableLength === 0 || stdout.destroyed || stdout.writableFinished) return RESOLVED;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        stdout.off('error', done);
+        stdout.off('close', done);
+        resolve();
+      };
+      stdout.on('error', done);
+      stdout.once('close', done);
+      try {
+        // Writes complete in order: the callback of an empty write runs once everything before it is written.
+        stdout.write('', done);
+      } catch {
+        done();
+      }
+    });
+  }
+
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     if (this.#outbox !== '') this.#flush();
     this.#closed = true;
+    this.#events = NO_EVENTS;
+    this.#nextEvent = 0;
     this.#stdin.off('data', this.#onData);
     this.#stdin.off('end', this.#onEnd);
     this.#stdin.off('error', this.#onError);
@@ -183,20 +334,31 @@ export class StdioServerTransport implements Transport {
 /** Default for {@link ServeStdioOptions.shutdownGraceMs}. */
 export const DEFAULT_STDIO_SHUTDOWN_GRACE_MS = 1000;
 
+/** Default for {@link ServeStdioOptions.drainTimeoutMs}: 10 s. */
+export const DEFAULT_STDIO_DRAIN_TIMEOUT_MS = 10_000;
+
 /** {@link serveStdio} options. */
 export interface ServeStdioOptions extends StdioServerTransportOptions {
   /**
    * On stdin end-of-file, requests still being handled get up to this long to send their answers before the
    * session closes (their handlers' signals are then aborted). The MCP client closes stdin to shut a server
    * down and escalates to SIGTERM if it does not exit (MCP 2025-11-25 basic/lifecycle.mdx "Shutdown").
-   * @default 1000
+   * A non-negative number. @default 1000
    */
   readonly shutdownGraceMs?: number;
   /**
-   * End the process (exit code 0) once the session closes, e.g. on stdin end-of-file, even if timers or
-   * handlers are still pending. @default true
+   * End the process once the session closes, e.g. on stdin end-of-file, even if timers or handlers are still
+   * pending. Every answer already produced is written out first (see `drainTimeoutMs`); the exit code is 0, or 1
+   * when the drain deadline cut output off. @default true
    */
   readonly exitOnClose?: boolean;
+  /**
+   * With `exitOnClose`, how long (ms) the closed session waits for stdout to take the answers still buffered (a
+   * client may read its end of the pipe late) before the process exits anyway: it then logs an error on stderr
+   * naming how many bytes were not written, and exits with code 1. `Infinity` waits as long as it takes.
+   * A non-negative number. @default 10_000 ({@link DEFAULT_STDIO_DRAIN_TIMEOUT_MS})
+   */
+  readonly drainTimeoutMs?: number;
   /**
    * Route the `console` methods that print to stdout (`log`, `info`, `debug`, `dir`, `dirxml`, `table`, `count`,
    * `countReset`, `group`, `groupCollapsed`, `groupEnd`, `time`, `timeLog`, `timeEnd`) to stderr while the
@@ -249,9 +411,15 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  * basic/lifecycle.mdx "Shutdown": the client closes stdin). While the session lives, `console.log` and the other
  * stdout-printing `console` methods write to stderr (see {@link ServeStdioOptions.redirectConsole}).
  *
+ * With `exitOnClose` (the default), the process exits once the session has closed and stdout has taken every
+ * answer (at most `drainTimeoutMs`).
+ *
  * @param server - The server to serve.
  * @param options - See {@link ServeStdioOptions}.
  * @returns The session, once the transport is started.
+ * @throws TypeError when a numeric option is not a number.
+ * @throws RangeError when `maxLineBytes` or `maxJsonDepth` is not a positive integer, or `shutdownGraceMs` or
+ *   `drainTimeoutMs` is negative.
  * @see MCP 2025-11-25 basic/transports.mdx "stdio"
  * @example
  * await serveStdio(server); // a console.log in a tool now prints on stderr, not into the stream
@@ -259,10 +427,14 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  * await serveStdio(server, { redirectConsole: false }); // leave console alone (stdout must stay MCP-only)
  */
 export async function serveStdio(server: McpServer, options: ServeStdioOptions = {}): Promise<ServerSession> {
-  const transport = new StdioServerTransport({ logger: server.logger, ...options });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
+  checkMilliseconds('shutdownGraceMs', graceMs);
+  const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_STDIO_DRAIN_TIMEOUT_MS;
+  checkMilliseconds('drainTimeoutMs', drainTimeoutMs);
+  const transport = new StdioServerTransport({ logger: server.logger, ...options });
+  const logger = options.logger ?? server.logger;
   const redirect = options.redirectConsole ?? (options.stdout === undefined || options.stdout === process.stdout);
-  const restoreConsole = redirect ? redirectConsoleToStderr(options.logger ?? server.logger) : undefined;
+  const restoreConsole = redirect ? redirectConsoleToStderr(logger) : undefined;
   let session: ServerSession;
   try {
     session = await server.connect(transport);
@@ -286,9 +458,27 @@ export async function serveStdio(server: McpServer, options: ServeStdioOptions =
     const previous = session.onclose;
     session.onclose = () => {
       previous?.();
-      // Let the final flush reach the pipe before exiting.
-      setImmediate(() => process.exit(0));
+      void exitWhenFlushed(transport, drainTimeoutMs, logger, options.stdout ?? process.stdout);
     };
   }
   return session;
+}
+
+/**
+ * Exits the process once stdout has taken everything sent (code 0), or after `timeoutMs` (code 1, logged): the
+ * answers buffered in this process would otherwise be lost by `process.exit` while a slow client has not read
+ * them yet.
+ */
+async function exitWhenFlushed(transport: StdioServerTransport, timeoutMs: number, logger: Logger, stdout: Writable): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flushed = await Promise.race([
+    transport.whenFlushed().then(() => true),
+    // Infinity: no deadline (setTimeout would fire at once).
+    ...(timeoutMs < Infinity ? [new Promise<boolean>((resolve) => (timer = setTimeout(resolve, Math.min(timeoutMs, 2_147_483_647), false)))] : []),
+  ]);
+  clearTimeout(timer);
+  if (!flushed) {
+    logger.error(`Exiting with code 1: stdout did not drain within drainTimeoutMs (${timeoutMs} ms), ${stdout.writableLength} bytes of output not written`);
+  }
+  process.exit(flushed ? 0 : 1);
 }
