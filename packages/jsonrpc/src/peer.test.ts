@@ -454,13 +454,13 @@ describe('Peer (inbound)', () => {
     expect((transport.sent as { id: number }[]).map((m) => m.id).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 6, 7, 8, 9]);
   });
 
-  it('Peer asks the transport to pause input while a request waits for a slot, and to resume once none waits', async () => {
+  it('Peer asks the transport to pause input while maxQueuedInbound requests wait for a slot (here 1), and to resume once half of them got one', async () => {
     const dispatcher = new Dispatcher();
     const release = new Map<number, () => void>();
     dispatcher.register('work', (params) => new Promise<number>((resolve) => release.set((params as number[])[0]!, () => resolve((params as number[])[0]!))));
     const pauses: boolean[] = [];
     const transport = Object.assign(scriptedTransport(), { pauseInput: (paused: boolean) => pauses.push(paused) });
-    const peer = new Peer({ transport, dispatcher, maxConcurrentInbound: 2 });
+    const peer = new Peer({ transport, dispatcher, maxConcurrentInbound: 2, maxQueuedInbound: 1 });
     await peer.start();
     const work = (i: number) => transport.deliver(parseMessage(`{"jsonrpc":"2.0","id":${i},"method":"work","params":[${i}]}`));
     work(1);
@@ -485,6 +485,35 @@ describe('Peer (inbound)', () => {
     release.get(4)!();
     await tick();
     expect((transport.sent as { id: number }[]).map((m) => m.id)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('Peer keeps reading behind a modest backlog (a cancellation still gets through) and pauses only at maxQueuedInbound', async () => {
+    const dispatcher = new Dispatcher();
+    const release = new Map<number, () => void>();
+    dispatcher.register('work', (params, ctx) => new Promise<number>((resolve, reject) => {
+      const id = (params as number[])[0]!;
+      release.set(id, () => resolve(id));
+      ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+    }));
+    const pauses: boolean[] = [];
+    const transport = Object.assign(scriptedTransport(), { pauseInput: (paused: boolean) => pauses.push(paused) });
+    const peer = new Peer({ transport, dispatcher, maxConcurrentInbound: 1, maxQueuedInbound: 4 });
+    await peer.start();
+    const work = (i: number) => transport.deliver(parseMessage(`{"jsonrpc":"2.0","id":${i},"method":"work","params":[${i}]}`));
+    for (let i = 1; i <= 4; i++) work(i); // 1 runs, 2-4 wait: under the limit
+    expect(pauses).toEqual([]);
+    expect(peer.cancelInbound(1)).toBe(true); // the running one is cancelled: a slot frees
+    await tick();
+    work(5);
+    work(6); // 2 runs; 3, 4, 5, 6 wait: the limit
+    expect(pauses).toEqual([true]);
+    release.get(2)!();
+    await tick();
+    expect(pauses).toEqual([true]); // 3 waiting: more than half
+    release.get(3)!();
+    await tick();
+    expect(pauses).toEqual([true, false]); // 2 waiting: half got a slot
+    expect(() => new Peer({ transport: scriptedTransport(), maxQueuedInbound: 0 })).toThrow(RangeError);
   });
 
   it('Peer aborts every inbound handler signal on close and sends no response afterwards', async () => {

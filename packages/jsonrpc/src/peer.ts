@@ -26,6 +26,8 @@ import type {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Default for {@link PeerOptions.maxConcurrentInbound}. */
 export const DEFAULT_MAX_CONCURRENT_INBOUND = 64;
+/** Default for {@link PeerOptions.maxQueuedInbound}. */
+export const DEFAULT_MAX_QUEUED_INBOUND = 1024;
 
 /** Options of one outbound request. */
 export interface PeerRequestOptions {
@@ -86,12 +88,18 @@ export interface PeerOptions<Ctx> {
   readonly cancelNotification?: (id: JsonRpcId, reason: string) => JsonRpcNotification | undefined;
   /**
    * Inbound requests handled at once (batch members count one each); more wait in arrival order.
-   * Notifications are never queued (a cancellation must get through a full queue). While a request waits, the
-   * transport is asked to stop reading ({@link Transport.pauseInput}), so the wait queue stays about as long as
-   * one read of input instead of growing with what a client pipelines. A positive integer.
+   * Notifications are never queued (a cancellation must get through a full queue). A positive integer.
    * @default 64 ({@link DEFAULT_MAX_CONCURRENT_INBOUND})
    */
   readonly maxConcurrentInbound?: number;
+  /**
+   * Requests that may wait for a slot before the transport is asked to stop reading ({@link Transport.pauseInput});
+   * reading resumes once half of them got a slot. So what a client pipelines stays in the pipe instead of in memory,
+   * while messages a running request needs (its cancellation, the answer to a server-to-client request) still get
+   * read behind a modest backlog. A positive integer.
+   * @default 1024 ({@link DEFAULT_MAX_QUEUED_INBOUND})
+   */
+  readonly maxQueuedInbound?: number;
   /** Reports unknown response ids (warn), transport errors and handler failures (error). @default silentLogger */
   readonly logger?: Logger;
 }
@@ -178,7 +186,7 @@ function localError(code: JsonRpcLocalError['code'], message: string, cause?: un
  * (`"0"` never settles request `0`: field bug B02); a response with an unknown id is logged (warn) and dropped;
  * an error response with `id: null` (or none) is reported through {@link Peer.onerror}; nothing is ever sent in
  * reply to a response. Inbound requests run through the {@link Dispatcher} with at most
- * `maxConcurrentInbound` at once (the transport's input is paused while one waits); an inbound request cancelled with {@link Peer.cancelInbound} gets its signal
+ * `maxConcurrentInbound` at once (the transport's input is paused while `maxQueuedInbound` wait); an inbound request cancelled with {@link Peer.cancelInbound} gets its signal
  * aborted and no response is sent. An inbound batch is answered with one array. An invalid inbound message is
  * answered with its -32600/-32700 reply.
  *
@@ -197,6 +205,7 @@ export class Peer<Ctx = unknown> {
   readonly #context: PeerOptions<Ctx>['context'];
   readonly #cancelNotification: PeerOptions<Ctx>['cancelNotification'];
   readonly #maxConcurrentInbound: number;
+  readonly #maxQueued: number;
   readonly #logger: Logger;
 
   #nextId = 0;
@@ -228,7 +237,7 @@ export class Peer<Ctx = unknown> {
 
   /**
    * @param options - See {@link PeerOptions}.
-   * @throws RangeError when `maxConcurrentInbound` is not a positive integer.
+   * @throws RangeError when `maxConcurrentInbound` or `maxQueuedInbound` is not a positive integer.
    */
   constructor(options: PeerOptions<Ctx>) {
     const limit = options.maxConcurrentInbound ?? DEFAULT_MAX_CONCURRENT_INBOUND;
@@ -241,6 +250,11 @@ export class Peer<Ctx = unknown> {
     this.#context = options.context;
     this.#cancelNotification = options.cancelNotification;
     this.#maxConcurrentInbound = limit;
+    const queued = options.maxQueuedInbound ?? DEFAULT_MAX_QUEUED_INBOUND;
+    if (!Number.isSafeInteger(queued) || queued < 1) {
+      throw new RangeError(`Invalid maxQueuedInbound: expected a positive integer, got ${String(queued)}`);
+    }
+    this.#maxQueued = queued;
     const transport = this.#transport;
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = () => this.#handleClose();
@@ -604,7 +618,7 @@ export class Peer<Ctx = unknown> {
     if (this.#active < this.#maxConcurrentInbound) this.#run(job);
     else {
       this.#queue.push(job);
-      this.#pauseInput(true);
+      if (this.#queue.length - this.#queueHead >= this.#maxQueued) this.#pauseInput(true);
     }
   }
 
@@ -731,10 +745,10 @@ export class Peer<Ctx = unknown> {
       queue[this.#queueHead++] = undefined as never;
       if (live) this.#run(job);
     }
+    if (this.#inputPaused && !this.#closed && queue.length - this.#queueHead <= this.#maxQueued / 2) this.#pauseInput(false);
     if (this.#queueHead === queue.length) {
       queue.length = 0;
       this.#queueHead = 0;
-      if (!this.#closed) this.#pauseInput(false);
     } else if (this.#queueHead > 1024 && this.#queueHead * 2 > queue.length) {
       queue.splice(0, this.#queueHead);
       this.#queueHead = 0;

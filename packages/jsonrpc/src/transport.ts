@@ -44,8 +44,8 @@ export interface Transport {
   /** Fired once when the channel is closed, from either side. */
   onclose?: (() => void) | undefined;
   /**
-   * Optional inbound flow control, called by the {@link Peer}: `true` when an inbound request has to wait for a
-   * slot (`maxConcurrentInbound` are being handled), `false` once none waits. A transport that can stop reading
+   * Optional inbound flow control, called by the {@link Peer}: `true` when `maxQueuedInbound` inbound requests wait
+   * for a slot (`maxConcurrentInbound` are being handled), `false` once half of them got one. A transport that can stop reading
    * (stdio pauses stdin) delivers nothing while paused, so what a client pipelines stays in the pipe rather than in
    * memory; a transport that cannot (an HTTP request is answered on its own exchange) leaves this out.
    * Never called twice in a row with the same value.

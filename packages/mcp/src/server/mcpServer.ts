@@ -6,6 +6,7 @@
  *   server/utilities/{completion,logging,pagination}.mdx
  */
 import {
+  DEFAULT_MAX_QUEUED_INBOUND,
   Dispatcher,
   ErrorCode,
   JsonRpcError,
@@ -235,6 +236,7 @@ export class McpServer {
       dispatcher,
       logger: this.#logger,
       maxConcurrentInbound: options.maxConcurrentRequestsPerSession ?? 64,
+      maxQueuedInbound: options.maxQueuedRequestsPerSession ?? DEFAULT_MAX_QUEUED_INBOUND,
       sessionClosed: (session) => this.#sessions.delete(session),
     };
   }

@@ -50,6 +50,7 @@ export interface SessionHost {
   readonly dispatcher: Dispatcher<SessionContext>;
   readonly logger: Logger;
   readonly maxConcurrentInbound: number;
+  readonly maxQueuedInbound: number;
   sessionClosed(session: Session): void;
 }
 
@@ -152,6 +153,7 @@ export class Session implements ServerSession {
         params: { requestId, reason },
       }),
       maxConcurrentInbound: host.maxConcurrentInbound,
+      maxQueuedInbound: host.maxQueuedInbound,
       logger: host.logger,
     });
     this.peer.onclose = () => {

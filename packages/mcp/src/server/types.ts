@@ -358,6 +358,11 @@ export interface McpServerOptions {
   /** Inbound requests handled at once per session. @default 64 */
   readonly maxConcurrentRequestsPerSession?: number;
   /**
+   * Requests per session that may wait for a slot before the transport stops reading (stdio pauses stdin, so a
+   * client that pipelines thousands of calls fills the pipe, not the server's memory). @default 1024
+   */
+  readonly maxQueuedRequestsPerSession?: number;
+  /**
    * Distinct URIs one session may be subscribed to at once (`resources/subscribe`; subscribing again to a URI
    * the session holds does not count). One more is refused with -32602 `Invalid params: too many
    * subscriptions: …` and `data: { uri, maxSubscriptionsPerSession }` (the URI cut to 200 characters); the

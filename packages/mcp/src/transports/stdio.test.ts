@@ -49,8 +49,8 @@ const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`;
 const INIT = '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}\n';
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
 
-async function connect(options: { stdout?: Writable; maxConcurrent?: number; maxJsonDepth?: number } = {}) {
-  const server = new McpServer({ name: 't', version: '0' }, { logger: silentLogger, maxConcurrentRequestsPerSession: options.maxConcurrent });
+async function connect(options: { stdout?: Writable; maxConcurrent?: number; maxQueued?: number; maxJsonDepth?: number } = {}) {
+  const server = new McpServer({ name: 't', version: '0' }, { logger: silentLogger, maxConcurrentRequestsPerSession: options.maxConcurrent, maxQueuedRequestsPerSession: options.maxQueued });
   const release = new Map<number, () => void>();
   const started: number[] = [];
   server.tool('wait', { inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }, async ({ n }) => {
@@ -90,10 +90,10 @@ describe('StdioServerTransport flow control (injected streams)', () => {
     expect(stdin.isPaused()).toBe(false);
   });
 
-  it('stops reading stdin while a request waits for a concurrency slot, and reads on as slots free', async () => {
+  it('stops reading stdin while maxQueuedRequestsPerSession requests wait for a concurrency slot, and reads on as slots free', async () => {
     const sink = new HeldSink();
     sink.release();
-    const { stdin, release, started } = await connect({ stdout: sink, maxConcurrent: 2 });
+    const { stdin, release, started } = await connect({ stdout: sink, maxConcurrent: 2, maxQueued: 1 });
     stdin.write(INIT);
     stdin.write(INITIALIZED);
     const call = (n: number) => `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"wait","arguments":{"n":${n}}}}\n`;

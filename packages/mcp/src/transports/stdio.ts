@@ -80,14 +80,14 @@ export interface StdioServerTransportOptions {
  * stdin end-of-file.
  *
  * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
- * yet) and while the session has a request waiting for a concurrency slot ({@link Transport.pauseInput}); lines
- * already read wait, unparsed, until both clear. A client that does not read its stdout, or that pipelines more
- * requests than the server runs at once, fills the pipes instead of the server's memory, which stays bounded by
- * the requests being handled, one read of stdin (64 KiB) and the output buffers. Error responses to invalid lines
- * are output like any other. The price: while paused nothing is read, so the end of stdin is seen only once the
- * client reads again (or a slot frees); and a message a running request waits for (its cancellation, the answer
- * to a server-to-client request), sent behind requests that wait for a slot, is read only once some running
- * request ends by itself.
+ * yet) and while the session has `maxQueuedInbound` (1,024) requests waiting for a concurrency slot
+ * ({@link Transport.pauseInput}); lines already read wait, unparsed, until both clear. A client that does not read
+ * its stdout, or that pipelines far more requests than the server runs at once, fills the pipes instead of the
+ * server's memory, which stays bounded by the requests being handled and waiting, one read of stdin (64 KiB) and the
+ * output buffers. Error responses to invalid lines are output like any other. The price: while paused nothing is
+ * read, so the end of stdin is seen only once the client reads again (or the wait queue halves); a message a running
+ * request needs (its cancellation, the answer to a server-to-client request) is still read behind a backlog of up to
+ * `maxQueuedInbound` waiting requests.
  */
 export class StdioServerTransport implements Transport {
   onmessage: Transport['onmessage'];
