@@ -1,11 +1,12 @@
 // In-process JSON-RPC dispatch micro-benchmark: @switchboard/jsonrpc Dispatcher vs json-rpc-2.0's
 // JSONRPCServer, same method, same messages, text in → text out, full validation on both sides
-// (json-rpc-2.0 checks the envelope in receive(); Switchboard's parseMessage classifies it).
+// (json-rpc-2.0 checks the envelope in receive(); Switchboard's parseMessage classifies it). A third contender skips
+// the JSON nesting pre-scan, to show what that cap costs on ordinary messages.
 // Runs in its own process (spawned by run.mjs); alternates A B A B rounds; prints one JSON line.
 //   node bench/lib/dispatch.mjs [--rounds 6] [--round-ms 400] [--payload 64]
 import { performance } from 'node:perf_hooks';
 import { JSONRPCServer } from 'json-rpc-2.0';
-import { Dispatcher } from '@switchboard/jsonrpc';
+import { Dispatcher, classifyValue, stringifyReply } from '@switchboard/jsonrpc';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -29,6 +30,9 @@ jr.addMethod('echo', echo);
 
 const contenders = {
   switchboard: (msg) => sb.handleText(msg, undefined),
+  // The same path without the JSON nesting pre-scan of parseJson (JSON.parse straight away): what the cap costs.
+  'switchboard-no-depth-scan': (msg) =>
+    sb.handle(classifyValue(JSON.parse(msg)), undefined).then((reply) => (reply === undefined ? undefined : stringifyReply(reply))),
   'json-rpc-2.0': (msg) =>
     jr.receiveJSON(msg).then((reply) => (reply === null ? undefined : JSON.stringify(reply))),
 };

@@ -214,6 +214,11 @@ export async function renderReport(file, resultsDir) {
     md.push('| engine | calls/s | ÷ json-rpc-2.0 |');
     md.push('|---|--:|--:|');
     md.push(`| @switchboard/jsonrpc Dispatcher | ${f(sb)} | ${r2(ratio)} ${mark(ratio >= goal)} (≥${goal}) |`);
+    const raw = d.opsPerSec['switchboard-no-depth-scan'];
+    if (raw !== undefined) {
+      const scan = median(d.samples.switchboard.map((v, i) => v / d.samples['switchboard-no-depth-scan'][i]));
+      md.push(`| @switchboard/jsonrpc Dispatcher without the JSON depth pre-scan | ${f(raw)} | ${r2(median(d.samples['switchboard-no-depth-scan'].map((v, i) => v / d.samples['json-rpc-2.0'][i])))} (with ÷ without: ${r2(scan)}) |`);
+    }
     md.push(`| json-rpc-2.0 1.8.1 JSONRPCServer | ${f(jr)} | 1.00 |`);
     md.push('');
   }
