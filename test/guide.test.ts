@@ -446,7 +446,7 @@ describe('the wire messages shown in the guide', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// Claims the guide makes in prose, checked on the guide's server with one extra definition each
+// Claims the guide makes in prose, checked on the guide's server (or a bare one) with one extra definition each
 
 describe('what the guide says in prose', () => {
   const silent = { error() {}, warn() {}, info() {}, debug() {} };
@@ -482,7 +482,7 @@ describe('what the guide says in prose', () => {
   });
 
   it('an exception in a resource or prompt handler is -32603 Internal error without its text', async () => {
-    const server = createServer();
+    const server = new McpServer({ name: 'w', version: '1' }, { logger: silent });
     server.resource('weather://broken', { name: 'broken' }, () => { throw new Error('secret detail'); });
     server.prompt('broken', {}, () => { throw new Error('secret detail'); });
     const raw = await connectRawClient(server);
