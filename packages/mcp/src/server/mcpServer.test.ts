@@ -42,7 +42,8 @@ function makeServer(options: ConstructorParameters<typeof McpServer>[1] = {}) {
     { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
     (args: { bad?: boolean }) =>
       args.bad === true
-        ? { content: [{ type: 'text', text: 'bad' }], structuredContent: { n: 'x' } }
+        ? // Wrong on purpose (the types reject it): the server must catch it at run time.
+          { content: [{ type: 'text', text: 'bad' }], structuredContent: { n: 'x' } as unknown as { n: number } }
         : { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } },
   );
   server.resource('test://a', { name: 'a', mimeType: 'text/plain' }, (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'A' }] }));

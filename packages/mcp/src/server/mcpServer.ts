@@ -23,6 +23,7 @@ import type {
   Implementation,
   InitializeResult,
   Prompt,
+  PromptArgument,
   Resource,
   ResourceTemplate,
   ServerCapabilities,
@@ -35,15 +36,20 @@ import type {
   CompletionHandler,
   ConnectOptions,
   McpServerOptions,
+  PromptArgs,
   PromptDefinition,
   PromptHandler,
   ResourceDefinition,
   ResourceHandler,
   ResourceTemplateDefinition,
   ResourceTemplateHandler,
+  SchemaLike,
   ServerSession,
+  TemplateVariables,
+  ToolArgs,
   ToolDefinition,
   ToolHandler,
+  ToolResult,
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
 
@@ -159,8 +165,9 @@ function compact<T extends object>(value: T): T {
  *
  * @example
  * const server = new McpServer({ name: 'demo', version: '1.0.0' });
+ * // `a` and `b` are typed `number` from the schema (see ToolArgs): no annotation needed.
  * server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
- *   ({ a, b }: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
+ *   ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
  * await serveStdio(server);
  */
 export class McpServer {
@@ -224,8 +231,15 @@ export class McpServer {
    * @returns a disposer that removes the tool
    * @throws TypeError when the schema is invalid, its root is not `type: "object"` (required through
    *   2025-11-25, server/tools.mdx), or the name is already registered
+   * @typeParam In the `inputSchema` type (inferred): the handler's `args` are {@link ToolArgs}`<In>`
+   * @typeParam Out the `outputSchema` type (inferred): the handler returns {@link ToolResult}`<Out>`
    */
-  tool<Args = Record<string, unknown>>(name: string, definition: ToolDefinition, handler: ToolHandler<Args>): () => void {
+  tool<const In extends SchemaLike | undefined = undefined, const Out extends SchemaLike | undefined = undefined>(
+    name: string,
+    definition: ToolDefinition<In, Out>,
+    handler: ToolHandler<ToolArgs<In>, ToolResult<Out>>,
+  ): () => void;
+  tool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
     this.#refuseDuplicate(this.#tools, name, 'Tool');
     if (!TOOL_NAME.test(name)) this.#logger.warn(`Tool name does not follow MCP naming rules (1-64 of A-Z a-z 0-9 _ - . /): "${name}"`);
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
@@ -266,7 +280,13 @@ export class McpServer {
    * templates in registration order.
    * @returns a disposer
    * @throws TypeError when the template is malformed or already registered
+   * @typeParam T the template string (inferred): the handler's `variables` are {@link TemplateVariables}`<T>`
    */
+  resourceTemplate<const T extends string>(
+    uriTemplate: T,
+    definition: ResourceTemplateDefinition,
+    handler: ResourceTemplateHandler<TemplateVariables<T>>,
+  ): () => void;
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
     this.#refuseDuplicate(this.#templates, uriTemplate, 'Resource template');
     const { complete, ...rest } = definition;
@@ -278,7 +298,13 @@ export class McpServer {
    * Registers a prompt.
    * @returns a disposer
    * @throws TypeError when the name is already registered
+   * @typeParam A the `arguments` list type (inferred, kept literal): the handler's `args` are {@link PromptArgs}`<A>`
    */
+  prompt<const A extends readonly PromptArgument[] = readonly []>(
+    name: string,
+    definition: PromptDefinition<A>,
+    handler: PromptHandler<PromptArgs<A>>,
+  ): () => void;
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void {
     this.#refuseDuplicate(this.#prompts, name, 'Prompt');
     const { complete, ...rest } = definition;

@@ -11,6 +11,7 @@
  *   (2020-12 is the default dialect, SEP-1613)
  */
 import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
+import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import type { JsonSchema, SchemaLike, StandardSchemaV1 } from './types.js';
 
 /** The outcome of a validation: the (possibly transformed) value, or a readable description of what is wrong. */
@@ -79,7 +80,8 @@ function describeErrors(errors: readonly OutputUnit[]): string {
 
 function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema {
   const std = schema['~standard'];
-  const json = std.jsonSchema?.input({ target: 'draft-2020-12' });
+  // Standard JSON Schema (`~standard.jsonSchema`) is a sibling spec: optional on a Standard Schema.
+  const json = (std as Partial<StandardJSONSchemaV1.Props>).jsonSchema?.input({ target: 'draft-2020-12' });
   if (json === undefined) {
     throw new TypeError(`Invalid ${what}: the Standard Schema (${std.vendor}) cannot describe itself as JSON Schema`);
   }

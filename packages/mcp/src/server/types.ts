@@ -22,30 +22,132 @@ import type {
   ServerCapabilities,
   ToolAnnotations,
 } from '../protocol/types.js';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * A Standard Schema v1 object (zod 4, valibot, arktype…). When it also implements Standard JSON Schema
+ * A Standard Schema v1 object (zod 4, valibot, arktype…): the official `@standard-schema/spec` 1.1 type,
+ * re-exported under the name this package has always used, with its namespace (`StandardSchemaV1.InferOutput`,
+ * `StandardSchemaV1.Issue`…). When the object also implements Standard JSON Schema
  * (`~standard.jsonSchema.input(...)`, zod ≥ 4.2) its JSON Schema is advertised in `tools/list`.
  * @see https://standardschema.dev
  */
-export interface StandardSchemaV1<Input = unknown, Output = Input> {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly validate: (value: unknown) =>
-      | { readonly value: Output; readonly issues?: undefined }
-      | { readonly issues: readonly { readonly message: string; readonly path?: readonly unknown[] }[] }
-      | Promise<{ readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly { readonly message: string; readonly path?: readonly unknown[] }[] }>;
-    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> };
-  };
-}
+export type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** Either a JSON Schema object or a Standard Schema. */
 export type SchemaLike = JsonSchema | StandardSchemaV1;
+
+/** Flattens an intersection into one object type (for readable hovers and exact type comparisons). */
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The value type a schema describes, as a handler sees it after validation:
+ * - a Standard Schema: its *output* type (`StandardSchemaV1.InferOutput`: after transforms and defaults), or
+ *   `Fallback` when that is `unknown` (a schema typed only as `StandardSchemaV1`);
+ * - a JSON Schema whose root is literally `type: "object"` (written `as const`, or inline in the call, where
+ *   the `const` type parameters of {@link McpServer.tool} keep it literal): {@link JsonSchemaType};
+ * - any other JSON Schema (e.g. a `Record<string, unknown>`, or an object whose `type` widened to `string`): `Fallback`.
+ */
+export type InferSchema<S, Fallback = Record<string, unknown>> = S extends StandardSchemaV1
+  ? unknown extends StandardSchemaV1.InferOutput<S>
+    ? Fallback
+    : StandardSchemaV1.InferOutput<S>
+  : S extends { readonly type: 'object' }
+    ? JsonSchemaType<S>
+    : Fallback;
+
+/**
+ * The type of the values a literal JSON Schema accepts, for the keywords that shape a type (checked in this
+ * order): `const` (its value), `enum` (the union of its values), `anyOf` / `oneOf` (the union of the branches),
+ * `type` (one name or an array of names: `string`, `number` and `integer` → `number`, `boolean`, `null`, `array`
+ * with `items` → `T[]`, `object` with `properties` and `required` → required and optional properties, plus
+ * `additionalProperties`: `false` → none, a schema → an index signature of its type, absent or `true` → an index
+ * signature of `unknown`, since the validator accepts extra properties). Anything else (`$ref`, `allOf`,
+ * `not`, tuple `items`…) and anything nested deeper than 10 levels is `unknown`: the inference is bounded, so it
+ * never reports "excessively deep" and costs little to check.
+ */
+export type JsonSchemaType<S, Depth extends readonly unknown[] = []> = Depth['length'] extends 10
+  ? unknown
+  : S extends { readonly const: infer C }
+    ? C
+    : S extends { readonly enum: readonly (infer E)[] }
+      ? E
+      : S extends { readonly anyOf: infer L extends readonly unknown[] }
+        ? JsonSchemaBranches<L, Depth>
+        : S extends { readonly oneOf: infer L extends readonly unknown[] }
+          ? JsonSchemaBranches<L, Depth>
+          : S extends { readonly type: infer T }
+            ? JsonTypeName<S, T extends readonly unknown[] ? T[number] : T, [...Depth, 0]>
+            : unknown;
+
+type JsonSchemaBranches<L extends readonly unknown[], Depth extends readonly unknown[]> = {
+  [I in keyof L]: JsonSchemaType<L[I], [...Depth, 0]>;
+}[number];
+
+/** One `type` name (distributes over a union of names). */
+type JsonTypeName<S, T, Depth extends readonly unknown[]> = T extends 'string'
+  ? string
+  : T extends 'number' | 'integer'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : T extends 'null'
+        ? null
+        : T extends 'array'
+          ? S extends { readonly items: infer I } ? (I extends readonly unknown[] ? unknown[] : JsonSchemaType<I, Depth>[]) : unknown[]
+          : T extends 'object'
+            ? JsonObjectType<S, Depth>
+            : unknown;
+
+type JsonObjectType<S, Depth extends readonly unknown[]> = Simplify<
+  (S extends { readonly properties: infer P }
+    ? {
+        -readonly [K in keyof P as K extends JsonRequired<S> ? K : never]: JsonSchemaType<P[K], Depth>;
+      } & {
+        -readonly [K in keyof P as K extends JsonRequired<S> ? never : K]?: JsonSchemaType<P[K], Depth>;
+      }
+    : unknown) &
+    (S extends { readonly additionalProperties: false }
+      ? unknown
+      : S extends { readonly additionalProperties: infer A extends object }
+        ? { [key: string]: JsonSchemaType<A, Depth> | JsonPropertyValues<S, Depth> }
+        : { [key: string]: unknown })
+>;
+
+type JsonRequired<S> = S extends { readonly required: readonly (infer R)[] } ? R : never;
+
+/** The union of the declared property types (an index signature must admit them). */
+type JsonPropertyValues<S, Depth extends readonly unknown[]> = S extends { readonly properties: infer P }
+  ? { [K in keyof P]: JsonSchemaType<P[K], Depth> }[keyof P]
+  : never;
+
+/**
+ * The arguments a tool handler receives for the `inputSchema` type `S` (see {@link InferSchema}). No schema
+ * (`undefined`: the default `{ type: "object" }`) gives `Record<string, never>`: no known argument; a schema
+ * that may or may not be there (a definition typed as plain {@link ToolDefinition}) gives `Record<string, unknown>`.
+ */
+export type ToolArgs<S> = [S] extends [undefined]
+  ? Record<string, never>
+  : undefined extends S
+    ? Record<string, unknown>
+    : InferSchema<S>;
+
+/**
+ * What a tool handler returns for the `outputSchema` type `S`. Without an output schema (or when `S` may be
+ * `undefined`, as in a plain {@link ToolDefinition}): any {@link CallToolResult}. With one (MCP 2025-06-18+ server/tools.mdx "Output Schema"): either a success whose
+ * `structuredContent` is required and has the schema's type ({@link InferSchema}), or an `isError: true` result,
+ * which the server does not check against the schema.
+ */
+export type ToolResult<S> = undefined extends S
+  ? CallToolResult
+  :
+      | (Omit<CallToolResult, 'structuredContent' | 'isError'> & {
+          readonly structuredContent: InferSchema<S>;
+          readonly isError?: false | undefined;
+        })
+      | (CallToolResult & { readonly isError: true });
 
 /** Options of a server → client request issued from a handler. */
 export interface ClientRequestOptions {
@@ -101,28 +203,32 @@ export interface RequestContext {
   listRoots(options?: ClientRequestOptions): Promise<ListRootsResult>;
 }
 
-/** A tool registration. */
-export interface ToolDefinition {
+/**
+ * A tool registration. `In` and `Out` are the types of its two schemas, inferred by {@link McpServer.tool}:
+ * they type the handler's arguments ({@link ToolArgs}) and result ({@link ToolResult}).
+ */
+export interface ToolDefinition<In extends SchemaLike | undefined = SchemaLike | undefined, Out extends SchemaLike | undefined = SchemaLike | undefined> {
   readonly title?: string;
   readonly description?: string;
   /** Arguments schema. A JSON Schema with `type: "object"` root, or a Standard Schema. @default `{ type: "object" }` */
-  readonly inputSchema?: SchemaLike;
+  readonly inputSchema?: In;
   /** Schema of `structuredContent` (object root; 2025-06-18+). */
-  readonly outputSchema?: SchemaLike;
+  readonly outputSchema?: Out;
   readonly annotations?: ToolAnnotations;
   readonly icons?: readonly Icon[];
   readonly _meta?: Meta;
 }
 
 /**
- * A tool handler. Return a {@link CallToolResult}. Throw {@link ToolError} for a failure the model should see
- * (`isError: true` with its message); any other exception is logged and answered with a generic
- * `isError: true` result that carries none of its text.
+ * A tool handler: `args` are the validated arguments (typed from the `inputSchema` by {@link ToolArgs}); it
+ * returns a {@link CallToolResult} (typed from the `outputSchema` by {@link ToolResult}). Throw
+ * {@link ToolError} for a failure the model should see (`isError: true` with its message); any other exception
+ * is logged and answered with a generic `isError: true` result that carries none of its text.
  */
-export type ToolHandler<Args = Record<string, unknown>> = (
+export type ToolHandler<Args = Record<string, unknown>, Result = CallToolResult> = (
   args: Args,
   ctx: RequestContext,
-) => CallToolResult | Promise<CallToolResult>;
+) => Result | Promise<Result>;
 
 /** A static resource registration: the `resources/list` entry without its `uri` (given separately). */
 export type ResourceDefinition = Omit<Resource, 'uri'>;
@@ -142,27 +248,86 @@ export interface ResourceTemplateDefinition extends Omit<ResourceTemplate, 'uriT
   readonly complete?: Readonly<Record<string, CompletionHandler>>;
 }
 
-/** Reads a resource matched by a template; `variables` are the decoded template variables. */
-export type ResourceTemplateHandler = (
+/**
+ * The variables of the URI template `T`, as the matcher returns them (see {@link McpServer.resourceTemplate}):
+ * - `{x}`, `{+x}`, `{#x}`, `{.x}`, `{/x}`, `{;x}` (and each name of a list such as `{x,y}`): `x: string`;
+ * - the explode modifier on any of those (`{/segments*}`, `{x*}`): `readonly string[]` (empty when nothing matched);
+ * - query expressions `{?a,b}` and `{&c}`: optional `string` (absent when the URI lacks the parameter);
+ * - a prefix modifier (`{x:3}`) is dropped from the name.
+ * A template without expressions gives `Record<string, never>`; one typed only as `string` gives `Record<string, string | readonly string[]>`.
+ */
+export type TemplateVariables<T extends string> = string extends T
+  ? Record<string, string | readonly string[]>
+  : T extends `${string}{${string}}${string}`
+    ? Simplify<TemplateParts<T>>
+    : Record<string, never>;
+
+/** Splits a template into its `{…}` expressions, intersecting their variables. */
+type TemplateParts<T extends string> = T extends `${string}{${infer Expr}}${infer Rest}`
+  ? ExpressionVariables<Expr> & TemplateParts<Rest>
+  : unknown;
+
+/** The variables of one expression body (the text between the braces). */
+type ExpressionVariables<E extends string> = E extends `${'?' | '&'}${infer List}`
+  ? { [K in VariableSpecs<List> as VariableName<K>]?: string }
+  : E extends `${'+' | '#' | '.' | '/' | ';'}${infer List}`
+    ? ListVariables<List>
+    : ListVariables<E>;
+
+type ListVariables<List extends string> = {
+  [K in VariableSpecs<List> as VariableName<K>]: K extends `${string}*` ? readonly string[] : string;
+};
+
+/** The comma-separated specs of a variable list (`a,b*,c:3` → `'a' | 'b*' | 'c:3'`). */
+type VariableSpecs<List extends string> = List extends `${infer Head},${infer Tail}` ? Head | VariableSpecs<Tail> : List;
+
+/** A spec's variable name: without the explode modifier or a prefix length. */
+type VariableName<Spec extends string> = Spec extends `${infer Name}*`
+  ? Name
+  : Spec extends `${infer Name}:${string}`
+    ? Name
+    : Spec;
+
+/** Reads a resource matched by a template; `variables` are the decoded template variables ({@link TemplateVariables}). */
+export type ResourceTemplateHandler<Variables = Record<string, string | readonly string[]>> = (
   uri: string,
-  variables: Readonly<Record<string, string | readonly string[]>>,
+  variables: Readonly<Variables>,
   ctx: RequestContext,
 ) => ReadResourceResult | Promise<ReadResourceResult>;
 
-/** A prompt registration. */
-export interface PromptDefinition {
+/**
+ * A prompt registration. `Args` is the type of its `arguments` list, inferred by {@link McpServer.prompt}
+ * (kept literal there): it types the handler's arguments ({@link PromptArgs}).
+ */
+export interface PromptDefinition<Args extends readonly PromptArgument[] = readonly PromptArgument[]> {
   readonly title?: string;
   readonly description?: string;
-  readonly arguments?: readonly PromptArgument[];
+  readonly arguments?: Args;
   readonly icons?: readonly Icon[];
   readonly _meta?: Meta;
   /** Completions for arguments, by argument name (`completion/complete` with `ref/prompt`). */
   readonly complete?: Readonly<Record<string, CompletionHandler>>;
 }
 
-/** Builds a prompt; `args` are the string arguments (required ones are checked before the call: -32602). */
-export type PromptHandler = (
-  args: Readonly<Record<string, string>>,
+/**
+ * The arguments a prompt handler receives for the argument list type `A`: each declared name, a `string` when
+ * `required: true` (checked before the call: -32602), else optional `string | undefined`. No list gives
+ * `Record<string, never>`; a list whose names are not literal (`PromptArgument[]`) gives
+ * `Record<string, string | undefined>`.
+ */
+export type PromptArgs<A extends readonly PromptArgument[]> = A extends readonly []
+  ? Record<string, never>
+  : string extends A[number]['name']
+    ? Record<string, string | undefined>
+    : Simplify<
+        { [K in A[number] as K extends { readonly required: true } ? K['name'] : never]: string } & {
+          [K in A[number] as K extends { readonly required: true } ? never : K['name']]?: string | undefined;
+        }
+      >;
+
+/** Builds a prompt; `args` are the string arguments ({@link PromptArgs}; required ones are checked before the call: -32602). */
+export type PromptHandler<Args = Readonly<Record<string, string>>> = (
+  args: Args,
   ctx: RequestContext,
 ) => GetPromptResult | Promise<GetPromptResult>;
 
