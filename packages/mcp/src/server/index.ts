@@ -4,3 +4,4 @@
  */
 export * from './types.js';
 export { McpServer, ToolError } from './mcpServer.js';
+export { ResourceNotFoundError } from './errors.js';

@@ -15,7 +15,6 @@ import {
   type Logger,
   type Transport,
 } from '@switchboard/jsonrpc';
-import { McpErrorCode } from '../protocol/errors.js';
 import { LATEST_LEGACY_REVISION, REVISION_FEATURES, isLegacyRevision, type LegacyRevision } from '../protocol/revisions.js';
 import type {
   CallToolResult,
@@ -52,6 +51,9 @@ import type {
   ToolResult,
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
+import { checkPromptDefinition, checkResourceDefinition, checkResourceTemplateDefinition, checkToolDefinition } from './definitions.js';
+import { ResourceNotFoundError, resourceNotFound } from './errors.js';
+import { invalidResult, promptResultProblem, resourceResultProblem, resultChecksEnabled, toolContentProblem } from './results.js';
 
 /**
  * A model-visible tool failure. Thrown from a tool handler it becomes
@@ -69,9 +71,6 @@ export class ToolError extends Error {
 export const DEFAULT_PAGE_SIZE = 100;
 /** Maximum number of values in a `completion/complete` result (MCP 2025-11-25 server/utilities/completion.mdx). */
 export const MAX_COMPLETION_VALUES = 100;
-
-/** Tool names: 1–64 characters of `A-Z a-z 0-9 _ - . /` (MCP 2025-11-25 server/tools.mdx "Tool Names", SEP-986). */
-const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
 
 interface ToolEntry {
   readonly descriptor: Tool;
@@ -176,6 +175,7 @@ export class McpServer {
   readonly #options: McpServerOptions;
   readonly #logger: Logger;
   readonly #pageSize: number;
+  readonly #checkResults: boolean;
   readonly #compile = createSchemaCompiler();
   readonly #tools = new Map<string, ToolEntry>();
   readonly #resources = new Map<string, ResourceEntry>();
@@ -197,6 +197,7 @@ export class McpServer {
     this.#options = options;
     this.#logger = options.logger ?? createStderrLogger({ name: info.name });
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.#checkResults = resultChecksEnabled(options.checkResults);
     const dispatcher = new Dispatcher<SessionContext>({
       logger: this.#logger,
       guard: (message, ctx) => this.#lifecycleGuard(message.method, 'id' in message, ctx.session),
@@ -229,7 +230,10 @@ export class McpServer {
    * Live sessions get `notifications/tools/list_changed`.
    *
    * @returns a disposer that removes the tool
-   * @throws TypeError when the schema is invalid, its root is not `type: "object"` (required through
+   * @throws TypeError when the name is empty, longer than 128 characters or holds whitespace or control
+   *   characters (a name outside MCP's naming rule is only a logged warning), the handler is not a function,
+   *   a schema is invalid for its dialect (keyword types, regular expressions, dangling `$ref`), a raw zod
+   *   shape or a schema library without JSON Schema output, its root is not `type: "object"` (required through
    *   2025-11-25, server/tools.mdx), or the name is already registered
    * @typeParam In the `inputSchema` type (inferred): the handler's `args` are {@link ToolArgs}`<In>`
    * @typeParam Out the `outputSchema` type (inferred): the handler returns {@link ToolResult}`<Out>`
@@ -240,8 +244,8 @@ export class McpServer {
     handler: ToolHandler<ToolArgs<In>, ToolResult<Out>>,
   ): () => void;
   tool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
+    checkToolDefinition(name, definition, handler, this.#logger);
     this.#refuseDuplicate(this.#tools, name, 'Tool');
-    if (!TOOL_NAME.test(name)) this.#logger.warn(`Tool name does not follow MCP naming rules (1-64 of A-Z a-z 0-9 _ - . /): "${name}"`);
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
     if (input.json.type === undefined) {
@@ -266,11 +270,13 @@ export class McpServer {
   }
 
   /**
-   * Registers a static resource at `uri`.
+   * Registers a static resource at `uri`. A handler throws {@link ResourceNotFoundError} for "no such
+   * resource" (-32002); any other exception is answered -32603 with none of its text.
    * @returns a disposer
-   * @throws TypeError when the URI is already registered
+   * @throws TypeError when `uri` is not a URI, the handler is not a function, or the URI is already registered
    */
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    checkResourceDefinition(uri, definition, handler);
     this.#refuseDuplicate(this.#resources, uri, 'Resource');
     return this.#add(this.#resources, uri, { descriptor: compact({ uri, ...definition }), handler }, 'resources');
   }
@@ -279,7 +285,8 @@ export class McpServer {
    * Registers a resource template (RFC 6570). `resources/read` of a URI no static resource has tries the
    * templates in registration order.
    * @returns a disposer
-   * @throws TypeError when the template is malformed or already registered
+   * @throws TypeError when the template is malformed or already registered, or the handler or a completion
+   *   is not a function
    * @typeParam T the template string (inferred): the handler's `variables` are {@link TemplateVariables}`<T>`
    */
   resourceTemplate<const T extends string>(
@@ -288,6 +295,7 @@ export class McpServer {
     handler: ResourceTemplateHandler<TemplateVariables<T>>,
   ): () => void;
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
+    checkResourceTemplateDefinition(uriTemplate, definition, handler);
     this.#refuseDuplicate(this.#templates, uriTemplate, 'Resource template');
     const { complete, ...rest } = definition;
     const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete };
@@ -297,7 +305,8 @@ export class McpServer {
   /**
    * Registers a prompt.
    * @returns a disposer
-   * @throws TypeError when the name is already registered
+   * @throws TypeError when the name is already registered, the handler or a completion is not a function, or
+   *   an argument declaration has no string `name` or repeats one
    * @typeParam A the `arguments` list type (inferred, kept literal): the handler's `args` are {@link PromptArgs}`<A>`
    */
   prompt<const A extends readonly PromptArgument[] = readonly []>(
@@ -306,6 +315,7 @@ export class McpServer {
     handler: PromptHandler<PromptArgs<A>>,
   ): () => void;
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void {
+    checkPromptDefinition(name, definition, handler);
     this.#refuseDuplicate(this.#prompts, name, 'Prompt');
     const { complete, ...rest } = definition;
     const required = (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name);
@@ -590,8 +600,13 @@ export class McpServer {
       this.#logger.error(`Tool "${name}" returned a value that is not a CallToolResult (an object with a "content" array)`);
       throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
     }
+    const problem = this.#checkResults ? toolContentProblem(result.content) : undefined;
+    if (problem !== undefined) throw invalidResult(this.#logger, `Tool "${name}"`, problem);
     // B41 / MCP 2025-06-18+ server/tools.mdx "Output Schema": a success result MUST conform to the outputSchema.
     if (tool.output === undefined || result.isError === true) return result;
+    if (result.structuredContent === undefined) {
+      throw invalidResult(this.#logger, `Tool "${name}"`, 'no "structuredContent", which its outputSchema requires on success');
+    }
     const verdict = (check: ValidationOutcome | undefined): CallToolResult => {
       if (check !== undefined && check.error !== undefined) {
         this.#logger.error(`Tool "${name}" returned structuredContent that does not match its outputSchema: ${check.error}`);
@@ -609,24 +624,27 @@ export class McpServer {
     const uri = requireString(p, 'uri');
     const fixed = this.#resources.get(uri);
     let result: unknown;
-    if (fixed !== undefined) {
-      result = await fixed.handler(uri, this.#context(ctx, p));
-    } else {
-      let found = false;
-      for (const entry of this.#templates.values()) {
-        const variables = entry.template.match(uri);
-        if (variables === undefined) continue;
-        found = true;
-        result = await entry.handler(uri, variables, this.#context(ctx, p));
-        break;
+    try {
+      if (fixed !== undefined) {
+        result = await fixed.handler(uri, this.#context(ctx, p));
+      } else {
+        let found = false;
+        for (const entry of this.#templates.values()) {
+          const variables = entry.template.match(uri);
+          if (variables === undefined) continue;
+          found = true;
+          result = await entry.handler(uri, variables, this.#context(ctx, p));
+          break;
+        }
+        // MCP 2025-11-25 server/resources.mdx "Error Handling": resource not found is -32002, with the uri in data.
+        if (!found) throw new ResourceNotFoundError(uri);
       }
-      // MCP 2025-11-25 server/resources.mdx "Error Handling": resource not found is -32002, with the uri in data.
-      if (!found) throw new JsonRpcError(McpErrorCode.ResourceNotFound, `Resource not found: "${uri}"`, { uri });
+    } catch (error) {
+      // A plain Error stays -32603 with no text (the dispatcher logs it).
+      throw error instanceof ResourceNotFoundError ? resourceNotFound(error.uri, ctx.session.protocolVersion) : error;
     }
-    if (!isRecord(result) || !Array.isArray(result.contents)) {
-      this.#logger.error(`Resource handler for "${uri}" returned a value without a "contents" array`);
-      throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
-    }
+    const problem = resourceResultProblem(result, this.#checkResults);
+    if (problem !== undefined) throw invalidResult(this.#logger, `Resource handler for "${uri}"`, problem);
     return result;
   }
 
@@ -640,7 +658,10 @@ export class McpServer {
     for (const key of prompt.required) {
       if (!Object.hasOwn(args, key)) throw invalidParams(`missing required argument "${key}" of prompt "${name}"`);
     }
-    return prompt.handler(args as Record<string, string>, this.#context(ctx, p));
+    const result: unknown = await prompt.handler(args as Record<string, string>, this.#context(ctx, p));
+    const problem = promptResultProblem(result, this.#checkResults);
+    if (problem !== undefined) throw invalidResult(this.#logger, `Prompt "${name}"`, problem);
+    return result;
   }
 
   /** `completion/complete` (MCP 2025-11-25 server/utilities/completion.mdx): at most 100 values, with total/hasMore. */

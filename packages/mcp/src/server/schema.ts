@@ -12,6 +12,7 @@
  */
 import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
+import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem } from './schemaCheck.js';
 import type { JsonSchema, SchemaLike, StandardSchemaV1 } from './types.js';
 
 /** The outcome of a validation: the (possibly transformed) value, or a readable description of what is wrong. */
@@ -51,8 +52,14 @@ const DRAFTS: ReadonlyMap<string, SchemaDraft> = new Map<string, SchemaDraft>([
 ]);
 
 function compileJson(schema: JsonSchema, what: string): CompiledSchema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new TypeError(`Invalid ${what}: expected a JSON Schema object or a Standard Schema: got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema}`);
+  }
   const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
   const draft = (declared !== undefined ? DRAFTS.get(declared) : undefined) ?? '2020-12';
+  // Refuse at registration what would fail every call (keyword types, regular expressions, dangling $refs).
+  const problem = jsonSchemaProblem(schema, draft);
+  if (problem !== undefined) throw new TypeError(`Invalid ${what}: ${problem}`);
   let validator: Validator;
   try {
     // shortCircuit: stop at the first error; the listed schema stays verbatim.
@@ -60,6 +67,9 @@ function compileJson(schema: JsonSchema, what: string): CompiledSchema {
   } catch (error) {
     throw new TypeError(`Invalid ${what}: ${(error as Error).message}`, { cause: error });
   }
+  // `lookup` is private in cfworker's typings only: it is the validator's table of the schema's URIs.
+  const dangling = unresolvedRefProblem((validator as unknown as { readonly lookup: Record<string, unknown> }).lookup);
+  if (dangling !== undefined) throw new TypeError(`Invalid ${what}: ${dangling}`);
   return {
     json: schema,
     validate: (value) => {
@@ -81,9 +91,15 @@ function describeErrors(errors: readonly OutputUnit[]): string {
 function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema {
   const std = schema['~standard'];
   // Standard JSON Schema (`~standard.jsonSchema`) is a sibling spec: optional on a Standard Schema.
-  const json = (std as Partial<StandardJSONSchemaV1.Props>).jsonSchema?.input({ target: 'draft-2020-12' });
-  if (json === undefined) {
-    throw new TypeError(`Invalid ${what}: the Standard Schema (${std.vendor}) cannot describe itself as JSON Schema`);
+  const jsonSchema = (std as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
+  if (typeof jsonSchema?.input !== 'function') {
+    throw new TypeError(`Invalid ${what}: the Standard Schema (vendor "${std.vendor}") has no JSON Schema output: Switchboard ${NEEDS_JSON_SCHEMA_OUTPUT}`);
+  }
+  let json: JsonSchema;
+  try {
+    json = jsonSchema.input({ target: 'draft-2020-12' });
+  } catch (error) {
+    throw new TypeError(`Invalid ${what}: the Standard Schema (vendor "${std.vendor}") could not produce its JSON Schema: ${(error as Error).message}`, { cause: error });
   }
   const describe = (result: Awaited<ReturnType<typeof std.validate>>): ValidationOutcome =>
     result.issues === undefined

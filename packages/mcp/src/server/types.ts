@@ -346,6 +346,14 @@ export interface McpServerOptions {
   readonly pageSize?: number;
   /** Inbound requests handled at once per session. @default 64 */
   readonly maxConcurrentRequestsPerSession?: number;
+  /**
+   * Check the members of handler results before sending them: content blocks (type and required fields),
+   * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,
+   * prompt or resource and the problem) and answered -32603 "Internal error". The outer shape (an object with
+   * its `content` / `messages` / `contents` array) and `outputSchema` conformance are checked always.
+   * @default true, except when `NODE_ENV` is `"production"`
+   */
+  readonly checkResults?: boolean;
 }
 
 /** Options of {@link McpServer.connect}. */
