@@ -50,7 +50,8 @@ describe('layering', () => {
       for (const f of sources(join(ROOT, 'packages', pkg, 'src'))) {
         const text = readFileSync(f, 'utf8');
         const isStdio = f.endsWith(join('transports', 'stdio.ts'));
-        if (/\bconsole\./.test(text)) bad.push(`${relative(ROOT, f)} uses console`);
+        // stdio.ts redirects console to stderr (serveStdio), so it names console's methods, but it never calls one.
+        if (isStdio ? /\bconsole\.\w+\(/.test(text) : /\bconsole\./.test(text)) bad.push(`${relative(ROOT, f)} uses console`);
         if (!isStdio && /process\.stdout/.test(text)) bad.push(`${relative(ROOT, f)} touches process.stdout`);
       }
     }

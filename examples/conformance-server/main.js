@@ -7,9 +7,11 @@
  *                                                                   (default 127.0.0.1:3000; URL printed on stderr)
  *   node examples/conformance-server/main.js --stdio                 stdio: stdout carries protocol messages only
  *
- * Diagnostics always go to stderr. SIGINT/SIGTERM close the server and exit 0.
+ * Diagnostics always go to stderr. SIGINT/SIGTERM close the server and exit 0. A port already in use is one line
+ * on stderr (`conformance-server: port 3000 is in use; pass --port`) and exit code 1.
  */
 import process from 'node:process';
+import { listenFailureLine } from '../listen-error.js';
 import { createConformanceServer } from './server.js';
 
 const DEFAULT_PORT = 3000;
@@ -86,6 +88,7 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`conformance-server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const line = listenFailureLine(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.stderr.write(`conformance-server: ${line}\n`);
   process.exit(1);
 });

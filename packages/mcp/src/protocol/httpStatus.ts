@@ -116,8 +116,10 @@ export const HttpRefusal = {
   },
   // RFC 9110 §15.5.6 (+ `Allow`); MCP 2025-11-25 basic/transports.mdx: the endpoint serves POST, GET and DELETE.
   methodNotAllowed: { httpStatus: HttpStatus.MethodNotAllowed, code: McpErrorCode.ServerError, message: 'Method Not Allowed' },
-  // MCP 2025-11-25 basic/transports.mdx "Security Warning": invalid Origin ⇒ 403; Host checked too (DNS rebinding,
-  // conformance `dns-rebinding-protection`).
+  // MCP 2025-11-25 basic/transports.mdx "Security Warning" (and MCP 2026-07-28 streamable-http.mdx "Security &
+  // Endpoint"): servers MUST validate Origin; a present Origin that is neither the request's own origin nor listed
+  // in allowedOrigins ⇒ 403 on every bind address. Host is checked too against DNS rebinding (conformance
+  // `dns-rebinding-protection`).
   forbiddenHost: { httpStatus: HttpStatus.Forbidden, code: McpErrorCode.ServerError, message: 'Forbidden: Host header not allowed' },
   forbiddenOrigin: {
     httpStatus: HttpStatus.Forbidden,

@@ -100,6 +100,14 @@ const LIST_CHANGED_METHOD: Readonly<Record<ListKind, string>> = {
   prompts: 'notifications/prompts/list_changed',
 };
 
+/** The server capability whose `listChanged` flag announces each list's notification. */
+const LIST_CAPABILITY: Readonly<Record<ListKind, 'tools' | 'resources' | 'prompts'>> = {
+  tools: 'tools',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+  prompts: 'prompts',
+};
+
 const EMPTY_RESULT: Readonly<Record<string, never>> = Object.freeze({});
 
 /** The server capability (and flag) each capability-bound request needs (MCP 2025-11-25 schema.ts ServerCapabilities). */
@@ -354,7 +362,11 @@ export class McpServer {
     await Promise.allSettled([...this.#sessions].map((s) => s.close()));
   }
 
-  /** The capabilities advertised in `initialize`: derived from what is registered, merged with the options'. */
+  /**
+   * The capabilities the next `initialize` advertises: derived from what is registered now, merged with
+   * {@link McpServerOptions.capabilities}. Each session keeps the value its own `initialize` advertised for its
+   * whole life (see `McpServerOptions.capabilities` for servers that register primitives later).
+   */
   get capabilities(): ServerCapabilities {
     return (this.#capabilities ??= this.#deriveCapabilities());
   }
@@ -394,12 +406,21 @@ export class McpServer {
     this.#pendingListChanged.add(kind);
   }
 
+  /**
+   * Sends each pending list-changed notification to the initialized sessions whose `initialize` advertised that
+   * capability with `listChanged: true` (MCP 2025-11-25 server/tools.mdx, server/prompts.mdx,
+   * server/resources.mdx "List Changed Notification"): a session told nothing about `tools` never hears of them.
+   */
   #flushListChanged(): void {
-    const methods = new Set([...this.#pendingListChanged].map((k) => LIST_CHANGED_METHOD[k]));
+    const methods = new Map([...this.#pendingListChanged].map((k) => [LIST_CHANGED_METHOD[k], LIST_CAPABILITY[k]] as const));
     this.#pendingListChanged.clear();
     for (const session of this.#sessions) {
-      if (!session.initialized) continue;
-      for (const method of methods) session.peer.notify(method).catch(() => {});
+      const advertised = session.serverCapabilities;
+      if (!session.initialized || advertised === undefined) continue;
+      for (const [method, capability] of methods) {
+        if ((advertised[capability] as Record<string, unknown> | undefined)?.listChanged !== true) continue;
+        session.peer.notify(method).catch(() => {});
+      }
     }
   }
 
@@ -464,10 +485,13 @@ export class McpServer {
     if (session.protocolVersion === undefined && isRequest && method !== 'ping') return NOT_INITIALIZED;
     // B08 / MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation": a method whose server capability is not
     // advertised does not exist on this server: -32601, not -32602.
+    // The capabilities are the ones this session's initialize advertised, for its whole life: a tool registered
+    // later does not open tools/* to a session told there are none, and removing the last tool leaves an empty
+    // tools/list (not -32601) for a session told there are some.
     const needs = METHOD_CAPABILITY.get(method);
     if (needs !== undefined && isRequest) {
       const [capability, flag] = needs;
-      const value = this.capabilities[capability] as Record<string, unknown> | undefined;
+      const value = (session.serverCapabilities ?? this.capabilities)[capability] as Record<string, unknown> | undefined;
       if (value === undefined || (flag !== undefined && value[flag] !== true)) {
         return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (the server does not advertise the "${capability}${flag === undefined ? '' : `.${flag}`}" capability)`);
       }
@@ -495,6 +519,7 @@ export class McpServer {
       session.clientCapabilities = (p.capabilities as Record<string, unknown> | undefined) ?? {};
       session.clientInfo = p.clientInfo as Implementation | undefined;
       session.initializeRequestId = ctx.id;
+      session.serverCapabilities = this.capabilities;
       return this.#initializeResult(version);
     });
     d.notification('notifications/initialized', (_params, ctx) => {

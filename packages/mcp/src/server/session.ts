@@ -30,6 +30,7 @@ import {
   type ListRootsResult,
   type LoggingLevel,
   type Meta,
+  type ServerCapabilities,
 } from '../protocol/types.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
@@ -115,6 +116,12 @@ export class Session implements ServerSession {
   protocolVersion: LegacyRevision | undefined = undefined;
   clientInfo: Implementation | undefined = undefined;
   clientCapabilities: ClientCapabilities = EMPTY_CAPABILITIES;
+  /**
+   * The server capabilities this session's `initialize` advertised (before the per-revision trimming of the
+   * wire copy), fixed for the session's life: the capability gate and list-changed notifications read them,
+   * not what is registered now. `undefined` before `initialize`.
+   */
+  serverCapabilities: ServerCapabilities | undefined = undefined;
   initialized = false;
   /** Messages below this rank are not sent (`logging/setLevel`); 0 sends everything. */
   logLevelRank = 0;

@@ -338,6 +338,17 @@ export interface McpServerOptions {
   /**
    * Extra capabilities to advertise, merged over those derived from what is registered (tools, resources,
    * prompts, completions when any completion handler exists, logging always).
+   *
+   * A session's capabilities are the ones its `initialize` advertised, for its whole life: a method of a
+   * capability it was not told about stays -32601 even if a primitive is registered later, and it never gets that
+   * list's `list_changed` notification. A server that registers tools, prompts or resources only after clients
+   * connect declares them here up front; `listChanged: true` then tells clients to re-list when they appear.
+   * @default derived from what is registered when each session initializes
+   * @see MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation"
+   * @example
+   * // No tools yet: they are loaded from a plugin directory after start-up.
+   * const server = new McpServer({ name: 'plugins', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+   * // tools/list answers { tools: [] } until the plugins register; then sessions get notifications/tools/list_changed.
    */
   readonly capabilities?: ServerCapabilities;
   /** Where handler failures and protocol anomalies are reported. @default a logger writing to stderr */

@@ -5,6 +5,7 @@
  *   embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message; it MAY
  *   log to stderr.
  */
+import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
 import {
   DEFAULT_MAX_LINE_BYTES,
@@ -196,17 +197,88 @@ export interface ServeStdioOptions extends StdioServerTransportOptions {
    * handlers are still pending. @default true
    */
   readonly exitOnClose?: boolean;
+  /**
+   * Route the `console` methods that print to stdout (`log`, `info`, `debug`, `dir`, `dirxml`, `table`, `count`,
+   * `countReset`, `group`, `groupCollapsed`, `groupEnd`, `time`, `timeLog`, `timeEnd`) to stderr while the
+   * session lives, so a stray `console.log` in a handler or a dependency cannot corrupt the stdio stream (MCP
+   * 2025-11-25 basic/transports.mdx "stdio": nothing but MCP messages on stdout). `warn`, `error`, `trace` and
+   * `assert` already write to stderr. The first redirected call logs one warning saying so. The originals are put
+   * back when the session closes. `false` leaves `console` alone.
+   * @default true when the transport writes to `process.stdout` (the default), false for another `stdout`
+   */
+  readonly redirectConsole?: boolean;
+}
+
+/** The `console` methods that print to stdout (Node's `Console`): redirected by {@link serveStdio}. */
+const STDOUT_CONSOLE_METHODS = [
+  'log', 'info', 'debug', 'dir', 'dirxml', 'table', 'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd',
+] as const;
+
+/**
+ * Points the stdout-printing `console` methods at a stderr Console; the first call through any of them logs one
+ * warning. Returns the function that puts the originals back (each only if nobody replaced it since).
+ */
+function redirectConsoleToStderr(logger: Logger): () => void {
+  const target = new Console({ stdout: process.stderr, stderr: process.stderr });
+  const table = console as unknown as Record<string, (...args: unknown[]) => void>;
+  const redirected = target as unknown as Record<string, (...args: unknown[]) => void>;
+  let told = false;
+  const saved = new Map<string, (...args: unknown[]) => void>();
+  const installed = new Map<string, (...args: unknown[]) => void>();
+  for (const name of STDOUT_CONSOLE_METHODS) {
+    const original = table[name];
+    const replacement = redirected[name];
+    if (original === undefined || replacement === undefined) continue;
+    const wrapper = (...args: unknown[]): void => {
+      if (!told) {
+        told = true;
+        logger.warn('console.log, console.info, console.debug (and the other console methods that print to stdout) now write to stderr, because stdout carries MCP messages; pass redirectConsole: false to serveStdio to keep them on stdout');
+      }
+      replacement(...args);
+    };
+    saved.set(name, original);
+    installed.set(name, wrapper);
+    table[name] = wrapper;
+  }
+  return () => {
+    for (const [name, original] of saved) if (table[name] === installed.get(name)) table[name] = original;
+  };
 }
 
 /**
  * Serves `server` on this process's stdin/stdout: one legacy-era session. Returns the session; on stdin
  * end-of-file it lets in-flight requests answer (at most `shutdownGraceMs`), then closes (MCP 2025-11-25
- * basic/lifecycle.mdx "Shutdown": the client closes stdin).
+ * basic/lifecycle.mdx "Shutdown": the client closes stdin). While the session lives, `console.log` and the other
+ * stdout-printing `console` methods write to stderr (see {@link ServeStdioOptions.redirectConsole}).
+ *
+ * @param server - The server to serve.
+ * @param options - See {@link ServeStdioOptions}.
+ * @returns The session, once the transport is started.
+ * @see MCP 2025-11-25 basic/transports.mdx "stdio"
+ * @example
+ * await serveStdio(server); // a console.log in a tool now prints on stderr, not into the stream
+ * @example
+ * await serveStdio(server, { redirectConsole: false }); // leave console alone (stdout must stay MCP-only)
  */
 export async function serveStdio(server: McpServer, options: ServeStdioOptions = {}): Promise<ServerSession> {
   const transport = new StdioServerTransport({ logger: server.logger, ...options });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
-  const session = await server.connect(transport);
+  const redirect = options.redirectConsole ?? (options.stdout === undefined || options.stdout === process.stdout);
+  const restoreConsole = redirect ? redirectConsoleToStderr(options.logger ?? server.logger) : undefined;
+  let session: ServerSession;
+  try {
+    session = await server.connect(transport);
+  } catch (error) {
+    restoreConsole?.();
+    throw error;
+  }
+  if (restoreConsole !== undefined) {
+    const previous = session.onclose;
+    session.onclose = () => {
+      restoreConsole();
+      previous?.();
+    };
+  }
   transport.oninputend = () => {
     // No answer to our own requests can arrive any more: fail them now, so their handlers can still reply.
     session.endOfInput();

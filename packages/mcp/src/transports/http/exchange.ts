@@ -24,6 +24,8 @@ export interface HttpInput {
   readonly path: string;
   /** The raw query string without `?` (`''` when none). */
   readonly query: string;
+  /** The scheme the request reached this server by (TLS on the socket, or the Web `Request` URL). */
+  readonly scheme: 'http' | 'https';
   /** A header value by lower-case name; `undefined` when absent (several values are joined with `, `). */
   header(name: string): string | undefined;
   /** All headers, lower-case names (computed on demand). */

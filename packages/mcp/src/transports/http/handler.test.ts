@@ -1052,6 +1052,115 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
   });
 });
 
+describe.each(PATHS)('Origin validation via %s (MCP 2025-11-25 basic/transports.mdx "Security Warning")', (kind) => {
+  let server: McpServer;
+  let t: Target | undefined;
+  const warnings: string[] = [];
+  const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+
+  beforeEach(() => {
+    server = createTestServer();
+    warnings.length = 0;
+  });
+
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+    await server.close();
+  });
+
+  /** The Host a client of this target sends by default (the socket's address, or a made-up one on the web path). */
+  function ownHost(target: Target): string {
+    return target.port === undefined ? 'localhost:3000' : `127.0.0.1:${target.port}`;
+  }
+
+  function initialize(target: Target, headers: Record<string, string>): Promise<Response> {
+    return target.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, ...headers }, body: initBody() });
+  }
+
+  async function expectServed(res: Response): Promise<void> {
+    expect(res.status).toBe(200);
+    expect(await onlyMessage(res)).toMatchObject({ jsonrpc: '2.0', id: 'init', result: { protocolVersion: '2025-11-25' } });
+  }
+
+  async function expectForbidden(res: Response, origin: string): Promise<void> {
+    expect(res.status).toBe(403);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: `Forbidden: Origin header not allowed: '${origin}' is not the server's origin and is not in allowedOrigins` },
+    });
+  }
+
+  it('loopback defaults: no Origin and the same origin are served; another port, scheme, host, or null is 403', async () => {
+    t = await startTarget(kind, server);
+    const host = ownHost(t);
+    await expectServed(await initialize(t, { host }));
+    await expectServed(await initialize(t, { host, origin: `http://${host}` }));
+    const [name] = host.split(':') as [string];
+    for (const origin of [`http://${name}:1`, `http://${name}`, `https://${host}`, `http://${name === 'localhost' ? '127.0.0.1' : 'localhost'}:${host.split(':')[1]}`, 'http://evil.example.com', 'null']) {
+      await expectForbidden(await initialize(t, { host, origin }), origin);
+    }
+    expect(server.sessions.size).toBe(2);
+  });
+
+  it('a non-loopback bind (Host validation off, as serveHttp does for 0.0.0.0): the same origin is served, others are 403', async () => {
+    t = await startTarget(kind, server, { dnsRebindingProtection: false });
+    const host = 'mcp.example.com:8080';
+    await expectServed(await initialize(t, { host }));
+    await expectServed(await initialize(t, { host, origin: 'http://mcp.example.com:8080' }));
+    await expectServed(await initialize(t, { host: 'mcp.example.com', origin: 'http://mcp.example.com:80' }));
+    for (const origin of ['http://evil.example.com', 'http://mcp.example.com:9090', 'https://mcp.example.com:8080', 'null']) {
+      await expectForbidden(await initialize(t, { host, origin }), origin);
+    }
+  });
+
+  it('allowedOrigins adds origins to the same origin; others stay 403', async () => {
+    t = await startTarget(kind, server, { allowedOrigins: ['http://localhost:5173'] });
+    const host = ownHost(t);
+    await expectServed(await initialize(t, { host, origin: 'http://localhost:5173' }));
+    await expectServed(await initialize(t, { host, origin: `http://${host}` }));
+    await expectForbidden(await initialize(t, { host, origin: 'http://localhost:5174' }), 'http://localhost:5174');
+  });
+
+  it('allowAnyOrigin: true opts out (with a warning); Host validation still applies', async () => {
+    t = await startTarget(kind, server, { allowAnyOrigin: true, logger });
+    const host = ownHost(t);
+    await expectServed(await initialize(t, { host, origin: 'http://evil.example.com' }));
+    await expectServed(await initialize(t, { host, origin: 'null' }));
+    const foreignHost = await initialize(t, { host: 'evil.example.com', origin: 'http://evil.example.com' });
+    expect(foreignHost.status).toBe(403);
+    expect((await foreignHost.json()).error.message).toBe("Forbidden: Host header not allowed: 'evil.example.com'");
+    expect(warnings.filter((w) => w.includes('allowAnyOrigin'))).toHaveLength(1);
+  });
+
+  it('X-Forwarded-Proto counts only with trustProxy (TLS terminated by a proxy)', async () => {
+    const headers = { host: 'mcp.example.com', origin: 'https://mcp.example.com', 'x-forwarded-proto': 'https' };
+    t = await startTarget(kind, server, { dnsRebindingProtection: false });
+    await expectForbidden(await initialize(t, headers), 'https://mcp.example.com');
+    await t.close();
+    t = await startTarget(kind, server, { dnsRebindingProtection: false, trustProxy: true });
+    await expectServed(await initialize(t, headers));
+    await expectForbidden(await initialize(t, { ...headers, 'x-forwarded-proto': 'http' }), 'https://mcp.example.com');
+  });
+
+  it('the 2024-11-05 endpoints check Origin too: GET /sse and POST /messages', async () => {
+    t = await startTarget(kind, server, { dnsRebindingProtection: false });
+    const host = 'mcp.example.com:8080';
+    const stream = await t.send('GET', '/sse', { headers: { host, origin: 'http://mcp.example.com:8080', accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    const reader = new SseReader(stream);
+    const endpoint = (await reader.next())?.data as string;
+    await expectForbidden(await t.send('GET', '/sse', { headers: { host, origin: 'http://evil.example.com', accept: 'text/event-stream' } }), 'http://evil.example.com');
+    await expectForbidden(await t.send('POST', endpoint, { headers: { host, origin: 'null', 'content-type': JSON_CT }, body: ping(1) }), 'null');
+    const ok = await t.send('POST', endpoint, { headers: { host, origin: 'http://mcp.example.com:8080', 'content-type': JSON_CT }, body: ping(1) });
+    expect(ok.status).toBe(202);
+    await ok.text();
+    expect(await reader.nextMessage()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    await reader.cancel();
+  });
+});
+
 describe.each(PATHS)('legacy HTTP+SSE (2024-11-05) via %s', (kind) => {
   let t: Target;
   useTarget(kind, (_server, target) => {

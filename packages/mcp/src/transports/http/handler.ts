@@ -95,8 +95,9 @@ export interface McpHttpHandlerOptions {
    */
   readonly maxSseBufferBytes?: number;
   /**
-   * Validate `Host` (and `Origin` against the allowed hosts) against DNS rebinding: a foreign value gets 403.
-   * `serveHttp` turns it off by default when bound to a non-loopback address without `allowedHosts`.
+   * Validate `Host` against `allowedHosts` (DNS rebinding): a foreign value gets 403. `serveHttp` turns it off
+   * by default when bound to a non-loopback address without `allowedHosts`. `Origin` is validated either way
+   * (see `allowedOrigins`, `allowAnyOrigin`).
    * @default true
    * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
    */
@@ -104,10 +105,30 @@ export interface McpHttpHandlerOptions {
   /** Allowed `Host` values: `name` (any port) or `name:port`. @default ['localhost', '127.0.0.1', '[::1]'] */
   readonly allowedHosts?: readonly string[];
   /**
-   * Allowed `Origin` values (`scheme://host[:port]`, exact, case-insensitive); a present `Origin` not listed gets
-   * 403, even with `dnsRebindingProtection: false`. @default http(s) origins whose host is an allowed host
+   * `Origin` values allowed besides the request's own (`scheme://host[:port]`, exact, case-insensitive). A request
+   * that carries an `Origin` (`null` included) that is neither its own origin (the scheme it reached the server
+   * by, and its `Host` header: host and port) nor listed here gets 403, on every bind address and whatever
+   * `dnsRebindingProtection` says. A request without `Origin` (not a browser) is not affected.
+   * @default [] (same-origin only)
+   * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"; MCP 2026-07-28 streamable-http.mdx "Security & Endpoint"
+   * @example
+   * createMcpHttpHandler({ server, allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] })
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Turn `Origin` validation off: any web page a user visits may then call this server from the browser. Only for
+   * servers that authenticate every request some other way. Logged as a warning when set.
+   * @default false
+   */
+  readonly allowAnyOrigin?: boolean;
+  /**
+   * The handler sits behind a reverse proxy that terminates TLS: the first `X-Forwarded-Proto` value (`http` or
+   * `https`) is taken as the scheme the client used, for the same-origin check. Leave it off when clients reach
+   * the server directly (the header could be forged). The proxy must pass the client's `Host` on (nginx:
+   * `proxy_set_header Host $host`), or list the public origin in `allowedOrigins`.
+   * @default false
+   */
+  readonly trustProxy?: boolean;
   /** Request body limit in bytes; a larger body gets 413 and is not buffered. @default 4 MiB */
   readonly maxBodyBytes?: number;
   /**
@@ -301,6 +322,12 @@ function validateOptions(options: McpHttpHandlerOptions): void {
   checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
   checkHostList('allowedHosts', options.allowedHosts);
   checkHostList('allowedOrigins', options.allowedOrigins);
+  checkFlag('allowAnyOrigin', options.allowAnyOrigin);
+  checkFlag('trustProxy', options.trustProxy);
+}
+
+function checkFlag(name: string, value: boolean | undefined): void {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${quoted(value)}`);
 }
 
 /** A timeout option as a comparable span: `0` (or less) means never. */
@@ -322,6 +349,7 @@ export class HttpCore {
   readonly #mode: ResponseShape;
   readonly #store: EventStore | undefined;
   readonly #guard: HostGuard;
+  readonly #trustProxy: boolean;
   readonly #maxBody: number;
   readonly #maxBatch: number;
   readonly #idleMs: number;
@@ -357,7 +385,12 @@ export class HttpCore {
       protection: options.dnsRebindingProtection ?? true,
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
+      allowAnyOrigin: options.allowAnyOrigin,
     });
+    this.#trustProxy = options.trustProxy ?? false;
+    if (options.allowAnyOrigin === true) {
+      this.#logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
+    }
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
@@ -408,13 +441,27 @@ export class HttpCore {
     });
   }
 
-  /** MCP 2025-11-25 basic/transports.mdx "Security Warning": Host/Origin validation ⇒ 403. */
+  /**
+   * MCP 2025-11-25 basic/transports.mdx "Security Warning": Host validation (DNS rebinding) and Origin validation
+   * (same origin or `allowedOrigins`) ⇒ 403.
+   */
   #checkGuard(input: HttpInput): HttpOutput | undefined {
     const host = input.header('host');
     if (!this.#guard.hostAllowed(host)) return refusalOutput('forbiddenHost', `'${host ?? ''}'`);
     const origin = input.header('origin');
-    if (!this.#guard.originAllowed(origin)) return refusalOutput('forbiddenOrigin', `'${origin ?? ''}'`);
+    if (origin !== undefined && !this.#guard.originAllowed(origin, host, this.#schemeOf(input))) {
+      return refusalOutput('forbiddenOrigin', `'${origin}' is not the server's origin and is not in allowedOrigins`);
+    }
     return undefined;
+  }
+
+  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value with `trustProxy`. */
+  #schemeOf(input: HttpInput): 'http' | 'https' {
+    if (!this.#trustProxy) return input.scheme;
+    const forwarded = input.header('x-forwarded-proto');
+    if (forwarded === undefined) return input.scheme;
+    const first = forwarded.split(',', 1)[0]?.trim().toLowerCase();
+    return first === 'https' ? 'https' : first === 'http' ? 'http' : input.scheme;
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -707,7 +754,7 @@ export class HttpCore {
  *
  * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message, forbidden batch, batch over
  * `maxBatchSize` or second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
- * `Host`/`Origin`; 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
+ * `Host`, or an `Origin` that is neither the request's own nor in `allowedOrigins` (any bind address); 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 503
  * over `maxSessions`.
  *
@@ -719,7 +766,7 @@ export class HttpCore {
  * @returns The handler; call `close()` when done.
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or legacy
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
- *   lists that are not arrays of strings.
+ *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean.
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxSessions` not a
  *   positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs` negative or NaN; `sseRetryMs`,
  *   `sseKeepAliveMs` negative, NaN or above 2^31 − 1.

@@ -155,11 +155,17 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead>
   });
 }
 
+/** `https` when the request came over TLS (an `https.Server`, or a TLS socket handed to `http`). */
+function schemeOf(req: IncomingMessage): 'http' | 'https' {
+  return (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
+}
+
 /** {@link HttpInput} over a Node request; methods live on the prototype (no per-request closures). */
 class NodeHttpInput implements HttpInput {
   readonly method: string;
   readonly path: string;
   readonly query: string;
+  readonly scheme: 'http' | 'https';
   readonly authInfo: unknown;
   readonly #req: IncomingMessage;
 
@@ -178,6 +184,7 @@ class NodeHttpInput implements HttpInput {
     this.method = req.method ?? 'GET';
     this.path = q === -1 ? url : url.slice(0, q);
     this.query = q === -1 ? '' : url.slice(q + 1);
+    this.scheme = schemeOf(req);
     this.authInfo = (req as { auth?: unknown }).auth;
   }
 
@@ -288,7 +295,7 @@ async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: Serv
     init.body = nodeBodyStream(req);
     init.duplex = 'half';
   }
-  const response = await handler.fetch(new Request(`http://localhost${req.url ?? '/'}`, init));
+  const response = await handler.fetch(new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init));
   if (res.destroyed) {
     await response.body?.cancel().catch(ignore);
     return;
@@ -380,6 +387,33 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? u : u.slice(0, q);
 }
 
+/**
+ * {@link serveHttp} could not listen: another process already listens on `port` at `host` (`EADDRINUSE`).
+ * Launchers print one line and exit 1 instead of a stack trace.
+ *
+ * @example
+ * err.message // 'Port 3000 on 127.0.0.1 is in use'
+ * err.code    // 'ADDRESS_IN_USE'
+ */
+export class AddressInUseError extends Error {
+  /** Stable code to test for: `'ADDRESS_IN_USE'`. */
+  readonly code = 'ADDRESS_IN_USE' as const;
+  /** The port that was asked for. */
+  readonly port: number;
+  /** The bind address that was asked for. */
+  readonly host: string;
+
+  /**
+   * @param options - `port` and `host` that were asked for; `cause` the `listen` error (`EADDRINUSE`).
+   */
+  constructor(options: { readonly port: number; readonly host: string; readonly cause?: unknown }) {
+    super(`Port ${options.port} on ${options.host} is in use`, { cause: options.cause });
+    this.name = 'AddressInUseError';
+    this.port = options.port;
+    this.host = options.host;
+  }
+}
+
 /** {@link serveHttp} options: the handler's options plus where to listen. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {
   /** TCP port; `0` picks a free one (read it from the result). @default 0 */
@@ -410,18 +444,30 @@ export interface ServeHttpHandle {
  * Serves an McpServer over HTTP with Node's `http` module: Streamable HTTP at `path` (default `/mcp`) and the
  * legacy HTTP+SSE transport at `/sse` + `/messages`.
  *
- * DNS-rebinding protection (`Host`/`Origin` validation) is on by default when `host` is a loopback address, or
- * when `allowedHosts` is given; bound elsewhere without `allowedHosts` it is off (set it explicitly).
+ * `Host` validation (DNS rebinding) is on by default when `host` is a loopback address, or when `allowedHosts` is
+ * given; bound elsewhere without `allowedHosts` it is off (a warning says so). `Origin` validation is on for every
+ * bind address: a browser request from another origin gets 403 unless listed in `allowedOrigins` (or
+ * `allowAnyOrigin: true`).
  *
  * @param options - Handler options plus `port` (default 0) and `host` (default `127.0.0.1`).
  * @returns Once listening: the URL, the port and `close()`.
  * @throws TypeError, RangeError (as a rejection, before listening) for option values {@link createMcpHttpHandler}
  *   refuses, and RangeError for a `port` that is not an integer from 0 to 65535.
- * @throws Error the `listen` error (e.g. `EADDRINUSE`).
+ * @throws AddressInUseError (code `ADDRESS_IN_USE`) when another process listens on `port` at `host`.
+ * @throws Error any other `listen` error (e.g. `EACCES` for a privileged port).
+ * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
  * @example
  * const { url, close } = await serveHttp({ server, port: 3000 });
  * // … later
  * await close();
+ * @example
+ * try {
+ *   await serveHttp({ server, port: 3000 });
+ * } catch (error) {
+ *   if (!(error instanceof AddressInUseError)) throw error;
+ *   process.stderr.write(`port ${error.port} is in use; pass --port\n`);
+ *   process.exit(1);
+ * }
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHandle> {
   const listenPort = options.port ?? 0;
@@ -432,16 +478,25 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
   if (!protection && !isLoopbackHost(host)) {
-    handler[HTTP_CORE].logger.warn(`MCP HTTP server bound to '${host}' without Host validation; set allowedHosts to enable it`);
+    const origin = options.allowAnyOrigin === true
+      ? 'Origin validation is off too (allowAnyOrigin: true)'
+      : 'Origin is still checked (browsers from other origins get 403 unless listed in allowedOrigins)';
+    handler[HTTP_CORE].logger.warn(`MCP HTTP server bound to "${host}" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; ${origin}`);
   }
   const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(listenPort, host, () => {
-      httpServer.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(listenPort, host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await handler.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new AddressInUseError({ port: listenPort, host, cause: error });
+    throw error;
+  }
   const port = (httpServer.address() as AddressInfo).port;
   const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;

@@ -1,9 +1,14 @@
 /**
- * DNS-rebinding protection: `Host` and `Origin` validation (pure functions).
+ * DNS-rebinding and cross-site protection: `Host` and `Origin` validation (pure functions).
+ *
+ * `Host` is checked against an allow list (loopback names by default; off when the server is bound elsewhere
+ * without one). `Origin`, when a browser sends one, must be the request's own origin (scheme, host and port) or
+ * listed, whatever the bind address; only an explicit `allowAnyOrigin` turns that off.
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Security Warning": servers MUST validate `Origin` (invalid ⇒ 403),
- *   SHOULD bind to localhost; conformance `dns-rebinding-protection` (a localhost server rejects a foreign `Host`
- *   or `Origin` with 4xx, accepts `localhost`, `127.0.0.1`, `[::1]` with any port).
+ *   SHOULD bind to localhost; MCP 2026-07-28 streamable-http.mdx "Security & Endpoint"; conformance
+ *   `dns-rebinding-protection` (a localhost server rejects a foreign `Host` or `Origin` with 4xx, accepts
+ *   `localhost`, `127.0.0.1`, `[::1]` with any port).
  */
 
 /** The host names a loopback server answers to by default (any port). */
@@ -40,27 +45,59 @@ export function parseHostPort(value: string): HostPort | undefined {
   return { hostname: v.slice(0, first), port: v.slice(first + 1) };
 }
 
+/** The scheme a request reached the server by. */
+export type RequestScheme = 'http' | 'https';
+
+/**
+ * Whether `origin` is the request's own origin: an http(s) origin whose scheme, host and port equal `scheme`
+ * and the `Host` header (default ports implied: `http://a` equals `http://a:80`). `null`, opaque and
+ * non-http(s) origins, and anything with a path, query or credentials, are not.
+ */
+export function isSameOrigin(origin: string, host: string | undefined, scheme: RequestScheme): boolean {
+  if (host === undefined || host === '' || /[/?#@\\\s]/.test(host)) return false;
+  let theirs: URL;
+  let ours: URL;
+  try {
+    theirs = new URL(origin.trim());
+    ours = new URL(`${scheme}://${host}`);
+  } catch {
+    return false;
+  }
+  if (theirs.protocol !== 'http:' && theirs.protocol !== 'https:') return false;
+  if (theirs.username !== '' || theirs.password !== '' || theirs.pathname !== '/' || theirs.search !== '' || theirs.hash !== '') return false;
+  return theirs.origin === ours.origin;
+}
+
 /** {@link HostGuard} configuration. */
 export interface HostGuardOptions {
-  /** Whether `Host` is validated at all, and `Origin` against the allowed hosts. */
+  /** Whether `Host` is validated at all. */
   readonly protection: boolean;
   /** Allowed `Host` values: `name` (any port) or `name:port`. @default {@link LOOPBACK_HOSTS} */
   readonly allowedHosts?: readonly string[] | undefined;
-  /** Allowed `Origin` values, exact (`scheme://host[:port]`, case-insensitive). @default origins whose host is allowed */
+  /** Allowed `Origin` values besides the request's own, exact (`scheme://host[:port]`, case-insensitive). @default none */
   readonly allowedOrigins?: readonly string[] | undefined;
+  /** Skip `Origin` validation altogether. @default false */
+  readonly allowAnyOrigin?: boolean | undefined;
 }
 
-/** Validates `Host` and `Origin` against a precomputed allow list. */
+/**
+ * Validates `Host` against a precomputed allow list, and `Origin` against the request's own origin plus an
+ * allow list (on every bind address: the Origin rule does not depend on `protection`).
+ */
 export class HostGuard {
   readonly #protection: boolean;
+  readonly #anyOrigin: boolean;
   readonly #anyPort: Set<string>;
   readonly #exact: Set<string>;
-  readonly #origins: Set<string> | undefined;
+  readonly #origins: Set<string>;
   /** The last Host value found allowed: keep-alive clients send the same one on every request. */
   #lastAllowedHost: string | undefined = undefined;
+  /** The last (origin, host, scheme) found same-origin: a browser tab sends the same triple on every request. */
+  #lastSameOrigin: string | undefined = undefined;
 
   constructor(options: HostGuardOptions) {
     this.#protection = options.protection;
+    this.#anyOrigin = options.allowAnyOrigin === true;
     this.#anyPort = new Set();
     this.#exact = new Set();
     for (const entry of options.allowedHosts ?? LOOPBACK_HOSTS) {
@@ -69,9 +106,7 @@ export class HostGuard {
       if (parsed.port === undefined) this.#anyPort.add(parsed.hostname);
       else this.#exact.add(`${parsed.hostname}:${parsed.port}`);
     }
-    this.#origins = options.allowedOrigins === undefined
-      ? undefined
-      : new Set(options.allowedOrigins.map((o) => o.trim().toLowerCase().replace(/\/+$/, '')));
+    this.#origins = new Set((options.allowedOrigins ?? []).map((o) => o.trim().toLowerCase().replace(/\/+$/, '')));
   }
 
   /** Whether a `Host` value is allowed (always, when protection is off). */
@@ -92,19 +127,22 @@ export class HostGuard {
   }
 
   /**
-   * Whether an `Origin` value is allowed. Absent ⇒ allowed (non-browser clients send none). With
-   * `allowedOrigins`: exact match. Otherwise, with protection on: an http(s) origin whose host is an allowed host.
-   * With protection off and no `allowedOrigins`: allowed.
+   * Whether an `Origin` value is allowed. Absent ⇒ allowed (non-browser clients send none). Present (`null`
+   * included) ⇒ allowed only when it is the request's own origin ({@link isSameOrigin} with `host` and
+   * `scheme`) or listed in `allowedOrigins`, unless `allowAnyOrigin` is set.
+   *
+   * @param origin - The `Origin` header.
+   * @param host - The `Host` header (the request's own host and port).
+   * @param scheme - The scheme the client used to reach the server.
    */
-  originAllowed(origin: string | undefined): boolean {
-    if (origin === undefined) return true;
-    const normalized = origin.trim().toLowerCase();
-    if (this.#origins !== undefined) return this.#origins.has(normalized.replace(/\/+$/, ''));
-    if (!this.#protection) return true;
-    const scheme = normalized.startsWith('http://') ? 7 : normalized.startsWith('https://') ? 8 : 0;
-    if (scheme === 0) return false;
-    const rest = normalized.slice(scheme);
-    const slash = rest.indexOf('/');
-    return this.#matches(slash === -1 ? rest : rest.slice(0, slash));
+  originAllowed(origin: string | undefined, host: string | undefined, scheme: RequestScheme): boolean {
+    if (origin === undefined || this.#anyOrigin) return true;
+    const key = `${scheme} ${host ?? ''} ${origin}`;
+    if (key === this.#lastSameOrigin) return true;
+    if (isSameOrigin(origin, host, scheme)) {
+      this.#lastSameOrigin = key;
+      return true;
+    }
+    return this.#origins.has(origin.trim().toLowerCase().replace(/\/+$/, ''));
   }
 }

@@ -58,6 +58,7 @@ export function webInput(request: Request): HttpInput {
     method: request.method.toUpperCase(),
     path: url.pathname,
     query: url.search.length > 0 ? url.search.slice(1) : '',
+    scheme: url.protocol === 'https:' ? 'https' : 'http',
     header(name: string): string | undefined {
       return headers.get(name) ?? (name === 'host' ? url.host : undefined);
     },

@@ -8,5 +8,5 @@
  * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
  * @packageDocumentation
  */
-export { serveHttp, toNodeListener } from '../http/node.js';
+export { AddressInUseError, serveHttp, toNodeListener } from '../http/node.js';
 export type { NodeListener, NodeListenerOptions, ServeHttpHandle, ServeHttpOptions } from '../http/node.js';
