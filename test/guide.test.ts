@@ -24,9 +24,12 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@switchboard/mcp';
 import { McpServer } from '@switchboard/mcp/server';
+import { z } from 'zod';
 import { connectRawClient, type RawClient } from '@switchboard/mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { excerpt, guideBlocks } from '../scripts/guide-blocks.mjs';
 import { createServer } from '../docs/guide/server.js';
 import worker from '../docs/guide/worker.js';
 
@@ -39,37 +42,7 @@ const PROJECT = path.join(ROOT, 'test', '.generated', 'guide-project');
 // ---------------------------------------------------------------------------------------------------------
 // Blocks and regions
 
-/** The text of `file` (relative to the repository root), or of its `#region name`, dedented, marker lines dropped. */
-function excerpt(file: string, name?: string): string {
-  const text = readFileSync(path.join(ROOT, file), 'utf8');
-  if (name === undefined) return text.replace(/\n$/, '');
-  const lines = text.split('\n');
-  const start = lines.findIndex((line) => new RegExp(`#region ${name}(\\s|$)`).test(line));
-  if (start === -1) throw new Error(`No region "${name}" in ${file}`);
-  const end = lines.findIndex((line, i) => i > start && /#endregion\b/.test(line));
-  if (end === -1) throw new Error(`Region "${name}" in ${file} has no #endregion`);
-  const body = lines.slice(start + 1, end).filter((line) => !/#(end)?region\b/.test(line));
-  const indent = Math.min(...body.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length));
-  return body.map((l) => l.slice(indent)).join('\n');
-}
-
-interface Block { readonly include: string | undefined; readonly lang: string; readonly body: string; readonly line: number }
-
-/** The fenced code blocks of the guide, each with the include marker on the line above it (if any). */
-function guideBlocks(): Block[] {
-  const lines = readFileSync(GUIDE, 'utf8').split('\n');
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)$/.exec(lines[i]!);
-    if (open === null) continue;
-    const close = lines.findIndex((l, j) => j > i && l === '```');
-    if (close === -1) throw new Error(`guide.md line ${i + 1}: unclosed code block`);
-    const marker = /^<!-- include: (\S+) -->$/.exec(lines[i - 1] ?? '');
-    blocks.push({ include: marker?.[1], lang: open[1]!, body: lines.slice(i + 1, close).join('\n'), line: i + 1 });
-    i = close;
-  }
-  return blocks;
-}
+const blocksOfGuide = () => guideBlocks(readFileSync(GUIDE, 'utf8'));
 
 /** Every `#region` name of every file under docs/guide/. */
 function allRegions(): string[] {
@@ -91,17 +64,17 @@ const outputLines = (name: string): unknown[] =>
 
 describe('docs/guide.md and docs/guide/', () => {
   it('every code block is a file under docs/guide/ or one of its regions, verbatim', () => {
-    const blocks = guideBlocks();
+    const blocks = blocksOfGuide();
     expect(blocks.length).toBeGreaterThan(20);
     for (const block of blocks) {
       expect(block.include, `guide.md line ${block.line}: code block without an include marker`).toMatch(/^docs\/guide\//);
       const [file, name] = block.include!.split('#') as [string, string | undefined];
-      expect(block.body, `guide.md line ${block.line} differs from ${block.include!}`).toBe(excerpt(file, name));
+      expect(block.body, `guide.md line ${block.line} differs from ${block.include!} (node scripts/guide-blocks.mjs --write updates it)`).toBe(excerpt(file, name));
     }
   });
 
   it('every region of docs/guide/ is shown in the guide', () => {
-    const shown = new Set(guideBlocks().map((b) => b.include));
+    const shown = new Set(blocksOfGuide().map((b) => b.include));
     expect(allRegions().filter((r) => !shown.has(r))).toEqual([]);
   });
 });
@@ -132,9 +105,9 @@ function exitCode(child: ChildProcess, ms: number): Promise<number | null> {
   });
 }
 
-/** Runs `node build/<file>` in the project with PORT=0; resolves with the child and its first stderr line. */
-function startNode(file: string): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [`build/${file}`], { cwd: PROJECT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `node build/<file>` in the project (PORT=0 by default); resolves with the child and its first stderr line. */
+function startNode(file: string, port = 0): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [`build/${file}`], { cwd: PROJECT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`build/${file} printed no line within 10 s: ${stderr}`)), 10_000);
@@ -168,7 +141,7 @@ interface Host {
   readonly logs: LoggingMessageNotification['params'][];
 }
 
-function newHost(capabilities: { elicitation?: object; sampling?: object }): Host {
+function newHost(capabilities: { elicitation?: Record<string, never>; sampling?: Record<string, never> }): Host {
   const client = new Client({ name: 'guide-test-host', version: '1.0.0' }, { capabilities });
   const host: Host = { client, elicitations: [], samplings: [], logs: [] };
   if (capabilities.elicitation !== undefined) {
@@ -187,7 +160,7 @@ function newHost(capabilities: { elicitation?: object; sampling?: object }): Hos
   return host;
 }
 
-const text = (t: string, isError?: true) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError } : {}) });
+const text = (t: string, isError?: true): CallToolResult => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError } : {}) });
 
 describe('the reader\'s project', () => {
   beforeAll(() => {
@@ -209,6 +182,27 @@ describe('the reader\'s project', () => {
     expect(lines[0]!.result!.serverInfo).toEqual({ name: 'weather', version: '1.0.0' });
     expect(lines.slice(1)).toEqual(outputLines('try-stdio.jsonl'));
     expect(run.stderr).toContain('weather: serving MCP on stdio');
+  });
+
+  it('under serveStdio, a stray console.log in a handler goes to stderr, and stdout stays MCP only', () => {
+    writeFileSync(path.join(PROJECT, 'chatty.mjs'), [
+      "import { serveStdio } from '@switchboard/mcp/stdio';",
+      "import { createServer } from './build/server.js';",
+      'const server = createServer();',
+      "server.tool('chatty', {}, () => { console.log('a stray debug print'); return { content: [{ type: 'text', text: 'ok' }] }; });",
+      'await serveStdio(server);',
+    ].join('\n'));
+    const input = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty', arguments: {} } },
+    ].map((m) => JSON.stringify(m) + '\n').join('');
+    const run = spawnSync(process.execPath, ['chatty.mjs'], { cwd: PROJECT, input, encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(lines[1]).toEqual({ jsonrpc: '2.0', id: 2, result: text('ok') });
+    expect(lines).toHaveLength(2);
+    expect(run.stderr).toContain('a stray debug print');
   });
 
   describe('over stdio, launched as the Claude Desktop configuration says, with a host that can elicit and sample', () => {
@@ -320,6 +314,15 @@ describe('the reader\'s project', () => {
       await host.client.connect(new StreamableHTTPClientTransport(new URL(url)));
       expect(await host.client.callTool({ name: 'current', arguments: { city: 'Lisbon' } })).toEqual(outputJson('current.json'));
       await host.client.close();
+      // Origin: the server's own origin passes, another gets 403 (Host is 127.0.0.1:<port> here).
+      const port = new URL(url).port;
+      expect(await postInitialize(url, { origin: `http://127.0.0.1:${port}` })).toBe(200);
+      expect(await postInitialize(url, { origin: 'http://evil.example' })).toBe(403);
+      expect(await postInitialize(url, { host: 'evil.example' })).toBe(403);
+      // A second server on the same port: AddressInUseError, uncaught, so Node prints it and exits with 1.
+      const second = spawnSync(process.execPath, ['build/http.js'], { cwd: PROJECT, env: { ...process.env, PORT: port }, encoding: 'utf8', timeout: 10_000 });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toContain(`AddressInUseError: Port ${port} on 127.0.0.1 is in use`);
       process.kill(child.pid!, 'SIGTERM');
       expect(await exitCode(child, 10_000)).toBe(0);
     });
@@ -342,7 +345,9 @@ describe('the reader\'s project', () => {
       expect(await postInitialize(url, { host: 'weather.example.com', origin: 'https://app.example.com' })).toBe(200);
       expect(await postInitialize(url, { host: 'evil.example' })).toBe(403);
       expect(await postInitialize(url, { host: 'weather.example.com', origin: 'https://evil.example' })).toBe(403);
-      // Only the listed origins: not even the server's own public origin.
+      expect(await postInitialize(url, { host: 'weather.example.com', origin: 'null' })).toBe(403);
+      // trustProxy: the public page itself is same-origin when the proxy says the client used https.
+      expect(await postInitialize(url, { host: 'weather.example.com', origin: 'https://weather.example.com', 'x-forwarded-proto': 'https' })).toBe(200);
       expect(await postInitialize(url, { host: 'weather.example.com', origin: 'https://weather.example.com' })).toBe(403);
     });
   });
@@ -490,6 +495,27 @@ describe('what the guide says in prose', () => {
     expect(await raw.request(1, 'resources/read', { uri: 'weather://broken' })).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } });
     expect(await raw.request(2, 'prompts/get', { name: 'broken' })).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
     await raw.close();
+  });
+
+  it('handler arguments and results are typed from the schemas (checked by tsc -p tsconfig.check.json)', () => {
+    const server = createServer();
+    server.tool('typed_args', { inputSchema: z.object({ city: z.string() }) }, ({ city }) => {
+      // @ts-expect-error city is a string, inferred from the zod schema
+      const wrong: number = city;
+      return text(String(wrong));
+    });
+    server.tool('typed_json_args', { inputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] } as const }, ({ celsius }) => {
+      // @ts-expect-error celsius is a number, inferred from the as-const JSON Schema
+      const wrong: string = celsius;
+      return text(wrong);
+    });
+    // @ts-expect-error structuredContent must match the outputSchema: tempC is a number
+    server.tool('typed_result', { outputSchema: z.object({ tempC: z.number() }) }, () => ({ content: [], structuredContent: { tempC: 'warm' } }));
+    server.resourceTemplate('weather://typed/{city}', { name: 'typed' }, (uri, { city }) => {
+      const name: string = city; // a string, from the template text
+      return { contents: [{ uri, text: name }] };
+    });
+    expect(true).toBe(true);
   });
 
   it('server.tool throws a TypeError for an input schema whose root is not type "object"', () => {

@@ -7,7 +7,8 @@ const { url } = await serveHttp({
   port: Number(process.env.PORT ?? 3000),
   host: '127.0.0.1', // only the proxy on this machine can connect
   allowedHosts: ['weather.example.com'], // the Host header the proxy forwards
-  allowedOrigins: ['https://app.example.com'], // browser pages allowed to call the server
+  trustProxy: true, // the proxy terminates TLS and sends X-Forwarded-Proto: https
+  allowedOrigins: ['https://app.example.com'], // other browser pages allowed to call the server
 });
 console.error(`weather: serving MCP at ${url}, public at https://weather.example.com/mcp`);
 // #endregion

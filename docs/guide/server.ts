@@ -5,8 +5,7 @@
  */
 // #region imports
 import { z } from 'zod';
-import { McpError, McpErrorCode } from '@switchboard/mcp';
-import { McpServer, ToolError } from '@switchboard/mcp/server';
+import { McpServer, ResourceNotFoundError, ToolError } from '@switchboard/mcp/server';
 // #endregion
 
 // #region data
@@ -99,8 +98,8 @@ export function createServer(): McpServer {
       complete: { city: (value) => CITY_NAMES.filter((name) => name.startsWith(value)) },
     },
     (uri, { city }) => {
-      const today = typeof city === 'string' ? CITIES[city] : undefined;
-      if (today === undefined) throw new McpError(McpErrorCode.ResourceNotFound, `Resource not found: "${uri}"`, { uri });
+      const today = CITIES[city];
+      if (today === undefined) throw new ResourceNotFoundError(uri);
       return { contents: [{ uri, mimeType: 'text/plain', text: `${today.sky}, ${today.tempC} °C` }] };
     },
   );
