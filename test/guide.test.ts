@@ -8,7 +8,8 @@
  * what the server really sends.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,7 @@ import type { CallToolResult } from '@switchboard/mcp';
 import { McpServer } from '@switchboard/mcp/server';
 import { z } from 'zod';
 import { connectRawClient, type RawClient } from '@switchboard/mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { excerpt, guideBlocks } from '../scripts/guide-blocks.mjs';
 import { createServer } from '../docs/guide/server.js';
 import worker from '../docs/guide/worker.js';
@@ -36,8 +37,12 @@ import worker from '../docs/guide/worker.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GUIDE = path.join(ROOT, 'docs', 'guide.md');
 const FILES = path.join(ROOT, 'docs', 'guide');
-/** The reader's project folder, rebuilt from docs/guide/ (test/.generated is git-ignored). */
-const PROJECT = path.join(ROOT, 'test', '.generated', 'guide-project');
+/**
+ * The reader's project folder, rebuilt from docs/guide/ outside the repository (so no repository configuration
+ * applies to it, vitest's included), with `node_modules` linked to the workspace's: `@switchboard/*` resolve to
+ * `packages/`, as the installed tarballs would.
+ */
+let PROJECT = ''; // made in the project suite's beforeAll, removed in its afterAll
 
 // ---------------------------------------------------------------------------------------------------------
 // Blocks and regions
@@ -164,14 +169,16 @@ const text = (t: string, isError?: true): CallToolResult => ({ content: [{ type:
 
 describe('the reader\'s project', () => {
   beforeAll(() => {
-    rmSync(PROJECT, { recursive: true, force: true });
-    mkdirSync(PROJECT, { recursive: true });
+    PROJECT = mkdtempSync(path.join(os.tmpdir(), 'switchboard-guide-'));
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(PROJECT, 'node_modules'), 'dir');
     for (const name of readdirSync(FILES)) if (name.endsWith('.ts') || name === 'tsconfig.json') copyFileSync(path.join(FILES, name), path.join(PROJECT, name));
     // What `npm init -y` + the guide's `npm pkg set` leave behind (the dependencies resolve from the workspace).
     writeFileSync(path.join(PROJECT, 'package.json'), JSON.stringify({ name: 'weather', version: '1.0.0', type: 'module', scripts: { build: 'tsc', test: 'vitest run' } }, null, 2));
     const build = spawnSync('sh', ['-c', excerpt('docs/guide/commands.sh', 'build')], { cwd: PROJECT, encoding: 'utf8', timeout: 120_000 });
     expect(build.status, build.stdout + build.stderr).toBe(0);
   }, 150_000);
+
+  afterAll(() => { if (PROJECT !== '') rmSync(PROJECT, { recursive: true, force: true }); });
 
   it('the stdio one-liner prints the initialize result, then the answer the guide shows', () => {
     const run = spawnSync('sh', ['-c', excerpt('docs/guide/commands.sh', 'try-stdio')], { cwd: PROJECT, encoding: 'utf8', timeout: 20_000 });
@@ -183,6 +190,13 @@ describe('the reader\'s project', () => {
     expect(lines.slice(1)).toEqual(outputLines('try-stdio.jsonl'));
     expect(run.stderr).toContain('weather: serving MCP on stdio');
   });
+
+  it('npm test runs the reader\'s server.test.ts: 2 passed', () => {
+    const run = spawnSync('sh', ['-c', excerpt('docs/guide/commands.sh', 'test')], { cwd: PROJECT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1', CI: '1' } });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(run.stdout).toContain('server.test.ts');
+  }, 150_000);
 
   it('under serveStdio, a stray console.log in a handler goes to stderr, and stdout stays MCP only', () => {
     writeFileSync(path.join(PROJECT, 'chatty.mjs'), [
@@ -508,6 +522,16 @@ describe('what the guide says in prose', () => {
       // @ts-expect-error celsius is a number, inferred from the as-const JSON Schema
       const wrong: string = celsius;
       return text(wrong);
+    });
+    // Inline in the call, a JSON Schema is typed literally without `as const`; from a plain variable it widens.
+    server.tool('inline_json_args', { inputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] } }, (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ celsius: number; [key: string]: unknown }>();
+      return text('');
+    });
+    const widened = { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] };
+    server.tool('widened_json_args', { inputSchema: widened }, (args) => {
+      expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+      return text('');
     });
     // @ts-expect-error structuredContent must match the outputSchema: tempC is a number
     server.tool('typed_result', { outputSchema: z.object({ tempC: z.number() }) }, () => ({ content: [], structuredContent: { tempC: 'warm' } }));

@@ -6,6 +6,7 @@ set -e
 # #region pack
 # in your Switchboard checkout
 npm ci
+mkdir -p /tmp/switchboard
 npm pack --workspace @switchboard/jsonrpc --workspace @switchboard/mcp --pack-destination /tmp/switchboard
 # #endregion
 
@@ -35,4 +36,8 @@ printf '%s\n' \
 
 # #region http (runs in CI)
 node build/http.js
+# #endregion
+
+# #region test (runs in CI)
+npm test
 # #endregion
