@@ -72,7 +72,8 @@ if (option('--baseline') !== undefined) builds.push(['baseline', option('--basel
 // 1a. Cold registration: fresh processes, interleaved between builds.
 const cold = new Map(builds.map(([name]) => [name, []]));
 for (let run = 0; run < 11; run++) {
-  for (const [name, dir] of builds) {
+  // Alternate which build goes first: the first process of a pair is measurably slower on a loaded machine.
+  for (const [name, dir] of run % 2 === 0 ? builds : [...builds].reverse()) {
     const child = spawnSync(process.execPath, [here, '--cold-child', '--dist', dir], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`cold sample failed: ${child.stderr}`);
     cold.get(name).push(Number(child.stderr.trim()));
@@ -83,7 +84,7 @@ for (let run = 0; run < 11; run++) {
 const modules = await Promise.all(builds.map(async ([name, dir]) => [name, await load(dir)]));
 const warm = new Map(builds.map(([name]) => [name, []]));
 for (let round = 0; round < 10; round++) {
-  for (const [name, mod] of modules) {
+  for (const [name, mod] of round % 2 === 0 ? modules : [...modules].reverse()) {
     const t0 = performance.now();
     for (let k = 0; k < 20; k++) register50(mod);
     warm.get(name).push((performance.now() - t0) / 20);

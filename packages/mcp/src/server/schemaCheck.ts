@@ -343,7 +343,7 @@ function where(at: string): string {
 
 /** JSON Pointer escaping (RFC 6901). */
 function escape(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+  return key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key;
 }
 
 /** A short rendering of a value for a message. */
