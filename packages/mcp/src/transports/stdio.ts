@@ -215,26 +215,24 @@ const STDOUT_CONSOLE_METHODS = [
 ] as const;
 
 /**
- * Points the stdout-printing `console` methods at a stderr Console; the first call through any of them logs one
- * warning. Returns the function that puts the originals back (each only if nobody replaced it since).
+ * Points the stdout-printing `console` methods at a stderr Console (made on the first call, which also logs one
+ * warning). Returns the function that puts the originals back (each only if nobody replaced it since).
  */
 function redirectConsoleToStderr(logger: Logger): () => void {
-  const target = new Console({ stdout: process.stderr, stderr: process.stderr });
-  const table = console as unknown as Record<string, (...args: unknown[]) => void>;
-  const redirected = target as unknown as Record<string, (...args: unknown[]) => void>;
-  let told = false;
+  const table = console as unknown as Record<string, ((...args: unknown[]) => void) | undefined>;
+  // Made on first use: building a Console costs about 2 ms, which a stdio server's start-up need not pay.
+  let target: Record<string, ((...args: unknown[]) => void) | undefined> | undefined;
   const saved = new Map<string, (...args: unknown[]) => void>();
   const installed = new Map<string, (...args: unknown[]) => void>();
   for (const name of STDOUT_CONSOLE_METHODS) {
     const original = table[name];
-    const replacement = redirected[name];
-    if (original === undefined || replacement === undefined) continue;
+    if (original === undefined) continue;
     const wrapper = (...args: unknown[]): void => {
-      if (!told) {
-        told = true;
+      if (target === undefined) {
+        target = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<string, ((...args: unknown[]) => void) | undefined>;
         logger.warn('console.log, console.info, console.debug (and the other console methods that print to stdout) now write to stderr, because stdout carries MCP messages; pass redirectConsole: false to serveStdio to keep them on stdout');
       }
-      replacement(...args);
+      target[name]?.(...args);
     };
     saved.set(name, original);
     installed.set(name, wrapper);

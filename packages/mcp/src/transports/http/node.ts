@@ -414,6 +414,18 @@ export class AddressInUseError extends Error {
   }
 }
 
+/**
+ * @internal The warning {@link serveHttp} logs when it listens on a non-loopback address without `Host`
+ * validation: what is off, what is still checked, and what to set. `undefined` when there is nothing to say.
+ */
+export function bindWarning(host: string, protection: boolean, allowAnyOrigin: boolean): string | undefined {
+  if (protection || isLoopbackHost(host)) return undefined;
+  const origin = allowAnyOrigin
+    ? 'Origin validation is off too (allowAnyOrigin: true): set allowedOrigins instead to accept only the listed browser pages'
+    : 'Origin is still checked (a browser request from another origin gets 403 unless listed in allowedOrigins)';
+  return `MCP HTTP server bound to "${host}" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; ${origin}`;
+}
+
 /** {@link serveHttp} options: the handler's options plus where to listen. */
 export interface ServeHttpOptions extends McpHttpHandlerOptions {
   /** TCP port; `0` picks a free one (read it from the result). @default 0 */
@@ -477,12 +489,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const host = options.host ?? '127.0.0.1';
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
-  if (!protection && !isLoopbackHost(host)) {
-    const origin = options.allowAnyOrigin === true
-      ? 'Origin validation is off too (allowAnyOrigin: true)'
-      : 'Origin is still checked (browsers from other origins get 403 unless listed in allowedOrigins)';
-    handler[HTTP_CORE].logger.warn(`MCP HTTP server bound to "${host}" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; ${origin}`);
-  }
+  const warning = bindWarning(host, protection, options.allowAnyOrigin === true);
+  if (warning !== undefined) handler[HTTP_CORE].logger.warn(warning);
   const httpServer = createServer(toNodeListener(handler, { via: options.via ?? 'direct' }));
   try {
     await new Promise<void>((resolve, reject) => {

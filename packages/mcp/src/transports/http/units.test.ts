@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServerSession } from '../../server/types.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import { createMcpHttpHandler } from './handler.js';
-import { serveHttp } from './node.js';
+import { bindWarning, serveHttp } from './node.js';
 import { HostGuard, parseHostPort } from './security.js';
 import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
 
@@ -179,6 +179,20 @@ describe('HostGuard', () => {
     const any = new HostGuard({ protection: false, allowAnyOrigin: true });
     expect(any.originAllowed('http://evil.example.com', 'localhost:3000', 'http')).toBe(true);
     expect(any.originAllowed('null', 'localhost:3000', 'http')).toBe(true);
+  });
+});
+
+describe('serveHttp bind warning', () => {
+  it('a non-loopback bind without Host validation says what is off, what is still checked and what to set', () => {
+    expect(bindWarning('0.0.0.0', false, false)).toBe(
+      'MCP HTTP server bound to "0.0.0.0" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; Origin is still checked (a browser request from another origin gets 403 unless listed in allowedOrigins)',
+    );
+    expect(bindWarning('::', false, true)).toBe(
+      'MCP HTTP server bound to "::" without Host validation: set allowedHosts to the names clients use (e.g. ["mcp.example.com"]) to enable it; Origin validation is off too (allowAnyOrigin: true): set allowedOrigins instead to accept only the listed browser pages',
+    );
+    expect(bindWarning('0.0.0.0', true, false)).toBeUndefined();
+    expect(bindWarning('127.0.0.1', false, false)).toBeUndefined();
+    expect(bindWarning('localhost', false, true)).toBeUndefined();
   });
 });
 
