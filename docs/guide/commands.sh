@@ -1,0 +1,43 @@
+#!/bin/sh
+# The shell commands of docs/guide.md, one region per code block. test/guide.test.ts runs the regions marked
+# "runs in CI" in a folder laid out like the reader's project; the install regions need a registry and are not run.
+set -e
+
+# #region pack
+# in your Switchboard checkout
+npm ci
+mkdir -p /tmp/switchboard
+npm pack --workspace @switchboard/jsonrpc --workspace @switchboard/mcp --pack-destination /tmp/switchboard
+# #endregion
+
+# #region project
+mkdir weather && cd weather
+npm init -y
+npm pkg set type=module scripts.build=tsc scripts.test="vitest run"
+npm install /tmp/switchboard/switchboard-jsonrpc-0.1.0.tgz /tmp/switchboard/switchboard-mcp-0.1.0.tgz zod
+npm install --save-dev typescript @types/node vitest
+# #endregion
+
+# #region registry
+npm install @switchboard/mcp zod
+# #endregion
+
+# #region build (runs in CI)
+npm run build
+# #endregion
+
+# #region try-stdio (runs in CI)
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"forecast","arguments":{"city":"Oslo"}}}' \
+  | node build/stdio.js
+# #endregion
+
+# #region http (runs in CI)
+node build/http.js
+# #endregion
+
+# #region test (runs in CI)
+npm test
+# #endregion
