@@ -12,7 +12,7 @@
  * 3000 is in use; pass --port`) and exit code 1.
  */
 import process from 'node:process';
-import { listenFailureLine } from '../listen-error.js';
+import { listenFailureLine, parseLaunchArgs } from '../launcher.js';
 import { createConformanceServer } from './server.js';
 
 const DEFAULT_PORT = 3000;
@@ -21,45 +21,8 @@ const DEFAULT_HOST = '127.0.0.1';
 const SHUTDOWN_DRAIN_MS = 10_000;
 const USAGE = 'usage: node examples/conformance-server/main.js [--port N] [--host H] | --stdio';
 
-/**
- * @param {string[]} argv
- * @returns {{ stdio: boolean, port: number, host: string }}
- */
-function parseArgs(argv) {
-  const opts = { stdio: false, port: DEFAULT_PORT, host: DEFAULT_HOST };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = /** @type {string} */ (argv[i]);
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') fail(`missing value after ${flag}`);
-      return /** @type {string} */ (v);
-    };
-    switch (flag) {
-      case '--stdio': opts.stdio = true; break;
-      case '--port': {
-        const raw = value();
-        const port = Number(raw);
-        if (!/^\d+$/.test(raw) || port > 65535) fail(`invalid port '${raw}'`);
-        opts.port = port;
-        break;
-      }
-      case '--host': opts.host = value(); break;
-      case '--help': case '-h': process.stderr.write(`${USAGE}\n`); process.exit(0); break;
-      default: fail(`unknown argument '${arg}'`);
-    }
-  }
-  return opts;
-}
-
-/** @param {string} message @returns {never} */
-function fail(message) {
-  process.stderr.write(`conformance-server: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseLaunchArgs(process.argv.slice(2), { name: 'conformance-server', usage: USAGE, port: DEFAULT_PORT, host: DEFAULT_HOST });
   const server = createConformanceServer();
 
   if (opts.stdio) {

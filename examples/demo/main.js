@@ -14,7 +14,7 @@
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { listenFailureLine } from '../listen-error.js';
+import { listenFailureLine, parseLaunchArgs } from '../launcher.js';
 import { openDemoDatabase } from './database.js';
 
 const DEFAULT_PORT = 3000;
@@ -23,45 +23,6 @@ const DEFAULT_HOST = '127.0.0.1';
 const SHUTDOWN_DRAIN_MS = 10_000;
 const USAGE = 'usage: node examples/demo/main.js [--port N] [--host H] | --stdio';
 const MAIN_FILE = fileURLToPath(import.meta.url);
-
-/**
- * @param {string[]} argv
- * @returns {{ stdio: boolean, port: number, host: string }}
- */
-function parseArgs(argv) {
-  const opts = { stdio: false, port: DEFAULT_PORT, host: DEFAULT_HOST };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = /** @type {string} */ (argv[i]);
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq < 0 ? arg : arg.slice(0, eq);
-    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') fail(`missing value after ${flag}`);
-      return /** @type {string} */ (v);
-    };
-    switch (flag) {
-      case '--stdio': opts.stdio = true; break;
-      case '--port': {
-        const raw = value();
-        const port = Number(raw);
-        if (!/^\d+$/.test(raw) || port > 65535) fail(`invalid port '${raw}'`);
-        opts.port = port;
-        break;
-      }
-      case '--host': opts.host = value(); break;
-      case '--help': case '-h': process.stderr.write(`${USAGE}\n`); process.exit(0); break;
-      default: fail(`unknown argument '${arg}'`);
-    }
-  }
-  return opts;
-}
-
-/** @param {string} message @returns {never} */
-function fail(message) {
-  process.stderr.write(`demo: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
 
 /**
  * The `mcpServers` entries a host needs, with absolute paths.
@@ -77,7 +38,7 @@ function hostConfiguration(url) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseLaunchArgs(process.argv.slice(2), { name: 'demo', usage: USAGE, port: DEFAULT_PORT, host: DEFAULT_HOST });
   // Start-up: sql.js compiles its WebAssembly in the background while the server module (zod, the MCP
   // server) loads, so the two overlap instead of adding up.
   const opening = openDemoDatabase();

@@ -1,0 +1,66 @@
+// @ts-check
+/**
+ * What the example launchers under examples/ share, so they parse their arguments and report a failure to listen
+ * the same way: `--port N`, `--host H`, `--stdio`, `--help`; a bad argument is one line plus the usage on stderr and
+ * exit code 2; a port in use is one line on stderr and exit code 1, never a stack trace.
+ */
+import process from 'node:process';
+import { AddressInUseError } from '@switchboard/mcp/node';
+
+/**
+ * Parses a launcher's arguments (`--flag value` or `--flag=value`). On `--help` prints `usage` and exits 0; on a
+ * bad argument prints `<name>: <problem>` and `usage` on stderr and exits 2.
+ *
+ * @param {readonly string[]} argv - The arguments after the script path.
+ * @param {{ name: string, usage: string, port: number, host: string }} defaults - The launcher's name (the prefix of
+ *   its messages), usage line and default port and host.
+ * @returns {{ stdio: boolean, port: number, host: string }}
+ */
+export function parseLaunchArgs(argv, defaults) {
+  /** @param {string} message @returns {never} */
+  const fail = (message) => {
+    process.stderr.write(`${defaults.name}: ${message}\n${defaults.usage}\n`);
+    process.exit(2);
+  };
+  const opts = { stdio: false, port: defaults.port, host: defaults.host };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = /** @type {string} */ (argv[i]);
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq < 0 ? arg : arg.slice(0, eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') fail(`missing value after ${flag}`);
+      return /** @type {string} */ (v);
+    };
+    switch (flag) {
+      case '--stdio': opts.stdio = true; break;
+      case '--port': {
+        const raw = value();
+        const port = Number(raw);
+        if (!/^\d+$/.test(raw) || port > 65535) fail(`invalid port '${raw}'`);
+        opts.port = port;
+        break;
+      }
+      case '--host': opts.host = value(); break;
+      case '--help': case '-h': process.stderr.write(`${defaults.usage}\n`); process.exit(0); break;
+      default: fail(`unknown argument '${arg}'`);
+    }
+  }
+  return opts;
+}
+
+/**
+ * The one-line explanation of a failure to listen, or `undefined` when `error` is something else (print that
+ * one in full).
+ *
+ * @param {unknown} error - What `serveHttp` rejected with.
+ * @returns {string | undefined} e.g. `port 3000 is in use; pass --port`
+ * @example
+ * const line = listenFailureLine(error);
+ * if (line !== undefined) { process.stderr.write(`demo: ${line}\n`); process.exit(1); }
+ */
+export function listenFailureLine(error) {
+  if (error instanceof AddressInUseError) return `port ${error.port} is in use; pass --port`;
+  return undefined;
+}
