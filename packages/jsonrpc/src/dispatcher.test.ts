@@ -275,3 +275,15 @@ describe('Dispatcher method kinds', () => {
     expect(ran).toBe(1);
   });
 });
+
+describe('Dispatcher echoes', () => {
+  it('Dispatcher quotes an unknown method name in at most 200 characters (a 4 MiB name never makes a 4 MiB error)', async () => {
+    const dispatcher = new Dispatcher();
+    const huge = 'm'.repeat(4 * 1024 * 1024);
+    expect(await reply(dispatcher, JSON.stringify({ jsonrpc: '2.0', id: 1, method: huge }))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32601, message: `Method not found: "${'m'.repeat(200)}…"` },
+    });
+  });
+});

@@ -343,7 +343,9 @@ export class Dispatcher<Ctx = unknown> {
         this.#logger.debug('Notification for an unknown method: ignored', { method });
         return undefined;
       }
-      return errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${method}"`);
+      // The method name is client input: quoted in at most 200 characters, so the error never costs more than the request.
+      const shown = method.length > 200 ? `${method.slice(0, 200)}…` : method;
+      return errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${shown}"`);
     }
     const params = message.params;
     let result: unknown;
