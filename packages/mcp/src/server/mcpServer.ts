@@ -77,6 +77,8 @@ export const MAX_COMPLETION_VALUES = 100;
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 /** Default for {@link McpServerOptions.maxSubscriptionUriLength} (UTF-16 units). */
 export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 8192;
+/** Default for {@link McpServerOptions.maxSubscriptionCharsTotal}: 16 Mi UTF-16 units (about 32 MiB). */
+export const DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL = 16 * 1024 * 1024;
 
 /** `value` when it is `undefined` or a positive safe integer; otherwise the option is refused. */
 function positiveIntegerOption(name: string, value: unknown, fallback: number): number {
@@ -197,6 +199,9 @@ export class McpServer {
   readonly #options: McpServerOptions;
   readonly #logger: Logger;
   readonly #pageSize: number;
+  readonly #maxSubscriptionChars: number;
+  /** The total length of every session's subscribed URIs. */
+  #subscriptionChars = 0;
   readonly #checkResults: boolean;
   readonly #maxSubscriptions: number;
   readonly #maxSubscriptionUriLength: number;
@@ -215,7 +220,8 @@ export class McpServer {
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
    * @param options see {@link McpServerOptions}
-   * @throws TypeError when `maxSubscriptionsPerSession` or `maxSubscriptionUriLength` is not a number
+   * @throws TypeError when `pageSize`, `maxConcurrentRequestsPerSession`, `maxQueuedRequestsPerSession`,
+   *   `maxSubscriptionsPerSession`, `maxSubscriptionUriLength` or `maxSubscriptionCharsTotal` is not a number
    * @throws RangeError when one of them is not a positive integer
    */
   constructor(info: Implementation, options: McpServerOptions = {}) {
@@ -223,8 +229,11 @@ export class McpServer {
     this.#options = options;
     this.#maxSubscriptions = positiveIntegerOption('maxSubscriptionsPerSession', options.maxSubscriptionsPerSession, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION);
     this.#maxSubscriptionUriLength = positiveIntegerOption('maxSubscriptionUriLength', options.maxSubscriptionUriLength, DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH);
+    this.#maxSubscriptionChars = positiveIntegerOption('maxSubscriptionCharsTotal', options.maxSubscriptionCharsTotal, DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL);
+    const maxConcurrent = positiveIntegerOption('maxConcurrentRequestsPerSession', options.maxConcurrentRequestsPerSession, 64);
+    const maxQueued = positiveIntegerOption('maxQueuedRequestsPerSession', options.maxQueuedRequestsPerSession, DEFAULT_MAX_QUEUED_INBOUND);
     this.#logger = options.logger ?? createStderrLogger({ name: info.name });
-    this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.#pageSize = positiveIntegerOption('pageSize', options.pageSize, DEFAULT_PAGE_SIZE);
     this.#checkResults = resultChecksEnabled(options.checkResults);
     const dispatcher = new Dispatcher<SessionContext>({
       logger: this.#logger,
@@ -235,9 +244,13 @@ export class McpServer {
     this.#host = {
       dispatcher,
       logger: this.#logger,
-      maxConcurrentInbound: options.maxConcurrentRequestsPerSession ?? 64,
-      maxQueuedInbound: options.maxQueuedRequestsPerSession ?? DEFAULT_MAX_QUEUED_INBOUND,
-      sessionClosed: (session) => this.#sessions.delete(session),
+      maxConcurrentInbound: maxConcurrent,
+      maxQueuedInbound: maxQueued,
+      sessionClosed: (session) => {
+        this.#sessions.delete(session);
+        for (const uri of session.subscriptions) this.#subscriptionChars -= uri.length;
+        session.subscriptions.clear();
+      },
     };
   }
 
@@ -573,7 +586,8 @@ export class McpServer {
     // per session (count and URI length, see #subscribe); unsubscribing from a URI never subscribed is `{}` too.
     d.request('resources/subscribe', (params, ctx) => this.#subscribe(requireString(paramsRecord(params), 'uri'), ctx.session));
     d.request('resources/unsubscribe', (params, ctx) => {
-      ctx.session.subscriptions.delete(requireString(paramsRecord(params), 'uri'));
+      const uri = requireString(paramsRecord(params), 'uri');
+      if (ctx.session.subscriptions.delete(uri)) this.#subscriptionChars -= uri.length;
       return EMPTY_RESULT;
     });
     d.request('prompts/list', (params) => this.#page('prompts', params));
@@ -609,7 +623,17 @@ export class McpServer {
         maxSubscriptionsPerSession: this.#maxSubscriptions,
       });
     }
-    subscriptions.add(uri);
+    if (!subscriptions.has(uri)) {
+      // All sessions together are bounded too: per-session caps times the session cap would be gigabytes.
+      if (this.#subscriptionChars + uri.length > this.#maxSubscriptionChars) {
+        throw invalidParams(`too many subscriptions on this server: the URIs of all sessions reached the limit of ${this.#maxSubscriptionChars} characters`, {
+          uri: echo(uri),
+          maxSubscriptionCharsTotal: this.#maxSubscriptionChars,
+        });
+      }
+      subscriptions.add(uri);
+      this.#subscriptionChars += uri.length;
+    }
     return EMPTY_RESULT;
   }
 

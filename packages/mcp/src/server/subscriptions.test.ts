@@ -121,3 +121,40 @@ describe('resources/subscribe caps', () => {
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionsPerSession: 1, maxSubscriptionUriLength: 1 })).not.toThrow();
   });
 });
+
+describe('resources/subscribe budget across sessions', () => {
+  it('refuses a new URI once all sessions together hold maxSubscriptionCharsTotal, and releases it on unsubscribe and close', async () => {
+    const server = makeServer({ maxSubscriptionCharsTotal: 20 });
+    const a = await connectRawClient(server);
+    const b = await connectRawClient(server);
+    await a.initialize();
+    await b.initialize();
+    expect(await a.request(1, 'resources/subscribe', { uri: 'test://aaaa' })).toMatchObject({ result: {} }); // 11
+    expect(await a.request(2, 'resources/subscribe', { uri: 'test://aaaa' })).toMatchObject({ result: {} }); // held: free
+    expect(await b.request(1, 'resources/subscribe', { uri: 'test://bbbbb' })).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        code: -32602,
+        message: 'Invalid params: too many subscriptions on this server: the URIs of all sessions reached the limit of 20 characters',
+        data: { uri: 'test://bbbbb', maxSubscriptionCharsTotal: 20 },
+      },
+    });
+    expect(await a.request(3, 'resources/unsubscribe', { uri: 'test://aaaa' })).toMatchObject({ result: {} });
+    expect(await b.request(2, 'resources/subscribe', { uri: 'test://bbbbb' })).toMatchObject({ result: {} }); // 12
+    expect(await a.request(4, 'resources/subscribe', { uri: 'test://cccccccc' })).toMatchObject({ error: { code: -32602 } }); // 12 + 15
+    await b.close();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await a.request(5, 'resources/subscribe', { uri: 'test://cccccccc' })).toMatchObject({ result: {} });
+    await a.close();
+  });
+
+  it('validates the per-session request limits and pageSize like the other options', () => {
+    const make = (options: Record<string, unknown>) => () => new McpServer({ name: 'x', version: '0' }, options as never);
+    expect(make({ maxQueuedRequestsPerSession: '5' })).toThrow(new TypeError('Invalid option maxQueuedRequestsPerSession: expected a number, got "5"'));
+    expect(make({ maxQueuedRequestsPerSession: 0 })).toThrow(new RangeError('Invalid option maxQueuedRequestsPerSession: expected a positive integer, got "0"'));
+    expect(make({ maxConcurrentRequestsPerSession: Number.NaN })).toThrow(RangeError);
+    expect(make({ pageSize: -1 })).toThrow(RangeError);
+    expect(make({ maxSubscriptionCharsTotal: 1.5 })).toThrow(RangeError);
+  });
+});

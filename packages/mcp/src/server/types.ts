@@ -353,9 +353,9 @@ export interface McpServerOptions {
   readonly capabilities?: ServerCapabilities;
   /** Where handler failures and protocol anomalies are reported. @default a logger writing to stderr */
   readonly logger?: Logger;
-  /** Page size of the list methods (`tools/list` …). @default 100 */
+  /** Page size of the list methods (`tools/list` …), a positive integer. @default 100 */
   readonly pageSize?: number;
-  /** Inbound requests handled at once per session. @default 64 */
+  /** Inbound requests handled at once per session, a positive integer. @default 64 */
   readonly maxConcurrentRequestsPerSession?: number;
   /**
    * Requests per session that may wait for a slot before the transport stops reading (stdio pauses stdin, so a
@@ -387,6 +387,12 @@ export interface McpServerOptions {
    * @see MCP 2025-11-25 server/resources.mdx "Subscriptions"
    */
   readonly maxSubscriptionUriLength?: number;
+  /**
+   * The subscribed URIs of all sessions together, in UTF-16 units: past it `resources/subscribe` of a new URI is
+   * -32602 with `data: { uri, maxSubscriptionCharsTotal }` (per-session caps times `maxSessions` alone would allow
+   * gigabytes). Released as sessions unsubscribe or close. @default 16,777,216 (about 32 MiB)
+   */
+  readonly maxSubscriptionCharsTotal?: number;
   /**
    * Check the members of handler results before sending them: content blocks (type and required fields),
    * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,
