@@ -320,7 +320,7 @@ describe('the host closes the server\'s pipes (stdio)', () => {
 });
 
 describe('graceful shutdown (serveHttp close({ drainMs }) and the launchers on SIGTERM)', () => {
-  it('close({ drainMs }) refuses new connections, answers the calls in flight, then closes', async () => {
+  it('close({ drainMs }) refuses new sessions (503), answers the calls in flight, then closes and refuses connections', async () => {
     const { server, opened, calls } = gatedServer();
     const handle = await serve(server);
     const sid = await openSession(handle.url);
@@ -332,7 +332,15 @@ describe('graceful shutdown (serveHttp close({ drainMs }) and the launchers on S
     let closedYet = false;
     void closed.then(() => (closedYet = true));
     await new Promise((r) => setTimeout(r, 50));
-    expect(await refused(handle.port)).toBe(true);
+    // The listener stays open while draining (a call may wait for its client's answer on a new connection), but a
+    // new session is refused.
+    const fresh = await fetch(handle.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '0' } } }),
+    });
+    expect(fresh.status).toBe(503);
+    await fresh.text();
     expect(closedYet).toBe(false);
     opened();
     for (const [i, ex] of inFlight.entries()) {
@@ -341,6 +349,7 @@ describe('graceful shutdown (serveHttp close({ drainMs }) and the launchers on S
     }
     await withTimeout(closed, 5000, 'close');
     expect(server.sessions.size).toBe(0);
+    expect(await refused(handle.port)).toBe(true);
   });
 
   it('close({ drainMs }) stops waiting at the deadline and says so', async () => {
@@ -362,7 +371,7 @@ describe('graceful shutdown (serveHttp close({ drainMs }) and the launchers on S
     await expect(handle.close({ drainMs: -1 })).rejects.toThrow(new RangeError('Invalid option drainMs: expected a number of milliseconds from 0, got "-1"'));
   });
 
-  it('examples/conformance-server/main.js: SIGTERM during a call answers it, refuses new connections, exits 0', async () => {
+  it('examples/conformance-server/main.js: SIGTERM during a call answers it, exits 0, and the port is closed', async () => {
     const { child, port, url } = await spawnLauncher(CONFORMANCE_MAIN);
     const sid = await openSession(url);
     const ex = await open(url, {

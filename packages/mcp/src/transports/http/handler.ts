@@ -474,6 +474,11 @@ export class HttpCore {
     return this.#table.size;
   }
 
+  /** Refuses new sessions (503) while live ones are still served: the first step of a graceful close. */
+  stopAdmitting(): void {
+    this.#table.stopAdmitting();
+  }
+
   matches(path: string): boolean {
     return path === this.#path || path === this.#ssePath || path === this.#messagesPath;
   }

@@ -652,6 +652,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   // runs right after the handler's, before any answer is written (the handler answers asynchronously).
   let posts = 0;
   let draining = false;
+  /** setTimeout fires at once for a delay over 2^31 - 1 ms (with a warning): longer drains wait this long. */
+  const MAX_TIMER_DELAY_MS = 2_147_483_647;
   let whenAnswered: (() => void) | undefined;
   const answered = (): void => {
     posts--;
@@ -678,18 +680,22 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
         return Promise.reject(new RangeError(`Invalid option drainMs: expected a number of milliseconds from 0, got "${String(drainMs)}"`));
       }
       closing ??= (async () => {
-        // Stop listening first: new connections are refused, idle keep-alive ones closed (Node >= 19).
-        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         if (drainMs > 0 && posts > 0) {
+          // Drain: new sessions are refused (503), but the listener stays open, because a call in flight may be
+          // waiting for its client's answer to a server-to-client request (sampling, elicitation), which the client
+          // is free to POST on a new connection. Answers are sent with `Connection: close`.
+          handler[HTTP_CORE].stopAdmitting();
           draining = true;
           let timer: ReturnType<typeof setTimeout> | undefined;
           const done = await Promise.race([
             new Promise<true>((resolve) => { whenAnswered = () => resolve(true); }),
-            new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), drainMs); }),
+            new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), Math.min(drainMs, MAX_TIMER_DELAY_MS)); }),
           ]);
           clearTimeout(timer);
           if (!done) handler[HTTP_CORE].logger.warn('MCP HTTP server closing with requests in flight: the drain deadline passed', { unanswered: posts, drainMs });
         }
+        // Stop listening: new connections are refused, idle keep-alive ones closed (Node >= 19).
+        const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         await handler.close();
         httpServer.closeAllConnections();
         await stopped;

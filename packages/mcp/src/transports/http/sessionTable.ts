@@ -97,6 +97,8 @@ export class SessionTable {
   #admitting: Promise<unknown> = Promise.resolve();
   #reaper: ReturnType<typeof setInterval> | undefined = undefined;
   #closed = false;
+  /** Set while the server drains before it closes: live sessions are served, new ones refused. */
+  #admissionsStopped = false;
 
   constructor(init: SessionTableInit) {
     this.#store = init.store;
@@ -117,6 +119,11 @@ export class SessionTable {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Refuses new sessions from now on (503) while the live ones go on being served: a graceful close drains. */
+  stopAdmitting(): void {
+    this.#admissionsStopped = true;
   }
 
   streamable(sessionId: string): StreamableEntry | undefined {
@@ -143,6 +150,7 @@ export class SessionTable {
 
   async #admitNow(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
     if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
+    if (this.#admissionsStopped) return this.#refusal('tooManySessions', 'the server is shutting down', undefined);
     const now = Date.now();
     if (caller !== undefined && this.#maxPerCaller < this.#max && (await this.#store.count({ caller })) >= this.#maxPerCaller) {
       const wait = await this.#makeRoom(now, caller);
