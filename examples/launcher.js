@@ -64,3 +64,22 @@ export function listenFailureLine(error) {
   if (error instanceof AddressInUseError) return `port ${error.port} is in use; pass --port`;
   return undefined;
 }
+
+/**
+ * Stops a stdio session gracefully on SIGINT/SIGTERM: the requests in flight get up to `drainMs` to be answered (a
+ * sampling or elicitation answer can still arrive on stdin meanwhile), then the session closes and `serveStdio`
+ * exits the process once stdout has taken every answer. A second signal changes nothing.
+ *
+ * @param {import('@switchboard/mcp/server').ServerSession} session - What `serveStdio` returned.
+ * @param {number} drainMs - How long (ms) the requests in flight may take.
+ */
+export function closeStdioOnSignals(session, drainMs) {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void session.drain(drainMs).then(() => session.close());
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -12,7 +12,7 @@
  * 3000 is in use; pass --port`) and exit code 1.
  */
 import process from 'node:process';
-import { listenFailureLine, parseLaunchArgs } from '../launcher.js';
+import { closeStdioOnSignals, listenFailureLine, parseLaunchArgs } from '../launcher.js';
 import { createConformanceServer } from './server.js';
 
 const DEFAULT_PORT = 3000;
@@ -29,9 +29,7 @@ async function main() {
     const { serveStdio } = await import('@switchboard/mcp/stdio');
     // serveStdio ends the process once the session closes (stdin end-of-file).
     const session = await serveStdio(server);
-    const stop = () => { void session.close(); };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    closeStdioOnSignals(session, SHUTDOWN_DRAIN_MS);
     return;
   }
 

@@ -14,7 +14,7 @@
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { listenFailureLine, parseLaunchArgs } from '../launcher.js';
+import { closeStdioOnSignals, listenFailureLine, parseLaunchArgs } from '../launcher.js';
 import { openDemoDatabase } from './database.js';
 
 const DEFAULT_PORT = 3000;
@@ -49,9 +49,7 @@ async function main() {
     const { serveStdio } = await import('@switchboard/mcp/stdio');
     // serveStdio ends the process once the session closes (stdin end-of-file).
     const session = await serveStdio(server);
-    const stop = () => { void session.close(); };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    closeStdioOnSignals(session, SHUTDOWN_DRAIN_MS);
     return;
   }
 
