@@ -67,6 +67,13 @@ async function open(client: Client, extra: Record<string, string> = {}, handshak
   return id;
 }
 
+/** A request that does work (`tools/list`): the session becomes `active` (a ping does not). */
+async function workStatus(client: Client, id: string): Promise<number> {
+  const res = await client.send('POST', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), sessionHeaders(id));
+  await res.text();
+  return res.status;
+}
+
 async function pingStatus(client: Client, id: string): Promise<number> {
   const res = await client.send('POST', ping(1), sessionHeaders(id));
   await res.text();
@@ -128,12 +135,26 @@ describe('session admission (web handler, fake clock)', () => {
   it('a session that made a request is not reclaimed before its idle timeout; Retry-After counts down to it', async () => {
     const client = start({ maxSessions: 1, sessionGraceMs: 1000, sessionIdleTimeoutMs: 600_000 });
     const used = await open(client);
-    expect(await pingStatus(client, used)).toBe(200);
+    expect(await workStatus(client, used)).toBe(200);
     vi.setSystemTime(T0 + 61_000);
     expect(await refused(client)).toEqual({ status: 503, retryAfter: '539', body: FULL(1) });
     vi.setSystemTime(T0 + 600_000);
     await open(client);
     expect(await pingStatus(client, used)).toBe(404);
+  });
+
+  it('a session that only pings after the handshake stays reclaimable: a ping per session does not hold a flood', async () => {
+    const client = start({ maxSessions: 2, sessionGraceMs: 60_000, sessionIdleTimeoutMs: 1_800_000 });
+    const a = await open(client);
+    const b = await open(client);
+    expect(await pingStatus(client, a)).toBe(200);
+    expect(await pingStatus(client, b)).toBe(200);
+    vi.setSystemTime(T0 + 30_000);
+    expect(await refused(client)).toEqual({ status: 503, retryAfter: '30', body: FULL(2) });
+    vi.setSystemTime(T0 + 61_000);
+    const newcomer = await open(client);
+    expect(await pingStatus(client, newcomer)).toBe(200);
+    expect(await pingStatus(client, a)).toBe(404);
   });
 
   it('a session with a request in flight or an open GET stream is never reclaimed, even past every timeout', async () => {
@@ -161,7 +182,7 @@ describe('session admission (web handler, fake clock)', () => {
   it('each caller identity has a budget: 429 with Retry-After for that caller only', async () => {
     const client = start({ maxSessions: 10, maxSessionsPerCaller: 2, sessionGraceMs: 60_000, callerIdentity: ({ header }) => header('x-caller') });
     const a = { 'x-caller': 'a' };
-    for (let i = 0; i < 2; i++) expect(await pingStatus(client, await open(client, a))).toBe(200);
+    for (let i = 0; i < 2; i++) expect(await workStatus(client, await open(client, a))).toBe(200);
     vi.setSystemTime(T0 + 1000);
     expect(await refused(client, a)).toEqual({
       status: 429,
@@ -208,7 +229,7 @@ describe('session admission (web handler, fake clock)', () => {
     vi.setSystemTime(T0 + 5);
     await client.send('POST', INITIALIZED, sessionHeaders(id));
     vi.setSystemTime(T0 + 9);
-    expect(await pingStatus(client, id)).toBe(200);
+    expect(await workStatus(client, id)).toBe(200);
     expect(await store.get(id)).toEqual({ sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0 + 9, phase: 'active', ttlMs: 600_000 });
     await client.send('DELETE', undefined, sessionHeaders(id));
     expect(writes).toEqual([

@@ -181,3 +181,32 @@ describe('serveHttp maxConnections', () => {
     expect(await initialize(port)).toBe(200);
   });
 });
+
+describe('serveHttp connections per address', () => {
+  it('one remote address holds at most maxConnectionsPerAddress connections; the host itself (127.0.0.1) is exempt', async () => {
+    const { port } = await start({ maxConnectionsPerAddress: 3 });
+    // 127.0.0.2 is another loopback address on Linux: a peer other than the host itself.
+    const from = (localAddress: string): { socket: net.Socket; closed: Promise<boolean> } => {
+      const socket = net.connect({ port, host: '127.0.0.1', localAddress });
+      sockets.push(socket);
+      socket.on('error', () => {});
+      const closed = new Promise<boolean>((resolve) => {
+        socket.on('close', () => resolve(true));
+        setTimeout(() => resolve(false), 1000);
+      });
+      return { socket, closed };
+    };
+    const held = [from('127.0.0.2'), from('127.0.0.2'), from('127.0.0.2')];
+    await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
+    const extra = from('127.0.0.2');
+    expect(await extra.closed).toBe(true);
+    const self = [from('127.0.0.1'), from('127.0.0.1'), from('127.0.0.1'), from('127.0.0.1')];
+    expect(await Promise.all(self.map(({ closed }) => closed))).toEqual([false, false, false, false]);
+    expect(await initialize(port)).toBe(200);
+    // A slot of that address frees when one of its connections closes.
+    held[0]!.socket.destroy();
+    await held[0]!.closed;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await from('127.0.0.2').closed).toBe(false);
+  });
+});

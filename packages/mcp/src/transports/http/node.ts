@@ -458,6 +458,10 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 /** Default {@link ServeHttpOptions.maxConnections}. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** Default {@link ServeHttpOptions.maxConnectionsPerAddress}: a quarter of the default {@link DEFAULT_MAX_CONNECTIONS}. */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+/** Peers exempt from {@link ServeHttpOptions.maxConnectionsPerAddress}: the host itself (a local reverse proxy). */
+const SELF_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /** The longest delay Node's timers honour. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -519,6 +523,13 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    * @default 1024
    */
   readonly maxConnections?: number;
+  /**
+   * Open connections at most from one remote address, so one peer cannot hold every slot of `maxConnections`: a
+   * connection beyond it is closed at once (counted in the same warning). `127.0.0.1` and `::1` are exempt (a reverse
+   * proxy on the same host forwards every client from there; then it must do this limiting itself). `Infinity`
+   * disables. @default 256
+   */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 /** A running server from {@link serveHttp}. */
@@ -607,6 +618,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   if (maxConnections !== Infinity && (!Number.isSafeInteger(maxConnections) || maxConnections < 1)) {
     throw new RangeError(`Invalid option maxConnections: expected a positive integer or Infinity, got "${String(maxConnections)}"`);
   }
+  const perAddress = options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+  if (typeof perAddress !== 'number') throw new TypeError(`Invalid option maxConnectionsPerAddress: expected a number, got "${String(perAddress)}"`);
+  if (perAddress !== Infinity && (!Number.isSafeInteger(perAddress) || perAddress < 1)) {
+    throw new RangeError(`Invalid option maxConnectionsPerAddress: expected a positive integer or Infinity, got "${String(perAddress)}"`);
+  }
   const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
@@ -620,18 +636,38 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   }, toNodeListener(handler, { via: options.via ?? 'direct', idleTimeoutMs: idleTimeout }));
   // Before a request and between requests the socket idles under Node's own timers; this covers the rest.
   httpServer.timeout = idleTimeout;
+  const logger = handler[HTTP_CORE].logger;
+  let dropped = 0;
+  let reportedAt = -Infinity;
+  const drop = (limit: string): void => {
+    dropped++;
+    const now = Date.now();
+    if (now - reportedAt < DROP_REPORT_MS) return;
+    reportedAt = now;
+    logger.warn(`Refusing connections: ${limit} reached`, { dropped });
+    dropped = 0;
+  };
   if (maxConnections !== Infinity) {
     httpServer.maxConnections = maxConnections;
-    const logger = handler[HTTP_CORE].logger;
-    let dropped = 0;
-    let reportedAt = -Infinity;
-    httpServer.on('drop', () => {
-      dropped++;
-      const now = Date.now();
-      if (now - reportedAt < DROP_REPORT_MS) return;
-      reportedAt = now;
-      logger.warn(`Refusing connections: maxConnections (${maxConnections}) reached`, { dropped });
-      dropped = 0;
+    httpServer.on('drop', () => drop(`maxConnections (${maxConnections})`));
+  }
+  if (perAddress !== Infinity) {
+    const open = new Map<string, number>();
+    httpServer.on('connection', (socket: Socket) => {
+      const address = socket.remoteAddress;
+      if (address === undefined || SELF_ADDRESSES.has(address)) return;
+      const count = (open.get(address) ?? 0) + 1;
+      if (count > perAddress) {
+        socket.destroy();
+        drop(`maxConnectionsPerAddress (${perAddress})`);
+        return;
+      }
+      open.set(address, count);
+      socket.once('close', () => {
+        const left = (open.get(address) ?? 1) - 1;
+        if (left === 0) open.delete(address);
+        else open.set(address, left);
+      });
     });
   }
   try {

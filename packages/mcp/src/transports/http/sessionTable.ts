@@ -51,13 +51,21 @@ function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
 }
 
-/** The phase a Streamable HTTP POST moves a session to: a request or a response makes it `active`. */
+/**
+ * The phase a Streamable HTTP POST moves a session to: a request or a response makes it `active`, except `ping`: a
+ * session whose client only pings after the handshake has done no work, so it stays reclaimable `graceMs` after
+ * its last ping (one ping per session per idle timeout used to hold a flood of sessions for good).
+ */
 export function phaseAfterPost(inbound: Inbound): SessionPhase {
-  if (inbound.kind === 'request' || inbound.kind === 'response') return 'active';
+  if (worked(inbound)) return 'active';
   if (inbound.kind === 'batch') {
-    for (const item of inbound.items) if (item.kind === 'request' || item.kind === 'response') return 'active';
+    for (const item of inbound.items) if (worked(item)) return 'active';
   }
   return 'initialized';
+}
+
+function worked(inbound: Inbound): boolean {
+  return inbound.kind === 'response' || (inbound.kind === 'request' && inbound.message.method !== 'ping');
 }
 
 /** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
