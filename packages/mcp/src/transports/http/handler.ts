@@ -122,7 +122,8 @@ export interface McpHttpHandlerOptions {
    * when smaller) the session transport's `send()` for messages routed to that stream waits until the client read
    * it down, so a handler awaiting `ctx.log()`/`ctx.progress()` pauses. Above this many bytes (senders that do not
    * await) the connection is dropped and what it held released: with an event store the client resumes the
-   * stream with `GET` + `Last-Event-ID`; the request keeps running (a disconnect is not a cancellation). Applies
+   * stream with `GET` + `Last-Event-ID`; the request keeps running (a disconnect is not a cancellation). The cap is
+   * on a backlog: one event larger than it (a 9 MiB tool result) goes out to a client that has kept up. Applies
    * to POST, GET and legacy `/sse` streams. @default 8 MiB
    */
   readonly maxSseBufferBytes?: number;

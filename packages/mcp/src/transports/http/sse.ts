@@ -173,18 +173,24 @@ export class SseChannel {
   write(chunk: string): boolean {
     if (this.#ended || this.#detached) return false;
     const sink = this.#sink;
+    // The cap is on a backlog, not on one event: a single event larger than the cap, written to a client that has
+    // kept up (at most the high-water mark unsent before it), goes out; what is cut is a connection whose client
+    // stopped reading. (An answer over 8 MiB used to be dropped at once, with a log line blaming the client.)
+    let before: number;
     if (sink === undefined) {
+      before = this.#pending;
       (this.#buffer ??= []).push(chunk);
       this.#pending += chunk.length;
-      if (this.#pending <= this.#max) return true;
+      if (this.#pending <= this.#max || before <= this.#highWater) return true;
     } else {
+      before = sink.buffered();
       try {
         sink.write(chunk);
       } catch {
         this.detach();
         return false;
       }
-      if (sink.buffered() <= this.#max) return true;
+      if (before <= this.#highWater || sink.buffered() <= this.#max) return true;
     }
     this.#overflow();
     return false;
