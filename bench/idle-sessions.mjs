@@ -1,5 +1,5 @@
 // What one idle HTTP session costs in heap: N sessions opened through the Web handler in-process (initialize +
-// notifications/initialized, nothing after, the flood of issue #9 item 4), heap measured after a full GC before
+// notifications/initialized, nothing after, the session flood an attack run found), heap measured after a full GC before
 // and after, then all closed and measured again (the table, the records and the event store must give it back).
 //
 //   node --expose-gc bench/idle-sessions.mjs [--sessions 5000] [--response sse|json]

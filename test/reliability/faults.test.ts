@@ -1,5 +1,5 @@
 /**
- * Faults (issue #9, "The standing suite"): what a client or host can do to a running server besides sending bad
+ * Faults (the standing reliability suite): what a client or host can do to a running server besides sending bad
  * bytes — disconnect mid-call, crash the server mid-call, close the server's stdin, stdout or stderr, stop it with
  * SIGTERM, drop an SSE stream — and what must hold afterwards: the server survives, every call settles, nothing
  * that was produced is lost or repeated.

@@ -1,5 +1,5 @@
 /**
- * Load (issue #9, "The standing suite"): many clients with many calls in flight at once, over Streamable HTTP
+ * Load (the standing reliability suite): many clients with many calls in flight at once, over Streamable HTTP
  * keep-alive connections on loopback and over stdio, against a server in a child process. Nothing may be lost
  * (every call answered exactly once) or misrouted (every answer carries its own request's id, content and
  * session). Latency percentiles are printed for the record, never asserted as a speed target.

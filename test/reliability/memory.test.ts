@@ -1,5 +1,5 @@
 /**
- * Memory (issue #9, "The standing suite"): heap and RSS stay flat over many calls, many sessions opened and
+ * Memory (the standing reliability suite): heap and RSS stay flat over many calls, many sessions opened and
  * closed, and a flood of failing and cut calls; afterwards no session, stored stream or timer is left.
  *
  * The work runs in a child process with `--expose-gc` (test/reliability/fixtures/memory-probe.mjs): after a

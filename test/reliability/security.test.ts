@@ -1,5 +1,5 @@
 /**
- * The security part of the standing suite (issue #9 "Security"), against real server processes: the conformance
+ * The security part of the standing suite, against real server processes: the conformance
  * server plus handlers that fail on purpose (`test/fixtures/security-server.mjs`), over Streamable HTTP on
  * 127.0.0.1 (port 0) and over stdio.
  *

@@ -1,5 +1,5 @@
 /**
- * stdio under a client that reads late or not at all (issue #9 items 5 and 6), against a real child process:
+ * stdio under a client that reads late or not at all, against a real child process:
  * every answer produced is written before the process exits (bounded by `drainTimeoutMs`, logged when hit), and
  * a client that floods stdin without reading stdout fills the pipes, not the server's memory.
  * `STRESS=1` runs the long forms (100,000 pings, 2,000,000 flood lines).

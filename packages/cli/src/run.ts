@@ -17,7 +17,7 @@ export interface RunResult {
 /** The CLI's version, kept equal to the package version by a test. */
 export const VERSION = '0.1.0';
 
-const HELP = `switchboard ${VERSION}: build, run and debug MCP servers
+const HELP = `switchboard ${VERSION}: the Switchboard MCP toolkit's command line (its version and the revisions it serves, for now)
 
 Usage:
   switchboard help                 show this text

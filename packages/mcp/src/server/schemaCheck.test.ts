@@ -95,7 +95,10 @@ describe('JSON Schema keyword check (2020-12 by default)', () => {
 
 describe('schemas from libraries', () => {
   it('a raw zod shape is refused with "wrap it in z.object()"', () => {
-    expect(refusal({ a: z.string() })).toBe('Invalid inputSchema of tool "t": it is a plain object of schemas ({ a: z.string() }), not a schema: wrap it in `z.object()`');
+    expect(refusal({ a: z.string() })).toBe('Invalid inputSchema of tool "t": it is a plain object of schemas ({ a: … }), not a schema: wrap it in `z.object({ a: … })`');
+    expect(refusal({ city: z.string(), 'zip-code': z.string(), n: z.number(), more: z.boolean() })).toBe(
+      'Invalid inputSchema of tool "t": it is a plain object of schemas ({ city: …, "zip-code": …, n: …, … }), not a schema: wrap it in `z.object({ city: …, "zip-code": …, n: …, … })`',
+    );
   });
 
   it('zod 3 (no JSON Schema output) is refused naming zod >= 4.2', () => {

@@ -105,7 +105,9 @@ export function jsonSchemaProblem(schema: Record<string, unknown>, draft: Schema
   if (isZod3(schema)) return `the value is a zod 3 schema, which cannot describe itself as JSON Schema: Switchboard ${NEEDS_JSON_SCHEMA_OUTPUT}`;
   const values = Object.values(schema);
   if (values.length > 0 && values.some(isSchemaObject)) {
-    return 'it is a plain object of schemas ({ a: z.string() }), not a schema: wrap it in `z.object()`';
+    const keys = Object.keys(schema).slice(0, 3).map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: …`);
+    const shape = `{ ${keys.join(', ')}${Object.keys(schema).length > 3 ? ', …' : ''} }`;
+    return `it is a plain object of schemas (${shape}), not a schema: wrap it in \`z.object(${shape})\``;
   }
   return new Walk(rulesOf(draft)).schema(schema, '#');
 }

@@ -1,5 +1,5 @@
 /**
- * Per-session subscription caps (issue #9 item 10: one session took a 512 MiB heap down with 129
+ * Per-session subscription caps (one session took a 512 MiB heap down with 129
  * subscriptions of 4 MiB). `resources/subscribe` and `resources/unsubscribe` answer `{}` (MCP 2025-11-25
  * server/resources.mdx "Subscriptions"); a request whose params break a documented limit is -32602 Invalid
  * params (JSON-RPC 2.0 §5.1), naming the limit in `data`, the URI echoed at most 200 characters long.

@@ -1,5 +1,5 @@
 /**
- * StdioServerTransport flow control with injected streams (issue #9 items 5 and 6): stdin is paused while stdout
+ * StdioServerTransport flow control with injected streams: stdin is paused while stdout
  * is backed up and while a request waits for a concurrency slot, the lines already read wait their turn, and
  * everything is answered once the pressure clears. A real McpServer session behind the transport; stdout is a
  * Writable whose writes complete only when the test says, which is what a client that does not read looks like.

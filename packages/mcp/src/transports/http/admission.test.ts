@@ -1,5 +1,5 @@
 /**
- * Session admission under a flood (issue #9 item 4): sessions that never come back after the handshake give
+ * Session admission under a flood: sessions that never come back after the handshake give
  * their slots back after `sessionGraceMs`, busy sessions are never taken, each caller identity has a budget, and
  * `Retry-After` says when a slot frees. Time is driven by a fake `Date` (timers stay real), never by sleeps.
  */

@@ -1,5 +1,5 @@
 /**
- * The Node adapter's connection limits on a real socket (issue #9 item 8): slow headers and slow bodies are cut
+ * The Node adapter's connection limits on a real socket: slow headers and slow bodies are cut
  * after their (small, test-set) timeouts, SSE streams and silent long calls are not, and `maxConnections` refuses
  * connections beyond the cap and admits again once one closes. Servers on 127.0.0.1, port 0.
  */
