@@ -14,6 +14,7 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { ElicitRequestSchema, McpError, type ElicitRequest, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, buildDatabase } from '../examples/demo/data/build.mjs';
+import { compilesReadOnly, openDemoDatabase } from '../examples/demo/database.js';
 import { exitWithin, isAlive, stopByPid } from './helpers/process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,6 +64,15 @@ async function readError(client: Client, uri: string): Promise<McpError> {
   }
   throw new Error(`reading ${uri} succeeded`);
 }
+
+/** Statements that write or change the connection: execute_sql refuses each, and so does the bytecode check alone. */
+const WRITES = [
+  'DELETE FROM orders', 'INSERT INTO orders (id) VALUES (99999)', 'UPDATE orders SET id = id', "ATTACH ':memory:' AS scratch", 'DETACH scratch',
+  'PRAGMA writable_schema = ON', 'PRAGMA user_version = 3', 'PRAGMA query_only = OFF', "VACUUM INTO '/tmp/demo-copy.sqlite'", 'VACUUM',
+  'WITH doomed AS (SELECT id FROM orders) DELETE FROM orders WHERE id IN doomed', 'WITH n AS (SELECT 99999) INSERT INTO orders (id) SELECT * FROM n',
+  'BEGIN', 'COMMIT', 'SAVEPOINT s', 'RELEASE s', "REPLACE INTO products VALUES (1, 'x', 'y', 1)", 'CREATE TEMP TABLE t (x)', 'CREATE TABLE t (x)',
+  'DROP TABLE orders', 'ANALYZE', 'REINDEX', 'SELECT 1; DELETE FROM orders',
+];
 
 /** The behaviour every transport must show. `connectPlain` opens a second session without elicitation. */
 function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harness>) {
@@ -160,6 +170,34 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
     expect(await run('  -- nothing\n')).toEqual(toolError('Query refused: query is empty: send one SELECT statement'));
     expect(await run('SELEC 1')).toEqual(toolError('SQLite error: near "SELEC": syntax error'));
     expect(await run('SELECT count(*) FROM orders')).toEqual(sqlResult({ columns: ['count(*)'], rows: [[3000]], rowCount: 1, truncated: false }));
+  }, TEST_MS);
+
+  it('execute_sql runs reads whose bytecode fills scratch tables (sorting, DISTINCT, IN, windows, recursive CTEs)', async () => {
+    const { client } = getHarness();
+    const run = (query: string) => client.callTool({ name: 'execute_sql', arguments: { query } });
+    const rowsOf = async (query: string) => {
+      const result = await run(query);
+      expect(result.isError, `${query}: ${JSON.stringify(result.content)}`).toBeUndefined();
+      return (result.structuredContent as { rows: unknown[][] }).rows;
+    };
+    expect((await rowsOf('SELECT DISTINCT city FROM customers')).length).toBeGreaterThan(1);
+    expect(await rowsOf('SELECT * FROM customers ORDER BY city LIMIT 2')).toHaveLength(2);
+    expect((await rowsOf('SELECT * FROM orders WHERE id IN (SELECT order_id FROM order_items WHERE quantity > 2)')).length).toBeGreaterThan(0);
+    expect(await rowsOf('SELECT id, row_number() OVER (ORDER BY city) FROM customers')).toHaveLength(100);
+    expect(await rowsOf('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<10) SELECT x FROM c'))
+      .toEqual(Array.from({ length: 10 }, (_, i) => [i + 1]));
+    expect(await rowsOf('SELECT p.name, sum(oi.quantity) FROM order_items oi JOIN products p ON p.id=oi.product_id GROUP BY p.name ORDER BY 2 DESC LIMIT 5'))
+      .toHaveLength(5);
+  }, TEST_MS);
+
+  it('execute_sql refuses every kind of write', async () => {
+    const { client } = getHarness();
+    for (const query of WRITES) {
+      const result = await client.callTool({ name: 'execute_sql', arguments: { query } });
+      expect(result, query).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Query refused: /) }] });
+    }
+    expect(await client.callTool({ name: 'execute_sql', arguments: { query: 'SELECT count(*) FROM orders' } }))
+      .toMatchObject({ structuredContent: { rows: [[3000]] } });
   }, TEST_MS);
 
   it('execute_sql runs EXPLAIN QUERY PLAN', async () => {
@@ -429,6 +467,20 @@ describe('demo over Streamable HTTP (main.js --port 0)', () => {
     process.kill(child!.pid!, 'SIGTERM');
     expect(await exitWithin(child!, 5000)).toBe(0);
   }, TEST_MS);
+});
+
+describe('read-only check (database.js compilesReadOnly)', () => {
+  it('finds a write in the bytecode of every write statement, not only by its first keyword', async () => {
+    const db = await openDemoDatabase();
+    try {
+      for (const query of WRITES.filter((q) => !q.includes(';'))) expect(compilesReadOnly(db, query), query).toBe(false);
+      expect(compilesReadOnly(db, 'SELECT DISTINCT city FROM customers ORDER BY 1')).toBe(true);
+      expect(compilesReadOnly(db, "SELECT * FROM pragma_table_info('orders')")).toBe(true);
+      expect(compilesReadOnly(db, 'WITH m AS MATERIALIZED (SELECT * FROM customers) SELECT * FROM m a JOIN m b ON a.id = b.id')).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe('sample database', () => {
