@@ -277,6 +277,7 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
     ));
     expect(await convert(1, 'kg', 'm')).toEqual(toolError('Cannot convert "kg" (mass) to "m" (length)'));
     expect(await convert(-500, 'C', 'K')).toEqual(toolError('Temperature below absolute zero: "-500 C"'));
+    expect(await convert(1e308, 'km', 'mm')).toEqual(toolError('1e+308 km in mm: the result is not a finite number'));
     expect(await client.callTool({ name: 'convert', arguments: { value: 'ten', from: 'km', to: 'm' } }))
       .toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Invalid arguments for tool "convert": /) }] });
   }, TEST_MS);
@@ -301,6 +302,8 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
   it('add_numbers returns the sum as text and structured content', async () => {
     expect(await getHarness().client.callTool({ name: 'add_numbers', arguments: { a: 2, b: 3.5 } }))
       .toEqual({ content: text('5.5'), structuredContent: { sum: 5.5 } });
+    expect(await getHarness().client.callTool({ name: 'add_numbers', arguments: { a: 1e308, b: 1e308 } }))
+      .toEqual(toolError('1e+308 + 1e+308: the sum is not a finite number'));
   }, TEST_MS);
 
   it('lists a schema resource per table and reads each: CREATE statement, row count and columns', async () => {

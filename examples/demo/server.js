@@ -133,6 +133,7 @@ export function convertUnits(value, fromName, toName) {
   } else {
     throw new ToolError(`Cannot convert "${from.symbol}" to "${to.symbol}"`);
   }
+  if (!Number.isFinite(result)) throw new ToolError(`${value} ${from.symbol} in ${to.symbol}: the result is not a finite number`);
   return { value: Number(result.toPrecision(6)), from: from.symbol, to: to.symbol };
 }
 
@@ -335,6 +336,7 @@ export function createDemoServer(db, options = {}) {
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   }, (/** @type {{ a: number, b: number }} */ { a, b }) => {
     const sum = a + b;
+    if (!Number.isFinite(sum)) throw new ToolError(`${a} + ${b}: the sum is not a finite number`);
     return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
   });
 
