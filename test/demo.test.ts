@@ -74,8 +74,35 @@ const WRITES = [
   'DROP TABLE orders', 'ANALYZE', 'REINDEX', 'SELECT 1; DELETE FROM orders',
 ];
 
-/** The behaviour every transport must show. `connectPlain` opens a second session without elicitation. */
-function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harness>) {
+/** Runs for minutes in SQLite (7,279³ rows counted), inside one sql.js `step()`. */
+const RUNAWAY = 'SELECT count(*) FROM order_items a, order_items b, order_items c';
+const TIME_LIMIT_ERROR = toolError('Query took longer than 5 s and was stopped: add a LIMIT or a WHERE clause');
+
+/** CPU seconds (user + system, all threads) a process has used, from /proc; undefined where there is no /proc. */
+function cpuSeconds(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold blanks): state is field 3, utime 14, stime 15 (clock ticks).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** How long (ms) `call` takes to settle. */
+async function timed<T>(call: Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await call;
+  return { value, ms: performance.now() - start };
+}
+
+/**
+ * The behaviour every transport must show. `connectPlain` opens a second session without elicitation (over stdio, a
+ * second server process); `getPid` is the server's process.
+ */
+function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harness>, getPid: () => number) {
   it('initializes with the demo identity, capabilities and instructions', () => {
     const { client } = getHarness();
     expect(client.getServerVersion()).toEqual(SERVER_INFO);
@@ -265,6 +292,48 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
     }
   }, TEST_MS);
 
+  it('a runaway query runs off the event loop: other calls are answered meanwhile, and it stops at the time limit', async () => {
+    const { client } = getHarness();
+    const runaway = timed(client.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } }));
+    const other = await connectPlain();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const c of [client, other.client]) {
+        const sum = await timed(c.callTool({ name: 'add_numbers', arguments: { a: 1, b: 2 } }));
+        expect(sum.value).toEqual({ content: text('3'), structuredContent: { sum: 3 } });
+        expect(sum.ms).toBeLessThan(2000);
+        const small = await timed(c.callTool({ name: 'execute_sql', arguments: { query: 'SELECT count(*) FROM products' } }));
+        expect(small.value).toEqual(sqlResult({ columns: ['count(*)'], rows: [[40]], rowCount: 1, truncated: false }));
+        expect(small.ms).toBeLessThan(2000);
+      }
+    } finally {
+      await other.client.close();
+    }
+    const stopped = await runaway;
+    expect(stopped.value).toEqual(TIME_LIMIT_ERROR);
+    expect(stopped.ms).toBeGreaterThan(4500);
+    expect(stopped.ms).toBeLessThan(9000);
+    expect(await client.callTool({ name: 'execute_sql', arguments: { query: 'SELECT 1 AS one' } }))
+      .toEqual(sqlResult({ columns: ['one'], rows: [[1]], rowCount: 1, truncated: false }));
+  }, TEST_MS);
+
+  it('cancelling a runaway query stops it (the server stops burning CPU) and the next query runs', async () => {
+    const { client } = getHarness();
+    const controller = new AbortController();
+    const runaway = client.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } }, undefined, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await expect(runaway).rejects.toThrow();
+    const small = await timed(client.callTool({ name: 'execute_sql', arguments: { query: 'SELECT 2 AS two' } }));
+    expect(small.value).toEqual(sqlResult({ columns: ['two'], rows: [[2]], rowCount: 1, truncated: false }));
+    expect(small.ms).toBeLessThan(2000);
+    const before = cpuSeconds(getPid());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = cpuSeconds(getPid());
+    // A query left running would burn a whole core: about 1 s of CPU in this second.
+    if (before !== undefined && after !== undefined) expect(after - before).toBeLessThan(0.5);
+  }, TEST_MS);
+
   it('convert handles length, mass and temperature, and names unknown or mismatched units', async () => {
     const { client } = getHarness();
     const convert = (value: number, from: string, to: string) => client.callTool({ name: 'convert', arguments: { value, from, to } });
@@ -421,7 +490,7 @@ describe('demo over stdio (main.js --stdio)', () => {
     }
   });
 
-  demoSuite(() => h!, () => connect(stdio(), { elicitation: false }));
+  demoSuite(() => h!, () => connect(stdio(), { elicitation: false }), () => pid!);
 });
 
 describe('demo over Streamable HTTP (main.js --port 0)', () => {
@@ -451,7 +520,7 @@ describe('demo over Streamable HTTP (main.js --port 0)', () => {
     stopByPid(child);
   });
 
-  demoSuite(() => h!, () => connect(new StreamableHTTPClientTransport(new URL(url)), { elicitation: false }));
+  demoSuite(() => h!, () => connect(new StreamableHTTPClientTransport(new URL(url)), { elicitation: false }), () => child!.pid!);
 
   it('prints a host configuration with absolute paths on stderr, nothing on stdout', () => {
     const json = stderr.slice(stderr.indexOf('{\n'), stderr.lastIndexOf('\n}') + 2);
@@ -464,11 +533,14 @@ describe('demo over Streamable HTTP (main.js --port 0)', () => {
     expect(stdout).toBe('');
   });
 
-  it('exits 0 on SIGTERM', async () => {
+  it('exits 0 on SIGTERM, also while a runaway query runs (it is answered with the time-limit error first)', async () => {
+    const runaway = h!.client.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    process.kill(child!.pid!, 'SIGTERM');
+    expect(await runaway).toEqual(TIME_LIMIT_ERROR);
+    expect(await exitWithin(child!, 5000)).toBe(0);
     await h?.client.close();
     h = undefined;
-    process.kill(child!.pid!, 'SIGTERM');
-    expect(await exitWithin(child!, 5000)).toBe(0);
   }, TEST_MS);
 });
 
