@@ -84,7 +84,7 @@ export class QueryRunner {
   #idle = [];
   /** @type {Set<Slot>} workers running a query */
   #busy = new Set();
-  /** @type {((slot: Slot) => void)[]} queries waiting for a worker */
+  /** @type {{ take: (slot: Slot) => void, fail: (error: Error) => void }[]} queries waiting for a worker */
   #waiting = [];
   #nextId = 1;
   #closed = false;
@@ -130,6 +130,7 @@ export class QueryRunner {
     const slots = [...this.#idle, ...this.#busy];
     this.#idle = [];
     for (const slot of slots) slot.onFailure?.(new Error('the server is closing'));
+    for (const { fail } of this.#waiting.splice(0)) fail(new Error('the server is closing'));
     await Promise.allSettled(slots.map((slot) => slot.terminate()));
   }
 
@@ -153,16 +154,22 @@ export class QueryRunner {
       return Promise.resolve(slot);
     }
     return new Promise((resolve, reject) => {
-      const take = (/** @type {Slot} */ slot) => {
-        signal?.removeEventListener('abort', abort);
-        resolve(slot);
+      const waiter = {
+        take: (/** @type {Slot} */ slot) => {
+          signal?.removeEventListener('abort', abort);
+          resolve(slot);
+        },
+        fail: (/** @type {Error} */ error) => {
+          signal?.removeEventListener('abort', abort);
+          reject(error);
+        },
       };
       const abort = () => {
-        this.#waiting = this.#waiting.filter((waiter) => waiter !== take);
+        this.#waiting = this.#waiting.filter((w) => w !== waiter);
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', abort, { once: true });
-      this.#waiting.push(take);
+      this.#waiting.push(waiter);
     });
   }
 
@@ -178,7 +185,7 @@ export class QueryRunner {
     for (let next = this.#waiting.shift(); next !== undefined; next = this.#waiting.shift()) {
       const given = this.#idle.pop() ?? new Slot(this.#file);
       this.#busy.add(given);
-      next(given);
+      next.take(given);
       if (this.#busy.size >= this.#maxWorkers) break;
     }
     while (this.#idle.length > 1) void this.#idle.pop()?.terminate();
@@ -193,6 +200,8 @@ export class QueryRunner {
    * @returns {Promise<QueryRows>}
    */
   #runOn(slot, request, signal, onProgress) {
+    // A warm worker that failed while idle (its database did not open, say) has no query to report to.
+    if (slot.dead) return Promise.reject(new Error('the query worker stopped before the query started'));
     return new Promise((resolve, reject) => {
       /** @param {() => void} settle */
       const finish = (settle) => {
