@@ -14,6 +14,7 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { ElicitRequestSchema, McpError, type ElicitRequest, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, buildDatabase } from '../examples/demo/data/build.mjs';
+import { compilesReadOnly, openDemoDatabase } from '../examples/demo/database.js';
 import { exitWithin, isAlive, stopByPid } from './helpers/process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,8 +65,44 @@ async function readError(client: Client, uri: string): Promise<McpError> {
   throw new Error(`reading ${uri} succeeded`);
 }
 
-/** The behaviour every transport must show. `connectPlain` opens a second session without elicitation. */
-function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harness>) {
+/** Statements that write or change the connection: execute_sql refuses each, and so does the bytecode check alone. */
+const WRITES = [
+  'DELETE FROM orders', 'INSERT INTO orders (id) VALUES (99999)', 'UPDATE orders SET id = id', "ATTACH ':memory:' AS scratch", 'DETACH scratch',
+  'PRAGMA writable_schema = ON', 'PRAGMA user_version = 3', 'PRAGMA query_only = OFF', "VACUUM INTO '/tmp/demo-copy.sqlite'", 'VACUUM',
+  'WITH doomed AS (SELECT id FROM orders) DELETE FROM orders WHERE id IN doomed', 'WITH n AS (SELECT 99999) INSERT INTO orders (id) SELECT * FROM n',
+  'BEGIN', 'COMMIT', 'SAVEPOINT s', 'RELEASE s', "REPLACE INTO products VALUES (1, 'x', 'y', 1)", 'CREATE TEMP TABLE t (x)', 'CREATE TABLE t (x)',
+  'DROP TABLE orders', 'ANALYZE', 'REINDEX', 'SELECT 1; DELETE FROM orders',
+];
+
+/** Runs for minutes in SQLite (7,279³ rows counted), inside one sql.js `step()`. */
+const RUNAWAY = 'SELECT count(*) FROM order_items a, order_items b, order_items c';
+const TIME_LIMIT_ERROR = toolError('Query took longer than 5 s and was stopped: add a LIMIT or a WHERE clause');
+
+/** CPU seconds (user + system, all threads) a process has used, from /proc; undefined where there is no /proc. */
+function cpuSeconds(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold blanks): state is field 3, utime 14, stime 15 (clock ticks).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** How long (ms) `call` takes to settle. */
+async function timed<T>(call: Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await call;
+  return { value, ms: performance.now() - start };
+}
+
+/**
+ * The behaviour every transport must show. `connectPlain` opens a second session without elicitation (over stdio, a
+ * second server process); `getPid` is the server's process.
+ */
+function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harness>, getPid: () => number) {
   it('initializes with the demo identity, capabilities and instructions', () => {
     const { client } = getHarness();
     expect(client.getServerVersion()).toEqual(SERVER_INFO);
@@ -162,6 +199,34 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
     expect(await run('SELECT count(*) FROM orders')).toEqual(sqlResult({ columns: ['count(*)'], rows: [[3000]], rowCount: 1, truncated: false }));
   }, TEST_MS);
 
+  it('execute_sql runs reads whose bytecode fills scratch tables (sorting, DISTINCT, IN, windows, recursive CTEs)', async () => {
+    const { client } = getHarness();
+    const run = (query: string) => client.callTool({ name: 'execute_sql', arguments: { query } });
+    const rowsOf = async (query: string) => {
+      const result = await run(query);
+      expect(result.isError, `${query}: ${JSON.stringify(result.content)}`).toBeUndefined();
+      return (result.structuredContent as { rows: unknown[][] }).rows;
+    };
+    expect((await rowsOf('SELECT DISTINCT city FROM customers')).length).toBeGreaterThan(1);
+    expect(await rowsOf('SELECT * FROM customers ORDER BY city LIMIT 2')).toHaveLength(2);
+    expect((await rowsOf('SELECT * FROM orders WHERE id IN (SELECT order_id FROM order_items WHERE quantity > 2)')).length).toBeGreaterThan(0);
+    expect(await rowsOf('SELECT id, row_number() OVER (ORDER BY city) FROM customers')).toHaveLength(100);
+    expect(await rowsOf('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<10) SELECT x FROM c'))
+      .toEqual(Array.from({ length: 10 }, (_, i) => [i + 1]));
+    expect(await rowsOf('SELECT p.name, sum(oi.quantity) FROM order_items oi JOIN products p ON p.id=oi.product_id GROUP BY p.name ORDER BY 2 DESC LIMIT 5'))
+      .toHaveLength(5);
+  }, TEST_MS);
+
+  it('execute_sql refuses every kind of write', async () => {
+    const { client } = getHarness();
+    for (const query of WRITES) {
+      const result = await client.callTool({ name: 'execute_sql', arguments: { query } });
+      expect(result, query).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Query refused: /) }] });
+    }
+    expect(await client.callTool({ name: 'execute_sql', arguments: { query: 'SELECT count(*) FROM orders' } }))
+      .toMatchObject({ structuredContent: { rows: [[3000]] } });
+  }, TEST_MS);
+
   it('execute_sql runs EXPLAIN QUERY PLAN', async () => {
     const result = await getHarness().client.callTool({
       name: 'execute_sql',
@@ -227,6 +292,48 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
     }
   }, TEST_MS);
 
+  it('a runaway query runs off the event loop: other calls are answered meanwhile, and it stops at the time limit', async () => {
+    const { client } = getHarness();
+    const runaway = timed(client.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } }));
+    const other = await connectPlain();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const c of [client, other.client]) {
+        const sum = await timed(c.callTool({ name: 'add_numbers', arguments: { a: 1, b: 2 } }));
+        expect(sum.value).toEqual({ content: text('3'), structuredContent: { sum: 3 } });
+        expect(sum.ms).toBeLessThan(2000);
+        const small = await timed(c.callTool({ name: 'execute_sql', arguments: { query: 'SELECT count(*) FROM products' } }));
+        expect(small.value).toEqual(sqlResult({ columns: ['count(*)'], rows: [[40]], rowCount: 1, truncated: false }));
+        expect(small.ms).toBeLessThan(2000);
+      }
+    } finally {
+      await other.client.close();
+    }
+    const stopped = await runaway;
+    expect(stopped.value).toEqual(TIME_LIMIT_ERROR);
+    expect(stopped.ms).toBeGreaterThan(4500);
+    expect(stopped.ms).toBeLessThan(9000);
+    expect(await client.callTool({ name: 'execute_sql', arguments: { query: 'SELECT 1 AS one' } }))
+      .toEqual(sqlResult({ columns: ['one'], rows: [[1]], rowCount: 1, truncated: false }));
+  }, TEST_MS);
+
+  it('cancelling a runaway query stops it (the server stops burning CPU) and the next query runs', async () => {
+    const { client } = getHarness();
+    const controller = new AbortController();
+    const runaway = client.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } }, undefined, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await expect(runaway).rejects.toThrow();
+    const small = await timed(client.callTool({ name: 'execute_sql', arguments: { query: 'SELECT 2 AS two' } }));
+    expect(small.value).toEqual(sqlResult({ columns: ['two'], rows: [[2]], rowCount: 1, truncated: false }));
+    expect(small.ms).toBeLessThan(2000);
+    const before = cpuSeconds(getPid());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = cpuSeconds(getPid());
+    // A query left running would burn a whole core: about 1 s of CPU in this second.
+    if (before !== undefined && after !== undefined) expect(after - before).toBeLessThan(0.5);
+  }, TEST_MS);
+
   it('convert handles length, mass and temperature, and names unknown or mismatched units', async () => {
     const { client } = getHarness();
     const convert = (value: number, from: string, to: string) => client.callTool({ name: 'convert', arguments: { value, from, to } });
@@ -239,6 +346,7 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
     ));
     expect(await convert(1, 'kg', 'm')).toEqual(toolError('Cannot convert "kg" (mass) to "m" (length)'));
     expect(await convert(-500, 'C', 'K')).toEqual(toolError('Temperature below absolute zero: "-500 C"'));
+    expect(await convert(1e308, 'km', 'mm')).toEqual(toolError('1e+308 km in mm: the result is not a finite number'));
     expect(await client.callTool({ name: 'convert', arguments: { value: 'ten', from: 'km', to: 'm' } }))
       .toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Invalid arguments for tool "convert": /) }] });
   }, TEST_MS);
@@ -263,6 +371,8 @@ function demoSuite(getHarness: () => Harness, connectPlain: () => Promise<Harnes
   it('add_numbers returns the sum as text and structured content', async () => {
     expect(await getHarness().client.callTool({ name: 'add_numbers', arguments: { a: 2, b: 3.5 } }))
       .toEqual({ content: text('5.5'), structuredContent: { sum: 5.5 } });
+    expect(await getHarness().client.callTool({ name: 'add_numbers', arguments: { a: 1e308, b: 1e308 } }))
+      .toEqual(toolError('1e+308 + 1e+308: the sum is not a finite number'));
   }, TEST_MS);
 
   it('lists a schema resource per table and reads each: CREATE statement, row count and columns', async () => {
@@ -380,7 +490,7 @@ describe('demo over stdio (main.js --stdio)', () => {
     }
   });
 
-  demoSuite(() => h!, () => connect(stdio(), { elicitation: false }));
+  demoSuite(() => h!, () => connect(stdio(), { elicitation: false }), () => pid!);
 });
 
 describe('demo over Streamable HTTP (main.js --port 0)', () => {
@@ -410,7 +520,7 @@ describe('demo over Streamable HTTP (main.js --port 0)', () => {
     stopByPid(child);
   });
 
-  demoSuite(() => h!, () => connect(new StreamableHTTPClientTransport(new URL(url)), { elicitation: false }));
+  demoSuite(() => h!, () => connect(new StreamableHTTPClientTransport(new URL(url)), { elicitation: false }), () => child!.pid!);
 
   it('prints a host configuration with absolute paths on stderr, nothing on stdout', () => {
     const json = stderr.slice(stderr.indexOf('{\n'), stderr.lastIndexOf('\n}') + 2);
@@ -423,12 +533,29 @@ describe('demo over Streamable HTTP (main.js --port 0)', () => {
     expect(stdout).toBe('');
   });
 
-  it('exits 0 on SIGTERM', async () => {
+  it('exits 0 on SIGTERM, also while a runaway query runs (it is answered with the time-limit error first)', async () => {
+    const runaway = h!.client.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    process.kill(child!.pid!, 'SIGTERM');
+    expect(await runaway).toEqual(TIME_LIMIT_ERROR);
+    expect(await exitWithin(child!, 5000)).toBe(0);
     await h?.client.close();
     h = undefined;
-    process.kill(child!.pid!, 'SIGTERM');
-    expect(await exitWithin(child!, 5000)).toBe(0);
   }, TEST_MS);
+});
+
+describe('read-only check (database.js compilesReadOnly)', () => {
+  it('finds a write in the bytecode of every write statement, not only by its first keyword', async () => {
+    const db = await openDemoDatabase();
+    try {
+      for (const query of WRITES.filter((q) => !q.includes(';'))) expect(compilesReadOnly(db, query), query).toBe(false);
+      expect(compilesReadOnly(db, 'SELECT DISTINCT city FROM customers ORDER BY 1')).toBe(true);
+      expect(compilesReadOnly(db, "SELECT * FROM pragma_table_info('orders')")).toBe(true);
+      expect(compilesReadOnly(db, 'WITH m AS MATERIALIZED (SELECT * FROM customers) SELECT * FROM m a JOIN m b ON a.id = b.id')).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe('sample database', () => {

@@ -15,15 +15,29 @@ export const DATABASE_FILE = fileURLToPath(new URL('./data/shop.sqlite', import.
 /** @typedef {import('sql.js').Database} SqlDatabase */
 
 /**
- * VDBE opcodes that change a database, a transaction or the connection. Together with a write `Transaction`
- * (its P2 operand is non-zero), these are what SQLite itself looks at when it decides whether a prepared
- * statement is read-only (`sqlite3_stmt_readonly`, which sql.js does not export).
+ * VDBE opcodes that change a real database, the schema, a transaction or the connection, wherever they appear.
+ * Together with a write `Transaction` (its P2 operand is non-zero) and the cursor writes below, these are what
+ * SQLite itself looks at when it decides whether a prepared statement is read-only (`sqlite3_stmt_readonly`,
+ * which sql.js does not export).
  */
 const WRITE_OPCODES = new Set([
-  'OpenWrite', 'Insert', 'Delete', 'IdxInsert', 'IdxDelete', 'Clear', 'CreateBtree', 'Destroy', 'DropTable', 'DropIndex',
-  'DropTrigger', 'ParseSchema', 'Vacuum', 'JournalMode', 'AutoCommit', 'Savepoint', 'Checkpoint', 'VUpdate', 'VCreate', 'VDestroy',
-  'IncrVacuum', 'SqlExec',
+  'OpenWrite', 'Clear', 'CreateBtree', 'Destroy', 'DropTable', 'DropIndex', 'DropTrigger', 'ParseSchema', 'Vacuum', 'IncrVacuum',
+  'JournalMode', 'AutoCommit', 'Savepoint', 'Checkpoint', 'SetCookie', 'Expire', 'LoadAnalysis', 'VUpdate', 'VCreate', 'VDestroy',
+  'VBegin', 'VRename', 'SqlExec',
 ]);
+
+/**
+ * Opcodes that change the table or index open on cursor P1. SQLite also uses them on its own ephemeral tables
+ * (sorting, DISTINCT, IN lists, window functions, recursive CTEs, materialized views), which is no write: they
+ * count only on a cursor that was not opened by one of {@link SCRATCH_OPENS}.
+ */
+const CURSOR_WRITE_OPCODES = new Set(['Insert', 'Delete', 'IdxInsert', 'IdxDelete', 'NewRowid', 'ResetSorter', 'SorterInsert']);
+
+/** Opcodes that open cursor P1 on a scratch table that lives and dies with the statement. */
+const SCRATCH_OPENS = new Set(['OpenEphemeral', 'OpenAutoindex', 'SorterOpen', 'OpenPseudo']);
+
+/** Functions that attach or detach a database (ATTACH/DETACH compile to calls to them). */
+const CONNECTION_FUNCTIONS = /^sqlite_(?:attach|detach)\(/;
 
 /** Statement kinds `execute_sql` accepts, by first keyword. */
 const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'EXPLAIN']);
@@ -64,17 +78,38 @@ function firstKeyword(sql) {
 }
 
 /**
- * Whether SQLite's bytecode for `sql` (one statement) only reads: no write transaction and no opcode from
- * {@link WRITE_OPCODES}. `EXPLAIN` statements never run their program, so they are read-only as such.
+ * Whether SQLite's bytecode for `sql` (one statement) only reads: no write transaction, no opcode from
+ * {@link WRITE_OPCODES}, no ATTACH/DETACH, and {@link CURSOR_WRITE_OPCODES} only on cursors opened on scratch
+ * tables ({@link SCRATCH_OPENS}, or `OpenDup` of one). A cursor the program never opens as scratch counts as a
+ * real table. `EXPLAIN` statements never run their program, so they are read-only as such.
  * @param {SqlDatabase} db
  * @param {string} sql
  */
-function compilesReadOnly(db, sql) {
+export function compilesReadOnly(db, sql) {
   if (firstKeyword(sql) === 'EXPLAIN') return true;
   const [program] = db.exec(`EXPLAIN ${sql}`);
   // EXPLAIN rows: addr, opcode, p1, p2, p3, p4, p5, comment
-  return (program?.values ?? []).every(([, opcode, , p2]) =>
-    !WRITE_OPCODES.has(String(opcode)) && !(opcode === 'Transaction' && p2 !== 0));
+  const ops = (program?.values ?? []).map(([, opcode, p1, p2, , p4]) => ({ opcode: String(opcode), p1, p2, p4: String(p4 ?? '') }));
+  // Cursors are numbered once per statement, but an Open may sit after its use in address order (coroutines,
+  // `Once` blocks): collect them all first. OpenDup copies a scratch cursor, possibly one opened later.
+  /** @type {Set<unknown>} */
+  const scratch = new Set();
+  /** @type {Set<unknown>} */
+  const real = new Set();
+  for (const { opcode, p1 } of ops) {
+    if (SCRATCH_OPENS.has(opcode)) scratch.add(p1);
+    else if (opcode === 'OpenRead' || opcode === 'OpenWrite' || opcode === 'ReopenIdx' || opcode === 'VOpen') real.add(p1);
+  }
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const { opcode, p1, p2 } of ops) {
+      if (opcode === 'OpenDup' && scratch.has(p2) && !scratch.has(p1)) { scratch.add(p1); grew = true; }
+    }
+  }
+  return ops.every(({ opcode, p1, p2, p4 }) => !WRITE_OPCODES.has(opcode)
+    && !(opcode === 'Transaction' && p2 !== 0)
+    && !(opcode === 'Function' && CONNECTION_FUNCTIONS.test(p4))
+    && !(CURSOR_WRITE_OPCODES.has(opcode) && (!scratch.has(p1) || real.has(p1))));
 }
 
 /**

@@ -2,7 +2,7 @@
 /**
  * The Switchboard demo server: the usual MCP examples on a sample shop database.
  *
- * - tools: `execute_sql` (one read-only statement; progress, a confirmation through elicitation above
+ * - tools: `execute_sql` (one read-only statement, in a worker thread with a time limit; progress, a confirmation through elicitation above
  *   {@link CONFIRM_ROWS} rows, structured output), `convert` (length, mass, temperature), `get_time` (an IANA time
  *   zone), `add_numbers` (structured output). `convert` and `add_numbers` use zod 4 schemas; the others plain
  *   JSON Schema.
@@ -12,10 +12,11 @@
  *
  * `main.js` serves it over Streamable HTTP or stdio.
  */
-import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { McpServer, ResourceNotFoundError, ToolError } from '@switchboard/mcp/server';
-import { QueryRefusedError, describeColumns, jsonCell, listTables, openDemoDatabase, prepareReadOnly } from './database.js';
+import { QueryRefusedError, describeColumns, jsonCell, listTables, openDemoDatabase } from './database.js';
+import { QueryRunner, QueryTimeoutError } from './query-runner.js';
 
 /** @typedef {import('@switchboard/mcp/server').RequestContext} RequestContext */
 /** @typedef {import('@switchboard/mcp/server').JsonSchema} JsonSchema */
@@ -133,6 +134,7 @@ export function convertUnits(value, fromName, toName) {
   } else {
     throw new ToolError(`Cannot convert "${from.symbol}" to "${to.symbol}"`);
   }
+  if (!Number.isFinite(result)) throw new ToolError(`${value} ${from.symbol} in ${to.symbol}: the result is not a finite number`);
   return { value: Number(result.toPrecision(6)), from: from.symbol, to: to.symbol };
 }
 
@@ -200,52 +202,38 @@ const GET_TIME_INPUT = /** @type {const} */ ({
 });
 
 /**
- * Runs `query` and shapes the `execute_sql` result.
- * @param {SqlDatabase} db
+ * Runs `query` in a worker thread and shapes the `execute_sql` result.
+ * @param {QueryRunner} queries
  * @param {import('@switchboard/mcp/server').ToolArgs<typeof EXECUTE_SQL_INPUT>} args
  * @param {RequestContext} ctx
  * @returns {Promise<import('@switchboard/mcp/server').ToolResult<typeof EXECUTE_SQL_OUTPUT>>}
  */
-async function executeSql(db, { query, limit = DEFAULT_LIMIT }, ctx) {
+async function executeSql(queries, { query, limit = DEFAULT_LIMIT }, ctx) {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ToolError(`limit must be 1-${MAX_LIMIT}; got ${limit}`);
-  let statement;
-  try {
-    statement = prepareReadOnly(db, query);
-  } catch (error) {
-    if (error instanceof QueryRefusedError) throw new ToolError(`Query refused: ${error.message}`);
-    throw new ToolError(`SQLite error: ${messageOf(error)}`, { cause: error });
-  }
-  const columns = statement.getColumnNames();
-  /** @type {(string | number | null)[][]} */
-  const rows = [];
-  let truncated = false;
-  let reported = false;
   const wantsProgress = ctx.requestMeta?.progressToken !== undefined;
+  // Notifications go out in order, and all of them before the result.
+  let progressSent = Promise.resolve();
+  let reported = false;
+  /** @param {number} count */
+  const onProgress = (count) => {
+    reported = true;
+    progressSent = progressSent.then(() => ctx.progress(count, limit, `Read ${count} rows`)).catch(() => { /* session gone */ });
+  };
+  let result;
   try {
-    while (statement.step()) {
-      if (rows.length === limit) {
-        truncated = true;
-        break;
-      }
-      rows.push(statement.get().map(jsonCell));
-      if (rows.length % PROGRESS_EVERY_ROWS === 0 && rows.length < limit) {
-        if (wantsProgress) {
-          await ctx.progress(rows.length, limit, `Read ${rows.length} rows`);
-          reported = true;
-        }
-        // Let cancellation (and other sessions' requests) in between batches.
-        await yieldToEventLoop();
-        ctx.signal.throwIfAborted();
-      }
-    }
+    result = await queries.run(query, {
+      limit, progressEvery: PROGRESS_EVERY_ROWS, signal: ctx.signal, ...(wantsProgress ? { onProgress } : {}),
+    });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
+    if (error instanceof QueryRefusedError) throw new ToolError(`Query refused: ${error.message}`);
+    if (error instanceof QueryTimeoutError) throw new ToolError(error.message);
     throw new ToolError(`SQLite error: ${messageOf(error)}`, { cause: error });
-  } finally {
-    statement.free();
   }
+  await progressSent;
   if (reported) await sleep(PROGRESS_SETTLE_MS, undefined, { signal: ctx.signal });
 
+  const { columns, rows, truncated } = result;
   if (rows.length > CONFIRM_ROWS) await confirmLargeResult(rows.length, truncated, ctx);
   const structuredContent = { columns, rows, rowCount: rows.length, truncated };
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
@@ -284,13 +272,25 @@ async function confirmLargeResult(count, truncated, ctx) {
 }
 
 /**
- * Builds the demo server on an open database (see {@link openDemoDatabase}).
- * @param {SqlDatabase} db the sample database, read-only
- * @param {import('@switchboard/mcp/server').McpServerOptions} [options] extra server options (logger …)
+ * Builds the demo server on an open database (see {@link openDemoDatabase}). `execute_sql` runs in worker
+ * threads with their own copies of the sample database ({@link QueryRunner}); `server.close()` also
+ * terminates them.
+ * @param {SqlDatabase} db the sample database, read-only (resources and completions)
+ * @param {import('@switchboard/mcp/server').McpServerOptions & { queries?: QueryRunner }} [options] extra server
+ *   options (logger …); `queries` defaults to a new {@link QueryRunner} on the sample database
  * @returns {McpServer}
  */
 export function createDemoServer(db, options = {}) {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, ...options });
+  const { queries = new QueryRunner(), ...serverOptions } = options;
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, ...serverOptions });
+  const closeSessions = server.close.bind(server);
+  server.close = async () => {
+    try {
+      await closeSessions();
+    } finally {
+      await queries.close();
+    }
+  };
 
   // ===== Tools =====
 
@@ -301,7 +301,7 @@ export function createDemoServer(db, options = {}) {
     inputSchema: EXECUTE_SQL_INPUT,
     outputSchema: EXECUTE_SQL_OUTPUT,
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args, ctx) => executeSql(db, args, ctx));
+  }, (args, ctx) => executeSql(queries, args, ctx));
 
   server.tool('convert', {
     title: 'Convert units',
@@ -335,6 +335,7 @@ export function createDemoServer(db, options = {}) {
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   }, (/** @type {{ a: number, b: number }} */ { a, b }) => {
     const sum = a + b;
+    if (!Number.isFinite(sum)) throw new ToolError(`${a} + ${b}: the sum is not a finite number`);
     return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
   });
 
