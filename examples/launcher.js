@@ -83,3 +83,55 @@ export function closeStdioOnSignals(session, drainMs) {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
+
+/**
+ * Runs an example server as a command: parses the arguments ({@link parseLaunchArgs}), serves stdio (`--stdio`) or
+ * Streamable HTTP on `--host`/`--port`, and on SIGINT/SIGTERM drains the calls in flight for up to `drainMs`, closes
+ * the server and exits 0. A failure to start is one line on stderr and exit code 1.
+ *
+ * @param {object} launcher
+ * @param {string} launcher.name - The prefix of its messages.
+ * @param {string} launcher.usage - The usage line.
+ * @param {number} launcher.port - The default port.
+ * @param {string} launcher.host - The default host.
+ * @param {number} launcher.drainMs - How long (ms) calls in flight may take on shutdown.
+ * @param {() => Promise<import('@switchboard/mcp/server').McpServer>} launcher.createServer - Builds the server.
+ * @param {(handle: import('@switchboard/mcp/node').ServeHttpHandle) => string} launcher.listening - What to print on
+ *   stderr once the HTTP server listens.
+ * @param {() => void} [launcher.closed] - Called after the server closed (HTTP), before the exit.
+ */
+export function runLauncher(launcher) {
+  const main = async () => {
+    const opts = parseLaunchArgs(process.argv.slice(2), launcher);
+    const server = await launcher.createServer();
+    if (opts.stdio) {
+      const { serveStdio } = await import('@switchboard/mcp/stdio');
+      // serveStdio ends the process once the session closes (stdin end-of-file, or a signal after the drain).
+      closeStdioOnSignals(await serveStdio(server), launcher.drainMs);
+      return;
+    }
+    const { serveHttp } = await import('@switchboard/mcp/node');
+    const handle = await serveHttp({ server, port: opts.port, host: opts.host });
+    process.stderr.write(launcher.listening(handle));
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      try {
+        // Graceful: new sessions are refused, calls in flight are answered (up to the deadline), then exit 0.
+        await handle.close({ drainMs: launcher.drainMs });
+        await server.close();
+        launcher.closed?.();
+      } finally {
+        process.exit(0);
+      }
+    };
+    process.once('SIGINT', () => { void stop(); });
+    process.once('SIGTERM', () => { void stop(); });
+  };
+  main().catch((/** @type {unknown} */ error) => {
+    const line = listenFailureLine(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.stderr.write(`${launcher.name}: ${line}\n`);
+    process.exit(1);
+  });
+}

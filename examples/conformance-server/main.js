@@ -12,7 +12,7 @@
  * 3000 is in use; pass --port`) and exit code 1.
  */
 import process from 'node:process';
-import { closeStdioOnSignals, listenFailureLine, parseLaunchArgs } from '../launcher.js';
+import { runLauncher } from '../launcher.js';
 import { createConformanceServer } from './server.js';
 
 const DEFAULT_PORT = 3000;
@@ -21,39 +21,12 @@ const DEFAULT_HOST = '127.0.0.1';
 const SHUTDOWN_DRAIN_MS = 10_000;
 const USAGE = 'usage: node examples/conformance-server/main.js [--port N] [--host H] | --stdio';
 
-async function main() {
-  const opts = parseLaunchArgs(process.argv.slice(2), { name: 'conformance-server', usage: USAGE, port: DEFAULT_PORT, host: DEFAULT_HOST });
-  const server = createConformanceServer();
-
-  if (opts.stdio) {
-    const { serveStdio } = await import('@switchboard/mcp/stdio');
-    // serveStdio ends the process once the session closes (stdin end-of-file).
-    const session = await serveStdio(server);
-    closeStdioOnSignals(session, SHUTDOWN_DRAIN_MS);
-    return;
-  }
-
-  const { serveHttp } = await import('@switchboard/mcp/node');
-  const handle = await serveHttp({ server, port: opts.port, host: opts.host });
-  process.stderr.write(`conformance-server: Streamable HTTP listening on ${handle.url} (pid ${process.pid})\n`);
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      // Graceful: new connections are refused, calls in flight are answered (up to the deadline), then exit 0.
-      await handle.close({ drainMs: SHUTDOWN_DRAIN_MS });
-      await server.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.once('SIGINT', () => { void stop(); });
-  process.once('SIGTERM', () => { void stop(); });
-}
-
-main().catch((error) => {
-  const line = listenFailureLine(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.stderr.write(`conformance-server: ${line}\n`);
-  process.exit(1);
+runLauncher({
+  name: 'conformance-server',
+  usage: USAGE,
+  port: DEFAULT_PORT,
+  host: DEFAULT_HOST,
+  drainMs: SHUTDOWN_DRAIN_MS,
+  createServer: async () => createConformanceServer(),
+  listening: (handle) => `conformance-server: Streamable HTTP listening on ${handle.url} (pid ${process.pid})\n`,
 });

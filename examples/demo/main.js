@@ -14,7 +14,7 @@
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { closeStdioOnSignals, listenFailureLine, parseLaunchArgs } from '../launcher.js';
+import { runLauncher } from '../launcher.js';
 import { openDemoDatabase } from './database.js';
 
 const DEFAULT_PORT = 3000;
@@ -37,50 +37,28 @@ function hostConfiguration(url) {
   };
 }
 
-async function main() {
-  const opts = parseLaunchArgs(process.argv.slice(2), { name: 'demo', usage: USAGE, port: DEFAULT_PORT, host: DEFAULT_HOST });
-  // Start-up: sql.js compiles its WebAssembly in the background while the server module (zod, the MCP
-  // server) loads, so the two overlap instead of adding up.
-  const opening = openDemoDatabase();
-  const [{ createDemoServer }, db] = await Promise.all([import('./server.js'), opening]);
-  const server = createDemoServer(db);
-
-  if (opts.stdio) {
-    const { serveStdio } = await import('@switchboard/mcp/stdio');
-    // serveStdio ends the process once the session closes (stdin end-of-file).
-    const session = await serveStdio(server);
-    closeStdioOnSignals(session, SHUTDOWN_DRAIN_MS);
-    return;
-  }
-
-  const { serveHttp } = await import('@switchboard/mcp/node');
-  const handle = await serveHttp({ server, port: opts.port, host: opts.host });
-  process.stderr.write([
+/** @type {import('./database.js').SqlDatabase | undefined} */
+let db;
+runLauncher({
+  name: 'demo',
+  usage: USAGE,
+  port: DEFAULT_PORT,
+  host: DEFAULT_HOST,
+  drainMs: SHUTDOWN_DRAIN_MS,
+  createServer: async () => {
+    // Start-up: sql.js compiles its WebAssembly in the background while the server module (zod, the MCP
+    // server) loads, so the two overlap instead of adding up.
+    const opening = openDemoDatabase();
+    const [{ createDemoServer }, opened] = await Promise.all([import('./server.js'), opening]);
+    db = opened;
+    return createDemoServer(opened);
+  },
+  listening: (handle) => [
     `demo: Streamable HTTP listening on ${handle.url} (legacy HTTP+SSE: ${handle.url.replace(/\/mcp$/, '/sse')}; pid ${process.pid})`,
     'demo: host configuration (stdio, or HTTP while this server runs):',
     JSON.stringify(hostConfiguration(handle.url), null, 2),
     'demo: Ctrl-C stops the server',
     '',
-  ].join('\n'));
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      // Graceful: new connections are refused, calls in flight are answered (up to the deadline), then exit 0.
-      await handle.close({ drainMs: SHUTDOWN_DRAIN_MS });
-      await server.close();
-      db.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.once('SIGINT', () => { void stop(); });
-  process.once('SIGTERM', () => { void stop(); });
-}
-
-main().catch((/** @type {unknown} */ error) => {
-  const line = listenFailureLine(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.stderr.write(`demo: ${line}\n`);
-  process.exit(1);
+  ].join('\n'),
+  closed: () => db?.close(),
 });
