@@ -29,3 +29,17 @@ export function stopByPid(child: ChildProcess | undefined): void {
     try { process.kill(child.pid, 'SIGKILL'); } catch { /* already gone */ }
   }
 }
+
+/**
+ * Ends a stdio server the MCP way (closes its stdin, MCP 2025-11-25 basic/lifecycle.mdx "Shutdown") and resolves with
+ * its exit code; kills it by its PID if it has not exited after `killAfterMs`.
+ */
+export async function endStdin(proc: ChildProcess, killAfterMs = 5000): Promise<number | null> {
+  if (proc.exitCode !== null) return proc.exitCode;
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  proc.stdin?.end();
+  const timer = setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}

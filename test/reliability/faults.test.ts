@@ -18,6 +18,7 @@ import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
 import type { Logger } from '@switchboard/jsonrpc';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, inSession, messagesOf, open, openSession, REVISION } from './http-wire.js';
+import { addSleepTool } from '../fixtures/tools.mjs';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/reliability-server.mjs', import.meta.url));
 const CONFORMANCE_MAIN = fileURLToPath(new URL('../../examples/conformance-server/main.js', import.meta.url));
@@ -72,14 +73,7 @@ function gatedServer(): { server: McpServer; opened: () => void; calls: () => nu
     await gate;
     return { content: [{ type: 'text', text: 'through' }] };
   });
-  server.tool(
-    'sleep',
-    { inputSchema: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] } },
-    async ({ ms }) => {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      return { content: [{ type: 'text', text: `slept ${ms}` }] };
-    },
-  );
+  addSleepTool(server);
   server.tool(
     'chatter',
     { inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },

@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endStdin } from '../helpers/process.js';
 
 const STRESS = process.env['STRESS'] === '1';
 const FIXTURE = fileURLToPath(new URL('../fixtures/stdio-server.mjs', import.meta.url));
@@ -101,14 +102,8 @@ class Child {
     this.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   }
 
-  async stop(): Promise<number | null> {
-    if (this.proc.exitCode !== null) return this.proc.exitCode;
-    const exited = new Promise<number | null>((resolve) => this.proc.once('exit', (code) => resolve(code)));
-    this.proc.stdin.end();
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
+  stop(): Promise<number | null> {
+    return endStdin(this.proc);
   }
 }
 

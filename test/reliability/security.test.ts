@@ -23,6 +23,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { endStdin } from '../helpers/process.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/security-server.mjs', import.meta.url));
 /** The marker every exception of the fixture carries (see SECRET there). */
@@ -822,14 +823,8 @@ class StdioServerChild {
   }
 
   /** Ends stdin (the MCP shutdown for stdio, MCP 2025-11-25 basic/lifecycle.mdx "Shutdown") and returns the exit code. */
-  async stop(): Promise<number | null> {
-    if (this.proc.exitCode !== null) return this.proc.exitCode;
-    const exited = new Promise<number | null>((resolve) => this.proc.once('exit', (code) => resolve(code)));
-    this.proc.stdin.end();
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
+  stop(): Promise<number | null> {
+    return endStdin(this.proc);
   }
 }
 
