@@ -1,0 +1,75 @@
+import type { JsonRpcRequest } from '@switchboard/jsonrpc';
+import { describe, expect, it } from 'vitest';
+import { EMPTY_ENVELOPE, PROTOCOL_VERSION_META_KEY, parseRequestEnvelope, protocolVersionClaim } from './envelope.js';
+
+const request = (params?: unknown): JsonRpcRequest => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', ...(params === undefined ? {} : { params }) }) as JsonRpcRequest;
+const modernMeta = {
+  [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+  'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1' },
+  'io.modelcontextprotocol/logLevel': 'warning',
+  progressToken: 'p1',
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  tracestate: 'vendor=1',
+};
+
+describe('request envelope', () => {
+  it('a modern request: every protocol field of its _meta', () => {
+    expect(parseRequestEnvelope(request({ name: 'x', _meta: modernMeta }))).toEqual({
+      protocolVersion: '2026-07-28',
+      clientCapabilities: { sampling: {} },
+      clientInfo: { name: 'probe', version: '1' },
+      logLevel: 'warning',
+      progressToken: 'p1',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      tracestate: 'vendor=1',
+    });
+  });
+
+  it('a legacy request: the progress token only, the modern keys ignored', () => {
+    const { [PROTOCOL_VERSION_META_KEY]: _claim, ...rest } = modernMeta;
+    expect(parseRequestEnvelope(request({ _meta: { ...rest, progressToken: 7 } }))).toEqual({ protocolVersion: undefined, progressToken: 7 });
+  });
+
+  it('no params, no _meta, a _meta that is no object, no token: the shared empty envelope', () => {
+    for (const params of [undefined, {}, { _meta: null }, { _meta: [1] }, { _meta: 'x' }, [1, 2], { _meta: { progressToken: true } }]) {
+      expect(parseRequestEnvelope(request(params))).toBe(EMPTY_ENVELOPE);
+    }
+    expect(EMPTY_ENVELOPE).toEqual({ protocolVersion: undefined });
+  });
+
+  it('a claim that is no string is still a claim, the empty string', () => {
+    for (const value of [null, 20260728, {}, true]) {
+      const message = request({ _meta: { [PROTOCOL_VERSION_META_KEY]: value } });
+      expect(protocolVersionClaim(message)).toBe('');
+      expect(parseRequestEnvelope(message)).toEqual({ protocolVersion: '' });
+    }
+    expect(protocolVersionClaim(request({ _meta: { progressToken: 1 } }))).toBeUndefined();
+    expect(protocolVersionClaim(request())).toBeUndefined();
+  });
+
+  it('a claim inherited from the prototype is no claim', () => {
+    const meta = Object.create({ [PROTOCOL_VERSION_META_KEY]: '2026-07-28' }) as Record<string, unknown>;
+    expect(protocolVersionClaim(request({ _meta: meta }))).toBeUndefined();
+  });
+
+  it('fields of the wrong type are left out', () => {
+    const envelope = parseRequestEnvelope(request({
+      _meta: {
+        [PROTOCOL_VERSION_META_KEY]: '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': 'all',
+        'io.modelcontextprotocol/clientInfo': { name: 'probe' },
+        'io.modelcontextprotocol/logLevel': 'verbose',
+        progressToken: null,
+        traceparent: 1,
+      },
+    }));
+    expect(envelope).toEqual({ protocolVersion: '2026-07-28' });
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(parseRequestEnvelope(request({ _meta: modernMeta })))).toBe(true);
+    expect(Object.isFrozen(parseRequestEnvelope(request({ _meta: { progressToken: 1 } })))).toBe(true);
+    expect(Object.isFrozen(EMPTY_ENVELOPE)).toBe(true);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * The request envelope: the protocol fields a request carries in `params._meta`, read once per message.
+ *
+ * A modern-era request (2026-07-28 on) carries its revision, the client's capabilities and info, its log
+ * level and trace context in `_meta` on every request (MCP 2026-07-28 basic/index.mdx "Per-request protocol
+ * fields"); a legacy-era request negotiated those with `initialize` and carries only a progress token (MCP
+ * 2025-11-25 basic/utilities/progress.mdx).
+ */
+import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
+import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
+import { LOGGING_LEVELS } from './types.js';
+
+/** The `_meta` key that claims a modern-era revision (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
+export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+/** The `_meta` key of the client's capabilities on a modern-era request. */
+export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+/** The `_meta` key of the client's name and version on a modern-era request. */
+export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+/** The `_meta` key of the log level a modern-era request asks for (absent: no `notifications/message`). */
+export const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
+
+/** A progress token (MCP 2025-11-25 schema.ts `ProgressToken`). */
+export type ProgressToken = string | number;
+
+/**
+ * The protocol fields of one request, frozen. A field is absent when the message does not carry it or carries
+ * a value of the wrong type (checking that a modern request carries what it must is the handler's job, which
+ * answers -32602: MCP 2026-07-28 basic/index.mdx "Per-request protocol fields").
+ */
+export interface RequestEnvelope {
+  /**
+   * The modern-era revision claim, `params._meta["io.modelcontextprotocol/protocolVersion"]`: the string sent,
+   * `''` when the key is present but not a string (a malformed claim is still a claim, never a silent fall back
+   * to the legacy era: MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"), `undefined` when the
+   * key is absent (a legacy-era message).
+   */
+  readonly protocolVersion: string | undefined;
+  /** Modern era only: the client's capabilities (`{}` means none beyond the base protocol). */
+  readonly clientCapabilities?: ClientCapabilities;
+  /** Modern era only: the client's self-reported name and version (never to drive behaviour or security). */
+  readonly clientInfo?: Implementation;
+  /** Modern era only: the lowest level of `notifications/message` wanted for this request. */
+  readonly logLevel?: LoggingLevel;
+  /** `params._meta.progressToken`: the request opts in to `notifications/progress` (both eras). */
+  readonly progressToken?: ProgressToken;
+  /** Modern era only: W3C Trace Context `traceparent`. */
+  readonly traceparent?: string;
+  /** Modern era only: W3C Trace Context `tracestate`. */
+  readonly tracestate?: string;
+}
+
+/** The envelope of a legacy-era message without a progress token: shared, so the fast path allocates nothing. */
+export const EMPTY_ENVELOPE: RequestEnvelope = Object.freeze({ protocolVersion: undefined });
+
+const LEVELS: ReadonlySet<string> = new Set(LOGGING_LEVELS);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `params._meta` when `params` is an object holding an object there. */
+function metaOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
+  const params = message.params;
+  if (!isRecord(params)) return undefined;
+  const meta = params._meta;
+  return isRecord(meta) ? meta : undefined;
+}
+
+/**
+ * The modern-era revision claim of a message (see {@link RequestEnvelope.protocolVersion}).
+ * @example protocolVersionClaim({ jsonrpc: '2.0', method: 'ping', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 7 } } }) // ''
+ */
+export function protocolVersionClaim(message: JsonRpcRequest | JsonRpcNotification): string | undefined {
+  const meta = metaOf(message);
+  if (meta === undefined || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return undefined;
+  const value = meta[PROTOCOL_VERSION_META_KEY];
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * Reads the envelope of one request or notification: for a modern-era message (one with a version claim)
+ * every field, for a legacy-era one the progress token only.
+ * @returns A frozen {@link RequestEnvelope}; {@link EMPTY_ENVELOPE} when a legacy message has no progress token.
+ * @example
+ * parseRequestEnvelope({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: { progressToken: 7 } } })
+ * // { protocolVersion: undefined, progressToken: 7 }
+ */
+export function parseRequestEnvelope(message: JsonRpcRequest | JsonRpcNotification): RequestEnvelope {
+  const meta = metaOf(message);
+  if (meta === undefined) return EMPTY_ENVELOPE;
+  const token = meta.progressToken;
+  const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  if (!Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) {
+    return progressToken === undefined ? EMPTY_ENVELOPE : Object.freeze({ protocolVersion: undefined, progressToken });
+  }
+  const claim = meta[PROTOCOL_VERSION_META_KEY];
+  const envelope: { -readonly [K in keyof RequestEnvelope]: RequestEnvelope[K] } = { protocolVersion: typeof claim === 'string' ? claim : '' };
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  if (isRecord(capabilities)) envelope.clientCapabilities = capabilities as ClientCapabilities;
+  const info = meta[CLIENT_INFO_META_KEY];
+  if (isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string') envelope.clientInfo = info as unknown as Implementation;
+  const level = meta[LOG_LEVEL_META_KEY];
+  if (typeof level === 'string' && LEVELS.has(level)) envelope.logLevel = level as LoggingLevel;
+  if (progressToken !== undefined) envelope.progressToken = progressToken;
+  if (typeof meta.traceparent === 'string') envelope.traceparent = meta.traceparent;
+  if (typeof meta.tracestate === 'string') envelope.tracestate = meta.tracestate;
+  return Object.freeze(envelope);
+}

@@ -1,0 +1,209 @@
+/**
+ * The inbound step every transport shares: one pure function decides, for one JSON-RPC request or
+ * notification, its era, its revision and its row of the method table, or refuses it with a neutral refusal
+ * (a name, a JSON-RPC code and message). Each transport sends the refusal its own way; HTTP maps each name to
+ * a status in its own table.
+ *
+ * The rules, in order:
+ * 1. Body-primary era: a version claim in `params._meta` makes the message modern whatever its method; a modern
+ *    revision not in `servedRevisions` is refused with -32022, with or without a session.
+ * 2. Otherwise legacy: `initialize` opens a session (once: a second one is refused); before it only `ping` is
+ *    answered; then a request must name a request method the negotiated revision has, that the server's
+ *    advertised capabilities cover.
+ * Notifications are never refused by the legacy rules (an unknown one is ignored by the receiver, row
+ * `undefined`), and a refusal of a notification is never answered on stdio (JSON-RPC 2.0 §4.1).
+ *
+ * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
+ */
+import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
+import { echo } from './echo.js';
+import { McpErrorCode } from './errors.js';
+import { parseRequestEnvelope, type RequestEnvelope } from './envelope.js';
+import { methodExists, methodRow, type McpMethod } from './methods.js';
+import { REVISION_FEATURES, isModernRevision, type Era, type LegacyRevision, type ProtocolRevision } from './revisions.js';
+import type { ServerCapabilities } from './types.js';
+
+/**
+ * Every refusal of the inbound step. `message` may hold `{placeholders}`, filled by the refusal's details.
+ * The texts are the ones on the wire today; each row cites the rule it applies.
+ */
+export const INBOUND_REFUSALS = {
+  /** MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": `data.supported` and `data.requested`. */
+  unsupportedRevision: {
+    code: McpErrorCode.UnsupportedProtocolVersion,
+    message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
+  },
+  /** MCP 2025-11-25 basic/lifecycle.mdx "Initialization": no request but `ping` before `initialize`. */
+  notInitialized: { code: McpErrorCode.InvalidRequest, message: 'Invalid Request: the session is not initialized: send "initialize" first' },
+  /** Field bug B30; MCP 2025-11-25 basic/lifecycle.mdx "Initialization": `initialize` once per session. */
+  alreadyInitialized: { code: McpErrorCode.InvalidRequest, message: 'Invalid Request: the session is already initialized' },
+  /** JSON-RPC 2.0 §5.1: no revision defines the method. */
+  unknownMethod: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}"' },
+  /** Field bugs B07/B08; MCP 2025-11-25 schema.ts `ClientNotification`: a notification method sent as a request. */
+  notificationAsRequest: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}"' },
+  /** MCP <revision> schema.ts `ClientRequest`: the method is not one the client sends at the negotiated revision. */
+  methodNotInRevision: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}"' },
+  /** Field bug B08; MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation": a capability not advertised. */
+  capabilityNotAdvertised: {
+    code: McpErrorCode.MethodNotFound,
+    message: 'Method not found: "{method}" (the server does not advertise the "{capability}" capability)',
+  },
+  /** MCP 2025-03-26 basic/index.mdx "Batching" (receive MUST); removed in MCP 2025-06-18 changelog.mdx. */
+  batchNotAllowed: { code: McpErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not accepted at {revision}' },
+} as const satisfies Record<string, { readonly code: number; readonly message: string }>;
+
+/** The name of one row of {@link INBOUND_REFUSALS}. */
+export type InboundRefusalName = keyof typeof INBOUND_REFUSALS;
+
+/** A refusal: answer a request with the JSON-RPC error `{ code, message, data }`. */
+export interface InboundRefusal {
+  readonly refusal: InboundRefusalName;
+  readonly code: number;
+  readonly message: string;
+  /** `error.data`: for `unsupportedRevision`, `{ supported: string[], requested: string }`. */
+  readonly data?: unknown;
+}
+
+/** A message to dispatch. */
+export interface InboundAccepted {
+  readonly era: Era;
+  /**
+   * The revision it is served at: the claim (modern), the session's negotiated revision (legacy), or
+   * `undefined` for `initialize` and a `ping` before it (no revision is negotiated yet).
+   */
+  readonly revision: ProtocolRevision | undefined;
+  /** Its method table row; `undefined` only for a notification no revision defines (the receiver ignores it). */
+  readonly row: McpMethod | undefined;
+  readonly envelope: RequestEnvelope;
+}
+
+/** The verdict of {@link classifyInbound}. */
+export type InboundClassification = InboundAccepted | InboundRefusal;
+
+/** The legacy-era session of the connection, once its `initialize` request was accepted. */
+export interface InboundSessionFacts {
+  /** The revision `initialize` negotiated. */
+  readonly revision: LegacyRevision;
+  /** Whether `notifications/initialized` arrived (requests are served from the `initialize` answer on). */
+  readonly initialized: boolean;
+}
+
+/** What the inbound step needs to know about the receiving server. */
+export interface InboundFacts {
+  /** The legacy-era session; absent before `initialize` (and on a connection without one). */
+  readonly session?: InboundSessionFacts;
+  /** The revisions the server serves (today `SERVED_REVISIONS`, the legacy ones). */
+  readonly servedRevisions: readonly ProtocolRevision[];
+  /**
+   * The server's advertised capabilities: on a session, the ones its `initialize` answer advertised, for the
+   * session's whole life; otherwise the current ones.
+   */
+  readonly serverCapabilities: ServerCapabilities;
+  /**
+   * Whether the transport carries JSON-RPC batches at all (the 2024-11-05 HTTP+SSE transport does not).
+   * @default true
+   */
+  readonly batches?: boolean;
+}
+
+/**
+ * Builds the refusal `name`, its `{placeholders}` filled from `details` (client input is cut to 200 characters).
+ * @example inboundRefusal('unknownMethod', { method: 'nope' }) // { refusal: 'unknownMethod', code: -32601, message: 'Method not found: "nope"' }
+ */
+export function inboundRefusal(name: InboundRefusalName, details?: Readonly<Record<string, string>>, data?: unknown): InboundRefusal {
+  let message: string = INBOUND_REFUSALS[name].message;
+  if (details !== undefined) message = message.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(details, key) ? echo(details[key] as string) : whole));
+  const code = INBOUND_REFUSALS[name].code;
+  return data === undefined ? { refusal: name, code, message } : { refusal: name, code, message, data };
+}
+
+/** Whether `verdict` is a refusal. */
+export function isInboundRefusal(verdict: InboundClassification | readonly InboundClassification[]): verdict is InboundRefusal {
+  return !Array.isArray(verdict) && 'refusal' in verdict;
+}
+
+function capabilityGap(row: McpMethod, capabilities: ServerCapabilities): string | undefined {
+  const need = row.capability;
+  // Only server capabilities gate an inbound request here; the structured `tasks` capability (per request type)
+  // is for the tasks handler to check.
+  if (need === undefined || need.holder !== 'server') return undefined;
+  const value = capabilities[need.capability] as Record<string, unknown> | undefined;
+  if (value !== undefined && (need.flag === undefined || value[need.flag] === true)) return undefined;
+  return need.flag === undefined ? need.capability : `${need.capability}.${need.flag}`;
+}
+
+/** The rules of a request of a known era and revision: method known, a request, sent by clients there, covered. */
+function requestRow(method: string, revision: ProtocolRevision, capabilities: ServerCapabilities): McpMethod | InboundRefusal {
+  const row = methodRow(method);
+  if (row === undefined) return inboundRefusal('unknownMethod', { method });
+  if (row.kind === 'notification') return inboundRefusal('notificationAsRequest', { method });
+  if (!methodExists(row, revision, 'clientToServer')) return inboundRefusal('methodNotInRevision', { method });
+  const gap = capabilityGap(row, capabilities);
+  return gap === undefined ? row : inboundRefusal('capabilityNotAdvertised', { method, capability: gap });
+}
+
+function accepted(era: Era, revision: ProtocolRevision | undefined, row: McpMethod | undefined, envelope: RequestEnvelope): InboundAccepted {
+  return { era, revision, row, envelope };
+}
+
+/**
+ * Classifies one request or notification received by a server. Pure: no I/O, no clock, no mutation.
+ *
+ * @param message - A request (has `id`) or a notification, already classified by the JSON-RPC engine.
+ * @param facts - The session, the served revisions and the advertised capabilities.
+ * @returns Era, revision, method row and envelope, or a refusal (see {@link INBOUND_REFUSALS}).
+ * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
+ * @example
+ * classifyInbound({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { servedRevisions: SERVED_REVISIONS, serverCapabilities: {} })
+ * // { refusal: 'notInitialized', code: -32600, message: 'Invalid Request: the session is not initialized: send "initialize" first' }
+ */
+export function classifyInbound(message: JsonRpcRequest | JsonRpcNotification, facts: InboundFacts): InboundClassification {
+  const envelope = parseRequestEnvelope(message);
+  const isRequest = 'id' in message;
+  const method = message.method;
+  const claim = envelope.protocolVersion;
+  if (claim !== undefined) {
+    // A claim of a legacy revision (or of no revision) is no modern revision: refused like an unserved one.
+    if (!isModernRevision(claim) || !facts.servedRevisions.includes(claim)) {
+      return inboundRefusal('unsupportedRevision', undefined, { supported: [...facts.servedRevisions], requested: claim });
+    }
+    if (!isRequest) return accepted('modern', claim, notificationRow(method, claim), envelope);
+    const row = requestRow(method, claim, facts.serverCapabilities);
+    return 'refusal' in row ? row : accepted('modern', claim, row, envelope);
+  }
+
+  const session = facts.session;
+  if (!isRequest) return accepted('legacy', session?.revision, notificationRow(method, session?.revision), envelope);
+  if (method === 'initialize') {
+    return session === undefined ? accepted('legacy', undefined, methodRow(method), envelope) : inboundRefusal('alreadyInitialized');
+  }
+  if (session === undefined) return method === 'ping' ? accepted('legacy', undefined, methodRow(method), envelope) : inboundRefusal('notInitialized');
+  const row = requestRow(method, session.revision, facts.serverCapabilities);
+  return 'refusal' in row ? row : accepted('legacy', session.revision, row, envelope);
+}
+
+/**
+ * The row of a notification the client sends at `revision` (before `initialize`: at any legacy revision), else
+ * `undefined` (ignored by the receiver).
+ */
+function notificationRow(method: string, revision: ProtocolRevision | undefined): McpMethod | undefined {
+  const row = methodRow(method);
+  if (row === undefined || row.kind !== 'notification') return undefined;
+  const sent = revision === undefined ? row.clientToServer.some((r) => REVISION_FEATURES[r].era === 'legacy') : methodExists(row, revision, 'clientToServer');
+  return sent ? row : undefined;
+}
+
+/**
+ * Classifies a JSON-RPC batch: refused whole unless the session's revision takes batches (only 2025-03-26) and
+ * the transport carries them; otherwise each member as {@link classifyInbound} does, in order.
+ *
+ * @returns One verdict per member, or the `batchNotAllowed` refusal (answered with `id: null`).
+ * @see MCP 2025-03-26 basic/index.mdx "Batching"
+ */
+export function classifyInboundBatch(messages: readonly (JsonRpcRequest | JsonRpcNotification)[], facts: InboundFacts): readonly InboundClassification[] | InboundRefusal {
+  const revision = facts.session?.revision;
+  if (facts.batches === false || revision === undefined || !REVISION_FEATURES[revision].batches) {
+    return inboundRefusal('batchNotAllowed', { revision: revision ?? 'an uninitialized session' });
+  }
+  return messages.map((message) => classifyInbound(message, facts));
+}
