@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PACKAGES } from '../scripts/entries.mjs';
 
 const DIST = fileURLToPath(new URL('../packages/mcp/dist/', import.meta.url));
 const NEUTRAL_ENTRIES = ['index.js', 'server.js', 'http.js'];
 const NODE_ENTRIES = ['node.js', 'stdio.js'];
+// testing.js (in-memory pairs for tests) is neither: it is not held to either rule today.
 const BUILTINS = new Set(builtinModules);
 
 /** The specifiers of a module's static `import … from`, `import '…'` and `export … from` statements. */
@@ -55,6 +57,10 @@ function nodeImports(dist: string, entry: string): string[] {
 }
 
 describe('dist: the runtime-neutral entries import no Node builtin', () => {
+  it('every entry of @switchboard/mcp is either runtime-neutral or a Node edge (a new subpath must be placed)', () => {
+    expect(Object.keys(PACKAGES.mcp!).map((out) => `${out}.js`).filter((f) => !NEUTRAL_ENTRIES.includes(f) && !NODE_ENTRIES.includes(f) && f !== 'testing.js')).toEqual([]);
+  });
+
   for (const entry of NEUTRAL_ENTRIES) {
     it(`${entry} and the chunks it loads`, () => {
       expect(nodeImports(DIST, entry)).toEqual([]);
