@@ -1,18 +1,59 @@
 // Lint rules that carry the project's invariants (layering and stdout rules: docs/architecture.md "Packages and layers"):
 // - the jsonrpc layer imports nothing from MCP (or any other package), and no node: modules;
+// - inside @switchboard/mcp: protocol/ imports only @switchboard/jsonrpc and itself; server/ imports protocol/ and
+//   stores/, never transports/ or client/; client/ never server/; transports/ never server/;
+// - node: modules only at the Node edges (transports/node/, transports/stdio*, and the tools: scripts/, bench/,
+//   test/, examples/, packages/cli); a Node builtin is always named with its node: prefix;
 // - library code never uses console (stdout is the stdio wire);
-// - server and client never import each other.
+// - at most 3 parameters: an options object instead;
+// - the type-checked recommended rules.
+// test/layering.test.ts checks the same layering on the source text, and test/file-names.test.ts the file names.
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** Bare Node builtins (`fs`, `http`, `fs/promises`…): write `node:fs`, so a builtin never reads as a package. */
+const BARE_BUILTINS = {
+  regex: `^(${builtinModules.filter((m) => !m.startsWith('_') && !m.startsWith('node:')).join('|')})(/.*)?$`,
+  message: 'name a Node builtin with its node: prefix (node:fs, not fs)',
+};
+const NO_NODE = { group: ['node:*'], message: 'only the Node edges (transports/node/, transports/stdio*) import node: modules; this code runs on any JS runtime' };
+
+/**
+ * A folder of packages/mcp/src must not import the named sibling folders (or root files). Matched on the path
+ * segments of the specifier, so it holds at any depth: `../server/x.js`, `../../server/x.js`.
+ * @param {string[]} folders @param {string} message
+ */
+const notFrom = (folders, message) => ({ regex: `(^|/)(${folders.join('|')})(/|\\.js$|$)`, message });
+
+/**
+ * One `no-restricted-imports` setting: a later config block replaces the rule's options, it does not merge them,
+ * so every block lists all the patterns that apply to its files (the bare-builtin one always).
+ * @param {...object} patterns
+ */
+const restrict = (...patterns) => ['error', { patterns: [BARE_BUILTINS, ...patterns] }];
+
+const MCP = 'packages/mcp/src';
+const LIB = ['packages/jsonrpc/src/**/*.ts', 'packages/mcp/src/**/*.ts'];
+const TESTS = ['**/*.test.ts', 'test/**/*.ts'];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bench/results/**', '.conformance-results/**'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    // One program for every linted TypeScript file (tsconfig.check.json covers them all): faster than a project
+    // service that opens each package's tsconfig, and test files are in no package tsconfig.
+    languageOptions: { parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      'no-restricted-imports': restrict(),
+      'max-params': 'off',
+      '@typescript-eslint/max-params': ['error', { max: 3 }],
+    },
+  },
   {
     files: ['**/*.ts'],
-    languageOptions: { parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -21,38 +62,115 @@ export default tseslint.config(
     },
   },
   {
+    // The JavaScript (examples, scripts, bench) is linted without type information: bench/ is in no tsconfig, and
+    // the typed rules over checkJs code mostly flag what JSDoc cannot say.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: LIB,
+    ignores: TESTS,
+    rules: { 'no-console': 'error', 'no-restricted-imports': restrict(NO_NODE) },
+  },
+  {
     files: ['packages/jsonrpc/src/**/*.ts'],
-    ignores: ['**/*.test.ts'],
+    ignores: TESTS,
     rules: {
-      'no-console': 'error',
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['@switchboard/*', '**/mcp/**', '**/cli/**'], message: 'jsonrpc imports nothing from MCP or other layers' },
-        { group: ['node:*'], message: 'the jsonrpc core runs on any JS runtime: no node: imports' },
-      ] }],
+      'no-restricted-imports': restrict(NO_NODE, {
+        group: ['@switchboard/*', '**/mcp/**', '**/cli/**'],
+        message: 'jsonrpc imports nothing from MCP or other layers',
+      }),
     },
   },
   {
-    files: ['packages/mcp/src/**/*.ts'],
-    ignores: ['**/*.test.ts'],
-    rules: { 'no-console': 'error' },
+    files: [`${MCP}/protocol/**/*.ts`],
+    ignores: TESTS,
+    rules: {
+      'no-restricted-imports': restrict(
+        NO_NODE,
+        notFrom(['server', 'client', 'transports', 'stores', 'testing', 'logger', 'index'], 'protocol/ imports only @switchboard/jsonrpc and itself'),
+        { regex: '^(?!@switchboard/jsonrpc$)[^.]', message: 'protocol/ imports only @switchboard/jsonrpc and itself' },
+      ),
+    },
   },
   {
-    files: ['packages/mcp/src/server/**/*.ts'],
-    ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../client/*', '../client'], message: 'server and client never import each other' }] }] },
+    files: [`${MCP}/server/**/*.ts`],
+    ignores: TESTS,
+    rules: {
+      'no-restricted-imports': restrict(NO_NODE, notFrom(['transports', 'client', 'testing'], 'server/ imports protocol/ and stores/, never transports/ or client/')),
+    },
   },
   {
-    files: ['packages/mcp/src/client/**/*.ts'],
-    ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../server/*', '../server'], message: 'server and client never import each other' }] }] },
+    files: [`${MCP}/client/**/*.ts`],
+    ignores: TESTS,
+    rules: { 'no-restricted-imports': restrict(NO_NODE, notFrom(['server', 'testing'], 'client/ never imports server/ (shared code lives in protocol/)')) },
   },
   {
-    files: ['**/*.test.ts', 'test/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+    files: [`${MCP}/transports/**/*.ts`],
+    ignores: TESTS,
+    rules: { 'no-restricted-imports': restrict(NO_NODE, notFrom(['server', 'client', 'testing'], 'transports/ never import server/: the server is handed to them through protocol/ interfaces')) },
   },
   {
-    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { ...globals.node } },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    // The Node edges: the same layering, node: modules allowed.
+    files: [`${MCP}/transports/node/**/*.ts`, `${MCP}/transports/stdio*.ts`, `${MCP}/transports/stdio*/**/*.ts`],
+    ignores: TESTS,
+    rules: { 'no-restricted-imports': restrict(notFrom(['server', 'client', 'testing'], 'transports/ never import server/: the server is handed to them through protocol/ interfaces')) },
+  },
+  {
+    files: TESTS,
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Tests read wire messages as `any` on purpose (and assert them whole with expect), so the rules that
+      // follow an `any` through assignments and member reads would flag every assertion on a parsed message.
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // Test and benchmark helpers mirror the wire call they stand for (method, headers, body, path; Node-style
+    // (err, status, headers, text) callbacks); the 3-parameter rule is about the shape of public and example APIs.
+    files: ['test/**', 'bench/**', '**/*.test.ts'],
+    rules: { '@typescript-eslint/max-params': 'off' },
+  },
+  {
+    // The guide destructures `const { url, close } = await serveHttp(...)`, as users do: `close` is bound there.
+    // ServeHttpHandle should declare it as a function property (`close: () => Promise<void>`) and this goes away.
+    files: ['docs/guide/**/*.ts'],
+    rules: { '@typescript-eslint/unbound-method': 'off' },
+  },
+
+  // TEMPORARY (redesign in progress): the rules below fire today in the five folders being rewritten, which this
+  // branch does not edit. Each entry turns off, for its folder only, exactly the rules that fire there (counts at
+  // the time of writing in the comment). Remove an entry once its folder lints clean; remove the block when empty.
+  ...[
+    // jsonrpc: max-params 7, no-unnecessary-type-assertion 3, require-await 1, no-unsafe-argument 1, await-thenable 1
+    ['packages/jsonrpc/src/**', ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion',
+      '@typescript-eslint/require-await', '@typescript-eslint/no-unsafe-argument', '@typescript-eslint/await-thenable']],
+    // protocol: max-params 3
+    [`${MCP}/protocol/**`, ['@typescript-eslint/max-params']],
+    // server: max-params 8, no-unnecessary-type-assertion 6, no-base-to-string 4
+    [`${MCP}/server/**`, ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion', '@typescript-eslint/no-base-to-string']],
+    // stores: no-unsafe-argument 1
+    [`${MCP}/stores/**`, ['@typescript-eslint/no-unsafe-argument']],
+    // transports: max-params 10, no-unnecessary-type-assertion 5, unbound-method 2, no-base-to-string 1,
+    // prefer-promise-reject-errors 1, require-await 1 (no-restricted-imports 7: below)
+    [`${MCP}/transports/**`, ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion',
+      '@typescript-eslint/unbound-method', '@typescript-eslint/no-base-to-string', '@typescript-eslint/prefer-promise-reject-errors',
+      '@typescript-eslint/require-await']],
+  ].map(([glob, rules]) => ({ files: [glob], rules: Object.fromEntries(rules.map((rule) => [rule, 'off'])) })),
+  {
+    // TEMPORARY (redesign in progress), transports: no-restricted-imports fires 7 times: http/handler.ts and
+    // http/sessionTable.ts import server/types.js (1 each), stdio.ts imports server/mcpServer.js (McpServer) and
+    // server/types.js (2), http/node.ts imports node:http twice and node:net (3: the Node adapter, moving to
+    // transports/node/). Only the layering and node: patterns are lifted; bare builtins stay refused.
+    files: [`${MCP}/transports/**/*.ts`],
+    ignores: TESTS,
+    rules: { 'no-restricted-imports': restrict() },
   },
 );

@@ -1,21 +1,42 @@
-// The bundle inputs of each package, shared by scripts/bundle.mjs (which builds them) and
-// test/package-entries.test.ts (which checks them against each package.json "exports"/"bin" and dist/).
+// The bundle inputs of each package, read from its package.json, so that the public entry points are written in
+// one place: scripts/bundle.mjs builds them and test/package-entries.test.ts checks them against dist/.
+import { readFileSync } from 'node:fs';
+
+const root = new URL('..', import.meta.url);
 
 /**
- * Entry points per package directory: output name (`dist/<name>.js`) → source file. Keep in step with each
- * package.json "exports" and "bin"; test/package-entries.test.ts fails when they drift apart.
+ * Bundle inputs that no "exports" subpath names: those only a package's bin script loads (`bin/*.js` imports
+ * `../dist/<name>.js`). Output name → source file, per package directory.
  * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
  */
-export const PACKAGES = {
-  jsonrpc: { index: 'src/index.ts' },
-  mcp: {
-    index: 'src/index.ts',
-    server: 'src/server/index.ts',
-    stdio: 'src/transports/stdio.ts',
-    http: 'src/transports/http/index.ts',
-    node: 'src/transports/node/index.ts',
-    testing: 'src/testing/index.ts',
-  },
-  cli: { main: 'src/main.ts' },
-};
+const BIN_ONLY = { cli: { main: 'src/main.ts' } };
 
+/**
+ * The source of an "exports" target, from its declarations: `./dist/types/x/y.d.ts` is built from `src/x/y.ts`
+ * (tsc -b: rootDir src, outDir dist/types).
+ * @param {string} subpath @param {unknown} target
+ * @returns {[string, string]} output name (`dist/<name>.js`) and source file
+ */
+function entryOf(subpath, target) {
+  const { types, default: js } = /** @type {{ types?: string, default?: string }} */ (target);
+  const out = js?.match(/^\.\/dist\/([^/]+)\.js$/)?.[1];
+  const source = types?.match(/^\.\/dist\/types\/(.+)\.d\.ts$/)?.[1];
+  if (out === undefined || source === undefined) {
+    throw new Error(`Unexpected "exports" target: ${JSON.stringify(subpath)} must be { types: "./dist/types/….d.ts", default: "./dist/<name>.js" }`);
+  }
+  return [out, `src/${source}.ts`];
+}
+
+/**
+ * Entry points per package directory (the root package.json "workspaces", less `packages/`): output name
+ * (`dist/<name>.js`) → source file. Every "exports" subpath but `./package.json`, plus {@link BIN_ONLY}.
+ * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
+ */
+export const PACKAGES = Object.fromEntries(
+  /** @type {{ workspaces: string[] }} */ (JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))).workspaces.map((workspace) => {
+    const dir = workspace.replace(/^packages\//, '');
+    const pkg = /** @type {{ exports?: Record<string, unknown> }} */ (JSON.parse(readFileSync(new URL(`${workspace}/package.json`, root), 'utf8')));
+    const exported = Object.entries(pkg.exports ?? {}).filter(([subpath]) => subpath !== './package.json').map(([subpath, target]) => entryOf(subpath, target));
+    return [dir, { ...Object.fromEntries(exported), ...BIN_ONLY[dir] }];
+  }),
+);

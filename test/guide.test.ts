@@ -116,7 +116,7 @@ function startNode(file: string, port = 0): Promise<{ child: ChildProcess; line:
   return new Promise((resolve, reject) => {
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`build/${file} printed no line within 10 s: ${stderr}`)), 10_000);
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
       const nl = stderr.indexOf('\n');
       if (nl !== -1) { clearTimeout(timer); resolve({ child, line: stderr.slice(0, nl) }); }

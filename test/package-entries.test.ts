@@ -1,6 +1,7 @@
 /**
- * Each package's public entry points are named in three places that must agree: package.json "exports" (and the
- * CLI's "bin"), the bundle inputs of scripts/entries.mjs, and the files the build leaves in dist/. A subpath in
+ * Each package's public entry points are written once, in package.json "exports" (and the CLI's "bin");
+ * scripts/entries.mjs derives the bundle inputs from them, and this test checks that the derivation, the bin
+ * scripts and the files the build leaves in dist/ agree. A subpath in
  * "exports" with no bundle input fails only for the user who imports it; a bundle input with no "exports" entry
  * is dead weight in the tarball.
  */

@@ -203,7 +203,7 @@ export function createServer(): McpServer {
 
 // #region read-station
 /** Stands for a database or network call that fails. */
-async function readStation(id: string): Promise<string> {
-  throw new Error(`connect ECONNREFUSED 10.0.0.7:5432 (station ${id})`);
+function readStation(id: string): Promise<string> {
+  return Promise.reject(new Error(`connect ECONNREFUSED 10.0.0.7:5432 (station ${id})`));
 }
 // #endregion

@@ -118,7 +118,7 @@ export class QueryRunner {
     signal?.throwIfAborted();
     const slot = await this.#acquire(signal);
     try {
-      return await this.#runOn(slot, { id: this.#nextId++, query, limit, progressEvery }, signal, onProgress);
+      return await this.#runOn(slot, { id: this.#nextId++, query, limit, progressEvery }, { signal, onProgress });
     } finally {
       this.#release(slot);
     }
@@ -195,11 +195,10 @@ export class QueryRunner {
   /**
    * @param {Slot} slot
    * @param {{ id: number, query: string, limit: number, progressEvery: number }} request
-   * @param {AbortSignal | undefined} signal
-   * @param {((rows: number) => void) | undefined} onProgress
+   * @param {{ signal?: AbortSignal | undefined, onProgress?: ((rows: number) => void) | undefined }} on
    * @returns {Promise<QueryRows>}
    */
-  #runOn(slot, request, signal, onProgress) {
+  #runOn(slot, request, { signal, onProgress }) {
     // A warm worker that failed while idle (its database did not open, say) has no query to report to.
     if (slot.dead) return Promise.reject(new Error('the query worker stopped before the query started'));
     return new Promise((resolve, reject) => {

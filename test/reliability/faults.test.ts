@@ -92,7 +92,7 @@ function recordingLogger(lines: string[]): Logger {
   const log = (level: string) => (message: string, fields?: Record<string, unknown>) => {
     lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
   };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') } as Logger;
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
 async function serve(server: McpServer, extra: { logger?: Logger } = {}): Promise<ServeHttpHandle> {

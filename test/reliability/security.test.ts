@@ -288,7 +288,7 @@ function toAnswer(status: number, headers: http.IncomingHttpHeaders, text: strin
   if (String(headers['content-type'] ?? '').startsWith('text/event-stream')) return { status, headers, text, ...parseSse(text) };
   let messages: Json[] = [];
   if (String(headers['content-type'] ?? '').startsWith('application/json') && text !== '') {
-    const value = JSON.parse(text) as Json;
+    const value = JSON.parse(text);
     messages = Array.isArray(value) ? value : [value];
   }
   return { status, headers, text, messages, eventIds: [] };
@@ -430,7 +430,7 @@ class HttpSession {
 function expectHttpError(answer: HttpAnswer, status: number, code: number): Json {
   expect(answer.status, answer.text.slice(0, 300)).toBe(status);
   expect(String(answer.headers['content-type'])).toMatch(/^application\/json/);
-  const body = JSON.parse(answer.text) as Json;
+  const body = JSON.parse(answer.text);
   expect(body.jsonrpc).toBe('2.0');
   expect(body).not.toHaveProperty('id');
   expect(body.error.code).toBe(code);

@@ -161,6 +161,7 @@ server.tool<{ a: number }>('explicit', { inputSchema: { type: 'object', properti
 server.tool('out-zod', { outputSchema: z.object({ total: z.number() }) }, () => ({ content: [], structuredContent: { total: 1 } }));
 
 server.tool('out-json', { outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } },
+  // eslint-disable-next-line @typescript-eslint/require-await -- the point: an async handler's result is checked too
   async () => ({ content: [], structuredContent: { ok: true } }));
 
 // An error result needs no structuredContent (the server does not check it against the schema).

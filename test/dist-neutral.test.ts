@@ -1,0 +1,101 @@
+/**
+ * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`) must load on any JS runtime:
+ * no module reachable from them through static imports in the built `dist/` may be a Node builtin (`node:fs`, or
+ * a bare `fs`). Only `./node` and `./stdio`, the Node edges, may import them. Checked on the bundles, not on the
+ * sources, because the bundler is what decides which chunk an entry pulls in.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PACKAGES } from '../scripts/entries.mjs';
+
+const DIST = fileURLToPath(new URL('../packages/mcp/dist/', import.meta.url));
+const NEUTRAL_ENTRIES = ['index.js', 'server.js', 'http.js'];
+const NODE_ENTRIES = ['node.js', 'stdio.js'];
+// testing.js (in-memory pairs for tests) is neither: it is not held to either rule today.
+const BUILTINS = new Set(builtinModules);
+
+/** The specifiers of a module's static `import … from`, `import '…'` and `export … from` statements. */
+function staticImports(code: string): string[] {
+  const pattern = /(?:^|[\n;])\s*(?:import|export)\s*(?:[\w$*{}\s,]*?\bfrom\s*)?["']([^"']+)["']/g;
+  return [...code.matchAll(pattern)].map((m) => m[1]!);
+}
+
+interface Graph {
+  /** Files reached, relative to the dist folder, the entry first. */
+  readonly files: string[];
+  /** Every bare or `node:` specifier, as `file → specifier`. */
+  readonly external: string[];
+}
+
+/** Walks the relative imports from `entry` (a file in `dist`), collecting the bare and `node:` ones. */
+function walk(dist: string, entry: string): Graph {
+  const files: string[] = [];
+  const external: string[] = [];
+  const pending = [resolve(dist, entry)];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    const name = relative(dist, file);
+    if (files.includes(name)) continue;
+    files.push(name);
+    for (const spec of staticImports(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('.')) pending.push(resolve(dirname(file), spec));
+      else external.push(`${name} → ${spec}`);
+    }
+  }
+  return { files, external };
+}
+
+/** The imports of a Node builtin in the graph of `entry`, by either spelling. */
+function nodeImports(dist: string, entry: string): string[] {
+  return walk(dist, entry).external.filter((edge) => {
+    const spec = edge.slice(edge.indexOf('→ ') + 2);
+    return spec.startsWith('node:') || BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]!);
+  });
+}
+
+describe('dist: the runtime-neutral entries import no Node builtin', () => {
+  it('every entry of @switchboard/mcp is either runtime-neutral or a Node edge (a new subpath must be placed)', () => {
+    expect(Object.keys(PACKAGES.mcp!).map((out) => `${out}.js`).filter((f) => !NEUTRAL_ENTRIES.includes(f) && !NODE_ENTRIES.includes(f) && f !== 'testing.js')).toEqual([]);
+  });
+
+  for (const entry of NEUTRAL_ENTRIES) {
+    it(`${entry} and the chunks it loads`, () => {
+      expect(nodeImports(DIST, entry)).toEqual([]);
+    });
+  }
+
+  it('the walk follows chunks and sees the imports the Node edges do make', () => {
+    // http.js is mostly its chunk: the walk must reach it, and see the workspace package it imports.
+    const http = walk(DIST, 'http.js');
+    expect(http.files.some((f) => f.startsWith('chunks/'))).toBe(true);
+    expect(http.external.some((e) => e.endsWith('→ @switchboard/jsonrpc'))).toBe(true);
+    for (const entry of NODE_ENTRIES) expect(nodeImports(DIST, entry), entry).not.toEqual([]);
+  });
+
+  describe('on a copy of dist with a planted import', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'switchboard-dist-'));
+    afterAll(() => rmSync(copy, { recursive: true, force: true }));
+    cpSync(DIST, copy, { recursive: true, filter: (src) => !src.includes(`${DIST}types`) });
+
+    /** Prepends `statement` to the deepest chunk that `entry` loads, in the copy. */
+    const plant = (entry: string, statement: string): string => {
+      const chunk = walk(copy, entry).files.filter((f) => f.startsWith('chunks/')).at(-1)!;
+      const file = join(copy, chunk);
+      writeFileSync(file, `${statement}\n${readFileSync(file, 'utf8')}`);
+      return chunk;
+    };
+
+    it('catches `import … from "node:fs"` in a chunk of http.js', () => {
+      const chunk = plant('http.js', 'import { readFileSync as __planted } from "node:fs";');
+      expect(nodeImports(copy, 'http.js')).toContain(`${chunk} → node:fs`);
+    });
+
+    it('catches a bare builtin (`import "fs/promises"`) in a chunk of server.js', () => {
+      const chunk = plant('server.js', 'import "fs/promises";');
+      expect(nodeImports(copy, 'server.js')).toContain(`${chunk} → fs/promises`);
+    });
+  });
+});
