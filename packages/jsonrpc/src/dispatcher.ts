@@ -5,17 +5,17 @@
  */
 import { errorResponse, parseMessage } from './classify.js';
 import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
-import type { Inbound, InboundSingle } from './parse.js';
+import type { Inbound, InboundSingle } from './classify.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
-import { JSONRPC_VERSION } from './types.js';
+import { JSONRPC_VERSION } from './message.js';
 import type {
   JsonRpcId,
   JsonRpcNotification,
   JsonRpcParams,
   JsonRpcRequest,
   JsonRpcResponse,
-} from './types.js';
+} from './message.js';
 
 /** What every handler receives besides its params, merged into the dispatcher context `Ctx`. */
 export interface HandlerContext {

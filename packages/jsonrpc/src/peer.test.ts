@@ -7,7 +7,7 @@ import { createMemoryTransportPair } from './memory.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, Peer } from './peer.js';
 import type { PeerOptions } from './peer.js';
 import { captureLogger, scriptedTransport } from './testing.js';
-import type { JsonRpcId } from './types.js';
+import type { JsonRpcId } from './message.js';
 
 const cancelled = (id: JsonRpcId, reason: string) => ({
   jsonrpc: '2.0' as const,

@@ -9,9 +9,9 @@ import { Dispatcher, type SignalSource } from './dispatcher.js';
 import { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
-import type { Inbound, InboundSingle } from './parse.js';
+import type { Inbound, InboundSingle } from './classify.js';
 import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
-import { JSONRPC_VERSION } from './types.js';
+import { JSONRPC_VERSION } from './message.js';
 import type {
   JsonRpcErrorResponse,
   JsonRpcId,
@@ -20,7 +20,7 @@ import type {
   JsonRpcParams,
   JsonRpcRequest,
   JsonRpcResponse,
-} from './types.js';
+} from './message.js';
 
 /** Default for {@link PeerRequestOptions.timeoutMs}. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

@@ -2,8 +2,8 @@
  * The transport contract shared by every transport (stdio, Streamable HTTP, legacy HTTP+SSE, in-memory).
  * A transport moves whole messages; it does not interpret them beyond framing.
  */
-import type { Inbound } from './parse.js';
-import type { JsonRpcId, JsonRpcMessage } from './types.js';
+import type { Inbound } from './classify.js';
+import type { JsonRpcId, JsonRpcMessage } from './message.js';
 
 /** Per-send routing hints. */
 export interface TransportSendOptions {
