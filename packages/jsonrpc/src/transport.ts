@@ -51,4 +51,12 @@ export interface Transport {
    * Never called twice in a row with the same value.
    */
   pauseInput?(paused: boolean): void;
+  /**
+   * Optional, called by the {@link Peer} when {@link Peer.cancelInbound} abandons an inbound request that has not
+   * been answered: no response will ever be sent for `requestId`. A transport that holds a stream per request
+   * (Streamable HTTP) ends that stream here instead of reading cancellation notifications itself. Called at most
+   * once per request, never for one whose response was already handed to {@link Transport.send}, and not when the
+   * connection closes (every request is abandoned then). A throw is logged and ignored.
+   */
+  requestCancelled?(requestId: JsonRpcId): void;
 }
