@@ -111,7 +111,7 @@ export class Peer<Ctx = unknown> {
   readonly #logger: Logger;
   readonly #pending: PendingRequests;
   readonly #inbound: InboundScheduler<Ctx>;
-  /** What the inbound scheduler reads of the peer; `closed` is kept current by {@link Peer.close}. */
+  /** What the inbound scheduler reads of the peer; `closed` is set when the connection closes. */
   readonly #host: { closed: boolean };
 
   #closed = false;
