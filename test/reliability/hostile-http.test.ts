@@ -388,7 +388,7 @@ describe('bodies', () => {
     } },
     { label: 'nested exactly 64 deep', id: 12, rule: 'the limit is inclusive', body: () => `{"jsonrpc":"2.0","id":12,"method":"ping","params":{"a":${'['.repeat(62)}${']'.repeat(62)}}}` },
     { label: 'a UTF-8 BOM before the JSON', id: 13, rule: 'RFC 8259 §8.1: a parser MAY ignore it (documented in parseJson)', body: () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"jsonrpc":"2.0","id":13,"method":"ping"}')]) },
-    { label: 'invalid UTF-8 inside a string (read as U+FFFD)', id: 14, rule: 'the documented lenient decoding (framing.ts: invalid UTF-8 becomes U+FFFD)', body: () => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":14,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')]) },
+    { label: 'invalid UTF-8 inside a string (read as U+FFFD)', id: 14, rule: 'the documented lenient decoding (ndjson.ts: invalid UTF-8 becomes U+FFFD)', body: () => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":14,"method":"ping","params":{"x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')]) },
     { label: 'brackets inside strings do not count as nesting', id: 15, rule: 'docs/architecture.md "Deeply nested JSON" (the pre-scan skips strings)', body: () => `{"jsonrpc":"2.0","id":15,"method":"ping","params":{"s":"${'['.repeat(1000)}"}}` },
   ];
   for (const row of served) {

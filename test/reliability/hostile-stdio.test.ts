@@ -135,7 +135,7 @@ interface Row {
 
 const ROWS: readonly Row[] = [
   // Encoding
-  { label: 'invalid UTF-8 inside a string', rule: 'read as U+FFFD (B18, framing.ts), the request is still answered',
+  { label: 'invalid UTF-8 inside a string', rule: 'read as U+FFFD (B18, ndjson.ts), the request is still answered',
     input: () => bytes('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"', [0xff, 0xfe, 0xc3, 0x28], '"}}\n'), expected: [pong(1)] },
   { label: 'invalid UTF-8 outside strings', rule: 'not JSON ⇒ -32700, id null (JSON-RPC 2.0 §5.1)',
     input: () => bytes('{"jsonrpc":"2.0",', [0xff], '"id":2,"method":"ping"}\n'), expected: [PARSE_ERROR] },

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_BATCH_SIZE, Dispatcher } from './dispatcher.js';
 import type { HandlerContext } from './dispatcher.js';
 import { ErrorCode, JsonRpcError } from './errors.js';
 import { captureLogger } from './testing.js';
-import type { JsonRpcResponse } from './types.js';
+import type { JsonRpcResponse } from './message.js';
 
 const request = (id: number | string, method: string, params?: unknown) =>
   JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });

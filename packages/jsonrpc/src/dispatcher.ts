@@ -3,19 +3,19 @@
  *
  * @see https://www.jsonrpc.org/specification §4 (Request), §4.1 (Notification), §5 (Response), §5.1 (Error), §6 (Batch)
  */
-import { errorResponse, parseMessage } from './classify.js';
+import { runBatch } from './batch.js';
+import { errorResponse, parseMessage, type Inbound, type InboundSingle } from './classify.js';
 import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
-import type { Inbound, InboundSingle } from './parse.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
-import { JSONRPC_VERSION } from './types.js';
+import { JSONRPC_VERSION } from './message.js';
 import type {
   JsonRpcId,
   JsonRpcNotification,
   JsonRpcParams,
   JsonRpcRequest,
   JsonRpcResponse,
-} from './types.js';
+} from './message.js';
 
 /** What every handler receives besides its params, merged into the dispatcher context `Ctx`. */
 export interface HandlerContext {
@@ -117,20 +117,26 @@ interface MethodEntry<Ctx> {
 type Reply = JsonRpcResponse | undefined;
 
 /**
- * Yields a request's AbortSignal on first use, so that a signal nobody reads costs nothing (an
- * `AbortController` per request is measurable on a hot path). An `AbortSignal` is not a SignalSource; pass
- * either to {@link Dispatcher.dispatchNow}.
+ * The request (or notification) a handler context is built for: what {@link ContextFactory} and
+ * {@link Dispatcher.dispatchNow} receive. `signal` may be a getter that creates the request's AbortController
+ * on first read (an `AbortController` per request is measurable on a hot path, and most handlers never look at
+ * it): an implementation should keep this object and read `signal` only when a handler asks for it.
  */
-export interface SignalSource {
-  /** The request's signal: aborted on cancellation or when the connection closes. */
+export interface ContextRequest {
+  /** The request id; `undefined` for a notification (JSON-RPC 2.0 §4.1). */
+  readonly id: JsonRpcId | undefined;
+  /** The method name as received. */
+  readonly method: string;
+  /** Aborted when the request is cancelled or the connection closes; reading it may allocate (see above). */
   readonly signal: AbortSignal;
 }
 
 /**
- * Builds the context a handler receives (see {@link DispatcherOptions.createContext}). `signals.signal` should
- * be read lazily (e.g. from a getter) to keep the AbortSignal unallocated until a handler asks for it.
+ * Builds the context a handler receives (see {@link DispatcherOptions.createContext}) from the dispatcher
+ * context and the {@link ContextRequest}. Keep `request` and read `request.signal` lazily (e.g. from a getter)
+ * so the AbortSignal stays unallocated until a handler asks for it.
  */
-export type ContextFactory<Ctx> = (ctx: Ctx, id: JsonRpcId | undefined, method: string, signals: SignalSource) => Ctx & HandlerContext;
+export type ContextFactory<Ctx> = (ctx: Ctx, request: ContextRequest) => Ctx & HandlerContext;
 
 /** A signal that never aborts, shared by every dispatch that is given none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
@@ -144,10 +150,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-const NEVER_ABORTED_SOURCE: SignalSource = { signal: NEVER_ABORTED };
-
-function isAbortSignal(value: AbortSignal | SignalSource): value is AbortSignal {
-  return 'aborted' in value;
+/** The {@link ContextRequest} of a message dispatched with a caller's signal. */
+function requestOf(message: JsonRpcRequest | JsonRpcNotification, signal: AbortSignal): ContextRequest {
+  return { id: (message as { readonly id?: JsonRpcId }).id, method: message.method, signal };
 }
 
 /** Builds the handler context: the dispatcher context plus `id`, `method` and `signal`. */
@@ -307,7 +312,7 @@ export class Dispatcher<Ctx = unknown> {
    * @param signal - Becomes the handler's `ctx.signal`. @default a signal that never aborts
    */
   dispatch(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | undefined> {
-    const reply = this.dispatchNow(message, ctx, signal);
+    const reply = this.dispatchNow(message, ctx, signal === undefined ? undefined : requestOf(message, signal));
     return isThenable(reply) ? (reply as Promise<Reply>) : reply === undefined ? NOTHING : Promise.resolve(reply);
   }
 
@@ -319,11 +324,12 @@ export class Dispatcher<Ctx = unknown> {
    *
    * @param message - A valid request or notification (as classified; ids are not re-validated here).
    * @param ctx - The dispatcher context.
-   * @param signal - Becomes the handler's `ctx.signal`: an `AbortSignal`, or a {@link SignalSource} read only
-   *   when a handler asks for it. @default a signal that never aborts
+   * @param request - The request being dispatched (its `id` and `method` are the message's); its `signal`, read
+   *   only when a handler (or the default context copy) asks for it, becomes the handler's `ctx.signal`.
+   *   @default the message's id and method with a signal that never aborts
    * @returns The response (`undefined` for a notification), or a promise of it that never rejects.
    */
-  dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal | SignalSource): Reply | Promise<Reply> {
+  dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, request?: ContextRequest): Reply | Promise<Reply> {
     const method = message.method;
     const id = (message as { readonly id?: JsonRpcId }).id;
     let entry = this.#methods.get(method);
@@ -358,8 +364,8 @@ export class Dispatcher<Ctx = unknown> {
       const factory = this.#createContext;
       const handlerCtx =
         factory !== undefined
-          ? factory(ctx, id, method, signal === undefined ? NEVER_ABORTED_SOURCE : isAbortSignal(signal) ? { signal } : signal)
-          : handlerContext(ctx, id, method, signal === undefined ? NEVER_ABORTED : isAbortSignal(signal) ? signal : signal.signal);
+          ? factory(ctx, request ?? { id, method, signal: NEVER_ABORTED })
+          : handlerContext(ctx, id, method, request === undefined ? NEVER_ABORTED : request.signal);
       result = entry.handler(params, handlerCtx);
     } catch (error) {
       return this.#failed(error, method, id);
@@ -387,35 +393,22 @@ export class Dispatcher<Ctx = unknown> {
   }
 
   #handleBatch(items: readonly InboundSingle[], ctx: Ctx, signal: AbortSignal | undefined): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-    const count = items.length;
-    if (count > this.#maxBatchSize) {
-      return Promise.resolve(
-        errorResponse(
-          null,
-          ErrorCode.InvalidRequest,
-          `${ErrorMessage[ErrorCode.InvalidRequest]}: batch of ${count} messages exceeds the limit of ${this.#maxBatchSize}`,
-        ),
-      );
-    }
-    const replies: (Reply | Promise<Reply>)[] = [];
-    for (let i = 0; i < count; i++) {
-      const item = items[i]!;
-      switch (item.kind) {
-        case 'request':
-        case 'notification':
-          replies.push(this.dispatch(item.message, ctx, signal));
-          break;
-        case 'invalid':
-          replies.push(item.reply);
-          break;
-        case 'response':
-          break;
-      }
-    }
-    return Promise.all(replies).then((settled) => {
-      const out: JsonRpcResponse[] = [];
-      for (const reply of settled) if (reply !== undefined) out.push(reply);
-      return out.length === 0 ? undefined : out;
+    return new Promise((resolve) => {
+      runBatch(items, {
+        maxBatchSize: this.#maxBatchSize,
+        member: (item, slot) => {
+          if (item.kind === 'response') {
+            slot.settle(undefined);
+            return;
+          }
+          const message = item.message;
+          const reply = this.dispatchNow(message, ctx, signal === undefined ? undefined : requestOf(message, signal));
+          // dispatchNow never rejects.
+          if (isThenable(reply)) void (reply as Promise<Reply>).then((response) => slot.settle(response));
+          else slot.settle(reply);
+        },
+        done: resolve,
+      });
     });
   }
 

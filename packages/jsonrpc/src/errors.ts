@@ -5,7 +5,7 @@
  * - local errors ({@link JsonRpcLocalError}): a string `code` describing something that happened on this side
  *   (connection closed, timeout, abort); they are never serialized.
  */
-import type { JsonRpcErrorObject } from './types.js';
+import type { JsonRpcErrorObject } from './message.js';
 
 /**
  * The error codes JSON-RPC 2.0 itself defines (§5.1). -32000 to -32099 are reserved for implementation-defined

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { parseMessage } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
 import { JsonRpcError, JsonRpcLocalError } from './errors.js';
-import { NdjsonDecoder } from './framing.js';
+import { NdjsonDecoder } from './ndjson.js';
 import { Peer } from './peer.js';
 import { captureLogger, scriptedTransport } from './testing.js';
-import type { JsonRpcParams } from './types.js';
+import type { JsonRpcParams } from './message.js';
 
 const encoder = new TextEncoder();
 const bytes = (text: string): Uint8Array => encoder.encode(text);

@@ -1,17 +1,49 @@
 /**
  * @switchboard/jsonrpc — a zero-dependency JSON-RPC 2.0 engine.
+ *
+ * Every public name is listed here; the modules behind it (the batch engine, the pending table, the inbound
+ * scheduler) keep their internals to themselves.
  * @packageDocumentation
  */
-export * from './types.js';
-export * from './errors.js';
+export { JSONRPC_VERSION } from './message.js';
+export type {
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcParams,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcSuccessResponse,
+} from './message.js';
+export { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+export type { ErrorCodeValue, LocalErrorCodeValue } from './errors.js';
 export type { Logger } from './logger.js';
 export { silentLogger } from './logger.js';
-export type { Inbound, InboundSingle } from './parse.js';
-export { parseMessage, classifyValue, isValidId, errorResponse } from './parse.js';
+export type { Inbound, InboundSingle } from './classify.js';
+export { classifyValue, errorResponse, isValidId, parseMessage } from './classify.js';
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, parseJson } from './json.js';
 export type { ParseJsonOptions, ParsedJson } from './json.js';
-export type { Transport, TransportSendOptions, TransportMessageExtra } from './transport.js';
-export * from './dispatcher.js';
-export * from './peer.js';
-export * from './framing.js';
-export * from './memory.js';
+export type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
+export { DEFAULT_MAX_BATCH_SIZE, Dispatcher, RESERVED_METHOD_PREFIX, stringifyReply } from './dispatcher.js';
+export type {
+  ContextFactory,
+  ContextRequest,
+  DispatcherOptions,
+  HandlerContext,
+  MethodHandler,
+  MethodOptions,
+  ParamsValidator,
+} from './dispatcher.js';
+export { batchTooLarge } from './batch.js';
+export { clampTimerMs, MAX_TIMER_MS, setUnrefTimeout } from './timers.js';
+export type { TimerHandle } from './timers.js';
+export type { Instrumentation, RequestEnd, RequestInfo, RequestOutcome } from './instrument.js';
+export { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';
+export type { PeerRequestOptions } from './pending.js';
+export { DEFAULT_MAX_CONCURRENT_INBOUND, DEFAULT_MAX_QUEUED_INBOUND, Peer } from './peer.js';
+export type { PeerNotifyOptions, PeerOptions } from './peer.js';
+export { DEFAULT_MAX_LINE_BYTES, encodeNdjson, NdjsonDecoder } from './ndjson.js';
+export type { NdjsonDecoderOptions, NdjsonEvent } from './ndjson.js';
+export { createMemoryTransportPair } from './memory.js';

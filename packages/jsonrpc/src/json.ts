@@ -11,7 +11,7 @@
  * @see https://www.jsonrpc.org/specification §5.1 (-32700, -32600); RFC 8259 §9 (parsers MAY limit nesting depth)
  */
 import { ErrorCode, ErrorMessage } from './errors.js';
-import type { JsonRpcErrorResponse } from './types.js';
+import type { JsonRpcErrorResponse } from './message.js';
 
 /** Default nesting limit of {@link parseJson} (arrays and objects, the outermost counts as 1). */
 export const DEFAULT_MAX_JSON_DEPTH = 64;

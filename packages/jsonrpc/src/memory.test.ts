@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonRpcLocalError } from './errors.js';
 import { createMemoryTransportPair } from './memory.js';
-import type { Inbound } from './parse.js';
+import type { Inbound } from './classify.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 

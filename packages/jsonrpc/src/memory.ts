@@ -4,7 +4,7 @@
 import { parseMessage } from './classify.js';
 import { JsonRpcLocalError, LocalErrorCode } from './errors.js';
 import type { Transport, TransportSendOptions } from './transport.js';
-import type { JsonRpcMessage } from './types.js';
+import type { JsonRpcMessage } from './message.js';
 
 /** State shared by the two ends of a pair. */
 interface Link {

@@ -4,10 +4,11 @@ import { Dispatcher } from './dispatcher.js';
 import type { HandlerContext } from './dispatcher.js';
 import { JsonRpcError, JsonRpcLocalError } from './errors.js';
 import { createMemoryTransportPair } from './memory.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, Peer } from './peer.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';
+import { Peer } from './peer.js';
 import type { PeerOptions } from './peer.js';
 import { captureLogger, scriptedTransport } from './testing.js';
-import type { JsonRpcId } from './types.js';
+import type { JsonRpcId } from './message.js';
 
 const cancelled = (id: JsonRpcId, reason: string) => ({
   jsonrpc: '2.0' as const,

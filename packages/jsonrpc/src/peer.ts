@@ -1,17 +1,18 @@
 /**
- * The bidirectional endpoint: sends requests and notifications over a {@link Transport}, keeps a pending
- * table that always settles, and dispatches inbound requests through a {@link Dispatcher}.
+ * The bidirectional endpoint: wires a {@link Transport} to the outbound pending table (`pending.ts`), the inbound
+ * scheduler (`inbound.ts`) and a {@link Dispatcher}; batches go through the one batch engine (`batch.ts`).
  *
  * @see https://www.jsonrpc.org/specification §4 (Request), §4.1 (Notification), §5 (Response), §6 (Batch)
  */
-import { errorResponse } from './classify.js';
-import { Dispatcher, type SignalSource } from './dispatcher.js';
+import { runBatch } from './batch.js';
+import { errorResponse, type Inbound, type InboundSingle } from './classify.js';
+import { Dispatcher } from './dispatcher.js';
 import { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+import { InboundScheduler } from './inbound.js';
+import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
-import type { Inbound, InboundSingle } from './parse.js';
-import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
-import { JSONRPC_VERSION } from './types.js';
+import { JSONRPC_VERSION } from './message.js';
 import type {
   JsonRpcErrorResponse,
   JsonRpcId,
@@ -20,48 +21,14 @@ import type {
   JsonRpcParams,
   JsonRpcRequest,
   JsonRpcResponse,
-} from './types.js';
+} from './message.js';
+import { PendingRequests, type PeerRequestOptions } from './pending.js';
+import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
 
-/** Default for {@link PeerRequestOptions.timeoutMs}. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Default for {@link PeerOptions.maxConcurrentInbound}. */
 export const DEFAULT_MAX_CONCURRENT_INBOUND = 64;
 /** Default for {@link PeerOptions.maxQueuedInbound}. */
 export const DEFAULT_MAX_QUEUED_INBOUND = 1024;
-
-/** Options of one outbound request. */
-export interface PeerRequestOptions {
-  /**
-   * Time in ms without a response (or, with `resetTimeoutOnProgress`, without progress) before the request
-   * fails with `request_timeout`. `Infinity` disables the timer; values above 2^31 - 1 are clamped.
-   * @default 60_000 ({@link DEFAULT_REQUEST_TIMEOUT_MS})
-   */
-  readonly timeoutMs?: number;
-  /**
-   * A hard cap in ms from the send, whatever progress arrives; fails the request with `request_timeout`.
-   * Meant for use with `resetTimeoutOnProgress`.
-   * @default unlimited
-   */
-  readonly maxTotalTimeoutMs?: number;
-  /** Restart the `timeoutMs` clock whenever progress for this request is reported. @default false */
-  readonly resetTimeoutOnProgress?: boolean;
-  /**
-   * Aborting rejects the request with `request_aborted` (cause: the signal's reason) and sends the peer's
-   * cancel notification if configured. An already-aborted signal rejects at once and sends nothing.
-   * @default none
-   */
-  readonly signal?: AbortSignal;
-  /** Routing hint passed to the transport: the inbound request this one is issued on behalf of. @default none */
-  readonly relatedRequestId?: JsonRpcId;
-  /**
-   * A token under which progress for this request is reported with {@link Peer.reportProgress}. The
-   * protocol layer puts it in the params itself (MCP: `params._meta.progressToken`). Matched without
-   * coercion (`1` and `"1"` are different tokens). @default none
-   */
-  readonly progressToken?: string | number;
-  /** Called with each progress payload reported under `progressToken`; a throw is logged and ignored. @default none */
-  readonly onprogress?: (progress: unknown) => void;
-}
 
 /** Options of one outbound notification. */
 export interface PeerNotifyOptions {
@@ -102,74 +69,12 @@ export interface PeerOptions<Ctx> {
   readonly maxQueuedInbound?: number;
   /** Reports unknown response ids (warn), transport errors and handler failures (error). @default silentLogger */
   readonly logger?: Logger;
-}
-
-/** Largest delay `setTimeout` honours (ms); larger values fire at once, so they are clamped. */
-const MAX_TIMER_MS = 2_147_483_647;
-const RESOLVED_VOID: Promise<void> = Promise.resolve();
-
-type Timer = ReturnType<typeof setTimeout>;
-
-/** Starts a timer that does not keep a Node.js process alive by itself (`unref` when the runtime has it). */
-function startTimer(callback: () => void, ms: number): Timer | undefined {
-  if (!(ms < Infinity)) return undefined;
-  const timer = setTimeout(callback, Math.max(0, Math.min(ms, MAX_TIMER_MS)));
-  const unref = (timer as unknown as { unref?: unknown }).unref;
-  if (typeof unref === 'function') unref.call(timer);
-  return timer;
-}
-
-/** One outbound request awaiting its response. */
-interface Pending {
-  readonly id: number;
-  readonly method: string;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: Error) => void;
-  readonly options: PeerRequestOptions;
-  readonly timeoutMs: number;
-  timer: Timer | undefined;
-  totalTimer: Timer | undefined;
-  onabort: (() => void) | undefined;
-}
-
-/** Collects the replies of one inbound batch, sent as one array once every member is done. */
-interface BatchReply {
-  readonly replies: (JsonRpcResponse | undefined)[];
-  remaining: number;
-}
-
-/**
- * One inbound request, queued or running. It is also the handler's {@link SignalSource}: the AbortController
- * is made only when a handler reads `ctx.signal` (most never do), or already aborted if it was cancelled first.
- */
-class InboundJob<Ctx> implements SignalSource {
-  #controller: AbortController | undefined = undefined;
-  #abortReason: unknown = undefined;
-  /** Cancelled with `cancelInbound`, or the connection closed: no response is sent. */
-  cancelled = false;
-  /** Counted in the active slots (started, not queued). */
-  running = false;
-  done = false;
-
-  constructor(
-    readonly message: JsonRpcRequest,
-    readonly ctx: Ctx,
-    readonly batch: BatchReply | undefined,
-    readonly index: number,
-  ) {}
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
-    }
-    return this.#controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    if (this.#controller !== undefined) this.#controller.abort(reason);
-    else if (this.#abortReason === undefined) this.#abortReason = reason;
-  }
+  /**
+   * Sees every inbound and outbound request begin and end (tracing, failure analytics); see
+   * {@link Instrumentation}. A request refused before it gets an id (connection closed, invalid timeout, an
+   * already-aborted signal) is not reported. @default none (nothing is called or allocated for it)
+   */
+  readonly instrumentation?: Instrumentation;
 }
 
 function localError(code: JsonRpcLocalError['code'], message: string, cause?: unknown): JsonRpcLocalError {
@@ -202,25 +107,12 @@ function localError(code: JsonRpcLocalError['code'], message: string, cause?: un
 export class Peer<Ctx = unknown> {
   readonly #transport: Transport;
   readonly #dispatcher: Dispatcher<Ctx>;
-  readonly #context: PeerOptions<Ctx>['context'];
   readonly #cancelNotification: PeerOptions<Ctx>['cancelNotification'];
-  readonly #maxConcurrentInbound: number;
-  readonly #maxQueued: number;
   readonly #logger: Logger;
-
-  #nextId = 0;
-  readonly #pending = new Map<number, Pending>();
-  readonly #progress = new Map<string | number, Pending>();
-
-  /** Inbound requests by id (queued or running). */
-  readonly #inbound = new Map<JsonRpcId, InboundJob<Ctx>>();
-  #idleWaiters: (() => void)[] = [];
-  readonly #queue: InboundJob<Ctx>[] = [];
-  #queueHead = 0;
-  #draining = false;
-  #active = 0;
-  /** Whether the transport was told to stop delivering (a request waits for a slot): {@link Transport.pauseInput}. */
-  #inputPaused = false;
+  readonly #pending: PendingRequests;
+  readonly #inbound: InboundScheduler<Ctx>;
+  /** What the inbound scheduler reads of the peer; `closed` is set when the connection closes. */
+  readonly #host: { closed: boolean };
 
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -244,18 +136,40 @@ export class Peer<Ctx = unknown> {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new RangeError(`Invalid maxConcurrentInbound: expected a positive integer, got ${String(limit)}`);
     }
-    this.#transport = options.transport;
-    this.#logger = options.logger ?? silentLogger;
-    this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger: this.#logger });
-    this.#context = options.context;
-    this.#cancelNotification = options.cancelNotification;
-    this.#maxConcurrentInbound = limit;
     const queued = options.maxQueuedInbound ?? DEFAULT_MAX_QUEUED_INBOUND;
     if (!Number.isSafeInteger(queued) || queued < 1) {
       throw new RangeError(`Invalid maxQueuedInbound: expected a positive integer, got ${String(queued)}`);
     }
-    this.#maxQueued = queued;
-    const transport = this.#transport;
+    const transport = options.transport;
+    const logger = options.logger ?? silentLogger;
+    this.#transport = transport;
+    this.#logger = logger;
+    this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
+    this.#cancelNotification = options.cancelNotification;
+    this.#pending = new PendingRequests(
+      {
+        send: (message, related) => this.#send(message, related),
+        sendError: (error, what) => this.#sendError(error, what),
+        abandoned: (id, reason, related) => this.#sendCancel(id, reason, related),
+      },
+      logger,
+      options.instrumentation,
+    );
+    const host = {
+      closed: false,
+      reply: (response: JsonRpcResponse) => this.#reply(response),
+      pauseInput: (paused: boolean) => this.#pauseInput(paused),
+      requestCancelled: (id: JsonRpcId) => this.#requestCancelled(id),
+    };
+    this.#host = host;
+    this.#inbound = new InboundScheduler<Ctx>(host, {
+      dispatcher: this.#dispatcher,
+      context: options.context,
+      maxConcurrent: limit,
+      maxQueued: queued,
+      logger,
+      instrumentation: options.instrumentation,
+    });
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = () => this.#handleClose();
     transport.onerror = (error) => {
@@ -290,10 +204,7 @@ export class Peer<Ctx = unknown> {
    * {@link Peer.cancelInbound} stops counting when it is cancelled. Never rejects.
    */
   whenIdle(): Promise<void> {
-    if (this.#inbound.size === 0 || this.#closed) return RESOLVED_VOID;
-    return new Promise((resolve) => {
-      this.#idleWaiters.push(resolve);
-    });
+    return this.#inbound.whenIdle();
   }
 
   /**
@@ -313,46 +224,7 @@ export class Peer<Ctx = unknown> {
     if (this.#closed || this.#closing !== undefined) {
       return Promise.reject(localError(LocalErrorCode.ConnectionClosed, `Connection closed: cannot send request "${method}"`));
     }
-    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const total = options.maxTotalTimeoutMs;
-    if (!(timeoutMs >= 0) || (total !== undefined && !(total >= 0))) {
-      return Promise.reject(
-        new RangeError(`Invalid timeout for "${method}": timeoutMs and maxTotalTimeoutMs must be non-negative numbers of ms`),
-      );
-    }
-    const signal = options.signal;
-    if (signal?.aborted) {
-      return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason));
-    }
-    const id = this.#nextId++;
-    const message: JsonRpcRequest =
-      params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
-    return new Promise<T>((resolve, reject) => {
-      const entry: Pending = {
-        id,
-        method,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        options,
-        timeoutMs,
-        timer: undefined,
-        totalTimer: undefined,
-        onabort: undefined,
-      };
-      this.#pending.set(id, entry);
-      entry.timer = startTimer(() => this.#timedOut(entry, entry.timeoutMs), entry.timeoutMs);
-      if (total !== undefined) {
-        entry.totalTimer = startTimer(() => this.#timedOut(entry, total), total);
-      }
-      if (signal !== undefined) {
-        entry.onabort = () => this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason), 'Request aborted');
-        signal.addEventListener('abort', entry.onabort, { once: true });
-      }
-      if (options.progressToken !== undefined) this.#progress.set(options.progressToken, entry);
-      this.#send(message, options.relatedRequestId).then(undefined, (error: unknown) => {
-        this.#settle(entry, undefined, this.#sendError(error, `request "${method}"`));
-      });
-    });
+    return this.#pending.request<T>(method, params, options);
   }
 
   /**
@@ -382,11 +254,7 @@ export class Peer<Ctx = unknown> {
    * @returns How many requests were rejected.
    */
   failPending(reason = 'the peer can no longer respond'): number {
-    const entries = [...this.#pending.values()];
-    for (const entry of entries) {
-      this.#settle(entry, undefined, localError(LocalErrorCode.ConnectionClosed, `Connection closed: request "${entry.method}" got no response: ${reason}`));
-    }
-    return entries.length;
+    return this.#pending.failAll((method) => `Connection closed: request "${method}" got no response: ${reason}`);
   }
 
   /**
@@ -397,21 +265,7 @@ export class Peer<Ctx = unknown> {
    * @returns Whether a pending request was found for the token.
    */
   reportProgress(token: string | number, progress: unknown): boolean {
-    const entry = this.#progress.get(token);
-    if (entry === undefined) return false;
-    if (entry.options.resetTimeoutOnProgress === true && entry.timer !== undefined) {
-      clearTimeout(entry.timer);
-      entry.timer = startTimer(() => this.#timedOut(entry, entry.timeoutMs), entry.timeoutMs);
-    }
-    const onprogress = entry.options.onprogress;
-    if (onprogress !== undefined) {
-      try {
-        onprogress(progress);
-      } catch (error) {
-        this.#logger.error('Progress callback failed', { id: entry.id, method: entry.method, error });
-      }
-    }
-    return true;
+    return this.#pending.reportProgress(token, progress);
   }
 
   /**
@@ -423,17 +277,7 @@ export class Peer<Ctx = unknown> {
    * @returns Whether it was in flight (false when unknown or already answered).
    */
   cancelInbound(id: JsonRpcId, reason?: string): boolean {
-    const job = this.#inbound.get(id);
-    if (job === undefined || job.done) return false;
-    job.cancelled = true;
-    this.#inbound.delete(id);
-    job.abort(localError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
-    if (!job.running) {
-      this.#finishJob(job, undefined);
-      this.#drain();
-    }
-    this.#notifyIfIdle();
-    return true;
+    return this.#inbound.cancel(id, reason);
   }
 
   /**
@@ -494,43 +338,20 @@ export class Peer<Ctx = unknown> {
     return localError(LocalErrorCode.SendFailed, `Send failed: ${what}`, error);
   }
 
-  /** Settles a pending request exactly once and releases its timers, listener and progress token. */
-  #settle(entry: Pending, result: unknown, error: Error | undefined): void {
-    if (this.#pending.get(entry.id) !== entry) return;
-    this.#pending.delete(entry.id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    if (entry.totalTimer !== undefined) clearTimeout(entry.totalTimer);
-    if (entry.onabort !== undefined) entry.options.signal?.removeEventListener('abort', entry.onabort);
-    const token = entry.options.progressToken;
-    if (token !== undefined && this.#progress.get(token) === entry) this.#progress.delete(token);
-    if (error === undefined) entry.resolve(result);
-    else entry.reject(error);
-  }
-
-  #timedOut(entry: Pending, ms: number): void {
-    this.#abandon(
-      entry,
-      localError(LocalErrorCode.RequestTimeout, `Request timed out: "${entry.method}" got no response within ${ms} ms`),
-      'Request timed out',
-    );
-  }
-
-  /** Gives up on a pending request (timeout or abort) and tells the peer, when configured. */
-  #abandon(entry: Pending, error: JsonRpcLocalError, reason: string): void {
-    if (this.#pending.get(entry.id) !== entry) return;
-    this.#settle(entry, undefined, error);
+  /** Tells the other side that an outbound request was abandoned (timeout or abort), when configured. */
+  #sendCancel(id: JsonRpcId, reason: string, relatedRequestId: JsonRpcId | undefined): void {
     const build = this.#cancelNotification;
     if (build === undefined || this.#closed || this.#closing !== undefined) return;
     let notification: JsonRpcNotification | undefined;
     try {
-      notification = build(entry.id, reason);
+      notification = build(id, reason);
     } catch (failure) {
-      this.#logger.error('cancelNotification failed', { id: entry.id, error: failure });
+      this.#logger.error('cancelNotification failed', { id, error: failure });
       return;
     }
     if (notification === undefined) return;
-    this.#send(notification, entry.options.relatedRequestId).then(undefined, (failure: unknown) => {
-      this.#logger.warn('Cancel notification could not be sent', { id: entry.id, error: failure });
+    this.#send(notification, relatedRequestId).then(undefined, (failure: unknown) => {
+      this.#logger.warn('Cancel notification could not be sent', { id, error: failure });
     });
   }
 
@@ -546,10 +367,10 @@ export class Peer<Ctx = unknown> {
         this.#reply(inbound.reply);
         return;
       case 'notification':
-        this.#onNotification(inbound.message, extra);
+        this.#inbound.notification(inbound.message, extra);
         return;
       case 'request':
-        this.#onRequest(inbound.message, extra, undefined, 0);
+        this.#inbound.request(inbound.message, extra, undefined);
         return;
       case 'batch':
         this.#onBatch(inbound.items, extra);
@@ -558,21 +379,15 @@ export class Peer<Ctx = unknown> {
   }
 
   #onResponse(response: JsonRpcResponse, invalid: string | undefined): void {
+    if (this.#pending.respond(response, invalid)) return;
     const id = response.id;
-    const entry = typeof id === 'number' ? this.#pending.get(id) : undefined;
-    if (entry === undefined) {
-      if (id === null && 'error' in response) {
-        const error = JsonRpcError.fromObject(response.error);
-        this.#logger.warn('Error response without a request id', { code: error.code, message: error.message, invalid });
-        this.#report(error);
-        return;
-      }
-      this.#logger.warn('Response with an unknown id: dropped', { id, invalid });
+    if (id === null && 'error' in response) {
+      const error = JsonRpcError.fromObject(response.error);
+      this.#logger.warn('Error response without a request id', { code: error.code, message: error.message, invalid });
+      this.#report(error);
       return;
     }
-    if (invalid !== undefined) this.#logger.warn('Malformed response: failing the request', { id, reason: invalid });
-    if ('error' in response) this.#settle(entry, undefined, JsonRpcError.fromObject(response.error));
-    else this.#settle(entry, response.result, undefined);
+    this.#logger.warn('Response with an unknown id: dropped', { id, invalid });
   }
 
   #report(error: Error): void {
@@ -585,47 +400,8 @@ export class Peer<Ctx = unknown> {
     }
   }
 
-  #makeContext(message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined): { ok: true; ctx: Ctx } | { ok: false } {
-    const factory = this.#context;
-    if (factory === undefined) return { ok: true, ctx: undefined as Ctx };
-    try {
-      return { ok: true, ctx: factory(message, extra) };
-    } catch (error) {
-      this.#logger.error('Context factory failed', { method: message.method, error });
-      return { ok: false };
-    }
-  }
-
-  #onNotification(message: JsonRpcNotification, extra: TransportMessageExtra | undefined): void {
-    const made = this.#makeContext(message, extra);
-    if (!made.ok) return;
-    const done = this.#dispatcher.dispatchNow(message, made.ctx);
-    if (done instanceof Promise) {
-      done.then(undefined, (error: unknown) => {
-        this.#logger.error('Notification dispatch failed', { method: message.method, error });
-      });
-    }
-  }
-
-  #onRequest(message: JsonRpcRequest, extra: TransportMessageExtra | undefined, batch: BatchReply | undefined, index: number): void {
-    const made = this.#makeContext(message, extra);
-    if (!made.ok) {
-      this.#deliver(batch, index, errorResponse(message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]));
-      return;
-    }
-    const job = new InboundJob<Ctx>(message, made.ctx, batch, index);
-    this.#inbound.set(message.id, job);
-    if (this.#active < this.#maxConcurrentInbound) this.#run(job);
-    else {
-      this.#queue.push(job);
-      if (this.#queue.length - this.#queueHead >= this.#maxQueued) this.#pauseInput(true);
-    }
-  }
-
   /** Tells the transport to stop (or resume) delivering inbound messages; a transport without the hook ignores it. */
   #pauseInput(paused: boolean): void {
-    if (this.#inputPaused === paused) return;
-    this.#inputPaused = paused;
     try {
       this.#transport.pauseInput?.(paused);
     } catch (error) {
@@ -633,126 +409,37 @@ export class Peer<Ctx = unknown> {
     }
   }
 
-  #onBatch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined): void {
-    const limit = this.#dispatcher.maxBatchSize;
-    if (items.length > limit) {
-      this.#reply(
-        errorResponse(
-          null,
-          ErrorCode.InvalidRequest,
-          `${ErrorMessage[ErrorCode.InvalidRequest]}: batch of ${items.length} messages exceeds the limit of ${limit}`,
-        ),
-      );
-      return;
-    }
-    const batch: BatchReply = { replies: new Array<JsonRpcResponse | undefined>(items.length), remaining: 1 };
-    for (let index = 0; index < items.length; index++) {
-      const item = items[index]!;
-      switch (item.kind) {
-        case 'response':
-          this.#onResponse(item.message, item.invalid);
-          break;
-        case 'notification':
-          this.#onNotification(item.message, extra);
-          break;
-        case 'invalid':
-          batch.replies[index] = item.reply;
-          break;
-        case 'request':
-          batch.remaining++;
-          this.#onRequest(item.message, extra, batch, index);
-          break;
-      }
-    }
-    this.#completeBatchMember(batch);
-  }
-
-  #completeBatchMember(batch: BatchReply): void {
-    if (--batch.remaining > 0) return;
-    const out: JsonRpcResponse[] = [];
-    for (const reply of batch.replies) if (reply !== undefined) out.push(reply);
-    if (out.length > 0 && !this.#closed) this.#reply(out);
-  }
-
-  /** Hands a request's reply to its batch, or sends it. */
-  #deliver(batch: BatchReply | undefined, index: number, response: JsonRpcResponse | undefined): void {
-    if (batch !== undefined) {
-      batch.replies[index] = response;
-      this.#completeBatchMember(batch);
-    } else if (response !== undefined && !this.#closed) {
-      this.#reply(response);
-    }
-  }
-
-  #run(job: InboundJob<Ctx>): void {
-    this.#active++;
-    job.running = true;
-    // A synchronous handler's answer is sent right away, before the next inbound message is dispatched, so
-    // replies keep arrival order (e.g. the initialize result precedes notifications of a pipelined request).
-    const reply = this.#dispatcher.dispatchNow(job.message, job.ctx, job);
-    if (!(reply instanceof Promise)) {
-      this.#finishJob(job, reply);
-      return;
-    }
-    reply.then(
-      (response) => this.#finishJob(job, response),
-      (error: unknown) => {
-        this.#logger.error('Request dispatch failed', { method: job.message.method, error });
-        this.#finishJob(job, errorResponse(job.message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]));
-      },
-    );
-  }
-
-  #finishJob(job: InboundJob<Ctx>, response: JsonRpcResponse | undefined): void {
-    if (job.done) return;
-    job.done = true;
-    if (job.running) {
-      this.#active--;
-      this.#drain();
-    }
-    if (this.#inbound.get(job.message.id) === job) this.#inbound.delete(job.message.id);
-    this.#deliver(job.batch, job.index, job.cancelled ? undefined : response);
-    if (this.#idleWaiters.length > 0) this.#notifyIfIdle();
-  }
-
-  /** Resolves the {@link Peer.whenIdle} waiters once nothing inbound is left. */
-  #notifyIfIdle(): void {
-    if (this.#inbound.size !== 0 && !this.#closed) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  /** Starts queued requests while slots are free, in arrival order. */
-  #drain(): void {
-    // Synchronous handlers finish inside #run and call back here: the outer loop carries on instead of nesting.
-    if (this.#draining) return;
-    this.#draining = true;
+  /** Tells the transport that an inbound request will get no response; a transport without the hook ignores it. */
+  #requestCancelled(id: JsonRpcId): void {
     try {
-      this.#drainQueue();
-    } finally {
-      this.#draining = false;
+      this.#transport.requestCancelled?.(id);
+    } catch (error) {
+      this.#logger.error('Transport requestCancelled failed', { id, error });
     }
   }
 
-  #drainQueue(): void {
-    const queue = this.#queue;
-    while (this.#queueHead < queue.length) {
-      const job = queue[this.#queueHead]!;
-      // Cancelled entries are skipped even with no slot free, so an empty queue is seen as empty (pauseInput).
-      const live = !job.done && !job.cancelled;
-      if (live && this.#active >= this.#maxConcurrentInbound) break;
-      queue[this.#queueHead++] = undefined as never;
-      if (live) this.#run(job);
-    }
-    if (this.#inputPaused && !this.#closed && queue.length - this.#queueHead <= this.#maxQueued / 2) this.#pauseInput(false);
-    if (this.#queueHead === queue.length) {
-      queue.length = 0;
-      this.#queueHead = 0;
-    } else if (this.#queueHead > 1024 && this.#queueHead * 2 > queue.length) {
-      queue.splice(0, this.#queueHead);
-      this.#queueHead = 0;
-    }
+  #onBatch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined): void {
+    runBatch(items, {
+      maxBatchSize: this.#dispatcher.maxBatchSize,
+      member: (item, slot) => {
+        switch (item.kind) {
+          case 'response':
+            this.#onResponse(item.message, item.invalid);
+            slot.settle(undefined);
+            return;
+          case 'notification':
+            this.#inbound.notification(item.message, extra);
+            slot.settle(undefined);
+            return;
+          case 'request':
+            this.#inbound.request(item.message, extra, slot);
+            return;
+        }
+      },
+      done: (reply) => {
+        if (reply !== undefined && !this.#closed) this.#reply(reply);
+      },
+    });
   }
 
   /**
@@ -782,17 +469,9 @@ export class Peer<Ctx = unknown> {
   #handleClose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const entry of [...this.#pending.values()]) {
-      this.#settle(entry, undefined, localError(LocalErrorCode.ConnectionClosed, `Connection closed: request "${entry.method}" got no response`));
-    }
-    for (const job of [...this.#inbound.values()]) {
-      job.cancelled = true;
-      job.abort(localError(LocalErrorCode.ConnectionClosed, 'Connection closed'));
-    }
-    this.#inbound.clear();
-    this.#queue.length = 0;
-    this.#queueHead = 0;
-    this.#notifyIfIdle();
+    this.#host.closed = true;
+    this.#pending.failAll((method) => `Connection closed: request "${method}" got no response`);
+    this.#inbound.closeAll();
     const onclose = this.onclose;
     if (onclose !== undefined) {
       try {

@@ -2,9 +2,9 @@
  * Test helpers (not part of the public entry point): a capturing logger and a scripted transport.
  */
 import type { Logger } from './logger.js';
-import type { Inbound } from './parse.js';
+import type { Inbound } from './classify.js';
 import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
-import type { JsonRpcMessage } from './types.js';
+import type { JsonRpcMessage } from './message.js';
 
 /** One line recorded by {@link captureLogger}. */
 export interface CapturedLogLine {

@@ -2,8 +2,8 @@
  * The transport contract shared by every transport (stdio, Streamable HTTP, legacy HTTP+SSE, in-memory).
  * A transport moves whole messages; it does not interpret them beyond framing.
  */
-import type { Inbound } from './parse.js';
-import type { JsonRpcId, JsonRpcMessage } from './types.js';
+import type { Inbound } from './classify.js';
+import type { JsonRpcId, JsonRpcMessage } from './message.js';
 
 /** Per-send routing hints. */
 export interface TransportSendOptions {
@@ -51,4 +51,12 @@ export interface Transport {
    * Never called twice in a row with the same value.
    */
   pauseInput?(paused: boolean): void;
+  /**
+   * Optional, called by the {@link Peer} when {@link Peer.cancelInbound} abandons an inbound request that has not
+   * been answered: no response will ever be sent for `requestId`. A transport that holds a stream per request
+   * (Streamable HTTP) ends that stream here instead of reading cancellation notifications itself. Called at most
+   * once per request, never for one whose response was already handed to {@link Transport.send}, and not when the
+   * connection closes (every request is abandoned then). A throw is logged and ignored.
+   */
+  requestCancelled?(requestId: JsonRpcId): void;
 }

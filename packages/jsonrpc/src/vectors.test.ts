@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { parseMessage } from './classify.js';
 import { Dispatcher, stringifyReply } from './dispatcher.js';
 import { JsonRpcError, JsonRpcLocalError, ErrorCode } from './errors.js';
-import { NdjsonDecoder } from './framing.js';
+import { NdjsonDecoder } from './ndjson.js';
 import type { Logger } from './logger.js';
 import { Peer } from './peer.js';
 import { captureLogger, scriptedTransport } from './testing.js';
-import type { JsonRpcParams } from './types.js';
+import type { JsonRpcParams } from './message.js';
 
 interface Vector {
   readonly group: string;

@@ -238,7 +238,7 @@ export class McpServer {
     const dispatcher = new Dispatcher<SessionContext>({
       logger: this.#logger,
       guard: (message, ctx) => this.#lifecycleGuard(message.method, 'id' in message, ctx.session),
-      createContext: (ctx, id, method, signals) => new SessionRequestContext(ctx.session, ctx.extra, id, method, signals),
+      createContext: (ctx, request) => new SessionRequestContext(ctx.session, ctx.extra, request),
     });
     this.#registerHandlers(dispatcher);
     this.#host = {

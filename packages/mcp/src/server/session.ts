@@ -7,13 +7,13 @@ import {
   ErrorCode,
   JsonRpcError,
   Peer,
+  type ContextRequest,
   type Dispatcher,
   type Inbound,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type Logger,
-  type SignalSource,
   type Transport,
   type TransportMessageExtra,
   type TransportSendOptions,
@@ -205,20 +205,23 @@ export class Session implements ServerSession {
 export class SessionRequestContext implements RequestContext, SessionContext {
   /** `params._meta` of the request, set by the method handler that reads the params. */
   requestMeta: Meta | undefined = undefined;
-  readonly #signals: SignalSource;
+  readonly id: JsonRpcId | undefined;
+  readonly method: string;
+  /** Kept whole: reading its `signal` may create the AbortController, so it is read only when asked for. */
+  readonly #request: ContextRequest;
 
   constructor(
     readonly session: Session,
     readonly extra: TransportMessageExtra | undefined,
-    readonly id: JsonRpcId | undefined,
-    readonly method: string,
-    signals: SignalSource,
+    request: ContextRequest,
   ) {
-    this.#signals = signals;
+    this.id = request.id;
+    this.method = request.method;
+    this.#request = request;
   }
 
   get signal(): AbortSignal {
-    return this.#signals.signal;
+    return this.#request.signal;
   }
 
   get requestId(): JsonRpcId {

@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_MAX_LINE_BYTES,
   ErrorCode,
+  encodeNdjson,
   JsonRpcLocalError,
   LocalErrorCode,
   NdjsonDecoder,
@@ -245,7 +246,7 @@ export class StdioServerTransport implements Transport {
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
     if (this.#closed) return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, 'Connection closed: stdio transport is closed'));
-    const line = JSON.stringify(message) + '\n';
+    const line = encodeNdjson(message);
     if (line.length >= DIRECT_WRITE_CHARS) {
       // A large message is written on its own: gluing it to others only costs a copy (measured in bench/).
       if (this.#outbox !== '') this.#flush();

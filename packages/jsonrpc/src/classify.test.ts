@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyValue, isValidId, parseMessage } from './parse.js';
-import type { Inbound } from './parse.js';
+import { classifyValue, isValidId, parseMessage } from './classify.js';
+import type { Inbound } from './classify.js';
 
 function replyOf(inbound: Inbound): unknown {
   expect(inbound.kind).toBe('invalid');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NdjsonDecoder, encodeNdjson, DEFAULT_MAX_LINE_BYTES } from './framing.js';
-import type { NdjsonEvent } from './framing.js';
+import { NdjsonDecoder, encodeNdjson, DEFAULT_MAX_LINE_BYTES } from './ndjson.js';
+import type { NdjsonEvent } from './ndjson.js';
 
 const encoder = new TextEncoder();
 const bytes = (text: string): Uint8Array => encoder.encode(text);

@@ -1,0 +1,303 @@
+/**
+ * The inbound half of the {@link Peer}: the concurrency-limited scheduler of inbound requests. At most
+ * `maxConcurrentInbound` run at once, more wait in arrival order, the transport is asked to stop reading while
+ * `maxQueuedInbound` wait ({@link Transport.pauseInput}); each request's AbortSignal is made only when a handler
+ * reads it; a cancelled request never answers; notifications are dispatched at once, never queued.
+ */
+import type { BatchSlot } from './batch.js';
+import { errorResponse } from './classify.js';
+import type { ContextRequest, Dispatcher } from './dispatcher.js';
+import { ErrorCode, ErrorMessage, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+import { beginRequest, endRequest, OUTCOME_CANCELLED, responseOutcome, type Instrumentation, type RequestEnd } from './instrument.js';
+import type { Logger } from './logger.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './message.js';
+import type { TransportMessageExtra } from './transport.js';
+
+const RESOLVED_VOID: Promise<void> = Promise.resolve();
+
+/** Builds the dispatcher context of one inbound message; see {@link PeerOptions.context}. */
+export type InboundContextFactory<Ctx> = (
+  message: JsonRpcRequest | JsonRpcNotification,
+  extra: TransportMessageExtra | undefined,
+) => Ctx;
+
+/** What the scheduler needs from the peer that owns it. */
+export interface InboundHost {
+  /** Whether the connection has closed (nothing is sent any more). */
+  readonly closed: boolean;
+  /** Sends the response of a request that is not a batch member. */
+  reply(response: JsonRpcResponse): void;
+  /** Asks the transport to stop (or resume) delivering inbound messages. */
+  pauseInput(paused: boolean): void;
+  /** Tells the transport that no response will be sent for this request. */
+  requestCancelled(id: JsonRpcId): void;
+}
+
+/** {@link InboundScheduler} settings. */
+export interface InboundSettings<Ctx> {
+  readonly dispatcher: Dispatcher<Ctx>;
+  readonly context: InboundContextFactory<Ctx> | undefined;
+  readonly maxConcurrent: number;
+  readonly maxQueued: number;
+  readonly logger: Logger;
+  readonly instrumentation: Instrumentation | undefined;
+}
+
+/**
+ * One inbound request, queued or running. It is also the handler's {@link ContextRequest}: the AbortController
+ * is made only when a handler reads `signal` (most never do), or already aborted if it was cancelled first.
+ */
+class InboundJob<Ctx> implements ContextRequest {
+  #controller: AbortController | undefined = undefined;
+  #abortReason: unknown = undefined;
+  /** Cancelled with `cancelInbound`, or the connection closed: no response is sent. */
+  cancelled = false;
+  /** Counted in the active slots (started, not queued). */
+  running = false;
+  done = false;
+  /** The instrumentation's end callback, until called. */
+  end: RequestEnd | undefined = undefined;
+
+  constructor(
+    readonly message: JsonRpcRequest,
+    readonly ctx: Ctx,
+    readonly slot: BatchSlot | undefined,
+  ) {}
+
+  get id(): JsonRpcId {
+    return this.message.id;
+  }
+
+  get method(): string {
+    return this.message.method;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#controller !== undefined) this.#controller.abort(reason);
+    else if (this.#abortReason === undefined) this.#abortReason = reason;
+  }
+}
+
+/** The inbound request scheduler of one peer. */
+export class InboundScheduler<Ctx> {
+  readonly #host: InboundHost;
+  readonly #dispatcher: Dispatcher<Ctx>;
+  readonly #context: InboundContextFactory<Ctx> | undefined;
+  readonly #maxConcurrent: number;
+  readonly #maxQueued: number;
+  readonly #logger: Logger;
+  readonly #instrumentation: Instrumentation | undefined;
+
+  /** Inbound requests by id (queued or running). */
+  readonly #inbound = new Map<JsonRpcId, InboundJob<Ctx>>();
+  #idleWaiters: (() => void)[] = [];
+  readonly #queue: InboundJob<Ctx>[] = [];
+  #queueHead = 0;
+  #draining = false;
+  #active = 0;
+  /** Whether the transport was told to stop delivering (a request waits for a slot). */
+  #inputPaused = false;
+
+  constructor(host: InboundHost, settings: InboundSettings<Ctx>) {
+    this.#host = host;
+    this.#dispatcher = settings.dispatcher;
+    this.#context = settings.context;
+    this.#maxConcurrent = settings.maxConcurrent;
+    this.#maxQueued = settings.maxQueued;
+    this.#logger = settings.logger;
+    const instrumentation = settings.instrumentation;
+    this.#instrumentation = instrumentation?.onInboundRequest === undefined ? undefined : instrumentation;
+  }
+
+  /** Requests being handled or waiting for a slot. */
+  get size(): number {
+    return this.#inbound.size;
+  }
+
+  /** See {@link Peer.whenIdle}. */
+  whenIdle(): Promise<void> {
+    if (this.#inbound.size === 0 || this.#host.closed) return RESOLVED_VOID;
+    return new Promise((resolve) => {
+      this.#idleWaiters.push(resolve);
+    });
+  }
+
+  /** Dispatches a notification at once (never queued: a cancellation must get through a full queue). */
+  notification(message: JsonRpcNotification, extra: TransportMessageExtra | undefined): void {
+    const made = this.#makeContext(message, extra);
+    if (!made.ok) return;
+    const done = this.#dispatcher.dispatchNow(message, made.ctx);
+    if (done instanceof Promise) {
+      done.then(undefined, (error: unknown) => {
+        this.#logger.error('Notification dispatch failed', { method: message.method, error });
+      });
+    }
+  }
+
+  /** Runs a request now or queues it; its response goes to `slot` (a batch member) or is sent. */
+  request(message: JsonRpcRequest, extra: TransportMessageExtra | undefined, slot: BatchSlot | undefined): void {
+    const hook = this.#instrumentation?.onInboundRequest;
+    const end = hook === undefined ? undefined : beginRequest(hook, message, this.#logger);
+    const made = this.#makeContext(message, extra);
+    if (!made.ok) {
+      const response = errorResponse(message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]);
+      this.#deliver(slot, response);
+      if (end !== undefined) endRequest(end, responseOutcome(response), this.#logger);
+      return;
+    }
+    const job = new InboundJob<Ctx>(message, made.ctx, slot);
+    job.end = end;
+    this.#inbound.set(message.id, job);
+    if (this.#active < this.#maxConcurrent) this.#run(job);
+    else {
+      this.#queue.push(job);
+      if (this.#queue.length - this.#queueHead >= this.#maxQueued) this.#pauseInput(true);
+    }
+  }
+
+  /** See {@link Peer.cancelInbound}. */
+  cancel(id: JsonRpcId, reason: string | undefined): boolean {
+    const job = this.#inbound.get(id);
+    if (job === undefined || job.done) return false;
+    job.cancelled = true;
+    this.#inbound.delete(id);
+    job.abort(new JsonRpcLocalError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
+    this.#ended(job, true);
+    this.#host.requestCancelled(id);
+    if (!job.running) {
+      this.#finishJob(job, undefined);
+      this.#drain();
+    }
+    this.#notifyIfIdle();
+    return true;
+  }
+
+  /** The connection closed: every request is cancelled without a response, queued ones never start. */
+  closeAll(): void {
+    for (const job of [...this.#inbound.values()]) {
+      job.cancelled = true;
+      job.abort(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, 'Connection closed'));
+      this.#ended(job, false);
+    }
+    this.#inbound.clear();
+    this.#queue.length = 0;
+    this.#queueHead = 0;
+    this.#notifyIfIdle();
+  }
+
+  /** Tells the instrumentation that a request ended without a response (cancelled, or the connection closed). */
+  #ended(job: InboundJob<Ctx>, cancelled: boolean): void {
+    const end = job.end;
+    if (end === undefined) return;
+    job.end = undefined;
+    endRequest(end, cancelled ? OUTCOME_CANCELLED : { kind: 'local', code: LocalErrorCode.ConnectionClosed }, this.#logger);
+  }
+
+  #makeContext(message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined): { ok: true; ctx: Ctx } | { ok: false } {
+    const factory = this.#context;
+    if (factory === undefined) return { ok: true, ctx: undefined as Ctx };
+    try {
+      return { ok: true, ctx: factory(message, extra) };
+    } catch (error) {
+      this.#logger.error('Context factory failed', { method: message.method, error });
+      return { ok: false };
+    }
+  }
+
+  /** Tells the transport to stop (or resume) delivering inbound messages, once per change. */
+  #pauseInput(paused: boolean): void {
+    if (this.#inputPaused === paused) return;
+    this.#inputPaused = paused;
+    this.#host.pauseInput(paused);
+  }
+
+  /** Hands a request's reply to its batch, or sends it. */
+  #deliver(slot: BatchSlot | undefined, response: JsonRpcResponse | undefined): void {
+    if (slot !== undefined) slot.settle(response);
+    else if (response !== undefined && !this.#host.closed) this.#host.reply(response);
+  }
+
+  #run(job: InboundJob<Ctx>): void {
+    this.#active++;
+    job.running = true;
+    // A synchronous handler's answer is sent right away, before the next inbound message is dispatched, so
+    // replies keep arrival order (e.g. the initialize result precedes notifications of a pipelined request).
+    const reply = this.#dispatcher.dispatchNow(job.message, job.ctx, job);
+    if (!(reply instanceof Promise)) {
+      this.#finishJob(job, reply);
+      return;
+    }
+    reply.then(
+      (response) => this.#finishJob(job, response),
+      (error: unknown) => {
+        this.#logger.error('Request dispatch failed', { method: job.message.method, error });
+        this.#finishJob(job, errorResponse(job.message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]));
+      },
+    );
+  }
+
+  #finishJob(job: InboundJob<Ctx>, response: JsonRpcResponse | undefined): void {
+    if (job.done) return;
+    job.done = true;
+    if (job.running) {
+      this.#active--;
+      this.#drain();
+    }
+    if (this.#inbound.get(job.message.id) === job) this.#inbound.delete(job.message.id);
+    this.#deliver(job.slot, job.cancelled ? undefined : response);
+    const end = job.end;
+    if (end !== undefined) {
+      job.end = undefined;
+      endRequest(end, response === undefined ? OUTCOME_CANCELLED : responseOutcome(response), this.#logger);
+    }
+    if (this.#idleWaiters.length > 0) this.#notifyIfIdle();
+  }
+
+  /** Resolves the {@link Peer.whenIdle} waiters once nothing inbound is left. */
+  #notifyIfIdle(): void {
+    if (this.#inbound.size !== 0 && !this.#host.closed) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Starts queued requests while slots are free, in arrival order. */
+  #drain(): void {
+    // Synchronous handlers finish inside #run and call back here: the outer loop carries on instead of nesting.
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      this.#drainQueue();
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #drainQueue(): void {
+    const queue = this.#queue;
+    while (this.#queueHead < queue.length) {
+      const job = queue[this.#queueHead]!;
+      // Cancelled entries are skipped even with no slot free, so an empty queue is seen as empty (pauseInput).
+      const live = !job.done && !job.cancelled;
+      if (live && this.#active >= this.#maxConcurrent) break;
+      queue[this.#queueHead++] = undefined as never;
+      if (live) this.#run(job);
+    }
+    if (this.#inputPaused && !this.#host.closed && queue.length - this.#queueHead <= this.#maxQueued / 2) this.#pauseInput(false);
+    if (this.#queueHead === queue.length) {
+      queue.length = 0;
+      this.#queueHead = 0;
+    } else if (this.#queueHead > 1024 && this.#queueHead * 2 > queue.length) {
+      queue.splice(0, this.#queueHead);
+      this.#queueHead = 0;
+    }
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The outbound half of the {@link Peer}: the pending table. Fresh ids, the timeout and total-timeout timers, the
+ * caller's abort signal, progress routing by token, response matching by id, and settling every request exactly
+ * once (then telling the {@link Instrumentation}, when there is one).
+ *
+ * @see https://www.jsonrpc.org/specification §4 (Request), §5 (Response)
+ */
+import { JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+import { beginRequest, endRequest, failureOutcome, OUTCOME_RESULT, type Instrumentation, type RequestEnd } from './instrument.js';
+import type { Logger } from './logger.js';
+import { JSONRPC_VERSION, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from './message.js';
+import { setUnrefTimeout, type TimerHandle } from './timers.js';
+
+/** Default for {@link PeerRequestOptions.timeoutMs}, in ms. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Options of one outbound request. */
+export interface PeerRequestOptions {
+  /**
+   * Time in ms without a response (or, with `resetTimeoutOnProgress`, without progress) before the request
+   * fails with `request_timeout`. `Infinity` disables the timer; values above 2^31 - 1 are clamped.
+   * @default 60_000 ({@link DEFAULT_REQUEST_TIMEOUT_MS})
+   */
+  readonly timeoutMs?: number;
+  /**
+   * A hard cap in ms from the send, whatever progress arrives; fails the request with `request_timeout`.
+   * Meant for use with `resetTimeoutOnProgress`.
+   * @default unlimited
+   */
+  readonly maxTotalTimeoutMs?: number;
+  /** Restart the `timeoutMs` clock whenever progress for this request is reported. @default false */
+  readonly resetTimeoutOnProgress?: boolean;
+  /**
+   * Aborting rejects the request with `request_aborted` (cause: the signal's reason) and sends the peer's
+   * cancel notification if configured. An already-aborted signal rejects at once and sends nothing.
+   * @default none
+   */
+  readonly signal?: AbortSignal;
+  /** Routing hint passed to the transport: the inbound request this one is issued on behalf of. @default none */
+  readonly relatedRequestId?: JsonRpcId;
+  /**
+   * A token under which progress for this request is reported with {@link Peer.reportProgress}. The
+   * protocol layer puts it in the params itself (MCP: `params._meta.progressToken`). Matched without
+   * coercion (`1` and `"1"` are different tokens). @default none
+   */
+  readonly progressToken?: string | number;
+  /** Called with each progress payload reported under `progressToken`; a throw is logged and ignored. @default none */
+  readonly onprogress?: (progress: unknown) => void;
+}
+
+/** What the pending table needs from the peer that owns it. */
+export interface PendingHost {
+  /** Hands a message to the transport (never throws; a failure rejects). */
+  send(message: JsonRpcRequest, relatedRequestId: JsonRpcId | undefined): Promise<void>;
+  /** The local error for a failed send of `what`. */
+  sendError(error: unknown, what: string): JsonRpcLocalError;
+  /** A request was abandoned (timeout or abort): the peer may tell the other side. */
+  abandoned(id: JsonRpcId, reason: string, relatedRequestId: JsonRpcId | undefined): void;
+}
+
+/** One outbound request awaiting its response. */
+interface Pending {
+  readonly id: number;
+  readonly method: string;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly options: PeerRequestOptions;
+  readonly timeoutMs: number;
+  timer: TimerHandle | undefined;
+  totalTimer: TimerHandle | undefined;
+  onabort: (() => void) | undefined;
+  end: RequestEnd | undefined;
+}
+
+function localError(code: JsonRpcLocalError['code'], message: string, cause?: unknown): JsonRpcLocalError {
+  return cause === undefined ? new JsonRpcLocalError(code, message) : new JsonRpcLocalError(code, message, { cause });
+}
+
+/** The outbound pending table of one peer. */
+export class PendingRequests {
+  readonly #host: PendingHost;
+  readonly #logger: Logger;
+  readonly #instrumentation: Instrumentation | undefined;
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
+  readonly #progress = new Map<string | number, Pending>();
+
+  constructor(host: PendingHost, logger: Logger, instrumentation: Instrumentation | undefined) {
+    this.#host = host;
+    this.#logger = logger;
+    this.#instrumentation = instrumentation?.onOutboundRequest === undefined ? undefined : instrumentation;
+  }
+
+  /** Requests awaiting a response. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Sends a request and settles with its response; see {@link Peer.request}. */
+  request<T>(method: string, params: JsonRpcParams | undefined, options: PeerRequestOptions): Promise<T> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const total = options.maxTotalTimeoutMs;
+    if (!(timeoutMs >= 0) || (total !== undefined && !(total >= 0))) {
+      return Promise.reject(
+        new RangeError(`Invalid timeout for "${method}": timeoutMs and maxTotalTimeoutMs must be non-negative numbers of ms`),
+      );
+    }
+    const signal = options.signal;
+    if (signal?.aborted) {
+      return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason));
+    }
+    const id = this.#nextId++;
+    const message: JsonRpcRequest =
+      params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = {
+        id,
+        method,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        options,
+        timeoutMs,
+        timer: undefined,
+        totalTimer: undefined,
+        onabort: undefined,
+        end: undefined,
+      };
+      const hook = this.#instrumentation?.onOutboundRequest;
+      if (hook !== undefined) entry.end = beginRequest(hook, message, this.#logger);
+      this.#pending.set(id, entry);
+      entry.timer = setUnrefTimeout(() => this.#timedOut(entry, entry.timeoutMs), entry.timeoutMs);
+      if (total !== undefined) {
+        entry.totalTimer = setUnrefTimeout(() => this.#timedOut(entry, total), total);
+      }
+      if (signal !== undefined) {
+        entry.onabort = () =>
+          this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason), 'Request aborted');
+        signal.addEventListener('abort', entry.onabort, { once: true });
+      }
+      if (options.progressToken !== undefined) this.#progress.set(options.progressToken, entry);
+      this.#host.send(message, options.relatedRequestId).then(undefined, (error: unknown) => {
+        this.#settle(entry, undefined, this.#host.sendError(error, `request "${method}"`));
+      });
+    });
+  }
+
+  /**
+   * Settles the pending request a response answers (`invalid`: why the received response was malformed; it
+   * then carries a synthesized -32600 error).
+   *
+   * @returns `false` when no request with that id is pending (the caller reports it).
+   */
+  respond(response: JsonRpcResponse, invalid: string | undefined): boolean {
+    const id = response.id;
+    const entry = typeof id === 'number' ? this.#pending.get(id) : undefined;
+    if (entry === undefined) return false;
+    if (invalid !== undefined) this.#logger.warn('Malformed response: failing the request', { id, reason: invalid });
+    if ('error' in response) this.#settle(entry, undefined, JsonRpcError.fromObject(response.error));
+    else this.#settle(entry, response.result, undefined);
+    return true;
+  }
+
+  /** Rejects every pending request with `connection_closed` and `message(method)`; returns how many. */
+  failAll(message: (method: string) => string): number {
+    const entries = [...this.#pending.values()];
+    for (const entry of entries) this.#settle(entry, undefined, localError(LocalErrorCode.ConnectionClosed, message(entry.method)));
+    return entries.length;
+  }
+
+  /** Routes a progress payload by token; see {@link Peer.reportProgress}. */
+  reportProgress(token: string | number, progress: unknown): boolean {
+    const entry = this.#progress.get(token);
+    if (entry === undefined) return false;
+    if (entry.options.resetTimeoutOnProgress === true && entry.timer !== undefined) {
+      clearTimeout(entry.timer);
+      entry.timer = setUnrefTimeout(() => this.#timedOut(entry, entry.timeoutMs), entry.timeoutMs);
+    }
+    const onprogress = entry.options.onprogress;
+    if (onprogress !== undefined) {
+      try {
+        onprogress(progress);
+      } catch (error) {
+        this.#logger.error('Progress callback failed', { id: entry.id, method: entry.method, error });
+      }
+    }
+    return true;
+  }
+
+  /** Settles a pending request exactly once and releases its timers, listener and progress token. */
+  #settle(entry: Pending, result: unknown, error: Error | undefined): void {
+    if (this.#pending.get(entry.id) !== entry) return;
+    this.#pending.delete(entry.id);
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (entry.totalTimer !== undefined) clearTimeout(entry.totalTimer);
+    if (entry.onabort !== undefined) entry.options.signal?.removeEventListener('abort', entry.onabort);
+    const token = entry.options.progressToken;
+    if (token !== undefined && this.#progress.get(token) === entry) this.#progress.delete(token);
+    const end = entry.end;
+    if (end !== undefined) {
+      entry.end = undefined;
+      endRequest(end, error === undefined ? OUTCOME_RESULT : failureOutcome(error), this.#logger);
+    }
+    if (error === undefined) entry.resolve(result);
+    else entry.reject(error);
+  }
+
+  #timedOut(entry: Pending, ms: number): void {
+    this.#abandon(
+      entry,
+      localError(LocalErrorCode.RequestTimeout, `Request timed out: "${entry.method}" got no response within ${ms} ms`),
+      'Request timed out',
+    );
+  }
+
+  /** Gives up on a pending request (timeout or abort) and tells the peer. */
+  #abandon(entry: Pending, error: JsonRpcLocalError, reason: string): void {
+    if (this.#pending.get(entry.id) !== entry) return;
+    this.#settle(entry, undefined, error);
+    this.#host.abandoned(entry.id, reason, entry.options.relatedRequestId);
+  }
+}
