@@ -6,23 +6,16 @@
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, classifyValue, parseJson, silentLogger } from '@switchboard/jsonrpc';
 import type { Inbound, Logger, ParsedJson, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
-import {
-  acceptsMediaType,
-  checkStreamableHttpHead,
-  classifyStreamableHttp,
-  isJsonContentType,
-} from '../../protocol/classify.js';
-import type { HttpInitializeDecision, ResponseShape } from '../../protocol/classify.js';
-import { HttpStatus, httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
-import type { HttpRefusalName, HttpStatusCode } from '../../protocol/httpStatus.js';
-import type { JsonRpcErrorResponse } from '@switchboard/jsonrpc';
+import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder.js';
+import type { HttpInitializeDecision, HttpRefusalDecision, ResponseMode } from './ladder.js';
+import { acceptsMediaType, isJsonContentType } from './media.js';
+import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import type { ConnectOptions, ServerSession } from '../../server/types.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import type { EventStore } from '../../stores/eventStore.js';
 import { InMemorySessionStore } from '../../stores/sessionStore.js';
 import type { SessionStore } from '../../stores/sessionStore.js';
 import type { HttpInput, HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
 import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
 import { HostGuard, isLoopbackHost } from './security.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
@@ -47,6 +40,8 @@ export const DEFAULT_MAX_SESSIONS_PER_CALLER = 1000;
 export const DEFAULT_SESSION_GRACE_MS = 60_000;
 /** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
 export const DEFAULT_SSE_RETRY_MS = 1000;
+/** Default {@link McpHttpHandlerOptions.sseAfterMs}: 50 ms. */
+export const DEFAULT_SSE_AFTER_MS = 50;
 /** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytes}: 8 MiB. */
@@ -101,13 +96,24 @@ export interface McpHttpHandlerOptions {
   /** The Streamable HTTP endpoint path. @default '/mcp' */
   readonly path?: string;
   /**
-   * How requests are answered: `sse` opens a `text/event-stream` per POST carrying requests (progress, logs and
-   * server→client requests travel on it); `json` answers with one `application/json` body (related notifications
-   * are dropped and server→client requests fail fast). In `sse` mode a client whose `Accept` allows only JSON
-   * gets JSON (field bug B19). @default 'sse'
+   * How requests are answered. `auto`: a POST whose `Accept` allows both types is answered by what it produces
+   * first: its response alone ⇒ one `application/json` body; a notification (progress, log) or a server→client
+   * request first, or nothing within `sseAfterMs` ⇒ a `text/event-stream` (keep-alive, resumable); a client that
+   * accepts one type gets that type. `sse` opens a `text/event-stream` per POST carrying requests (progress, logs
+   * and server→client requests travel on it). `json` answers with one `application/json` body (related
+   * notifications are dropped and server→client requests fail fast). In `auto` and `sse` mode a client whose
+   * `Accept` allows only JSON gets JSON (field bug B19). `initialize` is answered with JSON in `auto` mode.
+   * @default 'auto'
    * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 5
    */
-  readonly responseMode?: ResponseShape;
+  readonly responseMode?: ResponseMode;
+  /**
+   * `responseMode: 'auto'`: how long (ms) a POST that accepts both types waits for its first outbound message
+   * before it is answered as SSE. Short enough that a long call gets its stream (keep-alive, resumption) early;
+   * long enough that a quick tool (one event-loop turn, a cache or database lookup) is answered with JSON.
+   * @default 50
+   */
+  readonly sseAfterMs?: number;
   /**
    * SSE event history for resumability (`Last-Event-ID`); `null` disables event ids, priming events and
    * resumption. @default a new {@link InMemoryEventStore} (1000 events per stream, 10 000 streams)
@@ -262,17 +268,9 @@ const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-
 const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, headers: TEXT_HEADERS, body: 'Not Found' });
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-function errorOutput(httpStatus: HttpStatusCode, jsonrpcError: JsonRpcErrorResponse, allow?: string): HttpOutput {
-  const headers = allow === undefined
-    ? httpStatus === HttpStatus.PayloadTooLarge ? { ...JSON_HEADERS, connection: 'close' } : JSON_HEADERS
-    : { ...JSON_HEADERS, allow };
-  // Field bug B45: no `id` member when the id is unknown (see httpErrorBody).
-  return { status: httpStatus, headers, body: httpErrorBody(jsonrpcError) };
-}
-
-function refusalOutput(name: HttpRefusalName, detail?: string, allow?: string): HttpOutput {
-  const { httpStatus, jsonrpcError } = httpRefusal(name, null, detail);
-  return errorOutput(httpStatus, jsonrpcError, allow);
+/** The answer to a refusal decision of the ladder (with `Allow` on a 405). */
+function decisionOutput(decision: HttpRefusalDecision): HttpOutput {
+  return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow === undefined ? undefined : { allow: decision.allow });
 }
 
 /** The {@link TransportMessageExtra} of one request; headers are collected only if someone reads them. */
@@ -365,8 +363,8 @@ function validateOptions(options: McpHttpHandlerOptions): void {
     throw new TypeError(`Invalid option path: ${quoted(options.path)} is a legacy HTTP+SSE path (set legacySse to other paths or false)`);
   }
   const mode = options.responseMode;
-  if (mode !== undefined && mode !== 'sse' && mode !== 'json') {
-    throw new TypeError(`Invalid option responseMode: expected "sse" or "json", got ${quoted(mode)}`);
+  if (mode !== undefined && mode !== 'auto' && mode !== 'sse' && mode !== 'json') {
+    throw new TypeError(`Invalid option responseMode: expected "auto", "sse" or "json", got ${quoted(mode)}`);
   }
   checkCount('maxBodyBytes', options.maxBodyBytes);
   checkCount('maxBatchSize', options.maxBatchSize);
@@ -389,6 +387,7 @@ function validateOptions(options: McpHttpHandlerOptions): void {
   }
   checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
   checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
+  checkSpan('sseAfterMs', options.sseAfterMs, MAX_TIMER_MS);
   checkHostList('allowedHosts', options.allowedHosts);
   checkHostList('allowedOrigins', options.allowedOrigins);
   checkFlag('allowAnyOrigin', options.allowAnyOrigin);
@@ -410,7 +409,8 @@ export class HttpCore {
   readonly #path: string;
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
-  readonly #mode: ResponseShape;
+  readonly #mode: ResponseMode;
+  readonly #sseAfterMs: number;
   readonly #store: EventStore | undefined;
   readonly #guard: HostGuard;
   readonly #trustProxy: boolean;
@@ -437,7 +437,8 @@ export class HttpCore {
       this.#ssePath = paths.ssePath ?? DEFAULT_LEGACY_SSE_PATH;
       this.#messagesPath = paths.messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH;
     }
-    this.#mode = options.responseMode ?? 'sse';
+    this.#mode = options.responseMode ?? 'auto';
+    this.#sseAfterMs = options.sseAfterMs ?? DEFAULT_SSE_AFTER_MS;
     this.#store = options.eventStore === null ? undefined : (options.eventStore ?? new InMemoryEventStore());
     this.#guard = new HostGuard({
       protection: options.dnsRebindingProtection ?? true,
@@ -516,10 +517,10 @@ export class HttpCore {
    */
   #checkGuard(input: HttpInput): HttpOutput | undefined {
     const host = input.header('host');
-    if (!this.#guard.hostAllowed(host)) return refusalOutput('forbiddenHost', `'${host ?? ''}'`);
+    if (!this.#guard.hostAllowed(host)) return refusalOutput('forbiddenHost', { detail: `'${host ?? ''}'` });
     const origin = input.header('origin');
     if (origin !== undefined && !this.#guard.originAllowed(origin, host, this.#schemeOf(input))) {
-      return refusalOutput('forbiddenOrigin', `'${origin}' is not the server's origin and is not in allowedOrigins`);
+      return refusalOutput('forbiddenOrigin', { detail: `'${origin}' is not the server's origin and is not in allowedOrigins` });
     }
     return undefined;
   }
@@ -543,15 +544,15 @@ export class HttpCore {
     const contentType = input.header('content-type');
     // Refuse what the headers alone refuse (405, 415) before reading a body.
     const head = checkStreamableHttpHead(method, contentType);
-    if (head !== undefined) return errorOutput(head.httpStatus, head.jsonrpcError, head.allow);
+    if (head !== undefined) return decisionOutput(head);
 
     let body: Inbound | undefined;
     if (method === 'POST') {
       const read = await input.readBody(this.#maxBody);
       // RFC 9110 §15.5.14: over the limit ⇒ 413; reading stopped at the limit (bounded buffering).
-      if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
+      if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', { detail: `more than ${this.#maxBody} bytes` });
       // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
-      if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
+      if (read.kind === 'aborted') return refusalOutput('parseError', { detail: 'the request body was cut short' });
       const parsed = bodyValue(read, this.#maxDepth);
       if (!parsed.ok) body = { kind: 'invalid', reply: parsed.reply };
       else {
@@ -579,7 +580,7 @@ export class HttpCore {
 
     switch (decision.kind) {
       case 'refuse':
-        return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow);
+        return decisionOutput(decision);
       case 'initialize':
         return this.#initialize(decision, input);
       case 'message':
@@ -601,16 +602,11 @@ export class HttpCore {
         this.#table.remove((entry as StreamableEntry).transport.sessionId);
         await this.#table.closeEntry(entry as StreamableEntry);
         return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
-      case 'modern': {
-        // Not reachable until the stateless era is served (classify's `servesModern`).
-        const { httpStatus, jsonrpcError } = httpRefusal('modernNotServed');
-        return errorOutput(httpStatus, jsonrpcError);
-      }
     }
   }
 
   #batchTooLarge(length: number): HttpOutput {
-    return refusalOutput('batchTooLarge', `batch of ${length} messages exceeds the limit of ${this.#maxBatch}`);
+    return refusalOutput('batchTooLarge', { detail: `batch of ${length} messages exceeds the limit of ${this.#maxBatch}` });
   }
 
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
@@ -632,6 +628,7 @@ export class HttpCore {
       retryMs: this.#retryMs,
       keepAliveMs: this.#keepAliveMs,
       maxSseBufferBytes: this.#maxSseBuffer,
+      sseAfterMs: this.#sseAfterMs,
       onClosed: (t) => this.#table.remove(t.sessionId, t),
     });
     const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
@@ -654,9 +651,9 @@ export class HttpCore {
   async #legacyGet(input: HttpInput): Promise<HttpOutput> {
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return forbidden;
-    if (input.method !== 'GET') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'GET');
+    if (input.method !== 'GET') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'GET' });
     if (!acceptsMediaType(input.header('accept'), 'text/event-stream')) {
-      return refusalOutput('notAcceptableSse', `got '${input.header('accept') ?? ''}'`);
+      return refusalOutput('notAcceptableSse', { detail: `got '${input.header('accept') ?? ''}'` });
     }
     const sessionId = newSessionId();
     const refused = await this.#admit(sessionId, 'legacy-sse', input);
@@ -686,16 +683,16 @@ export class HttpCore {
   async #legacyPost(input: HttpInput): Promise<HttpOutput> {
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return forbidden;
-    if (input.method !== 'POST') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'POST');
+    if (input.method !== 'POST') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'POST' });
     const sessionId = new URLSearchParams(input.query).get('sessionId');
     if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId');
     const entry = this.#table.legacy(sessionId);
     if (entry === undefined) return refusalOutput('sessionNotFound');
     const contentType = input.header('content-type');
-    if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', `got '${contentType ?? ''}'`);
+    if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', { detail: `got '${contentType ?? ''}'` });
     const read = await input.readBody(this.#maxBody);
-    if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
-    if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
+    if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', { detail: `more than ${this.#maxBody} bytes` });
+    if (read.kind === 'aborted') return refusalOutput('parseError', { detail: 'the request body was cut short' });
     const parsed = bodyValue(read, this.#maxDepth);
     const value = parsed.ok ? parsed.value : undefined;
     // 2024-11-05 has no JSON-RPC batching (MCP 2024-11-05 never mentions it; batches arrived with MCP 2025-03-26
@@ -746,7 +743,7 @@ export class HttpCore {
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
  *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
  *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
- *   `sseKeepAliveMs` negative, NaN or above 2^31 − 1.
+ *   `sseKeepAliveMs`, `sseAfterMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  * @example
  * const handler = createMcpHttpHandler({ server });

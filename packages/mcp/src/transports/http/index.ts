@@ -21,6 +21,7 @@ export {
   DEFAULT_SESSION_GRACE_MS,
   DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SSE_AFTER_MS,
   DEFAULT_SSE_KEEP_ALIVE_MS,
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
@@ -47,28 +48,8 @@ export type {
   SessionStore,
   SessionTransportKind,
 } from '../../stores/sessionStore.js';
-export {
-  acceptsMediaType,
-  checkStreamableHttpHead,
-  classifyStreamableHttp,
-  isJsonContentType,
-  mediaTypeEssence,
-  modernClaim,
-  negotiateResponseShape,
-  PROTOCOL_VERSION_META_KEY,
-  STREAMABLE_HTTP_ALLOW,
-} from '../../protocol/classify.js';
-export type {
-  HttpInitializeDecision,
-  HttpListenDecision,
-  HttpMessageDecision,
-  HttpModernDecision,
-  HttpRefusalDecision,
-  HttpSessionFacts,
-  HttpTerminateDecision,
-  ResponseShape,
-  StreamableHttpDecision,
-  StreamableHttpFacts,
-} from '../../protocol/classify.js';
-export { HttpRefusal, HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
-export type { HttpRefusalName, HttpRefusalResult, HttpRefusalSpec, HttpStatusCode } from '../../protocol/httpStatus.js';
+export { acceptsMediaType, isJsonContentType } from './media.js';
+export { PROTOCOL_VERSION_META_KEY, STREAMABLE_HTTP_ALLOW } from './ladder.js';
+export type { ResponseMode, ResponseShape } from './ladder.js';
+export { HttpStatus } from './refusals.js';
+export type { HttpStatusCode } from './refusals.js';

@@ -9,10 +9,9 @@
  */
 import type { Inbound, Logger } from '@switchboard/jsonrpc';
 import type { ServerSession } from '../../server/types.js';
-import { httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
+import { refusalOutput } from './refusals.js';
 import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../stores/sessionStore.js';
 import type { HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
 import type { LegacySseSessionTransport } from './legacySse.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';
 
@@ -157,8 +156,8 @@ export class SessionTable {
   }
 
   async #admitNow(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
-    if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
-    if (this.#admissionsStopped) return this.#refusal('tooManySessions', 'the server is shutting down', undefined);
+    if (this.#closed) return refusalOutput('handlerClosed');
+    if (this.#admissionsStopped) return refusalOutput('shuttingDown');
     const now = Date.now();
     if (caller !== undefined && this.#maxPerCaller < this.#max && (await this.#store.count({ caller })) >= this.#maxPerCaller) {
       const wait = await this.#makeRoom(now, caller);
@@ -170,7 +169,7 @@ export class SessionTable {
       const wait = await this.#makeRoom(now, undefined);
       if (wait !== undefined) return this.#refusal('tooManySessions', `${this.#max} sessions are live`, wait);
     }
-    if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
+    if (this.#closed) return refusalOutput('handlerClosed');
     const handshake = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
     const record: SessionRecord = {
       sessionId,
@@ -300,9 +299,7 @@ export class SessionTable {
   }
 
   #refusal(name: 'tooManySessions' | 'tooManyCallerSessions', detail: string, retryAfter: number | null | undefined): HttpOutput {
-    const { httpStatus, jsonrpcError } = httpRefusal(name, null, detail);
-    const headers = typeof retryAfter === 'number' ? { ...JSON_HEADERS, 'retry-after': String(retryAfter) } : JSON_HEADERS;
-    return { status: httpStatus, headers, body: httpErrorBody(jsonrpcError) };
+    return refusalOutput(name, { detail, retryAfterSeconds: typeof retryAfter === 'number' ? retryAfter : undefined });
   }
 
   #startReaper(): void {

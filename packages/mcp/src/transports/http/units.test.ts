@@ -309,7 +309,7 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
     [{ path: '/mcp?x=1' }, TypeError, 'Invalid option path: expected a URL path starting with "/" (no query, fragment or spaces), got "/mcp?x=1"'],
     [{ path: '/sse' }, TypeError, 'Invalid option path: "/sse" is a legacy HTTP+SSE path (set legacySse to other paths or false)'],
     [{ legacySse: { ssePath: 'events' } }, TypeError, 'Invalid option legacySse.ssePath: expected a URL path starting with "/" (no query, fragment or spaces), got "events"'],
-    [{ responseMode: 'xml' }, TypeError, 'Invalid option responseMode: expected "sse" or "json", got "xml"'],
+    [{ responseMode: 'xml' }, TypeError, 'Invalid option responseMode: expected "auto", "sse" or "json", got "xml"'],
     [{ allowedHosts: 'localhost' }, TypeError, 'Invalid option allowedHosts: expected an array of strings, got "localhost"'],
   ];
 
