@@ -13,6 +13,8 @@ export {
   createMcpHttpHandler,
   DEFAULT_LEGACY_MESSAGES_PATH,
   DEFAULT_LEGACY_SSE_PATH,
+  DEFAULT_SSE2024_MESSAGES_PATH,
+  DEFAULT_SSE2024_SSE_PATH,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES,
   DEFAULT_MAX_SESSIONS,
@@ -26,10 +28,11 @@ export {
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
 } from './handler.js';
-export type { CallerFacts, LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions, McpHttpServerLike } from './handler.js';
+export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
+export type { HttpConnectOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
 export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
 export type { CloseSseStreamOptions } from './sessionTransport.js';
-export { LegacySseSessionTransport } from './legacySse.js';
+export { HttpSseSessionTransport, LegacySseSessionTransport } from './sse2024.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
 export {
   DEFAULT_MAX_BYTES_PER_SESSION,

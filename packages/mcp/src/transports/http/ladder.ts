@@ -144,6 +144,9 @@ function refuse(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: str
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
+const BOTH_ACCEPTED = 'application/json, text/event-stream';
+const BOTH_ACCEPTED_SSE_FIRST = 'text/event-stream, application/json';
+
 /**
  * Chooses how to answer a POST that carries requests. `auto`: both types accepted ⇒ `adaptive`, else the one
  * accepted. `sse`: SSE when accepted. `json` and `sse` answer a client that accepts only JSON with JSON (field bug
@@ -152,6 +155,8 @@ function refuse(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: str
  * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" items 2 and 5
  */
 export function negotiateResponseShape(accept: string | undefined, mode: ResponseMode): ResponseShape | undefined {
+  // The official clients' Accept, spelled out: both types without parsing the header (every POST carries it).
+  if (accept === BOTH_ACCEPTED || accept === BOTH_ACCEPTED_SSE_FIRST) return mode === 'auto' ? 'adaptive' : mode;
   const json = acceptsMediaType(accept, 'application/json');
   if (mode === 'json') return json ? 'json' : undefined;
   const sse = acceptsMediaType(accept, 'text/event-stream');

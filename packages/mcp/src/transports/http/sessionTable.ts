@@ -8,28 +8,28 @@
  * @internal
  */
 import type { Inbound, Logger } from '@switchboard/jsonrpc';
-import type { ServerSession } from '../../server/types.js';
 import { refusalOutput } from './refusals.js';
 import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../stores/sessionStore.js';
 import type { HttpOutput } from './exchange.js';
-import type { LegacySseSessionTransport } from './legacySse.js';
+import type { HttpSseSessionTransport } from './sse2024.js';
+import type { HttpSessionHandle } from './serverLike.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';
 
 /** A live Streamable HTTP session. */
 export interface StreamableEntry {
   readonly kind: 'streamable-http';
   readonly transport: StreamableHttpSessionTransport;
-  session: ServerSession | undefined;
+  session: HttpSessionHandle | undefined;
 }
 
 /** A live 2024-11-05 HTTP+SSE session (it lives as long as its stream). */
-export interface LegacyEntry {
+export interface HttpSseEntry {
   readonly kind: 'legacy-sse';
-  readonly transport: LegacySseSessionTransport;
-  session: ServerSession | undefined;
+  readonly transport: HttpSseSessionTransport;
+  session: HttpSessionHandle | undefined;
 }
 
-export type SessionEntry = StreamableEntry | LegacyEntry;
+export type SessionEntry = StreamableEntry | HttpSseEntry;
 
 /** {@link SessionTable} settings (validated by the handler). */
 export interface SessionTableInit {
@@ -138,7 +138,7 @@ export class SessionTable {
     return entry?.kind === 'streamable-http' ? entry : undefined;
   }
 
-  legacy(sessionId: string): LegacyEntry | undefined {
+  sse2024(sessionId: string): HttpSseEntry | undefined {
     const entry = this.#entries.get(sessionId);
     return entry?.kind === 'legacy-sse' ? entry : undefined;
   }
