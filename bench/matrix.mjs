@@ -20,6 +20,8 @@ export const ROWS = [
   // ---------------------------------------------------------------- Streamable HTTP, JSON bodies
   { key: 'raw-http-json', label: 'raw floor', transport: 'http', response: 'json', role: 'raw', script: 'raw-http.js', args: ['--response', 'json'] },
   { key: 'switchboard-legacy-json', label: 'Switchboard (legacy session)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], targets: 'http-legacy' },
+  // The default responseMode 'auto' with the official clients' Accept (both types): a quick call is answered with JSON.
+  { key: 'switchboard-legacy-both', label: 'Switchboard (both media types accepted)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'auto'], targets: 'http-legacy' },
   { key: 'sdk-v1-stateful-json', label: 'SDK v1 stateful', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v1.js', args: ['--mode', 'stateful', '--response', 'json'] },
   { key: 'sdk-v1-stateless-json', label: 'SDK v1 stateless', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v1.js', args: ['--mode', 'stateless', '--response', 'json'] },
   { key: 'sdk-v2-stateful-json', label: 'SDK v2 stateful', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'stateful', '--response', 'json'] },

@@ -99,6 +99,7 @@ export function closeStdioOnSignals(session, drainMs) {
  * @param {(handle: import('@switchboard/mcp/node').ServeHttpHandle) => string} launcher.listening - What to print on
  *   stderr once the HTTP server listens.
  * @param {() => void} [launcher.closed] - Called after the server closed (HTTP), before the exit.
+ * @param {{ responseMode?: 'auto' | 'json' | 'sse' }} [launcher.http] - Handler options for HTTP (default: none).
  */
 export function runLauncher(launcher) {
   const main = async () => {
@@ -111,7 +112,7 @@ export function runLauncher(launcher) {
       return;
     }
     const { serveHttp } = await import('@switchboard/mcp/node');
-    const handle = await serveHttp({ server, port: opts.port, host: opts.host });
+    const handle = await serveHttp({ server, port: opts.port, host: opts.host, ...launcher.http });
     process.stderr.write(launcher.listening(handle));
     let stopping = false;
     const stop = async () => {

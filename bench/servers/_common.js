@@ -41,7 +41,7 @@ export function parseArgs(argv = process.argv.slice(2), extra = {}) {
   if (opts.stdio === (opts.port !== undefined)) fail('give exactly one of --stdio or --port <N>');
   if (opts.port !== undefined && !(Number.isInteger(opts.port) && opts.port >= 0 && opts.port < 65536)) fail('bad --port');
   if (!(Number.isInteger(opts.tools) && opts.tools >= 1)) fail('bad --tools');
-  if (opts.response !== undefined && opts.response !== 'json' && opts.response !== 'sse') fail('--response is json or sse');
+  if (opts.response !== undefined && !['json', 'sse', 'auto'].includes(opts.response)) fail('--response is json, sse or auto (auto: Switchboard only)');
   return opts;
 }
 

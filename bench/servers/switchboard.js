@@ -4,7 +4,7 @@
 //   node bench/servers/switchboard.js --port <N>        Streamable HTTP at http://127.0.0.1:<N>/mcp (legacy sessions)
 //   options: --tools <N>            register N-1 filler tools next to echo (flatness scenario)
 //            --max-concurrent <N>   McpServer maxConcurrentRequestsPerSession (10k-in-flight scenario)
-//            --response json|sse    HTTP response mode, when the transport lets us choose
+//            --response json|sse|auto  HTTP response mode (auto: decided per exchange, the default)
 //            --session-idle-ms <N>  idle-session reaping (sessionIdleTimeoutMs)
 //            --no-event-store       HTTP without SSE resumability (eventStore: null; default: in-memory store)
 //

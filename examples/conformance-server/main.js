@@ -27,6 +27,9 @@ runLauncher({
   port: DEFAULT_PORT,
   host: DEFAULT_HOST,
   drainMs: SHUTDOWN_DRAIN_MS,
+  // Every POST answered as SSE: the suites' server-sse-streams-functional check scores only SSE answers (with the
+  // default 'auto', quick calls are JSON and the suite reports that check as INFO, "SSE streams optional").
+  http: { responseMode: 'sse' },
   createServer: async () => createConformanceServer(),
   listening: (handle) => `conformance-server: Streamable HTTP listening on ${handle.url} (pid ${process.pid})\n`,
 });

@@ -147,7 +147,7 @@ describe('client disconnect mid-call (HTTP)', () => {
 
     const ping = await call(handle.url, { body: { jsonrpc: '2.0', id: 'p', method: 'ping' }, headers: inSession(sid) });
     expect(ping.status).toBe(200);
-    expect(messagesOf(ping.events)).toEqual([{ jsonrpc: '2.0', id: 'p', result: {} }]);
+    expect(ping.messages).toEqual([{ jsonrpc: '2.0', id: 'p', result: {} }]);
 
     // After the tool finished (its answer had no connection to go to), a resume from the priming event gets it.
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -177,7 +177,7 @@ describe('client disconnect mid-call (HTTP)', () => {
     ex.cut();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const ping = await call(handle.url, { body: { jsonrpc: '2.0', id: 'p2', method: 'ping' }, headers });
-    expect(messagesOf(ping.events)).toEqual([{ jsonrpc: '2.0', id: 'p2', result: {} }]);
+    expect(ping.messages).toEqual([{ jsonrpc: '2.0', id: 'p2', result: {} }]);
   });
 });
 

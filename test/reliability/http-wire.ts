@@ -117,11 +117,20 @@ export function open(url: string, init: RequestInit = {}): Promise<OpenExchange>
   });
 }
 
-/** A request whose whole answer is read: status, headers and the body text. */
-export async function call(url: string, init: RequestInit = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; events: SseEvent[] }> {
+/**
+ * A request whose whole answer is read: status, headers, the body text, its SSE events, and `messages`: the
+ * JSON-RPC messages it carried whichever media type answered (a JSON body, or the SSE events' data).
+ */
+export async function call(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; events: SseEvent[]; messages: unknown[] }> {
   const ex = await open(url, init);
   const body = await ex.done;
-  return { status: ex.status, headers: ex.headers, body, events: ex.events };
+  const json = String(ex.headers['content-type'] ?? '').startsWith('application/json') && ex.status === 200;
+  const parsed = json ? (JSON.parse(body) as unknown) : undefined;
+  const messages = json ? (Array.isArray(parsed) ? parsed : [parsed]) : messagesOf(ex.events);
+  return { status: ex.status, headers: ex.headers, body, events: ex.events, messages };
 }
 
 /** Opens a 2025-11-25 session on `url` (initialize, then notifications/initialized); returns its id. */

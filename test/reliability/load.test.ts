@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { call, inSession, messagesOf, openSession } from './http-wire.js';
+import { call, inSession, openSession } from './http-wire.js';
 
 const STRESS = process.env.STRESS === '1';
 const CLIENTS = STRESS ? 1000 : 100;
@@ -84,7 +84,7 @@ async function checkedCall(url: string, agent: http.Agent, sid: string, id: stri
     return;
   }
   out.latencies.push(performance.now() - t0);
-  const messages = reply.status === 200 ? messagesOf(reply.events) : [];
+  const messages = reply.status === 200 ? reply.messages : [];
   if (messages.length === 0) {
     out.lost++;
     if (out.reasons.length < 5) out.reasons.push(`${id}: ${reply.status} ${reply.body.slice(0, 200)}`);
@@ -133,7 +133,7 @@ it(`HTTP: ${CLIENTS} clients × ${PER_CLIENT} calls in flight on keep-alive conn
       body: { jsonrpc: '2.0', id: 'stats', method: 'tools/call', params: { name: 'stats', arguments: {} } },
       headers: inSession(clients[0]?.sid ?? ''),
     });
-    const maxRunning = (JSON.parse((messagesOf(stats.events)[0] as { result: { content: { text: string }[] } }).result.content[0]?.text ?? '{}') as { maxRunning: number }).maxRunning;
+    const maxRunning = (JSON.parse((stats.messages[0] as { result: { content: { text: string }[] } }).result.content[0]?.text ?? '{}') as { maxRunning: number }).maxRunning;
 
     // Closed loop: each client keeps PER_CLIENT calls outstanding for ROUNDS more rounds (latency recorded).
     const loop: Outcome = { answered: 0, lost: 0, reasons: [], misrouted: [], latencies: [] };

@@ -29,10 +29,11 @@ import {
   parseMessage,
 } from '@switchboard/jsonrpc';
 import type { Inbound, InboundSingle, JsonRpcId, JsonRpcResponse, NdjsonEvent } from '@switchboard/jsonrpc';
-import { checkStreamableHttpHead, classifyStreamableHttp, createMcpHttpHandler } from '@switchboard/mcp/http';
+import { createMcpHttpHandler } from '@switchboard/mcp/http';
+import { checkStreamableHttpHead, classifyStreamableHttp } from '../../packages/mcp/src/transports/http/ladder.js';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { createConformanceServer } from '../../examples/conformance-server/server.js';
-import type { StreamableHttpDecision, StreamableHttpFacts } from '@switchboard/mcp/http';
+import type { StreamableHttpDecision, StreamableHttpFacts } from '../../packages/mcp/src/transports/http/ladder.js';
 
 const STRESS = process.env['STRESS'] === '1';
 /** Cases per property: 500 here (smoke, about 3 s for the file), 10,000 under STRESS=1. */
@@ -484,14 +485,13 @@ const factsArb: fc.Arbitrary<StreamableHttpFacts> = fc.record({
   lastEventId: headerValue(['1', '']),
   session: fc.option(fc.record({ protocolVersion: fc.option(fc.oneof(fc.constantFrom(...REVISIONS), fc.string({ maxLength: 10 })), { nil: undefined }) }), { nil: undefined }),
   body: httpBody,
-  responseMode: fc.constantFrom('json' as const, 'sse' as const),
-  servesModern: fc.option(fc.boolean(), { nil: undefined }),
+  responseMode: fc.constantFrom('auto' as const, 'json' as const, 'sse' as const),
 });
 
 const REFUSAL_STATUSES = new Set([400, 403, 404, 405, 406, 409, 413, 415, 500, 503]);
 
 function expectDecision(facts: StreamableHttpFacts, decision: StreamableHttpDecision): void {
-  expect(['refuse', 'initialize', 'message', 'listen', 'terminate', 'modern']).toContain(decision.kind);
+  expect(['refuse', 'initialize', 'message', 'listen', 'terminate']).toContain(decision.kind);
   switch (decision.kind) {
     case 'refuse':
       // Every refusal has an HTTP error status and a JSON-RPC error response for the body.
@@ -502,7 +502,7 @@ function expectDecision(facts: StreamableHttpFacts, decision: StreamableHttpDeci
     case 'initialize':
       expect(facts.httpMethod).toBe('POST');
       expect(decision.request.method).toBe('initialize');
-      expect(['json', 'sse']).toContain(decision.respondWith);
+      expect(['adaptive', 'json', 'sse']).toContain(decision.respondWith);
       return;
     case 'message': {
       expect(facts.httpMethod).toBe('POST');
@@ -525,9 +525,6 @@ function expectDecision(facts: StreamableHttpFacts, decision: StreamableHttpDeci
     case 'terminate':
       expect(facts.httpMethod).toBe('DELETE');
       expect(decision.sessionId).toBe(facts.sessionId);
-      return;
-    case 'modern':
-      expect(facts.servesModern).toBe(true);
       return;
   }
 }

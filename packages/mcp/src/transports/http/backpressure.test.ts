@@ -194,6 +194,7 @@ describe('SSE backpressure (client not reading)', () => {
       logger,
       maxSseBufferBytes: 1024 * 1024,
       eventStore: new InMemoryEventStore({ maxEventsPerStream: n + 10 }),
+      responseMode: 'sse', // the stream must be connected before the spray starts
     });
     const sessionId = await openSession(handle.url);
     const socket = rawRequest(handle.port, postHead(sessionId), callBody('spray', n));

@@ -18,7 +18,7 @@ describe('event history and the session', () => {
       throw new Error('boom');
     });
     const store = new InMemoryEventStore();
-    const handler = createMcpHttpHandler({ server, eventStore: store });
+    const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
     const init = await handler.fetch(new Request(BASE, {
       method: 'POST',
       headers: HEADERS,

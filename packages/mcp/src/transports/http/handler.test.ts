@@ -287,13 +287,17 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 3000): Prom
   }
 }
 
-/** Starts a fresh test server behind `kind` before each test and stops both after it. */
+/**
+ * Starts a fresh test server behind `kind` before each test and stops both after it. Its tests are about SSE
+ * streams (priming, event ids, resumption, history), so it forces `responseMode: 'sse'`; the default (`auto`,
+ * adaptive answers) has its own block below.
+ */
 function useTarget(kind: PathKind, assign: (server: McpServer, target: Target) => void): void {
   let server: McpServer | undefined;
   let target: Target | undefined;
   beforeEach(async () => {
     server = createTestServer();
-    target = await startTarget(kind, server);
+    target = await startTarget(kind, server, { responseMode: 'sse' });
     assign(server, target);
   });
   afterEach(async () => {
@@ -638,7 +642,7 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
   it('a POST stream delivered whole with its result leaves no history behind; a cut one keeps it', async () => {
     await t.close();
     const store = new InMemoryEventStore();
-    t = await startTarget(kind, server, { eventStore: store });
+    t = await startTarget(kind, server, { eventStore: store, responseMode: 'sse' });
     const s = await openSession(t);
     const delivered: string[] = [];
     for (let i = 1; i <= 5; i++) {
@@ -738,6 +742,92 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ id: 1, error: { code: -32022, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25']) } } });
+  });
+});
+
+describe.each(PATHS)('adaptive answers (responseMode auto, the default) via %s', (kind) => {
+  let server: McpServer;
+  let t: Target | undefined;
+
+  beforeEach(() => {
+    server = createTestServer();
+  });
+
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+    await server.close();
+  });
+
+  it('Accept of both types: initialize and a quick result alone are one application/json answer', async () => {
+    t = await startTarget(kind, server);
+    const init = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('content-type')).toBe('application/json');
+    const sessionId = init.headers.get('mcp-session-id') as string;
+    expect(sessionId).toMatch(/^[\x21-\x7e]+$/);
+    expect((await init.json()).result.protocolVersion).toBe('2025-11-25');
+    const headers = { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    expect((await t.send('POST', '/mcp', { headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).status).toBe(202);
+    const res = await t.send('POST', '/mcp', { headers, body: call(2, 'echo', { text: 'a' }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('mcp-session-id')).toBe(sessionId);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'echo:a' }] } });
+  });
+
+  it('a notification before the result makes the answer SSE: priming event, the progress notification, the result', async () => {
+    t = await startTarget(kind, server);
+    const s = await openSession(t);
+    const res = await t.send('POST', '/mcp', { headers: s.headers, body: call(3, 'slow', { ms: 10, tag: 'p' }, { progressToken: 'tok' }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = await new SseReader(res).rest();
+    expect(events[0]).toMatchObject({ data: '', retry: 1000 });
+    expect(events.slice(1).map((e) => JSON.parse(e.data))).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 2, message: 'half' } },
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'slow:p' }] } },
+    ]);
+  });
+
+  it('nothing within sseAfterMs makes the answer SSE (resumable); a result within it is JSON', async () => {
+    t = await startTarget(kind, server, { sseAfterMs: 20 });
+    const s = await openSession(t);
+    const res = await t.send('POST', '/mcp', { headers: s.headers, body: call(4, 'slow', { ms: 150, tag: 'late' }) });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = await new SseReader(res).rest();
+    expect(events[0]?.id).toMatch(/^[0-9a-f]{32}\.\d+\.\d+$/);
+    expect(events.slice(1).map((e) => JSON.parse(e.data))).toEqual([{ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'slow:late' }] } }]);
+    await t.close();
+
+    t = await startTarget(kind, server, { sseAfterMs: 2000 });
+    const s2 = await openSession(t);
+    const json = await t.send('POST', '/mcp', { headers: s2.headers, body: call(5, 'slow', { ms: 50, tag: 'soon' }) });
+    expect(json.headers.get('content-type')).toBe('application/json');
+    expect(await json.json()).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'slow:soon' }] } });
+  });
+
+  it('closeRequestSseStream on an undecided exchange makes it SSE and closes it; the client resumes the result', async () => {
+    t = await startTarget(kind, server);
+    const s = await openSession(t);
+    const res = await t.send('POST', '/mcp', { headers: s.headers, body: call(6, 'poll') });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = await new SseReader(res).rest();
+    // The priming event and the retry hint, no message: the server closed the stream before the result.
+    expect(events.filter((e) => e.data !== '')).toEqual([]);
+    expect(events[0]?.id).toMatch(/\S/);
+    const resumed = await t.send('GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': events[0]?.id as string } });
+    const replay = await new SseReader(resumed).rest();
+    expect(replay.map((e) => JSON.parse(e.data))).toEqual([{ jsonrpc: '2.0', id: 6, result: { content: [{ type: 'text', text: 'poll:true' }] } }]);
+  });
+
+  it('responseMode sse still forces SSE for a quick result', async () => {
+    t = await startTarget(kind, server, { responseMode: 'sse' });
+    const s = await openSession(t);
+    const res = await t.send('POST', '/mcp', { headers: s.headers, body: call(7, 'echo', { text: 's' }) });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = await new SseReader(res).rest();
+    expect(events.slice(1).map((e) => JSON.parse(e.data))).toEqual([{ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'echo:s' }] } }]);
   });
 });
 
@@ -1035,7 +1125,7 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
   });
 
   it('allowedHosts replaces the loopback defaults; eventStore: null disables priming and resumption', async () => {
-    t = await startTarget(kind, server, { allowedHosts: ['mcp.example.com'], eventStore: null });
+    t = await startTarget(kind, server, { allowedHosts: ['mcp.example.com'], eventStore: null, responseMode: 'sse' });
     const local = await t.send('POST', '/mcp', { headers: { host: 'localhost', 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
     expect(local.status).toBe(403);
     await local.text();

@@ -5,29 +5,22 @@
  * `Request`/`Response` objects.
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, classifyValue, parseJson, silentLogger } from '@switchboard/jsonrpc';
-import type { Inbound, Logger, ParsedJson, Transport, TransportMessageExtra } from '@switchboard/jsonrpc';
-import {
-  acceptsMediaType,
-  checkStreamableHttpHead,
-  classifyStreamableHttp,
-  isJsonContentType,
-} from '../../protocol/classify.js';
-import type { HttpInitializeDecision, ResponseShape } from '../../protocol/classify.js';
-import { HttpStatus, httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
-import type { HttpRefusalName, HttpStatusCode } from '../../protocol/httpStatus.js';
-import type { JsonRpcErrorResponse } from '@switchboard/jsonrpc';
-import type { ConnectOptions, ServerSession } from '../../server/types.js';
+import type { Inbound, Logger, ParsedJson, TransportMessageExtra } from '@switchboard/jsonrpc';
+import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder.js';
+import type { HttpInitializeDecision, HttpRefusalDecision, ResponseMode } from './ladder.js';
+import { acceptsMediaType, isJsonContentType } from './media.js';
+import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import type { EventStore } from '../../stores/eventStore.js';
 import { InMemorySessionStore } from '../../stores/sessionStore.js';
 import type { SessionStore } from '../../stores/sessionStore.js';
 import type { HttpInput, HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
-import { LegacySseSessionTransport, formatEndpointEvent } from './legacySse.js';
+import { HttpSseSessionTransport, formatEndpointEvent } from './sse2024.js';
 import { HostGuard, isLoopbackHost } from './security.js';
+import type { McpHttpServerLike } from './serverLike.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
 import { SessionTable, phaseAfterPost } from './sessionTable.js';
-import type { LegacyEntry, SessionEntry, StreamableEntry } from './sessionTable.js';
+import type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionTable.js';
 import { DEFAULT_MAX_SSE_BUFFER_BYTES, SSE_HEADERS, SseChannel } from './sse.js';
 import { webInput, webResponse } from './web.js';
 
@@ -47,14 +40,20 @@ export const DEFAULT_MAX_SESSIONS_PER_CALLER = 1000;
 export const DEFAULT_SESSION_GRACE_MS = 60_000;
 /** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
 export const DEFAULT_SSE_RETRY_MS = 1000;
+/** Default {@link McpHttpHandlerOptions.sseAfterMs}: 50 ms. */
+export const DEFAULT_SSE_AFTER_MS = 50;
 /** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytes}: 8 MiB. */
 export { DEFAULT_MAX_SSE_BUFFER_BYTES } from './sse.js';
-/** Default {@link LegacySseOptions.ssePath}. */
-export const DEFAULT_LEGACY_SSE_PATH = '/sse';
-/** Default {@link LegacySseOptions.messagesPath}. */
-export const DEFAULT_LEGACY_MESSAGES_PATH = '/messages';
+/** Default {@link HttpSseOptions.ssePath}. */
+export const DEFAULT_SSE2024_SSE_PATH = '/sse';
+/** Default {@link HttpSseOptions.messagesPath}. */
+export const DEFAULT_SSE2024_MESSAGES_PATH = '/messages';
+/** @deprecated Renamed {@link DEFAULT_SSE2024_SSE_PATH}. */
+export const DEFAULT_LEGACY_SSE_PATH = DEFAULT_SSE2024_SSE_PATH;
+/** @deprecated Renamed {@link DEFAULT_SSE2024_MESSAGES_PATH}. */
+export const DEFAULT_LEGACY_MESSAGES_PATH = DEFAULT_SSE2024_MESSAGES_PATH;
 
 /** What {@link McpHttpHandlerOptions.callerIdentity} is given about the request that would open a session. */
 export interface CallerFacts {
@@ -80,19 +79,17 @@ export function defaultCallerIdentity(facts: CallerFacts): string | undefined {
   return address === undefined || isLoopbackHost(address) ? undefined : `address:${address}`;
 }
 
-/** What the handler needs of an McpServer: `connect` (and its `logger`, used when no logger is given). */
-export interface McpHttpServerLike {
-  connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession>;
-  readonly logger?: Logger;
-}
 
 /** Paths of the deprecated 2024-11-05 HTTP+SSE transport. */
-export interface LegacySseOptions {
+export interface HttpSseOptions {
   /** Where `GET` opens the SSE stream. @default '/sse' */
   readonly ssePath?: string;
   /** Where messages are POSTed (`?sessionId=<id>`); announced in the `endpoint` event. @default '/messages' */
   readonly messagesPath?: string;
 }
+
+/** @deprecated Renamed {@link HttpSseOptions}. */
+export type LegacySseOptions = HttpSseOptions;
 
 /** {@link createMcpHttpHandler} options. */
 export interface McpHttpHandlerOptions {
@@ -101,13 +98,24 @@ export interface McpHttpHandlerOptions {
   /** The Streamable HTTP endpoint path. @default '/mcp' */
   readonly path?: string;
   /**
-   * How requests are answered: `sse` opens a `text/event-stream` per POST carrying requests (progress, logs and
-   * server→client requests travel on it); `json` answers with one `application/json` body (related notifications
-   * are dropped and server→client requests fail fast). In `sse` mode a client whose `Accept` allows only JSON
-   * gets JSON (field bug B19). @default 'sse'
+   * How requests are answered. `auto`: a POST whose `Accept` allows both types is answered by what it produces
+   * first: its response alone ⇒ one `application/json` body; a notification (progress, log) or a server→client
+   * request first, or nothing within `sseAfterMs` ⇒ a `text/event-stream` (keep-alive, resumable); a client that
+   * accepts one type gets that type. `sse` opens a `text/event-stream` per POST carrying requests (progress, logs
+   * and server→client requests travel on it). `json` answers with one `application/json` body (related
+   * notifications are dropped and server→client requests fail fast). In `auto` and `sse` mode a client whose
+   * `Accept` allows only JSON gets JSON (field bug B19). `initialize` is answered with JSON in `auto` mode.
+   * @default 'auto'
    * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 5
    */
-  readonly responseMode?: ResponseShape;
+  readonly responseMode?: ResponseMode;
+  /**
+   * `responseMode: 'auto'`: how long (ms) a POST that accepts both types waits for its first outbound message
+   * before it is answered as SSE. Short enough that a long call gets its stream (keep-alive, resumption) early;
+   * long enough that a quick tool (one event-loop turn, a cache or database lookup) is answered with JSON.
+   * @default 50
+   */
+  readonly sseAfterMs?: number;
   /**
    * SSE event history for resumability (`Last-Event-ID`); `null` disables event ids, priming events and
    * resumption. @default a new {@link InMemoryEventStore} (1000 events per stream, 10 000 streams)
@@ -115,7 +123,7 @@ export interface McpHttpHandlerOptions {
   readonly eventStore?: EventStore | null;
   /** The `retry` hint (ms) sent on priming events and before the server closes a stream on purpose. @default 1000 */
   readonly sseRetryMs?: number;
-  /** Interval (ms) of SSE comment keep-alives on long-lived streams (GET, legacy `/sse`); `0` disables. @default 15_000 */
+  /** Interval (ms) of SSE comment keep-alives on long-lived streams (GET, 2024-11-05 `/sse`); `0` disables. @default 15_000 */
   readonly sseKeepAliveMs?: number;
   /**
    * Backpressure on SSE streams whose client does not read. Above 1 MiB unsent on a connection (or half this cap,
@@ -124,7 +132,7 @@ export interface McpHttpHandlerOptions {
    * await) the connection is dropped and what it held released: with an event store the client resumes the
    * stream with `GET` + `Last-Event-ID`; the request keeps running (a disconnect is not a cancellation). The cap is
    * on a backlog: one event larger than it (a 9 MiB tool result) goes out to a client that has kept up. Applies
-   * to POST, GET and legacy `/sse` streams. @default 8 MiB
+   * to POST, GET and 2024-11-05 `/sse` streams. @default 8 MiB
    */
   readonly maxSseBufferBytes?: number;
   /**
@@ -181,7 +189,7 @@ export interface McpHttpHandlerOptions {
   readonly sessionIdleTimeoutMs?: number;
   /**
    * A session whose client never comes back after opening it (Streamable HTTP: no `notifications/initialized`, no
-   * further request or GET after `initialize`; legacy: no POST after `GET /sse`) is closed after this long (ms), so
+   * further request or GET after `initialize`; 2024-11-05 HTTP+SSE: no POST after `GET /sse`) is closed after this long (ms), so
    * unauthenticated half-open sessions cannot hold the `maxSessions` slots for the whole idle timeout; `0` never.
    * @default 30_000
    */
@@ -195,7 +203,7 @@ export interface McpHttpHandlerOptions {
    */
   readonly sessionGraceMs?: number;
   /**
-   * Live sessions at most (Streamable HTTP and legacy together). At the cap a new session takes the slot of the
+   * Live sessions at most (Streamable HTTP and 2024-11-05 HTTP+SSE together). At the cap a new session takes the slot of the
    * longest-idle reclaimable session: one that never completed the handshake, one past `sessionGraceMs` that made
    * no request after the handshake, or one past its timeout. A session with a request in flight or an open stream
    * is never closed to make room. When none is reclaimable, the new session gets 503 with `Retry-After`: the
@@ -231,7 +239,9 @@ export interface McpHttpHandlerOptions {
    */
   readonly sessionStore?: SessionStore;
   /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */
-  readonly legacySse?: boolean | LegacySseOptions;
+  readonly sse2024?: boolean | HttpSseOptions;
+  /** @deprecated Renamed `sse2024` (same values); used when `sse2024` is not set. */
+  readonly legacySse?: boolean | HttpSseOptions;
   /** Where transport anomalies are reported. @default the server's `logger`, else silent */
   readonly logger?: Logger;
 }
@@ -248,9 +258,9 @@ export interface McpHttpHandler {
   readonly fetch: (request: Request) => Promise<Response>;
   /** Alias of {@link McpHttpHandler.fetch}. */
   readonly handle: (request: Request) => Promise<Response>;
-  /** Whether `path` is served by this handler (the endpoint, or a legacy path). */
+  /** Whether `path` is served by this handler (the endpoint, or a 2024-11-05 HTTP+SSE path). */
   matches(path: string): boolean;
-  /** Live sessions (Streamable HTTP and legacy). */
+  /** Live sessions (Streamable HTTP and 2024-11-05 HTTP+SSE). */
   readonly sessionCount: number;
   /** Closes every session and stops the idle reaper; later `initialize` requests get 503. Idempotent. */
   close(): Promise<void>;
@@ -262,17 +272,9 @@ const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-
 const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, headers: TEXT_HEADERS, body: 'Not Found' });
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-function errorOutput(httpStatus: HttpStatusCode, jsonrpcError: JsonRpcErrorResponse, allow?: string): HttpOutput {
-  const headers = allow === undefined
-    ? httpStatus === HttpStatus.PayloadTooLarge ? { ...JSON_HEADERS, connection: 'close' } : JSON_HEADERS
-    : { ...JSON_HEADERS, allow };
-  // Field bug B45: no `id` member when the id is unknown (see httpErrorBody).
-  return { status: httpStatus, headers, body: httpErrorBody(jsonrpcError) };
-}
-
-function refusalOutput(name: HttpRefusalName, detail?: string, allow?: string): HttpOutput {
-  const { httpStatus, jsonrpcError } = httpRefusal(name, null, detail);
-  return errorOutput(httpStatus, jsonrpcError, allow);
+/** The answer to a refusal decision of the ladder (with `Allow` on a 405). */
+function decisionOutput(decision: HttpRefusalDecision): HttpOutput {
+  return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow === undefined ? undefined : { allow: decision.allow });
 }
 
 /** The {@link TransportMessageExtra} of one request; headers are collected only if someone reads them. */
@@ -350,23 +352,25 @@ function validateOptions(options: McpHttpHandlerOptions): void {
     throw new TypeError(`Invalid option server: expected an McpServer (an object with a connect method), got ${quoted(server)}`);
   }
   checkPath('path', options.path);
-  const legacy = options.legacySse;
-  if (legacy !== undefined && typeof legacy !== 'boolean') {
-    if (typeof legacy !== 'object' || legacy === null) throw new TypeError(`Invalid option legacySse: expected a boolean or an object, got ${quoted(legacy)}`);
-    checkPath('legacySse.ssePath', legacy.ssePath);
-    checkPath('legacySse.messagesPath', legacy.messagesPath);
+  // The option's name as the caller spelled it (`legacySse` is the deprecated alias of `sse2024`).
+  const key = options.sse2024 === undefined && options.legacySse !== undefined ? 'legacySse' : 'sse2024';
+  const sse2024 = options.sse2024 ?? options.legacySse;
+  if (sse2024 !== undefined && typeof sse2024 !== 'boolean') {
+    if (typeof sse2024 !== 'object' || sse2024 === null) throw new TypeError(`Invalid option ${key}: expected a boolean or an object, got ${quoted(sse2024)}`);
+    checkPath(`${key}.ssePath`, sse2024.ssePath);
+    checkPath(`${key}.messagesPath`, sse2024.messagesPath);
     const path = options.path ?? DEFAULT_MCP_PATH;
-    const ssePath = legacy.ssePath ?? DEFAULT_LEGACY_SSE_PATH;
-    const messagesPath = legacy.messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH;
+    const ssePath = sse2024.ssePath ?? DEFAULT_SSE2024_SSE_PATH;
+    const messagesPath = sse2024.messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH;
     if (ssePath === path || messagesPath === path || ssePath === messagesPath) {
-      throw new TypeError(`Invalid option legacySse: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
+      throw new TypeError(`Invalid option ${key}: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
     }
-  } else if (legacy !== false && (options.path === DEFAULT_LEGACY_SSE_PATH || options.path === DEFAULT_LEGACY_MESSAGES_PATH)) {
-    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a legacy HTTP+SSE path (set legacySse to other paths or false)`);
+  } else if (sse2024 !== false && (options.path === DEFAULT_SSE2024_SSE_PATH || options.path === DEFAULT_SSE2024_MESSAGES_PATH)) {
+    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a 2024-11-05 HTTP+SSE path (set ${key} to other paths or false)`);
   }
   const mode = options.responseMode;
-  if (mode !== undefined && mode !== 'sse' && mode !== 'json') {
-    throw new TypeError(`Invalid option responseMode: expected "sse" or "json", got ${quoted(mode)}`);
+  if (mode !== undefined && mode !== 'auto' && mode !== 'sse' && mode !== 'json') {
+    throw new TypeError(`Invalid option responseMode: expected "auto", "sse" or "json", got ${quoted(mode)}`);
   }
   checkCount('maxBodyBytes', options.maxBodyBytes);
   checkCount('maxBatchSize', options.maxBatchSize);
@@ -389,6 +393,7 @@ function validateOptions(options: McpHttpHandlerOptions): void {
   }
   checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
   checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
+  checkSpan('sseAfterMs', options.sseAfterMs, MAX_TIMER_MS);
   checkHostList('allowedHosts', options.allowedHosts);
   checkHostList('allowedOrigins', options.allowedOrigins);
   checkFlag('allowAnyOrigin', options.allowAnyOrigin);
@@ -410,7 +415,8 @@ export class HttpCore {
   readonly #path: string;
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
-  readonly #mode: ResponseShape;
+  readonly #mode: ResponseMode;
+  readonly #sseAfterMs: number;
   readonly #store: EventStore | undefined;
   readonly #guard: HostGuard;
   readonly #trustProxy: boolean;
@@ -428,16 +434,17 @@ export class HttpCore {
     this.#server = options.server;
     this.#logger = options.logger ?? options.server.logger ?? silentLogger;
     this.#path = options.path ?? DEFAULT_MCP_PATH;
-    const legacy = options.legacySse ?? true;
-    if (legacy === false) {
+    const sse2024 = options.sse2024 ?? options.legacySse ?? true;
+    if (sse2024 === false) {
       this.#ssePath = undefined;
       this.#messagesPath = undefined;
     } else {
-      const paths = legacy === true ? {} : legacy;
-      this.#ssePath = paths.ssePath ?? DEFAULT_LEGACY_SSE_PATH;
-      this.#messagesPath = paths.messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH;
+      const paths = sse2024 === true ? {} : sse2024;
+      this.#ssePath = paths.ssePath ?? DEFAULT_SSE2024_SSE_PATH;
+      this.#messagesPath = paths.messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH;
     }
-    this.#mode = options.responseMode ?? 'sse';
+    this.#mode = options.responseMode ?? 'auto';
+    this.#sseAfterMs = options.sseAfterMs ?? DEFAULT_SSE_AFTER_MS;
     this.#store = options.eventStore === null ? undefined : (options.eventStore ?? new InMemoryEventStore());
     this.#guard = new HostGuard({
       protection: options.dnsRebindingProtection ?? true,
@@ -491,8 +498,8 @@ export class HttpCore {
   handle(input: HttpInput): Promise<HttpOutput> {
     const path = input.path;
     if (path === this.#path) return this.#streamable(input);
-    if (path === this.#ssePath) return this.#legacyGet(input);
-    if (path === this.#messagesPath) return this.#legacyPost(input);
+    if (path === this.#ssePath) return this.#sse2024Get(input);
+    if (path === this.#messagesPath) return this.#sse2024Post(input);
     return Promise.resolve(NOT_FOUND);
   }
 
@@ -516,10 +523,10 @@ export class HttpCore {
    */
   #checkGuard(input: HttpInput): HttpOutput | undefined {
     const host = input.header('host');
-    if (!this.#guard.hostAllowed(host)) return refusalOutput('forbiddenHost', `'${host ?? ''}'`);
+    if (!this.#guard.hostAllowed(host)) return refusalOutput('forbiddenHost', { detail: `'${host ?? ''}'` });
     const origin = input.header('origin');
     if (origin !== undefined && !this.#guard.originAllowed(origin, host, this.#schemeOf(input))) {
-      return refusalOutput('forbiddenOrigin', `'${origin}' is not the server's origin and is not in allowedOrigins`);
+      return refusalOutput('forbiddenOrigin', { detail: `'${origin}' is not the server's origin and is not in allowedOrigins` });
     }
     return undefined;
   }
@@ -543,15 +550,15 @@ export class HttpCore {
     const contentType = input.header('content-type');
     // Refuse what the headers alone refuse (405, 415) before reading a body.
     const head = checkStreamableHttpHead(method, contentType);
-    if (head !== undefined) return errorOutput(head.httpStatus, head.jsonrpcError, head.allow);
+    if (head !== undefined) return decisionOutput(head);
 
     let body: Inbound | undefined;
     if (method === 'POST') {
       const read = await input.readBody(this.#maxBody);
       // RFC 9110 §15.5.14: over the limit ⇒ 413; reading stopped at the limit (bounded buffering).
-      if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
+      if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', { detail: `more than ${this.#maxBody} bytes` });
       // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
-      if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
+      if (read.kind === 'aborted') return refusalOutput('parseError', { detail: 'the request body was cut short' });
       const parsed = bodyValue(read, this.#maxDepth);
       if (!parsed.ok) body = { kind: 'invalid', reply: parsed.reply };
       else {
@@ -579,7 +586,7 @@ export class HttpCore {
 
     switch (decision.kind) {
       case 'refuse':
-        return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow);
+        return decisionOutput(decision);
       case 'initialize':
         return this.#initialize(decision, input);
       case 'message':
@@ -601,16 +608,11 @@ export class HttpCore {
         this.#table.remove((entry as StreamableEntry).transport.sessionId);
         await this.#table.closeEntry(entry as StreamableEntry);
         return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
-      case 'modern': {
-        // Not reachable until the stateless era is served (classify's `servesModern`).
-        const { httpStatus, jsonrpcError } = httpRefusal('modernNotServed');
-        return errorOutput(httpStatus, jsonrpcError);
-      }
     }
   }
 
   #batchTooLarge(length: number): HttpOutput {
-    return refusalOutput('batchTooLarge', `batch of ${length} messages exceeds the limit of ${this.#maxBatch}`);
+    return refusalOutput('batchTooLarge', { detail: `batch of ${length} messages exceeds the limit of ${this.#maxBatch}` });
   }
 
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
@@ -632,6 +634,7 @@ export class HttpCore {
       retryMs: this.#retryMs,
       keepAliveMs: this.#keepAliveMs,
       maxSseBufferBytes: this.#maxSseBuffer,
+      sseAfterMs: this.#sseAfterMs,
       onClosed: (t) => this.#table.remove(t.sessionId, t),
     });
     const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
@@ -649,25 +652,25 @@ export class HttpCore {
   }
 
   // -------------------------------------------------------------------------------------------------------
-  // Legacy HTTP+SSE (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE")
+  // HTTP+SSE (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE")
 
-  async #legacyGet(input: HttpInput): Promise<HttpOutput> {
+  async #sse2024Get(input: HttpInput): Promise<HttpOutput> {
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return forbidden;
-    if (input.method !== 'GET') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'GET');
+    if (input.method !== 'GET') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'GET' });
     if (!acceptsMediaType(input.header('accept'), 'text/event-stream')) {
-      return refusalOutput('notAcceptableSse', `got '${input.header('accept') ?? ''}'`);
+      return refusalOutput('notAcceptableSse', { detail: `got '${input.header('accept') ?? ''}'` });
     }
     const sessionId = newSessionId();
     const refused = await this.#admit(sessionId, 'legacy-sse', input);
     if (refused !== undefined) return refused;
     const channel = new SseChannel(this.#maxSseBuffer);
     // 2024-11-05 "HTTP with SSE": on connect the server MUST send an `endpoint` event with the POST URI.
-    channel.write(formatEndpointEvent(`${this.#messagesPath ?? DEFAULT_LEGACY_MESSAGES_PATH}?sessionId=${sessionId}`));
-    const transport = new LegacySseSessionTransport(sessionId, channel, (t) => {
+    channel.write(formatEndpointEvent(`${this.#messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH}?sessionId=${sessionId}`));
+    const transport = new HttpSseSessionTransport(sessionId, channel, (t) => {
       this.#table.remove(t.sessionId, t);
     });
-    const entry: LegacyEntry = { kind: 'legacy-sse', transport, session: undefined };
+    const entry: HttpSseEntry = { kind: 'legacy-sse', transport, session: undefined };
     this.#table.add(entry);
     // The session lives as long as its stream (2024-11-05 has no resumability).
     channel.ondetach = () => {
@@ -683,19 +686,19 @@ export class HttpCore {
     return { status: HttpStatus.Ok, headers: SSE_HEADERS, sse: channel };
   }
 
-  async #legacyPost(input: HttpInput): Promise<HttpOutput> {
+  async #sse2024Post(input: HttpInput): Promise<HttpOutput> {
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return forbidden;
-    if (input.method !== 'POST') return refusalOutput('methodNotAllowed', `'${input.method}'`, 'POST');
+    if (input.method !== 'POST') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'POST' });
     const sessionId = new URLSearchParams(input.query).get('sessionId');
     if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId');
-    const entry = this.#table.legacy(sessionId);
+    const entry = this.#table.sse2024(sessionId);
     if (entry === undefined) return refusalOutput('sessionNotFound');
     const contentType = input.header('content-type');
-    if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', `got '${contentType ?? ''}'`);
+    if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', { detail: `got '${contentType ?? ''}'` });
     const read = await input.readBody(this.#maxBody);
-    if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', `more than ${this.#maxBody} bytes`);
-    if (read.kind === 'aborted') return refusalOutput('parseError', 'the request body was cut short');
+    if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', { detail: `more than ${this.#maxBody} bytes` });
+    if (read.kind === 'aborted') return refusalOutput('parseError', { detail: 'the request body was cut short' });
     const parsed = bodyValue(read, this.#maxDepth);
     const value = parsed.ok ? parsed.value : undefined;
     // 2024-11-05 has no JSON-RPC batching (MCP 2024-11-05 never mentions it; batches arrived with MCP 2025-03-26
@@ -739,14 +742,14 @@ export class HttpCore {
  *
  * @param options - See {@link McpHttpHandlerOptions}; only `server` is required.
  * @returns The handler; call `close()` when done.
- * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or legacy
+ * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or 2024-11-05 HTTP+SSE
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
  *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
  *   function, a `sessionStore` without the six {@link SessionStore} methods.
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
  *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
  *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
- *   `sseKeepAliveMs` negative, NaN or above 2^31 − 1.
+ *   `sseKeepAliveMs`, `sseAfterMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  * @example
  * const handler = createMcpHttpHandler({ server });

@@ -13,6 +13,8 @@ export {
   createMcpHttpHandler,
   DEFAULT_LEGACY_MESSAGES_PATH,
   DEFAULT_LEGACY_SSE_PATH,
+  DEFAULT_SSE2024_MESSAGES_PATH,
+  DEFAULT_SSE2024_SSE_PATH,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES,
   DEFAULT_MAX_SESSIONS,
@@ -21,14 +23,16 @@ export {
   DEFAULT_SESSION_GRACE_MS,
   DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SSE_AFTER_MS,
   DEFAULT_SSE_KEEP_ALIVE_MS,
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
 } from './handler.js';
-export type { CallerFacts, LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions, McpHttpServerLike } from './handler.js';
+export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
+export type { HttpConnectOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
 export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
 export type { CloseSseStreamOptions } from './sessionTransport.js';
-export { LegacySseSessionTransport } from './legacySse.js';
+export { HttpSseSessionTransport, LegacySseSessionTransport } from './sse2024.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
 export {
   DEFAULT_MAX_BYTES_PER_SESSION,
@@ -47,28 +51,8 @@ export type {
   SessionStore,
   SessionTransportKind,
 } from '../../stores/sessionStore.js';
-export {
-  acceptsMediaType,
-  checkStreamableHttpHead,
-  classifyStreamableHttp,
-  isJsonContentType,
-  mediaTypeEssence,
-  modernClaim,
-  negotiateResponseShape,
-  PROTOCOL_VERSION_META_KEY,
-  STREAMABLE_HTTP_ALLOW,
-} from '../../protocol/classify.js';
-export type {
-  HttpInitializeDecision,
-  HttpListenDecision,
-  HttpMessageDecision,
-  HttpModernDecision,
-  HttpRefusalDecision,
-  HttpSessionFacts,
-  HttpTerminateDecision,
-  ResponseShape,
-  StreamableHttpDecision,
-  StreamableHttpFacts,
-} from '../../protocol/classify.js';
-export { HttpRefusal, HttpStatus, httpRefusal } from '../../protocol/httpStatus.js';
-export type { HttpRefusalName, HttpRefusalResult, HttpRefusalSpec, HttpStatusCode } from '../../protocol/httpStatus.js';
+export { acceptsMediaType, isJsonContentType } from './media.js';
+export { PROTOCOL_VERSION_META_KEY, STREAMABLE_HTTP_ALLOW } from './ladder.js';
+export type { ResponseMode, ResponseShape } from './ladder.js';
+export { HttpStatus } from './refusals.js';
+export type { HttpStatusCode } from './refusals.js';

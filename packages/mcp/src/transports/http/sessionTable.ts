@@ -8,29 +8,28 @@
  * @internal
  */
 import type { Inbound, Logger } from '@switchboard/jsonrpc';
-import type { ServerSession } from '../../server/types.js';
-import { httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
+import { refusalOutput } from './refusals.js';
 import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../stores/sessionStore.js';
 import type { HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
-import type { LegacySseSessionTransport } from './legacySse.js';
+import type { HttpSseSessionTransport } from './sse2024.js';
+import type { HttpSessionHandle } from './serverLike.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';
 
 /** A live Streamable HTTP session. */
 export interface StreamableEntry {
   readonly kind: 'streamable-http';
   readonly transport: StreamableHttpSessionTransport;
-  session: ServerSession | undefined;
+  session: HttpSessionHandle | undefined;
 }
 
 /** A live 2024-11-05 HTTP+SSE session (it lives as long as its stream). */
-export interface LegacyEntry {
+export interface HttpSseEntry {
   readonly kind: 'legacy-sse';
-  readonly transport: LegacySseSessionTransport;
-  session: ServerSession | undefined;
+  readonly transport: HttpSseSessionTransport;
+  session: HttpSessionHandle | undefined;
 }
 
-export type SessionEntry = StreamableEntry | LegacyEntry;
+export type SessionEntry = StreamableEntry | HttpSseEntry;
 
 /** {@link SessionTable} settings (validated by the handler). */
 export interface SessionTableInit {
@@ -139,7 +138,7 @@ export class SessionTable {
     return entry?.kind === 'streamable-http' ? entry : undefined;
   }
 
-  legacy(sessionId: string): LegacyEntry | undefined {
+  sse2024(sessionId: string): HttpSseEntry | undefined {
     const entry = this.#entries.get(sessionId);
     return entry?.kind === 'legacy-sse' ? entry : undefined;
   }
@@ -157,8 +156,8 @@ export class SessionTable {
   }
 
   async #admitNow(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
-    if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
-    if (this.#admissionsStopped) return this.#refusal('tooManySessions', 'the server is shutting down', undefined);
+    if (this.#closed) return refusalOutput('handlerClosed');
+    if (this.#admissionsStopped) return refusalOutput('shuttingDown');
     const now = Date.now();
     if (caller !== undefined && this.#maxPerCaller < this.#max && (await this.#store.count({ caller })) >= this.#maxPerCaller) {
       const wait = await this.#makeRoom(now, caller);
@@ -170,7 +169,7 @@ export class SessionTable {
       const wait = await this.#makeRoom(now, undefined);
       if (wait !== undefined) return this.#refusal('tooManySessions', `${this.#max} sessions are live`, wait);
     }
-    if (this.#closed) return this.#refusal('tooManySessions', 'the handler is closed', undefined);
+    if (this.#closed) return refusalOutput('handlerClosed');
     const handshake = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
     const record: SessionRecord = {
       sessionId,
@@ -300,9 +299,7 @@ export class SessionTable {
   }
 
   #refusal(name: 'tooManySessions' | 'tooManyCallerSessions', detail: string, retryAfter: number | null | undefined): HttpOutput {
-    const { httpStatus, jsonrpcError } = httpRefusal(name, null, detail);
-    const headers = typeof retryAfter === 'number' ? { ...JSON_HEADERS, 'retry-after': String(retryAfter) } : JSON_HEADERS;
-    return { status: httpStatus, headers, body: httpErrorBody(jsonrpcError) };
+    return refusalOutput(name, { detail, retryAfterSeconds: typeof retryAfter === 'number' ? retryAfter : undefined });
   }
 
   #startReaper(): void {

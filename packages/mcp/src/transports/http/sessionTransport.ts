@@ -28,9 +28,9 @@ import type {
   TransportMessageExtra,
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
-import type { ResponseShape } from '../../protocol/classify.js';
-import { HttpStatus, httpErrorBody, httpRefusal } from '../../protocol/httpStatus.js';
-import type { HttpRefusalName } from '../../protocol/httpStatus.js';
+import type { ResponseShape } from './ladder.js';
+import { HttpStatus, refusalOutput } from './refusals.js';
+import type { HttpRefusalName } from './refusals.js';
 import { REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
 import type { EventStore, PrimingEvent } from '../../stores/eventStore.js';
 import type { HttpOutput } from './exchange.js';
@@ -56,12 +56,19 @@ export interface SessionTransportInit {
   readonly keepAliveMs: number;
   /** Unsent SSE data allowed per connection before it is dropped (`maxSseBufferBytes`). */
   readonly maxSseBufferBytes: number;
+  /** How long (ms) an adaptive exchange waits for its first outbound message before it becomes SSE (`sseAfterMs`). */
+  readonly sseAfterMs: number;
   readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
 }
 
-type StreamKind = 'sse' | 'json' | 'standalone';
+/**
+ * `adaptive`: a POST whose client accepts both types, not decided yet; it becomes `json` when a response is its
+ * first outbound message, `sse` when a notification or server→client request is, or after `sseAfterMs`.
+ */
+type StreamKind = 'adaptive' | 'sse' | 'json' | 'standalone';
 
 const RESOLVED: Promise<void> = Promise.resolve();
+// FALLBACK until the server connection calls requestCancelled(): delete with #sniffCancels.
 const CANCELLED = 'notifications/cancelled';
 const NO_IDS: readonly JsonRpcId[] = Object.freeze([]);
 
@@ -98,19 +105,27 @@ class OutStream {
   count = 0;
   /** JSON streams: the collected messages, serialized and joined with `,`. */
   #text = '';
+  /** Adaptive streams: the `sseAfterMs` timer while undecided. */
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** Adaptive streams that became SSE: the connection the POST is answered with. */
+  answer: SseChannel | undefined = undefined;
   /**
    * JSON streams: called once, with `true` when the exchange is over (every request answered or cancelled, or the
    * POST refused as a whole) and `false` when the session closed first.
    */
   resolve: ((settled: boolean) => void) | undefined = undefined;
 
-  constructor(
-    readonly id: string,
-    readonly kind: StreamKind,
-    channel: SseChannel | undefined,
-    readonly resumable: boolean,
-  ) {
+  /** Stream id (`''` for JSON streams); an adaptive stream gets one when it becomes SSE. */
+  id: string;
+  kind: StreamKind;
+  /** Whether its events are stored for `Last-Event-ID` resumption. */
+  resumable: boolean;
+
+  constructor(id: string, kind: StreamKind, channel: SseChannel | undefined, resumable: boolean) {
+    this.id = id;
+    this.kind = kind;
     this.channel = channel;
+    this.resumable = resumable;
   }
 
   /** JSON streams: how the exchange ends (the value given to {@link resolve}); call once, before routing. */
@@ -166,6 +181,7 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #maxSseBuffer: number;
+  readonly #sseAfterMs: number;
   readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
   /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
@@ -196,6 +212,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#retryMs = init.retryMs;
     this.#keepAliveMs = init.keepAliveMs;
     this.#maxSseBuffer = init.maxSseBufferBytes;
+    this.#sseAfterMs = init.sseAfterMs;
     this.#onClosed = init.onClosed;
     this.#prefix = `${globalThis.crypto.randomUUID().replaceAll('-', '')}.`;
     this.#sseHeaders = Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId });
@@ -203,9 +220,39 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#acceptedHeaders = Object.freeze({ 'mcp-session-id': init.sessionId });
   }
 
-  /** The revision negotiated by `initialize` (read from its result); `undefined` until it succeeded. */
+  /** The revision negotiated by `initialize`; `undefined` until it succeeded (see {@link setProtocolVersion}). */
   get protocolVersion(): string | undefined {
     return this.#protocolVersion;
+  }
+
+  /**
+   * Tells the transport the revision `initialize` negotiated, before its result is sent: it decides whether POST
+   * streams are primed (2025-11-25 and later), whether batches are accepted, which `MCP-Protocol-Version` header
+   * values match, and that the session exists (its answer then carries `Mcp-Session-Id`). The transport reads no
+   * MCP message to learn it.
+   * @param revision - A revision string, e.g. `'2025-11-25'`.
+   * @see MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"
+   */
+  setProtocolVersion(revision: string): void {
+    this.#protocolVersion = revision;
+  }
+
+  /**
+   * Tells the transport that an inbound request was cancelled (the server will send no response for it, MCP
+   * 2025-11-25 basic/utilities/cancellation.mdx "Behavior Requirements"): its exchange stops waiting for it and
+   * the id is forgotten (the client may reuse it). When no other request of its POST is pending, the exchange
+   * ends: an SSE stream is closed after what it already carried; a JSON answer with nothing collected is
+   * `202 Accepted` with no body (RFC 9110 §15.3.3: accepted, no result will follow; the status MCP uses for a
+   * POST that gets no JSON-RPC answer, basic/transports.mdx "Sending Messages to the Server" item 4). An id that
+   * is not in flight here is ignored.
+   * @param requestId - The id of the cancelled request.
+   */
+  requestCancelled(requestId: JsonRpcId): void {
+    const stream = this.#byRequest.get(requestId);
+    if (stream === undefined) return;
+    this.#byRequest.delete(requestId);
+    stream.remaining--;
+    if (stream.remaining === 0) this.#complete(stream);
   }
 
   /** Whether the session is closed. */
@@ -292,7 +339,10 @@ export class StreamableHttpSessionTransport implements Transport {
    */
   closeSseStream(requestId: JsonRpcId, options: CloseSseStreamOptions = {}): boolean {
     const stream = this.#byRequest.get(requestId);
-    if (stream === undefined || stream.kind !== 'sse') return false;
+    if (stream === undefined) return false;
+    // Asking to close a stream is asking for a stream: an undecided exchange becomes SSE first.
+    if (stream.kind === 'adaptive') this.#upgrade(stream);
+    if (stream.kind !== 'sse') return false;
     return this.#closeStream(stream, options.retryMs);
   }
 
@@ -327,6 +377,8 @@ export class StreamableHttpSessionTransport implements Transport {
     if (this.#standalone !== undefined) all.push(this.#standalone);
     for (const stream of new Set([...all, ...this.#byRequest.values()])) {
       stream.done = true;
+      if (stream.timer !== undefined) clearTimeout(stream.timer);
+      stream.timer = undefined;
       stream.channel?.end();
       stream.channel = undefined;
       stream.resolve?.(false);
@@ -389,11 +441,7 @@ export class StreamableHttpSessionTransport implements Transport {
   ): HttpOutput | Promise<HttpOutput> {
     this.#touch();
     this.#used = true;
-    if (inbound.kind === 'notification') {
-      if (inbound.message.method === CANCELLED) this.#observeCancel(inbound.message.params);
-    } else if (inbound.kind === 'batch') {
-      for (const item of inbound.items) if (item.kind === 'notification' && item.message.method === CANCELLED) this.#observeCancel(item.message.params);
-    }
+    this.#sniffCancels(inbound); // FALLBACK: delete this line with #sniffCancels
     if (respondWith === 'accepted') {
       this.#deliver(inbound, extra);
       // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
@@ -401,6 +449,14 @@ export class StreamableHttpSessionTransport implements Transport {
     }
     for (const id of requestIds) {
       if (this.#byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
+    }
+    if (respondWith === 'adaptive' && replies.length === 0) {
+      const stream = new OutStream('', 'adaptive', undefined, false);
+      const answered = stream.settled();
+      this.#register(stream, requestIds);
+      this.#deliverFor(stream, inbound, extra);
+      if (stream.kind === 'adaptive' && !stream.done) stream.timer = setTimeout(() => this.#upgrade(stream), this.#sseAfterMs);
+      return answered.then((settled) => this.#adaptiveOutput(stream, settled, batch));
     }
     if (respondWith === 'json') {
       const stream = new OutStream('', 'json', undefined, false);
@@ -531,24 +587,20 @@ export class StreamableHttpSessionTransport implements Transport {
   }
 
   /**
-   * An inbound `notifications/cancelled` for a request routed here: the session aborts that request and sends no
-   * response for it (MCP 2025-11-25 basic/utilities/cancellation.mdx "Behavior Requirements": receivers SHOULD
-   * not send a response for a cancelled request), so its exchange stops waiting for one and the id is forgotten
-   * (the client may reuse it). When no other request of the POST is pending, the exchange ends: an SSE stream is
-   * closed (after what it already carried), a JSON answer with nothing collected is `202 Accepted` with no body
-   * (RFC 9110 §15.3.3: accepted, and no result will follow; the status MCP uses for a POST that gets no JSON-RPC
-   * answer, basic/transports.mdx "Sending Messages to the Server" item 4, and the one clients already handle
-   * without a body). `initialize` is never cancelled (cancellation.mdx), so its id is left alone.
+   * FALLBACK until the server connection calls {@link requestCancelled} (the jsonrpc Peer, when it cancels an
+   * inbound request): reads `notifications/cancelled` off the POST. Delete this method, its call in `_post`, the
+   * `CANCELLED` constant and `#initId`'s use here once that call is merged. `initialize` is never cancelled
+   * (cancellation.mdx), so its id is left alone.
    */
-  #observeCancel(params: unknown): void {
-    if (typeof params !== 'object' || params === null) return;
-    const id = (params as { readonly requestId?: unknown }).requestId;
-    if ((typeof id !== 'string' && typeof id !== 'number') || id === this.#initId) return;
-    const stream = this.#byRequest.get(id);
-    if (stream === undefined) return;
-    this.#byRequest.delete(id);
-    stream.remaining--;
-    if (stream.remaining === 0) this.#complete(stream);
+  #sniffCancels(inbound: Inbound): void {
+    const items = inbound.kind === 'batch' ? inbound.items : [inbound];
+    for (const item of items) {
+      if (item.kind !== 'notification' || item.message.method !== CANCELLED) continue;
+      const params = item.message.params;
+      if (typeof params !== 'object' || params === null) continue;
+      const id = (params as { readonly requestId?: unknown }).requestId;
+      if ((typeof id === 'string' || typeof id === 'number') && id !== this.#initId) this.requestCancelled(id);
+    }
   }
 
   /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
@@ -599,6 +651,7 @@ export class StreamableHttpSessionTransport implements Transport {
       const isRequest = 'id' in message;
       const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
       if (related !== undefined) {
+        if (related.kind === 'adaptive') this.#upgrade(related);
         if (related.kind !== 'json') return this.#emit(related, message, text ?? JSON.stringify(message));
         if (isRequest) {
           throw new JsonRpcLocalError(
@@ -635,11 +688,15 @@ export class StreamableHttpSessionTransport implements Transport {
     const json = text ?? JSON.stringify(message);
     this.#byRequest.delete(id);
     stream.remaining--;
+    // FALLBACK until the server connection calls setProtocolVersion(): reads the revision off the initialize
+    // result. Delete this block and `#initId` once that call is merged.
     if (id === this.#initId && 'result' in message) {
       this.#initId = undefined;
       const version = (message.result as { protocolVersion?: unknown } | null)?.protocolVersion;
-      if (typeof version === 'string') this.#protocolVersion = version;
+      if (typeof version === 'string' && this.#protocolVersion === undefined) this.#protocolVersion = version;
     }
+    // The response is the exchange's first outbound message: one JSON answer.
+    if (stream.kind === 'adaptive') decideJson(stream);
     let wait: Promise<void> | undefined;
     if (stream.kind === 'json') stream.collect(json);
     else {
@@ -666,6 +723,7 @@ export class StreamableHttpSessionTransport implements Transport {
     const json = text ?? JSON.stringify(message);
     for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
     stream.remaining = 0;
+    if (stream.kind === 'adaptive') decideJson(stream);
     if (stream.kind === 'json') stream.collect(json);
     else void this.#emit(stream, message, json);
     this.#complete(stream);
@@ -721,6 +779,7 @@ export class StreamableHttpSessionTransport implements Transport {
 
   #complete(stream: OutStream): void {
     stream.done = true;
+    if (stream.kind === 'adaptive') decideJson(stream);
     if (stream.kind === 'json') {
       const resolve = stream.resolve;
       stream.resolve = undefined;
@@ -752,17 +811,47 @@ export class StreamableHttpSessionTransport implements Transport {
     else void stream.chain.then(finish);
   }
 
+  /**
+   * An adaptive exchange becomes SSE (a notification or server→client request came first, nothing came within
+   * `sseAfterMs`, or the handler closes its stream): a resumable stream with its own id, primed like any POST
+   * stream, and the POST is answered with it now.
+   */
+  #upgrade(stream: OutStream): void {
+    if (stream.kind !== 'adaptive' || stream.done || this.#closed) return;
+    if (stream.timer !== undefined) clearTimeout(stream.timer);
+    stream.timer = undefined;
+    const channel = new SseChannel(this.#maxSseBuffer);
+    stream.kind = 'sse';
+    stream.id = `${this.#prefix}${++this.#counter}`;
+    stream.resumable = this.#store !== undefined;
+    stream.channel = channel;
+    stream.answer = channel;
+    channel.ondetach = () => this.#detached(stream, channel);
+    this.#streams.set(stream.id, stream);
+    if (stream.resumable && this.#primes()) void this.#emit(stream, PRIMING, '');
+    const resolve = stream.resolve;
+    stream.resolve = undefined;
+    resolve?.(true);
+  }
+
+  /** The answer to an adaptive POST: its SSE stream when it became one, else as a JSON answer. */
+  #adaptiveOutput(stream: OutStream, settled: boolean, batch: boolean): HttpOutput {
+    const channel = stream.answer;
+    if (!settled || channel === undefined) return this.#jsonOutput(stream, settled, batch);
+    stream.answer = undefined;
+    return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
+  }
+
   /** The answer to a POST answered with a JSON body, once its stream completed (`settled`) or the session closed. */
   #jsonOutput(stream: OutStream, settled: boolean, batch: boolean): HttpOutput {
     if (!settled) return this.#refusalOutput('sessionNotFound');
-    // Every request of the POST was cancelled (see `#observeCancel`): nothing to answer with.
+    // Every request of the POST was cancelled (see `requestCancelled`): nothing to answer with.
     if (stream.count === 0) return { status: HttpStatus.Accepted, headers: this.#acceptedHeaders };
     return { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: stream.takeJson(batch) };
   }
 
   #refusalOutput(name: HttpRefusalName, id: JsonRpcId | null = null): HttpOutput {
-    const { httpStatus, jsonrpcError } = httpRefusal(name, id);
-    return { status: httpStatus, headers: JSON_HEADERS, body: httpErrorBody(jsonrpcError) };
+    return refusalOutput(name, { id });
   }
 
   #settle(result: void | Promise<void>): void {
@@ -770,6 +859,13 @@ export class StreamableHttpSessionTransport implements Transport {
       result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
     }
   }
+}
+
+/** An adaptive exchange whose first outbound message is a response: it is answered with one JSON body. */
+function decideJson(stream: OutStream): void {
+  stream.kind = 'json';
+  if (stream.timer !== undefined) clearTimeout(stream.timer);
+  stream.timer = undefined;
 }
 
 /** What a sender waits for after writing to `stream`: nothing unless its connection is congested. */

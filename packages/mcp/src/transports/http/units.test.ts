@@ -3,10 +3,10 @@
  */
 import type { JsonRpcMessage, Transport } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
-import type { ServerSession } from '../../server/types.js';
+import type { HttpSessionHandle } from './serverLike.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import { createMcpHttpHandler } from './handler.js';
-import { bindWarning, serveHttp } from './node.js';
+import { bindWarning, serveHttp } from '../node/serveHttp.js';
 import { HostGuard, parseHostPort } from './security.js';
 import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
 
@@ -271,7 +271,7 @@ describe('createMcpHttpHandler edge cases (stub server)', () => {
               void transport.send({ jsonrpc: '2.0', id: inbound.message.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
             }
           };
-          return { close: () => transport.close() } as unknown as ServerSession;
+          return { close: () => transport.close() } as HttpSessionHandle;
         },
       },
     });
@@ -307,9 +307,10 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
     [{ sseRetryMs: -1 }, RangeError, 'Invalid option sseRetryMs: expected between 0 and 2147483647 milliseconds, got "-1"'],
     [{ path: 'mcp' }, TypeError, 'Invalid option path: expected a URL path starting with "/" (no query, fragment or spaces), got "mcp"'],
     [{ path: '/mcp?x=1' }, TypeError, 'Invalid option path: expected a URL path starting with "/" (no query, fragment or spaces), got "/mcp?x=1"'],
-    [{ path: '/sse' }, TypeError, 'Invalid option path: "/sse" is a legacy HTTP+SSE path (set legacySse to other paths or false)'],
+    [{ path: '/sse' }, TypeError, 'Invalid option path: "/sse" is a 2024-11-05 HTTP+SSE path (set sse2024 to other paths or false)'],
     [{ legacySse: { ssePath: 'events' } }, TypeError, 'Invalid option legacySse.ssePath: expected a URL path starting with "/" (no query, fragment or spaces), got "events"'],
-    [{ responseMode: 'xml' }, TypeError, 'Invalid option responseMode: expected "sse" or "json", got "xml"'],
+    [{ sse2024: { ssePath: 'events' } }, TypeError, 'Invalid option sse2024.ssePath: expected a URL path starting with "/" (no query, fragment or spaces), got "events"'],
+    [{ responseMode: 'xml' }, TypeError, 'Invalid option responseMode: expected "auto", "sse" or "json", got "xml"'],
     [{ allowedHosts: 'localhost' }, TypeError, 'Invalid option allowedHosts: expected an array of strings, got "localhost"'],
   ];
 
@@ -343,6 +344,14 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
       maxBatchSize: 1,
     });
     expect(handler.matches('/api/mcp')).toBe(true);
+    expect(handler.matches('/api/sse')).toBe(true); // legacySse: the deprecated name of sse2024, still honoured
+    expect(handler.matches('/sse')).toBe(false);
     await handler.close();
+    const renamed = createMcpHttpHandler({ server, sse2024: { ssePath: '/events' } });
+    expect([renamed.matches('/events'), renamed.matches('/messages'), renamed.matches('/sse')]).toEqual([true, true, false]);
+    await renamed.close();
+    const off = createMcpHttpHandler({ server, sse2024: false, legacySse: true }); // the new name wins
+    expect([off.matches('/mcp'), off.matches('/sse'), off.matches('/messages')]).toEqual([true, false, false]);
+    await off.close();
   });
 });

@@ -8,5 +8,7 @@
  * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
  * @packageDocumentation
  */
-export { AddressInUseError, serveHttp, toNodeListener } from '../http/node.js';
-export type { NodeListener, NodeListenerOptions, ServeHttpCloseOptions, ServeHttpHandle, ServeHttpOptions } from '../http/node.js';
+export { toNodeListener } from './listener.js';
+export type { NodeListener, NodeListenerOptions } from './listener.js';
+export { AddressInUseError, serveHttp } from './serveHttp.js';
+export type { ServeHttpCloseOptions, ServeHttpHandle, ServeHttpOptions } from './serveHttp.js';

@@ -31,7 +31,7 @@ export function formatEndpointEvent(uri: string): string {
  * One 2024-11-05 HTTP+SSE session's transport: everything sent goes out on its SSE stream as `event: message`.
  * Created by the HTTP handler on `GET /sse`.
  */
-export class LegacySseSessionTransport implements Transport {
+export class HttpSseSessionTransport implements Transport {
   /** The session id (the `sessionId` query parameter of the POST endpoint). */
   readonly sessionId: string;
   onmessage: Transport['onmessage'] = undefined;
@@ -39,14 +39,14 @@ export class LegacySseSessionTransport implements Transport {
   onclose: Transport['onclose'] = undefined;
 
   readonly #channel: SseChannel;
-  readonly #onClosed: (transport: LegacySseSessionTransport) => void;
+  readonly #onClosed: (transport: HttpSseSessionTransport) => void;
   #closed = false;
   #used = false;
   /** @internal `Date.now()` when the stream opened. */
   readonly createdAt = Date.now();
 
   /** @internal Created by the HTTP handler, which writes the `endpoint` event into `channel` first. */
-  constructor(sessionId: string, channel: SseChannel, onClosed: (transport: LegacySseSessionTransport) => void) {
+  constructor(sessionId: string, channel: SseChannel, onClosed: (transport: HttpSseSessionTransport) => void) {
     this.sessionId = sessionId;
     this.#channel = channel;
     this.#onClosed = onClosed;
@@ -106,3 +106,11 @@ export class LegacySseSessionTransport implements Transport {
     this.onmessage?.(inbound, extra);
   }
 }
+
+/**
+ * @deprecated Renamed {@link HttpSseSessionTransport} ("legacy" names the session-based protocol era, not this
+ * transport); the old name stays as an alias.
+ */
+export const LegacySseSessionTransport = HttpSseSessionTransport;
+/** @deprecated Renamed {@link HttpSseSessionTransport}. */
+export type LegacySseSessionTransport = HttpSseSessionTransport;

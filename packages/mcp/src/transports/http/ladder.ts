@@ -8,7 +8,7 @@
  * `io.modelcontextprotocol/protocolVersion` belongs to the stateless era; `initialize`, GET, DELETE, batches and
  * posted responses belong to the session era. Headers are cross-checked, never trusted alone. Until the
  * 2026-07-28 branch lands, a stateless-era message gets a clear refusal (`-32022`, HTTP 400, with the
- * supported revisions), see {@link StreamableHttpFacts.servesModern}.
+ * supported revisions); serving it adds a decision kind here and its case in the endpoint.
  *
  * The order of the ladder (each step's rule is cited where it is applied):
  * 1. HTTP method (405) — POST, GET, DELETE;
@@ -29,9 +29,10 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
-import { httpRefusal } from './httpStatus.js';
-import type { HttpRefusalName, HttpStatusCode } from './httpStatus.js';
-import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, isLegacyRevision } from './revisions.js';
+import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
+import { acceptsMediaType, isJsonContentType } from './media.js';
+import { httpRefusal } from './refusals.js';
+import type { HttpRefusalName, HttpStatusCode } from './refusals.js';
 
 /** The `_meta` key that makes a request a stateless-era (2026-07-28+) request (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -39,8 +40,19 @@ export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersio
 /** The HTTP methods of the Streamable HTTP endpoint, as sent in `Allow` with a 405. */
 export const STREAMABLE_HTTP_ALLOW = 'GET, POST, DELETE';
 
-/** How the server answers a POST that carries requests (MCP 2025-11-25 basic/transports.mdx "Sending Messages" item 5). */
-export type ResponseShape = 'json' | 'sse';
+/**
+ * How the server prefers to answer a POST that carries requests (MCP 2025-11-25 basic/transports.mdx "Sending
+ * Messages to the Server" item 5): `auto` decides per exchange when the client accepts both types (see
+ * {@link ResponseShape} `adaptive`); `sse` and `json` force one type whenever the client accepts it.
+ */
+export type ResponseMode = 'auto' | 'json' | 'sse';
+
+/**
+ * How one POST is answered: `json` one `application/json` body; `sse` a `text/event-stream`; `adaptive` the
+ * exchange writer decides at the first outbound message (the response alone ⇒ JSON; a notification or
+ * server→client request first, or nothing within `sseAfterMs` ⇒ SSE).
+ */
+export type ResponseShape = 'adaptive' | 'json' | 'sse';
 
 /** What the classifier needs to know about the session named by `Mcp-Session-Id`. */
 export interface HttpSessionFacts {
@@ -67,12 +79,7 @@ export interface StreamableHttpFacts {
   /** POST only: the body classified by `parseMessage`/`classifyValue` (a parse failure is an `invalid` kind). */
   readonly body: Inbound | undefined;
   /** The server's preferred way to answer requests. */
-  readonly responseMode: ResponseShape;
-  /**
-   * Whether stateless-era (2026-07-28) messages are served here. When `false` they are refused with -32022.
-   * @default false
-   */
-  readonly servesModern?: boolean;
+  readonly responseMode: ResponseMode;
 }
 
 /** A refusal: send `jsonrpcError` as the JSON body with `httpStatus` (plus `Allow` when given). */
@@ -124,111 +131,38 @@ export interface HttpTerminateDecision {
   readonly sessionId: string;
 }
 
-/** A stateless-era message (only when {@link StreamableHttpFacts.servesModern} is set). */
-export interface HttpModernDecision {
-  readonly kind: 'modern';
-  readonly era: 'modern';
-  readonly message: JsonRpcRequest | JsonRpcNotification;
-  /** The version named by the body's `_meta`, or by the header for a notification without a claim. */
-  readonly protocolVersion: string;
-}
-
 /** The classifier's verdict. */
 export type StreamableHttpDecision =
   | HttpRefusalDecision
   | HttpInitializeDecision
   | HttpMessageDecision
   | HttpListenDecision
-  | HttpTerminateDecision
-  | HttpModernDecision;
+  | HttpTerminateDecision;
 
 function refuse(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalDecision {
   const { httpStatus, jsonrpcError } = httpRefusal(name, id, detail, data);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Media types
+const BOTH_ACCEPTED = 'application/json, text/event-stream';
+const BOTH_ACCEPTED_SSE_FIRST = 'text/event-stream, application/json';
 
 /**
- * The essence of a media type (RFC 9110 §8.3.1): the part before any `;`, trimmed and lower-cased.
- * @param value - A `Content-Type` value.
- * @returns The essence, or `undefined` for `undefined`.
- * @example mediaTypeEssence('Application/JSON; charset=utf-8') // 'application/json'
- */
-export function mediaTypeEssence(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const semi = value.indexOf(';');
-  return (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
-}
-
-/**
- * Whether a `Content-Type` is JSON. Parameters and letter case are tolerated (field bug B21; RFC 9110 §8.3:
- * media types are case-insensitive and take parameters).
- * @example isJsonContentType('application/json;charset=UTF-8') // true
- */
-export function isJsonContentType(value: string | undefined): boolean {
-  return value === 'application/json' || mediaTypeEssence(value) === 'application/json';
-}
-
-/**
- * Whether an `Accept` header allows `type` (RFC 9110 §12.5.1): a missing or empty header allows everything;
- * `type`, `major/*` and `*∕*` match; the most specific matching range decides; `q=0` means "not acceptable".
- * @param accept - The `Accept` value.
- * @param type - A full media type such as `application/json`.
- * @example acceptsMediaType('application/*', 'application/json') // true
- */
-export function acceptsMediaType(accept: string | undefined, type: string): boolean {
-  if (accept === undefined) return true;
-  const trimmed = accept.trim();
-  if (trimmed === '') return true;
-  const major = type.slice(0, type.indexOf('/'));
-  let bestSpecificity = 0;
-  let bestQ = 0;
-  for (const range of trimmed.split(',')) {
-    const parts = range.split(';');
-    const essence = (parts[0] ?? '').trim().toLowerCase();
-    const specificity = essence === type ? 3 : essence === `${major}/*` ? 2 : essence === '*/*' ? 1 : 0;
-    if (specificity === 0 || specificity < bestSpecificity) continue;
-    let q = 1;
-    for (let i = 1; i < parts.length; i++) {
-      const param = (parts[i] ?? '').trim().toLowerCase();
-      if (param.startsWith('q=')) {
-        const parsed = Number(param.slice(2));
-        if (!Number.isNaN(parsed)) q = parsed;
-      }
-    }
-    if (specificity > bestSpecificity) {
-      bestSpecificity = specificity;
-      bestQ = q;
-    } else if (q > bestQ) {
-      bestQ = q;
-    }
-  }
-  return bestSpecificity > 0 && bestQ > 0;
-}
-
-/**
- * Chooses how to answer a POST that carries requests: the server's mode when the client accepts it; in `sse`
- * mode a client that accepts only JSON gets JSON (field bug B19: the "list both types" MUST is on the client;
- * a server able to answer with a type the client accepts should do so). `undefined` means 406.
+ * Chooses how to answer a POST that carries requests. `auto`: both types accepted ⇒ `adaptive`, else the one
+ * accepted. `sse`: SSE when accepted. `json` and `sse` answer a client that accepts only JSON with JSON (field bug
+ * B19: the "list both types" MUST is on the client; a server able to answer with a type the client accepts should
+ * do so). Pure. `undefined` means 406.
  * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" items 2 and 5
  */
-export function negotiateResponseShape(accept: string | undefined, mode: ResponseShape): ResponseShape | undefined {
-  // A one-entry memo (clients send the same Accept on every request); the function stays pure.
-  if (accept === lastAccept && mode === lastMode) return lastShape;
-  let shape: ResponseShape | undefined;
-  if (mode === 'sse' && acceptsMediaType(accept, 'text/event-stream')) shape = 'sse';
-  else if (acceptsMediaType(accept, 'application/json')) shape = 'json';
-  lastAccept = accept;
-  lastMode = mode;
-  lastShape = shape;
-  return shape;
+export function negotiateResponseShape(accept: string | undefined, mode: ResponseMode): ResponseShape | undefined {
+  // The official clients' Accept, spelled out: both types without parsing the header (every POST carries it).
+  if (accept === BOTH_ACCEPTED || accept === BOTH_ACCEPTED_SSE_FIRST) return mode === 'auto' ? 'adaptive' : mode;
+  const json = acceptsMediaType(accept, 'application/json');
+  if (mode === 'json') return json ? 'json' : undefined;
+  const sse = acceptsMediaType(accept, 'text/event-stream');
+  if (mode === 'auto' && sse && json) return 'adaptive';
+  return sse ? 'sse' : json ? 'json' : undefined;
 }
-
-let lastAccept: string | undefined = '\u0000';
-let lastMode: ResponseShape | undefined = undefined;
-let lastShape: ResponseShape | undefined = undefined;
 
 // ---------------------------------------------------------------------------------------------------------
 // Era
@@ -251,8 +185,7 @@ function isKnownRevision(value: string): boolean {
   return (PROTOCOL_REVISIONS as readonly string[]).includes(value);
 }
 
-function modern(facts: StreamableHttpFacts, message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
-  if (facts.servesModern === true) return { kind: 'modern', era: 'modern', message, protocolVersion: version };
+function modern(message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
   // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested, HTTP 400.
   const id = 'id' in message ? message.id : null;
   return refuse('modernNotServed', id, undefined, { supported: [...LEGACY_REVISIONS], requested: version });
@@ -350,13 +283,13 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     const claim = modernClaim(message);
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
     // version claim makes the message stateless-era, whatever the headers or the method (even `initialize`).
-    if (claim !== undefined) return modern(facts, message, claim);
+    if (claim !== undefined) return modern(message, claim);
     // Step 6 there: a notification without a claim is stateless-era only when no session is named and the
     // header names a stateless-era revision.
     const header = facts.protocolVersionHeader?.trim();
     if (body.kind === 'notification' && facts.sessionId === undefined && header !== undefined
       && isKnownRevision(header) && !isLegacyRevision(header)) {
-      return modern(facts, message, header);
+      return modern(message, header);
     }
     if (body.kind === 'request' && message.method === 'initialize') return classifyInitialize(facts, body.message);
   }

@@ -1,17 +1,12 @@
 /**
- * Unit tests of the pure Streamable HTTP classifier (protocol/classify.ts) and the status table.
+ * Unit tests of the pure Streamable HTTP classifier (ladder.ts) and the status table.
  */
 import { parseMessage } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
-import {
-  acceptsMediaType,
-  classifyStreamableHttp,
-  isJsonContentType,
-  modernClaim,
-  negotiateResponseShape,
-} from '../../protocol/classify.js';
-import type { StreamableHttpFacts } from '../../protocol/classify.js';
-import { HttpRefusal, httpRefusal } from '../../protocol/httpStatus.js';
+import { classifyStreamableHttp, modernClaim, negotiateResponseShape } from './ladder.js';
+import { acceptsMediaType, isJsonContentType } from './media.js';
+import type { StreamableHttpFacts } from './ladder.js';
+import { HttpRefusal, httpRefusal } from './refusals.js';
 
 const INIT = JSON.stringify({
   jsonrpc: '2.0',
@@ -154,9 +149,6 @@ describe('classifyStreamableHttp', () => {
     expect(refusal(d)).toEqual({ status: 400, code: -32022, id: 9 });
     if (d.kind !== 'refuse') throw new Error('unreachable');
     expect(d.jsonrpcError.error.data).toEqual({ supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], requested: '2026-07-28' });
-    // Plugged in later: with servesModern the classifier hands the message on.
-    expect(classifyStreamableHttp(facts({ sessionId: undefined, session: undefined, text: modern, servesModern: true })))
-      .toMatchObject({ kind: 'modern', era: 'modern', protocolVersion: '2026-07-28' });
   });
 });
 
@@ -167,6 +159,16 @@ describe('media types', () => {
     expect(acceptsMediaType('', 'application/json')).toBe(true);
     expect(acceptsMediaType('text/html', 'application/json')).toBe(false);
     expect(negotiateResponseShape('text/event-stream', 'sse')).toBe('sse');
+    // auto: both types accepted ⇒ decided per exchange; one type ⇒ that type; none ⇒ 406.
+    expect(negotiateResponseShape('application/json, text/event-stream', 'auto')).toBe('adaptive');
+    expect(negotiateResponseShape(undefined, 'auto')).toBe('adaptive');
+    expect(negotiateResponseShape('text/event-stream', 'auto')).toBe('sse');
+    expect(negotiateResponseShape('application/json, text/event-stream;q=0', 'auto')).toBe('json');
+    expect(negotiateResponseShape('text/html', 'auto')).toBeUndefined();
+    // Pure: the same Accept under another mode is not answered from an earlier call.
+    expect(negotiateResponseShape('application/json, text/event-stream', 'sse')).toBe('sse');
+    expect(negotiateResponseShape('application/json, text/event-stream', 'json')).toBe('json');
+    expect(negotiateResponseShape('application/json, text/event-stream', 'auto')).toBe('adaptive');
     expect(negotiateResponseShape('text/html', 'sse')).toBeUndefined();
   });
 

@@ -7,9 +7,11 @@
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
-import { echo } from './echo.js';
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
-import { McpErrorCode } from './errors.js';
+import { echo } from '../../protocol/echo.js';
+import { McpErrorCode } from '../../protocol/errors.js';
+import type { HttpOutput } from './exchange.js';
+import { JSON_HEADERS } from './exchange.js';
 
 /** The HTTP statuses the MCP HTTP transports answer with (RFC 9110 §15). */
 export const HttpStatus = {
@@ -159,6 +161,18 @@ export const HttpRefusal = {
     code: McpErrorCode.ServerError,
     message: 'Service Unavailable: too many sessions',
   },
+  // RFC 9110 §15.6.4: the handler was closed (`close()`); it admits no session any more.
+  handlerClosed: {
+    httpStatus: HttpStatus.ServiceUnavailable,
+    code: McpErrorCode.ServerError,
+    message: 'Service Unavailable: the handler is closed',
+  },
+  // RFC 9110 §15.6.4: a graceful close began (`stopAdmitting()`); live sessions are still served.
+  shuttingDown: {
+    httpStatus: HttpStatus.ServiceUnavailable,
+    code: McpErrorCode.ServerError,
+    message: 'Service Unavailable: the server is shutting down',
+  },
   // RFC 6585 §4: one caller identity holds `maxSessionsPerCaller` sessions (sent with `Retry-After`).
   tooManyCallerSessions: {
     httpStatus: HttpStatus.TooManyRequests,
@@ -224,7 +238,6 @@ export function httpErrorBody(response: JsonRpcErrorResponse): string {
 /**
  * Builds the refusal named `name`. Over HTTP its `jsonrpcError` is sent with {@link httpErrorBody} (no `id` member
  * when the id is unknown, field bug B45).
-
  *
  * @param name - A row of {@link HttpRefusal}.
  * @param id - The request id to echo when it is known (e.g. a second `initialize`); `null` otherwise.
@@ -242,4 +255,56 @@ export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, 
   const message = shown === undefined ? row.message : `${row.message}: ${shown}`;
   const error = data === undefined ? { code: row.code, message } : { code: row.code, message, data };
   return { httpStatus: row.httpStatus, jsonrpcError: { jsonrpc: '2.0', id, error } };
+}
+
+/** {@link refusalOutput} options; every member is optional. */
+export interface RefusalOutputOptions {
+  /** The request id to echo when it is known; `null` otherwise. @default null */
+  readonly id?: JsonRpcId | null;
+  /** Appended to the row's message after a colon (sentence case, quoted values). */
+  readonly detail?: string;
+  /** Sent as `error.data`. */
+  readonly data?: unknown;
+  /** The `Allow` header of a 405. */
+  readonly allow?: string;
+  /** The `Retry-After` header (seconds) of a 429 or 503. */
+  readonly retryAfterSeconds?: number;
+  /** Headers the answer carries besides `Content-Type` (e.g. `Mcp-Session-Id`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The HTTP answer to a JSON-RPC error response sent as a 4xx/5xx body ({@link httpErrorBody}: no `id` member when
+ * the id is unknown, field bug B45). A 413 also sends `Connection: close` (the unread rest of the body is not
+ * worth draining).
+ * @param httpStatus - The status.
+ * @param jsonrpcError - The body.
+ * @param headers - Extra headers (`Allow`, `Retry-After`).
+ */
+export function errorOutput(
+  httpStatus: HttpStatusCode,
+  jsonrpcError: JsonRpcErrorResponse,
+  headers?: Readonly<Record<string, string>>,
+): HttpOutput {
+  let all = headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers };
+  if (httpStatus === HttpStatus.PayloadTooLarge) all = { ...all, connection: 'close' };
+  return { status: httpStatus, headers: all, body: httpErrorBody(jsonrpcError) };
+}
+
+const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
+
+/**
+ * The HTTP answer refusing a request with the row `name` of {@link HttpRefusal}: the one place every endpoint and
+ * the session table build a refusal from.
+ * @param name - A row of {@link HttpRefusal}.
+ * @param options - Id, detail, data and extra headers; see {@link RefusalOutputOptions}.
+ * @example
+ * refusalOutput('methodNotAllowed', { detail: "'PUT'", allow: 'GET, POST, DELETE' }) // 405, Allow, JSON-RPC body
+ */
+export function refusalOutput(name: HttpRefusalName, options: RefusalOutputOptions = NO_OPTIONS): HttpOutput {
+  const { httpStatus, jsonrpcError } = httpRefusal(name, options.id ?? null, options.detail, options.data);
+  let headers = options.headers;
+  if (options.allow !== undefined) headers = { ...headers, allow: options.allow };
+  if (options.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(options.retryAfterSeconds) };
+  return errorOutput(httpStatus, jsonrpcError, headers);
 }

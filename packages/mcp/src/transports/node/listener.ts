@@ -1,0 +1,420 @@
+/**
+ * The Node `http` request listener of the MCP HTTP handler (`toNodeListener`).
+ *
+ * The default (`via: 'direct'`) drives the handler's core straight from `IncomingMessage`/`ServerResponse`: the
+ * body is read once into a buffer (bounded by `maxBodyBytes`), no `Request`/`Response` objects are built, and SSE
+ * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
+ * paths share every decision (the core), and the test suite runs through both.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { BodyRead, HttpInput, HttpOutput } from '../http/exchange.js';
+import { peerAddress } from '../http/exchange.js';
+import { REQUEST_PEERS } from '../http/web.js';
+import type { SseChannel } from '../http/sse.js';
+import { HTTP_CORE } from '../http/handler.js';
+import type { McpHttpHandler } from '../http/handler.js';
+
+/** A Node request listener; with `next` (Express/Connect) requests for other paths are passed on. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/** {@link toNodeListener} options. */
+export interface NodeListenerOptions {
+  /**
+   * `direct`: the lean path (no `Request`/`Response` objects). `fetch`: convert to the Web-standard handler and
+   * back (same behaviour, slower; useful to check the portable path). @default 'direct'
+   */
+  readonly via?: 'direct' | 'fetch';
+  /**
+   * Socket inactivity timeout (ms) for answers that are not streams. The listener lifts the socket's timeout while
+   * the handler works on a request (a tool may run silently for minutes) and for SSE streams (long-lived by design,
+   * kept alive by comments and bounded by backpressure), and re-arms it at this value when it writes a buffered
+   * answer, so a client that stops reading is cut. `0` leaves socket timeouts alone. @default 0 (`serveHttp`: 60_000)
+   */
+  readonly idleTimeoutMs?: number;
+}
+
+const TOO_LARGE: BodyRead = Object.freeze({ kind: 'tooLarge' });
+const ABORTED: BodyRead = Object.freeze({ kind: 'aborted' });
+const GONE = new Error('The client closed the connection');
+
+function ignore(): void {}
+
+/**
+ * After a 413: how long the rest of the body is read and dropped before the connection is cut. A client still
+ * sending when the answer leaves (curl sends the whole body before it reads) must be able to finish and read it;
+ * closing while it sends resets the connection under it (EPIPE/ECONNRESET instead of the 413). Dropping bytes
+ * costs no memory, so only time bounds it: a client that never stops sending cannot hold the connection longer.
+ */
+const DRAIN_MAX_MS = 5000;
+
+/**
+ * Instead of Node's `destroySoon` (called after a `Connection: close` response: end, then destroy as soon as the
+ * end is written, which resets a connection whose client is still sending): only half-close. The socket keeps
+ * reading (and dropping) until the client closes its side, or {@link DRAIN_MAX_MS} passes.
+ */
+function halfClose(this: Socket): void {
+  if (this.writable) this.end();
+}
+
+/**
+ * Drains the rest of a request without keeping it (after a 413), then lets the connection end gracefully: the
+ * answer (with `Connection: close`) goes out, the server half-closes, and the socket closes when the client does.
+ * Destroyed only when that takes longer than {@link DRAIN_MAX_MS}.
+ */
+function discard(req: IncomingMessage): void {
+  req.on('error', ignore);
+  if (req.readableEnded || req.destroyed) return;
+  const socket = req.socket as Socket | null;
+  if (socket === null || socket.destroyed) return;
+  (socket as { destroySoon?: () => void }).destroySoon = halfClose;
+  socket.on('error', ignore);
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
+  (timer as { unref?: () => void }).unref?.();
+  socket.once('close', () => clearTimeout(timer));
+  req.on('data', ignore);
+  req.resume();
+}
+
+/**
+ * A Node request body as a Web stream for the `fetch` path. Unlike `Readable.toWeb`, cancelling it (the handler
+ * stops reading at `maxBodyBytes`) drains the rest within bounds instead of destroying the socket, so the 413
+ * reaches the client.
+ */
+function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on('data', (chunk: Buffer) => {
+        if (cancelled) return;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      });
+      req.once('end', () => {
+        if (!cancelled) controller.close();
+      });
+      const fail = (error?: unknown): void => {
+        if (cancelled || req.readableEnded) return;
+        cancelled = true;
+        controller.error(error instanceof Error ? error : new Error('The client closed the connection while sending'));
+      };
+      req.once('error', fail);
+      req.once('close', () => fail());
+      req.pause();
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      cancelled = true;
+      discard(req);
+    },
+  });
+}
+
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  // A body parser (express.json()) that already consumed the stream left its result on req.body.
+  const parsed = (req as { body?: unknown }).body;
+  if (parsed !== undefined && req.readableEnded) {
+    if (typeof parsed === 'string') return Promise.resolve({ kind: 'text', text: parsed });
+    if (Buffer.isBuffer(parsed)) return Promise.resolve({ kind: 'text', text: parsed.toString('utf8') });
+    return Promise.resolve({ kind: 'parsed', value: parsed });
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    discard(req);
+    return Promise.resolve(TOO_LARGE);
+  }
+  return new Promise<BodyRead>((resolve) => {
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    let size = 0;
+    let settled = false;
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        // Bounded buffering: stop keeping bytes as soon as the limit is passed.
+        settled = true;
+        first = undefined;
+        more = undefined;
+        resolve(TOO_LARGE);
+        discard(req);
+        return;
+      }
+      if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      const bytes = more !== undefined ? Buffer.concat(more, size) : first;
+      resolve({ kind: 'text', text: bytes === undefined ? '' : bytes.toString('utf8') });
+    });
+    // The client went away mid-body (field bug B27, first variant): 'error' (ECONNRESET) or 'close' before 'end'.
+    const aborted = (): void => {
+      if (settled) return;
+      settled = true;
+      resolve(ABORTED);
+    };
+    req.on('error', aborted);
+    req.on('close', aborted);
+  });
+}
+
+/** `https` when the request came over TLS (an `https.Server`, or a TLS socket handed to `http`). */
+function schemeOf(req: IncomingMessage): 'http' | 'https' {
+  return (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
+}
+
+/** {@link HttpInput} over a Node request; methods live on the prototype (no per-request closures). */
+class NodeHttpInput implements HttpInput {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly scheme: 'http' | 'https';
+  readonly authInfo: unknown;
+  readonly remoteAddress: string | undefined;
+  readonly #req: IncomingMessage;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+    let url = req.url ?? '/';
+    if (url.charCodeAt(0) !== 47 /* '/' */) {
+      try {
+        const absolute = new URL(url);
+        url = absolute.pathname + absolute.search;
+      } catch {
+        url = '/';
+      }
+    }
+    const q = url.indexOf('?');
+    this.method = req.method ?? 'GET';
+    this.path = q === -1 ? url : url.slice(0, q);
+    this.query = q === -1 ? '' : url.slice(q + 1);
+    this.scheme = schemeOf(req);
+    this.authInfo = (req as { auth?: unknown }).auth;
+    this.remoteAddress = peerAddress(req.socket?.remoteAddress);
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  headers(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(this.#req.headers)) {
+      if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return out;
+  }
+
+  readBody(maxBytes: number): Promise<BodyRead> {
+    return readNodeBody(this.#req, maxBytes);
+  }
+}
+
+function writeNode(res: ServerResponse, output: HttpOutput, idleMs: number): void {
+  const channel = output.sse;
+  if (res.destroyed) {
+    channel?.detach();
+    return;
+  }
+  if (channel === undefined) {
+    if (idleMs > 0) res.setTimeout(idleMs);
+    res.statusCode = output.status;
+    const headers = output.headers;
+    for (const key of Object.keys(headers)) res.setHeader(key, headers[key] as string);
+    res.end(output.body);
+    return;
+  }
+  // A response that is produced within the current tick (a quick tool) completes its stream before the next one:
+  // the whole stream then leaves in one write, like any small response, instead of headers and events piecemeal.
+  if (!channel.ended) {
+    process.nextTick(streamNode, res, output.status, output.headers, channel);
+    return;
+  }
+  streamNode(res, output.status, output.headers, channel);
+}
+
+/** Sends an SSE body: at once when the stream already ended, otherwise by attaching a sink to the channel. */
+function streamNode(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, channel: SseChannel): void {
+  if (res.destroyed) {
+    channel.detach();
+    return;
+  }
+  // Field bug B27: a write racing a disconnect must never surface as an uncaught 'error'.
+  res.on('error', ignore);
+  const whole = channel.takeComplete();
+  if (whole !== undefined) {
+    res.writeHead(status, headers);
+    res.end(whole);
+    return;
+  }
+  res.on('close', () => channel.detach());
+  // Backpressure: the channel asks writers to wait while the response holds more than its high-water mark.
+  res.on('drain', () => channel.drained());
+  res.writeHead(status, headers);
+  let wrote = false;
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    res.uncork();
+  };
+  channel.attach({
+    write(chunk: string): void {
+      if (res.destroyed || res.writableEnded) throw GONE;
+      wrote = true;
+      // Events written in the same tick (a response and the end of the stream, a replay) leave in one syscall.
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      res.write(chunk);
+    },
+    end(): void {
+      if (res.destroyed) throw GONE;
+      if (!res.writableEnded) res.end();
+    },
+    buffered(): number {
+      return res.writableLength;
+    },
+    abort(): void {
+      res.destroy();
+    },
+  });
+  // Headers go out with the first event; a stream with nothing to say yet (GET) sends them now.
+  if (!wrote && !res.writableEnded) res.flushHeaders();
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'http2-settings']);
+
+async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, idleMs: number): Promise<void> {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(key)) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else headers.set(key, value);
+  }
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers };
+  if (hasBody) {
+    init.body = nodeBodyStream(req);
+    init.duplex = 'half';
+  }
+  const request = new Request(`${schemeOf(req)}://localhost${req.url ?? '/'}`, init);
+  const peer = peerAddress(req.socket?.remoteAddress);
+  if (peer !== undefined) REQUEST_PEERS.set(request, peer);
+  const response = await handler.fetch(request);
+  if (res.destroyed) {
+    await response.body?.cancel().catch(ignore);
+    return;
+  }
+  res.on('error', ignore);
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    out[key] = value;
+  });
+  if (idleMs > 0 && !(out['content-type'] ?? '').startsWith('text/event-stream')) res.setTimeout(idleMs);
+  res.writeHead(response.status, out);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = body.getReader();
+  res.on('close', () => {
+    reader.cancel().catch(ignore);
+  });
+  let drained: (() => void) | undefined;
+  const wake = (): void => drained?.();
+  res.on('drain', wake);
+  res.on('close', wake);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      // Backpressure: read the next chunk only once the client took this one (the body stream then holds the rest).
+      if (!res.write(value) && !res.destroyed) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+        drained = undefined;
+      }
+    }
+  } catch {
+    // The stream was cancelled because the client left, or failed (the server dropped it): cut the response.
+    res.destroy();
+    return;
+  }
+  if (!res.writableEnded) res.end();
+}
+
+/**
+ * Adapts an MCP HTTP handler to Node's `http` (or Express/Connect: with `next`, other paths are passed on).
+ *
+ * @param handler - From {@link createMcpHttpHandler}.
+ * @param options - `via`: `direct` (default, lean) or `fetch` (through `Request`/`Response`); `idleTimeoutMs`.
+ * @returns A request listener.
+ * @throws RangeError when `idleTimeoutMs` is negative, NaN or above 2^31 − 1.
+ * @example
+ * const handler = createMcpHttpHandler({ server });
+ * http.createServer(toNodeListener(handler)).listen(3000, '127.0.0.1');
+ */
+export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOptions = {}): NodeListener {
+  const core = handler[HTTP_CORE];
+  const idleMs = options.idleTimeoutMs ?? 0;
+  checkTimeout('idleTimeoutMs', idleMs);
+  const fail = (res: ServerResponse, error: unknown): void => {
+    if (!res.headersSent && !res.destroyed) writeNode(res, core.internalError(error), idleMs);
+    else {
+      core.logger.error('MCP HTTP adapter failed', { error });
+      if (!res.writableEnded) res.destroy();
+    }
+  };
+  if (options.via === 'fetch') {
+    return (req, res, next) => {
+      if (next !== undefined && !core.matches(pathOf(req.url))) {
+        next();
+        return;
+      }
+      if (idleMs > 0) req.socket?.setTimeout(0);
+      viaFetch(handler, req, res, idleMs).catch((error: unknown) => fail(res, error));
+    };
+  }
+  return (req, res, next) => {
+    const input = new NodeHttpInput(req);
+    if (next !== undefined && !core.matches(input.path)) {
+      next();
+      return;
+    }
+    // The request is the handler's now: no inactivity timeout until its answer is written (see idleTimeoutMs).
+    if (idleMs > 0) req.socket?.setTimeout(0);
+    core.handle(input).then(
+      (output) => writeNode(res, output, idleMs),
+      (error: unknown) => fail(res, error),
+    );
+  };
+}
+
+function pathOf(url: string | undefined): string {
+  const u = url ?? '/';
+  const q = u.indexOf('?');
+  return q === -1 ? u : u.slice(0, q);
+}
+
+/** The longest delay Node's timers honour. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** @internal Refuses a timeout option that is not an integer of milliseconds a timer honours. */
+export function checkTimeout(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got "${String(value)}"`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    throw new RangeError(`Invalid option ${name}: expected an integer between 0 and ${MAX_TIMER_MS} milliseconds, got "${String(value)}"`);
+  }
+}
