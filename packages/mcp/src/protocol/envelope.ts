@@ -96,7 +96,7 @@ export function parseRequestEnvelope(message: JsonRpcRequest | JsonRpcNotificati
   const claim = meta[PROTOCOL_VERSION_META_KEY];
   const envelope: { -readonly [K in keyof RequestEnvelope]: RequestEnvelope[K] } = { protocolVersion: typeof claim === 'string' ? claim : '' };
   const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
-  if (isRecord(capabilities)) envelope.clientCapabilities = capabilities as ClientCapabilities;
+  if (isRecord(capabilities)) envelope.clientCapabilities = capabilities;
   const info = meta[CLIENT_INFO_META_KEY];
   if (isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string') envelope.clientInfo = info as unknown as Implementation;
   const level = meta[LOG_LEVEL_META_KEY];
