@@ -470,7 +470,7 @@ describe('the wire messages shown in the guide', () => {
 describe('what the guide says in prose', () => {
   const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
-  it('ctx.sample and ctx.elicit without the client capability reject with -32601, send nothing, and fail the whole tools/call', async () => {
+  it('ctx.sample and ctx.elicit without the client capability reject with a local MissingClientCapabilityError, send nothing, and the escaping one is a tool error naming the capability', async () => {
     const server = createServer();
     const seen: unknown[] = [];
     server.tool('unchecked', {}, async (_args, ctx) => {
@@ -481,8 +481,12 @@ describe('what the guide says in prose', () => {
     const raw = await connectRawClient(server);
     await raw.initialize();
     const response = await raw.request(1, 'tools/call', { name: 'unchecked', arguments: {} });
-    expect(response).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32601 } });
-    expect(seen).toEqual([expect.objectContaining({ name: expect.stringMatching(/Error/), code: -32601 })]);
+    expect(response).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'Tool "unchecked" failed: the client did not declare the "sampling" capability' }], isError: true },
+    });
+    expect(seen).toEqual([expect.objectContaining({ name: 'MissingClientCapabilityError', code: -32021, requiredCapabilities: { elicitation: {} } })]);
     expect(raw.received.filter((m) => 'method' in m)).toEqual([]);
     await raw.close();
   });

@@ -2,6 +2,41 @@
  * @switchboard/mcp/server — define an MCP server once, serve it over any transport.
  * @packageDocumentation
  */
-export * from './types.js';
+export type {
+  ClientRequestOptions,
+  CompletionHandler,
+  ConnectOptions,
+  InferSchema,
+  JsonSchema,
+  JsonSchemaType,
+  McpServerOptions,
+  PromptArgs,
+  PromptDefinition,
+  PromptHandler,
+  RequestContext,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceTemplateDefinition,
+  ResourceTemplateHandler,
+  SchemaLike,
+  ServerSession,
+  StandardSchemaV1,
+  TemplateVariables,
+  ToolArgs,
+  ToolDefinition,
+  ToolHandler,
+  ToolResult,
+} from './types.js';
 export { McpServer, ToolError } from './mcpServer.js';
-export { ResourceNotFoundError } from './errors.js';
+export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
+export type { RequestEnvelope } from './context.js';
+export { SessionState, type SessionStateRecord } from './sessionState.js';
+export {
+  ClientRequestError,
+  McpError,
+  MissingClientCapabilityError,
+  ResourceNotFoundError,
+  UnsupportedProtocolVersionError,
+} from '../protocol/errors.js';
+export { InMemoryNotificationBus, type BusListener, type BusMessage, type NotificationBus } from '../stores/notificationBus.js';
+export { InMemoryTaskStore, type TaskRecord, type TaskStatus, type TaskStore, type TaskUpdate } from '../stores/taskStore.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger, type JsonRpcError, type JsonRpcMessage } from '@switchboard/jsonrpc';
+import { silentLogger, type JsonRpcMessage } from '@switchboard/jsonrpc';
 import { connectRawClient } from '../testing/index.js';
 import { McpServer, ToolError } from './mcpServer.js';
+import type { MissingClientCapabilityError } from '../protocol/errors.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -295,12 +296,15 @@ describe('McpServer context', () => {
         await ctx.sample({ messages: [], maxTokens: 1 });
         return { content: [{ type: 'text', text: 'sent' }] };
       } catch (e) {
-        return { content: [{ type: 'text', text: `${(e as JsonRpcError).code}` }] };
+        const missing = e as MissingClientCapabilityError;
+        return { content: [{ type: 'text', text: `${missing.name} ${missing.code} ${JSON.stringify(missing.requiredCapabilities)}` }] };
       }
     });
     const c = await connectRawClient(server);
     await c.initialize();
-    expect(result(await c.request(1, 'tools/call', { name: 'ask' })).content[0].text).toBe('-32601');
+    // A local, typed error raised before anything is sent (it used to be a wire -32601).
+    expect(result(await c.request(1, 'tools/call', { name: 'ask' })).content[0].text).toBe('MissingClientCapabilityError -32021 {"sampling":{}}');
+    expect(c.received.some((m) => 'method' in m && m.method === 'sampling/createMessage')).toBe(false);
   });
 });
 

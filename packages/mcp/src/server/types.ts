@@ -23,6 +23,7 @@ import type {
   ToolAnnotations,
 } from '../protocol/types.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { NotificationBus } from '../stores/notificationBus.js';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
 export type JsonSchema = Record<string, unknown>;
@@ -189,13 +190,16 @@ export interface RequestContext {
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /**
    * Asks the client to sample an LLM (`sampling/createMessage`).
-   * @throws JsonRpcError -32601 when the client did not declare the `sampling` capability; the client's error otherwise
+   * @throws MissingClientCapabilityError (-32021, `requiredCapabilities`) when the client did not declare the
+   *   `sampling` capability: nothing is sent
+   * @throws ClientRequestError when the client answered with an error (`.cause` is that error, `.code` its code)
    * @throws JsonRpcLocalError `request_timeout`, `request_aborted`, `connection_closed`
    */
   sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
   /**
    * Asks the client for user input (`elicitation/create`, 2025-06-18+).
-   * @throws JsonRpcError -32601 when the client did not declare `elicitation`
+   * @throws MissingClientCapabilityError when the client did not declare `elicitation`
+   * @throws ClientRequestError when the client answered with an error
    * @throws JsonRpcLocalError as for {@link RequestContext.sample}
    */
   elicit(params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult>;
@@ -401,6 +405,11 @@ export interface McpServerOptions {
    * @default true, except when `NODE_ENV` is `"production"`
    */
   readonly checkResults?: boolean;
+  /**
+   * Carries list-changed and resource-updated events from this server to its connections; a shared bus
+   * carries them between instances. @default a new `InMemoryNotificationBus`
+   */
+  readonly bus?: NotificationBus;
 }
 
 /** Options of {@link McpServer.connect}. */

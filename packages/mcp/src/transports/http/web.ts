@@ -1,7 +1,6 @@
 /**
  * Web-standard conversion: `Request` → {@link HttpInput}, {@link HttpOutput} → `Response`. Runs on any fetch
  * runtime (Node ≥ 18, Deno, Bun, workers).
- * @internal
  */
 import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
 

@@ -6,11 +6,11 @@
  */
 import type { JsonRpcResponse } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
-import { McpServer } from '../server/mcpServer.js';
-import { connectRawClient } from '../testing/index.js';
-import { classifyInbound, classifyInboundBatch, isInboundRefusal, type InboundFacts } from './inbound.js';
-import { MCP_METHODS } from './methods.js';
-import { LEGACY_REVISIONS, SERVED_REVISIONS, type LegacyRevision } from './revisions.js';
+import { McpServer } from '../packages/mcp/src/server/mcpServer.js';
+import { connectRawClient } from '../packages/mcp/src/testing/index.js';
+import { classifyInbound, classifyInboundBatch, isInboundRefusal, type InboundFacts } from '../packages/mcp/src/protocol/inbound.js';
+import { MCP_METHODS } from '../packages/mcp/src/protocol/methods.js';
+import { LEGACY_REVISIONS, SERVED_REVISIONS, type LegacyRevision } from '../packages/mcp/src/protocol/revisions.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -1,0 +1,95 @@
+/**
+ * Server capabilities: derived from what is registered, merged with the configured ones, and the
+ * `initialize` result per legacy revision (cached until the registry changes); the capability each
+ * capability-bound request needs.
+ *
+ * @see MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation", schema.ts ServerCapabilities
+ */
+import { ErrorCode, JsonRpcError } from '@switchboard/jsonrpc';
+import { REVISION_FEATURES, type LegacyRevision } from '../protocol/revisions.js';
+import type { Implementation, InitializeResult, ServerCapabilities } from '../protocol/types.js';
+import { compact } from './params.js';
+import type { Registry } from './registry.js';
+
+/** The server capability (and flag) each capability-bound request needs (MCP 2025-11-25 schema.ts ServerCapabilities). */
+const METHOD_CAPABILITY: ReadonlyMap<string, readonly [capability: string, flag?: string]> = new Map([
+  ['tools/list', ['tools']],
+  ['tools/call', ['tools']],
+  ['resources/list', ['resources']],
+  ['resources/templates/list', ['resources']],
+  ['resources/read', ['resources']],
+  ['resources/subscribe', ['resources', 'subscribe']],
+  ['resources/unsubscribe', ['resources', 'subscribe']],
+  ['prompts/list', ['prompts']],
+  ['prompts/get', ['prompts']],
+  ['completion/complete', ['completions']],
+  ['logging/setLevel', ['logging']],
+]);
+
+/**
+ * B08 / MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation": a request whose server capability is not
+ * in `advertised` does not exist on this server: -32601, not -32602. `undefined` when it may run.
+ */
+export function capabilityRefusal(method: string, advertised: ServerCapabilities): JsonRpcError | undefined {
+  const needs = METHOD_CAPABILITY.get(method);
+  if (needs === undefined) return undefined;
+  const [capability, flag] = needs;
+  const value = advertised[capability] as Record<string, unknown> | undefined;
+  if (value !== undefined && (flag === undefined || value[flag] === true)) return undefined;
+  return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (the server does not advertise the "${capability}${flag === undefined ? '' : `.${flag}`}" capability)`);
+}
+
+/** The capabilities and `initialize` results of one server, recomputed lazily after each registry change. */
+export class CapabilityCache {
+  readonly #registry: Registry;
+  readonly #info: Implementation;
+  readonly #configured: ServerCapabilities | undefined;
+  readonly #instructions: string | undefined;
+  readonly #initializeResults = new Map<LegacyRevision, InitializeResult>();
+  #capabilities: ServerCapabilities | undefined;
+
+  /** @param options the registry, `serverInfo`, configured capabilities and `instructions` */
+  constructor(options: { readonly registry: Registry; readonly info: Implementation; readonly capabilities?: ServerCapabilities; readonly instructions?: string }) {
+    this.#registry = options.registry;
+    this.#info = options.info;
+    this.#configured = options.capabilities;
+    this.#instructions = options.instructions;
+  }
+
+  /** What the next `initialize` advertises (see `McpServer.capabilities`). */
+  get capabilities(): ServerCapabilities {
+    return (this.#capabilities ??= this.#derive());
+  }
+
+  /** Forgets the derived values: the registry changed. */
+  invalidate(): void {
+    this.#capabilities = undefined;
+    this.#initializeResults.clear();
+  }
+
+  /** The `initialize` result for `version`, one object per revision until the registry changes. */
+  initializeResult(version: LegacyRevision): InitializeResult {
+    let result = this.#initializeResults.get(version);
+    if (result === undefined) {
+      let capabilities = this.capabilities;
+      // The `completions` capability exists from 2025-03-26 (changelog); 2024-11-05 has completion/complete without it.
+      if (!REVISION_FEATURES[version].completionsCapability && capabilities.completions !== undefined) {
+        const { completions: _absent, ...rest } = capabilities;
+        capabilities = rest;
+      }
+      result = compact({ protocolVersion: version, capabilities, serverInfo: this.#info, instructions: this.#instructions });
+      this.#initializeResults.set(version, result);
+    }
+    return result;
+  }
+
+  #derive(): ServerCapabilities {
+    const r = this.#registry;
+    const derived: Record<string, unknown> = { logging: {} };
+    if (r.tools.size > 0) derived.tools = { listChanged: true };
+    if (r.resources.size > 0 || r.templates.size > 0) derived.resources = { subscribe: true, listChanged: true };
+    if (r.prompts.size > 0) derived.prompts = { listChanged: true };
+    if (r.prompts.size > 0 || r.templates.size > 0) derived.completions = {};
+    return { ...derived, ...this.#configured };
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * One connection: a {@link Peer} over one transport, serving the shared dispatcher, holding the session record
+ * once `initialize` negotiated one. It is its requests' envelope (the session's state, read live) and its Peer
+ * is their channel back to the client; it hears the server's events from the {@link NotificationBus}.
+ */
+import {
+  ErrorCode,
+  Peer,
+  type Dispatcher,
+  type JsonRpcNotification,
+  type Logger,
+  type Transport,
+  type TransportMessageExtra,
+} from '@switchboard/jsonrpc';
+import { cancelledNotification } from '../protocol/notifications.js';
+import { REVISION_FEATURES, isLegacyRevision } from '../protocol/revisions.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
+import type { DispatchContext, RequestEnvelope } from './context.js';
+import type { SessionState } from './sessionState.js';
+import type { ClientRequestOptions, ConnectOptions, ServerSession } from './types.js';
+
+const EMPTY_CAPABILITIES: ClientCapabilities = Object.freeze({});
+
+const LIST_CHANGED_METHOD = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+} as const;
+
+/** What a connection needs from its server. */
+export interface ConnectionHost {
+  readonly dispatcher: Dispatcher<DispatchContext>;
+  readonly logger: Logger;
+  readonly bus: NotificationBus;
+  readonly maxConcurrentInbound: number;
+  readonly maxQueuedInbound: number;
+  connectionClosed(connection: Connection): void;
+}
+
+/** A server connection (see the module comment); the `ServerSession` transports and hosts see. */
+export class Connection implements ServerSession, RequestEnvelope {
+  readonly id: string | undefined;
+  readonly transport: Transport;
+  readonly peer: Peer<DispatchContext>;
+  readonly authInfo: unknown;
+  /** The session record, from `initialize` on (written by the session-era rules only). */
+  session: SessionState | undefined = undefined;
+  onclose: (() => void) | undefined = undefined;
+  readonly #batches: boolean;
+  readonly #defaultContext: DispatchContext;
+  readonly #logger: Logger;
+
+  constructor(host: ConnectionHost, transport: Transport, options: ConnectOptions = {}) {
+    this.id = options.sessionId;
+    this.authInfo = options.authInfo;
+    this.transport = transport;
+    this.#batches = options.batches ?? true;
+    this.#logger = host.logger;
+    this.peer = new Peer<DispatchContext>({
+      transport,
+      dispatcher: host.dispatcher,
+      context: (_message, extra) => (extra === undefined ? this.#defaultContext : this.#context(extra)),
+      // MCP 2025-11-25 basic/utilities/cancellation.mdx: a request we abandon is announced with notifications/cancelled.
+      cancelNotification: (requestId, reason): JsonRpcNotification => cancelledNotification({ requestId, reason }),
+      maxConcurrentInbound: host.maxConcurrentInbound,
+      maxQueuedInbound: host.maxQueuedInbound,
+      logger: host.logger,
+    });
+    this.#defaultContext = { envelope: this, channel: this.peer, connection: this, extra: undefined };
+    this.#gateBatches(transport);
+    const unsubscribe = host.bus.subscribe((message) => this.#hear(message));
+    this.peer.onclose = () => {
+      unsubscribe();
+      host.connectionClosed(this);
+      this.onclose?.();
+    };
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.session?.protocolVersion;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.session?.clientInfo;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.session?.clientCapabilities ?? EMPTY_CAPABILITIES;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.session?.serverCapabilities;
+  }
+
+  get logLevelRank(): number {
+    return this.session?.logLevelRank ?? 0;
+  }
+
+  get initialized(): boolean {
+    return this.session?.initialized ?? false;
+  }
+
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.peer.notify(method, params);
+  }
+
+  request<T = unknown>(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T> {
+    return this.peer.request<T>(method, params, { timeoutMs: options?.timeoutMs, signal: options?.signal });
+  }
+
+  drain(timeoutMs: number): Promise<void> {
+    const idle = this.peer.whenIdle();
+    if (this.peer.inboundCount === 0) return idle;
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      void idle.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  endOfInput(): void {
+    this.peer.failPending('the client closed its input');
+  }
+
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+
+  #context(extra: TransportMessageExtra): DispatchContext {
+    return { envelope: this, channel: this.peer, connection: this, extra };
+  }
+
+  /**
+   * A server event, filtered by what this session was told: a list change only when its `initialize`
+   * advertised that capability with `listChanged: true` and `notifications/initialized` arrived (MCP
+   * 2025-11-25 "List Changed Notification"); a resource update only when subscribed to the URI.
+   */
+  #hear(message: BusMessage): Promise<void> | undefined {
+    const state = this.session;
+    if (state === undefined) return undefined;
+    if (message.type === 'list_changed') {
+      if (!state.initialized || (state.serverCapabilities[message.capability] as Record<string, unknown> | undefined)?.listChanged !== true) return undefined;
+      return this.peer.notify(LIST_CHANGED_METHOD[message.capability]).catch(() => {});
+    }
+    if (!state.subscriptions.has(message.uri)) return undefined;
+    return this.peer.notify('notifications/resources/updated', { uri: message.uri }).catch((error: unknown) => {
+      this.#logger.debug('Resource update not delivered', { uri: message.uri, error });
+    });
+  }
+
+  /**
+   * Inbound batches are refused unless the negotiated revision allows them (only 2025-03-26: MCP 2025-03-26
+   * basic/index.mdx "Batching"; removed by MCP 2025-06-18 changelog.mdx). One check in front of the Peer's
+   * reader, until the inbound classification step owns batches.
+   */
+  #gateBatches(transport: Transport): void {
+    const deliver = transport.onmessage;
+    if (deliver === undefined) return;
+    transport.onmessage = (message, extra) => {
+      if (message.kind !== 'batch' || this.#acceptsBatches()) return deliver(message, extra);
+      const revision = this.protocolVersion ?? 'an uninitialized session';
+      void transport
+        .send({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON-RPC batches are not accepted at ${revision}` } })
+        .catch(() => {});
+    };
+  }
+
+  #acceptsBatches(): boolean {
+    const revision = this.protocolVersion;
+    return this.#batches && revision !== undefined && isLegacyRevision(revision) && REVISION_FEATURES[revision].batches;
+  }
+}

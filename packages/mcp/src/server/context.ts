@@ -1,0 +1,180 @@
+/**
+ * The context of one request, built by the dispatcher for every message and handed to tool, resource and
+ * prompt handlers as `ctx`. It works over a per-request {@link RequestEnvelope} (what is known about the client)
+ * and a {@link ClientChannel} (how to reach it), never over a session: the same class serves a session-era
+ * connection and a request answered by `McpServer.handle` alone. Methods live on the prototype and the
+ * AbortSignal is made only when `signal` is read, so a request costs one small object.
+ */
+import { JsonRpcError, type ContextRequest, type JsonRpcId, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { ClientRequestError, MissingClientCapabilityError } from '../protocol/errors.js';
+import { LOGGING_LEVEL_RANK, missingClientCapability, progressParams, PROGRESS_METHOD } from '../protocol/notifications.js';
+import { REVISION_FEATURES, isLegacyRevision } from '../protocol/revisions.js';
+import type {
+  ClientCapabilities,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Meta,
+  ServerCapabilities,
+} from '../protocol/types.js';
+import type { ClientChannel } from './channel.js';
+import type { Connection } from './connection.js';
+import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
+
+/**
+ * What the server knows about the client for one request. A session-era connection is its own envelope
+ * (its negotiated state, read live); a caller of `McpServer.handle` builds one per request.
+ */
+export interface RequestEnvelope {
+  /** The revision the request is served at; `undefined` before a session negotiated one. */
+  readonly protocolVersion: string | undefined;
+  readonly clientInfo: Implementation | undefined;
+  /** What the client declared; `{}` when nothing. */
+  readonly clientCapabilities: ClientCapabilities;
+  /**
+   * The server capabilities this client was told of (a session: its `initialize` result); the capability gate
+   * reads them. `undefined`: the server's current capabilities.
+   */
+  readonly serverCapabilities: ServerCapabilities | undefined;
+  /** `ctx.log` sends nothing below this rank (see `LOGGING_LEVEL_RANK`); 0 sends everything. */
+  readonly logLevelRank: number;
+  /** Authentication facts, exposed as `ctx.authInfo` unless the message's transport facts carry their own. */
+  readonly authInfo?: unknown;
+  /** A progress token for this request when it is not in `params._meta.progressToken`. */
+  readonly progressToken?: string | number;
+}
+
+/**
+ * The dispatcher context of one inbound message: the envelope, the channel, the connection when there is one
+ * (`undefined` for `McpServer.handle`), and the transport's facts about the message.
+ */
+export interface DispatchContext {
+  readonly envelope: RequestEnvelope;
+  readonly channel: ClientChannel;
+  /** The session-era connection the message arrived on; `undefined` for `McpServer.handle`. */
+  readonly connection: Connection | undefined;
+  readonly extra: TransportMessageExtra | undefined;
+}
+
+/** The {@link RequestContext} implementation (see the module comment). */
+export class ServerRequestContext implements RequestContext, DispatchContext {
+  /** `params._meta` of the request, set by the method handler that reads the params. */
+  requestMeta: Meta | undefined = undefined;
+  readonly #dispatch: DispatchContext;
+  readonly #request: ContextRequest;
+
+  /**
+   * @param dispatch the message's dispatcher context
+   * @param request the request's `id`, `method` and its signal (read lazily: the controller is made only then)
+   */
+  constructor(dispatch: DispatchContext, request: ContextRequest) {
+    this.#dispatch = dispatch;
+    this.#request = request;
+  }
+
+  get id(): JsonRpcId | undefined {
+    return this.#request.id;
+  }
+
+  get method(): string {
+    return this.#request.method;
+  }
+
+  get envelope(): RequestEnvelope {
+    return this.#dispatch.envelope;
+  }
+
+  get channel(): ClientChannel {
+    return this.#dispatch.channel;
+  }
+
+  get connection(): DispatchContext['connection'] {
+    return this.#dispatch.connection;
+  }
+
+  get extra(): TransportMessageExtra | undefined {
+    return this.#dispatch.extra;
+  }
+
+  get session(): ServerSession | undefined {
+    return this.#dispatch.connection;
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  get requestId(): JsonRpcId {
+    return this.id as JsonRpcId;
+  }
+
+  get authInfo(): unknown {
+    const d = this.#dispatch;
+    return d.extra?.authInfo ?? d.envelope.authInfo ?? d.connection?.authInfo;
+  }
+
+  get protocolVersion(): string {
+    return this.#dispatch.envelope.protocolVersion ?? 'unknown';
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.#dispatch.envelope.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.#dispatch.envelope.clientInfo;
+  }
+
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    // MCP 2025-11-25 basic/utilities/progress.mdx: only when the request carried a progressToken.
+    const metaToken = this.requestMeta?.progressToken;
+    const token = typeof metaToken === 'string' || typeof metaToken === 'number' ? metaToken : this.#dispatch.envelope.progressToken;
+    if (token === undefined) return Promise.resolve();
+    // `message` on progress exists from 2025-03-26 (changelog).
+    const revision = this.#dispatch.envelope.protocolVersion;
+    const withMessage = message !== undefined && (revision === undefined || !isLegacyRevision(revision) || REVISION_FEATURES[revision].progressMessage);
+    const params = progressParams({ progressToken: token, progress, total, message: withMessage ? message : undefined });
+    return this.#dispatch.channel.notify(PROGRESS_METHOD, params, { relatedRequestId: this.requestId });
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    const rank = LOGGING_LEVEL_RANK.get(level);
+    if (rank === undefined) return Promise.reject(new TypeError(`Unknown logging level: "${String(level)}"`));
+    // MCP 2025-11-25 server/utilities/logging.mdx: only messages at or above the level set by logging/setLevel.
+    if (rank < this.#dispatch.envelope.logLevelRank) return Promise.resolve();
+    const params: Record<string, unknown> = logger === undefined ? { level, data } : { level, logger, data };
+    return this.#dispatch.channel.notify('notifications/message', params, { relatedRequestId: this.requestId });
+  }
+
+  sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {
+    return this.#clientRequest('sampling/createMessage', params, options);
+  }
+
+  elicit(params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult> {
+    return this.#clientRequest('elicitation/create', params, options);
+  }
+
+  listRoots(options?: ClientRequestOptions): Promise<ListRootsResult> {
+    return this.#clientRequest('roots/list', undefined, options);
+  }
+
+  #clientRequest<T>(method: string, params: object | undefined, options: ClientRequestOptions | undefined): Promise<T> {
+    // MCP 2025-11-25 basic/lifecycle.mdx "Operation": only use capabilities the client declared.
+    const missing = missingClientCapability(this.#dispatch.envelope.clientCapabilities, method);
+    if (missing !== undefined) return Promise.reject(new MissingClientCapabilityError({ [missing]: {} }));
+    return this.#dispatch.channel
+      .request<T>(method, params as Record<string, unknown> | undefined, {
+        relatedRequestId: this.requestId,
+        timeoutMs: options?.timeoutMs,
+        signal: options?.signal ?? this.signal,
+      })
+      .catch((error: unknown) => {
+        // The client's error answer is its own, not ours to relay: handler code sees a local, typed error.
+        throw error instanceof JsonRpcError ? new ClientRequestError({ method, error: error.toJSON() }) : error;
+      });
+  }
+}

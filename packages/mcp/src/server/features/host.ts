@@ -1,0 +1,27 @@
+/**
+ * What the era-neutral operations need from their server: the registry, the logger, and whether handler
+ * results are checked. Nothing about sessions.
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import type { Meta } from '../../protocol/types.js';
+import type { ServerRequestContext } from '../context.js';
+import { isRecord } from '../params.js';
+import type { Registry } from '../registry.js';
+
+/** The server facts an operation reads. */
+export interface FeatureHost {
+  readonly registry: Registry;
+  readonly logger: Logger;
+  /** See `McpServerOptions.checkResults`. */
+  readonly checkResults: boolean;
+  /** See `McpServerOptions.pageSize`. */
+  readonly pageSize: number;
+}
+
+/** The handler's context is the dispatcher's (see `createContext`); this records the request's `_meta` on it. */
+export function withMeta(ctx: unknown, p: Record<string, unknown>): ServerRequestContext {
+  const call = ctx as ServerRequestContext;
+  const meta = p._meta;
+  if (isRecord(meta)) call.requestMeta = meta as Meta;
+  return call;
+}

@@ -1,0 +1,69 @@
+/**
+ * `resources/list`, `resources/templates/list` and `resources/read`, on the request context alone.
+ *
+ * @see MCP 2025-11-25 server/resources.mdx
+ */
+import type { JsonRpcParams } from '@switchboard/jsonrpc';
+import { MissingClientCapabilityError, ResourceNotFoundError, resourceNotFound } from '../../protocol/errors.js';
+import { isLegacyRevision } from '../../protocol/revisions.js';
+import { page } from '../pagination.js';
+import { paramsRecord, requireString } from '../params.js';
+import { invalidResult, resourceResultProblem } from '../results.js';
+import { withMeta, type FeatureHost } from './host.js';
+
+/** `resources/list`: one page. */
+export function listResources(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
+  return page('resources', host.registry.list('resources'), host.pageSize, params);
+}
+
+/** `resources/templates/list`: one page. */
+export function listResourceTemplates(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
+  return page('resourceTemplates', host.registry.list('resourceTemplates'), host.pageSize, params);
+}
+
+/**
+ * `resources/read`: a static resource, else the first matching template; none, or a handler's
+ * {@link ResourceNotFoundError}, is the revision's resource-not-found error (-32002 up to 2025-11-25, -32602
+ * from 2026-07-28, MCP 2025-11-25 server/resources.mdx "Error Handling").
+ */
+export async function readResource(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Promise<unknown> {
+  const p = paramsRecord(params);
+  const uri = requireString(p, 'uri');
+  const call = withMeta(ctx, p);
+  const fixed = host.registry.resources.get(uri);
+  let result: unknown;
+  try {
+    if (fixed !== undefined) {
+      result = await fixed.handler(uri, call);
+    } else {
+      let found = false;
+      for (const entry of host.registry.templates.values()) {
+        const variables = entry.template.match(uri);
+        if (variables === undefined) continue;
+        found = true;
+        result = await entry.handler(uri, variables, call);
+        break;
+      }
+      if (!found) throw new ResourceNotFoundError(uri);
+    }
+  } catch (error) {
+    throw eraError(error, call.envelope.protocolVersion);
+  }
+  const problem = resourceResultProblem(result, host.checkResults);
+  if (problem !== undefined) throw invalidResult(host.logger, `Resource handler for "${uri}"`, problem);
+  return result;
+}
+
+/**
+ * A handler's exception as the answer of `revision`: resource-not-found gets the revision's code; a missing
+ * client capability is -32021 from 2026-07-28 and a plain failure (-32603, logged) before it, where the code
+ * does not exist; anything else is left to the dispatcher (a plain Error is -32603 with no text).
+ */
+export function eraError(error: unknown, revision: string | undefined): unknown {
+  if (error instanceof ResourceNotFoundError) return resourceNotFound(error.uri, revision);
+  if (error instanceof MissingClientCapabilityError && (revision === undefined || isLegacyRevision(revision))) {
+    return new Error(`Handler failed: ${error.message}`, { cause: error });
+  }
+  return error;
+}
+

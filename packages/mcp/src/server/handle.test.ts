@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchboard/jsonrpc';
+import type { ClientChannel } from './channel.js';
+import type { RequestEnvelope } from './context.js';
+import { McpServer } from './mcpServer.js';
+
+/** A channel that records what handlers send and answers requests from a table. */
+class RecordingChannel implements ClientChannel {
+  readonly sent: { kind: 'notify' | 'request'; method: string; params: JsonRpcParams | undefined; relatedRequestId: unknown }[] = [];
+  constructor(private readonly answers: Record<string, unknown> = {}) {}
+  notify(method: string, params?: JsonRpcParams, options?: { relatedRequestId?: unknown }): Promise<void> {
+    this.sent.push({ kind: 'notify', method, params, relatedRequestId: options?.relatedRequestId });
+    return Promise.resolve();
+  }
+  request<T>(method: string, params?: JsonRpcParams, options?: { relatedRequestId?: unknown }): Promise<T> {
+    this.sent.push({ kind: 'request', method, params, relatedRequestId: options?.relatedRequestId });
+    return Promise.resolve(this.answers[method] as T);
+  }
+}
+
+const envelope = (over: Partial<RequestEnvelope> = {}): RequestEnvelope => ({
+  protocolVersion: '2025-11-25',
+  clientInfo: { name: 'c', version: '1' },
+  clientCapabilities: {},
+  serverCapabilities: undefined,
+  logLevelRank: 0,
+  ...over,
+});
+
+const req = (id: number, method: string, params?: Record<string, unknown>): JsonRpcRequest => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+
+function makeServer(): McpServer {
+  const server = new McpServer({ name: 's', version: '1' }, { logger: silentLogger, pageSize: 1 });
+  server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }, ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
+  server.tool('work', {}, async (_args, ctx) => {
+    await ctx.progress(1, 2, 'half');
+    await ctx.log('info', 'working', 'w');
+    await ctx.log('debug', 'quiet');
+    const sampled = await ctx.sample({ messages: [], maxTokens: 1 });
+    return { content: [{ type: 'text', text: `${ctx.protocolVersion} ${ctx.clientInfo?.name} ${String(ctx.authInfo)} ${String(ctx.session)} ${sampled.model}` }] };
+  });
+  server.resource('test://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'A' }] }));
+  server.resourceTemplate('test://items/{id}', { name: 'item', complete: { id: (v) => ['1', '10', '2'].filter((x) => x.startsWith(v)) } }, (uri, { id }) => ({
+    contents: [{ uri, text: `item ${id}` }],
+  }));
+  server.prompt('greet', { arguments: [{ name: 'who', required: true }] }, ({ who }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello ${who}` } }] }));
+  server.prompt('bye', {}, () => ({ messages: [] }));
+  return server;
+}
+
+describe('McpServer.handle: one request, no connect() and no session', () => {
+  it('answers every era-neutral operation', async () => {
+    const server = makeServer();
+    const channel = new RecordingChannel();
+    const h = (message: JsonRpcRequest) => server.handle(message, envelope(), channel);
+    expect(server.sessions.size).toBe(0);
+    expect(await h(req(1, 'ping'))).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    const firstTools = await h(req(2, 'tools/list'));
+    expect(firstTools).toMatchObject({ id: 2, result: { tools: [{ name: 'add' }], nextCursor: expect.any(String) } });
+    const cursor = (firstTools as { result: { nextCursor: string } }).result.nextCursor;
+    expect(await h(req(3, 'tools/list', { cursor }))).toEqual({ jsonrpc: '2.0', id: 3, result: { tools: [{ name: 'work', inputSchema: { type: 'object' } }] } });
+    expect(await h(req(4, 'tools/list', { cursor: 'bogus' }))).toMatchObject({ id: 4, error: { code: -32602, message: 'Invalid params: invalid cursor' } });
+    expect(await h(req(5, 'resources/list'))).toEqual({ jsonrpc: '2.0', id: 5, result: { resources: [{ uri: 'test://a', name: 'a' }] } });
+    expect(await h(req(6, 'resources/templates/list'))).toEqual({ jsonrpc: '2.0', id: 6, result: { resourceTemplates: [{ uriTemplate: 'test://items/{id}', name: 'item' }] } });
+    const prompts = await h(req(7, 'prompts/list'));
+    expect(prompts).toMatchObject({ id: 7, result: { prompts: [{ name: 'greet' }], nextCursor: expect.any(String) } });
+    expect(await h(req(8, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } }))).toEqual({ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: '5' }] } });
+    expect(await h(req(9, 'tools/call', { name: 'nope' }))).toMatchObject({ id: 9, error: { code: -32602, message: 'Invalid params: unknown tool "nope"' } });
+    expect(await h(req(10, 'resources/read', { uri: 'test://a' }))).toEqual({ jsonrpc: '2.0', id: 10, result: { contents: [{ uri: 'test://a', text: 'A' }] } });
+    expect(await h(req(11, 'resources/read', { uri: 'test://items/7' }))).toEqual({ jsonrpc: '2.0', id: 11, result: { contents: [{ uri: 'test://items/7', text: 'item 7' }] } });
+    expect(await h(req(12, 'resources/read', { uri: 'test://zzz' }))).toEqual({
+      jsonrpc: '2.0', id: 12, error: { code: -32002, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } },
+    });
+    expect(await h(req(13, 'prompts/get', { name: 'greet', arguments: { who: 'Ada' } }))).toEqual({
+      jsonrpc: '2.0', id: 13, result: { messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada' } }] },
+    });
+    expect(await h(req(14, 'prompts/get', { name: 'greet' }))).toMatchObject({ id: 14, error: { code: -32602, message: 'Invalid params: missing required argument "who" of prompt "greet"' } });
+    expect(await h(req(15, 'completion/complete', { ref: { type: 'ref/resource', uri: 'test://items/{id}' }, argument: { name: 'id', value: '1' } }))).toEqual({
+      jsonrpc: '2.0', id: 15, result: { completion: { values: ['1', '10'], total: 2, hasMore: false } },
+    });
+    expect(channel.sent).toEqual([]);
+  });
+
+  it('tools/call reports progress and logs through the channel, samples through it, and reads the envelope', async () => {
+    const server = makeServer();
+    const channel = new RecordingChannel({ 'sampling/createMessage': { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm1' } });
+    const env = envelope({ clientCapabilities: { sampling: {} }, logLevelRank: 1, authInfo: 'token' });
+    const reply = await server.handle(req(1, 'tools/call', { name: 'work', _meta: { progressToken: 'p' } }), env, channel);
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '2025-11-25 c token undefined m1' }] } });
+    expect(channel.sent).toEqual([
+      { kind: 'notify', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 2, message: 'half' }, relatedRequestId: 1 },
+      { kind: 'notify', method: 'notifications/message', params: { level: 'info', logger: 'w', data: 'working' }, relatedRequestId: 1 },
+      { kind: 'request', method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 }, relatedRequestId: 1 },
+    ]);
+  });
+
+  it('a missing client capability escaping a tool is -32021 with data.requiredCapabilities from 2026-07-28, a tool error before', async () => {
+    const server = makeServer();
+    const modern = await server.handle(req(1, 'tools/call', { name: 'work' }), envelope({ protocolVersion: '2026-07-28' }), new RecordingChannel());
+    expect(modern).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32021, message: 'Missing required client capability: "sampling"', data: { requiredCapabilities: { sampling: {} } } } });
+    const legacy = await server.handle(req(2, 'tools/call', { name: 'work' }), envelope(), new RecordingChannel());
+    expect(legacy).toEqual({
+      jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Tool "work" failed: the client did not declare the "sampling" capability' }], isError: true },
+    });
+  });
+
+  it('resource not found is -32602 from 2026-07-28', async () => {
+    const reply = await makeServer().handle(req(1, 'resources/read', { uri: 'test://zzz' }), envelope({ protocolVersion: '2026-07-28' }), new RecordingChannel());
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } } });
+  });
+
+  it('gates by the envelope capabilities; the session-only requests are -32601 without a session; notifications get nothing', async () => {
+    const server = makeServer();
+    const channel = new RecordingChannel();
+    expect(await server.handle(req(1, 'tools/list'), envelope({ serverCapabilities: { prompts: {} } }), channel)).toEqual({
+      jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: "tools/list" (the server does not advertise the "tools" capability)' },
+    });
+    for (const method of ['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']) {
+      expect(await server.handle(req(2, method, { protocolVersion: '2025-11-25', level: 'info', uri: 'test://a' }), envelope(), channel)).toEqual({
+        jsonrpc: '2.0', id: 2, error: { code: -32601, message: `Method not found: "${method}" (it exists only on a session)` },
+      });
+    }
+    expect(await server.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, envelope(), channel)).toBeUndefined();
+    expect(channel.sent).toEqual([]);
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * The compiled registry of a server: tools (schemas compiled to validators at registration), resources,
+ * resource templates and prompts, the frozen list each `…/list` serves, and one change event per list.
+ *
+ * @see MCP 2025-11-25 server/tools.mdx, server/resources.mdx, server/prompts.mdx
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types.js';
+import { checkPromptDefinition, checkResourceDefinition, checkResourceTemplateDefinition, checkToolDefinition } from './definitions.js';
+import type { ListKind } from './pagination.js';
+import { compact } from './params.js';
+import { createSchemaCompiler, type CompiledSchema } from './schema.js';
+import type {
+  CompletionHandler,
+  PromptDefinition,
+  PromptHandler,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceTemplateDefinition,
+  ResourceTemplateHandler,
+  ToolDefinition,
+  ToolHandler,
+} from './types.js';
+import { UriTemplate } from './uriTemplate.js';
+
+/** A registered tool with its compiled schemas. */
+export interface ToolEntry {
+  readonly descriptor: Tool;
+  readonly input: CompiledSchema;
+  readonly output: CompiledSchema | undefined;
+  readonly handler: ToolHandler<never>;
+}
+/** A registered static resource. */
+export interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler }
+/** A registered resource template with its matcher. */
+export interface TemplateEntry {
+  readonly descriptor: ResourceTemplate;
+  readonly template: UriTemplate;
+  readonly handler: ResourceTemplateHandler;
+  readonly complete: Readonly<Record<string, CompletionHandler>> | undefined;
+}
+/** A registered prompt with the names of its required arguments. */
+export interface PromptEntry {
+  readonly descriptor: Prompt;
+  readonly required: readonly string[];
+  readonly handler: PromptHandler;
+  readonly complete: Readonly<Record<string, CompletionHandler>> | undefined;
+}
+
+/** What is registered, compiled once; `onchange` hears of every addition and removal. */
+export class Registry {
+  readonly tools = new Map<string, ToolEntry>();
+  readonly resources = new Map<string, ResourceEntry>();
+  readonly templates = new Map<string, TemplateEntry>();
+  readonly prompts = new Map<string, PromptEntry>();
+  readonly #lists = new Map<ListKind, readonly unknown[]>();
+  readonly #compile = createSchemaCompiler();
+  readonly #logger: Logger;
+  readonly #onchange: (kind: ListKind) => void;
+
+  /** @param options `logger`: receives naming warnings; `onchange`: called after each list changes */
+  constructor(options: { readonly logger: Logger; readonly onchange: (kind: ListKind) => void }) {
+    this.#logger = options.logger;
+    this.#onchange = options.onchange;
+  }
+
+  /** See `McpServer.tool`. @throws TypeError as documented there */
+  addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
+    checkToolDefinition(name, definition, handler, this.#logger);
+    refuseDuplicate(this.tools, name, 'Tool');
+    const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
+    // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
+    if (input.json.type === undefined) {
+      throw new TypeError(`Invalid inputSchema of tool "${name}": the root must declare "type": "object"`);
+    }
+    if (input.json.type !== 'object') throw new TypeError(`Invalid inputSchema of tool "${name}": the root type must be "object"`);
+    const output = definition.outputSchema === undefined ? undefined : this.#compile(definition.outputSchema, `outputSchema of tool "${name}"`);
+    if (output !== undefined && output.json.type !== 'object') {
+      throw new TypeError(`Invalid outputSchema of tool "${name}": the root type must be "object"`);
+    }
+    const descriptor: Tool = compact({
+      name,
+      title: definition.title,
+      description: definition.description,
+      inputSchema: input.json,
+      outputSchema: output?.json,
+      annotations: definition.annotations,
+      icons: definition.icons,
+      _meta: definition._meta,
+    });
+    return this.#add(this.tools, name, { descriptor, input, output, handler }, 'tools');
+  }
+
+  /** See `McpServer.resource`. @throws TypeError as documented there */
+  addResource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    checkResourceDefinition(uri, definition, handler);
+    refuseDuplicate(this.resources, uri, 'Resource');
+    return this.#add(this.resources, uri, { descriptor: compact({ uri, ...definition }), handler }, 'resources');
+  }
+
+  /** See `McpServer.resourceTemplate`. @throws TypeError as documented there */
+  addTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
+    checkResourceTemplateDefinition(uriTemplate, definition, handler);
+    refuseDuplicate(this.templates, uriTemplate, 'Resource template');
+    const { complete, ...rest } = definition;
+    const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete };
+    return this.#add(this.templates, uriTemplate, entry, 'resourceTemplates');
+  }
+
+  /** See `McpServer.prompt`. @throws TypeError as documented there */
+  addPrompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void {
+    checkPromptDefinition(name, definition, handler);
+    refuseDuplicate(this.prompts, name, 'Prompt');
+    const { complete, ...rest } = definition;
+    const required = (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name);
+    return this.#add(this.prompts, name, { descriptor: compact({ name, ...rest }), required, handler, complete }, 'prompts');
+  }
+
+  /** The descriptors of one list, frozen and cached until it changes. */
+  list(kind: ListKind): readonly unknown[] {
+    let list = this.#lists.get(kind);
+    if (list === undefined) {
+      const source = kind === 'tools' ? this.tools : kind === 'resources' ? this.resources : kind === 'resourceTemplates' ? this.templates : this.prompts;
+      list = Object.freeze([...source.values()].map((e) => e.descriptor));
+      this.#lists.set(kind, list);
+    }
+    return list;
+  }
+
+  /** Adds an entry and announces the change; the disposer removes that very entry once. */
+  #add<E>(map: Map<string, E>, key: string, entry: E, kind: ListKind): () => void {
+    map.set(key, entry);
+    this.#changed(kind);
+    return () => {
+      if (map.get(key) === entry && map.delete(key)) this.#changed(kind);
+    };
+  }
+
+  #changed(kind: ListKind): void {
+    this.#lists.delete(kind);
+    this.#onchange(kind);
+  }
+}
+
+function refuseDuplicate(map: ReadonlyMap<string, unknown>, key: string, what: string): void {
+  if (map.has(key)) throw new TypeError(`${what} already registered: "${key}"`);
+}

@@ -1,0 +1,79 @@
+/**
+ * The state one legacy-era session negotiated, as one serializable record with one owner (the session-era
+ * rules in `eras/session.ts` write it; the connection holds it). `toJSON` / {@link SessionState.fromJSON}
+ * round-trip it, so a shared session store can hold it.
+ */
+import type { JsonRpcId } from '@switchboard/jsonrpc';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
+
+/** {@link SessionState} as plain JSON. */
+export interface SessionStateRecord {
+  readonly protocolVersion: string;
+  readonly clientInfo?: Implementation;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly logLevelRank: number;
+  readonly subscriptions: readonly string[];
+  readonly initializeRequestId: JsonRpcId | null;
+  readonly initialized: boolean;
+}
+
+/** What a session's `initialize` negotiated, and what it changed since. */
+export class SessionState {
+  /** The negotiated revision. */
+  readonly protocolVersion: string;
+  readonly clientInfo: Implementation | undefined;
+  /** What the client declared in `initialize`. */
+  readonly clientCapabilities: ClientCapabilities;
+  /**
+   * The server capabilities this session's `initialize` advertised (before the per-revision trimming of the
+   * wire copy), fixed for the session's life: the capability gate and list-changed notifications read them.
+   */
+  readonly serverCapabilities: ServerCapabilities;
+  /** The id of the `initialize` request, which MUST NOT be cancelled (MCP 2025-11-25 basic/utilities/cancellation.mdx). */
+  readonly initializeRequestId: JsonRpcId | undefined;
+  /** Messages below this rank are not sent (`logging/setLevel`); 0 sends everything. */
+  logLevelRank = 0;
+  /** Whether `notifications/initialized` arrived. */
+  initialized = false;
+  /** The URIs subscribed to with `resources/subscribe`. */
+  readonly subscriptions = new Set<string>();
+
+  /** @param negotiated what `initialize` settled */
+  constructor(negotiated: {
+    readonly protocolVersion: string;
+    readonly clientInfo: Implementation | undefined;
+    readonly clientCapabilities: ClientCapabilities;
+    readonly serverCapabilities: ServerCapabilities;
+    readonly initializeRequestId: JsonRpcId | undefined;
+  }) {
+    this.protocolVersion = negotiated.protocolVersion;
+    this.clientInfo = negotiated.clientInfo;
+    this.clientCapabilities = negotiated.clientCapabilities;
+    this.serverCapabilities = negotiated.serverCapabilities;
+    this.initializeRequestId = negotiated.initializeRequestId;
+  }
+
+  /** The record as plain JSON (`subscriptions` as an array, an absent id as `null`). */
+  toJSON(): SessionStateRecord {
+    const record: SessionStateRecord = {
+      protocolVersion: this.protocolVersion,
+      clientCapabilities: this.clientCapabilities,
+      serverCapabilities: this.serverCapabilities,
+      logLevelRank: this.logLevelRank,
+      subscriptions: [...this.subscriptions],
+      initializeRequestId: this.initializeRequestId ?? null,
+      initialized: this.initialized,
+    };
+    return this.clientInfo === undefined ? record : { ...record, clientInfo: this.clientInfo };
+  }
+
+  /** Rebuilds a state from {@link SessionState.toJSON}'s output. */
+  static fromJSON(record: SessionStateRecord): SessionState {
+    const state = new SessionState({ ...record, clientInfo: record.clientInfo, initializeRequestId: record.initializeRequestId ?? undefined });
+    state.logLevelRank = record.logLevelRank;
+    state.initialized = record.initialized;
+    for (const uri of record.subscriptions) state.subscriptions.add(uri);
+    return state;
+  }
+}
