@@ -25,6 +25,7 @@ import type { ClientChannel } from './channel.js';
 import { Connection, type ConnectionHost } from './connection.js';
 import { ServerRequestContext, type DispatchContext, type RequestEnvelope } from './context.js';
 import { SessionEra } from './eras/session.js';
+import { gateInbound } from './gate.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/host.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
@@ -123,7 +124,8 @@ export class McpServer {
     this.#era = new SessionEra({ capabilities: this.#capabilities, limits });
     const dispatcher = new Dispatcher<DispatchContext>({
       logger: this.#logger,
-      guard: (message, ctx) => this.#era.guard(message.method, 'id' in message, ctx),
+      // The inbound step, per message (lifecycle, method table, capabilities, revision claims): gate.ts.
+      guard: (message, ctx) => gateInbound(message, ctx, this.#capabilities),
       // One object per request: methods on the prototype, the signal made only when read.
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
@@ -131,12 +133,16 @@ export class McpServer {
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
+    const cache = this.#capabilities;
     this.#host = {
       dispatcher,
       logger: this.#logger,
       bus: this.#bus,
       maxConcurrentInbound: maxConcurrent,
       maxQueuedInbound: maxQueued,
+      get capabilities() {
+        return cache.capabilities;
+      },
       connectionClosed: (connection) => {
         this.#connections.delete(connection);
         this.#era.connectionClosed(connection);
