@@ -156,6 +156,8 @@ function requestOf(message: JsonRpcRequest | JsonRpcNotification, signal: AbortS
 }
 
 /** Builds the handler context: the dispatcher context plus `id`, `method` and `signal`. */
+// Positional on purpose: called per message without a context factory, where an options object would be one more allocation.
+// eslint-disable-next-line @typescript-eslint/max-params
 function handlerContext<Ctx>(
   ctx: Ctx,
   id: JsonRpcId | undefined,
@@ -165,7 +167,7 @@ function handlerContext<Ctx>(
   if (typeof ctx !== 'object' || ctx === null) return { id, method, signal } as Ctx & HandlerContext;
   const proto: unknown = Object.getPrototypeOf(ctx);
   if (proto === Object.prototype || proto === null) return { ...ctx, id, method, signal };
-  return Object.create(ctx as object, {
+  return Object.create(ctx, {
     id: { value: id, enumerable: true },
     method: { value: method, enumerable: true },
     signal: { value: signal, enumerable: true },
@@ -177,7 +179,7 @@ function successResponse(id: JsonRpcId, result: unknown): JsonRpcResponse {
 }
 
 function internalError(id: JsonRpcId | null): JsonRpcResponse {
-  return errorResponse(id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]);
+  return errorResponse(id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] });
 }
 
 /**
@@ -198,7 +200,7 @@ export function stringifyReply(reply: JsonRpcResponse | readonly JsonRpcResponse
       logger.error('Response could not be serialized: sending -32603 instead', { id: single.id, error });
       return JSON.stringify(internalError(single.id));
     }
-    const parts = reply.map((member) => stringifyReply(member, logger));
+    const parts = (reply as readonly JsonRpcResponse[]).map((member) => stringifyReply(member, logger));
     return `[${parts.join(',')}]`;
   }
 }
@@ -313,7 +315,7 @@ export class Dispatcher<Ctx = unknown> {
    */
   dispatch(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | undefined> {
     const reply = this.dispatchNow(message, ctx, signal === undefined ? undefined : requestOf(message, signal));
-    return isThenable(reply) ? (reply as Promise<Reply>) : reply === undefined ? NOTHING : Promise.resolve(reply);
+    return isThenable(reply) ? reply : reply === undefined ? NOTHING : Promise.resolve(reply);
   }
 
   /**
@@ -351,7 +353,7 @@ export class Dispatcher<Ctx = unknown> {
       }
       // The method name is client input: quoted in at most 200 characters, so the error never costs more than the request.
       const shown = method.length > 200 ? `${method.slice(0, 200)}…` : method;
-      return errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${shown}"`);
+      return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `${ErrorMessage[ErrorCode.MethodNotFound]}: "${shown}"` });
     }
     const params = message.params;
     let result: unknown;
@@ -404,7 +406,7 @@ export class Dispatcher<Ctx = unknown> {
           const message = item.message;
           const reply = this.dispatchNow(message, ctx, signal === undefined ? undefined : requestOf(message, signal));
           // dispatchNow never rejects.
-          if (isThenable(reply)) void (reply as Promise<Reply>).then((response) => slot.settle(response));
+          if (isThenable(reply)) void reply.then((response) => slot.settle(response));
           else slot.settle(reply);
         },
         done: resolve,
@@ -419,7 +421,7 @@ export class Dispatcher<Ctx = unknown> {
     }
     const prefix = ErrorMessage[ErrorCode.InvalidParams];
     const message = problem.startsWith(prefix) ? problem : `${prefix}: ${problem}`;
-    return errorResponse(id, ErrorCode.InvalidParams, message);
+    return errorResponse(id, { code: ErrorCode.InvalidParams, message });
   }
 
   /** Turns a thrown value (or a guard's refusal) into the reply; never leaks a non-wire error's text. */
