@@ -22,8 +22,6 @@ import {
   type Transport,
 } from '@switchboard/jsonrpc';
 import { createStderrLogger } from '../logger.js';
-import type { McpServer } from '../server/mcpServer.js';
-import type { ServerSession } from '../server/types.js';
 
 /**
  * Messages at least this long (UTF-16 units) are written at once instead of being coalesced with the other
@@ -332,6 +330,28 @@ export class StdioServerTransport implements Transport {
   }
 }
 
+/**
+ * The session {@link serveStdio} drives: the part of the server's `ServerSession` it uses (structural, so this
+ * transport imports nothing from the server).
+ */
+export interface StdioSession {
+  /** Called once the session closed; {@link serveStdio} chains its own cleanup onto it. */
+  onclose: (() => void) | undefined;
+  /** No answer to the session's own requests can arrive any more (stdin ended): fail them now. */
+  endOfInput(): void;
+  /** Resolves when the requests being handled answered, or after `timeoutMs` (milliseconds). */
+  drain(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What {@link serveStdio} needs of a server (`McpServer` is one): its logger and one connection per transport. */
+export interface StdioServer<S extends StdioSession = StdioSession> {
+  /** Where the transport logs when {@link ServeStdioOptions.logger} is not given. */
+  readonly logger: Logger;
+  /** Serves one session over `transport` and starts it. */
+  connect(transport: Transport): Promise<S>;
+}
+
 /** Default for {@link ServeStdioOptions.shutdownGraceMs}. */
 export const DEFAULT_STDIO_SHUTDOWN_GRACE_MS = 1000;
 
@@ -415,9 +435,9 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  * With `exitOnClose` (the default), the process exits once the session has closed and stdout has taken every
  * answer (at most `drainTimeoutMs`).
  *
- * @param server - The server to serve.
+ * @param server - The server to serve: an `McpServer` (any {@link StdioServer}).
  * @param options - See {@link ServeStdioOptions}.
- * @returns The session, once the transport is started.
+ * @returns The session (for an `McpServer`, its `ServerSession`), once the transport is started.
  * @throws TypeError when a numeric option is not a number.
  * @throws RangeError when `maxLineBytes` or `maxJsonDepth` is not a positive integer, or `shutdownGraceMs` or
  *   `drainTimeoutMs` is negative.
@@ -427,7 +447,7 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  * @example
  * await serveStdio(server, { redirectConsole: false }); // leave console alone (stdout must stay MCP-only)
  */
-export async function serveStdio(server: McpServer, options: ServeStdioOptions = {}): Promise<ServerSession> {
+export async function serveStdio<S extends StdioSession>(server: StdioServer<S>, options: ServeStdioOptions = {}): Promise<S> {
   const graceMs = options.shutdownGraceMs ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
   checkMilliseconds('shutdownGraceMs', graceMs);
   const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_STDIO_DRAIN_TIMEOUT_MS;
@@ -436,7 +456,7 @@ export async function serveStdio(server: McpServer, options: ServeStdioOptions =
   const logger = options.logger ?? server.logger;
   const redirect = options.redirectConsole ?? (options.stdout === undefined || options.stdout === process.stdout);
   const restoreConsole = redirect ? redirectConsoleToStderr(logger) : undefined;
-  let session: ServerSession;
+  let session: S;
   try {
     session = await server.connect(transport);
   } catch (error) {
@@ -459,7 +479,7 @@ export async function serveStdio(server: McpServer, options: ServeStdioOptions =
     const previous = session.onclose;
     session.onclose = () => {
       previous?.();
-      void exitWhenFlushed(transport, drainTimeoutMs, logger, options.stdout ?? process.stdout);
+      void exitWhenFlushed(transport, { timeoutMs: drainTimeoutMs, logger, stdout: options.stdout ?? process.stdout });
     };
   }
   return session;
@@ -470,7 +490,11 @@ export async function serveStdio(server: McpServer, options: ServeStdioOptions =
  * answers buffered in this process would otherwise be lost by `process.exit` while a slow client has not read
  * them yet.
  */
-async function exitWhenFlushed(transport: StdioServerTransport, timeoutMs: number, logger: Logger, stdout: Writable): Promise<void> {
+async function exitWhenFlushed(
+  transport: StdioServerTransport,
+  options: { readonly timeoutMs: number; readonly logger: Logger; readonly stdout: Writable },
+): Promise<void> {
+  const { timeoutMs, logger, stdout } = options;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flushed = await Promise.race([
     transport.whenFlushed().then(() => true),
