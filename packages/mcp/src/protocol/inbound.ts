@@ -142,10 +142,6 @@ function requestRow(method: string, revision: ProtocolRevision, capabilities: Se
   return gap === undefined ? row : inboundRefusal('capabilityNotAdvertised', { method, capability: gap });
 }
 
-function accepted(era: Era, revision: ProtocolRevision | undefined, row: McpMethod | undefined, envelope: RequestEnvelope): InboundAccepted {
-  return { era, revision, row, envelope };
-}
-
 /**
  * The refusal {@link classifyInbound} would give `message`, or `undefined` when it would accept it. The same
  * rules, without building the verdict: a transport's per-message gate calls this, so an accepted message costs
@@ -198,7 +194,8 @@ export function classifyInbound(message: JsonRpcRequest | JsonRpcNotification, f
   // Accepted with a claim: a served modern revision. Without one: the session's revision (none before initialize).
   const era: Era = claim === undefined ? 'legacy' : 'modern';
   const revision = claim === undefined ? facts.session?.revision : (claim as ProtocolRevision);
-  return accepted(era, revision, isRequest ? methodRow(message.method) : notificationRow(message.method, revision), envelope);
+  const row = isRequest ? methodRow(message.method) : notificationRow(message.method, revision);
+  return { era, revision, row, envelope };
 }
 
 /**

@@ -39,7 +39,7 @@ function makeServer(): McpServer {
     await ctx.log('info', 'working', 'w');
     await ctx.log('debug', 'quiet');
     const sampled = await ctx.sample({ messages: [], maxTokens: 1 });
-    return { content: [{ type: 'text', text: `${ctx.protocolVersion} ${ctx.clientInfo?.name} ${String(ctx.authInfo)} ${String(ctx.session)} ${sampled.model}` }] };
+    return { content: [{ type: 'text', text: `${ctx.protocolVersion} ${ctx.clientInfo?.name} ${String(ctx.authInfo)} ${ctx.session === undefined ? 'undefined' : 'a session'} ${sampled.model}` }] };
   });
   server.resource('test://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'A' }] }));
   server.resourceTemplate('test://items/{id}', { name: 'item', complete: { id: (v) => ['1', '10', '2'].filter((x) => x.startsWith(v)) } }, (uri, { id }) => ({

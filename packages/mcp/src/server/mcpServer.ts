@@ -209,7 +209,7 @@ export class McpServer {
     handler: ResourceTemplateHandler<TemplateVariables<T>>,
   ): () => void;
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
-    return this.#registry.addTemplate(uriTemplate, definition, handler as ResourceTemplateHandler);
+    return this.#registry.addTemplate(uriTemplate, definition, handler);
   }
 
   /**

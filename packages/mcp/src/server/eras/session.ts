@@ -106,7 +106,7 @@ export class SessionEra {
     const connection = ctx.connection!;
     connection.session = new SessionState({
       protocolVersion: version,
-      clientCapabilities: (p.capabilities as Record<string, unknown> | undefined) ?? {},
+      clientCapabilities: p.capabilities ?? {},
       clientInfo: p.clientInfo as Implementation | undefined,
       initializeRequestId: ctx.id as SessionState['initializeRequestId'],
       serverCapabilities: this.#capabilities.capabilities,

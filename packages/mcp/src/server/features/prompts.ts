@@ -14,7 +14,7 @@ import { eraError } from './resources.js';
 
 /** `prompts/list`: one page. */
 export function listPrompts(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page('prompts', host.registry.list('prompts'), host.pageSize, params);
+  return page({ kind: 'prompts', items: host.registry.list('prompts'), pageSize: host.pageSize }, params);
 }
 
 /** `prompts/get`: unknown prompt, a non-string argument or a missing required one → -32602 (MCP 2025-11-25 server/prompts.mdx). */

@@ -29,7 +29,7 @@ export class ToolError extends Error {
 
 /** `tools/list`: one page. */
 export function listTools(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page('tools', host.registry.list('tools'), host.pageSize, params);
+  return page({ kind: 'tools', items: host.registry.list('tools'), pageSize: host.pageSize }, params);
 }
 
 /**
