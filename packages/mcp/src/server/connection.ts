@@ -1,6 +1,6 @@
 /**
  * One connection: a {@link Peer} over one transport, serving the shared dispatcher, holding the session record
- * once `initialize` negotiated one. It is its requests' envelope (the session's state, read live) and its Peer
+ * once `initialize` negotiated one. It is its requests' facts (the session's state, read live: {@link RequestFacts}) and its Peer
  * is their channel back to the client; it hears the server's events from the {@link NotificationBus}.
  */
 import {
@@ -18,7 +18,7 @@ import { cancelledNotification } from '../protocol/notifications.js';
 import { SERVED_REVISIONS, type ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
-import type { DispatchContext, RequestEnvelope } from './context.js';
+import type { DispatchContext, RequestFacts } from './context.js';
 import type { SessionState } from './sessionState.js';
 import type { ClientRequestOptions, ConnectOptions, ServerSession } from './types.js';
 
@@ -68,7 +68,7 @@ class ConnectionFacts implements InboundFacts {
 }
 
 /** A server connection (see the module comment); the `ServerSession` transports and hosts see. */
-export class Connection implements ServerSession, RequestEnvelope {
+export class Connection implements ServerSession, RequestFacts {
   readonly id: string | undefined;
   readonly transport: Transport;
   readonly peer: Peer<DispatchContext>;
@@ -97,7 +97,7 @@ export class Connection implements ServerSession, RequestEnvelope {
       maxQueuedInbound: host.maxQueuedInbound,
       logger: host.logger,
     });
-    this.#defaultContext = { envelope: this, channel: this.peer, connection: this, extra: undefined };
+    this.#defaultContext = { facts: this, channel: this.peer, connection: this, extra: undefined };
     this.#gateBatches(transport);
     const unsubscribe = host.bus.subscribe((message) => this.#hear(message));
     this.peer.onclose = () => {
@@ -160,7 +160,7 @@ export class Connection implements ServerSession, RequestEnvelope {
   }
 
   #context(extra: TransportMessageExtra): DispatchContext {
-    return { envelope: this, channel: this.peer, connection: this, extra };
+    return { facts: this, channel: this.peer, connection: this, extra };
   }
 
   /**

@@ -26,5 +26,5 @@ export function gateInbound(message: JsonRpcRequest | JsonRpcNotification, ctx: 
   if (!('id' in message)) return undefined;
   const method = message.method;
   if (SESSION_REQUESTS.has(method)) return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (it exists only on a session)`);
-  return wireError(capabilityRefusalOf(method, ctx.envelope.serverCapabilities ?? current.capabilities));
+  return wireError(capabilityRefusalOf(method, ctx.facts.serverCapabilities ?? current.capabilities));
 }

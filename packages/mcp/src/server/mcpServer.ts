@@ -23,7 +23,7 @@ import { InMemoryNotificationBus, type NotificationBus } from '../stores/notific
 import { CapabilityCache } from './capabilities.js';
 import type { ClientChannel } from './channel.js';
 import { Connection, type ConnectionHost } from './connection.js';
-import { ServerRequestContext, type DispatchContext, type RequestEnvelope } from './context.js';
+import { ServerRequestContext, type DispatchContext, type RequestFacts } from './context.js';
 import { SessionEra } from './eras/session.js';
 import { gateInbound } from './gate.js';
 import { complete } from './features/completion.js';
@@ -254,17 +254,17 @@ export class McpServer {
   /**
    * Answers one request with no session and no `connect()`: the era-neutral operations (`tools/list`,
    * `tools/call`, `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list`, `prompts/get`,
-   * `completion/complete`, `ping`), gated by `envelope.serverCapabilities` (or the current capabilities). The
+   * `completion/complete`, `ping`), gated by `facts.serverCapabilities` (or the current capabilities). The
    * session-only requests (`initialize`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) are
    * -32601. Handlers reach the client through `channel` (progress, logging, `ctx.sample()` …).
    *
    * @param message a valid request or notification
-   * @param envelope what is known about the client for this request
+   * @param facts what is known about the client for this request (its revision, capabilities, info, log level)
    * @param channel how the handler reaches the client
    * @returns the response, or `undefined` for a notification; never rejects
    */
-  handle(message: JsonRpcRequest | JsonRpcNotification, envelope: RequestEnvelope, channel: ClientChannel): Promise<JsonRpcResponse | undefined> {
-    return this.#dispatcher.dispatch(message, { envelope, channel, connection: undefined, extra: undefined });
+  handle(message: JsonRpcRequest | JsonRpcNotification, facts: RequestFacts, channel: ClientChannel): Promise<JsonRpcResponse | undefined> {
+    return this.#dispatcher.dispatch(message, { facts, channel, connection: undefined, extra: undefined });
   }
 
   /** Closes every connection (their pending requests reject with `connection_closed`). */

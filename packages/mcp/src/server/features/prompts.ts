@@ -33,7 +33,7 @@ export async function getPrompt(host: FeatureHost, params: JsonRpcParams | undef
     result = await prompt.handler(args as Record<string, string>, call);
   } catch (error) {
     // Resource-not-found means nothing for a prompt: a failure like any other (-32603, logged).
-    throw error instanceof ResourceNotFoundError ? new Error(`Prompt "${name}" failed: ${error.message}`, { cause: error }) : eraError(error, call.envelope.protocolVersion);
+    throw error instanceof ResourceNotFoundError ? new Error(`Prompt "${name}" failed: ${error.message}`, { cause: error }) : eraError(error, call.facts.protocolVersion);
   }
   const problem = promptResultProblem(result, host.checkResults);
   if (problem !== undefined) throw invalidResult(host.logger, `Prompt "${name}"`, problem);

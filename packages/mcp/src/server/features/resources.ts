@@ -47,7 +47,7 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
       if (!found) throw new ResourceNotFoundError(uri);
     }
   } catch (error) {
-    throw eraError(error, call.envelope.protocolVersion);
+    throw eraError(error, call.facts.protocolVersion);
   }
   const problem = resourceResultProblem(result, host.checkResults);
   if (problem !== undefined) throw invalidResult(host.logger, `Resource handler for "${uri}"`, problem);

@@ -85,7 +85,7 @@ export class ToolCalls {
     const name = tool.descriptor.name;
     if (error instanceof ToolError) return toolErrorResult(error.message);
     if (error instanceof MissingClientCapabilityError) {
-      const revision = call.envelope.protocolVersion;
+      const revision = call.facts.protocolVersion;
       if (revision !== undefined && !isLegacyRevision(revision)) throw error;
       const names = Object.keys(error.requiredCapabilities).map((n) => `"${n}"`).join(', ');
       return toolErrorResult(`Tool "${name}" failed: the client did not declare the ${names} capability`);
