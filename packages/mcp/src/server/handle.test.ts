@@ -111,7 +111,7 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } } });
   });
 
-  it('gates by the facts' capabilities; the session-only requests are -32601 without a session; notifications get nothing', async () => {
+  it('gates by the capabilities in the facts; the session-only requests are -32601 without a session; notifications get nothing', async () => {
     const server = makeServer();
     const channel = new RecordingChannel();
     expect(await server.handle(req(1, 'tools/list'), facts({ serverCapabilities: { prompts: {} } }), channel)).toEqual({
