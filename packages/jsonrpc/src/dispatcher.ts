@@ -9,6 +9,7 @@ import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
+import { internalError, stringifyReply, successResponse } from './reply.js';
 import type {
   JsonRpcId,
   JsonRpcNotification,
@@ -174,36 +175,6 @@ function handlerContext<Ctx>(
   }) as Ctx & HandlerContext;
 }
 
-function successResponse(id: JsonRpcId, result: unknown): JsonRpcResponse {
-  return { jsonrpc: JSONRPC_VERSION, id, result: result === undefined ? null : result };
-}
-
-function internalError(id: JsonRpcId | null): JsonRpcResponse {
-  return errorResponse(id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] });
-}
-
-/**
- * Serializes a reply produced by {@link Dispatcher.handle}. A value `JSON.stringify` cannot serialize (too
- * deeply nested, a `BigInt`, a cycle) is replaced, per response, by -32603 "Internal error" for that response's
- * id, so a reply always goes out.
- *
- * @param reply - One response or a batch reply.
- * @param logger - Receives the serialization failure. @default silentLogger
- * @returns The JSON text (no trailing newline).
- */
-export function stringifyReply(reply: JsonRpcResponse | readonly JsonRpcResponse[], logger: Logger = silentLogger): string {
-  try {
-    return JSON.stringify(reply);
-  } catch (error) {
-    if (!Array.isArray(reply)) {
-      const single = reply as JsonRpcResponse;
-      logger.error('Response could not be serialized: sending -32603 instead', { id: single.id, error });
-      return JSON.stringify(internalError(single.id));
-    }
-    const parts = (reply as readonly JsonRpcResponse[]).map((member) => stringifyReply(member, logger));
-    return `[${parts.join(',')}]`;
-  }
-}
 
 /**
  * Maps method names to handlers (a `Map`, never a plain-object lookup, so `toString`, `constructor` or
