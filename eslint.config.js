@@ -145,31 +145,24 @@ export default tseslint.config(
     rules: { '@typescript-eslint/unbound-method': 'off' },
   },
 
-  // TEMPORARY (redesign in progress): the rules below fire today in the five folders being rewritten, which this
-  // branch does not edit. Each entry turns off, for its folder only, exactly the rules that fire there (counts at
-  // the time of writing in the comment). Remove an entry once its folder lints clean; remove the block when empty.
+  // TEMPORARY (redesign in progress): the rules below still fire in the HTTP transport (being split) and in the
+  // session store it owns. Each entry turns off, for its files only, exactly the rules that fire there (counts at
+  // the time of writing in the comment). Remove an entry once its files lint clean; remove the block when empty.
+  // jsonrpc, protocol/, server/, the other stores and the stdio transport lint clean without it.
   ...[
-    // jsonrpc: max-params 7, no-unnecessary-type-assertion 3, require-await 1, no-unsafe-argument 1, await-thenable 1
-    ['packages/jsonrpc/src/**', ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion',
-      '@typescript-eslint/require-await', '@typescript-eslint/no-unsafe-argument', '@typescript-eslint/await-thenable']],
-    // protocol: max-params 3
-    [`${MCP}/protocol/**`, ['@typescript-eslint/max-params']],
-    // server: max-params 8, no-unnecessary-type-assertion 6, no-base-to-string 4
-    [`${MCP}/server/**`, ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion', '@typescript-eslint/no-base-to-string']],
-    // stores: no-unsafe-argument 1
-    [`${MCP}/stores/**`, ['@typescript-eslint/no-unsafe-argument']],
-    // transports: max-params 10, no-unnecessary-type-assertion 5, unbound-method 2, no-base-to-string 1,
-    // prefer-promise-reject-errors 1, require-await 1 (no-restricted-imports 7: below)
-    [`${MCP}/transports/**`, ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion',
+    // stores/sessionStore.ts: no-unsafe-argument 1 (an untyped `new Map()`)
+    [`${MCP}/stores/sessionStore.ts`, ['@typescript-eslint/no-unsafe-argument']],
+    // transports/http, transports/node: max-params, no-unnecessary-type-assertion, unbound-method,
+    // no-base-to-string, prefer-promise-reject-errors, require-await (no-restricted-imports: below)
+    ...[`${MCP}/transports/http/**`, `${MCP}/transports/node/**`].map((glob) => [glob, ['@typescript-eslint/max-params', '@typescript-eslint/no-unnecessary-type-assertion',
       '@typescript-eslint/unbound-method', '@typescript-eslint/no-base-to-string', '@typescript-eslint/prefer-promise-reject-errors',
-      '@typescript-eslint/require-await']],
+      '@typescript-eslint/require-await']]),
   ].map(([glob, rules]) => ({ files: [glob], rules: Object.fromEntries(rules.map((rule) => [rule, 'off'])) })),
   {
-    // TEMPORARY (redesign in progress), transports: no-restricted-imports fires 7 times: http/handler.ts and
-    // http/sessionTable.ts import server/types.js (1 each), stdio.ts imports server/mcpServer.js (McpServer) and
-    // server/types.js (2), http/node.ts imports node:http twice and node:net (3: the Node adapter, moving to
-    // transports/node/). Only the layering and node: patterns are lifted; bare builtins stay refused.
-    files: [`${MCP}/transports/**/*.ts`],
+    // TEMPORARY (redesign in progress), transports/http and transports/node only: the layering and node:
+    // patterns are lifted while the HTTP split lands; bare builtins stay refused. The stdio transport reaches the
+    // server through structural types of its own (StdioServer) and is held to the rule.
+    files: [`${MCP}/transports/http/**/*.ts`, `${MCP}/transports/node/**/*.ts`],
     ignores: TESTS,
     rules: { 'no-restricted-imports': restrict() },
   },

@@ -84,3 +84,34 @@ describe('classifyInbound answers as the server does today', () => {
     await client.close();
   });
 });
+
+describe('a modern-era claim on the legacy transports', () => {
+  // The one deliberate change of the inbound step: a request whose _meta claims a revision is modern whatever
+  // its session, and no modern revision is served yet, so it is -32022 with data.supported before and after
+  // initialize (it was -32600 "not initialized" before, and served after).
+  const claim = (id: number, requested: unknown) => ({
+    jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': requested } },
+  }) as const;
+  const refused = (id: number, requested: string) => ({
+    jsonrpc: '2.0', id,
+    error: {
+      code: -32022,
+      message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
+      data: { supported: [...SERVED_REVISIONS], requested },
+    },
+  });
+
+  it('is -32022 with data.supported and data.requested before and after initialize', async () => {
+    const client = await connectRawClient(fullServer());
+    await client.send(claim(1, '2026-07-28'));
+    expect(await client.waitFor((m) => 'id' in m && m.id === 1)).toEqual(refused(1, '2026-07-28'));
+    await client.initialize({ protocolVersion: '2025-11-25' });
+    await client.send(claim(2, '2025-11-25'));
+    expect(await client.waitFor((m) => 'id' in m && m.id === 2)).toEqual(refused(2, '2025-11-25'));
+    await client.send(claim(3, 7));
+    expect(await client.waitFor((m) => 'id' in m && m.id === 3)).toEqual(refused(3, ''));
+    // The session is untouched: an unclaimed request is still served.
+    expect(await client.request(4, 'tools/list', {})).toMatchObject({ id: 4, result: { tools: [{ name: 't' }] } });
+    await client.close();
+  });
+});

@@ -19,11 +19,10 @@ import type { JsonRpcErrorResponse, JsonRpcResponse } from './message.js';
  * @see https://www.jsonrpc.org/specification §5.1 (-32600), §6
  */
 export function batchTooLarge(size: number, max: number): JsonRpcErrorResponse {
-  return errorResponse(
-    null,
-    ErrorCode.InvalidRequest,
-    `${ErrorMessage[ErrorCode.InvalidRequest]}: batch of ${size} messages exceeds the limit of ${max}`,
-  );
+  return errorResponse(null, {
+    code: ErrorCode.InvalidRequest,
+    message: `${ErrorMessage[ErrorCode.InvalidRequest]}: batch of ${size} messages exceeds the limit of ${max}`,
+  });
 }
 
 /**

@@ -38,6 +38,7 @@
 import { ErrorCode, ErrorMessage } from './errors.js';
 import { parseJson, type ParseJsonOptions } from './json.js';
 import type {
+  JsonRpcErrorObject,
   JsonRpcErrorResponse,
   JsonRpcId,
   JsonRpcNotification,
@@ -108,13 +109,13 @@ function readableId(object: Record<string, unknown>): JsonRpcId | null {
  * `data` left out when `undefined`.
  *
  * @param id - The request's id, or `null` when it could not be determined (parse error, unreadable id).
- * @param code - An integer error code (see {@link ErrorCode}).
- * @param message - A short description: sentence case, no trailing period, a colon before details.
- * @param data - Optional structured detail.
+ * @param error - `code`: an integer error code (see {@link ErrorCode}); `message`: a short description
+ *   (sentence case, no trailing period, a colon before details); `data`: optional structured detail.
  * @example
- * errorResponse(7, ErrorCode.MethodNotFound, 'Method not found: "foo"');
+ * errorResponse(7, { code: ErrorCode.MethodNotFound, message: 'Method not found: "foo"' });
  */
-export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
+export function errorResponse(id: JsonRpcId | null, error: JsonRpcErrorObject): JsonRpcErrorResponse {
+  const { code, message, data } = error;
   return data === undefined
     ? { jsonrpc: JSONRPC_VERSION, id, error: { code, message } }
     : { jsonrpc: JSONRPC_VERSION, id, error: { code, message, data } };
@@ -123,14 +124,14 @@ export function errorResponse(id: JsonRpcId | null, code: number, message: strin
 function invalid(id: JsonRpcId | null, detail: string): InboundSingle {
   return {
     kind: 'invalid',
-    reply: errorResponse(id, ErrorCode.InvalidRequest, `${ErrorMessage[ErrorCode.InvalidRequest]}: ${detail}`),
+    reply: errorResponse(id, { code: ErrorCode.InvalidRequest, message: `${ErrorMessage[ErrorCode.InvalidRequest]}: ${detail}` }),
   };
 }
 
 function invalidResponse(id: JsonRpcId | null, detail: string): InboundSingle {
   return {
     kind: 'response',
-    message: errorResponse(id, ErrorCode.InvalidRequest, `Invalid response: ${detail}`),
+    message: errorResponse(id, { code: ErrorCode.InvalidRequest, message: `Invalid response: ${detail}` }),
     invalid: detail,
   };
 }

@@ -23,7 +23,10 @@ describe('Dispatcher', () => {
 
   it('Dispatcher awaits an async handler and sends undefined as null', async () => {
     const dispatcher = new Dispatcher();
-    dispatcher.register('later', async () => undefined);
+    dispatcher.register('later', async () => {
+      await Promise.resolve();
+      return undefined;
+    });
     expect(await reply(dispatcher, request('x', 'later'))).toEqual({ jsonrpc: '2.0', id: 'x', result: null });
   });
 

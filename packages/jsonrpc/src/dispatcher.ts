@@ -9,6 +9,7 @@ import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
+import { internalError, stringifyReply, successResponse } from './reply.js';
 import type {
   JsonRpcId,
   JsonRpcNotification,
@@ -156,6 +157,8 @@ function requestOf(message: JsonRpcRequest | JsonRpcNotification, signal: AbortS
 }
 
 /** Builds the handler context: the dispatcher context plus `id`, `method` and `signal`. */
+// Positional on purpose: called per message without a context factory, where an options object would be one more allocation.
+// eslint-disable-next-line @typescript-eslint/max-params
 function handlerContext<Ctx>(
   ctx: Ctx,
   id: JsonRpcId | undefined,
@@ -165,43 +168,13 @@ function handlerContext<Ctx>(
   if (typeof ctx !== 'object' || ctx === null) return { id, method, signal } as Ctx & HandlerContext;
   const proto: unknown = Object.getPrototypeOf(ctx);
   if (proto === Object.prototype || proto === null) return { ...ctx, id, method, signal };
-  return Object.create(ctx as object, {
+  return Object.create(ctx, {
     id: { value: id, enumerable: true },
     method: { value: method, enumerable: true },
     signal: { value: signal, enumerable: true },
   }) as Ctx & HandlerContext;
 }
 
-function successResponse(id: JsonRpcId, result: unknown): JsonRpcResponse {
-  return { jsonrpc: JSONRPC_VERSION, id, result: result === undefined ? null : result };
-}
-
-function internalError(id: JsonRpcId | null): JsonRpcResponse {
-  return errorResponse(id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]);
-}
-
-/**
- * Serializes a reply produced by {@link Dispatcher.handle}. A value `JSON.stringify` cannot serialize (too
- * deeply nested, a `BigInt`, a cycle) is replaced, per response, by -32603 "Internal error" for that response's
- * id, so a reply always goes out.
- *
- * @param reply - One response or a batch reply.
- * @param logger - Receives the serialization failure. @default silentLogger
- * @returns The JSON text (no trailing newline).
- */
-export function stringifyReply(reply: JsonRpcResponse | readonly JsonRpcResponse[], logger: Logger = silentLogger): string {
-  try {
-    return JSON.stringify(reply);
-  } catch (error) {
-    if (!Array.isArray(reply)) {
-      const single = reply as JsonRpcResponse;
-      logger.error('Response could not be serialized: sending -32603 instead', { id: single.id, error });
-      return JSON.stringify(internalError(single.id));
-    }
-    const parts = reply.map((member) => stringifyReply(member, logger));
-    return `[${parts.join(',')}]`;
-  }
-}
 
 /**
  * Maps method names to handlers (a `Map`, never a plain-object lookup, so `toString`, `constructor` or
@@ -313,7 +286,7 @@ export class Dispatcher<Ctx = unknown> {
    */
   dispatch(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, signal?: AbortSignal): Promise<JsonRpcResponse | undefined> {
     const reply = this.dispatchNow(message, ctx, signal === undefined ? undefined : requestOf(message, signal));
-    return isThenable(reply) ? (reply as Promise<Reply>) : reply === undefined ? NOTHING : Promise.resolve(reply);
+    return isThenable(reply) ? reply : reply === undefined ? NOTHING : Promise.resolve(reply);
   }
 
   /**
@@ -351,7 +324,7 @@ export class Dispatcher<Ctx = unknown> {
       }
       // The method name is client input: quoted in at most 200 characters, so the error never costs more than the request.
       const shown = method.length > 200 ? `${method.slice(0, 200)}…` : method;
-      return errorResponse(id, ErrorCode.MethodNotFound, `${ErrorMessage[ErrorCode.MethodNotFound]}: "${shown}"`);
+      return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `${ErrorMessage[ErrorCode.MethodNotFound]}: "${shown}"` });
     }
     const params = message.params;
     let result: unknown;
@@ -404,7 +377,7 @@ export class Dispatcher<Ctx = unknown> {
           const message = item.message;
           const reply = this.dispatchNow(message, ctx, signal === undefined ? undefined : requestOf(message, signal));
           // dispatchNow never rejects.
-          if (isThenable(reply)) void (reply as Promise<Reply>).then((response) => slot.settle(response));
+          if (isThenable(reply)) void reply.then((response) => slot.settle(response));
           else slot.settle(reply);
         },
         done: resolve,
@@ -419,7 +392,7 @@ export class Dispatcher<Ctx = unknown> {
     }
     const prefix = ErrorMessage[ErrorCode.InvalidParams];
     const message = problem.startsWith(prefix) ? problem : `${prefix}: ${problem}`;
-    return errorResponse(id, ErrorCode.InvalidParams, message);
+    return errorResponse(id, { code: ErrorCode.InvalidParams, message });
   }
 
   /** Turns a thrown value (or a guard's refusal) into the reply; never leaks a non-wire error's text. */

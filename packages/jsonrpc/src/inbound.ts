@@ -148,7 +148,7 @@ export class InboundScheduler<Ctx> {
     const end = hook === undefined ? undefined : beginRequest(hook, message, this.#logger);
     const made = this.#makeContext(message, extra);
     if (!made.ok) {
-      const response = errorResponse(message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]);
+      const response = errorResponse(message.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] });
       this.#deliver(slot, response);
       if (end !== undefined) endRequest(end, responseOutcome(response), this.#logger);
       return;
@@ -239,7 +239,7 @@ export class InboundScheduler<Ctx> {
       (response) => this.#finishJob(job, response),
       (error: unknown) => {
         this.#logger.error('Request dispatch failed', { method: job.message.method, error });
-        this.#finishJob(job, errorResponse(job.message.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]));
+        this.#finishJob(job, errorResponse(job.message.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] }));
       },
     );
   }

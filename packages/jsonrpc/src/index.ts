@@ -26,7 +26,8 @@ export { classifyValue, errorResponse, isValidId, parseMessage } from './classif
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, parseJson } from './json.js';
 export type { ParseJsonOptions, ParsedJson } from './json.js';
 export type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
-export { DEFAULT_MAX_BATCH_SIZE, Dispatcher, RESERVED_METHOD_PREFIX, stringifyReply } from './dispatcher.js';
+export { DEFAULT_MAX_BATCH_SIZE, Dispatcher, RESERVED_METHOD_PREFIX } from './dispatcher.js';
+export { stringifyReply } from './reply.js';
 export type {
   ContextFactory,
   ContextRequest,

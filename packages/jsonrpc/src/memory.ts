@@ -47,7 +47,7 @@ class MemoryTransport implements Transport {
     try {
       // The JSON round trip is the clone: the receiver never shares objects with the sender, and values that
       // cannot go on a real wire (BigInt, cycles, too deep) fail the send here.
-      text = JSON.stringify(message) as string | undefined;
+      text = JSON.stringify(message);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

@@ -486,6 +486,6 @@ export class Peer<Ctx = unknown> {
 /** The -32603 stand-in for a response that could not be sent (an error response stays what it was). */
 function internalErrorFor(response: JsonRpcResponse): JsonRpcErrorResponse {
   return 'error' in response && response.error.code !== ErrorCode.InternalError
-    ? errorResponse(response.id, response.error.code, response.error.message)
-    : errorResponse(response.id, ErrorCode.InternalError, ErrorMessage[ErrorCode.InternalError]);
+    ? errorResponse(response.id, { code: response.error.code, message: response.error.message })
+    : errorResponse(response.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] });
 }

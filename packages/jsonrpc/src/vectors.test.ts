@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from './classify.js';
-import { Dispatcher, stringifyReply } from './dispatcher.js';
+import { Dispatcher } from './dispatcher.js';
+import { stringifyReply } from './reply.js';
 import { JsonRpcError, JsonRpcLocalError, ErrorCode } from './errors.js';
 import { NdjsonDecoder } from './ndjson.js';
 import type { Logger } from './logger.js';

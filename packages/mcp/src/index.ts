@@ -93,7 +93,7 @@ export {
   type PromptDefinition,
   type PromptHandler,
   type RequestContext,
-  type RequestEnvelope,
+  type RequestFacts,
   type ResourceDefinition,
   type ResourceHandler,
   type ResourceTemplateDefinition,

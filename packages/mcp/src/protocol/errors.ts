@@ -8,6 +8,7 @@
  */
 import { ErrorCode, JsonRpcError, type JsonRpcErrorObject } from '@switchboard/jsonrpc';
 import { echo } from './echo.js';
+import { REVISION_FEATURES, isProtocolRevision } from './revisions.js';
 
 /** JSON-RPC codes MCP uses, standard and MCP-defined. */
 export const McpErrorCode = {
@@ -99,11 +100,12 @@ export class ResourceNotFoundError extends McpError {
 }
 
 /**
- * The JSON-RPC code of "resource not found" in `revision`: -32002 through 2025-11-25 (and for an unknown
- * revision); -32602 Invalid params from 2026-07-28 (MCP 2026-07-28 server/resources.mdx "Error Handling").
+ * The JSON-RPC code of "resource not found" in `revision`, read from `REVISION_FEATURES`: -32002 through
+ * 2025-11-25 (and for a revision this package does not know, or none); -32602 Invalid params from 2026-07-28
+ * (MCP 2026-07-28 server/resources.mdx "Error Handling").
  */
 export function resourceNotFoundCode(revision: string | undefined): number {
-  return revision !== undefined && revision >= '2026-07-28' ? ErrorCode.InvalidParams : McpErrorCode.ResourceNotFound;
+  return isProtocolRevision(revision) ? REVISION_FEATURES[revision].resourceNotFoundCode : McpErrorCode.ResourceNotFound;
 }
 
 /** The wire error for "resource `uri` not found" in `revision` (see {@link resourceNotFoundCode}). */

@@ -18,7 +18,7 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { echo } from './echo.js';
 import { McpErrorCode } from './errors.js';
-import { parseRequestEnvelope, type RequestEnvelope } from './envelope.js';
+import { parseRequestEnvelope, protocolVersionClaim, type RequestEnvelope } from './envelope.js';
 import { methodExists, methodRow, type McpMethod } from './methods.js';
 import { REVISION_FEATURES, isModernRevision, type Era, type LegacyRevision, type ProtocolRevision } from './revisions.js';
 import type { ServerCapabilities } from './types.js';
@@ -142,8 +142,36 @@ function requestRow(method: string, revision: ProtocolRevision, capabilities: Se
   return gap === undefined ? row : inboundRefusal('capabilityNotAdvertised', { method, capability: gap });
 }
 
-function accepted(era: Era, revision: ProtocolRevision | undefined, row: McpMethod | undefined, envelope: RequestEnvelope): InboundAccepted {
-  return { era, revision, row, envelope };
+/**
+ * The refusal {@link classifyInbound} would give `message`, or `undefined` when it would accept it. The same
+ * rules, without building the verdict: a transport's per-message gate calls this, so an accepted message costs
+ * no allocation (the envelope is not parsed, only the version claim read).
+ *
+ * @param message - A request (has `id`) or a notification, already classified by the JSON-RPC engine.
+ * @param facts - The session, the served revisions and the advertised capabilities.
+ * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
+ * @example
+ * inboundRefusalOf({ jsonrpc: '2.0', id: 1, method: 'ping' }, { servedRevisions: SERVED_REVISIONS, serverCapabilities: {} }) // undefined
+ */
+export function inboundRefusalOf(message: JsonRpcRequest | JsonRpcNotification, facts: InboundFacts): InboundRefusal | undefined {
+  const isRequest = 'id' in message;
+  const method = message.method;
+  const claim = protocolVersionClaim(message);
+  if (claim !== undefined) {
+    // A claim of a legacy revision (or of no revision) is no modern revision: refused like an unserved one.
+    if (!isModernRevision(claim) || !facts.servedRevisions.includes(claim)) {
+      return inboundRefusal('unsupportedRevision', undefined, { supported: [...facts.servedRevisions], requested: claim });
+    }
+    if (!isRequest) return undefined;
+    const row = requestRow(method, claim, facts.serverCapabilities);
+    return 'refusal' in row ? row : undefined;
+  }
+  if (!isRequest) return undefined;
+  const session = facts.session;
+  if (method === 'initialize') return session === undefined ? undefined : inboundRefusal('alreadyInitialized');
+  if (session === undefined) return method === 'ping' ? undefined : inboundRefusal('notInitialized');
+  const row = requestRow(method, session.revision, facts.serverCapabilities);
+  return 'refusal' in row ? row : undefined;
 }
 
 /**
@@ -158,28 +186,27 @@ function accepted(era: Era, revision: ProtocolRevision | undefined, row: McpMeth
  * // { refusal: 'notInitialized', code: -32600, message: 'Invalid Request: the session is not initialized: send "initialize" first' }
  */
 export function classifyInbound(message: JsonRpcRequest | JsonRpcNotification, facts: InboundFacts): InboundClassification {
+  const refusal = inboundRefusalOf(message, facts);
+  if (refusal !== undefined) return refusal;
   const envelope = parseRequestEnvelope(message);
   const isRequest = 'id' in message;
-  const method = message.method;
   const claim = envelope.protocolVersion;
-  if (claim !== undefined) {
-    // A claim of a legacy revision (or of no revision) is no modern revision: refused like an unserved one.
-    if (!isModernRevision(claim) || !facts.servedRevisions.includes(claim)) {
-      return inboundRefusal('unsupportedRevision', undefined, { supported: [...facts.servedRevisions], requested: claim });
-    }
-    if (!isRequest) return accepted('modern', claim, notificationRow(method, claim), envelope);
-    const row = requestRow(method, claim, facts.serverCapabilities);
-    return 'refusal' in row ? row : accepted('modern', claim, row, envelope);
-  }
+  // Accepted with a claim: a served modern revision. Without one: the session's revision (none before initialize).
+  const era: Era = claim === undefined ? 'legacy' : 'modern';
+  const revision = claim === undefined ? facts.session?.revision : (claim as ProtocolRevision);
+  const row = isRequest ? methodRow(message.method) : notificationRow(message.method, revision);
+  return { era, revision, row, envelope };
+}
 
-  const session = facts.session;
-  if (!isRequest) return accepted('legacy', session?.revision, notificationRow(method, session?.revision), envelope);
-  if (method === 'initialize') {
-    return session === undefined ? accepted('legacy', undefined, methodRow(method), envelope) : inboundRefusal('alreadyInitialized');
-  }
-  if (session === undefined) return method === 'ping' ? accepted('legacy', undefined, methodRow(method), envelope) : inboundRefusal('notInitialized');
-  const row = requestRow(method, session.revision, facts.serverCapabilities);
-  return 'refusal' in row ? row : accepted('legacy', session.revision, row, envelope);
+/**
+ * The capability gate alone, for a request answered with no session (the caller vouches for its revision):
+ * the `capabilityNotAdvertised` refusal when the method needs a server capability `capabilities` lacks.
+ * @see MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation"; field bug B08
+ */
+export function capabilityRefusalOf(method: string, capabilities: ServerCapabilities): InboundRefusal | undefined {
+  const row = methodRow(method);
+  const gap = row === undefined ? undefined : capabilityGap(row, capabilities);
+  return gap === undefined ? undefined : inboundRefusal('capabilityNotAdvertised', { method, capability: gap });
 }
 
 /**

@@ -1,43 +1,14 @@
 /**
  * Server capabilities: derived from what is registered, merged with the configured ones, and the
- * `initialize` result per legacy revision (cached until the registry changes); the capability each
- * capability-bound request needs.
+ * `initialize` result per legacy revision (cached until the registry changes). Which capability each request
+ * needs is the method table's (`protocol/methods.ts`).
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation", schema.ts ServerCapabilities
  */
-import { ErrorCode, JsonRpcError } from '@switchboard/jsonrpc';
 import { REVISION_FEATURES, type LegacyRevision } from '../protocol/revisions.js';
 import type { Implementation, InitializeResult, ServerCapabilities } from '../protocol/types.js';
 import { compact } from './params.js';
 import type { Registry } from './registry.js';
-
-/** The server capability (and flag) each capability-bound request needs (MCP 2025-11-25 schema.ts ServerCapabilities). */
-const METHOD_CAPABILITY: ReadonlyMap<string, readonly [capability: string, flag?: string]> = new Map([
-  ['tools/list', ['tools']],
-  ['tools/call', ['tools']],
-  ['resources/list', ['resources']],
-  ['resources/templates/list', ['resources']],
-  ['resources/read', ['resources']],
-  ['resources/subscribe', ['resources', 'subscribe']],
-  ['resources/unsubscribe', ['resources', 'subscribe']],
-  ['prompts/list', ['prompts']],
-  ['prompts/get', ['prompts']],
-  ['completion/complete', ['completions']],
-  ['logging/setLevel', ['logging']],
-]);
-
-/**
- * B08 / MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation": a request whose server capability is not
- * in `advertised` does not exist on this server: -32601, not -32602. `undefined` when it may run.
- */
-export function capabilityRefusal(method: string, advertised: ServerCapabilities): JsonRpcError | undefined {
-  const needs = METHOD_CAPABILITY.get(method);
-  if (needs === undefined) return undefined;
-  const [capability, flag] = needs;
-  const value = advertised[capability] as Record<string, unknown> | undefined;
-  if (value !== undefined && (flag === undefined || value[flag] === true)) return undefined;
-  return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (the server does not advertise the "${capability}${flag === undefined ? '' : `.${flag}`}" capability)`);
-}
 
 /** The capabilities and `initialize` results of one server, recomputed lazily after each registry change. */
 export class CapabilityCache {

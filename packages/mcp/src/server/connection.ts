@@ -1,22 +1,24 @@
 /**
  * One connection: a {@link Peer} over one transport, serving the shared dispatcher, holding the session record
- * once `initialize` negotiated one. It is its requests' envelope (the session's state, read live) and its Peer
+ * once `initialize` negotiated one. It is its requests' facts (the session's state, read live: {@link RequestFacts}) and its Peer
  * is their channel back to the client; it hears the server's events from the {@link NotificationBus}.
  */
 import {
-  ErrorCode,
   Peer,
   type Dispatcher,
+  type InboundSingle,
   type JsonRpcNotification,
+  type JsonRpcRequest,
   type Logger,
   type Transport,
   type TransportMessageExtra,
 } from '@switchboard/jsonrpc';
+import { classifyInboundBatch, isInboundRefusal, type InboundFacts } from '../protocol/inbound.js';
 import { cancelledNotification } from '../protocol/notifications.js';
-import { REVISION_FEATURES, isLegacyRevision } from '../protocol/revisions.js';
+import { SERVED_REVISIONS, type ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
-import type { DispatchContext, RequestEnvelope } from './context.js';
+import type { DispatchContext, RequestFacts } from './context.js';
 import type { SessionState } from './sessionState.js';
 import type { ClientRequestOptions, ConnectOptions, ServerSession } from './types.js';
 
@@ -35,11 +37,38 @@ export interface ConnectionHost {
   readonly bus: NotificationBus;
   readonly maxConcurrentInbound: number;
   readonly maxQueuedInbound: number;
+  /** The capabilities the next `initialize` advertises (gates requests before a session exists). */
+  readonly capabilities: ServerCapabilities;
   connectionClosed(connection: Connection): void;
 }
 
+/**
+ * What the inbound step knows about one connection, read live: its session once `initialize` was accepted,
+ * and the capabilities that session was told of (before it: the server's current ones).
+ */
+class ConnectionFacts implements InboundFacts {
+  readonly servedRevisions: readonly ProtocolRevision[] = SERVED_REVISIONS;
+  readonly batches: boolean;
+  readonly #connection: Connection;
+  readonly #host: ConnectionHost;
+
+  constructor(connection: Connection, host: ConnectionHost, batches: boolean) {
+    this.#connection = connection;
+    this.#host = host;
+    this.batches = batches;
+  }
+
+  get session(): SessionState | undefined {
+    return this.#connection.session;
+  }
+
+  get serverCapabilities(): ServerCapabilities {
+    return this.#connection.session?.serverCapabilities ?? this.#host.capabilities;
+  }
+}
+
 /** A server connection (see the module comment); the `ServerSession` transports and hosts see. */
-export class Connection implements ServerSession, RequestEnvelope {
+export class Connection implements ServerSession, RequestFacts {
   readonly id: string | undefined;
   readonly transport: Transport;
   readonly peer: Peer<DispatchContext>;
@@ -47,7 +76,8 @@ export class Connection implements ServerSession, RequestEnvelope {
   /** The session record, from `initialize` on (written by the session-era rules only). */
   session: SessionState | undefined = undefined;
   onclose: (() => void) | undefined = undefined;
-  readonly #batches: boolean;
+  /** What the inbound step reads for each message of this connection (the dispatcher's guard hands it over). */
+  readonly inboundFacts: InboundFacts;
   readonly #defaultContext: DispatchContext;
   readonly #logger: Logger;
 
@@ -55,7 +85,7 @@ export class Connection implements ServerSession, RequestEnvelope {
     this.id = options.sessionId;
     this.authInfo = options.authInfo;
     this.transport = transport;
-    this.#batches = options.batches ?? true;
+    this.inboundFacts = new ConnectionFacts(this, host, options.batches ?? true);
     this.#logger = host.logger;
     this.peer = new Peer<DispatchContext>({
       transport,
@@ -67,7 +97,7 @@ export class Connection implements ServerSession, RequestEnvelope {
       maxQueuedInbound: host.maxQueuedInbound,
       logger: host.logger,
     });
-    this.#defaultContext = { envelope: this, channel: this.peer, connection: this, extra: undefined };
+    this.#defaultContext = { facts: this, channel: this.peer, connection: this, extra: undefined };
     this.#gateBatches(transport);
     const unsubscribe = host.bus.subscribe((message) => this.#hear(message));
     this.peer.onclose = () => {
@@ -130,7 +160,7 @@ export class Connection implements ServerSession, RequestEnvelope {
   }
 
   #context(extra: TransportMessageExtra): DispatchContext {
-    return { envelope: this, channel: this.peer, connection: this, extra };
+    return { facts: this, channel: this.peer, connection: this, extra };
   }
 
   /**
@@ -152,24 +182,22 @@ export class Connection implements ServerSession, RequestEnvelope {
   }
 
   /**
-   * Inbound batches are refused unless the negotiated revision allows them (only 2025-03-26: MCP 2025-03-26
-   * basic/index.mdx "Batching"; removed by MCP 2025-06-18 changelog.mdx). One check in front of the Peer's
-   * reader, until the inbound classification step owns batches.
+   * A batch goes through the inbound step first ({@link classifyInboundBatch}): refused whole (one error, `id:
+   * null`) unless the session's revision takes batches and the transport carries them; its members are then
+   * gated one by one like any message (the dispatcher's guard). One wrapper in front of the Peer's reader.
    */
   #gateBatches(transport: Transport): void {
     const deliver = transport.onmessage;
     if (deliver === undefined) return;
     transport.onmessage = (message, extra) => {
-      if (message.kind !== 'batch' || this.#acceptsBatches()) return deliver(message, extra);
-      const revision = this.protocolVersion ?? 'an uninitialized session';
-      void transport
-        .send({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON-RPC batches are not accepted at ${revision}` } })
-        .catch(() => {});
+      if (message.kind !== 'batch') return deliver(message, extra);
+      const verdict = classifyInboundBatch(message.items.filter(isCall).map((item) => item.message), this.inboundFacts);
+      if (!isInboundRefusal(verdict)) return deliver(message, extra);
+      void transport.send({ jsonrpc: '2.0', id: null, error: { code: verdict.code, message: verdict.message } }).catch(() => {});
     };
   }
+}
 
-  #acceptsBatches(): boolean {
-    const revision = this.protocolVersion;
-    return this.#batches && revision !== undefined && isLegacyRevision(revision) && REVISION_FEATURES[revision].batches;
-  }
+function isCall(item: InboundSingle): item is InboundSingle & { readonly message: JsonRpcRequest | JsonRpcNotification } {
+  return item.kind === 'request' || item.kind === 'notification';
 }

@@ -1,6 +1,6 @@
 /**
  * The context of one request, built by the dispatcher for every message and handed to tool, resource and
- * prompt handlers as `ctx`. It works over a per-request {@link RequestEnvelope} (what is known about the client)
+ * prompt handlers as `ctx`. It works over a per-request {@link RequestFacts} (what is known about the client)
  * and a {@link ClientChannel} (how to reach it), never over a session: the same class serves a session-era
  * connection and a request answered by `McpServer.handle` alone. Methods live on the prototype and the
  * AbortSignal is made only when `signal` is read, so a request costs one small object.
@@ -26,10 +26,11 @@ import type { Connection } from './connection.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
 /**
- * What the server knows about the client for one request. A session-era connection is its own envelope
+ * What the server knows about the client for one request (not to be confused with the protocol's
+ * `RequestEnvelope`, the parsed `_meta` of one message). A session-era connection is its own facts
  * (its negotiated state, read live); a caller of `McpServer.handle` builds one per request.
  */
-export interface RequestEnvelope {
+export interface RequestFacts {
   /** The revision the request is served at; `undefined` before a session negotiated one. */
   readonly protocolVersion: string | undefined;
   readonly clientInfo: Implementation | undefined;
@@ -49,11 +50,11 @@ export interface RequestEnvelope {
 }
 
 /**
- * The dispatcher context of one inbound message: the envelope, the channel, the connection when there is one
+ * The dispatcher context of one inbound message: the request's facts, the channel, the connection when there is one
  * (`undefined` for `McpServer.handle`), and the transport's facts about the message.
  */
 export interface DispatchContext {
-  readonly envelope: RequestEnvelope;
+  readonly facts: RequestFacts;
   readonly channel: ClientChannel;
   /** The session-era connection the message arrived on; `undefined` for `McpServer.handle`. */
   readonly connection: Connection | undefined;
@@ -84,8 +85,8 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
     return this.#request.method;
   }
 
-  get envelope(): RequestEnvelope {
-    return this.#dispatch.envelope;
+  get facts(): RequestFacts {
+    return this.#dispatch.facts;
   }
 
   get channel(): ClientChannel {
@@ -114,28 +115,28 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
 
   get authInfo(): unknown {
     const d = this.#dispatch;
-    return d.extra?.authInfo ?? d.envelope.authInfo ?? d.connection?.authInfo;
+    return d.extra?.authInfo ?? d.facts.authInfo ?? d.connection?.authInfo;
   }
 
   get protocolVersion(): string {
-    return this.#dispatch.envelope.protocolVersion ?? 'unknown';
+    return this.#dispatch.facts.protocolVersion ?? 'unknown';
   }
 
   get clientCapabilities(): ClientCapabilities {
-    return this.#dispatch.envelope.clientCapabilities;
+    return this.#dispatch.facts.clientCapabilities;
   }
 
   get clientInfo(): Implementation | undefined {
-    return this.#dispatch.envelope.clientInfo;
+    return this.#dispatch.facts.clientInfo;
   }
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
     // MCP 2025-11-25 basic/utilities/progress.mdx: only when the request carried a progressToken.
     const metaToken = this.requestMeta?.progressToken;
-    const token = typeof metaToken === 'string' || typeof metaToken === 'number' ? metaToken : this.#dispatch.envelope.progressToken;
+    const token = typeof metaToken === 'string' || typeof metaToken === 'number' ? metaToken : this.#dispatch.facts.progressToken;
     if (token === undefined) return Promise.resolve();
     // `message` on progress exists from 2025-03-26 (changelog).
-    const revision = this.#dispatch.envelope.protocolVersion;
+    const revision = this.#dispatch.facts.protocolVersion;
     const withMessage = message !== undefined && (revision === undefined || !isLegacyRevision(revision) || REVISION_FEATURES[revision].progressMessage);
     const params = progressParams({ progressToken: token, progress, total, message: withMessage ? message : undefined });
     return this.#dispatch.channel.notify(PROGRESS_METHOD, params, { relatedRequestId: this.requestId });
@@ -145,7 +146,7 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
     const rank = LOGGING_LEVEL_RANK.get(level);
     if (rank === undefined) return Promise.reject(new TypeError(`Unknown logging level: "${String(level)}"`));
     // MCP 2025-11-25 server/utilities/logging.mdx: only messages at or above the level set by logging/setLevel.
-    if (rank < this.#dispatch.envelope.logLevelRank) return Promise.resolve();
+    if (rank < this.#dispatch.facts.logLevelRank) return Promise.resolve();
     const params: Record<string, unknown> = logger === undefined ? { level, data } : { level, logger, data };
     return this.#dispatch.channel.notify('notifications/message', params, { relatedRequestId: this.requestId });
   }
@@ -164,7 +165,7 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
 
   #clientRequest<T>(method: string, params: object | undefined, options: ClientRequestOptions | undefined): Promise<T> {
     // MCP 2025-11-25 basic/lifecycle.mdx "Operation": only use capabilities the client declared.
-    const missing = missingClientCapability(this.#dispatch.envelope.clientCapabilities, method);
+    const missing = missingClientCapability(this.#dispatch.facts.clientCapabilities, method);
     if (missing !== undefined) return Promise.reject(new MissingClientCapabilityError({ [missing]: {} }));
     return this.#dispatch.channel
       .request<T>(method, params as Record<string, unknown> | undefined, {

@@ -32,8 +32,9 @@ function label(kind: Kind, key: unknown): string {
   return `${what} ${typeof key === 'string' ? JSON.stringify(key) : String(key)}`;
 }
 
-/** Refuses a definition that is not an object and a handler that is not a function. */
-function checkShape(kind: Kind, key: unknown, definition: unknown, handler: unknown, call: string): void {
+/** Refuses a definition that is not an object and a handler that is not a function (`call`: its signature, for the message). */
+function checkShape(kind: Kind, key: unknown, given: { readonly definition: unknown; readonly handler: unknown; readonly call: string }): void {
+  const { definition, handler, call } = given;
   if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
     const got = typeof definition === 'function' ? 'a function' : definition === null ? 'null' : Array.isArray(definition) ? 'an array' : typeof definition;
     throw new TypeError(`Invalid ${kind} definition: ${label(kind, key)} needs a definition object as its second argument and the handler as its third: got ${got}`);
@@ -61,7 +62,8 @@ function checkCompleters(kind: Kind, key: unknown, complete: unknown): void {
  * handler.
  * @throws TypeError with what to change
  */
-export function checkToolDefinition(name: unknown, definition: unknown, handler: unknown, logger: Logger): void {
+export function checkToolDefinition(tool: { readonly name: unknown; readonly definition: unknown; readonly handler: unknown }, logger: Logger): void {
+  const { name, definition, handler } = tool;
   if (typeof name !== 'string') throw new TypeError(`Invalid tool name: expected a string: got ${typeof name}`);
   if (name.length === 0) throw new TypeError('Invalid tool name: the name is empty: give the tool a name such as "get_weather"');
   if ([...name].length > MAX_TOOL_NAME_LENGTH) {
@@ -75,7 +77,7 @@ export function checkToolDefinition(name: unknown, definition: unknown, handler:
       `Tool name outside the portable naming rule (1-64 characters of A-Z a-z 0-9 _ - .; MCP 2025-11-25 and 2026-07-28 server/tools.mdx "Tool Names" allow 128 without "/", the 2026-07-28 conformance suite 64 with "/"): ${JSON.stringify(name)}; some hosts refuse such tools`,
     );
   }
-  checkShape('tool', name, definition, handler, '(args, ctx) => CallToolResult');
+  checkShape('tool', name, { definition, handler, call: '(args, ctx) => CallToolResult' });
 }
 
 /**
@@ -93,7 +95,7 @@ export function checkResourceDefinition(uri: unknown, definition: unknown, handl
     throw new TypeError(`Invalid resource URI: ${JSON.stringify(uri)} contains ${JSON.stringify(bad[0])}, which a URI cannot hold: percent-encode it (${encodeURIComponent(bad[0])})`);
   }
   if (BAD_PERCENT.test(uri)) throw new TypeError(`Invalid resource URI: ${JSON.stringify(uri)} has a "%" not followed by two hex digits: write "%25" for a literal "%"`);
-  checkShape('resource', uri, definition, handler, '(uri, ctx) => ReadResourceResult');
+  checkShape('resource', uri, { definition, handler, call: '(uri, ctx) => ReadResourceResult' });
 }
 
 /**
@@ -103,7 +105,7 @@ export function checkResourceDefinition(uri: unknown, definition: unknown, handl
  */
 export function checkResourceTemplateDefinition(uriTemplate: unknown, definition: unknown, handler: unknown): void {
   if (typeof uriTemplate !== 'string') throw new TypeError(`Invalid resource template: expected a string: got ${typeof uriTemplate}`);
-  checkShape('resource template', uriTemplate, definition, handler, '(uri, variables, ctx) => ReadResourceResult');
+  checkShape('resource template', uriTemplate, { definition, handler, call: '(uri, variables, ctx) => ReadResourceResult' });
   checkCompleters('resource template', uriTemplate, (definition as { complete?: unknown }).complete);
 }
 
@@ -115,7 +117,7 @@ export function checkResourceTemplateDefinition(uriTemplate: unknown, definition
  */
 export function checkPromptDefinition(name: unknown, definition: unknown, handler: unknown): void {
   if (typeof name !== 'string' || name.length === 0) throw new TypeError(`Invalid prompt name: expected a non-empty string: got ${JSON.stringify(name) ?? typeof name}`);
-  checkShape('prompt', name, definition, handler, '(args, ctx) => GetPromptResult');
+  checkShape('prompt', name, { definition, handler, call: '(args, ctx) => GetPromptResult' });
   const declared = (definition as { arguments?: unknown }).arguments;
   if (declared !== undefined) {
     if (!Array.isArray(declared)) throw new TypeError(`Invalid prompt definition: "arguments" of ${label('prompt', name)} must be an array of { name, description?, required? }`);

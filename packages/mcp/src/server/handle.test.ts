@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import type { ClientChannel } from './channel.js';
-import type { RequestEnvelope } from './context.js';
+import type { RequestFacts } from './context.js';
 import { McpServer } from './mcpServer.js';
 
 /** A channel that records what handlers send and answers requests from a table. */
@@ -18,7 +18,7 @@ class RecordingChannel implements ClientChannel {
   }
 }
 
-const envelope = (over: Partial<RequestEnvelope> = {}): RequestEnvelope => ({
+const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({
   protocolVersion: '2025-11-25',
   clientInfo: { name: 'c', version: '1' },
   clientCapabilities: {},
@@ -39,7 +39,7 @@ function makeServer(): McpServer {
     await ctx.log('info', 'working', 'w');
     await ctx.log('debug', 'quiet');
     const sampled = await ctx.sample({ messages: [], maxTokens: 1 });
-    return { content: [{ type: 'text', text: `${ctx.protocolVersion} ${ctx.clientInfo?.name} ${String(ctx.authInfo)} ${String(ctx.session)} ${sampled.model}` }] };
+    return { content: [{ type: 'text', text: `${ctx.protocolVersion} ${ctx.clientInfo?.name} ${String(ctx.authInfo)} ${ctx.session === undefined ? 'undefined' : 'a session'} ${sampled.model}` }] };
   });
   server.resource('test://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'A' }] }));
   server.resourceTemplate('test://items/{id}', { name: 'item', complete: { id: (v) => ['1', '10', '2'].filter((x) => x.startsWith(v)) } }, (uri, { id }) => ({
@@ -54,7 +54,7 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
   it('answers every era-neutral operation', async () => {
     const server = makeServer();
     const channel = new RecordingChannel();
-    const h = (message: JsonRpcRequest) => server.handle(message, envelope(), channel);
+    const h = (message: JsonRpcRequest) => server.handle(message, facts(), channel);
     expect(server.sessions.size).toBe(0);
     expect(await h(req(1, 'ping'))).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     const firstTools = await h(req(2, 'tools/list'));
@@ -83,10 +83,10 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
     expect(channel.sent).toEqual([]);
   });
 
-  it('tools/call reports progress and logs through the channel, samples through it, and reads the envelope', async () => {
+  it('tools/call reports progress and logs through the channel, samples through it, and reads the request facts', async () => {
     const server = makeServer();
     const channel = new RecordingChannel({ 'sampling/createMessage': { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm1' } });
-    const env = envelope({ clientCapabilities: { sampling: {} }, logLevelRank: 1, authInfo: 'token' });
+    const env = facts({ clientCapabilities: { sampling: {} }, logLevelRank: 1, authInfo: 'token' });
     const reply = await server.handle(req(1, 'tools/call', { name: 'work', _meta: { progressToken: 'p' } }), env, channel);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '2025-11-25 c token undefined m1' }] } });
     expect(channel.sent).toEqual([
@@ -98,31 +98,31 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
 
   it('a missing client capability escaping a tool is -32021 with data.requiredCapabilities from 2026-07-28, a tool error before', async () => {
     const server = makeServer();
-    const modern = await server.handle(req(1, 'tools/call', { name: 'work' }), envelope({ protocolVersion: '2026-07-28' }), new RecordingChannel());
+    const modern = await server.handle(req(1, 'tools/call', { name: 'work' }), facts({ protocolVersion: '2026-07-28' }), new RecordingChannel());
     expect(modern).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32021, message: 'Missing required client capability: "sampling"', data: { requiredCapabilities: { sampling: {} } } } });
-    const legacy = await server.handle(req(2, 'tools/call', { name: 'work' }), envelope(), new RecordingChannel());
+    const legacy = await server.handle(req(2, 'tools/call', { name: 'work' }), facts(), new RecordingChannel());
     expect(legacy).toEqual({
       jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Tool "work" failed: the client did not declare the "sampling" capability' }], isError: true },
     });
   });
 
   it('resource not found is -32602 from 2026-07-28', async () => {
-    const reply = await makeServer().handle(req(1, 'resources/read', { uri: 'test://zzz' }), envelope({ protocolVersion: '2026-07-28' }), new RecordingChannel());
+    const reply = await makeServer().handle(req(1, 'resources/read', { uri: 'test://zzz' }), facts({ protocolVersion: '2026-07-28' }), new RecordingChannel());
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } } });
   });
 
-  it('gates by the envelope capabilities; the session-only requests are -32601 without a session; notifications get nothing', async () => {
+  it('gates by the capabilities in the facts; the session-only requests are -32601 without a session; notifications get nothing', async () => {
     const server = makeServer();
     const channel = new RecordingChannel();
-    expect(await server.handle(req(1, 'tools/list'), envelope({ serverCapabilities: { prompts: {} } }), channel)).toEqual({
+    expect(await server.handle(req(1, 'tools/list'), facts({ serverCapabilities: { prompts: {} } }), channel)).toEqual({
       jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: "tools/list" (the server does not advertise the "tools" capability)' },
     });
     for (const method of ['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']) {
-      expect(await server.handle(req(2, method, { protocolVersion: '2025-11-25', level: 'info', uri: 'test://a' }), envelope(), channel)).toEqual({
+      expect(await server.handle(req(2, method, { protocolVersion: '2025-11-25', level: 'info', uri: 'test://a' }), facts(), channel)).toEqual({
         jsonrpc: '2.0', id: 2, error: { code: -32601, message: `Method not found: "${method}" (it exists only on a session)` },
       });
     }
-    expect(await server.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, envelope(), channel)).toBeUndefined();
+    expect(await server.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, facts(), channel)).toBeUndefined();
     expect(channel.sent).toEqual([]);
   });
 });

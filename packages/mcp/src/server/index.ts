@@ -29,7 +29,7 @@ export type {
 } from './types.js';
 export { McpServer, ToolError } from './mcpServer.js';
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
-export type { RequestEnvelope } from './context.js';
+export type { RequestFacts } from './context.js';
 export { SessionState, type SessionStateRecord } from './sessionState.js';
 export {
   ClientRequestError,

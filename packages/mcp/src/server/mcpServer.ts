@@ -23,8 +23,9 @@ import { InMemoryNotificationBus, type NotificationBus } from '../stores/notific
 import { CapabilityCache } from './capabilities.js';
 import type { ClientChannel } from './channel.js';
 import { Connection, type ConnectionHost } from './connection.js';
-import { ServerRequestContext, type DispatchContext, type RequestEnvelope } from './context.js';
+import { ServerRequestContext, type DispatchContext, type RequestFacts } from './context.js';
 import { SessionEra } from './eras/session.js';
+import { gateInbound } from './gate.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/host.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
@@ -123,7 +124,8 @@ export class McpServer {
     this.#era = new SessionEra({ capabilities: this.#capabilities, limits });
     const dispatcher = new Dispatcher<DispatchContext>({
       logger: this.#logger,
-      guard: (message, ctx) => this.#era.guard(message.method, 'id' in message, ctx),
+      // The inbound step, per message (lifecycle, method table, capabilities, revision claims): gate.ts.
+      guard: (message, ctx) => gateInbound(message, ctx, this.#capabilities),
       // One object per request: methods on the prototype, the signal made only when read.
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
@@ -131,12 +133,16 @@ export class McpServer {
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
+    const cache = this.#capabilities;
     this.#host = {
       dispatcher,
       logger: this.#logger,
       bus: this.#bus,
       maxConcurrentInbound: maxConcurrent,
       maxQueuedInbound: maxQueued,
+      get capabilities() {
+        return cache.capabilities;
+      },
       connectionClosed: (connection) => {
         this.#connections.delete(connection);
         this.#era.connectionClosed(connection);
@@ -203,7 +209,7 @@ export class McpServer {
     handler: ResourceTemplateHandler<TemplateVariables<T>>,
   ): () => void;
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
-    return this.#registry.addTemplate(uriTemplate, definition, handler as ResourceTemplateHandler);
+    return this.#registry.addTemplate(uriTemplate, definition, handler);
   }
 
   /**
@@ -248,17 +254,17 @@ export class McpServer {
   /**
    * Answers one request with no session and no `connect()`: the era-neutral operations (`tools/list`,
    * `tools/call`, `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list`, `prompts/get`,
-   * `completion/complete`, `ping`), gated by `envelope.serverCapabilities` (or the current capabilities). The
+   * `completion/complete`, `ping`), gated by `facts.serverCapabilities` (or the current capabilities). The
    * session-only requests (`initialize`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) are
    * -32601. Handlers reach the client through `channel` (progress, logging, `ctx.sample()` …).
    *
    * @param message a valid request or notification
-   * @param envelope what is known about the client for this request
+   * @param facts what is known about the client for this request (its revision, capabilities, info, log level)
    * @param channel how the handler reaches the client
    * @returns the response, or `undefined` for a notification; never rejects
    */
-  handle(message: JsonRpcRequest | JsonRpcNotification, envelope: RequestEnvelope, channel: ClientChannel): Promise<JsonRpcResponse | undefined> {
-    return this.#dispatcher.dispatch(message, { envelope, channel, connection: undefined, extra: undefined });
+  handle(message: JsonRpcRequest | JsonRpcNotification, facts: RequestFacts, channel: ClientChannel): Promise<JsonRpcResponse | undefined> {
+    return this.#dispatcher.dispatch(message, { facts, channel, connection: undefined, extra: undefined });
   }
 
   /** Closes every connection (their pending requests reject with `connection_closed`). */

@@ -36,10 +36,12 @@ export function decodeCursor(kind: ListKind, cursor: unknown, length: number): n
 }
 
 /**
- * One page of `items` for the request `params` (`cursor` optional): the whole list object when it fits one
- * page, else a slice with `nextCursor` while more remain. Never page one for a bad cursor.
+ * One page of the list `kind` (its `items`, `pageSize` per page) for the request `params` (`cursor` optional):
+ * the whole list object when it fits one page, else a slice with `nextCursor` while more remain. Never page one
+ * for a bad cursor.
  */
-export function page(kind: ListKind, items: readonly unknown[], pageSize: number, params: JsonRpcParams | undefined): Record<string, unknown> {
+export function page(list: { readonly kind: ListKind; readonly items: readonly unknown[]; readonly pageSize: number }, params: JsonRpcParams | undefined): Record<string, unknown> {
+  const { kind, items, pageSize } = list;
   const cursor = params === undefined ? undefined : paramsRecord(params).cursor;
   const offset = cursor === undefined ? 0 : decodeCursor(kind, cursor, items.length);
   const end = offset + pageSize;

@@ -66,7 +66,7 @@ export class Registry {
 
   /** See `McpServer.tool`. @throws TypeError as documented there */
   addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
-    checkToolDefinition(name, definition, handler, this.#logger);
+    checkToolDefinition({ name, definition, handler }, this.#logger);
     refuseDuplicate(this.tools, name, 'Tool');
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
@@ -88,14 +88,14 @@ export class Registry {
       icons: definition.icons,
       _meta: definition._meta,
     });
-    return this.#add(this.tools, name, { descriptor, input, output, handler }, 'tools');
+    return this.#add('tools', this.tools, { key: name, entry: { descriptor, input, output, handler } });
   }
 
   /** See `McpServer.resource`. @throws TypeError as documented there */
   addResource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
     checkResourceDefinition(uri, definition, handler);
     refuseDuplicate(this.resources, uri, 'Resource');
-    return this.#add(this.resources, uri, { descriptor: compact({ uri, ...definition }), handler }, 'resources');
+    return this.#add('resources', this.resources, { key: uri, entry: { descriptor: compact({ uri, ...definition }), handler } });
   }
 
   /** See `McpServer.resourceTemplate`. @throws TypeError as documented there */
@@ -104,7 +104,7 @@ export class Registry {
     refuseDuplicate(this.templates, uriTemplate, 'Resource template');
     const { complete, ...rest } = definition;
     const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete };
-    return this.#add(this.templates, uriTemplate, entry, 'resourceTemplates');
+    return this.#add('resourceTemplates', this.templates, { key: uriTemplate, entry });
   }
 
   /** See `McpServer.prompt`. @throws TypeError as documented there */
@@ -113,7 +113,7 @@ export class Registry {
     refuseDuplicate(this.prompts, name, 'Prompt');
     const { complete, ...rest } = definition;
     const required = (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name);
-    return this.#add(this.prompts, name, { descriptor: compact({ name, ...rest }), required, handler, complete }, 'prompts');
+    return this.#add('prompts', this.prompts, { key: name, entry: { descriptor: compact({ name, ...rest }), required, handler, complete } });
   }
 
   /** The descriptors of one list, frozen and cached until it changes. */
@@ -127,8 +127,9 @@ export class Registry {
     return list;
   }
 
-  /** Adds an entry and announces the change; the disposer removes that very entry once. */
-  #add<E>(map: Map<string, E>, key: string, entry: E, kind: ListKind): () => void {
+  /** Adds `entry` at `key` of `map` and announces the change of list `kind`; the disposer removes that very entry once. */
+  #add<E>(kind: ListKind, map: Map<string, E>, added: { readonly key: string; readonly entry: E }): () => void {
+    const { key, entry } = added;
     map.set(key, entry);
     this.#changed(kind);
     return () => {

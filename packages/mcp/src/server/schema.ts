@@ -63,7 +63,7 @@ function compileJson(schema: JsonSchema, what: string): CompiledSchema {
   let validator: Validator;
   try {
     // shortCircuit: stop at the first error; the listed schema stays verbatim.
-    validator = new Validator(schema as never, draft, true);
+    validator = new Validator(schema, draft, true);
   } catch (error) {
     throw new TypeError(`Invalid ${what}: ${(error as Error).message}`, { cause: error });
   }
@@ -97,7 +97,7 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
   }
   let json: JsonSchema;
   try {
-    json = jsonSchema.input({ target: 'draft-2020-12' }) as JsonSchema;
+    json = jsonSchema.input({ target: 'draft-2020-12' });
   } catch (error) {
     throw new TypeError(`Invalid ${what}: the Standard Schema (vendor "${std.vendor}") could not produce its JSON Schema: ${(error as Error).message}`, { cause: error });
   }

@@ -4,6 +4,8 @@
  * round-trip it, so a shared session store can hold it.
  */
 import type { JsonRpcId } from '@switchboard/jsonrpc';
+import type { InboundSessionFacts } from '../protocol/inbound.js';
+import type { LegacyRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 
 /** {@link SessionState} as plain JSON. */
@@ -19,7 +21,7 @@ export interface SessionStateRecord {
 }
 
 /** What a session's `initialize` negotiated, and what it changed since. */
-export class SessionState {
+export class SessionState implements InboundSessionFacts {
   /** The negotiated revision. */
   readonly protocolVersion: string;
   readonly clientInfo: Implementation | undefined;
@@ -52,6 +54,11 @@ export class SessionState {
     this.clientCapabilities = negotiated.clientCapabilities;
     this.serverCapabilities = negotiated.serverCapabilities;
     this.initializeRequestId = negotiated.initializeRequestId;
+  }
+
+  /** The negotiated revision, as the inbound step reads it (`initialize` only ever negotiates a legacy one). */
+  get revision(): LegacyRevision {
+    return this.protocolVersion as LegacyRevision;
   }
 
   /** The record as plain JSON (`subscriptions` as an array, an absent id as `null`). */

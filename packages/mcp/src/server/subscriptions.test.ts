@@ -150,7 +150,7 @@ describe('resources/subscribe budget across sessions', () => {
   });
 
   it('validates the per-session request limits and pageSize like the other options', () => {
-    const make = (options: Record<string, unknown>) => () => new McpServer({ name: 'x', version: '0' }, options as never);
+    const make = (options: Record<string, unknown>) => () => new McpServer({ name: 'x', version: '0' }, options);
     expect(make({ maxQueuedRequestsPerSession: '5' })).toThrow(new TypeError('Invalid option maxQueuedRequestsPerSession: expected a number, got "5"'));
     expect(make({ maxQueuedRequestsPerSession: 0 })).toThrow(new RangeError('Invalid option maxQueuedRequestsPerSession: expected a positive integer, got "0"'));
     expect(make({ maxConcurrentRequestsPerSession: Number.NaN })).toThrow(RangeError);

@@ -1,29 +1,26 @@
 /**
  * The session-era rules (2024-11-05 … 2025-11-25) in one place: the `initialize` handshake and
- * `notifications/initialized`, the lifecycle guard, `logging/setLevel`, `resources/subscribe` and
+ * `notifications/initialized`, `logging/setLevel`, `resources/subscribe` and
  * `unsubscribe` with their caps, cancellation and progress routing. They read and write the connection's
  * {@link SessionState} and nothing else does.
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx, basic/utilities/cancellation.mdx, basic/utilities/progress.mdx,
  *   server/utilities/logging.mdx, server/resources.mdx "Subscriptions"
  */
-import { ErrorCode, JsonRpcError, type Dispatcher, type MethodHandler } from '@switchboard/jsonrpc';
+import type { Dispatcher, MethodHandler } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { LOGGING_LEVEL_RANK, parseCancelled, parseProgressToken } from '../../protocol/notifications.js';
 import { LATEST_LEGACY_REVISION, isLegacyRevision } from '../../protocol/revisions.js';
 import type { McpServerTransport } from '../../protocol/transport.js';
 import type { Implementation } from '../../protocol/types.js';
-import { capabilityRefusal, type CapabilityCache } from '../capabilities.js';
+import type { CapabilityCache } from '../capabilities.js';
 import type { Connection } from '../connection.js';
 import type { DispatchContext } from '../context.js';
 import { EMPTY_RESULT, invalidParams, isRecord, paramsRecord, requireString } from '../params.js';
 import { SessionState } from '../sessionState.js';
 
-const ALREADY_INITIALIZED = new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is already initialized');
-const NOT_INITIALIZED = new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: the session is not initialized: send "initialize" first');
-
 /** Requests that exist only on a session: without one (`McpServer.handle`) they are -32601. */
-const SESSION_REQUESTS: ReadonlySet<string> = new Set(['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+export const SESSION_REQUESTS: ReadonlySet<string> = new Set(['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
 /** The subscription caps (see the `McpServerOptions` members of the same names). */
 export interface SubscriptionLimits {
@@ -43,27 +40,6 @@ export class SessionEra {
   constructor(options: { readonly capabilities: CapabilityCache; readonly limits: SubscriptionLimits }) {
     this.#capabilities = options.capabilities;
     this.#limits = options.limits;
-  }
-
-  /**
-   * Lifecycle gating (MCP 2025-11-25 basic/lifecycle.mdx): `initialize` must come first and only once (B30:
-   * a second one gets -32600 and the negotiated state is kept); `ping` is exempt (B31); other requests before
-   * `initialize` get -32600 with their id. Then the capability gate (B08), by the capabilities this session's
-   * `initialize` advertised, for its whole life. Without a connection only the capability gate applies, by
-   * the envelope's capabilities, and the session-only requests do not exist.
-   */
-  guard(method: string, isRequest: boolean, ctx: DispatchContext): JsonRpcError | undefined {
-    const connection = ctx.connection;
-    if (connection === undefined) {
-      if (!isRequest) return undefined;
-      if (SESSION_REQUESTS.has(method)) return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (it exists only on a session)`);
-      return capabilityRefusal(method, ctx.envelope.serverCapabilities ?? this.#capabilities.capabilities);
-    }
-    const state = connection.session;
-    if (method === 'initialize') return state === undefined ? undefined : ALREADY_INITIALIZED;
-    if (!isRequest) return undefined;
-    if (state === undefined && method !== 'ping') return NOT_INITIALIZED;
-    return capabilityRefusal(method, state?.serverCapabilities ?? this.#capabilities.capabilities);
   }
 
   /** A connection closed: its subscriptions no longer count towards the server-wide cap. */
@@ -130,7 +106,7 @@ export class SessionEra {
     const connection = ctx.connection!;
     connection.session = new SessionState({
       protocolVersion: version,
-      clientCapabilities: (p.capabilities as Record<string, unknown> | undefined) ?? {},
+      clientCapabilities: p.capabilities ?? {},
       clientInfo: p.clientInfo as Implementation | undefined,
       initializeRequestId: ctx.id as SessionState['initializeRequestId'],
       serverCapabilities: this.#capabilities.capabilities,

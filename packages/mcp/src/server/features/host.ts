@@ -3,7 +3,6 @@
  * results are checked. Nothing about sessions.
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { Meta } from '../../protocol/types.js';
 import type { ServerRequestContext } from '../context.js';
 import { isRecord } from '../params.js';
 import type { Registry } from '../registry.js';
@@ -22,6 +21,6 @@ export interface FeatureHost {
 export function withMeta(ctx: unknown, p: Record<string, unknown>): ServerRequestContext {
   const call = ctx as ServerRequestContext;
   const meta = p._meta;
-  if (isRecord(meta)) call.requestMeta = meta as Meta;
+  if (isRecord(meta)) call.requestMeta = meta;
   return call;
 }

@@ -14,7 +14,7 @@ import { eraError } from './resources.js';
 
 /** `prompts/list`: one page. */
 export function listPrompts(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page('prompts', host.registry.list('prompts'), host.pageSize, params);
+  return page({ kind: 'prompts', items: host.registry.list('prompts'), pageSize: host.pageSize }, params);
 }
 
 /** `prompts/get`: unknown prompt, a non-string argument or a missing required one → -32602 (MCP 2025-11-25 server/prompts.mdx). */
@@ -33,7 +33,7 @@ export async function getPrompt(host: FeatureHost, params: JsonRpcParams | undef
     result = await prompt.handler(args as Record<string, string>, call);
   } catch (error) {
     // Resource-not-found means nothing for a prompt: a failure like any other (-32603, logged).
-    throw error instanceof ResourceNotFoundError ? new Error(`Prompt "${name}" failed: ${error.message}`, { cause: error }) : eraError(error, call.envelope.protocolVersion);
+    throw error instanceof ResourceNotFoundError ? new Error(`Prompt "${name}" failed: ${error.message}`, { cause: error }) : eraError(error, call.facts.protocolVersion);
   }
   const problem = promptResultProblem(result, host.checkResults);
   if (problem !== undefined) throw invalidResult(host.logger, `Prompt "${name}"`, problem);

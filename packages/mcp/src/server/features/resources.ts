@@ -13,12 +13,12 @@ import { withMeta, type FeatureHost } from './host.js';
 
 /** `resources/list`: one page. */
 export function listResources(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page('resources', host.registry.list('resources'), host.pageSize, params);
+  return page({ kind: 'resources', items: host.registry.list('resources'), pageSize: host.pageSize }, params);
 }
 
 /** `resources/templates/list`: one page. */
 export function listResourceTemplates(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page('resourceTemplates', host.registry.list('resourceTemplates'), host.pageSize, params);
+  return page({ kind: 'resourceTemplates', items: host.registry.list('resourceTemplates'), pageSize: host.pageSize }, params);
 }
 
 /**
@@ -47,7 +47,7 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
       if (!found) throw new ResourceNotFoundError(uri);
     }
   } catch (error) {
-    throw eraError(error, call.envelope.protocolVersion);
+    throw eraError(error, call.facts.protocolVersion);
   }
   const problem = resourceResultProblem(result, host.checkResults);
   if (problem !== undefined) throw invalidResult(host.logger, `Resource handler for "${uri}"`, problem);

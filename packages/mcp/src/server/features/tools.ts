@@ -29,7 +29,7 @@ export class ToolError extends Error {
 
 /** `tools/list`: one page. */
 export function listTools(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page('tools', host.registry.list('tools'), host.pageSize, params);
+  return page({ kind: 'tools', items: host.registry.list('tools'), pageSize: host.pageSize }, params);
 }
 
 /**
@@ -85,7 +85,7 @@ export class ToolCalls {
     const name = tool.descriptor.name;
     if (error instanceof ToolError) return toolErrorResult(error.message);
     if (error instanceof MissingClientCapabilityError) {
-      const revision = call.envelope.protocolVersion;
+      const revision = call.facts.protocolVersion;
       if (revision !== undefined && !isLegacyRevision(revision)) throw error;
       const names = Object.keys(error.requiredCapabilities).map((n) => `"${n}"`).join(', ');
       return toolErrorResult(`Tool "${name}" failed: the client did not declare the ${names} capability`);
