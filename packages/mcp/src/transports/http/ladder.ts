@@ -29,13 +29,12 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
-import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
+import { protocolVersionClaim } from '../../protocol/envelope.js';
+import { inboundRefusal } from '../../protocol/inbound.js';
+import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, SERVED_REVISIONS, isLegacyRevision } from '../../protocol/revisions.js';
 import { acceptsMediaType, isJsonContentType } from './media.js';
-import { httpRefusal } from './refusals.js';
+import { httpInboundRefusal, httpRefusal } from './refusals.js';
 import type { HttpRefusalName, HttpStatusCode } from './refusals.js';
-
-/** The `_meta` key that makes a request a stateless-era (2026-07-28+) request (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
-export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 /** The HTTP methods of the Streamable HTTP endpoint, as sent in `Allow` with a 405. */
 export const STREAMABLE_HTTP_ALLOW = 'GET, POST, DELETE';
@@ -167,28 +166,20 @@ export function negotiateResponseShape(accept: string | undefined, mode: Respons
 // ---------------------------------------------------------------------------------------------------------
 // Era
 
-/**
- * The stateless-era claim of a message: the string in `params._meta["io.modelcontextprotocol/protocolVersion"]`,
- * `''` when the key is present but not a string (a malformed claim is still a claim: never a silent fallback to
- * the session era, MCP 2026-07-28 basic/versioning.mdx; TS SDK `inboundClassification.ts`), or `undefined`.
- */
-export function modernClaim(message: JsonRpcRequest | JsonRpcNotification): string | undefined {
-  const params = message.params;
-  if (params === undefined || Array.isArray(params)) return undefined;
-  const meta = (params as Record<string, unknown>)['_meta'];
-  if (typeof meta !== 'object' || meta === null || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return undefined;
-  const value = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
-  return typeof value === 'string' ? value : '';
-}
-
 function isKnownRevision(value: string): boolean {
   return (PROTOCOL_REVISIONS as readonly string[]).includes(value);
 }
 
+/**
+ * A modern-era message this endpoint does not serve: the inbound step's `unsupportedRevision` refusal (the code,
+ * message and `data` stdio sends), over HTTP with status 400.
+ * MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested.
+ */
 function modern(message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
-  // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested, HTTP 400.
   const id = 'id' in message ? message.id : null;
-  return refuse('modernNotServed', id, undefined, { supported: [...LEGACY_REVISIONS], requested: version });
+  const refusal = inboundRefusal('unsupportedRevision', undefined, { supported: [...SERVED_REVISIONS], requested: version });
+  const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
+  return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -280,7 +271,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
 
   if (body.kind === 'request' || body.kind === 'notification') {
     const message = body.message;
-    const claim = modernClaim(message);
+    const claim = protocolVersionClaim(message);
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
     // version claim makes the message stateless-era, whatever the headers or the method (even `initialize`).
     if (claim !== undefined) return modern(message, claim);

@@ -10,6 +10,7 @@
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
+import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
 import type { HttpOutput } from './exchange.js';
 import { JSON_HEADERS } from './exchange.js';
 
@@ -71,9 +72,6 @@ export const HttpRefusal = {
     code: McpErrorCode.InvalidRequest,
     message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
   },
-  // JSON-RPC 2.0 §6 + the `maxBatchSize` limit (the Dispatcher's, 100 by default): a longer batch is refused as a
-  // whole, before any member is classified or handled; the detail names the length and the limit.
-  batchTooLarge: { httpStatus: HttpStatus.BadRequest, code: McpErrorCode.InvalidRequest, message: 'Invalid Request' },
   // MCP 2025-03-26 basic/index.mdx "Batching" (receive MUST) vs 2025-06-18 changelog (batching removed):
   // batches only from a 2025-03-26 session.
   batchNotAllowed: {
@@ -179,14 +177,6 @@ export const HttpRefusal = {
     code: McpErrorCode.ServerError,
     message: 'Too Many Requests: too many sessions for this caller',
   },
-  // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": a request naming a version the server does
-  // not serve gets -32022 with `data.supported` and `data.requested`, HTTP 400 (streamable-http.mdx). This
-  // server serves the session era only (the stateless era plugs in at the classifier).
-  modernNotServed: {
-    httpStatus: HttpStatus.BadRequest,
-    code: McpErrorCode.UnsupportedProtocolVersion,
-    message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
-  },
   // MCP 2024-11-05 basic/transports.mdx "HTTP with SSE" (TS SDK server-legacy sse.ts): POST /messages needs the
   // session id of a live SSE stream.
   legacyMissingSessionId: {
@@ -255,6 +245,35 @@ export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, 
   const message = shown === undefined ? row.message : `${row.message}: ${shown}`;
   const error = data === undefined ? { code: row.code, message } : { code: row.code, message, data };
   return { httpStatus: row.httpStatus, jsonrpcError: { jsonrpc: '2.0', id, error } };
+}
+
+/**
+ * The HTTP status of each refusal of the transport-neutral inbound step (`protocol/inbound.ts`), when it is
+ * sent as an HTTP error answer rather than inside a 200.
+ */
+const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
+  // MCP 2026-07-28 basic/transports/streamable-http.mdx: an unsupported revision is 400.
+  unsupportedRevision: HttpStatus.BadRequest,
+  notInitialized: HttpStatus.BadRequest,
+  alreadyInitialized: HttpStatus.BadRequest,
+  unknownMethod: HttpStatus.BadRequest,
+  notificationAsRequest: HttpStatus.BadRequest,
+  methodNotInRevision: HttpStatus.BadRequest,
+  capabilityNotAdvertised: HttpStatus.BadRequest,
+  batchNotAllowed: HttpStatus.BadRequest,
+};
+
+/**
+ * A refusal of the inbound step as an HTTP refusal: the same JSON-RPC `code`, `message` and `data` that stdio
+ * sends, with the HTTP status of {@link INBOUND_HTTP_STATUS}.
+ * @param refusal - The inbound step's verdict.
+ * @param id - The request id to echo when it is known; `null` otherwise.
+ */
+export function httpInboundRefusal(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalResult {
+  const error = refusal.data === undefined
+    ? { code: refusal.code, message: refusal.message }
+    : { code: refusal.code, message: refusal.message, data: refusal.data };
+  return { httpStatus: INBOUND_HTTP_STATUS[refusal.refusal], jsonrpcError: { jsonrpc: '2.0', id, error } };
 }
 
 /** {@link refusalOutput} options; every member is optional. */

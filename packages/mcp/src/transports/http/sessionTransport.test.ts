@@ -45,13 +45,13 @@ describe('StreamableHttpSessionTransport told, not reading', () => {
     const { t, inbound } = transport();
     t.setProtocolVersion('2025-11-25');
     const message = { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'slow' } } as const;
-    const answer = t._post({ kind: 'request', message }, ['c1'], [], false, 'json', EXTRA);
+    const answer = t._post({ kind: 'message', era: 'legacy', sessionId: 's', inbound: { kind: 'request', message }, requestIds: ['c1'], replies: [], batch: false, respondWith: 'json' }, EXTRA);
     expect(inbound).toEqual([{ kind: 'request', message }]);
     t.requestCancelled('c1');
     t.requestCancelled('not-in-flight'); // ignored
     expect(await answer).toEqual({ status: 202, headers: { 'mcp-session-id': 's-1' } });
     // The id is free again: a new request with it is routed, not refused as a duplicate.
-    const again = t._post({ kind: 'request', message }, ['c1'], [], false, 'json', EXTRA);
+    const again = t._post({ kind: 'message', era: 'legacy', sessionId: 's', inbound: { kind: 'request', message }, requestIds: ['c1'], replies: [], batch: false, respondWith: 'json' }, EXTRA);
     await t.send({ jsonrpc: '2.0', id: 'c1', result: {} });
     expect(await again).toMatchObject({ status: 200, body: '{"jsonrpc":"2.0","id":"c1","result":{}}' });
     await t.close();

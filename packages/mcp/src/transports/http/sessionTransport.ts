@@ -28,7 +28,7 @@ import type {
   TransportMessageExtra,
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
-import type { ResponseShape } from './ladder.js';
+import type { HttpMessageDecision, ResponseShape } from './ladder.js';
 import { HttpStatus, refusalOutput } from './refusals.js';
 import type { HttpRefusalName } from './refusals.js';
 import { REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
@@ -431,14 +431,8 @@ export class StreamableHttpSessionTransport implements Transport {
    * @internal Handles a classified POST: hands the messages to the session and answers 202, a JSON body, or an
    * SSE stream that ends after the last response.
    */
-  _post(
-    inbound: Inbound,
-    requestIds: readonly JsonRpcId[],
-    replies: readonly JsonRpcErrorResponse[],
-    batch: boolean,
-    respondWith: ResponseShape | 'accepted',
-    extra: TransportMessageExtra,
-  ): HttpOutput | Promise<HttpOutput> {
+  _post(post: HttpMessageDecision, extra: TransportMessageExtra): HttpOutput | Promise<HttpOutput> {
+    const { inbound, requestIds, replies, batch, respondWith } = post;
     this.#touch();
     this.#used = true;
     this.#sniffCancels(inbound); // FALLBACK: delete this line with #sniffCancels
