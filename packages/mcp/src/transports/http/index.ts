@@ -56,5 +56,7 @@ export { acceptsMediaType, isJsonContentType } from './media.js';
 export { STREAMABLE_HTTP_ALLOW } from './ladder.js';
 export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
 export type { ResponseMode, ResponseShape } from './ladder.js';
+export { SseDecoder } from './sse.js';
+export type { SseEvent } from './sse.js';
 export { HttpStatus } from './refusals.js';
 export type { HttpStatusCode } from './refusals.js';

@@ -6,6 +6,7 @@
  * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
  * paths share every decision (the core), and the test suite runs through both.
  */
+import { MAX_TIMER_MS, setUnrefTimeout } from '@switchboard/jsonrpc';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { BodyRead, HttpInput, HttpOutput } from '../http/exchange.js';
@@ -69,8 +70,7 @@ function discard(req: IncomingMessage): void {
   if (socket === null || socket.destroyed) return;
   (socket as { destroySoon?: () => void }).destroySoon = halfClose;
   socket.on('error', ignore);
-  const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
-  (timer as { unref?: () => void }).unref?.();
+  const timer = setUnrefTimeout(() => socket.destroy(), DRAIN_MAX_MS);
   socket.once('close', () => clearTimeout(timer));
   req.on('data', ignore);
   req.resume();
@@ -406,9 +406,6 @@ function pathOf(url: string | undefined): string {
   const q = u.indexOf('?');
   return q === -1 ? u : u.slice(0, q);
 }
-
-/** The longest delay Node's timers honour. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** @internal Refuses a timeout option that is not an integer of milliseconds a timer honours. */
 export function checkTimeout(name: string, value: unknown): void {
