@@ -4,7 +4,7 @@
  * its nesting cap, and the batch length cap, each refused with its HTTP answer before any message is classified.
  */
 import { batchTooLarge, parseJson } from '@switchboard/jsonrpc';
-import type { HttpInput, HttpOutput } from './exchange.js';
+import type { HttpInput, HttpOutput } from './io.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 
 /** The caps {@link readJsonBody} applies. */

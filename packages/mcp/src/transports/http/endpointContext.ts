@@ -5,7 +5,7 @@
  */
 import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
 import type { BodyLimits } from './body.js';
-import type { HttpInput, HttpOutput } from './exchange.js';
+import type { HttpInput, HttpOutput } from './io.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { SessionEntry, SessionTable } from './sessionTable.js';
 

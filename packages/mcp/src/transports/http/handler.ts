@@ -8,7 +8,7 @@ import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@s
 import type { Logger } from '@switchboard/jsonrpc';
 import { TEXT_HEADERS } from './endpointContext.js';
 import type { EndpointContext } from './endpointContext.js';
-import type { HttpInput, HttpOutput } from './exchange.js';
+import type { HttpInput, HttpOutput } from './io.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,

@@ -11,8 +11,8 @@ import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
 import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
-import type { HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
+import type { HttpOutput } from './io.js';
+import { JSON_HEADERS } from './io.js';
 
 /** The HTTP statuses the MCP HTTP transports answer with (RFC 9110 §15). */
 export const HttpStatus = {

@@ -11,7 +11,7 @@ import { setUnrefTimeout } from '@switchboard/jsonrpc';
 import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
 import { refusalOutput } from './refusals.js';
 import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../stores/sessionStore.js';
-import type { HttpOutput } from './exchange.js';
+import type { HttpOutput } from './io.js';
 import type { HttpSseSessionTransport } from './sse2024.js';
 import type { HttpSessionHandle } from './serverLike.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';

@@ -7,7 +7,7 @@ import { classifyValue } from '@switchboard/jsonrpc';
 import { isRefusedBody, readJsonBody } from './body.js';
 import { TEXT_HEADERS, extraOf, newSessionId } from './endpointContext.js';
 import type { EndpointContext } from './endpointContext.js';
-import type { HttpInput, HttpOutput } from './exchange.js';
+import type { HttpInput, HttpOutput } from './io.js';
 import { acceptsMediaType, isJsonContentType } from './media.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HttpSseSessionTransport, formatEndpointEvent } from './sse2024.js';

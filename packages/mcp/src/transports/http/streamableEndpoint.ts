@@ -8,7 +8,7 @@ import type { Inbound } from '@switchboard/jsonrpc';
 import { isRefusedBody, readJsonBody } from './body.js';
 import { extraOf, newSessionId } from './endpointContext.js';
 import type { EndpointContext } from './endpointContext.js';
-import type { HttpInput, HttpOutput } from './exchange.js';
+import type { HttpInput, HttpOutput } from './io.js';
 import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder.js';
 import type { HttpInitializeDecision, HttpRefusalDecision, ResponseMode } from './ladder.js';
 import { HttpStatus, errorOutput } from './refusals.js';

@@ -3,7 +3,7 @@
  * runtime (Node ≥ 18, Deno, Bun, workers).
  * @internal
  */
-import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import type { BodyRead, HttpInput, HttpOutput } from './io.js';
 
 const TOO_LARGE: BodyRead = Object.freeze({ kind: 'tooLarge' });
 const ABORTED: BodyRead = Object.freeze({ kind: 'aborted' });

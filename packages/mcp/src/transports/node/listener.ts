@@ -9,8 +9,8 @@
 import { MAX_TIMER_MS, setUnrefTimeout } from '@switchboard/jsonrpc';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { BodyRead, HttpInput, HttpOutput } from '../http/exchange.js';
-import { peerAddress } from '../http/exchange.js';
+import type { BodyRead, HttpInput, HttpOutput } from '../http/io.js';
+import { peerAddress } from '../http/io.js';
 import { REQUEST_PEERS } from '../http/web.js';
 import type { SseChannel } from '../http/sse.js';
 import { HTTP_CORE } from '../http/handler.js';
