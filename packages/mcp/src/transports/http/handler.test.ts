@@ -53,7 +53,7 @@ function createTestServer(): McpServer {
   server.tool('ask', {}, async (_args, ctx) => {
     try {
       const answer = await ctx.elicit(
-        { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } as never,
+        { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
         { timeoutMs: 5000 },
       );
       return text(`ask:${JSON.stringify(answer.content)}`);
@@ -979,7 +979,7 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     const invalid = `[${new Array<string>(200_000).fill('1').join(',')}]`;
     const notifications = `[${new Array<string>(101).fill('{"jsonrpc":"2.0","method":"notifications/x"}').join(',')}]`;
     const { reader, endpoint } = await (async () => {
-      const res = await t!.send('GET', '/sse', { headers: { accept: 'text/event-stream' } });
+      const res = await t.send('GET', '/sse', { headers: { accept: 'text/event-stream' } });
       const r = new SseReader(res);
       return { reader: r, endpoint: (await r.next())?.data as string };
     })();

@@ -184,6 +184,6 @@ describe('httpRefusal', () => {
       httpStatus: 404,
       jsonrpcError: { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } },
     });
-    expect(httpRefusal('alreadyInitialized', 3, 'detail').jsonrpcError.error.message).toBe(`${HttpRefusal.alreadyInitialized.message}: detail`);
+    expect(httpRefusal('alreadyInitialized', { id: 3, detail: 'detail' }).jsonrpcError.error.message).toBe(`${HttpRefusal.alreadyInitialized.message}: detail`);
   });
 });

@@ -7,8 +7,8 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { ResponseMode } from './ladder.js';
 import { isLoopbackHost } from './security.js';
 import type { McpHttpServerLike } from './serverLike.js';
-import type { EventStore, InMemoryEventStore } from '../../stores/eventStore.js';
-import type { InMemorySessionStore, SessionStore } from '../../stores/sessionStore.js';
+import type { EventStore } from '../../stores/eventStore.js';
+import type { SessionStore } from '../../stores/sessionStore.js';
 
 /** Default {@link McpHttpHandlerOptions.path}. */
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -104,7 +104,7 @@ export interface McpHttpHandlerOptions {
   readonly sseAfterMs?: number;
   /**
    * SSE event history for resumability (`Last-Event-ID`); `null` disables event ids, priming events and
-   * resumption. @default a new {@link InMemoryEventStore} (1000 events per stream, 10 000 streams)
+   * resumption. @default a new `InMemoryEventStore` (1000 events per stream, 10 000 streams)
    */
   readonly eventStore?: EventStore | null;
   /** The `retry` hint (ms) sent on priming events and before the server closes a stream on purpose. @default 1000 */
@@ -221,7 +221,7 @@ export interface McpHttpHandlerOptions {
   readonly callerIdentity?: (facts: CallerFacts) => string | undefined;
   /**
    * Where session records (opened, last request, phase, caller, TTL) are kept; the live transports stay in this
-   * process. @default a new {@link InMemorySessionStore}
+   * process. @default a new `InMemorySessionStore`
    */
   readonly sessionStore?: SessionStore;
   /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */

@@ -200,6 +200,8 @@ export const HttpRefusal = {
 /** The name of one row of {@link HttpRefusal}. */
 export type HttpRefusalName = keyof typeof HttpRefusal;
 
+const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
+
 /** A refusal ready to send: the HTTP status and the JSON-RPC error response for the body. */
 export interface HttpRefusalResult {
   readonly httpStatus: HttpStatusCode;
@@ -230,15 +232,15 @@ export function httpErrorBody(response: JsonRpcErrorResponse): string {
  * when the id is unknown, field bug B45).
  *
  * @param name - A row of {@link HttpRefusal}.
- * @param id - The request id to echo when it is known (e.g. a second `initialize`); `null` otherwise.
- * @param detail - Appended to the table's message after a colon (sentence case, quoted values).
- * @param data - Sent as `error.data`.
+ * @param options - `id` (the request id to echo when known, e.g. a second `initialize`), `detail` (appended to
+ *   the table's message after a colon), `data` (sent as `error.data`); the other members are ignored here.
  * @returns The HTTP status and the JSON-RPC error response.
  * @example
  * const { httpStatus, jsonrpcError } = httpRefusal('sessionNotFound');
  * // httpStatus === 404, jsonrpcError.error.code === -32001
  */
-export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalResult {
+export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions = NO_OPTIONS): HttpRefusalResult {
+  const { id = null, detail, data } = options;
   const row: HttpRefusalSpec = HttpRefusal[name];
   // Details quote client input (a header value): capped, so a refusal never echoes a large request back.
   const shown = detail === undefined ? undefined : echo(detail);
@@ -310,8 +312,6 @@ export function errorOutput(
   return { status: httpStatus, headers: all, body: httpErrorBody(jsonrpcError) };
 }
 
-const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
-
 /**
  * The HTTP answer refusing a request with the row `name` of {@link HttpRefusal}: the one place every endpoint and
  * the session table build a refusal from.
@@ -321,7 +321,7 @@ const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
  * refusalOutput('methodNotAllowed', { detail: "'PUT'", allow: 'GET, POST, DELETE' }) // 405, Allow, JSON-RPC body
  */
 export function refusalOutput(name: HttpRefusalName, options: RefusalOutputOptions = NO_OPTIONS): HttpOutput {
-  const { httpStatus, jsonrpcError } = httpRefusal(name, options.id ?? null, options.detail, options.data);
+  const { httpStatus, jsonrpcError } = httpRefusal(name, options);
   let headers = options.headers;
   if (options.allow !== undefined) headers = { ...headers, allow: options.allow };
   if (options.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(options.retryAfterSeconds) };

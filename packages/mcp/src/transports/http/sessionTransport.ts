@@ -19,7 +19,6 @@
 import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
   Inbound,
-  JsonRpcErrorResponse,
   JsonRpcId,
   JsonRpcMessage,
   JsonRpcRequest,
@@ -253,7 +252,8 @@ export class StreamableHttpSessionTransport implements Transport {
         wait = this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
       }
     } catch (error) {
-      return Promise.reject(error);
+      // A serialization TypeError or a JsonRpcLocalError (see @throws).
+      return Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
     }
     return wait ?? RESOLVED;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SseDecoder, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+import { SseChannel, SseDecoder, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+
 
 /** Feeds `chunks` one by one and collects every event. */
 function decodeAll(chunks: readonly string[]): ReturnType<SseDecoder['push']> {
@@ -55,5 +56,79 @@ describe('SseDecoder', () => {
 
   it('drops one leading space of a value, a field without colon has an empty value, a leading BOM is skipped', () => {
     expect(decodeAll(['\uFEFFdata:  two spaces\ndata\n\n'])).toEqual([{ event: 'message', data: ' two spaces\n', id: '' }]);
+  });
+});
+
+describe('SseChannel', () => {
+  it('buffers until attached, then flushes in one write; end before attach ends on attach', () => {
+    const channel = new SseChannel();
+    expect(channel.write('a')).toBe(true);
+    expect(channel.write('b')).toBe(true);
+    channel.end();
+    expect(channel.write('c')).toBe(false);
+    const writes: string[] = [];
+    let ended = false;
+    channel.attach({ write: (c) => writes.push(c), end: () => { ended = true; }, buffered: () => 0, abort: () => {} });
+    expect(writes).toEqual(['ab']);
+    expect(ended).toBe(true);
+  });
+
+  it('detach fires ondetach once, unless the server ended the stream first; a throwing sink detaches', () => {
+    let detached = 0;
+    const a = new SseChannel();
+    a.ondetach = () => detached++;
+    a.attach({ write: () => { throw new Error('gone'); }, end: () => {} , buffered: () => 0, abort: () => {} });
+    expect(a.write('x')).toBe(false);
+    a.detach();
+    expect(detached).toBe(1);
+    expect(a.open).toBe(false);
+
+    const b = new SseChannel();
+    b.ondetach = () => detached++;
+    b.end();
+    b.detach();
+    expect(detached).toBe(1);
+  });
+
+  it('ondelivered fires once the end reached a sink (attach, end, takeComplete), never when the client left first', () => {
+    const fired: string[] = [];
+    const a = new SseChannel();
+    a.ondelivered = () => fired.push('a');
+    a.write('x');
+    a.attach({ write: () => {}, end: () => {} , buffered: () => 0, abort: () => {} });
+    expect(fired).toEqual([]);
+    a.end();
+    a.end();
+    expect(fired).toEqual(['a']);
+
+    const b = new SseChannel();
+    b.ondelivered = () => fired.push('b');
+    b.write('p');
+    b.write('q');
+    expect(b.takeComplete()).toBeUndefined(); // not ended yet: nothing taken
+    b.end();
+    expect(b.takeComplete()).toBe('pq');
+    expect(b.takeComplete()).toBeUndefined();
+    b.attach({ write: () => { throw new Error('already taken'); }, end: () => {} , buffered: () => 0, abort: () => {} });
+    expect(fired).toEqual(['a', 'b']);
+
+    const c = new SseChannel();
+    c.ondelivered = () => fired.push('c');
+    c.write('x');
+    c.detach();
+    c.end();
+    expect(c.takeComplete()).toBeUndefined();
+    const d = new SseChannel();
+    d.ondelivered = () => fired.push('d');
+    d.end();
+    d.attach({ write: () => {}, end: () => { throw new Error('gone'); }, buffered: () => 0, abort: () => {} });
+    expect(fired).toEqual(['a', 'b']);
+  });
+
+  it('formats events per the SSE grammar', () => {
+    expect(formatMessageEvent('{"a":1}')).toBe('event: message\ndata: {"a":1}\n\n');
+    expect(formatMessageEvent('{}', 's.1')).toBe('id: s.1\nevent: message\ndata: {}\n\n');
+    expect(formatPrimingEvent('s.1', 500)).toBe('id: s.1\nretry: 500\ndata: \n\n');
+    expect(formatRetry(20.7)).toBe('retry: 20\n\n');
   });
 });
