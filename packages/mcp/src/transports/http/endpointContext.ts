@@ -1,7 +1,7 @@
 /**
  * What the HTTP endpoints (Streamable HTTP, 2024-11-05 HTTP+SSE) are handed by the handler that routes to them:
  * the server, the session table and the settings they share, and the small helpers both use.
- * @internal
+ * Internal to the package (not a public entry).
  */
 import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
 import type { BodyLimits } from './body.js';

@@ -2,7 +2,7 @@
  * The runtime-independent shape of one HTTP exchange. The core ({@link McpHttpHandler}) reads an
  * {@link HttpInput} and produces an {@link HttpOutput}; adapters only convert (Web `Request`/`Response`, Node
  * `IncomingMessage`/`ServerResponse`), so both paths share every decision.
- * @internal
+ * Internal to the package (not a public entry).
  */
 import type { SseChannel } from './sse.js';
 

@@ -5,7 +5,7 @@
  * The records (when a session was opened and last used, how far it got, whose it is) live in a
  * {@link SessionStore}; the live transport objects stay here, in the process that serves them. Decisions read the
  * store; a session with a request in flight or an open stream is never closed by them, whatever its record says.
- * @internal
+ * Internal to the package (not a public entry).
  */
 import { setUnrefTimeout } from '@switchboard/jsonrpc';
 import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';

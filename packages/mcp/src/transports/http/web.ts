@@ -1,7 +1,7 @@
 /**
  * Web-standard conversion: `Request` → {@link HttpInput}, {@link HttpOutput} → `Response`. Runs on any fetch
  * runtime (Node ≥ 18, Deno, Bun, workers).
- * @internal
+ * Internal to the package (not a public entry).
  */
 import type { BodyRead, HttpInput, HttpOutput } from './io.js';
 
