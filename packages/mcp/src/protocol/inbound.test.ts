@@ -1,6 +1,6 @@
 /**
  * The inbound step, table-tested over revisions × methods × session states. The wire texts are pinned against
- * the server in inbound.wire.test.ts.
+ * the server in inboundWire.test.ts.
  */
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
