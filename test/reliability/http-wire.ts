@@ -3,6 +3,7 @@
  * cut a socket mid-response, read SSE events as they arrive, and check whole wire messages.
  */
 import http from 'node:http';
+import { SseDecoder } from '@switchboard/mcp/http';
 
 export const REVISION = '2025-11-25';
 
@@ -10,27 +11,6 @@ export const REVISION = '2025-11-25';
 export interface SseEvent {
   readonly id: string | undefined;
   readonly data: string;
-}
-
-/** Parses complete SSE events out of `text`; returns them and the unparsed rest. */
-export function parseSse(text: string): { events: SseEvent[]; rest: string } {
-  const events: SseEvent[] = [];
-  let rest = text;
-  for (;;) {
-    const end = rest.indexOf('\n\n');
-    if (end === -1) break;
-    const block = rest.slice(0, end);
-    rest = rest.slice(end + 2);
-    let id: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('id:')) id = line.slice(3).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    if (id === undefined && data.length === 0) continue; // comment or retry-only block
-    events.push({ id, data: data.join('\n') });
-  }
-  return { events, rest };
 }
 
 /** An open HTTP exchange: the status and headers, events as they arrive, and a way to cut the socket. */
@@ -72,12 +52,10 @@ export function open(url: string, init: RequestInit = {}): Promise<OpenExchange>
       const events: SseEvent[] = [];
       const waiters = new Set<() => void>();
       let whole = '';
-      let pending = '';
+      const decoder = new SseDecoder();
       res.on('data', (chunk: string) => {
         whole += chunk;
-        const parsed = parseSse(pending + chunk);
-        pending = parsed.rest;
-        events.push(...parsed.events);
+        for (const event of decoder.push(chunk)) events.push({ id: event.id === '' ? undefined : event.id, data: event.data });
         for (const w of [...waiters]) w();
       });
       const done = new Promise<string>((resolveDone, rejectDone) => {

@@ -98,7 +98,7 @@ export class InMemorySessionStore implements SessionStore {
     this.#records.set(record.sessionId, record);
     if (record.caller !== null) {
       let mine = this.#byCaller.get(record.caller);
-      if (mine === undefined) this.#byCaller.set(record.caller, (mine = new Map()));
+      if (mine === undefined) this.#byCaller.set(record.caller, (mine = new Map<string, SessionRecord>()));
       mine.set(record.sessionId, record);
     }
     return DONE;

@@ -180,7 +180,7 @@ describe('session admission (web handler, fake clock)', () => {
   });
 
   it('each caller identity has a budget: 429 with Retry-After for that caller only', async () => {
-    const client = start({ maxSessions: 10, maxSessionsPerCaller: 2, sessionGraceMs: 60_000, callerIdentity: ({ header }) => header('x-caller') });
+    const client = start({ maxSessions: 10, maxSessionsPerCaller: 2, sessionGraceMs: 60_000, callerIdentity: (facts) => facts.header('x-caller') });
     const a = { 'x-caller': 'a' };
     for (let i = 0; i < 2; i++) expect(await workStatus(client, await open(client, a))).toBe(200);
     vi.setSystemTime(T0 + 1000);
@@ -196,7 +196,7 @@ describe('session admission (web handler, fake clock)', () => {
   });
 
   it('a caller at its budget takes back its own session that never came back, never another caller\'s', async () => {
-    const client = start({ maxSessions: 10, maxSessionsPerCaller: 1, sessionGraceMs: 60_000, callerIdentity: ({ header }) => header('x-caller') });
+    const client = start({ maxSessions: 10, maxSessionsPerCaller: 1, sessionGraceMs: 60_000, callerIdentity: (facts) => facts.header('x-caller') });
     const b = await open(client, { 'x-caller': 'b' });
     const a = await open(client, { 'x-caller': 'a' });
     vi.setSystemTime(T0 + 30_000);

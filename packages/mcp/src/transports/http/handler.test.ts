@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../server/index.js';
 import type { CallToolResult } from '../../protocol/types.js';
-import { InMemoryEventStore, closeRequestSseStream, createMcpHttpHandler } from './index.js';
+import { InMemoryEventStore, SseDecoder, closeRequestSseStream, createMcpHttpHandler } from './index.js';
 import { serveHttp } from '../node/index.js';
 import type { McpHttpHandlerOptions } from './index.js';
 
@@ -53,7 +53,7 @@ function createTestServer(): McpServer {
   server.tool('ask', {}, async (_args, ctx) => {
     try {
       const answer = await ctx.elicit(
-        { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } as never,
+        { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
         { timeoutMs: 5000 },
       );
       return text(`ask:${JSON.stringify(answer.content)}`);
@@ -140,13 +140,12 @@ interface SseEvent {
   retry?: number;
 }
 
+/** Reads a response's SSE events as they arrive, with the package's {@link SseDecoder}. */
 class SseReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
+  readonly #sse = new SseDecoder();
   readonly #queue: SseEvent[] = [];
-  #buffer = '';
-  #current: SseEvent & { touched: boolean } = { data: '', touched: false };
-  #dataLines: string[] = [];
   #pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   done = false;
 
@@ -155,7 +154,12 @@ class SseReader {
     this.#reader = (response.body as ReadableStream<Uint8Array>).getReader();
   }
 
-  /** The next event (including priming and retry-only blocks); `undefined` at the end of the stream. */
+  /** The reconnection delay (ms) the stream last sent with `retry` (also in a block that carried no data). */
+  get retryMs(): number | undefined {
+    return this.#sse.retryMs;
+  }
+
+  /** The next event (including the priming event, whose data is empty); `undefined` at the end of the stream. */
   async next(timeoutMs = 5000): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     while (this.#queue.length === 0 && !this.done) {
@@ -172,8 +176,10 @@ class SseReader {
         this.done = true;
         break;
       }
-      this.#buffer += this.#decoder.decode(result.value, { stream: true });
-      this.#parse();
+      for (const event of this.#sse.push(this.#decoder.decode(result.value, { stream: true }))) {
+        // An event without an id of its own on a stream that never set one: no `id` member.
+        this.#queue.push({ ...event, id: event.id === '' ? undefined : event.id });
+      }
     }
     return this.#queue.shift();
   }
@@ -196,32 +202,6 @@ class SseReader {
 
   async cancel(): Promise<void> {
     await this.#reader.cancel().catch(() => {});
-  }
-
-  #parse(): void {
-    for (let nl = this.#buffer.indexOf('\n'); nl !== -1; nl = this.#buffer.indexOf('\n')) {
-      const line = this.#buffer.slice(0, nl).replace(/\r$/, '');
-      this.#buffer = this.#buffer.slice(nl + 1);
-      if (line === '') {
-        if (this.#current.touched) {
-          const { touched: _t, ...event } = this.#current;
-          event.data = this.#dataLines.join('\n');
-          this.#queue.push(event);
-        }
-        this.#current = { data: '', touched: false };
-        this.#dataLines = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      this.#current.touched = true;
-      if (field === 'data') this.#dataLines.push(value);
-      else if (field === 'id') this.#current.id = value;
-      else if (field === 'event') this.#current.event = value;
-      else if (field === 'retry') this.#current.retry = Number(value);
-    }
   }
 }
 
@@ -573,9 +553,8 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     const reader = new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(8, 'poll') }));
     const priming = await reader.next();
     expect(priming?.id).toBeDefined();
-    const retry = await reader.next();
-    expect(retry).toMatchObject({ retry: 20 });
     expect(await reader.next()).toBeUndefined(); // closed by the server, no response yet
+    expect(reader.retryMs).toBe(20); // the retry field sent just before closing
     const resumed = new SseReader(await t.send('GET', '/mcp', {
       headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': priming?.id as string },
     }));
@@ -1000,7 +979,7 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     const invalid = `[${new Array<string>(200_000).fill('1').join(',')}]`;
     const notifications = `[${new Array<string>(101).fill('{"jsonrpc":"2.0","method":"notifications/x"}').join(',')}]`;
     const { reader, endpoint } = await (async () => {
-      const res = await t!.send('GET', '/sse', { headers: { accept: 'text/event-stream' } });
+      const res = await t.send('GET', '/sse', { headers: { accept: 'text/event-stream' } });
       const r = new SseReader(res);
       return { reader: r, endpoint: (await r.next())?.data as string };
     })();

@@ -1,250 +1,41 @@
 /**
- * The MCP HTTP endpoint as a Web-standard `(Request) => Promise<Response>` handler: Streamable HTTP (MCP
- * 2025-03-26 … 2025-11-25) on one path, and the deprecated 2024-11-05 HTTP+SSE transport beside it, both serving
- * the same McpServer. The Node adapter (`toNodeListener`, `serveHttp`) drives the same core without building
- * `Request`/`Response` objects.
+ * The MCP HTTP handler: routes a request by path to the Streamable HTTP endpoint (MCP 2025-03-26 … 2025-11-25)
+ * or the deprecated 2024-11-05 HTTP+SSE endpoint beside it, both serving the same McpServer, after the Host and
+ * Origin checks every path shares; and the Web-standard `(Request) => Promise<Response>` facade over it. The Node
+ * adapter (`toNodeListener`, `serveHttp`) drives the same core without building `Request`/`Response` objects.
  */
-import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, classifyValue, parseJson, silentLogger } from '@switchboard/jsonrpc';
-import type { Inbound, Logger, ParsedJson, TransportMessageExtra } from '@switchboard/jsonrpc';
-import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder.js';
-import type { HttpInitializeDecision, HttpRefusalDecision, ResponseMode } from './ladder.js';
-import { acceptsMediaType, isJsonContentType } from './media.js';
+import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
+import type { Logger } from '@switchboard/jsonrpc';
+import { TEXT_HEADERS } from './endpointContext.js';
+import type { EndpointContext } from './endpointContext.js';
+import type { HttpInput, HttpOutput } from './io.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_CALLER,
+  DEFAULT_MAX_SSE_BUFFER_BYTES,
+  DEFAULT_MCP_PATH,
+  DEFAULT_SESSION_GRACE_MS,
+  DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SSE2024_MESSAGES_PATH,
+  DEFAULT_SSE2024_SSE_PATH,
+  DEFAULT_SSE_AFTER_MS,
+  DEFAULT_SSE_KEEP_ALIVE_MS,
+  DEFAULT_SSE_RETRY_MS,
+  defaultCallerIdentity,
+  validateHandlerOptions,
+} from './options.js';
+import type { CallerFacts, McpHttpHandlerOptions } from './options.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
-import { InMemoryEventStore } from '../../stores/eventStore.js';
-import type { EventStore } from '../../stores/eventStore.js';
-import { InMemorySessionStore } from '../../stores/sessionStore.js';
-import type { SessionStore } from '../../stores/sessionStore.js';
-import type { HttpInput, HttpOutput } from './exchange.js';
-import { HttpSseSessionTransport, formatEndpointEvent } from './sse2024.js';
-import { HostGuard, isLoopbackHost } from './security.js';
-import type { McpHttpServerLike } from './serverLike.js';
-import { StreamableHttpSessionTransport } from './sessionTransport.js';
-import { SessionTable, phaseAfterPost } from './sessionTable.js';
-import type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionTable.js';
-import { DEFAULT_MAX_SSE_BUFFER_BYTES, SSE_HEADERS, SseChannel } from './sse.js';
+import { HostGuard } from './security.js';
+import { SessionTable } from './sessionTable.js';
+import type { SessionEntry } from './sessionTable.js';
+import { Sse2024Endpoint } from './sse2024Endpoint.js';
+import { StreamableEndpoint } from './streamableEndpoint.js';
 import { webInput, webResponse } from './web.js';
-
-/** Default {@link McpHttpHandlerOptions.path}. */
-export const DEFAULT_MCP_PATH = '/mcp';
-/** Default {@link McpHttpHandlerOptions.maxBodyBytes}: 4 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** Default {@link McpHttpHandlerOptions.sessionIdleTimeoutMs}: 30 minutes. */
-export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
-/** Default {@link McpHttpHandlerOptions.sessionHandshakeTimeoutMs}: 30 seconds. */
-export const DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS = 30_000;
-/** Default {@link McpHttpHandlerOptions.maxSessions}. */
-export const DEFAULT_MAX_SESSIONS = 10_000;
-/** Default {@link McpHttpHandlerOptions.maxSessionsPerCaller}. */
-export const DEFAULT_MAX_SESSIONS_PER_CALLER = 1000;
-/** Default {@link McpHttpHandlerOptions.sessionGraceMs}: 60 seconds. */
-export const DEFAULT_SESSION_GRACE_MS = 60_000;
-/** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
-export const DEFAULT_SSE_RETRY_MS = 1000;
-/** Default {@link McpHttpHandlerOptions.sseAfterMs}: 50 ms. */
-export const DEFAULT_SSE_AFTER_MS = 50;
-/** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
-export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
-/** Default {@link McpHttpHandlerOptions.maxSseBufferBytes}: 8 MiB. */
-export { DEFAULT_MAX_SSE_BUFFER_BYTES } from './sse.js';
-/** Default {@link HttpSseOptions.ssePath}. */
-export const DEFAULT_SSE2024_SSE_PATH = '/sse';
-/** Default {@link HttpSseOptions.messagesPath}. */
-export const DEFAULT_SSE2024_MESSAGES_PATH = '/messages';
-/** @deprecated Renamed {@link DEFAULT_SSE2024_SSE_PATH}. */
-export const DEFAULT_LEGACY_SSE_PATH = DEFAULT_SSE2024_SSE_PATH;
-/** @deprecated Renamed {@link DEFAULT_SSE2024_MESSAGES_PATH}. */
-export const DEFAULT_LEGACY_MESSAGES_PATH = DEFAULT_SSE2024_MESSAGES_PATH;
-
-/** What {@link McpHttpHandlerOptions.callerIdentity} is given about the request that would open a session. */
-export interface CallerFacts {
-  /** Authentication facts established upstream (Node: `req.auth`); `undefined` without authentication. */
-  readonly authInfo: unknown;
-  /** The peer's IP address (Node adapter: the socket's, IPv4-mapped IPv6 shown as IPv4); `undefined` on the Web handler. */
-  readonly remoteAddress: string | undefined;
-  /** A request header by lower-case name (e.g. one a trusted proxy sets). */
-  header(name: string): string | undefined;
-}
-
-/**
- * The default {@link McpHttpHandlerOptions.callerIdentity}: `client:<clientId>` when `authInfo` is an object with
- * a string `clientId` (the shape of the official SDK's `AuthInfo`), else `address:<remoteAddress>`, else
- * `undefined` (no per-caller budget). A loopback peer (`127.0.0.0/8`, `::1`) gets `undefined` too: it is a local
- * client or a reverse proxy on the same host, behind which every caller would share one budget (give such a
- * proxy's callers an identity with `callerIdentity`).
- */
-export function defaultCallerIdentity(facts: CallerFacts): string | undefined {
-  const auth = facts.authInfo as { clientId?: unknown } | null | undefined;
-  if (typeof auth === 'object' && auth !== null && typeof auth.clientId === 'string' && auth.clientId !== '') return `client:${auth.clientId}`;
-  const address = facts.remoteAddress;
-  return address === undefined || isLoopbackHost(address) ? undefined : `address:${address}`;
-}
-
-
-/** Paths of the deprecated 2024-11-05 HTTP+SSE transport. */
-export interface HttpSseOptions {
-  /** Where `GET` opens the SSE stream. @default '/sse' */
-  readonly ssePath?: string;
-  /** Where messages are POSTed (`?sessionId=<id>`); announced in the `endpoint` event. @default '/messages' */
-  readonly messagesPath?: string;
-}
-
-/** @deprecated Renamed {@link HttpSseOptions}. */
-export type LegacySseOptions = HttpSseOptions;
-
-/** {@link createMcpHttpHandler} options. */
-export interface McpHttpHandlerOptions {
-  /** The server every session is served by. */
-  readonly server: McpHttpServerLike;
-  /** The Streamable HTTP endpoint path. @default '/mcp' */
-  readonly path?: string;
-  /**
-   * How requests are answered. `auto`: a POST whose `Accept` allows both types is answered by what it produces
-   * first: its response alone ⇒ one `application/json` body; a notification (progress, log) or a server→client
-   * request first, or nothing within `sseAfterMs` ⇒ a `text/event-stream` (keep-alive, resumable); a client that
-   * accepts one type gets that type. `sse` opens a `text/event-stream` per POST carrying requests (progress, logs
-   * and server→client requests travel on it). `json` answers with one `application/json` body (related
-   * notifications are dropped and server→client requests fail fast). In `auto` and `sse` mode a client whose
-   * `Accept` allows only JSON gets JSON (field bug B19). `initialize` is answered with JSON in `auto` mode.
-   * @default 'auto'
-   * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 5
-   */
-  readonly responseMode?: ResponseMode;
-  /**
-   * `responseMode: 'auto'`: how long (ms) a POST that accepts both types waits for its first outbound message
-   * before it is answered as SSE. Short enough that a long call gets its stream (keep-alive, resumption) early;
-   * long enough that a quick tool (one event-loop turn, a cache or database lookup) is answered with JSON.
-   * @default 50
-   */
-  readonly sseAfterMs?: number;
-  /**
-   * SSE event history for resumability (`Last-Event-ID`); `null` disables event ids, priming events and
-   * resumption. @default a new {@link InMemoryEventStore} (1000 events per stream, 10 000 streams)
-   */
-  readonly eventStore?: EventStore | null;
-  /** The `retry` hint (ms) sent on priming events and before the server closes a stream on purpose. @default 1000 */
-  readonly sseRetryMs?: number;
-  /** Interval (ms) of SSE comment keep-alives on long-lived streams (GET, 2024-11-05 `/sse`); `0` disables. @default 15_000 */
-  readonly sseKeepAliveMs?: number;
-  /**
-   * Backpressure on SSE streams whose client does not read. Above 1 MiB unsent on a connection (or half this cap,
-   * when smaller) the session transport's `send()` for messages routed to that stream waits until the client read
-   * it down, so a handler awaiting `ctx.log()`/`ctx.progress()` pauses. Above this many bytes (senders that do not
-   * await) the connection is dropped and what it held released: with an event store the client resumes the
-   * stream with `GET` + `Last-Event-ID`; the request keeps running (a disconnect is not a cancellation). The cap is
-   * on a backlog: one event larger than it (a 9 MiB tool result) goes out to a client that has kept up. Applies
-   * to POST, GET and 2024-11-05 `/sse` streams. @default 8 MiB
-   */
-  readonly maxSseBufferBytes?: number;
-  /**
-   * Validate `Host` against `allowedHosts` (DNS rebinding): a foreign value gets 403. `serveHttp` turns it off
-   * by default when bound to a non-loopback address without `allowedHosts`. `Origin` is validated either way
-   * (see `allowedOrigins`, `allowAnyOrigin`).
-   * @default true
-   * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
-   */
-  readonly dnsRebindingProtection?: boolean;
-  /** Allowed `Host` values: `name` (any port) or `name:port`. @default ['localhost', '127.0.0.1', '[::1]'] */
-  readonly allowedHosts?: readonly string[];
-  /**
-   * `Origin` values allowed besides the request's own (`scheme://host[:port]`, exact, case-insensitive). A request
-   * that carries an `Origin` (`null` included) that is neither its own origin (the scheme it reached the server
-   * by, and its `Host` header: host and port) nor listed here gets 403, on every bind address and whatever
-   * `dnsRebindingProtection` says. A request without `Origin` (not a browser) is not affected.
-   * @default [] (same-origin only)
-   * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"; MCP 2026-07-28 streamable-http.mdx "Security & Endpoint"
-   * @example
-   * createMcpHttpHandler({ server, allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] })
-   */
-  readonly allowedOrigins?: readonly string[];
-  /**
-   * Turn `Origin` validation off: any web page a user visits may then call this server from the browser. Only for
-   * servers that authenticate every request some other way. Logged as a warning when set.
-   * @default false
-   */
-  readonly allowAnyOrigin?: boolean;
-  /**
-   * The handler sits behind a reverse proxy that terminates TLS: the first `X-Forwarded-Proto` value (`http` or
-   * `https`) is taken as the scheme the client used, for the same-origin check. Leave it off when clients reach
-   * the server directly (the header could be forged). The proxy must pass the client's `Host` on (nginx:
-   * `proxy_set_header Host $host`), or list the public origin in `allowedOrigins`.
-   * @default false
-   */
-  readonly trustProxy?: boolean;
-  /** Request body limit in bytes; a larger body gets 413 and is not buffered. @default 4 MiB */
-  readonly maxBodyBytes?: number;
-  /**
-   * The deepest nesting of arrays and objects a request body may have. A deeper body is refused before
-   * `JSON.parse` runs (a cheap pre-scan), with HTTP 400 and -32600 `Invalid Request: JSON nested deeper than <n>
-   * levels`, `data: { maxDepth }`, id null. @default 64
-   */
-  readonly maxJsonDepth?: number;
-  /**
-   * The longest JSON-RPC batch accepted (2025-03-26 sessions). A longer one is refused as a whole with HTTP 400 and
-   * one -32600 `Invalid Request: batch of <n> messages exceeds the limit of <max>`, before any member is classified
-   * or handled (JSON-RPC 2.0 §6). Keep it at most the server Dispatcher's `maxBatchSize` (which refuses longer
-   * batches too, then in the POST's 200 answer). @default 100 (the Dispatcher's default)
-   */
-  readonly maxBatchSize?: number;
-  /** A session with no request and no open stream for this long (ms) is closed; `0` never reaps. @default 1_800_000 (30 min) */
-  readonly sessionIdleTimeoutMs?: number;
-  /**
-   * A session whose client never comes back after opening it (Streamable HTTP: no `notifications/initialized`, no
-   * further request or GET after `initialize`; 2024-11-05 HTTP+SSE: no POST after `GET /sse`) is closed after this long (ms), so
-   * unauthenticated half-open sessions cannot hold the `maxSessions` slots for the whole idle timeout; `0` never.
-   * @default 30_000
-   */
-  readonly sessionHandshakeTimeoutMs?: number;
-  /**
-   * How long (ms) after its last request a session that completed the handshake (`notifications/initialized`, or
-   * only notifications) but made no request since stays safe from being reclaimed. Past it, when the table or
-   * the caller's budget is full, such a session is closed to admit a new one (longest idle first), so a flood of
-   * sessions that never come back does not lock new clients out. It is not closed otherwise before
-   * `sessionIdleTimeoutMs`. @default 60_000
-   */
-  readonly sessionGraceMs?: number;
-  /**
-   * Live sessions at most (Streamable HTTP and 2024-11-05 HTTP+SSE together). At the cap a new session takes the slot of the
-   * longest-idle reclaimable session: one that never completed the handshake, one past `sessionGraceMs` that made
-   * no request after the handshake, or one past its timeout. A session with a request in flight or an open stream
-   * is never closed to make room. When none is reclaimable, the new session gets 503 with `Retry-After`: the
-   * seconds until the earliest session becomes reclaimable (no `Retry-After` when none ever will).
-   * Memory: an idle session (handshake done, no connection open) costs about 3.7 KiB of heap with `McpServer` and
-   * the in-memory stores (`bench/idle-sessions.mjs`, Node 20), so the default cap holds about 37 MiB of idle
-   * sessions and 256 MiB of heap holds about 70,000.
-   * @default 10_000
-   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"; RFC 9110 §15.6.4, §10.2.3
-   */
-  readonly maxSessions?: number;
-  /**
-   * Live sessions at most per caller identity (see `callerIdentity`). A caller at its budget takes back its own
-   * longest-idle reclaimable session (the rules of `maxSessions`), or gets 429 with `Retry-After` (the seconds until
-   * one of its sessions becomes reclaimable). Keeps one address or client from filling the table with sessions it
-   * keeps alive. Only below `maxSessions` does it matter. @default 1000
-   * @see RFC 6585 §4
-   */
-  readonly maxSessionsPerCaller?: number;
-  /**
-   * Who opens a session, for `maxSessionsPerCaller`: a string key, or `undefined` for no per-caller budget. Behind
-   * a reverse proxy every caller shares the proxy's address (the default leaves loopback peers unbudgeted for that
-   * reason, so a proxy on the same host gets no budget at all): return the client identity the proxy vouches for
-   * (e.g. the first `X-Forwarded-For` entry, only when the proxy sets it), or an authenticated subject.
-   * @default {@link defaultCallerIdentity} (the authenticated `clientId`, else the remote address unless loopback)
-   * @example
-   * createMcpHttpHandler({ server, callerIdentity: ({ header }) => header('x-real-ip') })
-   */
-  readonly callerIdentity?: (facts: CallerFacts) => string | undefined;
-  /**
-   * Where session records (opened, last request, phase, caller, TTL) are kept; the live transports stay in this
-   * process. @default a new {@link InMemorySessionStore}
-   */
-  readonly sessionStore?: SessionStore;
-  /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */
-  readonly sse2024?: boolean | HttpSseOptions;
-  /** @deprecated Renamed `sse2024` (same values); used when `sse2024` is not set. */
-  readonly legacySse?: boolean | HttpSseOptions;
-  /** Where transport anomalies are reported. @default the server's `logger`, else silent */
-  readonly logger?: Logger;
-}
+import { InMemoryEventStore } from '../../stores/eventStore.js';
+import { InMemorySessionStore } from '../../stores/sessionStore.js';
 
 /** @internal The key under which a handler exposes its core to the Node adapter. */
 export const HTTP_CORE: unique symbol = Symbol.for('switchboard.mcp.httpCore');
@@ -268,171 +59,25 @@ export interface McpHttpHandler {
   readonly [HTTP_CORE]: HttpCore;
 }
 
-const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
 const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, headers: TEXT_HEADERS, body: 'Not Found' });
-const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-
-/** The answer to a refusal decision of the ladder (with `Allow` on a 405). */
-function decisionOutput(decision: HttpRefusalDecision): HttpOutput {
-  return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow === undefined ? undefined : { allow: decision.allow });
-}
-
-/** The {@link TransportMessageExtra} of one request; headers are collected only if someone reads them. */
-class LazyExtra implements TransportMessageExtra {
-  readonly authInfo: unknown;
-  readonly #input: HttpInput;
-  #headers: Record<string, string> | undefined = undefined;
-
-  constructor(input: HttpInput) {
-    this.#input = input;
-    this.authInfo = input.authInfo;
-  }
-
-  get headers(): Record<string, string> {
-    return (this.#headers ??= this.#input.headers());
-  }
-}
-
-function extraOf(input: HttpInput): TransportMessageExtra {
-  return new LazyExtra(input);
-}
-
-/**
- * The JSON value of a read body (parsed with the engine's `parseJson`, whose depth cap runs before `JSON.parse`;
- * classification is left to the caller, so a batch's length is checked before any member is classified).
- */
-function bodyValue(
-  read: { readonly kind: 'text'; readonly text: string } | { readonly kind: 'parsed'; readonly value: unknown },
-  maxDepth: number,
-): ParsedJson {
-  return read.kind === 'parsed' ? { ok: true, value: read.value } : parseJson(read.text, { maxDepth });
-}
-
-/** The longest delay `setInterval` honours (a longer one fires after 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
-
-function quoted(value: unknown): string {
-  return `"${typeof value === 'string' ? value : String(value)}"`;
-}
-
-function checkCount(name: string, value: number | undefined): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got ${quoted(value)}`);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got ${quoted(value)}`);
-}
-
-function checkSpan(name: string, value: number | undefined, max: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got ${quoted(value)}`);
-  if (Number.isNaN(value) || value < 0 || value > max) {
-    const bound = max === Infinity ? '0 or more' : `between 0 and ${max}`;
-    throw new RangeError(`Invalid option ${name}: expected ${bound} milliseconds, got ${quoted(value)}`);
-  }
-}
-
-function checkPath(name: string, value: string | undefined): void {
-  if (value === undefined) return;
-  if (typeof value !== 'string' || !value.startsWith('/') || /[?#\s]/.test(value)) {
-    throw new TypeError(`Invalid option ${name}: expected a URL path starting with "/" (no query, fragment or spaces), got ${quoted(value)}`);
-  }
-}
-
-function checkHostList(name: string, value: readonly string[] | undefined): void {
-  if (value === undefined) return;
-  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
-    throw new TypeError(`Invalid option ${name}: expected an array of strings, got ${quoted(value)}`);
-  }
-}
-
-/** Refuses option values that cannot mean anything (see {@link createMcpHttpHandler}'s `@throws`). */
-function validateOptions(options: McpHttpHandlerOptions): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`Invalid options: expected an object, got ${quoted(options)}`);
-  const server = options.server as Partial<McpHttpServerLike> | undefined;
-  if (typeof server !== 'object' || server === null || typeof server.connect !== 'function') {
-    throw new TypeError(`Invalid option server: expected an McpServer (an object with a connect method), got ${quoted(server)}`);
-  }
-  checkPath('path', options.path);
-  // The option's name as the caller spelled it (`legacySse` is the deprecated alias of `sse2024`).
-  const key = options.sse2024 === undefined && options.legacySse !== undefined ? 'legacySse' : 'sse2024';
-  const sse2024 = options.sse2024 ?? options.legacySse;
-  if (sse2024 !== undefined && typeof sse2024 !== 'boolean') {
-    if (typeof sse2024 !== 'object' || sse2024 === null) throw new TypeError(`Invalid option ${key}: expected a boolean or an object, got ${quoted(sse2024)}`);
-    checkPath(`${key}.ssePath`, sse2024.ssePath);
-    checkPath(`${key}.messagesPath`, sse2024.messagesPath);
-    const path = options.path ?? DEFAULT_MCP_PATH;
-    const ssePath = sse2024.ssePath ?? DEFAULT_SSE2024_SSE_PATH;
-    const messagesPath = sse2024.messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH;
-    if (ssePath === path || messagesPath === path || ssePath === messagesPath) {
-      throw new TypeError(`Invalid option ${key}: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
-    }
-  } else if (sse2024 !== false && (options.path === DEFAULT_SSE2024_SSE_PATH || options.path === DEFAULT_SSE2024_MESSAGES_PATH)) {
-    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a 2024-11-05 HTTP+SSE path (set ${key} to other paths or false)`);
-  }
-  const mode = options.responseMode;
-  if (mode !== undefined && mode !== 'auto' && mode !== 'sse' && mode !== 'json') {
-    throw new TypeError(`Invalid option responseMode: expected "auto", "sse" or "json", got ${quoted(mode)}`);
-  }
-  checkCount('maxBodyBytes', options.maxBodyBytes);
-  checkCount('maxBatchSize', options.maxBatchSize);
-  checkCount('maxSseBufferBytes', options.maxSseBufferBytes);
-  checkCount('maxJsonDepth', options.maxJsonDepth);
-  checkCount('maxSessions', options.maxSessions);
-  checkCount('maxSessionsPerCaller', options.maxSessionsPerCaller);
-  checkSpan('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, Infinity);
-  checkSpan('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, Infinity);
-  checkSpan('sessionGraceMs', options.sessionGraceMs, Infinity);
-  if (options.callerIdentity !== undefined && typeof options.callerIdentity !== 'function') {
-    throw new TypeError(`Invalid option callerIdentity: expected a function, got ${quoted(options.callerIdentity)}`);
-  }
-  const store = options.sessionStore as Partial<SessionStore> | undefined;
-  if (store !== undefined) {
-    const missing = (['create', 'get', 'touch', 'delete', 'count', 'scan'] as const).filter((name) => typeof store?.[name] !== 'function');
-    if (typeof store !== 'object' || store === null || missing.length > 0) {
-      throw new TypeError(`Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got ${quoted(store)}`);
-    }
-  }
-  checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
-  checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
-  checkSpan('sseAfterMs', options.sseAfterMs, MAX_TIMER_MS);
-  checkHostList('allowedHosts', options.allowedHosts);
-  checkHostList('allowedOrigins', options.allowedOrigins);
-  checkFlag('allowAnyOrigin', options.allowAnyOrigin);
-  checkFlag('trustProxy', options.trustProxy);
-}
-
-function checkFlag(name: string, value: boolean | undefined): void {
-  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${quoted(value)}`);
-}
-
-function newSessionId(): string {
-  return globalThis.crypto.randomUUID();
-}
 
 /** @internal The runtime-independent core shared by the Web handler and the Node adapter. */
 export class HttpCore {
-  readonly #server: McpHttpServerLike;
   readonly #logger: Logger;
   readonly #path: string;
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
-  readonly #mode: ResponseMode;
-  readonly #sseAfterMs: number;
-  readonly #store: EventStore | undefined;
   readonly #guard: HostGuard;
   readonly #trustProxy: boolean;
-  readonly #maxBody: number;
-  readonly #maxBatch: number;
-  readonly #maxDepth: number;
-  readonly #retryMs: number;
-  readonly #keepAliveMs: number;
-  readonly #maxSseBuffer: number;
   readonly #identify: (facts: CallerFacts) => string | undefined;
   readonly #table: SessionTable;
+  readonly #streamable: StreamableEndpoint;
+  readonly #sse2024: Sse2024Endpoint | undefined;
 
   constructor(options: McpHttpHandlerOptions) {
-    validateOptions(options);
-    this.#server = options.server;
-    this.#logger = options.logger ?? options.server.logger ?? silentLogger;
+    validateHandlerOptions(options);
+    const logger = options.logger ?? options.server.logger ?? silentLogger;
+    this.#logger = logger;
     this.#path = options.path ?? DEFAULT_MCP_PATH;
     const sse2024 = options.sse2024 ?? options.legacySse ?? true;
     if (sse2024 === false) {
@@ -443,9 +88,6 @@ export class HttpCore {
       this.#ssePath = paths.ssePath ?? DEFAULT_SSE2024_SSE_PATH;
       this.#messagesPath = paths.messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH;
     }
-    this.#mode = options.responseMode ?? 'auto';
-    this.#sseAfterMs = options.sseAfterMs ?? DEFAULT_SSE_AFTER_MS;
-    this.#store = options.eventStore === null ? undefined : (options.eventStore ?? new InMemoryEventStore());
     this.#guard = new HostGuard({
       protection: options.dnsRebindingProtection ?? true,
       allowedHosts: options.allowedHosts,
@@ -454,24 +96,39 @@ export class HttpCore {
     });
     this.#trustProxy = options.trustProxy ?? false;
     if (options.allowAnyOrigin === true) {
-      this.#logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
+      logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
-    this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.#maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
-    this.#maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
     this.#identify = options.callerIdentity ?? defaultCallerIdentity;
     this.#table = new SessionTable({
       store: options.sessionStore ?? new InMemorySessionStore(),
-      logger: this.#logger,
+      logger,
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
       maxSessionsPerCaller: options.maxSessionsPerCaller ?? DEFAULT_MAX_SESSIONS_PER_CALLER,
       idleMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
       handshakeMs: options.sessionHandshakeTimeoutMs ?? DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
       graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
     });
-    this.#retryMs = options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS;
-    this.#keepAliveMs = options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
-    this.#maxSseBuffer = options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES;
+    const context: EndpointContext = {
+      server: options.server,
+      logger,
+      table: this.#table,
+      body: {
+        maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+        maxBatch: options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+      },
+      keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS,
+      maxSseBufferBytes: options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES,
+      admit: (sessionId, kind, input) => this.#admit(sessionId, kind, input),
+      internalError: (error) => this.internalError(error),
+    };
+    this.#streamable = new StreamableEndpoint(context, {
+      responseMode: options.responseMode ?? 'auto',
+      sseAfterMs: options.sseAfterMs ?? DEFAULT_SSE_AFTER_MS,
+      eventStore: options.eventStore === null ? undefined : (options.eventStore ?? new InMemoryEventStore()),
+      retryMs: options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS,
+    });
+    this.#sse2024 = this.#messagesPath === undefined ? undefined : new Sse2024Endpoint(context, this.#messagesPath);
   }
 
   get logger(): Logger {
@@ -497,18 +154,16 @@ export class HttpCore {
    */
   handle(input: HttpInput): Promise<HttpOutput> {
     const path = input.path;
-    if (path === this.#path) return this.#streamable(input);
-    if (path === this.#ssePath) return this.#sse2024Get(input);
-    if (path === this.#messagesPath) return this.#sse2024Post(input);
-    return Promise.resolve(NOT_FOUND);
+    if (!this.matches(path)) return Promise.resolve(NOT_FOUND);
+    const forbidden = this.#checkGuard(input);
+    if (forbidden !== undefined) return Promise.resolve(forbidden);
+    if (path === this.#path) return this.#streamable.handle(input);
+    const sse2024 = this.#sse2024 as Sse2024Endpoint;
+    return path === this.#ssePath ? sse2024.open(input) : sse2024.post(input);
   }
 
   /** The 500 answer to an internal failure (logged; no exception text on the wire). */
   internalError(error: unknown): HttpOutput {
-    return this.#internalError(error);
-  }
-
-  #internalError(error: unknown): HttpOutput {
     this.#logger.error('MCP HTTP handler failed', { error });
     return errorOutput(HttpStatus.InternalServerError, {
       jsonrpc: '2.0',
@@ -540,186 +195,11 @@ export class HttpCore {
     return first === 'https' ? 'https' : first === 'http' ? 'http' : input.scheme;
   }
 
-  // -------------------------------------------------------------------------------------------------------
-  // Streamable HTTP
-
-  async #streamable(input: HttpInput): Promise<HttpOutput> {
-    const forbidden = this.#checkGuard(input);
-    if (forbidden !== undefined) return forbidden;
-    const method = input.method;
-    const contentType = input.header('content-type');
-    // Refuse what the headers alone refuse (405, 415) before reading a body.
-    const head = checkStreamableHttpHead(method, contentType);
-    if (head !== undefined) return decisionOutput(head);
-
-    let body: Inbound | undefined;
-    if (method === 'POST') {
-      const read = await input.readBody(this.#maxBody);
-      // RFC 9110 §15.5.14: over the limit ⇒ 413; reading stopped at the limit (bounded buffering).
-      if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', { detail: `more than ${this.#maxBody} bytes` });
-      // Field bug B27 (first variant): the client left while sending; nobody reads this answer.
-      if (read.kind === 'aborted') return refusalOutput('parseError', { detail: 'the request body was cut short' });
-      const parsed = bodyValue(read, this.#maxDepth);
-      if (!parsed.ok) body = { kind: 'invalid', reply: parsed.reply };
-      else {
-        // JSON-RPC 2.0 §6 + maxBatchSize: an over-long batch is refused as a whole before any member is looked at
-        // (an all-invalid batch would otherwise be answered member by member, bypassing the limit).
-        const value = parsed.value;
-        if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
-        body = classifyValue(value);
-      }
-    }
-
-    const sessionId = input.header('mcp-session-id');
-    const entry = sessionId === undefined ? undefined : this.#table.streamable(sessionId);
-    const decision = classifyStreamableHttp({
-      httpMethod: method,
-      contentType,
-      accept: input.header('accept'),
-      sessionId,
-      protocolVersionHeader: input.header('mcp-protocol-version'),
-      lastEventId: input.header('last-event-id'),
-      session: entry?.transport,
-      body,
-      responseMode: this.#mode,
-    });
-
-    switch (decision.kind) {
-      case 'refuse':
-        return decisionOutput(decision);
-      case 'initialize':
-        return this.#initialize(decision, input);
-      case 'message':
-        this.#table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
-        return (entry as StreamableEntry).transport._post(
-          decision.inbound,
-          decision.requestIds,
-          decision.replies,
-          decision.batch,
-          decision.respondWith,
-          extraOf(input),
-        );
-      case 'listen':
-        this.#table.touch(entry as StreamableEntry, 'active');
-        return (entry as StreamableEntry).transport._listen(decision.lastEventId);
-      case 'terminate':
-        // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: DELETE ends the session; later
-        // requests with its id get 404 (the session is no longer in the table).
-        this.#table.remove((entry as StreamableEntry).transport.sessionId);
-        await this.#table.closeEntry(entry as StreamableEntry);
-        return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
-    }
-  }
-
-  #batchTooLarge(length: number): HttpOutput {
-    return refusalOutput('batchTooLarge', { detail: `batch of ${length} messages exceeds the limit of ${this.#maxBatch}` });
-  }
-
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
   #admit(sessionId: string, kind: SessionEntry['kind'], input: HttpInput): Promise<HttpOutput | undefined> {
     const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
     return this.#table.admit(sessionId, kind, typeof caller === 'string' ? caller : undefined);
   }
-
-  async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
-    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: a cryptographically secure id of visible
-    // ASCII, assigned on the response that carries the InitializeResult.
-    const sessionId = newSessionId();
-    const refused = await this.#admit(sessionId, 'streamable-http', input);
-    if (refused !== undefined) return refused;
-    const transport = new StreamableHttpSessionTransport({
-      sessionId,
-      eventStore: this.#store,
-      logger: this.#logger,
-      retryMs: this.#retryMs,
-      keepAliveMs: this.#keepAliveMs,
-      maxSseBufferBytes: this.#maxSseBuffer,
-      sseAfterMs: this.#sseAfterMs,
-      onClosed: (t) => this.#table.remove(t.sessionId, t),
-    });
-    const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
-    this.#table.add(entry);
-    try {
-      entry.session = await this.#server.connect(transport, { sessionId, authInfo: input.authInfo, batches: true });
-    } catch (error) {
-      await transport.close();
-      return this.#internalError(error);
-    }
-    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input));
-    // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
-    if (transport.protocolVersion === undefined) await this.#table.closeEntry(entry);
-    return output;
-  }
-
-  // -------------------------------------------------------------------------------------------------------
-  // HTTP+SSE (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE")
-
-  async #sse2024Get(input: HttpInput): Promise<HttpOutput> {
-    const forbidden = this.#checkGuard(input);
-    if (forbidden !== undefined) return forbidden;
-    if (input.method !== 'GET') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'GET' });
-    if (!acceptsMediaType(input.header('accept'), 'text/event-stream')) {
-      return refusalOutput('notAcceptableSse', { detail: `got '${input.header('accept') ?? ''}'` });
-    }
-    const sessionId = newSessionId();
-    const refused = await this.#admit(sessionId, 'legacy-sse', input);
-    if (refused !== undefined) return refused;
-    const channel = new SseChannel(this.#maxSseBuffer);
-    // 2024-11-05 "HTTP with SSE": on connect the server MUST send an `endpoint` event with the POST URI.
-    channel.write(formatEndpointEvent(`${this.#messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH}?sessionId=${sessionId}`));
-    const transport = new HttpSseSessionTransport(sessionId, channel, (t) => {
-      this.#table.remove(t.sessionId, t);
-    });
-    const entry: HttpSseEntry = { kind: 'legacy-sse', transport, session: undefined };
-    this.#table.add(entry);
-    // The session lives as long as its stream (2024-11-05 has no resumability).
-    channel.ondetach = () => {
-      void this.#table.closeEntry(entry);
-    };
-    try {
-      entry.session = await this.#server.connect(transport, { sessionId, authInfo: input.authInfo, batches: false });
-    } catch (error) {
-      await transport.close();
-      return this.#internalError(error);
-    }
-    channel.keepAlive(this.#keepAliveMs);
-    return { status: HttpStatus.Ok, headers: SSE_HEADERS, sse: channel };
-  }
-
-  async #sse2024Post(input: HttpInput): Promise<HttpOutput> {
-    const forbidden = this.#checkGuard(input);
-    if (forbidden !== undefined) return forbidden;
-    if (input.method !== 'POST') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'POST' });
-    const sessionId = new URLSearchParams(input.query).get('sessionId');
-    if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId');
-    const entry = this.#table.sse2024(sessionId);
-    if (entry === undefined) return refusalOutput('sessionNotFound');
-    const contentType = input.header('content-type');
-    if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', { detail: `got '${contentType ?? ''}'` });
-    const read = await input.readBody(this.#maxBody);
-    if (read.kind === 'tooLarge') return refusalOutput('payloadTooLarge', { detail: `more than ${this.#maxBody} bytes` });
-    if (read.kind === 'aborted') return refusalOutput('parseError', { detail: 'the request body was cut short' });
-    const parsed = bodyValue(read, this.#maxDepth);
-    const value = parsed.ok ? parsed.value : undefined;
-    // 2024-11-05 has no JSON-RPC batching (MCP 2024-11-05 never mentions it; batches arrived with MCP 2025-03-26
-    // basic/index.mdx "Batching"): refused before any member
-    // is classified; an over-long one names the limit like everywhere else.
-    if (Array.isArray(value) && value.length > this.#maxBatch) return this.#batchTooLarge(value.length);
-    if (Array.isArray(value) && value.length > 0) return refusalOutput('legacyBatch');
-    const inbound: Inbound = parsed.ok ? classifyValue(value) : { kind: 'invalid', reply: parsed.reply };
-    if (inbound.kind === 'invalid') {
-      // TS SDK server-legacy sse.ts: a message that does not parse is 400.
-      return errorOutput(HttpStatus.BadRequest, inbound.reply);
-    }
-    if (inbound.kind === 'batch') return refusalOutput('legacyBatch');
-    if (entry.transport.closed) return refusalOutput('sessionNotFound');
-    this.#table.touch(entry, 'active');
-    entry.transport._receive(inbound, extraOf(input));
-    return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };
-  }
-
-  // -------------------------------------------------------------------------------------------------------
-  // Lifecycle
 
   close(): Promise<void> {
     return this.#table.close();

@@ -9,8 +9,9 @@
  * export default { fetch: handler.fetch }; // Deno, Bun, Workers
  * @packageDocumentation
  */
+export { createMcpHttpHandler } from './handler.js';
+export type { McpHttpHandler } from './handler.js';
 export {
-  createMcpHttpHandler,
   DEFAULT_LEGACY_MESSAGES_PATH,
   DEFAULT_LEGACY_SSE_PATH,
   DEFAULT_SSE2024_MESSAGES_PATH,
@@ -27,8 +28,8 @@ export {
   DEFAULT_SSE_KEEP_ALIVE_MS,
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
-} from './handler.js';
-export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandler, McpHttpHandlerOptions } from './handler.js';
+} from './options.js';
+export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
 export type { HttpConnectOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
 export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
 export type { CloseSseStreamOptions } from './sessionTransport.js';
@@ -52,7 +53,10 @@ export type {
   SessionTransportKind,
 } from '../../stores/sessionStore.js';
 export { acceptsMediaType, isJsonContentType } from './media.js';
-export { PROTOCOL_VERSION_META_KEY, STREAMABLE_HTTP_ALLOW } from './ladder.js';
+export { STREAMABLE_HTTP_ALLOW } from './ladder.js';
+export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
 export type { ResponseMode, ResponseShape } from './ladder.js';
+export { SseDecoder } from './sse.js';
+export type { SseEvent } from './sse.js';
 export { HttpStatus } from './refusals.js';
 export type { HttpStatusCode } from './refusals.js';

@@ -3,7 +3,7 @@
  */
 import { parseMessage } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
-import { classifyStreamableHttp, modernClaim, negotiateResponseShape } from './ladder.js';
+import { classifyStreamableHttp, negotiateResponseShape } from './ladder.js';
 import { acceptsMediaType, isJsonContentType } from './media.js';
 import type { StreamableHttpFacts } from './ladder.js';
 import { HttpRefusal, httpRefusal } from './refusals.js';
@@ -172,11 +172,9 @@ describe('media types', () => {
     expect(negotiateResponseShape('text/html', 'sse')).toBeUndefined();
   });
 
-  it('isJsonContentType and modernClaim', () => {
+  it('isJsonContentType', () => {
     expect(isJsonContentType(' application/json ; charset=utf-8')).toBe(true);
     expect(isJsonContentType('application/jsonx')).toBe(false);
-    expect(modernClaim({ jsonrpc: '2.0', method: 'x', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 5 } } })).toBe('');
-    expect(modernClaim({ jsonrpc: '2.0', method: 'x', params: [] })).toBeUndefined();
   });
 });
 
@@ -186,6 +184,6 @@ describe('httpRefusal', () => {
       httpStatus: 404,
       jsonrpcError: { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } },
     });
-    expect(httpRefusal('alreadyInitialized', 3, 'detail').jsonrpcError.error.message).toBe(`${HttpRefusal.alreadyInitialized.message}: detail`);
+    expect(httpRefusal('alreadyInitialized', { id: 3, detail: 'detail' }).jsonrpcError.error.message).toBe(`${HttpRefusal.alreadyInitialized.message}: detail`);
   });
 });

@@ -29,13 +29,12 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
-import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
+import { protocolVersionClaim } from '../../protocol/envelope.js';
+import { inboundRefusal } from '../../protocol/inbound.js';
+import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, SERVED_REVISIONS, isLegacyRevision } from '../../protocol/revisions.js';
 import { acceptsMediaType, isJsonContentType } from './media.js';
-import { httpRefusal } from './refusals.js';
-import type { HttpRefusalName, HttpStatusCode } from './refusals.js';
-
-/** The `_meta` key that makes a request a stateless-era (2026-07-28+) request (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
-export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+import { httpInboundRefusal, httpRefusal } from './refusals.js';
+import type { HttpRefusalName, HttpStatusCode, RefusalOutputOptions } from './refusals.js';
 
 /** The HTTP methods of the Streamable HTTP endpoint, as sent in `Allow` with a 405. */
 export const STREAMABLE_HTTP_ALLOW = 'GET, POST, DELETE';
@@ -139,8 +138,8 @@ export type StreamableHttpDecision =
   | HttpListenDecision
   | HttpTerminateDecision;
 
-function refuse(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalDecision {
-  const { httpStatus, jsonrpcError } = httpRefusal(name, id, detail, data);
+function refuse(name: HttpRefusalName, options?: RefusalOutputOptions): HttpRefusalDecision {
+  const { httpStatus, jsonrpcError } = httpRefusal(name, options);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
@@ -167,28 +166,20 @@ export function negotiateResponseShape(accept: string | undefined, mode: Respons
 // ---------------------------------------------------------------------------------------------------------
 // Era
 
-/**
- * The stateless-era claim of a message: the string in `params._meta["io.modelcontextprotocol/protocolVersion"]`,
- * `''` when the key is present but not a string (a malformed claim is still a claim: never a silent fallback to
- * the session era, MCP 2026-07-28 basic/versioning.mdx; TS SDK `inboundClassification.ts`), or `undefined`.
- */
-export function modernClaim(message: JsonRpcRequest | JsonRpcNotification): string | undefined {
-  const params = message.params;
-  if (params === undefined || Array.isArray(params)) return undefined;
-  const meta = (params as Record<string, unknown>)['_meta'];
-  if (typeof meta !== 'object' || meta === null || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return undefined;
-  const value = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
-  return typeof value === 'string' ? value : '';
-}
-
 function isKnownRevision(value: string): boolean {
   return (PROTOCOL_REVISIONS as readonly string[]).includes(value);
 }
 
+/**
+ * A modern-era message this endpoint does not serve: the inbound step's `unsupportedRevision` refusal (the code,
+ * message and `data` stdio sends), over HTTP with status 400.
+ * MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested.
+ */
 function modern(message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
-  // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested, HTTP 400.
   const id = 'id' in message ? message.id : null;
-  return refuse('modernNotServed', id, undefined, { supported: [...LEGACY_REVISIONS], requested: version });
+  const refusal = inboundRefusal('unsupportedRevision', undefined, { supported: [...SERVED_REVISIONS], requested: version });
+  const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
+  return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -203,12 +194,12 @@ export function checkStreamableHttpHead(httpMethod: string, contentType: string 
   if (httpMethod === 'POST') {
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server": the body is a JSON-RPC message
     // (application/json); B21: parameters and letter case tolerated; anything else 415 (TS SDK convention).
-    return isJsonContentType(contentType) ? undefined : refuse('unsupportedMediaType', null, `got '${contentType ?? ''}'`);
+    return isJsonContentType(contentType) ? undefined : refuse('unsupportedMediaType', { detail: `got '${contentType ?? ''}'` });
   }
   if (httpMethod === 'GET' || httpMethod === 'DELETE') return undefined;
   // MCP 2025-11-25 basic/transports.mdx: the endpoint supports POST and GET (and DELETE, "Session Management"
   // item 5); other methods 405 with Allow (RFC 9110 §15.5.6).
-  return { ...refuse('methodNotAllowed', null, `'${httpMethod}'`), allow: STREAMABLE_HTTP_ALLOW };
+  return { ...refuse('methodNotAllowed', { detail: `'${httpMethod}'` }), allow: STREAMABLE_HTTP_ALLOW };
 }
 
 /** Session checks shared by every non-initialize request. */
@@ -234,12 +225,12 @@ function checkProtocolVersionHeader(header: string | undefined, session: HttpSes
   if (header === undefined) return undefined;
   const value = header.trim();
   if (!isKnownRevision(value)) {
-    return refuse('unsupportedProtocolVersion', null, `'${value}'`, { supported: [...LEGACY_REVISIONS], requested: value });
+    return refuse('unsupportedProtocolVersion', { detail: `'${value}'`, data: { supported: [...LEGACY_REVISIONS], requested: value } });
   }
   const negotiated = session.protocolVersion;
   if (negotiated === undefined || value === negotiated) return undefined;
   if (isLegacyRevision(value) && !REVISION_FEATURES[value].protocolVersionHeader) return undefined;
-  return refuse('protocolVersionMismatch', null, `'${value}' instead of '${negotiated}'`);
+  return refuse('protocolVersionMismatch', { detail: `'${value}' instead of '${negotiated}'` });
 }
 
 function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
@@ -254,7 +245,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     // MCP 2025-03-26 basic/lifecycle.mdx "Initialization": initialize MUST NOT be part of a batch.
     for (const item of body.items) {
       if (item.kind === 'request' && item.message.method === 'initialize') {
-        return refuse('initializeInBatch', item.message.id);
+        return refuse('initializeInBatch', { id: item.message.id });
       }
     }
     const sessionRefusal = checkSession(facts);
@@ -263,7 +254,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     // absent in 2024-11-05. A session whose version is not known yet cannot batch either.
     const negotiated = facts.session?.protocolVersion;
     if (negotiated === undefined || !isLegacyRevision(negotiated) || !REVISION_FEATURES[negotiated].batches) {
-      return refuse('batchNotAllowed', null, `the session negotiated '${negotiated ?? 'nothing yet'}'`);
+      return refuse('batchNotAllowed', { detail: `the session negotiated '${negotiated ?? 'nothing yet'}'` });
     }
     const valid: InboundSingle[] = [];
     const requestIds: JsonRpcId[] = [];
@@ -275,12 +266,12 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
         if (item.kind === 'request') requestIds.push(item.message.id);
       }
     }
-    return messageDecision(facts, facts.sessionId as string, { kind: 'batch', items: valid }, requestIds, replies, true);
+    return messageDecision(facts, { sessionId: facts.sessionId as string, inbound: { kind: 'batch', items: valid }, requestIds, replies, batch: true });
   }
 
   if (body.kind === 'request' || body.kind === 'notification') {
     const message = body.message;
-    const claim = modernClaim(message);
+    const claim = protocolVersionClaim(message);
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
     // version claim makes the message stateless-era, whatever the headers or the method (even `initialize`).
     if (claim !== undefined) return modern(message, claim);
@@ -297,7 +288,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
   const sessionRefusal = checkSession(facts);
   if (sessionRefusal !== undefined) return sessionRefusal;
   const requestIds = body.kind === 'request' ? [body.message.id] : [];
-  return messageDecision(facts, facts.sessionId as string, body, requestIds, [], false);
+  return messageDecision(facts, { sessionId: facts.sessionId as string, inbound: body, requestIds, replies: NO_REPLIES, batch: false });
 }
 
 function classifyInitialize(facts: StreamableHttpFacts, request: JsonRpcRequest): StreamableHttpDecision {
@@ -307,22 +298,21 @@ function classifyInitialize(facts: StreamableHttpFacts, request: JsonRpcRequest)
     if (facts.session === undefined) return refuse('sessionNotFound');
     // Field bug B30: a second initialize on a live session ⇒ 400 + -32600 with its id; the session keeps its
     // negotiated version and capabilities.
-    return refuse('alreadyInitialized', request.id);
+    return refuse('alreadyInitialized', { id: request.id });
   }
   // Field bug B22 (e): the body's protocolVersion drives negotiation; a header on initialize is not checked.
   const respondWith = negotiateResponseShape(facts.accept, facts.responseMode);
-  if (respondWith === undefined) return refuse('notAcceptable', request.id, `got '${facts.accept ?? ''}'`);
+  if (respondWith === undefined) return refuse('notAcceptable', { id: request.id, detail: `got '${facts.accept ?? ''}'` });
   return { kind: 'initialize', era: 'legacy', request, respondWith };
 }
 
-function messageDecision(
-  facts: StreamableHttpFacts,
-  sessionId: string,
-  inbound: Inbound,
-  requestIds: readonly JsonRpcId[],
-  replies: readonly JsonRpcErrorResponse[],
-  batch: boolean,
-): StreamableHttpDecision {
+const NO_REPLIES: readonly JsonRpcErrorResponse[] = Object.freeze([]);
+
+/** A POST's messages for {@link messageDecision}: a {@link HttpMessageDecision} before its answer is chosen. */
+type PostedMessages = Pick<HttpMessageDecision, 'sessionId' | 'inbound' | 'requestIds' | 'replies' | 'batch'>;
+
+function messageDecision(facts: StreamableHttpFacts, posted: PostedMessages): StreamableHttpDecision {
+  const { sessionId, inbound, requestIds, replies, batch } = posted;
   // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: only responses/notifications ⇒
   // 202 Accepted with no body.
   if (requestIds.length === 0 && replies.length === 0) {
@@ -330,11 +320,11 @@ function messageDecision(
   }
   // Item 5 there + B19: answer with a type the client accepts, or 406.
   const respondWith = negotiateResponseShape(facts.accept, facts.responseMode);
-  if (respondWith === undefined) return refuse('notAcceptable', null, `got '${facts.accept ?? ''}'`);
+  if (respondWith === undefined) return refuse('notAcceptable', { detail: `got '${facts.accept ?? ''}'` });
   for (let i = 0; i < requestIds.length; i++) {
     for (let j = i + 1; j < requestIds.length; j++) {
       // JSON-RPC 2.0 §4 / MCP 2025-11-25 basic/index.mdx "Requests": ids are unique within a session.
-      if (requestIds[i] === requestIds[j]) return refuse('duplicateRequestId', requestIds[i] ?? null);
+      if (requestIds[i] === requestIds[j]) return refuse('duplicateRequestId', { id: requestIds[i] ?? null });
     }
   }
   return { kind: 'message', era: 'legacy', sessionId, inbound, requestIds, replies, batch, respondWith };
@@ -366,7 +356,7 @@ export function classifyStreamableHttp(facts: StreamableHttpFacts): StreamableHt
   if (facts.httpMethod === 'GET') {
     // MCP 2025-11-25 basic/transports.mdx "Listening for Messages from the Server" item 1: Accept must list
     // text/event-stream.
-    if (!acceptsMediaType(facts.accept, 'text/event-stream')) return refuse('notAcceptableSse', null, `got '${facts.accept ?? ''}'`);
+    if (!acceptsMediaType(facts.accept, 'text/event-stream')) return refuse('notAcceptableSse', { detail: `got '${facts.accept ?? ''}'` });
     const lastEventId = facts.lastEventId === undefined || facts.lastEventId === '' ? undefined : facts.lastEventId;
     return { kind: 'listen', era: 'legacy', sessionId, lastEventId };
   }

@@ -10,8 +10,9 @@
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
-import type { HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
+import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
+import type { HttpOutput } from './io.js';
+import { JSON_HEADERS } from './io.js';
 
 /** The HTTP statuses the MCP HTTP transports answer with (RFC 9110 §15). */
 export const HttpStatus = {
@@ -71,9 +72,6 @@ export const HttpRefusal = {
     code: McpErrorCode.InvalidRequest,
     message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
   },
-  // JSON-RPC 2.0 §6 + the `maxBatchSize` limit (the Dispatcher's, 100 by default): a longer batch is refused as a
-  // whole, before any member is classified or handled; the detail names the length and the limit.
-  batchTooLarge: { httpStatus: HttpStatus.BadRequest, code: McpErrorCode.InvalidRequest, message: 'Invalid Request' },
   // MCP 2025-03-26 basic/index.mdx "Batching" (receive MUST) vs 2025-06-18 changelog (batching removed):
   // batches only from a 2025-03-26 session.
   batchNotAllowed: {
@@ -179,14 +177,6 @@ export const HttpRefusal = {
     code: McpErrorCode.ServerError,
     message: 'Too Many Requests: too many sessions for this caller',
   },
-  // MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": a request naming a version the server does
-  // not serve gets -32022 with `data.supported` and `data.requested`, HTTP 400 (streamable-http.mdx). This
-  // server serves the session era only (the stateless era plugs in at the classifier).
-  modernNotServed: {
-    httpStatus: HttpStatus.BadRequest,
-    code: McpErrorCode.UnsupportedProtocolVersion,
-    message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
-  },
   // MCP 2024-11-05 basic/transports.mdx "HTTP with SSE" (TS SDK server-legacy sse.ts): POST /messages needs the
   // session id of a live SSE stream.
   legacyMissingSessionId: {
@@ -209,6 +199,8 @@ export const HttpRefusal = {
 
 /** The name of one row of {@link HttpRefusal}. */
 export type HttpRefusalName = keyof typeof HttpRefusal;
+
+const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
 
 /** A refusal ready to send: the HTTP status and the JSON-RPC error response for the body. */
 export interface HttpRefusalResult {
@@ -240,21 +232,50 @@ export function httpErrorBody(response: JsonRpcErrorResponse): string {
  * when the id is unknown, field bug B45).
  *
  * @param name - A row of {@link HttpRefusal}.
- * @param id - The request id to echo when it is known (e.g. a second `initialize`); `null` otherwise.
- * @param detail - Appended to the table's message after a colon (sentence case, quoted values).
- * @param data - Sent as `error.data`.
+ * @param options - `id` (the request id to echo when known, e.g. a second `initialize`), `detail` (appended to
+ *   the table's message after a colon), `data` (sent as `error.data`); the other members are ignored here.
  * @returns The HTTP status and the JSON-RPC error response.
  * @example
  * const { httpStatus, jsonrpcError } = httpRefusal('sessionNotFound');
  * // httpStatus === 404, jsonrpcError.error.code === -32001
  */
-export function httpRefusal(name: HttpRefusalName, id: JsonRpcId | null = null, detail?: string, data?: unknown): HttpRefusalResult {
+export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions = NO_OPTIONS): HttpRefusalResult {
+  const { id = null, detail, data } = options;
   const row: HttpRefusalSpec = HttpRefusal[name];
   // Details quote client input (a header value): capped, so a refusal never echoes a large request back.
   const shown = detail === undefined ? undefined : echo(detail);
   const message = shown === undefined ? row.message : `${row.message}: ${shown}`;
   const error = data === undefined ? { code: row.code, message } : { code: row.code, message, data };
   return { httpStatus: row.httpStatus, jsonrpcError: { jsonrpc: '2.0', id, error } };
+}
+
+/**
+ * The HTTP status of each refusal of the transport-neutral inbound step (`protocol/inbound.ts`), when it is
+ * sent as an HTTP error answer rather than inside a 200.
+ */
+const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
+  // MCP 2026-07-28 basic/transports/streamable-http.mdx: an unsupported revision is 400.
+  unsupportedRevision: HttpStatus.BadRequest,
+  notInitialized: HttpStatus.BadRequest,
+  alreadyInitialized: HttpStatus.BadRequest,
+  unknownMethod: HttpStatus.BadRequest,
+  notificationAsRequest: HttpStatus.BadRequest,
+  methodNotInRevision: HttpStatus.BadRequest,
+  capabilityNotAdvertised: HttpStatus.BadRequest,
+  batchNotAllowed: HttpStatus.BadRequest,
+};
+
+/**
+ * A refusal of the inbound step as an HTTP refusal: the same JSON-RPC `code`, `message` and `data` that stdio
+ * sends, with the HTTP status of {@link INBOUND_HTTP_STATUS}.
+ * @param refusal - The inbound step's verdict.
+ * @param id - The request id to echo when it is known; `null` otherwise.
+ */
+export function httpInboundRefusal(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalResult {
+  const error = refusal.data === undefined
+    ? { code: refusal.code, message: refusal.message }
+    : { code: refusal.code, message: refusal.message, data: refusal.data };
+  return { httpStatus: INBOUND_HTTP_STATUS[refusal.refusal], jsonrpcError: { jsonrpc: '2.0', id, error } };
 }
 
 /** {@link refusalOutput} options; every member is optional. */
@@ -291,8 +312,6 @@ export function errorOutput(
   return { status: httpStatus, headers: all, body: httpErrorBody(jsonrpcError) };
 }
 
-const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
-
 /**
  * The HTTP answer refusing a request with the row `name` of {@link HttpRefusal}: the one place every endpoint and
  * the session table build a refusal from.
@@ -302,7 +321,7 @@ const NO_OPTIONS: RefusalOutputOptions = Object.freeze({});
  * refusalOutput('methodNotAllowed', { detail: "'PUT'", allow: 'GET, POST, DELETE' }) // 405, Allow, JSON-RPC body
  */
 export function refusalOutput(name: HttpRefusalName, options: RefusalOutputOptions = NO_OPTIONS): HttpOutput {
-  const { httpStatus, jsonrpcError } = httpRefusal(name, options.id ?? null, options.detail, options.data);
+  const { httpStatus, jsonrpcError } = httpRefusal(name, options);
   let headers = options.headers;
   if (options.allow !== undefined) headers = { ...headers, allow: options.allow };
   if (options.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(options.retryAfterSeconds) };

@@ -5,11 +5,13 @@
  * The records (when a session was opened and last used, how far it got, whose it is) live in a
  * {@link SessionStore}; the live transport objects stay here, in the process that serves them. Decisions read the
  * store; a session with a request in flight or an open stream is never closed by them, whatever its record says.
+ * Internal to the package (not a public entry).
  */
-import type { Inbound, Logger } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc';
+import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
 import { refusalOutput } from './refusals.js';
 import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../stores/sessionStore.js';
-import type { HttpOutput } from './exchange.js';
+import type { HttpOutput } from './io.js';
 import type { HttpSseSessionTransport } from './sse2024.js';
 import type { HttpSessionHandle } from './serverLike.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';
@@ -101,7 +103,7 @@ export class SessionTable {
   readonly #nothingUntil = new Map<string, { readonly until: number; readonly earliest: number }>();
   /** Admissions run one after another, so two of them never both take the last slot. */
   #admitting: Promise<unknown> = Promise.resolve();
-  #reaper: ReturnType<typeof setInterval> | undefined = undefined;
+  #reaper: TimerHandle | undefined = undefined;
   #closed = false;
   /** Set while the server drains before it closes: live sessions are served, new ones refused. */
   #admissionsStopped = false;
@@ -237,7 +239,7 @@ export class SessionTable {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#reaper !== undefined) clearInterval(this.#reaper);
+    if (this.#reaper !== undefined) clearTimeout(this.#reaper);
     this.#reaper = undefined;
     await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
   }
@@ -303,12 +305,15 @@ export class SessionTable {
 
   #startReaper(): void {
     if (this.#reaper !== undefined || this.#closed || this.#reapEvery === 0) return;
-    const timer = setInterval(() => {
-      this.#reap(Date.now()).catch((error: unknown) => this.#logger.error('Reaping HTTP sessions failed', { error }));
-    }, this.#reapEvery);
-    (timer as { unref?: () => void }).unref?.();
-    this.#reaper = timer;
+    this.#reaper = setUnrefTimeout(this.#reapTick, this.#reapEvery);
   }
+
+  /** One reaping pass, then the next one armed (until the table closes). */
+  readonly #reapTick = (): void => {
+    this.#reaper = undefined;
+    this.#reap(Date.now()).catch((error: unknown) => this.#logger.error('Reaping HTTP sessions failed', { error }));
+    this.#startReaper();
+  };
 
   /** Closes the sessions whose TTL since their last request passed, unless busy. */
   async #reap(now: number): Promise<void> {

@@ -19,7 +19,6 @@
 import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
   Inbound,
-  JsonRpcErrorResponse,
   JsonRpcId,
   JsonRpcMessage,
   JsonRpcRequest,
@@ -28,14 +27,17 @@ import type {
   TransportMessageExtra,
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
-import type { ResponseShape } from './ladder.js';
+import { OutStream, PRIMING } from './exchange.js';
+import type { ExchangeHost } from './exchange.js';
+import type { HttpMessageDecision, ResponseShape } from './ladder.js';
 import { HttpStatus, refusalOutput } from './refusals.js';
 import type { HttpRefusalName } from './refusals.js';
+import { Resumption } from './resumption.js';
 import { REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
-import type { EventStore, PrimingEvent } from '../../stores/eventStore.js';
-import type { HttpOutput } from './exchange.js';
-import { JSON_HEADERS } from './exchange.js';
-import { SSE_HEADERS, SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+import type { EventStore } from '../../stores/eventStore.js';
+import type { HttpOutput } from './io.js';
+import { JSON_HEADERS } from './io.js';
+import { SSE_HEADERS, SseChannel, formatMessageEvent } from './sse.js';
 
 /** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
 export interface CloseSseStreamOptions {
@@ -61,108 +63,7 @@ export interface SessionTransportInit {
   readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
 }
 
-/**
- * `adaptive`: a POST whose client accepts both types, not decided yet; it becomes `json` when a response is its
- * first outbound message, `sse` when a notification or server→client request is, or after `sseAfterMs`.
- */
-type StreamKind = 'adaptive' | 'sse' | 'json' | 'standalone';
-
 const RESOLVED: Promise<void> = Promise.resolve();
-// FALLBACK until the server connection calls requestCancelled(): delete with #sniffCancels.
-const CANCELLED = 'notifications/cancelled';
-const NO_IDS: readonly JsonRpcId[] = Object.freeze([]);
-
-/**
- * Where one exchange's messages go: a POST's SSE stream, a POST's JSON answer, or the standalone GET stream.
- *
- * Shaped for the young-generation collector (all measured with bench/, HTTP JSON mode, 16 KiB answers). A JSON
- * stream receives its bodies after it was created; when it was an object literal holding an array and resolved its
- * exchange through a closure made in the promise executor, each body outlived the young collections while that code
- * ran unoptimized, V8 then decided to allocate the literal sites directly in the old generation
- * (`node --trace-pretenuring-statistics`: "maybe tenure => tenure"), and from then on every body stayed reachable
- * from a dead old object until a full collection: 12–14 % of the young generation survived each scavenge, +40 MB
- * peak RSS and ~25 % more CPU per call. Hence a class (objects made with `new` carry no allocation site, so they are
- * never pretenured), the bodies as one string instead of an array, the answer built in a `then` after the promise
- * resolves with a boolean, and the text dropped once taken.
- */
-class OutStream {
-  /** The live connection; `undefined` while the client is away (then events are only stored). */
-  channel: SseChannel | undefined;
-  /** How many requests on this stream are still unanswered. */
-  remaining = 0;
-  /** The ids of the requests this stream answers (the POST's request ids). */
-  ids: readonly JsonRpcId[] = NO_IDS;
-  /** Whether the client holds an event id of this stream (so it can resume it). */
-  hasEventId = false;
-  /** Orders writes behind an asynchronous event store. */
-  chain: Promise<void> | undefined = undefined;
-  done = false;
-  /** Whether a successful response (`result`) went out on this stream (see `#complete`). */
-  answered = false;
-  /** Whether the stream lost its first connection (the client left, or the server closed it on purpose). */
-  cut = false;
-  /** JSON streams: how many messages were collected. */
-  count = 0;
-  /** JSON streams: the collected messages, serialized and joined with `,`. */
-  #text = '';
-  /** Adaptive streams: the `sseAfterMs` timer while undecided. */
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** Adaptive streams that became SSE: the connection the POST is answered with. */
-  answer: SseChannel | undefined = undefined;
-  /**
-   * JSON streams: called once, with `true` when the exchange is over (every request answered or cancelled, or the
-   * POST refused as a whole) and `false` when the session closed first.
-   */
-  resolve: ((settled: boolean) => void) | undefined = undefined;
-
-  /** Stream id (`''` for JSON streams); an adaptive stream gets one when it becomes SSE. */
-  id: string;
-  kind: StreamKind;
-  /** Whether its events are stored for `Last-Event-ID` resumption. */
-  resumable: boolean;
-
-  constructor(id: string, kind: StreamKind, channel: SseChannel | undefined, resumable: boolean) {
-    this.id = id;
-    this.kind = kind;
-    this.channel = channel;
-    this.resumable = resumable;
-  }
-
-  /** JSON streams: how the exchange ends (the value given to {@link resolve}); call once, before routing. */
-  settled(): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      this.resolve = resolve;
-    });
-  }
-
-  /** JSON streams: adds one serialized message to the answer. */
-  collect(json: string): void {
-    this.#text = this.count === 0 ? json : `${this.#text},${json}`;
-    this.count++;
-  }
-
-  /**
-   * JSON streams: the answer's JSON text (the single response, or an array for a batch or for several messages) and
-   * forgets it, so a finished stream holds no body.
-   */
-  takeJson(batch: boolean): string {
-    const text = this.#text;
-    this.#text = '';
-    return !batch && this.count === 1 ? text : `[${text}]`;
-  }
-}
-
-/**
- * Resumed connections kept open per session with nothing left to deliver (see {@link StreamableHttpSessionTransport}
- * `#park`); beyond this the oldest is ended.
- */
-const MAX_PARKED_STREAMS = 32;
-const PRIMING: PrimingEvent = Object.freeze({});
-
-function isPriming(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && !Object.hasOwn(message, 'jsonrpc');
-}
-
 /**
  * One Streamable HTTP session's transport. Created by the HTTP handler on `initialize`; reachable from a
  * handler as `ctx.session?.transport` (see {@link closeRequestSseStream}).
@@ -178,16 +79,15 @@ export class StreamableHttpSessionTransport implements Transport {
   /** Ids of the streams this session stored events for and has not deleted yet. */
   readonly #storedStreams = new Set<string>();
   readonly #logger: Logger;
-  readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #maxSseBuffer: number;
   readonly #sseAfterMs: number;
   readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
   /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
-  readonly #sseHeaders: Readonly<Record<string, string>>;
-  readonly #jsonHeaders: Readonly<Record<string, string>>;
-  readonly #acceptedHeaders: Readonly<Record<string, string>>;
+  /** What this session's exchanges need from it (one object per session). */
+  readonly #host: ExchangeHost;
+  readonly #resumption: Resumption;
   /** Live POST streams by stream id. */
   readonly #streams = new Map<string, OutStream>();
   /** The stream of each unanswered request. */
@@ -195,11 +95,8 @@ export class StreamableHttpSessionTransport implements Transport {
   #standalone: OutStream | undefined = undefined;
   /** The POST stream whose messages are being handed to the session right now (see `#refuseWhole`). */
   #delivering: OutStream | undefined = undefined;
-  /** Resumed connections of completed streams, kept open idle (see `#park`). */
-  readonly #parked = new Set<SseChannel>();
   #counter = 0;
   #closed = false;
-  #initId: JsonRpcId | undefined = undefined;
   #protocolVersion: string | undefined = undefined;
   #lastActivity = Date.now();
   #used = false;
@@ -209,15 +106,53 @@ export class StreamableHttpSessionTransport implements Transport {
     this.sessionId = init.sessionId;
     this.#store = init.eventStore;
     this.#logger = init.logger;
-    this.#retryMs = init.retryMs;
     this.#keepAliveMs = init.keepAliveMs;
     this.#maxSseBuffer = init.maxSseBufferBytes;
     this.#sseAfterMs = init.sseAfterMs;
     this.#onClosed = init.onClosed;
     this.#prefix = `${globalThis.crypto.randomUUID().replaceAll('-', '')}.`;
-    this.#sseHeaders = Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId });
-    this.#jsonHeaders = Object.freeze({ ...JSON_HEADERS, 'mcp-session-id': init.sessionId });
-    this.#acceptedHeaders = Object.freeze({ 'mcp-session-id': init.sessionId });
+    const streams = this.#streams;
+    const stored = this.#storedStreams;
+    const isClosed = (): boolean => this.#closed;
+    const primes = (): boolean => this.#primes();
+    const forget = (streamId: string): void => {
+      stored.delete(streamId);
+      this.#settle(this.#store?.deleteStream?.(streamId));
+    };
+    const nextId = (): string => `${this.#prefix}${++this.#counter}`;
+    this.#host = {
+      sessionId: init.sessionId,
+      eventStore: init.eventStore,
+      logger: init.logger,
+      retryMs: init.retryMs,
+      maxSseBufferBytes: init.maxSseBufferBytes,
+      sseHeaders: Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId }),
+      jsonHeaders: Object.freeze({ ...JSON_HEADERS, 'mcp-session-id': init.sessionId }),
+      acceptedHeaders: Object.freeze({ 'mcp-session-id': init.sessionId }),
+      get closed() {
+        return isClosed();
+      },
+      primes,
+      opened(stream) {
+        stream.id = nextId();
+        streams.set(stream.id, stream);
+      },
+      finished(stream) {
+        streams.delete(stream.id);
+      },
+      stored(streamId) {
+        stored.add(streamId);
+      },
+      forget,
+    };
+    this.#resumption = new Resumption({
+      sessionId: init.sessionId,
+      eventStore: init.eventStore,
+      logger: init.logger,
+      prefix: this.#prefix,
+      keepAliveMs: init.keepAliveMs,
+      maxSseBufferBytes: init.maxSseBufferBytes,
+    });
   }
 
   /** The revision negotiated by `initialize`; `undefined` until it succeeded (see {@link setProtocolVersion}). */
@@ -252,7 +187,7 @@ export class StreamableHttpSessionTransport implements Transport {
     if (stream === undefined) return;
     this.#byRequest.delete(requestId);
     stream.remaining--;
-    if (stream.remaining === 0) this.#complete(stream);
+    if (stream.remaining === 0) stream.complete();
   }
 
   /** Whether the session is closed. */
@@ -314,7 +249,8 @@ export class StreamableHttpSessionTransport implements Transport {
         wait = this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
       }
     } catch (error) {
-      return Promise.reject(error);
+      // A serialization TypeError or a JsonRpcLocalError (see @throws).
+      return Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
     }
     return wait ?? RESOLVED;
   }
@@ -341,9 +277,9 @@ export class StreamableHttpSessionTransport implements Transport {
     const stream = this.#byRequest.get(requestId);
     if (stream === undefined) return false;
     // Asking to close a stream is asking for a stream: an undecided exchange becomes SSE first.
-    if (stream.kind === 'adaptive') this.#upgrade(stream);
+    if (stream.kind === 'adaptive') stream.upgrade();
     if (stream.kind !== 'sse') return false;
-    return this.#closeStream(stream, options.retryMs);
+    return stream.closeOnPurpose(options.retryMs);
   }
 
   /**
@@ -353,17 +289,7 @@ export class StreamableHttpSessionTransport implements Transport {
    */
   closeStandaloneSseStream(options: CloseSseStreamOptions = {}): boolean {
     const stream = this.#standalone;
-    return stream === undefined ? false : this.#closeStream(stream, options.retryMs);
-  }
-
-  #closeStream(stream: OutStream, retryMs: number | undefined): boolean {
-    const channel = stream.channel;
-    if (channel === undefined || !stream.resumable || !stream.hasEventId) return false;
-    stream.channel = undefined;
-    stream.cut = true;
-    channel.write(formatRetry(retryMs ?? this.#retryMs));
-    channel.end();
-    return true;
+    return stream === undefined ? false : stream.closeOnPurpose(options.retryMs);
   }
 
   /**
@@ -375,15 +301,7 @@ export class StreamableHttpSessionTransport implements Transport {
     const store = this.#store;
     const all = [...this.#streams.values()];
     if (this.#standalone !== undefined) all.push(this.#standalone);
-    for (const stream of new Set([...all, ...this.#byRequest.values()])) {
-      stream.done = true;
-      if (stream.timer !== undefined) clearTimeout(stream.timer);
-      stream.timer = undefined;
-      stream.channel?.end();
-      stream.channel = undefined;
-      stream.resolve?.(false);
-      stream.resolve = undefined;
-    }
+    for (const stream of new Set([...all, ...this.#byRequest.values()])) stream.abort();
     // Every stream that has history leaves the store with its session: the live ones above and the finished ones
     // (ended with an error, cut, or never resumed) that the transport no longer holds.
     if (store?.deleteStream !== undefined) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
@@ -391,8 +309,7 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#streams.clear();
     this.#byRequest.clear();
     this.#standalone = undefined;
-    for (const channel of this.#parked) channel.end();
-    this.#parked.clear();
+    this.#resumption.close();
     try {
       this.#onClosed(this);
     } finally {
@@ -411,8 +328,7 @@ export class StreamableHttpSessionTransport implements Transport {
    */
   _initialize(request: JsonRpcRequest, respondWith: ResponseShape, extra: TransportMessageExtra): Promise<HttpOutput> {
     this.#touch();
-    this.#initId = request.id;
-    const stream = new OutStream(`${this.#prefix}init`, 'json', undefined, false);
+    const stream = new OutStream(this.#host, 'json', `${this.#prefix}init`);
     const answered = stream.settled();
     this.#register(stream, [request.id]);
     this.#deliverFor(stream, { kind: 'request', message: request }, extra);
@@ -420,7 +336,7 @@ export class StreamableHttpSessionTransport implements Transport {
       if (!settled) return this.#refusalOutput('sessionNotFound', request.id);
       const headers = this.#protocolVersion === undefined
         ? respondWith === 'sse' ? SSE_HEADERS : JSON_HEADERS
-        : respondWith === 'sse' ? this.#sseHeaders : this.#jsonHeaders;
+        : respondWith === 'sse' ? this.#host.sseHeaders : this.#host.jsonHeaders;
       // One request, so one response (initialize is never cancelled, and never batched).
       const json = stream.takeJson(false);
       return { status: HttpStatus.Ok, headers, body: respondWith === 'sse' ? formatMessageEvent(json) : json };
@@ -431,56 +347,49 @@ export class StreamableHttpSessionTransport implements Transport {
    * @internal Handles a classified POST: hands the messages to the session and answers 202, a JSON body, or an
    * SSE stream that ends after the last response.
    */
-  _post(
-    inbound: Inbound,
-    requestIds: readonly JsonRpcId[],
-    replies: readonly JsonRpcErrorResponse[],
-    batch: boolean,
-    respondWith: ResponseShape | 'accepted',
-    extra: TransportMessageExtra,
-  ): HttpOutput | Promise<HttpOutput> {
+  _post(post: HttpMessageDecision, extra: TransportMessageExtra): HttpOutput | Promise<HttpOutput> {
+    const { inbound, requestIds, replies, batch, respondWith } = post;
     this.#touch();
     this.#used = true;
-    this.#sniffCancels(inbound); // FALLBACK: delete this line with #sniffCancels
     if (respondWith === 'accepted') {
       this.#deliver(inbound, extra);
       // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
-      return { status: HttpStatus.Accepted, headers: this.#acceptedHeaders };
+      return { status: HttpStatus.Accepted, headers: this.#host.acceptedHeaders };
     }
     for (const id of requestIds) {
       if (this.#byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
     }
     if (respondWith === 'adaptive' && replies.length === 0) {
-      const stream = new OutStream('', 'adaptive', undefined, false);
+      const stream = new OutStream(this.#host, 'adaptive');
       const answered = stream.settled();
       this.#register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
-      if (stream.kind === 'adaptive' && !stream.done) stream.timer = setTimeout(() => this.#upgrade(stream), this.#sseAfterMs);
-      return answered.then((settled) => this.#adaptiveOutput(stream, settled, batch));
+      if (stream.kind === 'adaptive' && !stream.done) stream.timer = setTimeout(() => stream.upgrade(), this.#sseAfterMs);
+      return answered.then((settled) => stream.adaptiveOutput(settled, batch));
     }
     if (respondWith === 'json') {
-      const stream = new OutStream('', 'json', undefined, false);
+      const stream = new OutStream(this.#host, 'json');
       const answered = stream.settled();
       for (const reply of replies) stream.collect(JSON.stringify(reply));
       this.#register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
-      if (requestIds.length === 0) this.#complete(stream);
-      return answered.then((settled) => this.#jsonOutput(stream, settled, batch));
+      if (requestIds.length === 0) stream.complete();
+      return answered.then((settled) => stream.jsonOutput(settled, batch));
     }
 
     const channel = new SseChannel(this.#maxSseBuffer);
-    const stream = new OutStream(`${this.#prefix}${++this.#counter}`, 'sse', channel, this.#store !== undefined);
-    channel.ondetach = () => this.#detached(stream, channel);
-    this.#streams.set(stream.id, stream);
+    const stream = new OutStream(this.#host, 'sse');
+    this.#host.opened(stream);
+    stream.attach(channel);
     this.#register(stream, requestIds);
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: prime the stream with an
     // event id and empty data (only for 2025-11-25 sessions: older clients choke on empty data; the TS SDK
     // makes the same cut).
-    if (stream.resumable && this.#primes()) void this.#emit(stream, PRIMING, '');
-    for (const reply of replies) void this.#emit(stream, reply, JSON.stringify(reply));
+    if (stream.resumable && this.#primes()) void stream.emit(PRIMING, '');
+    for (const reply of replies) void stream.emit(reply, JSON.stringify(reply));
     this.#deliverFor(stream, inbound, extra);
-    if (requestIds.length === 0) this.#complete(stream);
-    return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
+    if (requestIds.length === 0) stream.complete();
+    return { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: channel };
   }
 
   /**
@@ -495,81 +404,24 @@ export class StreamableHttpSessionTransport implements Transport {
     const current = this.#standalone;
     if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
     const channel = new SseChannel(this.#maxSseBuffer);
-    const stream = current ?? new OutStream(`${this.#prefix}0`, 'standalone', undefined, this.#store !== undefined);
+    const stream = current ?? new OutStream(this.#host, 'standalone', `${this.#prefix}0`);
     this.#standalone = stream;
-    stream.channel = channel;
-    channel.ondetach = () => this.#detached(stream, channel);
+    stream.attach(channel);
     channel.keepAlive(this.#keepAliveMs);
-    return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
+    return { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: channel };
   }
 
   async #resume(lastEventId: string): Promise<HttpOutput> {
-    const store = this.#store;
-    if (store === undefined) return this.#refusalOutput('resumabilityDisabled');
-    try {
-      if (store.getStreamIdForEventId !== undefined) {
-        const owner = await store.getStreamIdForEventId(lastEventId);
-        // Another session's event ids are unknown here: never replay across sessions.
-        if (owner === undefined || owner === '' || !owner.startsWith(this.#prefix)) return this.#refusalOutput('unknownLastEventId');
-      }
-      const channel = new SseChannel(this.#maxSseBuffer);
-      let replayedResult = false;
-      const streamId = await store.replayEventsAfter(lastEventId, {
-        send: (eventId, message) => {
-          if (isPriming(message)) return;
-          if (Object.hasOwn(message, 'result')) replayedResult = true;
-          channel.preload(formatMessageEvent(JSON.stringify(message), eventId));
-        },
-      });
-      if (streamId === undefined || streamId === '' || !streamId.startsWith(this.#prefix)) {
-        return this.#refusalOutput('unknownLastEventId');
-      }
-      if (this.#closed) return this.#refusalOutput('sessionNotFound');
-      const live = this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined);
-      if (live === undefined || live.done) {
-        // The stream is complete: the replay is all there is.
-        if (replayedResult) channel.end();
-        else this.#park(channel);
-      } else {
-        // The resuming connection replaces whatever connection the stream had.
-        const previous = live.channel;
-        live.channel = channel;
-        live.cut = true;
-        live.hasEventId = true;
-        channel.ondetach = () => this.#detached(live, channel);
-        previous?.end();
-        if (live.kind === 'standalone') channel.keepAlive(this.#keepAliveMs);
-      }
-      return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
-    } catch (error) {
-      this.#logger.error('Event store failed during SSE resumption', { sessionId: this.sessionId, error });
-      return this.#refusalOutput('unknownLastEventId');
-    }
+    const resumed = await this.#resumption.resume(
+      lastEventId,
+      (streamId) => this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined),
+      () => this.#closed,
+    );
+    return typeof resumed === 'string' ? this.#refusalOutput(resumed) : { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: resumed };
   }
 
   // -------------------------------------------------------------------------------------------------------
   // Internals
-
-  /**
-   * Keeps a resumed connection of a completed stream open, idle (keep-alive comments), until the client closes
-   * it or the session ends, instead of ending it at once. SDK 1.x clients treat a stream that ended without a
-   * *successful* result as interrupted (an error response does not count: typescript-sdk PR #2638), resume it
-   * with `Last-Event-ID`, and, when that resumed stream ends with nothing, reconnect with a plain GET that
-   * collides with their standalone stream (409). The official server keeps such a stream open too. Bounded per
-   * session ({@link MAX_PARKED_STREAMS}); parked connections do not keep a session from being reaped.
-   */
-  #park(channel: SseChannel): void {
-    this.#parked.add(channel);
-    channel.ondetach = () => {
-      this.#parked.delete(channel);
-    };
-    channel.keepAlive(this.#keepAliveMs);
-    if (this.#parked.size > MAX_PARKED_STREAMS) {
-      const oldest = this.#parked.values().next().value as SseChannel;
-      this.#parked.delete(oldest);
-      oldest.end();
-    }
-  }
 
   #touch(): void {
     this.#lastActivity = Date.now();
@@ -584,23 +436,6 @@ export class StreamableHttpSessionTransport implements Transport {
     stream.remaining += requestIds.length;
     stream.ids = requestIds;
     for (const id of requestIds) this.#byRequest.set(id, stream);
-  }
-
-  /**
-   * FALLBACK until the server connection calls {@link requestCancelled} (the jsonrpc Peer, when it cancels an
-   * inbound request): reads `notifications/cancelled` off the POST. Delete this method, its call in `_post`, the
-   * `CANCELLED` constant and `#initId`'s use here once that call is merged. `initialize` is never cancelled
-   * (cancellation.mdx), so its id is left alone.
-   */
-  #sniffCancels(inbound: Inbound): void {
-    const items = inbound.kind === 'batch' ? inbound.items : [inbound];
-    for (const item of items) {
-      if (item.kind !== 'notification' || item.message.method !== CANCELLED) continue;
-      const params = item.message.params;
-      if (typeof params !== 'object' || params === null) continue;
-      const id = (params as { readonly requestId?: unknown }).requestId;
-      if ((typeof id === 'string' || typeof id === 'number') && id !== this.#initId) this.requestCancelled(id);
-    }
   }
 
   /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
@@ -622,26 +457,6 @@ export class StreamableHttpSessionTransport implements Transport {
     }
   }
 
-  #detached(stream: OutStream, channel: SseChannel): void {
-    if (stream.channel !== channel) return;
-    stream.channel = undefined;
-    stream.cut = true;
-    // Field bug B27: the client left mid-call. Not a cancellation (MCP 2025-11-25 basic/transports.mdx "Sending
-    // Messages to the Server" item 7); the request keeps running and what it sends is stored for resumption.
-    if (channel.overflowed) {
-      this.#logger.warn('SSE stream dropped: the client did not read (maxSseBufferBytes)', {
-        sessionId: this.sessionId,
-        streamId: stream.id,
-        resumable: stream.resumable,
-      });
-    } else if (!stream.resumable && stream.remaining > 0) {
-      this.#logger.debug('SSE client disconnected; responses on this stream will be dropped (no event store)', {
-        sessionId: this.sessionId,
-        streamId: stream.id,
-      });
-    }
-  }
-
   /**
    * `text`: the message serialized, when the caller already did it (batch members).
    * @returns What the sender should wait for (backpressure, see {@link #emit}), or `undefined`.
@@ -651,8 +466,8 @@ export class StreamableHttpSessionTransport implements Transport {
       const isRequest = 'id' in message;
       const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
       if (related !== undefined) {
-        if (related.kind === 'adaptive') this.#upgrade(related);
-        if (related.kind !== 'json') return this.#emit(related, message, text ?? JSON.stringify(message));
+        if (related.kind === 'adaptive') related.upgrade();
+        if (related.kind !== 'json') return related.emit(message, text ?? JSON.stringify(message));
         if (isRequest) {
           throw new JsonRpcLocalError(
             LocalErrorCode.SendFailed,
@@ -664,7 +479,7 @@ export class StreamableHttpSessionTransport implements Transport {
       }
       const standalone = this.#standalone;
       if (standalone !== undefined && (standalone.channel !== undefined || standalone.resumable)) {
-        return this.#emit(standalone, message, text ?? JSON.stringify(message));
+        return standalone.emit(message, text ?? JSON.stringify(message));
       }
       if (isRequest) {
         throw new JsonRpcLocalError(
@@ -688,22 +503,15 @@ export class StreamableHttpSessionTransport implements Transport {
     const json = text ?? JSON.stringify(message);
     this.#byRequest.delete(id);
     stream.remaining--;
-    // FALLBACK until the server connection calls setProtocolVersion(): reads the revision off the initialize
-    // result. Delete this block and `#initId` once that call is merged.
-    if (id === this.#initId && 'result' in message) {
-      this.#initId = undefined;
-      const version = (message.result as { protocolVersion?: unknown } | null)?.protocolVersion;
-      if (typeof version === 'string' && this.#protocolVersion === undefined) this.#protocolVersion = version;
-    }
     // The response is the exchange's first outbound message: one JSON answer.
-    if (stream.kind === 'adaptive') decideJson(stream);
+    if (stream.kind === 'adaptive') stream.decideJson();
     let wait: Promise<void> | undefined;
     if (stream.kind === 'json') stream.collect(json);
     else {
       if ('result' in message) stream.answered = true;
-      wait = this.#emit(stream, message, json);
+      wait = stream.emit(message, json);
     }
-    if (stream.remaining === 0) this.#complete(stream);
+    if (stream.remaining === 0) stream.complete();
     return wait;
   }
 
@@ -723,131 +531,11 @@ export class StreamableHttpSessionTransport implements Transport {
     const json = text ?? JSON.stringify(message);
     for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
     stream.remaining = 0;
-    if (stream.kind === 'adaptive') decideJson(stream);
+    if (stream.kind === 'adaptive') stream.decideJson();
     if (stream.kind === 'json') stream.collect(json);
-    else void this.#emit(stream, message, json);
-    this.#complete(stream);
+    else void stream.emit(message, json);
+    stream.complete();
     return undefined;
-  }
-
-  /**
-   * Stores (when resumable) and writes one event; keeps per-stream order behind an asynchronous store.
-   * @returns `undefined` when the sender may go on at once; otherwise a promise that resolves once the event is
-   *   stored and the stream's connection is no longer congested (the client read its backlog down).
-   */
-  #emit(stream: OutStream, message: JsonRpcMessage | PrimingEvent, json: string): Promise<void> | undefined {
-    const store = this.#store;
-    const priming = message === PRIMING;
-    if (!stream.resumable || store === undefined) {
-      if (!priming) stream.channel?.write(formatMessageEvent(json));
-      return backpressure(stream);
-    }
-    let stored: string | Promise<string>;
-    try {
-      stored = store.storeEvent(stream.id, message, json.length);
-      this.#storedStreams.add(stream.id);
-    } catch (error) {
-      this.#logger.error('Event store failed; event sent without an id', { sessionId: this.sessionId, error });
-      if (!priming) stream.channel?.write(formatMessageEvent(json));
-      return backpressure(stream);
-    }
-    if (typeof stored === 'string' && stream.chain === undefined) {
-      this.#writeEvent(stream, json, stored, priming);
-      return backpressure(stream);
-    }
-    const next = (stream.chain ?? RESOLVED)
-      .then(() => stored)
-      .then(
-        (eventId) => this.#writeEvent(stream, json, eventId, priming),
-        (error: unknown) => {
-          this.#logger.error('Event store failed; event dropped', { sessionId: this.sessionId, error });
-        },
-      );
-    stream.chain = next;
-    return next.then(() => {
-      if (stream.chain === next) stream.chain = undefined;
-      return stream.channel?.ready();
-    });
-  }
-
-  #writeEvent(stream: OutStream, json: string, eventId: string, priming: boolean): void {
-    const channel = stream.channel;
-    if (channel === undefined) return;
-    const text = priming ? formatPrimingEvent(eventId, this.#retryMs) : formatMessageEvent(json, eventId);
-    if (channel.write(text)) stream.hasEventId = true;
-  }
-
-  #complete(stream: OutStream): void {
-    stream.done = true;
-    if (stream.kind === 'adaptive') decideJson(stream);
-    if (stream.kind === 'json') {
-      const resolve = stream.resolve;
-      stream.resolve = undefined;
-      resolve?.(true);
-      return;
-    }
-    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: after the last response the
-    // server SHOULD terminate the stream.
-    const finish = (): void => {
-      const channel = stream.channel;
-      stream.channel = undefined;
-      this.#streams.delete(stream.id);
-      if (channel === undefined) return;
-      // A POST stream that carried a successful response and went whole to the client on the connection of its POST
-      // (never cut, closed or resumed) is not resumed by any client (a client resumes a stream that was cut; SDK 1.x
-      // also resumes one that ended without a result, typescript-sdk PR #2638, so those keep their history). Its
-      // events leave the store as soon as the connection took them, instead of staying until the session ends:
-      // that history held every response body (memory, and old-space garbage collections under load).
-      const store = this.#store;
-      if (stream.answered && !stream.cut && stream.resumable && store?.deleteStream !== undefined) {
-        channel.ondelivered = () => {
-          this.#storedStreams.delete(stream.id);
-          this.#settle(store.deleteStream?.(stream.id));
-        };
-      }
-      channel.end();
-    };
-    if (stream.chain === undefined) finish();
-    else void stream.chain.then(finish);
-  }
-
-  /**
-   * An adaptive exchange becomes SSE (a notification or server→client request came first, nothing came within
-   * `sseAfterMs`, or the handler closes its stream): a resumable stream with its own id, primed like any POST
-   * stream, and the POST is answered with it now.
-   */
-  #upgrade(stream: OutStream): void {
-    if (stream.kind !== 'adaptive' || stream.done || this.#closed) return;
-    if (stream.timer !== undefined) clearTimeout(stream.timer);
-    stream.timer = undefined;
-    const channel = new SseChannel(this.#maxSseBuffer);
-    stream.kind = 'sse';
-    stream.id = `${this.#prefix}${++this.#counter}`;
-    stream.resumable = this.#store !== undefined;
-    stream.channel = channel;
-    stream.answer = channel;
-    channel.ondetach = () => this.#detached(stream, channel);
-    this.#streams.set(stream.id, stream);
-    if (stream.resumable && this.#primes()) void this.#emit(stream, PRIMING, '');
-    const resolve = stream.resolve;
-    stream.resolve = undefined;
-    resolve?.(true);
-  }
-
-  /** The answer to an adaptive POST: its SSE stream when it became one, else as a JSON answer. */
-  #adaptiveOutput(stream: OutStream, settled: boolean, batch: boolean): HttpOutput {
-    const channel = stream.answer;
-    if (!settled || channel === undefined) return this.#jsonOutput(stream, settled, batch);
-    stream.answer = undefined;
-    return { status: HttpStatus.Ok, headers: this.#sseHeaders, sse: channel };
-  }
-
-  /** The answer to a POST answered with a JSON body, once its stream completed (`settled`) or the session closed. */
-  #jsonOutput(stream: OutStream, settled: boolean, batch: boolean): HttpOutput {
-    if (!settled) return this.#refusalOutput('sessionNotFound');
-    // Every request of the POST was cancelled (see `requestCancelled`): nothing to answer with.
-    if (stream.count === 0) return { status: HttpStatus.Accepted, headers: this.#acceptedHeaders };
-    return { status: HttpStatus.Ok, headers: this.#jsonHeaders, body: stream.takeJson(batch) };
   }
 
   #refusalOutput(name: HttpRefusalName, id: JsonRpcId | null = null): HttpOutput {
@@ -859,19 +547,6 @@ export class StreamableHttpSessionTransport implements Transport {
       result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
     }
   }
-}
-
-/** An adaptive exchange whose first outbound message is a response: it is answered with one JSON body. */
-function decideJson(stream: OutStream): void {
-  stream.kind = 'json';
-  if (stream.timer !== undefined) clearTimeout(stream.timer);
-  stream.timer = undefined;
-}
-
-/** What a sender waits for after writing to `stream`: nothing unless its connection is congested. */
-function backpressure(stream: OutStream): Promise<void> | undefined {
-  const channel = stream.channel;
-  return channel !== undefined && channel.congested ? channel.ready() : undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Web-standard conversion: `Request` → {@link HttpInput}, {@link HttpOutput} → `Response`. Runs on any fetch
  * runtime (Node ≥ 18, Deno, Bun, workers).
+ * Internal to the package (not a public entry).
  */
-import type { BodyRead, HttpInput, HttpOutput } from './exchange.js';
+import type { BodyRead, HttpInput, HttpOutput } from './io.js';
 
 const TOO_LARGE: BodyRead = Object.freeze({ kind: 'tooLarge' });
 const ABORTED: BodyRead = Object.freeze({ kind: 'aborted' });

@@ -6,10 +6,11 @@
  * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
  * paths share every decision (the core), and the test suite runs through both.
  */
+import { MAX_TIMER_MS, setUnrefTimeout } from '@switchboard/jsonrpc';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { BodyRead, HttpInput, HttpOutput } from '../http/exchange.js';
-import { peerAddress } from '../http/exchange.js';
+import type { BodyRead, HttpInput, HttpOutput } from '../http/io.js';
+import { peerAddress } from '../http/io.js';
 import { REQUEST_PEERS } from '../http/web.js';
 import type { SseChannel } from '../http/sse.js';
 import { HTTP_CORE } from '../http/handler.js';
@@ -69,8 +70,7 @@ function discard(req: IncomingMessage): void {
   if (socket === null || socket.destroyed) return;
   (socket as { destroySoon?: () => void }).destroySoon = halfClose;
   socket.on('error', ignore);
-  const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
-  (timer as { unref?: () => void }).unref?.();
+  const timer = setUnrefTimeout(() => socket.destroy(), DRAIN_MAX_MS);
   socket.once('close', () => clearTimeout(timer));
   req.on('data', ignore);
   req.resume();
@@ -232,14 +232,18 @@ function writeNode(res: ServerResponse, output: HttpOutput, idleMs: number): voi
   // A response that is produced within the current tick (a quick tool) completes its stream before the next one:
   // the whole stream then leaves in one write, like any small response, instead of headers and events piecemeal.
   if (!channel.ended) {
-    process.nextTick(streamNode, res, output.status, output.headers, channel);
+    process.nextTick(streamNode, res, output, channel);
     return;
   }
-  streamNode(res, output.status, output.headers, channel);
+  streamNode(res, output, channel);
 }
 
-/** Sends an SSE body: at once when the stream already ended, otherwise by attaching a sink to the channel. */
-function streamNode(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, channel: SseChannel): void {
+/**
+ * Sends an SSE body (`channel`, the answer's `sse`) with the answer's status and headers: at once when the stream
+ * already ended, otherwise by attaching a sink to the channel.
+ */
+function streamNode(res: ServerResponse, output: HttpOutput, channel: SseChannel): void {
+  const { status, headers } = output;
   if (res.destroyed) {
     channel.detach();
     return;
@@ -291,7 +295,14 @@ function streamNode(res: ServerResponse, status: number, headers: Readonly<Recor
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'http2-settings']);
 
-async function viaFetch(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, idleMs: number): Promise<void> {
+/** What {@link viaFetch} needs besides the exchange: the handler and the listener's `idleTimeoutMs`. */
+interface FetchRoute {
+  readonly handler: McpHttpHandler;
+  readonly idleMs: number;
+}
+
+async function viaFetch(route: FetchRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { handler, idleMs } = route;
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(key)) continue;
@@ -377,13 +388,14 @@ export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOpt
     }
   };
   if (options.via === 'fetch') {
+    const route: FetchRoute = { handler, idleMs };
     return (req, res, next) => {
       if (next !== undefined && !core.matches(pathOf(req.url))) {
         next();
         return;
       }
       if (idleMs > 0) req.socket?.setTimeout(0);
-      viaFetch(handler, req, res, idleMs).catch((error: unknown) => fail(res, error));
+      viaFetch(route, req, res).catch((error: unknown) => fail(res, error));
     };
   }
   return (req, res, next) => {
@@ -407,13 +419,14 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? u : u.slice(0, q);
 }
 
-/** The longest delay Node's timers honour. */
-const MAX_TIMER_MS = 2_147_483_647;
+function quoted(value: unknown): string {
+  return `"${typeof value === 'string' ? value : String(value)}"`;
+}
 
 /** @internal Refuses a timeout option that is not an integer of milliseconds a timer honours. */
 export function checkTimeout(name: string, value: unknown): void {
   if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got "${String(value)}"`);
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got ${quoted(value)}`);
   if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
     throw new RangeError(`Invalid option ${name}: expected an integer between 0 and ${MAX_TIMER_MS} milliseconds, got "${String(value)}"`);
   }

@@ -6,7 +6,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { HTTP_CORE, createMcpHttpHandler } from '../http/handler.js';
-import type { McpHttpHandler, McpHttpHandlerOptions } from '../http/handler.js';
+import type { McpHttpHandler } from '../http/handler.js';
+import type { McpHttpHandlerOptions } from '../http/options.js';
 import { isLoopbackHost } from '../http/security.js';
 import { checkTimeout, toNodeListener } from './listener.js';
 

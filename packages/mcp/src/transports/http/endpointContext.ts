@@ -1,0 +1,57 @@
+/**
+ * What the HTTP endpoints (Streamable HTTP, 2024-11-05 HTTP+SSE) are handed by the handler that routes to them:
+ * the server, the session table and the settings they share, and the small helpers both use.
+ * Internal to the package (not a public entry).
+ */
+import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
+import type { BodyLimits } from './body.js';
+import type { HttpInput, HttpOutput } from './io.js';
+import type { McpHttpServerLike } from './serverLike.js';
+import type { SessionEntry, SessionTable } from './sessionTable.js';
+
+/** The shared state and settings of the endpoints of one handler. */
+export interface EndpointContext {
+  readonly server: McpHttpServerLike;
+  readonly logger: Logger;
+  readonly table: SessionTable;
+  readonly body: BodyLimits;
+  /** Interval (ms) of SSE keep-alive comments on long-lived streams; `0` disables. */
+  readonly keepAliveMs: number;
+  /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
+  readonly maxSseBufferBytes: number;
+  /** Admits a new session: the refusal to send (429, 503), or `undefined` when the slot is taken. */
+  admit(sessionId: string, kind: SessionEntry['kind'], input: HttpInput): Promise<HttpOutput | undefined>;
+  /** The 500 answer to an internal failure (logged; no exception text on the wire). */
+  internalError(error: unknown): HttpOutput;
+}
+
+export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
+
+/** The {@link TransportMessageExtra} of one request; headers are collected only if someone reads them. */
+class LazyExtra implements TransportMessageExtra {
+  readonly authInfo: unknown;
+  readonly #input: HttpInput;
+  #headers: Record<string, string> | undefined = undefined;
+
+  constructor(input: HttpInput) {
+    this.#input = input;
+    this.authInfo = input.authInfo;
+  }
+
+  get headers(): Record<string, string> {
+    return (this.#headers ??= this.#input.headers());
+  }
+}
+
+/** The {@link TransportMessageExtra} handed to the session with the messages of `input`. */
+export function extraOf(input: HttpInput): TransportMessageExtra {
+  return new LazyExtra(input);
+}
+
+/**
+ * A new session id: cryptographically secure, visible ASCII (MCP 2025-11-25 basic/transports.mdx "Session
+ * Management" item 1).
+ */
+export function newSessionId(): string {
+  return globalThis.crypto.randomUUID();
+}
