@@ -1,7 +1,7 @@
 /**
  * Interop: the official TypeScript SDK client (@modelcontextprotocol/sdk 1.32.2) against our conformance
  * example server, over stdio (a child process running main.js --stdio), Streamable HTTP (serveHttp in
- * process on 127.0.0.1, and main.js --port as a child process) and the legacy HTTP+SSE endpoint.
+ * process on 127.0.0.1, and main.js --port as a child process) and the 2024-11-05 HTTP+SSE endpoint.
  *
  * Every assertion compares exact values: the conformance suite itself only checks presence, which lets a
  * server that answers "tool not found" as an isError result pass some scenarios (an error text satisfies "has
@@ -450,7 +450,7 @@ describe('SDK client ↔ conformance server over Streamable HTTP (serveHttp in p
 
   interopSuite(() => h!, { server: () => server!, settleMs: 3500 });
 
-  it('serves the legacy HTTP+SSE transport at /sse', async () => {
+  it('serves the 2024-11-05 HTTP+SSE transport at /sse', async () => {
     const legacy = await connect(new SSEClientTransport(new URL(handle!.url.replace(/\/mcp$/, '/sse'))));
     try {
       expect(legacy.client.getServerVersion()).toEqual(SERVER_INFO);

@@ -4,7 +4,7 @@
  * Launches the demo server (`npm start` runs the HTTP form).
  *
  *   node examples/demo/main.js [--port N] [--host H]   Streamable HTTP at http://H:N/mcp (default 127.0.0.1:3000),
- *                                                     legacy HTTP+SSE at /sse
+ *                                                     2024-11-05 HTTP+SSE at /sse
  *   node examples/demo/main.js --stdio                 stdio: stdout carries protocol messages only
  *
  * Hosts must call node directly for stdio (npm prints a banner on stdout). Everything else goes to stderr:
@@ -54,7 +54,7 @@ runLauncher({
     return createDemoServer(opened);
   },
   listening: (handle) => [
-    `demo: Streamable HTTP listening on ${handle.url} (legacy HTTP+SSE: ${handle.url.replace(/\/mcp$/, '/sse')}; pid ${process.pid})`,
+    `demo: Streamable HTTP listening on ${handle.url} (2024-11-05 HTTP+SSE: ${handle.url.replace(/\/mcp$/, '/sse')}; pid ${process.pid})`,
     'demo: host configuration (stdio, or HTTP while this server runs):',
     JSON.stringify(hostConfiguration(handle.url), null, 2),
     'demo: Ctrl-C stops the server',

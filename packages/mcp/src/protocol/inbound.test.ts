@@ -5,7 +5,7 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_ENVELOPE, PROTOCOL_VERSION_META_KEY } from './envelope.js';
-import { INBOUND_REFUSALS, classifyInbound, classifyInboundBatch, inboundRefusal, isInboundRefusal, type InboundFacts } from './inbound.js';
+import { INBOUND_REFUSALS, classifyInbound, classifyInboundBatch, eraRefusalOf, inboundRefusal, isInboundRefusal, type InboundFacts } from './inbound.js';
 import { MCP_METHODS, methodRow } from './methods.js';
 import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, SERVED_REVISIONS, type LegacyRevision } from './revisions.js';
 import type { ServerCapabilities } from './types.js';
@@ -163,5 +163,17 @@ describe('the refusal table', () => {
     });
     expect(inboundRefusal('unknownMethod')).toEqual({ refusal: 'unknownMethod', code: -32601, message: 'Method not found: "{method}"' });
     expect(inboundRefusal('batchNotAllowed', { revision: '2025-06-18' }, { x: 1 })).toEqual({ refusal: 'batchNotAllowed', code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted at 2025-06-18', data: { x: 1 } });
+  });
+});
+
+describe('eraRefusalOf: the era rung alone', () => {
+  const claiming = (value: unknown): JsonRpcRequest => ({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': value } } });
+  it('refuses any claim of a revision not served, and nothing else', () => {
+    const served = ['2025-11-25'] as const;
+    expect(eraRefusalOf({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, served)).toBeUndefined();
+    expect(eraRefusalOf(claiming('2026-07-28'), served)).toMatchObject({ refusal: 'unsupportedRevision', code: -32022, data: { supported: ['2025-11-25'], requested: '2026-07-28' } });
+    // A legacy revision is no claim of the modern era, served or not.
+    expect(eraRefusalOf(claiming('2025-11-25'), served)).toMatchObject({ refusal: 'unsupportedRevision' });
+    expect(eraRefusalOf(claiming('2026-07-28'), ['2025-11-25', '2026-07-28'])).toBeUndefined();
   });
 });

@@ -142,6 +142,24 @@ function requestRow(method: string, revision: ProtocolRevision, capabilities: Se
   return gap === undefined ? row : inboundRefusal('capabilityNotAdvertised', { method, capability: gap });
 }
 
+/** A claim of a legacy revision (or of no revision) is no modern revision: refused like an unserved one. */
+function claimRefusal(claim: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
+  if (isModernRevision(claim) && servedRevisions.includes(claim)) return undefined;
+  return inboundRefusal('unsupportedRevision', undefined, { supported: [...servedRevisions], requested: claim });
+}
+
+/**
+ * The era rung of the inbound step alone: the `unsupportedRevision` refusal when `message` claims, in
+ * `params._meta`, a revision not in `servedRevisions`, else `undefined`. The HTTP ladder runs it before any session
+ * rung (so the answer is HTTP 400), and a request answered with no session runs it too; {@link inboundRefusalOf}
+ * starts with it.
+ * @see MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
+ */
+export function eraRefusalOf(message: JsonRpcRequest | JsonRpcNotification, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
+  const claim = protocolVersionClaim(message);
+  return claim === undefined ? undefined : claimRefusal(claim, servedRevisions);
+}
+
 /**
  * The refusal {@link classifyInbound} would give `message`, or `undefined` when it would accept it. The same
  * rules, without building the verdict: a transport's per-message gate calls this, so an accepted message costs
@@ -158,12 +176,11 @@ export function inboundRefusalOf(message: JsonRpcRequest | JsonRpcNotification, 
   const method = message.method;
   const claim = protocolVersionClaim(message);
   if (claim !== undefined) {
-    // A claim of a legacy revision (or of no revision) is no modern revision: refused like an unserved one.
-    if (!isModernRevision(claim) || !facts.servedRevisions.includes(claim)) {
-      return inboundRefusal('unsupportedRevision', undefined, { supported: [...facts.servedRevisions], requested: claim });
-    }
+    const unserved = claimRefusal(claim, facts.servedRevisions);
+    if (unserved !== undefined) return unserved;
     if (!isRequest) return undefined;
-    const row = requestRow(method, claim, facts.serverCapabilities);
+    // Served, so a modern revision (claimRefusal checked it).
+    const row = requestRow(method, claim as ProtocolRevision, facts.serverCapabilities);
     return 'refusal' in row ? row : undefined;
   }
   if (!isRequest) return undefined;

@@ -7,7 +7,8 @@
  * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
  */
 import { ErrorCode, JsonRpcError, type JsonRpcNotification, type JsonRpcRequest } from '@switchboard/jsonrpc';
-import { capabilityRefusalOf, inboundRefusalOf, type InboundRefusal } from '../protocol/inbound.js';
+import { capabilityRefusalOf, eraRefusalOf, inboundRefusalOf, type InboundRefusal } from '../protocol/inbound.js';
+import { SERVED_REVISIONS } from '../protocol/revisions.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import type { DispatchContext } from './context.js';
 import { SESSION_REQUESTS } from './eras/session.js';
@@ -23,6 +24,9 @@ function wireError(refusal: InboundRefusal | undefined): JsonRpcError | undefine
 export function gateInbound(message: JsonRpcRequest | JsonRpcNotification, ctx: DispatchContext, current: { readonly capabilities: ServerCapabilities }): JsonRpcError | undefined {
   const connection = ctx.connection;
   if (connection !== undefined) return wireError(inboundRefusalOf(message, connection.inboundFacts));
+  // No session: the era rung still applies (a claimed revision this server does not serve is -32022 here too).
+  const unserved = eraRefusalOf(message, SERVED_REVISIONS);
+  if (unserved !== undefined) return wireError(unserved);
   if (!('id' in message)) return undefined;
   const method = message.method;
   if (SESSION_REQUESTS.has(method)) return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (it exists only on a session)`);

@@ -111,6 +111,18 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } } });
   });
 
+  it('a request whose _meta claims a revision the server does not serve is -32022 here too, as on every transport', async () => {
+    const claim = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }, name: 'add', arguments: { a: 1, b: 2 } };
+    const reply = await makeServer().handle(req(1, 'tools/call', claim), facts(), new RecordingChannel());
+    expect(reply).toEqual({
+      jsonrpc: '2.0', id: 1, error: {
+        code: -32022,
+        message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
+        data: { supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], requested: '2026-07-28' },
+      },
+    });
+  });
+
   it('gates by the capabilities in the facts; the session-only requests are -32601 without a session; notifications get nothing', async () => {
     const server = makeServer();
     const channel = new RecordingChannel();

@@ -30,7 +30,7 @@ import type {
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
-import { inboundRefusal } from '../../protocol/inbound.js';
+import { eraRefusalOf, inboundRefusal } from '../../protocol/inbound.js';
 import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, SERVED_REVISIONS, isLegacyRevision } from '../../protocol/revisions.js';
 import { acceptsMediaType, isJsonContentType } from './media.js';
 import { httpInboundRefusal, httpRefusal } from './refusals.js';
@@ -177,7 +177,10 @@ function isKnownRevision(value: string): boolean {
  */
 function modern(message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
   const id = 'id' in message ? message.id : null;
-  const refusal = inboundRefusal('unsupportedRevision', undefined, { supported: [...SERVED_REVISIONS], requested: version });
+  // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
+  // refused alike. (No modern revision is served yet, so every modern message is refused.)
+  const refusal = eraRefusalOf(message, SERVED_REVISIONS)
+    ?? inboundRefusal('unsupportedRevision', undefined, { supported: [...SERVED_REVISIONS], requested: version });
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
@@ -254,7 +257,10 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     // absent in 2024-11-05. A session whose version is not known yet cannot batch either.
     const negotiated = facts.session?.protocolVersion;
     if (negotiated === undefined || !isLegacyRevision(negotiated) || !REVISION_FEATURES[negotiated].batches) {
-      return refuse('batchNotAllowed', { detail: `the session negotiated '${negotiated ?? 'nothing yet'}'` });
+      // The inbound step's refusal, so stdio and HTTP word this rule the same way.
+      const refusal = inboundRefusal('batchNotAllowed', { revision: negotiated ?? 'an uninitialized session' });
+      const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, null);
+      return { kind: 'refuse', httpStatus, jsonrpcError };
     }
     const valid: InboundSingle[] = [];
     const requestIds: JsonRpcId[] = [];

@@ -72,13 +72,6 @@ export const HttpRefusal = {
     code: McpErrorCode.InvalidRequest,
     message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
   },
-  // MCP 2025-03-26 basic/index.mdx "Batching" (receive MUST) vs 2025-06-18 changelog (batching removed):
-  // batches only from a 2025-03-26 session.
-  batchNotAllowed: {
-    httpStatus: HttpStatus.BadRequest,
-    code: McpErrorCode.InvalidRequest,
-    message: 'Invalid Request: JSON-RPC batches are accepted only from a 2025-03-26 session',
-  },
   // MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": an invalid or unsupported version is 400.
   unsupportedProtocolVersion: {
     httpStatus: HttpStatus.BadRequest,
