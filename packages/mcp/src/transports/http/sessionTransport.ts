@@ -27,6 +27,8 @@ import type {
   TransportMessageExtra,
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
+import { HttpSessionTransportBase, newStreamPrefix } from './sessionLease.js';
+import type { SessionRecordLink } from './sessionLease.js';
 import { OutStream, PRIMING } from './exchange.js';
 import type { ExchangeHost } from './exchange.js';
 import type { HttpMessageDecision, ResponseShape } from './ladder.js';
@@ -61,6 +63,13 @@ export interface SessionTransportInit {
   /** How long (ms) an adaptive exchange waits for its first outbound message before it becomes SSE (`sseAfterMs`). */
   readonly sseAfterMs: number;
   readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
+  /**
+   * `<token>.`: the start of every stream id of the session, as its record holds it (see {@link newStreamPrefix}).
+   * @default a new one
+   */
+  readonly streamPrefix?: string | undefined;
+  /** The session's record in the session table; absent without a table (tests). */
+  readonly record?: SessionRecordLink | undefined;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -68,13 +77,7 @@ const RESOLVED: Promise<void> = Promise.resolve();
  * One Streamable HTTP session's transport. Created by the HTTP handler on `initialize`; reachable from a
  * handler as `ctx.session?.transport` (see {@link closeRequestSseStream}).
  */
-export class StreamableHttpSessionTransport implements Transport {
-  /** The session id sent as `Mcp-Session-Id` (`crypto.randomUUID()`). */
-  readonly sessionId: string;
-  onmessage: Transport['onmessage'] = undefined;
-  onerror: Transport['onerror'] = undefined;
-  onclose: Transport['onclose'] = undefined;
-
+export class StreamableHttpSessionTransport extends HttpSessionTransportBase<StreamableHttpSessionTransport> {
   readonly #store: EventStore | undefined;
   /** Ids of the streams this session stored events for and has not deleted yet. */
   readonly #storedStreams = new Set<string>();
@@ -82,7 +85,6 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly #keepAliveMs: number;
   readonly #maxSseBuffer: number;
   readonly #sseAfterMs: number;
-  readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
   /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
   /** What this session's exchanges need from it (one object per session). */
@@ -96,24 +98,19 @@ export class StreamableHttpSessionTransport implements Transport {
   /** The POST stream whose messages are being handed to the session right now (see `#refuseWhole`). */
   #delivering: OutStream | undefined = undefined;
   #counter = 0;
-  #closed = false;
-  #protocolVersion: string | undefined = undefined;
-  #lastActivity = Date.now();
-  #used = false;
 
   /** @internal Created by the HTTP handler. */
   constructor(init: SessionTransportInit) {
-    this.sessionId = init.sessionId;
+    super(init);
     this.#store = init.eventStore;
     this.#logger = init.logger;
     this.#keepAliveMs = init.keepAliveMs;
     this.#maxSseBuffer = init.maxSseBufferBytes;
     this.#sseAfterMs = init.sseAfterMs;
-    this.#onClosed = init.onClosed;
-    this.#prefix = `${globalThis.crypto.randomUUID().replaceAll('-', '')}.`;
+    this.#prefix = init.streamPrefix ?? newStreamPrefix();
     const streams = this.#streams;
     const stored = this.#storedStreams;
-    const isClosed = (): boolean => this.#closed;
+    const isClosed = (): boolean => this.closed;
     const primes = (): boolean => this.#primes();
     const forget = (streamId: string): void => {
       stored.delete(streamId);
@@ -150,26 +147,22 @@ export class StreamableHttpSessionTransport implements Transport {
       eventStore: init.eventStore,
       logger: init.logger,
       prefix: this.#prefix,
+      recordedPrefix: init.record === undefined ? undefined : () => (init.record as SessionRecordLink).recordedStreamPrefix(),
       keepAliveMs: init.keepAliveMs,
       maxSseBufferBytes: init.maxSseBufferBytes,
     });
   }
 
-  /** The revision negotiated by `initialize`; `undefined` until it succeeded (see {@link setProtocolVersion}). */
-  get protocolVersion(): string | undefined {
-    return this.#protocolVersion;
-  }
-
   /**
    * Tells the transport the revision `initialize` negotiated, before its result is sent: it decides whether POST
    * streams are primed (2025-11-25 and later), whether batches are accepted, which `MCP-Protocol-Version` header
-   * values match, and that the session exists (its answer then carries `Mcp-Session-Id`). The transport reads no
-   * MCP message to learn it.
+   * values match, and that the session exists (its answer then carries `Mcp-Session-Id`); the session's record
+   * keeps it. The transport reads no MCP message to learn it.
    * @param revision - A revision string, e.g. `'2025-11-25'`.
    * @see MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"
    */
-  setProtocolVersion(revision: string): void {
-    this.#protocolVersion = revision;
+  override setProtocolVersion(revision: string): void {
+    super.setProtocolVersion(revision);
   }
 
   /**
@@ -190,35 +183,16 @@ export class StreamableHttpSessionTransport implements Transport {
     if (stream.remaining === 0) stream.complete();
   }
 
-  /** Whether the session is closed. */
-  get closed(): boolean {
-    return this.#closed;
+  /** @internal Whether a request of the client is waiting for its response (see {@link SessionLease}). */
+  get requestInFlight(): boolean {
+    return this.#byRequest.size > 0;
   }
 
-  /** @internal `Date.now()` of the last inbound HTTP request. */
-  get lastActivity(): number {
-    return this.#lastActivity;
-  }
-
-  /**
-   * @internal Whether the client came back after `initialize`: any later POST (`notifications/initialized`, a
-   * request) or GET. A session that never does is reaped after the handler's `sessionHandshakeTimeoutMs`.
-   */
-  get used(): boolean {
-    return this.#used;
-  }
-
-  /** @internal Whether a request is in flight or a stream is connected (such a session is never idle). */
-  get busy(): boolean {
-    if (this.#byRequest.size > 0) return true;
+  /** @internal Whether a POST or GET stream of the session is connected (see {@link SessionLease}). */
+  get streamOpen(): boolean {
     if (this.#standalone?.channel?.open === true) return true;
     for (const stream of this.#streams.values()) if (stream.channel?.open === true) return true;
     return false;
-  }
-
-  /** Nothing to start: the HTTP handler feeds inbound messages. */
-  start(): Promise<void> {
-    return RESOLVED;
   }
 
   /**
@@ -235,7 +209,7 @@ export class StreamableHttpSessionTransport implements Transport {
    *   stream), so the caller fails fast instead of hanging (field bug B25).
    */
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
-    if (this.#closed) {
+    if (this.closed) {
       return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `Session closed: '${this.sessionId}'`));
     }
     let wait: Promise<void> | undefined;
@@ -292,12 +266,8 @@ export class StreamableHttpSessionTransport implements Transport {
     return stream === undefined ? false : stream.closeOnPurpose(options.retryMs);
   }
 
-  /**
-   * Closes the session's streams and the transport; idempotent. Pending JSON answers get 404 "Session not found".
-   */
-  close(): Promise<void> {
-    if (this.#closed) return RESOLVED;
-    this.#closed = true;
+  /** Ends the session's streams (pending JSON answers get 404 "Session not found") and their stored history. */
+  protected release(): void {
     const store = this.#store;
     const all = [...this.#streams.values()];
     if (this.#standalone !== undefined) all.push(this.#standalone);
@@ -310,12 +280,6 @@ export class StreamableHttpSessionTransport implements Transport {
     this.#byRequest.clear();
     this.#standalone = undefined;
     this.#resumption.close();
-    try {
-      this.#onClosed(this);
-    } finally {
-      this.onclose?.();
-    }
-    return RESOLVED;
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -327,14 +291,14 @@ export class StreamableHttpSessionTransport implements Transport {
    * "Session Management" item 1: the id is assigned on the response carrying the InitializeResult).
    */
   _initialize(request: JsonRpcRequest, respondWith: ResponseShape, extra: TransportMessageExtra): Promise<HttpOutput> {
-    this.#touch();
+    this.touch();
     const stream = new OutStream(this.#host, 'json', `${this.#prefix}init`);
     const answered = stream.settled();
     this.#register(stream, [request.id]);
     this.#deliverFor(stream, { kind: 'request', message: request }, extra);
     return answered.then((settled) => {
       if (!settled) return this.#refusalOutput('sessionNotFound', request.id);
-      const headers = this.#protocolVersion === undefined
+      const headers = this.protocolVersion === undefined
         ? respondWith === 'sse' ? SSE_HEADERS : JSON_HEADERS
         : respondWith === 'sse' ? this.#host.sseHeaders : this.#host.jsonHeaders;
       // One request, so one response (initialize is never cancelled, and never batched).
@@ -349,8 +313,7 @@ export class StreamableHttpSessionTransport implements Transport {
    */
   _post(post: HttpMessageDecision, extra: TransportMessageExtra): HttpOutput | Promise<HttpOutput> {
     const { inbound, requestIds, replies, batch, respondWith } = post;
-    this.#touch();
-    this.#used = true;
+    this.touch();
     if (respondWith === 'accepted') {
       this.#deliver(inbound, extra);
       // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
@@ -398,8 +361,7 @@ export class StreamableHttpSessionTransport implements Transport {
    * after that event on that stream only, then go on with it if it is still live).
    */
   _listen(lastEventId: string | undefined): HttpOutput | Promise<HttpOutput> {
-    this.#touch();
-    this.#used = true;
+    this.touch();
     if (lastEventId !== undefined) return this.#resume(lastEventId);
     const current = this.#standalone;
     if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
@@ -415,7 +377,7 @@ export class StreamableHttpSessionTransport implements Transport {
     const resumed = await this.#resumption.resume(
       lastEventId,
       (streamId) => this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined),
-      () => this.#closed,
+      () => this.closed,
     );
     return typeof resumed === 'string' ? this.#refusalOutput(resumed) : { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: resumed };
   }
@@ -423,12 +385,8 @@ export class StreamableHttpSessionTransport implements Transport {
   // -------------------------------------------------------------------------------------------------------
   // Internals
 
-  #touch(): void {
-    this.#lastActivity = Date.now();
-  }
-
   #primes(): boolean {
-    const version = this.#protocolVersion;
+    const version = this.protocolVersion;
     return version !== undefined && isLegacyRevision(version) && REVISION_FEATURES[version].ssePriming;
   }
 
