@@ -1,20 +1,12 @@
 /**
- * The server side of one Streamable HTTP session (MCP 2025-03-26 … 2025-11-25): the {@link Transport} an
- * McpServer session runs on. Inbound messages arrive from POSTs routed here by the HTTP handler; outbound
- * messages are routed to the stream they belong to:
- *
- * - a response → the stream of the POST that carried its request;
- * - a request or notification with `relatedRequestId` → that request's stream (MCP 2025-11-25
- *   basic/transports.mdx "Sending Messages to the Server" item 6: "related to the originating client request");
- * - anything else → the standalone GET stream ("Listening for Messages from the Server").
- *
- * Each message goes on exactly one stream ("Multiple Connections" item 2). With an event store, every SSE event
- * carries an id `<streamId>.<n>` where the stream id is `<token>.<k>`, `token` being random per session and not
- * the session id, so event ids (which proxies log) never repeat the session credential (unique within the
- * session, encoding the stream: "Resumability and
- * Redelivery" item 1) and is stored whether or not the client is connected, so a client that lost a stream
- * resumes it with `GET` + `Last-Event-ID`. Disconnection is not cancellation (same section, item 7 of "Sending
- * Messages"; field bug B27): the handler keeps running and its response is stored.
+ * The server side of one Streamable HTTP session (MCP 2025-03-26 … 2025-11-25): the `Transport` an
+ * McpServer session runs on. Inbound messages arrive from POSTs and GETs routed here by the HTTP endpoint and are
+ * answered as 202, one JSON body or an SSE stream; outbound messages go to the stream they belong to (see
+ * `streamRouter.ts`). With an event store every SSE event carries an id `<token>.<k>.<n>`, `token` being random per
+ * session and never the session id (event ids, which proxies log, never repeat the session credential), and is
+ * stored whether or not the client is connected, so a client that lost a stream resumes it with `GET` +
+ * `Last-Event-ID` (basic/transports.mdx "Resumability and Redelivery"). Disconnection is not cancellation
+ * ("Sending Messages to the Server" item 7; field bug B27): the handler keeps running and its response is stored.
  */
 import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
@@ -23,11 +15,12 @@ import type {
   JsonRpcMessage,
   JsonRpcRequest,
   Logger,
-  Transport,
   TransportMessageExtra,
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
 import { HttpSessionTransportBase, newStreamPrefix } from './sessionLease.js';
+import { StreamRouter } from './streamRouter.js';
+import type { CloseSseStreamOptions } from './ssePolling.js';
 import type { SessionRecordLink } from './sessionLease.js';
 import { OutStream, PRIMING } from './exchange.js';
 import type { ExchangeHost } from './exchange.js';
@@ -40,16 +33,6 @@ import type { EventStore } from '../../stores/eventStore.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
 import { SSE_HEADERS, SseChannel, formatMessageEvent } from './sse.js';
-
-/** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
-export interface CloseSseStreamOptions {
-  /**
-   * The `retry` field (ms) sent just before closing: how long the client waits before it reconnects with
-   * `GET` + `Last-Event-ID` (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6).
-   * @default the handler's `sseRetryMs` (1000)
-   */
-  readonly retryMs?: number;
-}
 
 /** @internal Construction options, supplied by the HTTP handler. */
 export interface SessionTransportInit {
@@ -90,13 +73,8 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   /** What this session's exchanges need from it (one object per session). */
   readonly #host: ExchangeHost;
   readonly #resumption: Resumption;
-  /** Live POST streams by stream id. */
-  readonly #streams = new Map<string, OutStream>();
-  /** The stream of each unanswered request. */
-  readonly #byRequest = new Map<JsonRpcId, OutStream>();
-  #standalone: OutStream | undefined = undefined;
-  /** The POST stream whose messages are being handed to the session right now (see `#refuseWhole`). */
-  #delivering: OutStream | undefined = undefined;
+  /** The session's streams and where each outbound message goes. */
+  readonly #router: StreamRouter;
   #counter = 0;
 
   /** @internal Created by the HTTP handler. */
@@ -108,7 +86,8 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.#maxSseBuffer = init.maxSseBufferBytes;
     this.#sseAfterMs = init.sseAfterMs;
     this.#prefix = init.streamPrefix ?? newStreamPrefix();
-    const streams = this.#streams;
+    this.#router = new StreamRouter({ sessionId: init.sessionId, logger: init.logger });
+    const streams = this.#router.streams;
     const stored = this.#storedStreams;
     const isClosed = (): boolean => this.closed;
     const primes = (): boolean => this.#primes();
@@ -176,23 +155,17 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
    * @param requestId - The id of the cancelled request.
    */
   requestCancelled(requestId: JsonRpcId): void {
-    const stream = this.#byRequest.get(requestId);
-    if (stream === undefined) return;
-    this.#byRequest.delete(requestId);
-    stream.remaining--;
-    if (stream.remaining === 0) stream.complete();
+    this.#router.forget(requestId);
   }
 
   /** @internal Whether a request of the client is waiting for its response (see {@link SessionLease}). */
   get requestInFlight(): boolean {
-    return this.#byRequest.size > 0;
+    return this.#router.inFlight;
   }
 
   /** @internal Whether a POST or GET stream of the session is connected (see {@link SessionLease}). */
   get streamOpen(): boolean {
-    if (this.#standalone?.channel?.open === true) return true;
-    for (const stream of this.#streams.values()) if (stream.channel?.open === true) return true;
-    return false;
+    return this.#router.connected;
   }
 
   /**
@@ -218,9 +191,9 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
         const list = message as readonly JsonRpcMessage[];
         // Every member first: one that cannot be serialized fails the whole send before any member is routed.
         const texts = list.map((m) => JSON.stringify(m));
-        for (let i = 0; i < list.length; i++) wait = this.#route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]) ?? wait;
+        for (let i = 0; i < list.length; i++) wait = this.#router.route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]) ?? wait;
       } else {
-        wait = this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
+        wait = this.#router.route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
       }
     } catch (error) {
       // A serialization TypeError or a JsonRpcLocalError (see @throws).
@@ -248,7 +221,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
    * });
    */
   closeSseStream(requestId: JsonRpcId, options: CloseSseStreamOptions = {}): boolean {
-    const stream = this.#byRequest.get(requestId);
+    const stream = this.#router.byRequest.get(requestId);
     if (stream === undefined) return false;
     // Asking to close a stream is asking for a stream: an undecided exchange becomes SSE first.
     if (stream.kind === 'adaptive') stream.upgrade();
@@ -262,23 +235,18 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
    * @returns Whether a stream was closed.
    */
   closeStandaloneSseStream(options: CloseSseStreamOptions = {}): boolean {
-    const stream = this.#standalone;
+    const stream = this.#router.standalone;
     return stream === undefined ? false : stream.closeOnPurpose(options.retryMs);
   }
 
   /** Ends the session's streams (pending JSON answers get 404 "Session not found") and their stored history. */
   protected release(): void {
     const store = this.#store;
-    const all = [...this.#streams.values()];
-    if (this.#standalone !== undefined) all.push(this.#standalone);
-    for (const stream of new Set([...all, ...this.#byRequest.values()])) stream.abort();
+    this.#router.abortAll();
     // Every stream that has history leaves the store with its session: the live ones above and the finished ones
     // (ended with an error, cut, or never resumed) that the transport no longer holds.
     if (store?.deleteStream !== undefined) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
     this.#storedStreams.clear();
-    this.#streams.clear();
-    this.#byRequest.clear();
-    this.#standalone = undefined;
     this.#resumption.close();
   }
 
@@ -294,7 +262,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.touch();
     const stream = new OutStream(this.#host, 'json', `${this.#prefix}init`);
     const answered = stream.settled();
-    this.#register(stream, [request.id]);
+    this.#router.register(stream, [request.id]);
     this.#deliverFor(stream, { kind: 'request', message: request }, extra);
     return answered.then((settled) => {
       if (!settled) return this.#refusalOutput('sessionNotFound', request.id);
@@ -320,12 +288,12 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       return { status: HttpStatus.Accepted, headers: this.#host.acceptedHeaders };
     }
     for (const id of requestIds) {
-      if (this.#byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
+      if (this.#router.byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
     }
     if (respondWith === 'adaptive' && replies.length === 0) {
       const stream = new OutStream(this.#host, 'adaptive');
       const answered = stream.settled();
-      this.#register(stream, requestIds);
+      this.#router.register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (stream.kind === 'adaptive' && !stream.done) stream.timer = setTimeout(() => stream.upgrade(), this.#sseAfterMs);
       return answered.then((settled) => stream.adaptiveOutput(settled, batch));
@@ -334,7 +302,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       const stream = new OutStream(this.#host, 'json');
       const answered = stream.settled();
       for (const reply of replies) stream.collect(JSON.stringify(reply));
-      this.#register(stream, requestIds);
+      this.#router.register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (requestIds.length === 0) stream.complete();
       return answered.then((settled) => stream.jsonOutput(settled, batch));
@@ -344,7 +312,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     const stream = new OutStream(this.#host, 'sse');
     this.#host.opened(stream);
     stream.attach(channel);
-    this.#register(stream, requestIds);
+    this.#router.register(stream, requestIds);
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: prime the stream with an
     // event id and empty data (only for 2025-11-25 sessions: older clients choke on empty data; the TS SDK
     // makes the same cut).
@@ -363,11 +331,11 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   _listen(lastEventId: string | undefined): HttpOutput | Promise<HttpOutput> {
     this.touch();
     if (lastEventId !== undefined) return this.#resume(lastEventId);
-    const current = this.#standalone;
+    const current = this.#router.standalone;
     if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
     const channel = new SseChannel(this.#maxSseBuffer);
     const stream = current ?? new OutStream(this.#host, 'standalone', `${this.#prefix}0`);
-    this.#standalone = stream;
+    this.#router.standalone = stream;
     stream.attach(channel);
     channel.keepAlive(this.#keepAliveMs);
     return { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: channel };
@@ -376,7 +344,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   async #resume(lastEventId: string): Promise<HttpOutput> {
     const resumed = await this.#resumption.resume(
       lastEventId,
-      (streamId) => this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined),
+      (streamId) => this.#router.find(streamId),
       () => this.closed,
     );
     return typeof resumed === 'string' ? this.#refusalOutput(resumed) : { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: resumed };
@@ -390,20 +358,15 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     return version !== undefined && isLegacyRevision(version) && REVISION_FEATURES[version].ssePriming;
   }
 
-  #register(stream: OutStream, requestIds: readonly JsonRpcId[]): void {
-    stream.remaining += requestIds.length;
-    stream.ids = requestIds;
-    for (const id of requestIds) this.#byRequest.set(id, stream);
-  }
-
   /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
   #deliverFor(stream: OutStream, inbound: Inbound, extra: TransportMessageExtra): void {
-    const outer = this.#delivering;
-    this.#delivering = stream;
+    const router = this.#router;
+    const outer = router.delivering;
+    router.delivering = stream;
     try {
       this.#deliver(inbound, extra);
     } finally {
-      this.#delivering = outer;
+      router.delivering = outer;
     }
   }
 
@@ -415,87 +378,6 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     }
   }
 
-  /**
-   * `text`: the message serialized, when the caller already did it (batch members).
-   * @returns What the sender should wait for (backpressure, see {@link #emit}), or `undefined`.
-   */
-  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined, text: string | undefined): Promise<void> | undefined {
-    if ('method' in message) {
-      const isRequest = 'id' in message;
-      const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
-      if (related !== undefined) {
-        if (related.kind === 'adaptive') related.upgrade();
-        if (related.kind !== 'json') return related.emit(message, text ?? JSON.stringify(message));
-        if (isRequest) {
-          throw new JsonRpcLocalError(
-            LocalErrorCode.SendFailed,
-            `Cannot send '${message.method}' to the client: its request is answered with a single JSON body, which cannot carry server-to-client requests`,
-          );
-        }
-        // A JSON answer carries only the response: related notifications (progress, log) have no channel.
-        return;
-      }
-      const standalone = this.#standalone;
-      if (standalone !== undefined && (standalone.channel !== undefined || standalone.resumable)) {
-        return standalone.emit(message, text ?? JSON.stringify(message));
-      }
-      if (isRequest) {
-        throw new JsonRpcLocalError(
-          LocalErrorCode.SendFailed,
-          `Cannot send '${message.method}' to the client: no open stream (the client has no GET stream on session '${this.sessionId}')`,
-        );
-      }
-      this.#logger.debug('Notification dropped: the client has no GET stream', { sessionId: this.sessionId, method: message.method });
-      return;
-    }
-
-    const id = message.id;
-    if (id === null) return this.#refuseWhole(message, text);
-    const stream = this.#byRequest.get(id);
-    if (stream === undefined) {
-      this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.sessionId, id });
-      return;
-    }
-    // Serialized before the route is consumed: a result that cannot be serialized (cyclic, BigInt) throws here with
-    // the request still routed, so the Peer's -32603 stand-in for the same id reaches the client.
-    const json = text ?? JSON.stringify(message);
-    this.#byRequest.delete(id);
-    stream.remaining--;
-    // The response is the exchange's first outbound message: one JSON answer.
-    if (stream.kind === 'adaptive') stream.decideJson();
-    let wait: Promise<void> | undefined;
-    if (stream.kind === 'json') stream.collect(json);
-    else {
-      if ('result' in message) stream.answered = true;
-      wait = stream.emit(message, json);
-    }
-    if (stream.remaining === 0) stream.complete();
-    return wait;
-  }
-
-  /**
-   * A response with `id: null` answers no request: the session refused what it was handed as a whole (JSON-RPC
-   * 2.0 §6: a batch it cannot accept, e.g. longer than the Dispatcher's `maxBatchSize`, gets one error; the same
-   * for a batch at a revision without batching). The session does that synchronously while a POST is being
-   * delivered, so the response answers that POST's exchange, which then ends: none of its request ids stays
-   * registered (their requests were never dispatched). Outside a delivery nothing waits for it: dropped (logged).
-   */
-  #refuseWhole(message: JsonRpcMessage, text: string | undefined): undefined {
-    const stream = this.#delivering;
-    if (stream === undefined || stream.done) {
-      this.#logger.debug('Response dropped: id null and no POST is being delivered', { sessionId: this.sessionId });
-      return;
-    }
-    const json = text ?? JSON.stringify(message);
-    for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
-    stream.remaining = 0;
-    if (stream.kind === 'adaptive') stream.decideJson();
-    if (stream.kind === 'json') stream.collect(json);
-    else void stream.emit(message, json);
-    stream.complete();
-    return undefined;
-  }
-
   #refusalOutput(name: HttpRefusalName, id: JsonRpcId | null = null): HttpOutput {
     return refusalOutput(name, { id });
   }
@@ -505,28 +387,4 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
     }
   }
-}
-
-/**
- * Closes the POST SSE stream of the request a handler is serving, so the client reconnects with
- * `GET` + `Last-Event-ID` (the 2025-11-25 "SSE polling" pattern; conformance `test_reconnection`). Does nothing
- * (returns `false`) on other transports or when the client could not resume.
- *
- * @param ctx - The handler's context (`ctx.session`, `ctx.requestId`).
- * @param options - `retryMs`: the reconnection delay hint.
- * @returns Whether a stream was closed.
- * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
- * @example
- * server.tool('poll_me', {}, async (_args, ctx) => {
- *   closeRequestSseStream(ctx, { retryMs: 500 });
- *   await sleep(100);
- *   return { content: [{ type: 'text', text: 'done' }] };
- * });
- */
-export function closeRequestSseStream(
-  ctx: { readonly session?: { readonly transport: Transport } | undefined; readonly requestId: JsonRpcId },
-  options?: CloseSseStreamOptions,
-): boolean {
-  const transport = ctx.session?.transport;
-  return transport instanceof StreamableHttpSessionTransport ? transport.closeSseStream(ctx.requestId, options) : false;
 }
