@@ -35,6 +35,7 @@ export { StreamableHttpSessionTransport } from './sessionTransport.js';
 export { closeRequestSseStream } from './ssePolling.js';
 export type { CloseSseStreamOptions } from './ssePolling.js';
 export { HttpSseSessionTransport, LegacySseSessionTransport } from './sse2024.js';
+export type { SessionLease } from './sessionLease.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
 export {
   DEFAULT_MAX_BYTES_PER_SESSION,

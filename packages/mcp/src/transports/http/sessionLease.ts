@@ -49,14 +49,14 @@ export interface HttpSessionTransportBaseInit<T> {
   readonly record?: SessionRecordLink | undefined;
 }
 
-/** @internal The part of a session transport that is the same for both HTTP transports (see the module comment). */
+/** The part of a session transport that is the same for both HTTP transports (see the module comment). */
 export abstract class HttpSessionTransportBase<T extends HttpSessionTransportBase<T>> implements Transport, SessionLease {
   /** The session id (`Mcp-Session-Id`, or the `sessionId` query parameter of the 2024-11-05 POST endpoint). */
   readonly sessionId: string;
   onmessage: Transport['onmessage'] = undefined;
   onerror: Transport['onerror'] = undefined;
   onclose: Transport['onclose'] = undefined;
-  /** @internal `Date.now()` when the session was opened. */
+  /** `Date.now()` when the session was opened. */
   readonly createdAt = Date.now();
 
   readonly #onClosed: (transport: T) => void;
@@ -77,14 +77,14 @@ export abstract class HttpSessionTransportBase<T extends HttpSessionTransportBas
     return this.#closed;
   }
 
-  /** @internal See {@link SessionLease.lastActivity}. */
+  /** See {@link SessionLease.lastActivity}. */
   get lastActivity(): number {
     return this.#lastActivity;
   }
 
-  /** @internal See {@link SessionLease.requestInFlight}. */
+  /** See {@link SessionLease.requestInFlight}. */
   abstract get requestInFlight(): boolean;
-  /** @internal See {@link SessionLease.streamOpen}. */
+  /** See {@link SessionLease.streamOpen}. */
   abstract get streamOpen(): boolean;
 
   /** The revision negotiated by `initialize`; `undefined` until it succeeded (see {@link setProtocolVersion}). */

@@ -158,12 +158,12 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.#router.forget(requestId);
   }
 
-  /** @internal Whether a request of the client is waiting for its response (see {@link SessionLease}). */
+  /** Whether a request of the client is waiting for its response (see {@link SessionLease}). */
   get requestInFlight(): boolean {
     return this.#router.inFlight;
   }
 
-  /** @internal Whether a POST or GET stream of the session is connected (see {@link SessionLease}). */
+  /** Whether a POST or GET stream of the session is connected (see {@link SessionLease}). */
   get streamOpen(): boolean {
     return this.#router.connected;
   }

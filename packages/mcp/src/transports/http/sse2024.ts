@@ -44,13 +44,13 @@ export class HttpSseSessionTransport extends HttpSessionTransportBase<HttpSseSes
     this.#channel = init.channel;
   }
 
-  /** @internal The transport does not see requests: the Peer answers them on the stream, whenever. */
+  /** The transport does not see requests: the Peer answers them on the stream, whenever. */
   get requestInFlight(): boolean {
     return false;
   }
 
   /**
-   * @internal Whether the stream is open and the client POSTed on the session: such a session lives as long as its
+   * Whether the stream is open and the client POSTed on the session: such a session lives as long as its
    * stream. One that never POSTs is closed after the handler's `sessionHandshakeTimeoutMs`.
    */
   get streamOpen(): boolean {
