@@ -1,8 +1,10 @@
 /**
  * Session records for the HTTP handler's session table: when each session was opened, when its client last
- * made a request, how far it got (handshake or not), who opened it, and how long it may stay idle. The live
+ * made a request, how far it got (handshake or not), who opened it, how long it may stay idle, and what another
+ * instance needs to serve a resume (the negotiated revision, the prefix of the session's SSE event ids). The live
  * transport objects (streams, pending requests) stay in the process that serves the session; the store holds
- * only these plain, JSON-serializable facts, which admission under a session flood and the idle reaper read.
+ * only these plain, JSON-serializable facts, which admission under a session flood, the idle reaper and
+ * `Last-Event-ID` resumption read.
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
  */
@@ -35,6 +37,18 @@ export interface SessionRecord {
    * timeout while `opened`, the idle timeout after; `0` means never. A shared store may use it as the key's TTL.
    */
   readonly ttlMs: number;
+  /**
+   * The start of every SSE stream id (and so event id) of the session: a random token and a dot, never the session
+   * id. A `Last-Event-ID` whose stream does not start with it belongs to another session and is refused. `null` on
+   * the 2024-11-05 `HttpSse` transport, which has no resumption.
+   * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"
+   */
+  readonly streamPrefix: string | null;
+  /**
+   * The revision `initialize` negotiated, e.g. `'2025-11-25'`; `null` until it succeeded.
+   * @see MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"
+   */
+  readonly protocolVersion: string | null;
 }
 
 /** What {@link SessionStore.touch} changes. */
@@ -45,6 +59,8 @@ export interface SessionActivity {
   readonly phase?: SessionPhase;
   /** The new TTL (ms), when it changed. */
   readonly ttlMs?: number;
+  /** The negotiated revision, when `initialize` just negotiated it. */
+  readonly protocolVersion?: string;
 }
 
 /** A filter for {@link SessionStore.count} and {@link SessionStore.scan}. */
@@ -116,6 +132,7 @@ export class InMemorySessionStore implements SessionStore {
       lastActivity: activity.at,
       phase: activity.phase ?? record.phase,
       ttlMs: activity.ttlMs ?? record.ttlMs,
+      protocolVersion: activity.protocolVersion ?? record.protocolVersion,
     };
     this.#records.delete(sessionId);
     this.#records.set(sessionId, next);

@@ -230,10 +230,16 @@ describe('session admission (web handler, fake clock)', () => {
     await client.send('POST', INITIALIZED, sessionHeaders(id));
     vi.setSystemTime(T0 + 9);
     expect(await workStatus(client, id)).toBe(200);
-    expect(await store.get(id)).toEqual({ sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0 + 9, phase: 'active', ttlMs: 600_000 });
+    const streamPrefix = (await store.get(id))?.streamPrefix;
+    expect(streamPrefix).toMatch(/^[0-9a-f]{32}\.$/u);
+    expect(await store.get(id)).toEqual({
+      sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0 + 9, phase: 'active', ttlMs: 600_000,
+      streamPrefix, protocolVersion: '2025-11-25',
+    });
     await client.send('DELETE', undefined, sessionHeaders(id));
     expect(writes).toEqual([
-      ['create', { sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0, phase: 'opened', ttlMs: 20_000 }],
+      ['create', { sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0, phase: 'opened', ttlMs: 20_000, streamPrefix, protocolVersion: null }],
+      ['touch', { at: T0, protocolVersion: '2025-11-25' }],
       ['touch', { at: T0 + 5, phase: 'initialized', ttlMs: 600_000 }],
       ['touch', { at: T0 + 9, phase: 'active', ttlMs: 600_000 }],
       ['delete', id],

@@ -9,6 +9,15 @@ import type { HttpInput, HttpOutput } from './io.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { SessionEntry, SessionTable } from './sessionTable.js';
 
+/** A session an endpoint asks to open for the HTTP request `input`. */
+export interface EndpointAdmitRequest {
+  readonly sessionId: string;
+  readonly kind: SessionEntry['kind'];
+  readonly input: HttpInput;
+  /** The session's stream prefix for its record (`null`: no resumption). */
+  readonly streamPrefix: string | null;
+}
+
 /** The shared state and settings of the endpoints of one handler. */
 export interface EndpointContext {
   readonly server: McpHttpServerLike;
@@ -20,7 +29,7 @@ export interface EndpointContext {
   /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
   readonly maxSseBufferBytes: number;
   /** Admits a new session: the refusal to send (429, 503), or `undefined` when the slot is taken. */
-  admit(sessionId: string, kind: SessionEntry['kind'], input: HttpInput): Promise<HttpOutput | undefined>;
+  admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined>;
   /** The 500 answer to an internal failure (logged; no exception text on the wire). */
   internalError(error: unknown): HttpOutput;
 }

@@ -7,7 +7,7 @@
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
 import { TEXT_HEADERS } from './endpointContext.js';
-import type { EndpointContext } from './endpointContext.js';
+import type { EndpointAdmitRequest, EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './io.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -30,7 +30,6 @@ import type { CallerFacts, McpHttpHandlerOptions } from './options.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard } from './security.js';
 import { SessionTable } from './sessionTable.js';
-import type { SessionEntry } from './sessionTable.js';
 import { Sse2024Endpoint } from './sse2024Endpoint.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
 import { webInput, webResponse } from './web.js';
@@ -119,7 +118,7 @@ export class HttpCore {
       },
       keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS,
       maxSseBufferBytes: options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES,
-      admit: (sessionId, kind, input) => this.#admit(sessionId, kind, input),
+      admit: (request) => this.#admit(request),
       internalError: (error) => this.internalError(error),
     };
     this.#streamable = new StreamableEndpoint(context, {
@@ -196,9 +195,10 @@ export class HttpCore {
   }
 
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
-  #admit(sessionId: string, kind: SessionEntry['kind'], input: HttpInput): Promise<HttpOutput | undefined> {
+  #admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined> {
+    const { sessionId, kind, input, streamPrefix } = request;
     const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
-    return this.#table.admit(sessionId, kind, typeof caller === 'string' ? caller : undefined);
+    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, streamPrefix });
   }
 
   close(): Promise<void> {

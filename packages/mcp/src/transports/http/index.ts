@@ -31,9 +31,11 @@ export {
 } from './options.js';
 export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
 export type { HttpConnectOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
-export { StreamableHttpSessionTransport, closeRequestSseStream } from './sessionTransport.js';
-export type { CloseSseStreamOptions } from './sessionTransport.js';
+export { StreamableHttpSessionTransport } from './sessionTransport.js';
+export { closeRequestSseStream } from './ssePolling.js';
+export type { CloseSseStreamOptions } from './ssePolling.js';
 export { HttpSseSessionTransport, LegacySseSessionTransport } from './sse2024.js';
+export type { SessionLease } from './sessionLease.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
 export {
   DEFAULT_MAX_BYTES_PER_SESSION,
@@ -56,7 +58,7 @@ export { acceptsMediaType, isJsonContentType } from './media.js';
 export { STREAMABLE_HTTP_ALLOW } from './ladder.js';
 export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
 export type { ResponseMode, ResponseShape } from './ladder.js';
-export { SseDecoder } from './sse.js';
-export type { SseEvent } from './sse.js';
+export { SseDecoder } from './sseDecoder.js';
+export type { SseEvent } from './sseDecoder.js';
 export { HttpStatus } from './refusals.js';
 export type { HttpStatusCode } from './refusals.js';

@@ -65,8 +65,13 @@ export interface ResumptionInit {
   readonly sessionId: string;
   readonly eventStore: EventStore | undefined;
   readonly logger: Logger;
-  /** `<token>.`: the start of every stream id of the session. */
+  /** `<token>.`: the start of every stream id of the session, as this process minted it. */
   readonly prefix: string;
+  /**
+   * The prefix the session's record holds (so any instance sharing the stores validates an id the same way); when
+   * absent, or when it finds no record, {@link prefix} is used.
+   */
+  readonly recordedPrefix?: (() => Promise<string | undefined>) | undefined;
   readonly keepAliveMs: number;
   readonly maxSseBufferBytes: number;
 }
@@ -90,9 +95,11 @@ export class Resumption {
    * @returns The connection to answer the GET with, or the refusal.
    */
   async resume(lastEventId: string, find: (streamId: string) => OutStream | undefined, closed: () => boolean): Promise<SseChannel | ResumeRefusal> {
-    const { eventStore: store, prefix, logger, sessionId } = this.#init;
+    const { eventStore: store, logger, sessionId, recordedPrefix } = this.#init;
     if (store === undefined) return 'resumabilityDisabled';
     try {
+      // The owner of an event id is checked against the session's record, not only this process's memory.
+      const prefix = (recordedPrefix === undefined ? undefined : await recordedPrefix()) ?? this.#init.prefix;
       if (store.getStreamIdForEventId !== undefined) {
         const owner = await store.getStreamIdForEventId(lastEventId);
         // Another session's event ids are unknown here: never replay across sessions.

@@ -14,6 +14,7 @@ import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } 
 import type { HttpOutput } from './io.js';
 import type { HttpSseSessionTransport } from './sse2024.js';
 import type { HttpSessionHandle } from './serverLike.js';
+import type { SessionRecordLink } from './sessionLease.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';
 
 /** A live Streamable HTTP session. */
@@ -31,6 +32,16 @@ export interface HttpSseEntry {
 }
 
 export type SessionEntry = StreamableEntry | HttpSseEntry;
+
+/** What {@link SessionTable.admit} is asked to admit. */
+export interface AdmitRequest {
+  readonly sessionId: string;
+  readonly kind: SessionTransportKind;
+  /** The caller identity the session counts against; `undefined`: no per-caller budget applies. */
+  readonly caller: string | undefined;
+  /** The session's stream prefix, kept in its record (`null`: the transport has no resumption). */
+  readonly streamPrefix: string | null;
+}
 
 /** {@link SessionTable} settings (validated by the handler). */
 export interface SessionTableInit {
@@ -145,18 +156,28 @@ export class SessionTable {
   }
 
   /**
-   * Admits a new session for `caller` (`undefined`: no per-caller budget applies), making room when the caller's
-   * budget or the table is full by closing the longest-idle reclaimable session (see {@link #reclaimable}).
-   * Resolves with the refusal to send, or with `undefined` once the record of `sessionId` is stored (the slot is
-   * taken; {@link add} the live entry next).
+   * Admits a new session for its caller, making room when the caller's budget or the table is full by closing the
+   * longest-idle reclaimable session (see {@link #reclaimableAt}). Resolves with the refusal to send, or with
+   * `undefined` once the record of the session is stored (the slot is taken; {@link add} the live entry next).
    */
-  admit(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
-    const run = this.#admitting.then(() => this.#admitNow(sessionId, kind, caller));
+  admit(request: AdmitRequest): Promise<HttpOutput | undefined> {
+    const run = this.#admitting.then(() => this.#admitNow(request));
     this.#admitting = run.catch(() => undefined);
     return run;
   }
 
-  async #admitNow(sessionId: string, kind: SessionTransportKind, caller: string | undefined): Promise<HttpOutput | undefined> {
+  /** The link of a session's transport to the session's record (see {@link SessionRecordLink}). */
+  link(sessionId: string): SessionRecordLink {
+    return {
+      recordProtocolVersion: (protocolVersion) => {
+        if (this.#phases.has(sessionId)) this.#settle(this.#store.touch(sessionId, { at: Date.now(), protocolVersion }));
+      },
+      recordedStreamPrefix: async () => (await this.#store.get(sessionId))?.streamPrefix ?? undefined,
+    };
+  }
+
+  async #admitNow(request: AdmitRequest): Promise<HttpOutput | undefined> {
+    const { sessionId, kind, caller, streamPrefix } = request;
     if (this.#closed) return refusalOutput('handlerClosed');
     if (this.#admissionsStopped) return refusalOutput('shuttingDown');
     const now = Date.now();
@@ -180,6 +201,8 @@ export class SessionTable {
       lastActivity: now,
       phase: 'opened',
       ttlMs: Number.isFinite(handshake) ? handshake : 0,
+      streamPrefix,
+      protocolVersion: null,
     };
     await this.#store.create(record);
     this.#phases.set(sessionId, 'opened');
@@ -244,10 +267,10 @@ export class SessionTable {
     await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
   }
 
-  /** Whether a session must not be closed by admission or the reaper: a request in flight or a stream open. */
+  /** Whether a session must not be closed by admission or the reaper: its lease has a request in flight or a stream open. */
   #busy(entry: SessionEntry): boolean {
-    // A legacy session that posted has its stream open (the session ends with the stream).
-    return entry.kind === 'streamable-http' ? entry.transport.busy : entry.transport.used;
+    const lease = entry.transport;
+    return lease.requestInFlight || lease.streamOpen;
   }
 
   /**

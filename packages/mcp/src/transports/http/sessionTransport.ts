@@ -1,20 +1,12 @@
 /**
- * The server side of one Streamable HTTP session (MCP 2025-03-26 … 2025-11-25): the {@link Transport} an
- * McpServer session runs on. Inbound messages arrive from POSTs routed here by the HTTP handler; outbound
- * messages are routed to the stream they belong to:
- *
- * - a response → the stream of the POST that carried its request;
- * - a request or notification with `relatedRequestId` → that request's stream (MCP 2025-11-25
- *   basic/transports.mdx "Sending Messages to the Server" item 6: "related to the originating client request");
- * - anything else → the standalone GET stream ("Listening for Messages from the Server").
- *
- * Each message goes on exactly one stream ("Multiple Connections" item 2). With an event store, every SSE event
- * carries an id `<streamId>.<n>` where the stream id is `<token>.<k>`, `token` being random per session and not
- * the session id, so event ids (which proxies log) never repeat the session credential (unique within the
- * session, encoding the stream: "Resumability and
- * Redelivery" item 1) and is stored whether or not the client is connected, so a client that lost a stream
- * resumes it with `GET` + `Last-Event-ID`. Disconnection is not cancellation (same section, item 7 of "Sending
- * Messages"; field bug B27): the handler keeps running and its response is stored.
+ * The server side of one Streamable HTTP session (MCP 2025-03-26 … 2025-11-25): the `Transport` an
+ * McpServer session runs on. Inbound messages arrive from POSTs and GETs routed here by the HTTP endpoint and are
+ * answered as 202, one JSON body or an SSE stream; outbound messages go to the stream they belong to (see
+ * `streamRouter.ts`). With an event store every SSE event carries an id `<token>.<k>.<n>`, `token` being random per
+ * session and never the session id (event ids, which proxies log, never repeat the session credential), and is
+ * stored whether or not the client is connected, so a client that lost a stream resumes it with `GET` +
+ * `Last-Event-ID` (basic/transports.mdx "Resumability and Redelivery"). Disconnection is not cancellation
+ * ("Sending Messages to the Server" item 7; field bug B27): the handler keeps running and its response is stored.
  */
 import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
@@ -23,10 +15,13 @@ import type {
   JsonRpcMessage,
   JsonRpcRequest,
   Logger,
-  Transport,
   TransportMessageExtra,
   TransportSendOptions,
 } from '@switchboard/jsonrpc';
+import { HttpSessionTransportBase, newStreamPrefix } from './sessionLease.js';
+import { StreamRouter } from './streamRouter.js';
+import type { CloseSseStreamOptions } from './ssePolling.js';
+import type { SessionRecordLink } from './sessionLease.js';
 import { OutStream, PRIMING } from './exchange.js';
 import type { ExchangeHost } from './exchange.js';
 import type { HttpMessageDecision, ResponseShape } from './ladder.js';
@@ -38,16 +33,6 @@ import type { EventStore } from '../../stores/eventStore.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
 import { SSE_HEADERS, SseChannel, formatMessageEvent } from './sse.js';
-
-/** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
-export interface CloseSseStreamOptions {
-  /**
-   * The `retry` field (ms) sent just before closing: how long the client waits before it reconnects with
-   * `GET` + `Last-Event-ID` (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6).
-   * @default the handler's `sseRetryMs` (1000)
-   */
-  readonly retryMs?: number;
-}
 
 /** @internal Construction options, supplied by the HTTP handler. */
 export interface SessionTransportInit {
@@ -61,6 +46,13 @@ export interface SessionTransportInit {
   /** How long (ms) an adaptive exchange waits for its first outbound message before it becomes SSE (`sseAfterMs`). */
   readonly sseAfterMs: number;
   readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
+  /**
+   * `<token>.`: the start of every stream id of the session, as its record holds it (see {@link newStreamPrefix}).
+   * @default a new one
+   */
+  readonly streamPrefix?: string | undefined;
+  /** The session's record in the session table; absent without a table (tests). */
+  readonly record?: SessionRecordLink | undefined;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -68,13 +60,7 @@ const RESOLVED: Promise<void> = Promise.resolve();
  * One Streamable HTTP session's transport. Created by the HTTP handler on `initialize`; reachable from a
  * handler as `ctx.session?.transport` (see {@link closeRequestSseStream}).
  */
-export class StreamableHttpSessionTransport implements Transport {
-  /** The session id sent as `Mcp-Session-Id` (`crypto.randomUUID()`). */
-  readonly sessionId: string;
-  onmessage: Transport['onmessage'] = undefined;
-  onerror: Transport['onerror'] = undefined;
-  onclose: Transport['onclose'] = undefined;
-
+export class StreamableHttpSessionTransport extends HttpSessionTransportBase<StreamableHttpSessionTransport> {
   readonly #store: EventStore | undefined;
   /** Ids of the streams this session stored events for and has not deleted yet. */
   readonly #storedStreams = new Set<string>();
@@ -82,38 +68,28 @@ export class StreamableHttpSessionTransport implements Transport {
   readonly #keepAliveMs: number;
   readonly #maxSseBuffer: number;
   readonly #sseAfterMs: number;
-  readonly #onClosed: (transport: StreamableHttpSessionTransport) => void;
   /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
   /** What this session's exchanges need from it (one object per session). */
   readonly #host: ExchangeHost;
   readonly #resumption: Resumption;
-  /** Live POST streams by stream id. */
-  readonly #streams = new Map<string, OutStream>();
-  /** The stream of each unanswered request. */
-  readonly #byRequest = new Map<JsonRpcId, OutStream>();
-  #standalone: OutStream | undefined = undefined;
-  /** The POST stream whose messages are being handed to the session right now (see `#refuseWhole`). */
-  #delivering: OutStream | undefined = undefined;
+  /** The session's streams and where each outbound message goes. */
+  readonly #router: StreamRouter;
   #counter = 0;
-  #closed = false;
-  #protocolVersion: string | undefined = undefined;
-  #lastActivity = Date.now();
-  #used = false;
 
   /** @internal Created by the HTTP handler. */
   constructor(init: SessionTransportInit) {
-    this.sessionId = init.sessionId;
+    super(init);
     this.#store = init.eventStore;
     this.#logger = init.logger;
     this.#keepAliveMs = init.keepAliveMs;
     this.#maxSseBuffer = init.maxSseBufferBytes;
     this.#sseAfterMs = init.sseAfterMs;
-    this.#onClosed = init.onClosed;
-    this.#prefix = `${globalThis.crypto.randomUUID().replaceAll('-', '')}.`;
-    const streams = this.#streams;
+    this.#prefix = init.streamPrefix ?? newStreamPrefix();
+    this.#router = new StreamRouter({ sessionId: init.sessionId, logger: init.logger });
+    const streams = this.#router.streams;
     const stored = this.#storedStreams;
-    const isClosed = (): boolean => this.#closed;
+    const isClosed = (): boolean => this.closed;
     const primes = (): boolean => this.#primes();
     const forget = (streamId: string): void => {
       stored.delete(streamId);
@@ -150,26 +126,22 @@ export class StreamableHttpSessionTransport implements Transport {
       eventStore: init.eventStore,
       logger: init.logger,
       prefix: this.#prefix,
+      recordedPrefix: init.record === undefined ? undefined : () => (init.record as SessionRecordLink).recordedStreamPrefix(),
       keepAliveMs: init.keepAliveMs,
       maxSseBufferBytes: init.maxSseBufferBytes,
     });
   }
 
-  /** The revision negotiated by `initialize`; `undefined` until it succeeded (see {@link setProtocolVersion}). */
-  get protocolVersion(): string | undefined {
-    return this.#protocolVersion;
-  }
-
   /**
    * Tells the transport the revision `initialize` negotiated, before its result is sent: it decides whether POST
    * streams are primed (2025-11-25 and later), whether batches are accepted, which `MCP-Protocol-Version` header
-   * values match, and that the session exists (its answer then carries `Mcp-Session-Id`). The transport reads no
-   * MCP message to learn it.
+   * values match, and that the session exists (its answer then carries `Mcp-Session-Id`); the session's record
+   * keeps it. The transport reads no MCP message to learn it.
    * @param revision - A revision string, e.g. `'2025-11-25'`.
    * @see MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"
    */
-  setProtocolVersion(revision: string): void {
-    this.#protocolVersion = revision;
+  override setProtocolVersion(revision: string): void {
+    super.setProtocolVersion(revision);
   }
 
   /**
@@ -183,42 +155,17 @@ export class StreamableHttpSessionTransport implements Transport {
    * @param requestId - The id of the cancelled request.
    */
   requestCancelled(requestId: JsonRpcId): void {
-    const stream = this.#byRequest.get(requestId);
-    if (stream === undefined) return;
-    this.#byRequest.delete(requestId);
-    stream.remaining--;
-    if (stream.remaining === 0) stream.complete();
+    this.#router.forget(requestId);
   }
 
-  /** Whether the session is closed. */
-  get closed(): boolean {
-    return this.#closed;
+  /** Whether a request of the client is waiting for its response (see {@link SessionLease}). */
+  get requestInFlight(): boolean {
+    return this.#router.inFlight;
   }
 
-  /** @internal `Date.now()` of the last inbound HTTP request. */
-  get lastActivity(): number {
-    return this.#lastActivity;
-  }
-
-  /**
-   * @internal Whether the client came back after `initialize`: any later POST (`notifications/initialized`, a
-   * request) or GET. A session that never does is reaped after the handler's `sessionHandshakeTimeoutMs`.
-   */
-  get used(): boolean {
-    return this.#used;
-  }
-
-  /** @internal Whether a request is in flight or a stream is connected (such a session is never idle). */
-  get busy(): boolean {
-    if (this.#byRequest.size > 0) return true;
-    if (this.#standalone?.channel?.open === true) return true;
-    for (const stream of this.#streams.values()) if (stream.channel?.open === true) return true;
-    return false;
-  }
-
-  /** Nothing to start: the HTTP handler feeds inbound messages. */
-  start(): Promise<void> {
-    return RESOLVED;
+  /** Whether a POST or GET stream of the session is connected (see {@link SessionLease}). */
+  get streamOpen(): boolean {
+    return this.#router.connected;
   }
 
   /**
@@ -235,7 +182,7 @@ export class StreamableHttpSessionTransport implements Transport {
    *   stream), so the caller fails fast instead of hanging (field bug B25).
    */
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
-    if (this.#closed) {
+    if (this.closed) {
       return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `Session closed: '${this.sessionId}'`));
     }
     let wait: Promise<void> | undefined;
@@ -244,9 +191,9 @@ export class StreamableHttpSessionTransport implements Transport {
         const list = message as readonly JsonRpcMessage[];
         // Every member first: one that cannot be serialized fails the whole send before any member is routed.
         const texts = list.map((m) => JSON.stringify(m));
-        for (let i = 0; i < list.length; i++) wait = this.#route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]) ?? wait;
+        for (let i = 0; i < list.length; i++) wait = this.#router.route(list[i] as JsonRpcMessage, options?.relatedRequestId, texts[i]) ?? wait;
       } else {
-        wait = this.#route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
+        wait = this.#router.route(message as JsonRpcMessage, options?.relatedRequestId, undefined);
       }
     } catch (error) {
       // A serialization TypeError or a JsonRpcLocalError (see @throws).
@@ -274,7 +221,7 @@ export class StreamableHttpSessionTransport implements Transport {
    * });
    */
   closeSseStream(requestId: JsonRpcId, options: CloseSseStreamOptions = {}): boolean {
-    const stream = this.#byRequest.get(requestId);
+    const stream = this.#router.byRequest.get(requestId);
     if (stream === undefined) return false;
     // Asking to close a stream is asking for a stream: an undecided exchange becomes SSE first.
     if (stream.kind === 'adaptive') stream.upgrade();
@@ -288,34 +235,19 @@ export class StreamableHttpSessionTransport implements Transport {
    * @returns Whether a stream was closed.
    */
   closeStandaloneSseStream(options: CloseSseStreamOptions = {}): boolean {
-    const stream = this.#standalone;
+    const stream = this.#router.standalone;
     return stream === undefined ? false : stream.closeOnPurpose(options.retryMs);
   }
 
-  /**
-   * Closes the session's streams and the transport; idempotent. Pending JSON answers get 404 "Session not found".
-   */
-  close(): Promise<void> {
-    if (this.#closed) return RESOLVED;
-    this.#closed = true;
+  /** Ends the session's streams (pending JSON answers get 404 "Session not found") and their stored history. */
+  protected release(): void {
     const store = this.#store;
-    const all = [...this.#streams.values()];
-    if (this.#standalone !== undefined) all.push(this.#standalone);
-    for (const stream of new Set([...all, ...this.#byRequest.values()])) stream.abort();
+    this.#router.abortAll();
     // Every stream that has history leaves the store with its session: the live ones above and the finished ones
     // (ended with an error, cut, or never resumed) that the transport no longer holds.
     if (store?.deleteStream !== undefined) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
     this.#storedStreams.clear();
-    this.#streams.clear();
-    this.#byRequest.clear();
-    this.#standalone = undefined;
     this.#resumption.close();
-    try {
-      this.#onClosed(this);
-    } finally {
-      this.onclose?.();
-    }
-    return RESOLVED;
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -327,14 +259,14 @@ export class StreamableHttpSessionTransport implements Transport {
    * "Session Management" item 1: the id is assigned on the response carrying the InitializeResult).
    */
   _initialize(request: JsonRpcRequest, respondWith: ResponseShape, extra: TransportMessageExtra): Promise<HttpOutput> {
-    this.#touch();
+    this.touch();
     const stream = new OutStream(this.#host, 'json', `${this.#prefix}init`);
     const answered = stream.settled();
-    this.#register(stream, [request.id]);
+    this.#router.register(stream, [request.id]);
     this.#deliverFor(stream, { kind: 'request', message: request }, extra);
     return answered.then((settled) => {
       if (!settled) return this.#refusalOutput('sessionNotFound', request.id);
-      const headers = this.#protocolVersion === undefined
+      const headers = this.protocolVersion === undefined
         ? respondWith === 'sse' ? SSE_HEADERS : JSON_HEADERS
         : respondWith === 'sse' ? this.#host.sseHeaders : this.#host.jsonHeaders;
       // One request, so one response (initialize is never cancelled, and never batched).
@@ -349,20 +281,19 @@ export class StreamableHttpSessionTransport implements Transport {
    */
   _post(post: HttpMessageDecision, extra: TransportMessageExtra): HttpOutput | Promise<HttpOutput> {
     const { inbound, requestIds, replies, batch, respondWith } = post;
-    this.#touch();
-    this.#used = true;
+    this.touch();
     if (respondWith === 'accepted') {
       this.#deliver(inbound, extra);
       // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
       return { status: HttpStatus.Accepted, headers: this.#host.acceptedHeaders };
     }
     for (const id of requestIds) {
-      if (this.#byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
+      if (this.#router.byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
     }
     if (respondWith === 'adaptive' && replies.length === 0) {
       const stream = new OutStream(this.#host, 'adaptive');
       const answered = stream.settled();
-      this.#register(stream, requestIds);
+      this.#router.register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (stream.kind === 'adaptive' && !stream.done) stream.timer = setTimeout(() => stream.upgrade(), this.#sseAfterMs);
       return answered.then((settled) => stream.adaptiveOutput(settled, batch));
@@ -371,7 +302,7 @@ export class StreamableHttpSessionTransport implements Transport {
       const stream = new OutStream(this.#host, 'json');
       const answered = stream.settled();
       for (const reply of replies) stream.collect(JSON.stringify(reply));
-      this.#register(stream, requestIds);
+      this.#router.register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (requestIds.length === 0) stream.complete();
       return answered.then((settled) => stream.jsonOutput(settled, batch));
@@ -381,7 +312,7 @@ export class StreamableHttpSessionTransport implements Transport {
     const stream = new OutStream(this.#host, 'sse');
     this.#host.opened(stream);
     stream.attach(channel);
-    this.#register(stream, requestIds);
+    this.#router.register(stream, requestIds);
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: prime the stream with an
     // event id and empty data (only for 2025-11-25 sessions: older clients choke on empty data; the TS SDK
     // makes the same cut).
@@ -398,14 +329,13 @@ export class StreamableHttpSessionTransport implements Transport {
    * after that event on that stream only, then go on with it if it is still live).
    */
   _listen(lastEventId: string | undefined): HttpOutput | Promise<HttpOutput> {
-    this.#touch();
-    this.#used = true;
+    this.touch();
     if (lastEventId !== undefined) return this.#resume(lastEventId);
-    const current = this.#standalone;
+    const current = this.#router.standalone;
     if (current?.channel?.open === true) return this.#refusalOutput('streamConflict');
     const channel = new SseChannel(this.#maxSseBuffer);
     const stream = current ?? new OutStream(this.#host, 'standalone', `${this.#prefix}0`);
-    this.#standalone = stream;
+    this.#router.standalone = stream;
     stream.attach(channel);
     channel.keepAlive(this.#keepAliveMs);
     return { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: channel };
@@ -414,8 +344,8 @@ export class StreamableHttpSessionTransport implements Transport {
   async #resume(lastEventId: string): Promise<HttpOutput> {
     const resumed = await this.#resumption.resume(
       lastEventId,
-      (streamId) => this.#streams.get(streamId) ?? (this.#standalone?.id === streamId ? this.#standalone : undefined),
-      () => this.#closed,
+      (streamId) => this.#router.find(streamId),
+      () => this.closed,
     );
     return typeof resumed === 'string' ? this.#refusalOutput(resumed) : { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: resumed };
   }
@@ -423,29 +353,20 @@ export class StreamableHttpSessionTransport implements Transport {
   // -------------------------------------------------------------------------------------------------------
   // Internals
 
-  #touch(): void {
-    this.#lastActivity = Date.now();
-  }
-
   #primes(): boolean {
-    const version = this.#protocolVersion;
+    const version = this.protocolVersion;
     return version !== undefined && isLegacyRevision(version) && REVISION_FEATURES[version].ssePriming;
-  }
-
-  #register(stream: OutStream, requestIds: readonly JsonRpcId[]): void {
-    stream.remaining += requestIds.length;
-    stream.ids = requestIds;
-    for (const id of requestIds) this.#byRequest.set(id, stream);
   }
 
   /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
   #deliverFor(stream: OutStream, inbound: Inbound, extra: TransportMessageExtra): void {
-    const outer = this.#delivering;
-    this.#delivering = stream;
+    const router = this.#router;
+    const outer = router.delivering;
+    router.delivering = stream;
     try {
       this.#deliver(inbound, extra);
     } finally {
-      this.#delivering = outer;
+      router.delivering = outer;
     }
   }
 
@@ -457,87 +378,6 @@ export class StreamableHttpSessionTransport implements Transport {
     }
   }
 
-  /**
-   * `text`: the message serialized, when the caller already did it (batch members).
-   * @returns What the sender should wait for (backpressure, see {@link #emit}), or `undefined`.
-   */
-  #route(message: JsonRpcMessage, relatedRequestId: JsonRpcId | undefined, text: string | undefined): Promise<void> | undefined {
-    if ('method' in message) {
-      const isRequest = 'id' in message;
-      const related = relatedRequestId === undefined ? undefined : this.#byRequest.get(relatedRequestId);
-      if (related !== undefined) {
-        if (related.kind === 'adaptive') related.upgrade();
-        if (related.kind !== 'json') return related.emit(message, text ?? JSON.stringify(message));
-        if (isRequest) {
-          throw new JsonRpcLocalError(
-            LocalErrorCode.SendFailed,
-            `Cannot send '${message.method}' to the client: its request is answered with a single JSON body, which cannot carry server-to-client requests`,
-          );
-        }
-        // A JSON answer carries only the response: related notifications (progress, log) have no channel.
-        return;
-      }
-      const standalone = this.#standalone;
-      if (standalone !== undefined && (standalone.channel !== undefined || standalone.resumable)) {
-        return standalone.emit(message, text ?? JSON.stringify(message));
-      }
-      if (isRequest) {
-        throw new JsonRpcLocalError(
-          LocalErrorCode.SendFailed,
-          `Cannot send '${message.method}' to the client: no open stream (the client has no GET stream on session '${this.sessionId}')`,
-        );
-      }
-      this.#logger.debug('Notification dropped: the client has no GET stream', { sessionId: this.sessionId, method: message.method });
-      return;
-    }
-
-    const id = message.id;
-    if (id === null) return this.#refuseWhole(message, text);
-    const stream = this.#byRequest.get(id);
-    if (stream === undefined) {
-      this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.sessionId, id });
-      return;
-    }
-    // Serialized before the route is consumed: a result that cannot be serialized (cyclic, BigInt) throws here with
-    // the request still routed, so the Peer's -32603 stand-in for the same id reaches the client.
-    const json = text ?? JSON.stringify(message);
-    this.#byRequest.delete(id);
-    stream.remaining--;
-    // The response is the exchange's first outbound message: one JSON answer.
-    if (stream.kind === 'adaptive') stream.decideJson();
-    let wait: Promise<void> | undefined;
-    if (stream.kind === 'json') stream.collect(json);
-    else {
-      if ('result' in message) stream.answered = true;
-      wait = stream.emit(message, json);
-    }
-    if (stream.remaining === 0) stream.complete();
-    return wait;
-  }
-
-  /**
-   * A response with `id: null` answers no request: the session refused what it was handed as a whole (JSON-RPC
-   * 2.0 §6: a batch it cannot accept, e.g. longer than the Dispatcher's `maxBatchSize`, gets one error; the same
-   * for a batch at a revision without batching). The session does that synchronously while a POST is being
-   * delivered, so the response answers that POST's exchange, which then ends: none of its request ids stays
-   * registered (their requests were never dispatched). Outside a delivery nothing waits for it: dropped (logged).
-   */
-  #refuseWhole(message: JsonRpcMessage, text: string | undefined): undefined {
-    const stream = this.#delivering;
-    if (stream === undefined || stream.done) {
-      this.#logger.debug('Response dropped: id null and no POST is being delivered', { sessionId: this.sessionId });
-      return;
-    }
-    const json = text ?? JSON.stringify(message);
-    for (const id of stream.ids) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
-    stream.remaining = 0;
-    if (stream.kind === 'adaptive') stream.decideJson();
-    if (stream.kind === 'json') stream.collect(json);
-    else void stream.emit(message, json);
-    stream.complete();
-    return undefined;
-  }
-
   #refusalOutput(name: HttpRefusalName, id: JsonRpcId | null = null): HttpOutput {
     return refusalOutput(name, { id });
   }
@@ -547,28 +387,4 @@ export class StreamableHttpSessionTransport implements Transport {
       result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
     }
   }
-}
-
-/**
- * Closes the POST SSE stream of the request a handler is serving, so the client reconnects with
- * `GET` + `Last-Event-ID` (the 2025-11-25 "SSE polling" pattern; conformance `test_reconnection`). Does nothing
- * (returns `false`) on other transports or when the client could not resume.
- *
- * @param ctx - The handler's context (`ctx.session`, `ctx.requestId`).
- * @param options - `retryMs`: the reconnection delay hint.
- * @returns Whether a stream was closed.
- * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
- * @example
- * server.tool('poll_me', {}, async (_args, ctx) => {
- *   closeRequestSseStream(ctx, { retryMs: 500 });
- *   await sleep(100);
- *   return { content: [{ type: 'text', text: 'done' }] };
- * });
- */
-export function closeRequestSseStream(
-  ctx: { readonly session?: { readonly transport: Transport } | undefined; readonly requestId: JsonRpcId },
-  options?: CloseSseStreamOptions,
-): boolean {
-  const transport = ctx.session?.transport;
-  return transport instanceof StreamableHttpSessionTransport ? transport.closeSseStream(ctx.requestId, options) : false;
 }

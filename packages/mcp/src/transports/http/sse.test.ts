@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SseChannel, SseDecoder, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sse.js';
+import { SseDecoder } from './sseDecoder.js';
 
 
 /** Feeds `chunks` one by one and collects every event. */

@@ -10,64 +10,51 @@
  * The session lives as long as its SSE stream: closing the stream ends the session (no resumability in 2024-11-05).
  */
 import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
-import type {
-  Inbound,
-  JsonRpcMessage,
-  Transport,
-  TransportMessageExtra,
-  TransportSendOptions,
-} from '@switchboard/jsonrpc';
+import type { Inbound, JsonRpcMessage, TransportMessageExtra, TransportSendOptions } from '@switchboard/jsonrpc';
+import { HttpSessionTransportBase } from './sessionLease.js';
+import type { SessionRecordLink } from './sessionLease.js';
 import { formatMessageEvent } from './sse.js';
 import type { SseChannel } from './sse.js';
-
-const RESOLVED: Promise<void> = Promise.resolve();
 
 /** The `endpoint` event (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE": the first event on connect). */
 export function formatEndpointEvent(uri: string): string {
   return `event: endpoint\ndata: ${uri}\n\n`;
 }
 
+/** @internal Construction options, supplied by the HTTP handler. */
+export interface HttpSseSessionTransportInit {
+  readonly sessionId: string;
+  /** The session's stream; the handler wrote the `endpoint` event into it first. */
+  readonly channel: SseChannel;
+  readonly onClosed: (transport: HttpSseSessionTransport) => void;
+  readonly record?: SessionRecordLink | undefined;
+}
+
 /**
  * One 2024-11-05 HTTP+SSE session's transport: everything sent goes out on its SSE stream as `event: message`.
  * Created by the HTTP handler on `GET /sse`.
  */
-export class HttpSseSessionTransport implements Transport {
-  /** The session id (the `sessionId` query parameter of the POST endpoint). */
-  readonly sessionId: string;
-  onmessage: Transport['onmessage'] = undefined;
-  onerror: Transport['onerror'] = undefined;
-  onclose: Transport['onclose'] = undefined;
-
+export class HttpSseSessionTransport extends HttpSessionTransportBase<HttpSseSessionTransport> {
   readonly #channel: SseChannel;
-  readonly #onClosed: (transport: HttpSseSessionTransport) => void;
-  #closed = false;
   #used = false;
-  /** @internal `Date.now()` when the stream opened. */
-  readonly createdAt = Date.now();
 
-  /** @internal Created by the HTTP handler, which writes the `endpoint` event into `channel` first. */
-  constructor(sessionId: string, channel: SseChannel, onClosed: (transport: HttpSseSessionTransport) => void) {
-    this.sessionId = sessionId;
-    this.#channel = channel;
-    this.#onClosed = onClosed;
+  /** @internal Created by the HTTP handler. */
+  constructor(init: HttpSseSessionTransportInit) {
+    super(init);
+    this.#channel = init.channel;
   }
 
-  /** Whether the session is closed. */
-  get closed(): boolean {
-    return this.#closed;
+  /** The transport does not see requests: the Peer answers them on the stream, whenever. */
+  get requestInFlight(): boolean {
+    return false;
   }
 
   /**
-   * @internal Whether the client POSTed anything yet. A session that never does is closed after the handler's
-   * `sessionHandshakeTimeoutMs`.
+   * Whether the stream is open and the client POSTed on the session: such a session lives as long as its
+   * stream. One that never POSTs is closed after the handler's `sessionHandshakeTimeoutMs`.
    */
-  get used(): boolean {
-    return this.#used;
-  }
-
-  /** Nothing to start: the stream is already open. */
-  start(): Promise<void> {
-    return RESOLVED;
+  get streamOpen(): boolean {
+    return this.#used && this.#channel.open;
   }
 
   /**
@@ -75,7 +62,7 @@ export class HttpSseSessionTransport implements Transport {
    * @throws JsonRpcLocalError `connection_closed` when the stream is gone.
    */
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], _options?: TransportSendOptions): Promise<void> {
-    if (this.#closed || !this.#channel.open) {
+    if (this.closed || !this.#channel.open) {
       return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `SSE stream closed: session '${this.sessionId}'`));
     }
     if (Array.isArray(message)) {
@@ -83,26 +70,20 @@ export class HttpSseSessionTransport implements Transport {
     } else {
       this.#channel.write(formatMessageEvent(JSON.stringify(message)));
     }
+    this.touch();
     // Backpressure: waits while the client is not reading (see the handler's maxSseBufferBytes).
     return this.#channel.ready();
   }
 
-  /** Ends the SSE stream and the session; idempotent. */
-  close(): Promise<void> {
-    if (this.#closed) return RESOLVED;
-    this.#closed = true;
+  /** Ends the SSE stream. */
+  protected release(): void {
     this.#channel.end();
-    try {
-      this.#onClosed(this);
-    } finally {
-      this.onclose?.();
-    }
-    return RESOLVED;
   }
 
   /** @internal Hands a POSTed message to the session. */
   _receive(inbound: Inbound, extra: TransportMessageExtra): void {
     this.#used = true;
+    this.touch();
     this.onmessage?.(inbound, extra);
   }
 }

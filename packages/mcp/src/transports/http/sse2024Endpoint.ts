@@ -33,13 +33,18 @@ export class Sse2024Endpoint {
       return refusalOutput('notAcceptableSse', { detail: `got '${input.header('accept') ?? ''}'` });
     }
     const sessionId = newSessionId();
-    const refused = await context.admit(sessionId, 'legacy-sse', input);
+    const refused = await context.admit({ sessionId, kind: 'legacy-sse', input, streamPrefix: null });
     if (refused !== undefined) return refused;
     const channel = new SseChannel(context.maxSseBufferBytes);
     // 2024-11-05 "HTTP with SSE": on connect the server MUST send an `endpoint` event with the POST URI.
     channel.write(formatEndpointEvent(`${this.#messagesPath}?sessionId=${sessionId}`));
-    const transport = new HttpSseSessionTransport(sessionId, channel, (t) => {
-      context.table.remove(t.sessionId, t);
+    const transport = new HttpSseSessionTransport({
+      sessionId,
+      channel,
+      onClosed: (t) => {
+        context.table.remove(t.sessionId, t);
+      },
+      record: context.table.link(sessionId),
     });
     const entry: HttpSseEntry = { kind: 'legacy-sse', transport, session: undefined };
     context.table.add(entry);

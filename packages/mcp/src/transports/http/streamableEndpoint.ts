@@ -14,6 +14,7 @@ import type { HttpInitializeDecision, HttpRefusalDecision, ResponseMode } from '
 import { HttpStatus, errorOutput } from './refusals.js';
 import { phaseAfterPost } from './sessionTable.js';
 import type { StreamableEntry } from './sessionTable.js';
+import { newStreamPrefix } from './sessionLease.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
 import type { EventStore } from '../../stores/eventStore.js';
 
@@ -100,7 +101,8 @@ export class StreamableEndpoint {
     // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: the id is assigned on the response that
     // carries the InitializeResult.
     const sessionId = newSessionId();
-    const refused = await context.admit(sessionId, 'streamable-http', input);
+    const streamPrefix = newStreamPrefix();
+    const refused = await context.admit({ sessionId, kind: 'streamable-http', input, streamPrefix });
     if (refused !== undefined) return refused;
     const transport = new StreamableHttpSessionTransport({
       sessionId,
@@ -111,6 +113,8 @@ export class StreamableEndpoint {
       maxSseBufferBytes: context.maxSseBufferBytes,
       sseAfterMs: settings.sseAfterMs,
       onClosed: (t) => context.table.remove(t.sessionId, t),
+      streamPrefix,
+      record: context.table.link(sessionId),
     });
     const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
     context.table.add(entry);
