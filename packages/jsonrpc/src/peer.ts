@@ -8,7 +8,7 @@ import { runBatch } from './batch.js';
 import { errorResponse, type Inbound, type InboundSingle } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
 import { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
-import { InboundScheduler } from './inbound.js';
+import { InboundScheduler, type InboundHost } from './inbound.js';
 import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
@@ -114,7 +114,32 @@ export class Peer<Ctx = unknown> {
   #pending: PendingRequests | undefined = undefined;
   readonly #inbound: InboundScheduler<Ctx>;
   /** What the inbound scheduler reads of the peer; `closed` is set when the connection closes. */
-  readonly #host: { closed: boolean };
+  readonly #host: InboundHost & { closed: boolean };
+
+  /**
+   * The {@link InboundHost} of one peer: its methods live on one shared prototype, so a connection holds a
+   * two-field object here instead of three closures (it is declared in the class body to reach the private methods).
+   */
+  static readonly #Link = class PeerLink<C> implements InboundHost {
+    closed = false;
+    readonly #peer: Peer<C>;
+
+    constructor(peer: Peer<C>) {
+      this.#peer = peer;
+    }
+
+    reply(response: JsonRpcResponse): void {
+      this.#peer.#reply(response);
+    }
+
+    pauseInput(paused: boolean): void {
+      this.#peer.#pauseInput(paused);
+    }
+
+    requestCancelled(id: JsonRpcId): void {
+      this.#peer.#requestCancelled(id);
+    }
+  };
 
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -149,12 +174,7 @@ export class Peer<Ctx = unknown> {
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
     this.#cancelNotification = options.cancelNotification;
     this.#instrumentation = options.instrumentation;
-    const host = {
-      closed: false,
-      reply: (response: JsonRpcResponse) => this.#reply(response),
-      pauseInput: (paused: boolean) => this.#pauseInput(paused),
-      requestCancelled: (id: JsonRpcId) => this.#requestCancelled(id),
-    };
+    const host = new Peer.#Link<Ctx>(this);
     this.#host = host;
     this.#inbound = new InboundScheduler<Ctx>(host, {
       dispatcher: this.#dispatcher,
