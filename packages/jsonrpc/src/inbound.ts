@@ -98,8 +98,10 @@ export class InboundScheduler<Ctx> {
 
   /** Inbound requests by id (queued or running). */
   readonly #inbound = new Map<JsonRpcId, InboundJob<Ctx>>();
-  #idleWaiters: (() => void)[] = [];
-  readonly #queue: InboundJob<Ctx>[] = [];
+  /** {@link Peer.whenIdle} callers waiting; made by the first one (most connections never wait). */
+  #idleWaiters: (() => void)[] | undefined = undefined;
+  /** Requests waiting for a slot, from `#queueHead` on; made when the first one has to wait. */
+  #queue: InboundJob<Ctx>[] | undefined = undefined;
   #queueHead = 0;
   #draining = false;
   #active = 0;
@@ -126,7 +128,7 @@ export class InboundScheduler<Ctx> {
   whenIdle(): Promise<void> {
     if (this.#inbound.size === 0 || this.#host.closed) return RESOLVED_VOID;
     return new Promise((resolve) => {
-      this.#idleWaiters.push(resolve);
+      (this.#idleWaiters ??= []).push(resolve);
     });
   }
 
@@ -158,8 +160,9 @@ export class InboundScheduler<Ctx> {
     this.#inbound.set(message.id, job);
     if (this.#active < this.#maxConcurrent) this.#run(job);
     else {
-      this.#queue.push(job);
-      if (this.#queue.length - this.#queueHead >= this.#maxQueued) this.#pauseInput(true);
+      const queue = (this.#queue ??= []);
+      queue.push(job);
+      if (queue.length - this.#queueHead >= this.#maxQueued) this.#pauseInput(true);
     }
   }
 
@@ -188,7 +191,7 @@ export class InboundScheduler<Ctx> {
       this.#ended(job, false);
     }
     this.#inbound.clear();
-    this.#queue.length = 0;
+    if (this.#queue !== undefined) this.#queue.length = 0;
     this.#queueHead = 0;
     this.#notifyIfIdle();
   }
@@ -258,14 +261,15 @@ export class InboundScheduler<Ctx> {
       job.end = undefined;
       endRequest(end, response === undefined ? OUTCOME_CANCELLED : responseOutcome(response), this.#logger);
     }
-    if (this.#idleWaiters.length > 0) this.#notifyIfIdle();
+    if (this.#idleWaiters !== undefined) this.#notifyIfIdle();
   }
 
   /** Resolves the {@link Peer.whenIdle} waiters once nothing inbound is left. */
   #notifyIfIdle(): void {
     if (this.#inbound.size !== 0 && !this.#host.closed) return;
     const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
+    if (waiters === undefined) return;
+    this.#idleWaiters = undefined;
     for (const resolve of waiters) resolve();
   }
 
@@ -283,6 +287,8 @@ export class InboundScheduler<Ctx> {
 
   #drainQueue(): void {
     const queue = this.#queue;
+    // No request ever waited for a slot: nothing to start, and input was never paused.
+    if (queue === undefined) return;
     while (this.#queueHead < queue.length) {
       const job = queue[this.#queueHead]!;
       // Cancelled entries are skipped even with no slot free, so an empty queue is seen as empty (pauseInput).

@@ -8,7 +8,7 @@ import { runBatch } from './batch.js';
 import { errorResponse, type Inbound, type InboundSingle } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
 import { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
-import { InboundScheduler } from './inbound.js';
+import { InboundScheduler, type InboundHost } from './inbound.js';
 import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
@@ -109,10 +109,37 @@ export class Peer<Ctx = unknown> {
   readonly #dispatcher: Dispatcher<Ctx>;
   readonly #cancelNotification: PeerOptions<Ctx>['cancelNotification'];
   readonly #logger: Logger;
-  readonly #pending: PendingRequests;
+  readonly #instrumentation: Instrumentation | undefined;
+  /** The outbound request table; made by the first {@link Peer.request} (an idle connection never needs one). */
+  #pending: PendingRequests | undefined = undefined;
   readonly #inbound: InboundScheduler<Ctx>;
   /** What the inbound scheduler reads of the peer; `closed` is set when the connection closes. */
-  readonly #host: { closed: boolean };
+  readonly #host: InboundHost & { closed: boolean };
+
+  /**
+   * The {@link InboundHost} of one peer: its methods live on one shared prototype, so a connection holds a
+   * two-field object here instead of three closures (it is declared in the class body to reach the private methods).
+   */
+  static readonly #Link = class PeerLink<C> implements InboundHost {
+    closed = false;
+    readonly #peer: Peer<C>;
+
+    constructor(peer: Peer<C>) {
+      this.#peer = peer;
+    }
+
+    reply(response: JsonRpcResponse): void {
+      this.#peer.#reply(response);
+    }
+
+    pauseInput(paused: boolean): void {
+      this.#peer.#pauseInput(paused);
+    }
+
+    requestCancelled(id: JsonRpcId): void {
+      this.#peer.#requestCancelled(id);
+    }
+  };
 
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -146,21 +173,8 @@ export class Peer<Ctx = unknown> {
     this.#logger = logger;
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
     this.#cancelNotification = options.cancelNotification;
-    this.#pending = new PendingRequests(
-      {
-        send: (message, related) => this.#send(message, related),
-        sendError: (error, what) => this.#sendError(error, what),
-        abandoned: (id, reason, related) => this.#sendCancel(id, reason, related),
-      },
-      logger,
-      options.instrumentation,
-    );
-    const host = {
-      closed: false,
-      reply: (response: JsonRpcResponse) => this.#reply(response),
-      pauseInput: (paused: boolean) => this.#pauseInput(paused),
-      requestCancelled: (id: JsonRpcId) => this.#requestCancelled(id),
-    };
+    this.#instrumentation = options.instrumentation;
+    const host = new Peer.#Link<Ctx>(this);
     this.#host = host;
     this.#inbound = new InboundScheduler<Ctx>(host, {
       dispatcher: this.#dispatcher,
@@ -185,7 +199,7 @@ export class Peer<Ctx = unknown> {
 
   /** Number of outbound requests awaiting a response. */
   get pendingCount(): number {
-    return this.#pending.size;
+    return this.#pending?.size ?? 0;
   }
 
   /** Number of inbound requests being handled or waiting for a slot. */
@@ -224,7 +238,7 @@ export class Peer<Ctx = unknown> {
     if (this.#closed || this.#closing !== undefined) {
       return Promise.reject(localError(LocalErrorCode.ConnectionClosed, `Connection closed: cannot send request "${method}"`));
     }
-    return this.#pending.request<T>(method, params, options);
+    return this.#outbound().request<T>(method, params, options);
   }
 
   /**
@@ -254,7 +268,7 @@ export class Peer<Ctx = unknown> {
    * @returns How many requests were rejected.
    */
   failPending(reason = 'the peer can no longer respond'): number {
-    return this.#pending.failAll((method) => `Connection closed: request "${method}" got no response: ${reason}`);
+    return this.#pending?.failAll((method) => `Connection closed: request "${method}" got no response: ${reason}`) ?? 0;
   }
 
   /**
@@ -265,7 +279,7 @@ export class Peer<Ctx = unknown> {
    * @returns Whether a pending request was found for the token.
    */
   reportProgress(token: string | number, progress: unknown): boolean {
-    return this.#pending.reportProgress(token, progress);
+    return this.#pending?.reportProgress(token, progress) ?? false;
   }
 
   /**
@@ -323,6 +337,20 @@ export class Peer<Ctx = unknown> {
 
   // ---- outbound ----
 
+  /** The outbound request table, made on first use. */
+  #outbound(): PendingRequests {
+    this.#pending ??= new PendingRequests(
+      {
+        send: (message, related) => this.#send(message, related),
+        sendError: (error, what) => this.#sendError(error, what),
+        abandoned: (id, reason, related) => this.#sendCancel(id, reason, related),
+      },
+      this.#logger,
+      this.#instrumentation,
+    );
+    return this.#pending;
+  }
+
   #send(message: JsonRpcMessage | readonly JsonRpcMessage[], relatedRequestId: JsonRpcId | undefined): Promise<void> {
     const options: TransportSendOptions | undefined = relatedRequestId === undefined ? undefined : { relatedRequestId };
     try {
@@ -379,7 +407,7 @@ export class Peer<Ctx = unknown> {
   }
 
   #onResponse(response: JsonRpcResponse, invalid: string | undefined): void {
-    if (this.#pending.respond(response, invalid)) return;
+    if (this.#pending?.respond(response, invalid) === true) return;
     const id = response.id;
     if (id === null && 'error' in response) {
       const error = JsonRpcError.fromObject(response.error);
@@ -470,7 +498,7 @@ export class Peer<Ctx = unknown> {
     if (this.#closed) return;
     this.#closed = true;
     this.#host.closed = true;
-    this.#pending.failAll((method) => `Connection closed: request "${method}" got no response`);
+    this.#pending?.failAll((method) => `Connection closed: request "${method}" got no response`);
     this.#inbound.closeAll();
     const onclose = this.onclose;
     if (onclose !== undefined) {

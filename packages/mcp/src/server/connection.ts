@@ -7,6 +7,7 @@ import {
   Peer,
   type Dispatcher,
   type InboundSingle,
+  type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type Logger,
@@ -67,6 +68,14 @@ class ConnectionFacts implements InboundFacts {
   }
 }
 
+/**
+ * The notice of a request we abandon (MCP 2025-11-25 basic/utilities/cancellation.mdx "Cancellation Flow"): one
+ * function for every connection, so an idle connection holds no closure of its own for it.
+ */
+function abandonedRequestNotice(requestId: JsonRpcId, reason: string): JsonRpcNotification {
+  return cancelledNotification({ requestId, reason });
+}
+
 /** A server connection (see the module comment); the `ServerSession` transports and hosts see. */
 export class Connection implements ServerSession, RequestFacts {
   readonly id: string | undefined;
@@ -91,8 +100,7 @@ export class Connection implements ServerSession, RequestFacts {
       transport,
       dispatcher: host.dispatcher,
       context: (_message, extra) => (extra === undefined ? this.#defaultContext : this.#context(extra)),
-      // MCP 2025-11-25 basic/utilities/cancellation.mdx: a request we abandon is announced with notifications/cancelled.
-      cancelNotification: (requestId, reason): JsonRpcNotification => cancelledNotification({ requestId, reason }),
+      cancelNotification: abandonedRequestNotice,
       maxConcurrentInbound: host.maxConcurrentInbound,
       maxQueuedInbound: host.maxQueuedInbound,
       logger: host.logger,

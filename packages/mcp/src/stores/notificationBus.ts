@@ -33,7 +33,8 @@ export interface NotificationBus {
 
 /** The in-process {@link NotificationBus}: listeners are called synchronously, in subscription order. */
 export class InMemoryNotificationBus implements NotificationBus {
-  readonly #listeners = new Set<BusListener>();
+  /** One entry per subscription (an object, not a wrapper closure: smaller, and it is what unsubscribing removes). */
+  readonly #listeners = new Set<{ readonly listener: BusListener }>();
 
   /** The number of listeners now (one per live connection of a server). */
   get size(): number {
@@ -42,9 +43,9 @@ export class InMemoryNotificationBus implements NotificationBus {
 
   publish(message: BusMessage): Promise<void> {
     const deliveries: Promise<void>[] = [];
-    for (const listener of this.#listeners) {
+    for (const entry of this.#listeners) {
       try {
-        const delivery = listener(message);
+        const delivery = entry.listener(message);
         if (delivery !== undefined) deliveries.push(delivery);
       } catch {
         // A listener's failure is its own (connections log theirs); the others still hear of the message.
@@ -54,11 +55,11 @@ export class InMemoryNotificationBus implements NotificationBus {
   }
 
   subscribe(listener: BusListener): () => void {
-    // A wrapper per subscription, so the same function subscribed twice is removed one at a time.
-    const own: BusListener = (message) => listener(message);
-    this.#listeners.add(own);
+    // An entry per subscription, so the same function subscribed twice is removed one at a time.
+    const entry = { listener };
+    this.#listeners.add(entry);
     return () => {
-      this.#listeners.delete(own);
+      this.#listeners.delete(entry);
     };
   }
 }
