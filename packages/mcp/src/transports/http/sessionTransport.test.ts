@@ -60,7 +60,7 @@ describe('StreamableHttpSessionTransport told, not reading', () => {
   // Enabled by the lead once the server calls setProtocolVersion() and the Peer calls requestCancelled(), and the
   // FALLBACK code in sessionTransport.ts (#sniffCancels, CANCELLED, #initId and the initialize-result block in
   // #route) is deleted: method knowledge lives in the inbound step, the transport only routes.
-  it.each(['sessionTransport.ts', 'streamRouter.ts', 'sessionLease.ts'])('%s names no MCP method', (file) => {
+  it.each(['sessionTransport.ts', 'streamRouter.ts', 'sessionLease.ts', 'sessionExchangeHost.ts'])('%s names no MCP method', (file) => {
     const source = readFileSync(new URL(`./${file}`, import.meta.url), 'utf8');
     const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
     expect(code.match(/['"`](initialize|notifications\/[\w/]+|[a-z]+\/[a-z][\w/]*)['"`]/g) ?? []).toEqual([]);

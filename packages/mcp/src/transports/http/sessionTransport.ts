@@ -23,12 +23,11 @@ import { StreamRouter } from './streamRouter.js';
 import type { CloseSseStreamOptions } from './ssePolling.js';
 import type { SessionRecordLink } from './sessionLease.js';
 import { OutStream, PRIMING } from './exchange.js';
-import type { ExchangeHost } from './exchange.js';
 import type { HttpMessageDecision, ResponseShape } from './ladder.js';
 import { HttpStatus, refusalOutput } from './refusals.js';
 import type { HttpRefusalName } from './refusals.js';
 import { Resumption } from './resumption.js';
-import { REVISION_FEATURES, isLegacyRevision } from '../../protocol/revisions.js';
+import { SessionExchangeHost, primesAt, settleCleanup } from './sessionExchangeHost.js';
 import type { EventStore } from '../../stores/eventStore.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
@@ -71,11 +70,11 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   /** `<token>.`: the start of every stream id of this session; `token` is random and is not the session id. */
   readonly #prefix: string;
   /** What this session's exchanges need from it (one object per session). */
-  readonly #host: ExchangeHost;
+  /** The exchanges' view of this session. */
+  readonly #host: SessionExchangeHost;
   readonly #resumption: Resumption;
   /** The session's streams and where each outbound message goes. */
   readonly #router: StreamRouter;
-  #counter = 0;
 
   /** @internal Created by the HTTP handler. */
   constructor(init: SessionTransportInit) {
@@ -87,40 +86,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.#sseAfterMs = init.sseAfterMs;
     this.#prefix = init.streamPrefix ?? newStreamPrefix();
     this.#router = new StreamRouter({ sessionId: init.sessionId, logger: init.logger });
-    const streams = this.#router.streams;
-    const stored = this.#storedStreams;
-    const isClosed = (): boolean => this.closed;
-    const primes = (): boolean => this.#primes();
-    const forget = (streamId: string): void => {
-      stored.delete(streamId);
-      this.#settle(this.#store?.deleteStream?.(streamId));
-    };
-    const nextId = (): string => `${this.#prefix}${++this.#counter}`;
-    this.#host = {
-      sessionId: init.sessionId,
-      eventStore: init.eventStore,
-      logger: init.logger,
-      retryMs: init.retryMs,
-      maxSseBufferBytes: init.maxSseBufferBytes,
-      sseHeaders: Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId }),
-      jsonHeaders: Object.freeze({ ...JSON_HEADERS, 'mcp-session-id': init.sessionId }),
-      acceptedHeaders: Object.freeze({ 'mcp-session-id': init.sessionId }),
-      get closed() {
-        return isClosed();
-      },
-      primes,
-      opened(stream) {
-        stream.id = nextId();
-        streams.set(stream.id, stream);
-      },
-      finished(stream) {
-        streams.delete(stream.id);
-      },
-      stored(streamId) {
-        stored.add(streamId);
-      },
-      forget,
-    };
+    this.#host = new SessionExchangeHost({ owner: this, init, prefix: this.#prefix, streams: this.#router.streams, stored: this.#storedStreams });
     this.#resumption = new Resumption({
       sessionId: init.sessionId,
       eventStore: init.eventStore,
@@ -241,6 +207,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
 
   /** Ends the session's streams (pending JSON answers get 404 "Session not found") and their stored history. */
   protected release(): void {
+    this.#host.closed = true;
     const store = this.#store;
     this.#router.abortAll();
     // Every stream that has history leaves the store with its session: the live ones above and the finished ones
@@ -354,8 +321,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   // Internals
 
   #primes(): boolean {
-    const version = this.protocolVersion;
-    return version !== undefined && isLegacyRevision(version) && REVISION_FEATURES[version].ssePriming;
+    return primesAt(this.protocolVersion);
   }
 
   /** Hands a POST's messages to the session, remembering which exchange a whole-POST refusal answers. */
@@ -383,8 +349,6 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   }
 
   #settle(result: void | Promise<void>): void {
-    if (result !== undefined) {
-      result.catch((error: unknown) => this.#logger.debug('Event store cleanup failed', { error }));
-    }
+    settleCleanup(result, this.#logger);
   }
 }
