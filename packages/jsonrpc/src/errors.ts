@@ -93,3 +93,11 @@ export class JsonRpcLocalError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A {@link JsonRpcLocalError} with `cause` set only when there is one (so `'cause' in error` means a cause exists).
+ * Internal to the engine: not exported from the package entry.
+ */
+export function localError(code: LocalErrorCodeValue, message: string, cause?: unknown): JsonRpcLocalError {
+  return cause === undefined ? new JsonRpcLocalError(code, message) : new JsonRpcLocalError(code, message, { cause });
+}

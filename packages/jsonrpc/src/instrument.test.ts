@@ -5,7 +5,7 @@ import type { HandlerContext } from './dispatcher.js';
 import { JsonRpcError } from './errors.js';
 import type { Instrumentation, RequestOutcome } from './instrument.js';
 import { Peer } from './peer.js';
-import type { PeerOptions } from './peer.js';
+import type { PeerOptions } from './peerOptions.js';
 import { captureLogger, scriptedTransport } from './testing.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -6,7 +6,7 @@ import { JsonRpcError, JsonRpcLocalError } from './errors.js';
 import { createMemoryTransportPair } from './memory.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';
 import { Peer } from './peer.js';
-import type { PeerOptions } from './peer.js';
+import type { PeerOptions } from './peerOptions.js';
 import { captureLogger, scriptedTransport } from './testing.js';
 import type { JsonRpcId } from './message.js';
 

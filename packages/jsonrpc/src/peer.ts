@@ -5,81 +5,25 @@
  * @see https://www.jsonrpc.org/specification §4 (Request), §4.1 (Notification), §5 (Response), §6 (Batch)
  */
 import { runBatch } from './batch.js';
-import { errorResponse, type Inbound, type InboundSingle } from './classify.js';
+import type { Inbound, InboundSingle } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
-import { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+import { JsonRpcError, JsonRpcLocalError, LocalErrorCode, localError } from './errors.js';
 import { InboundScheduler, type InboundHost } from './inbound.js';
 import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
 import type {
-  JsonRpcErrorResponse,
   JsonRpcId,
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcParams,
-  JsonRpcRequest,
   JsonRpcResponse,
 } from './message.js';
 import { PendingRequests, type PeerRequestOptions } from './pending.js';
+import { DEFAULT_MAX_CONCURRENT_INBOUND, DEFAULT_MAX_QUEUED_INBOUND, type PeerNotifyOptions, type PeerOptions } from './peerOptions.js';
+import { unsendableStandIn } from './reply.js';
 import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
-
-/** Default for {@link PeerOptions.maxConcurrentInbound}. */
-export const DEFAULT_MAX_CONCURRENT_INBOUND = 64;
-/** Default for {@link PeerOptions.maxQueuedInbound}. */
-export const DEFAULT_MAX_QUEUED_INBOUND = 1024;
-
-/** Options of one outbound notification. */
-export interface PeerNotifyOptions {
-  /** Routing hint passed to the transport. @default none */
-  readonly relatedRequestId?: JsonRpcId;
-}
-
-/** {@link Peer} construction options. */
-export interface PeerOptions<Ctx> {
-  /** The channel. The peer sets its `onmessage`, `onerror` and `onclose`. */
-  readonly transport: Transport;
-  /** Handles inbound requests and notifications. Without one, every inbound request gets -32601. @default none */
-  readonly dispatcher?: Dispatcher<Ctx>;
-  /**
-   * Builds the dispatcher context of one inbound request or notification. Called once per inbound message,
-   * on arrival (before it waits for a concurrency slot). A throw answers a request with -32603.
-   * @default `() => undefined`
-   */
-  readonly context?: (message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined) => Ctx;
-  /**
-   * The notification to send when an outbound request is abandoned (aborted or timed out), e.g. MCP's
-   * `notifications/cancelled`. Return `undefined` to send nothing. @default none
-   */
-  readonly cancelNotification?: (id: JsonRpcId, reason: string) => JsonRpcNotification | undefined;
-  /**
-   * Inbound requests handled at once (batch members count one each); more wait in arrival order.
-   * Notifications are never queued (a cancellation must get through a full queue). A positive integer.
-   * @default 64 ({@link DEFAULT_MAX_CONCURRENT_INBOUND})
-   */
-  readonly maxConcurrentInbound?: number;
-  /**
-   * Requests that may wait for a slot before the transport is asked to stop reading ({@link Transport.pauseInput});
-   * reading resumes once half of them got a slot. So what a client pipelines stays in the pipe instead of in memory,
-   * while messages a running request needs (its cancellation, the answer to a server-to-client request) still get
-   * read behind a modest backlog. A positive integer.
-   * @default 1024 ({@link DEFAULT_MAX_QUEUED_INBOUND})
-   */
-  readonly maxQueuedInbound?: number;
-  /** Reports unknown response ids (warn), transport errors and handler failures (error). @default silentLogger */
-  readonly logger?: Logger;
-  /**
-   * Sees every inbound and outbound request begin and end (tracing, failure analytics); see
-   * {@link Instrumentation}. A request refused before it gets an id (connection closed, invalid timeout, an
-   * already-aborted signal) is not reported. @default none (nothing is called or allocated for it)
-   */
-  readonly instrumentation?: Instrumentation;
-}
-
-function localError(code: JsonRpcLocalError['code'], message: string, cause?: unknown): JsonRpcLocalError {
-  return cause === undefined ? new JsonRpcLocalError(code, message) : new JsonRpcLocalError(code, message, { cause });
-}
 
 /**
  * Bidirectional JSON-RPC endpoint.
@@ -113,19 +57,20 @@ export class Peer<Ctx = unknown> {
   /** The outbound request table; made by the first {@link Peer.request} (an idle connection never needs one). */
   #pending: PendingRequests | undefined = undefined;
   readonly #inbound: InboundScheduler<Ctx>;
-  /** What the inbound scheduler reads of the peer; `closed` is set when the connection closes. */
-  readonly #host: InboundHost & { closed: boolean };
 
   /**
    * The {@link InboundHost} of one peer: its methods live on one shared prototype, so a connection holds a
    * two-field object here instead of three closures (it is declared in the class body to reach the private methods).
    */
   static readonly #Link = class PeerLink<C> implements InboundHost {
-    closed = false;
     readonly #peer: Peer<C>;
 
     constructor(peer: Peer<C>) {
       this.#peer = peer;
+    }
+
+    get closed(): boolean {
+      return this.#peer.#closed;
     }
 
     reply(response: JsonRpcResponse): void {
@@ -174,9 +119,7 @@ export class Peer<Ctx = unknown> {
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
     this.#cancelNotification = options.cancelNotification;
     this.#instrumentation = options.instrumentation;
-    const host = new Peer.#Link<Ctx>(this);
-    this.#host = host;
-    this.#inbound = new InboundScheduler<Ctx>(host, {
+    this.#inbound = new InboundScheduler<Ctx>(new Peer.#Link<Ctx>(this), {
       dispatcher: this.#dispatcher,
       context: options.context,
       maxConcurrent: limit,
@@ -484,8 +427,8 @@ export class Peer<Ctx = unknown> {
       }
       this.#logger.error('Response could not be sent: sending -32603 instead', { error });
       const fallback = Array.isArray(reply)
-        ? (reply as readonly JsonRpcResponse[]).map((member) => internalErrorFor(member))
-        : internalErrorFor(reply as JsonRpcResponse);
+        ? (reply as readonly JsonRpcResponse[]).map((member) => unsendableStandIn(member))
+        : unsendableStandIn(reply as JsonRpcResponse);
       this.#send(fallback, related).then(undefined, (failure: unknown) => {
         this.#logger.error('Fallback error response could not be sent', { error: failure });
       });
@@ -497,7 +440,6 @@ export class Peer<Ctx = unknown> {
   #handleClose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#host.closed = true;
     this.#pending?.failAll((method) => `Connection closed: request "${method}" got no response`);
     this.#inbound.closeAll();
     const onclose = this.onclose;
@@ -509,11 +451,4 @@ export class Peer<Ctx = unknown> {
       }
     }
   }
-}
-
-/** The -32603 stand-in for a response that could not be sent (an error response stays what it was). */
-function internalErrorFor(response: JsonRpcResponse): JsonRpcErrorResponse {
-  return 'error' in response && response.error.code !== ErrorCode.InternalError
-    ? errorResponse(response.id, { code: response.error.code, message: response.error.message })
-    : errorResponse(response.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] });
 }

@@ -5,7 +5,7 @@
  *
  * @see https://www.jsonrpc.org/specification §4 (Request), §5 (Response)
  */
-import { JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+import { JsonRpcError, LocalErrorCode, localError, type JsonRpcLocalError } from './errors.js';
 import { beginRequest, endRequest, failureOutcome, OUTCOME_RESULT, type Instrumentation, type RequestEnd } from './instrument.js';
 import type { Logger } from './logger.js';
 import { JSONRPC_VERSION, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from './message.js';
@@ -72,9 +72,6 @@ interface Pending {
   end: RequestEnd | undefined;
 }
 
-function localError(code: JsonRpcLocalError['code'], message: string, cause?: unknown): JsonRpcLocalError {
-  return cause === undefined ? new JsonRpcLocalError(code, message) : new JsonRpcLocalError(code, message, { cause });
-}
 
 /** The outbound pending table of one peer. */
 export class PendingRequests {

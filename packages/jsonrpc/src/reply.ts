@@ -41,3 +41,14 @@ export function stringifyReply(reply: JsonRpcResponse | readonly JsonRpcResponse
     return `[${parts.join(',')}]`;
   }
 }
+
+/**
+ * What is sent in place of a response the transport could not send (typically a result that cannot be
+ * serialized): the same id with -32603 "Internal error"; an error response keeps its code and message (its `data`,
+ * the likely culprit, is dropped).
+ */
+export function unsendableStandIn(response: JsonRpcResponse): JsonRpcResponse {
+  return 'error' in response && response.error.code !== ErrorCode.InternalError
+    ? errorResponse(response.id, { code: response.error.code, message: response.error.message })
+    : internalError(response.id);
+}
