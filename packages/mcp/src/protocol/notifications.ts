@@ -19,7 +19,9 @@ export const PROGRESS_METHOD = 'notifications/progress';
 
 /** What `notifications/cancelled` says: which request to stop, and optionally why. */
 export interface CancelledParams {
+  /** The id of the request being cancelled, exactly as it was sent (never coerced: `0` is not `"0"`). */
   readonly requestId: JsonRpcId;
+  /** Why, for logs; optional on the wire. */
   readonly reason?: string;
 }
 
@@ -46,8 +48,11 @@ export function parseCancelled(params: unknown): CancelledParams | undefined {
 
 /** What `notifications/progress` says (MCP 2025-11-25 basic/utilities/progress.mdx). */
 export interface ProgressParams {
+  /** The `_meta.progressToken` of the request this progress belongs to. */
   readonly progressToken: string | number;
+  /** Progress so far; increases with each notification (MCP 2025-11-25 basic/utilities/progress.mdx). */
   readonly progress: number;
+  /** The total, when known. */
   readonly total?: number;
   /** From 2025-03-26. */
   readonly message?: string;

@@ -33,6 +33,7 @@ import type { ClientRequestOptions, RequestContext, ServerSession } from './type
 export interface RequestFacts {
   /** The revision the request is served at; `undefined` before a session negotiated one. */
   readonly protocolVersion: string | undefined;
+  /** `clientInfo` the client sent (a session: its `initialize`), if any. */
   readonly clientInfo: Implementation | undefined;
   /** What the client declared; `{}` when nothing. */
   readonly clientCapabilities: ClientCapabilities;

@@ -10,13 +10,21 @@ import type { ClientCapabilities, Implementation, ServerCapabilities } from '../
 
 /** {@link SessionState} as plain JSON. */
 export interface SessionStateRecord {
+  /** The revision `initialize` negotiated, e.g. `'2025-11-25'`. */
   readonly protocolVersion: string;
+  /** `clientInfo` of the `initialize` request; absent when the client sent none. */
   readonly clientInfo?: Implementation;
+  /** The capabilities the client declared in `initialize`. */
   readonly clientCapabilities: ClientCapabilities;
+  /** The capabilities this session was told (fixed for its life; the gate and list-changed read them). */
   readonly serverCapabilities: ServerCapabilities;
+  /** Messages below this rank are not sent (`logging/setLevel`; 0 sends everything). */
   readonly logLevelRank: number;
+  /** The URIs of `resources/subscribe`, in subscription order. */
   readonly subscriptions: readonly string[];
+  /** The id of the `initialize` request, which must not be cancelled; `null` in JSON when unknown. */
   readonly initializeRequestId: JsonRpcId | null;
+  /** Whether `notifications/initialized` arrived. */
   readonly initialized: boolean;
 }
 
@@ -24,6 +32,7 @@ export interface SessionStateRecord {
 export class SessionState implements InboundSessionFacts {
   /** The negotiated revision. */
   readonly protocolVersion: string;
+  /** `clientInfo` of the `initialize` request, if the client sent one. */
   readonly clientInfo: Implementation | undefined;
   /** What the client declared in `initialize`. */
   readonly clientCapabilities: ClientCapabilities;

@@ -11,7 +11,9 @@ export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' |
 
 /** One stored task. Plain JSON. */
 export interface TaskRecord {
+  /** The task's id, unique in its store. */
   readonly taskId: string;
+  /** Where the task is in its life ({@link TaskStatus}). */
   readonly status: TaskStatus;
   /** A human-readable note on the status, if any. */
   readonly statusMessage?: string;
@@ -27,8 +29,11 @@ export interface TaskRecord {
 
 /** What {@link TaskStore.update} may change. */
 export interface TaskUpdate {
+  /** The new status. */
   readonly status: TaskStatus;
+  /** A human-readable note on it; omitted means none. */
   readonly statusMessage?: string;
+  /** The result (or error object) when the task completed or failed. */
   readonly result?: unknown;
 }
 

@@ -27,6 +27,7 @@ export interface StdioSession {
   endOfInput(): void;
   /** Resolves when the requests being handled answered, or after `timeoutMs` (milliseconds). */
   drain(timeoutMs: number): Promise<void>;
+  /** Closes the session and its transport; idempotent. */
   close(): Promise<void>;
 }
 

@@ -28,5 +28,6 @@ export interface McpHttpServerLike {
    * @returns A handle whose `close()` ends the session.
    */
   connect(transport: Transport, options?: HttpConnectOptions): Promise<HttpSessionHandle>;
+  /** The server's logger; the handler logs through it when no `logger` option is given. */
   readonly logger?: Logger;
 }
