@@ -10,6 +10,7 @@ import type { CallToolResult } from '../../protocol/types.js';
 import type { ServerRequestContext } from '../context.js';
 import { page } from '../pagination.js';
 import { isRecord, namedCall, paramsRecord } from '../params.js';
+import { InputRequiredSignal } from '../inputRound.js';
 import type { ToolEntry } from '../registry.js';
 import { invalidResult, toolContentProblem } from '../results.js';
 import type { ValidationOutcome } from '../schema.js';
@@ -84,6 +85,8 @@ export class ToolCalls {
   #failure(tool: ToolEntry, error: unknown, call: ServerRequestContext): CallToolResult {
     const name = tool.descriptor.name;
     if (error instanceof ToolError) return toolErrorResult(error.message);
+    // An input request without an answer yet: the modern-era rules answer input_required (inputRound.ts).
+    if (error instanceof InputRequiredSignal) throw error;
     if (error instanceof MissingClientCapabilityError) {
       const revision = call.facts.protocolVersion;
       if (revision !== undefined && !isLegacyRevision(revision)) throw error;
