@@ -196,6 +196,7 @@ export class RequestStateCodec {
    * @param binding the request it came with
    * @throws RequestStateError (as a rejection) code `too_large`, `malformed`, `unknown_key`, `bad_signature`,
    * `expired` or `rebound`
+   * @throws TypeError (as a rejection) when `binding.params` is circular or holds a `bigint`
    */
   async open(token: string, binding: RequestStateBinding): Promise<unknown> {
     if (typeof token !== 'string') throw malformed('not a string');
@@ -203,7 +204,7 @@ export class RequestStateCodec {
     const parts = token.split('.');
     const [version, keyId, first, second] = parts as [string, string, string, string];
     if (parts.length !== 4 || version !== (this.#encrypt ? SEALED : SIGNED)) throw malformed(`expected a "${this.#encrypt ? SEALED : SIGNED}" token`);
-    if (!BASE64URL.test(first) || !BASE64URL.test(second)) throw malformed('not URL-safe base64');
+    if (!isBase64Url(first) || !isBase64Url(second)) throw malformed('not URL-safe base64');
     const [keys, digest] = await Promise.all([this.#keyring(), bindingDigest(binding)]);
     const key = keys.get(keyId);
     if (key === undefined) throw new RequestStateError(RequestStateErrorCode.UnknownKey, `Invalid request state: unknown key id "${echo(keyId)}"`);
@@ -333,9 +334,13 @@ function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
-/** Bytes of URL-safe base64 text (charset already checked); `malformed` when its length cannot be base64. */
+/** Whether `text` is unpadded URL-safe base64: its alphabet, and a length base64 can have. */
+function isBase64Url(text: string): boolean {
+  return text.length % 4 !== 1 && BASE64URL.test(text);
+}
+
+/** Bytes of URL-safe base64 text already checked by {@link isBase64Url}. */
 function fromBase64Url(text: string): Bytes {
-  if (text.length % 4 === 1) throw malformed('not URL-safe base64');
   const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
