@@ -10,7 +10,8 @@
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
-import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
+import type { InboundRefusal } from '../../protocol/inbound.js';
+import type { ModernRefusal, ModernRefusalName } from './modernRungs.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
 
@@ -244,27 +245,36 @@ export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions
 
 /**
  * The HTTP status of each refusal of the transport-neutral inbound step (`protocol/inbound.ts`), when it is
- * sent as an HTTP error answer rather than inside a 200.
+ * sent as an HTTP error answer rather than inside a 200. Only modern messages are refused this way for their method
+ * (a session answers its own inside a 200), so the -32601 rows are 404.
  */
-const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
-  // MCP 2026-07-28 basic/transports/streamable-http.mdx: an unsupported revision is 400.
+const INBOUND_HTTP_STATUS: Readonly<Record<ModernRefusalName, HttpStatusCode>> = {
+  // MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header": an unsupported revision is 400.
   unsupportedRevision: HttpStatus.BadRequest,
   notInitialized: HttpStatus.BadRequest,
   alreadyInitialized: HttpStatus.BadRequest,
-  unknownMethod: HttpStatus.BadRequest,
-  notificationAsRequest: HttpStatus.BadRequest,
-  methodNotInRevision: HttpStatus.BadRequest,
-  capabilityNotAdvertised: HttpStatus.BadRequest,
+  // Same section: a method the server does not implement is 404 with -32601 (also a method removed in 2026-07-28
+  // or behind a capability not advertised: MCP 2026-07-28 basic/index.mdx "Error Codes").
+  unknownMethod: HttpStatus.NotFound,
+  notificationAsRequest: HttpStatus.NotFound,
+  methodNotInRevision: HttpStatus.NotFound,
+  capabilityNotAdvertised: HttpStatus.NotFound,
   batchNotAllowed: HttpStatus.BadRequest,
+  // MCP 2026-07-28 basic/index.mdx "Per-request protocol fields": a missing or malformed `_meta` field is 400.
+  invalidEnvelope: HttpStatus.BadRequest,
+  // MCP 2026-07-28 basic/transports/streamable-http.mdx "Server Validation": 400 with -32020.
+  headerMismatch: HttpStatus.BadRequest,
+  // MCP 2026-07-28 basic/index.mdx "Error Codes": -32021 is 400 on HTTP.
+  missingClientCapability: HttpStatus.BadRequest,
 };
 
 /**
  * A refusal of the inbound step as an HTTP refusal: the same JSON-RPC `code`, `message` and `data` that stdio
  * sends, with the HTTP status of {@link INBOUND_HTTP_STATUS}.
- * @param refusal - The inbound step's verdict.
+ * @param refusal - The inbound step's verdict (or one of the ladder's modern rungs).
  * @param id - The request id to echo when it is known; `null` otherwise.
  */
-export function httpInboundRefusal(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalResult {
+export function httpInboundRefusal(refusal: InboundRefusal | ModernRefusal, id: JsonRpcId | null): HttpRefusalResult {
   const error = refusal.data === undefined
     ? { code: refusal.code, message: refusal.message }
     : { code: refusal.code, message: refusal.message, data: refusal.data };
