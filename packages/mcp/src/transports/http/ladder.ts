@@ -5,15 +5,15 @@
  *
  * Classification is body-primary (docs/architecture.md "Transports"; MCP 2026-07-28 basic/versioning.mdx "Eras";
  * TS SDK `inboundClassification.ts`): a request or notification whose `params._meta` names
- * `io.modelcontextprotocol/protocolVersion` belongs to the stateless era; `initialize`, GET, DELETE, batches and
- * posted responses belong to the session era. Headers are cross-checked, never trusted alone. Until the
- * 2026-07-28 branch lands, a stateless-era message gets a clear refusal (`-32022`, HTTP 400, with the
- * supported revisions); serving it adds a decision kind here and its case in the endpoint.
+ * `io.modelcontextprotocol/protocolVersion` belongs to the modern era; `initialize`, GET, DELETE, batches and
+ * posted responses belong to the session era. Headers are cross-checked, never trusted alone. A modern message
+ * goes through the rungs of `modernLadder.ts` when the server serves a modern revision, else it is refused
+ * (`-32022`, HTTP 400, naming the revisions served).
  *
  * The order of the ladder (each step's rule is cited where it is applied):
  * 1. HTTP method (405) — POST, GET, DELETE;
  * 2. POST: `Content-Type` (415), then the body (400 -32700 / -32600);
- * 3. era (stateless-era claims → refusal or `modern` decision);
+ * 3. era (modern claims → refusal or `modern` decision);
  * 4. `initialize`: no batch (400), not on a live session (400, B30), unknown session (404), `Accept` (406);
  * 5. otherwise: session id present (400), session known (404), `MCP-Protocol-Version` (400, B22), batches only
  *    from 2025-03-26 sessions (400), `Accept` (406, B19) when a response body is due.
