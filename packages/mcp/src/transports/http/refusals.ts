@@ -10,8 +10,8 @@
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
-import type { InboundRefusal } from '../../protocol/inbound.js';
-import type { ModernRefusal, ModernRefusalName } from './modernRungs.js';
+import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
+import type { ModernRefusal } from './modernRungs.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
 
@@ -248,7 +248,7 @@ export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions
  * sent as an HTTP error answer rather than inside a 200. Only modern messages are refused this way for their method
  * (a session answers its own inside a 200), so the -32601 rows are 404.
  */
-const INBOUND_HTTP_STATUS: Readonly<Record<ModernRefusalName, HttpStatusCode>> = {
+const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
   // MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header": an unsupported revision is 400.
   unsupportedRevision: HttpStatus.BadRequest,
   notInitialized: HttpStatus.BadRequest,
@@ -260,12 +260,6 @@ const INBOUND_HTTP_STATUS: Readonly<Record<ModernRefusalName, HttpStatusCode>> =
   methodNotInRevision: HttpStatus.NotFound,
   capabilityNotAdvertised: HttpStatus.NotFound,
   batchNotAllowed: HttpStatus.BadRequest,
-  // MCP 2026-07-28 basic/index.mdx "Per-request protocol fields": a missing or malformed `_meta` field is 400.
-  invalidEnvelope: HttpStatus.BadRequest,
-  // MCP 2026-07-28 basic/transports/streamable-http.mdx "Server Validation": 400 with -32020.
-  headerMismatch: HttpStatus.BadRequest,
-  // MCP 2026-07-28 basic/index.mdx "Error Codes": -32021 is 400 on HTTP.
-  missingClientCapability: HttpStatus.BadRequest,
 };
 
 /**
@@ -278,7 +272,11 @@ export function httpInboundRefusal(refusal: InboundRefusal | ModernRefusal, id: 
   const error = refusal.data === undefined
     ? { code: refusal.code, message: refusal.message }
     : { code: refusal.code, message: refusal.message, data: refusal.data };
-  return { httpStatus: INBOUND_HTTP_STATUS[refusal.refusal], jsonrpcError: { jsonrpc: '2.0', id, error } };
+  // A refusal the table does not name is one of the modern rows, all 400: a missing or malformed `_meta` field
+  // (MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"), a header mismatch (streamable-http.mdx "Server
+  // Validation"), a missing client capability (basic/index.mdx "Error Codes").
+  const status = (INBOUND_HTTP_STATUS as Readonly<Record<string, HttpStatusCode | undefined>>)[refusal.refusal];
+  return { httpStatus: status ?? HttpStatus.BadRequest, jsonrpcError: { jsonrpc: '2.0', id, error } };
 }
 
 /** {@link refusalOutput} options; every member is optional. */
