@@ -49,7 +49,7 @@ describe('classifyStreamableHttp', () => {
   });
 
   it('initialize naming an unknown session is 404 + -32001', () => {
-    expect(refusal(classifyStreamableHttp(facts({ session: undefined, text: INIT })))).toEqual({ status: 404, code: -32001, id: null });
+    expect(refusal(classifyStreamableHttp(facts({ session: undefined, text: INIT })))).toEqual({ status: 404, code: -32001, id: 'init' });
   });
 
   it('initialize inside a batch is 400 + -32600', () => {
