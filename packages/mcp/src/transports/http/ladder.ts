@@ -30,13 +30,12 @@ import type {
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
-import { eraRefusalOf, inboundRefusal } from '../../protocol/inbound.js';
+import { eraRefusalOf, inboundRefusal, unsupportedRevisionRefusal } from '../../protocol/inbound.js';
 import {
   LEGACY_REVISIONS,
   MODERN_REVISIONS,
   PROTOCOL_REVISIONS,
   REVISION_FEATURES,
-  SERVED_REVISIONS,
   isLegacyRevision,
   isModernRevision,
 } from '../../protocol/revisions.js';
@@ -174,8 +173,7 @@ function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string
   const id = 'id' in message ? message.id : null;
   // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
   // refused alike.
-  const refusal = eraRefusalOf(message, served)
-    ?? inboundRefusal('unsupportedRevision', undefined, { supported: [...served], requested: version });
+  const refusal = eraRefusalOf(message, served) ?? unsupportedRevisionRefusal(version, served);
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
@@ -188,7 +186,7 @@ function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string
 function legacyUnserved(message: JsonRpcRequest | JsonRpcNotification, facts: StreamableHttpFacts, served: readonly ProtocolRevision[]): StreamableHttpDecision {
   const params = message.params as Record<string, unknown> | undefined;
   const asked = message.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : facts.protocolVersionHeader?.trim();
-  const refusal = inboundRefusal('unsupportedRevision', undefined, asked === undefined ? { supported: [...served] } : { supported: [...served], requested: asked });
+  const refusal = unsupportedRevisionRefusal(asked ?? '', served);
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, 'id' in message ? message.id : null);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
@@ -298,7 +296,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
   if (body.kind === 'request' || body.kind === 'notification') {
     const message = body.message;
     const claim = protocolVersionClaim(message);
-    const served = server?.servedRevisions ?? SERVED_REVISIONS;
+    const served = server?.servedRevisions ?? LEGACY_REVISIONS;
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
     // version claim makes the message modern, whatever the headers or the method (even `initialize`).
     if (claim !== undefined) return server?.servesModern === true ? classifyModern(facts, server, message) : unserved(message, claim, served);

@@ -16,13 +16,12 @@ import { silentLogger } from '@switchboard/jsonrpc';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Transport } from '@switchboard/jsonrpc';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../server/index.js';
-import type { RequestFacts } from '../../server/context.js';
 import { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
 import { compileParamHeaders, encodeHeaderValue } from '../../protocol/paramHeaders.js';
 import type { ParamHeader } from '../../protocol/paramHeaders.js';
 import { PROTOCOL_REVISIONS } from '../../protocol/revisions.js';
 import type { ProtocolRevision } from '../../protocol/revisions.js';
-import type { ClientCapabilities, ServerCapabilities } from '../../protocol/types.js';
+import type { ServerCapabilities } from '../../protocol/types.js';
 import { createMcpHttpHandler } from './index.js';
 import type { McpHttpHandlerOptions } from './index.js';
 import type { HttpConnectOptions, HttpHandleOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
@@ -30,6 +29,11 @@ import { serveHttp } from '../node/index.js';
 
 const MODERN = '2026-07-28';
 const ACCEPT_BOTH = 'application/json, text/event-stream';
+/** A modern-era complete result as the server sends it: `resultType` and its identity in `_meta`. */
+function complete(result: Record<string, unknown>): Record<string, unknown> {
+  return { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-http-test', version: '1.0.0' } } };
+}
+
 const META = { [PROTOCOL_VERSION_META_KEY]: MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
 
 function sleep(ms: number): Promise<void> {
@@ -111,18 +115,7 @@ class ModernServer implements McpHttpServerLike {
       await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
       return undefined;
     }
-    const { _meta: meta, ...rest } = params;
-    const { [PROTOCOL_VERSION_META_KEY]: _claim, ...keep } = (meta ?? {}) as Record<string, unknown>;
-    const facts: RequestFacts = {
-      protocolVersion: MODERN,
-      clientInfo: undefined,
-      clientCapabilities: (keep['io.modelcontextprotocol/clientCapabilities'] ?? {}) as ClientCapabilities,
-      serverCapabilities: undefined,
-      logLevelRank: 0,
-    };
-    const channel = options.channel;
-    if (channel === undefined) throw new Error('a modern request must come with a channel');
-    return this.#server.handle({ ...message, params: { ...rest, _meta: keep } }, facts, channel);
+    return this.#server.handle(message, options);
   };
 }
 
@@ -238,7 +231,7 @@ describe.each(['web', 'node'] as const)('modern Streamable HTTP via %s', (kind) 
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(answer.headers.get('mcp-session-id')).toBeNull();
-    expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: 'echo:hi' }] } });
+    expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: request.id, result: complete({ content: [{ type: 'text', text: 'echo:hi' }] }) });
     expect(server.handled).toHaveLength(1);
   });
 
@@ -260,7 +253,7 @@ describe.each(['web', 'node'] as const)('modern Streamable HTTP via %s', (kind) 
     expect(answer.text).not.toMatch(/^id:/m);
     expect(messages(answer)).toEqual([
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p1', progress: 1, total: 2, message: 'half' } },
-      { jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: 'steps:done' }] } },
+      { jsonrpc: '2.0', id: request.id, result: complete({ content: [{ type: 'text', text: 'steps:done' }] }) },
     ]);
   });
 
@@ -270,7 +263,7 @@ describe.each(['web', 'node'] as const)('modern Streamable HTTP via %s', (kind) 
     // Nothing within sseAfterMs (50 ms): the answer became a stream, kept alive every 30 ms.
     expect(answer.headers.get('content-type')).toBe('text/event-stream');
     expect(answer.text).toContain(': keep-alive\n\n');
-    expect(messages(answer)).toEqual([{ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: 'slow:done' }] } }]);
+    expect(messages(answer)).toEqual([{ jsonrpc: '2.0', id: request.id, result: complete({ content: [{ type: 'text', text: 'slow:done' }] }) }]);
   });
 
   it('a client that accepts only JSON gets JSON (its notifications are dropped)', async () => {
@@ -376,7 +369,7 @@ describe.each(['web', 'node'] as const)('modern Streamable HTTP via %s', (kind) 
     it('an unsupported revision is -32022 with data.supported and data.requested, HTTP 400', async () => {
       const request = modern('server/discover', { _meta: { ...META, [PROTOCOL_VERSION_META_KEY]: 'v999.0.0' } }, { 'MCP-Protocol-Version': 'v999.0.0' });
       const error = await refused(request, 400, -32022);
-      expect(error.data).toEqual({ supported: [...PROTOCOL_REVISIONS], requested: 'v999.0.0' });
+      expect(error.data).toEqual({ supported: [...PROTOCOL_REVISIONS].reverse(), requested: 'v999.0.0' });
     });
 
     it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'unknown/method'])('%s claiming 2026-07-28 is -32601, HTTP 404', async (method) => {
@@ -520,7 +513,7 @@ describe("responseMode 'sse' (the conformance server's)", () => {
       const call = modern('tools/call', { name: 'echo', arguments: { text: 's' } });
       const answer = await read(await t.send('POST', call));
       expect(answer.headers.get('content-type')).toBe('text/event-stream');
-      expect(messages(answer)).toEqual([{ jsonrpc: '2.0', id: call.id, result: { content: [{ type: 'text', text: 'echo:s' }] } }]);
+      expect(messages(answer)).toEqual([{ jsonrpc: '2.0', id: call.id, result: complete({ content: [{ type: 'text', text: 'echo:s' }] }) }]);
       const missing = modern('tools/call', { name: 'needs_sampling' });
       const refused = await read(await t.send('POST', missing));
       expect(refused.status).toBe(400);
@@ -533,12 +526,12 @@ describe("responseMode 'sse' (the conformance server's)", () => {
 });
 
 describe('a server that serves no modern revision', () => {
-  it('keeps refusing modern requests with -32022 naming the session-based revisions (no handle, no served revisions)', async () => {
-    const t = await startTarget('web', createServer([]));
+  it('refuses modern requests with -32022 naming the session-based revisions', async () => {
+    const t = await startTarget('web', new McpServer({ name: 'legacy-only', version: '1.0.0' }, { logger: silentLogger, revisions: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] }));
     try {
       const answer = await read(await t.send('POST', modern('tools/list')));
       expect(answer.status).toBe(400);
-      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: -32022, data: { supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], requested: MODERN } } });
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: -32022, data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: MODERN } } });
     } finally {
       await t.close();
     }

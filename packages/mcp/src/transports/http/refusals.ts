@@ -11,7 +11,6 @@ import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
 import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
-import type { ModernRefusal } from './modernRungs.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
 
@@ -272,7 +271,7 @@ const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> 
  * @param refusal - The inbound step's verdict (or one of the ladder's modern rungs).
  * @param id - The request id to echo when it is known; `null` otherwise.
  */
-export function httpInboundRefusal(refusal: InboundRefusal | ModernRefusal, id: JsonRpcId | null): HttpRefusalResult {
+export function httpInboundRefusal(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalResult {
   const error = refusal.data === undefined
     ? { code: refusal.code, message: refusal.message }
     : { code: refusal.code, message: refusal.message, data: refusal.data };
