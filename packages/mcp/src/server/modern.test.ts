@@ -47,9 +47,10 @@ function makeServer(options: McpServerOptions = {}): McpServer {
     return { content: [{ type: 'text', text: `done at ${ctx.protocolVersion}` }] };
   });
   server.tool('meta', {}, () => ({ content: [], _meta: { 'com.example/trace': 'x' } }));
-  server.tool('hang', {}, (_args, ctx) => new Promise((resolve) => {
-    ctx.signal.addEventListener('abort', () => resolve({ content: [{ type: 'text', text: 'aborted' }] }), { once: true });
-  }));
+  server.tool('hang', {}, async (_args, ctx) => {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    return { content: [{ type: 'text', text: 'aborted' }] };
+  });
   server.resource('test://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'A' }] }));
   server.resourceTemplate('test://items/{id}', { name: 'item', complete: { id: (v) => ['1', '10', '2'].filter((x) => x.startsWith(v)) } }, (uri, { id }) => ({
     contents: [{ uri, text: `item ${id}` }],
