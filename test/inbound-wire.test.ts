@@ -135,6 +135,17 @@ describe('the modern era on a session connection (the dual-era server)', () => {
     await client.close();
   });
 
+  it('an unknown version is an error for a modern request (-32022) but a counter-offer for initialize', async () => {
+    const client = await connectRawClient(fullServer());
+    for (const requested of ['2099-01-01', '2026-07-28']) {
+      const other = await connectRawClient(fullServer());
+      expect(await other.initialize({ protocolVersion: requested })).toMatchObject({ id: 'init', result: { protocolVersion: '2025-11-25', serverInfo: { name: 'wire', version: '1' } } });
+      await other.close();
+    }
+    expect(await client.request(1, 'tools/list', { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } })).toMatchObject({ id: 1, error: { code: -32022, data: { requested: '2099-01-01' } } });
+    await client.close();
+  });
+
   it('a server that serves only the legacy revisions refuses the claim with -32022 naming them, before and after initialize', async () => {
     const server = new McpServer({ name: 'wire', version: '1' }, { logger: silent, revisions: [...LEGACY_REVISIONS] });
     server.tool('t', {}, () => ({ content: [] }));
