@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import { InMemoryNotificationBus, type BusMessage } from '../stores/notificationBus.js';
+import { connectRawClient } from '../testing/index.js';
 import type { ClientChannel } from './channel.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './types.js';
@@ -174,5 +175,42 @@ describe('subscriptions/listen', () => {
     ]);
     stream.controller.abort();
     await stream.reply;
+  });
+
+  it('over an in-memory connection: tagged beside the session, cancelled by notifications/cancelled with no response, graceful on close', async () => {
+    const server = makeServer();
+    await settle();
+    const client = await connectRawClient(server);
+    await client.initialize();
+    await client.send(listen('m1', { toolsListChanged: true }));
+    await client.send(listen('m2', { promptsListChanged: true }));
+    await client.waitFor((m) => 'method' in m && m.method === 'notifications/subscriptions/acknowledged' && (m.params as { _meta: Record<string, unknown> })._meta[SUB] === 'm2');
+    server.tool('t2', {}, () => ({ content: [] }));
+    await client.waitFor((m) => 'method' in m && m.method === 'notifications/tools/list_changed' && m.params !== undefined);
+    await client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'm1' } });
+    expect(await client.request(1, 'ping')).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    server.tool('t3', {}, () => ({ content: [] }));
+    server.prompt('p2', {}, () => ({ messages: [] }));
+    await client.waitFor((m) => 'method' in m && m.method === 'notifications/prompts/list_changed' && m.params !== undefined);
+    await server.close();
+    await settle();
+    const notes = client.received.filter((m) => 'method' in m && !('id' in m)).map((m) => [(m as { method: string }).method, (m as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[SUB]]);
+    // Per subscription, in order (the session and the streams hear the bus each on its own, in no fixed order).
+    expect(notes.filter(([, sub]) => sub !== undefined)).toEqual([
+      ['notifications/subscriptions/acknowledged', 'm1'],
+      ['notifications/subscriptions/acknowledged', 'm2'],
+      // m1 was cancelled: the second tools change reached only the session.
+      ['notifications/tools/list_changed', 'm1'],
+      ['notifications/prompts/list_changed', 'm2'],
+    ]);
+    expect(notes.filter(([, sub]) => sub === undefined)).toEqual([
+      ['notifications/tools/list_changed', undefined],
+      ['notifications/tools/list_changed', undefined],
+      ['notifications/prompts/list_changed', undefined],
+    ]);
+    // No response to the cancelled stream; the graceful result for the one the server closed.
+    expect(client.received.filter((m) => 'id' in m && (m.id === 'm1' || m.id === 'm2'))).toEqual([
+      { jsonrpc: '2.0', id: 'm2', result: { resultType: 'complete', _meta: { [SUB]: 'm2', 'io.modelcontextprotocol/serverInfo': INFO } } },
+    ]);
   });
 });
