@@ -35,6 +35,8 @@ import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { resultChecksEnabled } from './results.js';
+import { createToolTasks } from './tasks/setup.js';
+import type { ToolTasks } from './tasks/toolTasks.js';
 import type {
   ConnectOptions,
   McpServerOptions,
@@ -99,6 +101,7 @@ export class McpServer {
   readonly #connections = new Set<Connection>();
   readonly #pendingListChanged = new Set<'tools' | 'resources' | 'prompts'>();
   readonly #host: ConnectionHost;
+  readonly #tasks: ToolTasks;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -130,6 +133,8 @@ export class McpServer {
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
     const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize };
+    // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
+    this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks });
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
@@ -269,6 +274,7 @@ export class McpServer {
 
   /** Closes every connection (their pending requests reject with `connection_closed`). */
   async close(): Promise<void> {
+    this.#tasks.runner.close();
     await Promise.allSettled([...this.#connections].map((c) => c.close()));
   }
 
@@ -303,10 +309,10 @@ export class McpServer {
     // MCP methods are either requests or notifications (MCP 2025-11-25 schema.ts ClientRequest /
     // ClientNotification): a request naming a notification is -32601 (B07), a notification naming a request is ignored.
     const request = (method: string, handler: MethodHandler<DispatchContext>): unknown => dispatcher.register(method, handler, { kind: 'request' });
-    const tools = new ToolCalls(host);
+    const tools = new ToolCalls(host, this.#tasks);
     // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
     request('ping', () => EMPTY_RESULT);
-    request('tools/list', (params) => listTools(host, params));
+    request('tools/list', (params, ctx) => listTools(host, params, ctx));
     request('tools/call', (params, ctx) => tools.call(params, ctx));
     request('resources/list', (params) => listResources(host, params));
     request('resources/templates/list', (params) => listResourceTemplates(host, params));

@@ -10,6 +10,7 @@ import { checkPromptDefinition, checkResourceDefinition, checkResourceTemplateDe
 import type { ListKind } from './pagination.js';
 import { compact } from './params.js';
 import { createSchemaCompiler, type CompiledSchema } from './schema.js';
+import { toolTaskSettings, type ToolTaskSettings } from './tasks/toolOption.js';
 import type {
   CompletionHandler,
   PromptDefinition,
@@ -29,6 +30,8 @@ export interface ToolEntry {
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
   readonly handler: ToolHandler<never>;
+  /** How the tool runs as a task; `undefined` when it is not task-capable. */
+  readonly task: ToolTaskSettings | undefined;
 }
 /** A registered static resource. */
 export interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler }
@@ -54,6 +57,7 @@ export class Registry {
   readonly templates = new Map<string, TemplateEntry>();
   readonly prompts = new Map<string, PromptEntry>();
   readonly #lists = new Map<ListKind, readonly unknown[]>();
+  #toolsWithTaskSupport: readonly unknown[] | undefined;
   readonly #compile = createSchemaCompiler();
   readonly #logger: Logger;
   readonly #onchange: (kind: ListKind) => void;
@@ -67,6 +71,7 @@ export class Registry {
   /** See `McpServer.tool`. @throws TypeError as documented there */
   addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
     checkToolDefinition({ name, definition, handler }, this.#logger);
+    const task = toolTaskSettings(name, definition.task);
     refuseDuplicate(this.tools, name, 'Tool');
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
@@ -88,7 +93,7 @@ export class Registry {
       icons: definition.icons,
       _meta: definition._meta,
     });
-    return this.#add('tools', this.tools, { key: name, entry: { descriptor, input, output, handler } });
+    return this.#add('tools', this.tools, { key: name, entry: { descriptor, input, output, handler, task } });
   }
 
   /** See `McpServer.resource`. @throws TypeError as documented there */
@@ -127,6 +132,23 @@ export class Registry {
     return list;
   }
 
+  /** Whether any registered tool is task-capable. */
+  get hasTaskTools(): boolean {
+    for (const tool of this.tools.values()) if (tool.task !== undefined) return true;
+    return false;
+  }
+
+  /**
+   * The `tools/list` entries of 2025-11-25: a task-capable tool carries `execution.taskSupport` (`"optional"` or
+   * `"required"`; MCP 2025-11-25 schema.ts ToolExecution). Frozen and cached like {@link Registry.list}.
+   */
+  toolsWithTaskSupport(): readonly unknown[] {
+    this.#toolsWithTaskSupport ??= Object.freeze(
+      [...this.tools.values()].map((t) => (t.task === undefined ? t.descriptor : { ...t.descriptor, execution: { taskSupport: t.task.required ? 'required' : 'optional' } })),
+    );
+    return this.#toolsWithTaskSupport;
+  }
+
   /** Adds `entry` at `key` of `map` and announces the change of list `kind`; the disposer removes that very entry once. */
   #add<E>(kind: ListKind, map: Map<string, E>, added: { readonly key: string; readonly entry: E }): () => void {
     const { key, entry } = added;
@@ -139,6 +161,7 @@ export class Registry {
 
   #changed(kind: ListKind): void {
     this.#lists.delete(kind);
+    if (kind === 'tools') this.#toolsWithTaskSupport = undefined;
     this.#onchange(kind);
   }
 }
