@@ -134,7 +134,7 @@ export class McpServer {
     });
     const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize };
     // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
-    this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks });
+    this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools });
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;

@@ -23,6 +23,8 @@ export function createToolTasks(setup: {
   readonly logger: Logger;
   readonly store: TaskStore | undefined;
   readonly options: ServerTaskOptions | undefined;
+  /** Whether any registered tool is task-capable. */
+  readonly hasTaskTools: () => boolean;
 }): ToolTasks {
   const options = setup.options ?? {};
   const runner = new TaskRunner({
@@ -37,6 +39,7 @@ export function createToolTasks(setup: {
     logger: setup.logger,
     defaultTtlMs: positiveIntegerOption('tasks.defaultTtlMs', options.defaultTtlMs, DEFAULT_TASK_TTL_MS),
     maxTtlMs: positiveIntegerOption('tasks.maxTtlMs', options.maxTtlMs, DEFAULT_MAX_TASK_TTL_MS),
+    hasTaskTools: setup.hasTaskTools,
   });
   registerTaskMethods(setup.dispatcher, tasks);
   return tasks;

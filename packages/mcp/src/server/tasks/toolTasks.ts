@@ -51,6 +51,8 @@ export interface ToolTasksOptions {
   readonly defaultTtlMs?: number;
   /** @default {@link DEFAULT_MAX_TASK_TTL_MS} */
   readonly maxTtlMs?: number;
+  /** Whether any registered tool is task-capable (then 2025-11-25 sessions are told of the `tasks` capability). */
+  readonly hasTaskTools: () => boolean;
 }
 
 const sessionScopes = new WeakMap<object, string>();
@@ -81,6 +83,7 @@ export class ToolTasks {
   readonly #logger: Logger;
   readonly #defaultTtlMs: number;
   readonly #maxTtlMs: number;
+  readonly #hasTaskTools: () => boolean;
 
   /** @param options see {@link ToolTasksOptions} */
   constructor(options: ToolTasksOptions) {
@@ -88,6 +91,7 @@ export class ToolTasks {
     this.#bus = options.bus;
     this.#logger = options.logger;
     this.#maxTtlMs = options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS;
+    this.#hasTaskTools = options.hasTaskTools;
     this.#defaultTtlMs = Math.min(options.defaultTtlMs ?? DEFAULT_TASK_TTL_MS, this.#maxTtlMs);
   }
 
@@ -114,8 +118,8 @@ export class ToolTasks {
     }
     if (task === undefined) {
       // Only a receiver that declared task support for tools/call answers the augmentation; others ignore it.
-      const tasks = ctx.facts.serverCapabilities?.tasks as { requests?: { tools?: { call?: unknown } } } | undefined;
-      if (tasks?.requests?.tools?.call === undefined) return undefined;
+      const configured = ctx.facts.serverCapabilities?.tasks as { requests?: { tools?: { call?: unknown } } } | undefined;
+      if (configured?.requests?.tools?.call === undefined && !this.#hasTaskTools()) return undefined;
       throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: tool "${name}" does not support task-augmented execution`);
     }
     if (!isRecord(requested)) throw invalidParams('"task" must be an object');
