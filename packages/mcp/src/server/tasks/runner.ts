@@ -283,9 +283,13 @@ export class TaskHandle {
       this.#spec.onChange?.(record);
       if (isFinalTaskStatus(record.status)) this.#end(record);
     });
-    this.#writes = next.catch((error: unknown) => {
-      // A final task refuses writes (a cancellation won the race); anything else is the store failing.
-      if (!(error instanceof TypeError)) this.#runner.logger.error('Task state not stored', { taskId: this.taskId, error });
+    this.#writes = next.catch(async (error: unknown) => {
+      if (!(error instanceof TypeError)) return this.#runner.logger.error('Task state not stored', { taskId: this.taskId, error });
+      // The store refuses writes to a final task: it was finished elsewhere (another instance cancelled it).
+      const stored = await store.get(this.taskId).catch(() => undefined);
+      if (stored !== undefined && !isFinalTaskStatus(stored.status)) return;
+      this.#controller.abort(new DOMException('The task was cancelled', 'AbortError'));
+      this.#end(stored);
     });
     return this.#writes as Promise<void>;
   }
