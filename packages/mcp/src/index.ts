@@ -71,10 +71,14 @@ export type {
 } from './protocol/types.js';
 export { LOGGING_LEVELS } from './protocol/types.js';
 export {
+  FINAL_TASK_STATUSES,
   InMemoryNotificationBus,
   InMemoryTaskStore,
+  isFinalTaskStatus,
   McpServer,
   SessionState,
+  TASKS_EXTENSION,
+  TaskLimitError,
   ToolError,
   type BusListener,
   type BusMessage,
@@ -88,6 +92,7 @@ export {
   type JsonSchema,
   type JsonSchemaType,
   type McpServerOptions,
+  type NewTask,
   type NotificationBus,
   type PromptArgs,
   type PromptDefinition,
@@ -100,8 +105,12 @@ export {
   type ResourceTemplateHandler,
   type SchemaLike,
   type ServerSession,
+  type ServerTaskOptions,
   type SessionStateRecord,
   type StandardSchemaV1,
+  type TaskErrorObject,
+  type TaskInputRequest,
+  type TaskPage,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
@@ -111,5 +120,6 @@ export {
   type ToolDefinition,
   type ToolHandler,
   type ToolResult,
+  type ToolTaskOptions,
 } from './server/index.js';
 export { createStderrLogger, type StderrLoggerOptions } from './logger.js';

@@ -20,12 +20,14 @@ export type {
   ResourceTemplateHandler,
   SchemaLike,
   ServerSession,
+  ServerTaskOptions,
   StandardSchemaV1,
   TemplateVariables,
   ToolArgs,
   ToolDefinition,
   ToolHandler,
   ToolResult,
+  ToolTaskOptions,
 } from './types.js';
 export { McpServer, ToolError } from './mcpServer.js';
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
@@ -39,4 +41,18 @@ export {
   UnsupportedProtocolVersionError,
 } from '../protocol/errors.js';
 export { InMemoryNotificationBus, type BusListener, type BusMessage, type NotificationBus } from '../stores/notificationBus.js';
-export { InMemoryTaskStore, type TaskRecord, type TaskStatus, type TaskStore, type TaskUpdate } from '../stores/taskStore.js';
+export {
+  FINAL_TASK_STATUSES,
+  InMemoryTaskStore,
+  isFinalTaskStatus,
+  type NewTask,
+  type TaskErrorObject,
+  type TaskInputRequest,
+  type TaskPage,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  type TaskUpdate,
+} from '../stores/taskStore.js';
+export { TaskLimitError } from './tasks/runner.js';
+export { TASKS_EXTENSION } from './tasks/wire.js';
