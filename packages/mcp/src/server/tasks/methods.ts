@@ -11,7 +11,7 @@
  * @see MCP 2025-11-25 basic/utilities/tasks.mdx "Protocol Messages", "Error Handling"; the extension
  *   `io.modelcontextprotocol/tasks` "Task Polling", "Task Update Requests", "Task Cancellation"
  */
-import { ErrorCode, JsonRpcError, type Dispatcher, type JsonRpcParams } from '@switchboard/jsonrpc';
+import { ErrorCode, JsonRpcError, type Dispatcher, type JsonRpcParams, type MethodHandler } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { MissingClientCapabilityError } from '../../protocol/errors.js';
 import { isModernRevision } from '../../protocol/revisions.js';
@@ -24,11 +24,17 @@ import { coreTask, declaresTasksExtension, detailedTask, RELATED_TASK_META, TASK
 /** The empty acknowledgement of `tasks/update` and `tasks/cancel` (2026-07-28). */
 const ACK = Object.freeze({ resultType: 'complete' });
 
-/** Registers `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` and `tasks/update` on `dispatcher`. */
-export function registerTaskMethods(dispatcher: Dispatcher<DispatchContext>, tasks: ToolTasks): void {
+/** How the server decorates an operation's handler (the modern era's `resultType` and `_meta`); identity by default. */
+export type MethodWrapper = (method: string, handler: MethodHandler<DispatchContext>) => MethodHandler<DispatchContext>;
+
+/**
+ * Registers `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` and `tasks/update` on `dispatcher`, each
+ * through `wrap` (as the server's other operations are).
+ */
+export function registerTaskMethods(dispatcher: Dispatcher<DispatchContext>, tasks: ToolTasks, wrap: MethodWrapper = (_method, handler) => handler): void {
   const methods = new TaskMethods(tasks);
   const request = (method: string, handler: (params: JsonRpcParams | undefined, ctx: ServerRequestContext) => Promise<Record<string, unknown>>): void => {
-    dispatcher.register(method, (params, ctx) => handler(params, ctx as ServerRequestContext), { kind: 'request' });
+    dispatcher.register(method, wrap(method, (params, ctx) => handler(params, ctx as unknown as ServerRequestContext)), { kind: 'request' });
   };
   request('tasks/get', (params, ctx) => (modern(ctx) ? methods.getDetailed(params, ctx) : methods.get(params, ctx)));
   request('tasks/result', (params, ctx) => (modern(ctx) ? notInExtension('tasks/result') : methods.result(params, ctx)));

@@ -8,7 +8,7 @@ import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
 import type { DispatchContext } from '../context.js';
 import { positiveIntegerOption } from '../params.js';
 import type { ServerTaskOptions } from '../types.js';
-import { registerTaskMethods } from './methods.js';
+import { registerTaskMethods, type MethodWrapper } from './methods.js';
 import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_TASK_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
 import { DEFAULT_MAX_TASK_TTL_MS, DEFAULT_TASK_TTL_MS, ToolTasks } from './toolTasks.js';
 
@@ -25,6 +25,8 @@ export function createToolTasks(setup: {
   readonly options: ServerTaskOptions | undefined;
   /** Whether any registered tool is task-capable. */
   readonly hasTaskTools: () => boolean;
+  /** How the server decorates its operations' handlers. @default none */
+  readonly wrap?: MethodWrapper;
 }): ToolTasks {
   const options = setup.options ?? {};
   const runner = new TaskRunner({
@@ -41,6 +43,6 @@ export function createToolTasks(setup: {
     maxTtlMs: positiveIntegerOption('tasks.maxTtlMs', options.maxTtlMs, DEFAULT_MAX_TASK_TTL_MS),
     hasTaskTools: setup.hasTaskTools,
   });
-  registerTaskMethods(setup.dispatcher, tasks);
+  registerTaskMethods(setup.dispatcher, tasks, setup.wrap);
   return tasks;
 }
