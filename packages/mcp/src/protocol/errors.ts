@@ -126,7 +126,10 @@ export class MissingClientCapabilityError extends McpError {
 
   /** @param requiredCapabilities the capabilities needed, each as the object a client would declare (`{}`) */
   constructor(requiredCapabilities: Readonly<Record<string, unknown>>) {
-    const names = Object.keys(requiredCapabilities).map((name) => `"${echo(name)}"`).join(', ');
+    // An extension is named by its id (`extensions: { "io.modelcontextprotocol/tasks": {} }`), a capability by its key.
+    const names = Object.entries(requiredCapabilities)
+      .flatMap(([name, value]) => (name === 'extensions' && isRecord(value) && Object.keys(value).length > 0 ? Object.keys(value).map((id) => `the "${echo(id)}" extension`) : [`"${echo(name)}"`]))
+      .join(', ');
     super(McpErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${names}`, { requiredCapabilities });
     this.name = 'MissingClientCapabilityError';
     this.requiredCapabilities = requiredCapabilities;

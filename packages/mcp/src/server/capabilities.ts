@@ -9,6 +9,7 @@ import { REVISION_FEATURES, type LegacyRevision } from '../protocol/revisions.js
 import type { Implementation, InitializeResult, ServerCapabilities } from '../protocol/types.js';
 import { compact } from './params.js';
 import type { Registry } from './registry.js';
+import { CORE_TASKS_CAPABILITY, CORE_TASKS_REVISION } from './tasks/wire.js';
 
 /** The capabilities and `initialize` results of one server, recomputed lazily after each registry change. */
 export class CapabilityCache {
@@ -52,6 +53,10 @@ export class CapabilityCache {
       if (!REVISION_FEATURES[version].completionsCapability && capabilities.completions !== undefined) {
         const { completions: _absent, ...rest } = capabilities;
         capabilities = rest;
+      }
+      // 2025-11-25 core tasks: `tasks` when a tool is task-capable (the 2026-07-28 extension is in `extensions`).
+      if (version === CORE_TASKS_REVISION && this.#registry.hasTaskTools && capabilities.tasks === undefined) {
+        capabilities = { ...capabilities, tasks: CORE_TASKS_CAPABILITY };
       }
       result = compact({ protocolVersion: version, capabilities, serverInfo: this.#info, instructions: this.#instructions });
       this.#initializeResults.set(version, result);

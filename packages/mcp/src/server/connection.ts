@@ -193,7 +193,8 @@ export class Connection implements ServerSession, RequestFacts {
       if (!state.initialized || (state.serverCapabilities[message.capability] as Record<string, unknown> | undefined)?.listChanged !== true) return undefined;
       return this.peer.notify(LIST_CHANGED_METHOD[message.capability]).catch(() => {});
     }
-    if (!state.subscriptions.has(message.uri)) return undefined;
+    // Task changes reach 2026-07-28 listen streams only; a session hears of its tasks from the task runner.
+    if (message.type !== 'resource_updated' || !state.subscriptions.has(message.uri)) return undefined;
     return this.peer.notify('notifications/resources/updated', { uri: message.uri }).catch((error: unknown) => {
       this.#logger.debug('Resource update not delivered', { uri: message.uri, error });
     });

@@ -20,12 +20,14 @@ export type {
   ResourceTemplateHandler,
   SchemaLike,
   ServerSession,
+  ServerTaskOptions,
   StandardSchemaV1,
   TemplateVariables,
   ToolArgs,
   ToolDefinition,
   ToolHandler,
   ToolResult,
+  ToolTaskOptions,
 } from './types.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './eras/modern.js';
@@ -50,4 +52,18 @@ export {
   UnsupportedProtocolVersionError,
 } from '../protocol/errors.js';
 export { InMemoryNotificationBus, type BusListener, type BusMessage, type NotificationBus } from '../stores/notificationBus.js';
-export { InMemoryTaskStore, type TaskRecord, type TaskStatus, type TaskStore, type TaskUpdate } from '../stores/taskStore.js';
+export {
+  FINAL_TASK_STATUSES,
+  InMemoryTaskStore,
+  isFinalTaskStatus,
+  type NewTask,
+  type TaskErrorObject,
+  type TaskInputRequest,
+  type TaskPage,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  type TaskUpdate,
+} from '../stores/taskStore.js';
+export { TaskLimitError } from './tasks/runner.js';
+export { TASKS_EXTENSION } from './tasks/wire.js';

@@ -42,6 +42,8 @@ import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { resultChecksEnabled } from './results.js';
+import { createToolTasks } from './tasks/setup.js';
+import type { ToolTasks } from './tasks/toolTasks.js';
 import type {
   ConnectOptions,
   McpServerOptions,
@@ -154,6 +156,7 @@ export class McpServer {
   readonly #connections = new Set<Connection>();
   readonly #pendingListChanged = new Set<'tools' | 'resources' | 'prompts'>();
   readonly #host: ConnectionHost;
+  readonly #tasks: ToolTasks;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -180,6 +183,7 @@ export class McpServer {
     this.#era = new SessionEra({ capabilities: this.#capabilities, limits });
     const served = servedRevisionsOption(options.revisions);
     this.#served = served;
+    const registry = this.#registry;
     this.#modern = new ModernEra({
       info,
       capabilities: this.#capabilities,
@@ -187,8 +191,8 @@ export class McpServer {
       cache: options.cache,
       cacheByMethod: options.cacheByMethod,
       requestState: new RequestStateCodec(options.requestState),
-      // The tasks runner tells when a task-capable tool exists (the extension is then advertised).
-      tasks: () => false,
+      // The tasks extension is advertised when a task-capable tool exists.
+      tasks: () => registry.hasTaskTools,
     });
     this.#listens = new ListenStreams({
       bus: this.#bus,
@@ -206,6 +210,8 @@ export class McpServer {
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
     const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize };
+    // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
+    this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools, wrap: (method, handler) => this.#modern.wrap(method, handler) });
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
@@ -378,6 +384,7 @@ export class McpServer {
    */
   async close(): Promise<void> {
     this.#listens.closeAll();
+    this.#tasks.runner.close();
     // Let the listen results reach their transports before the connections close.
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     await Promise.allSettled([...this.#connections].map((c) => c.close()));
@@ -416,7 +423,7 @@ export class McpServer {
     // Every operation serves both eras: a modern-era request gets its input round and its result decorated.
     const modern = this.#modern;
     const request = (method: string, handler: MethodHandler<DispatchContext>): unknown => dispatcher.register(method, modern.wrap(method, handler), { kind: 'request' });
-    const tools = new ToolCalls(host);
+    const tools = new ToolCalls(host, this.#tasks);
     // MCP 2026-07-28 server/discover.mdx: servers MUST implement it.
     request('server/discover', () => modern.discover());
     request('subscriptions/listen', (params, ctx) => this.#listens.listen(params, ctx as unknown as ServerRequestContext));

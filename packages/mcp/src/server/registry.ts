@@ -11,6 +11,7 @@ import type { ListKind } from './pagination.js';
 import { compact } from './params.js';
 import { compileParamHeaders, type ParamHeader } from '../protocol/paramHeaders.js';
 import { createSchemaCompiler, type CompiledSchema } from './schema.js';
+import { toolTaskSettings, type ToolTaskSettings } from './tasks/toolOption.js';
 import type {
   CompletionHandler,
   PromptDefinition,
@@ -38,6 +39,8 @@ export interface ToolEntry {
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
   readonly handler: ToolHandler<never>;
+  /** How the tool runs as a task; `undefined` when it is not task-capable. */
+  readonly task: ToolTaskSettings | undefined;
 }
 /** A registered static resource. */
 export interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler; readonly cache: CachePolicy | undefined }
@@ -65,6 +68,7 @@ export class Registry {
   readonly prompts = new Map<string, PromptEntry>();
   readonly #lists = new Map<ListKind, readonly unknown[]>();
   #legacyTools: readonly unknown[] | undefined = undefined;
+  #toolsWithTaskSupport: readonly unknown[] | undefined;
   readonly #compile = createSchemaCompiler();
   readonly #logger: Logger;
   readonly #onchange: (kind: ListKind) => void;
@@ -78,6 +82,7 @@ export class Registry {
   /** See `McpServer.tool`. @throws TypeError as documented there */
   addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
     checkToolDefinition({ name, definition, handler }, this.#logger);
+    const task = toolTaskSettings(name, definition.task);
     refuseDuplicate(this.tools, name, 'Tool');
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
@@ -100,7 +105,7 @@ export class Registry {
       _meta: definition._meta,
     });
     const legacyDescriptor = output === undefined || output.json.type === 'object' ? undefined : compact({ ...descriptor, outputSchema: undefined });
-    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, paramHeaders, input, output, handler } });
+    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, paramHeaders, input, output, handler, task } });
   }
 
   /** See `McpServer.resource`. @throws TypeError as documented there */
@@ -153,6 +158,23 @@ export class Registry {
     return list;
   }
 
+  /** Whether any registered tool is task-capable. */
+  get hasTaskTools(): boolean {
+    for (const tool of this.tools.values()) if (tool.task !== undefined) return true;
+    return false;
+  }
+
+  /**
+   * The `tools/list` entries of 2025-11-25: a task-capable tool carries `execution.taskSupport` (`"optional"` or
+   * `"required"`; MCP 2025-11-25 schema.ts ToolExecution). Frozen and cached like {@link Registry.list}.
+   */
+  toolsWithTaskSupport(): readonly unknown[] {
+    this.#toolsWithTaskSupport ??= Object.freeze(
+      [...this.tools.values()].map((t) => (t.task === undefined ? (t.legacyDescriptor ?? t.descriptor) : { ...(t.legacyDescriptor ?? t.descriptor), execution: { taskSupport: t.task.required ? 'required' : 'optional' } })),
+    );
+    return this.#toolsWithTaskSupport;
+  }
+
   /** Adds `entry` at `key` of `map` and announces the change of list `kind`; the disposer removes that very entry once. */
   #add<E>(kind: ListKind, map: Map<string, E>, added: { readonly key: string; readonly entry: E }): () => void {
     const { key, entry } = added;
@@ -165,7 +187,10 @@ export class Registry {
 
   #changed(kind: ListKind): void {
     this.#lists.delete(kind);
-    if (kind === 'tools') this.#legacyTools = undefined;
+    if (kind === 'tools') {
+      this.#legacyTools = undefined;
+      this.#toolsWithTaskSupport = undefined;
+    }
     this.#onchange(kind);
   }
 }

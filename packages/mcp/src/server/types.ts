@@ -27,6 +27,7 @@ import type { NotificationBus } from '../stores/notificationBus.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { CachePolicy, CacheableMethod } from './eras/modern.js';
 import type { RequestStateOptions } from './requestState.js';
+import type { TaskStore } from '../stores/taskStore.js';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
 export type JsonSchema = Record<string, unknown>;
@@ -147,9 +148,7 @@ export type ToolArgs<S> = [S] extends [undefined]
 export type ToolResult<S> = undefined extends S
   ? CallToolResult
   :
-      | (Omit<CallToolResult, 'structuredContent' | 'isError' | 'content'> & {
-          /** @default one text block holding `structuredContent` serialized (MCP 2026-07-28 server/tools.mdx "Structured Content") */
-          readonly content?: CallToolResult['content'];
+      | (Omit<CallToolResult, 'structuredContent' | 'isError'> & {
           readonly structuredContent: InferSchema<S>;
           readonly isError?: false | undefined;
         })
@@ -244,6 +243,49 @@ export interface ToolDefinition<In extends SchemaLike | undefined = SchemaLike |
   readonly annotations?: ToolAnnotations;
   readonly icons?: readonly Icon[];
   readonly _meta?: Meta;
+  /**
+   * Makes the tool task-capable (`true`, or {@link ToolTaskOptions}); the same handler runs with or without a
+   * task. 2025-11-25: the client may call it with `params.task` and then polls `tasks/get` / `tasks/result`
+   * (`tools/list` shows `execution.taskSupport`). 2026-07-28: a client that declared the
+   * `io.modelcontextprotocol/tasks` extension gets a task (`resultType: "task"`) and polls `tasks/get`.
+   * @default not task-capable
+   */
+  readonly task?: boolean | ToolTaskOptions;
+}
+
+/** How a task-capable tool runs as a task (see {@link ToolDefinition.task}). */
+export interface ToolTaskOptions {
+  /**
+   * The tool runs only as a task: 2025-11-25 answers a call without `params.task` with -32601 (MCP 2025-11-25
+   * basic/utilities/tasks.mdx "Tool-Level Negotiation"); 2026-07-28 answers a request that did not declare the
+   * extension with -32021 and `data.requiredCapabilities.extensions`. Earlier revisions call it plainly.
+   * @default false
+   */
+  readonly required?: boolean;
+  /** Milliseconds a task of this tool is kept from its creation (capped by `McpServerOptions.tasks.maxTtlMs`). @default `McpServerOptions.tasks.defaultTtlMs` */
+  readonly ttlMs?: number;
+  /** The polling interval suggested to clients, in milliseconds. @default `McpServerOptions.tasks.pollIntervalMs` */
+  readonly pollIntervalMs?: number;
+  /**
+   * 2026-07-28: milliseconds the call runs on its request before it becomes a task. Within them the answer goes
+   * on the request as usual (a fast result, or `input_required` for a multi round-trip request: input gathered
+   * before the task exists); 0 makes the task at once, before the handler runs. 2025-11-25 always makes the task
+   * at once (the client asked for one).
+   * @default 0
+   */
+  readonly afterMs?: number;
+}
+
+/** Task limits and defaults of a server ({@link McpServerOptions.tasks}). */
+export interface ServerTaskOptions {
+  /** Tasks live (started, not final) at once in this process; one more is refused (2025-11-25: -32603 `TaskLimitError`) or, on 2026-07-28, the call runs on its request. @default 1000 */
+  readonly maxLiveTasks?: number;
+  /** Milliseconds a task is kept from its creation when its tool names none. @default 3,600,000 (1 h) */
+  readonly defaultTtlMs?: number;
+  /** The most milliseconds a task is kept, whatever the tool or a 2025-11-25 client's `params.task.ttl` ask. @default 86,400,000 (24 h) */
+  readonly maxTtlMs?: number;
+  /** The polling interval suggested to clients, in milliseconds. @default 1000 */
+  readonly pollIntervalMs?: number;
 }
 
 /**
@@ -472,6 +514,10 @@ export interface McpServerOptions {
    * @see MCP 2026-07-28 basic/patterns/mrtr.mdx
    */
   readonly requestState?: RequestStateOptions;
+  /** Where tasks are kept (a shared store lets any instance answer for any task). @default a new `InMemoryTaskStore` */
+  readonly taskStore?: TaskStore;
+  /** Task limits and defaults. */
+  readonly tasks?: ServerTaskOptions;
 }
 
 /** Options of {@link McpServer.connect}. */

@@ -11,11 +11,14 @@
 /**
  * One message on the bus. Plain JSON, so any bus can carry it:
  * - `list_changed`: the list of `capability` changed (`notifications/<capability>/list_changed`);
- * - `resource_updated`: the resource at `uri` changed (`notifications/resources/updated` to its subscribers).
+ * - `resource_updated`: the resource at `uri` changed (`notifications/resources/updated` to its subscribers);
+ * - `task`: a task changed; `task` is its 2026-07-28 `DetailedTask` (`notifications/tasks` to the listen streams
+ *   that named its `taskId`).
  */
 export type BusMessage =
   | { readonly type: 'list_changed'; readonly capability: 'tools' | 'resources' | 'prompts' }
-  | { readonly type: 'resource_updated'; readonly uri: string };
+  | { readonly type: 'resource_updated'; readonly uri: string }
+  | { readonly type: 'task'; readonly task: Readonly<Record<string, unknown>> & { readonly taskId: string } };
 
 /** Receives every message published after it subscribed; may return a promise of its delivery. */
 export type BusListener = (message: BusMessage) => void | Promise<void>;

@@ -6,7 +6,7 @@ describe('InMemoryTaskStore', () => {
     let now = 1000;
     const store = new InMemoryTaskStore({ now: () => now });
     expect(await store.create({ taskId: 'a', ttlMs: 100 })).toEqual({ taskId: 'a', status: 'working', createdAtMs: 1000, updatedAtMs: 1000, ttlMs: 100 });
-    await store.create({ taskId: 'b', ttlMs: 1000 });
+    await store.create({ taskId: 'b', ttlMs: 1000, pollIntervalMs: 50, owner: 'alice' });
     await expect(store.create({ taskId: 'a', ttlMs: 5 })).rejects.toThrow('Task already exists: "a"');
     await expect(store.create({ taskId: 'c', ttlMs: 0 })).rejects.toThrow(TypeError);
     now = 1050;
@@ -14,13 +14,40 @@ describe('InMemoryTaskStore', () => {
       taskId: 'a', status: 'completed', result: { content: [] }, createdAtMs: 1000, updatedAtMs: 1050, ttlMs: 100,
     });
     await expect(store.update('a', { status: 'working' })).rejects.toThrow('Task is already final: "a" is "completed"');
-    expect((await store.list()).map((t) => t.taskId)).toEqual(['a', 'b']);
+    expect((await store.list()).tasks.map((t) => t.taskId)).toEqual(['a', 'b']);
     now = 1100;
     expect(await store.get('a')).toBeUndefined();
     expect(await store.update('a', { status: 'failed' })).toBeUndefined();
-    expect((await store.list()).map((t) => t.taskId)).toEqual(['b']);
+    expect((await store.list()).tasks.map((t) => t.taskId)).toEqual(['b']);
     expect(await store.delete('b')).toBe(true);
     expect(await store.delete('b')).toBe(false);
-    expect(await store.list()).toEqual([]);
+    expect(await store.list()).toEqual({ tasks: [] });
+  });
+
+  it('replaces the whole status part on update: input requests go when the status moves on', async () => {
+    const store = new InMemoryTaskStore({ now: () => 5 });
+    await store.create({ taskId: 't', ttlMs: 10, pollIntervalMs: 2, owner: 'o' });
+    const waiting = await store.update('t', { status: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: { message: 'Name?' } } } });
+    expect(waiting).toEqual({
+      taskId: 't', status: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: { message: 'Name?' } } },
+      createdAtMs: 5, updatedAtMs: 5, ttlMs: 10, pollIntervalMs: 2, owner: 'o',
+    });
+    expect(await store.update('t', { status: 'failed', error: { code: -32603, message: 'Internal error' } })).toEqual({
+      taskId: 't', status: 'failed', error: { code: -32603, message: 'Internal error' }, createdAtMs: 5, updatedAtMs: 5, ttlMs: 10, pollIntervalMs: 2, owner: 'o',
+    });
+  });
+
+  it('pages by owner with opaque cursors that survive deletions, and refuses a cursor it did not issue', async () => {
+    const store = new InMemoryTaskStore();
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await store.create({ taskId: id, ttlMs: 60_000, owner: id === 'c' ? 'bob' : 'alice' });
+    const first = await store.list({ owner: 'alice', limit: 2 });
+    expect(first.tasks.map((t) => t.taskId)).toEqual(['a', 'b']);
+    expect(typeof first.nextCursor).toBe('string');
+    await store.delete('d');
+    const second = await store.list({ owner: 'alice', limit: 2, cursor: first.nextCursor });
+    expect(second).toEqual({ tasks: [expect.objectContaining({ taskId: 'e' })] });
+    expect((await store.list({ owner: 'bob' })).tasks.map((t) => t.taskId)).toEqual(['c']);
+    await expect(store.list({ cursor: 'nope' })).rejects.toThrow('Invalid task cursor: "nope"');
+    await expect(store.list({ cursor: '99' })).rejects.toThrow(TypeError);
   });
 });

@@ -1,13 +1,34 @@
 /**
- * Where long-running tasks are kept: their status, result and expiry, behind an interface so that a shared
- * store lets any instance answer for a task another one started. Only the store exists yet; no MCP method
- * serves tasks.
+ * Where long-running tasks are kept: their status, result or error, outstanding input requests and expiry,
+ * behind an interface so that a shared store lets any instance answer for a task another one started. The
+ * task runner (`server/tasks/runner.ts`) writes here; the `tasks/*` methods of both flavours read here.
  *
- * @see MCP 2025-11-25 basic/utilities/tasks.mdx
+ * @see MCP 2025-11-25 basic/utilities/tasks.mdx; the 2026-07-28 extension `io.modelcontextprotocol/tasks`
  */
 
-/** A task's state: `working` until it reaches one of the final states. */
+/** A task's state: `working` until it reaches one of the final states (`completed`, `failed`, `cancelled`). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The final states: a task in one of them never changes again. */
+export const FINAL_TASK_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/** Whether `status` is final (`completed`, `failed` or `cancelled`). */
+export function isFinalTaskStatus(status: TaskStatus): boolean {
+  return FINAL_TASK_STATUSES.has(status);
+}
+
+/** One request the task waits on the client for (an `elicitation/create`, `sampling/createMessage` …). Plain JSON. */
+export interface TaskInputRequest {
+  readonly method: string;
+  readonly params?: Readonly<Record<string, unknown>>;
+}
+
+/** A JSON-RPC error object, as a failed task keeps it. */
+export interface TaskErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
 
 /** One stored task. Plain JSON. */
 export interface TaskRecord {
@@ -17,100 +38,182 @@ export interface TaskRecord {
   readonly status: TaskStatus;
   /** A human-readable note on the status, if any. */
   readonly statusMessage?: string;
-  /** The result (or error object) once `completed` or `failed`. */
+  /** The result of the request the task runs (a `CallToolResult`), once it has one. */
   readonly result?: unknown;
+  /** The JSON-RPC error the request ended with, when it ended with one (status `failed`). */
+  readonly error?: TaskErrorObject;
+  /** What the task waits on the client for, by key, while `input_required`. */
+  readonly inputRequests?: Readonly<Record<string, TaskInputRequest>>;
   /** When the task was created, in milliseconds since the epoch. */
   readonly createdAtMs: number;
   /** When the task was last changed, in milliseconds since the epoch. */
   readonly updatedAtMs: number;
   /** How long the task is kept after its creation, in milliseconds. */
   readonly ttlMs: number;
+  /** The polling interval suggested to clients, in milliseconds, if any. */
+  readonly pollIntervalMs?: number;
+  /**
+   * Who may list the task (an authenticated principal, or the session that started it); `undefined`: nobody
+   * lists it, though anyone who knows its id may read it.
+   */
+  readonly owner?: string;
 }
 
-/** What {@link TaskStore.update} may change. */
+/**
+ * What {@link TaskStore.update} changes: the status part of the record. Every update replaces the status,
+ * its message, result, error and input requests together (what an update omits is gone).
+ */
 export interface TaskUpdate {
   /** The new status. */
   readonly status: TaskStatus;
   /** A human-readable note on it; omitted means none. */
   readonly statusMessage?: string;
-  /** The result (or error object) when the task completed or failed. */
+  /** The request's result (`completed`, or `failed` for a 2025-11-25 tool result with `isError`). */
   readonly result?: unknown;
+  /** The JSON-RPC error the request ended with (`failed`). */
+  readonly error?: TaskErrorObject;
+  /** The outstanding input requests (`input_required`). */
+  readonly inputRequests?: Readonly<Record<string, TaskInputRequest>>;
+}
+
+/** What {@link TaskStore.create} stores. */
+export interface NewTask {
+  readonly taskId: string;
+  /** Milliseconds to keep the task from now; a positive number. */
+  readonly ttlMs: number;
+  /** See {@link TaskRecord.pollIntervalMs}. */
+  readonly pollIntervalMs?: number;
+  /** See {@link TaskRecord.owner}. */
+  readonly owner?: string;
+}
+
+/** One page of {@link TaskStore.list}. */
+export interface TaskPage {
+  /** The live tasks of this page, oldest first. */
+  readonly tasks: readonly TaskRecord[];
+  /** Where the next page starts (opaque); absent on the last page. */
+  readonly nextCursor?: string;
 }
 
 /** Keeps tasks until their TTL runs out. Every method is asynchronous so a remote store fits. */
 export interface TaskStore {
   /**
-   * Stores a new `working` task.
+   * Stores a new `working` task. Resolves once a {@link TaskStore.get} of its id would find it.
    * @throws TypeError (rejection) when `taskId` is already stored, or `ttlMs` is not a positive number
    */
-  create(task: { readonly taskId: string; readonly ttlMs: number }): Promise<TaskRecord>;
+  create(task: NewTask): Promise<TaskRecord>;
   /** The task, or `undefined` when unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
-   * Changes a task's status (and result); `undefined` when unknown or expired.
+   * Changes a task's status part ({@link TaskUpdate}); `undefined` when unknown or expired.
    * @throws TypeError (rejection) when the task is already in a final state
    */
   update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined>;
-  /** The live tasks, oldest first. */
-  list(): Promise<readonly TaskRecord[]>;
+  /**
+   * One page of the live tasks, oldest first: those of `owner` when given, else every task.
+   * @param options `cursor`: a `nextCursor` this store returned; `limit`: the page size (default every task)
+   * @throws TypeError (rejection) when `cursor` is not one this store issued
+   */
+  list(options?: { readonly owner?: string; readonly cursor?: string; readonly limit?: number }): Promise<TaskPage>;
   /** Forgets a task; whether it was stored. */
   delete(taskId: string): Promise<boolean>;
 }
 
-const FINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+interface Stored {
+  readonly seq: number;
+  record: TaskRecord;
+}
 
 /** The in-memory {@link TaskStore}: expired tasks are dropped when next read. */
 export class InMemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, TaskRecord>();
+  readonly #tasks = new Map<string, Stored>();
   readonly #now: () => number;
+  #seq = 0;
 
   /** @param options `now`: the clock, in milliseconds since the epoch @default Date.now */
   constructor(options: { readonly now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
   }
 
-  create(task: { readonly taskId: string; readonly ttlMs: number }): Promise<TaskRecord> {
+  create(task: NewTask): Promise<TaskRecord> {
     if (!(typeof task.ttlMs === 'number' && task.ttlMs > 0)) return Promise.reject(new TypeError(`Invalid task TTL: expected a positive number of milliseconds, got "${String(task.ttlMs)}"`));
     if (this.#live(task.taskId) !== undefined) return Promise.reject(new TypeError(`Task already exists: "${task.taskId}"`));
     const now = this.#now();
-    const record: TaskRecord = { taskId: task.taskId, status: 'working', createdAtMs: now, updatedAtMs: now, ttlMs: task.ttlMs };
-    this.#tasks.set(task.taskId, record);
+    const record: TaskRecord = {
+      taskId: task.taskId,
+      status: 'working',
+      createdAtMs: now,
+      updatedAtMs: now,
+      ttlMs: task.ttlMs,
+      ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
+      ...(task.owner === undefined ? {} : { owner: task.owner }),
+    };
+    this.#tasks.set(task.taskId, { seq: ++this.#seq, record });
     return Promise.resolve(record);
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
-    return Promise.resolve(this.#live(taskId));
+    return Promise.resolve(this.#live(taskId)?.record);
   }
 
   update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined> {
-    const current = this.#live(taskId);
-    if (current === undefined) return Promise.resolve(undefined);
-    if (FINAL.has(current.status)) return Promise.reject(new TypeError(`Task is already final: "${taskId}" is "${current.status}"`));
-    const next: TaskRecord = { ...current, ...update, updatedAtMs: this.#now() };
-    this.#tasks.set(taskId, next);
+    const stored = this.#live(taskId);
+    if (stored === undefined) return Promise.resolve(undefined);
+    const current = stored.record;
+    if (isFinalTaskStatus(current.status)) return Promise.reject(new TypeError(`Task is already final: "${taskId}" is "${current.status}"`));
+    const { taskId: id, createdAtMs, ttlMs, pollIntervalMs, owner } = current;
+    const next: TaskRecord = {
+      taskId: id,
+      status: update.status,
+      ...(update.statusMessage === undefined ? {} : { statusMessage: update.statusMessage }),
+      ...(update.result === undefined ? {} : { result: update.result }),
+      ...(update.error === undefined ? {} : { error: update.error }),
+      ...(update.inputRequests === undefined ? {} : { inputRequests: update.inputRequests }),
+      createdAtMs,
+      updatedAtMs: this.#now(),
+      ttlMs,
+      ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+      ...(owner === undefined ? {} : { owner }),
+    };
+    stored.record = next;
     return Promise.resolve(next);
   }
 
-  list(): Promise<readonly TaskRecord[]> {
-    const out: TaskRecord[] = [];
-    for (const id of [...this.#tasks.keys()]) {
-      const task = this.#live(id);
-      if (task !== undefined) out.push(task);
+  list(options: { readonly owner?: string; readonly cursor?: string; readonly limit?: number } = {}): Promise<TaskPage> {
+    const { owner, cursor, limit } = options;
+    let after = 0;
+    if (cursor !== undefined) {
+      after = typeof cursor === 'string' && /^[1-9][0-9]{0,15}$/.test(cursor) ? Number(cursor) : NaN;
+      if (!(after <= this.#seq)) return Promise.reject(new TypeError(`Invalid task cursor: "${String(cursor).slice(0, 200)}"`));
     }
-    return Promise.resolve(out);
+    const max = limit ?? Infinity;
+    const tasks: TaskRecord[] = [];
+    let last = 0;
+    let more = false;
+    for (const id of [...this.#tasks.keys()]) {
+      const stored = this.#live(id);
+      if (stored === undefined || stored.seq <= after || (owner !== undefined && stored.record.owner !== owner)) continue;
+      if (tasks.length >= max) {
+        more = true;
+        break;
+      }
+      tasks.push(stored.record);
+      last = stored.seq;
+    }
+    return Promise.resolve(more ? { tasks, nextCursor: String(last) } : { tasks });
   }
 
   delete(taskId: string): Promise<boolean> {
     return Promise.resolve(this.#live(taskId) !== undefined && this.#tasks.delete(taskId));
   }
 
-  #live(taskId: string): TaskRecord | undefined {
-    const task = this.#tasks.get(taskId);
-    if (task === undefined) return undefined;
-    if (this.#now() >= task.createdAtMs + task.ttlMs) {
+  #live(taskId: string): Stored | undefined {
+    const stored = this.#tasks.get(taskId);
+    if (stored === undefined) return undefined;
+    if (this.#now() >= stored.record.createdAtMs + stored.record.ttlMs) {
       this.#tasks.delete(taskId);
       return undefined;
     }
-    return task;
+    return stored;
   }
 }

@@ -13,7 +13,9 @@ import { SUBSCRIPTION_ID_META_KEY } from '../../protocol/envelope.js';
 import type { ServerCapabilities } from '../../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../../stores/notificationBus.js';
 import type { ServerRequestContext } from '../context.js';
+import { MissingClientCapabilityError } from '../../protocol/errors.js';
 import { invalidParams, isRecord, paramsRecord } from '../params.js';
+import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/wire.js';
 
 /** The acknowledgement, the first message of every listen stream. */
 export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged';
@@ -48,9 +50,10 @@ interface Honoured {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  taskIds?: string[];
 }
 
-function honouredFilter(requested: Record<string, unknown>, capabilities: ServerCapabilities, host: ListenHost): Honoured {
+function honouredFilter(requested: Record<string, unknown>, capabilities: ServerCapabilities, host: ListenHost, clientCapabilities: unknown): Honoured {
   const honoured: Honoured = {};
   for (const capability of ['tools', 'prompts', 'resources'] as const) {
     const flag = LIST_FILTER[capability];
@@ -66,6 +69,14 @@ function honouredFilter(requested: Record<string, unknown>, capabilities: Server
     if (uris.some((u: string) => u.length > host.maxUriLength)) throw invalidParams(`a URI in "notifications.resourceSubscriptions" is longer than ${host.maxUriLength} characters`);
     if (capabilities.resources?.subscribe === true) honoured.resourceSubscriptions = [...new Set(uris)];
   }
+  const taskIds = requested.taskIds;
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds) || !taskIds.every((t) => typeof t === 'string')) throw invalidParams('"notifications.taskIds" must be an array of strings');
+    if (taskIds.length > host.maxSubscriptions) throw invalidParams(`"notifications.taskIds" holds more than ${host.maxSubscriptions} ids`);
+    // The tasks extension: task notifications need the client to have declared it (-32021 otherwise).
+    if (!declaresTasksExtension(clientCapabilities)) throw new MissingClientCapabilityError(TASKS_EXTENSION_REQUIRED);
+    if (isRecord(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined) honoured.taskIds = [...new Set(taskIds as string[])];
+  }
   return honoured;
 }
 
@@ -75,6 +86,7 @@ class ListenStream {
   readonly #meta: Readonly<Record<string, JsonRpcId>>;
   readonly #honoured: Honoured;
   readonly #uris: ReadonlySet<string>;
+  readonly #taskIds: ReadonlySet<string>;
   #unsubscribe: (() => void) | undefined = undefined;
   #resolve: ((result: Record<string, unknown>) => void) | undefined = undefined;
 
@@ -83,6 +95,7 @@ class ListenStream {
     this.#meta = Object.freeze({ [SUBSCRIPTION_ID_META_KEY]: ctx.requestId });
     this.#honoured = honoured;
     this.#uris = new Set(honoured.resourceSubscriptions);
+    this.#taskIds = new Set(honoured.taskIds);
   }
 
   /** Acknowledges, then relays the bus until the stream ends; resolves with the listen result. */
@@ -124,6 +137,10 @@ class ListenStream {
       if (!this.#uris.has(message.uri)) return undefined;
       return this.#send('notifications/resources/updated', { uri: message.uri, _meta: this.#meta });
     }
+    if (message.type === 'task') {
+      if (!this.#taskIds.has(message.task.taskId)) return undefined;
+      return this.#send('notifications/tasks', { ...message.task, _meta: this.#meta });
+    }
     return undefined;
   }
 
@@ -155,7 +172,7 @@ export class ListenStreams {
     const requested = p.notifications;
     if (!isRecord(requested)) throw invalidParams('"notifications" must be an object');
     const host = this.#host;
-    const honoured = honouredFilter(requested, host.capabilities(), host);
+    const honoured = honouredFilter(requested, host.capabilities(), host, ctx.clientCapabilities);
     if (this.#open.size >= host.maxStreams) throw invalidParams(`too many listen streams are open (${host.maxStreams})`);
     const stream = new ListenStream(ctx, honoured);
     this.#open.add(stream);

@@ -14,6 +14,8 @@ import { InputRequiredSignal } from '../inputRound.js';
 import type { ToolEntry } from '../registry.js';
 import { invalidResult, toolContentProblem } from '../results.js';
 import type { ValidationOutcome } from '../schema.js';
+import type { ToolTasks } from '../tasks/toolTasks.js';
+import { CORE_TASKS_REVISION } from '../tasks/wire.js';
 import { withMeta, type FeatureHost } from './host.js';
 
 /**
@@ -28,10 +30,15 @@ export class ToolError extends Error {
   }
 }
 
-/** `tools/list`: one page (a legacy-era client sees no `outputSchema` without an object root). */
+/**
+ * `tools/list`: one page. A legacy-era client sees no `outputSchema` without an object root; at 2025-11-25
+ * task-capable tools carry `execution.taskSupport`.
+ */
 export function listTools(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Record<string, unknown> {
-  const modern = (ctx as ServerRequestContext).facts.era === 'modern';
-  return page({ kind: 'tools', items: modern ? host.registry.list('tools') : host.registry.legacyTools(), pageSize: host.pageSize }, params);
+  const facts = (ctx as ServerRequestContext).facts;
+  const registry = host.registry;
+  const items = facts.era === 'modern' ? registry.list('tools') : facts.protocolVersion === CORE_TASKS_REVISION ? registry.toolsWithTaskSupport() : registry.legacyTools();
+  return page({ kind: 'tools', items, pageSize: host.pageSize }, params);
 }
 
 /**
@@ -43,10 +50,15 @@ export function listTools(host: FeatureHost, params: JsonRpcParams | undefined, 
  */
 export class ToolCalls {
   readonly #host: FeatureHost;
+  readonly #tasks: ToolTasks | undefined;
 
-  /** @param host the server's registry, logger and result checking */
-  constructor(host: FeatureHost) {
+  /**
+   * @param host the server's registry, logger and result checking
+   * @param tasks where a task-capable tool's call may become a task
+   */
+  constructor(host: FeatureHost, tasks?: ToolTasks) {
     this.#host = host;
+    this.#tasks = tasks;
   }
 
   /** Answers one `tools/call`; `ctx` is the dispatcher's handler context (a {@link ServerRequestContext}). */
@@ -54,6 +66,15 @@ export class ToolCalls {
     const p = paramsRecord(params);
     const { entry: tool, args: rawArgs } = namedCall(p, this.#host.registry.tools, 'tool');
     const call = withMeta(ctx, p);
+    // Task-capable tools (and 2025-11-25 `params.task`) go to the task runner, which runs #execute itself.
+    if (this.#tasks !== undefined && (tool.task !== undefined || p.task !== undefined)) {
+      const routed = this.#tasks.route({ name: tool.descriptor.name, task: tool.task, params: p, ctx: call, run: (c) => this.#execute(tool, rawArgs, c) });
+      if (routed !== undefined) return routed as unknown as Promise<CallToolResult>;
+    }
+    return this.#execute(tool, rawArgs, call);
+  }
+
+  #execute(tool: ToolEntry, rawArgs: Record<string, unknown>, call: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
     const outcome = tool.input.validate(rawArgs);
     if (!(outcome instanceof Promise)) {
       if (outcome !== undefined && outcome.error !== undefined) return invalidArguments(tool, outcome.error);

@@ -69,7 +69,7 @@ function nameKeyOf(method: string): 'name' | 'uri' | 'taskId' | undefined {
   if (method === 'tools/call' || method === 'prompts/get') return 'name';
   if (method === 'resources/read') return 'uri';
   // The tasks extension: `Mcp-Name` carries `params.taskId` on `tasks/*`.
-  return method.startsWith('tasks/') ? 'taskId' : undefined;
+  return method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel' ? 'taskId' : undefined;
 }
 
 function paramsOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {

@@ -1,0 +1,48 @@
+/**
+ * Wiring of tasks into a server, in one call: the {@link TaskRunner} over the server's {@link TaskStore}, the
+ * `tools/call` branch ({@link ToolTasks}) and the `tasks/*` methods of both flavours.
+ */
+import type { Dispatcher, Logger } from '@switchboard/jsonrpc';
+import type { NotificationBus } from '../../stores/notificationBus.js';
+import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
+import type { DispatchContext } from '../context.js';
+import { positiveIntegerOption } from '../params.js';
+import type { ServerTaskOptions } from '../types.js';
+import { registerTaskMethods, type MethodWrapper } from './methods.js';
+import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_TASK_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
+import { DEFAULT_MAX_TASK_TTL_MS, DEFAULT_TASK_TTL_MS, ToolTasks } from './toolTasks.js';
+
+/**
+ * Makes the server's tasks and registers `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` and
+ * `tasks/update` on `dispatcher`.
+ * @throws TypeError when an option of `options` is not a number; RangeError when not a positive integer
+ */
+export function createToolTasks(setup: {
+  readonly dispatcher: Dispatcher<DispatchContext>;
+  readonly bus: NotificationBus;
+  readonly logger: Logger;
+  readonly store: TaskStore | undefined;
+  readonly options: ServerTaskOptions | undefined;
+  /** Whether any registered tool is task-capable. */
+  readonly hasTaskTools: () => boolean;
+  /** How the server decorates its operations' handlers. @default none */
+  readonly wrap?: MethodWrapper;
+}): ToolTasks {
+  const options = setup.options ?? {};
+  const runner = new TaskRunner({
+    store: setup.store ?? new InMemoryTaskStore(),
+    logger: setup.logger,
+    maxLiveTasks: positiveIntegerOption('tasks.maxLiveTasks', options.maxLiveTasks, DEFAULT_MAX_LIVE_TASKS),
+    pollIntervalMs: positiveIntegerOption('tasks.pollIntervalMs', options.pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS),
+  });
+  const tasks = new ToolTasks({
+    runner,
+    bus: setup.bus,
+    logger: setup.logger,
+    defaultTtlMs: positiveIntegerOption('tasks.defaultTtlMs', options.defaultTtlMs, DEFAULT_TASK_TTL_MS),
+    maxTtlMs: positiveIntegerOption('tasks.maxTtlMs', options.maxTtlMs, DEFAULT_MAX_TASK_TTL_MS),
+    hasTaskTools: setup.hasTaskTools,
+  });
+  registerTaskMethods(setup.dispatcher, tasks, setup.wrap);
+  return tasks;
+}
