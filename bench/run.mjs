@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Switchboard's side-by-side benchmark. See bench/README.md.
 //
-//   node bench/run.mjs                 full matrix, ≥ 3 interleaved repetitions (≈ 15 min on 2 cores)
+//   node bench/run.mjs                 full matrix, 5 interleaved repetitions (≈ 50 min on 2 cores)
 //   node bench/run.mjs --quick         every server, 1 repetition, short windows (< 2 min)
 //   node bench/run.mjs --smoke         tiny N: every server in the matrix answers correctly (CI; exit 1 if not)
 //   options: --only <regex>            only rows/scenarios whose "<scenario>/<row key>" matches
-//            --reps <N>                repetitions (full default 3)
+//            --reps <N>                repetitions (full default 5)
 //            --update-readme           copy the table into bench/README.md and the chart to bench/ratios.svg
 //            --report <file.jsonl>     only re-render latest.md / ratios.svg from an earlier run
 //
