@@ -8,16 +8,22 @@
 //   script     file in bench/servers/, started as `node <script> --stdio | --port 0 <args…>`
 //   args       extra server flags
 //   targets    for role 'ours': which of the issue's goals apply (see TARGETS below)
-//   protocol   '2025-11-25' (default: initialize handshake, legacy session) or '2026-07-28' (HTTP only: no
-//              handshake, per-request envelope); the 2026-07-28 rows join once Switchboard serves that era.
+//   pending    a reason the row is expected to fail for now: its failures are reported, not counted
+//   protocol   '2025-11-25' (default: the legacy era, initialize handshake, a session) or '2026-07-28' (the
+//              modern era: no handshake, the `_meta` envelope on every request, on HTTP the request metadata
+//              headers too). Rows of each era are grouped, interleaved and compared with the floor of their era.
+
+// Until the server core answers 2026-07-28 requests, Switchboard's modern rows are refused with -32022.
+const PENDING_MODERN = 'Switchboard does not serve 2026-07-28 yet';
 
 export const ROWS = [
-  // ---------------------------------------------------------------- stdio
+  // ---------------------------------------------------------------- stdio, legacy era (initialize, then a session)
   { key: 'raw-stdio', label: 'raw floor', transport: 'stdio', role: 'raw', script: 'raw-stdio.js' },
   { key: 'switchboard-stdio', label: 'Switchboard', transport: 'stdio', role: 'ours', script: 'switchboard.js', targets: 'stdio' },
   { key: 'sdk-v1-stdio', label: 'SDK v1', transport: 'stdio', role: 'sdk', script: 'sdk-v1.js' },
   { key: 'sdk-v2-stdio', label: 'SDK v2', transport: 'stdio', role: 'sdk', script: 'sdk-v2.js' },
-  // ---------------------------------------------------------------- Streamable HTTP, JSON bodies
+  { key: 'tmcp-stdio', label: 'tmcp', transport: 'stdio', role: 'sdk', script: 'tmcp.js' },
+  // ---------------------------------------------------------------- Streamable HTTP, legacy era, JSON bodies
   { key: 'raw-http-json', label: 'raw floor', transport: 'http', response: 'json', role: 'raw', script: 'raw-http.js', args: ['--response', 'json'] },
   { key: 'switchboard-legacy-json', label: 'Switchboard (legacy session)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], targets: 'http-legacy' },
   // The default responseMode 'auto' with the official clients' Accept (both types): a quick call is answered with JSON.
@@ -25,21 +31,33 @@ export const ROWS = [
   { key: 'sdk-v1-stateful-json', label: 'SDK v1 stateful', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v1.js', args: ['--mode', 'stateful', '--response', 'json'] },
   { key: 'sdk-v1-stateless-json', label: 'SDK v1 stateless', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v1.js', args: ['--mode', 'stateless', '--response', 'json'] },
   { key: 'sdk-v2-stateful-json', label: 'SDK v2 stateful', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'stateful', '--response', 'json'] },
-  // ---------------------------------------------------------------- Streamable HTTP, SSE bodies
+  // ---------------------------------------------------------------- Streamable HTTP, legacy era, SSE bodies
   { key: 'raw-http-sse', label: 'raw floor', transport: 'http', response: 'sse', role: 'raw', script: 'raw-http.js', args: ['--response', 'sse'] },
   { key: 'switchboard-legacy-sse', label: 'Switchboard (legacy session)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], targets: 'http-legacy' },
   // the SDK rows keep no SSE event history; this one shows what Switchboard's default resumability costs
   { key: 'switchboard-legacy-sse-nostore', label: 'Switchboard (no event store)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse', '--no-event-store'] },
   { key: 'sdk-v1-stateful-sse', label: 'SDK v1 stateful', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v1.js', args: ['--mode', 'stateful', '--response', 'sse'] },
   { key: 'sdk-v2-stateful-sse', label: 'SDK v2 stateful', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'stateful', '--response', 'sse'] },
-  // createMcpHandler serves 2025-era requests through its stateless legacy leg, which always answers SSE
+  // createMcpHandler serves legacy requests through its stateless legacy leg, which always answers SSE
   // (its responseMode applies to 2026-07-28 exchanges only).
   { key: 'sdk-v2-handler-sse', label: 'SDK v2 createMcpHandler', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler'] },
-  // ---------------------------------------------------------------- 2026-07-28 stateless (when Switchboard has it):
-  // the load generator already speaks it (protocol '2026-07-28': no initialize, `_meta` envelope on every
-  // request, MCP-Protocol-Version / Mcp-Method / Mcp-Name headers); SDK v2's createMcpHandler answers it.
-  // { key: 'switchboard-stateless-json', label: 'Switchboard (2026-07-28 stateless)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', targets: 'http-stateless' },
-  // { key: 'sdk-v2-handler-modern-json', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'json'], protocol: '2026-07-28' },
+  // tmcp's HTTP transport answers every request with an SSE body (it has no JSON mode): SSE rows only.
+  { key: 'tmcp-sse', label: 'tmcp', transport: 'http', response: 'sse', role: 'sdk', script: 'tmcp.js' },
+  // ---------------------------------------------------------------- stdio, modern era (2026-07-28, no session)
+  // Every server here is dual-era and serves both eras from the same process; the modern rows never send initialize.
+  { key: 'raw-stdio-modern', label: 'raw floor (stateless)', transport: 'stdio', role: 'raw', script: 'raw-stdio.js', protocol: '2026-07-28' },
+  { key: 'switchboard-stdio-modern', label: 'Switchboard (2026-07-28)', transport: 'stdio', role: 'ours', script: 'switchboard.js', protocol: '2026-07-28', pending: PENDING_MODERN, targets: 'stdio-modern' },
+  { key: 'sdk-v2-stdio-modern', label: 'SDK v2 serveStdio (2026-07-28)', transport: 'stdio', role: 'sdk', script: 'sdk-v2.js', protocol: '2026-07-28' },
+  { key: 'tmcp-stdio-modern', label: 'tmcp (2026-07-28)', transport: 'stdio', role: 'sdk', script: 'tmcp.js', protocol: '2026-07-28' },
+  // ---------------------------------------------------------------- Streamable HTTP, modern era, JSON bodies
+  { key: 'raw-http-json-modern', label: 'raw floor (stateless)', transport: 'http', response: 'json', role: 'raw', script: 'raw-http.js', args: ['--response', 'json'], protocol: '2026-07-28' },
+  { key: 'switchboard-modern-json', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', pending: PENDING_MODERN, targets: 'http-modern' },
+  { key: 'sdk-v2-handler-modern-json', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'json'], protocol: '2026-07-28' },
+  // ---------------------------------------------------------------- Streamable HTTP, modern era, SSE bodies
+  { key: 'raw-http-sse-modern', label: 'raw floor (stateless)', transport: 'http', response: 'sse', role: 'raw', script: 'raw-http.js', args: ['--response', 'sse'], protocol: '2026-07-28' },
+  { key: 'switchboard-modern-sse', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], protocol: '2026-07-28', pending: PENDING_MODERN, targets: 'http-modern' },
+  { key: 'sdk-v2-handler-modern-sse', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'sse'], protocol: '2026-07-28' },
+  { key: 'tmcp-modern-sse', label: 'tmcp (2026-07-28)', transport: 'http', response: 'sse', role: 'sdk', script: 'tmcp.js', protocol: '2026-07-28' },
 ];
 
 /** The throughput cells: C in flight × text payload bytes, for every row. */
@@ -50,17 +68,22 @@ export const CELLS = [
   { concurrency: 16, payloadBytes: 16384 },
 ];
 
-/** The issue's goals, by row `targets` kind. Ratios are Switchboard ÷ raw floor of the same group and cell. */
+/**
+ * The issues' goals, by row `targets` kind. Ratios are Switchboard ÷ raw floor of the same group (transport,
+ * body type, era) and cell; `vsSdkMin` is Switchboard's req/s ÷ that peer's, same group and cell ("ahead of
+ * tmcp" = ≥ 1). `rssMax` is optional (the modern rows have no memory goal).
+ */
 export const TARGETS = {
   stdio: {
     rpsMin: (cell) => (cell.concurrency === 1 ? 0.8 : 0.75),
     p99Max: 2,
     cpuMax: 1.5,
     rssMax: 1.3,
-    vsSdkMin: { 'sdk-v1-stdio': 2, 'sdk-v2-stdio': 2.5 },
+    vsSdkMin: { 'sdk-v1-stdio': 2, 'sdk-v2-stdio': 2.5, 'tmcp-stdio': 1 },
   },
-  'http-legacy': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: {} },
-  'http-stateless': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: { 'sdk-v2-handler-modern-json': 5 } },
+  'http-legacy': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: { 'tmcp-sse': 1 } },
+  'stdio-modern': { rpsMin: () => 0.8, p99Max: 1.5, cpuMax: 1.5, vsSdkMin: { 'tmcp-stdio-modern': 1 } },
+  'http-modern': { rpsMin: () => 0.8, p99Max: 1.5, cpuMax: 1.5, vsSdkMin: { 'sdk-v2-handler-modern-json': 8, 'sdk-v2-handler-modern-sse': 8, 'tmcp-modern-sse': 1 } },
 };
 
 /** Scenario goals. */
@@ -75,22 +98,23 @@ export const SCENARIO_TARGETS = {
 /** Rows of each scenario (keys from ROWS) and their settings. */
 export const SCENARIOS = {
   flatness: {
-    rows: ['switchboard-stdio', 'sdk-v1-stdio', 'sdk-v2-stdio', 'switchboard-legacy-json', 'sdk-v1-stateful-json', 'sdk-v2-stateful-json', 'sdk-v1-stateless-json', 'sdk-v2-handler-sse'],
+    rows: ['switchboard-stdio', 'sdk-v1-stdio', 'sdk-v2-stdio', 'tmcp-stdio', 'switchboard-legacy-json', 'sdk-v1-stateful-json', 'sdk-v2-stateful-json', 'sdk-v1-stateless-json', 'sdk-v2-handler-sse', 'tmcp-sse'],
     tools: 500,
     cell: { concurrency: 16, payloadBytes: 64 },
   },
   idleSessions: {
-    rows: ['raw-http-json', 'switchboard-legacy-json', 'sdk-v1-stateful-json', 'sdk-v2-stateful-json'],
+    rows: ['raw-http-json', 'switchboard-legacy-json', 'sdk-v1-stateful-json', 'sdk-v2-stateful-json', 'tmcp-sse'],
     sessions: 1000,
   },
   inflight: {
+    // not tmcp: its stdio transport answers legacy requests one at a time (10,000 × the delay)
     rows: ['raw-stdio', 'switchboard-stdio', 'sdk-v1-stdio', 'sdk-v2-stdio'],
     calls: 10000,
     // Switchboard queues past maxConcurrentRequestsPerSession (default 64); lift it so all 10k are held.
     extraArgs: { 'switchboard-stdio': ['--max-concurrent', '20000'] },
   },
   coldStart: {
-    rows: ['raw-stdio', 'switchboard-stdio', 'sdk-v1-stdio', 'sdk-v2-stdio'],
+    rows: ['raw-stdio', 'switchboard-stdio', 'sdk-v1-stdio', 'sdk-v2-stdio', 'tmcp-stdio'],
   },
 };
 

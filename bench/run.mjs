@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Switchboard's side-by-side benchmark. See bench/README.md.
 //
-//   node bench/run.mjs                 full matrix, ≥ 3 interleaved repetitions (≈ 15 min on 2 cores)
+//   node bench/run.mjs                 full matrix, 5 interleaved repetitions (≈ 50 min on 2 cores)
 //   node bench/run.mjs --quick         every server, 1 repetition, short windows (< 2 min)
 //   node bench/run.mjs --smoke         tiny N: every server in the matrix answers correctly (CI; exit 1 if not)
 //   options: --only <regex>            only rows/scenarios whose "<scenario>/<row key>" matches
-//            --reps <N>                repetitions (full default 3)
+//            --reps <N>                repetitions (full default 5)
 //            --update-readme           copy the table into bench/README.md and the chart to bench/ratios.svg
 //            --report <file.jsonl>     only re-render latest.md / ratios.svg from an earlier run
 //
@@ -97,13 +97,18 @@ const t0 = Date.now();
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0).padStart(4)}s`;
 const log = (s) => process.stdout.write(`${elapsed()}  ${s}\n`);
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
-const rowMeta = (r) => ({ row: r.key, label: r.label, transport: r.transport, response: r.response, role: r.role, targets: r.targets });
+const rowMeta = (r) => ({ row: r.key, label: r.label, transport: r.transport, response: r.response, protocol: r.protocol, role: r.role, targets: r.targets });
 
+// A row marked `pending` (matrix.mjs) is expected to fail for the reason it gives: its failures are reported
+// but do not fail the run; a pending row that answers correctly is reported so the mark can go.
+const expectedFailures = new Set();
+const pendingPassed = new Set();
 function record(kind, r, extra, res) {
-  if (!res.ok) {
+  if (!res.ok && r.pending) expectedFailures.add(`${r.key} (${r.pending})`);
+  else if (!res.ok) {
     failures++;
     failed.push(`${kind} ${r.key} ${JSON.stringify(extra)}: ${res.firstFailure || res.error || 'failed'}`);
-  }
+  } else if (r.pending) pendingPassed.add(r.key);
   emit({ kind, ...rowMeta(r), ...extra, ...res });
 }
 
@@ -147,7 +152,7 @@ if (modeName === 'smoke') {
         await s.stop();
       }
     });
-    log(`${res.ok ? 'ok  ' : 'FAIL'}  ${r.key.padEnd(28)} ${res.ok ? `${res.requests} calls checked` : res.firstFailure}`);
+    log(`${res.ok ? 'ok   ' : r.pending ? 'XFAIL' : 'FAIL '}  ${r.key.padEnd(28)} ${res.ok ? `${res.requests} calls checked` : res.firstFailure}`);
     record('smoke', r, {}, res);
   }
 }
@@ -156,8 +161,9 @@ if (modeName === 'smoke') {
 if (modeName !== 'smoke') {
   const rows = matrixRows.filter((r) => selected('throughput', r.key));
   for (const cell of CELLS) {
-    for (const transport of ['stdio', 'http']) {
-      const group = rows.filter((r) => r.transport === transport);
+    // one interleaved group per transport and era: each row's floor (same transport, body type, era) is in it
+    for (const [transport, modern] of [['stdio', false], ['http', false], ['stdio', true], ['http', true]]) {
+      const group = rows.filter((r) => r.transport === transport && (r.protocol === '2026-07-28') === modern);
       if (!group.length) continue;
       for (let rep = 0; rep < mode.reps; rep++) {
         for (const r of rotate(group, rep)) {
@@ -279,11 +285,13 @@ if (modeName !== 'smoke') {
   if (flag('--update-readme')) updateReadme(here, resultsDir, md);
   console.log('\n' + md);
 }
+if (expectedFailures.size) console.log(`\nexpected failures (rows marked pending in bench/matrix.mjs):\n  ${[...expectedFailures].join('\n  ')}`);
+if (pendingPassed.size) console.log(`\nrows marked pending that answered correctly (drop their \`pending\` mark): ${[...pendingPassed].join(', ')}`);
 if (failures) {
   console.error(`\n${failures} measurement(s) failed:\n  ${failed.join('\n  ')}`);
   process.exitCode = 1;
   setTimeout(() => process.exit(1), 100);
 } else {
-  console.log(modeName === 'smoke' ? `\nsmoke: every server answered correctly (${elapsed().trim()})` : `\ndone in ${elapsed().trim()}`);
+  console.log(modeName === 'smoke' ? `\nsmoke: every server answered correctly${expectedFailures.size ? `, but for the ${expectedFailures.size} pending row(s) above` : ''} (${elapsed().trim()})` : `\ndone in ${elapsed().trim()}`);
   setTimeout(() => process.exit(0), 100);
 }

@@ -5,10 +5,14 @@
 //   - StdioClient: the server is a child process; newline-delimited JSON on its stdin/stdout; requests are
 //     pipelined (C in flight), replies matched by id; the writes produced while handling one chunk of
 //     replies are coalesced into one write.
-//   - HttpClient: Streamable HTTP (2025-era) on 127.0.0.1 through a keep-alive http.Agent with C sockets;
-//     each POST carries one request; the reply is read as application/json or as text/event-stream.
+//   - HttpClient: Streamable HTTP on 127.0.0.1 through a keep-alive http.Agent with C sockets; each POST
+//     carries one request; the reply is read as application/json or as text/event-stream.
+// Both speak either era: '2025-11-25' (the legacy era: initialize handshake first, then a session) or
+// '2026-07-28' (the modern era: no handshake, the `_meta` envelope on every request and, on HTTP, the
+// request metadata headers MCP-Protocol-Version / Mcp-Method / Mcp-Name on every POST).
 // Every reply is checked: matching id, a `result` with content[0] = { type: 'text', text: <exactly the text
-// sent> } and no isError. Each request's text is unique (it starts with its id), so a cross-wired reply fails.
+// sent> } and no isError; a modern reply must also say `resultType: "complete"` and carry the server's
+// identity in `_meta`. Each request's text is unique (it starts with its id), so a cross-wired reply fails.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -16,6 +20,10 @@ export const PROTOCOL_VERSION = '2025-11-25';
 const CLIENT_INFO = { name: 'switchboard-bench', version: '1.0.0' };
 const INITIALIZE_PARAMS = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+const MODERN_META = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN_PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":${JSON.stringify(CLIENT_INFO)}}`;
 
 // Plain ASCII that needs no JSON escaping, so the request can be assembled by concatenation.
 const FILL = 'The quick brown fox jumps over the lazy dog, 0123456789; '.repeat(400);
@@ -31,13 +39,29 @@ export function echoRequest(id, text, delayMs) {
   return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${text}"${extra}}}}`;
 }
 
-/** Returns undefined when `msg` is the correct reply for `text`, else a short reason. */
-export function checkEcho(msg, text) {
+/** A 2026-07-28 tools/call echo request: the same call with the per-request `_meta` envelope in `params`. */
+export function modernEchoRequest(id, text, delayMs) {
+  const extra = delayMs ? `,"delayMs":${delayMs}` : '';
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${text}"${extra}},${MODERN_META}}}`;
+}
+
+/**
+ * Returns undefined when `msg` is the correct reply for `text`, else a short reason. `modern`: the reply to a
+ * 2026-07-28 request, which must also carry `resultType: "complete"` (MCP 2026-07-28 basic/index.mdx
+ * "ResultType") and the server's identity (MCP 2026-07-28 basic/index.mdx "_meta": a SHOULD there, which
+ * every server measured here does).
+ */
+export function checkEcho(msg, text, modern = false) {
   if (!msg || typeof msg !== 'object') return 'no message';
   if (msg.error) return `error ${msg.error.code}: ${msg.error.message}`;
   const r = msg.result;
   if (!r || !Array.isArray(r.content)) return 'no result.content';
   if (r.isError) return `isError: ${JSON.stringify(r.content).slice(0, 200)}`;
+  if (modern) {
+    if (r.resultType !== 'complete') return `resultType ${JSON.stringify(r.resultType)}, not "complete"`;
+    const info = r._meta && r._meta[SERVER_INFO_KEY];
+    if (!info || typeof info.name !== 'string') return 'no _meta serverInfo';
+  }
   const c = r.content[0];
   if (!c || c.type !== 'text') return 'content[0] is not text';
   if (c.text !== text) return `text mismatch (${String(c.text).length} vs ${text.length} bytes)`;
@@ -47,9 +71,14 @@ export function checkEcho(msg, text) {
 // ---------------------------------------------------------------------------------------------- stdio
 
 export class StdioClient {
-  /** @param handle a spawnServer() handle started with --stdio */
-  constructor(handle) {
+  /**
+   * @param handle a spawnServer() handle started with --stdio
+   * @param protocol '2025-11-25' (initialize handshake, then a session) or '2026-07-28' (no handshake; every
+   *   request carries the `_meta` envelope)
+   */
+  constructor(handle, { protocol = PROTOCOL_VERSION } = {}) {
     this.handle = handle;
+    this.modern = protocol === MODERN_PROTOCOL_VERSION;
     this.stdin = handle.child.stdin;
     this.pending = new Map(); // id → callback(err, msg)
     this.out = [];
@@ -112,7 +141,7 @@ export class StdioClient {
     }
   }
   echoRequest(id, text, delayMs) {
-    return echoRequest(id, text, delayMs);
+    return this.modern ? modernEchoRequest(id, text, delayMs) : echoRequest(id, text, delayMs);
   }
   /** Sends one request line with id `id`; `cb(err, msg)` gets the matching reply. */
   call(id, line, cb) {
@@ -134,8 +163,9 @@ export class StdioClient {
       });
     });
   }
-  /** initialize + notifications/initialized. */
+  /** initialize + notifications/initialized (legacy era); nothing in the modern era, which has no handshake. */
   async handshake(timeoutMs) {
+    if (this.modern) return undefined;
     const result = await this.request('init', 'initialize', INITIALIZE_PARAMS, timeoutMs);
     this.write(INITIALIZED);
     return result;
@@ -174,20 +204,12 @@ export function parseSse(text) {
   return events; // an event not closed by a blank line is never dispatched
 }
 
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
-const MODERN_META = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN_PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":${JSON.stringify(CLIENT_INFO)}}`;
-
-/** A 2026-07-28 (stateless, per-request envelope) tools/call echo request. */
-export function modernEchoRequest(id, text, delayMs) {
-  const extra = delayMs ? `,"delayMs":${delayMs}` : '';
-  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${text}"${extra}},${MODERN_META}}}`;
-}
-
 export class HttpClient {
   /**
    * @param protocol '2025-11-25' (initialize handshake, Mcp-Session-Id when the server gives one) or
-   *   '2026-07-28' (no handshake; every request carries the `_meta` envelope and the SEP-2243 headers
-   *   MCP-Protocol-Version, Mcp-Method, Mcp-Name)
+   *   '2026-07-28' (no handshake; every request carries the `_meta` envelope and the request metadata headers
+   *   MCP-Protocol-Version, Mcp-Method, Mcp-Name: MCP 2026-07-28 basic/transports/streamable-http.mdx
+   *   "Request Metadata Headers")
    */
   constructor(url, { sockets = 16, protocol = PROTOCOL_VERSION } = {}) {
     const u = new URL(url);
@@ -350,7 +372,7 @@ export function drive(client, { concurrency, payloadBytes, durationMs, maxReques
           if (!firstFailure) firstFailure = err.message;
           if (failures >= 100) stopIssuing = true; // a dead server: stop, don't spin
         } else {
-          const bad = checkEcho(msg, text);
+          const bad = checkEcho(msg, text, client.modern);
           if (bad) {
             failures++;
             if (!firstFailure) firstFailure = bad;

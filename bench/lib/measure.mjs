@@ -5,7 +5,7 @@ import { StdioClient, HttpClient, drive, percentile, echoText, echoRequest, chec
 
 const MiB = 1024 * 1024;
 
-/** Starts `row`'s server for its transport and connects a handshaken client. */
+/** Starts `row`'s server for its transport and connects a client of the row's era (legacy: handshaken). */
 export async function startServer(row, { extraArgs = [], nodeFlags = [], sockets = 16, handshake = true, readyTimeoutMs = 20000 } = {}) {
   const transportArgs = row.transport === 'stdio' ? ['--stdio'] : ['--port', '0'];
   const h = spawnServer({ script: row.script, args: [...transportArgs, ...(row.args || []), ...extraArgs], nodeFlags: [...(row.nodeFlags || []), ...nodeFlags] });
@@ -13,7 +13,7 @@ export async function startServer(row, { extraArgs = [], nodeFlags = [], sockets
   let client;
   try {
     if (row.transport === 'stdio') {
-      client = new StdioClient(h);
+      client = new StdioClient(h, { protocol: row.protocol });
       if (handshake) await client.handshake(readyTimeoutMs);
     } else {
       // stdout is not the wire here: keep draining it so a chatty server never blocks on a full pipe
@@ -160,7 +160,7 @@ export async function measureInflight(row, { calls, delayMs, payloadBytes = 64, 
           const now = performance.now() - t0;
           if (now < first) first = now;
           last = now;
-          const bad = err ? err.message : checkEcho(msg, text);
+          const bad = err ? err.message : checkEcho(msg, text, s.client.modern);
           if (bad) {
             failures++;
             firstFailure = firstFailure || bad;

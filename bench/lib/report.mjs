@@ -16,8 +16,17 @@ const median = (xs) => {
 };
 const f = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }) : '—');
 const r2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : '—');
-const groupOf = (rec) => (rec.transport === 'stdio' ? 'stdio' : `http-${rec.response}`);
-const groupTitle = (g) => (g === 'stdio' ? 'stdio' : g === 'http-json' ? 'HTTP (JSON)' : 'HTTP (SSE)');
+/** A cell's group: transport, body type and era (rows are compared with the raw floor of their own group). */
+const groupOf = (rec) => `${rec.transport === 'stdio' ? 'stdio' : `http-${rec.response}`}${rec.protocol === '2026-07-28' ? '-modern' : ''}`;
+const GROUP_TITLES = {
+  stdio: 'stdio',
+  'http-json': 'HTTP (JSON)',
+  'http-sse': 'HTTP (SSE)',
+  'stdio-modern': 'stdio 2026-07-28',
+  'http-json-modern': 'HTTP (JSON) 2026-07-28',
+  'http-sse-modern': 'HTTP (SSE) 2026-07-28',
+};
+const groupTitle = (g) => GROUP_TITLES[g] ?? g;
 const sizeLabel = (b) => (b >= 1024 ? `${b / 1024} KiB` : `${b} B`);
 const cellLabel = (g, c) => `${groupTitle(g)} C=${c.concurrency} ${sizeLabel(c.payloadBytes)}`;
 const mark = (ok) => (ok ? '✓' : '✗');
@@ -59,7 +68,7 @@ export async function renderReport(file, resultsDir) {
       const k = `${g}|${r.cell.concurrency}|${r.cell.payloadBytes}`;
       if (!cells.some((c) => c.k === k)) cells.push({ k, g, cell: r.cell });
     }
-    const gOrder = ['stdio', 'http-json', 'http-sse'];
+    const gOrder = Object.keys(GROUP_TITLES);
     cells.sort((a, b) => gOrder.indexOf(a.g) - gOrder.indexOf(b.g) || a.cell.payloadBytes - b.cell.payloadBytes || a.cell.concurrency - b.cell.concurrency);
     const vsSdk = [];
     for (const { g, cell } of cells) {
@@ -88,10 +97,10 @@ export async function renderReport(file, resultsDir) {
           target(`req/s ÷ raw ≥ ${t.rpsMin(cell)}`, label, rpsR, t.rpsMin(cell), rpsR >= t.rpsMin(cell));
           target(`p99 ÷ raw ≤ ${t.p99Max}`, label, p99R, t.p99Max, p99R <= t.p99Max);
           target(`CPU/req ÷ raw ≤ ${t.cpuMax}`, label, cpuR, t.cpuMax, cpuR <= t.cpuMax);
-          target(`peak RSS ÷ raw ≤ ${t.rssMax}`, label, rssR, t.rssMax, rssR <= t.rssMax);
+          if (t.rssMax !== undefined) target(`peak RSS ÷ raw ≤ ${t.rssMax}`, label, rssR, t.rssMax, rssR <= t.rssMax);
         }
         md.push(
-          `| ${label} | ${row.label} | ${f(m('rps'))} | ${t ? withGoal(rpsR, t.rpsMin(cell), '≥') : r2(rpsR)} | ${f(m('p50Ms'), 3)} | ${f(m('p99Ms'), 2)} | ${t ? withGoal(p99R, t.p99Max, '≤') : r2(p99R)} | ${f(m('cpuUsPerReq'), 1)} | ${t ? withGoal(cpuR, t.cpuMax, '≤') : r2(cpuR)} | ${f(m('peakRssMiB'), 1)} | ${t ? withGoal(rssR, t.rssMax, '≤') : r2(rssR)} | ${rs.length} | ${bad.filter((r) => r.row === key).length} |`,
+          `| ${label} | ${row.label} | ${f(m('rps'))} | ${t ? withGoal(rpsR, t.rpsMin(cell), '≥') : r2(rpsR)} | ${f(m('p50Ms'), 3)} | ${f(m('p99Ms'), 2)} | ${t ? withGoal(p99R, t.p99Max, '≤') : r2(p99R)} | ${f(m('cpuUsPerReq'), 1)} | ${t ? withGoal(cpuR, t.cpuMax, '≤') : r2(cpuR)} | ${f(m('peakRssMiB'), 1)} | ${t && t.rssMax !== undefined ? withGoal(rssR, t.rssMax, '≤') : r2(rssR)} | ${rs.length} | ${bad.filter((r) => r.row === key).length} |`,
         );
         if (row.role !== 'raw' && rs.length) {
           for (const [metric, name] of [['rps', 'req/s ÷ raw'], ['cpuUsPerReq', 'CPU/req ÷ raw'], ['p99Ms', 'p99 ÷ raw'], ['peakRssMiB', 'peak RSS ÷ raw']]) {
@@ -254,12 +263,13 @@ export async function renderReport(file, resultsDir) {
 }
 
 /** Grouped bars of every ratio to the raw floor, one panel per metric (vega-lite → vega → SVG). */
-/** Switchboard in reds, SDK v1 in blues, SDK v2 in greens, anything else in greys; variants get lighter. */
+/** Switchboard in reds, SDK v1 in blues, SDK v2 in greens, tmcp in purples, anything else in greys; variants get lighter. */
 function palette(servers) {
   const families = [
-    [/^Switchboard/, ['#d62728', '#ff7f0e', '#e377c2']],
+    [/^Switchboard/, ['#d62728', '#ff7f0e', '#e377c2', '#8c564b', '#ff9896']],
     [/^SDK v1/, ['#1f77b4', '#6baed6', '#9ecae1']],
-    [/^SDK v2/, ['#2ca02c', '#74c476', '#a1d99b']],
+    [/^SDK v2/, ['#2ca02c', '#74c476', '#a1d99b', '#006d2c', '#bcbd22']],
+    [/^tmcp/, ['#6a3d9a', '#9e9ac8']],
     [/./, ['#7f7f7f', '#bdbdbd', '#525252']],
   ];
   const used = new Map();

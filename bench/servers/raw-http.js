@@ -2,6 +2,10 @@
 // Read the body, parse, build the exact MCP result by hand, stringify, write — as JSON (`--response json`,
 // the default) or as a one-event SSE stream (`--response sse`). Sessions are a Map from id to a tiny record
 // so the idle-session scenario has a floor too; `--mode stateless` skips them.
+// A request whose `params._meta` names a protocol version is a modern (2026-07-28) request: no session is
+// looked for or made, the request metadata headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name) are parsed
+// but not compared, and the tools/call result also carries `resultType: "complete"` and `_meta` serverInfo (the
+// stateless floor of the 2026-07-28 rows).
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import process from 'node:process';
@@ -20,6 +24,8 @@ const tools = [{ name: 'echo', description: 'Echoes its text argument', inputSch
 for (const name of fillerToolNames(opts.tools)) tools.push({ name, description: `Filler ${name}`, inputSchema: FILLER_INPUT_SCHEMA });
 
 const sessions = new Map(); // id → { protocolVersion }
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const SERVER_META = { 'io.modelcontextprotocol/serverInfo': { name: 'raw-http', version: '1.0.0' } };
 
 function reply(res, status, msg, sessionId) {
   const body = JSON.stringify(msg);
@@ -54,7 +60,11 @@ function handle(req, res, body) {
     reply(res, 200, { jsonrpc: '2.0', id, result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'raw-http', version: '1.0.0' } } }, sid);
     return;
   }
-  if (!stateless) {
+  const meta = params && params._meta;
+  const modern = meta !== undefined && meta !== null && meta[PROTOCOL_VERSION_KEY] !== undefined;
+  // A modern request has no session. Its metadata headers are in req.headers (node:http has parsed them all);
+  // nothing compares them to the body.
+  if (!modern && !stateless) {
     const sid = req.headers['mcp-session-id'];
     if (sid === undefined) return reply(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' } });
     if (!sessions.has(sid)) return reply(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
@@ -70,7 +80,9 @@ function handle(req, res, body) {
       if (!params || params.name !== 'echo' || !args || typeof args.text !== 'string') {
         return reply(res, 200, { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params' } });
       }
-      const out = { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: args.text }] } };
+      const content = [{ type: 'text', text: args.text }];
+      const result = modern ? { resultType: 'complete', content, _meta: SERVER_META } : { content };
+      const out = { jsonrpc: '2.0', id, result };
       if (args.delayMs > 0) setTimeout(reply, args.delayMs, res, 200, out);
       else reply(res, 200, out);
       return;

@@ -1,7 +1,10 @@
 // The raw stdio floor: newline-delimited JSON-RPC over stdin/stdout in plain Node, no framework.
 // Parse each line, build the exact MCP result by hand, stringify, write. Answers just enough of the
-// 2025-era lifecycle (initialize, notifications/initialized, ping, tools/list, tools/call echo) for the
+// legacy lifecycle (initialize, notifications/initialized, ping, tools/list, tools/call echo) for the
 // load generator; anything else gets -32601. `delayMs` holds a call open (10k-in-flight scenario).
+// A tools/call whose `params._meta` names a protocol version is a modern (2026-07-28) request: it needs no
+// initialize, and its result also carries `resultType: "complete"` and `_meta` serverInfo (the stateless
+// floor of the 2026-07-28 rows). The envelope is read, never validated.
 import process from 'node:process';
 import { parseArgs, installHeapProbe, installShutdown, fillerToolNames, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';
 
@@ -16,6 +19,9 @@ installShutdown(() => {}, { stdio: true });
 const tools = [{ name: 'echo', description: 'Echoes its text argument', inputSchema: ECHO_INPUT_SCHEMA }];
 for (const name of fillerToolNames(opts.tools)) tools.push({ name, description: `Filler ${name}`, inputSchema: FILLER_INPUT_SCHEMA });
 
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const SERVER_META = { 'io.modelcontextprotocol/serverInfo': { name: 'raw-stdio', version: '1.0.0' } };
+
 const out = process.stdout;
 const send = (msg) => out.write(JSON.stringify(msg) + '\n');
 
@@ -29,7 +35,11 @@ function handle(msg) {
         send({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params' } });
         return;
       }
-      const reply = { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: args.text }] } };
+      const content = [{ type: 'text', text: args.text }];
+      const meta = params._meta;
+      const modern = meta !== undefined && meta !== null && meta[PROTOCOL_VERSION_KEY] !== undefined;
+      const result = modern ? { resultType: 'complete', content, _meta: SERVER_META } : { content };
+      const reply = { jsonrpc: '2.0', id, result };
       if (args.delayMs > 0) setTimeout(send, args.delayMs, reply);
       else send(reply);
       return;

@@ -1,12 +1,17 @@
 // @modelcontextprotocol/server 2.4.0 + @modelcontextprotocol/node 2.1.2 (the official TypeScript SDK, v2)
 // serving the same `echo` tool.
-//   --stdio                          serveStdio(factory) (v2's era-aware stdio entry)
+//   --stdio                          serveStdio(factory) (v2's era-aware stdio entry): a connection that opens
+//                                    with initialize is pinned to a legacy instance, one that opens with a
+//                                    2026-07-28 request (the `_meta` envelope) to a modern instance
 //   --port N [--mode stateful]       one McpServer + NodeStreamableHTTPServerTransport per session (hand-wired
-//                                    session map, as v2 documents for sessionful 2025-era HTTP), on node:http
-//   --port N --mode handler          createMcpHandler(factory) + toNodeHandler (a fresh McpServer per request;
-//                                    2025-era traffic served by its stateless legacy fallback)
+//                                    session map, as v2 documents for sessionful legacy HTTP), on node:http
+//   --port N --mode handler          createMcpHandler(factory) + toNodeHandler (a fresh McpServer per request):
+//                                    2026-07-28 requests on its modern path, legacy ones on its stateless
+//                                    legacy fallback
 //   --response json|sse              stateful: enableJsonResponse true|false (SDK default: sse);
-//                                    handler: responseMode 'json'|'sse' (SDK default: auto ≈ json here)
+//                                    handler: responseMode 'json'|'sse' of the 2026-07-28 exchanges (SDK
+//                                    default: auto ≈ json here; its legacy fallback always answers SSE)
+// Both serving entries add 2026-07-28 to the instances they make themselves (2.4.0 needs no option for it).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
