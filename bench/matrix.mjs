@@ -13,8 +13,6 @@
 //              modern era: no handshake, the `_meta` envelope on every request, on HTTP the request metadata
 //              headers too). Rows of each era are grouped, interleaved and compared with the floor of their era.
 
-// Until the server core answers 2026-07-28 requests, Switchboard's modern rows are refused with -32022.
-const PENDING_MODERN = 'Switchboard does not serve 2026-07-28 yet';
 
 export const ROWS = [
   // ---------------------------------------------------------------- stdio, legacy era (initialize, then a session)
@@ -46,16 +44,16 @@ export const ROWS = [
   // ---------------------------------------------------------------- stdio, modern era (2026-07-28, no session)
   // Every server here is dual-era and serves both eras from the same process; the modern rows never send initialize.
   { key: 'raw-stdio-modern', label: 'raw floor (stateless)', transport: 'stdio', role: 'raw', script: 'raw-stdio.js', protocol: '2026-07-28' },
-  { key: 'switchboard-stdio-modern', label: 'Switchboard (2026-07-28)', transport: 'stdio', role: 'ours', script: 'switchboard.js', protocol: '2026-07-28', pending: PENDING_MODERN, targets: 'stdio-modern' },
+  { key: 'switchboard-stdio-modern', label: 'Switchboard (2026-07-28)', transport: 'stdio', role: 'ours', script: 'switchboard.js', protocol: '2026-07-28', targets: 'stdio-modern' },
   { key: 'sdk-v2-stdio-modern', label: 'SDK v2 serveStdio (2026-07-28)', transport: 'stdio', role: 'sdk', script: 'sdk-v2.js', protocol: '2026-07-28' },
   { key: 'tmcp-stdio-modern', label: 'tmcp (2026-07-28)', transport: 'stdio', role: 'sdk', script: 'tmcp.js', protocol: '2026-07-28' },
   // ---------------------------------------------------------------- Streamable HTTP, modern era, JSON bodies
   { key: 'raw-http-json-modern', label: 'raw floor (stateless)', transport: 'http', response: 'json', role: 'raw', script: 'raw-http.js', args: ['--response', 'json'], protocol: '2026-07-28' },
-  { key: 'switchboard-modern-json', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', pending: PENDING_MODERN, targets: 'http-modern' },
+  { key: 'switchboard-modern-json', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', targets: 'http-modern' },
   { key: 'sdk-v2-handler-modern-json', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'json'], protocol: '2026-07-28' },
   // ---------------------------------------------------------------- Streamable HTTP, modern era, SSE bodies
   { key: 'raw-http-sse-modern', label: 'raw floor (stateless)', transport: 'http', response: 'sse', role: 'raw', script: 'raw-http.js', args: ['--response', 'sse'], protocol: '2026-07-28' },
-  { key: 'switchboard-modern-sse', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], protocol: '2026-07-28', pending: PENDING_MODERN, targets: 'http-modern' },
+  { key: 'switchboard-modern-sse', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], protocol: '2026-07-28', targets: 'http-modern' },
   { key: 'sdk-v2-handler-modern-sse', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'sse'], protocol: '2026-07-28' },
   { key: 'tmcp-modern-sse', label: 'tmcp (2026-07-28)', transport: 'http', response: 'sse', role: 'sdk', script: 'tmcp.js', protocol: '2026-07-28' },
 ];

@@ -53,7 +53,8 @@ interface Honoured {
   taskIds?: string[];
 }
 
-function honouredFilter(requested: Record<string, unknown>, capabilities: ServerCapabilities, host: ListenHost, clientCapabilities: unknown): Honoured {
+function honouredFilter(requested: Record<string, unknown>, host: ListenHost, clientCapabilities: unknown): Honoured {
+  const capabilities = host.capabilities();
   const honoured: Honoured = {};
   for (const capability of ['tools', 'prompts', 'resources'] as const) {
     const flag = LIST_FILTER[capability];
@@ -75,7 +76,7 @@ function honouredFilter(requested: Record<string, unknown>, capabilities: Server
     if (taskIds.length > host.maxSubscriptions) throw invalidParams(`"notifications.taskIds" holds more than ${host.maxSubscriptions} ids`);
     // The tasks extension: task notifications need the client to have declared it (-32021 otherwise).
     if (!declaresTasksExtension(clientCapabilities)) throw new MissingClientCapabilityError(TASKS_EXTENSION_REQUIRED);
-    if (isRecord(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined) honoured.taskIds = [...new Set(taskIds as string[])];
+    if (isRecord(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined) honoured.taskIds = [...new Set(taskIds)];
   }
   return honoured;
 }
@@ -172,7 +173,7 @@ export class ListenStreams {
     const requested = p.notifications;
     if (!isRecord(requested)) throw invalidParams('"notifications" must be an object');
     const host = this.#host;
-    const honoured = honouredFilter(requested, host.capabilities(), host, ctx.clientCapabilities);
+    const honoured = honouredFilter(requested, host, ctx.clientCapabilities);
     if (this.#open.size >= host.maxStreams) throw invalidParams(`too many listen streams are open (${host.maxStreams})`);
     const stream = new ListenStream(ctx, honoured);
     this.#open.add(stream);
