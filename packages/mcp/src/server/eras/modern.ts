@@ -9,7 +9,7 @@
  *   server/utilities/caching.mdx; basic/patterns/mrtr.mdx
  */
 import { JsonRpcError, type JsonRpcNotification, type JsonRpcRequest, type MethodHandler } from '@switchboard/jsonrpc';
-import { SERVER_INFO_META_KEY, parseRequestEnvelope, type RequestEnvelope } from '../../protocol/envelope.js';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from '../../protocol/envelope.js';
 import { LOGGING_LEVEL_RANK } from '../../protocol/notifications.js';
 import { TASKS_EXTENSION } from '../../protocol/inbound.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../../protocol/types.js';
@@ -36,6 +36,9 @@ export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
 /** The methods that may answer `input_required` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
+/** Methods whose results the server builds itself, fresh per request (decorated in place). */
+const BUILT_HERE: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+
 /** `ctx.log` rank of a modern request without `logLevel`: above every level, so nothing is sent. */
 const NO_LOGGING = Number.POSITIVE_INFINITY;
 const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
@@ -43,43 +46,53 @@ const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
 /**
  * The facts of one modern-era request, read from its envelope: its revision, the client's capabilities and info
  * as this request declares them, the log level it asked for (none: no `notifications/message`), its progress token.
+ * It reads `params._meta` as it is asked (the inbound step checked the envelope before the handler runs), so a
+ * request costs one small object here.
  */
 export class ModernFacts implements RequestFacts {
   readonly era: Era = 'modern';
   readonly serverCapabilities: ServerCapabilities | undefined = undefined;
-  readonly #envelope: RequestEnvelope;
+  readonly #meta: Readonly<Record<string, unknown>>;
 
-  /** @param envelope the request's parsed `_meta` (already checked by the inbound step) */
-  constructor(envelope: RequestEnvelope) {
-    this.#envelope = envelope;
+  /** @param meta the request's `params._meta` (already checked by the inbound step) */
+  constructor(meta: Readonly<Record<string, unknown>>) {
+    this.#meta = meta;
   }
 
   get protocolVersion(): string | undefined {
-    return this.#envelope.protocolVersion;
+    const claim = this.#meta[PROTOCOL_VERSION_META_KEY];
+    return typeof claim === 'string' ? claim : undefined;
   }
 
   get clientInfo(): Implementation | undefined {
-    return this.#envelope.clientInfo;
+    const info = this.#meta[CLIENT_INFO_META_KEY];
+    return isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string' ? (info as unknown as Implementation) : undefined;
   }
 
   get clientCapabilities(): ClientCapabilities {
-    return this.#envelope.clientCapabilities ?? NO_CAPABILITIES;
+    const capabilities = this.#meta[CLIENT_CAPABILITIES_META_KEY];
+    return isRecord(capabilities) ? capabilities : NO_CAPABILITIES;
   }
 
   get logLevelRank(): number {
-    const level = this.#envelope.logLevel;
+    const level = this.#meta[LOG_LEVEL_META_KEY];
     // MCP 2026-07-28 server/utilities/logging.mdx: no logLevel ⇒ the server MUST NOT send notifications/message.
-    return level === undefined ? NO_LOGGING : (LOGGING_LEVEL_RANK.get(level) ?? NO_LOGGING);
+    return typeof level === 'string' ? (LOGGING_LEVEL_RANK.get(level) ?? NO_LOGGING) : NO_LOGGING;
   }
 
   get progressToken(): string | number | undefined {
-    return this.#envelope.progressToken;
+    const token = this.#meta.progressToken;
+    return typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
 }
 
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** The facts of the modern-era `message` (one with a version claim). */
 export function modernFactsOf(message: JsonRpcRequest | JsonRpcNotification): ModernFacts {
-  return new ModernFacts(parseRequestEnvelope(message));
+  const params = message.params;
+  const meta = isRecord(params) ? params._meta : undefined;
+  return new ModernFacts(isRecord(meta) ? meta : NO_META);
 }
 
 /** What a `requestState` is bound to (see `RequestStateCodec`). */
@@ -216,9 +229,20 @@ export class ModernEra {
 
   /** Decorates a complete modern-era result: `resultType`, the server's identity, and cache fields when cacheable. */
   decorate(method: string, result: unknown): Record<string, unknown> {
-    const r = (isRecord(result) ? result : {});
+    const r = isRecord(result) ? result : {};
     const own = r._meta;
-    const out: Record<string, unknown> = { ...r, resultType: typeof r.resultType === 'string' ? r.resultType : 'complete', _meta: isRecord(own) ? { ...own, ...this.#meta } : this.#meta };
+    const meta = isRecord(own) ? { ...own, ...this.#meta } : this.#meta;
+    const resultType = typeof r.resultType === 'string' ? r.resultType : 'complete';
+    let out: Record<string, unknown>;
+    if (BUILT_HERE.has(method) && !Object.isFrozen(r)) {
+      // A result the server built itself (the lists, server/discover) is completed in place.
+      out = r;
+      out.resultType = resultType;
+      out._meta = meta;
+    } else {
+      // A handler's result is copied: it may be shared or frozen.
+      out = { ...r, resultType, _meta: meta };
+    }
     const policy = out.resultType === 'complete' ? this.#cache.get(method) : undefined;
     if (policy !== undefined) {
       if (typeof out.ttlMs !== 'number') out.ttlMs = policy.ttlMs;
