@@ -160,16 +160,16 @@ describe('demo over stdio: one process, both eras', () => {
       id: 'm4',
       result: {
         resultType: 'input_required',
-        inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: confirmForm(501) } },
+        inputRequests: { confirm_rows: { method: 'elicitation/create', params: confirmForm(501) } },
         requestState: expect.any(String) as unknown,
         _meta: SERVER_INFO_META,
       },
     });
     const requestState = first.result!.requestState as string;
-    const accepted = { 'elicitation-0': { action: 'accept', content: { confirm: true } } };
+    const accepted = { confirm_rows: { action: 'accept', content: { confirm: true } } };
     expect(await wire.request({ id: 'm5', method: 'tools/call', params: { ...call, inputResponses: accepted, requestState, _meta: envelope() } }))
       .toEqual({ jsonrpc: '2.0', id: 'm5', result: { ...orderIds(501), resultType: 'complete', _meta: SERVER_INFO_META } });
-    const declined = { 'elicitation-0': { action: 'decline' } };
+    const declined = { confirm_rows: { action: 'decline' } };
     expect(await wire.request({ id: 'm6', method: 'tools/call', params: { ...call, inputResponses: declined, requestState, _meta: envelope() } })).toEqual({
       jsonrpc: '2.0',
       id: 'm6',
@@ -180,6 +180,10 @@ describe('demo over stdio: one process, both eras', () => {
         _meta: SERVER_INFO_META,
       },
     });
+    // An answer under another key is not the one asked for: ignored, and the form is asked again.
+    const elsewhere = { 'elicitation-0': { action: 'accept', content: { confirm: true } } };
+    expect(await wire.request({ id: 'm6b', method: 'tools/call', params: { ...call, inputResponses: elsewhere, requestState, _meta: envelope() } }))
+      .toMatchObject({ id: 'm6b', result: { resultType: 'input_required', inputRequests: { confirm_rows: { method: 'elicitation/create', params: confirmForm(501) } } } });
     // The state is bound to the request it was issued for: other arguments, or a changed token, are refused.
     const invalidState = { code: -32602, message: 'Invalid params: "requestState" is not valid for this request (tampered with, expired, or issued for another request)' };
     expect(await wire.request({

@@ -237,7 +237,7 @@ describe.skipIf(V2_MISSING)('v2 client pinned to 2026-07-28, over stdio (main.js
       id: first!.id,
       result: {
         resultType: 'input_required',
-        inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: confirmForm(501) } },
+        inputRequests: { confirm_rows: { method: 'elicitation/create', params: confirmForm(501) } },
         requestState: expect.any(String) as unknown,
         _meta: SERVER_INFO_META,
       },
@@ -247,7 +247,7 @@ describe.skipIf(V2_MISSING)('v2 client pinned to 2026-07-28, over stdio (main.js
       params: {
         name: 'execute_sql',
         arguments: { query: 'SELECT id FROM orders ORDER BY id', limit: 501 },
-        inputResponses: { 'elicitation-0': { action: 'accept', content: { confirm: true } } },
+        inputResponses: { confirm_rows: { action: 'accept', content: { confirm: true } } },
         requestState: inputRequired!.result!.requestState,
       },
     });
@@ -385,7 +385,7 @@ describe.skipIf(V2_MISSING || !MODERN_HTTP)('one demo HTTP server: a v2 client o
     const calls = modernHttp.slice(modernFrom).map((exchange) => exchange.body as WireMessage);
     expect(calls.map((m) => m.method)).toEqual(['tools/call', 'tools/call']);
     expect(calls[0]!.params).not.toHaveProperty('inputResponses');
-    expect(calls[1]!.params).toMatchObject({ inputResponses: { 'elicitation-0': { action: 'accept', content: { confirm: true } } }, requestState: expect.any(String) as unknown });
+    expect(calls[1]!.params).toMatchObject({ inputResponses: { confirm_rows: { action: 'accept', content: { confirm: true } } }, requestState: expect.any(String) as unknown });
     // The v1 session is still served after all this.
     expect(await legacy!.ping()).toEqual({});
   }, TEST_MS);
