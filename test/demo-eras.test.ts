@@ -18,6 +18,8 @@ const MODERN = '2026-07-28';
 const SERVER_INFO_META = { 'io.modelcontextprotocol/serverInfo': DEMO_SERVER_INFO };
 const CLIENT_INFO = { name: 'switchboard-demo-eras-test', version: '1.0.0' };
 const QUERY = 'SELECT id FROM orders ORDER BY id';
+/** Runs for minutes in SQLite; the demo stops it after 5 s. */
+const RUNAWAY = 'SELECT count(*) FROM order_items a, order_items b, order_items c';
 
 interface Message {
   readonly jsonrpc: '2.0';
@@ -88,6 +90,16 @@ class StdioWire {
   async request(message: Record<string, unknown>): Promise<Message> {
     this.send(message);
     return this.next();
+  }
+
+  /** Reads up to the answer to request `id`; resolves with it and with what came before it. */
+  async until(id: string | number): Promise<{ readonly before: Message[]; readonly answer: Message }> {
+    const before: Message[] = [];
+    for (;;) {
+      const message = await this.next();
+      if (message.id === id && message.method === undefined) return { before, answer: message };
+      before.push(message);
+    }
   }
 
   /** Closes stdin (the MCP way to end a stdio server) and resolves with the exit code; kills it by PID after 5 s. */
@@ -209,6 +221,21 @@ describe('demo over stdio: one process, both eras', () => {
         _meta: SERVER_INFO_META,
       },
     });
+  }, TEST_MS);
+
+  // KNOWN CORE BUG (reported): a notifications/cancelled that carries the 2026-07-28 envelope (as the v2 client sends it)
+  // is dispatched without the connection, so the session-era handler ignores it and the query runs to its time limit.
+  // The same notification without `_meta` cancels. `it.fails` until the core is fixed; then make it `it`.
+  it.fails('on 2026-07-28 notifications/cancelled stops the request: no response, and the query is stopped', async () => {
+    wire.send({ id: 'c1', method: 'tools/call', params: { name: 'execute_sql', arguments: { query: RUNAWAY }, _meta: envelope({}) } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    wire.send({ method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'the user stopped it', _meta: envelope({}) } });
+    // Past the 5 s time limit: a query still running would be answered with the time-limit tool error by now.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    wire.send({ id: 'c2', method: 'tools/call', params: { name: 'add_numbers', arguments: { a: 1, b: 2 }, _meta: envelope({}) } });
+    const { before, answer } = await wire.until('c2');
+    expect(answer).toMatchObject({ result: { structuredContent: { sum: 3 } } });
+    expect(before).toEqual([]);
   }, TEST_MS);
 
   it('on 2026-07-28 progress goes to the request that sent a progress token, before its result', async () => {
