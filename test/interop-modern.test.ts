@@ -10,7 +10,8 @@
  * handler and retries with `inputResponses` and the opaque `requestState`, and the handler runs again from the
  * start (MCP 2026-07-28 basic/patterns/mrtr.mdx).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type * as V2Module from '@modelcontextprotocol/client';
 import type { Client as ModernClientType, JSONRPCMessage, Transport as ModernTransport } from '@modelcontextprotocol/client';
@@ -289,6 +290,43 @@ describe.skipIf(V2_MISSING)('v2 client pinned to 2026-07-28, over stdio (main.js
       await plain.close();
     }
     expect(pid !== null && isAlive(pid)).toBe(false);
+  }, TEST_MS);
+});
+
+describe.skipIf(V2_MISSING)('v2 client with versionNegotiation auto, over stdio', () => {
+  it('probes with server/discover, chooses 2026-07-28 on the dual-era demo, and every server process it started exits', async () => {
+    const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/client/stdio');
+    const v2 = await import('@modelcontextprotocol/client');
+    const home = mkdtempSync(path.join(tmpdir(), 'switchboard-v2-auto-'));
+    const pidFile = path.join(home, 'server-pids');
+    const client = new v2.Client(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+    try {
+      // The SDK's own stdio transport probes on a short-lived sibling process, then starts the session's own: the preload
+      // records both PIDs.
+      await client.connect(new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', path.join(ROOT, 'test', 'fixtures', 'record-pid.mjs'), DEMO_MAIN, '--stdio'],
+        env: { ...getDefaultEnvironment(), SWITCHBOARD_PID_FILE: pidFile },
+        cwd: ROOT,
+        stderr: 'pipe',
+      }));
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      expect(await client.callTool({ name: 'add_numbers', arguments: { a: 20, b: 22 } }))
+        .toEqual({ _meta: SERVER_INFO_META, content: [{ type: 'text', text: '42' }], structuredContent: { sum: 42 } });
+    } finally {
+      await client.close();
+    }
+    const pids = [...new Set(readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number))];
+    expect(pids).toHaveLength(2);
+    const deadline = Date.now() + 5000;
+    while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const alive = pids.filter(isAlive);
+    for (const pid of alive) {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+    rmSync(home, { recursive: true, force: true });
+    expect(alive).toEqual([]);
   }, TEST_MS);
 });
 
