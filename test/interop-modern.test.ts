@@ -20,7 +20,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema as LegacyElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT, recordingFetch, startDemoHttp, type DemoHttp, type RecordedExchange } from './helpers/demoServer.js';
+import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT, cpuSeconds, recordingFetch, startDemoHttp, type DemoHttp, type RecordedExchange } from './helpers/demoServer.js';
 import { isAlive } from './helpers/process.js';
 
 const V2_MISSING = !existsSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'));
@@ -33,6 +33,8 @@ const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const SERVER_INFO_META = { 'io.modelcontextprotocol/serverInfo': DEMO_SERVER_INFO };
 const CLIENT_INFO = { name: 'switchboard-interop-v2', version: '1.0.0' };
 const NARROW = 'narrow the query or set limit to 500 or less';
+/** Runs for minutes in SQLite; the demo stops it after 5 s, or when its call is cancelled. */
+const RUNAWAY = 'SELECT count(*) FROM order_items a, order_items b, order_items c';
 
 /** What a client's elicitation handler saw, and what it answers. */
 interface Elicitations {
@@ -426,6 +428,24 @@ describe.skipIf(V2_MISSING || !MODERN_HTTP)('one demo HTTP server: a v2 client o
     expect(calls[1]!.params).toMatchObject({ inputResponses: { confirm_rows: { action: 'accept', content: { confirm: true } } }, requestState: expect.any(String) as unknown });
     // The v1 session is still served after all this.
     expect(await legacy!.ping()).toEqual({});
+  }, TEST_MS);
+
+  it('the v2 client aborting a call closes its response stream: the handler is cancelled and the runaway query stops', async () => {
+    const aborting = new AbortController();
+    const runaway = modern!.callTool({ name: 'execute_sql', arguments: { query: RUNAWAY } }, { signal: aborting.signal });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    aborting.abort();
+    await expect(runaway).rejects.toThrow(/abort/i);
+    // The v1 session is served meanwhile, and the server's CPU stays flat: a query left running would burn a whole
+    // core, about 1 s of CPU in this second (MCP 2026-07-28 basic/patterns/cancellation.mdx: on HTTP, closing the
+    // response stream is the cancellation).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const pid = demo!.child.pid!;
+    const before = cpuSeconds(pid);
+    expect((await legacy!.callTool({ name: 'add_numbers', arguments: { a: 1, b: 1 } })).structuredContent).toEqual({ sum: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = cpuSeconds(pid);
+    if (before !== undefined && after !== undefined) expect(after - before).toBeLessThan(0.5);
   }, TEST_MS);
 });
 

@@ -4,6 +4,7 @@
  * what a client sends over HTTP.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitWithin, stopByPid } from './process.js';
@@ -81,4 +82,17 @@ export function recordingFetch(log: RecordedExchange[]): (url: string | URL, ini
     log.push({ method: init?.method ?? 'GET', headers: headerRecord(new Headers(init?.headers)), body, status: response.status, responseHeaders: headerRecord(response.headers) });
     return response;
   };
+}
+
+/** CPU seconds (user + system, all threads) a process has used, from /proc; undefined where there is no /proc. */
+export function cpuSeconds(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold blanks): state is field 3, utime 14, stime 15 (clock ticks).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
