@@ -23,8 +23,6 @@ const INSPECTOR_MISSING = !existsSync(LAUNCHER);
 /** Bound (ms) on one inspector run: it starts (or connects to) the server, makes one call and exits. */
 const RUN_MS = 30_000;
 const TEST_MS = 60_000;
-/** Whether Streamable HTTP serves 2026-07-28 yet (TEMPORARY: goes with the merge of the HTTP modern path). */
-const MODERN_HTTP = false;
 
 const TOOL_NAMES = ['execute_sql', 'convert', 'get_time', 'add_numbers'];
 /** `add_numbers` as the inspector prints it in the modern era: the result's `_meta` names the server. */
@@ -172,8 +170,7 @@ describe.skipIf(INSPECTOR_MISSING)('MCP Inspector 2.12.0 CLI against the demo se
     });
 
     for (const era of ['modern', 'auto'] as const) {
-      // TEMPORARY: skipped until the Streamable HTTP modern path is merged (today HTTP refuses 2026-07-28 with -32022).
-      it.skipIf(!MODERN_HTTP)(`--protocol-era ${era} lists the four tools and calls add_numbers on 2026-07-28`, async () => {
+      it(`--protocol-era ${era} lists the four tools and calls add_numbers on 2026-07-28`, async () => {
         const target = [demo!.url, '--transport', 'http', '--protocol-era', era, '--format', 'json'];
         const listed = printed(await inspector([...target, '--method', 'tools/list'])) as { result: { tools: { name: string }[] } };
         expect(listed.result.tools.map((t) => t.name)).toEqual(TOOL_NAMES);

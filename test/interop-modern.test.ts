@@ -24,8 +24,6 @@ import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT, cpuSeconds, recordingFetch, startDem
 import { isAlive } from './helpers/process.js';
 
 const V2_MISSING = !existsSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'));
-/** Whether Streamable HTTP serves 2026-07-28 yet (TEMPORARY: goes with the merge of the HTTP modern path). */
-const MODERN_HTTP = false;
 const TEST_MS = 30_000;
 
 const MODERN = '2026-07-28';
@@ -332,7 +330,7 @@ describe.skipIf(V2_MISSING)('v2 client with versionNegotiation auto, over stdio'
   }, TEST_MS);
 });
 
-describe.skipIf(V2_MISSING || !MODERN_HTTP)('one demo HTTP server: a v2 client on 2026-07-28 and a v1 session at the same time', () => {
+describe.skipIf(V2_MISSING)('one demo HTTP server: a v2 client on 2026-07-28 and a v1 session at the same time', () => {
   let demo: DemoHttp | undefined;
   let modern: ModernClientType | undefined;
   let legacy: LegacyClient | undefined;
