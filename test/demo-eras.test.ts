@@ -223,10 +223,9 @@ describe('demo over stdio: one process, both eras', () => {
     });
   }, TEST_MS);
 
-  // KNOWN CORE BUG (reported): a notifications/cancelled that carries the 2026-07-28 envelope (as the v2 client sends it)
-  // is dispatched without the connection, so the session-era handler ignores it and the query runs to its time limit.
-  // The same notification without `_meta` cancels. `it.fails` until the core is fixed; then make it `it`.
-  it.fails('on 2026-07-28 notifications/cancelled stops the request: no response, and the query is stopped', async () => {
+  // The notification carries the 2026-07-28 envelope, as the v2 client sends it (MCP 2026-07-28 schema.ts
+  // `CancelledNotification`: on stdio the client cancels with it).
+  it('on 2026-07-28 notifications/cancelled stops the request: no response, and the query is stopped', async () => {
     wire.send({ id: 'c1', method: 'tools/call', params: { name: 'execute_sql', arguments: { query: RUNAWAY }, _meta: envelope({}) } });
     await new Promise((resolve) => setTimeout(resolve, 500));
     wire.send({ method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'the user stopped it', _meta: envelope({}) } });
