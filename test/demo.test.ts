@@ -15,6 +15,7 @@ import { ElicitRequestSchema, McpError, type ElicitRequest, type ElicitResult, t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, buildDatabase } from '../examples/demo/data/build.mjs';
 import { compilesReadOnly, openDemoDatabase } from '../examples/demo/database.js';
+import { cpuSeconds } from './helpers/demoServer.js';
 import { exitWithin, isAlive, stopByPid } from './helpers/process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,19 +78,6 @@ const WRITES = [
 /** Runs for minutes in SQLite (7,279³ rows counted), inside one sql.js `step()`. */
 const RUNAWAY = 'SELECT count(*) FROM order_items a, order_items b, order_items c';
 const TIME_LIMIT_ERROR = toolError('Query took longer than 5 s and was stopped: add a LIMIT or a WHERE clause');
-
-/** CPU seconds (user + system, all threads) a process has used, from /proc; undefined where there is no /proc. */
-function cpuSeconds(pid: number): number | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // Fields after the command name (which may hold blanks): state is field 3, utime 14, stime 15 (clock ticks).
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** How long (ms) `call` takes to settle. */
 async function timed<T>(call: Promise<T>): Promise<{ value: T; ms: number }> {

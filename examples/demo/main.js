@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Launches the demo server (`npm start` runs the HTTP form).
+ * Launches the demo server (`npm start` runs the HTTP form). Either form serves both eras: the session-based
+ * revisions (`initialize`) and 2026-07-28 (per-request `_meta`, no session).
  *
  *   node examples/demo/main.js [--port N] [--host H]   Streamable HTTP at http://H:N/mcp (default 127.0.0.1:3000),
  *                                                     2024-11-05 HTTP+SSE at /sse

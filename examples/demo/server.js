@@ -10,7 +10,10 @@
  *   with completions for both variables.
  * - prompt: `code_review` (`language` with completions, optional `focus`).
  *
- * `main.js` serves it over Streamable HTTP or stdio.
+ * `main.js` serves it over Streamable HTTP or stdio, in both eras (a dual-era server, the default of `McpServer`):
+ * the session-based revisions (2024-11-05 … 2025-11-25, which open with `initialize`) and 2026-07-28 (each request
+ * carries its own `_meta`; no session). The handlers are the same for both; only the confirmation above
+ * {@link CONFIRM_ROWS} rows travels differently (see {@link confirmLargeResult}).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -26,7 +29,7 @@ import { QueryRunner, QueryTimeoutError } from './query-runner.js';
 /** The demo's `serverInfo`. */
 export const SERVER_INFO = Object.freeze({ name: 'switchboard-demo', version: '1.0.0' });
 
-/** Sent in the `initialize` result: how a model should use this server. */
+/** How a model should use this server: sent in the `initialize` result, and in `server/discover` on 2026-07-28. */
 export const INSTRUCTIONS = 'A sample shop database (tables customers, products, orders, order_items) and a few small utilities. '
   + 'Read sqlite://demo/schema/<table> for a table\'s columns before writing SQL; execute_sql runs one read-only SELECT. '
   + 'Prices are integers in cents; timestamps are ISO 8601 text in UTC.';
@@ -35,7 +38,7 @@ export const INSTRUCTIONS = 'A sample shop database (tables customers, products,
 export const DEFAULT_LIMIT = 100;
 /** Largest `limit` `execute_sql` accepts. */
 export const MAX_LIMIT = 1000;
-/** Above this many rows `execute_sql` asks the user (`elicitation/create`) before sending them. */
+/** Above this many rows `execute_sql` asks the user (an `elicitation/create` form) before sending them. */
 export const CONFIRM_ROWS = 500;
 /** `execute_sql` reports progress after every this many rows (when the client sent a progress token). */
 export const PROGRESS_EVERY_ROWS = 200;
@@ -239,8 +242,17 @@ async function executeSql(queries, { query, limit = DEFAULT_LIMIT }, ctx) {
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
+/** The key of the confirmation in a 2026-07-28 `input_required` result (`inputRequests`) and in the retry's `inputResponses`. */
+export const CONFIRM_KEY = 'confirm_rows';
+
 /**
- * Asks the user (`elicitation/create`) whether `count` rows may be sent; returns when they may.
+ * Asks the user (an `elicitation/create` form) whether `count` rows may be sent; returns when they may.
+ *
+ * On a session this is a request to the client, answered while the call waits. On 2026-07-28 there are no requests
+ * to the client: the call is answered `input_required` with the same form under {@link CONFIRM_KEY}, and the client
+ * sends the call again with the user's answer. `execute_sql` then runs again from the start, query included, and
+ * `ctx.elicit` resolves at once with that answer (MCP 2026-07-28 basic/patterns/mrtr.mdx). Running the query twice
+ * is harmless because it only reads: work done before such a question must be safe to repeat.
  * @param {number} count
  * @param {boolean} truncated
  * @param {RequestContext} ctx
@@ -254,6 +266,8 @@ async function confirmLargeResult(count, truncated, ctx) {
   }
   let answer;
   try {
+    // On 2026-07-28 a first attempt rejects here too (the answer is not there yet); whatever the handler throws then,
+    // the call is answered input_required.
     answer = await ctx.elicit({
       mode: 'form',
       message: `The query returned ${count} rows${truncated ? ' (more were cut off by its limit)' : ''}. Send all ${count} rows to the assistant?`,
@@ -262,7 +276,7 @@ async function confirmLargeResult(count, truncated, ctx) {
         properties: { confirm: { type: 'boolean', title: 'Send all rows', description: `Send ${count} rows`, default: true } },
         required: ['confirm'],
       },
-    });
+    }, { key: CONFIRM_KEY });
   } catch (error) {
     throw new ToolError(`Could not ask the user to confirm ${count} rows: ${messageOf(error)}`, { cause: error });
   }
