@@ -6,9 +6,10 @@
  * cancellation rows also through the Node adapter's fetch path (`node-fetch`).
  *
  * The server: a real `McpServer` (its registry, tool handlers and sessions) behind {@link ModernServer}, which
- * adds what the modern core of the server is about to provide (`servedRevisions`, `paramHeaders` and `handle`
- * with options) over the server's session-free `handle(message, facts, channel)`. When the core serves the modern
- * era itself, the McpServer replaces the stand-in here.
+ * records what reached `handle` and the request signals that aborted. Where the server has the modern core
+ * (`handle(message, options)`), messages go to it as they are; before it, the stand-in serves them over the
+ * server's session-free `handle(message, facts, channel)` and answers `wait` and `subscriptions/listen` itself.
+ * `paramHeaders` comes from the server when it has it, else from the stand-in's own table.
  */
 import http from 'node:http';
 import { Readable } from 'node:stream';
@@ -25,7 +26,7 @@ import type { ProtocolRevision } from '../../protocol/revisions.js';
 import type { ClientCapabilities, ServerCapabilities } from '../../protocol/types.js';
 import { createMcpHttpHandler } from './index.js';
 import type { McpHttpHandlerOptions } from './index.js';
-import type { HttpConnectOptions, HttpHandleOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
+import type { HttpConnectOptions, HttpHandleOptions, HttpModernHandle as ModernHandle, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
 import { serveHttp } from '../node/index.js';
 
 const MODERN = '2026-07-28';
@@ -56,6 +57,11 @@ function createServer(seen: string[]): McpServer {
   server.tool('slow', {}, async () => {
     await sleep(150);
     return { content: [{ type: 'text', text: 'slow:done' }] };
+  });
+  server.tool('wait', {}, async (_args, ctx) => {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    seen.push('wait: ctx.signal aborted');
+    return { content: [{ type: 'text', text: 'never sent' }] };
   });
   server.tool('needs_sampling', {}, async (_args, ctx) => {
     await ctx.sample({ messages: [], maxTokens: 1 });
@@ -95,13 +101,22 @@ class ModernServer implements McpHttpServerLike {
   }
 
   paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
-    return this.#headers.get(toolName);
+    const own = (this.#server as Partial<Pick<McpHttpServerLike, 'paramHeaders'>>).paramHeaders;
+    return typeof own === 'function' ? own.call(this.#server, toolName) : this.#headers.get(toolName);
+  }
+
+  /** Whether the server has the modern core (its `handle` takes options, so it declares fewer than 3 parameters). */
+  get #core(): ModernHandle | undefined {
+    const server = this.#server;
+    return server.handle.length < 3 ? (message, options) => (server.handle as unknown as ModernHandle).call(server, message, options) : undefined;
   }
 
   readonly handle = async (message: JsonRpcRequest | JsonRpcNotification, options: HttpHandleOptions = {}): Promise<JsonRpcResponse | undefined> => {
     this.handled.push(message);
     const signal = options.signal;
     signal?.addEventListener('abort', () => this.events.push(`aborted:${'id' in message ? String(message.id) : message.method}`), { once: true });
+    const core = this.#core;
+    if (core !== undefined) return core(message, options);
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (!('id' in message)) return undefined;
     if (message.method === 'subscriptions/listen' || (message.method === 'tools/call' && params.name === 'wait')) {
@@ -122,7 +137,9 @@ class ModernServer implements McpHttpServerLike {
     };
     const channel = options.channel;
     if (channel === undefined) throw new Error('a modern request must come with a channel');
-    return this.#server.handle({ ...message, params: { ...rest, _meta: keep } }, facts, channel);
+    type Sessionless = (m: JsonRpcRequest, f: RequestFacts, c: unknown) => Promise<JsonRpcResponse | undefined>;
+    const server = this.#server;
+    return (server.handle as unknown as Sessionless).call(server, { ...message, params: { ...rest, _meta: keep } }, facts, channel);
   };
 }
 
