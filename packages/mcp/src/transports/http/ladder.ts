@@ -36,7 +36,6 @@ import {
   MODERN_REVISIONS,
   PROTOCOL_REVISIONS,
   REVISION_FEATURES,
-  SERVED_REVISIONS,
   isLegacyRevision,
   isModernRevision,
 } from '../../protocol/revisions.js';
@@ -170,8 +169,10 @@ function isKnownRevision(value: string): boolean {
  * message and `data` stdio sends), over HTTP with status 400.
  * MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested.
  */
-function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string, served: readonly ProtocolRevision[]): StreamableHttpDecision {
+function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string, revisions: readonly ProtocolRevision[]): StreamableHttpDecision {
   const id = 'id' in message ? message.id : null;
+  // What this endpoint answers: the session-based revisions (a modern one listed without a way to serve it is not).
+  const served = revisions.filter(isLegacyRevision);
   // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
   // refused alike.
   const refusal = eraRefusalOf(message, served)
@@ -298,7 +299,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
   if (body.kind === 'request' || body.kind === 'notification') {
     const message = body.message;
     const claim = protocolVersionClaim(message);
-    const served = server?.servedRevisions ?? SERVED_REVISIONS;
+    const served = server?.servedRevisions ?? LEGACY_REVISIONS;
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
     // version claim makes the message modern, whatever the headers or the method (even `initialize`).
     if (claim !== undefined) return server?.servesModern === true ? classifyModern(facts, server, message) : unserved(message, claim, served);
