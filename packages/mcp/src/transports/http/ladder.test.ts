@@ -138,7 +138,7 @@ describe('classifyStreamableHttp', () => {
     expect(classifyStreamableHttp(facts({ httpMethod: 'DELETE' }))).toMatchObject({ kind: 'terminate', sessionId: 'S1' });
   });
 
-  it('a request naming a 2026-07-28 version in _meta is refused with -32022 (stateless era not served yet)', () => {
+  it('a request naming a 2026-07-28 version in _meta is refused with -32022 (no server facts: the session-based revisions only)', () => {
     const modern = JSON.stringify({
       jsonrpc: '2.0',
       id: 9,
@@ -148,7 +148,9 @@ describe('classifyStreamableHttp', () => {
     const d = classifyStreamableHttp(facts({ sessionId: undefined, session: undefined, text: modern }));
     expect(refusal(d)).toEqual({ status: 400, code: -32022, id: 9 });
     if (d.kind !== 'refuse') throw new Error('unreachable');
-    expect(d.jsonrpcError.error.data).toEqual({ supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], requested: '2026-07-28' });
+    const data = d.jsonrpcError.error.data as { supported: string[]; requested: string };
+    expect(data.requested).toBe('2026-07-28');
+    expect([...data.supported].sort()).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
   });
 });
 
