@@ -86,7 +86,7 @@ export interface StreamableHttpFacts {
   /** `Mcp-Name` (modern `tools/call`, `prompts/get`, `resources/read`, `tasks/*`). */
   readonly mcpName?: string | undefined;
   /** Any header by lower-case name (the `Mcp-Param-*` headers of a modern `tools/call`). */
-  readonly header?: ((name: string) => string | undefined) | undefined;
+  readonly headers?: { header(name: string): string | undefined } | undefined;
   /** What the server serves; absent: the session-based revisions only (a modern message is refused, -32022). */
   readonly server?: HttpServerFacts | undefined;
 }

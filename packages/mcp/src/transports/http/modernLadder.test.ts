@@ -39,7 +39,7 @@ function facts(body: unknown, over: Partial<StreamableHttpFacts> = {}): Streamab
     responseMode: 'auto',
     mcpMethod: message.method,
     mcpName: message.params?.name,
-    header: () => undefined,
+    headers: { header: () => undefined },
     server: server(),
     ...over,
   };
@@ -90,7 +90,7 @@ describe('the ladder for modern POSTs', () => {
     expect(outcome(classifyStreamableHttp(facts(request('tools/call', { name: 'sql', arguments: { region: 'eu' } }), { mcpName: 'other' })))).toBe('400 -32020');
     expect(outcome(classifyStreamableHttp(facts(request('tools/call', { name: 'sql', arguments: { region: 'eu' } }))))).toBe('400 -32020');
     expect(outcome(classifyStreamableHttp(facts(request('tools/call', { name: 'sql', arguments: { region: 'eu' } }), {
-      header: (name) => (name === 'mcp-param-region' ? 'eu' : undefined),
+      headers: { header: (name) => (name === 'mcp-param-region' ? 'eu' : undefined) },
     })))).toBe('modern adaptive');
   });
 
