@@ -49,6 +49,11 @@ export interface RequestEnvelope {
   readonly tracestate?: string;
 }
 
+/** The `_meta` key of the listen stream a notification belongs to (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
+export const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+/** The `_meta` key of the server's name and version on a modern-era result (MCP 2026-07-28 basic/index.mdx "Per-response protocol fields"). */
+export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+
 /** The envelope of a legacy-era message without a progress token: shared, so the fast path allocates nothing. */
 export const EMPTY_ENVELOPE: RequestEnvelope = Object.freeze({ protocolVersion: undefined });
 
@@ -105,4 +110,39 @@ export function parseRequestEnvelope(message: JsonRpcRequest | JsonRpcNotificati
   if (typeof meta.traceparent === 'string') envelope.traceparent = meta.traceparent;
   if (typeof meta.tracestate === 'string') envelope.tracestate = meta.tracestate;
   return Object.freeze(envelope);
+}
+
+/**
+ * What is wrong with the envelope of a modern-era message (one with a version claim), or `undefined` when it is
+ * well-formed: `protocolVersion` a non-empty string and `clientCapabilities` an object (both required), and, when
+ * present, `clientInfo` an object with string `name` and `version`, `logLevel` a logging level, `progressToken` a
+ * string or number. A request without `params` or without `params._meta` has no claim and is not modern.
+ * @returns A sentence naming the field (for the -32602 message), or `undefined`.
+ * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"; MCP 2026-07-28 schema.ts `RequestMetaObject`
+ * @example envelopeProblem({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } })
+ * // '"io.modelcontextprotocol/clientCapabilities" is required in params._meta (an object)'
+ */
+export function envelopeProblem(message: JsonRpcRequest | JsonRpcNotification): string | undefined {
+  const meta = metaOf(message);
+  if (meta === undefined) return 'params._meta is required';
+  const claim = meta[PROTOCOL_VERSION_META_KEY];
+  if (typeof claim !== 'string' || claim === '') return `"${PROTOCOL_VERSION_META_KEY}" in params._meta must be a non-empty string`;
+  // Notifications carry only the claim (MCP 2026-07-28 schema.ts `NotificationMetaObject`).
+  if (!('id' in message)) return undefined;
+  if (!isRecord(meta[CLIENT_CAPABILITIES_META_KEY])) return `"${CLIENT_CAPABILITIES_META_KEY}" is required in params._meta (an object)`;
+  if (Object.hasOwn(meta, CLIENT_INFO_META_KEY)) {
+    const info = meta[CLIENT_INFO_META_KEY];
+    if (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string') {
+      return `"${CLIENT_INFO_META_KEY}" in params._meta must be an object with string "name" and "version"`;
+    }
+  }
+  if (Object.hasOwn(meta, LOG_LEVEL_META_KEY)) {
+    const level = meta[LOG_LEVEL_META_KEY];
+    if (typeof level !== 'string' || !LEVELS.has(level)) return `"${LOG_LEVEL_META_KEY}" in params._meta must be one of ${LOGGING_LEVELS.join(', ')}`;
+  }
+  if (Object.hasOwn(meta, 'progressToken')) {
+    const token = meta.progressToken;
+    if (typeof token !== 'string' && typeof token !== 'number') return '"progressToken" in params._meta must be a string or a number';
+  }
+  return undefined;
 }

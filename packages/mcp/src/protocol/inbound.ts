@@ -5,8 +5,10 @@
  * a status in its own table.
  *
  * The rules, in order:
- * 1. Body-primary era: a version claim in `params._meta` makes the message modern whatever its method; a modern
- *    revision not in `servedRevisions` is refused with -32022, with or without a session.
+ * 1. Body-primary era: a version claim in `params._meta` makes the message modern whatever its method, with or
+ *    without a session. Its envelope must be well-formed (-32602), its revision served (-32022), its method a
+ *    request of that revision whose server capability is advertised (-32601), and a client capability the method
+ *    itself needs declared (-32021).
  * 2. Otherwise legacy: `initialize` opens a session (once: a second one is refused); before it only `ping` is
  *    answered; then a request must name a request method the negotiated revision has, that the server's
  *    advertised capabilities cover.
@@ -18,10 +20,13 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { echo } from './echo.js';
 import { McpErrorCode } from './errors.js';
-import { parseRequestEnvelope, protocolVersionClaim, type RequestEnvelope } from './envelope.js';
+import { CLIENT_CAPABILITIES_META_KEY, envelopeProblem, parseRequestEnvelope, protocolVersionClaim, type RequestEnvelope } from './envelope.js';
 import { methodExists, methodRow, type McpMethod } from './methods.js';
-import { REVISION_FEATURES, isModernRevision, type Era, type LegacyRevision, type ProtocolRevision } from './revisions.js';
-import type { ServerCapabilities } from './types.js';
+import { REVISION_FEATURES, isLegacyRevision, isModernRevision, type Era, type LegacyRevision, type ProtocolRevision } from './revisions.js';
+import type { ClientCapabilities, ServerCapabilities } from './types.js';
+
+/** The id of the tasks extension (io.modelcontextprotocol/tasks; MCP 2026-07-28 docs/extensions/tasks). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
  * Every refusal of the inbound step. `message` may hold `{placeholders}`, filled by the refusal's details.
@@ -31,7 +36,16 @@ export const INBOUND_REFUSALS = {
   /** MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": `data.supported` and `data.requested`. */
   unsupportedRevision: {
     code: McpErrorCode.UnsupportedProtocolVersion,
-    message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
+    message: 'Unsupported protocol version: "{requested}" (this server supports {supported})',
+  },
+  /** MCP 2026-07-28 basic/index.mdx "Per-request protocol fields": a required `_meta` field missing or malformed. */
+  invalidEnvelope: { code: McpErrorCode.InvalidParams, message: 'Invalid params: {problem}' },
+  /** MCP 2026-07-28 basic/transports/streamable-http.mdx "Server Validation": a header disagrees with the body. */
+  headerMismatch: { code: McpErrorCode.HeaderMismatch, message: 'Header mismatch: {problem}' },
+  /** MCP 2026-07-28 basic/index.mdx "Error Codes": the request needs a client capability it did not declare. */
+  missingClientCapability: {
+    code: McpErrorCode.MissingRequiredClientCapability,
+    message: 'Missing required client capability: "{method}" needs {capability}',
   },
   /** MCP 2025-11-25 basic/lifecycle.mdx "Initialization": no request but `ping` before `initialize`. */
   notInitialized: { code: McpErrorCode.InvalidRequest, message: 'Invalid Request: the session is not initialized: send "initialize" first' },
@@ -39,10 +53,13 @@ export const INBOUND_REFUSALS = {
   alreadyInitialized: { code: McpErrorCode.InvalidRequest, message: 'Invalid Request: the session is already initialized' },
   /** JSON-RPC 2.0 §5.1: no revision defines the method. */
   unknownMethod: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}"' },
-  /** Field bugs B07/B08; MCP 2025-11-25 schema.ts `ClientNotification`: a notification method sent as a request. */
+  /** Field bugs B07/B08; MCP 2025-11-25 schema.ts `ClientRequest`: a notification method sent as a request. */
   notificationAsRequest: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}"' },
-  /** MCP <revision> schema.ts `ClientRequest`: the method is not one the client sends at the negotiated revision. */
-  methodNotInRevision: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}"' },
+  /**
+   * MCP <revision> schema.ts `ClientRequest`: the method is not one the client sends at the revision (e.g. `ping`,
+   * `initialize`, `logging/setLevel`, `resources/subscribe` at 2026-07-28, MCP 2026-07-28 changelog.mdx).
+   */
+  methodNotInRevision: { code: McpErrorCode.MethodNotFound, message: 'Method not found: "{method}" (not a method of {revision})' },
   /** Field bug B08; MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation": a capability not advertised. */
   capabilityNotAdvertised: {
     code: McpErrorCode.MethodNotFound,
@@ -92,7 +109,7 @@ export interface InboundSessionFacts {
 export interface InboundFacts {
   /** The legacy-era session; absent before `initialize` (and on a connection without one). */
   readonly session?: InboundSessionFacts;
-  /** The revisions the server serves (today `SERVED_REVISIONS`, the legacy ones). */
+  /** The revisions the server serves (a dual-era server: every one of `PROTOCOL_REVISIONS`). */
   readonly servedRevisions: readonly ProtocolRevision[];
   /**
    * The server's advertised capabilities: on a session, the ones its `initialize` answer advertised, for the
@@ -137,22 +154,34 @@ function requestRow(method: string, revision: ProtocolRevision, capabilities: Se
   const row = methodRow(method);
   if (row === undefined) return inboundRefusal('unknownMethod', { method });
   if (row.kind === 'notification') return inboundRefusal('notificationAsRequest', { method });
-  if (!methodExists(row, revision, 'clientToServer')) return inboundRefusal('methodNotInRevision', { method });
+  if (!methodExists(row, revision, 'clientToServer')) return inboundRefusal('methodNotInRevision', { method, revision });
   const gap = capabilityGap(row, capabilities);
   return gap === undefined ? row : inboundRefusal('capabilityNotAdvertised', { method, capability: gap });
 }
 
-/** A claim of a legacy revision (or of no revision) is no modern revision: refused like an unserved one. */
+/** A claim of a revision `servedRevisions` lacks, or of a legacy one (a legacy revision is never claimed in `_meta`). */
 function claimRefusal(claim: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
   if (isModernRevision(claim) && servedRevisions.includes(claim)) return undefined;
-  return inboundRefusal('unsupportedRevision', undefined, { supported: [...servedRevisions], requested: claim });
+  return unsupported(claim, servedRevisions);
+}
+
+/**
+ * The `unsupportedRevision` refusal (-32022) of a request for `requested`: `data.supported` lists
+ * `servedRevisions` newest first, `data.requested` what was asked (`''` when nothing was).
+ * @see MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"; schema.ts `UnsupportedProtocolVersionError`
+ */
+export function unsupportedRevisionRefusal(requested: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal {
+  return unsupported(requested, servedRevisions);
+}
+
+function unsupported(requested: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal {
+  const supported = [...servedRevisions].reverse();
+  return inboundRefusal('unsupportedRevision', { requested, supported: supported.join(', ') }, { supported, requested });
 }
 
 /**
  * The era rung of the inbound step alone: the `unsupportedRevision` refusal when `message` claims, in
- * `params._meta`, a revision not in `servedRevisions`, else `undefined`. The HTTP ladder runs it before any session
- * rung (so the answer is HTTP 400), and a request answered with no session runs it too; {@link inboundRefusalOf}
- * starts with it.
+ * `params._meta`, a revision not in `servedRevisions`, else `undefined`.
  * @see MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
  */
 export function eraRefusalOf(message: JsonRpcRequest | JsonRpcNotification, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
@@ -161,9 +190,72 @@ export function eraRefusalOf(message: JsonRpcRequest | JsonRpcNotification, serv
 }
 
 /**
+ * The envelope and version rungs of a modern-era message (one with a version claim), in this order: a required
+ * `_meta` field missing or malformed → `invalidEnvelope` (-32602; a message with no claim at all too: a transport
+ * calls this only for a message it classified modern, e.g. by its version header), then a revision not served →
+ * `unsupportedRevision` (-32022). `undefined` when both pass.
+ * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"; basic/versioning.mdx "Protocol Version Negotiation"
+ */
+export function modernEnvelopeRefusalOf(message: JsonRpcRequest | JsonRpcNotification, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
+  const problem = envelopeProblem(message);
+  if (problem !== undefined) return inboundRefusal('invalidEnvelope', { problem });
+  return claimRefusal(protocolVersionClaim(message) as string, servedRevisions);
+}
+
+/**
+ * The method rungs of a modern-era request whose envelope passed ({@link modernEnvelopeRefusalOf}): the method is
+ * a request the client sends at the claimed revision and the server advertises its capability (-32601), and the
+ * client declared the capability the method itself needs (-32021, `data.requiredCapabilities`). `undefined` for a
+ * notification or when every rung passes.
+ * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header"; basic/index.mdx "Error Codes"
+ */
+export function modernMethodRefusalOf(message: JsonRpcRequest | JsonRpcNotification, serverCapabilities: ServerCapabilities): InboundRefusal | undefined {
+  if (!('id' in message)) return undefined;
+  const claim = protocolVersionClaim(message) as ProtocolRevision;
+  const method = message.method;
+  const row = requestRow(method, claim, serverCapabilities);
+  if ('refusal' in row) return row;
+  const need = Object.hasOwn(MODERN_CLIENT_NEEDS, method) ? MODERN_CLIENT_NEEDS[method] : undefined;
+  if (need === undefined) return undefined;
+  const declared = clientCapabilitiesOf(message);
+  return need.declared(declared) ? undefined : inboundRefusal('missingClientCapability', { method, capability: need.name }, { requiredCapabilities: need.required });
+}
+
+/** A client capability a modern-era method needs, whatever the handler does. */
+interface ClientNeed {
+  /** How the message names it, for the error message. */
+  readonly name: string;
+  /** `data.requiredCapabilities` of the -32021 refusal. */
+  readonly required: ClientCapabilities;
+  declared(capabilities: Record<string, unknown> | undefined): boolean;
+}
+
+/** The tasks extension's methods need the extension declared (io.modelcontextprotocol/tasks "Capability Negotiation"). */
+const TASKS_EXTENSION_NEED: ClientNeed = {
+  name: `the "${TASKS_EXTENSION}" extension`,
+  required: Object.freeze({ extensions: Object.freeze({ [TASKS_EXTENSION]: Object.freeze({}) }) }),
+  declared: (capabilities) => {
+    const extensions = capabilities?.extensions;
+    return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, TASKS_EXTENSION);
+  },
+};
+
+const MODERN_CLIENT_NEEDS: Readonly<Record<string, ClientNeed>> = Object.freeze({
+  'tasks/get': TASKS_EXTENSION_NEED,
+  'tasks/update': TASKS_EXTENSION_NEED,
+  'tasks/cancel': TASKS_EXTENSION_NEED,
+});
+
+function clientCapabilitiesOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
+  const params = message.params as Record<string, unknown> | undefined;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  return meta?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
+}
+
+/**
  * The refusal {@link classifyInbound} would give `message`, or `undefined` when it would accept it. The same
  * rules, without building the verdict: a transport's per-message gate calls this, so an accepted message costs
- * no allocation (the envelope is not parsed, only the version claim read).
+ * no allocation (the envelope is not parsed, only checked).
  *
  * @param message - A request (has `id`) or a notification, already classified by the JSON-RPC engine.
  * @param facts - The session, the served revisions and the advertised capabilities.
@@ -172,20 +264,22 @@ export function eraRefusalOf(message: JsonRpcRequest | JsonRpcNotification, serv
  * inboundRefusalOf({ jsonrpc: '2.0', id: 1, method: 'ping' }, { servedRevisions: SERVED_REVISIONS, serverCapabilities: {} }) // undefined
  */
 export function inboundRefusalOf(message: JsonRpcRequest | JsonRpcNotification, facts: InboundFacts): InboundRefusal | undefined {
-  const isRequest = 'id' in message;
-  const method = message.method;
-  const claim = protocolVersionClaim(message);
-  if (claim !== undefined) {
-    const unserved = claimRefusal(claim, facts.servedRevisions);
-    if (unserved !== undefined) return unserved;
-    if (!isRequest) return undefined;
-    // Served, so a modern revision (claimRefusal checked it).
-    const row = requestRow(method, claim as ProtocolRevision, facts.serverCapabilities);
-    return 'refusal' in row ? row : undefined;
+  if (protocolVersionClaim(message) !== undefined) {
+    return modernEnvelopeRefusalOf(message, facts.servedRevisions) ?? modernMethodRefusalOf(message, facts.serverCapabilities);
   }
-  if (!isRequest) return undefined;
+  if (!('id' in message)) return undefined;
+  const method = message.method;
   const session = facts.session;
-  if (method === 'initialize') return session === undefined ? undefined : inboundRefusal('alreadyInitialized');
+  if (method === 'initialize') {
+    if (session !== undefined) return inboundRefusal('alreadyInitialized');
+    // MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility": a server with no legacy revision names its
+    // versions in the error it answers `initialize` with.
+    if (!facts.servedRevisions.some(isLegacyRevision)) {
+      const requested = (message.params as Record<string, unknown> | undefined)?.protocolVersion;
+      return unsupported(typeof requested === 'string' ? requested : '', facts.servedRevisions);
+    }
+    return undefined;
+  }
   if (session === undefined) return method === 'ping' ? undefined : inboundRefusal('notInitialized');
   const row = requestRow(method, session.revision, facts.serverCapabilities);
   return 'refusal' in row ? row : undefined;

@@ -50,6 +50,7 @@ const NONE: readonly ProtocolRevision[] = [];
 const FROM_2025_06_18: readonly ProtocolRevision[] = ['2025-06-18', '2025-11-25'];
 const ONLY_2025_11_25: readonly ProtocolRevision[] = ['2025-11-25'];
 const ONLY_2026_07_28: readonly ProtocolRevision[] = ['2026-07-28'];
+const TASKS_2025_AND_EXTENSION: readonly ProtocolRevision[] = ['2025-11-25', '2026-07-28'];
 
 type RowInput = readonly [
   method: string,
@@ -104,10 +105,14 @@ const ROWS: readonly RowInput[] = [
   ['elicitation/create', 'request', NONE, FROM_2025_06_18, 'MCP 2025-11-25 client/elicitation.mdx', client('elicitation')],
   ['notifications/elicitation/complete', 'notification', NONE, ONLY_2025_11_25, 'MCP 2025-11-25 client/elicitation.mdx', client('elicitation')],
   // Tasks: core in 2025-11-25 only (an extension from 2026-07-28), sent by either side.
-  ['tasks/get', 'request', ONLY_2025_11_25, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx', receiver('tasks')],
+  // From 2026-07-28 the tasks extension (io.modelcontextprotocol/tasks) defines tasks/get, tasks/update, tasks/cancel
+  // and notifications/tasks; the client capability they need is checked by the inbound step.
+  ['tasks/get', 'request', TASKS_2025_AND_EXTENSION, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx', receiver('tasks')],
+  ['tasks/update', 'request', ONLY_2026_07_28, NONE, 'io.modelcontextprotocol/tasks "Input Required"'],
+  ['notifications/tasks', 'notification', NONE, ONLY_2026_07_28, 'io.modelcontextprotocol/tasks "Task Notifications"'],
   ['tasks/result', 'request', ONLY_2025_11_25, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx', receiver('tasks')],
   ['tasks/list', 'request', ONLY_2025_11_25, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx', receiver('tasks')],
-  ['tasks/cancel', 'request', ONLY_2025_11_25, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx', receiver('tasks')],
+  ['tasks/cancel', 'request', TASKS_2025_AND_EXTENSION, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx', receiver('tasks')],
   ['notifications/tasks/status', 'notification', ONLY_2025_11_25, ONLY_2025_11_25, 'MCP 2025-11-25 basic/utilities/tasks.mdx'],
 ];
 

@@ -34,10 +34,10 @@ export type Era = 'legacy' | 'modern';
 export const LATEST_LEGACY_REVISION: LegacyRevision = '2025-11-25';
 
 /**
- * The revisions this server answers today: the legacy ones. A request of a modern revision is refused with
- * -32022 until the modern era is served (see `classifyInbound`).
+ * The revisions a server answers by default: every one (a dual-era server, MCP 2026-07-28 basic/versioning.mdx
+ * "Backward Compatibility"). `McpServerOptions.revisions` narrows it.
  */
-export const SERVED_REVISIONS: readonly ProtocolRevision[] = LEGACY_REVISIONS;
+export const SERVED_REVISIONS: readonly ProtocolRevision[] = PROTOCOL_REVISIONS;
 
 /** Whether `value` is a legacy-era revision string. */
 export function isLegacyRevision(value: unknown): value is LegacyRevision {

@@ -32,6 +32,11 @@ export class CapabilityCache {
     return (this.#capabilities ??= this.#derive());
   }
 
+  /** The server's `instructions`, if configured. */
+  get instructions(): string | undefined {
+    return this.#instructions;
+  }
+
   /** Forgets the derived values: the registry changed. */
   invalidate(): void {
     this.#capabilities = undefined;

@@ -16,10 +16,12 @@ import {
 } from '@switchboard/jsonrpc';
 import { classifyInboundBatch, isInboundRefusal, type InboundFacts } from '../protocol/inbound.js';
 import { cancelledNotification } from '../protocol/notifications.js';
-import { SERVED_REVISIONS, type ProtocolRevision } from '../protocol/revisions.js';
+import { protocolVersionClaim } from '../protocol/envelope.js';
+import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
 import type { DispatchContext, RequestFacts } from './context.js';
+import { modernFactsOf } from './eras/modern.js';
 import type { SessionState } from './sessionState.js';
 import type { ClientRequestOptions, ConnectOptions, ServerSession } from './types.js';
 
@@ -38,6 +40,8 @@ export interface ConnectionHost {
   readonly bus: NotificationBus;
   readonly maxConcurrentInbound: number;
   readonly maxQueuedInbound: number;
+  /** The revisions the server serves. */
+  readonly servedRevisions: readonly ProtocolRevision[];
   /** The capabilities the next `initialize` advertises (gates requests before a session exists). */
   readonly capabilities: ServerCapabilities;
   connectionClosed(connection: Connection): void;
@@ -48,7 +52,7 @@ export interface ConnectionHost {
  * and the capabilities that session was told of (before it: the server's current ones).
  */
 class ConnectionFacts implements InboundFacts {
-  readonly servedRevisions: readonly ProtocolRevision[] = SERVED_REVISIONS;
+  readonly servedRevisions: readonly ProtocolRevision[];
   readonly batches: boolean;
   readonly #connection: Connection;
   readonly #host: ConnectionHost;
@@ -57,6 +61,7 @@ class ConnectionFacts implements InboundFacts {
     this.#connection = connection;
     this.#host = host;
     this.batches = batches;
+    this.servedRevisions = host.servedRevisions;
   }
 
   get session(): SessionState | undefined {
@@ -99,7 +104,12 @@ export class Connection implements ServerSession, RequestFacts {
     this.peer = new Peer<DispatchContext>({
       transport,
       dispatcher: host.dispatcher,
-      context: (_message, extra) => (extra === undefined ? this.#defaultContext : this.#context(extra)),
+      context: (message, extra) => {
+        // The dual-era connection: a modern-era message is served statelessly from its own envelope, beside the
+        // session (MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility").
+        if (protocolVersionClaim(message) !== undefined) return { facts: modernFactsOf(message), channel: this.peer, connection: undefined, extra };
+        return extra === undefined ? this.#defaultContext : this.#context(extra);
+      },
       cancelNotification: abandonedRequestNotice,
       maxConcurrentInbound: host.maxConcurrentInbound,
       maxQueuedInbound: host.maxQueuedInbound,

@@ -8,7 +8,7 @@
 import { JsonRpcError, type ContextRequest, type JsonRpcId, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ClientRequestError, MissingClientCapabilityError } from '../protocol/errors.js';
 import { LOGGING_LEVEL_RANK, missingClientCapability, progressParams, PROGRESS_METHOD } from '../protocol/notifications.js';
-import { REVISION_FEATURES, isLegacyRevision } from '../protocol/revisions.js';
+import { REVISION_FEATURES, isLegacyRevision, type Era } from '../protocol/revisions.js';
 import type {
   ClientCapabilities,
   CreateMessageParams,
@@ -23,6 +23,7 @@ import type {
 } from '../protocol/types.js';
 import type { ClientChannel } from './channel.js';
 import type { Connection } from './connection.js';
+import type { InputRound } from './inputRound.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
 /**
@@ -31,6 +32,11 @@ import type { ClientRequestOptions, RequestContext, ServerSession } from './type
  * (its negotiated state, read live); a caller of `McpServer.handle` builds one per request.
  */
 export interface RequestFacts {
+  /**
+   * The era the request is served in: `modern` when it carries its own envelope (2026-07-28), else `legacy`.
+   * @default 'legacy'
+   */
+  readonly era?: Era;
   /** The revision the request is served at; `undefined` before a session negotiated one. */
   readonly protocolVersion: string | undefined;
   /** `clientInfo` the client sent (a session: its `initialize`), if any. */
@@ -66,6 +72,10 @@ export interface DispatchContext {
 export class ServerRequestContext implements RequestContext, DispatchContext {
   /** `params._meta` of the request, set by the method handler that reads the params. */
   requestMeta: Meta | undefined = undefined;
+  /** Modern era, `tools/call`, `prompts/get`, `resources/read`: this request's input round (`inputRound.ts`). */
+  round: InputRound | undefined = undefined;
+  /** Modern era, the same methods: the request's params (its `requestState` is bound to them). */
+  requestParams: Record<string, unknown> | undefined = undefined;
   readonly #dispatch: DispatchContext;
   readonly #request: ContextRequest;
 
@@ -131,6 +141,16 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
     return this.#dispatch.facts.clientInfo;
   }
 
+  get requestState(): unknown {
+    return this.round?.state;
+  }
+
+  set requestState(value: unknown) {
+    const round = this.round;
+    if (round === undefined) throw new TypeError('requestState exists only on a modern-era tools/call, prompts/get or resources/read request');
+    round.state = value;
+  }
+
   progress(progress: number, total?: number, message?: string): Promise<void> {
     // MCP 2025-11-25 basic/utilities/progress.mdx: only when the request carried a progressToken.
     const metaToken = this.requestMeta?.progressToken;
@@ -165,6 +185,14 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
   }
 
   #clientRequest<T>(method: string, params: object | undefined, options: ClientRequestOptions | undefined): Promise<T> {
+    if (this.#dispatch.facts.era === 'modern') {
+      // MCP 2026-07-28 basic/patterns/mrtr.mdx: no server → client request exists; it is an input request of the result.
+      const round = this.round;
+      if (round === undefined) {
+        return Promise.reject(new TypeError(`${method} is asked for only from a modern-era tools/call, prompts/get or resources/read handler`));
+      }
+      return round.ask<T>(method, params as Record<string, unknown> | undefined, options?.key);
+    }
     // MCP 2025-11-25 basic/lifecycle.mdx "Operation": only use capabilities the client declared.
     const missing = missingClientCapability(this.#dispatch.facts.clientCapabilities, method);
     if (missing !== undefined) return Promise.reject(new MissingClientCapabilityError({ [missing]: {} }));

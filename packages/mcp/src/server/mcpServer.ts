@@ -16,7 +16,11 @@ import {
   type Logger,
   type MethodHandler,
   type Transport,
+  type TransportMessageExtra,
 } from '@switchboard/jsonrpc';
+import { protocolVersionClaim } from '../protocol/envelope.js';
+import type { ParamHeader } from '../protocol/paramHeaders.js';
+import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision, isProtocolRevision, type Era, type ProtocolRevision } from '../protocol/revisions.js';
 import type { PromptArgument, ServerCapabilities, Implementation } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
 import { InMemoryNotificationBus, type NotificationBus } from '../stores/notificationBus.js';
@@ -25,6 +29,9 @@ import type { ClientChannel } from './channel.js';
 import { Connection, type ConnectionHost } from './connection.js';
 import { ServerRequestContext, type DispatchContext, type RequestFacts } from './context.js';
 import { SessionEra } from './eras/session.js';
+import { ModernEra, modernFactsOf } from './eras/modern.js';
+import { ListenStreams } from './features/listen.js';
+import { RequestStateCodec } from './requestState.js';
 import { gateInbound } from './gate.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/host.js';
@@ -55,6 +62,51 @@ import type {
 } from './types.js';
 
 export { ToolError } from './features/tools.js';
+
+/** Options of {@link McpServer.handle}. */
+export interface HandleOptions {
+  /**
+   * How the handler reaches the client (notifications on the request's stream). Modern-era requests only ever
+   * notify through it. @default a channel that drops notifications and refuses requests
+   */
+  readonly channel?: ClientChannel;
+  /** Aborted when the client goes (Streamable HTTP at 2026-07-28: its response stream closed is cancellation). */
+  readonly signal?: AbortSignal;
+  /** The transport's facts about the message (authentication), exposed as `ctx.authInfo`. */
+  readonly extra?: TransportMessageExtra;
+  /**
+   * Legacy-era messages only (answered with no session): what is known about the client. A modern-era message's
+   * facts come from its own `_meta` envelope and this is ignored.
+   * @default the revision unknown, no client capabilities, the server's current capabilities
+   */
+  readonly facts?: RequestFacts;
+}
+
+/** Default for {@link McpServerOptions.maxListenStreams}. */
+export const DEFAULT_MAX_LISTEN_STREAMS = 10_000;
+
+const UNREACHABLE_CLIENT: ClientChannel = {
+  notify: () => Promise.resolve(),
+  request: () => Promise.reject(new TypeError('No channel to the client: McpServer.handle was given none')),
+};
+
+const NO_FACTS: RequestFacts = Object.freeze({
+  protocolVersion: undefined,
+  clientInfo: undefined,
+  clientCapabilities: Object.freeze({}),
+  serverCapabilities: undefined,
+  logLevelRank: 0,
+});
+
+function servedRevisionsOption(value: readonly ProtocolRevision[] | undefined): readonly ProtocolRevision[] {
+  if (value === undefined) return PROTOCOL_REVISIONS;
+  if (!Array.isArray(value) || value.length === 0) throw new TypeError('Invalid revisions: expected a non-empty array of protocol revisions');
+  for (const revision of value) {
+    if (!isProtocolRevision(revision)) throw new TypeError(`Invalid revisions: "${String(revision)}" is not one of ${PROTOCOL_REVISIONS.join(', ')}`);
+  }
+  // Oldest first, as PROTOCOL_REVISIONS lists them.
+  return Object.freeze(PROTOCOL_REVISIONS.filter((r) => value.includes(r)));
+}
 export { MAX_COMPLETION_VALUES } from './features/completion.js';
 
 /** Default for {@link McpServerOptions.pageSize}. */
@@ -94,6 +146,9 @@ export class McpServer {
   readonly #registry: Registry;
   readonly #capabilities: CapabilityCache;
   readonly #era: SessionEra;
+  readonly #modern: ModernEra;
+  readonly #listens: ListenStreams;
+  readonly #served: readonly ProtocolRevision[];
   readonly #bus: NotificationBus;
   readonly #dispatcher: Dispatcher<DispatchContext>;
   readonly #connections = new Set<Connection>();
@@ -121,11 +176,32 @@ export class McpServer {
     this.#bus = options.bus ?? new InMemoryNotificationBus();
     this.#registry = new Registry({ logger: this.#logger, onchange: (kind) => this.#changed(kind) });
     this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: options.capabilities, instructions: options.instructions });
+    const cache = this.#capabilities;
     this.#era = new SessionEra({ capabilities: this.#capabilities, limits });
+    const served = servedRevisionsOption(options.revisions);
+    this.#served = served;
+    this.#modern = new ModernEra({
+      info,
+      capabilities: this.#capabilities,
+      servedRevisions: served,
+      cache: options.cache,
+      cacheByMethod: options.cacheByMethod,
+      requestState: new RequestStateCodec(options.requestState),
+      // The tasks runner tells when a task-capable tool exists (the extension is then advertised).
+      tasks: () => false,
+    });
+    this.#listens = new ListenStreams({
+      bus: this.#bus,
+      capabilities: () => this.#modern.capabilities(this.#capabilities.capabilities),
+      maxSubscriptions: limits.maxSubscriptionsPerSession,
+      maxUriLength: limits.maxSubscriptionUriLength,
+      maxStreams: positiveIntegerOption('maxListenStreams', options.maxListenStreams, DEFAULT_MAX_LISTEN_STREAMS),
+    });
+    const stateless = { servedRevisions: served, get serverCapabilities() { return cache.capabilities; } };
     const dispatcher = new Dispatcher<DispatchContext>({
       logger: this.#logger,
-      // The inbound step, per message (lifecycle, method table, capabilities, revision claims): gate.ts.
-      guard: (message, ctx) => gateInbound(message, ctx, this.#capabilities),
+      // The inbound step, per message (era, envelope, lifecycle, method table, capabilities): gate.ts.
+      guard: (message, ctx) => gateInbound(message, ctx, stateless),
       // One object per request: methods on the prototype, the signal made only when read.
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
@@ -133,13 +209,13 @@ export class McpServer {
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
-    const cache = this.#capabilities;
     this.#host = {
       dispatcher,
       logger: this.#logger,
       bus: this.#bus,
       maxConcurrentInbound: maxConcurrent,
       maxQueuedInbound: maxQueued,
+      servedRevisions: served,
       get capabilities() {
         return cache.capabilities;
       },
@@ -153,6 +229,28 @@ export class McpServer {
   /** The logger handlers' failures go to. */
   get logger(): Logger {
     return this.#logger;
+  }
+
+  /** The revisions this server serves, oldest first (see {@link McpServerOptions.revisions}). */
+  get servedRevisions(): readonly ProtocolRevision[] {
+    return this.#served;
+  }
+
+  /** The eras this server serves: both for a dual-era server. */
+  get eras(): readonly Era[] {
+    const eras: Era[] = [];
+    if (this.#served.some(isLegacyRevision)) eras.push('legacy');
+    if (this.#served.some(isModernRevision)) eras.push('modern');
+    return eras;
+  }
+
+  /**
+   * The arguments of tool `toolName` that Streamable HTTP clients mirror into `Mcp-Param-*` headers (its
+   * `x-mcp-header` annotations, compiled at registration), or `undefined` for an unknown tool.
+   * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"
+   */
+  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
+    return this.#registry.tools.get(toolName)?.paramHeaders;
   }
 
   /** Live sessions (one per connected transport). */
@@ -172,7 +270,8 @@ export class McpServer {
    *   characters (a name outside MCP's naming rule is only a logged warning), the handler is not a function,
    *   a schema is invalid for its dialect (keyword types, regular expressions, dangling `$ref`), a raw zod
    *   shape or a schema library without JSON Schema output, its root is not `type: "object"` (required through
-   *   2025-11-25, server/tools.mdx), or the name is already registered
+   *   2025-11-25, server/tools.mdx), an `x-mcp-header` annotation breaks its rules (MCP 2026-07-28
+   *   basic/transports/streamable-http.mdx "Schema Extension"), or the name is already registered
    * @typeParam In the `inputSchema` type (inferred): the handler's `args` are {@link ToolArgs}`<In>`
    * @typeParam Out the `outputSchema` type (inferred): the handler returns {@link ToolResult}`<Out>`
    */
@@ -252,23 +351,35 @@ export class McpServer {
   }
 
   /**
-   * Answers one request with no session and no `connect()`: the era-neutral operations (`tools/list`,
-   * `tools/call`, `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list`, `prompts/get`,
-   * `completion/complete`, `ping`), gated by `facts.serverCapabilities` (or the current capabilities). The
-   * session-only requests (`initialize`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) are
-   * -32601. Handlers reach the client through `channel` (progress, logging, `ctx.sample()` …).
+   * Answers one message with no `connect()`. A modern-era request (2026-07-28: it carries its revision and the
+   * client's capabilities in `params._meta`) is served statelessly from its own envelope: every operation, plus
+   * `server/discover` and `subscriptions/listen`, each result with `resultType` and the server's identity in
+   * `_meta`; its refusals are the inbound step's (-32602 envelope, -32022 revision, -32601 method, -32021 client
+   * capability). A legacy-era message is answered with no session from `options.facts`: the era-neutral
+   * operations and `ping`; the session-only requests (`initialize`, `logging/setLevel`, `resources/subscribe`,
+   * `resources/unsubscribe`) are -32601.
    *
    * @param message a valid request or notification
-   * @param facts what is known about the client for this request (its revision, capabilities, info, log level)
-   * @param channel how the handler reaches the client
-   * @returns the response, or `undefined` for a notification; never rejects
+   * @param options the channel back to the client, the cancellation signal, the transport's facts
+   * @returns the response, or `undefined` for a notification or a request whose `signal` aborted; never rejects
+   * @see MCP 2026-07-28 basic/index.mdx "Statelessness"
    */
-  handle(message: JsonRpcRequest | JsonRpcNotification, facts: RequestFacts, channel: ClientChannel): Promise<JsonRpcResponse | undefined> {
-    return this.#dispatcher.dispatch(message, { facts, channel, connection: undefined, extra: undefined });
+  async handle(message: JsonRpcRequest | JsonRpcNotification, options: HandleOptions = {}): Promise<JsonRpcResponse | undefined> {
+    const channel = options.channel ?? UNREACHABLE_CLIENT;
+    const facts = protocolVersionClaim(message) === undefined ? (options.facts ?? NO_FACTS) : modernFactsOf(message);
+    const signal = options.signal;
+    const response = await this.#dispatcher.dispatch(message, { facts, channel, connection: undefined, extra: options.extra }, signal);
+    return signal?.aborted === true ? undefined : response;
   }
 
-  /** Closes every connection (their pending requests reject with `connection_closed`). */
+  /**
+   * Ends every listen stream with its graceful result, then closes every connection (their pending requests
+   * reject with `connection_closed`).
+   */
   async close(): Promise<void> {
+    this.#listens.closeAll();
+    // Let the listen results reach their transports before the connections close.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
     await Promise.allSettled([...this.#connections].map((c) => c.close()));
   }
 
@@ -302,11 +413,16 @@ export class McpServer {
   #registerOperations(dispatcher: Dispatcher<DispatchContext>, host: FeatureHost): void {
     // MCP methods are either requests or notifications (MCP 2025-11-25 schema.ts ClientRequest /
     // ClientNotification): a request naming a notification is -32601 (B07), a notification naming a request is ignored.
-    const request = (method: string, handler: MethodHandler<DispatchContext>): unknown => dispatcher.register(method, handler, { kind: 'request' });
+    // Every operation serves both eras: a modern-era request gets its input round and its result decorated.
+    const modern = this.#modern;
+    const request = (method: string, handler: MethodHandler<DispatchContext>): unknown => dispatcher.register(method, modern.wrap(method, handler), { kind: 'request' });
     const tools = new ToolCalls(host);
+    // MCP 2026-07-28 server/discover.mdx: servers MUST implement it.
+    request('server/discover', () => modern.discover());
+    request('subscriptions/listen', (params, ctx) => this.#listens.listen(params, ctx as unknown as ServerRequestContext));
     // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
     request('ping', () => EMPTY_RESULT);
-    request('tools/list', (params) => listTools(host, params));
+    request('tools/list', (params, ctx) => listTools(host, params, ctx));
     request('tools/call', (params, ctx) => tools.call(params, ctx));
     request('resources/list', (params) => listResources(host, params));
     request('resources/templates/list', (params) => listResourceTemplates(host, params));

@@ -24,6 +24,9 @@ import type {
 } from '../protocol/types.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { NotificationBus } from '../stores/notificationBus.js';
+import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { CachePolicy, CacheableMethod } from './eras/modern.js';
+import type { RequestStateOptions } from './requestState.js';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
 export type JsonSchema = Record<string, unknown>;
@@ -144,7 +147,9 @@ export type ToolArgs<S> = [S] extends [undefined]
 export type ToolResult<S> = undefined extends S
   ? CallToolResult
   :
-      | (Omit<CallToolResult, 'structuredContent' | 'isError'> & {
+      | (Omit<CallToolResult, 'structuredContent' | 'isError' | 'content'> & {
+          /** @default one text block holding `structuredContent` serialized (MCP 2026-07-28 server/tools.mdx "Structured Content") */
+          readonly content?: CallToolResult['content'];
           readonly structuredContent: InferSchema<S>;
           readonly isError?: false | undefined;
         })
@@ -152,10 +157,15 @@ export type ToolResult<S> = undefined extends S
 
 /** Options of a server → client request issued from a handler. */
 export interface ClientRequestOptions {
-  /** @default 60_000 */
+  /** Legacy era: milliseconds to wait for the client's answer. @default 60_000 */
   readonly timeoutMs?: number;
-  /** Aborts the request (sends `notifications/cancelled`). Defaults to the handler's own signal. */
+  /** Legacy era: aborts the request (sends `notifications/cancelled`). Defaults to the handler's own signal. */
   readonly signal?: AbortSignal;
+  /**
+   * Modern era: the input request's key in `inputRequests` (and of its answer in the retry's `inputResponses`).
+   * Keys are unique within a request. @default `elicitation-<n>`, `sampling-<n>` or `roots-<n>`, by call order
+   */
+  readonly key?: string;
 }
 
 /**
@@ -189,7 +199,19 @@ export interface RequestContext {
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /**
-   * Asks the client to sample an LLM (`sampling/createMessage`).
+   * The handler's own progress across the rounds of a modern-era multi round-trip request (any JSON value):
+   * set it before an input request is asked, read it on the retry. Carried in the signed `requestState`, so any
+   * instance with the same keys reads it back; `undefined` on a first round. Only on a modern-era `tools/call`,
+   * `prompts/get` or `resources/read` (setting it elsewhere throws `TypeError`).
+   * @see MCP 2026-07-28 basic/patterns/mrtr.mdx
+   */
+  requestState: unknown;
+  /**
+   * Asks the client to sample an LLM (`sampling/createMessage`). On a session (legacy era) it is a request to the
+   * client. On a modern-era request (2026-07-28) it is an input request: the call resolves at once when the retry
+   * carries its answer, else the request is answered `input_required` and the handler runs again from the start
+   * on the retry, so work done before the first such call must be idempotent (MCP 2026-07-28
+   * basic/patterns/mrtr.mdx). The same handler serves both eras.
    * @throws MissingClientCapabilityError (-32021, `requiredCapabilities`) when the client did not declare the
    *   `sampling` capability: nothing is sent
    * @throws ClientRequestError when the client answered with an error (`.cause` is that error, `.code` its code)
@@ -197,13 +219,14 @@ export interface RequestContext {
    */
   sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
   /**
-   * Asks the client for user input (`elicitation/create`, 2025-06-18+).
+   * Asks the client for user input (`elicitation/create`, 2025-06-18+): a request on a session, an input request
+   * on a modern-era request (as for {@link RequestContext.sample}).
    * @throws MissingClientCapabilityError when the client did not declare `elicitation`
    * @throws ClientRequestError when the client answered with an error
    * @throws JsonRpcLocalError as for {@link RequestContext.sample}
    */
   elicit(params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult>;
-  /** Asks the client for its roots (`roots/list`). @throws as for {@link RequestContext.sample} */
+  /** Asks the client for its roots (`roots/list`), in either era as {@link RequestContext.sample} does. @throws as for {@link RequestContext.sample} */
   listRoots(options?: ClientRequestOptions): Promise<ListRootsResult>;
 }
 
@@ -235,7 +258,13 @@ export type ToolHandler<Args = Record<string, unknown>, Result = CallToolResult>
 ) => Result | Promise<Result>;
 
 /** A static resource registration: the `resources/list` entry without its `uri` (given separately). */
-export type ResourceDefinition = Omit<Resource, 'uri'>;
+export interface ResourceDefinition extends Omit<Resource, 'uri'> {
+  /**
+   * Modern era: the cache hint of this resource's `resources/read` results, over `McpServerOptions.cache` and
+   * `cacheByMethod` (MCP 2026-07-28 server/utilities/caching.mdx). Not part of the `resources/list` entry.
+   */
+  readonly cache?: CachePolicy;
+}
 
 /** Reads a static resource. */
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
@@ -248,6 +277,8 @@ export type CompletionHandler = (
 
 /** A resource template registration (RFC 6570 level 1–4 expressions of the forms the matcher supports). */
 export interface ResourceTemplateDefinition extends Omit<ResourceTemplate, 'uriTemplate'> {
+  /** Modern era: the cache hint of the `resources/read` results of matching URIs (as {@link ResourceDefinition.cache}). */
+  readonly cache?: CachePolicy;
   /** Completions for template variables, by variable name (`completion/complete` with `ref/resource`). */
   readonly complete?: Readonly<Record<string, CompletionHandler>>;
 }
@@ -398,6 +429,12 @@ export interface McpServerOptions {
    */
   readonly maxSubscriptionCharsTotal?: number;
   /**
+   * Modern era: most `subscriptions/listen` streams open at once on this server; past it a new one is -32602.
+   * Each stream's `resourceSubscriptions` obey `maxSubscriptionsPerSession` and `maxSubscriptionUriLength`.
+   * @default 10,000
+   */
+  readonly maxListenStreams?: number;
+  /**
    * Check the members of handler results before sending them: content blocks (type and required fields),
    * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,
    * prompt or resource and the problem) and answered -32603 "Internal error". The outer shape (an object with
@@ -410,6 +447,31 @@ export interface McpServerOptions {
    * carries them between instances. @default a new `InMemoryNotificationBus`
    */
   readonly bus?: NotificationBus;
+  /**
+   * The revisions served. A server that serves legacy and modern revisions is dual-era: a request carrying the
+   * 2026-07-28 `_meta` envelope is served statelessly, an `initialize` opens a session, on every transport at
+   * once. Without a legacy revision, `initialize` is refused with -32022 naming the supported versions (and HTTP
+   * answers GET and DELETE 405); without a modern one, a modern request is -32022.
+   * @default every revision of `PROTOCOL_REVISIONS` (dual-era)
+   * @see MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"
+   */
+  readonly revisions?: readonly ProtocolRevision[];
+  /**
+   * Modern era: the cache hint (`ttlMs`, `cacheScope`) of every cacheable result (`server/discover`, the four
+   * lists, `resources/read`) unless `cacheByMethod` or the resource sets its own.
+   * @default `{ ttlMs: 0, scope: 'private' }`
+   * @see MCP 2026-07-28 server/utilities/caching.mdx
+   */
+  readonly cache?: CachePolicy;
+  /** Modern era: the cache hint of one cacheable method, over {@link McpServerOptions.cache}. */
+  readonly cacheByMethod?: Partial<Record<CacheableMethod, CachePolicy>>;
+  /**
+   * Modern era: how `requestState` of multi round-trip requests is signed (and, optionally, encrypted). Give every
+   * instance behind one endpoint the same keys so any of them can serve a retry.
+   * @default a `RequestStateCodec` with a random key of this process
+   * @see MCP 2026-07-28 basic/patterns/mrtr.mdx
+   */
+  readonly requestState?: RequestStateOptions;
 }
 
 /** Options of {@link McpServer.connect}. */

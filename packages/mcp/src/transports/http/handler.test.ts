@@ -737,6 +737,19 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     expect(await res.json()).toMatchObject({ id: 1, error: { code: -32022, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25']) } } });
     await legacyOnly.close();
   });
+
+  it('a modern-era (2026-07-28) request is served on the same endpoint, with no session', async () => {
+    const res = await t.send('POST', '/mcp', {
+      headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    // JSON or one SSE event, as this endpoint's responseMode decides: the response is the same.
+    const text = await res.text();
+    const json = res.headers.get('content-type') === 'application/json' ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+    expect(JSON.parse(json)).toMatchObject({ id: 1, result: { resultType: 'complete', tools: expect.any(Array) as unknown[] } });
+  });
 });
 
 describe.each(PATHS)('adaptive answers (responseMode auto, the default) via %s', (kind) => {

@@ -138,7 +138,7 @@ describe('classifyStreamableHttp', () => {
     expect(classifyStreamableHttp(facts({ httpMethod: 'DELETE' }))).toMatchObject({ kind: 'terminate', sessionId: 'S1' });
   });
 
-  it('a request naming a 2026-07-28 version in _meta is refused with -32022 (no server facts: the session-based revisions only)', () => {
+  it('without the server facts (a legacy-only server), a request naming 2026-07-28 in _meta is refused with -32022', () => {
     const modern = JSON.stringify({
       jsonrpc: '2.0',
       id: 9,

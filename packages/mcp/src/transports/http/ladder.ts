@@ -30,7 +30,7 @@ import type {
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
-import { eraRefusalOf, inboundRefusal } from '../../protocol/inbound.js';
+import { eraRefusalOf, inboundRefusal, unsupportedRevisionRefusal } from '../../protocol/inbound.js';
 import {
   LEGACY_REVISIONS,
   MODERN_REVISIONS,
@@ -175,8 +175,7 @@ function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string
   const served = revisions.filter(isLegacyRevision);
   // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
   // refused alike.
-  const refusal = eraRefusalOf(message, served)
-    ?? inboundRefusal('unsupportedRevision', undefined, { supported: [...served], requested: version });
+  const refusal = eraRefusalOf(message, served) ?? unsupportedRevisionRefusal(version, served);
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
@@ -189,7 +188,7 @@ function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string
 function legacyUnserved(message: JsonRpcRequest | JsonRpcNotification, facts: StreamableHttpFacts, served: readonly ProtocolRevision[]): StreamableHttpDecision {
   const params = message.params as Record<string, unknown> | undefined;
   const asked = message.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : facts.protocolVersionHeader?.trim();
-  const refusal = inboundRefusal('unsupportedRevision', undefined, asked === undefined ? { supported: [...served] } : { supported: [...served], requested: asked });
+  const refusal = unsupportedRevisionRefusal(asked ?? '', served);
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, 'id' in message ? message.id : null);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }

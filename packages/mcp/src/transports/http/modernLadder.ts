@@ -22,8 +22,13 @@ import type { ServerCapabilities } from '../../protocol/types.js';
 import type { HttpRefusalDecision, StreamableHttpFacts } from './ladder.js';
 import { acceptsMediaType, negotiateResponseShape } from './media.js';
 import type { ResponseShape } from './media.js';
-import { headerMismatch, modernEnvelopeRefusalOf, modernMethodRefusalOf } from './modernRungs.js';
-import type { ModernRefusal } from './modernRungs.js';
+import { inboundRefusal, modernEnvelopeRefusalOf, modernMethodRefusalOf } from '../../protocol/inbound.js';
+import type { InboundRefusal } from '../../protocol/inbound.js';
+
+/** The inbound step's `headerMismatch` refusal (-32020) with `problem`. */
+function headerMismatch(problem: string): InboundRefusal {
+  return inboundRefusal('headerMismatch', { problem });
+}
 import { httpInboundRefusal, httpRefusal } from './refusals.js';
 
 /** What the modern rungs need to know about the server, read once per endpoint (capabilities: per request). */
@@ -49,7 +54,7 @@ export interface HttpModernDecision {
   readonly respondWith: ResponseShape | 'accepted';
 }
 
-function refuseWith(refusal: ModernRefusal, id: JsonRpcId | null): HttpRefusalDecision {
+function refuseWith(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalDecision {
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
@@ -73,7 +78,7 @@ function paramsOf(message: JsonRpcRequest | JsonRpcNotification): Record<string,
 }
 
 /** Rung 4: `MCP-Protocol-Version` equals the body's claim (nothing to compare without a claim). */
-function versionHeaderRefusal(facts: StreamableHttpFacts, claim: string | undefined): ModernRefusal | undefined {
+function versionHeaderRefusal(facts: StreamableHttpFacts, claim: string | undefined): InboundRefusal | undefined {
   if (claim === undefined) return undefined;
   const header = trimmed(facts.protocolVersionHeader);
   if (header === undefined) return headerMismatch('the MCP-Protocol-Version header is required');
@@ -81,7 +86,7 @@ function versionHeaderRefusal(facts: StreamableHttpFacts, claim: string | undefi
 }
 
 /** Rung 7: `Mcp-Method` and `Mcp-Name` against the body (values are case-sensitive; `Mcp-Name` may be base64). */
-function standardHeaderRefusal(facts: StreamableHttpFacts, request: JsonRpcRequest): ModernRefusal | undefined {
+function standardHeaderRefusal(facts: StreamableHttpFacts, request: JsonRpcRequest): InboundRefusal | undefined {
   const method = trimmed(facts.mcpMethod);
   if (method === undefined) return headerMismatch('the Mcp-Method header is required');
   if (method !== request.method) return headerMismatch(`Mcp-Method header value '${method}' does not match the body's method '${request.method}'`);
@@ -97,7 +102,7 @@ function standardHeaderRefusal(facts: StreamableHttpFacts, request: JsonRpcReque
 }
 
 /** Rung 10: the `Mcp-Param-*` headers of a `tools/call` against its arguments. */
-function paramHeaderRefusal(facts: StreamableHttpFacts, server: HttpServerFacts, request: JsonRpcRequest): ModernRefusal | undefined {
+function paramHeaderRefusal(facts: StreamableHttpFacts, server: HttpServerFacts, request: JsonRpcRequest): InboundRefusal | undefined {
   if (request.method !== 'tools/call') return undefined;
   const params = paramsOf(request);
   const name = params?.name;

@@ -11,7 +11,6 @@ import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { McpErrorCode } from '../../protocol/errors.js';
 import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
-import type { ModernRefusal } from './modernRungs.js';
 import type { HttpOutput } from './io.js';
 import { JSON_HEADERS } from './io.js';
 
@@ -251,6 +250,10 @@ export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions
 const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
   // MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header": an unsupported revision is 400.
   unsupportedRevision: HttpStatus.BadRequest,
+  // The same page, "Protocol Version Header" and "Server Validation"; basic/index.mdx "Error Codes".
+  invalidEnvelope: HttpStatus.BadRequest,
+  headerMismatch: HttpStatus.BadRequest,
+  missingClientCapability: HttpStatus.BadRequest,
   notInitialized: HttpStatus.BadRequest,
   alreadyInitialized: HttpStatus.BadRequest,
   // Same section: a method the server does not implement is 404 with -32601 (also a method removed in 2026-07-28
@@ -268,7 +271,7 @@ const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> 
  * @param refusal - The inbound step's verdict (or one of the ladder's modern rungs).
  * @param id - The request id to echo when it is known; `null` otherwise.
  */
-export function httpInboundRefusal(refusal: InboundRefusal | ModernRefusal, id: JsonRpcId | null): HttpRefusalResult {
+export function httpInboundRefusal(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalResult {
   const error = refusal.data === undefined
     ? { code: refusal.code, message: refusal.message }
     : { code: refusal.code, message: refusal.message, data: refusal.data };

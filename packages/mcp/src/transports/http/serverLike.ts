@@ -70,12 +70,6 @@ export interface HttpHandleOptions {
 /** The modern `handle`: one message, its channel, signal and transport facts (see {@link McpHttpServerLike.handle}). */
 export type HttpModernHandle = (message: JsonRpcRequest | JsonRpcNotification, options?: HttpHandleOptions) => Promise<JsonRpcResponse | undefined>;
 
-/**
- * The three-argument `handle(message, facts, channel)` of a server that serves no modern revision yet. Accepted so
- * that such a server still fits {@link McpHttpServerLike}; the handler never calls it (it hands modern messages
- * only to a server whose `servedRevisions` name a modern revision). Goes when every server takes options.
- */
-type SessionlessHandle = (message: JsonRpcRequest | JsonRpcNotification, facts: never, channel: never) => Promise<JsonRpcResponse | undefined>;
 
 /** What the handler needs of an McpServer: `connect` (and its `logger`, used when no logger is given). */
 export interface McpHttpServerLike {
@@ -91,7 +85,7 @@ export interface McpHttpServerLike {
    * response, or `undefined` for a notification or when `signal` aborted first; never rejects. Absent: modern
    * messages are refused (-32022 naming the revisions served).
    */
-  readonly handle?: HttpModernHandle | SessionlessHandle;
+  readonly handle?: HttpModernHandle;
   /**
    * The revisions the server serves. Absent: the session-based revisions only. A server serving no legacy
    * revision answers GET and DELETE 405 and refuses `initialize` (MCP 2026-07-28 streamable-http.mdx "Earlier

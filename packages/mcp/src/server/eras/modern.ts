@@ -1,0 +1,269 @@
+/**
+ * The modern-era rules (2026-07-28) in one place: a request's facts come from its own `_meta` envelope (no
+ * session, nothing inferred from earlier requests), every result carries `resultType` and the server's identity,
+ * cacheable results carry `ttlMs` and `cacheScope`, `server/discover` answers what `initialize` used to, and
+ * `tools/call`, `prompts/get` and `resources/read` may answer `input_required` (multi round-trip requests, see
+ * `inputRound.ts`) with a signed `requestState`.
+ *
+ * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields", "ResultType"; server/discover.mdx;
+ *   server/utilities/caching.mdx; basic/patterns/mrtr.mdx
+ */
+import { JsonRpcError, type JsonRpcNotification, type JsonRpcRequest, type MethodHandler } from '@switchboard/jsonrpc';
+import { SERVER_INFO_META_KEY, parseRequestEnvelope, type RequestEnvelope } from '../../protocol/envelope.js';
+import { LOGGING_LEVEL_RANK } from '../../protocol/notifications.js';
+import { TASKS_EXTENSION } from '../../protocol/inbound.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../../protocol/types.js';
+import type { Era, ProtocolRevision } from '../../protocol/revisions.js';
+import type { CapabilityCache } from '../capabilities.js';
+import type { DispatchContext, RequestFacts, ServerRequestContext } from '../context.js';
+import { InputRequiredSignal, InputRound, type CarriedState } from '../inputRound.js';
+import { invalidParams, isRecord } from '../params.js';
+
+/** How long a result may be cached, and by whom (MCP 2026-07-28 server/utilities/caching.mdx). */
+export interface CachePolicy {
+  /** Milliseconds the result stays fresh (an integer ≥ 0; 0: stale at once). @default 0 */
+  readonly ttlMs?: number;
+  /** `public`: any cache may keep it; `private`: only one authorization context's. @default 'private' */
+  readonly scope?: 'public' | 'private';
+}
+
+/** The methods whose complete results are cacheable (MCP 2026-07-28 server/utilities/caching.mdx). */
+export const CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'] as const;
+
+/** One of {@link CACHEABLE_METHODS}. */
+export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
+
+/** The methods that may answer `input_required` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
+const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** `ctx.log` rank of a modern request without `logLevel`: above every level, so nothing is sent. */
+const NO_LOGGING = Number.POSITIVE_INFINITY;
+const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
+
+/**
+ * The facts of one modern-era request, read from its envelope: its revision, the client's capabilities and info
+ * as this request declares them, the log level it asked for (none: no `notifications/message`), its progress token.
+ */
+export class ModernFacts implements RequestFacts {
+  readonly era: Era = 'modern';
+  readonly serverCapabilities: ServerCapabilities | undefined = undefined;
+  readonly #envelope: RequestEnvelope;
+
+  /** @param envelope the request's parsed `_meta` (already checked by the inbound step) */
+  constructor(envelope: RequestEnvelope) {
+    this.#envelope = envelope;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#envelope.protocolVersion;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.#envelope.clientInfo;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.#envelope.clientCapabilities ?? NO_CAPABILITIES;
+  }
+
+  get logLevelRank(): number {
+    const level = this.#envelope.logLevel;
+    // MCP 2026-07-28 server/utilities/logging.mdx: no logLevel ⇒ the server MUST NOT send notifications/message.
+    return level === undefined ? NO_LOGGING : (LOGGING_LEVEL_RANK.get(level) ?? NO_LOGGING);
+  }
+
+  get progressToken(): string | number | undefined {
+    return this.#envelope.progressToken;
+  }
+}
+
+/** The facts of the modern-era `message` (one with a version claim). */
+export function modernFactsOf(message: JsonRpcRequest | JsonRpcNotification): ModernFacts {
+  return new ModernFacts(parseRequestEnvelope(message));
+}
+
+/** What a `requestState` is bound to (see `RequestStateCodec`). */
+export interface RequestStateBinding {
+  readonly method: string;
+  readonly params: unknown;
+  readonly principal?: string;
+}
+
+/** Seals and opens `requestState` tokens (the server's `RequestStateCodec`). */
+export interface RequestStateSealer {
+  issue(payload: unknown, binding: RequestStateBinding): Promise<string>;
+  /** @throws Error (rejection) when the token is tampered with, expired, or bound to something else */
+  open(token: string, binding: RequestStateBinding): Promise<unknown>;
+}
+
+/** What the modern-era rules need from their server. */
+export interface ModernEraOptions {
+  readonly info: Implementation;
+  readonly capabilities: CapabilityCache;
+  readonly servedRevisions: readonly ProtocolRevision[];
+  readonly cache: CachePolicy | undefined;
+  readonly cacheByMethod: Partial<Record<CacheableMethod, CachePolicy>> | undefined;
+  readonly requestState: RequestStateSealer;
+  /** Whether a task-capable tool exists (the tasks extension is then advertised). */
+  readonly tasks: () => boolean;
+}
+
+function isThenable(value: unknown): value is Promise<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+/** Who a request is from, for binding its `requestState`: the authenticated principal, else the client's name. */
+function principalOf(ctx: ServerRequestContext): string {
+  const auth = ctx.authInfo as Record<string, unknown> | undefined;
+  for (const key of ['clientId', 'sub', 'subject'] as const) {
+    const value = auth?.[key];
+    if (typeof value === 'string') return value;
+  }
+  return ctx.clientInfo?.name ?? '';
+}
+
+/**
+ * Refuses a malformed cache policy.
+ * @throws RangeError when `ttlMs` is not an integer ≥ 0 or `scope` is neither `public` nor `private`
+ */
+export function checkCachePolicy(policy: CachePolicy | undefined, what: string): void {
+  if (policy === undefined) return;
+  if (policy.ttlMs !== undefined && (!Number.isSafeInteger(policy.ttlMs) || policy.ttlMs < 0)) {
+    throw new RangeError(`Invalid cache policy of ${what}: ttlMs must be an integer >= 0, got ${String(policy.ttlMs)}`);
+  }
+  if (policy.scope !== undefined && policy.scope !== 'public' && policy.scope !== 'private') {
+    throw new RangeError(`Invalid cache policy of ${what}: scope must be "public" or "private", got "${String(policy.scope)}"`);
+  }
+}
+
+function policyValue(policy: CachePolicy | undefined): { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' } {
+  return { ttlMs: policy?.ttlMs ?? 0, cacheScope: policy?.scope ?? 'private' };
+}
+
+/** The modern-era rules of one server (see the module comment). */
+export class ModernEra {
+  readonly #options: ModernEraOptions;
+  /** `_meta` of a result that has none of its own: the server's identity (one frozen object). */
+  readonly #meta: Readonly<Record<string, unknown>>;
+  readonly #cache: ReadonlyMap<string, { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' }>;
+
+  /** @throws RangeError when a cache policy's `ttlMs` is not an integer ≥ 0 */
+  constructor(options: ModernEraOptions) {
+    this.#options = options;
+    this.#meta = Object.freeze({ [SERVER_INFO_META_KEY]: options.info });
+    const cache = new Map<string, { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' }>();
+    checkCachePolicy(options.cache, 'the server');
+    for (const method of CACHEABLE_METHODS) {
+      checkCachePolicy(options.cacheByMethod?.[method], `"${method}"`);
+      cache.set(method, Object.freeze(policyValue({ ...options.cache, ...options.cacheByMethod?.[method] })));
+    }
+    this.#cache = cache;
+  }
+
+  /** `server/discover` (MCP 2026-07-28 server/discover.mdx): the served revisions, capabilities and instructions. */
+  discover(): Record<string, unknown> {
+    const { capabilities, servedRevisions } = this.#options;
+    const result: Record<string, unknown> = {
+      supportedVersions: [...servedRevisions].reverse(),
+      capabilities: this.capabilities(capabilities.capabilities),
+    };
+    const instructions = capabilities.instructions;
+    if (instructions !== undefined) result.instructions = instructions;
+    return result;
+  }
+
+  /**
+   * The capabilities a modern-era client is told of: the legacy-era `tasks` capability is not one (tasks are an
+   * extension from 2026-07-28), and the tasks extension is advertised when a task-capable tool exists.
+   */
+  capabilities(current: ServerCapabilities): ServerCapabilities {
+    const { tasks: _legacyTasks, ...rest } = current as ServerCapabilities & { tasks?: unknown };
+    if (!this.#options.tasks()) return rest;
+    const extensions = isRecord(rest.extensions) ? rest.extensions : {};
+    return { ...rest, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
+  }
+
+  /**
+   * Wraps the handler of request `method` for both eras: a legacy-era request runs it as it is; a modern-era one
+   * gets its input round (for `tools/call`, `prompts/get`, `resources/read`), and its result decorated.
+   */
+  wrap(method: string, handler: MethodHandler<DispatchContext>): MethodHandler<DispatchContext> {
+    const inputs = INPUT_METHODS.has(method);
+    return (params, ctx) => {
+      const call = ctx as unknown as ServerRequestContext;
+      if (call.facts.era !== 'modern') return handler(params, ctx);
+      if (!inputs) return this.#settle(method, call, handler(params, ctx));
+      const p = isRecord(params) ? params : undefined;
+      call.requestParams = p;
+      const token = p?.requestState;
+      if (token === undefined) {
+        call.round = new InputRound({ inputResponses: p?.inputResponses, carried: undefined, clientCapabilities: call.clientCapabilities });
+        return this.#run(method, call, () => handler(params, ctx));
+      }
+      if (typeof token !== 'string') throw invalidParams('"requestState" must be a string');
+      return this.#options.requestState.open(token, this.#binding(method, p, call)).then(
+        (carried) => {
+          call.round = new InputRound({ inputResponses: p?.inputResponses, carried: carried as CarriedState, clientCapabilities: call.clientCapabilities });
+          return this.#run(method, call, () => handler(params, ctx));
+        },
+        () => {
+          // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": state that fails verification is rejected.
+          throw invalidParams('"requestState" is not valid for this request (tampered with, expired, or issued for another request)');
+        },
+      );
+    };
+  }
+
+  /** Decorates a complete modern-era result: `resultType`, the server's identity, and cache fields when cacheable. */
+  decorate(method: string, result: unknown): Record<string, unknown> {
+    const r = (isRecord(result) ? result : {});
+    const own = r._meta;
+    const out: Record<string, unknown> = { ...r, resultType: typeof r.resultType === 'string' ? r.resultType : 'complete', _meta: isRecord(own) ? { ...own, ...this.#meta } : this.#meta };
+    const policy = out.resultType === 'complete' ? this.#cache.get(method) : undefined;
+    if (policy !== undefined) {
+      if (typeof out.ttlMs !== 'number') out.ttlMs = policy.ttlMs;
+      if (out.cacheScope !== 'public' && out.cacheScope !== 'private') out.cacheScope = policy.cacheScope;
+    }
+    return out;
+  }
+
+  #binding(method: string, params: Record<string, unknown> | undefined, call: ServerRequestContext): RequestStateBinding {
+    return { method, params: params ?? {}, principal: principalOf(call) };
+  }
+
+  #run(method: string, call: ServerRequestContext, run: () => unknown): unknown {
+    let out: unknown;
+    try {
+      out = run();
+    } catch (error) {
+      return this.#failed(method, call, error);
+    }
+    if (!isThenable(out)) return this.#settle(method, call, out);
+    return out.then(
+      (result) => this.#settle(method, call, result),
+      (error: unknown) => this.#failed(method, call, error),
+    );
+  }
+
+  #settle(method: string, call: ServerRequestContext, out: unknown): unknown {
+    if (isThenable(out)) return out.then((result) => this.#settle(method, call, result));
+    const round = call.round;
+    if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
+    return this.decorate(method, out);
+  }
+
+  #failed(method: string, call: ServerRequestContext, error: unknown): unknown {
+    const round = call.round;
+    if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
+    if (error instanceof InputRequiredSignal) throw new JsonRpcError(-32603, 'Internal error');
+    throw error;
+  }
+
+  /** The `input_required` answer of a round: its input requests and the signed state for the retry. */
+  async #inputRequired(method: string, call: ServerRequestContext, round: InputRound): Promise<Record<string, unknown>> {
+    const params = call.requestParams;
+    // MCP 2026-07-28 basic/patterns/mrtr.mdx: the state is bound to the method, the params, the principal and an expiry.
+    const requestState = await this.#options.requestState.issue(round.carried(), this.#binding(method, params, call));
+    return { resultType: 'input_required', inputRequests: round.inputRequests, requestState, _meta: this.#meta };
+  }
+}

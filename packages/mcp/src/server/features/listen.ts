@@ -1,0 +1,169 @@
+/**
+ * `subscriptions/listen`, the modern era's only way to hear of changes: the client opts in per notification type;
+ * the server acknowledges first with the subset it honours, then sends each opted-in notification tagged with the
+ * listen request's id, from the {@link NotificationBus} (so a shared bus reaches listen streams on every
+ * instance). The stream ends when the client goes (its signal aborts: no response) or when the server closes
+ * (a graceful `{ resultType: "complete" }` result).
+ *
+ * @see MCP 2026-07-28 basic/patterns/subscriptions.mdx; schema.ts `SubscriptionsListenRequest`,
+ *   `SubscriptionsAcknowledgedNotification`, `SubscriptionsListenResult`
+ */
+import type { JsonRpcId, JsonRpcParams } from '@switchboard/jsonrpc';
+import { SUBSCRIPTION_ID_META_KEY } from '../../protocol/envelope.js';
+import type { ServerCapabilities } from '../../protocol/types.js';
+import type { BusMessage, NotificationBus } from '../../stores/notificationBus.js';
+import type { ServerRequestContext } from '../context.js';
+import { invalidParams, isRecord, paramsRecord } from '../params.js';
+
+/** The acknowledgement, the first message of every listen stream. */
+export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged';
+
+const LIST_FILTER = {
+  tools: 'toolsListChanged',
+  prompts: 'promptsListChanged',
+  resources: 'resourcesListChanged',
+} as const;
+
+const LIST_CHANGED_METHOD = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+} as const;
+
+/** What the listen streams of one server need. */
+export interface ListenHost {
+  readonly bus: NotificationBus;
+  /** The capabilities a modern-era client is told of (what may be honoured). */
+  capabilities(): ServerCapabilities;
+  /** Most URIs one stream may subscribe to, and the longest URI (UTF-16 units). */
+  readonly maxSubscriptions: number;
+  readonly maxUriLength: number;
+  /** Most listen streams open at once on this server. */
+  readonly maxStreams: number;
+}
+
+/** The honoured subset of a listen request's `notifications`. */
+interface Honoured {
+  toolsListChanged?: true;
+  promptsListChanged?: true;
+  resourcesListChanged?: true;
+  resourceSubscriptions?: string[];
+}
+
+function honouredFilter(requested: Record<string, unknown>, capabilities: ServerCapabilities, host: ListenHost): Honoured {
+  const honoured: Honoured = {};
+  for (const capability of ['tools', 'prompts', 'resources'] as const) {
+    const flag = LIST_FILTER[capability];
+    const value = requested[flag];
+    if (value !== undefined && typeof value !== 'boolean') throw invalidParams(`"notifications.${flag}" must be a boolean`);
+    // Unsupported types are left out of the acknowledgement (MCP 2026-07-28 basic/patterns/subscriptions.mdx).
+    if (value === true && (capabilities[capability])?.listChanged === true) honoured[flag] = true;
+  }
+  const uris = requested.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) throw invalidParams('"notifications.resourceSubscriptions" must be an array of strings');
+    if (uris.length > host.maxSubscriptions) throw invalidParams(`"notifications.resourceSubscriptions" holds more than ${host.maxSubscriptions} URIs`);
+    if (uris.some((u: string) => u.length > host.maxUriLength)) throw invalidParams(`a URI in "notifications.resourceSubscriptions" is longer than ${host.maxUriLength} characters`);
+    if (capabilities.resources?.subscribe === true) honoured.resourceSubscriptions = [...new Set(uris)];
+  }
+  return honoured;
+}
+
+/** One open listen stream. */
+class ListenStream {
+  readonly #ctx: ServerRequestContext;
+  readonly #meta: Readonly<Record<string, JsonRpcId>>;
+  readonly #honoured: Honoured;
+  readonly #uris: ReadonlySet<string>;
+  #unsubscribe: (() => void) | undefined = undefined;
+  #resolve: ((result: Record<string, unknown>) => void) | undefined = undefined;
+
+  constructor(ctx: ServerRequestContext, honoured: Honoured) {
+    this.#ctx = ctx;
+    this.#meta = Object.freeze({ [SUBSCRIPTION_ID_META_KEY]: ctx.requestId });
+    this.#honoured = honoured;
+    this.#uris = new Set(honoured.resourceSubscriptions);
+  }
+
+  /** Acknowledges, then relays the bus until the stream ends; resolves with the listen result. */
+  run(bus: NotificationBus, ended: (stream: ListenStream) => void): Promise<Record<string, unknown>> {
+    const ctx = this.#ctx;
+    const done = new Promise<Record<string, unknown>>((resolve) => {
+      this.#resolve = (result) => {
+        this.#unsubscribe?.();
+        this.#unsubscribe = undefined;
+        ended(this);
+        resolve(result);
+      };
+    });
+    // The acknowledgement goes out first: nothing of this stream is sent before it.
+    void ctx.channel.notify(ACKNOWLEDGED_METHOD, { _meta: this.#meta, notifications: this.#honoured }, { relatedRequestId: ctx.requestId }).catch(() => this.end(undefined));
+    this.#unsubscribe = bus.subscribe((message) => this.#hear(message));
+    const signal = ctx.signal;
+    // The client went (HTTP: the stream closed; stdio: notifications/cancelled): no response is due.
+    if (signal.aborted) this.end(undefined);
+    else signal.addEventListener('abort', () => this.end(undefined), { once: true });
+    return done;
+  }
+
+  /**
+   * Ends the stream: with the graceful result (the server closes), or with none (`undefined`: the client went).
+   */
+  end(graceful: true | undefined): void {
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    resolve?.(graceful === true ? { resultType: 'complete', _meta: this.#meta } : {});
+  }
+
+  #hear(message: BusMessage): Promise<void> | undefined {
+    if (message.type === 'list_changed') {
+      if (this.#honoured[LIST_FILTER[message.capability]] !== true) return undefined;
+      return this.#send(LIST_CHANGED_METHOD[message.capability], { _meta: this.#meta });
+    }
+    if (message.type === 'resource_updated') {
+      if (!this.#uris.has(message.uri)) return undefined;
+      return this.#send('notifications/resources/updated', { uri: message.uri, _meta: this.#meta });
+    }
+    return undefined;
+  }
+
+  #send(method: string, params: Record<string, unknown>): Promise<void> {
+    return this.#ctx.channel.notify(method, params, { relatedRequestId: this.#ctx.requestId }).catch(() => this.end(undefined));
+  }
+}
+
+/** The listen streams of one server. */
+export class ListenStreams {
+  readonly #host: ListenHost;
+  readonly #open = new Set<ListenStream>();
+
+  constructor(host: ListenHost) {
+    this.#host = host;
+  }
+
+  /** How many streams are open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /**
+   * Answers one `subscriptions/listen`: resolves when the stream ends.
+   * @throws JsonRpcError -32602 when `notifications` is missing or malformed, or the server's stream cap is reached
+   */
+  listen(params: JsonRpcParams | undefined, ctx: ServerRequestContext): Promise<Record<string, unknown>> {
+    const p = paramsRecord(params);
+    const requested = p.notifications;
+    if (!isRecord(requested)) throw invalidParams('"notifications" must be an object');
+    const host = this.#host;
+    const honoured = honouredFilter(requested, host.capabilities(), host);
+    if (this.#open.size >= host.maxStreams) throw invalidParams(`too many listen streams are open (${host.maxStreams})`);
+    const stream = new ListenStream(ctx, honoured);
+    this.#open.add(stream);
+    return stream.run(host.bus, (s) => this.#open.delete(s));
+  }
+
+  /** Ends every open stream with its graceful result (the server is closing). */
+  closeAll(): void {
+    for (const stream of [...this.#open]) stream.end(true);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Multi round-trip requests (MCP 2026-07-28 basic/patterns/mrtr.mdx): on a modern-era request a handler's
+ * `ctx.elicit(…)`, `ctx.sample(…)` and `ctx.listRoots()` are input requests, not server → client requests (the
+ * modern era has none). One round of one request:
+ * - a call whose key has a response (in the retry's `inputResponses`, or carried from earlier rounds in the signed
+ *   `requestState`) resolves at once with it;
+ * - a call without one is recorded and rejects with {@link InputRequiredSignal}; the request is then answered
+ *   `{ resultType: "input_required", inputRequests, requestState }` whatever the handler did with the rejection.
+ * No continuation is kept in memory: the retry runs the handler again from the start, so any instance with the
+ * signing keys can serve it. Calls made together (`Promise.all`) are asked in one round.
+ */
+import { MissingClientCapabilityError } from '../protocol/errors.js';
+import type { ClientCapabilities } from '../protocol/types.js';
+import { invalidParams, isRecord } from './params.js';
+
+/** One input request as it goes in `inputRequests` (no `jsonrpc`, no `id`: MCP 2026-07-28 schema.ts `InputRequest`). */
+export interface InputRequest {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/** What the signed `requestState` carries between rounds. */
+export interface CarriedState {
+  /** The responses used in earlier rounds, by key. */
+  readonly responses: Readonly<Record<string, unknown>>;
+  /** The handler's own state (`ctx.requestState`), if it set one. */
+  readonly state?: unknown;
+}
+
+/**
+ * Rejects a handler's input request that has no response yet: the request is answered `input_required`. Handler
+ * code may let it propagate (the usual case) or catch it; either way the answer is the same.
+ */
+export class InputRequiredSignal extends Error {
+  constructor() {
+    super('Input required: the client is asked for it with an input_required result');
+    this.name = 'InputRequiredSignal';
+  }
+}
+
+/** The key prefix of each input request method (default keys are `<prefix>-<n>`, by call order). */
+const KEY_PREFIX: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+/** The client capability each input request needs (MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements"). */
+function requiredCapability(method: string, params: Record<string, unknown> | undefined): ClientCapabilities {
+  if (method === 'sampling/createMessage') return { sampling: {} };
+  if (method === 'roots/list') return { roots: {} };
+  // MCP 2026-07-28 client/elicitation.mdx "Capabilities": `{}` means form mode only; URL mode needs `url`.
+  return params?.mode === 'url' ? { elicitation: { url: {} } } : { elicitation: {} };
+}
+
+function declares(declared: ClientCapabilities, needed: ClientCapabilities): boolean {
+  const [name, inner] = Object.entries(needed)[0] as [string, Record<string, unknown>];
+  const value = (declared as Record<string, unknown>)[name];
+  if (!isRecord(value)) return false;
+  return Object.keys(inner).every((flag) => value[flag] !== undefined);
+}
+
+const REJECTED_HANDLED = (): void => {};
+
+/** One round of one modern-era request (see the module comment). */
+export class InputRound {
+  /** The handler's own state: read from the carried state, written by `ctx.requestState = …`. */
+  state: unknown;
+  readonly #responses: Readonly<Record<string, unknown>>;
+  readonly #clientCapabilities: ClientCapabilities;
+  readonly #used = new Map<string, unknown>();
+  readonly #counts = new Map<string, number>();
+  #requests: Record<string, InputRequest> | undefined = undefined;
+
+  /**
+   * @param init `inputResponses` of this request (validated: an object of objects, else -32602), what the verified
+   *   `requestState` carried, and the capabilities the client declared on this request
+   * @throws JsonRpcError -32602 when `inputResponses` is not an object whose values are objects
+   */
+  constructor(init: { readonly inputResponses: unknown; readonly carried: CarriedState | undefined; readonly clientCapabilities: ClientCapabilities }) {
+    const given = init.inputResponses;
+    if (given !== undefined && (!isRecord(given) || !Object.values(given).every(isRecord))) {
+      // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": malformed inputResponses ⇒ a JSON-RPC error.
+      throw invalidParams('"inputResponses" must be an object of input responses (objects)');
+    }
+    this.#responses = init.carried === undefined ? ((given ?? {})) : { ...init.carried.responses, ...(given) };
+    this.state = init.carried?.state;
+    this.#clientCapabilities = init.clientCapabilities;
+  }
+
+  /** Whether an input request of this round has no response (the request answers `input_required`). */
+  get pending(): boolean {
+    return this.#requests !== undefined;
+  }
+
+  /** The input requests of this round, by key. */
+  get inputRequests(): Readonly<Record<string, InputRequest>> {
+    return this.#requests ?? {};
+  }
+
+  /** What the next round's `requestState` carries: the responses used so far and the handler's state. */
+  carried(): CarriedState {
+    const responses = Object.fromEntries(this.#used);
+    return this.state === undefined ? { responses } : { responses, state: this.state };
+  }
+
+  /**
+   * One input request of the handler: its response when the client sent one for `key`, else recorded.
+   * @param key the request's key in `inputRequests` @default `<elicitation|sampling|roots>-<n>` by call order
+   * @throws MissingClientCapabilityError (rejection; -32021) when this request's `clientCapabilities` lack what
+   *   the input request needs: it is never sent to the client
+   * @throws InputRequiredSignal (rejection) when there is no response yet
+   */
+  ask<T>(method: string, params: Record<string, unknown> | undefined, key: string | undefined): Promise<T> {
+    const needed = requiredCapability(method, params);
+    if (!declares(this.#clientCapabilities, needed)) return Promise.reject(new MissingClientCapabilityError(needed));
+    const prefix = KEY_PREFIX[method] ?? method;
+    const n = this.#counts.get(prefix) ?? 0;
+    this.#counts.set(prefix, n + 1);
+    const name = key ?? `${prefix}-${n}`;
+    if (Object.hasOwn(this.#responses, name)) {
+      const response = this.#responses[name];
+      this.#used.set(name, response);
+      return Promise.resolve(response as T);
+    }
+    (this.#requests ??= {})[name] = params === undefined ? { method } : { method, params };
+    const signal = Promise.reject(new InputRequiredSignal());
+    // A handler that never awaits the call must not make an unhandled rejection.
+    signal.catch(REJECTED_HANDLED);
+    return signal;
+  }
+}
