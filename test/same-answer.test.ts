@@ -104,11 +104,6 @@ function httpWire(): Wire {
   const post = async (message: Message): Promise<Response> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     if (session !== undefined) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
-    // A message claiming a revision in _meta carries what a client of that revision sends with it over HTTP: the
-    // version and method headers (MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata"), so the
-    // answer is the inbound step's, not a header mismatch.
-    const claim = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.['io.modelcontextprotocol/protocolVersion'];
-    if (typeof claim === 'string') Object.assign(headers, { 'mcp-protocol-version': claim, 'mcp-method': String(message.method) });
     const response = await fetch(http.url, { method: 'POST', headers, body: JSON.stringify(message) });
     session ??= response.headers.get('mcp-session-id') ?? undefined;
     return response;
