@@ -572,7 +572,8 @@ describe.each(['web', 'node'] as const)('McpServer itself over modern HTTP via %
   });
 
   it('answers carry resultType and the server identity in _meta, on JSON and on SSE answers', async () => {
-    const json = modern('tools/call', { name: 'echo', arguments: { text: 'j' } });
+    // A client accepting JSON only, so the answer's type does not hang on timing.
+    const json = modern('tools/call', { name: 'echo', arguments: { text: 'j' } }, { Accept: 'application/json' });
     const answer = await read(await t.send('POST', json));
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: json.id, result: complete({ content: [{ type: 'text', text: 'echo:j' }] }) });
@@ -633,7 +634,7 @@ describe.each(['web', 'node'] as const)('McpServer itself over modern HTTP via %
 
   it('an input request: ctx.elicit answers input_required as a 200 JSON answer, and the retry completes', async () => {
     const capabilities = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
-    const first = modern('tools/call', { name: 'ask', _meta: { ...META, ...capabilities } });
+    const first = modern('tools/call', { name: 'ask', _meta: { ...META, ...capabilities } }, { Accept: 'application/json' });
     const answer = await read(await t.send('POST', first));
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
@@ -646,7 +647,7 @@ describe.each(['web', 'node'] as const)('McpServer itself over modern HTTP via %
       _meta: { ...META, ...capabilities },
       inputResponses: { [key as string]: { action: 'accept', content: { name: 'Ada' } } },
       ...(body.result.requestState === undefined ? {} : { requestState: body.result.requestState }),
-    });
+    }, { Accept: 'application/json' });
     const done = await read(await t.send('POST', retry));
     expect(JSON.parse(done.text)).toEqual({ jsonrpc: '2.0', id: retry.id, result: complete({ content: [{ type: 'text', text: 'ask:{"name":"Ada"}' }] }) });
   });
