@@ -33,7 +33,7 @@ import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { checkStreamableHttpHead, classifyStreamableHttp } from '../../packages/mcp/src/transports/http/ladder.js';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { createConformanceServer } from '../../examples/conformance-server/server.js';
-import type { StreamableHttpDecision, StreamableHttpFacts } from '../../packages/mcp/src/transports/http/ladder.js';
+import type { HttpServerFacts, StreamableHttpDecision, StreamableHttpFacts } from '../../packages/mcp/src/transports/http/ladder.js';
 
 const STRESS = process.env['STRESS'] === '1';
 /** Cases per property: 500 here (smoke, about 3 s for the file), 10,000 under STRESS=1. */
@@ -476,6 +476,20 @@ const httpBody: fc.Arbitrary<Inbound | undefined> = fc.oneof(
   },
 );
 
+/** What the server serves: dual-era, modern-only, legacy-only, or the revisions listed without a modern handle. */
+const SERVER_FACTS: readonly HttpServerFacts[] = ([
+  [REVISIONS, true],
+  [['2026-07-28'], true],
+  [REVISIONS.slice(0, 4), false],
+  [REVISIONS, false],
+] as const).map(([served, modern]) => ({
+  servedRevisions: served as HttpServerFacts['servedRevisions'],
+  servesModern: modern,
+  servesLegacy: served.length > 1,
+  capabilities: { tools: {} },
+  paramHeaders: () => undefined,
+}));
+
 const factsArb: fc.Arbitrary<StreamableHttpFacts> = fc.record({
   httpMethod: fc.oneof(fc.constantFrom('POST', 'GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'post', ''), fc.string({ maxLength: 8 })),
   contentType: headerValue(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/json-seq', ';']),
@@ -486,23 +500,31 @@ const factsArb: fc.Arbitrary<StreamableHttpFacts> = fc.record({
   session: fc.option(fc.record({ protocolVersion: fc.option(fc.oneof(fc.constantFrom(...REVISIONS), fc.string({ maxLength: 10 })), { nil: undefined }) }), { nil: undefined }),
   body: httpBody,
   responseMode: fc.constantFrom('auto' as const, 'json' as const, 'sse' as const),
+  mcpMethod: headerValue(['tools/list', 'tools/call', 'ping', 'TOOLS/LIST', ' tools/list ']),
+  mcpName: headerValue(['echo', '=?base64?ZWNobw==?=', '=?base64?bad?=']),
+  server: fc.option(fc.constantFrom(...SERVER_FACTS), { nil: undefined }),
 });
 
 const REFUSAL_STATUSES = new Set([400, 403, 404, 405, 406, 409, 413, 415, 500, 503]);
 
 function expectDecision(facts: StreamableHttpFacts, decision: StreamableHttpDecision): void {
   expect(['refuse', 'initialize', 'message', 'listen', 'terminate', 'modern']).toContain(decision.kind);
+  // Only a server that can serve the modern era gets modern decisions, and it alone answers 405 with POST only.
+  if (decision.kind === 'modern') expect(facts.server?.servesModern).toBe(true);
+  const modernOnly = facts.server?.servesLegacy === false;
+  if (modernOnly) expect(['refuse', 'modern']).toContain(decision.kind);
   switch (decision.kind) {
-    case 'modern':
-      // A modern POST: one request or notification, never a batch, and no session named by it is read.
-      expect(facts.httpMethod).toBe('POST');
-      expect(facts.body?.kind === 'request' || facts.body?.kind === 'notification').toBe(true);
-      return;
     case 'refuse':
       // Every refusal has an HTTP error status and a JSON-RPC error response for the body.
       expect(REFUSAL_STATUSES.has(decision.httpStatus)).toBe(true);
       expectErrorResponse(decision.jsonrpcError);
-      if (decision.httpStatus === 405) expect(decision.allow).toBe('GET, POST, DELETE');
+      if (decision.httpStatus === 405) expect(decision.allow).toBe(modernOnly && ['GET', 'DELETE'].includes(facts.httpMethod) ? 'POST' : 'GET, POST, DELETE');
+      return;
+    case 'modern':
+      // A single request or notification, posted; a notification is accepted with no body (B23).
+      expect(facts.httpMethod).toBe('POST');
+      expect(facts.body?.kind === 'request' || facts.body?.kind === 'notification').toBe(true);
+      expect(decision.respondWith === 'accepted').toBe(facts.body?.kind === 'notification');
       return;
     case 'initialize':
       expect(facts.httpMethod).toBe('POST');
@@ -562,7 +584,9 @@ describe('Streamable HTTP classifier: classifyStreamableHttp, checkStreamableHtt
         const head = checkStreamableHttpHead(facts.httpMethod, facts.contentType);
         const decision = classifyStreamableHttp(facts);
         if (head !== undefined) expect(decision).toEqual(head);
-        else expect([405, 415]).not.toContain(decision.kind === 'refuse' ? decision.httpStatus : 0);
+        // Past the head, only an endpoint without sessions answers 405 (its GET and DELETE, B26).
+        else if (facts.server?.servesLegacy !== false) expect([405, 415]).not.toContain(decision.kind === 'refuse' ? decision.httpStatus : 0);
+        else expect(decision.kind === 'refuse' && decision.httpStatus === 405).toBe(facts.httpMethod === 'GET' || facts.httpMethod === 'DELETE');
       }),
       params(),
     );

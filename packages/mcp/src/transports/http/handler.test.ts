@@ -17,7 +17,7 @@ import { McpServer } from '../../server/index.js';
 import type { CallToolResult } from '../../protocol/types.js';
 import { InMemoryEventStore, SseDecoder, closeRequestSseStream, createMcpHttpHandler } from './index.js';
 import { serveHttp } from '../node/index.js';
-import type { McpHttpHandlerOptions } from './index.js';
+import type { McpHttpHandlerOptions, McpHttpServerLike } from './index.js';
 
 type PathKind = 'web' | 'node' | 'node-fetch';
 const PATHS: readonly PathKind[] = ['web', 'node', 'node-fetch'];
@@ -96,7 +96,7 @@ function rawRequest(port: number, method: string, path: string, init: SendInit =
   });
 }
 
-async function startTarget(kind: PathKind, server: McpServer, options: Partial<McpHttpHandlerOptions> = {}): Promise<Target> {
+async function startTarget(kind: PathKind, server: McpHttpServerLike, options: Partial<McpHttpHandlerOptions> = {}): Promise<Target> {
   if (kind === 'web') {
     const handler = createMcpHttpHandler({ server, ...options });
     return {
@@ -723,6 +723,19 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     const invalid = await t.send('POST', '/mcp', { headers: s.headers, body: '{"jsonrpc":"2.0","id":9,"method":5}' });
     expect(invalid.status).toBe(400);
     expect(await invalid.json()).toMatchObject({ id: 9, error: { code: -32600 } });
+  });
+
+  it('a server without the modern era (connect alone) refuses a 2026-07-28 request: 400 + -32022 with the supported revisions', async () => {
+    // The modern era itself is served in modern.test.ts; here a server as older structural users wrote them.
+    const real = createTestServer();
+    const legacyOnly = await startTarget(kind, { connect: (transport, options) => real.connect(transport, options), logger: real.logger });
+    const res = await legacyOnly.send('POST', '/mcp', {
+      headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ id: 1, error: { code: -32022, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25']) } } });
+    await legacyOnly.close();
   });
 
   it('a modern-era (2026-07-28) request is served on the same endpoint, with no session', async () => {

@@ -148,7 +148,9 @@ describe('classifyStreamableHttp', () => {
     const d = classifyStreamableHttp(facts({ sessionId: undefined, session: undefined, text: modern }));
     expect(refusal(d)).toEqual({ status: 400, code: -32022, id: 9 });
     if (d.kind !== 'refuse') throw new Error('unreachable');
-    expect(d.jsonrpcError.error.data).toEqual({ supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' });
+    const data = d.jsonrpcError.error.data as { supported: string[]; requested: string };
+    expect(data.requested).toBe('2026-07-28');
+    expect([...data.supported].sort()).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
   });
 });
 

@@ -86,7 +86,7 @@ export interface StreamableHttpFacts {
   /** `Mcp-Name` (modern `tools/call`, `prompts/get`, `resources/read`, `tasks/*`). */
   readonly mcpName?: string | undefined;
   /** Any header by lower-case name (the `Mcp-Param-*` headers of a modern `tools/call`). */
-  readonly header?: ((name: string) => string | undefined) | undefined;
+  readonly headers?: { header(name: string): string | undefined } | undefined;
   /** What the server serves; absent: the session-based revisions only (a modern message is refused, -32022). */
   readonly server?: HttpServerFacts | undefined;
 }
@@ -169,8 +169,10 @@ function isKnownRevision(value: string): boolean {
  * message and `data` stdio sends), over HTTP with status 400.
  * MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested.
  */
-function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string, served: readonly ProtocolRevision[]): StreamableHttpDecision {
+function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string, revisions: readonly ProtocolRevision[]): StreamableHttpDecision {
   const id = 'id' in message ? message.id : null;
+  // What this endpoint answers: the session-based revisions (a modern one listed without a way to serve it is not).
+  const served = revisions.filter(isLegacyRevision);
   // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
   // refused alike.
   const refusal = eraRefusalOf(message, served) ?? unsupportedRevisionRefusal(version, served);

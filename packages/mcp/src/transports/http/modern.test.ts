@@ -5,10 +5,9 @@
  * same time. Through the Web handler (`web`) and the direct Node adapter over a socket on 127.0.0.1 (`node`); the
  * cancellation rows also through the Node adapter's fetch path (`node-fetch`).
  *
- * The server: a real `McpServer` (its registry, tool handlers and sessions) behind {@link ModernServer}, which
- * adds what the modern core of the server is about to provide (`servedRevisions`, `paramHeaders` and `handle`
- * with options) over the server's session-free `handle(message, facts, channel)`. When the core serves the modern
- * era itself, the McpServer replaces the stand-in here.
+ * The server: a real `McpServer` behind {@link ModernServer}, which records what reached `handle` and answers
+ * `wait` and `subscriptions/listen` itself to observe the request's signal; the last block serves the same rows
+ * from McpServer alone (results, server/discover, ctx.signal, listen streams, input requests).
  */
 import http from 'node:http';
 import { Readable } from 'node:stream';
@@ -60,6 +59,11 @@ function createServer(seen: string[]): McpServer {
   server.tool('slow', {}, async () => {
     await sleep(150);
     return { content: [{ type: 'text', text: 'slow:done' }] };
+  });
+  server.tool('wait', {}, async (_args, ctx) => {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    seen.push('wait: ctx.signal aborted');
+    return { content: [{ type: 'text', text: 'never sent' }] };
   });
   server.tool('needs_sampling', {}, async (_args, ctx) => {
     await ctx.sample({ messages: [], maxTokens: 1 });
@@ -258,12 +262,22 @@ describe.each(['web', 'node'] as const)('modern Streamable HTTP via %s', (kind) 
   });
 
   it('a long SSE answer carries keep-alive comments', async () => {
-    const request = modern('tools/call', { name: 'slow' });
-    const answer = await post(request);
-    // Nothing within sseAfterMs (50 ms): the answer became a stream, kept alive every 30 ms.
-    expect(answer.headers.get('content-type')).toBe('text/event-stream');
-    expect(answer.text).toContain(': keep-alive\n\n');
-    expect(messages(answer)).toEqual([{ jsonrpc: '2.0', id: request.id, result: complete({ content: [{ type: 'text', text: 'slow:done' }] }) }]);
+    // Nothing within sseAfterMs (50 ms): the answer becomes a stream, kept alive every 30 ms until it ends. Read
+    // until a comment arrives rather than counting on a tool's timing (flaky under load).
+    const controller = new AbortController();
+    const res = await t.send('POST', { ...modern('tools/call', { name: 'wait' }), signal: controller.signal });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes(': keep-alive\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).toBe(': keep-alive\n\n'.repeat(text.length / ': keep-alive\n\n'.length));
+    await reader.cancel();
+    controller.abort();
   });
 
   it('a client that accepts only JSON gets JSON (its notifications are dropped)', async () => {
@@ -538,10 +552,103 @@ describe('a server that serves no modern revision', () => {
   });
 });
 
-describe('with the server core of the modern era (McpServer itself in place of the stand-in)', () => {
-  it.todo('answers carry resultType and _meta["io.modelcontextprotocol/serverInfo"] on JSON and SSE answers');
-  it.todo('server/discover over HTTP: 200 with supportedVersions, no Mcp-Session-Id');
-  it.todo('a real handler sees ctx.signal abort when the client closes the stream (no response is sent)');
-  it.todo('subscriptions/listen: the acknowledgement first, list-changed notifications with subscriptionId, the graceful close result');
-  it.todo('an input request (ctx.elicit) answers input_required over HTTP as a 200 JSON answer');
+describe.each(['web', 'node'] as const)('McpServer itself over modern HTTP via %s', (kind) => {
+  const seen: string[] = [];
+  let server: McpServer;
+  let t: Target;
+
+  beforeEach(async () => {
+    server = createServer(seen);
+    server.tool('ask', {}, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      return { content: [{ type: 'text', text: `ask:${JSON.stringify(answer.content)}` }] };
+    });
+    t = await startTarget(kind, server, { sseAfterMs: 20 });
+  });
+
+  afterEach(async () => {
+    await t.close();
+    await server.close();
+  });
+
+  it('answers carry resultType and the server identity in _meta, on JSON and on SSE answers', async () => {
+    // A client accepting JSON only, so the answer's type does not hang on timing.
+    const json = modern('tools/call', { name: 'echo', arguments: { text: 'j' } }, { Accept: 'application/json' });
+    const answer = await read(await t.send('POST', json));
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: json.id, result: complete({ content: [{ type: 'text', text: 'echo:j' }] }) });
+    const sse = modern('tools/call', { name: 'steps', _meta: { ...META, progressToken: 7 } });
+    const stream = await read(await t.send('POST', sse));
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    expect(messages(stream).at(-1)).toEqual({ jsonrpc: '2.0', id: sse.id, result: complete({ content: [{ type: 'text', text: 'steps:done' }] }) });
+  });
+
+  it('server/discover: 200 with the supported versions, no Mcp-Session-Id', async () => {
+    const request = modern('server/discover');
+    const answer = await read(await t.send('POST', request));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('mcp-session-id')).toBeNull();
+    const body = JSON.parse(answer.text) as { id: number; result: { supportedVersions: string[]; resultType: string } };
+    expect(body.id).toBe(request.id);
+    expect(body.result.resultType).toBe('complete');
+    expect([...body.result.supportedVersions].sort()).toEqual([...PROTOCOL_REVISIONS]);
+  });
+
+  it('closing the stream aborts the real handler\'s ctx.signal, and nothing more is sent', async () => {
+    const controller = new AbortController();
+    const res = await t.send('POST', { ...modern('tools/call', { name: 'wait' }), signal: controller.signal });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    await res.body?.cancel();
+    controller.abort();
+    for (let i = 0; i < 50 && seen.length === 0; i++) await sleep(10);
+    expect(seen).toEqual(['wait: ctx.signal aborted']);
+  });
+
+  it('subscriptions/listen: the acknowledgement first, a tools list change tagged with the subscription, then the graceful close', async () => {
+    const listen = modern('subscriptions/listen', { notifications: { toolsListChanged: true } });
+    const res = await t.send('POST', listen);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const until = async (pattern: string): Promise<void> => {
+      while (!text.includes(pattern)) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await until('acknowledged');
+    server.tool('added_later', {}, () => ({ content: [] }));
+    await until('list_changed');
+    void server.close();
+    await until('"resultType"');
+    const tag = { 'io.modelcontextprotocol/subscriptionId': listen.id };
+    const events = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+    expect(events[0]).toMatchObject({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: { toolsListChanged: true } } });
+    expect(events[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: tag } });
+    expect(events.at(-1)).toMatchObject({ jsonrpc: '2.0', id: listen.id, result: { resultType: 'complete', _meta: tag } });
+    await reader.cancel().catch(() => undefined);
+  });
+
+  it('an input request: ctx.elicit answers input_required as a 200 JSON answer, and the retry completes', async () => {
+    const capabilities = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const first = modern('tools/call', { name: 'ask', _meta: { ...META, ...capabilities } }, { Accept: 'application/json' });
+    const answer = await read(await t.send('POST', first));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    const body = JSON.parse(answer.text) as { result: { resultType: string; inputRequests: Record<string, { method: string }>; requestState?: string } };
+    expect(body.result.resultType).toBe('input_required');
+    expect(Object.values(body.result.inputRequests)).toMatchObject([{ method: 'elicitation/create' }]);
+    const [key] = Object.keys(body.result.inputRequests);
+    const retry = modern('tools/call', {
+      name: 'ask',
+      _meta: { ...META, ...capabilities },
+      inputResponses: { [key as string]: { action: 'accept', content: { name: 'Ada' } } },
+      ...(body.result.requestState === undefined ? {} : { requestState: body.result.requestState }),
+    }, { Accept: 'application/json' });
+    const done = await read(await t.send('POST', retry));
+    expect(JSON.parse(done.text)).toEqual({ jsonrpc: '2.0', id: retry.id, result: complete({ content: [{ type: 'text', text: 'ask:{"name":"Ada"}' }] }) });
+  });
 });

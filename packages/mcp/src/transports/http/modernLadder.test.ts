@@ -39,7 +39,7 @@ function facts(body: unknown, over: Partial<StreamableHttpFacts> = {}): Streamab
     responseMode: 'auto',
     mcpMethod: message.method,
     mcpName: message.params?.name,
-    header: () => undefined,
+    headers: { header: () => undefined },
     server: server(),
     ...over,
   };
@@ -90,7 +90,7 @@ describe('the ladder for modern POSTs', () => {
     expect(outcome(classifyStreamableHttp(facts(request('tools/call', { name: 'sql', arguments: { region: 'eu' } }), { mcpName: 'other' })))).toBe('400 -32020');
     expect(outcome(classifyStreamableHttp(facts(request('tools/call', { name: 'sql', arguments: { region: 'eu' } }))))).toBe('400 -32020');
     expect(outcome(classifyStreamableHttp(facts(request('tools/call', { name: 'sql', arguments: { region: 'eu' } }), {
-      header: (name) => (name === 'mcp-param-region' ? 'eu' : undefined),
+      headers: { header: (name) => (name === 'mcp-param-region' ? 'eu' : undefined) },
     })))).toBe('modern adaptive');
   });
 
@@ -103,7 +103,9 @@ describe('the ladder for modern POSTs', () => {
     const legacy = server(LEGACY_REVISIONS);
     for (const over of [{ server: legacy }, { server: legacy, protocolVersionHeader: undefined }, { server: undefined }]) {
       const decision = classifyStreamableHttp(facts(request('tools/list'), over));
-      expect(decision).toMatchObject({ kind: 'refuse', httpStatus: 400, jsonrpcError: { id: 7, error: { code: -32022, data: { supported: [...LEGACY_REVISIONS].reverse(), requested: MODERN } } } });
+      expect(decision).toMatchObject({ kind: 'refuse', httpStatus: 400, jsonrpcError: { id: 7, error: { code: -32022, data: { requested: MODERN } } } });
+      const supported = decision.kind === 'refuse' ? (decision.jsonrpcError.error.data as { supported: string[] }).supported : [];
+      expect([...supported].sort()).toEqual([...LEGACY_REVISIONS]);
     }
     // A server with the revisions but no modern handle is legacy-only too.
     expect(outcome(classifyStreamableHttp(facts(request('tools/list'), { server: server(PROTOCOL_REVISIONS, false) })))).toBe('400 -32022');

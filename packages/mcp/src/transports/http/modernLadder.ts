@@ -109,8 +109,8 @@ function paramHeaderRefusal(facts: StreamableHttpFacts, server: HttpServerFacts,
   if (typeof name !== 'string') return undefined;
   const specs = server.paramHeaders(name);
   if (specs === undefined || specs.length === 0) return undefined;
-  const header = facts.header ?? ((): undefined => undefined);
-  const mismatch = paramHeaderMismatch(specs, params?.arguments, header);
+  const headers = facts.headers;
+  const mismatch = paramHeaderMismatch(specs, params?.arguments, (field) => headers?.header(field));
   return mismatch === undefined ? undefined : headerMismatch(mismatch);
 }
 

@@ -126,7 +126,7 @@ export class StreamableEndpoint {
       responseMode: this.#settings.responseMode,
       mcpMethod: input.header('mcp-method'),
       mcpName: input.header('mcp-name'),
-      header: (name) => input.header(name),
+      headers: input,
       server: this.#served,
     });
 
