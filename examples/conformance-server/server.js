@@ -326,12 +326,6 @@ export function createConformanceServer(options = {}) {
     inputSchema: JSON_SCHEMA_2020_12_INPUT_SCHEMA,
   }, (args) => textResult(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`));
 
-  // ===== Tools of 2026-07-28: input requests, stateless diagnostics, tasks =====
-
-  addInputRequiredTools(server);
-  addStatelessTools(server);
-  addTaskTools(server);
-
   // ===== Resources =====
 
   server.resource('test://static-text', {
@@ -403,6 +397,12 @@ export function createConformanceServer(options = {}) {
         { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
       ],
     }));
+
+  // ===== 2026-07-28: input requests (tools and a prompt), stateless diagnostics, tasks =====
+
+  addInputRequiredTools(server);
+  addStatelessTools(server);
+  addTaskTools(server);
 
   return server;
 }
