@@ -5,10 +5,14 @@
 export {
   LATEST_LEGACY_REVISION,
   LEGACY_REVISIONS,
+  MODERN_REVISIONS,
   PROTOCOL_REVISIONS,
   REVISION_FEATURES,
   isLegacyRevision,
+  isModernRevision,
+  type Era,
   type LegacyRevision,
+  type ModernRevision,
   type ProtocolRevision,
 } from './protocol/revisions.js';
 export {
@@ -71,11 +75,22 @@ export type {
 } from './protocol/types.js';
 export { LOGGING_LEVELS } from './protocol/types.js';
 export {
+  CACHEABLE_METHODS,
   InMemoryNotificationBus,
   InMemoryTaskStore,
+  InputRequiredSignal,
   McpServer,
+  RequestStateCodec,
+  RequestStateError,
+  RequestStateErrorCode,
   SessionState,
   ToolError,
+  type CacheableMethod,
+  type CachePolicy,
+  type HandleOptions,
+  type InputRequest,
+  type RequestStateKey,
+  type RequestStateOptions,
   type BusListener,
   type BusMessage,
   type ChannelNotifyOptions,

@@ -78,7 +78,11 @@ export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceL
 /** Result of `tools/call` (MCP 2025-11-25 schema.ts `CallToolResult`). `content` is required even with `structuredContent`. */
 export interface CallToolResult {
   readonly content: readonly ContentBlock[];
-  readonly structuredContent?: Record<string, unknown>;
+  /**
+   * The tool's structured output: an object up to 2025-11-25; any JSON value from 2026-07-28 (MCP 2026-07-28
+   * server/tools.mdx "Structured Content").
+   */
+  readonly structuredContent?: unknown;
   readonly isError?: boolean;
   readonly _meta?: Meta;
 }

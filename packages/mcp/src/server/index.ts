@@ -27,7 +27,18 @@ export type {
   ToolHandler,
   ToolResult,
 } from './types.js';
-export { McpServer, ToolError } from './mcpServer.js';
+export { DEFAULT_MAX_LISTEN_STREAMS, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
+export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './eras/modern.js';
+export { InputRequiredSignal, type InputRequest } from './inputRound.js';
+export {
+  RequestStateCodec,
+  RequestStateError,
+  RequestStateErrorCode,
+  type RequestStateBinding,
+  type RequestStateErrorCodeValue,
+  type RequestStateKey,
+  type RequestStateOptions,
+} from './requestState.js';
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
 export type { RequestFacts } from './context.js';
 export { SessionState, type SessionStateRecord } from './sessionState.js';

@@ -79,7 +79,7 @@ export class InputRound {
       // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": malformed inputResponses ⇒ a JSON-RPC error.
       throw invalidParams('"inputResponses" must be an object of input responses (objects)');
     }
-    this.#responses = init.carried === undefined ? ((given ?? {}) as Record<string, unknown>) : { ...init.carried.responses, ...(given as Record<string, unknown> | undefined) };
+    this.#responses = init.carried === undefined ? ((given ?? {})) : { ...init.carried.responses, ...(given) };
     this.state = init.carried?.state;
     this.#clientCapabilities = init.clientCapabilities;
   }
@@ -123,6 +123,6 @@ export class InputRound {
     const signal = Promise.reject(new InputRequiredSignal());
     // A handler that never awaits the call must not make an unhandled rejection.
     signal.catch(REJECTED_HANDLED);
-    return signal as Promise<T>;
+    return signal;
   }
 }

@@ -411,7 +411,7 @@ export class McpServer {
     request('subscriptions/listen', (params, ctx) => this.#listens.listen(params, ctx as unknown as ServerRequestContext));
     // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
     request('ping', () => EMPTY_RESULT);
-    request('tools/list', (params) => listTools(host, params));
+    request('tools/list', (params, ctx) => listTools(host, params, ctx));
     request('tools/call', (params, ctx) => tools.call(params, ctx));
     request('resources/list', (params) => listResources(host, params));
     request('resources/templates/list', (params) => listResourceTemplates(host, params));

@@ -22,22 +22,29 @@ import type {
   ToolHandler,
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
+import { checkCachePolicy, type CachePolicy } from './eras/modern.js';
 
 /** A registered tool with its compiled schemas. */
 export interface ToolEntry {
   readonly descriptor: Tool;
+  /**
+   * The descriptor a legacy-era client sees when it differs: an `outputSchema` whose root is not an object exists
+   * from 2026-07-28 only (MCP 2025-11-25 server/tools.mdx "Output Schema"), so it is left out before.
+   */
+  readonly legacyDescriptor: Tool | undefined;
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
   readonly handler: ToolHandler<never>;
 }
 /** A registered static resource. */
-export interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler }
+export interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler; readonly cache: CachePolicy | undefined }
 /** A registered resource template with its matcher. */
 export interface TemplateEntry {
   readonly descriptor: ResourceTemplate;
   readonly template: UriTemplate;
   readonly handler: ResourceTemplateHandler;
   readonly complete: Readonly<Record<string, CompletionHandler>> | undefined;
+  readonly cache: CachePolicy | undefined;
 }
 /** A registered prompt with the names of its required arguments. */
 export interface PromptEntry {
@@ -54,6 +61,7 @@ export class Registry {
   readonly templates = new Map<string, TemplateEntry>();
   readonly prompts = new Map<string, PromptEntry>();
   readonly #lists = new Map<ListKind, readonly unknown[]>();
+  #legacyTools: readonly unknown[] | undefined = undefined;
   readonly #compile = createSchemaCompiler();
   readonly #logger: Logger;
   readonly #onchange: (kind: ListKind) => void;
@@ -74,10 +82,8 @@ export class Registry {
       throw new TypeError(`Invalid inputSchema of tool "${name}": the root must declare "type": "object"`);
     }
     if (input.json.type !== 'object') throw new TypeError(`Invalid inputSchema of tool "${name}": the root type must be "object"`);
+    // MCP 2026-07-28 server/tools.mdx: any JSON Schema; up to 2025-11-25 its root is an object (see legacyDescriptor).
     const output = definition.outputSchema === undefined ? undefined : this.#compile(definition.outputSchema, `outputSchema of tool "${name}"`);
-    if (output !== undefined && output.json.type !== 'object') {
-      throw new TypeError(`Invalid outputSchema of tool "${name}": the root type must be "object"`);
-    }
     const descriptor: Tool = compact({
       name,
       title: definition.title,
@@ -88,22 +94,26 @@ export class Registry {
       icons: definition.icons,
       _meta: definition._meta,
     });
-    return this.#add('tools', this.tools, { key: name, entry: { descriptor, input, output, handler } });
+    const legacyDescriptor = output === undefined || output.json.type === 'object' ? undefined : compact({ ...descriptor, outputSchema: undefined });
+    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, input, output, handler } });
   }
 
   /** See `McpServer.resource`. @throws TypeError as documented there */
   addResource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
     checkResourceDefinition(uri, definition, handler);
     refuseDuplicate(this.resources, uri, 'Resource');
-    return this.#add('resources', this.resources, { key: uri, entry: { descriptor: compact({ uri, ...definition }), handler } });
+    const { cache, ...listed } = definition;
+    checkCachePolicy(cache, `resource "${uri}"`);
+    return this.#add('resources', this.resources, { key: uri, entry: { descriptor: compact({ uri, ...listed }), handler, cache } });
   }
 
   /** See `McpServer.resourceTemplate`. @throws TypeError as documented there */
   addTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
     checkResourceTemplateDefinition(uriTemplate, definition, handler);
     refuseDuplicate(this.templates, uriTemplate, 'Resource template');
-    const { complete, ...rest } = definition;
-    const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete };
+    const { complete, cache, ...rest } = definition;
+    checkCachePolicy(cache, `resource template "${uriTemplate}"`);
+    const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete, cache };
     return this.#add('resourceTemplates', this.templates, { key: uriTemplate, entry });
   }
 
@@ -127,6 +137,17 @@ export class Registry {
     return list;
   }
 
+  /** The tools as a legacy-era client sees them (see {@link ToolEntry.legacyDescriptor}), cached until the list changes. */
+  legacyTools(): readonly unknown[] {
+    let list = this.#legacyTools;
+    if (list === undefined) {
+      const tools = [...this.tools.values()];
+      list = tools.some((t) => t.legacyDescriptor !== undefined) ? Object.freeze(tools.map((t) => t.legacyDescriptor ?? t.descriptor)) : this.list('tools');
+      this.#legacyTools = list;
+    }
+    return list;
+  }
+
   /** Adds `entry` at `key` of `map` and announces the change of list `kind`; the disposer removes that very entry once. */
   #add<E>(kind: ListKind, map: Map<string, E>, added: { readonly key: string; readonly entry: E }): () => void {
     const { key, entry } = added;
@@ -139,6 +160,7 @@ export class Registry {
 
   #changed(kind: ListKind): void {
     this.#lists.delete(kind);
+    if (kind === 'tools') this.#legacyTools = undefined;
     this.#onchange(kind);
   }
 }

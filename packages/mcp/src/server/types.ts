@@ -147,7 +147,9 @@ export type ToolArgs<S> = [S] extends [undefined]
 export type ToolResult<S> = undefined extends S
   ? CallToolResult
   :
-      | (Omit<CallToolResult, 'structuredContent' | 'isError'> & {
+      | (Omit<CallToolResult, 'structuredContent' | 'isError' | 'content'> & {
+          /** @default one text block holding `structuredContent` serialized (MCP 2026-07-28 server/tools.mdx "Structured Content") */
+          readonly content?: CallToolResult['content'];
           readonly structuredContent: InferSchema<S>;
           readonly isError?: false | undefined;
         })
@@ -256,7 +258,13 @@ export type ToolHandler<Args = Record<string, unknown>, Result = CallToolResult>
 ) => Result | Promise<Result>;
 
 /** A static resource registration: the `resources/list` entry without its `uri` (given separately). */
-export type ResourceDefinition = Omit<Resource, 'uri'>;
+export interface ResourceDefinition extends Omit<Resource, 'uri'> {
+  /**
+   * Modern era: the cache hint of this resource's `resources/read` results, over `McpServerOptions.cache` and
+   * `cacheByMethod` (MCP 2026-07-28 server/utilities/caching.mdx). Not part of the `resources/list` entry.
+   */
+  readonly cache?: CachePolicy;
+}
 
 /** Reads a static resource. */
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
@@ -269,6 +277,8 @@ export type CompletionHandler = (
 
 /** A resource template registration (RFC 6570 level 1–4 expressions of the forms the matcher supports). */
 export interface ResourceTemplateDefinition extends Omit<ResourceTemplate, 'uriTemplate'> {
+  /** Modern era: the cache hint of the `resources/read` results of matching URIs (as {@link ResourceDefinition.cache}). */
+  readonly cache?: CachePolicy;
   /** Completions for template variables, by variable name (`completion/complete` with `ref/resource`). */
   readonly complete?: Readonly<Record<string, CompletionHandler>>;
 }

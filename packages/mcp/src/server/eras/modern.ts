@@ -35,7 +35,6 @@ export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
 
 /** The methods that may answer `input_required` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
-const CACHEABLE: ReadonlySet<string> = new Set(CACHEABLE_METHODS);
 
 /** `ctx.log` rank of a modern request without `logLevel`: above every level, so nothing is sent. */
 const NO_LOGGING = Number.POSITIVE_INFINITY;
@@ -123,6 +122,20 @@ function principalOf(ctx: ServerRequestContext): string {
   return ctx.clientInfo?.name ?? '';
 }
 
+/**
+ * Refuses a malformed cache policy.
+ * @throws RangeError when `ttlMs` is not an integer ≥ 0 or `scope` is neither `public` nor `private`
+ */
+export function checkCachePolicy(policy: CachePolicy | undefined, what: string): void {
+  if (policy === undefined) return;
+  if (policy.ttlMs !== undefined && (!Number.isSafeInteger(policy.ttlMs) || policy.ttlMs < 0)) {
+    throw new RangeError(`Invalid cache policy of ${what}: ttlMs must be an integer >= 0, got ${String(policy.ttlMs)}`);
+  }
+  if (policy.scope !== undefined && policy.scope !== 'public' && policy.scope !== 'private') {
+    throw new RangeError(`Invalid cache policy of ${what}: scope must be "public" or "private", got "${String(policy.scope)}"`);
+  }
+}
+
 function policyValue(policy: CachePolicy | undefined): { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' } {
   return { ttlMs: policy?.ttlMs ?? 0, cacheScope: policy?.scope ?? 'private' };
 }
@@ -139,11 +152,10 @@ export class ModernEra {
     this.#options = options;
     this.#meta = Object.freeze({ [SERVER_INFO_META_KEY]: options.info });
     const cache = new Map<string, { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' }>();
+    checkCachePolicy(options.cache, 'the server');
     for (const method of CACHEABLE_METHODS) {
-      const policy = policyValue({ ...options.cache, ...options.cacheByMethod?.[method] });
-      if (!Number.isSafeInteger(policy.ttlMs) || policy.ttlMs < 0) throw new RangeError(`Invalid cache policy for "${method}": ttlMs must be an integer >= 0, got ${String(policy.ttlMs)}`);
-      if (policy.cacheScope !== 'public' && policy.cacheScope !== 'private') throw new RangeError(`Invalid cache policy for "${method}": scope must be "public" or "private"`);
-      cache.set(method, Object.freeze(policy));
+      checkCachePolicy(options.cacheByMethod?.[method], `"${method}"`);
+      cache.set(method, Object.freeze(policyValue({ ...options.cache, ...options.cacheByMethod?.[method] })));
     }
     this.#cache = cache;
   }
@@ -204,7 +216,7 @@ export class ModernEra {
 
   /** Decorates a complete modern-era result: `resultType`, the server's identity, and cache fields when cacheable. */
   decorate(method: string, result: unknown): Record<string, unknown> {
-    const r = (isRecord(result) ? result : {}) as Record<string, unknown>;
+    const r = (isRecord(result) ? result : {});
     const own = r._meta;
     const out: Record<string, unknown> = { ...r, resultType: typeof r.resultType === 'string' ? r.resultType : 'complete', _meta: isRecord(own) ? { ...own, ...this.#meta } : this.#meta };
     const policy = out.resultType === 'complete' ? this.#cache.get(method) : undefined;

@@ -57,14 +57,14 @@ function honouredFilter(requested: Record<string, unknown>, capabilities: Server
     const value = requested[flag];
     if (value !== undefined && typeof value !== 'boolean') throw invalidParams(`"notifications.${flag}" must be a boolean`);
     // Unsupported types are left out of the acknowledgement (MCP 2026-07-28 basic/patterns/subscriptions.mdx).
-    if (value === true && (capabilities[capability] as { listChanged?: boolean } | undefined)?.listChanged === true) honoured[flag] = true;
+    if (value === true && (capabilities[capability])?.listChanged === true) honoured[flag] = true;
   }
   const uris = requested.resourceSubscriptions;
   if (uris !== undefined) {
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) throw invalidParams('"notifications.resourceSubscriptions" must be an array of strings');
     if (uris.length > host.maxSubscriptions) throw invalidParams(`"notifications.resourceSubscriptions" holds more than ${host.maxSubscriptions} URIs`);
     if (uris.some((u: string) => u.length > host.maxUriLength)) throw invalidParams(`a URI in "notifications.resourceSubscriptions" is longer than ${host.maxUriLength} characters`);
-    if (capabilities.resources?.subscribe === true) honoured.resourceSubscriptions = [...new Set(uris as string[])];
+    if (capabilities.resources?.subscribe === true) honoured.resourceSubscriptions = [...new Set(uris)];
   }
   return honoured;
 }

@@ -4,6 +4,7 @@
  * @see MCP 2025-11-25 server/resources.mdx
  */
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
+import type { CachePolicy } from '../eras/modern.js';
 import { MissingClientCapabilityError, ResourceNotFoundError, resourceNotFound } from '../../protocol/errors.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
 import { page } from '../pagination.js';
@@ -32,8 +33,10 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
   const call = withMeta(ctx, p);
   const fixed = host.registry.resources.get(uri);
   let result: unknown;
+  let cache: CachePolicy | undefined;
   try {
     if (fixed !== undefined) {
+      cache = fixed.cache;
       result = await fixed.handler(uri, call);
     } else {
       let found = false;
@@ -41,6 +44,7 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
         const variables = entry.template.match(uri);
         if (variables === undefined) continue;
         found = true;
+        cache = entry.cache;
         result = await entry.handler(uri, variables, call);
         break;
       }
@@ -51,7 +55,10 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
   }
   const problem = resourceResultProblem(result, host.checkResults);
   if (problem !== undefined) throw invalidResult(host.logger, `Resource handler for "${uri}"`, problem);
-  return result;
+  // The resource's own cache hint; the modern-era rules fill in the server's where it sets none.
+  if (cache === undefined || call.facts.era !== 'modern') return result;
+  const r = result as Record<string, unknown>;
+  return { ...r, ttlMs: r.ttlMs ?? cache.ttlMs ?? 0, cacheScope: r.cacheScope ?? cache.scope ?? 'private' };
 }
 
 /**

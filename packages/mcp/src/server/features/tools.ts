@@ -28,9 +28,10 @@ export class ToolError extends Error {
   }
 }
 
-/** `tools/list`: one page. */
-export function listTools(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page({ kind: 'tools', items: host.registry.list('tools'), pageSize: host.pageSize }, params);
+/** `tools/list`: one page (a legacy-era client sees no `outputSchema` without an object root). */
+export function listTools(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Record<string, unknown> {
+  const modern = (ctx as ServerRequestContext).facts.era === 'modern';
+  return page({ kind: 'tools', items: modern ? host.registry.list('tools') : host.registry.legacyTools(), pageSize: host.pageSize }, params);
 }
 
 /**
@@ -70,10 +71,10 @@ export class ToolCalls {
     }
     return result instanceof Promise
       ? result.then(
-          (r) => this.#check(tool, r),
+          (r) => this.#check(tool, r, call),
           (error: unknown) => this.#failure(tool, error, call),
         )
-      : this.#check(tool, result);
+      : this.#check(tool, result, call);
   }
 
   /**
@@ -100,11 +101,12 @@ export class ToolCalls {
     return toolErrorResult(`Tool "${name}" failed: internal error`);
   }
 
-  #check(tool: ToolEntry, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+  #check(tool: ToolEntry, returned: CallToolResult, call: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
     const name = tool.descriptor.name;
     const logger = this.#host.logger;
+    const result = withTextBlock(returned);
     if (!isRecord(result) || !Array.isArray(result.content)) {
-      logger.error(`Tool "${name}" returned a value that is not a CallToolResult (an object with a "content" array)`);
+      logger.error(`Tool "${name}" returned a value that is not a CallToolResult (an object with a "content" array, or "structuredContent")`);
       throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
     }
     const problem = this.#host.checkResults ? toolContentProblem(result.content) : undefined;
@@ -119,11 +121,27 @@ export class ToolCalls {
         logger.error(`Tool "${name}" returned structuredContent that does not match its outputSchema: ${check.error}`);
         throw new JsonRpcError(ErrorCode.InternalError, 'Internal error');
       }
+      // Up to 2025-11-25 structuredContent is an object (MCP 2025-11-25 server/tools.mdx "Structured Content"); a
+      // legacy-era client gets any other value through the serialized text block alone.
+      if (tool.legacyDescriptor !== undefined && call.facts.era !== 'modern' && !isRecord(result.structuredContent)) {
+        const { structuredContent: _modernOnly, ...rest } = result;
+        return rest;
+      }
       return result;
     };
     const check = tool.output.validate(result.structuredContent);
     return check instanceof Promise ? check.then(verdict) : verdict(check);
   }
+}
+
+/**
+ * A result with `structuredContent` and no `content` gets the serialized JSON as its one text block (MCP
+ * 2026-07-28 server/tools.mdx "Structured Content": `content` is required, and a tool returning structured
+ * content SHOULD also return it serialized in a text block).
+ */
+function withTextBlock(result: CallToolResult): CallToolResult {
+  if (!isRecord(result) || result.content !== undefined || !Object.hasOwn(result, 'structuredContent')) return result;
+  return { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
 }
 
 function invalidArguments(tool: ToolEntry, problem: string): CallToolResult {
