@@ -85,33 +85,99 @@ describe('classifyInbound answers as the server does today', () => {
   });
 });
 
-describe('a modern-era claim on the legacy transports', () => {
-  // The one deliberate change of the inbound step: a request whose _meta claims a revision is modern whatever
-  // its session, and no modern revision is served yet, so it is -32022 with data.supported before and after
-  // initialize (it was -32600 "not initialized" before, and served after).
-  const claim = (id: number, requested: unknown) => ({
-    jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': requested } },
-  }) as const;
-  const refused = (id: number, requested: string) => ({
-    jsonrpc: '2.0', id,
-    error: {
-      code: -32022,
-      message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
-      data: { supported: [...SERVED_REVISIONS], requested },
-    },
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'wire', version: '1' } };
+
+describe('the modern era on a session connection (the dual-era server)', () => {
+  it.each([undefined, ...LEGACY_REVISIONS])('every method with a 2026-07-28 envelope gets the inbound step\'s verdict (%s session)', async (revision) => {
+    const server = fullServer();
+    const client = await connectRawClient(server);
+    if (revision !== undefined) await client.initialize({ protocolVersion: revision });
+    let id = 0;
+    for (const method of METHODS) {
+      const message = { jsonrpc: '2.0', id: ++id, method, params: { _meta: MODERN_META } } as const;
+      const verdict = classifyInbound(message, { servedRevisions: server.servedRevisions, serverCapabilities: server.capabilities });
+      const response = await client.request(id, method, { _meta: MODERN_META });
+      if (isInboundRefusal(verdict)) {
+        const error = verdict.data === undefined ? { code: verdict.code, message: verdict.message } : { code: verdict.code, message: verdict.message, data: verdict.data };
+        expect({ method, response }).toEqual({ method, response: { jsonrpc: '2.0', id, error } });
+      } else {
+        // Served statelessly: no lifecycle, method, version or capability refusal, and never "not initialized".
+        const code = 'error' in response ? response.error.code : undefined;
+        expect({ method, code }).not.toEqual({ method, code: expect.toBeOneOf([-32600, -32601, -32022, -32021]) });
+        if ('result' in response) expect({ method, result: response.result }).toMatchObject({ method, result: { resultType: 'complete', _meta: SERVER_INFO } });
+      }
+    }
+    await client.close();
   });
 
-  it('is -32022 with data.supported and data.requested before and after initialize', async () => {
+  it('before and after initialize: a modern request is served, a claim of a legacy revision is -32022, a malformed claim -32602, and the session is untouched', async () => {
     const client = await connectRawClient(fullServer());
-    await client.send(claim(1, '2026-07-28'));
-    expect(await client.waitFor((m) => 'id' in m && m.id === 1)).toEqual(refused(1, '2026-07-28'));
+    const supported = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+    // Before any initialize: served from the envelope, not "not initialized".
+    expect(await client.request(1, 'tools/list', { _meta: MODERN_META })).toEqual({
+      jsonrpc: '2.0', id: 1,
+      result: { tools: [{ name: 't', inputSchema: { type: 'object' } }], resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: SERVER_INFO },
+    });
     await client.initialize({ protocolVersion: '2025-11-25' });
-    await client.send(claim(2, '2025-11-25'));
-    expect(await client.waitFor((m) => 'id' in m && m.id === 2)).toEqual(refused(2, '2025-11-25'));
-    await client.send(claim(3, 7));
-    expect(await client.waitFor((m) => 'id' in m && m.id === 3)).toEqual(refused(3, ''));
-    // The session is untouched: an unclaimed request is still served.
-    expect(await client.request(4, 'tools/list', {})).toMatchObject({ id: 4, result: { tools: [{ name: 't' }] } });
+    expect(await client.request(2, 'tools/list', { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } })).toEqual({
+      jsonrpc: '2.0', id: 2,
+      error: { code: -32022, message: `Unsupported protocol version: "2025-11-25" (this server supports ${supported.join(', ')})`, data: { supported, requested: '2025-11-25' } },
+    });
+    expect(await client.request(3, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': 7 } })).toEqual({
+      jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params: "io.modelcontextprotocol/protocolVersion" in params._meta must be a non-empty string' },
+    });
+    // The removed methods stay removed for the modern request, and stay served for the session.
+    expect(await client.request(4, 'ping', { _meta: MODERN_META })).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'Method not found: "ping" (not a method of 2026-07-28)' } });
+    expect(await client.request(5, 'ping')).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    // The session is untouched: an unclaimed request is still served, with no modern decoration.
+    expect(await client.request(6, 'tools/list', {})).toEqual({ jsonrpc: '2.0', id: 6, result: { tools: [{ name: 't', inputSchema: { type: 'object' } }] } });
+    await client.close();
+  });
+
+  it('an unknown version is an error for a modern request (-32022) but a counter-offer for initialize', async () => {
+    const client = await connectRawClient(fullServer());
+    for (const requested of ['2099-01-01', '2026-07-28']) {
+      const other = await connectRawClient(fullServer());
+      expect(await other.initialize({ protocolVersion: requested })).toMatchObject({ id: 'init', result: { protocolVersion: '2025-11-25', serverInfo: { name: 'wire', version: '1' } } });
+      await other.close();
+    }
+    expect(await client.request(1, 'tools/list', { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } })).toMatchObject({ id: 1, error: { code: -32022, data: { requested: '2099-01-01' } } });
+    await client.close();
+  });
+
+  it('a server that serves only the legacy revisions refuses the claim with -32022 naming them, before and after initialize', async () => {
+    const server = new McpServer({ name: 'wire', version: '1' }, { logger: silent, revisions: [...LEGACY_REVISIONS] });
+    server.tool('t', {}, () => ({ content: [] }));
+    const client = await connectRawClient(server);
+    const refused = (id: number) => ({
+      jsonrpc: '2.0', id,
+      error: {
+        code: -32022,
+        message: 'Unsupported protocol version: "2026-07-28" (this server supports 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)',
+        data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' },
+      },
+    });
+    expect(await client.request(1, 'tools/list', { _meta: MODERN_META })).toEqual(refused(1));
+    await client.initialize({ protocolVersion: '2025-11-25' });
+    expect(await client.request(2, 'tools/list', { _meta: MODERN_META })).toEqual(refused(2));
+    expect(await client.request(3, 'tools/list', {})).toMatchObject({ id: 3, result: { tools: [{ name: 't' }] } });
+    await client.close();
+  });
+
+  it('a modern-only server refuses initialize with -32022 naming its versions, and serves modern requests', async () => {
+    const server = new McpServer({ name: 'wire', version: '1' }, { logger: silent, revisions: ['2026-07-28'] });
+    server.tool('t', {}, () => ({ content: [] }));
+    const client = await connectRawClient(server);
+    expect(await client.initialize({ protocolVersion: '2025-11-25' })).toEqual({
+      jsonrpc: '2.0', id: 'init',
+      error: { code: -32022, message: 'Unsupported protocol version: "2025-11-25" (this server supports 2026-07-28)', data: { supported: ['2026-07-28'], requested: '2025-11-25' } },
+    });
+    expect(await client.request(1, 'tools/list', {})).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid Request: the session is not initialized: send "initialize" first' } });
+    expect(await client.request(2, 'server/discover', { _meta: MODERN_META })).toEqual({
+      jsonrpc: '2.0', id: 2,
+      result: { supportedVersions: ['2026-07-28'], capabilities: { logging: {}, tools: { listChanged: true } }, resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: SERVER_INFO },
+    });
     await client.close();
   });
 });

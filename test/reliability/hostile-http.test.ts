@@ -268,7 +268,9 @@ async function runRow(row: Record<string, Level>, label: string): Promise<void> 
     expect(answers[0], context).toMatchObject({ jsonrpc: '2.0', id, result: { tools: expect.any(Array) as unknown } });
     return;
   }
-  expectRefusal(reply, expected, context);
+  // A refusal decided after the body was read carries the request's id (JSON-RPC 2.0 §5: the id when it could be
+  // read); Host/Origin (403) and Content-Type (415) are refused before the body is read.
+  expectRefusal(reply, expected, context, expected.status === 403 || expected.status === 415 ? undefined : id);
 }
 
 /** A refusal: the status, a JSON body that is a JSON-RPC error response without `id`, naming what is wrong. */
@@ -705,7 +707,7 @@ describe('session end', () => {
   it('DELETE ends the session (200); its id then gets 404 on POST, GET and DELETE (T "Session Management" items 3 and 5)', async () => {
     const reply = await send('DELETE', { ...baseHeaders(), 'content-type': undefined });
     expect(reply.status).toBe(200);
-    expectRefusal(await send('POST', baseHeaders(), toolsList(32)), REFUSE.unknownSession, 'POST after DELETE');
+    expectRefusal(await send('POST', baseHeaders(), toolsList(32)), REFUSE.unknownSession, 'POST after DELETE', 32);
     expectRefusal(await send('GET', { ...baseHeaders(), accept: 'text/event-stream' }), REFUSE.unknownSession, 'GET after DELETE');
     expectRefusal(await send('DELETE', baseHeaders()), REFUSE.unknownSession, 'DELETE after DELETE');
   });

@@ -491,8 +491,13 @@ const factsArb: fc.Arbitrary<StreamableHttpFacts> = fc.record({
 const REFUSAL_STATUSES = new Set([400, 403, 404, 405, 406, 409, 413, 415, 500, 503]);
 
 function expectDecision(facts: StreamableHttpFacts, decision: StreamableHttpDecision): void {
-  expect(['refuse', 'initialize', 'message', 'listen', 'terminate']).toContain(decision.kind);
+  expect(['refuse', 'initialize', 'message', 'listen', 'terminate', 'modern']).toContain(decision.kind);
   switch (decision.kind) {
+    case 'modern':
+      // A modern POST: one request or notification, never a batch, and no session named by it is read.
+      expect(facts.httpMethod).toBe('POST');
+      expect(facts.body?.kind === 'request' || facts.body?.kind === 'notification').toBe(true);
+      return;
     case 'refuse':
       // Every refusal has an HTTP error status and a JSON-RPC error response for the body.
       expect(REFUSAL_STATUSES.has(decision.httpStatus)).toBe(true);

@@ -426,13 +426,17 @@ class HttpSession {
   }
 }
 
-/** Expects an HTTP error answer: its status, and one JSON-RPC error (no `id` member) with this code. */
-function expectHttpError(answer: HttpAnswer, status: number, code: number): Json {
+/**
+ * Expects an HTTP error answer: its status, and one JSON-RPC error with this code; its `id` is the request's when
+ * the body was read and held one (`id`), else absent.
+ */
+function expectHttpError(answer: HttpAnswer, status: number, code: number, id?: string | number): Json {
   expect(answer.status, answer.text.slice(0, 300)).toBe(status);
   expect(String(answer.headers['content-type'])).toMatch(/^application\/json/);
   const body = JSON.parse(answer.text);
   expect(body.jsonrpc).toBe('2.0');
-  expect(body).not.toHaveProperty('id');
+  if (id === undefined) expect(body).not.toHaveProperty('id');
+  else expect(body.id).toBe(id);
   expect(body.error.code).toBe(code);
   expect(typeof body.error.message).toBe('string');
   return body;
@@ -488,7 +492,7 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
     // A header value quoted in a refusal is capped the same way (MCP 2025-11-25 basic/transports.mdx "Protocol
     // Version Header": an unsupported version is 400).
     const version = `2025-${'9'.repeat(5000)}`;
-    const refused = expectHttpError(await session.post(req(1, 'ping'), { 'mcp-protocol-version': version }), 400, -32000);
+    const refused = expectHttpError(await session.post(req(1, 'ping'), { 'mcp-protocol-version': version }), 400, -32000, 1);
     expect(refused.error.message.length).toBeLessThan(MAX_ECHO + 200);
   });
 
@@ -510,15 +514,15 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
     // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server": Content-Type must be JSON → 415 (RFC 9110 §15.5.16).
     expectHttpError(await session.post(req(1, 'ping'), { 'content-type': 'text/plain' }), 415, -32000);
     // Accept must allow application/json or text/event-stream → 406 (RFC 9110 §15.5.7).
-    expectHttpError(await session.post(req(1, 'ping'), { accept: 'text/html' }), 406, -32000);
+    expectHttpError(await session.post(req(1, 'ping'), { accept: 'text/html' }), 406, -32000, 1);
     // MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": invalid or unsupported → 400.
-    expectHttpError(await session.post(req(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }), 400, -32000);
-    expectHttpError(await session.post(req(1, 'ping'), { 'mcp-protocol-version': '2025-06-18' }), 400, -32000);
+    expectHttpError(await session.post(req(1, 'ping'), { 'mcp-protocol-version': '1999-01-01' }), 400, -32000, 1);
+    expectHttpError(await session.post(req(1, 'ping'), { 'mcp-protocol-version': '2025-06-18' }), 400, -32000, 1);
     // MCP 2025-11-25 basic/transports.mdx "Session Management": no session id → 400; unknown → 404 (-32001, TS SDK).
     const noSession = { 'content-type': 'application/json', accept: JSON_AND_SSE, 'mcp-protocol-version': VERSION };
-    expectHttpError(await child.request('POST', '/mcp', { headers: noSession, body: req(1, 'ping') }), 400, -32000);
+    expectHttpError(await child.request('POST', '/mcp', { headers: noSession, body: req(1, 'ping') }), 400, -32000, 1);
     for (const id of ['00000000-0000-4000-8000-000000000000', '__proto__', 'constructor', 'x'.repeat(2000)]) {
-      expectHttpError(await session.post(req(1, 'ping'), { 'mcp-session-id': id }), 404, -32001);
+      expectHttpError(await session.post(req(1, 'ping'), { 'mcp-session-id': id }), 404, -32001, 1);
     }
     // MCP 2025-11-25 basic/transports.mdx "Security Warning": Origin MUST be validated; Host guards DNS rebinding → 403.
     expectHttpError(await session.post(req(1, 'ping'), { origin: 'http://evil.example' }), 403, -32000);
@@ -556,7 +560,7 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
     expect(echoed).toEqual({ keys: ['__proto__', 'b'], spread: ['__proto__', 'b'], polluted: null });
     // Header values and a legacy session id naming prototype members.
     // MCP 2025-11-25 basic/transports.mdx "Session Management": an unknown session id is 404, whatever its text.
-    expectHttpError(await session.post(req('hdr', 'ping'), { 'mcp-session-id': '__proto__', 'last-event-id': '__proto__.1' }), 404, -32001);
+    expectHttpError(await session.post(req('hdr', 'ping'), { 'mcp-session-id': '__proto__', 'last-event-id': '__proto__.1' }), 404, -32001, 'hdr');
     expectHttpError(await child.request('GET', '/mcp', { headers: session.headers({ accept: 'text/event-stream', 'last-event-id': 'constructor.1' }) }), 400, -32000);
     // A 2025-03-26 session accepts batches: members carrying the same attempts.
     const old = await HttpSession.open(child, '2025-03-26');

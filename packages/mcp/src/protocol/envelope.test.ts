@@ -1,6 +1,6 @@
 import type { JsonRpcRequest } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_ENVELOPE, PROTOCOL_VERSION_META_KEY, parseRequestEnvelope, protocolVersionClaim } from './envelope.js';
+import { EMPTY_ENVELOPE, PROTOCOL_VERSION_META_KEY, envelopeProblem, parseRequestEnvelope, protocolVersionClaim } from './envelope.js';
 
 const request = (params?: unknown): JsonRpcRequest => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', ...(params === undefined ? {} : { params }) }) as JsonRpcRequest;
 const modernMeta = {
@@ -71,5 +71,31 @@ describe('request envelope', () => {
     expect(Object.isFrozen(parseRequestEnvelope(request({ _meta: modernMeta })))).toBe(true);
     expect(Object.isFrozen(parseRequestEnvelope(request({ _meta: { progressToken: 1 } })))).toBe(true);
     expect(Object.isFrozen(EMPTY_ENVELOPE)).toBe(true);
+  });
+});
+
+describe('envelopeProblem: what a modern-era message lacks', () => {
+  const claim = { [PROTOCOL_VERSION_META_KEY]: '2026-07-28' };
+  it('a well-formed request: nothing, with or without the optional fields', () => {
+    expect(envelopeProblem(request({ _meta: modernMeta }))).toBeUndefined();
+    expect(envelopeProblem(request({ _meta: { ...claim, 'io.modelcontextprotocol/clientCapabilities': {} } }))).toBeUndefined();
+  });
+
+  it('names the first field missing or malformed, in the order protocolVersion, clientCapabilities, clientInfo, logLevel, progressToken', () => {
+    expect(envelopeProblem(request())).toBe('params._meta is required');
+    expect(envelopeProblem(request({ _meta: [claim] }))).toBe('params._meta is required');
+    expect(envelopeProblem(request({ _meta: { [PROTOCOL_VERSION_META_KEY]: '' } }))).toBe('"io.modelcontextprotocol/protocolVersion" in params._meta must be a non-empty string');
+    expect(envelopeProblem(request({ _meta: { ...claim, 'io.modelcontextprotocol/logLevel': 'x' } }))).toBe('"io.modelcontextprotocol/clientCapabilities" is required in params._meta (an object)');
+    const caps = { ...claim, 'io.modelcontextprotocol/clientCapabilities': {} };
+    expect(envelopeProblem(request({ _meta: { ...caps, 'io.modelcontextprotocol/clientInfo': { name: 'n' }, 'io.modelcontextprotocol/logLevel': 'x' } }))).toBe(
+      '"io.modelcontextprotocol/clientInfo" in params._meta must be an object with string "name" and "version"',
+    );
+    expect(envelopeProblem(request({ _meta: { ...caps, 'io.modelcontextprotocol/logLevel': 'x', progressToken: true } }))).toMatch(/^"io\.modelcontextprotocol\/logLevel"/);
+    expect(envelopeProblem(request({ _meta: { ...caps, progressToken: true } }))).toBe('"progressToken" in params._meta must be a string or a number');
+  });
+
+  it('a notification needs only the claim', () => {
+    expect(envelopeProblem({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: claim } })).toBeUndefined();
+    expect(envelopeProblem({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: { [PROTOCOL_VERSION_META_KEY]: 1 } } })).toMatch(/must be a non-empty string$/);
   });
 });

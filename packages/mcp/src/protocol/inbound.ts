@@ -165,6 +165,15 @@ function claimRefusal(claim: string, servedRevisions: readonly ProtocolRevision[
   return unsupported(claim, servedRevisions);
 }
 
+/**
+ * The `unsupportedRevision` refusal (-32022) of a request for `requested`: `data.supported` lists
+ * `servedRevisions` newest first, `data.requested` what was asked (`''` when nothing was).
+ * @see MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"; schema.ts `UnsupportedProtocolVersionError`
+ */
+export function unsupportedRevisionRefusal(requested: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal {
+  return unsupported(requested, servedRevisions);
+}
+
 function unsupported(requested: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal {
   const supported = [...servedRevisions].reverse();
   return inboundRefusal('unsupportedRevision', { requested, supported: supported.join(', ') }, { supported, requested });
@@ -182,16 +191,15 @@ export function eraRefusalOf(message: JsonRpcRequest | JsonRpcNotification, serv
 
 /**
  * The envelope and version rungs of a modern-era message (one with a version claim), in this order: a required
- * `_meta` field missing or malformed → `invalidEnvelope` (-32602), then a revision not served →
- * `unsupportedRevision` (-32022). `undefined` when both pass, or when the message has no claim.
+ * `_meta` field missing or malformed → `invalidEnvelope` (-32602; a message with no claim at all too: a transport
+ * calls this only for a message it classified modern, e.g. by its version header), then a revision not served →
+ * `unsupportedRevision` (-32022). `undefined` when both pass.
  * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"; basic/versioning.mdx "Protocol Version Negotiation"
  */
 export function modernEnvelopeRefusalOf(message: JsonRpcRequest | JsonRpcNotification, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
-  const claim = protocolVersionClaim(message);
-  if (claim === undefined) return undefined;
   const problem = envelopeProblem(message);
   if (problem !== undefined) return inboundRefusal('invalidEnvelope', { problem });
-  return claimRefusal(claim, servedRevisions);
+  return claimRefusal(protocolVersionClaim(message) as string, servedRevisions);
 }
 
 /**

@@ -6,6 +6,8 @@ import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, type ProtocolRevision } from './r
 const COMMON_REQUESTS = ['completion/complete', 'prompts/get', 'prompts/list', 'resources/list', 'resources/read', 'resources/templates/list', 'tools/call', 'tools/list'];
 const LEGACY_REQUESTS = [...COMMON_REQUESTS, 'initialize', 'logging/setLevel', 'ping', 'resources/subscribe', 'resources/unsubscribe'];
 const TASKS = ['tasks/cancel', 'tasks/get', 'tasks/list', 'tasks/result'];
+/** The 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): its methods are not in the core schema.ts unions. */
+const TASKS_EXTENSION_REQUESTS = ['tasks/cancel', 'tasks/get', 'tasks/update'];
 const LISTS_CHANGED = ['notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated', 'notifications/tools/list_changed'];
 const SCHEMA: Record<ProtocolRevision, Record<'clientRequest' | 'clientNotification' | 'serverRequest' | 'serverNotification', string[]>> = {
   '2024-11-05': {
@@ -33,10 +35,10 @@ const SCHEMA: Record<ProtocolRevision, Record<'clientRequest' | 'clientNotificat
     serverNotification: ['notifications/cancelled', 'notifications/elicitation/complete', 'notifications/message', 'notifications/progress', 'notifications/tasks/status', ...LISTS_CHANGED],
   },
   '2026-07-28': {
-    clientRequest: [...COMMON_REQUESTS, 'server/discover', 'subscriptions/listen'],
+    clientRequest: [...COMMON_REQUESTS, 'server/discover', 'subscriptions/listen', ...TASKS_EXTENSION_REQUESTS],
     clientNotification: ['notifications/cancelled'],
     serverRequest: [],
-    serverNotification: ['notifications/cancelled', 'notifications/message', 'notifications/progress', 'notifications/subscriptions/acknowledged', ...LISTS_CHANGED],
+    serverNotification: ['notifications/cancelled', 'notifications/message', 'notifications/progress', 'notifications/subscriptions/acknowledged', 'notifications/tasks', ...LISTS_CHANGED],
   },
 };
 
@@ -85,6 +87,11 @@ describe('method table', () => {
     for (const method of ['server/discover', 'subscriptions/listen']) expect(methodRow(method)).toMatchObject({ revisions: ['2026-07-28'], eras: ['modern'] });
     expect(methodRow('tools/call')).toMatchObject({ revisions: [...PROTOCOL_REVISIONS], eras: ['legacy', 'modern'] });
     expect(methodRow('elicitation/create')?.revisions).toEqual(['2025-06-18', '2025-11-25']);
+    // Core tasks at 2025-11-25, the extension's tasks/get and tasks/cancel at 2026-07-28; tasks/result and tasks/list are gone.
+    for (const method of ['tasks/get', 'tasks/cancel']) expect(methodRow(method)).toMatchObject({ clientToServer: ['2025-11-25', '2026-07-28'], serverToClient: ['2025-11-25'], eras: ['legacy', 'modern'] });
+    for (const method of ['tasks/result', 'tasks/list']) expect(methodRow(method)).toMatchObject({ clientToServer: ['2025-11-25'], eras: ['legacy'] });
+    expect(methodRow('tasks/update')).toMatchObject({ kind: 'request', clientToServer: ['2026-07-28'], serverToClient: [], eras: ['modern'] });
+    expect(methodRow('notifications/tasks')).toMatchObject({ kind: 'notification', clientToServer: [], serverToClient: ['2026-07-28'], eras: ['modern'] });
   });
 
   it('an unknown name has no row, and rows are frozen', () => {

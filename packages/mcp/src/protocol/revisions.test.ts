@@ -34,8 +34,10 @@ describe('revisions', () => {
     expect(PROTOCOL_REVISIONS.filter((r) => REVISION_FEATURES[r].ssePriming)).toEqual(['2025-11-25']);
   });
 
-  it('the server serves the legacy revisions only', () => {
-    expect(SERVED_REVISIONS).toEqual([...LEGACY_REVISIONS]);
+  it('a server serves every revision by default: dual-era, oldest first', () => {
+    expect(SERVED_REVISIONS).toEqual([...PROTOCOL_REVISIONS]);
+    expect(SERVED_REVISIONS).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
+    expect(new Set(SERVED_REVISIONS.map(revisionEra))).toEqual(new Set(['legacy', 'modern']));
   });
 
   it('the guards tell the revisions apart', () => {

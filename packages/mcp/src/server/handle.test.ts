@@ -27,6 +27,9 @@ const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({
   ...over,
 });
 
+/** The required `_meta` of a modern-era (2026-07-28) request, no client capability declared. */
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
 const req = (id: number, method: string, params?: Record<string, unknown>): JsonRpcRequest => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 
 function makeServer(): McpServer {
@@ -54,7 +57,7 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
   it('answers every era-neutral operation', async () => {
     const server = makeServer();
     const channel = new RecordingChannel();
-    const h = (message: JsonRpcRequest) => server.handle(message, facts(), channel);
+    const h = (message: JsonRpcRequest) => server.handle(message, { facts: facts(), channel });
     expect(server.sessions.size).toBe(0);
     expect(await h(req(1, 'ping'))).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     const firstTools = await h(req(2, 'tools/list'));
@@ -87,7 +90,7 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
     const server = makeServer();
     const channel = new RecordingChannel({ 'sampling/createMessage': { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm1' } });
     const env = facts({ clientCapabilities: { sampling: {} }, logLevelRank: 1, authInfo: 'token' });
-    const reply = await server.handle(req(1, 'tools/call', { name: 'work', _meta: { progressToken: 'p' } }), env, channel);
+    const reply = await server.handle(req(1, 'tools/call', { name: 'work', _meta: { progressToken: 'p' } }), { facts: env, channel });
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '2025-11-25 c token undefined m1' }] } });
     expect(channel.sent).toEqual([
       { kind: 'notify', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 2, message: 'half' }, relatedRequestId: 1 },
@@ -96,45 +99,72 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
     ]);
   });
 
-  it('a missing client capability escaping a tool is -32021 with data.requiredCapabilities from 2026-07-28, a tool error before', async () => {
+  it('a missing client capability escaping a tool is -32021 with data.requiredCapabilities on a modern request, a tool error on a legacy one', async () => {
     const server = makeServer();
-    const modern = await server.handle(req(1, 'tools/call', { name: 'work' }), facts({ protocolVersion: '2026-07-28' }), new RecordingChannel());
+    const channel = new RecordingChannel();
+    const modern = await server.handle(req(1, 'tools/call', { name: 'work', _meta: { ...MODERN_META, progressToken: 'p' } }), { channel });
     expect(modern).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32021, message: 'Missing required client capability: "sampling"', data: { requiredCapabilities: { sampling: {} } } } });
-    const legacy = await server.handle(req(2, 'tools/call', { name: 'work' }), facts(), new RecordingChannel());
+    // No logLevel on the modern request: no notifications/message; the progress token: its progress only; nothing asked.
+    expect(channel.sent).toEqual([{ kind: 'notify', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 2, message: 'half' }, relatedRequestId: 1 }]);
+    const legacy = await server.handle(req(2, 'tools/call', { name: 'work' }), { facts: facts(), channel: new RecordingChannel() });
     expect(legacy).toEqual({
       jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Tool "work" failed: the client did not declare the "sampling" capability' }], isError: true },
     });
   });
 
-  it('resource not found is -32602 from 2026-07-28', async () => {
-    const reply = await makeServer().handle(req(1, 'resources/read', { uri: 'test://zzz' }), facts({ protocolVersion: '2026-07-28' }), new RecordingChannel());
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } } });
+  it('resource not found is -32602 on a modern request, -32002 on a legacy one', async () => {
+    const server = makeServer();
+    expect(await server.handle(req(1, 'resources/read', { uri: 'test://zzz', _meta: MODERN_META }))).toEqual({
+      jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } },
+    });
+    expect(await server.handle(req(2, 'resources/read', { uri: 'test://zzz' }), { facts: facts() })).toEqual({
+      jsonrpc: '2.0', id: 2, error: { code: -32002, message: 'Resource not found: "test://zzz"', data: { uri: 'test://zzz' } },
+    });
   });
 
   it('a request whose _meta claims a revision the server does not serve is -32022 here too, as on every transport', async () => {
-    const claim = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }, name: 'add', arguments: { a: 1, b: 2 } };
-    const reply = await makeServer().handle(req(1, 'tools/call', claim), facts(), new RecordingChannel());
-    expect(reply).toEqual({
+    const claim = { _meta: MODERN_META, name: 'add', arguments: { a: 1, b: 2 } };
+    const legacyOnly = new McpServer({ name: 's', version: '1' }, { logger: silentLogger, revisions: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] });
+    expect(await legacyOnly.handle(req(1, 'tools/call', claim), { facts: facts(), channel: new RecordingChannel() })).toEqual({
       jsonrpc: '2.0', id: 1, error: {
         code: -32022,
-        message: 'Unsupported protocol version: this endpoint serves the session-based revisions (send initialize first)',
-        data: { supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], requested: '2026-07-28' },
+        message: 'Unsupported protocol version: "2026-07-28" (this server supports 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)',
+        data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' },
       },
     });
+    const future = { ...claim, _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } };
+    expect(await makeServer().handle(req(2, 'tools/call', future))).toEqual({
+      jsonrpc: '2.0', id: 2, error: {
+        code: -32022,
+        message: 'Unsupported protocol version: "2099-01-01" (this server supports 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)',
+        data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2099-01-01' },
+      },
+    });
+  });
+
+  it('a modern request ignores the facts it is given: its own envelope decides', async () => {
+    const server = makeServer();
+    const reply = await server.handle(req(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 1 }, _meta: MODERN_META }), { facts: facts({ serverCapabilities: {} }) });
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '2' }], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } } });
   });
 
   it('gates by the capabilities in the facts; the session-only requests are -32601 without a session; notifications get nothing', async () => {
     const server = makeServer();
     const channel = new RecordingChannel();
-    expect(await server.handle(req(1, 'tools/list'), facts({ serverCapabilities: { prompts: {} } }), channel)).toEqual({
+    expect(await server.handle(req(1, 'tools/list'), { facts: facts({ serverCapabilities: { prompts: {} } }), channel })).toEqual({
       jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: "tools/list" (the server does not advertise the "tools" capability)' },
     });
     for (const method of ['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']) {
-      expect(await server.handle(req(2, method, { protocolVersion: '2025-11-25', level: 'info', uri: 'test://a' }), facts(), channel)).toEqual({
+      expect(await server.handle(req(2, method, { protocolVersion: '2025-11-25', level: 'info', uri: 'test://a' }), { facts: facts(), channel })).toEqual({
         jsonrpc: '2.0', id: 2, error: { code: -32601, message: `Method not found: "${method}" (it exists only on a session)` },
       });
     }
-    expect(await server.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, facts(), channel)).toBeUndefined();
+    expect(await server.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { facts: facts(), channel })).toBeUndefined();
+    // The 2026-07-28 requests are no legacy requests: without a claim they are -32601 (the text, which says
+    // "it exists only on a session" today, is not pinned: these exist only in the modern era).
+    for (const method of ['server/discover', 'subscriptions/listen']) {
+      expect(await server.handle(req(3, method), { facts: facts(), channel })).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32601 } });
+    }
     expect(channel.sent).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import {
   type TransportMessageExtra,
 } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../protocol/envelope.js';
+import type { ParamHeader } from '../protocol/paramHeaders.js';
 import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision, isProtocolRevision, type Era, type ProtocolRevision } from '../protocol/revisions.js';
 import type { PromptArgument, ServerCapabilities, Implementation } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
@@ -243,6 +244,15 @@ export class McpServer {
     return eras;
   }
 
+  /**
+   * The arguments of tool `toolName` that Streamable HTTP clients mirror into `Mcp-Param-*` headers (its
+   * `x-mcp-header` annotations, compiled at registration), or `undefined` for an unknown tool.
+   * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"
+   */
+  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
+    return this.#registry.tools.get(toolName)?.paramHeaders;
+  }
+
   /** Live sessions (one per connected transport). */
   get sessions(): ReadonlySet<ServerSession> {
     return this.#connections;
@@ -260,7 +270,8 @@ export class McpServer {
    *   characters (a name outside MCP's naming rule is only a logged warning), the handler is not a function,
    *   a schema is invalid for its dialect (keyword types, regular expressions, dangling `$ref`), a raw zod
    *   shape or a schema library without JSON Schema output, its root is not `type: "object"` (required through
-   *   2025-11-25, server/tools.mdx), or the name is already registered
+   *   2025-11-25, server/tools.mdx), an `x-mcp-header` annotation breaks its rules (MCP 2026-07-28
+   *   basic/transports/streamable-http.mdx "Schema Extension"), or the name is already registered
    * @typeParam In the `inputSchema` type (inferred): the handler's `args` are {@link ToolArgs}`<In>`
    * @typeParam Out the `outputSchema` type (inferred): the handler returns {@link ToolResult}`<Out>`
    */

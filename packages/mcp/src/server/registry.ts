@@ -9,6 +9,7 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types
 import { checkPromptDefinition, checkResourceDefinition, checkResourceTemplateDefinition, checkToolDefinition } from './definitions.js';
 import type { ListKind } from './pagination.js';
 import { compact } from './params.js';
+import { compileParamHeaders, type ParamHeader } from '../protocol/paramHeaders.js';
 import { createSchemaCompiler, type CompiledSchema } from './schema.js';
 import type {
   CompletionHandler,
@@ -32,6 +33,8 @@ export interface ToolEntry {
    * from 2026-07-28 only (MCP 2025-11-25 server/tools.mdx "Output Schema"), so it is left out before.
    */
   readonly legacyDescriptor: Tool | undefined;
+  /** The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), compiled once. */
+  readonly paramHeaders: readonly ParamHeader[];
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
   readonly handler: ToolHandler<never>;
@@ -82,6 +85,8 @@ export class Registry {
       throw new TypeError(`Invalid inputSchema of tool "${name}": the root must declare "type": "object"`);
     }
     if (input.json.type !== 'object') throw new TypeError(`Invalid inputSchema of tool "${name}": the root type must be "object"`);
+    // MCP 2026-07-28 basic/transports/streamable-http.mdx "Schema Extension": a bad annotation makes the tool invalid.
+    const paramHeaders = compileParamHeaders(input.json, { toolName: name });
     // MCP 2026-07-28 server/tools.mdx: any JSON Schema; up to 2025-11-25 its root is an object (see legacyDescriptor).
     const output = definition.outputSchema === undefined ? undefined : this.#compile(definition.outputSchema, `outputSchema of tool "${name}"`);
     const descriptor: Tool = compact({
@@ -95,7 +100,7 @@ export class Registry {
       _meta: definition._meta,
     });
     const legacyDescriptor = output === undefined || output.json.type === 'object' ? undefined : compact({ ...descriptor, outputSchema: undefined });
-    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, input, output, handler } });
+    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, paramHeaders, input, output, handler } });
   }
 
   /** See `McpServer.resource`. @throws TypeError as documented there */

@@ -335,8 +335,7 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     const post = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: ping(1) });
     expect(post.status).toBe(400);
     const body = await post.json();
-    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
-    expect(body).not.toHaveProperty('id'); // B45
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000 } }); // B45: the id is readable
     expect((await t.send('GET', '/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(400);
     expect((await t.send('DELETE', '/mcp')).status).toBe(400);
   });
@@ -344,7 +343,9 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
   it('404 + -32001 "Session not found" for an unknown session id', async () => {
     const res = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-session-id': 'nope' }, body: ping(1) });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Session not found' } });
+    const batch = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-session-id': 'nope' }, body: `[${ping(2)}]` });
+    expect(await batch.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
   });
 
   it('405 with Allow for other methods; 404 for other paths', async () => {
@@ -687,11 +688,9 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     const refusals: [string, string, SendInit][] = [
       ['POST', '/mcp', { headers: s.headers, body: '{nope' }],
       ['POST', '/mcp', { headers: s.headers, body: '[]' }],
-      ['POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: ping(1) }],
-      ['POST', '/mcp', { headers: { ...s.headers, 'mcp-session-id': 'gone' }, body: ping(1) }],
+      ['POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: `[${ping(1)}]` }],
+      ['POST', '/mcp', { headers: { ...s.headers, 'mcp-session-id': 'gone' }, body: `[${ping(1)}]` }],
       ['POST', '/mcp', { headers: { ...s.headers, 'content-type': 'text/plain' }, body: ping(1) }],
-      ['POST', '/mcp', { headers: { ...s.headers, accept: 'text/html' }, body: ping(1) }],
-      ['POST', '/mcp', { headers: { ...s.headers, 'mcp-protocol-version': '1900-01-01' }, body: ping(1) }],
       ['POST', '/mcp', { headers: { ...s.headers, host: 'evil.example.com' }, body: ping(1) }],
       ['PUT', '/mcp', { headers: s.headers, body: '{}' }],
       ['GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': 'garbage' } }],
@@ -705,7 +704,19 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
       expect(typeof body.error.code).toBe('number');
       expect(body).not.toHaveProperty('id');
     }
-    // Known ids are kept: B30's second initialize, an invalid request whose id is readable, a duplicate id.
+    // Known ids are kept: the session refusals of one request (sep-2575-http-server-error-jsonrpc-id), B30's
+    // second initialize, an invalid request whose id is readable.
+    const known: SendInit[] = [
+      { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: ping(1) },
+      { headers: { ...s.headers, 'mcp-session-id': 'gone' }, body: ping(1) },
+      { headers: { ...s.headers, accept: 'text/html' }, body: ping(1) },
+      { headers: { ...s.headers, 'mcp-protocol-version': '1900-01-01' }, body: ping(1) },
+    ];
+    for (const init of known) {
+      const res = await t.send('POST', '/mcp', init);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: expect.any(Number) as number } });
+    }
     const again = await t.send('POST', '/mcp', { headers: s.headers, body: initBody('2025-11-25', 'init2') });
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ id: 'init2', error: { code: -32600 } });
@@ -714,13 +725,17 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     expect(await invalid.json()).toMatchObject({ id: 9, error: { code: -32600 } });
   });
 
-  it('a stateless-era (2026-07-28) request gets a clear refusal: 400 + -32022 with the supported revisions', async () => {
+  it('a modern-era (2026-07-28) request is served on the same endpoint, with no session', async () => {
     const res = await t.send('POST', '/mcp', {
       headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
     });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ id: 1, error: { code: -32022, data: { requested: '2026-07-28', supported: expect.arrayContaining(['2025-11-25']) } } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    // JSON or one SSE event, as this endpoint's responseMode decides: the response is the same.
+    const text = await res.text();
+    const json = res.headers.get('content-type') === 'application/json' ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+    expect(JSON.parse(json)).toMatchObject({ id: 1, result: { resultType: 'complete', tools: expect.any(Array) as unknown[] } });
   });
 });
 

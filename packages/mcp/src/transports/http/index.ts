@@ -1,7 +1,7 @@
 /**
- * @switchboard/mcp/http — serve an McpServer over HTTP: Streamable HTTP (MCP 2025-03-26 … 2025-11-25) as a
- * Web-standard `(Request) => Promise<Response>` handler, and the deprecated 2024-11-05 HTTP+SSE transport
- * beside it. The Node `http` adapter (`serveHttp`, `toNodeListener`) is `@switchboard/mcp/node`.
+ * @switchboard/mcp/http — serve an McpServer over HTTP: Streamable HTTP (the session-based revisions MCP
+ * 2025-03-26 … 2025-11-25 and the stateless MCP 2026-07-28, on one endpoint) as a Web-standard
+ * `(Request) => Promise<Response>` handler, and the deprecated 2024-11-05 HTTP+SSE transport beside it. The Node `http` adapter (`serveHttp`, `toNodeListener`) is `@switchboard/mcp/node`.
  *
  * @example
  * import { createMcpHttpHandler } from '@switchboard/mcp/http';
@@ -30,7 +30,17 @@ export {
   defaultCallerIdentity,
 } from './options.js';
 export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
-export type { HttpConnectOptions, HttpSessionHandle, McpHttpServerLike } from './serverLike.js';
+export type {
+  HttpChannelNotifyOptions,
+  HttpClientChannel,
+  HttpConnectOptions,
+  HttpHandleOptions,
+  HttpModernHandle,
+  HttpSessionHandle,
+  McpHttpServerLike,
+} from './serverLike.js';
+export { compileParamHeaders, decodeHeaderValue, encodeHeaderValue, paramHeaderMismatch } from '../../protocol/paramHeaders.js';
+export type { CompileParamHeadersOptions, ParamHeader, ParamHeaderType } from '../../protocol/paramHeaders.js';
 export { StreamableHttpSessionTransport } from './sessionTransport.js';
 export { closeRequestSseStream } from './ssePolling.js';
 export type { CloseSseStreamOptions } from './ssePolling.js';

@@ -36,6 +36,12 @@ export interface HttpInput {
   readonly authInfo?: unknown;
   /** The peer's IP address when the runtime tells it (Node: the socket's; IPv4-mapped IPv6 as IPv4). */
   readonly remoteAddress?: string;
+  /**
+   * Aborts when the client goes away before the answer was written (the connection closed); `undefined` when the
+   * runtime cannot tell. Read only for modern requests, whose cancellation it is; the Node adapter makes it when
+   * first read.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The peer address of a socket, with IPv4-mapped IPv6 (`::ffff:1.2.3.4`) shown as IPv4. */

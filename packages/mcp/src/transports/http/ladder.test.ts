@@ -49,7 +49,7 @@ describe('classifyStreamableHttp', () => {
   });
 
   it('initialize naming an unknown session is 404 + -32001', () => {
-    expect(refusal(classifyStreamableHttp(facts({ session: undefined, text: INIT })))).toEqual({ status: 404, code: -32001, id: null });
+    expect(refusal(classifyStreamableHttp(facts({ session: undefined, text: INIT })))).toEqual({ status: 404, code: -32001, id: 'init' });
   });
 
   it('initialize inside a batch is 400 + -32600', () => {
@@ -138,7 +138,7 @@ describe('classifyStreamableHttp', () => {
     expect(classifyStreamableHttp(facts({ httpMethod: 'DELETE' }))).toMatchObject({ kind: 'terminate', sessionId: 'S1' });
   });
 
-  it('a request naming a 2026-07-28 version in _meta is refused with -32022 (stateless era not served yet)', () => {
+  it('without the server facts (a legacy-only server), a request naming 2026-07-28 in _meta is refused with -32022', () => {
     const modern = JSON.stringify({
       jsonrpc: '2.0',
       id: 9,
@@ -148,7 +148,7 @@ describe('classifyStreamableHttp', () => {
     const d = classifyStreamableHttp(facts({ sessionId: undefined, session: undefined, text: modern }));
     expect(refusal(d)).toEqual({ status: 400, code: -32022, id: 9 });
     if (d.kind !== 'refuse') throw new Error('unreachable');
-    expect(d.jsonrpcError.error.data).toEqual({ supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], requested: '2026-07-28' });
+    expect(d.jsonrpcError.error.data).toEqual({ supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' });
   });
 });
 

@@ -5,15 +5,15 @@
  *
  * Classification is body-primary (docs/architecture.md "Transports"; MCP 2026-07-28 basic/versioning.mdx "Eras";
  * TS SDK `inboundClassification.ts`): a request or notification whose `params._meta` names
- * `io.modelcontextprotocol/protocolVersion` belongs to the stateless era; `initialize`, GET, DELETE, batches and
- * posted responses belong to the session era. Headers are cross-checked, never trusted alone. Until the
- * 2026-07-28 branch lands, a stateless-era message gets a clear refusal (`-32022`, HTTP 400, with the
- * supported revisions); serving it adds a decision kind here and its case in the endpoint.
+ * `io.modelcontextprotocol/protocolVersion` belongs to the modern era; `initialize`, GET, DELETE, batches and
+ * posted responses belong to the session era. Headers are cross-checked, never trusted alone. A modern message
+ * goes through the rungs of `modernLadder.ts` when the server serves a modern revision, else it is refused
+ * (`-32022`, HTTP 400, naming the revisions served).
  *
  * The order of the ladder (each step's rule is cited where it is applied):
  * 1. HTTP method (405) — POST, GET, DELETE;
  * 2. POST: `Content-Type` (415), then the body (400 -32700 / -32600);
- * 3. era (stateless-era claims → refusal or `modern` decision);
+ * 3. era (modern claims → refusal or `modern` decision);
  * 4. `initialize`: no batch (400), not on a live session (400, B30), unknown session (404), `Accept` (406);
  * 5. otherwise: session id present (400), session known (404), `MCP-Protocol-Version` (400, B22), batches only
  *    from 2025-03-26 sessions (400), `Accept` (406, B19) when a response body is due.
@@ -30,28 +30,30 @@ import type {
   JsonRpcRequest,
 } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
-import { eraRefusalOf, inboundRefusal } from '../../protocol/inbound.js';
-import { LEGACY_REVISIONS, PROTOCOL_REVISIONS, REVISION_FEATURES, SERVED_REVISIONS, isLegacyRevision } from '../../protocol/revisions.js';
-import { acceptsMediaType, isJsonContentType } from './media.js';
+import { eraRefusalOf, inboundRefusal, unsupportedRevisionRefusal } from '../../protocol/inbound.js';
+import {
+  LEGACY_REVISIONS,
+  MODERN_REVISIONS,
+  PROTOCOL_REVISIONS,
+  REVISION_FEATURES,
+  isLegacyRevision,
+  isModernRevision,
+} from '../../protocol/revisions.js';
+import type { ProtocolRevision } from '../../protocol/revisions.js';
+import { acceptsMediaType, isJsonContentType, negotiateResponseShape } from './media.js';
+import type { ResponseMode, ResponseShape } from './media.js';
+import { classifyModern } from './modernLadder.js';
+import type { HttpModernDecision, HttpServerFacts } from './modernLadder.js';
 import { httpInboundRefusal, httpRefusal } from './refusals.js';
 import type { HttpRefusalName, HttpStatusCode, RefusalOutputOptions } from './refusals.js';
 
+export { negotiateResponseShape };
+export type { HttpModernDecision, HttpServerFacts, ResponseMode, ResponseShape };
+
 /** The HTTP methods of the Streamable HTTP endpoint, as sent in `Allow` with a 405. */
 export const STREAMABLE_HTTP_ALLOW = 'GET, POST, DELETE';
-
-/**
- * How the server prefers to answer a POST that carries requests (MCP 2025-11-25 basic/transports.mdx "Sending
- * Messages to the Server" item 5): `auto` decides per exchange when the client accepts both types (see
- * {@link ResponseShape} `adaptive`); `sse` and `json` force one type whenever the client accepts it.
- */
-export type ResponseMode = 'auto' | 'json' | 'sse';
-
-/**
- * How one POST is answered: `json` one `application/json` body; `sse` a `text/event-stream`; `adaptive` the
- * exchange writer decides at the first outbound message (the response alone ⇒ JSON; a notification or
- * server→client request first, or nothing within `sseAfterMs` ⇒ SSE).
- */
-export type ResponseShape = 'adaptive' | 'json' | 'sse';
+/** The `Allow` of an endpoint that serves no session-based revision: modern traffic is POST only. */
+export const MODERN_ONLY_ALLOW = 'POST';
 
 /** What the classifier needs to know about the session named by `Mcp-Session-Id`. */
 export interface HttpSessionFacts {
@@ -79,6 +81,14 @@ export interface StreamableHttpFacts {
   readonly body: Inbound | undefined;
   /** The server's preferred way to answer requests. */
   readonly responseMode: ResponseMode;
+  /** `Mcp-Method` (modern requests). */
+  readonly mcpMethod?: string | undefined;
+  /** `Mcp-Name` (modern `tools/call`, `prompts/get`, `resources/read`, `tasks/*`). */
+  readonly mcpName?: string | undefined;
+  /** Any header by lower-case name (the `Mcp-Param-*` headers of a modern `tools/call`). */
+  readonly header?: ((name: string) => string | undefined) | undefined;
+  /** What the server serves; absent: the session-based revisions only (a modern message is refused, -32022). */
+  readonly server?: HttpServerFacts | undefined;
 }
 
 /** A refusal: send `jsonrpcError` as the JSON body with `httpStatus` (plus `Allow` when given). */
@@ -133,6 +143,7 @@ export interface HttpTerminateDecision {
 /** The classifier's verdict. */
 export type StreamableHttpDecision =
   | HttpRefusalDecision
+  | HttpModernDecision
   | HttpInitializeDecision
   | HttpMessageDecision
   | HttpListenDecision
@@ -143,28 +154,11 @@ function refuse(name: HttpRefusalName, options?: RefusalOutputOptions): HttpRefu
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
-const BOTH_ACCEPTED = 'application/json, text/event-stream';
-const BOTH_ACCEPTED_SSE_FIRST = 'text/event-stream, application/json';
-
-/**
- * Chooses how to answer a POST that carries requests. `auto`: both types accepted ⇒ `adaptive`, else the one
- * accepted. `sse`: SSE when accepted. `json` and `sse` answer a client that accepts only JSON with JSON (field bug
- * B19: the "list both types" MUST is on the client; a server able to answer with a type the client accepts should
- * do so). Pure. `undefined` means 406.
- * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" items 2 and 5
- */
-export function negotiateResponseShape(accept: string | undefined, mode: ResponseMode): ResponseShape | undefined {
-  // The official clients' Accept, spelled out: both types without parsing the header (every POST carries it).
-  if (accept === BOTH_ACCEPTED || accept === BOTH_ACCEPTED_SSE_FIRST) return mode === 'auto' ? 'adaptive' : mode;
-  const json = acceptsMediaType(accept, 'application/json');
-  if (mode === 'json') return json ? 'json' : undefined;
-  const sse = acceptsMediaType(accept, 'text/event-stream');
-  if (mode === 'auto' && sse && json) return 'adaptive';
-  return sse ? 'sse' : json ? 'json' : undefined;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Era
+
+/** The revision a refused modern batch is named by. */
+const MODERN_REVISION_NAME: string = MODERN_REVISIONS[0];
 
 function isKnownRevision(value: string): boolean {
   return (PROTOCOL_REVISIONS as readonly string[]).includes(value);
@@ -175,13 +169,25 @@ function isKnownRevision(value: string): boolean {
  * message and `data` stdio sends), over HTTP with status 400.
  * MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation": -32022 + data.supported/requested.
  */
-function modern(message: JsonRpcRequest | JsonRpcNotification, version: string): StreamableHttpDecision {
+function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string, served: readonly ProtocolRevision[]): StreamableHttpDecision {
   const id = 'id' in message ? message.id : null;
   // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
-  // refused alike. (No modern revision is served yet, so every modern message is refused.)
-  const refusal = eraRefusalOf(message, SERVED_REVISIONS)
-    ?? inboundRefusal('unsupportedRevision', undefined, { supported: [...SERVED_REVISIONS], requested: version });
+  // refused alike.
+  const refusal = eraRefusalOf(message, served) ?? unsupportedRevisionRefusal(version, served);
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
+  return { kind: 'refuse', httpStatus, jsonrpcError };
+}
+
+/**
+ * A message without a modern claim on an endpoint that serves no session-based revision: -32022 naming the
+ * revisions served (MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility": a modern-only server names its
+ * versions in any error it returns to `initialize`), with the revision the message asked for when it names one.
+ */
+function legacyUnserved(message: JsonRpcRequest | JsonRpcNotification, facts: StreamableHttpFacts, served: readonly ProtocolRevision[]): StreamableHttpDecision {
+  const params = message.params as Record<string, unknown> | undefined;
+  const asked = message.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : facts.protocolVersionHeader?.trim();
+  const refusal = unsupportedRevisionRefusal(asked ?? '', served);
+  const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, 'id' in message ? message.id : null);
   return { kind: 'refuse', httpStatus, jsonrpcError };
 }
 
@@ -205,13 +211,16 @@ export function checkStreamableHttpHead(httpMethod: string, contentType: string 
   return { ...refuse('methodNotAllowed', { detail: `'${httpMethod}'` }), allow: STREAMABLE_HTTP_ALLOW };
 }
 
-/** Session checks shared by every non-initialize request. */
-function checkSession(facts: StreamableHttpFacts): HttpRefusalDecision | undefined {
+/**
+ * Session checks shared by every non-initialize request. `id`: the request's id when the body is one request (its
+ * refusal then carries it, field bug B45), else `null`.
+ */
+function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
   // MCP 2025-11-25 basic/transports.mdx "Session Management" item 2: missing id on a non-initialize request ⇒ 400.
-  if (facts.sessionId === undefined || facts.sessionId === '') return refuse('missingSessionId');
+  if (facts.sessionId === undefined || facts.sessionId === '') return refuse('missingSessionId', { id });
   // Same section, item 3: unknown or terminated session ⇒ 404 (+ -32001, TS SDK convention).
-  if (facts.session === undefined) return refuse('sessionNotFound');
-  return checkProtocolVersionHeader(facts.protocolVersionHeader, facts.session);
+  if (facts.session === undefined) return refuse('sessionNotFound', { id });
+  return checkProtocolVersionHeader(facts.protocolVersionHeader, facts.session, id);
 }
 
 /**
@@ -224,16 +233,16 @@ function checkSession(facts: StreamableHttpFacts): HttpRefusalDecision | undefin
  * official conformance suite 0.1.16 sends `2025-03-26` on its 2025-11-25 sessions (`server-sse-multiple-streams`,
  * `server-sse-polling`) and the TS SDK accepts any supported value. It is served as the negotiated version.
  */
-function checkProtocolVersionHeader(header: string | undefined, session: HttpSessionFacts): HttpRefusalDecision | undefined {
+function checkProtocolVersionHeader(header: string | undefined, session: HttpSessionFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (!isKnownRevision(value)) {
-    return refuse('unsupportedProtocolVersion', { detail: `'${value}'`, data: { supported: [...LEGACY_REVISIONS], requested: value } });
+    return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: { supported: [...LEGACY_REVISIONS], requested: value } });
   }
   const negotiated = session.protocolVersion;
   if (negotiated === undefined || value === negotiated) return undefined;
   if (isLegacyRevision(value) && !REVISION_FEATURES[value].protocolVersionHeader) return undefined;
-  return refuse('protocolVersionMismatch', { detail: `'${value}' instead of '${negotiated}'` });
+  return refuse('protocolVersionMismatch', { id, detail: `'${value}' instead of '${negotiated}'` });
 }
 
 function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
@@ -251,7 +260,15 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
         return refuse('initializeInBatch', { id: item.message.id });
       }
     }
-    const sessionRefusal = checkSession(facts);
+    // MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages": a body is one message; a batch
+    // holding a modern message, or sent to an endpoint without sessions, is refused whole (-32600).
+    const modernMember = body.items.find((item) => item.kind !== 'invalid' && item.kind !== 'response' && protocolVersionClaim(item.message) !== undefined);
+    if (modernMember !== undefined || facts.server?.servesLegacy === false) {
+      const refusal = inboundRefusal('batchNotAllowed', { revision: MODERN_REVISION_NAME });
+      const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, null);
+      return { kind: 'refuse', httpStatus, jsonrpcError };
+    }
+    const sessionRefusal = checkSession(facts, null);
     if (sessionRefusal !== undefined) return sessionRefusal;
     // MCP 2025-03-26 basic/index.mdx "Batching": receive MUST at 2025-03-26; removed in 2025-06-18 (changelog),
     // absent in 2024-11-05. A session whose version is not known yet cannot batch either.
@@ -275,23 +292,30 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     return messageDecision(facts, { sessionId: facts.sessionId as string, inbound: { kind: 'batch', items: valid }, requestIds, replies, batch: true });
   }
 
+  const server = facts.server;
   if (body.kind === 'request' || body.kind === 'notification') {
     const message = body.message;
     const claim = protocolVersionClaim(message);
+    const served = server?.servedRevisions ?? LEGACY_REVISIONS;
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
-    // version claim makes the message stateless-era, whatever the headers or the method (even `initialize`).
-    if (claim !== undefined) return modern(message, claim);
-    // Step 6 there: a notification without a claim is stateless-era only when no session is named and the
-    // header names a stateless-era revision.
+    // version claim makes the message modern, whatever the headers or the method (even `initialize`).
+    if (claim !== undefined) return server?.servesModern === true ? classifyModern(facts, server, message) : unserved(message, claim, served);
+    // Step 6 there, for requests too: without a claim, a message is modern when the header names a modern
+    // revision and no live session is named (a request then fails the envelope rung, -32602, rather than the
+    // session rungs; a stale session id is ignored, as on all modern traffic).
     const header = facts.protocolVersionHeader?.trim();
-    if (body.kind === 'notification' && facts.sessionId === undefined && header !== undefined
-      && isKnownRevision(header) && !isLegacyRevision(header)) {
-      return modern(message, header);
+    if (header !== undefined && isModernRevision(header) && facts.session === undefined) {
+      if (server?.servesModern === true) return classifyModern(facts, server, message);
+      if (body.kind === 'notification' && facts.sessionId === undefined) return unserved(message, header, served);
     }
+    if (server?.servesLegacy === false) return legacyUnserved(message, facts, served);
     if (body.kind === 'request' && message.method === 'initialize') return classifyInitialize(facts, body.message);
+  } else if (server?.servesLegacy === false) {
+    // A posted response: only a session's server→client request is answered that way.
+    return refuse('missingSessionId');
   }
 
-  const sessionRefusal = checkSession(facts);
+  const sessionRefusal = checkSession(facts, body.kind === 'request' ? body.message.id : null);
   if (sessionRefusal !== undefined) return sessionRefusal;
   const requestIds = body.kind === 'request' ? [body.message.id] : [];
   return messageDecision(facts, { sessionId: facts.sessionId as string, inbound: body, requestIds, replies: NO_REPLIES, batch: false });
@@ -301,7 +325,7 @@ function classifyInitialize(facts: StreamableHttpFacts, request: JsonRpcRequest)
   if (facts.sessionId !== undefined && facts.sessionId !== '') {
     // MCP 2025-11-25 basic/transports.mdx "Session Management" item 3: a stale id ⇒ 404, and the client then
     // re-initializes without one.
-    if (facts.session === undefined) return refuse('sessionNotFound');
+    if (facts.session === undefined) return refuse('sessionNotFound', { id: request.id });
     // Field bug B30: a second initialize on a live session ⇒ 400 + -32600 with its id; the session keeps its
     // negotiated version and capabilities.
     return refuse('alreadyInitialized', { id: request.id });
@@ -326,7 +350,7 @@ function messageDecision(facts: StreamableHttpFacts, posted: PostedMessages): St
   }
   // Item 5 there + B19: answer with a type the client accepts, or 406.
   const respondWith = negotiateResponseShape(facts.accept, facts.responseMode);
-  if (respondWith === undefined) return refuse('notAcceptable', { detail: `got '${facts.accept ?? ''}'` });
+  if (respondWith === undefined) return refuse('notAcceptable', { id: batch ? null : (requestIds[0] ?? null), detail: `got '${facts.accept ?? ''}'` });
   for (let i = 0; i < requestIds.length; i++) {
     for (let j = i + 1; j < requestIds.length; j++) {
       // JSON-RPC 2.0 §4 / MCP 2025-11-25 basic/index.mdx "Requests": ids are unique within a session.
@@ -355,7 +379,10 @@ export function classifyStreamableHttp(facts: StreamableHttpFacts): StreamableHt
     return classifyPost(facts, facts.body);
   }
 
-  const sessionRefusal = checkSession(facts);
+  // MCP 2026-07-28 basic/transports/streamable-http.mdx "Earlier Streamable HTTP Revisions" + field bug B26: an
+  // endpoint that serves no session-based revision has no GET stream and no session to end: 405, POST only.
+  if (facts.server?.servesLegacy === false) return { ...refuse('methodNotAllowed', { detail: `'${facts.httpMethod}'` }), allow: MODERN_ONLY_ALLOW };
+  const sessionRefusal = checkSession(facts, null);
   if (sessionRefusal !== undefined) return sessionRefusal;
   const sessionId = facts.sessionId as string;
 

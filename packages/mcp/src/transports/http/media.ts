@@ -1,6 +1,6 @@
 /**
  * Media types of the MCP HTTP transports (RFC 9110 §8.3, §12.5.1): the essence of a `Content-Type`, whether it is
- * JSON, and whether an `Accept` header allows a type.
+ * JSON, whether an `Accept` header allows a type, and the type a POST's answer takes.
  */
 
 /**
@@ -59,5 +59,39 @@ export function acceptsMediaType(accept: string | undefined, type: string): bool
     }
   }
   return bestSpecificity > 0 && bestQ > 0;
+}
+
+/**
+ * How the server prefers to answer a POST that carries requests (MCP 2025-11-25 basic/transports.mdx "Sending
+ * Messages to the Server" item 5): `auto` decides per exchange when the client accepts both types (see
+ * {@link ResponseShape} `adaptive`); `sse` and `json` force one type whenever the client accepts it.
+ */
+export type ResponseMode = 'auto' | 'json' | 'sse';
+
+/**
+ * How one POST is answered: `json` one `application/json` body; `sse` a `text/event-stream`; `adaptive` the
+ * exchange writer decides at the first outbound message (the response alone ⇒ JSON; a notification or
+ * server→client request first, or nothing within `sseAfterMs` ⇒ SSE).
+ */
+export type ResponseShape = 'adaptive' | 'json' | 'sse';
+
+const BOTH_ACCEPTED = 'application/json, text/event-stream';
+const BOTH_ACCEPTED_SSE_FIRST = 'text/event-stream, application/json';
+
+/**
+ * Chooses how to answer a POST that carries requests. `auto`: both types accepted ⇒ `adaptive`, else the one
+ * accepted. `sse`: SSE when accepted. `json` and `sse` answer a client that accepts only JSON with JSON (field bug
+ * B19: the "list both types" MUST is on the client; a server able to answer with a type the client accepts should
+ * do so). Pure. `undefined` means 406.
+ * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" items 2 and 5
+ */
+export function negotiateResponseShape(accept: string | undefined, mode: ResponseMode): ResponseShape | undefined {
+  // The official clients' Accept, spelled out: both types without parsing the header (every POST carries it).
+  if (accept === BOTH_ACCEPTED || accept === BOTH_ACCEPTED_SSE_FIRST) return mode === 'auto' ? 'adaptive' : mode;
+  const json = acceptsMediaType(accept, 'application/json');
+  if (mode === 'json') return json ? 'json' : undefined;
+  const sse = acceptsMediaType(accept, 'text/event-stream');
+  if (mode === 'auto' && sse && json) return 'adaptive';
+  return sse ? 'sse' : json ? 'json' : undefined;
 }
 

@@ -244,10 +244,11 @@ export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions
 
 /**
  * The HTTP status of each refusal of the transport-neutral inbound step (`protocol/inbound.ts`), when it is
- * sent as an HTTP error answer rather than inside a 200.
+ * sent as an HTTP error answer rather than inside a 200. Only modern messages are refused this way for their method
+ * (a session answers its own inside a 200), so the -32601 rows are 404.
  */
 const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
-  // MCP 2026-07-28 basic/transports/streamable-http.mdx: an unsupported revision is 400.
+  // MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header": an unsupported revision is 400.
   unsupportedRevision: HttpStatus.BadRequest,
   // The same page, "Protocol Version Header" and "Server Validation"; basic/index.mdx "Error Codes".
   invalidEnvelope: HttpStatus.BadRequest,
@@ -255,24 +256,30 @@ const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> 
   missingClientCapability: HttpStatus.BadRequest,
   notInitialized: HttpStatus.BadRequest,
   alreadyInitialized: HttpStatus.BadRequest,
-  unknownMethod: HttpStatus.BadRequest,
-  notificationAsRequest: HttpStatus.BadRequest,
-  methodNotInRevision: HttpStatus.BadRequest,
-  capabilityNotAdvertised: HttpStatus.BadRequest,
+  // Same section: a method the server does not implement is 404 with -32601 (also a method removed in 2026-07-28
+  // or behind a capability not advertised: MCP 2026-07-28 basic/index.mdx "Error Codes").
+  unknownMethod: HttpStatus.NotFound,
+  notificationAsRequest: HttpStatus.NotFound,
+  methodNotInRevision: HttpStatus.NotFound,
+  capabilityNotAdvertised: HttpStatus.NotFound,
   batchNotAllowed: HttpStatus.BadRequest,
 };
 
 /**
  * A refusal of the inbound step as an HTTP refusal: the same JSON-RPC `code`, `message` and `data` that stdio
  * sends, with the HTTP status of {@link INBOUND_HTTP_STATUS}.
- * @param refusal - The inbound step's verdict.
+ * @param refusal - The inbound step's verdict (or one of the ladder's modern rungs).
  * @param id - The request id to echo when it is known; `null` otherwise.
  */
 export function httpInboundRefusal(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalResult {
   const error = refusal.data === undefined
     ? { code: refusal.code, message: refusal.message }
     : { code: refusal.code, message: refusal.message, data: refusal.data };
-  return { httpStatus: INBOUND_HTTP_STATUS[refusal.refusal], jsonrpcError: { jsonrpc: '2.0', id, error } };
+  // A refusal the table does not name is one of the modern rows, all 400: a missing or malformed `_meta` field
+  // (MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"), a header mismatch (streamable-http.mdx "Server
+  // Validation"), a missing client capability (basic/index.mdx "Error Codes").
+  const status = (INBOUND_HTTP_STATUS as Readonly<Record<string, HttpStatusCode | undefined>>)[refusal.refusal];
+  return { httpStatus: status ?? HttpStatus.BadRequest, jsonrpcError: { jsonrpc: '2.0', id, error } };
 }
 
 /** {@link refusalOutput} options; every member is optional. */

@@ -1,21 +1,29 @@
 /**
- * The Streamable HTTP endpoint (MCP 2025-03-26 … 2025-11-25): POST, GET and DELETE on one path, classified by the
- * ladder and handed to the session transport of the session they name (or a new one for `initialize`).
- * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"
+ * The Streamable HTTP endpoint of a dual-era server: POST, GET and DELETE on one path, classified by the ladder. A
+ * session-based message (MCP 2025-03-26 … 2025-11-25) goes to the session transport of the session it names (or a
+ * new one for `initialize`); a modern POST (MCP 2026-07-28) is answered on its own, with no session.
+ * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue } from '@switchboard/jsonrpc';
-import type { Inbound } from '@switchboard/jsonrpc';
+import type { Inbound, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
+import { LEGACY_REVISIONS, isLegacyRevision, isModernRevision } from '../../protocol/revisions.js';
+import type { ProtocolRevision } from '../../protocol/revisions.js';
+import type { ParamHeader } from '../../protocol/paramHeaders.js';
+import type { ServerCapabilities } from '../../protocol/types.js';
 import { isRefusedBody, readJsonBody } from './body.js';
 import { extraOf, newSessionId } from './endpointContext.js';
 import type { EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './io.js';
 import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder.js';
-import type { HttpInitializeDecision, HttpRefusalDecision, ResponseMode } from './ladder.js';
+import type { HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts, ResponseMode } from './ladder.js';
 import { HttpStatus, errorOutput } from './refusals.js';
 import { phaseAfterPost } from './sessionTable.js';
 import type { StreamableEntry } from './sessionTable.js';
 import { newStreamPrefix } from './sessionLease.js';
 import { StreamableHttpSessionTransport } from './sessionTransport.js';
+import { StatelessExchange, StatelessExchangeHost } from './statelessExchange.js';
+import type { ModernHandle } from './statelessExchange.js';
+import type { McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../stores/eventStore.js';
 
 /** The settings of the Streamable HTTP endpoint besides the shared ones. */
@@ -29,20 +37,63 @@ export interface StreamableEndpointSettings {
 }
 
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** A modern notification accepted: 202, no body, no `Mcp-Session-Id`. */
+const ACCEPTED: HttpOutput = Object.freeze({ status: HttpStatus.Accepted, headers: EMPTY_HEADERS });
 
 /** The answer to a refusal decision of the ladder (with `Allow` on a 405). */
 function decisionOutput(decision: HttpRefusalDecision): HttpOutput {
   return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow === undefined ? undefined : { allow: decision.allow });
 }
 
+const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
+
+/**
+ * What the ladder knows of the server, read once (its capabilities when a modern request needs them). The
+ * session-based revisions only unless the server names the revisions it serves and can answer modern messages.
+ */
+class ServedFacts implements HttpServerFacts {
+  readonly servedRevisions: readonly ProtocolRevision[];
+  readonly servesModern: boolean;
+  readonly servesLegacy: boolean;
+  readonly #server: McpHttpServerLike;
+
+  constructor(server: McpHttpServerLike) {
+    this.#server = server;
+    this.servedRevisions = server.servedRevisions ?? LEGACY_REVISIONS;
+    this.servesModern = typeof server.handle === 'function' && this.servedRevisions.some(isModernRevision);
+    this.servesLegacy = this.servedRevisions.some(isLegacyRevision);
+  }
+
+  get capabilities(): ServerCapabilities {
+    return this.#server.capabilities ?? NO_CAPABILITIES;
+  }
+
+  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
+    return this.#server.paramHeaders?.(toolName);
+  }
+}
+
 /** @internal The Streamable HTTP endpoint of one handler. */
 export class StreamableEndpoint {
   readonly #context: EndpointContext;
   readonly #settings: StreamableEndpointSettings;
+  readonly #served: ServedFacts;
+  readonly #stateless: StatelessExchangeHost;
+  /** The server's modern `handle`, bound once; only called when the server serves a modern revision. */
+  readonly #handle: ModernHandle | undefined;
 
   constructor(context: EndpointContext, settings: StreamableEndpointSettings) {
     this.#context = context;
     this.#settings = settings;
+    const server = context.server;
+    this.#served = new ServedFacts(server);
+    this.#handle = this.#served.servesModern ? (server.handle as ModernHandle).bind(server) : undefined;
+    this.#stateless = new StatelessExchangeHost({
+      logger: context.logger,
+      maxSseBufferBytes: context.maxSseBufferBytes,
+      keepAliveMs: context.keepAliveMs,
+      sseAfterMs: settings.sseAfterMs,
+    });
   }
 
   /** Answers one request to the endpoint (Host and Origin already checked). */
@@ -73,11 +124,17 @@ export class StreamableEndpoint {
       session: entry?.transport,
       body,
       responseMode: this.#settings.responseMode,
+      mcpMethod: input.header('mcp-method'),
+      mcpName: input.header('mcp-name'),
+      header: (name) => input.header(name),
+      server: this.#served,
     });
 
     switch (decision.kind) {
       case 'refuse':
         return decisionOutput(decision);
+      case 'modern':
+        return this.#modern(decision, input);
       case 'initialize':
         return this.#initialize(decision, input);
       case 'message':
@@ -93,6 +150,29 @@ export class StreamableEndpoint {
         await table.closeEntry(entry as StreamableEntry);
         return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
     }
+  }
+
+  /** A modern message: a notification is accepted with 202 (B23); a request gets its own stateless exchange. */
+  #modern(decision: HttpModernDecision, input: HttpInput): HttpOutput | Promise<HttpOutput> {
+    // Only a server that serves a modern revision has its messages classified modern (so `#handle` is set).
+    const handle = this.#handle as ModernHandle;
+    const { message, respondWith } = decision;
+    if (respondWith === 'accepted') {
+      this.#notify(handle, message, input);
+      return ACCEPTED;
+    }
+    const request = message as JsonRpcRequest;
+    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal });
+    return exchange.run(handle, request, extraOf(input));
+  }
+
+  /**
+   * Hands a modern notification to the server, answering nothing. `notifications/cancelled` is not delivered: over
+   * HTTP a request is cancelled by closing its stream, so the notification must not cancel anything (B23).
+   */
+  #notify(handle: ModernHandle, message: JsonRpcNotification, input: HttpInput): void {
+    if (message.method === 'notifications/cancelled') return;
+    handle(message, { extra: extraOf(input) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {

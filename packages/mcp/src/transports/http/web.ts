@@ -62,6 +62,8 @@ export function webInput(request: Request): HttpInput {
   const headers = request.headers;
   return {
     remoteAddress: REQUEST_PEERS.get(request),
+    // Runtimes that serve `fetch` handlers abort it when the client goes away (the Node adapter's fetch path too).
+    signal: request.signal,
     method: request.method.toUpperCase(),
     path: url.pathname,
     query: url.search.length > 0 ? url.search.slice(1) : '',

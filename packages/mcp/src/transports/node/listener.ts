@@ -53,9 +53,12 @@ class NodeHttpInput implements HttpInput {
   readonly authInfo: unknown;
   readonly remoteAddress: string | undefined;
   readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  #gone: AbortController | undefined = undefined;
 
-  constructor(req: IncomingMessage) {
+  constructor(req: IncomingMessage, res: ServerResponse) {
     this.#req = req;
+    this.#res = res;
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 47 /* '/' */) {
       try {
@@ -90,6 +93,28 @@ class NodeHttpInput implements HttpInput {
   readBody(maxBytes: number): Promise<BodyRead> {
     return readNodeBody(this.#req, maxBytes);
   }
+
+  /** Made when first read (modern requests only): aborts when the response closes before it was all written. */
+  get signal(): AbortSignal {
+    if (this.#gone === undefined) {
+      const gone = new AbortController();
+      this.#gone = gone;
+      abortWhenCut(this.#res, gone);
+    }
+    return this.#gone.signal;
+  }
+}
+
+/** Aborts `controller` when `res` closes before its end was written (the client went away), at once if it did. */
+function abortWhenCut(res: ServerResponse, controller: AbortController): void {
+  if (res.writableFinished) return;
+  if (res.destroyed) {
+    controller.abort();
+    return;
+  }
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
 }
 
 function writeNode(res: ServerResponse, output: HttpOutput, idleMs: number): void {
@@ -188,7 +213,10 @@ async function viaFetch(route: FetchRoute, req: IncomingMessage, res: ServerResp
   }
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers };
+  // The Request's signal tells the handler when the client goes away (a modern request's cancellation).
+  const gone = new AbortController();
+  abortWhenCut(res, gone);
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: gone.signal };
   if (hasBody) {
     init.body = nodeBodyStream(req);
     init.duplex = 'half';
@@ -276,7 +304,7 @@ export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOpt
     };
   }
   return (req, res, next) => {
-    const input = new NodeHttpInput(req);
+    const input = new NodeHttpInput(req, res);
     if (next !== undefined && !core.matches(input.path)) {
       next();
       return;
