@@ -234,7 +234,7 @@ describe('listen streams over stdio', () => {
   // is served as a modern message with no connection, so the session-era handler that cancels requests ignores
   // it and the listen stream stays open. The 2026-07-28 schema gives notifications no version key, but a client
   // may send one (the inbound step accepts such a notification as modern).
-  it.fails('a notifications/cancelled carrying the version claim ends the listen stream too', async () => {
+  it('a notifications/cancelled carrying the version claim ends the listen stream too', async () => {
     client = new StdioClient();
     client.send(modern('L2', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
     await client.waitFor((m) => m.method === 'notifications/subscriptions/acknowledged', 'acknowledgement');

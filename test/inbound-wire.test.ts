@@ -122,7 +122,7 @@ describe('the modern era on a session connection (the dual-era server)', () => {
     await client.initialize({ protocolVersion: '2025-11-25' });
     expect(await client.request(2, 'tools/list', { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } })).toEqual({
       jsonrpc: '2.0', id: 2,
-      error: { code: -32022, message: `Unsupported protocol version: "2025-11-25" (this server supports ${supported.join(', ')})`, data: { supported, requested: '2025-11-25' } },
+      error: { code: -32022, message: `Unsupported protocol version: "2025-11-25" is negotiated with initialize, not claimed in _meta (this server supports ${supported.join(', ')})`, data: { supported, requested: '2025-11-25' } },
     });
     expect(await client.request(3, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': 7 } })).toEqual({
       jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params: "io.modelcontextprotocol/protocolVersion" in params._meta must be a non-empty string' },

@@ -103,7 +103,16 @@ function httpWire(): Wire {
   let session: string | undefined;
   const post = async (message: Message): Promise<Response> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    if (session !== undefined) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    const claim = ((message.params as Message | undefined)?._meta as Message | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+    // A modern message carries the headers a 2026-07-28 client sends (MCP 2026-07-28 basic/transports/
+    // streamable-http.mdx "Request Metadata Headers"); the session's id means nothing to it.
+    if (typeof claim === 'string') {
+      Object.assign(headers, { 'mcp-protocol-version': claim, 'mcp-method': message.method });
+      const p = message.params as Message | undefined;
+      const name = p?.name ?? p?.uri ?? p?.taskId;
+      if (typeof name === 'string') headers['mcp-name'] = name;
+    }
+    else if (session !== undefined) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
     const response = await fetch(http.url, { method: 'POST', headers, body: JSON.stringify(message) });
     session ??= response.headers.get('mcp-session-id') ?? undefined;
     return response;
@@ -197,7 +206,7 @@ describe('the same inbound message gets the same answer over stdio, in memory an
     }
   });
 
-  it.each([false, true])('the modern refusals (envelope, removed method, capability, tasks extension) over stdio and in memory, initialized: %s', async (initialized) => {
+  it.each([false, true])('the modern refusals (envelope, removed method, capability, tasks extension) over stdio, in memory and over Streamable HTTP, initialized: %s', async (initialized) => {
     const wires = await everyTransport(initialized);
     try {
       let id = 100;
@@ -205,15 +214,15 @@ describe('the same inbound message gets the same answer over stdio, in memory an
         id += 1;
         expect({ id, answer: await wires.stdio.ask(message(id)) }).toEqual({ id, answer: { error } });
         expect({ id, answer: await wires.memory.ask(message(id)) }).toEqual({ id, answer: { error } });
+        // Over Streamable HTTP with the statuses of the modern path: 404 for -32601, 400 for the others.
+        const status = (error as { code: number }).code === -32601 ? 404 : 400;
+        expect({ id, answer: await wires.http.ask(message(id)) }).toEqual({ id, answer: { error, status } });
       }
     } finally {
       await closeAll(wires);
     }
   });
 
-  // Over Streamable HTTP the same refusals come with the statuses of the modern path (400 for -32602, -32021
-  // and -32022, 404 for -32601), which the HTTP transport's own tests pin once that path lands.
-  it.todo('the modern refusals over Streamable HTTP: the same errors, HTTP 400 or 404');
 
   it('an unknown method in a session: -32601 naming it', async () => {
     const wires = await everyTransport(true);

@@ -50,6 +50,13 @@ const unsupported = (requested: string, supported: readonly string[]) => ({
   message: `Unsupported protocol version: "${requested}" (this server supports ${supported.join(', ')})`,
   data: { supported: [...supported], requested },
 });
+/** A session-based revision claimed in `_meta`: -32022 too, saying it is negotiated with initialize. */
+const legacyClaimed = (requested: string, supported: readonly string[]) => ({
+  refusal: 'legacyRevisionClaimed',
+  code: -32022,
+  message: `Unsupported protocol version: "${requested}" is negotiated with initialize, not claimed in _meta (this server supports ${supported.join(', ')})`,
+  data: { supported: [...supported], requested },
+});
 const TASKS_NEEDED = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
 
 describe('classifyInbound: the modern era (a version claim in params._meta)', () => {
@@ -114,7 +121,7 @@ describe('classifyInbound: the modern era (a version claim in params._meta)', ()
       }
     }
     // A legacy revision is negotiated by initialize, never claimed in _meta.
-    expect(classifyInbound(modern('tools/list', { [PROTOCOL_VERSION_META_KEY]: '2025-11-25' }), dualEra())).toEqual(unsupported('2025-11-25', EVERY_REVISION_NEWEST_FIRST));
+    expect(classifyInbound(modern('tools/list', { [PROTOCOL_VERSION_META_KEY]: '2025-11-25' }), dualEra())).toEqual(legacyClaimed('2025-11-25', EVERY_REVISION_NEWEST_FIRST));
     // A server that serves only the legacy revisions names them.
     const legacyOnly: InboundFacts = { servedRevisions: LEGACY_REVISIONS, serverCapabilities: ALL_CAPABILITIES };
     for (const method of METHODS) {
@@ -175,7 +182,8 @@ describe('classifyInbound: the modern era (a version claim in params._meta)', ()
       const split = modernEnvelopeRefusalOf(message, PROTOCOL_REVISIONS) ?? modernMethodRefusalOf(message, ALL_CAPABILITIES);
       expect(split).toEqual(inboundRefusalOf(message, dualEra()));
     }
-    expect(modernEnvelopeRefusalOf(req('tools/list'), PROTOCOL_REVISIONS)).toBeUndefined();
+    // Called only for a message a transport classified modern: no claim at all is a missing envelope.
+    expect(modernEnvelopeRefusalOf(req('tools/list'), PROTOCOL_REVISIONS)).toEqual({ refusal: 'invalidEnvelope', code: -32602, message: 'Invalid params: params._meta is required' });
     expect(modernMethodRefusalOf({ ...note('notifications/cancelled'), params: { _meta: { [PROTOCOL_VERSION_META_KEY]: '2026-07-28' } } }, {})).toBeUndefined();
   });
 
@@ -318,7 +326,7 @@ describe('classifyInboundBatch', () => {
 describe('the refusal table', () => {
   it('names, codes and placeholders', () => {
     expect(Object.fromEntries(Object.entries(INBOUND_REFUSALS).map(([name, row]) => [name, row.code]))).toEqual({
-      unsupportedRevision: -32022, invalidEnvelope: -32602, headerMismatch: -32020, missingClientCapability: -32021,
+      unsupportedRevision: -32022, legacyRevisionClaimed: -32022, invalidEnvelope: -32602, headerMismatch: -32020, missingClientCapability: -32021,
       notInitialized: -32600, alreadyInitialized: -32600, unknownMethod: -32601,
       notificationAsRequest: -32601, methodNotInRevision: -32601, capabilityNotAdvertised: -32601, batchNotAllowed: -32600,
     });
@@ -334,7 +342,7 @@ describe('eraRefusalOf: the era rung alone', () => {
     expect(eraRefusalOf({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, served)).toBeUndefined();
     expect(eraRefusalOf(claiming('2026-07-28'), served)).toMatchObject({ refusal: 'unsupportedRevision', code: -32022, data: { supported: ['2025-11-25'], requested: '2026-07-28' } });
     // A legacy revision is no claim of the modern era, served or not.
-    expect(eraRefusalOf(claiming('2025-11-25'), served)).toMatchObject({ refusal: 'unsupportedRevision' });
+    expect(eraRefusalOf(claiming('2025-11-25'), served)).toMatchObject({ refusal: 'legacyRevisionClaimed', code: -32022 });
     expect(eraRefusalOf(claiming('2026-07-28'), ['2025-11-25', '2026-07-28'])).toBeUndefined();
   });
 });

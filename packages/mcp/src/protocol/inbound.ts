@@ -38,6 +38,14 @@ export const INBOUND_REFUSALS = {
     code: McpErrorCode.UnsupportedProtocolVersion,
     message: 'Unsupported protocol version: "{requested}" (this server supports {supported})',
   },
+  /**
+   * The same rule, for a session-based revision claimed in `_meta`: those are negotiated with `initialize`
+   * (MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"), so the message says so.
+   */
+  legacyRevisionClaimed: {
+    code: McpErrorCode.UnsupportedProtocolVersion,
+    message: 'Unsupported protocol version: "{requested}" is negotiated with initialize, not claimed in _meta (this server supports {supported})',
+  },
   /** MCP 2026-07-28 basic/index.mdx "Per-request protocol fields": a required `_meta` field missing or malformed. */
   invalidEnvelope: { code: McpErrorCode.InvalidParams, message: 'Invalid params: {problem}' },
   /** MCP 2026-07-28 basic/transports/streamable-http.mdx "Server Validation": a header disagrees with the body. */
@@ -176,7 +184,8 @@ export function unsupportedRevisionRefusal(requested: string, servedRevisions: r
 
 function unsupported(requested: string, servedRevisions: readonly ProtocolRevision[]): InboundRefusal {
   const supported = [...servedRevisions].reverse();
-  return inboundRefusal('unsupportedRevision', { requested, supported: supported.join(', ') }, { supported, requested });
+  const name = isLegacyRevision(requested) && servedRevisions.includes(requested) ? 'legacyRevisionClaimed' : 'unsupportedRevision';
+  return inboundRefusal(name, { requested, supported: supported.join(', ') }, { supported, requested });
 }
 
 /**

@@ -107,7 +107,7 @@ export class Connection implements ServerSession, RequestFacts {
       context: (message, extra) => {
         // The dual-era connection: a modern-era message is served statelessly from its own envelope, beside the
         // session (MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility").
-        if (protocolVersionClaim(message) !== undefined) return { facts: modernFactsOf(message), channel: this.peer, connection: undefined, extra };
+        if (protocolVersionClaim(message) !== undefined) return { facts: modernFactsOf(message), channel: this.peer, connection: undefined, arrivedOn: this, extra };
         return extra === undefined ? this.#defaultContext : this.#context(extra);
       },
       cancelNotification: abandonedRequestNotice,

@@ -63,8 +63,13 @@ export interface RequestFacts {
 export interface DispatchContext {
   readonly facts: RequestFacts;
   readonly channel: ClientChannel;
-  /** The session-era connection the message arrived on; `undefined` for `McpServer.handle`. */
+  /**
+   * The session-era connection the message is served on; `undefined` for `McpServer.handle` and for a modern-era
+   * message (served from its own envelope, not from the connection's session).
+   */
   readonly connection: Connection | undefined;
+  /** The connection a modern-era message arrived on (stdio cancels its requests through it); else `undefined`. */
+  readonly arrivedOn?: Connection;
   readonly extra: TransportMessageExtra | undefined;
 }
 
@@ -106,6 +111,10 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
 
   get connection(): DispatchContext['connection'] {
     return this.#dispatch.connection;
+  }
+
+  get arrivedOn(): Connection | undefined {
+    return this.#dispatch.arrivedOn;
   }
 
   get extra(): TransportMessageExtra | undefined {

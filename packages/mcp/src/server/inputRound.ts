@@ -67,6 +67,8 @@ export class InputRound {
   readonly #used = new Map<string, unknown>();
   readonly #counts = new Map<string, number>();
   #requests: Record<string, InputRequest> | undefined = undefined;
+  /** The first input request this request's client capabilities do not allow (the request is then -32021). */
+  refusal: MissingClientCapabilityError | undefined = undefined;
 
   /**
    * @param init `inputResponses` of this request (validated: an object of objects, else -32602), what the verified
@@ -109,7 +111,13 @@ export class InputRound {
    */
   ask<T>(method: string, params: Record<string, unknown> | undefined, key: string | undefined): Promise<T> {
     const needed = requiredCapability(method, params);
-    if (!declares(this.#clientCapabilities, needed)) return Promise.reject(new MissingClientCapabilityError(needed));
+    if (!declares(this.#clientCapabilities, needed)) {
+      const error = new MissingClientCapabilityError(needed);
+      this.refusal ??= error;
+      const rejected = Promise.reject(error);
+      rejected.catch(REJECTED_HANDLED);
+      return rejected;
+    }
     const prefix = KEY_PREFIX[method] ?? method;
     const n = this.#counts.get(prefix) ?? 0;
     this.#counts.set(prefix, n + 1);

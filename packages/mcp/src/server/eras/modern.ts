@@ -249,7 +249,15 @@ export class ModernEra {
     if (isThenable(out)) return out.then((result) => this.#settle(method, call, result));
     const round = call.round;
     if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
-    return this.decorate(method, out);
+    const result = this.decorate(method, out);
+    // MCP 2026-07-28 server/utilities/caching.mdx: the result of a retry (it carried inputResponses or
+    // requestState) MUST NOT be cached.
+    const p = call.requestParams;
+    if (result.ttlMs !== undefined && p !== undefined && (p.inputResponses !== undefined || p.requestState !== undefined)) {
+      result.ttlMs = 0;
+      result.cacheScope = 'private';
+    }
+    return result;
   }
 
   #failed(method: string, call: ServerRequestContext, error: unknown): unknown {
@@ -259,8 +267,14 @@ export class ModernEra {
     throw error;
   }
 
-  /** The `input_required` answer of a round: its input requests and the signed state for the retry. */
+  /**
+   * The `input_required` answer of a round: its input requests and the signed state for the retry; or, when one of
+   * the round's input requests needs a capability the client did not declare, that -32021 at once (asking the
+   * others first would only lead to it on the retry). A handler that caught that refusal and asked nothing else
+   * answers as it chose.
+   */
   async #inputRequired(method: string, call: ServerRequestContext, round: InputRound): Promise<Record<string, unknown>> {
+    if (round.refusal !== undefined) throw round.refusal;
     const params = call.requestParams;
     // MCP 2026-07-28 basic/patterns/mrtr.mdx: the state is bound to the method, the params, the principal and an expiry.
     const requestState = await this.#options.requestState.issue(round.carried(), this.#binding(method, params, call));

@@ -61,8 +61,9 @@ export class SessionEra {
     });
     // MCP 2025-11-25 basic/utilities/cancellation.mdx: abort the handler, send no response; unknown or finished
     // ids are ignored (B36); `initialize` is never cancelled.
+    // A modern-era cancellation over stdio (MCP 2026-07-28 basic/patterns/cancellation.mdx) cancels the same way.
     notification('notifications/cancelled', (params, ctx) => {
-      const connection = ctx.connection;
+      const connection = ctx.connection ?? ctx.arrivedOn;
       const cancelled = parseCancelled(params);
       if (connection === undefined || cancelled === undefined || cancelled.requestId === connection.session?.initializeRequestId) return;
       connection.peer.cancelInbound(cancelled.requestId, cancelled.reason ?? 'cancelled by the client');

@@ -250,6 +250,7 @@ export function httpRefusal(name: HttpRefusalName, options: RefusalOutputOptions
 const INBOUND_HTTP_STATUS: Readonly<Record<InboundRefusalName, HttpStatusCode>> = {
   // MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header": an unsupported revision is 400.
   unsupportedRevision: HttpStatus.BadRequest,
+  legacyRevisionClaimed: HttpStatus.BadRequest,
   // The same page, "Protocol Version Header" and "Server Validation"; basic/index.mdx "Error Codes".
   invalidEnvelope: HttpStatus.BadRequest,
   headerMismatch: HttpStatus.BadRequest,
