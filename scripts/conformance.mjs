@@ -3,8 +3,8 @@
 /**
  * Runs the official MCP conformance suite against our example server and prints ONE verdict line.
  *
- *   node scripts/conformance.mjs                      # both suites (what `npm test` runs)
- *   node scripts/conformance.mjs --scenario tools-call-error [--only 0.1.16|0.2] [--verbose]
+ *   node scripts/conformance.mjs                      # the three runs (what `npm test` runs)
+ *   node scripts/conformance.mjs --scenario tools-call-error [--only 0.1.16|0.2|0.2-2026] [--verbose]
  *   node scripts/conformance.mjs --url http://localhost:3000/mcp   # use a server that is already running
  *
  * What it does:
@@ -12,10 +12,13 @@
  *      (its output goes to .conformance-results/<run>/server.log); it is stopped by its own PID at the end,
  *      also on failure and on SIGINT/SIGTERM;
  *   2. runs @modelcontextprotocol/conformance 0.1.16 `server --url http://localhost:P/mcp --suite all`
- *      (expected: 44 passed, 0 failed) and 0.2.0-alpha.12 `server --url ... --requirements 2025-11-25`
- *      (scored by its exit code; "Not scored" scenarios do not count), each bounded in time;
- *   3. prints the summary lines of failing scenarios with their failing checks (from checks.json), then
- *      one final line, and exits 1 on any failure or when a total cannot be parsed.
+ *      (expected: 44 passed, 0 failed), then 0.2.0-alpha.12 `server --url ... --requirements 2025-11-25` and
+ *      `--requirements 2026-07-28` (the same dual-era server: sessions, then stateless requests), the 0.2 runs
+ *      scored by their exit code ("Not scored" scenarios do not count), each run bounded in time;
+ *   3. prints the summary lines of failing scenarios with their failing checks (from checks.json), the
+ *      not-scored scenarios of each requirement set (which pass, which fail and why, which skip and why), then
+ *      one final line with each run's totals and wall time, and exits 1 on any scored failure or when a total
+ *      cannot be parsed.
  *
  * Node 20 lacks fs.globSync, which the suite imports at top level: there the suite runs with the ESM
  * resolve hook in scripts/conformance-shim/ (hooks.mjs sends the suite's `fs` imports to a shim that adds it). The suite's
@@ -37,14 +40,22 @@ const RESULTS_ROOT = path.join(ROOT, '.conformance-results');
 
 /** Per-suite wall-clock bound. */
 const SUITE_TIMEOUT_MS = 5 * 60_000;
+/**
+ * Fewest passed checks of the 2026-07-28 run: its 37 scored scenarios hold 121 checks (counted in their
+ * checks.json), so the floor holds with every not-scored scenario failing and catches scored scenarios that
+ * silently ran fewer checks. (The official v2 SDK's fixture passes 164, with 30 failing, all not scored.)
+ */
+const EXPECTED_2026_PASSED = 121;
 /** How long the example server may take to answer HTTP. */
 const SERVER_READY_TIMEOUT_MS = 20_000;
 
 /**
  * @typedef {object} SuiteSpec
- * @property {string} key         `0.1.16` or `0.2`
+ * @property {string} key         `0.1.16`, `0.2` or `0.2-2026` (what `--only` names)
  * @property {string} pkgDir      installed (aliased) package folder
+ * @property {string} outputName  the run's output folder and log name under the run directory
  * @property {string[]} fullArgs  arguments of a full run (after `--url`)
+ * @property {string[]} scenarioArgs extra arguments of a `--scenario` run (the revision it speaks)
  * @property {string} label       how the full run is named in the verdict line
  * @property {number} expectedPassed minimum passed checks of a full run (what the official SDK scores)
  * @property {boolean} scoredByExitCode whether failures in "Not scored" scenarios are tolerated (rc decides)
@@ -55,7 +66,9 @@ const SUITES = [
   {
     key: '0.1.16',
     pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.1.16'),
+    outputName: 'v0.1.16',
     fullArgs: ['--suite', 'all'],
+    scenarioArgs: [],
     label: '--suite all',
     expectedPassed: 44,
     scoredByExitCode: false,
@@ -63,9 +76,21 @@ const SUITES = [
   {
     key: '0.2',
     pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.2'),
+    outputName: 'v0.2-2025-11-25',
     fullArgs: ['--requirements', '2025-11-25'],
+    scenarioArgs: [],
     label: '--requirements 2025-11-25',
     expectedPassed: 84,
+    scoredByExitCode: true,
+  },
+  {
+    key: '0.2-2026',
+    pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.2'),
+    outputName: 'v0.2-2026-07-28',
+    fullArgs: ['--requirements', '2026-07-28'],
+    scenarioArgs: ['--spec-version', '2026-07-28'],
+    label: '--requirements 2026-07-28',
+    expectedPassed: EXPECTED_2026_PASSED,
     scoredByExitCode: true,
   },
 ];
@@ -103,7 +128,7 @@ function parseArgs(argv) {
 /** @param {string} [error] @returns {never} */
 function usage(error) {
   if (error) console.error(`conformance: ${error}`);
-  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2] [--url URL] [--timeout-ms N] [--verbose]');
+  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026] [--url URL] [--timeout-ms N] [--verbose]');
   process.exit(error ? 2 : 0);
 }
 
@@ -249,6 +274,8 @@ function tail(file, lines) {
  * @property {boolean} ok
  * @property {string[]} problems  why the suite did not pass (besides failing scenarios)
  * @property {boolean} skipped  `--scenario` named a scenario this version does not have
+ * @property {number} elapsedMs  wall time of the run
+ * @property {Map<string, string>} crashes  scenario name → the error that stopped it before it wrote its checks
  */
 
 // eslint-disable-next-line no-control-regex
@@ -262,10 +289,11 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 async function runSuite(spec, opts) {
   const pkg = JSON.parse(fs.readFileSync(path.join(spec.pkgDir, 'package.json'), 'utf8'));
   const entry = path.join(spec.pkgDir, pkg.bin?.conformance ?? 'dist/index.js');
-  const outputDir = path.join(opts.runDir, `v${pkg.version}`);
-  const logFile = path.join(opts.runDir, `v${pkg.version}.log`);
-  const selection = opts.scenario ? ['--scenario', opts.scenario] : spec.fullArgs;
+  const outputDir = path.join(opts.runDir, spec.outputName);
+  const logFile = path.join(opts.runDir, `${spec.outputName}.log`);
+  const selection = opts.scenario ? ['--scenario', opts.scenario, ...spec.scenarioArgs] : spec.fullArgs;
   const label = selection.join(' ');
+  const startedAt = Date.now();
   const needsShim = typeof (/** @type {any} */ (fs)).globSync !== 'function';
   const args = [
     ...(needsShim ? ['--import', pathToFileURL(SHIM_REGISTER).href] : []),
@@ -298,15 +326,19 @@ async function runSuite(spec, opts) {
   /** @type {number | null} */
   const exitCode = await new Promise((resolve) => child.once('close', (code) => resolve(code)));
   clearTimeout(timer);
+  const elapsedMs = Date.now() - startedAt;
   await new Promise((resolve) => log.end(resolve));
 
   const clean = text.replace(ANSI, '');
   const result = parseReport(clean);
+  /** @type {Map<string, string>} */
+  const crashes = new Map();
+  for (const m of clean.matchAll(/^Failed to run scenario (\S+): (.*)$/gm)) crashes.set(/** @type {string} */ (m[1]), /** @type {string} */ (m[2]));
   if (opts.scenario && /Unknown scenario/.test(clean)) {
     console.error(`conformance: ${pkg.version} has no scenario '${opts.scenario}'; skipped`);
     return {
       spec, version: pkg.version, label, exitCode, timedOut, total: null, scenarios: [], notScored: result.notScored,
-      outputDir, logFile, ok: true, problems: [], skipped: true,
+      outputDir, logFile, ok: true, problems: [], skipped: true, elapsedMs, crashes,
     };
   }
   /** @type {string[]} */
@@ -332,7 +364,7 @@ async function runSuite(spec, opts) {
   const ok = problems.length === 0 && scoredFailures.length === 0 && (spec.scoredByExitCode || (result.total?.failed ?? 1) === 0);
   return {
     spec, version: pkg.version, label, exitCode, timedOut, total: result.total, scenarios: result.scenarios,
-    notScored: result.notScored, outputDir, logFile, ok, problems, skipped: false,
+    notScored: result.notScored, outputDir, logFile, ok, problems, skipped: false, elapsedMs, crashes,
   };
 }
 
@@ -373,29 +405,47 @@ function parseReport(text) {
 }
 
 /**
- * The failing checks of one scenario, read from the newest `server-<scenario>-<ts>/checks.json`.
+ * The checks of one scenario, read from the newest `server-<scenario>-<ts>/checks.json`, or why they cannot be.
  * @param {string} outputDir
  * @param {string} scenario
- * @returns {string[]}
+ * @returns {{ checks: { id?: string, name?: string, status?: string, errorMessage?: string }[] } | { problem: string }}
  */
-function failingChecks(outputDir, scenario) {
+function readChecks(outputDir, scenario) {
   let dirs;
   try {
     dirs = fs.readdirSync(outputDir).filter((d) => d.startsWith(`server-${scenario}-`) && /\d{4}-\d\d-\d\dT/.test(d.slice(`server-${scenario}-`.length))).sort();
   } catch {
-    return [];
+    return { problem: `(no results under ${path.relative(ROOT, outputDir)})` };
   }
   const dir = dirs.at(-1);
-  if (!dir) return [`(no checks.json for ${scenario} under ${path.relative(ROOT, outputDir)})`];
+  if (!dir) return { problem: `(no checks.json for ${scenario} under ${path.relative(ROOT, outputDir)})` };
+  const file = path.join(outputDir, dir, 'checks.json');
+  if (!fs.existsSync(file)) return { problem: `(the scenario wrote no checks.json: it stopped early; see the run's log)` };
   try {
-    /** @type {{ id?: string, name?: string, status?: string, errorMessage?: string }[]} */
-    const checks = JSON.parse(fs.readFileSync(path.join(outputDir, dir, 'checks.json'), 'utf8'));
-    return checks
-      .filter((c) => c.status === 'FAILURE')
-      .map((c) => `${c.id ?? c.name}: ${oneLine(c.errorMessage ?? '(no error message)')}`);
+    return { checks: JSON.parse(fs.readFileSync(file, 'utf8')) };
   } catch (e) {
-    return [`(unreadable checks.json in ${path.relative(ROOT, path.join(outputDir, dir))}: ${e instanceof Error ? e.message : String(e)})`];
+    return { problem: `(unreadable ${path.relative(ROOT, file)}: ${e instanceof Error ? e.message : String(e)})` };
   }
+}
+
+/**
+ * The checks of one scenario with `status` (FAILURE by default), each as `id: message`; for a scenario that
+ * stopped before writing its checks, the suite's own "Failed to run scenario" line.
+ * @param {SuiteResult} r
+ * @param {string} scenario
+ * @param {string} [status]
+ * @returns {string[]}
+ */
+function checkLines(r, scenario, status = 'FAILURE') {
+  const read = readChecks(r.outputDir, scenario);
+  if ('problem' in read) {
+    if (status !== 'FAILURE') return [];
+    const crash = r.crashes.get(scenario);
+    return [crash === undefined ? read.problem : `the scenario stopped: ${oneLine(crash)}`];
+  }
+  return read.checks
+    .filter((c) => c.status === status)
+    .map((c) => `${c.id ?? c.name}: ${oneLine(c.errorMessage ?? '(no error message)')}`);
 }
 
 /** @param {string} s */
@@ -441,17 +491,29 @@ async function main() {
     if (server) await stopChild(server);
   }
 
-  // Report: failing scenarios (with their failing checks) first, then one verdict line.
+  // Report: failing scored scenarios (with their failing checks) first, then each requirement set's
+  // not-scored scenarios, then one verdict line.
   for (const r of results) {
-    const failing = r.scenarios.filter((s) => !s.ok);
+    const failing = r.scenarios.filter((s) => !s.ok && !(r.spec.scoredByExitCode && r.notScored.has(s.name)));
     if (failing.length === 0 && r.problems.length === 0) continue;
     console.log(`\n${r.version} ${r.label}:`);
     for (const s of failing) {
-      const reason = r.notScored.get(s.name);
-      console.log(`  ${s.line}${reason !== undefined && r.spec.scoredByExitCode ? `   [not scored: ${reason}]` : ''}`);
-      for (const c of failingChecks(r.outputDir, s.name)) console.log(`      - ${c}`);
+      console.log(`  ${s.line}`);
+      for (const c of checkLines(r, s.name)) console.log(`      - ${c}`);
     }
     for (const p of r.problems) console.log(`  ! ${p}`);
+  }
+  for (const r of results) {
+    if (!r.spec.scoredByExitCode || r.notScored.size === 0) continue;
+    console.log(`\n${r.version} ${r.label}, not scored (reported, never counted):`);
+    for (const [name, reason] of r.notScored) {
+      const s = r.scenarios.find((x) => x.name === name);
+      const skips = checkLines(r, name, 'SKIPPED');
+      const counts = s ? `${s.passed} passed, ${s.failed} failed` : 'no summary line';
+      console.log(`  ${s?.ok ? '✓' : '✗'} ${name} (${reason}): ${counts}${skips.length > 0 ? `, ${skips.length} skipped` : ''}`);
+      if (s && !s.ok) for (const c of checkLines(r, name)) console.log(`      - ${c}`);
+      for (const c of skips) console.log(`      ~ skipped ${c}`);
+    }
   }
   if (fatal) console.log(`\nconformance: ${fatal}`);
   console.log(`\nconformance: detailed results in ${path.relative(ROOT, runDir)}/`);
@@ -459,13 +521,15 @@ async function main() {
   const parts = results.map((r) => {
     if (r.skipped) return `${r.version} ${r.label} (no such scenario in this version)`;
     const total = r.total ? `${r.total.passed} passed, ${r.total.failed} failed` : 'totals not parsed';
-    const notScoredFailed = r.spec.scoredByExitCode ? r.scenarios.filter((s) => !s.ok && r.notScored.has(s.name)).map((s) => s.name) : [];
+    const unscored = r.spec.scoredByExitCode ? r.scenarios.filter((s) => r.notScored.has(s.name)) : [];
+    const scoredFailing = r.scenarios.filter((s) => !s.ok && !unscored.includes(s)).length;
     const extra = [
-      ...(notScoredFailed.length ? [`failures only in not-scored ${notScoredFailed.join(', ')}`] : []),
+      ...(scoredFailing > 0 ? [`${scoredFailing} scored scenario(s) failing`] : []),
+      ...(unscored.length > 0 ? [`not scored: ${unscored.filter((s) => s.ok).length}/${unscored.length} scenarios pass`] : []),
       ...(r.timedOut ? ['timed out'] : []),
       ...(r.exitCode !== 0 && !r.timedOut ? [`rc ${r.exitCode}`] : []),
     ];
-    return `${r.version} ${r.label} ${total}${extra.length ? ` (${extra.join('; ')})` : ''}`;
+    return `${r.version} ${r.label} ${total}${extra.length ? ` (${extra.join('; ')})` : ''} [${Math.round(r.elapsedMs / 1000)} s]`;
   });
   const ok = !fatal && results.some((r) => !r.skipped) && results.every((r) => r.ok);
   console.log(`conformance${ok ? '' : ' FAILED'}: ${parts.join('; ') || 'no suite ran'}`);

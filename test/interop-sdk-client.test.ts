@@ -57,7 +57,25 @@ const TOOL_NAMES = [
   'test_simple_text',
   'test_tool_with_logging',
   'test_tool_with_progress',
-];
+  // 2026-07-28 (examples/conformance-server/inputRequiredTools.js, statelessTools.js, taskTools.js)
+  'greet',
+  'test_input_required_result_capabilities',
+  'test_input_required_result_elicitation',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_request_state',
+  'test_input_required_result_sampling',
+  'test_input_required_result_tampered_state',
+  'test_logging_tool',
+  'test_missing_capability',
+  'test_streaming_elicitation',
+  'test_trigger_prompt_change',
+  'test_trigger_tool_change',
+  'test_x_mcp_header',
+].sort();
+/** The task-capable fixtures (the `task` tool option). */
+const TASK_TOOL_NAMES = ['confirm_delete', 'failing_job', 'multi_input', 'protocol_error_job', 'slow_compute', 'test_tool_with_task'];
 
 const SAMPLED_TEXT = 'Paris is the capital of France.';
 const ELICITED = { response: 'interop answer' };
@@ -124,7 +142,10 @@ function interopSuite(
 
   it('lists exactly the contract tools, json_schema_2020_12_tool with its inputSchema verbatim', async () => {
     const { tools } = await getHarness().client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    const names = tools.map((t) => t.name).sort();
+    const taskTools = names.filter((n) => TASK_TOOL_NAMES.includes(n));
+    expect(names.filter((n) => !TASK_TOOL_NAMES.includes(n))).toEqual(TOOL_NAMES);
+    expect(taskTools).toEqual(TASK_TOOL_NAMES);
     for (const tool of tools) {
       expect(typeof tool.description).toBe('string');
       expect(tool.inputSchema.type).toBe('object');
@@ -346,9 +367,11 @@ function interopSuite(
     }
   });
 
-  it('lists the 4 prompts with descriptions and arguments', async () => {
+  it('lists the 5 prompts with descriptions and arguments', async () => {
     const { prompts } = await getHarness().client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(['test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image']);
+    expect(prompts.map((p) => p.name)).toEqual([
+      'test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_input_required_result_prompt',
+    ]);
     for (const p of prompts) expect(typeof p.description).toBe('string');
     expect(prompts[1]!.arguments).toEqual([
       { name: 'arg1', description: 'First test argument', required: true },

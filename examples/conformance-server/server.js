@@ -3,9 +3,12 @@
  * The MCP conformance test server, built on Switchboard's own McpServer.
  *
  * It exposes exactly the handler set the official conformance suite (`@modelcontextprotocol/conformance`)
- * expects of a server for the 2025 revisions: the `test_*` tools, the `test://` resources and template, and
- * the `test_*` prompts, with the texts and payloads of the suite's reference fixture. The same definition is
- * served over Streamable HTTP (`main.js --port N`) and stdio (`main.js --stdio`).
+ * expects of a server: the `test_*` tools, the `test://` resources and template, and the `test_*` prompts, with
+ * the texts and payloads of the suite's reference fixture, and for 2026-07-28 the multi round-trip tools
+ * (`inputRequiredTools.js`), the stateless diagnostics (`statelessTools.js`) and the tasks fixtures
+ * (`taskTools.js`). It is dual-era: the same handlers answer sessions (2024-11-05 … 2025-11-25) and stateless
+ * 2026-07-28 requests. The same definition is served over Streamable HTTP (`main.js --port N`) and stdio
+ * (`main.js --stdio`).
  *
  * The contract is the one the suite's own fixture server implements (`examples/servers/typescript/everything-server.ts`
  * in the public `modelcontextprotocol/conformance` repository); `scripts/conformance.mjs` runs the suite against
@@ -13,6 +16,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer, ToolError } from '@switchboard/mcp/server';
+import { addInputRequiredTools } from './inputRequiredTools.js';
+import { addStatelessTools } from './statelessTools.js';
+import { registerTaskTools } from './taskTools.js';
 
 /** @typedef {import('@switchboard/mcp/server').RequestContext} RequestContext */
 /** @typedef {import('@switchboard/mcp/server').JsonSchema} JsonSchema */
@@ -391,6 +397,12 @@ export function createConformanceServer(options = {}) {
         { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
       ],
     }));
+
+  // ===== 2026-07-28: input requests (tools and a prompt), stateless diagnostics, tasks =====
+
+  addInputRequiredTools(server);
+  addStatelessTools(server);
+  registerTaskTools(server);
 
   return server;
 }
