@@ -6,6 +6,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_ENVELOPE, PROTOCOL_VERSION_META_KEY } from './envelope.js';
 import {
+  isModernOnlyRequest,
   INBOUND_REFUSALS,
   TASKS_EXTENSION,
   classifyInbound,
@@ -231,10 +232,12 @@ describe('classifyInbound: the modern era (a version claim in params._meta)', ()
 });
 
 describe('classifyInbound: the legacy era', () => {
-  it('before initialize: initialize and ping are accepted, every other request is "not initialized"', () => {
+  it('before initialize: initialize and ping are accepted, a modern-only request lacks its envelope, every other request is "not initialized"', () => {
     for (const method of METHODS) {
       const verdict = classifyInbound(req(method), facts());
-      if (method === 'initialize' || method === 'ping') {
+      if (isModernOnlyRequest(method)) {
+        expect(verdict).toMatchObject({ refusal: 'invalidEnvelope', code: -32602 });
+      } else if (method === 'initialize' || method === 'ping') {
         expect(verdict).toEqual({ era: 'legacy', revision: undefined, row: methodRow(method), envelope: EMPTY_ENVELOPE });
       } else {
         expect(verdict).toEqual({ refusal: 'notInitialized', code: -32600, message: 'Invalid Request: the session is not initialized: send "initialize" first' });

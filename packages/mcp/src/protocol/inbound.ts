@@ -279,6 +279,10 @@ export function inboundRefusalOf(message: JsonRpcRequest | JsonRpcNotification, 
   if (!('id' in message)) return undefined;
   const method = message.method;
   const session = facts.session;
+  // Before any session, a request of the modern era alone (`server/discover`, `subscriptions/listen`, `tasks/update`)
+  // without its envelope: the envelope is what is missing (MCP 2026-07-28 basic/index.mdx "Per-request protocol
+  // fields"). Inside a session it is a method the negotiated revision lacks (-32601, below).
+  if (session === undefined && isModernOnlyRequest(method)) return inboundRefusal('invalidEnvelope', { problem: envelopeProblem(message) ?? 'params._meta is required' });
   if (method === 'initialize') {
     if (session !== undefined) return inboundRefusal('alreadyInitialized');
     // MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility": a server with no legacy revision names its
@@ -292,6 +296,12 @@ export function inboundRefusalOf(message: JsonRpcRequest | JsonRpcNotification, 
   if (session === undefined) return method === 'ping' ? undefined : inboundRefusal('notInitialized');
   const row = requestRow(method, session.revision, facts.serverCapabilities);
   return 'refusal' in row ? row : undefined;
+}
+
+/** Whether `method` is a request clients send in the modern era only. */
+export function isModernOnlyRequest(method: string): boolean {
+  const row = methodRow(method);
+  return row !== undefined && row.kind === 'request' && row.clientToServer.length > 0 && !row.clientToServer.some(isLegacyRevision);
 }
 
 /**

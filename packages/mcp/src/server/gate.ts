@@ -9,8 +9,7 @@
  */
 import { ErrorCode, JsonRpcError, type JsonRpcNotification, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../protocol/envelope.js';
-import { capabilityRefusalOf, inboundRefusalOf, type InboundFacts, type InboundRefusal } from '../protocol/inbound.js';
-import { methodRow } from '../protocol/methods.js';
+import { capabilityRefusalOf, inboundRefusalOf, isModernOnlyRequest, type InboundFacts, type InboundRefusal } from '../protocol/inbound.js';
 import type { DispatchContext } from './context.js';
 import { SESSION_REQUESTS } from './eras/session.js';
 
@@ -31,8 +30,8 @@ export function gateInbound(message: JsonRpcRequest | JsonRpcNotification, ctx: 
   // A legacy-era message with no session (`McpServer.handle` given facts): the era-neutral operations only.
   if (!('id' in message)) return undefined;
   const method = message.method;
-  if (SESSION_REQUESTS.has(method) || methodRow(method)?.eras.includes('legacy') === false) {
-    return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (it exists only on a session)`);
-  }
+  // A method of the modern era alone, without its envelope: the inbound step's -32602.
+  if (isModernOnlyRequest(method)) return wireError(inboundRefusalOf(message, stateless));
+  if (SESSION_REQUESTS.has(method)) return new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: "${method}" (it exists only on a session)`);
   return wireError(capabilityRefusalOf(method, ctx.facts.serverCapabilities ?? stateless.serverCapabilities));
 }

@@ -160,10 +160,9 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
       });
     }
     expect(await server.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { facts: facts(), channel })).toBeUndefined();
-    // The 2026-07-28 requests are no legacy requests: without a claim they are -32601 (the text, which says
-    // "it exists only on a session" today, is not pinned: these exist only in the modern era).
+    // The 2026-07-28 requests are no legacy requests: without their envelope, the envelope is what is missing.
     for (const method of ['server/discover', 'subscriptions/listen']) {
-      expect(await server.handle(req(3, method), { facts: facts(), channel })).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32601 } });
+      expect(await server.handle(req(3, method), { facts: facts(), channel })).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params: params._meta is required' } });
     }
     expect(channel.sent).toEqual([]);
   });
