@@ -8,7 +8,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT } from './helpers/demoServer.js';
+import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT, confirmForm, orderIds } from './helpers/demoServer.js';
 import { endStdin } from './helpers/process.js';
 
 const TEST_MS = 15_000;
@@ -38,21 +38,6 @@ const envelope = (clientCapabilities: Record<string, unknown> = { elicitation: {
   ...extra,
 });
 
-const confirmForm = (count: number) => ({
-  mode: 'form',
-  message: `The query returned ${count} rows (more were cut off by its limit). Send all ${count} rows to the assistant?`,
-  requestedSchema: {
-    type: 'object',
-    properties: { confirm: { type: 'boolean', title: 'Send all rows', description: `Send ${count} rows`, default: true } },
-    required: ['confirm'],
-  },
-});
-
-/** execute_sql's result for the first `count` order ids (limit `count`, so truncated). */
-const orderIds = (count: number) => {
-  const value = { columns: ['id'], rows: Array.from({ length: count }, (_, i) => [i + 1]), rowCount: count, truncated: true };
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-};
 
 /** The demo as a child process, read one message at a time. */
 class StdioWire {

@@ -20,7 +20,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema as LegacyElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT, cpuSeconds, recordingFetch, startDemoHttp, type DemoHttp, type RecordedExchange } from './helpers/demoServer.js';
+import { DEMO_MAIN, DEMO_SERVER_INFO, ROOT, confirmForm, cpuSeconds, orderIds, recordingFetch, startDemoHttp, type DemoHttp, type RecordedExchange } from './helpers/demoServer.js';
 import { isAlive } from './helpers/process.js';
 
 const V2_MISSING = !existsSync(path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'));
@@ -40,22 +40,6 @@ interface Elicitations {
   answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> };
 }
 
-/** The form execute_sql shows before sending `count` rows (cut off by its limit). */
-const confirmForm = (count: number) => ({
-  mode: 'form',
-  message: `The query returned ${count} rows (more were cut off by its limit). Send all ${count} rows to the assistant?`,
-  requestedSchema: {
-    type: 'object',
-    properties: { confirm: { type: 'boolean', title: 'Send all rows', description: `Send ${count} rows`, default: true } },
-    required: ['confirm'],
-  },
-});
-
-/** execute_sql's result for the first `count` order ids (limit `count`, so truncated). */
-const orderIds = (count: number) => {
-  const value = { columns: ['id'], rows: Array.from({ length: count }, (_, i) => [i + 1]), rowCount: count, truncated: true };
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-};
 
 /** A JSON-RPC message as this test reads it. */
 interface WireMessage {

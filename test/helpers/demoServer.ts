@@ -96,3 +96,20 @@ export function cpuSeconds(pid: number): number | undefined {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/** The form the demo's execute_sql shows before sending `count` rows (cut off by its limit). */
+export const confirmForm = (count: number) => ({
+  mode: 'form',
+  message: `The query returned ${count} rows (more were cut off by its limit). Send all ${count} rows to the assistant?`,
+  requestedSchema: {
+    type: 'object',
+    properties: { confirm: { type: 'boolean', title: 'Send all rows', description: `Send ${count} rows`, default: true } },
+    required: ['confirm'],
+  },
+});
+
+/** The demo's execute_sql result for the first `count` order ids (limit `count`, so truncated). */
+export const orderIds = (count: number) => {
+  const value = { columns: ['id'], rows: Array.from({ length: count }, (_, i) => [i + 1]), rowCount: count, truncated: true };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+};
