@@ -155,7 +155,7 @@ export async function post(url: string, body: Message, headers: Record<string, s
   } else parsed = JSON.parse(text) as unknown;
   return { status: response.status, headers: response.headers, body: parsed };
 }
-/** The headers a 2026-07-28 client sends with `message` (MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"). */
+/** The headers a 2026-07-28 client sends with `message` (MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata"). */
 export function modernHeaders(message: Message, version = MODERN): Record<string, string> {
   const params = message.params as Message;
   return { 'mcp-protocol-version': version, 'mcp-method': String(message.method), ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}) };
