@@ -96,7 +96,7 @@ describe('B25: a server-to-client request that can never be answered', () => {
   // Expected to fail until the server names the reason: a handler that lets the failure escape gets the generic
   // `Tool "ask" failed: internal error`, which does not say why the call failed (the bug's point: fail fast and say
   // why). The right answer names it, as an escaping MissingClientCapabilityError already does.
-  it.fails('B25 legacy: the same failure escaping the handler is an isError result that says why', async () => {
+  it('B25 legacy: the same failure escaping the handler is an isError result that says why', async () => {
     const url = dual.url;
     const headers = await openHttpSession(url, '2025-11-25', { elicitation: {} });
     const answer = await post(url, legacy(3, 'tools/call', { name: 'ask', arguments: {} }), headers);

@@ -334,9 +334,19 @@ function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
-/** Whether `text` is unpadded URL-safe base64: its alphabet, and a length base64 can have. */
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Whether `text` is unpadded URL-safe base64 in its one canonical spelling: its alphabet, a length base64 can have,
+ * and zero in the bits of the last character that carry no byte (so no two tokens decode to the same bytes: a
+ * token edited in those bits is refused, not silently accepted).
+ */
 function isBase64Url(text: string): boolean {
-  return text.length % 4 !== 1 && BASE64URL.test(text);
+  const rest = text.length % 4;
+  if (rest === 1 || !BASE64URL.test(text)) return false;
+  if (rest === 0) return true;
+  const last = ALPHABET.indexOf(text.charAt(text.length - 1));
+  return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
 }
 
 /** Bytes of URL-safe base64 text already checked by {@link isBase64Url}. */

@@ -3,7 +3,7 @@
  *
  * @see MCP 2025-11-25 server/tools.mdx
  */
-import { ErrorCode, JsonRpcError, type JsonRpcParams } from '@switchboard/jsonrpc';
+import { ErrorCode, JsonRpcError, JsonRpcLocalError, LocalErrorCode, type JsonRpcParams } from '@switchboard/jsonrpc';
 import { MissingClientCapabilityError, ResourceNotFoundError } from '../../protocol/errors.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
 import type { CallToolResult } from '../../protocol/types.js';
@@ -116,6 +116,9 @@ export class ToolCalls {
       return toolErrorResult(`Tool "${name}" failed: the client did not declare the ${names} capability`);
     }
     if (error instanceof JsonRpcError && !(error instanceof ResourceNotFoundError)) throw error;
+    // B25: a server-to-client request that could not be sent says why (the text is this library's, never the
+    // handler's): the client cannot answer it on this exchange.
+    if (error instanceof JsonRpcLocalError && error.code === LocalErrorCode.SendFailed) return toolErrorResult(`Tool "${name}" failed: ${error.message}`);
     // A cancelled call gets no response at all (the Peer suppresses it); its abort is not a failure to report.
     if (call.signal.aborted) this.#host.logger.debug(`Tool "${name}" stopped after cancellation`, { error });
     else this.#host.logger.error(`Tool "${name}" failed`, { error });
