@@ -133,6 +133,8 @@ function interopSuite(
       prompts: { listChanged: true },
       logging: {},
       completions: {},
+      // The task-capable fixtures make the 2025-11-25 core tasks capability (MCP 2025-11-25 schema.ts ServerCapabilities.tasks).
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
   });
 

@@ -321,8 +321,15 @@ describe('classifyInboundBatch', () => {
   });
 
   it('each member is classified on its own', () => {
-    const verdict = classifyInboundBatch([req('initialize'), req('tools/list'), claiming('2026-07-28'), modern('tools/list')], facts('2025-03-26'));
-    expect(verdict).toMatchObject([{ refusal: 'alreadyInitialized' }, { era: 'legacy', revision: '2025-03-26' }, { refusal: 'invalidEnvelope' }, { era: 'modern', revision: '2026-07-28' }]);
+    const verdict = classifyInboundBatch([req('initialize'), req('tools/list'), req('ping')], facts('2025-03-26'));
+    expect(verdict).toMatchObject([{ refusal: 'alreadyInitialized' }, { era: 'legacy', revision: '2025-03-26' }, { era: 'legacy', revision: '2025-03-26' }]);
+  });
+
+  it('a batch holding a modern-era message is refused whole, as over HTTP (the modern era has no batches)', () => {
+    expect(classifyInboundBatch([req('tools/list'), modern('tools/list')], facts('2025-03-26'))).toEqual({
+      refusal: 'batchNotAllowed', code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted at 2026-07-28',
+    });
+    expect(classifyInboundBatch([req('tools/list'), claiming('v9')], facts('2025-03-26'))).toMatchObject({ refusal: 'batchNotAllowed' });
   });
 });
 

@@ -358,6 +358,12 @@ function notificationRow(method: string, revision: ProtocolRevision | undefined)
  * @see MCP 2025-03-26 basic/index.mdx "Batching"
  */
 export function classifyInboundBatch(messages: readonly (JsonRpcRequest | JsonRpcNotification)[], facts: InboundFacts): readonly InboundClassification[] | InboundRefusal {
+  // A modern-era message is never part of a batch (MCP 2026-07-28 basic/index.mdx: no batching), whatever session
+  // the batch arrives in: refused whole, as over HTTP.
+  for (const message of messages) {
+    const claim = protocolVersionClaim(message);
+    if (claim !== undefined) return inboundRefusal('batchNotAllowed', { revision: claim });
+  }
   const revision = facts.session?.revision;
   if (facts.batches === false || revision === undefined || !REVISION_FEATURES[revision].batches) {
     return inboundRefusal('batchNotAllowed', { revision: revision ?? 'an uninitialized session' });

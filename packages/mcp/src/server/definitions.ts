@@ -85,6 +85,15 @@ export function checkToolDefinition(tool: { readonly name: unknown; readonly def
  * other characters a URI cannot hold unencoded, and well-formed `%XX` escapes), then the definition and handler.
  * @throws TypeError with what to change
  */
+/**
+ * Whether `text` is a URI as a request names one (a scheme, then no whitespace, control or non-ASCII character, and
+ * `%` only as an escape): the same rule registration applies.
+ * @see RFC 3986 §3; MCP 2026-07-28 schema.ts `ReadResourceRequestParams.uri` (format uri)
+ */
+export function isUri(text: string): boolean {
+  return URI_SCHEME.test(text) && !NOT_IN_URI.test(text) && !BAD_PERCENT.test(text);
+}
+
 export function checkResourceDefinition(uri: unknown, definition: unknown, handler: unknown): void {
   if (typeof uri !== 'string') throw new TypeError(`Invalid resource URI: expected a string: got ${typeof uri}`);
   if (!URI_SCHEME.test(uri)) {

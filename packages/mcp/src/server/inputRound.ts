@@ -25,6 +25,8 @@ export interface CarriedState {
   readonly responses: Readonly<Record<string, unknown>>;
   /** The handler's own state (`ctx.requestState`), if it set one. */
   readonly state?: unknown;
+  /** The keys the server asked for in the round that issued this state (only their answers are taken). */
+  readonly asked?: readonly string[];
 }
 
 /**
@@ -81,7 +83,18 @@ export class InputRound {
       // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": malformed inputResponses ⇒ a JSON-RPC error.
       throw invalidParams('"inputResponses" must be an object of input responses (objects)');
     }
-    this.#responses = init.carried === undefined ? ((given ?? {})) : { ...init.carried.responses, ...(given) };
+    // A retry's answers count for the keys its state says were asked (others are ignored, MCP 2026-07-28
+    // basic/patterns/mrtr.mdx "unknown responses SHOULD be ignored"). A request without state may carry answers
+    // too, and they are taken (the conformance suite's reading; the client relays the user's answers either way,
+    // so a handler never learns more from an answer than that the client sent it).
+    const carried = init.carried;
+    let answers: Record<string, unknown>;
+    if (carried === undefined) answers = { ...given };
+    else {
+      answers = { ...carried.responses };
+      if (given !== undefined) for (const key of carried.asked ?? []) if (Object.hasOwn(given, key)) answers[key] = given[key];
+    }
+    this.#responses = answers;
     this.state = init.carried?.state;
     this.#clientCapabilities = init.clientCapabilities;
   }
@@ -96,10 +109,11 @@ export class InputRound {
     return this.#requests ?? {};
   }
 
-  /** What the next round's `requestState` carries: the responses used so far and the handler's state. */
+  /** What the next round's `requestState` carries: the responses used so far, the handler's state, the keys asked now. */
   carried(): CarriedState {
     const responses = Object.fromEntries(this.#used);
-    return this.state === undefined ? { responses } : { responses, state: this.state };
+    const asked = Object.keys(this.#requests ?? {});
+    return this.state === undefined ? { responses, asked } : { responses, state: this.state, asked };
   }
 
   /**

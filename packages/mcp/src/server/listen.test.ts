@@ -56,6 +56,28 @@ async function open(server: McpServer, id: number | string, notifications: unkno
 }
 
 describe('subscriptions/listen', () => {
+  it('counts every open stream\'s subscribed URIs against one server-wide budget (maxSubscriptionCharsTotal), released when a stream ends', async () => {
+    const server = makeServer({ maxSubscriptionCharsTotal: 100 });
+    const uri = (n: number): string => `test://${String(n).padStart(3, '0')}${'x'.repeat(30)}`; // 40 characters
+    const first = await open(server, 'a', { resourceSubscriptions: [uri(1)] });
+    const second = await open(server, 'b', { resourceSubscriptions: [uri(2)] });
+    await settle();
+    expect([first.channel.sent[0], second.channel.sent[0]]).toMatchObject([{ method: 'notifications/subscriptions/acknowledged' }, { method: 'notifications/subscriptions/acknowledged' }]);
+    // 40 + 40 open; 40 more would make 120 > 100.
+    const refused = await server.handle(listen('c', { resourceSubscriptions: [uri(3)] }), { channel: new StreamChannel() });
+    expect(refused).toEqual({
+      jsonrpc: '2.0', id: 'c',
+      error: { code: -32602, message: 'Invalid params: the listen streams\' resource subscriptions exceed the server\'s limit of 100 characters', data: { maxSubscriptionCharsTotal: 100 } },
+    });
+    first.controller.abort();
+    expect(await first.reply).toBeUndefined();
+    const again = await open(server, 'd', { resourceSubscriptions: [uri(4)] });
+    await settle();
+    expect(again.channel.sent[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    second.controller.abort();
+    again.controller.abort();
+  });
+
   it('acknowledges first with the honoured subset, then sends each opted-in notification tagged with the listen id', async () => {
     const server = makeServer();
     const stream = await open(server, 'listen-1', { toolsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['test://a', 'test://b', 'test://a'] });

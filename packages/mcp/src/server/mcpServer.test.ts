@@ -446,8 +446,12 @@ describe('McpServer echoes of client input are capped (a huge name never makes a
     const shown = `${'n'.repeat(200)}…`;
     const tool = await client.request(1, 'tools/call', { name: huge });
     expect(tool).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: `Invalid params: unknown tool "${shown}"`, data: { name: shown } } });
+    // Not a URI (no scheme): -32602, its echo capped too.
     const read = await client.request(2, 'resources/read', { uri: huge });
-    expect(read).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32002, message: `Resource not found: "${shown}"`, data: { uri: shown } } });
+    expect(read).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: "uri" must be a URI', data: { uri: shown } } });
+    const hugeUri = `x://${huge}`;
+    const unknown = await client.request(4, 'resources/read', { uri: hugeUri });
+    expect(unknown).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32002, message: `Resource not found: "${hugeUri.slice(0, 200)}…"`, data: { uri: `${hugeUri.slice(0, 200)}…` } } });
     const list = await client.request(3, 'tools/list', { cursor: huge });
     expect(JSON.stringify(list).length).toBeLessThan(1000);
     await client.close();

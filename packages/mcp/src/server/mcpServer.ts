@@ -200,6 +200,7 @@ export class McpServer {
       maxSubscriptions: limits.maxSubscriptionsPerSession,
       maxUriLength: limits.maxSubscriptionUriLength,
       maxStreams: positiveIntegerOption('maxListenStreams', options.maxListenStreams, DEFAULT_MAX_LISTEN_STREAMS),
+      maxUriCharsTotal: limits.maxSubscriptionCharsTotal,
     });
     const stateless = { servedRevisions: served, get serverCapabilities() { return cache.capabilities; } };
     const dispatcher = new Dispatcher<DispatchContext>({

@@ -472,7 +472,9 @@ export interface McpServerOptions {
   readonly maxSubscriptionCharsTotal?: number;
   /**
    * Modern era: most `subscriptions/listen` streams open at once on this server; past it a new one is -32602.
-   * Each stream's `resourceSubscriptions` obey `maxSubscriptionsPerSession` and `maxSubscriptionUriLength`.
+   * Each stream's `resourceSubscriptions` obey `maxSubscriptionsPerSession` and `maxSubscriptionUriLength`, and all
+   * open streams' URIs together a budget of `maxSubscriptionCharsTotal` of their own. On stdio each open stream
+   * holds one of the connection's `maxConcurrentRequestsPerSession` slots.
    * @default 10,000
    */
   readonly maxListenStreams?: number;

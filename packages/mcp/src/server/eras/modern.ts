@@ -18,6 +18,7 @@ import type { CapabilityCache } from '../capabilities.js';
 import type { DispatchContext, RequestFacts, ServerRequestContext } from '../context.js';
 import { InputRequiredSignal, InputRound, type CarriedState } from '../inputRound.js';
 import { invalidParams, isRecord } from '../params.js';
+import { RequestStateError, RequestStateErrorCode } from '../requestState.js';
 
 /** How long a result may be cached, and by whom (MCP 2026-07-28 server/utilities/caching.mdx). */
 export interface CachePolicy {
@@ -301,7 +302,16 @@ export class ModernEra {
     if (round.refusal !== undefined) throw round.refusal;
     const params = call.requestParams;
     // MCP 2026-07-28 basic/patterns/mrtr.mdx: the state is bound to the method, the params, the principal and an expiry.
-    const requestState = await this.#options.requestState.issue(round.carried(), this.#binding(method, params, call));
+    let requestState: string;
+    try {
+      requestState = await this.#options.requestState.issue(round.carried(), this.#binding(method, params, call));
+    } catch (error) {
+      // The answers carried between rounds outgrew the state's size limit: the client's answers were too large.
+      if (error instanceof RequestStateError && error.code === RequestStateErrorCode.TooLarge) {
+        throw invalidParams(`the answers carried to the next round exceed the request state limit: ${error.message}`);
+      }
+      throw error;
+    }
     return { resultType: 'input_required', inputRequests: round.inputRequests, requestState, _meta: this.#meta };
   }
 }

@@ -42,6 +42,8 @@ export interface ListenHost {
   readonly maxUriLength: number;
   /** Most listen streams open at once on this server. */
   readonly maxStreams: number;
+  /** The subscribed URIs of all open streams together, at most, in UTF-16 units (shared with the sessions' cap). */
+  readonly maxUriCharsTotal: number;
 }
 
 /** The honoured subset of a listen request's `notifications`. */
@@ -154,6 +156,8 @@ class ListenStream {
 export class ListenStreams {
   readonly #host: ListenHost;
   readonly #open = new Set<ListenStream>();
+  /** The total length of the open streams' subscribed URIs. */
+  #uriChars = 0;
 
   constructor(host: ListenHost) {
     this.#host = host;
@@ -175,9 +179,18 @@ export class ListenStreams {
     const host = this.#host;
     const honoured = honouredFilter(requested, host, ctx.clientCapabilities);
     if (this.#open.size >= host.maxStreams) throw invalidParams(`too many listen streams are open (${host.maxStreams})`);
+    // The URIs of every open stream count against one server-wide budget, as the sessions' subscriptions do.
+    const chars = (honoured.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0);
+    if (this.#uriChars + chars > host.maxUriCharsTotal) {
+      throw invalidParams(`the listen streams' resource subscriptions exceed the server's limit of ${host.maxUriCharsTotal} characters`, { maxSubscriptionCharsTotal: host.maxUriCharsTotal });
+    }
+    this.#uriChars += chars;
     const stream = new ListenStream(ctx, honoured);
     this.#open.add(stream);
-    return stream.run(host.bus, (s) => this.#open.delete(s));
+    return stream.run(host.bus, (s) => {
+      this.#open.delete(s);
+      this.#uriChars -= chars;
+    });
   }
 
   /** Ends every open stream with its graceful result (the server is closing). */

@@ -8,7 +8,9 @@ import type { CachePolicy } from '../eras/modern.js';
 import { MissingClientCapabilityError, ResourceNotFoundError, resourceNotFound } from '../../protocol/errors.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
 import { page } from '../pagination.js';
-import { paramsRecord, requireString } from '../params.js';
+import { invalidParams, paramsRecord, requireString } from '../params.js';
+import { isUri } from '../definitions.js';
+import { echo } from '../../protocol/echo.js';
 import { invalidResult, resourceResultProblem } from '../results.js';
 import { withMeta, type FeatureHost } from './host.js';
 
@@ -30,6 +32,9 @@ export function listResourceTemplates(host: FeatureHost, params: JsonRpcParams |
 export async function readResource(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Promise<unknown> {
   const p = paramsRecord(params);
   const uri = requireString(p, 'uri');
+  // Params that fail their schema are -32602 on every revision, a `uri` that is not a URI included (it is not a
+  // "not found": MCP 2025-11-25 schema.ts ReadResourceRequestParams `uri` is format uri).
+  if (!isUri(uri)) throw invalidParams('"uri" must be a URI', { uri: echo(uri) });
   const call = withMeta(ctx, p);
   const fixed = host.registry.resources.get(uri);
   let result: unknown;
