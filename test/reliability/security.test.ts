@@ -168,8 +168,10 @@ function pollutionLines(n: string): { line: string; id: unknown; expect: 'result
     // MCP 2025-11-25 server/utilities/completion.mdx: an unknown argument has no completions; context is data.
     { line: `{"jsonrpc":"2.0","id":"${n}-complete","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"__proto__","value":"x"},"context":{"arguments":{"__proto__":${P}}}}}`, id: `${n}-complete`, expect: 'result' },
     { line: req(`${n}-complete-ctor`, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'constructor', value: '' } }), id: `${n}-complete-ctor`, expect: 'result' },
-    // MCP 2025-11-25 server/resources.mdx "Error Handling": an unknown resource is -32002.
-    { line: req(`${n}-read-proto`, 'resources/read', { uri: '__proto__' }), id: `${n}-read-proto`, expect: -32002 },
+    // `__proto__` is no URI: -32602 (params that fail their schema); an unknown resource named through a
+    // prototype key is -32002 (MCP 2025-11-25 server/resources.mdx "Error Handling").
+    { line: req(`${n}-read-proto`, 'resources/read', { uri: '__proto__' }), id: `${n}-read-proto`, expect: -32602 },
+    { line: req(`${n}-read-proto-uri`, 'resources/read', { uri: 'test://__proto__' }), id: `${n}-read-proto-uri`, expect: -32002 },
     { line: req(`${n}-sub-proto`, 'resources/subscribe', { uri: '__proto__' }), id: `${n}-sub-proto`, expect: 'result' },
     { line: req(`${n}-unsub-proto`, 'resources/unsubscribe', { uri: '__proto__' }), id: `${n}-unsub-proto`, expect: 'result' },
     // Request ids that are Object.prototype member names are ordinary string ids (JSON-RPC 2.0 §4).

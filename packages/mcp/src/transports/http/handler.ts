@@ -31,6 +31,7 @@ import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard } from './security.js';
 import { SessionTable } from './sessionTable.js';
 import { Sse2024Endpoint } from './sse2024Endpoint.js';
+import { isLegacyRevision } from '../../protocol/revisions.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
 import { webInput, webResponse } from './web.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
@@ -78,7 +79,10 @@ export class HttpCore {
     const logger = options.logger ?? options.server.logger ?? silentLogger;
     this.#logger = logger;
     this.#path = options.path ?? DEFAULT_MCP_PATH;
-    const sse2024 = options.sse2024 ?? options.legacySse ?? true;
+    // The 2024-11-05 transport carries sessions only: a server that serves no session-based revision (e.g.
+    // `revisions: ['2026-07-28']`) has no such endpoint unless it is asked for by name.
+    const served = options.server.servedRevisions;
+    const sse2024 = options.sse2024 ?? options.legacySse ?? (served === undefined || served.some(isLegacyRevision));
     if (sse2024 === false) {
       this.#ssePath = undefined;
       this.#messagesPath = undefined;

@@ -508,6 +508,21 @@ describe.each(['web', 'node'] as const)('a server that serves only 2026-07-28 vi
     }
   });
 
+  it('has no 2024-11-05 HTTP+SSE endpoint unless it is asked for by name (it carries sessions only)', async () => {
+    const server = new McpServer({ name: 'modern-only', version: '1.0.0' }, { logger: silentLogger, revisions: [MODERN] });
+    const off = createMcpHttpHandler({ server });
+    const on = createMcpHttpHandler({ server, sse2024: true });
+    try {
+      expect((await off.fetch(new Request('http://localhost/sse', { headers: { Accept: 'text/event-stream' } }))).status).toBe(404);
+      const opened = await on.fetch(new Request('http://localhost/sse', { headers: { Accept: 'text/event-stream' } }));
+      expect(opened.status).toBe(200);
+      await opened.body?.cancel();
+    } finally {
+      await off.close();
+      await on.close();
+    }
+  });
+
   it('initialize is -32022 naming the revisions served, HTTP 400, with its id', async () => {
     const answer = await read(await t.send('POST', { headers: { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH }, body: initialize('i1') }));
     expect(answer.status).toBe(400);

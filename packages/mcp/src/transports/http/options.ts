@@ -224,7 +224,10 @@ export interface McpHttpHandlerOptions {
    * process. @default a new `InMemorySessionStore`
    */
   readonly sessionStore?: SessionStore;
-  /** Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables. @default true ('/sse', '/messages') */
+  /**
+   * Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables.
+   * @default true ('/sse', '/messages') when the server serves a session-based revision, else false
+   */
   readonly sse2024?: boolean | HttpSseOptions;
   /** @deprecated Renamed `sse2024` (same values); used when `sse2024` is not set. */
   readonly legacySse?: boolean | HttpSseOptions;
