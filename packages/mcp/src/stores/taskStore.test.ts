@@ -2,6 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryTaskStore } from './taskStore.js';
 
 describe('InMemoryTaskStore', () => {
+  it('keeps at most maxTasks: past it the oldest finished task goes first, a live one never', async () => {
+    const store = new InMemoryTaskStore({ maxTasks: 3 });
+    for (const id of ['a', 'b', 'c']) await store.create({ taskId: id, ttlMs: 60_000 });
+    await store.update('b', { status: 'completed', result: { content: [] } });
+    await store.create({ taskId: 'd', ttlMs: 60_000 });
+    expect((await store.list()).tasks.map((t) => t.taskId)).toEqual(['a', 'c', 'd']);
+    // Nothing finished: all live, kept (the server bounds live tasks itself).
+    await store.create({ taskId: 'e', ttlMs: 60_000 });
+    expect((await store.list()).tasks.map((t) => t.taskId)).toEqual(['a', 'c', 'd', 'e']);
+    expect(() => new InMemoryTaskStore({ maxTasks: 0 })).toThrow(RangeError);
+  });
+
   it('creates, reads, updates, lists and deletes tasks, and forgets them after their TTL', async () => {
     let now = 1000;
     const store = new InMemoryTaskStore({ now: () => now });

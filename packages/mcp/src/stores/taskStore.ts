@@ -124,15 +124,27 @@ interface Stored {
   record: TaskRecord;
 }
 
+/** Default for the `maxTasks` option of {@link InMemoryTaskStore}. */
+export const DEFAULT_MAX_STORED_TASKS = 10_000;
+
 /** The in-memory {@link TaskStore}: expired tasks are dropped when next read. */
 export class InMemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Stored>();
   readonly #now: () => number;
+  readonly #maxTasks: number;
   #seq = 0;
 
-  /** @param options `now`: the clock, in milliseconds since the epoch @default Date.now */
-  constructor(options: { readonly now?: () => number } = {}) {
+  /**
+   * @param options `now`: the clock, in milliseconds since the epoch (@default Date.now); `maxTasks`: most tasks
+   *   kept (@default 10,000): past it the oldest finished task is forgotten before its TTL (live tasks are never
+   *   evicted; the server bounds them with `tasks.maxLiveTasks`)
+   * @throws RangeError when `maxTasks` is not a positive integer
+   */
+  constructor(options: { readonly now?: () => number; readonly maxTasks?: number } = {}) {
     this.#now = options.now ?? Date.now;
+    const max = options.maxTasks ?? DEFAULT_MAX_STORED_TASKS;
+    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`Invalid maxTasks: expected a positive integer, got ${String(max)}`);
+    this.#maxTasks = max;
   }
 
   create(task: NewTask): Promise<TaskRecord> {
@@ -149,7 +161,18 @@ export class InMemoryTaskStore implements TaskStore {
       ...(task.owner === undefined ? {} : { owner: task.owner }),
     };
     this.#tasks.set(task.taskId, { seq: ++this.#seq, record });
+    if (this.#tasks.size > this.#maxTasks) this.#evictOldestFinished();
     return Promise.resolve(record);
+  }
+
+  /** Forgets the oldest finished (or expired) task, so one client cannot pile up finished tasks for their whole TTL. */
+  #evictOldestFinished(): void {
+    for (const [id, stored] of this.#tasks) {
+      if (isFinalTaskStatus(stored.record.status) || this.#live(id) === undefined) {
+        this.#tasks.delete(id);
+        return;
+      }
+    }
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
