@@ -5,10 +5,10 @@
  * (MCP 2026-07-28 basic/transports/stdio.mdx): acknowledged first, tagged with their id, ended by the client's
  * `notifications/cancelled` with no response. Whole wire messages, read line by line from stdout.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endStdin, stopByPid } from './helpers/process.js';
+import { StdioLines } from './helpers/stdioLines.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/dual-era-server.mjs', import.meta.url));
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'dual-era-fixture', version: '0.0.1' } };
@@ -23,58 +23,10 @@ const modern = (id: number | string, method: string, params: Message = {}, meta:
 });
 const legacy = (id: number | string, method: string, params?: Message): Message => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 
-/** The child process and what it wrote to stdout, one parsed message per line. */
-class StdioClient {
-  readonly lines: Message[] = [];
-  readonly proc: ChildProcessWithoutNullStreams;
-  readonly #waiters = new Set<() => void>();
-
+/** The dual-era fixture as a child process, with what the tests read of it. */
+class StdioClient extends StdioLines {
   constructor() {
-    this.proc = spawn(process.execPath, [FIXTURE], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let buffer = '';
-    this.proc.stdout.setEncoding('utf8');
-    this.proc.stdout.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        this.lines.push(JSON.parse(buffer.slice(0, nl)) as Message);
-        buffer = buffer.slice(nl + 1);
-      }
-      for (const wake of [...this.#waiters]) wake();
-    });
-    this.proc.stderr.resume();
-  }
-
-  send(...messages: Message[]): void {
-    this.proc.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
-  }
-
-  /** The first line (already received or not) that `match` accepts. */
-  waitFor(match: (m: Message) => boolean, what: string): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters.delete(check);
-        reject(new Error(`stdio: no ${what} within 10 s; got ${JSON.stringify(this.lines)}`));
-      }, 10_000);
-      const check = (): void => {
-        const found = this.lines.find(match);
-        if (found === undefined) return;
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-        resolve(found);
-      };
-      this.#waiters.add(check);
-      check();
-    });
-  }
-
-  answer(id: unknown): Promise<Message> {
-    return this.waitFor((m) => m.id === id && !('method' in m), `answer to ${JSON.stringify(id)}`);
-  }
-
-  /** Sends `message` and resolves with its answer. */
-  async ask(message: Message): Promise<Message> {
-    this.send(message);
-    return this.answer(message.id);
+    super(FIXTURE);
   }
 
   /** The notifications received so far with `method`. */

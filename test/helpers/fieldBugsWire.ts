@@ -3,12 +3,12 @@
  * message builders for the session-based revisions and 2026-07-28, the server under test, an in-memory client, a
  * stdio child process read line by line, and a POST that reads JSON or SSE answers.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { ProtocolRevision } from '@switchboard/mcp';
 import { McpServer } from '@switchboard/mcp/server';
 import { connectRawClient, type RawClient } from '@switchboard/mcp/testing';
+import { StdioLines } from './stdioLines.js';
 
 export type Message = Record<string, unknown>;
 
@@ -86,51 +86,10 @@ export async function session(server: McpServer, revision: string, capabilities:
   return client;
 }
 
-/** The child process and what it wrote to stdout, one parsed message per line. */
-export class StdioClient {
-  readonly lines: Message[] = [];
-  readonly proc: ChildProcessWithoutNullStreams = spawn(process.execPath, [FIXTURE], { stdio: ['pipe', 'pipe', 'pipe'] });
-  readonly #waiters = new Set<() => void>();
-
+/** The field-bugs fixture as a child process, with what the tests read of it. */
+export class StdioClient extends StdioLines {
   constructor() {
-    let buffer = '';
-    this.proc.stdout.setEncoding('utf8');
-    this.proc.stdout.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        this.lines.push(JSON.parse(buffer.slice(0, nl)) as Message);
-        buffer = buffer.slice(nl + 1);
-      }
-      for (const wake of [...this.#waiters]) wake();
-    });
-    this.proc.stderr.resume();
-  }
-
-  send(...messages: Message[]): void {
-    this.proc.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
-  }
-
-  answer(id: unknown): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        const found = this.lines.find((m) => m.id === id && !('method' in m));
-        if (found === undefined) return;
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        this.#waiters.delete(check);
-        reject(new Error(`stdio: no answer to ${JSON.stringify(id)}; got ${JSON.stringify(this.lines)}`));
-      }, 10_000);
-      this.#waiters.add(check);
-      check();
-    });
-  }
-
-  async ask(message: Message): Promise<Message> {
-    this.send(message);
-    return this.answer(message.id);
+    super(FIXTURE);
   }
 
   /** Every line that carries `id` (responses and anything else). */

@@ -1,7 +1,7 @@
 /**
  * Public definition types of an MCP server: what an author registers, and the context a handler receives.
  */
-import type { JsonRpcId, Logger, Transport } from '@switchboard/jsonrpc';
+import type { JsonRpcId, Transport } from '@switchboard/jsonrpc';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -19,15 +19,10 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
-  ServerCapabilities,
   ToolAnnotations,
 } from '../protocol/types.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { NotificationBus } from '../stores/notificationBus.js';
-import type { ProtocolRevision } from '../protocol/revisions.js';
-import type { CachePolicy, CacheableMethod } from './eras/modern.js';
-import type { RequestStateOptions } from './requestState.js';
-import type { TaskStore } from '../stores/taskStore.js';
+import type { CachePolicy } from './eras/modern.js';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
 export type JsonSchema = Record<string, unknown>;
@@ -276,18 +271,6 @@ export interface ToolTaskOptions {
   readonly afterMs?: number;
 }
 
-/** Task limits and defaults of a server ({@link McpServerOptions.tasks}). */
-export interface ServerTaskOptions {
-  /** Tasks live (started, not final) at once in this process; one more is refused (2025-11-25: -32603 `TaskLimitError`) or, on 2026-07-28, the call runs on its request. @default 1000 */
-  readonly maxLiveTasks?: number;
-  /** Milliseconds a task is kept from its creation when its tool names none. @default 3,600,000 (1 h) */
-  readonly defaultTtlMs?: number;
-  /** The most milliseconds a task is kept, whatever the tool or a 2025-11-25 client's `params.task.ttl` ask. @default 86,400,000 (24 h) */
-  readonly maxTtlMs?: number;
-  /** The polling interval suggested to clients, in milliseconds. @default 1000 */
-  readonly pollIntervalMs?: number;
-}
-
 /**
  * A tool handler: `args` are the validated arguments (typed from the `inputSchema` by {@link ToolArgs}); it
  * returns a {@link CallToolResult} (typed from the `outputSchema` by {@link ToolResult}). Throw
@@ -408,129 +391,7 @@ export type PromptHandler<Args = Readonly<Record<string, string>>> = (
   ctx: RequestContext,
 ) => GetPromptResult | Promise<GetPromptResult>;
 
-/** {@link McpServer} options. */
-export interface McpServerOptions {
-  /** Free-text instructions returned by `initialize`. */
-  readonly instructions?: string;
-  /**
-   * Extra capabilities to advertise, merged over those derived from what is registered (tools, resources,
-   * prompts, completions when any completion handler exists, logging always).
-   *
-   * A session's capabilities are the ones its `initialize` advertised, for its whole life: a method of a
-   * capability it was not told about stays -32601 even if a primitive is registered later, and it never gets that
-   * list's `list_changed` notification. A server that registers tools, prompts or resources only after clients
-   * connect declares them here up front; `listChanged: true` then tells clients to re-list when they appear.
-   * @default derived from what is registered when each session initializes
-   * @see MCP 2025-11-25 basic/lifecycle.mdx "Capability Negotiation"
-   * @example
-   * // No tools yet: they are loaded from a plugin directory after start-up.
-   * const server = new McpServer({ name: 'plugins', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-   * // tools/list answers { tools: [] } until the plugins register; then sessions get notifications/tools/list_changed.
-   */
-  readonly capabilities?: ServerCapabilities;
-  /** Where handler failures and protocol anomalies are reported. @default a logger writing to stderr */
-  readonly logger?: Logger;
-  /** Page size of the list methods (`tools/list` …), a positive integer. @default 100 */
-  readonly pageSize?: number;
-  /** Inbound requests handled at once per session, a positive integer. @default 64 */
-  readonly maxConcurrentRequestsPerSession?: number;
-  /**
-   * Requests per session that may wait for a slot before the transport stops reading (stdio pauses stdin, so a
-   * client that pipelines thousands of calls fills the pipe, not the server's memory). @default 1024
-   */
-  readonly maxQueuedRequestsPerSession?: number;
-  /**
-   * Distinct URIs one session may be subscribed to at once (`resources/subscribe`; subscribing again to a URI
-   * the session holds does not count). One more is refused with -32602 `Invalid params: too many
-   * subscriptions: …` and `data: { uri, maxSubscriptionsPerSession }` (the URI cut to 200 characters); the
-   * session keeps what it has. A positive integer.
-   *
-   * The default is far above what a host subscribes to (one URI per open document or watched file), and with
-   * {@link McpServerOptions.maxSubscriptionUriLength} it bounds a session's subscription set to about 8 MiB
-   * of ASCII URIs (16 MiB at worst), in line with the SSE event store's 16 MiB per session.
-   * @default 1000
-   * @see MCP 2025-11-25 server/resources.mdx "Subscriptions"
-   */
-  readonly maxSubscriptionsPerSession?: number;
-  /**
-   * Longest URI (UTF-16 units) `resources/subscribe` accepts. A longer one is refused with -32602
-   * `Invalid params: "uri" is too long to subscribe to: …` and `data: { uri, maxSubscriptionUriLength }` (the URI
-   * cut to 200 characters) and is not stored. A positive integer.
-   *
-   * The default is the length past which resource templates never match (`resources/read` of a longer URI can
-   * only hit a static resource), and the request-line length RFC 9110 §4.1 asks HTTP software to support at
-   * least (8000 octets), so a URI that works anywhere on the web fits.
-   * @default 8192
-   * @see MCP 2025-11-25 server/resources.mdx "Subscriptions"
-   */
-  readonly maxSubscriptionUriLength?: number;
-  /**
-   * The subscribed URIs of all sessions together, in UTF-16 units: past it `resources/subscribe` of a new URI is
-   * -32602 with `data: { uri, maxSubscriptionCharsTotal }` (per-session caps times `maxSessions` alone would allow
-   * gigabytes). Released as sessions unsubscribe or close. @default 16,777,216 (about 32 MiB)
-   */
-  readonly maxSubscriptionCharsTotal?: number;
-  /**
-   * Modern era: most `subscriptions/listen` streams open at once on this server; past it a new one is -32602.
-   * Each stream's `resourceSubscriptions` obey `maxSubscriptionsPerSession` and `maxSubscriptionUriLength`, and all
-   * open streams' URIs together a budget of `maxSubscriptionCharsTotal` of their own. On stdio each open stream
-   * holds one of the connection's `maxConcurrentRequestsPerSession` slots.
-   * @default 10,000
-   */
-  readonly maxListenStreams?: number;
-  /**
-   * Check the members of handler results before sending them: content blocks (type and required fields),
-   * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,
-   * prompt or resource and the problem) and answered -32603 "Internal error". The outer shape (an object with
-   * its `content` / `messages` / `contents` array) and `outputSchema` conformance are checked always.
-   * @default true, except when `NODE_ENV` is `"production"`
-   */
-  readonly checkResults?: boolean;
-  /**
-   * Carries list-changed and resource-updated events from this server to its connections; a shared bus
-   * carries them between instances. @default a new `InMemoryNotificationBus`
-   */
-  readonly bus?: NotificationBus;
-  /**
-   * The revisions served. A server that serves legacy and modern revisions is dual-era: a request carrying the
-   * 2026-07-28 `_meta` envelope is served statelessly, an `initialize` opens a session, on every transport at
-   * once. Without a legacy revision, `initialize` is refused with -32022 naming the supported versions (and HTTP
-   * answers GET and DELETE 405); without a modern one, a modern request is -32022.
-   * @default every revision of `PROTOCOL_REVISIONS` (dual-era)
-   * @see MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"
-   */
-  readonly revisions?: readonly ProtocolRevision[];
-  /**
-   * Modern era: the cache hint (`ttlMs`, `cacheScope`) of every cacheable result (`server/discover`, the four
-   * lists, `resources/read`) unless `cacheByMethod` or the resource sets its own.
-   * @default `{ ttlMs: 0, scope: 'private' }`
-   * @see MCP 2026-07-28 server/utilities/caching.mdx
-   */
-  readonly cache?: CachePolicy;
-  /** Modern era: the cache hint of one cacheable method, over {@link McpServerOptions.cache}. */
-  readonly cacheByMethod?: Partial<Record<CacheableMethod, CachePolicy>>;
-  /**
-   * Modern era: how `requestState` of multi round-trip requests is signed (and, optionally, encrypted). Give every
-   * instance behind one endpoint the same keys so any of them can serve a retry.
-   * @default a `RequestStateCodec` with a random key of this process
-   * @see MCP 2026-07-28 basic/patterns/mrtr.mdx
-   */
-  readonly requestState?: RequestStateOptions;
-  /** Where tasks are kept (a shared store lets any instance answer for any task). @default a new `InMemoryTaskStore` */
-  readonly taskStore?: TaskStore;
-  /** Task limits and defaults. */
-  readonly tasks?: ServerTaskOptions;
-}
-
-/** Options of {@link McpServer.connect}. */
-export interface ConnectOptions {
-  /** The session id (Streamable HTTP `Mcp-Session-Id`); stdio sessions have none. */
-  readonly sessionId?: string;
-  /** Authentication facts, exposed to handlers as `ctx.authInfo`. */
-  readonly authInfo?: unknown;
-  /** Whether the transport can receive JSON-RPC batches at all (HTTP POST bodies: yes; stdio: yes). @default true */
-  readonly batches?: boolean;
-}
+export type { ConnectOptions, McpServerOptions, ServerTaskOptions } from './options.js';
 
 /** One legacy-era session: a connection that went through (or is going through) `initialize`. */
 export interface ServerSession {
