@@ -1,0 +1,184 @@
+/**
+ * The typed local errors of an MCP client connection. A wire error the server answered with is an
+ * {@link McpError} (rebuilt by `mcpErrorFromWire`); everything that happened on this side of the wire — the
+ * process exited, the request timed out, the HTTP exchange failed, the application aborted — is one of the
+ * classes below, each with a stable string `code` ({@link ClientErrorCode}) that callers branch on.
+ *
+ * They live in `protocol/` because both the client (`client/`) and the client transports (`transports/`)
+ * raise them, and neither imports the other's internals.
+ */
+import { echo } from './echo.js';
+import type { McpError } from './errors.js';
+
+/** The stable codes of {@link McpClientError}. The first three equal the engine's `LocalErrorCode` values. */
+export const ClientErrorCode = {
+  /** The connection ended while the request was pending or before it was sent (process exited, stream closed). */
+  ConnectionClosed: 'connection_closed',
+  /** No response within `timeoutMs` since the send or the last progress, or past `maxTotalTimeoutMs`. */
+  RequestTimeout: 'request_timeout',
+  /** The caller's `AbortSignal` fired. */
+  RequestAborted: 'request_aborted',
+  /** The server process could not be started, or exited before it answered anything. */
+  SpawnFailed: 'spawn_failed',
+  /** An HTTP exchange answered with a status and no JSON-RPC response for the request. */
+  HttpStatus: 'http_status',
+  /** The Streamable HTTP session is gone (HTTP 404 to a request carrying its id); the client re-initializes. */
+  SessionExpired: 'session_expired',
+  /** No protocol revision both sides speak (or the server answered no probe the spec recognizes). */
+  NegotiationFailed: 'negotiation_failed',
+  /** The server's result breaks the spec (a malformed result, an unknown `resultType`, content against `outputSchema`). */
+  InvalidResult: 'invalid_result',
+  /** A list kept returning `nextCursor` past the page budget, or a page repeated itself. */
+  PaginationLimit: 'pagination_limit',
+  /** A multi round-trip request asked for input more times than `maxInputRounds` allows. */
+  InputRoundsExceeded: 'input_rounds_exceeded',
+  /** The operation does not exist in the negotiated era or revision, or the server did not advertise it. */
+  NotSupported: 'not_supported',
+} as const;
+
+/** The value of one of {@link ClientErrorCode}'s members. */
+export type ClientErrorCodeValue = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
+
+/** The base of every local client error: `code` says what happened, `cause` (when set) what it came from. */
+export class McpClientError extends Error {
+  /** What happened; see {@link ClientErrorCode}. */
+  readonly code: ClientErrorCodeValue;
+
+  constructor(code: ClientErrorCodeValue, message: string, options?: { readonly cause?: unknown }) {
+    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined);
+    this.name = 'McpClientError';
+    this.code = code;
+  }
+}
+
+/** How a connection ended, as far as its transport knows. */
+export interface ConnectionEndFacts {
+  /** The server process's exit code (`null` when a signal ended it); stdio only. */
+  readonly exitCode?: number | null;
+  /** The signal that ended the server process (`'SIGKILL'`); stdio only. */
+  readonly signal?: string | null;
+  /** The last lines the server wrote to stderr, oldest first (bounded by the transport); stdio only. */
+  readonly stderrTail?: readonly string[];
+  /** What the transport saw, in a few words (`'stdout closed'`, `'the GET stream failed: 500'`). */
+  readonly reason?: string;
+}
+
+function endSuffix(facts: ConnectionEndFacts): string {
+  const parts: string[] = [];
+  if (facts.reason !== undefined) parts.push(facts.reason);
+  if (facts.exitCode !== undefined && facts.exitCode !== null) parts.push(`exit code ${facts.exitCode}`);
+  if (facts.signal !== undefined && facts.signal !== null) parts.push(`signal ${facts.signal}`);
+  const last = facts.stderrTail?.at(-1);
+  if (last !== undefined) parts.push(`last stderr line: "${echo(last)}"`);
+  return parts.length === 0 ? '' : `: ${parts.join('; ')}`;
+}
+
+/**
+ * The connection to the server ended: every pending request fails with this, and so does any later call until
+ * the client reconnects. Carries the exit code and last stderr lines when the server was a process.
+ */
+export class ConnectionClosedError extends McpClientError implements ConnectionEndFacts {
+  readonly exitCode: number | null | undefined;
+  readonly signal: string | null | undefined;
+  readonly stderrTail: readonly string[];
+  readonly reason: string | undefined;
+
+  constructor(facts: ConnectionEndFacts & { readonly what?: string; readonly cause?: unknown } = {}) {
+    super(ClientErrorCode.ConnectionClosed, `Connection closed${facts.what === undefined ? '' : ` (${facts.what})`}${endSuffix(facts)}`, 'cause' in facts ? { cause: facts.cause } : undefined);
+    this.name = 'ConnectionClosedError';
+    this.exitCode = facts.exitCode;
+    this.signal = facts.signal;
+    this.stderrTail = facts.stderrTail ?? [];
+    this.reason = facts.reason;
+  }
+}
+
+/** Why {@link SpawnError} was raised. */
+export type SpawnFailure = 'not_found' | 'exited' | 'failed';
+
+/**
+ * The server process could not be used: the command was not found (`not_found`), it exited before answering
+ * (`exited`, with its exit code and last stderr lines), or spawning failed otherwise (`failed`, e.g. EACCES).
+ */
+export class SpawnError extends McpClientError implements ConnectionEndFacts {
+  readonly command: string;
+  readonly failure: SpawnFailure;
+  readonly exitCode: number | null | undefined;
+  readonly signal: string | null | undefined;
+  readonly stderrTail: readonly string[];
+
+  constructor(facts: ConnectionEndFacts & { readonly command: string; readonly failure: SpawnFailure; readonly cause?: unknown }) {
+    const what = facts.failure === 'not_found' ? 'command not found' : facts.failure === 'exited' ? 'the process exited before answering' : 'spawn failed';
+    super(ClientErrorCode.SpawnFailed, `Cannot start MCP server "${echo(facts.command)}": ${what}${endSuffix({ ...facts, reason: undefined })}`, 'cause' in facts ? { cause: facts.cause } : undefined);
+    this.name = 'SpawnError';
+    this.command = facts.command;
+    this.failure = facts.failure;
+    this.exitCode = facts.exitCode;
+    this.signal = facts.signal;
+    this.stderrTail = facts.stderrTail ?? [];
+  }
+}
+
+/**
+ * An HTTP exchange ended with a status and no JSON-RPC response the client could pair with its request: a 4xx/5xx
+ * with an HTML or empty body, or a JSON-RPC error without a usable `id` (field bug B45: `"id": null` and a missing
+ * id are both accepted). `error` holds that JSON-RPC error when the body carried one.
+ */
+export class HttpStatusError extends McpClientError {
+  /** The HTTP status (e.g. 400). */
+  readonly status: number;
+  /** The first bytes of the body as text (at most 1,024 characters), `''` when empty. */
+  readonly body: string;
+  /** The JSON-RPC error the body carried, typed. */
+  readonly error: McpError | undefined;
+
+  constructor(facts: { readonly status: number; readonly body?: string; readonly error?: McpError; readonly what?: string }) {
+    const detail = facts.error !== undefined ? `error ${facts.error.code}: "${echo(facts.error.message)}"` : facts.body ? `body "${echo(facts.body)}"` : 'empty body';
+    super(ClientErrorCode.HttpStatus, `HTTP ${facts.status}${facts.what === undefined ? '' : ` for ${facts.what}`}: ${detail}`, facts.error === undefined ? undefined : { cause: facts.error });
+    this.name = 'HttpStatusError';
+    this.status = facts.status;
+    this.body = (facts.body ?? '').slice(0, 1024);
+    this.error = facts.error;
+  }
+}
+
+/**
+ * The Streamable HTTP server answered 404 to a request carrying a session id: the session is gone (MCP 2025-11-25
+ * basic/transports.mdx "Session Management": the client MUST start a new session with a new `initialize` and no
+ * session id). The transport forgets the id before raising this, so it is never sent again.
+ */
+export class SessionExpiredError extends McpClientError {
+  /** The session id the server no longer knows. */
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    super(ClientErrorCode.SessionExpired, `Session expired: the server answered 404 for session "${echo(sessionId)}"`);
+    this.name = 'SessionExpiredError';
+    this.sessionId = sessionId;
+  }
+}
+
+/** No response to `method` in time. The pending entry is gone; a late response is dropped quietly. */
+export class RequestTimeoutError extends McpClientError {
+  readonly method: string;
+  /** The budget that ran out, in ms: `timeoutMs` (idle since the send or last progress) or `maxTotalTimeoutMs`. */
+  readonly timeoutMs: number;
+
+  constructor(facts: { readonly method: string; readonly timeoutMs: number; readonly total?: boolean; readonly cause?: unknown }) {
+    super(ClientErrorCode.RequestTimeout, `Request timed out: "${echo(facts.method)}" got no response within ${facts.timeoutMs} ms${facts.total === true ? ' in total' : ''}`, 'cause' in facts ? { cause: facts.cause } : undefined);
+    this.name = 'RequestTimeoutError';
+    this.method = facts.method;
+    this.timeoutMs = facts.timeoutMs;
+  }
+}
+
+/** The caller aborted the request (its `AbortSignal` fired); `cause` is the signal's reason. */
+export class RequestAbortedError extends McpClientError {
+  readonly method: string;
+
+  constructor(facts: { readonly method: string; readonly cause?: unknown }) {
+    super(ClientErrorCode.RequestAborted, `Request aborted: "${echo(facts.method)}"`, 'cause' in facts ? { cause: facts.cause } : undefined);
+    this.name = 'RequestAbortedError';
+    this.method = facts.method;
+  }
+}
