@@ -341,8 +341,9 @@ async function runSuite(spec, opts) {
   /** @type {Map<string, string>} */
   const crashes = new Map();
   for (const m of clean.matchAll(/^Failed to run scenario (\S+): (.*)$/gm)) crashes.set(/** @type {string} */ (m[1]), /** @type {string} */ (m[2]));
-  if (opts.scenario && /Unknown scenario/.test(clean)) {
-    console.error(`conformance: ${pkg.version} has no scenario '${opts.scenario}'; skipped`);
+  const notApplicable = /^SKIPPED: scenario '.*' is not applicable/m.test(clean);
+  if (opts.scenario && (/Unknown scenario/.test(clean) || notApplicable)) {
+    console.error(`conformance: ${pkg.version} ${label}: ${notApplicable ? 'not applicable at that revision' : 'no such scenario'}; skipped`);
     return {
       spec, version: pkg.version, label, exitCode, timedOut, total: null, scenarios: [], notScored: result.notScored,
       outputDir, logFile, ok: true, problems: [], skipped: true, elapsedMs, crashes,
@@ -541,7 +542,7 @@ async function main() {
   console.log(`\nconformance: detailed results in ${path.relative(ROOT, runDir)}/`);
 
   const parts = results.map((r) => {
-    if (r.skipped) return `${r.version} ${r.label} (no such scenario in this version)`;
+    if (r.skipped) return `${r.version} ${r.label} (skipped: not in this version or revision)`;
     const total = r.total ? `${r.total.passed} passed, ${r.total.failed} failed` : 'totals not parsed';
     const unscored = r.spec.scoredByExitCode ? r.scenarios.filter((s) => r.notScored.has(s.name)) : [];
     const scoredFailing = r.scenarios.filter((s) => !s.ok && !unscored.includes(s)).length;
