@@ -216,6 +216,15 @@ describe('StdioClientTransport: the end of a running server', () => {
     expect(conn.closes).toBe(1);
   });
 
+  it("a server that closes stdout but keeps running is signalled; the reason is 'stdout closed'", async () => {
+    // One message, then fd 1 closed; the process ignores the end of its stdin, so only SIGTERM ends it.
+    const script = 'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "hello" }) + "\\n"); require("node:fs").closeSync(1); setInterval(() => {}, 1 << 30)';
+    const conn = await connect({ command: NODE, args: ['-e', script], shutdownGraceMs: 200 });
+    await conn.closed;
+    expect(conn.inbox.map(message)).toEqual([{ jsonrpc: '2.0', method: 'hello' }]);
+    expect(conn.transport.endFacts).toEqual({ exitCode: null, signal: 'SIGTERM', stderrTail: [], reason: 'stdout closed' });
+  });
+
   it('a send the pipe cannot take waits for drain, and rejects with ConnectionClosedError when the connection ends first', async () => {
     // A server that never reads its stdin: the pipe fills and a 1 MiB line cannot be handed over.
     const conn = await connect({ command: NODE, args: ['-e', 'setInterval(() => {}, 1 << 30)'], shutdownGraceMs: 200 });
