@@ -16,11 +16,6 @@ export {
   type StdioServer,
   type StdioSession,
 } from './stdioServe.js';
-export {
-  DEFAULT_MAX_STDERR_LINES,
-  DEFAULT_SPAWN_MAX_LINE_BYTES,
-  DEFAULT_SPAWN_SHUTDOWN_GRACE_MS,
-  spawnStdio,
-  StdioClientTransport,
-  type SpawnStdioOptions,
-} from './stdioClient.js';
+export { spawnStdio, StdioClientTransport } from './stdioClient.js';
+export { DEFAULT_SPAWN_MAX_LINE_BYTES, DEFAULT_SPAWN_SHUTDOWN_GRACE_MS, type SpawnStdioOptions } from './stdioClientOptions.js';
+export { DEFAULT_MAX_STDERR_LINES } from './stderrTail.js';
