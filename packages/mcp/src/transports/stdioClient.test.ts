@@ -184,6 +184,12 @@ describe('StdioClientTransport: a server that cannot start', () => {
     await expect(failure).rejects.toMatchObject({ failure: 'not_found', detail: `the working directory "${FIXTURES}no-such-dir" does not exist` });
   });
 
+  it('a file that is not executable is SpawnError failed, with the system error as detail', async () => {
+    // lines.js is a module, committed without the execute bit.
+    const failure = StdioClientTransport.spawn({ command: `${FIXTURES}lines.js` }, { logger: captureLogger() });
+    await expect(failure).rejects.toMatchObject({ code: 'spawn_failed', failure: 'failed', detail: `spawn ${FIXTURES}lines.js EACCES` });
+  });
+
   it('an exit before the first message: endFacts is SpawnError exited with the exit code and the last 20 stderr lines, and send rejects with it', async () => {
     const conn = await connect({ command: NODE, args: [`${FIXTURES}exit-at-once.js`, '3', '25'] });
     await conn.closed;

@@ -33,7 +33,7 @@ const KILL_WAIT_MS = 1000;
 /** How often the shutdown looks whether the group is gone, in ms. */
 const POLL_MS = 25;
 /** How long stdout and stderr may take, once the group is gone, to deliver what is left and end. */
-const STREAMS_AFTER_EXIT_MS = 500;
+const STREAMS_AFTER_EXIT_MS = 1000;
 /** A skipped stdout line is warned about for the first few, then once per this many. */
 const SKIP_WARN_FIRST = 5;
 const SKIP_WARN_EVERY = 100;
