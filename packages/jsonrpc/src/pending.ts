@@ -52,6 +52,12 @@ export interface PeerRequestOptions {
    * @default true
    */
   readonly cancelOnAbandon?: boolean;
+  /**
+   * Told the request's id once it is picked, before the message is handed to the transport (so before anything can
+   * answer it): for a protocol that tags later messages with the id of the request they belong to (MCP 2026-07-28
+   * `subscriptions/listen`). A throw is logged and ignored. @default none
+   */
+  readonly onRequestId?: (id: JsonRpcId) => void;
 }
 
 /**
@@ -121,6 +127,13 @@ export class PendingRequests {
       return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason));
     }
     const id = this.#nextId++;
+    if (options.onRequestId !== undefined) {
+      try {
+        options.onRequestId(id);
+      } catch (error) {
+        this.#logger.error('onRequestId callback failed', { id, method, error });
+      }
+    }
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
     return new Promise<T>((resolve, reject) => {

@@ -11,9 +11,9 @@ import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_ME
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
-import type { InputQuestion } from './core.js';
+import type { CoreSendOptions, InputQuestion } from './core.js';
 import { clientFailure } from './failures.js';
-import type { InputContext, RequestOptions } from './options.js';
+import type { InputContext } from './options.js';
 
 /** The live server → client requests a session may carry, answered by the application's callbacks. */
 const QUESTIONS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
@@ -31,7 +31,7 @@ export interface ConnectionSetup {
 }
 
 /** {@link RequestOptions} with the budgets resolved, plus what negotiation needs. */
-export interface WireRequestOptions extends Omit<RequestOptions, 'timeoutMs'> {
+export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs'> {
   readonly timeoutMs: number;
   /** Give up without telling the server (`initialize`, and the probe of an unknown server). @default true */
   readonly cancellable?: boolean;
@@ -131,6 +131,7 @@ export class ClientConnection {
         ...(token === undefined ? {} : { progressToken: token }),
         ...(onprogress === undefined ? {} : { onprogress: onprogress as (progress: unknown) => void }),
         ...(options.cancellable === false ? { cancelOnAbandon: false } : {}),
+        ...(options.onRequestId === undefined ? {} : { onRequestId: options.onRequestId }),
       });
     } catch (error) {
       throw clientFailure(error, { method, timeoutMs: options.timeoutMs, maxTotalTimeoutMs: options.maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
@@ -165,18 +166,22 @@ export class ClientConnection {
     return { ...notification, params: { ...params, _meta: { ...meta, [PROTOCOL_VERSION_META_KEY]: protocol.revision } } };
   }
 
-  /** The params as sent: the caller's, with `_meta` holding the caller's fields, then the protocol's (which win). */
+  /**
+   * The params as sent: `_meta` holds the caller's `params._meta`, then the modern protocol fields, then `options.meta`
+   * (so a part may widen `clientCapabilities` for one request), then the progress token, which is always ours.
+   */
   #envelope(params: Params | undefined, options: WireRequestOptions, token: number | undefined): Params | undefined {
     const modern = options.claim ?? (this.#protocol?.era === 'modern' ? this.#protocol.revision : undefined);
     if (modern === undefined && token === undefined && options.meta === undefined) return params;
     const given = params?._meta;
-    const meta: Params = { ...(isRecord(given) ? given : {}), ...options.meta };
+    const meta: Params = isRecord(given) ? { ...given } : {};
     if (modern !== undefined) {
       meta[PROTOCOL_VERSION_META_KEY] = modern;
       meta[CLIENT_CAPABILITIES_META_KEY] = this.#setup.capabilities;
       meta[CLIENT_INFO_META_KEY] = this.#setup.clientInfo;
       if (this.logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = this.logLevel;
     }
+    if (options.meta !== undefined) Object.assign(meta, options.meta);
     if (token !== undefined) meta.progressToken = token;
     return { ...params, _meta: meta };
   }

@@ -3,7 +3,7 @@
  * multi round-trip loop, the response cache, listen streams, tasks). They see the client only through
  * {@link ClientCore}: one wire request at a time, the callbacks, the notifications.
  */
-import type { JsonRpcNotification, Logger } from '@switchboard/jsonrpc';
+import type { JsonRpcId, JsonRpcNotification, Logger } from '@switchboard/jsonrpc';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';
 
@@ -12,6 +12,15 @@ export interface InputQuestion {
   /** `elicitation/create`, `sampling/createMessage` or `roots/list`. */
   readonly method: string;
   readonly params?: unknown;
+}
+
+/** The options of {@link ClientCore.send}: a call's {@link RequestOptions} and what the modern-era parts need besides. */
+export interface CoreSendOptions extends RequestOptions {
+  /**
+   * Told the request's JSON-RPC id once it is picked, before the request is sent (a listen stream's notifications
+   * carry it as `subscriptionId`). @default none
+   */
+  readonly onRequestId?: (id: JsonRpcId) => void;
 }
 
 /** Listener of every server notification the connection receives, in arrival order. */
@@ -28,12 +37,13 @@ export interface ClientCore {
   readonly options: McpClientOptions;
   /**
    * One wire request: the envelope applied (modern `_meta`, progress token), the timeouts and cancellation of
-   * {@link RequestOptions}, failures as typed errors. No input loop, no cache, no `resultType` check: the result
+   * {@link RequestOptions} (`timeoutMs: Infinity`: no idle timeout), failures as typed errors. `options.meta` is merged
+   * after the protocol fields of `_meta` (it may replace `clientCapabilities` for this request). No input loop, no cache, no `resultType` check: the result
    * is returned as received.
    * @throws RequestTimeoutError, RequestAbortedError, ConnectionClosedError, HttpStatusError, SessionExpiredError
    *   (local); McpError and its subclasses (the server's error response)
    */
-  send<T>(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<T>;
+  send<T>(method: string, params: Record<string, unknown> | undefined, options?: CoreSendOptions): Promise<T>;
   /**
    * Answers one question with the application's callback (`onElicitation`, `onSampling`, `onListRoots`), the same
    * one that answers live server → client requests on a session.

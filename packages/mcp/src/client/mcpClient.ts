@@ -29,7 +29,7 @@ import type {
 } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
 import { ClientConnection, noCallback } from './connection.js';
-import { ClientCoreView, type ClientCore, type InputQuestion, type NotificationListener } from './core.js';
+import { ClientCoreView, type ClientCore, type CoreSendOptions, type InputQuestion, type NotificationListener } from './core.js';
 import { routeNotification } from './notificationRoutes.js';
 import type { CallToolParams, CompleteParams, GetPromptParams, ListParams, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListToolsResult } from './operations.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
@@ -337,7 +337,7 @@ export class McpClient {
     return connection;
   }
 
-  #send<T>(method: string, params: Params | undefined, options: RequestOptions = {}): Promise<T> {
+  #send<T>(method: string, params: Params | undefined, options: CoreSendOptions = {}): Promise<T> {
     let connection: ClientConnection;
     try {
       connection = this.#live();

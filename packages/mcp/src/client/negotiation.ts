@@ -120,7 +120,7 @@ export async function negotiate(setup: NegotiationSetup): Promise<NegotiationRes
   try {
     if (setup.era !== 'legacy') {
       let probe = await discover(connection, setup, { revision: MODERN_REVISIONS[MODERN_REVISIONS.length - 1]! });
-      if (probe.kind === 'retry') probe = await discover(connection, setup, { revision: probe.revision });
+      if (probe.kind === 'retry') probe = await discover(connection, setup, { revision: probe.revision, retried: true });
       if (probe.kind === 'modern') return await stored(setup, connection, probe.negotiated);
       if (probe.kind === 'none' || probe.kind === 'retry') throw new NegotiationError({ reason: 'no revision in common', supported: probe.kind === 'none' ? probe.supported : undefined });
       if (setup.era === 'modern') throw new NegotiationError({ reason: 'the server does not answer "server/discover": it is not a modern-era server' });
@@ -144,6 +144,7 @@ async function pinned(setup: NegotiationSetup, pin: ProtocolRevision): Promise<N
   const connection = await setup.open({ httpSse: false });
   try {
     const negotiated = isModernRevision(pin) ? await modernAt(connection, setup, pin) : await initialize(connection, setup, { revision: pin });
+    if (negotiated.era === 'modern') connection.setProtocol({ era: 'modern', revision: negotiated.revision });
     return { connection, negotiated };
   } catch (error) {
     await connection.close();
@@ -154,7 +155,8 @@ async function pinned(setup: NegotiationSetup, pin: ProtocolRevision): Promise<N
 
 /** `server/discover` at `revision` where the server must be modern (a pin or a cached verdict). */
 async function modernAt(connection: ClientConnection, setup: NegotiationSetup, revision: ModernRevision): Promise<Negotiated> {
-  const probe = await discover(connection, setup, { revision, strict: true });
+  let probe = await discover(connection, setup, { revision, strict: true });
+  if (probe.kind === 'retry' && probe.revision === revision) probe = await discover(connection, setup, { revision, strict: true, retried: true });
   if (probe.kind === 'modern' && probe.negotiated.revision === revision) return probe.negotiated;
   throw new NegotiationError({ reason: `the server does not serve revision "${revision}"`, supported: probe.kind === 'none' ? probe.supported : undefined });
 }
@@ -163,16 +165,18 @@ async function modernAt(connection: ClientConnection, setup: NegotiationSetup, r
  * One `server/discover` claiming `revision`. With `strict`, a failure that says nothing about the era (an error
  * code, a timeout) is thrown as is instead of meaning "legacy".
  */
-async function discover(connection: ClientConnection, setup: NegotiationSetup, at: { readonly revision: ModernRevision; readonly strict?: boolean }): Promise<Probe> {
-  const { revision, strict = false } = at;
+async function discover(connection: ClientConnection, setup: NegotiationSetup, at: { readonly revision: ModernRevision; readonly strict?: boolean; readonly retried?: boolean }): Promise<Probe> {
+  const { revision, strict = false, retried = false } = at;
   let result: unknown;
   try {
     result = await connection.request('server/discover', {}, { timeoutMs: setup.probeTimeoutMs, claim: revision, cancellable: false });
   } catch (error) {
     const modern = modernErrorOf(error);
     if (modern instanceof UnsupportedProtocolVersionError) {
+      // A refusal listing the revision just sent (a server that wants it in a header it did not get, say) is retried
+      // once all the same (MCP 2026-07-28 basic/versioning.mdx: pick a listed revision and retry); a second is final.
       const next = modernIn(modern.supported);
-      if (next !== undefined && next !== revision) return { kind: 'retry', revision: next };
+      if (next !== undefined && !retried) return { kind: 'retry', revision: next };
       const legacy = legacyIn(modern.supported);
       return legacy === undefined || strict ? { kind: 'none', supported: modern.supported } : { kind: 'legacy', revision: legacy, closed: false, httpRefusal: false };
     }
@@ -193,7 +197,8 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
   }
   if (modern !== revision) return { kind: 'retry', revision: modern };
   const meta = isRecord(result._meta) ? result._meta : undefined;
-  const info = meta?.[SERVER_INFO_META_KEY];
+  // Identity belongs in `_meta` (MCP 2026-07-28 server/discover.mdx); a top-level `serverInfo` is read as a fallback.
+  const info = meta?.[SERVER_INFO_META_KEY] ?? result.serverInfo;
   return {
     kind: 'modern',
     negotiated: {

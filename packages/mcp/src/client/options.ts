@@ -90,7 +90,7 @@ export interface RequestOptions {
   readonly maxTotalTimeoutMs?: number;
   /** Called with each `notifications/progress` of this request. @default none */
   readonly onprogress?: (progress: ProgressParams) => void;
-  /** Merged into the request's `params._meta` (after the protocol fields). @default none */
+  /** Merged into the request's `params._meta`, after the protocol fields (the progress token stays the client's). @default none */
   readonly meta?: Record<string, unknown>;
 }
 
