@@ -104,6 +104,12 @@ export function responsesOf(inbound: Inbound): JsonRpcResponse[] {
   return [];
 }
 
+/** The responses of an inbound unit that were well-formed (not stand-ins the classifier made for malformed ones). */
+function wellFormedResponsesOf(inbound: Inbound): JsonRpcResponse[] {
+  const items = inbound.kind === 'batch' ? inbound.items : [inbound];
+  return items.flatMap((item) => (item.kind === 'response' && item.invalid === undefined ? [item.message] : []));
+}
+
 /** What an answer's body that is not the success the client expected means (see {@link readErrorAnswer}). */
 export type ErrorAnswer =
   /** A JSON-RPC response for the request: delivered as any response is, whatever the status. */
@@ -131,7 +137,7 @@ export async function readErrorAnswer(facts: { readonly response: Response; read
     const inbound = classifyValue(parsed.value);
     const responses = responsesOf(inbound);
     if (requestId !== undefined && responses.some((r) => r.id === requestId)) return { deliver: inbound };
-    const failure = responses.find((r) => 'error' in r);
+    const failure = wellFormedResponsesOf(inbound).find((r) => 'error' in r);
     if (failure !== undefined && 'error' in failure) {
       return { error: new HttpStatusError({ status: response.status, body: text, error: mcpErrorFromWire(failure.error), what }) };
     }

@@ -160,7 +160,7 @@ export class HttpSseClientTransport implements ClientTransport {
         resolve(url);
       }).then((facts) => {
         clearTimeout(timer);
-        reject(new ConnectionClosedError({ what: 'HTTP+SSE', reason: `${facts.reason ?? 'the stream ended'} before the endpoint event` }));
+        reject(new ConnectionClosedError({ what: 'HTTP+SSE', reason: facts.refused ? facts.reason : `${facts.reason} before the endpoint event` }));
       });
     });
     try {
@@ -172,7 +172,7 @@ export class HttpSseClientTransport implements ClientTransport {
   }
 
   /** Reads the stream to its end; resolves with why it ended (the transport is closed by then). */
-  async #read(response: Response, onEndpoint: (url: URL) => void): Promise<ConnectionEndFacts> {
+  async #read(response: Response, onEndpoint: (url: URL) => void): Promise<{ readonly reason: string; readonly refused: boolean }> {
     let endpointSeen = false;
     let refused: string | undefined;
     const decoder = new SseDecoder();
@@ -222,7 +222,7 @@ export class HttpSseClientTransport implements ClientTransport {
             ? 'closed by the client'
             : 'the SSE stream ended');
     this.#end({ reason });
-    return this.#endFacts ?? { reason };
+    return { reason, refused: refused !== undefined };
   }
 
   #end(facts: ConnectionEndFacts): void {

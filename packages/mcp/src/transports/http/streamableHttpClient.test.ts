@@ -148,7 +148,11 @@ describe('Streamable HTTP client: error bodies (B45)', () => {
   ] as const;
   for (const [name, status, body, code] of cases) {
     it(`${name} → HttpStatusError with the status, the body and the typed error`, async () => {
-      fake = await fakeServer((_req, res) => (typeof body === 'string' ? (res.writeHead(status, { 'content-type': 'text/html' }), res.end(body)) : json(res, status, body)));
+      fake = await fakeServer((_req, res) => {
+        if (typeof body !== 'string') return json(res, status, body);
+        res.writeHead(status, { 'content-type': 'text/html' });
+        res.end(body);
+      });
       const { transport: t, inbox } = open(fake.url);
       const error = (await t.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }).catch((e: unknown) => e)) as HttpStatusError;
       expect(error).toBeInstanceOf(HttpStatusError);
@@ -246,10 +250,11 @@ describe('Streamable HTTP client: sessions', () => {
     await expect(t.send({ jsonrpc: '2.0', id: 9, method: 'ping' })).rejects.toThrow(ConnectionClosedError);
   });
 
-  it('405 to the GET: no stream, no retry, no warning', async () => {
+  for (const status of [405, 404, 400]) {
+  it(`${status} to the GET: no stream, no retry, no warning, the session lives on`, async () => {
     fake = await fakeServer(legacy((req, res) => {
-      if (req.method === 'GET' || req.method === 'DELETE') {
-        res.writeHead(405, { allow: 'POST' });
+      if (req.method === 'GET') {
+        res.writeHead(status, { allow: 'POST' });
         res.end();
         return;
       }
@@ -259,11 +264,13 @@ describe('Streamable HTTP client: sessions', () => {
     await initialize(t);
     await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await fake.waitFor('GET', 1);
-    await t.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await new Promise((resolve) => setTimeout(resolve, 100));
+    await t.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     expect(fake.of('GET').length).toBe(1);
+    expect(fake.of('POST').at(-1)?.headers['mcp-session-id']).toBe('sess-1');
     expect(logger.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
   });
+  }
 });
 
 describe('Streamable HTTP client: SSE reconnection', () => {
@@ -369,8 +376,10 @@ describe('Streamable HTTP client: 2026-07-28', () => {
       { header: 'Limit', field: 'mcp-param-limit', path: ['opts', 'limit'], type: 'integer' },
       { header: 'Dry', field: 'mcp-param-dry', path: ['dry'], type: 'boolean' },
       { header: 'Note', field: 'mcp-param-note', path: ['note'], type: 'string' },
+      { header: 'Empty', field: 'mcp-param-empty', path: ['empty'], type: 'string' },
+      { header: 'Pad', field: 'mcp-param-pad', path: ['pad'], type: 'string' },
     ]);
-    const params = { name: 'sql', arguments: { region: 'Zürich', opts: { limit: 42 }, dry: false, note: null }, _meta: MODERN_META };
+    const params = { name: 'sql', arguments: { region: 'Zürich', opts: { limit: 42 }, dry: false, note: null, empty: '', pad: ' x' }, _meta: MODERN_META };
     await t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params });
     await t.send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'file:///a b', _meta: MODERN_META } });
     const [call, read] = fake.of('POST');
@@ -380,6 +389,8 @@ describe('Streamable HTTP client: 2026-07-28', () => {
     expect(call?.headers['mcp-param-limit']).toBe('42');
     expect(call?.headers['mcp-param-dry']).toBe('false');
     expect(call?.headers['mcp-param-note']).toBeUndefined();
+    expect(call?.headers['mcp-param-empty']).toBe('');
+    expect(call?.headers['mcp-param-pad']).toBe('=?base64?IHg=?=');
     expect(call?.headers['mcp-session-id']).toBeUndefined();
     expect(read?.headers['mcp-name']).toBe('file:///a b');
     t.setToolParamHeaders('sql', undefined);

@@ -235,12 +235,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       return 'retry';
     }
     if (response.ok && isEventStream(response)) return response;
-    if (response.status === 404 && session !== undefined) {
-      discardBody(response);
-      this.#expire(session);
-      stream.exchange?.fail(new SessionExpiredError(session));
-      return 'stop';
-    }
+    // A 404 here does not end the session: a server may route no GET at all. The next POST finds out (404 there
+    // is the spec's signal, MCP 2025-11-25 basic/transports.mdx "Session Management").
     if (response.status >= 500 || response.status === 429) {
       discardBody(response);
       return 'retry';
@@ -251,8 +247,10 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       : await readErrorAnswer({ response, requestId: stream.exchange?.id, what });
     if ('deliver' in answer) this.deliver(answer.deliver);
     else if (stream.exchange !== undefined) stream.exchange.fail(answer.error);
-    else if (response.status === 405) this.logger.debug('The server offers no GET stream (405)', { url: this.#url.href });
-    else this.logger.warn('The GET stream was refused', { url: this.#url.href, error: answer.error.message });
+    else if (response.status === 405 || response.status === 404 || response.status === 400) {
+      // 405 is the spec's "no GET stream"; sessionless servers answer 400 or 404 as well.
+      this.logger.debug('The server offers no GET stream', { url: this.#url.href, status: response.status });
+    } else this.logger.warn('The GET stream was refused', { url: this.#url.href, error: answer.error.message });
     return 'stop';
   }
 
