@@ -75,10 +75,14 @@ export class Exchange {
     this.#settle(undefined);
   }
 
+  /** The POST and its stream are over (the response may have come long before): closing no longer concerns it. */
+  release(): void {
+    this.#closing.removeEventListener('abort', this.#onClose);
+  }
+
   #settle(error: Error | undefined): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#closing.removeEventListener('abort', this.#onClose);
     if (error === undefined) this.#resolve();
     else this.#reject(error);
   }

@@ -250,6 +250,39 @@ describe('Streamable HTTP client: sessions', () => {
     await expect(t.send({ jsonrpc: '2.0', id: 9, method: 'ping' })).rejects.toThrow(ConnectionClosedError);
   });
 
+  it('the GET stream also opens when setProtocol comes after notifications/initialized; never at 2026-07-28', async () => {
+    fake = await fakeServer(legacy((req, res) => {
+      sse(res);
+      res.write(': open\n\n');
+    }));
+    const { transport: t } = open(fake.url);
+    await t.send(INIT);
+    await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(fake.of('GET')).toEqual([]);
+    t.setProtocol({ era: 'legacy', revision: '2025-11-25' });
+    const [get] = await fake.waitFor('GET', 1);
+    expect(get?.headers['mcp-session-id']).toBe('sess-1');
+    t.setProtocol({ era: 'modern', revision: '2026-07-28' });
+    expect(t.sessionId).toBeUndefined();
+    await t.close();
+    expect(fake.of('DELETE')).toEqual([]);
+  });
+
+  it('close() also ends a POST stream that stays open after its response', async () => {
+    let socketClosed: () => void = () => undefined;
+    const gone = new Promise<void>((resolve) => (socketClosed = resolve));
+    fake = await fakeServer(legacy((req, res, raw) => {
+      sse(res);
+      res.write(event({ jsonrpc: '2.0', id: req.json.id, result: {} }, 'x1'));
+      raw.socket.on('close', socketClosed);
+    }));
+    const { transport: t } = open(fake.url);
+    await initialize(t);
+    await t.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await t.close();
+    await gone;
+  });
+
   for (const status of [405, 404, 400]) {
   it(`${status} to the GET: no stream, no retry, no warning, the session lives on`, async () => {
     fake = await fakeServer(legacy((req, res) => {

@@ -190,6 +190,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       () => exchange.unanswered(),
       (error: unknown) => exchange.fail(error),
     ).finally(() => {
+      exchange.release();
       if (this.#exchanges.get(exchange.id) === exchange) this.#exchanges.delete(exchange.id);
     });
     return exchange.done;
