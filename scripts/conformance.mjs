@@ -488,9 +488,7 @@ async function main() {
     // A `--scenario` runs where it exists: the server suites for a server scenario, the client suites for a client one.
     const clientScenario = opts.scenario !== undefined && await isClientScenario(clientCtx, opts.scenario);
     const serverSpecs = SUITES.filter((s) => (!opts.only || opts.only === s.key) && !clientScenario);
-    // Until examples/conformance-client/main.js exists, the client runs are opt-in (`--only client…`, a client `--scenario`).
-    const clientByDefault = fs.existsSync(path.join(ROOT, 'examples', 'conformance-client', 'main.js'));
-    const clientSpecs = CLIENT_SUITES.filter((s) => (opts.only ? opts.only === s.key : opts.scenario !== undefined ? clientScenario : clientByDefault));
+    const clientSpecs = CLIENT_SUITES.filter((s) => (!opts.only || opts.only === s.key) && (opts.scenario === undefined || clientScenario));
     let url = opts.url;
     if (!url && serverSpecs.length > 0) {
       const started = await startServer(runDir);
