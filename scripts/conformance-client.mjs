@@ -300,7 +300,10 @@ export async function runClientSuite(spec, ctx, opts) {
       problems.push(`${s.name} passed no check (0/0 is what a client that does nothing scores)`);
     }
   }
-  const scoredPassed = run.scenarios.filter((s) => sets.scored.includes(s.name) && !inBaseline.has(s.name)).reduce((n, s) => n + s.passed, 0);
+  // A scenario that passed on a retry counts with the passing attempt's checks.
+  /** @param {ClientScenarioLine} s */
+  const passedOf = (s) => retries.find((r) => r.scenario === s.name)?.attempts.find((a) => a.passed)?.run.total?.passed ?? s.passed;
+  const scoredPassed = run.scenarios.filter((s) => sets.scored.includes(s.name) && !inBaseline.has(s.name)).reduce((n, s) => n + passedOf(s), 0);
   if (!opts.scenario && run.total && scoredPassed < spec.expectedPassed) {
     problems.push(`expected at least ${spec.expectedPassed} passed checks in the scored scenarios outside the baseline, got ${scoredPassed}`);
   }
