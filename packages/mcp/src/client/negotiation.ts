@@ -118,7 +118,8 @@ export async function negotiate(setup: NegotiationSetup): Promise<NegotiationRes
   }
   let connection = await setup.open({ httpSse: false });
   try {
-    if (setup.era !== 'legacy') {
+    // The 2024-11-05 HTTP+SSE transport carries sessions only: there is nothing to probe.
+    if (setup.era !== 'legacy' && setup.connector.kind !== 'http-sse') {
       let probe = await discover(connection, setup, { revision: MODERN_REVISIONS[MODERN_REVISIONS.length - 1]! });
       if (probe.kind === 'retry') probe = await discover(connection, setup, { revision: probe.revision, retried: true });
       if (probe.kind === 'modern') return await stored(setup, connection, probe.negotiated);
