@@ -48,7 +48,7 @@ describe.each(['legacy', 'modern'] as const)('a connection that ended (%s era)',
 });
 
 describe('reconnection limits', () => {
-  it('gives up after maxAttempts failed opens, and a command that is not found is not tried again', async () => {
+  it('gives up after maxAttempts failed opens, and a process that cannot start is not tried again', async () => {
     const server = makeServer();
     const base = inMemoryConnector(server);
     let opens = 0;
@@ -63,11 +63,11 @@ describe('reconnection limits', () => {
     };
     const client = await McpClient.connect({ connector, era: 'legacy', logger: silent, verdictStore: new InMemoryEraVerdictStore(), reconnect: { maxAttempts: 2 } });
     await base.drop();
-    failWith = new SpawnError({ command: 'srv', failure: 'exited', exitCode: 1 });
+    failWith = new ConnectionClosedError({ reason: 'the server is restarting' });
     opens = 0;
     await expect(client.listTools()).rejects.toBe(failWith);
     expect(opens).toBe(2);
-    failWith = new SpawnError({ command: 'srv', failure: 'not_found' });
+    failWith = new SpawnError({ command: 'srv', failure: 'exited', exitCode: 1 });
     opens = 0;
     await expect(client.listTools()).rejects.toBe(failWith);
     expect(opens).toBe(1);

@@ -28,9 +28,12 @@ export interface LinkSetup {
 
 type Params = Record<string, unknown>;
 
-/** Failures after which trying again cannot help. */
+/**
+ * Failures after which trying again cannot help: the process could not be started or exited before answering
+ * (spawning it again would fail the same way), or no revision in common.
+ */
 function final(error: unknown): boolean {
-  return (error instanceof SpawnError && error.failure === 'not_found') || error instanceof NegotiationError;
+  return error instanceof SpawnError || error instanceof NegotiationError;
 }
 
 /** See the module comment. */

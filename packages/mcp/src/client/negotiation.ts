@@ -15,7 +15,7 @@
  * 4. The verdict `{ era, revision, transport, at }` is stored (not for a pin).
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, RequestTimeoutError } from '../protocol/clientErrors.js';
+import { ConnectionClosedError, HttpStatusError, RequestTimeoutError, SpawnError } from '../protocol/clientErrors.js';
 import { SERVER_INFO_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode, UnsupportedProtocolVersionError } from '../protocol/errors.js';
 import {
@@ -182,7 +182,8 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
       return legacy === undefined || strict ? { kind: 'none', supported: modern.supported } : { kind: 'legacy', revision: legacy, closed: false, httpRefusal: false };
     }
     if (modern !== undefined) return { kind: 'modern', negotiated: { era: 'modern', revision, serverInfo: undefined, serverCapabilities: {}, instructions: undefined } };
-    if (strict) throw error;
+    // A process that exited before answering anything would exit again: that is no verdict on the era.
+    if (strict || error instanceof SpawnError) throw error;
     setup.logger.debug('The server did not answer "server/discover" as a modern server: trying "initialize"', { error });
     return { kind: 'legacy', revision: LATEST_LEGACY_REVISION, closed: error instanceof ConnectionClosedError || connection.closed, httpRefusal: error instanceof HttpStatusError };
   }
