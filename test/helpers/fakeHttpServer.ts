@@ -37,7 +37,7 @@ export class FakeHttpServer {
   handler: FakeHandler;
 
   readonly #server: Server;
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new Map<() => void, ReturnType<typeof setTimeout>>();
   #port = 0;
 
   private constructor(handler: FakeHandler) {
@@ -55,7 +55,7 @@ export class FakeHttpServer {
         }
         const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
         this.requests.push(recorded);
-        for (const wake of [...this.#waiters]) wake();
+        for (const wake of [...this.#waiters.keys()]) wake();
         Promise.resolve(this.handler(recorded, res)).catch((error: unknown) => {
           if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
           res.end(`fake handler failed: ${String(error)}`);
@@ -100,13 +100,15 @@ export class FakeHttpServer {
         this.#waiters.delete(check);
         resolve(found);
       };
-      this.#waiters.add(check);
+      this.#waiters.set(check, timer);
       check();
     });
   }
 
-  /** Stops listening and cuts every open connection (streams included). */
+  /** Stops listening and cuts every open connection (streams included); waits still open are dropped. */
   async close(): Promise<void> {
+    for (const timer of this.#waiters.values()) clearTimeout(timer);
+    this.#waiters.clear();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeAllConnections();
     await closed;

@@ -45,7 +45,7 @@ export class FakeStdioServer {
   #child: Socket | undefined;
   #pending = Buffer.alloc(0);
   #taken = 0;
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new Map<() => void, ReturnType<typeof setTimeout>>();
   readonly #auto = new Map<string, { answer: (request: Message, index: number) => Message; count: number }>();
 
   private constructor(server: Server, port: number) {
@@ -122,7 +122,7 @@ export class FakeStdioServer {
   }
 
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    for (const wake of [...this.#waiters.keys()]) wake();
   }
 
   /** Resolves when `check` returns a value other than `undefined`; rejects after 10 s naming `what`. */
@@ -139,7 +139,7 @@ export class FakeStdioServer {
         this.#waiters.delete(probe);
         resolve(value);
       };
-      this.#waiters.add(probe);
+      this.#waiters.set(probe, timer);
       probe();
     });
   }
@@ -240,8 +240,10 @@ export class FakeStdioServer {
     }
   }
 
-  /** Ends the child (its socket closes, so it exits) and stops listening. */
+  /** Ends the child (its socket closes, so it exits) and stops listening; waits still open are dropped. */
   async close(): Promise<void> {
+    for (const timer of this.#waiters.values()) clearTimeout(timer);
+    this.#waiters.clear();
     for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
