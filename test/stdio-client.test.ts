@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, McpClient, McpClientError, SpawnError, type ClientConnector } from '@switchboard/mcp/client';
+import { ConnectionClosedError, McpClient, SpawnError, type ClientConnector } from '@switchboard/mcp/client';
 import { spawnStdio, type StdioClientTransport } from '@switchboard/mcp/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -49,10 +49,9 @@ describe('McpClient.connect({ connector: spawnStdio(…) })', () => {
 
   it('a server that exits at once fails connect with its exit code and last stderr lines', async () => {
     const failure = McpClient.connect({ connector: spawnStdio({ command: NODE, args: [`${ROOT}test/fixtures/stdio-servers/exit-at-once.js`, '3', '2'] }), logger: silentLogger, reconnect: false });
-    // The transport's endFacts is then a SpawnError (failure 'exited'); until the client raises that instance, it
-    // carries the same facts on a ConnectionClosedError.
-    await expect(failure).rejects.toBeInstanceOf(McpClientError);
-    await expect(failure).rejects.toMatchObject({ exitCode: 3, signal: null, stderrTail: ['startup error line 1', 'startup error line 2'] });
+    // The transport's endFacts is a SpawnError (failure 'exited'), and the client raises that very instance.
+    await expect(failure).rejects.toBeInstanceOf(SpawnError);
+    await expect(failure).rejects.toMatchObject({ code: 'spawn_failed', failure: 'exited', exitCode: 3, signal: null, stderrTail: ['startup error line 1', 'startup error line 2'] });
   });
 
   it('a server killed under a call: the call fails with ConnectionClosedError carrying the signal', async () => {
