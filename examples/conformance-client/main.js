@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The client the MCP conformance suite drives in client mode, written on the public API (`@switchboard/mcp/client`,
- * and the Streamable HTTP connector from `@switchboard/mcp/http`) the way an application would use it.
+ * The client the MCP conformance suite drives in client mode, written on the public `@switchboard/mcp/client` API
+ * the way an application would use it.
  *
  *   node examples/conformance-client/main.js <server-url>
  *
@@ -16,8 +16,7 @@
  * holding the process `LINGER_MS` after `close()` (a handle the client left open). Progress goes to stderr.
  */
 import process from 'node:process';
-import { McpClient } from '@switchboard/mcp/client';
-import { streamableHttp } from '@switchboard/mcp/http';
+import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { SCENARIOS, defaultScenario, log } from './scenarios.js';
 
 /** The whole run's bound, in ms: below the per-scenario timeout the runner gives the suite (45 s), so the suite sees an exit. */
