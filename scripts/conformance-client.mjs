@@ -397,6 +397,7 @@ export function clientVerdictPart(r) {
   const passing = scored.filter((s) => !expected.has(s.name) && s.passed > 0 && s.failed === 0 && s.warnings === 0 && !s.skipped).length;
   const extra = [
     ...(r.sets.scored.length > 0 && !r.label.includes('--scenario') ? [`scored: ${passing} pass, ${expected.size} expected failures (baseline)`] : []),
+    ...(r.label.includes('--scenario') && r.run.baseline.expected.length > 0 ? [`expected failure (baseline): ${r.run.baseline.expected.join(', ')}`] : []),
     ...(r.run.baseline.unexpected.length > 0 ? [`unexpected: ${r.run.baseline.unexpected.join(', ')}`] : []),
     ...r.retries.map((x) => `${x.scenario} retried ${x.attempts.length}×${x.attempts.some((a) => a.passed) ? ', passed' : ', still failing'}`),
     ...(r.run.timedOut ? ['timed out'] : []),
