@@ -128,6 +128,18 @@ export async function answerInputRequests(
   }
 }
 
+/** The request {@link requestWithInputRounds} drives. */
+export interface InputRoundsRequest {
+  readonly method: string;
+  /** The first round's params (the caller's). */
+  readonly params: Params | undefined;
+  /**
+   * Told each result as it arrives, with the params of the request that got it (a retry's carry `inputResponses`
+   * or `requestState`): the response cache stores what it may. Awaited before the loop goes on.
+   */
+  readonly onResult?: (result: Params, params: Params | undefined) => void | Promise<void>;
+}
+
 /**
  * Sends `method` and drives its input rounds to the end: resolves with the first result that is not
  * `input_required` (`complete`, or `task` for a `tools/call` that became a task), as received.
@@ -135,7 +147,7 @@ export async function answerInputRequests(
  * @throws InvalidResultError when a result is not an object or its `input_required` is malformed
  * @throws the errors of {@link answerInputRequests}, and the typed errors of `ClientCore.send`
  */
-export async function requestWithInputRounds<T>(host: InputRoundsHost, request: { readonly method: string; readonly params: Params | undefined }, options?: RequestOptions): Promise<T> {
+export async function requestWithInputRounds<T>(host: InputRoundsHost, request: InputRoundsRequest, options?: RequestOptions): Promise<T> {
   const { method } = request;
   const base: Params = { ...request.params };
   // The caller's params are the first round's; the input fields of later rounds are the client's alone.
@@ -145,6 +157,7 @@ export async function requestWithInputRounds<T>(host: InputRoundsHost, request: 
   for (let rounds = 0; ; rounds++) {
     const result = await host.send<unknown>(method, params, options);
     if (!isRecord(result)) throw new InvalidResultError({ method, reason: 'the result is not an object', result });
+    await request.onResult?.(result, params);
     if (result.resultType !== 'input_required') return result as T;
     const asked = readInputRequired(method, result);
     if (rounds >= maxRounds) throw new InputRoundsExceededError({ method, rounds });

@@ -33,6 +33,8 @@ import { ClientCoreView, type ClientCore, type CoreSendOptions, type InputQuesti
 import { routeNotification } from './notificationRoutes.js';
 import type { CallToolParams, CompleteParams, GetPromptParams, ListParams, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListToolsResult } from './operations.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
+import { ListenSubscriptions, type ListenFilter, type ListenOptions, type ListenSubscription } from './listen.js';
+import { modernRequest } from './modernRequest.js';
 import { negotiate, type Negotiated } from './negotiation.js';
 import {
   DEFAULT_CLIENT_TIMEOUT_MS,
@@ -43,6 +45,8 @@ import {
   type RequestOptions,
 } from './options.js';
 import { collectPages } from './pagination.js';
+import { ResponseCache } from './responseCache.js';
+import { callToolAsTask, type CallToolAsTaskOptions, type ClientTask } from './tasks.js';
 import { OutputSchemas } from './toolResults.js';
 import { processVerdictStore } from './verdicts.js';
 
@@ -73,6 +77,9 @@ export class McpClient {
   readonly #listeners = new Set<NotificationListener>();
   readonly #outputSchemas: OutputSchemas;
   readonly #core: ClientCore;
+  /** The 2026-07-28 response cache; `undefined` with `cache: false`. */
+  readonly #cache: ResponseCache | undefined;
+  readonly #listens: ListenSubscriptions;
   #connection!: ClientConnection;
   #negotiated!: Negotiated;
   #closed = false;
@@ -95,6 +102,9 @@ export class McpClient {
         return () => this.#listeners.delete(listener);
       },
     });
+    const cache = options.cache;
+    this.#cache = cache === false ? undefined : new ResponseCache({ origin: options.connector.verdictKey, ...(cache?.maxEntries === undefined ? {} : { maxEntries: cache.maxEntries }), ...(cache?.store === undefined ? {} : { shared: cache.store }) });
+    this.#listens = new ListenSubscriptions(this.#core);
   }
 
   /**
@@ -260,6 +270,29 @@ export class McpClient {
   }
 
   /**
+   * Opens a `subscriptions/listen` subscription (2026-07-28); resolves once the server acknowledged it, with the
+   * subset it honours. Its notifications reach the subscription (`on`, async iteration) and the client's
+   * `notifications` handlers; re-listened after a connection loss when `reconnect` allows.
+   * @throws NotSupportedError in the legacy era (use {@link subscribeResource}); RequestTimeoutError (no
+   *   acknowledgement within `timeoutMs`); the server's McpError; the typed errors of {@link request}
+   * @see MCP 2026-07-28 basic/patterns/subscriptions.mdx
+   */
+  listen(filter: ListenFilter, options?: ListenOptions): Promise<ListenSubscription> {
+    return this.#listens.listen(filter, options);
+  }
+
+  /**
+   * Calls a tool so that the server may run it as a task: the 2026-07-28 tasks extension (declared on this call
+   * and the task's requests), or 2025-11-25 core tasks (`params.task`). `result()` polls with backoff, answers input
+   * requests with the callbacks and resolves with the tool result (an `isError` result included).
+   * @throws NotSupportedError on a legacy revision without core tasks or a server that did not advertise
+   *   `tasks.requests.tools.call`; InvalidResultError; the errors of {@link callTool}
+   */
+  callToolAsTask(params: CallToolParams, options?: CallToolAsTaskOptions): Promise<ClientTask> {
+    return callToolAsTask({ host: this.#core, serverCapabilities: this.serverCapabilities, clientCapabilities: this.#capabilities }, params, options);
+  }
+
+  /**
    * Sends any request, with the era's envelope (modern `_meta`, progress token), the timeouts and cancellation of
    * `options`; the result is returned as received.
    * @throws RequestTimeoutError (no response or progress within `timeoutMs`, or past `maxTotalTimeoutMs`),
@@ -277,6 +310,7 @@ export class McpClient {
 
   /** Closes the connection (stdio: the process is stopped); pending requests fail with `ConnectionClosedError`. Idempotent. */
   async close(): Promise<void> {
+    if (!this.#closed) await this.#listens.closeAll();
     this.#closed = true;
     await this.#connection.close();
   }
@@ -358,13 +392,13 @@ export class McpClient {
    * "ResultType": absent means complete; an unknown value is invalid).
    */
   async #complete<T>(method: string, params: Params, options: RequestOptions | undefined): Promise<T> {
-    const result = await this.#send<unknown>(method, params, options);
+    // Modern: a fresh cached result, or the request with its input rounds (modernRequest.ts).
+    const result = await modernRequest({ core: this.#core, cache: this.#cache }, { method, params }, options);
     if (!isRecord(result)) throw new InvalidResultError({ method, reason: 'the result is not an object', result });
     const type = result.resultType;
     if (type === undefined || type === 'complete') return result as T;
-    if (type === 'input_required') {
-      throw new NotSupportedError({ operation: method, era: this.era, revision: this.protocolVersion, reason: 'asked for input (a multi round-trip request), which this client does not answer yet' });
-    }
+    // MCP 2026-07-28 basic/patterns/mrtr.mdx: only tools/call, prompts/get and resources/read may ask for input.
+    if (type === 'input_required') throw new InvalidResultError({ method, reason: '"input_required" is not an answer this request may get', result });
     throw new InvalidResultError({ method, reason: `unknown "resultType" ${JSON.stringify(type)}`, result });
   }
 
@@ -406,6 +440,8 @@ export class McpClient {
 
   #notification(notification: JsonRpcNotification): void {
     if (notification.method === 'notifications/tools/list_changed') this.#outputSchemas.clear();
+    // MCP 2026-07-28 server/utilities/caching.mdx: a change notification makes the cached results it concerns stale.
+    this.#cache?.invalidate(notification.method, notification.params).catch((error: unknown) => this.#logger.warn('Response cache invalidation failed', { error }));
     const handlers = this.#options.notifications;
     if (handlers !== undefined) {
       try {

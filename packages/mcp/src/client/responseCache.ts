@@ -18,6 +18,7 @@
  *   "Interaction with Notifications"
  */
 import { canonicalJson } from '../protocol/digest.js';
+import { DEFAULT_CACHE_ENTRIES } from './options.js';
 
 /** The methods whose complete results carry caching hints (MCP 2026-07-28 server/utilities/caching.mdx). */
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
@@ -28,9 +29,6 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   'resources/templates/list',
   'resources/read',
 ]);
-
-/** Default of {@link ResponseCacheOptions.maxEntries}. */
-export const DEFAULT_CACHE_MAX_ENTRIES = 256;
 
 /** The lists each list-changed notification invalidates. */
 const INVALIDATED_BY: Readonly<Record<string, readonly string[]>> = {
@@ -113,7 +111,7 @@ export class ResponseCache {
 
   /** @throws RangeError when `maxEntries` is not a positive integer */
   constructor(options: ResponseCacheOptions) {
-    const maxEntries = options.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES;
+    const maxEntries = options.maxEntries ?? DEFAULT_CACHE_ENTRIES;
     if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError(`Invalid cache option: maxEntries must be a positive integer, got ${String(maxEntries)}`);
     this.#maxEntries = maxEntries;
     this.#origin = options.origin;
