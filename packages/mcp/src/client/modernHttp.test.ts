@@ -52,7 +52,8 @@ afterEach(async () => {
 async function connect(options: Partial<McpClientOptions> = {}): Promise<{ client: McpClient; posts: (method?: string) => Exchange[] }> {
   const exchanges: Exchange[] = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
     const text = typeof init?.body === 'string' ? init.body : undefined;
     exchanges.push({ method: init?.method ?? 'GET', headers, body: text === undefined ? undefined : JSON.parse(text) });
     const response = await globalThis.fetch(input, init);
