@@ -33,7 +33,8 @@ export type {
 } from './options.js';
 export { InputRoundsExceededError, InvalidResultError, NegotiationError, NotSupportedError, PaginationLimitError } from './errors.js';
 export type { PaginationStop } from './errors.js';
-export { ACKNOWLEDGED_METHOD, LISTEN_BUFFER_LIMIT } from './listen.js';
+export { ACKNOWLEDGED_METHOD } from './listen.js';
+export { LISTEN_BUFFER_LIMIT } from './notificationQueue.js';
 export type { ListenEnd, ListenFilter, ListenNotification, ListenOptions, ListenSubscription } from './listen.js';
 export { CACHEABLE_METHODS } from './responseCache.js';
 export type { CachedResponse, SharedResponseStore } from './responseCache.js';

@@ -24,13 +24,11 @@ import { SUBSCRIPTION_ID_META_KEY } from '../protocol/envelope.js';
 import { RequestAbortedError, RequestTimeoutError } from '../protocol/clientErrors.js';
 import type { ClientCore } from './core.js';
 import { NotSupportedError } from './errors.js';
+import { NotificationQueue } from './notificationQueue.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_RECONNECT_ATTEMPTS } from './options.js';
 
 /** The acknowledgement, the first message of every subscription. */
 export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged';
-
-/** Most notifications an async iterator of a subscription holds unread; past it the oldest is dropped (with a warning). */
-export const LISTEN_BUFFER_LIMIT = 1_000;
 
 /** What a subscription asks for (MCP 2026-07-28 basic/patterns/subscriptions.mdx "Notification Filter"). */
 export interface ListenFilter {
@@ -261,7 +259,7 @@ class Subscription implements ListenSubscription {
   readonly closed: Promise<ListenEnd>;
   readonly #logger: ListenHost['logger'];
   readonly #listeners = new Set<(notification: ListenNotification) => void>();
-  readonly #iterators = new Set<Queue>();
+  readonly #iterators = new Set<NotificationQueue<ListenNotification>>();
   readonly #relisten: { readonly attempts: number; readonly attach: () => Promise<Attachment> } | undefined;
   readonly #moved: (from: JsonRpcId | undefined, to: JsonRpcId | undefined) => void;
   #attachment: Attachment;
@@ -308,7 +306,7 @@ class Subscription implements ListenSubscription {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ListenNotification> {
-    const queue = new Queue(this.#logger, () => this.#iterators.delete(queue));
+    const queue = new NotificationQueue<ListenNotification>(this.#logger, () => this.#iterators.delete(queue));
     if (this.#ended) queue.finish();
     else this.#iterators.add(queue);
     return queue;
@@ -365,49 +363,5 @@ class Subscription implements ListenSubscription {
     this.#iterators.clear();
     this.#listeners.clear();
     this.#end(end);
-  }
-}
-
-/** The unread notifications of one async iterator, bounded. */
-class Queue implements AsyncIterator<ListenNotification> {
-  readonly #items: ListenNotification[] = [];
-  readonly #waiters: ((result: IteratorResult<ListenNotification>) => void)[] = [];
-  readonly #logger: ListenHost['logger'];
-  readonly #detach: () => void;
-  #done = false;
-
-  constructor(logger: ListenHost['logger'], detach: () => void) {
-    this.#logger = logger;
-    this.#detach = detach;
-  }
-
-  push(item: ListenNotification): void {
-    const waiter = this.#waiters.shift();
-    if (waiter !== undefined) return waiter({ value: item, done: false });
-    this.#items.push(item);
-    if (this.#items.length > LISTEN_BUFFER_LIMIT) {
-      this.#items.shift();
-      this.#logger.warn(`A subscription iterator fell more than ${LISTEN_BUFFER_LIMIT} notifications behind: the oldest was dropped`);
-    }
-  }
-
-  finish(): void {
-    this.#done = true;
-    for (const waiter of this.#waiters.splice(0)) waiter({ value: undefined, done: true });
-  }
-
-  next(): Promise<IteratorResult<ListenNotification>> {
-    const item = this.#items.shift();
-    if (item !== undefined) return Promise.resolve({ value: item, done: false });
-    if (this.#done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  /** The consumer stopped early (`break`): the iterator lets go, the subscription stays open. */
-  return(): Promise<IteratorResult<ListenNotification>> {
-    this.#items.length = 0;
-    this.finish();
-    this.#detach();
-    return Promise.resolve({ value: undefined, done: true });
   }
 }

@@ -80,6 +80,8 @@ export class McpClient {
   /** The 2026-07-28 response cache; `undefined` with `cache: false`. */
   readonly #cache: ResponseCache | undefined;
   readonly #listens: ListenSubscriptions;
+  /** 2025-11-25: each listed tool's `execution.taskSupport` (`'none'` when it has none), for callToolAsTask. */
+  readonly #taskSupport = new Map<string, string>();
   #connection!: ClientConnection;
   #negotiated!: Negotiated;
   #closed = false;
@@ -173,6 +175,10 @@ export class McpClient {
   async listTools(params?: ListParams, options?: RequestOptions): Promise<ListToolsResult> {
     const result = await this.#list<ListToolsResult>('tools/list', 'tools', { params, options });
     this.#outputSchemas.remember(result.tools);
+    for (const tool of result.tools as readonly { name: string; execution?: { taskSupport?: unknown } }[]) {
+      const support = tool.execution?.taskSupport;
+      this.#taskSupport.set(tool.name, typeof support === 'string' ? support : 'none');
+    }
     return result;
   }
 
@@ -289,7 +295,8 @@ export class McpClient {
    *   `tasks.requests.tools.call`; InvalidResultError; the errors of {@link callTool}
    */
   callToolAsTask(params: CallToolParams, options?: CallToolAsTaskOptions): Promise<ClientTask> {
-    return callToolAsTask({ host: this.#core, serverCapabilities: this.serverCapabilities, clientCapabilities: this.#capabilities }, params, options);
+    const start = { host: this.#core, serverCapabilities: this.serverCapabilities, clientCapabilities: this.#capabilities, taskSupport: this.#taskSupport.get(params.name) };
+    return callToolAsTask(start, params, options);
   }
 
   /**

@@ -228,6 +228,18 @@ describe('callToolAsTask through McpClient', () => {
     expect(failing.status).toBe('failed');
   });
 
+  it('2025-11-25: a tool listed without taskSupport is called plainly (never with params.task), as a completed task', async () => {
+    const { server } = makeServer();
+    server.tool('plain', {}, () => ({ content: [{ type: 'text', text: 'plain' }] }));
+    const { client, sent } = await connect(server, { era: 'legacy' });
+    const tools = await client.listTools();
+    expect(tools.tools.find((t) => t.name === 'job')).toMatchObject({ execution: { taskSupport: 'optional' } });
+    const task = await client.callToolAsTask({ name: 'plain' });
+    expect(task).toMatchObject({ taskId: undefined, status: 'completed' });
+    expect(await task.result()).toMatchObject({ content: [{ type: 'text', text: 'plain' }] });
+    expect(sent('tools/call')[0]!.params.task).toBeUndefined();
+  });
+
   it('a revision without core tasks is NotSupportedError', async () => {
     const revisions: ProtocolRevision[] = ['2025-06-18'];
     const { client } = await connect(makeServer({ revisions }).server);

@@ -101,6 +101,11 @@ export interface TaskStart {
   readonly serverCapabilities: ServerCapabilities | undefined;
   /** The capabilities the client declares; the extension is added to them for the task's requests. */
   readonly clientCapabilities: ClientCapabilities;
+  /**
+   * 2025-11-25: the tool's `execution.taskSupport` as last listed (`'none'`: listed without one), `undefined` when
+   * the tool was never listed.
+   */
+  readonly taskSupport?: string | undefined;
 }
 
 type Params = Record<string, unknown>;
@@ -146,6 +151,9 @@ export async function callToolAsTask(start: TaskStart, call: { readonly name: st
   if (host.revision !== CORE_TASKS_REVISION || !isRecord(tools) || tools.call === undefined) {
     throw notSupported(host, 'is not offered by the server: it did not advertise tasks.requests.tools.call');
   }
+  // MCP 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation": a tool listed without taskSupport (or
+  // "forbidden") MUST NOT be called as a task: it is called plainly, and its result is a completed task.
+  if (start.taskSupport === 'none' || start.taskSupport === 'forbidden') return settledTask(host, await host.send<unknown>('tools/call', params, request));
   const result = await host.send<unknown>('tools/call', { ...params, task: ttlMs === undefined ? {} : { ttl: ttlMs } }, request);
   if (isRecord(result) && isRecord(result.task)) return new ToolTask({ start, flavour: 'core', task: readTask(result.task, 'tools/call'), options });
   return settledTask(host, result);
