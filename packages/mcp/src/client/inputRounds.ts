@@ -17,9 +17,9 @@
  *   `InputResponseRequestParams`
  */
 import { RequestAbortedError } from '../protocol/clientErrors.js';
-import type { ClientCore, InputQuestion } from './core.js';
+import type { ClientCore, CoreSendOptions, InputQuestion } from './core.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
-import { DEFAULT_MAX_INPUT_ROUNDS, type RequestOptions } from './options.js';
+import { DEFAULT_MAX_INPUT_ROUNDS } from './options.js';
 
 /** The requests that may answer `input_required` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 export const INPUT_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -147,7 +147,7 @@ export interface InputRoundsRequest {
  * @throws InvalidResultError when a result is not an object or its `input_required` is malformed
  * @throws the errors of {@link answerInputRequests}, and the typed errors of `ClientCore.send`
  */
-export async function requestWithInputRounds<T>(host: InputRoundsHost, request: InputRoundsRequest, options?: RequestOptions): Promise<T> {
+export async function requestWithInputRounds<T>(host: InputRoundsHost, request: InputRoundsRequest, options?: CoreSendOptions): Promise<T> {
   const { method } = request;
   const base: Params = { ...request.params };
   // The caller's params are the first round's; the input fields of later rounds are the client's alone.

@@ -7,7 +7,7 @@ import { McpError, mcpErrorFromWire } from '../protocol/errors.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { McpServer } from '../server/mcpServer.js';
 import { ToolError } from '../server/features/tools.js';
-import type { InputQuestion, NotificationListener } from './core.js';
+import type { CoreSendOptions, InputQuestion, NotificationListener } from './core.js';
 import { NotSupportedError } from './errors.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';
 import { callToolAsTask, TASKS_EXTENSION, withTasksExtension, type TasksHost } from './tasks.js';
@@ -16,7 +16,7 @@ const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown;
 
-/** A modern ClientCore over `McpServer.handle`; `options.meta` is merged after the envelope's fields, as the client's is. */
+/** A modern ClientCore over `McpServer.handle`; `options.capabilities` replaces the envelope's, as the client's does. */
 class HandleCore implements TasksHost {
   readonly era = 'modern' as const;
   readonly revision = '2026-07-28' as const;
@@ -31,9 +31,9 @@ class HandleCore implements TasksHost {
     readonly capabilities: ClientCapabilities = {},
   ) {}
 
-  async send<T>(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<T> {
+  async send<T>(method: string, params: Record<string, unknown> | undefined, options?: CoreSendOptions): Promise<T> {
     const id: JsonRpcId = this.#nextId++;
-    const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { [PV]: this.revision, [CAPS]: this.capabilities, ...options?.meta } } };
+    const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { [PV]: this.revision, [CAPS]: options?.capabilities ?? this.capabilities, ...options?.meta } } };
     this.sent.push(message);
     const response = (await this.server.handle(message)) as JsonRpcResponse;
     if ('error' in response) throw mcpErrorFromWire(response.error);

@@ -18,10 +18,9 @@
  */
 import type { JsonRpcNotification } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
-import { CLIENT_CAPABILITIES_META_KEY } from '../protocol/envelope.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 import type { CallToolResult, ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
-import type { ClientCore, InputQuestion } from './core.js';
+import type { ClientCore, CoreSendOptions, InputQuestion } from './core.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
 import { answerInputRequests, requestWithInputRounds } from './inputRounds.js';
 import type { RequestOptions } from './options.js';
@@ -118,8 +117,8 @@ function isRecord(value: unknown): value is Params {
  * `options` with the envelope's `clientCapabilities` replaced for that one request by `capabilities` plus the tasks
  * extension (declared on the task's own requests only: a 2025-11-25 `initialize` has no `extensions`).
  */
-function declaringTasks(options: RequestOptions, capabilities: ClientCapabilities): RequestOptions {
-  return { ...options, meta: { ...options.meta, [CLIENT_CAPABILITIES_META_KEY]: withTasksExtension(capabilities) } };
+function declaringTasks(options: RequestOptions, capabilities: ClientCapabilities): CoreSendOptions {
+  return { ...options, capabilities: withTasksExtension(capabilities) };
 }
 
 /** `clientCapabilities` with the tasks extension declared. */
@@ -217,7 +216,7 @@ class ToolTask implements ClientTask {
   readonly #host: TasksHost;
   readonly #flavour: 'extension' | 'core';
   readonly #options: CallToolAsTaskOptions;
-  readonly #request: RequestOptions;
+  readonly #request: CoreSendOptions;
   #serverInterval: number | undefined;
   #raw: Params;
   #outcome: Promise<CallToolResult> | undefined = undefined;
