@@ -156,7 +156,9 @@ export class ListenSubscriptions {
       logger: host.logger,
       relisten: reconnect === false ? undefined : { attempts: reconnect?.maxAttempts ?? DEFAULT_RECONNECT_ATTEMPTS, attach: () => this.#attach(filter, options) },
       moved: (from, to) => {
-        if (from !== undefined) this.#routes.delete(from);
+        // A new connection numbers its requests afresh: the new request may have the old one's id (its route then
+        // replaced the old route already, and stays).
+        if (from !== undefined && from !== to) this.#routes.delete(from);
         if (to === undefined) this.#open.delete(subscription);
         else this.#take(to, subscription);
       },

@@ -184,6 +184,27 @@ describe('listen through McpClient', () => {
     expect(await sub.closed).toEqual({ reason: 'server' });
   });
 
+  it('after the connection drops, the client reconnects and listens again; the same subscription goes on', async () => {
+    const { server, bus } = makeServer({ capabilities: { tools: { listChanged: true } } });
+    let listens = 0;
+    const connector = inMemoryConnector(server, { tap: (dir, m) => void (dir === 'toServer' && (m as { method?: string }).method === 'subscriptions/listen' && listens++) });
+    const client = await McpClient.connect({ connector, logger: silent, verdictStore: new InMemoryEraVerdictStore() });
+    clients.push(client);
+    const sub = await client.listen({ toolsListChanged: true });
+    const heard: unknown[] = [];
+    sub.on((n) => heard.push(n.params._meta));
+    await connector.drop({ reason: 'the server process died' });
+    for (let i = 0; i < 200 && listens < 2; i++) await settle();
+    await settle(20);
+    // A new connection (a second session on the server), and the same filter sent again as a new request.
+    expect(connector.sessions).toHaveLength(2);
+    expect(listens).toBe(2);
+    await bus.publish({ type: 'list_changed', capability: 'tools' });
+    await settle();
+    expect(heard).toEqual([{ [SUB]: sub.id }]);
+    expect(await sub.close()).toEqual({ reason: 'client' });
+  });
+
   it('is NotSupportedError on a legacy session', async () => {
     const { client } = await connect(makeServer().server, { era: 'legacy' });
     await expect(client.listen({ toolsListChanged: true })).rejects.toThrow(NotSupportedError);
