@@ -138,6 +138,22 @@ describe('the response cache through McpClient', () => {
     expect(zero.sent('prompts/list')).toHaveLength(2);
   });
 
+  it('an unknown tool drops the cached tool list; a refused cursor drops every cached page of its list', async () => {
+    const { server } = makeServer({ cache: { ttlMs: 60_000 }, pageSize: 2 });
+    const { client, sent } = await connect(server);
+    const page1 = await client.listTools();
+    await client.listTools({ cursor: page1.nextCursor! });
+    await client.listTools();
+    expect(sent('tools/list')).toHaveLength(2);
+    await expect(client.listTools({ cursor: 'no-such-cursor' })).rejects.toMatchObject({ code: -32602 });
+    await client.listTools();
+    await client.listTools({ cursor: page1.nextCursor! });
+    expect(sent('tools/list')).toHaveLength(5);
+    await expect(client.callTool({ name: 'no_such_tool' })).rejects.toMatchObject({ code: -32602 });
+    await client.listTools();
+    expect(sent('tools/list')).toHaveLength(6);
+  });
+
   it('never caches the result of a read that needed input (a retry)', async () => {
     const { server } = makeServer({ cache: { ttlMs: 60_000 } });
     const { client, sent } = await connect(server, { onElicitation: accept('Cy') });

@@ -7,12 +7,18 @@
  *
  * @see MCP 2026-07-28 server/utilities/caching.mdx; basic/patterns/mrtr.mdx
  */
+import { McpError, McpErrorCode } from '../protocol/errors.js';
 import type { ClientCore } from './core.js';
 import { INPUT_ROUND_METHODS, requestWithInputRounds } from './inputRounds.js';
 import type { RequestOptions } from './options.js';
 import type { ResponseCache } from './responseCache.js';
 
 type Params = Record<string, unknown>;
+
+/** Whether `error` is the server's -32602 (invalid params: an unknown tool, a cursor it no longer takes). */
+function isInvalidParams(error: unknown): boolean {
+  return error instanceof McpError && error.code === McpErrorCode.InvalidParams;
+}
 
 /** What a modern request needs: the client seam and its cache (`undefined`: `cache: false`). */
 export interface ModernRequestHost {
@@ -33,8 +39,22 @@ export async function modernRequest(host: ModernRequestHost, request: { readonly
   const hit = await cache?.get(method, params);
   if (hit !== undefined) return hit;
   const store = cache === undefined ? undefined : (result: Params, sent: Params | undefined): Promise<void> => cache.store(method, sent, result);
-  if (INPUT_ROUND_METHODS.has(method)) return requestWithInputRounds<unknown>(core, { method, params, ...(store === undefined ? {} : { onResult: store }) }, options);
-  const result = await core.send<unknown>(method, params, options);
+  if (INPUT_ROUND_METHODS.has(method)) {
+    return requestWithInputRounds<unknown>(core, { method, params, ...(store === undefined ? {} : { onResult: store }) }, options).catch((error: unknown) => {
+      // A tool the server does not know (any more): the cached tool list is out of date (MCP 2026-07-28
+      // server/utilities/caching.mdx: clients MAY re-fetch before the TTL after such an error).
+      if (method === 'tools/call' && isInvalidParams(error)) cache?.forgetList('tools/list');
+      throw error;
+    });
+  }
+  let result: unknown;
+  try {
+    result = await core.send<unknown>(method, params, options);
+  } catch (error) {
+    // A refused cursor: every cached page of that list is suspect (the caching page's "Interaction with Pagination").
+    if (params?.cursor !== undefined && isInvalidParams(error)) cache?.forgetList(method);
+    throw error;
+  }
   if (store !== undefined && typeof result === 'object' && result !== null && !Array.isArray(result)) await store(result as Params, params);
   return result;
 }

@@ -152,6 +152,16 @@ describe('ResponseCache', () => {
     expect(cache.size).toBe(1);
   });
 
+  it('forgetList drops every page of one list only', async () => {
+    const cache = new ResponseCache({ origin: 'o' });
+    await cache.store('tools/list', {}, tools(60_000));
+    await cache.store('tools/list', { cursor: 'p2' }, tools(60_000));
+    await cache.store('prompts/list', {}, { prompts: [], ttlMs: 60_000 });
+    cache.forgetList('tools/list');
+    expect(cache.size).toBe(1);
+    expect(await cache.get('prompts/list', {})).toBeDefined();
+  });
+
   it('shares public results only, keyed by the server, and never private ones', async () => {
     const shared = new MapStore();
     const c = clock();

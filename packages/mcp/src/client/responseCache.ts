@@ -197,6 +197,14 @@ export class ResponseCache {
     for (const key of doomed) await this.#shared.delete(this.#sharedKey(key));
   }
 
+  /**
+   * Forgets every page of `list` in this client's cache: a cursor the server no longer takes means the pages read
+   * before may be gone too (MCP 2026-07-28 server/utilities/caching.mdx "Interaction with Pagination").
+   */
+  forgetList(list: string): void {
+    for (const key of [...this.#entries.keys()]) if (methodOf(key) === list) this.#entries.delete(key);
+  }
+
   /** Forgets every entry of this client's cache (the shared store is left alone). */
   clear(): void {
     this.#entries.clear();
