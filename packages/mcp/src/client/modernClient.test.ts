@@ -277,6 +277,26 @@ describe('callToolAsTask through McpClient', () => {
     expect(sent('tools/call')[0]!.params.task).toBeUndefined();
   });
 
+  it('2025-11-25: aborting while tasks/result waits rejects with RequestAbortedError and sends tasks/cancel', async () => {
+    let asked!: () => void;
+    const question = new Promise<void>((resolve) => (asked = resolve));
+    const { client, sent } = await connect(makeServer().server, {
+      era: 'legacy',
+      onElicitation: (_params, ctx) => {
+        asked();
+        return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))));
+      },
+    });
+    const controller = new AbortController();
+    const task = await client.callToolAsTask({ name: 'job_asks' }, { pollIntervalMs: 5, signal: controller.signal });
+    const outcome = task.result();
+    await question;
+    for (let i = 0; i < 100 && sent('tasks/result').length === 0; i++) await settle();
+    controller.abort(new Error('user left'));
+    await expect(outcome).rejects.toMatchObject({ name: 'RequestAbortedError', method: 'tools/call' });
+    expect(sent('tasks/cancel')).toEqual([expect.objectContaining({ params: expect.objectContaining({ taskId: task.taskId }) })]);
+  });
+
   it('a revision without core tasks is NotSupportedError', async () => {
     const revisions: ProtocolRevision[] = ['2025-06-18'];
     const { client } = await connect(makeServer({ revisions }).server);

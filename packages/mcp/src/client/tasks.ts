@@ -305,6 +305,10 @@ class ToolTask implements ClientTask {
           last = this.status;
         }
       }
+    } catch (error) {
+      // Aborted while a request was out (a poll, an answer, 2025-11-25's tasks/result): the task is cancelled too.
+      if (aborted(signal) && !FINAL.has(this.status) && !(error instanceof RequestAbortedError && error.method === 'tools/call')) throw await this.#abandon(signal);
+      throw error;
     } finally {
       stop?.();
     }
@@ -322,7 +326,7 @@ class ToolTask implements ClientTask {
     if (this.status === 'cancelled') throw new RequestAbortedError({ method: 'tools/call', cause: new Error(`Task "${this.taskId}" was cancelled`) });
     if (this.#flavour === 'core') {
       // tasks/result waits for the task; only the call's signal (not its idle budget) bounds it.
-      const result = await this.#host.send<unknown>('tasks/result', { taskId: this.taskId }, { ...this.#request, timeoutMs: Number.POSITIVE_INFINITY, ...(this.#options.signal === undefined ? {} : { signal: this.#options.signal }) });
+      const result = await this.#host.send<unknown>('tasks/result', { taskId: this.taskId }, { ...this.#request, timeoutMs: Number.POSITIVE_INFINITY, maxTotalTimeoutMs: this.#request.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY, ...(this.#options.signal === undefined ? {} : { signal: this.#options.signal }) });
       if (!isRecord(result) || !Array.isArray(result.content)) throw new InvalidResultError({ method: 'tasks/result', reason: 'the result is not a tool result', result });
       this.status = result.isError === true ? 'failed' : 'completed';
       return result as unknown as CallToolResult;
