@@ -8,7 +8,7 @@ import { McpClient, RequestAbortedError, RequestTimeoutError, SessionExpiredErro
 import { McpServer } from '../packages/mcp/src/server/index.js';
 import { httpSse, streamableHttp } from '../packages/mcp/src/transports/http/index.js';
 import { serveHttp, type ServeHttpHandle } from '../packages/mcp/src/transports/node/index.js';
-import type { Logger } from '../packages/mcp/src/index.js';
+import type { Logger } from '@switchboard/jsonrpc';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
