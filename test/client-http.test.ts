@@ -1,12 +1,13 @@
 /**
  * The MCP client over HTTP against our own server on 127.0.0.1 (`serveHttp`): `McpClient.connect({ connector:
- * streamableHttp({ url }) })` in both eras, progress, server requests on a session, cancellation and timeouts, a
- * server restart, and the 2024-11-05 HTTP+SSE transport (directly and as the fallback of a Streamable HTTP URL).
+ * streamableHttp({ url }) })` in both eras: progress, server requests on a session, cancellation and timeouts seen by
+ * the server, a server restart as the wire shows it (the HTTP+SSE transport and its fallback are tested in
+ * packages/mcp/src/client/transports.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { McpClient, RequestAbortedError, RequestTimeoutError, SessionExpiredError } from '../packages/mcp/src/client/index.js';
+import { McpClient, RequestAbortedError, RequestTimeoutError } from '../packages/mcp/src/client/index.js';
 import { McpServer } from '../packages/mcp/src/server/index.js';
-import { httpSse, streamableHttp } from '../packages/mcp/src/transports/http/index.js';
+import { streamableHttp, type FetchLike } from '../packages/mcp/src/transports/http/index.js';
 import { serveHttp, type ServeHttpHandle } from '../packages/mcp/src/transports/node/index.js';
 import type { Logger } from '@switchboard/jsonrpc';
 
@@ -126,42 +127,30 @@ describe('McpClient over Streamable HTTP on a session', () => {
     expect(logs).toEqual(['steps done']);
   });
 
-  it('a server restart on the same port: the next call fails with SessionExpiredError, never the old session id', async () => {
-    client = await McpClient.connect({ connector: streamableHttp({ url: http.url }), era: 'legacy', logger: quiet });
+  it('a server restart on the same port: the next call re-initializes; after its 404 the old session id is never sent again', async () => {
+    const sent: { readonly method: string; readonly session: string | null; readonly rpc: unknown }[] = [];
+    const recording: FetchLike = (input, init) => {
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: unknown }) : undefined;
+      sent.push({ method: init?.method ?? 'GET', session: new Headers(init?.headers).get('mcp-session-id'), rpc: body?.method });
+      return fetch(input, init);
+    };
+    client = await McpClient.connect({ connector: streamableHttp({ url: http.url, fetch: recording }), era: 'legacy', logger: quiet });
     await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    const old = sent.at(-1)?.session;
+    expect(old).toMatch(/^[\x21-\x7E]+$/);
     const port = http.port;
     await http.close({ drainMs: 0 });
     // A restart takes a moment; starting at once would race the client's pooled sockets seeing the old ones close.
     await sleep(100);
     http = await serveHttp({ server, port });
-    const error = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SessionExpiredError);
-  });
-
-  // The client re-initializing after SessionExpiredError is the core's reconnect work (McpClientOptions.reconnect);
-  // this fails until it lands, and then must be turned into a plain `it`.
-  it.fails('a server restart on the same port: the next call re-initializes and succeeds', async () => {
-    client = await McpClient.connect({ connector: streamableHttp({ url: http.url }), era: 'legacy', logger: quiet });
-    await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
-    const port = http.port;
-    await http.close({ drainMs: 0 });
-    // A restart takes a moment; starting at once would race the client's pooled sockets seeing the old ones close.
-    await sleep(100);
-    http = await serveHttp({ server, port });
+    const before = sent.length;
     expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } })).content).toEqual([{ type: 'text', text: '4' }]);
-  });
-});
-
-describe('McpClient over the 2024-11-05 HTTP+SSE transport', () => {
-  it('httpSse({ url }) connects to /sse and speaks a session', async () => {
-    client = await McpClient.connect({ connector: httpSse({ url: new URL('/sse', http.url) }), logger: quiet });
-    expect([client.era, client.transportKind]).toEqual(['legacy', 'http-sse']);
-    expect((await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).content).toEqual([{ type: 'text', text: '42' }]);
-  });
-
-  it('a Streamable HTTP URL that is an HTTP+SSE endpoint falls back to it', async () => {
-    client = await McpClient.connect({ connector: streamableHttp({ url: new URL('/sse', http.url) }), logger: quiet });
-    expect([client.era, client.transportKind]).toEqual(['legacy', 'http-sse']);
-    expect((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).content).toEqual([{ type: 'text', text: '3' }]);
+    const after = sent.slice(before);
+    const expired = after.findIndex((r) => r.session === old);
+    expect(after[expired]).toEqual({ method: 'POST', session: old, rpc: 'tools/call' });
+    expect(after.slice(expired + 1).filter((r) => r.session === old)).toEqual([]);
+    // A new session: initialize (no id), then the new id on everything (the GET stream too, not listed here).
+    expect(after.slice(expired + 1).filter((r) => r.method === 'POST').map((r) => r.rpc)).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+    expect(after[expired + 1]?.session).toBeNull();
   });
 });
