@@ -5,7 +5,8 @@
  * packages/mcp/src/client/transports.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { McpClient, RequestAbortedError, RequestTimeoutError } from '../packages/mcp/src/client/index.js';
+import { InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError } from '../packages/mcp/src/client/index.js';
+import { FakeHttpServer, isPost, legacySession } from './helpers/fakeHttpServer.js';
 import { McpServer } from '../packages/mcp/src/server/index.js';
 import { streamableHttp, type FetchLike } from '../packages/mcp/src/transports/http/index.js';
 import { serveHttp, type ServeHttpHandle } from '../packages/mcp/src/transports/node/index.js';
@@ -152,5 +153,32 @@ describe('McpClient over Streamable HTTP on a session', () => {
     // A new session: initialize (no id), then the new id on everything (the GET stream too, not listed here).
     expect(after.slice(expired + 1).filter((r) => r.method === 'POST').map((r) => r.rpc)).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
     expect(after[expired + 1]?.session).toBeNull();
+  });
+});
+
+describe('McpClient over Streamable HTTP: the era probe', () => {
+  it('a server/discover that gets no answer within probeTimeoutMs: its POST is closed (no notifications/cancelled), then initialize', async () => {
+    let probeClosedAt: number | undefined;
+    const fake = await FakeHttpServer.start(
+      legacySession({
+        other: (request, response) => {
+          // The probe: never answered; the client must close the exchange itself.
+          if (isPost(request, 'server/discover')) response.on('close', () => (probeClosedAt ??= Date.now()));
+          else response.writeHead(404).end();
+        },
+      }),
+    );
+    try {
+      const startedAt = Date.now();
+      client = await McpClient.connect({ connector: streamableHttp({ url: fake.url }), probeTimeoutMs: 300, logger: quiet, verdictStore: new InMemoryEraVerdictStore() });
+      expect([client.era, client.protocolVersion]).toEqual(['legacy', '2025-11-25']);
+      await until(() => probeClosedAt !== undefined);
+      expect(probeClosedAt! - startedAt).toBeGreaterThanOrEqual(250);
+      expect(fake.requests.filter((r) => r.method === 'POST').map((r) => (r.json as { method?: unknown }).method)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await fake.close();
+    }
   });
 });
