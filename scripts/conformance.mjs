@@ -3,8 +3,9 @@
 /**
  * Runs the official MCP conformance suite against our example server and prints ONE verdict line.
  *
- *   node scripts/conformance.mjs                      # the three runs (what `npm test` runs)
+ *   node scripts/conformance.mjs                      # the five runs (what `npm test` runs)
  *   node scripts/conformance.mjs --scenario tools-call-error [--only 0.1.16|0.2|0.2-2026] [--verbose]
+ *   node scripts/conformance.mjs --scenario sse-retry [--only client|client-2026]   # a client scenario
  *   node scripts/conformance.mjs --url http://localhost:3000/mcp   # use a server that is already running
  *
  * What it does:
@@ -15,14 +16,18 @@
  *      (expected: 44 passed, 0 failed), then 0.2.0-alpha.12 `server --url ... --requirements 2025-11-25` and
  *      `--requirements 2026-07-28` (the same dual-era server: sessions, then stateless requests), the 0.2 runs
  *      scored by their exit code ("Not scored" scenarios do not count), each run bounded in time;
- *   3. prints the summary lines of failing scenarios with their failing checks (from checks.json), the
+ *   3. runs 0.2.0-alpha.12 in client mode against examples/conformance-client/main.js, `--requirements 2025-11-25`
+ *      and `--requirements 2026-07-28`, checked against scripts/conformance-client-baseline.yml (see
+ *      scripts/conformance-client.mjs: loopback preload, `sse-retry` retried at most twice);
+ *   4. prints the summary lines of failing scenarios with their failing checks (from checks.json), the
  *      not-scored scenarios of each requirement set (which pass, which fail and why, which skip and why), then
  *      one final line with each run's totals and wall time, and exits 1 on any scored failure or when a total
  *      cannot be parsed.
  *
  * Node 20 lacks fs.globSync, which the suite imports at top level: there the suite runs with the ESM
  * resolve hook in scripts/conformance-shim/ (hooks.mjs sends the suite's `fs` imports to a shim that adds it). The suite's
- * server mode opens no listening socket, so no loopback preload is needed.
+ * server mode opens no listening socket, so no loopback preload is needed there; its client mode starts mock servers,
+ * kept on 127.0.0.1 by scripts/conformance-shim/loopback.cjs.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +37,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CLIENT_SUITES, clientReportLines, clientVerdictPart, isClientScenario, runClientSuite } from './conformance-client.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_MAIN = path.join(ROOT, 'examples', 'conformance-server', 'main.js');
@@ -120,7 +126,8 @@ function parseArgs(argv) {
     else if (a === '--help' || a === '-h') usage();
     else usage(`unknown argument '${a}'`);
   }
-  if (opts.only !== undefined && !SUITES.some((s) => s.key === opts.only)) usage(`--only must be one of ${SUITES.map((s) => s.key).join(', ')}`);
+  const keys = [...SUITES, ...CLIENT_SUITES].map((s) => s.key);
+  if (opts.only !== undefined && !keys.includes(opts.only)) usage(`--only must be one of ${keys.join(', ')}`);
   if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) usage('--timeout-ms must be a positive number');
   return opts;
 }
@@ -128,7 +135,7 @@ function parseArgs(argv) {
 /** @param {string} [error] @returns {never} */
 function usage(error) {
   if (error) console.error(`conformance: ${error}`);
-  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026] [--url URL] [--timeout-ms N] [--verbose]');
+  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026|client|client-2026] [--url URL] [--timeout-ms N] [--verbose]');
   process.exit(error ? 2 : 0);
 }
 
@@ -334,8 +341,9 @@ async function runSuite(spec, opts) {
   /** @type {Map<string, string>} */
   const crashes = new Map();
   for (const m of clean.matchAll(/^Failed to run scenario (\S+): (.*)$/gm)) crashes.set(/** @type {string} */ (m[1]), /** @type {string} */ (m[2]));
-  if (opts.scenario && /Unknown scenario/.test(clean)) {
-    console.error(`conformance: ${pkg.version} has no scenario '${opts.scenario}'; skipped`);
+  const notApplicable = /^SKIPPED: scenario '.*' is not applicable/m.test(clean);
+  if (opts.scenario && (/Unknown scenario/.test(clean) || notApplicable)) {
+    console.error(`conformance: ${pkg.version} ${label}: ${notApplicable ? 'not applicable at that revision' : 'no such scenario'}; skipped`);
     return {
       spec, version: pkg.version, label, exitCode, timedOut, total: null, scenarios: [], notScored: result.notScored,
       outputDir, logFile, ok: true, problems: [], skipped: true, elapsedMs, crashes,
@@ -467,24 +475,36 @@ async function main() {
   let server;
   /** @type {SuiteResult[]} */
   const results = [];
+  /** @type {import('./conformance-client.mjs').ClientSuiteResult[]} */
+  const clientResults = [];
   /** @type {string | undefined} */
   let fatal;
+  /** @type {import('./conformance-client.mjs').ClientContext} */
+  const clientCtx = {
+    root: ROOT, pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.2'), runDir, verbose: opts.verbose,
+    timeoutMs: opts.timeoutMs, spawnNode, stopChild,
+  };
   try {
+    // A `--scenario` runs where it exists: the server suites for a server scenario, the client suites for a client one.
+    const clientScenario = opts.scenario !== undefined && await isClientScenario(clientCtx, opts.scenario);
+    const serverSpecs = SUITES.filter((s) => (!opts.only || opts.only === s.key) && !clientScenario);
+    const clientSpecs = CLIENT_SUITES.filter((s) => (!opts.only || opts.only === s.key) && (opts.scenario === undefined || clientScenario));
     let url = opts.url;
-    if (!url) {
+    if (!url && serverSpecs.length > 0) {
       const started = await startServer(runDir);
       server = started.child;
       url = started.url;
       console.error(`conformance: example server pid ${server.pid} at ${url} (log: ${path.relative(ROOT, started.logFile)})`);
     }
-    for (const spec of SUITES) {
-      if (opts.only && opts.only !== spec.key) continue;
-      results.push(await runSuite(spec, { url, scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir }));
+    for (const spec of serverSpecs) {
+      results.push(await runSuite(spec, { url: /** @type {string} */ (url), scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir }));
       if (server && server.exitCode !== null) {
         fatal = `the example server exited during the run (code ${server.exitCode}):\n${tail(path.join(runDir, 'server.log'), 20)}`;
         break;
       }
     }
+    if (server) await stopChild(server);
+    for (const spec of fatal ? [] : clientSpecs) clientResults.push(await runClientSuite(spec, clientCtx, { scenario: opts.scenario }));
   } catch (e) {
     fatal = e instanceof Error ? e.message : String(e);
   } finally {
@@ -515,11 +535,12 @@ async function main() {
       for (const c of skips) console.log(`      ~ skipped ${c}`);
     }
   }
+  for (const r of clientResults) for (const line of clientReportLines(r)) console.log(line);
   if (fatal) console.log(`\nconformance: ${fatal}`);
   console.log(`\nconformance: detailed results in ${path.relative(ROOT, runDir)}/`);
 
   const parts = results.map((r) => {
-    if (r.skipped) return `${r.version} ${r.label} (no such scenario in this version)`;
+    if (r.skipped) return `${r.version} ${r.label} (skipped: not in this version or revision)`;
     const total = r.total ? `${r.total.passed} passed, ${r.total.failed} failed` : 'totals not parsed';
     const unscored = r.spec.scoredByExitCode ? r.scenarios.filter((s) => r.notScored.has(s.name)) : [];
     const scoredFailing = r.scenarios.filter((s) => !s.ok && !unscored.includes(s)).length;
@@ -531,7 +552,9 @@ async function main() {
     ];
     return `${r.version} ${r.label} ${total}${extra.length ? ` (${extra.join('; ')})` : ''} [${Math.round(r.elapsedMs / 1000)} s]`;
   });
-  const ok = !fatal && results.some((r) => !r.skipped) && results.every((r) => r.ok);
+  parts.push(...clientResults.map(clientVerdictPart));
+  const ran = results.some((r) => !r.skipped) || clientResults.some((r) => !r.skipped);
+  const ok = !fatal && ran && results.every((r) => r.ok) && clientResults.every((r) => r.ok);
   console.log(`conformance${ok ? '' : ' FAILED'}: ${parts.join('; ') || 'no suite ran'}`);
   process.exitCode = ok ? 0 : 1;
 }
