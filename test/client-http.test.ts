@@ -182,3 +182,40 @@ describe('McpClient over Streamable HTTP: the era probe', () => {
     }
   });
 });
+
+describe('McpClient over Streamable HTTP: the standalone GET stream', () => {
+  it('is open before the first request: notifications/initialized waits for the GET to be answered', async () => {
+    let getAnsweredAt: number | undefined;
+    let pingAt: number | undefined;
+    const base = legacySession({
+      other: (request, response) => {
+        if (isPost(request, 'ping')) {
+          pingAt = Date.now();
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: (request.json as { id: unknown }).id, result: {} }));
+        } else response.writeHead(404).end();
+      },
+    });
+    const fake = await FakeHttpServer.start((request, response) => {
+      if (request.method === 'GET') {
+        // A slow GET: answered 300 ms late, then held open as an SSE stream.
+        setTimeout(() => {
+          getAnsweredAt = Date.now();
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.write(': open\n\n');
+        }, 300);
+        return;
+      }
+      return base(request, response);
+    });
+    try {
+      client = await McpClient.connect({ connector: streamableHttp({ url: fake.url }), era: 'legacy', logger: quiet });
+      await client.ping();
+      expect(getAnsweredAt).toBeDefined();
+      expect(pingAt! >= getAnsweredAt!).toBe(true);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await fake.close();
+    }
+  });
+});

@@ -76,6 +76,10 @@ export interface StreamableHttpTransportInit extends StreamableHttpClientOptions
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 /** A session id is visible ASCII (MCP 2025-11-25 basic/transports.mdx "Session Management"). */
 const SESSION_ID = /^[\x21-\x7E]+$/;
+/** How many times a POST that is safe to repeat is resent after its kept-alive connection was reset under it. */
+const MAX_STALE_SOCKET_RESENDS = 3;
+/** How long `notifications/initialized` waits for the standalone GET stream's answer (ms). */
+export const GET_STREAM_OPEN_WAIT_MS = 1_000;
 
 function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
   return 'method' in message && 'id' in message;
@@ -109,6 +113,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   #expiredSession: string | undefined;
   #initializedSent = false;
   #getStream: ResumableStream | undefined;
+  /** Resolves the wait of `notifications/initialized` once the standalone GET got its answer (or gave up). */
+  #getAnswered: (() => void) | undefined;
   readonly #toolHeaders = new Map<string, readonly ParamHeader[]>();
   readonly #exchanges = new Map<JsonRpcId, Exchange>();
   readonly #closing = new AbortController();
@@ -149,7 +155,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       this.#getStream?.controller.abort();
       this.#getStream = undefined;
     } else {
-      this.#openGetStream();
+      void this.#openGetStream();
     }
   }
 
@@ -178,10 +184,10 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const initialize = single !== undefined && 'method' in single && single.method === 'initialize';
     if (this.#expiredSession !== undefined && !modern && !initialize) return Promise.reject(new SessionExpiredError(this.#expiredSession));
     if (single === undefined || !isRequest(single)) {
-      return this.#post({ message, single, modern, exchange: undefined }).then(() => {
+      return this.#post({ message, single, modern, exchange: undefined }).then(async () => {
         if (single !== undefined && 'method' in single && single.method === 'notifications/initialized') {
           this.#initializedSent = true;
-          this.#openGetStream();
+          await this.#openGetStream();
         }
       });
     }
@@ -232,10 +238,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     try {
       response = await this.#fetch(this.#url, { ...this.#init, method: 'GET', headers: await requestHeaders(this.#headers, own), signal: stream.controller.signal });
     } catch (error) {
+      if (stream === this.#getStream) this.#getAnswered?.();
       if (isAbort(error, stream.controller.signal)) return 'stop';
       this.logger.debug('SSE reconnection failed', { url: this.#url.href, error: fetchFailure(error) });
       return 'retry';
     }
+    if (stream === this.#getStream) this.#getAnswered?.();
     if (response.ok && isEventStream(response)) return response;
     // A 404 here does not end the session: a server may route no GET at all. The next POST finds out (404 there
     // is the spec's signal, MCP 2025-11-25 basic/transports.mdx "Session Management").
@@ -280,20 +288,20 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const signal = exchange?.controller.signal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
     const init = { ...this.#init, method: 'POST', headers: await requestHeaders(this.#headers, own), body: JSON.stringify(message), signal };
-    let response: Response;
-    try {
-      response = await this.#fetch(this.#url, init);
-    } catch (error) {
-      if (exchange?.abandoned === true) return;
-      if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call') {
-        throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+    let response: Response | undefined;
+    for (let resent = 0; response === undefined; resent++) {
+      try {
+        response = await this.#fetch(this.#url, init);
+      } catch (error) {
+        if (exchange?.abandoned === true) return;
+        if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
+          throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+        }
+        // A kept-alive connection the server closed just as the POST went out (a restarted server leaves one per
+        // pooled socket): sent again on the next one. Never a tools/call, which may have side effects (RFC 9112
+        // §9.3.1: no automatic retry of what may not be repeated).
+        this.logger.debug('POST resent after a connection reset', { what, error: fetchFailure(error) });
       }
-      // A kept-alive connection the server closed just as the POST went out: sent once more on a fresh one. Never a
-      // tools/call, which may have side effects (RFC 9112 §9.3.1: no automatic retry of what may not be repeated).
-      this.logger.debug('POST retried after a connection reset', { what, error: fetchFailure(error) });
-      response = await this.#fetch(this.#url, init).catch((again: unknown) => {
-        throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(again, signal) ? 'the transport closed' : fetchFailure(again), cause: again });
-      });
     }
     if (method?.method === 'initialize' && response.ok) this.#captureSession(response);
     if (response.status === 404 && session !== undefined) {
@@ -355,17 +363,33 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#getStream = undefined;
   }
 
-  /** The standalone GET stream, once the session is set up (legacy era, `notifications/initialized` sent). */
-  #openGetStream(): void {
-    if (this.#closing.signal.aborted || this.#getStream !== undefined || !this.#initializedSent || this.#protocol?.era !== 'legacy') return;
+  /**
+   * The standalone GET stream, once the session is set up (legacy era, `notifications/initialized` sent). Resolves
+   * when the GET got its answer, or after {@link GET_STREAM_OPEN_WAIT_MS}: `notifications/initialized` waits for it,
+   * so the stream is open before the first request — a server may put what it sends outside a request on whichever
+   * stream exists, and a GET opened after a request's POST stream was cut would look like that stream's resumption.
+   */
+  #openGetStream(): Promise<void> {
+    if (this.#closing.signal.aborted || this.#getStream !== undefined || !this.#initializedSent || this.#protocol?.era !== 'legacy') return Promise.resolve();
     const stream = new ResumableStream({ controller: new AbortController(), exchange: undefined });
     this.#getStream = stream;
     const stop = (): void => stream.controller.abort();
     this.#closing.signal.addEventListener('abort', stop, { once: true });
+    let resolveAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (resolveAnswered = resolve));
+    const done = (): void => {
+      clearTimeout(timer);
+      if (this.#getAnswered === done) this.#getAnswered = undefined;
+      resolveAnswered();
+    };
+    const timer = setTimeout(done, GET_STREAM_OPEN_WAIT_MS);
+    this.#getAnswered = done;
     void followStream(this, stream, undefined).finally(() => {
+      done();
       this.#closing.signal.removeEventListener('abort', stop);
       if (this.#getStream === stream) this.#getStream = undefined;
     });
+    return answered;
   }
 
   async #deleteSession(session: string): Promise<void> {
