@@ -103,7 +103,7 @@ process.on('SIGINT', () => {
 const records = [];
 const record = (r, extra, res) => {
   if (!res.ok) failed.push(`${r.key} ${extra.cell ? `${extra.cell.transport} C=${extra.cell.concurrency}` : extra.transport}: ${res.firstFailure}`);
-  records.push({ kind: 'client', row: r.key, label: r.label, role: r.role, ...extra, ...res });
+  records.push({ kind: 'client', row: r.key, label: r.label, role: r.role, ...extra, ...res, loadavg1: os.loadavg()[0] });
 };
 
 if (modeName === 'smoke') {
