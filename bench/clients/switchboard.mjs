@@ -4,13 +4,9 @@
 // `'auto'`: the `server/discover` probe, then `initialize` when the server does not know it, as the raw floor
 // does not), then `client.callTool`. The connect-time probe is outside the measured window.
 import process from 'node:process';
-import * as clientEntry from '@switchboard/mcp/client';
+import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { runClient } from './_harness.mjs';
-
-// TEMPORARY until ./client re-exports the HTTP connectors on main
-const { McpClient } = clientEntry;
-const streamableHttp = clientEntry.streamableHttp ?? (await import('@switchboard/mcp/http')).streamableHttp;
 
 await runClient((opts) => {
   let client;
