@@ -10,6 +10,8 @@ export const CLIENT_ROWS = [
   // the same hand-written client, POSTing through globalThis.fetch (undici) as the libraries below do
   { key: 'raw-fetch', label: 'raw client (fetch)', role: 'info', script: 'raw.mjs', args: ['--stack', 'fetch'], transports: ['http'] },
   { key: 'switchboard', label: 'Switchboard McpClient', role: 'ours', script: 'switchboard.mjs', transports: ['stdio', 'http'], needs: '@switchboard/mcp/client' },
+  // the same client handed a node:http-based fetch (bench/clients/_nodeHttpFetch.mjs): what is left without undici
+  { key: 'switchboard-node-http', label: 'Switchboard McpClient (node:http fetch)', role: 'info', script: 'switchboard.mjs', args: ['--fetch', 'node-http'], transports: ['http'], needs: '@switchboard/mcp/client' },
   { key: 'sdk-v1', label: 'SDK v1 Client', role: 'sdk', script: 'sdk-v1.mjs', transports: ['stdio', 'http'] },
   { key: 'sdk-v2', label: 'SDK v2 Client', role: 'sdk', script: 'sdk-v2.mjs', transports: ['stdio', 'http'] },
 ];
