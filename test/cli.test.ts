@@ -3,7 +3,7 @@
  * stdio (examples/demo/main.js --stdio, a child process) and over Streamable HTTP (`serveHttp` on 127.0.0.1:0),
  * in both eras: what is printed, on which stream, and the exit code.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,4 +191,23 @@ describe('failures to connect are one line and exit code 2', () => {
     expect(await run(['list', 'http://127.0.0.1:9/mcp', '--era', 'future'], cli)).toBe(2);
     expect(cli.err()).toContain("error: option '--era <era>' argument 'future' is invalid. Allowed choices are session, stateless, auto.");
   });
+});
+
+describe('a target named in a host configuration file (temporary home)', () => {
+  it('Claude Desktop (stdio) and Cursor (HTTP) entries are listed by name', async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'switchboard-home-'));
+    try {
+      mkdirSync(path.join(home, '.config', 'Claude'), { recursive: true });
+      writeFileSync(path.join(home, '.config', 'Claude', 'claude_desktop_config.json'), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [DEMO[2], '--stdio'] } } }));
+      mkdirSync(path.join(home, '.cursor'));
+      writeFileSync(path.join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'demo-http': { url: http.url } } }));
+      for (const [name, transport] of [['demo', 'stdio'], ['demo-http', 'streamable-http']]) {
+        const cli = io({ home, cwd: home });
+        expect(await run(['list', name!, '--json', '--era', 'session'], cli)).toBe(0);
+        expect(JSON.parse(cli.out())).toMatchObject({ server: { name: 'switchboard-demo' }, era: 'legacy', transport });
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, TEST_MS);
 });
