@@ -26,6 +26,8 @@ export interface CliIo {
    * (elicitations are then declined, and the CLI says so).
    */
   readonly ask?: (question: string) => Promise<string>;
+  /** Aborted when the process is asked to stop (SIGINT, SIGTERM): a long-running command (`serve`) then ends. */
+  readonly signal?: AbortSignal;
 }
 
 /** An io that collects what is written (for tests and for callers that want the text). */

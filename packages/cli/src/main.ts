@@ -17,6 +17,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+
 const tty = process.stdin.isTTY;
 let reader: ReturnType<typeof createInterface> | undefined;
 const io: CliIo = {
@@ -26,6 +29,7 @@ const io: CliIo = {
   cwd: process.cwd(),
   home: os.homedir(),
   platform: process.platform,
+  signal: stop.signal,
   ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
   color: process.stdout.isTTY && process.env.NO_COLOR === undefined,
   ...(tty

@@ -9,6 +9,7 @@ import { explainCommand } from './commands/explain.js';
 import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
 import { revisionsCommand } from './commands/revisions.js';
+import { serveCommand } from './commands/serve.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
 import type { CliIo } from './io.js';
 import { Output } from './output.js';
@@ -42,6 +43,12 @@ Examples:
 /** The state one parse leaves: the exit code of the command that ran. */
 export interface ProgramState {
   exitCode: number;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError(`expected a port number 0…65535, got "${value}"`);
+  return n;
 }
 
 function positiveInteger(value: string): number {
@@ -136,6 +143,15 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--json', 'print the entries as JSON')
     .action((query: string[], flags: { json?: boolean }) => {
       state.exitCode = explainCommand({ output, query: query.join(' '), json: flags.json === true });
+    });
+  program
+    .command('serve')
+    .argument('<module>', 'a module whose default export is an McpServer (or a function returning one)')
+    .description('run a server module on stdio, or on Streamable HTTP with --port')
+    .option('--port <n>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', port)
+    .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
+    .action(async (module: string, flags: { port?: number; host: string }) => {
+      state.exitCode = await serveCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
     });
   program
     .command('revisions')
