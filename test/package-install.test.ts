@@ -23,6 +23,7 @@ const SETUP_TIMEOUT_MS = 60_000;
 
 interface LockEntry {
   readonly dependencies?: Record<string, string>;
+  readonly optionalDependencies?: Record<string, string>;
   readonly [field: string]: unknown;
 }
 
@@ -91,9 +92,15 @@ beforeAll(() => {
     if (lockPackages[`node_modules/${name}`] !== undefined) continue;
     const entry = rootLock[`node_modules/${name}`];
     if (entry === undefined) throw new Error(`The root package-lock.json has no top-level entry: "node_modules/${name}"`);
-    const { dev: _dev, devOptional: _devOptional, ...rest } = entry;
-    lockPackages[`node_modules/${name}`] = rest;
-    pending.push(...Object.keys(entry.dependencies ?? {}));
+    // The package, the copies of its dependencies nested under it (another version than the top-level one, e.g.
+    // cli-table3's string-width 4), and its optional dependencies.
+    const prefix = `node_modules/${name}`;
+    for (const [key, found] of Object.entries(rootLock)) {
+      if (key !== prefix && !key.startsWith(`${prefix}/node_modules/`)) continue;
+      const { dev: _dev, devOptional: _devOptional, ...rest } = found;
+      lockPackages[key] = rest;
+      pending.push(...Object.keys(found.dependencies ?? {}), ...Object.keys(found.optionalDependencies ?? {}));
+    }
   }
   writeFileSync(join(app, 'package-lock.json'), JSON.stringify({ name: 'tarball-user', lockfileVersion: 3, requires: true, packages: lockPackages }, null, 2));
 
@@ -209,7 +216,9 @@ describe('installed from the tarballs into an empty project', () => {
     const bin = join(app, 'node_modules', '.bin', 'switchboard');
     expect(statSync(bin).isFile()).toBe(true);
     expect(sh(bin, ['--version'], { cwd: app })).toBe(`${packed.find((p) => p.dir === 'cli')!.version}\n`);
-    expect(sh(bin, ['revisions'], { cwd: app })).toBe('2024-11-05\n2025-03-26\n2025-06-18\n2025-11-25 (latest session-based revision)\n');
+    expect(sh(bin, ['revisions', '--json'], { cwd: app })).toBe(`${JSON.stringify(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'].map((revision) => ({ revision, era: revision === '2026-07-28' ? 'modern' : 'legacy' })), null, 2)}\n`);
+    // Its dependencies (commander, picocolors, cli-table3) came with it: a table and the help.
+    expect(sh(bin, ['explain', '404'], { cwd: app })).toMatch(/^404 Not Found\n/);
   });
 });
 

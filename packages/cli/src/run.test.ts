@@ -1,39 +1,79 @@
 import { readFileSync } from 'node:fs';
+import { McpClient } from '@switchboard/mcp/client';
 import { McpServer } from '@switchboard/mcp/server';
-import { connectRawClient } from '@switchboard/mcp/testing';
+import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
 import { describe, expect, it } from 'vitest';
+import { captureIo } from './io.js';
 import { run, VERSION } from './run.js';
 
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo();
+  const code = await run(argv, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
 describe('switchboard CLI run()', () => {
-  it('prints the package version', () => {
+  it('prints the package version', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(VERSION).toBe(pkg.version);
-    expect(run(['version'])).toEqual({ exitCode: 0, stdout: `${VERSION}\n`, stderr: '' });
-    expect(run(['--version']).stdout).toBe(`${VERSION}\n`);
+    expect(await cli(['version'])).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
+    expect((await cli(['--version'])).out).toBe(`${VERSION}\n`);
   });
 
-  it('lists the protocol revisions, oldest first, the newest marked', () => {
-    expect(run(['revisions'])).toEqual({
-      exitCode: 0,
-      stdout: '2024-11-05\n2025-03-26\n2025-06-18\n2025-11-25 (latest session-based revision)\n',
-      stderr: '',
+  it('lists every protocol revision, oldest first, with its era', async () => {
+    expect(await cli(['revisions'])).toEqual({
+      code: 0,
+      out: [
+        '2024-11-05  legacy (session, initialize)',
+        '2025-03-26  legacy (session, initialize)',
+        '2025-06-18  legacy (session, initialize)',
+        '2025-11-25  legacy (session, initialize), the latest session-based revision',
+        '2026-07-28  modern (stateless, per-request _meta)',
+        '',
+      ].join('\n'),
+      err: '',
     });
+    expect(JSON.parse((await cli(['revisions', '--json'])).out)).toEqual([
+      { revision: '2024-11-05', era: 'legacy' },
+      { revision: '2025-03-26', era: 'legacy' },
+      { revision: '2025-06-18', era: 'legacy' },
+      { revision: '2025-11-25', era: 'legacy' },
+      { revision: '2026-07-28', era: 'modern' },
+    ]);
   });
 
-  it('lists only revisions a server serves: each one is accepted by initialize as it is', async () => {
-    const listed = run(['revisions']).stdout.trim().split('\n').map((line) => line.split(' ')[0]!);
-    for (const protocolVersion of listed) {
-      const client = await connectRawClient(new McpServer({ name: 'cli-test', version: '1.0.0' }));
-      const reply = await client.initialize({ protocolVersion });
-      expect(reply).toMatchObject({ id: expect.anything(), result: { protocolVersion } });
-      await client.close();
+  it('lists only revisions a server serves: each legacy one accepted by initialize as it is, the modern one negotiated', async () => {
+    const rows = JSON.parse((await cli(['revisions', '--json'])).out) as { revision: string; era: string }[];
+    for (const { revision, era } of rows) {
+      const server = new McpServer({ name: 'cli-test', version: '1.0.0' });
+      if (era === 'legacy') {
+        const client = await connectRawClient(server);
+        expect(await client.initialize({ protocolVersion: revision })).toMatchObject({ id: expect.anything(), result: { protocolVersion: revision } });
+        await client.close();
+      } else {
+        const client = await McpClient.connect({ connector: inMemoryConnector(server), era: 'modern' });
+        expect([client.era, client.protocolVersion]).toEqual(['modern', revision]);
+        await client.close();
+      }
     }
   });
 
-  it('answers an unknown command or option with exit code 2 and the help on stderr', () => {
-    const r = run(['frobnicate']);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('unknown command: "frobnicate"');
-    expect(run(['--nope']).exitCode).toBe(2);
+  it('prints the help, with the exit codes, for no arguments and for --help', async () => {
+    const none = await cli([]);
+    expect(none.code).toBe(0);
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const text of [none.out, help.out]) {
+      expect(text).toContain('Usage: switchboard [options] [command]');
+      expect(text).toContain('Exit codes:\n  0  done (and the tool result was not an error)\n  1  the command failed');
+      expect(text).toContain('  2  usage error, or the server could not be reached or started');
+    }
+  });
+
+  it('answers an unknown command or option with exit code 2 and a pointer to the help on stderr', async () => {
+    const r = await cli(['frobnicate']);
+    expect(r).toEqual({ code: 2, out: '', err: "error: unknown command 'frobnicate'\n(switchboard --help shows the usage)\n" });
+    expect((await cli(['--nope'])).code).toBe(2);
+    expect((await cli(['list', '--nope'])).err).toContain("error: unknown option '--nope'");
   });
 });

@@ -1,51 +1,47 @@
 /**
- * The `switchboard` CLI as a pure function: arguments in, exit code and output text out. `main.ts` is the
- * only place that touches the process, so tests call `run` directly (docs/architecture.md "Packages and layers").
+ * The `switchboard` CLI as a function: arguments and an injected {@link CliIo} in, an exit code out. `main.ts` is
+ * the only place that touches the process, so tests call `run` in-process (docs/architecture.md "Packages and
+ * layers").
  */
-import { parseArgs } from 'node:util';
-import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '@switchboard/mcp';
+import { CommanderError } from 'commander';
+import type { CliIo } from './io.js';
+import { buildProgram, commanderExitCode, SERVER_COMMANDS, type ProgramState } from './program.js';
 
-/** What a command produced. */
-export interface RunResult {
-  readonly exitCode: number;
-  /** Text for stdout. */
-  readonly stdout: string;
-  /** Text for stderr. */
-  readonly stderr: string;
-}
-
-/** The CLI's version, kept equal to the package version by a test. */
-export const VERSION = '0.1.0';
-
-const HELP = `switchboard ${VERSION}: the Switchboard MCP toolkit's command line (its version and the revisions it serves, for now)
-
-Usage:
-  switchboard help                 show this text
-  switchboard version              print the version
-  switchboard revisions            list the MCP protocol revisions this build serves
-
-More commands (doctor, call, list, serve, bench) arrive with later releases.
-`;
+export { VERSION } from './version.js';
 
 /**
- * Runs the CLI with `argv` (without the node and script paths).
- * @returns exit code 0 on success, 2 on a usage error
+ * `explain` takes an unquoted message too (`switchboard explain MCP error -32000: Connection closed`): every word but
+ * its own flags is the query, handed to the parser after `--` so that words like `-32000:` are not read as options.
  */
-export function run(argv: readonly string[]): RunResult {
-  let parsed: ReturnType<typeof parseArgs>;
+function explainArgs(argv: readonly string[]): readonly string[] {
+  const flags: string[] = argv.slice(1).filter((word) => word === '--json' || word === '-h' || word === '--help');
+  const words = argv.slice(1).filter((word) => !flags.includes(word) && word !== '--');
+  return words.length === 0 ? ['explain', ...flags] : ['explain', ...flags, '--', words.join(' ')];
+}
+
+/**
+ * Runs the CLI with `argv` (without the node and script paths). For `list`, `call` and `read`, the words after the
+ * first `--` are the stdio server's command line.
+ * @returns the exit code: 0 done, 1 the command failed (a tool result with `isError`, an error answer), 2 a usage
+ *   error or a server that could not be reached or started
+ */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const words = argv[0] === 'explain' ? explainArgs(argv) : argv;
+  const split = words.indexOf('--');
+  const isServerCommand = SERVER_COMMANDS.has(words[0] ?? '');
+  const args = isServerCommand && split >= 0 ? words.slice(0, split) : [...words];
+  const command = isServerCommand && split >= 0 ? words.slice(split + 1) : [];
+  const state: ProgramState = { exitCode: 0 };
+  const program = buildProgram({ io, command, state });
+  if (args.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } });
+    await program.parseAsync(args, { from: 'user' });
   } catch (error) {
-    return { exitCode: 2, stdout: '', stderr: `switchboard: ${(error as Error).message}\n\n${HELP}` };
+    if (error instanceof CommanderError) return commanderExitCode(error);
+    throw error;
   }
-  const [command = 'help', ...rest] = parsed.positionals;
-  if (parsed.values.version === true || command === 'version') return { exitCode: 0, stdout: `${VERSION}\n`, stderr: '' };
-  if (parsed.values.help === true || command === 'help') return { exitCode: 0, stdout: HELP, stderr: '' };
-  if (command === 'revisions' && rest.length === 0) {
-    // Only what a server accepts in `initialize`. The stateless 2026-07-28 revision is known (PROTOCOL_REVISIONS)
-    // but not served yet: a request of that era gets -32022, an initialize naming it gets 2025-11-25 back.
-    const lines = LEGACY_REVISIONS.map((r) => (r === LATEST_LEGACY_REVISION ? `${r} (latest session-based revision)` : r));
-    return { exitCode: 0, stdout: lines.join('\n') + '\n', stderr: '' };
-  }
-  return { exitCode: 2, stdout: '', stderr: `switchboard: unknown command: "${[command, ...rest].join(' ')}"\n\n${HELP}` };
+  return state.exitCode;
 }

@@ -1,0 +1,69 @@
+/**
+ * The CLI's own failures (typed, with the exit code they end in) and the one line each client failure becomes
+ * (read from the error's `code`, never from its class name or message).
+ */
+import { McpError } from '@switchboard/mcp';
+import { McpClientError } from '@switchboard/mcp/client';
+
+/** Exit codes of every command (documented in `--help`). */
+export const ExitCode = {
+  /** Done; the tool result was not an error. */
+  Ok: 0,
+  /** The command ran and failed: a tool result with `isError`, an error answer of the server, a bad result. */
+  Failure: 1,
+  /** A usage error, or the server could not be reached or started. */
+  Usage: 2,
+} as const;
+
+/** The codes of {@link CliError}. */
+export type CliErrorCode = 'usage' | 'target_not_found' | 'config_invalid' | 'write_failed';
+
+/** A failure of the CLI itself: bad arguments or a target it cannot resolve (exit code 2), a file it cannot write (1). */
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+
+  constructor(code: CliErrorCode, message: string) {
+    super(message);
+    this.name = 'CliError';
+    this.code = code;
+  }
+}
+
+/** One failure as the CLI reports it. */
+export interface FailureReport {
+  readonly line: string;
+  /** A hint for the next step, when there is one. */
+  readonly hint?: string;
+  readonly exitCode: number;
+}
+
+/** What the connect step raised means "could not connect" (exit 2); later, the same codes are failures (exit 1). */
+const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_closed', 'http_status', 'negotiation_failed', 'request_timeout', 'session_expired']);
+
+/**
+ * Turns any error into one line, a hint and an exit code.
+ * @param options `connecting`: the error came from connecting (a client error is then exit code 2)
+ */
+export function describeFailure(error: unknown, options: { readonly connecting: boolean }): FailureReport {
+  if (error instanceof CliError) return { line: error.message, exitCode: error.code === 'write_failed' ? ExitCode.Failure : ExitCode.Usage };
+  if (error instanceof McpClientError) {
+    const exitCode = options.connecting && CONNECT_CODES.has(error.code) ? ExitCode.Usage : ExitCode.Failure;
+    const hints: Partial<Record<string, string>> = {
+      spawn_failed: 'run the command by hand to see why it does not start; switchboard explain "Connection closed"',
+      connection_closed: 'the server ended the connection; switchboard explain "Connection closed"',
+      request_timeout: 'raise --timeout-ms, or see switchboard explain "Request timed out"',
+      http_status: 'switchboard explain <status> says what the status means',
+      negotiation_failed: 'try --era session or --era stateless',
+      session_expired: 'the server forgot the session; run the command again',
+    };
+    const hint = hints[error.code];
+    return { line: error.message, exitCode, ...(hint === undefined ? {} : { hint }) };
+  }
+  if (error instanceof McpError) {
+    return { line: `The server answered error ${error.code}: "${error.message}"`, hint: `switchboard explain ${error.code}`, exitCode: ExitCode.Failure };
+  }
+  if (error instanceof SyntaxError || error instanceof TypeError || error instanceof RangeError) {
+    return { line: error.message, exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure };
+  }
+  return { line: error instanceof Error ? error.message : String(error), exitCode: ExitCode.Failure };
+}

@@ -1,0 +1,176 @@
+/**
+ * The command line's grammar (commander): the commands, their options, the help text with the exit codes. Each
+ * action runs a command module and leaves its exit code in the returned state; nothing here touches the process.
+ */
+import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
+import { callCommand } from './commands/call.js';
+import type { ServerCommandOptions } from './commands/context.js';
+import { explainCommand } from './commands/explain.js';
+import { listCommand } from './commands/list.js';
+import { readCommand } from './commands/read.js';
+import { revisionsCommand } from './commands/revisions.js';
+import { serveCommand } from './commands/serve.js';
+import { ERA_CHOICES, type EraChoice } from './connect.js';
+import type { CliIo } from './io.js';
+import { Output } from './output.js';
+import { VERSION } from './version.js';
+
+/** The commands that take a `<target>`, and so a `-- <command> [args…]`. */
+export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read']);
+
+const EXIT_CODES = `
+Exit codes:
+  0  done (and the tool result was not an error)
+  1  the command failed: a tool result with isError, an error answer of the server, a result that breaks the spec
+  2  usage error, or the server could not be reached or started
+
+Targets:
+  <url>                    http(s)://… — Streamable HTTP
+  <name>                   a server of a host configuration file: .mcp.json, .cursor/mcp.json, .vscode/mcp.json
+                           (project), ~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json,
+                           Claude Desktop's claude_desktop_config.json (user); --config FILE reads one file only
+  -- <command> [args…]     stdio: the command to start, last on the line (--env K=V, --cwd DIR before the --)
+
+Examples:
+  switchboard list http://127.0.0.1:3000/mcp
+  switchboard list -- node server.js --stdio
+  switchboard call add_numbers --args '{"a":2,"b":3}' -- node server.js --stdio
+  switchboard read my-server sqlite://demo/schema/users
+  switchboard explain -32001
+  switchboard explain "MCP error -32000: Connection closed"
+`;
+
+/** The state one parse leaves: the exit code of the command that ran. */
+export interface ProgramState {
+  exitCode: number;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError(`expected a port number 0…65535, got "${value}"`);
+  return n;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer of milliseconds, got "${value}"`);
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+interface ServerFlags {
+  readonly env: string[];
+  readonly cwd?: string;
+  readonly config?: string;
+  readonly timeoutMs?: number;
+  readonly era: EraChoice;
+  readonly json?: boolean;
+}
+
+/** Adds the options every server command takes. */
+function serverOptions(command: Command): Command {
+  return command
+    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
+    .option('--cwd <dir>', 'working directory of a stdio server')
+    .option('--config <file>', 'read server names from this host configuration file only')
+    .option('--timeout-ms <ms>', 'budget of each request, reset by progress (default 60000)', positiveInteger)
+    .addOption(new Option('--era <era>', 'which protocol era to speak: session (legacy, initialize), stateless (2026-07-28), auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .option('--json', 'print JSON on stdout');
+}
+
+/**
+ * Builds the program for one run.
+ * @param options `io`: where output goes; `command`: the words after `--` (a stdio server); `state`: receives the exit code
+ */
+export function buildProgram(options: { readonly io: CliIo; readonly command: readonly string[]; readonly state: ProgramState }): Command {
+  const { io, command, state } = options;
+  const output = new Output(io);
+  const server = (flags: ServerFlags, target: string | undefined): ServerCommandOptions => ({
+    io,
+    output,
+    spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+    era: flags.era,
+    ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
+    json: flags.json === true,
+  });
+  /** With `-- <command>`, the target is absent and the positionals shift left by one. */
+  const shift = (positionals: (string | undefined)[]): (string | undefined)[] => (command.length > 0 ? [undefined, ...positionals] : positionals);
+
+  const program = new Command('switchboard')
+    .description('The Switchboard MCP toolkit: list, call and read any MCP server, explain MCP errors')
+    .version(VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show the help')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError('(switchboard --help shows the usage)')
+    .addHelpText('after', EXIT_CODES)
+    .allowExcessArguments(false);
+
+  serverOptions(program.command('list').argument('[target]', 'URL or host configuration name').description('list the tools, resources, resource templates and prompts (tables, or --json)')).action(
+    async (target: string | undefined, flags: ServerFlags) => {
+      state.exitCode = await listCommand(server(flags, shift([target])[0]));
+    },
+  );
+  serverOptions(
+    program
+      .command('call')
+      .argument('[target]', 'URL or host configuration name (omit with -- <command>)')
+      .argument('[tool]', 'the tool to call')
+      .description('call a tool: progress and logs live on stderr, elicitation at the terminal; exit 1 on isError')
+      .option('--args <json>', 'the arguments, a JSON object'),
+  ).action(async (first: string | undefined, second: string | undefined, flags: ServerFlags & { args?: string }) => {
+    const [target, tool] = shift([first, second]);
+    state.exitCode = await callCommand({ ...server(flags, target), tool: tool ?? (command.length > 0 ? first : undefined), args: flags.args });
+  });
+  serverOptions(
+    program
+      .command('read')
+      .argument('[target]', 'URL or host configuration name (omit with -- <command>)')
+      .argument('[uri]', 'the resource URI')
+      .description('read a resource: text as it is, blobs summarised (--out FILE writes the bytes)')
+      .option('--out <file>', 'write the contents to this file'),
+  ).action(async (first: string | undefined, second: string | undefined, flags: ServerFlags & { out?: string }) => {
+    const [target, uri] = shift([first, second]);
+    state.exitCode = await readCommand({ ...server(flags, target), uri: uri ?? (command.length > 0 ? first : undefined), out: flags.out });
+  });
+  program
+    .command('explain')
+    .argument('<query...>', 'an error code (-32601), an HTTP status (404) or a quoted error message')
+    .description('what an MCP error code, HTTP status or error message means, per revision, with causes and fixes')
+    .option('--json', 'print the entries as JSON')
+    .action((query: string[], flags: { json?: boolean }) => {
+      state.exitCode = explainCommand({ output, query: query.join(' '), json: flags.json === true });
+    });
+  program
+    .command('serve')
+    .argument('<module>', 'a module whose default export is an McpServer (or a function returning one)')
+    .description('run a server module on stdio, or on Streamable HTTP with --port')
+    .option('--port <n>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', port)
+    .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
+    .action(async (module: string, flags: { port?: number; host: string }) => {
+      state.exitCode = await serveCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
+    });
+  program
+    .command('revisions')
+    .description('list the MCP protocol revisions this build serves, with their era')
+    .option('--json', 'print JSON')
+    .action((flags: { json?: boolean }) => {
+      state.exitCode = revisionsCommand({ output, json: flags.json === true });
+    });
+  program
+    .command('version')
+    .description('print the version')
+    .action(() => {
+      io.stdout(`${VERSION}\n`);
+      state.exitCode = 0;
+    });
+  return program;
+}
+
+/** The exit code of a commander failure: 0 for help and version, 2 for every usage error. */
+export function commanderExitCode(error: CommanderError): number {
+  return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 0 : 2;
+}
