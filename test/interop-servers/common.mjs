@@ -3,6 +3,7 @@
 //
 // Every server in this folder is started as
 //   node test/interop-servers/<name>.mjs --stdio | --port <N>
+// (our own server, switchboard.mjs, also takes `--revisions all|legacy|modern`).
 // Over HTTP it binds 127.0.0.1 only and prints `INTEROP_READY http://127.0.0.1:<port>/mcp` on stderr once it
 // accepts connections (so `--port 0` works, and a restart can ask for the same port again). When
 // INTEROP_RECORD names a file, the server appends one JSON line per event the test needs to see from the server's
@@ -38,12 +39,16 @@ export const itemText = (id) => `item ${id}`;
 /** The elicitation form of the `elicit` tool. */
 export const NAME_FORM = { type: 'object', properties: { name: { type: 'string', description: 'Your name' } }, required: ['name'] };
 
-/** `--stdio` or `--port <N>` (anything else exits 2). */
-export function parseArgs(argv = process.argv.slice(2)) {
-  const opts = { stdio: false, port: undefined };
+/**
+ * `--stdio` or `--port <N>`, and `--revisions all|legacy|modern` where the server can be told which revisions it
+ * serves (anything else exits 2).
+ */
+export function parseArgs(argv = process.argv.slice(2), { revisions = false } = {}) {
+  const opts = { stdio: false, port: undefined, revisions: 'all' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--stdio') opts.stdio = true;
     else if (argv[i] === '--port') opts.port = Number(argv[++i]);
+    else if (argv[i] === '--revisions' && revisions) opts.revisions = argv[++i];
     else fail(`unknown flag ${argv[i]}`);
   }
   if (opts.stdio === (opts.port !== undefined)) fail('give exactly one of --stdio or --port <N>');

@@ -27,15 +27,15 @@ function getServer() {
   }));
   server.registerTool(
     'progress',
-    { description: 'Reports progress and logs each step', inputSchema: { steps: z.number().int().min(1).max(20) } },
-    async ({ steps }, extra) => {
+    { description: 'Reports progress and logs each step', inputSchema: { steps: z.number().int().min(1).max(20), delayMs: z.number().int().min(0).max(5000).optional() } },
+    async ({ steps, delayMs = 5 }, extra) => {
       const progressToken = extra._meta?.progressToken;
       for (let i = 1; i <= steps; i++) {
         if (progressToken !== undefined) {
           await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: steps, message: `step ${i}` } });
         }
         await server.sendLoggingMessage({ level: 'info', logger: SERVER, data: `step ${i} of ${steps}` }, extra.sessionId);
-        await sleep(5);
+        await sleep(delayMs);
       }
       return { content: [{ type: 'text', text: `done ${steps}` }] };
     },

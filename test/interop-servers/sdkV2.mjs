@@ -27,15 +27,15 @@ function buildServer() {
   }));
   server.registerTool(
     'progress',
-    { description: 'Reports progress and logs each step', inputSchema: z.object({ steps: z.number().int().min(1).max(20) }) },
-    async ({ steps }, ctx) => {
+    { description: 'Reports progress and logs each step', inputSchema: z.object({ steps: z.number().int().min(1).max(20), delayMs: z.number().int().min(0).max(5000).optional() }) },
+    async ({ steps, delayMs = 5 }, ctx) => {
       const progressToken = ctx.mcpReq._meta?.progressToken;
       for (let i = 1; i <= steps; i++) {
         if (progressToken !== undefined) {
           await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i, total: steps, message: `step ${i}` } });
         }
         await ctx.mcpReq.log('info', `step ${i} of ${steps}`);
-        await sleep(5);
+        await sleep(delayMs);
       }
       return { content: [{ type: 'text', text: `done ${steps}` }] };
     },

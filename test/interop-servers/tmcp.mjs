@@ -36,12 +36,12 @@ server.tool({ name: 'echo', description: 'Echoes its text', schema: z.object({ t
   content: [{ type: 'text', text }],
 }));
 server.tool(
-  { name: 'progress', description: 'Reports progress and logs each step', schema: z.object({ steps: z.number().int().min(1).max(20) }) },
-  async ({ steps }) => {
+  { name: 'progress', description: 'Reports progress and logs each step', schema: z.object({ steps: z.number().int().min(1).max(20), delayMs: z.number().int().min(0).max(5000).optional() }) },
+  async ({ steps, delayMs = 5 }) => {
     for (let i = 1; i <= steps; i++) {
       server.progress(i, steps, `step ${i}`);
       server.log('info', `step ${i} of ${steps}`, SERVER);
-      await sleep(5);
+      await sleep(delayMs);
     }
     return { content: [{ type: 'text', text: `done ${steps}` }] };
   },
