@@ -1,5 +1,5 @@
 /**
- * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`) must load on any JS runtime:
+ * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`, `./client`) must load on any JS runtime:
  * no module reachable from them through static imports in the built `dist/` may be a Node builtin (`node:fs`, or
  * a bare `fs`). Only `./node` and `./stdio`, the Node edges, may import them. Checked on the bundles, not on the
  * sources, because the bundler is what decides which chunk an entry pulls in.
@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PACKAGES } from '../scripts/entries.mjs';
 
 const DIST = fileURLToPath(new URL('../packages/mcp/dist/', import.meta.url));
-const NEUTRAL_ENTRIES = ['index.js', 'server.js', 'http.js'];
+const NEUTRAL_ENTRIES = ['index.js', 'server.js', 'http.js', 'client.js'];
 const NODE_ENTRIES = ['node.js', 'stdio.js'];
 // testing.js (in-memory pairs for tests) is neither: it is not held to either rule today.
 const BUILTINS = new Set(builtinModules);

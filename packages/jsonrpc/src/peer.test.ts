@@ -116,14 +116,16 @@ describe('Peer (outbound requests)', () => {
     expect(localCode(((await pending) as { error: unknown }).error)).toBe('request_timeout');
   });
 
-  it('Peer rejects a late response after a timeout as an unknown id', async () => {
+  it('Peer drops a late response after a timeout quietly (debug), and a second one as an unknown id (warn)', async () => {
     vi.useFakeTimers();
     const { peer, respond, logger } = await client();
     const pending = settled(peer.request('slow', undefined, { timeoutMs: 10 }));
     await vi.advanceTimersByTimeAsync(10);
     respond('{"jsonrpc":"2.0","id":0,"result":1}');
     expect(localCode(((await pending) as { error: unknown }).error)).toBe('request_timeout');
-    expect(logger.lines.some((line) => line.message.startsWith('Response with an unknown id'))).toBe(true);
+    expect(logger.lines.map((line) => [line.level, line.message])).toEqual([['debug', 'Late response to an abandoned request: dropped']]);
+    respond('{"jsonrpc":"2.0","id":0,"result":1}');
+    expect(logger.lines.at(-1)).toMatchObject({ level: 'warn', message: 'Response with an unknown id: dropped' });
   });
 
   it('Peer rejects with request_aborted when the signal aborts, and sends the cancel notification', async () => {

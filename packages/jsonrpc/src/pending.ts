@@ -46,7 +46,25 @@ export interface PeerRequestOptions {
   readonly progressToken?: string | number;
   /** Called with each progress payload reported under `progressToken`; a throw is logged and ignored. @default none */
   readonly onprogress?: (progress: unknown) => void;
+  /**
+   * Whether giving up on this request (timeout or abort) sends the peer's cancel notification. `false` for a
+   * request the protocol forbids cancelling (MCP 2025-11-25 basic/utilities/cancellation.mdx: never `initialize`).
+   * @default true
+   */
+  readonly cancelOnAbandon?: boolean;
+  /**
+   * Told the request's id once it is picked, before the message is handed to the transport (so before anything can
+   * answer it): for a protocol that tags later messages with the id of the request they belong to (MCP 2026-07-28
+   * `subscriptions/listen`). A throw is logged and ignored. @default none
+   */
+  readonly onRequestId?: (id: JsonRpcId) => void;
 }
+
+/**
+ * How many abandoned request ids each pending table remembers, so that a response arriving after its request timed
+ * out or was aborted is dropped quietly (debug) instead of being reported as an unknown id (warn).
+ */
+export const ABANDONED_IDS_REMEMBERED = 256;
 
 /** What the pending table needs from the peer that owns it. */
 export interface PendingHost {
@@ -81,6 +99,8 @@ export class PendingRequests {
   #nextId = 0;
   readonly #pending = new Map<number, Pending>();
   readonly #progress = new Map<string | number, Pending>();
+  /** Ids of requests given up on (timeout or abort), oldest first, at most {@link ABANDONED_IDS_REMEMBERED}. */
+  readonly #abandoned = new Set<number>();
 
   constructor(host: PendingHost, logger: Logger, instrumentation: Instrumentation | undefined) {
     this.#host = host;
@@ -107,6 +127,13 @@ export class PendingRequests {
       return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason));
     }
     const id = this.#nextId++;
+    if (options.onRequestId !== undefined) {
+      try {
+        options.onRequestId(id);
+      } catch (error) {
+        this.#logger.error('onRequestId callback failed', { id, method, error });
+      }
+    }
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
     return new Promise<T>((resolve, reject) => {
@@ -145,12 +172,19 @@ export class PendingRequests {
    * Settles the pending request a response answers (`invalid`: why the received response was malformed; it
    * then carries a synthesized -32600 error).
    *
-   * @returns `false` when no request with that id is pending (the caller reports it).
+   * A response to a request given up on lately (timeout or abort) is dropped here with a debug line: it is expected,
+   * not the peer's fault.
+   *
+   * @returns `false` when no request with that id is pending or was lately abandoned (the caller reports it).
    */
   respond(response: JsonRpcResponse, invalid: string | undefined): boolean {
     const id = response.id;
     const entry = typeof id === 'number' ? this.#pending.get(id) : undefined;
-    if (entry === undefined) return false;
+    if (entry === undefined) {
+      if (typeof id !== 'number' || !this.#abandoned.delete(id)) return false;
+      this.#logger.debug('Late response to an abandoned request: dropped', { id });
+      return true;
+    }
     if (invalid !== undefined) this.#logger.warn('Malformed response: failing the request', { id, reason: invalid });
     if ('error' in response) this.#settle(entry, undefined, JsonRpcError.fromObject(response.error));
     else this.#settle(entry, response.result, undefined);
@@ -213,6 +247,9 @@ export class PendingRequests {
   #abandon(entry: Pending, error: JsonRpcLocalError, reason: string): void {
     if (this.#pending.get(entry.id) !== entry) return;
     this.#settle(entry, undefined, error);
-    this.#host.abandoned(entry.id, reason, entry.options.relatedRequestId);
+    const abandoned = this.#abandoned;
+    abandoned.add(entry.id);
+    if (abandoned.size > ABANDONED_IDS_REMEMBERED) abandoned.delete(abandoned.values().next().value as number);
+    if (entry.options.cancelOnAbandon !== false) this.#host.abandoned(entry.id, reason, entry.options.relatedRequestId);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * @switchboard/mcp — MCP server and client on the Switchboard JSON-RPC engine.
+ * @switchboard/mcp — MCP server and client on the Switchboard JSON-RPC engine (the client's full entry is `./client`).
  * @packageDocumentation
  */
 export {
@@ -138,3 +138,36 @@ export {
   type ToolTaskOptions,
 } from './server/index.js';
 export { createStderrLogger, type StderrLoggerOptions } from './logger.js';
+export {
+  ClientErrorCode,
+  ConnectionClosedError,
+  DEFAULT_CLIENT_INFO,
+  HttpStatusError,
+  InMemoryEraVerdictStore,
+  InputRoundsExceededError,
+  InvalidResultError,
+  McpClient,
+  McpClientError,
+  NegotiationError,
+  NotSupportedError,
+  PaginationLimitError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  SessionExpiredError,
+  SpawnError,
+  type CallToolParams,
+  type ClientConnector,
+  type ClientErrorCodeValue,
+  type ClientNotificationHandlers,
+  type ClientTransport,
+  type ClientTransportKind,
+  type CompleteParams,
+  type ConnectionEndFacts,
+  type EraVerdict,
+  type EraVerdictStore,
+  type GetPromptParams,
+  type InputContext,
+  type ListParams,
+  type McpClientOptions,
+  type RequestOptions,
+} from './client/index.js';

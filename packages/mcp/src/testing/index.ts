@@ -1,14 +1,20 @@
 /**
  * Test helpers: a raw JSON-RPC client wired to an {@link McpServer} in memory, for tests that need to see the
- * exact wire messages (ids, error codes, what is NOT sent).
+ * exact wire messages (ids, error codes, what is NOT sent), and {@link inMemoryConnector}, which gives an
+ * `McpClient` the same server.
  */
 import {
   createMemoryTransportPair,
+  type Inbound,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcResponse,
   type Transport,
+  type TransportMessageExtra,
+  type TransportSendOptions,
 } from '@switchboard/jsonrpc';
+import type { ConnectionEndFacts } from '../protocol/clientErrors.js';
+import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import type { McpServer } from '../server/mcpServer.js';
 import type { ConnectOptions, ServerSession } from '../server/types.js';
 
@@ -89,4 +95,110 @@ export async function connectRawClient(server: McpServer, options?: ConnectOptio
     close: () => clientSide.close(),
   };
   return client;
+}
+
+/** Options of {@link inMemoryConnector}. */
+export interface InMemoryConnectorOptions {
+  /** Passed to `server.connect` for every channel opened. @default none */
+  readonly connect?: ConnectOptions;
+  /**
+   * Sees every message crossing the channel, as sent: `'toServer'` what the client sent, `'toClient'` what the
+   * server sent. @default none
+   */
+  readonly tap?: (direction: 'toServer' | 'toClient', message: JsonRpcMessage | readonly JsonRpcMessage[]) => void;
+  /** The key of the era verdict. @default a fresh `memory:<n>` per connector, so tests never share verdicts */
+  readonly verdictKey?: string;
+}
+
+/** A {@link ClientConnector} over in-memory channels, with what a test wants to see. */
+export interface InMemoryConnector extends ClientConnector {
+  /** The server side of every channel opened so far, oldest first. */
+  readonly sessions: readonly ServerSession[];
+  /** The protocol the client fixed on each channel, in order (`setProtocol` calls). */
+  readonly protocols: readonly ClientProtocol[];
+  /**
+   * Ends the newest channel as a dying server would (the client sees its transport close), with these end facts.
+   */
+  drop(facts?: ConnectionEndFacts): Promise<void>;
+}
+
+let memoryConnectors = 0;
+
+/** The client side of one in-memory channel. */
+class MemoryClientTransport implements ClientTransport {
+  readonly kind = 'stdio' as const;
+  onmessage?: ((message: Inbound, extra?: TransportMessageExtra) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+  endFacts: ConnectionEndFacts | undefined = undefined;
+  readonly #inner: Transport;
+  readonly #tap: InMemoryConnectorOptions['tap'];
+  readonly #protocols: ClientProtocol[];
+
+  constructor(inner: Transport, tap: InMemoryConnectorOptions['tap'], protocols: ClientProtocol[]) {
+    this.#inner = inner;
+    this.#tap = tap;
+    this.#protocols = protocols;
+    inner.onmessage = (message, extra) => {
+      if (tap !== undefined) tap('toClient', message.kind === 'batch' ? message.items.map((i) => (i.kind === 'invalid' ? i.reply : i.message)) : message.kind === 'invalid' ? message.reply : message.message);
+      this.onmessage?.(message, extra);
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => {
+      this.endFacts ??= { reason: 'the in-memory channel closed' };
+      this.onclose?.();
+    };
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: TransportSendOptions): Promise<void> {
+    this.#tap?.('toServer', message);
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  setProtocol(protocol: ClientProtocol): void {
+    this.#protocols.push(protocol);
+  }
+
+  /** Ends the channel with `facts`, as a dying server would. */
+  drop(facts: ConnectionEndFacts): Promise<void> {
+    this.endFacts = facts;
+    return this.#inner.close();
+  }
+}
+
+/**
+ * A {@link ClientConnector} whose every `open()` connects a fresh in-memory channel to `server` (kind `'stdio'`:
+ * one ordered channel, like a process). For tests of `McpClient` against a real `McpServer`.
+ * @example
+ * const client = await McpClient.connect({ connector: inMemoryConnector(server) });
+ */
+export function inMemoryConnector(server: McpServer, options: InMemoryConnectorOptions = {}): InMemoryConnector {
+  const sessions: ServerSession[] = [];
+  const protocols: ClientProtocol[] = [];
+  const transports: MemoryClientTransport[] = [];
+  const verdictKey = options.verdictKey ?? `memory:${++memoryConnectors}`;
+  return {
+    kind: 'stdio',
+    verdictKey,
+    sessions,
+    protocols,
+    async open(_open: ClientConnectorOpenOptions): Promise<ClientTransport> {
+      const [clientSide, serverSide] = createMemoryTransportPair();
+      const transport = new MemoryClientTransport(clientSide, options.tap, protocols);
+      sessions.push(await server.connect(serverSide, options.connect));
+      transports.push(transport);
+      return transport;
+    },
+    async drop(facts = { reason: 'the server went away' }) {
+      await transports.at(-1)?.drop(facts);
+    },
+  };
 }

@@ -1,0 +1,220 @@
+/**
+ * One channel to one server: a JSON-RPC {@link Peer} over a {@link ClientTransport}, with the envelope every
+ * request carries in its era, the progress token that lets any progress reset a request's timeout, the answers to
+ * the server's live requests on a session (`ping`, `sampling/createMessage`, `elicitation/create`, `roots/list`),
+ * and the server's notifications handed on as they arrive. Reconnecting makes a new one.
+ */
+import { Dispatcher, Peer, type Inbound, type InboundSingle, type JsonRpcNotification, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/envelope.js';
+import { McpError, McpErrorCode } from '../protocol/errors.js';
+import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_METHOD, PROGRESS_METHOD } from '../protocol/notifications.js';
+import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { ClientProtocol, ClientTransport } from '../protocol/transport.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import type { CoreSendOptions, InputQuestion } from './core.js';
+import { clientFailure } from './failures.js';
+import type { InputContext } from './options.js';
+
+/** The live server → client requests a session may carry, answered by the application's callbacks. */
+const QUESTIONS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
+
+/** What a {@link ClientConnection} is made with. */
+export interface ConnectionSetup {
+  readonly transport: ClientTransport;
+  readonly logger: Logger;
+  readonly clientInfo: Implementation;
+  readonly capabilities: ClientCapabilities;
+  /** Answers a live server → client request (`InputContext.era` is `legacy`). */
+  readonly answer: (question: InputQuestion, ctx: InputContext) => Promise<unknown>;
+  /** Every server notification, in arrival order (after progress was routed to its request). */
+  readonly onNotification: (notification: JsonRpcNotification) => void;
+}
+
+/** {@link RequestOptions} with the budgets resolved, plus what negotiation needs. */
+export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs'> {
+  readonly timeoutMs: number;
+  /** Give up without telling the server (`initialize`, and the probe of an unknown server). @default true */
+  readonly cancellable?: boolean;
+  /** Claim this modern revision in `_meta` whatever the connection's protocol (the probe). @default none */
+  readonly claim?: ProtocolRevision;
+  /** Send no progress token (`initialize`). @default false */
+  readonly noProgress?: boolean;
+}
+
+type Params = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Params {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One channel to one server; see the module comment. */
+export class ClientConnection {
+  readonly transport: ClientTransport;
+  readonly #peer: Peer;
+  readonly #setup: ConnectionSetup;
+  #protocol: ClientProtocol | undefined = undefined;
+  #nextToken = 0;
+  /** Modern era: the `logLevel` every request carries, once `setLoggingLevel` was called. */
+  logLevel: LoggingLevel | undefined = undefined;
+  /** Called once when the channel ends, from either side. */
+  onclose: (() => void) | undefined = undefined;
+
+  constructor(setup: ConnectionSetup) {
+    this.#setup = setup;
+    const transport = setup.transport;
+    this.transport = transport;
+    const dispatcher = new Dispatcher({ logger: setup.logger });
+    // MCP 2025-11-25 basic/utilities/ping.mdx: the receiver MUST answer promptly with an empty result.
+    dispatcher.register('ping', () => ({}), { kind: 'request' });
+    for (const method of QUESTIONS) {
+      dispatcher.register(method, (params, ctx) => setup.answer({ method, params }, { signal: ctx.signal, era: 'legacy', method }), { kind: 'request' });
+    }
+    this.#peer = new Peer({
+      transport,
+      dispatcher,
+      logger: setup.logger,
+      // A transport that carries the cancellation itself (2026-07-28 HTTP closes the response stream) sends nothing.
+      cancelNotification: (id, reason) => (transport.abandonRequest?.(id) === true ? undefined : this.#withClaim(cancelledNotification({ requestId: id, reason }))),
+    });
+    this.#peer.onclose = () => this.onclose?.();
+    // Notifications are taken before the engine sees them: progress goes straight to its request (its timeout is
+    // reset whether or not the caller passed `onprogress`), the rest to the client's listeners.
+    const deliver = transport.onmessage;
+    transport.onmessage = (inbound: Inbound, extra?: TransportMessageExtra) => {
+      if (inbound.kind === 'notification') this.#notification(inbound.message);
+      else if (inbound.kind === 'batch') this.#batch(inbound.items, extra, deliver);
+      else deliver?.(inbound, extra);
+    };
+  }
+
+  /** Starts the transport. @throws what the transport's `start()` throws (a `SpawnError`, …) */
+  start(): Promise<void> {
+    return this.#peer.start();
+  }
+
+  /** The era and revision once negotiated. */
+  get protocol(): ClientProtocol | undefined {
+    return this.#protocol;
+  }
+
+  /** Fixes the era and revision, and tells the transport (its headers follow). */
+  setProtocol(protocol: ClientProtocol): void {
+    this.#protocol = protocol;
+    this.transport.setProtocol(protocol);
+  }
+
+  /** Whether the channel has ended. */
+  get closed(): boolean {
+    return this.#peer.closed;
+  }
+
+  /** Requests awaiting a response. */
+  get pendingCount(): number {
+    return this.#peer.pendingCount;
+  }
+
+  /**
+   * Sends one request in the connection's era and waits for its result.
+   * @throws the typed errors of `clientFailure` (`RequestTimeoutError`, `RequestAbortedError`, `ConnectionClosedError`,
+   *   a transport's `HttpStatusError` / `SessionExpiredError`, or the server's `McpError`)
+   */
+  async request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+    const token = options.noProgress === true ? undefined : this.#nextToken++;
+    const sentAt = Date.now();
+    const onprogress = options.onprogress;
+    try {
+      return await this.#peer.request<T>(method, this.#envelope(params, options, token), {
+        timeoutMs: options.timeoutMs,
+        ...(options.maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
+        resetTimeoutOnProgress: true,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(token === undefined ? {} : { progressToken: token }),
+        ...(onprogress === undefined ? {} : { onprogress: onprogress as (progress: unknown) => void }),
+        ...(options.cancellable === false ? { cancelOnAbandon: false } : {}),
+        ...(options.onRequestId === undefined ? {} : { onRequestId: options.onRequestId }),
+      });
+    } catch (error) {
+      throw clientFailure(error, { method, timeoutMs: options.timeoutMs, maxTotalTimeoutMs: options.maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
+    }
+  }
+
+  /**
+   * Sends one notification; in the modern era its `_meta` carries the revision claim (MCP 2026-07-28 schema.ts
+   * `NotificationMetaObject`).
+   * @throws ConnectionClosedError when the channel has ended or the send failed
+   */
+  async notify(method: string, params?: Params): Promise<void> {
+    try {
+      const message = this.#withClaim({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+      await this.#peer.notify(method, message.params);
+    } catch (error) {
+      throw clientFailure(error, { method, timeoutMs: 0, maxTotalTimeoutMs: undefined, sentAt: Date.now(), endFacts: this.transport.endFacts });
+    }
+  }
+
+  /** Closes the channel; pending requests fail with `ConnectionClosedError`. Idempotent. */
+  close(): Promise<void> {
+    return this.#peer.close();
+  }
+
+  /** A notification with the modern claim added to its `_meta` when the connection is modern. */
+  #withClaim(notification: JsonRpcNotification): JsonRpcNotification {
+    const protocol = this.#protocol;
+    if (protocol?.era !== 'modern') return notification;
+    const params = isRecord(notification.params) ? notification.params : {};
+    const meta = isRecord(params._meta) ? params._meta : {};
+    return { ...notification, params: { ...params, _meta: { ...meta, [PROTOCOL_VERSION_META_KEY]: protocol.revision } } };
+  }
+
+  /**
+   * The params as sent: `_meta` holds the caller's `params._meta`, then the modern protocol fields, then `options.meta`
+   * (so a part may widen `clientCapabilities` for one request), then the progress token, which is always ours.
+   */
+  #envelope(params: Params | undefined, options: WireRequestOptions, token: number | undefined): Params | undefined {
+    const modern = options.claim ?? (this.#protocol?.era === 'modern' ? this.#protocol.revision : undefined);
+    if (modern === undefined && token === undefined && options.meta === undefined) return params;
+    const given = params?._meta;
+    const meta: Params = isRecord(given) ? { ...given } : {};
+    if (modern !== undefined) {
+      meta[PROTOCOL_VERSION_META_KEY] = modern;
+      meta[CLIENT_CAPABILITIES_META_KEY] = this.#setup.capabilities;
+      meta[CLIENT_INFO_META_KEY] = this.#setup.clientInfo;
+      if (this.logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = this.logLevel;
+    }
+    if (options.meta !== undefined) Object.assign(meta, options.meta);
+    if (token !== undefined) meta.progressToken = token;
+    return { ...params, _meta: meta };
+  }
+
+  #notification(notification: JsonRpcNotification): void {
+    const params = notification.params;
+    if (notification.method === PROGRESS_METHOD) {
+      const token = parseProgressToken(params);
+      if (token !== undefined) this.#peer.reportProgress(token, params);
+    } else if (notification.method === CANCELLED_METHOD) {
+      // The server gave up on one of its requests to us (MCP 2025-11-25 basic/utilities/cancellation.mdx).
+      const cancelled = parseCancelled(params);
+      if (cancelled !== undefined) this.#peer.cancelInbound(cancelled.requestId, cancelled.reason);
+    }
+    try {
+      this.#setup.onNotification(notification);
+    } catch (error) {
+      this.#setup.logger.error('Notification listener failed', { method: notification.method, error });
+    }
+  }
+
+  /** A batch from the server: its notifications are taken here, the rest (responses, requests) go to the engine. */
+  #batch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined, deliver: ((inbound: Inbound, extra?: TransportMessageExtra) => void) | undefined): void {
+    const rest: InboundSingle[] = [];
+    for (const item of items) {
+      if (item.kind === 'notification') this.#notification(item.message);
+      else rest.push(item);
+    }
+    if (rest.length > 0) deliver?.({ kind: 'batch', items: rest }, extra);
+  }
+}
+
+/** The -32601 answer to a question the application gave no callback for. */
+export function noCallback(method: string): McpError {
+  return new McpError(McpErrorCode.MethodNotFound, `Method not found: "${method}" (the client has no handler for it)`);
+}

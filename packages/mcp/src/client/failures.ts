@@ -1,0 +1,50 @@
+/**
+ * What a failed request becomes on the client: the engine's local failures mapped to the typed errors of
+ * `protocol/clientErrors.ts`, and wire errors rebuilt as typed MCP errors (`mcpErrorFromWire`), so callers branch
+ * on a class and a stable `code`, never on a message.
+ */
+import { JsonRpcError, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import { ConnectionClosedError, McpClientError, RequestAbortedError, RequestTimeoutError, type ConnectionEndFacts } from '../protocol/clientErrors.js';
+import { mcpErrorFromWire } from '../protocol/errors.js';
+
+/** What {@link clientFailure} needs to know about the request that failed. */
+export interface FailedRequest {
+  readonly method: string;
+  /** The idle budget it was sent with, in ms. */
+  readonly timeoutMs: number;
+  /** Its hard cap, in ms, when it had one. */
+  readonly maxTotalTimeoutMs: number | undefined;
+  /** When it was sent (`Date.now()`), to tell the two timeouts apart. */
+  readonly sentAt: number;
+  /** How the connection ended, when it did. */
+  readonly endFacts: ConnectionEndFacts | undefined;
+}
+
+/**
+ * The typed error for `error`, thrown by a request of the engine: `request_timeout` → {@link RequestTimeoutError},
+ * `request_aborted` → {@link RequestAbortedError}, `connection_closed` → {@link ConnectionClosedError} with the
+ * transport's end facts, `send_failed` → its cause when that is a {@link McpClientError} (an HTTP status, an expired
+ * session), else a {@link ConnectionClosedError}; a wire error → its typed {@link McpError}; anything else as is.
+ */
+export function clientFailure(error: unknown, request: FailedRequest): unknown {
+  if (error instanceof McpClientError) return error;
+  if (error instanceof JsonRpcLocalError) {
+    switch (error.code) {
+      case LocalErrorCode.RequestTimeout: {
+        const total = request.maxTotalTimeoutMs;
+        const isTotal = total !== undefined && Date.now() - request.sentAt >= total;
+        return new RequestTimeoutError({ method: request.method, timeoutMs: isTotal ? total : request.timeoutMs, total: isTotal });
+      }
+      case LocalErrorCode.RequestAborted:
+        return new RequestAbortedError({ method: request.method, cause: error.cause });
+      case LocalErrorCode.SendFailed:
+        if (error.cause instanceof McpClientError) return error.cause;
+        return new ConnectionClosedError({ ...request.endFacts, what: `request "${request.method}" could not be sent`, cause: error.cause ?? error });
+      case LocalErrorCode.ConnectionClosed:
+      default:
+        return new ConnectionClosedError({ ...request.endFacts, what: `request "${request.method}"`, cause: error });
+    }
+  }
+  if (error instanceof JsonRpcError) return mcpErrorFromWire(error.toJSON());
+  return error;
+}

@@ -1,0 +1,49 @@
+/**
+ * The `./client` entry of `@switchboard/mcp`: the MCP client, its options and errors, and the era verdict store.
+ * Runtime-neutral; the stdio connector (`spawnStdio`) is in `@switchboard/mcp/stdio`.
+ */
+export { DEFAULT_CLIENT_INFO, McpClient } from './mcpClient.js';
+export type {
+  CallToolParams,
+  CompleteParams,
+  GetPromptParams,
+  ListParams,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+} from './operations.js';
+export {
+  DEFAULT_CACHE_ENTRIES,
+  DEFAULT_CLIENT_TIMEOUT_MS,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_MAX_PAGES,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  DEFAULT_RECONNECT_ATTEMPTS,
+} from './options.js';
+export type {
+  ClientNotificationHandlers,
+  ElicitationHandler,
+  InputContext,
+  ListRootsHandler,
+  LogMessageParams,
+  McpClientOptions,
+  RequestOptions,
+  SamplingHandler,
+} from './options.js';
+export { InputRoundsExceededError, InvalidResultError, NegotiationError, NotSupportedError, PaginationLimitError } from './errors.js';
+export type { PaginationStop } from './errors.js';
+export { DEFAULT_MAX_VERDICTS, InMemoryEraVerdictStore } from './verdicts.js';
+export type { EraVerdict, EraVerdictStore } from './verdicts.js';
+export {
+  ClientErrorCode,
+  ConnectionClosedError,
+  HttpStatusError,
+  McpClientError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  SessionExpiredError,
+  SpawnError,
+} from '../protocol/clientErrors.js';
+export type { ClientErrorCodeValue, ConnectionEndFacts, SpawnFailure } from '../protocol/clientErrors.js';
+export type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ClientTransportKind } from '../protocol/transport.js';

@@ -1,0 +1,138 @@
+/**
+ * What a client is configured with ({@link McpClientOptions}), what one call may override ({@link RequestOptions}),
+ * and what the application's callbacks receive ({@link InputContext}).
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import type { ProgressParams } from '../protocol/notifications.js';
+import type { Era, ProtocolRevision } from '../protocol/revisions.js';
+import type { ClientConnector } from '../protocol/transport.js';
+import type {
+  ClientCapabilities,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+} from '../protocol/types.js';
+import type { EraVerdictStore } from './verdicts.js';
+
+/** Default of {@link McpClientOptions.timeoutMs} and {@link RequestOptions.timeoutMs}, in ms. */
+export const DEFAULT_CLIENT_TIMEOUT_MS = 60_000;
+/** Default of {@link McpClientOptions.probeTimeoutMs}, in ms. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+/** Default of {@link McpClientOptions.maxInputRounds}. */
+export const DEFAULT_MAX_INPUT_ROUNDS = 8;
+/** Default of {@link McpClientOptions.maxPages}. */
+export const DEFAULT_MAX_PAGES = 100;
+/** Default of the response cache's `maxEntries` ({@link McpClientOptions.cache}). */
+export const DEFAULT_CACHE_ENTRIES = 256;
+/** Default of {@link McpClientOptions.reconnect}'s `maxAttempts`. */
+export const DEFAULT_RECONNECT_ATTEMPTS = 3;
+
+/** What the application's elicitation, sampling and roots callbacks are told about the question. */
+export interface InputContext {
+  /** Aborted when the server cancels the question, the request it belongs to ends, or the client closes. */
+  readonly signal: AbortSignal;
+  /** The era of the connection: `legacy` for a live server → client request on a session, `modern` for an input request. */
+  readonly era: Era;
+  /** The question's method: `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+  readonly method: string;
+  /** Modern era: the input request's key in `inputRequests` (MCP 2026-07-28 basic/patterns/mrtr.mdx). */
+  readonly key?: string;
+}
+
+/** Answers `elicitation/create` (MCP 2025-11-25 client/elicitation.mdx). A throw answers with an error. */
+export type ElicitationHandler = (params: ElicitParams, ctx: InputContext) => Promise<ElicitResult>;
+/** Answers `sampling/createMessage` (MCP 2025-11-25 client/sampling.mdx). A throw answers with an error. */
+export type SamplingHandler = (params: CreateMessageParams, ctx: InputContext) => Promise<CreateMessageResult>;
+/** Answers `roots/list` (MCP 2025-11-25 client/roots.mdx). A throw answers with an error. */
+export type ListRootsHandler = (ctx: InputContext) => Promise<ListRootsResult>;
+
+/** `notifications/message` params (MCP 2025-11-25 server/utilities/logging.mdx). */
+export interface LogMessageParams {
+  readonly level: LoggingLevel;
+  readonly logger?: string;
+  readonly data: unknown;
+  readonly _meta?: Record<string, unknown>;
+}
+
+/**
+ * Listeners of the server's notifications. Each is called synchronously as the notification arrives; a throw is
+ * logged and ignored. Progress also reaches the request it belongs to (its `onprogress`, and its timeout is reset)
+ * whether or not `progress` is given here.
+ */
+export interface ClientNotificationHandlers {
+  /** `notifications/message`. */
+  readonly message?: (params: LogMessageParams) => void;
+  /** `notifications/progress`, for every request. */
+  readonly progress?: (params: ProgressParams) => void;
+  /** `notifications/tools/list_changed`. */
+  readonly toolsListChanged?: () => void;
+  /** `notifications/resources/list_changed`. */
+  readonly resourcesListChanged?: () => void;
+  /** `notifications/prompts/list_changed`. */
+  readonly promptsListChanged?: () => void;
+  /** `notifications/resources/updated`. */
+  readonly resourceUpdated?: (params: { readonly uri: string; readonly [key: string]: unknown }) => void;
+  /** Every notification, after the specific listener (if any), with its method and raw params. */
+  readonly any?: (method: string, params: unknown) => void;
+}
+
+/** Options of one call; each falls back to the client's option of the same name. */
+export interface RequestOptions {
+  /** Aborting rejects the call with `RequestAbortedError` and cancels it on the server. @default none */
+  readonly signal?: AbortSignal;
+  /** Idle budget in ms: time without a response or any progress for this request. @default the client's `timeoutMs` */
+  readonly timeoutMs?: number;
+  /** Hard cap in ms from the send, whatever progress arrives. @default the client's `maxTotalTimeoutMs` */
+  readonly maxTotalTimeoutMs?: number;
+  /** Called with each `notifications/progress` of this request. @default none */
+  readonly onprogress?: (progress: ProgressParams) => void;
+  /** Merged into the request's `params._meta`, after the protocol fields (the progress token stays the client's). @default none */
+  readonly meta?: Record<string, unknown>;
+}
+
+/** Options of {@link McpClient.connect}. */
+export interface McpClientOptions {
+  /** How to reach the server: `spawnStdio(…)`, `streamableHttp(…)`, `httpSse(…)`, or `inMemoryConnector(server)` in tests. */
+  readonly connector: ClientConnector;
+  /** This client's name and version. @default `{ name: 'switchboard-client', version: <package version> }` */
+  readonly clientInfo?: Implementation;
+  /** The capabilities declared. @default derived from the callbacks given (`elicitation`, `sampling`, `roots`) */
+  readonly capabilities?: ClientCapabilities;
+  /** Answers the server's elicitations (live requests on a session, or 2026-07-28 input requests). @default none (-32601) */
+  readonly onElicitation?: ElicitationHandler;
+  /** Answers the server's sampling requests. @default none (-32601) */
+  readonly onSampling?: SamplingHandler;
+  /** Answers the server's `roots/list`. @default none (-32601) */
+  readonly onListRoots?: ListRootsHandler;
+  /** Listeners of the server's notifications. @default none */
+  readonly notifications?: ClientNotificationHandlers;
+  /**
+   * Which era to speak: `auto` probes and falls back (MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"),
+   * `modern` refuses a legacy server, `legacy` starts with `initialize`. @default 'auto'
+   */
+  readonly era?: 'auto' | 'modern' | 'legacy';
+  /** Speak exactly this revision, without probing; a refusal is a `NegotiationError`. @default none */
+  readonly pin?: ProtocolRevision;
+  /** Where era verdicts are kept. @default one process-wide `InMemoryEraVerdictStore` */
+  readonly verdictStore?: EraVerdictStore;
+  /** How long the `server/discover` probe may stay unanswered before the server is taken as legacy, in ms. @default 5_000 */
+  readonly probeTimeoutMs?: number;
+  /** Idle budget of every request in ms, reset by any progress for it. @default 60_000 */
+  readonly timeoutMs?: number;
+  /** Hard cap of every request in ms from the send. @default none */
+  readonly maxTotalTimeoutMs?: number;
+  /** Rounds a 2026-07-28 multi round-trip request may ask for input. @default 8 */
+  readonly maxInputRounds?: number;
+  /** Pages the `listAll…` helpers read before `PaginationLimitError`. @default 100 */
+  readonly maxPages?: number;
+  /** The 2026-07-28 response cache (`ttlMs` / `cacheScope`). @default `{ maxEntries: 256 }` */
+  readonly cache?: false | { readonly maxEntries?: number };
+  /** Respawn a dead process / re-initialize an expired session. @default `{ maxAttempts: 3 }` */
+  readonly reconnect?: false | { readonly maxAttempts?: number };
+  /** Where the client reports what it survived. @default `createStderrLogger()` (stderr, never stdout) */
+  readonly logger?: Logger;
+}

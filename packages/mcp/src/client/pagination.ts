@@ -1,0 +1,52 @@
+/**
+ * The list helpers' loop: follow `nextCursor` until it is absent. Cursors are opaque: `""` is a cursor like any
+ * other (MCP 2026-07-28 server/utilities/pagination.mdx; field bug B44), and a cursor seen before is followed again,
+ * since a server may reuse one. Two guards stop a runaway server with an explicit error carrying the items read:
+ * the page budget (`maxPages`), and a loop — a cursor the server answered before answered again with the very same
+ * page.
+ */
+import { PaginationLimitError } from './errors.js';
+
+/** One page as the helper sees it. */
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** The cursor of the next page; `undefined` on the last page. */
+  readonly nextCursor: string | undefined;
+}
+
+/** What {@link collectPages} is given. */
+export interface CollectPagesOptions<T> {
+  /** The list method, for the error. */
+  readonly method: string;
+  /** Pages read at most. A positive integer. */
+  readonly maxPages: number;
+  /** Reads the page at `cursor` (`undefined`: the first page). */
+  readonly page: (cursor: string | undefined) => Promise<Page<T>>;
+}
+
+/**
+ * Every item of every page, in order.
+ * @throws PaginationLimitError (`max_pages` or `cursor_loop`, with the items so far); what `page` throws
+ * @throws RangeError when `maxPages` is not a positive integer
+ */
+export async function collectPages<T>(options: CollectPagesOptions<T>): Promise<T[]> {
+  const { method, maxPages } = options;
+  if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError(`Invalid maxPages: expected a positive integer, got ${String(maxPages)}`);
+  const items: T[] = [];
+  /** For each cursor followed, the page it was answered with (as JSON), to recognize a loop. */
+  const answered = new Map<string, string>();
+  let cursor: string | undefined = undefined;
+  for (let pages = 0; ; ) {
+    if (pages === maxPages) throw new PaginationLimitError({ method, stop: 'max_pages', pages, items });
+    const page = await options.page(cursor);
+    pages++;
+    if (cursor !== undefined) {
+      const text = JSON.stringify([page.items, page.nextCursor ?? null]);
+      if (answered.get(cursor) === text) throw new PaginationLimitError({ method, stop: 'cursor_loop', pages, items });
+      answered.set(cursor, text);
+    }
+    items.push(...page.items);
+    if (page.nextCursor === undefined) return items;
+    cursor = page.nextCursor;
+  }
+}
