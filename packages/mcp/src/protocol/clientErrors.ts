@@ -106,16 +106,20 @@ export class SpawnError extends McpClientError implements ConnectionEndFacts {
   readonly exitCode: number | null | undefined;
   readonly signal: string | null | undefined;
   readonly stderrTail: readonly string[];
+  /** Where the command was looked for, or what else explains the failure (`looked up on PATH "/usr/bin:/bin"`). */
+  readonly detail: string | undefined;
 
-  constructor(facts: ConnectionEndFacts & { readonly command: string; readonly failure: SpawnFailure; readonly cause?: unknown }) {
+  constructor(facts: ConnectionEndFacts & { readonly command: string; readonly failure: SpawnFailure; readonly detail?: string; readonly cause?: unknown }) {
     const what = facts.failure === 'not_found' ? 'command not found' : facts.failure === 'exited' ? 'the process exited before answering' : 'spawn failed';
-    super(ClientErrorCode.SpawnFailed, `Cannot start MCP server "${echo(facts.command)}": ${what}${endSuffix({ ...facts, reason: undefined })}`, 'cause' in facts ? { cause: facts.cause } : undefined);
+    const detail = facts.detail === undefined ? '' : `: ${facts.detail}`;
+    super(ClientErrorCode.SpawnFailed, `Cannot start MCP server "${echo(facts.command)}": ${what}${detail}${endSuffix({ ...facts, reason: undefined })}`, 'cause' in facts ? { cause: facts.cause } : undefined);
     this.name = 'SpawnError';
     this.command = facts.command;
     this.failure = facts.failure;
     this.exitCode = facts.exitCode;
     this.signal = facts.signal;
     this.stderrTail = facts.stderrTail ?? [];
+    this.detail = facts.detail;
   }
 }
 

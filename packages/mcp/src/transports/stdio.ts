@@ -1,6 +1,7 @@
 /**
- * The stdio transport, server side (the `./stdio` entry): the transport itself (`stdioTransport.ts`) and
- * {@link serveStdio}, which serves a server on this process's stdin/stdout (`stdioServe.ts`).
+ * The stdio transport (the `./stdio` entry). Server side: the transport itself (`stdioTransport.ts`) and
+ * {@link serveStdio}, which serves a server on this process's stdin/stdout (`stdioServe.ts`). Client side:
+ * {@link spawnStdio}, the connector that spawns a server, and its {@link StdioClientTransport} (`stdioClient.ts`).
  *
  * @see MCP 2025-11-25 basic/transports.mdx "stdio": messages are newline-delimited and MUST NOT contain
  *   embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message; it MAY
@@ -15,3 +16,6 @@ export {
   type StdioServer,
   type StdioSession,
 } from './stdioServe.js';
+export { spawnStdio, StdioClientTransport } from './stdioClient.js';
+export { DEFAULT_SPAWN_MAX_LINE_BYTES, DEFAULT_SPAWN_SHUTDOWN_GRACE_MS, type SpawnStdioOptions } from './stdioClientOptions.js';
+export { DEFAULT_MAX_STDERR_LINES } from './stderrTail.js';

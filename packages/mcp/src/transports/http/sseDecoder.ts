@@ -44,6 +44,14 @@ export class SseDecoder {
     return this.#id;
   }
 
+  /**
+   * How much text the decoder holds for the event not yet ended (its unfinished line and its `data` so far), in
+   * UTF-16 code units: what a reader bounds to keep one endless event from growing without limit.
+   */
+  get pendingLength(): number {
+    return this.#buffer.length + this.#data.length;
+  }
+
   /** The reconnection time (ms) the stream last asked for with `retry`, also on an event that carried no data. */
   get retryMs(): number | undefined {
     return this.#reconnectMs;
