@@ -7,8 +7,9 @@
 // Over HTTP it binds 127.0.0.1 only and prints `INTEROP_READY http://127.0.0.1:<port>/mcp` on stderr once it
 // accepts connections (so `--port 0` works, and a restart can ask for the same port again). When
 // INTEROP_RECORD names a file, the server appends one JSON line per event the test needs to see from the server's
-// side: `{"event":"started","pid":…}` at start, `{"event":"cancelled","tool":"slow",…}` when a slow call is
-// cancelled, `{"event":"finished","tool":"slow",…}` when one runs to its end.
+// side: `{"event":"started","pid":…}` at start, `{"event":"began","tool":"slow",…}` when a slow call starts,
+// `{"event":"cancelled","tool":"slow",…}` when it is cancelled, `{"event":"finished","tool":"slow",…}` when it runs
+// to its end.
 import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import process from 'node:process';
@@ -72,6 +73,7 @@ export function record(event) {
  * @param {{ ms: number, signal?: AbortSignal, server: string }} opts
  */
 export function slowWork({ ms, signal, server }) {
+  record({ event: 'began', tool: 'slow', server });
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

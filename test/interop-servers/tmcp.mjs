@@ -7,7 +7,9 @@
 //                requests from one endpoint; every answer is a text/event-stream body
 // tmcp paginates when told a page size (`pagination`), so every list here takes several pages. Sampling and
 // elicitation (`server.message`, `server.elicitation`) are live requests on a session and input requests on
-// 2026-07-28; cancellation reaches the handler as `server.ctx.signal`.
+// 2026-07-28, where tmcp runs the handler again from the top on the retry and so refuses (-32603) unless the tool
+// is marked `replayable: true` (a tmcp option its README does not mention; these two tools are safe to replay).
+// Cancellation reaches the handler as `server.ctx.signal`.
 import { McpServer } from 'tmcp';
 import { ZodJsonSchemaAdapter } from '@tmcp/adapter-zod';
 import { StdioTransport } from '@tmcp/transport-stdio';
@@ -46,12 +48,12 @@ server.tool(
     return { content: [{ type: 'text', text: `done ${steps}` }] };
   },
 );
-server.tool({ name: 'sample', description: 'Asks the client to sample', schema: z.object({ prompt: z.string() }) }, async ({ prompt }) => {
+server.tool({ name: 'sample', description: 'Asks the client to sample', schema: z.object({ prompt: z.string() }), replayable: true }, async ({ prompt }) => {
   const answer = await server.message({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 50 });
   const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
   return { content: [{ type: 'text', text: `model ${answer.model} said: ${content?.type === 'text' ? content.text : content?.type}` }] };
 });
-server.tool({ name: 'elicit', description: 'Asks the user for a name', schema: z.object({ question: z.string() }) }, async ({ question }) => {
+server.tool({ name: 'elicit', description: 'Asks the user for a name', schema: z.object({ question: z.string() }), replayable: true }, async ({ question }) => {
   const answer = await server.elicitation(question, z.object({ name: z.string().describe('Your name') }), { key: 'name' });
   return { content: [{ type: 'text', text: answer.action === 'accept' ? `hello ${String(answer.content?.name)}` : `action ${answer.action}` }] };
 });
