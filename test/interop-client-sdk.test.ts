@@ -29,7 +29,8 @@ const ROWS: readonly Row[] = [
   // (and nothing to lose in a restart); the handler learns of a cancellation when the client closes the stream.
   { title: 'SDK v2 2.4.0 over Streamable HTTP, client era legacy', server: V2, transport: 'http', clientEra: 'legacy', expect: { era: 'legacy', revision: '2025-11-25', pages: false, inputs: false, cancelSeen: true, restart: 'continues' } },
   // tmcp: both eras, paginates; notifications/cancelled never reaches a tool handler (only the HTTP stream closing
-  // does); its newest session revision is 2025-06-18, and its HTTP transport takes any session id (no 404).
+  // does); its newest session revision is 2025-06-18; over stdio it handles a session's requests one at a time (so
+  // a cancelled call it keeps running holds up the next ones); its HTTP transport takes any session id (no 404).
   { title: 'tmcp 1.20.0 over stdio', server: TMCP, transport: 'stdio', expect: { era: 'modern', revision: '2026-07-28', pages: true, inputs: true, cancelSeen: false } },
   { title: 'tmcp 1.20.0 over Streamable HTTP', server: TMCP, transport: 'http', expect: { era: 'modern', revision: '2026-07-28', pages: true, inputs: true, cancelSeen: true } },
   { title: 'tmcp 1.20.0 over stdio, client era legacy', server: TMCP, transport: 'stdio', clientEra: 'legacy', expect: { era: 'legacy', revision: '2025-06-18', pages: true, inputs: true, cancelSeen: false } },

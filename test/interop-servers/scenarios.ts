@@ -241,9 +241,16 @@ export function describeInterop(target: InteropTarget): void {
       const error = await call.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RequestTimeoutError);
       expect(error).toMatchObject({ method: 'tools/call', timeoutMs: 300 });
-      // Wait for the handler to end (cancelled, or finished and answered late), then for its answer to arrive.
-      await s.record.waitFor(() => ends() > endsBefore, 5000);
+      const id = sentRequests(s.wire, 'tools/call').at(-1)!.id;
+      // Wait for every slow handler to end (cancelled, or finished and answered late; one the server was not told
+      // to cancel may still be running before ours), then for a late answer to arrive.
+      const began = () => s.record.events().filter((e) => e.event === 'began').length;
+      await s.record.waitFor(() => ends() > endsBefore && ends() === began(), 5000);
       await sleep(300);
+      const end = s.record.events().filter((e) => e.event === 'cancelled' || e.event === 'finished').at(-1)!;
+      const late = s.wire.received.filter((m: any) => m.kind === 'response' && m.message?.id === id);
+      // A handler that ran to its end answered after the timeout: that answer reached the client and was dropped.
+      expect(late).toHaveLength(end.event === 'finished' && !want.cancelSeen ? 1 : 0);
       expect(text(await s.client.callTool({ name: 'echo', arguments: { text: 'after' } }))).toBe('after');
       expect(warnings(s.logger.lines).slice(warned)).toEqual([]);
     });
