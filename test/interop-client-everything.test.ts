@@ -202,6 +202,62 @@ for (const transport of ['stdio', 'http'] as const) {
   });
 }
 
+// `dist/index.js sse` serves only the 2024-11-05 HTTP+SSE transport (GET /sse, POST /message): given the /sse URL,
+// the client's Streamable HTTP POSTs are answered 404 (express's HTML page), so it falls back as the spec says (MCP
+// 2025-11-25 basic/transports.mdx "Backwards Compatibility": GET the URL and expect an `endpoint` event).
+describe.skipIf(MISSING !== undefined)('server-everything 2026.8.31 over the 2024-11-05 HTTP+SSE transport, found by falling back', () => {
+  const wire = wireLog();
+  const logger = capturingLogger();
+  let server: HttpServerProcess | undefined;
+  let client: McpClient;
+
+  beforeAll(async () => {
+    server = await startHttpServer({
+      args: ['--require', LOOPBACK_PRELOAD, EVERYTHING, 'sse'],
+      env: { PORT: '0' },
+      ready: /INTEROP_LISTENING (http:\/\/127\.0\.0\.1:\d+)\n/,
+      path: '/sse',
+    });
+    client = await McpClient.connect({
+      connector: recordingConnector(streamableHttp({ url: server.url }), wire),
+      verdictStore: new InMemoryEraVerdictStore(),
+      logger,
+      timeoutMs: 15_000,
+      onSampling: () => Promise.resolve({ role: 'assistant', model: MODEL, content: { type: 'text', text: 'sampled' } }),
+    });
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('connects in the legacy era on the http-sse transport (a second transport opened for it)', () => {
+    expect({ kind: client.transportKind, era: client.era, revision: client.protocolVersion, server: client.serverInfo?.name }).toEqual({
+      kind: 'http-sse',
+      era: 'legacy',
+      revision: '2025-11-25',
+      server: 'mcp-servers/everything',
+    });
+    expect(wire.opened).toBe(2);
+    expect(sentRequests(wire, 'initialize')).toHaveLength(2);
+  });
+
+  it('calls tools, receives progress, answers sampling, and times out a slow call', async () => {
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe('Echo: over sse');
+    const progress: number[] = [];
+    await client.callTool({ name: LONG, arguments: { duration: 0.3, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    expect(progress).toEqual([1, 2, 3]);
+    for (let i = 0; i < 40 && !(await client.listAllTools()).some((t) => t.name === 'trigger-sampling-request'); i++) await sleep(50);
+    expect(text(await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi' } }))).toContain(MODEL);
+    const error = await client.callTool({ name: LONG, arguments: { duration: 1, steps: 1 } }, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    await sleep(1000);
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'still' } }))).toBe('Echo: still');
+    expect(logger.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+});
+
 describe.runIf(MISSING !== undefined)('server-everything', () => {
   it.skip(`skipped: ${MISSING} is not installed (npm ci installs it)`, () => {});
 });
