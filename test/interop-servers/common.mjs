@@ -27,7 +27,9 @@ export const FIXTURE = {
 };
 
 /** The feature tools every server registers, by name (the test reads their behaviour from here). */
-export const TOOL_NAMES = ['echo', 'progress', 'sample', 'elicit', 'slow'];
+export const TOOL_NAMES = ['echo', 'region', 'progress', 'sample', 'elicit', 'slow'];
+/** The `region` tool's argument carries `x-mcp-header: Region`: 2026-07-28 clients mirror it as `Mcp-Param-Region`. */
+export const REGION_HEADER = 'Region';
 
 export const fillerToolNames = () => Array.from({ length: FIXTURE.fillerTools }, (_, i) => `filler_${String(i + 1).padStart(2, '0')}`);
 export const fillerPromptNames = () => Array.from({ length: FIXTURE.fillerPrompts }, (_, i) => `prompt_${String(i + 1).padStart(2, '0')}`);

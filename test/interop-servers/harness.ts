@@ -196,6 +196,31 @@ export function recordingConnector(inner: ClientConnector, log: WireLog): Client
   };
 }
 
+/** One HTTP request a client sent: its headers (names in lower case) and its JSON body. */
+export interface SentHttpRequest {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: any;
+}
+
+/** A `fetch` that keeps the headers and body of every request in `log`, and passes the request on. */
+export function headerRecordingFetch(log: SentHttpRequest[]): typeof fetch {
+  return (input, init) => {
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    let body: unknown;
+    try {
+      body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    } catch {
+      body = init?.body;
+    }
+    log.push({ method: init?.method ?? 'GET', headers, body });
+    return fetch(input, init);
+  };
+}
+
 /** A fresh, empty wire log. */
 export function wireLog(): WireLog {
   return { sent: [], received: [], opened: 0 };

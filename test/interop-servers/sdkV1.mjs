@@ -13,7 +13,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import {
-  ITEM_TEMPLATE, NAME_FORM, fillerPromptNames, fillerToolNames, itemText, listenMcp, parseArgs, readBody, resourceText, resourceUris, sendError,
+  ITEM_TEMPLATE, NAME_FORM, REGION_HEADER, fillerPromptNames, fillerToolNames, itemText, listenMcp, parseArgs, readBody, resourceText, resourceUris, sendError,
   sleep, slowWork, stdioStarted,
 } from './common.mjs';
 
@@ -25,6 +25,11 @@ function getServer() {
   server.registerTool('echo', { description: 'Echoes its text', inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: 'text', text }],
   }));
+  server.registerTool(
+    'region',
+    { description: 'Names its region (an argument mirrored in a header)', inputSchema: { region: z.string().meta({ 'x-mcp-header': REGION_HEADER }) } },
+    async ({ region }) => ({ content: [{ type: 'text', text: `region ${region}` }] }),
+  );
   server.registerTool(
     'progress',
     { description: 'Reports progress and logs each step', inputSchema: { steps: z.number().int().min(1).max(20), delayMs: z.number().int().min(0).max(5000).optional() } },

@@ -13,7 +13,7 @@ import { McpServer, ResourceTemplate, acceptedContent, createMcpHandler, inputRe
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
-  ITEM_TEMPLATE, NAME_FORM, fillerPromptNames, fillerToolNames, itemText, listenMcp, parseArgs, resourceText, resourceUris, sleep, slowWork,
+  ITEM_TEMPLATE, NAME_FORM, REGION_HEADER, fillerPromptNames, fillerToolNames, itemText, listenMcp, parseArgs, resourceText, resourceUris, sleep, slowWork,
   stdioStarted,
 } from './common.mjs';
 
@@ -25,6 +25,11 @@ function buildServer() {
   server.registerTool('echo', { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: 'text', text }],
   }));
+  server.registerTool(
+    'region',
+    { description: 'Names its region (an argument mirrored in a header)', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': REGION_HEADER }) }) },
+    async ({ region }) => ({ content: [{ type: 'text', text: `region ${region}` }] }),
+  );
   server.registerTool(
     'progress',
     { description: 'Reports progress and logs each step', inputSchema: z.object({ steps: z.number().int().min(1).max(20), delayMs: z.number().int().min(0).max(5000).optional() }) },

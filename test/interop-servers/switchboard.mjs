@@ -10,7 +10,7 @@ import { McpServer } from '@switchboard/mcp/server';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { serveHttp } from '@switchboard/mcp/node';
 import {
-  FIXTURE, ITEM_TEMPLATE, NAME_FORM, fillerPromptNames, fillerToolNames, itemText, parseArgs, record, resourceText, resourceUris, sleep, slowWork,
+  FIXTURE, ITEM_TEMPLATE, NAME_FORM, REGION_HEADER, fillerPromptNames, fillerToolNames, itemText, parseArgs, record, resourceText, resourceUris, sleep, slowWork,
 } from './common.mjs';
 
 const SERVER = 'switchboard';
@@ -28,6 +28,11 @@ const server = new McpServer(
   { pageSize: FIXTURE.pageSize, revisions: REVISIONS[which], logger: createStderrLogger({ level: 'warn' }), capabilities: { logging: {} } },
 );
 server.tool('echo', { description: 'Echoes its text', inputSchema: object({ text: { type: 'string' } }) }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+server.tool(
+  'region',
+  { description: 'Names its region (an argument mirrored in a header)', inputSchema: object({ region: { type: 'string', 'x-mcp-header': REGION_HEADER } }) },
+  ({ region }) => ({ content: [{ type: 'text', text: `region ${region}` }] }),
+);
 server.tool(
   'progress',
   { description: 'Reports progress and logs each step', inputSchema: object({ steps: { type: 'integer', minimum: 1, maximum: 20 }, delayMs: { type: 'integer', minimum: 0 } }, ['steps']) },

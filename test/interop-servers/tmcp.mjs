@@ -17,7 +17,7 @@ import { HttpTransport } from '@tmcp/transport-http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
 import {
-  FIXTURE, ITEM_TEMPLATE, fillerPromptNames, fillerToolNames, itemText, listenMcp, parseArgs, resourceText, resourceUris, sleep, slowWork,
+  FIXTURE, ITEM_TEMPLATE, REGION_HEADER, fillerPromptNames, fillerToolNames, itemText, listenMcp, parseArgs, resourceText, resourceUris, sleep, slowWork,
   stdioStarted,
 } from './common.mjs';
 
@@ -37,6 +37,10 @@ const server = new McpServer(
 server.tool({ name: 'echo', description: 'Echoes its text', schema: z.object({ text: z.string() }) }, async ({ text }) => ({
   content: [{ type: 'text', text }],
 }));
+server.tool(
+  { name: 'region', description: 'Names its region (an argument mirrored in a header)', schema: z.object({ region: z.string().meta({ 'x-mcp-header': REGION_HEADER }) }) },
+  async ({ region }) => ({ content: [{ type: 'text', text: `region ${region}` }] }),
+);
 server.tool(
   { name: 'progress', description: 'Reports progress and logs each step', schema: z.object({ steps: z.number().int().min(1).max(20), delayMs: z.number().int().min(0).max(5000).optional() }) },
   async ({ steps, delayMs = 5 }) => {
