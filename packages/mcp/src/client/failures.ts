@@ -4,7 +4,7 @@
  * on a class and a stable `code`, never on a message.
  */
 import { JsonRpcError, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, McpClientError, RequestAbortedError, RequestTimeoutError, type ConnectionEndFacts } from '../protocol/clientErrors.js';
+import { ConnectionClosedError, McpClientError, RequestAbortedError, RequestTimeoutError, SpawnError, type ConnectionEndFacts } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 
 /** What {@link clientFailure} needs to know about the request that failed. */
@@ -23,7 +23,7 @@ export interface FailedRequest {
 /**
  * The typed error for `error`, thrown by a request of the engine: `request_timeout` → {@link RequestTimeoutError},
  * `request_aborted` → {@link RequestAbortedError}, `connection_closed` → {@link ConnectionClosedError} with the
- * transport's end facts, `send_failed` → its cause when that is a {@link McpClientError} (an HTTP status, an expired
+ * transport's end facts (or the transport's {@link SpawnError} when the process ended before writing anything), `send_failed` → its cause when that is a {@link McpClientError} (an HTTP status, an expired
  * session), else a {@link ConnectionClosedError}; a wire error → its typed {@link McpError}; anything else as is.
  */
 export function clientFailure(error: unknown, request: FailedRequest): unknown {
@@ -42,6 +42,8 @@ export function clientFailure(error: unknown, request: FailedRequest): unknown {
         return new ConnectionClosedError({ ...request.endFacts, what: `request "${request.method}" could not be sent`, cause: error.cause ?? error });
       case LocalErrorCode.ConnectionClosed:
       default:
+        // A process that ended before it wrote anything did not start: its transport's end facts are the SpawnError.
+        if (request.endFacts instanceof SpawnError) return request.endFacts;
         return new ConnectionClosedError({ ...request.endFacts, what: `request "${request.method}"`, cause: error });
     }
   }

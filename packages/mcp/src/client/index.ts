@@ -1,6 +1,7 @@
 /**
- * The `./client` entry of `@switchboard/mcp`: the MCP client, its options and errors, and the era verdict store.
- * Runtime-neutral; the stdio connector (`spawnStdio`) is in `@switchboard/mcp/stdio`.
+ * The `./client` entry of `@switchboard/mcp`: the MCP client, its options and errors, the era verdict store, and the
+ * HTTP connectors (`streamableHttp`, `httpSse`). Runtime-neutral; the stdio connector (`spawnStdio`) is in
+ * `@switchboard/mcp/stdio`.
  */
 export { DEFAULT_CLIENT_INFO, McpClient } from './mcpClient.js';
 export type {
@@ -47,3 +48,7 @@ export {
 } from '../protocol/clientErrors.js';
 export type { ClientErrorCodeValue, ConnectionEndFacts, SpawnFailure } from '../protocol/clientErrors.js';
 export type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ClientTransportKind } from '../protocol/transport.js';
+export { httpSse, streamableHttp } from '../transports/http/clientConnectors.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClient.js';
+export type { HttpSseClientOptions } from '../transports/http/httpSseClient.js';
+export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/clientHttp.js';

@@ -307,6 +307,24 @@ describe('legacy sessions', () => {
   });
 });
 
+describe('legacy subscriptions', () => {
+  it('subscribeResource sends resources/subscribe; updates reach resourceUpdated; unsubscribe stops them', async () => {
+    const server = makeServer();
+    const updates: string[] = [];
+    const { client, sent } = await connect(server, { era: 'legacy', notifications: { resourceUpdated: (p) => updates.push(p.uri) } });
+    await client.subscribeResource('test://a');
+    expect(sent().at(-1)).toMatchObject({ method: 'resources/subscribe', params: { uri: 'test://a' } });
+    await server.notifyResourceUpdated('test://a');
+    await sleep(10);
+    expect(updates).toEqual(['test://a']);
+    await client.unsubscribeResource('test://a');
+    await server.notifyResourceUpdated('test://a');
+    await sleep(10);
+    expect(updates).toEqual(['test://a']);
+    await client.close();
+  });
+});
+
 describe('modern era', () => {
   it('setLoggingLevel puts logLevel in every later envelope; subscribeResource is not supported', async () => {
     const messages: unknown[] = [];

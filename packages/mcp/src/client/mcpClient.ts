@@ -10,7 +10,6 @@
  * await client.close();
  */
 import { type JsonRpcNotification, type Logger } from '@switchboard/jsonrpc';
-import { ConnectionClosedError } from '../protocol/clientErrors.js';
 import type { ClientTransportKind } from '../protocol/transport.js';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 import type {
@@ -28,23 +27,21 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
-import { ClientConnection, noCallback } from './connection.js';
+import { noCallback } from './connection.js';
+import { ServerLink } from './link.js';
 import { ClientCoreView, type ClientCore, type CoreSendOptions, type InputQuestion, type NotificationListener } from './core.js';
 import { routeNotification } from './notificationRoutes.js';
+import { compileParamHeaders, type ParamHeader } from '../protocol/paramHeaders.js';
 import type { CallToolParams, CompleteParams, GetPromptParams, ListParams, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListToolsResult } from './operations.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
-import { negotiate, type Negotiated } from './negotiation.js';
 import {
-  DEFAULT_CLIENT_TIMEOUT_MS,
   DEFAULT_MAX_PAGES,
-  DEFAULT_PROBE_TIMEOUT_MS,
   type InputContext,
   type McpClientOptions,
   type RequestOptions,
 } from './options.js';
 import { collectPages } from './pagination.js';
 import { OutputSchemas } from './toolResults.js';
-import { processVerdictStore } from './verdicts.js';
 
 /** The `clientInfo` sent when none is given. */
 export const DEFAULT_CLIENT_INFO: Implementation = Object.freeze({ name: 'switchboard-client', version: '0.1.0' });
@@ -73,8 +70,7 @@ export class McpClient {
   readonly #listeners = new Set<NotificationListener>();
   readonly #outputSchemas: OutputSchemas;
   readonly #core: ClientCore;
-  #connection!: ClientConnection;
-  #negotiated!: Negotiated;
+  #link!: ServerLink;
   #closed = false;
 
   private constructor(options: McpClientOptions) {
@@ -111,38 +107,45 @@ export class McpClient {
       if (value !== undefined && !(value >= 0)) throw new RangeError(`Invalid ${name}: expected a non-negative number, got ${String(value)}`);
     }
     const client = new McpClient(options);
-    await client.#negotiate();
+    client.#link = await ServerLink.open({
+      options,
+      logger: client.#logger,
+      clientInfo: client.#clientInfo,
+      capabilities: client.#capabilities,
+      answer: (question, ctx) => client.#answer(question, ctx),
+      onNotification: (notification) => client.#notification(notification),
+    });
     return client;
   }
 
   /** The negotiated era: `legacy` (an `initialize` session) or `modern` (2026-07-28, per-request `_meta`). */
   get era(): Era {
-    return this.#negotiated.era;
+    return this.#link.negotiated.era;
   }
 
   /** The negotiated revision (legacy) or the one every request claims (modern). */
   get protocolVersion(): ProtocolRevision {
-    return this.#negotiated.revision;
+    return this.#link.negotiated.revision;
   }
 
   /** The server's name and version, when it said (the `initialize` result, or the discover result's `_meta`). */
   get serverInfo(): Implementation | undefined {
-    return this.#negotiated.serverInfo;
+    return this.#link.negotiated.serverInfo;
   }
 
   /** The server's capabilities (`{}` when it gave none). */
   get serverCapabilities(): ServerCapabilities {
-    return this.#negotiated.serverCapabilities;
+    return this.#link.negotiated.serverCapabilities;
   }
 
   /** The server's instructions, when it gave any. */
   get instructions(): string | undefined {
-    return this.#negotiated.instructions;
+    return this.#link.negotiated.instructions;
   }
 
   /** The transport in use (`'http-sse'` after a fall back from Streamable HTTP). */
   get transportKind(): ClientTransportKind {
-    return this.#connection.transport.kind;
+    return this.#link.connection.transport.kind;
   }
 
   /** Whether {@link close} was called. */
@@ -161,7 +164,8 @@ export class McpClient {
 
   /** One page of `tools/list`; the output schemas listed are kept to check later results. @throws see {@link request} */
   async listTools(params?: ListParams, options?: RequestOptions): Promise<ListToolsResult> {
-    const result = await this.#list<ListToolsResult>('tools/list', 'tools', { params, options });
+    const listed = await this.#list<ListToolsResult>('tools/list', 'tools', { params, options });
+    const result = this.era === 'modern' ? this.#withParamHeaders(listed) : listed;
     this.#outputSchemas.remember(result.tools);
     return result;
   }
@@ -238,7 +242,7 @@ export class McpClient {
    */
   async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
     if (this.era === 'modern') {
-      this.#live().logLevel = level;
+      this.#link.logLevel = level;
       return;
     }
     await this.#send('logging/setLevel', { level }, options);
@@ -272,13 +276,13 @@ export class McpClient {
 
   /** Sends any notification (modern: with the revision claim in `_meta`). @throws ConnectionClosedError */
   notify(method: string, params?: Params): Promise<void> {
-    return this.#live().notify(method, params);
+    return this.#link.notify(method, params);
   }
 
   /** Closes the connection (stdio: the process is stopped); pending requests fail with `ConnectionClosedError`. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#connection.close();
+    await this.#link.close();
   }
 
   // ---- internals ----
@@ -288,69 +292,8 @@ export class McpClient {
     return this.#core;
   }
 
-  async #negotiate(): Promise<void> {
-    const options = this.#options;
-    const { connection, negotiated } = await negotiate({
-      connector: options.connector,
-      open: (how) => this.#open(how.httpSse),
-      era: options.era ?? 'auto',
-      pin: options.pin,
-      verdictStore: options.verdictStore ?? processVerdictStore,
-      probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-      timeoutMs: options.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
-      capabilities: this.#capabilities,
-      clientInfo: this.#clientInfo,
-      logger: this.#logger,
-    });
-    this.#connection = connection;
-    this.#negotiated = negotiated;
-  }
-
-  /** Opens and starts a fresh connection. */
-  async #open(httpSse: boolean): Promise<ClientConnection> {
-    const connector = this.#options.connector;
-    const open = httpSse && connector.openHttpSse !== undefined ? connector.openHttpSse.bind(connector) : connector.open.bind(connector);
-    const transport = await open({ logger: this.#logger });
-    const connection = new ClientConnection({
-      transport,
-      logger: this.#logger,
-      clientInfo: this.#clientInfo,
-      capabilities: this.#capabilities,
-      answer: (question, ctx) => this.#answer(question, ctx),
-      onNotification: (notification) => this.#notification(notification),
-    });
-    try {
-      await connection.start();
-    } catch (error) {
-      await connection.close();
-      throw error;
-    }
-    return connection;
-  }
-
-  /** The connection, unless it ended. @throws ConnectionClosedError */
-  #live(): ClientConnection {
-    const connection = this.#connection;
-    if (this.#closed || connection.closed) {
-      throw new ConnectionClosedError({ ...connection.transport.endFacts, what: this.#closed ? 'the client was closed' : undefined });
-    }
-    return connection;
-  }
-
   #send<T>(method: string, params: Params | undefined, options: CoreSendOptions = {}): Promise<T> {
-    let connection: ClientConnection;
-    try {
-      connection = this.#live();
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    const client = this.#options;
-    const maxTotal = options.maxTotalTimeoutMs ?? client.maxTotalTimeoutMs;
-    return connection.request<T>(method, params, {
-      ...options,
-      timeoutMs: options.timeoutMs ?? client.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
-      ...(maxTotal === undefined ? {} : { maxTotalTimeoutMs: maxTotal }),
-    });
+    return this.#link.send<T>(method, params, options);
   }
 
   /**
@@ -379,6 +322,30 @@ export class McpClient {
 
   #all<T>(method: string, page: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | undefined }>): Promise<T[]> {
     return collectPages({ method, maxPages: this.#options.maxPages ?? DEFAULT_MAX_PAGES, page });
+  }
+
+  /**
+   * Modern era: each tool's `x-mcp-header` annotations compiled and handed to the transport (HTTP mirrors those
+   * arguments into `Mcp-Param-*` headers of its `tools/call`); a tool whose annotations are invalid is dropped from
+   * the list with a warning (MCP 2026-07-28 basic/transports/streamable-http.mdx "Custom Headers from Tool
+   * Parameters": clients MUST reject such a tool definition).
+   */
+  #withParamHeaders(result: ListToolsResult): ListToolsResult {
+    const transport = this.#link.connection.transport;
+    const kept: Tool[] = [];
+    for (const tool of result.tools) {
+      let headers: readonly ParamHeader[];
+      try {
+        headers = compileParamHeaders(tool.inputSchema, { toolName: tool.name });
+      } catch (error) {
+        this.#logger.warn(`Tool "${tool.name}" dropped: its x-mcp-header annotations are invalid`, { tool: tool.name, error: (error as Error).message });
+        transport.setToolParamHeaders?.(tool.name, undefined);
+        continue;
+      }
+      transport.setToolParamHeaders?.(tool.name, headers.length === 0 ? undefined : headers);
+      kept.push(tool);
+    }
+    return kept.length === result.tools.length ? result : { ...result, tools: kept };
   }
 
   #legacyOnly(operation: string): void {

@@ -15,7 +15,7 @@
  * 4. The verdict `{ era, revision, transport, at }` is stored (not for a pin).
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, RequestTimeoutError } from '../protocol/clientErrors.js';
+import { ConnectionClosedError, HttpStatusError, RequestTimeoutError, SpawnError } from '../protocol/clientErrors.js';
 import { SERVER_INFO_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode, UnsupportedProtocolVersionError } from '../protocol/errors.js';
 import {
@@ -118,7 +118,8 @@ export async function negotiate(setup: NegotiationSetup): Promise<NegotiationRes
   }
   let connection = await setup.open({ httpSse: false });
   try {
-    if (setup.era !== 'legacy') {
+    // The 2024-11-05 HTTP+SSE transport carries sessions only: there is nothing to probe.
+    if (setup.era !== 'legacy' && setup.connector.kind !== 'http-sse') {
       let probe = await discover(connection, setup, { revision: MODERN_REVISIONS[MODERN_REVISIONS.length - 1]! });
       if (probe.kind === 'retry') probe = await discover(connection, setup, { revision: probe.revision, retried: true });
       if (probe.kind === 'modern') return await stored(setup, connection, probe.negotiated);
@@ -181,7 +182,8 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
       return legacy === undefined || strict ? { kind: 'none', supported: modern.supported } : { kind: 'legacy', revision: legacy, closed: false, httpRefusal: false };
     }
     if (modern !== undefined) return { kind: 'modern', negotiated: { era: 'modern', revision, serverInfo: undefined, serverCapabilities: {}, instructions: undefined } };
-    if (strict) throw error;
+    // A process that exited before answering anything would exit again: that is no verdict on the era.
+    if (strict || error instanceof SpawnError) throw error;
     setup.logger.debug('The server did not answer "server/discover" as a modern server: trying "initialize"', { error });
     return { kind: 'legacy', revision: LATEST_LEGACY_REVISION, closed: error instanceof ConnectionClosedError || connection.closed, httpRefusal: error instanceof HttpStatusError };
   }

@@ -88,7 +88,15 @@ export class OutputSchemas {
       const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
       const validator = new Validator(schema, (declared !== undefined ? DRAFTS.get(declared) : undefined) ?? '2020-12', true);
       check = (value) => {
-        const outcome = validator.validate(value);
+        let outcome: ReturnType<Validator['validate']>;
+        try {
+          outcome = validator.validate(value);
+        } catch (error) {
+          // A `$ref` outside the schema (a network one is never fetched): the schema cannot be applied.
+          this.#logger.warn('Tool output schema cannot be applied: results not checked', { tool: name, error });
+          this.#checks.set(name, null);
+          return undefined;
+        }
         return outcome.valid ? undefined : describe(outcome.errors);
       };
     } catch (error) {
