@@ -8,8 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionClosedError, HttpStatusError, InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError } from '@switchboard/mcp/client';
-import { streamableHttp } from '@switchboard/mcp/http';
+import { ConnectionClosedError, HttpStatusError, InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError, streamableHttp } from '@switchboard/mcp/client';
 import type { ClientConnector } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { isAlive } from './helpers/process.js';
@@ -17,7 +16,6 @@ import {
   LOOPBACK_PRELOAD, ROOT, capturingLogger, missingPackage, recordingConnector, scratch, sentNotifications, sentRequests, startHttpServer, wireLog,
   type HttpServerProcess,
 } from './interop-servers/harness.js';
-import { PENDING } from './interop-servers/scenarios.js';
 
 const MISSING = missingPackage('@modelcontextprotocol/server-everything');
 const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -189,7 +187,7 @@ for (const transport of ['stdio', 'http'] as const) {
         expect(error).toMatchObject({ signal: 'SIGKILL', stderrTail: expect.arrayContaining(['Starting default (STDIO) server...']) });
       });
 
-      it.skipIf(PENDING.reconnect !== undefined)(`the next call respawns it, and close() ends it${PENDING.reconnect ?? ''}`, async () => {
+      it('the next call respawns it, and close() ends it', async () => {
         expect(text(await client.callTool({ name: 'echo', arguments: { message: 'back' } }))).toBe('Echo: back');
         expect(pids()).toHaveLength(2);
         expect(pids().filter(isAlive)).toHaveLength(1);

@@ -8,8 +8,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientConnector, McpClientOptions } from '@switchboard/mcp/client';
-import { ConnectionClosedError, HttpStatusError, InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError } from '@switchboard/mcp/client';
-import { streamableHttp } from '@switchboard/mcp/http';
+import { ConnectionClosedError, HttpStatusError, InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError, streamableHttp } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { isAlive } from '../helpers/process.js';
 import {
@@ -61,9 +60,7 @@ const ANSWER_MODEL = 'interop-model';
  * Client behaviour the contract promises that is not on main yet: each names what a test waits for, and that test
  * is skipped with the name in its title until the entry is removed.
  */
-export const PENDING: { readonly reconnect?: string; readonly inputRounds?: string; readonly paramHeaders?: string } = {
-  reconnect: ' (skipped: McpClient does not reconnect yet)',
-  paramHeaders: ' (skipped: McpClient does not send Mcp-Param-* from the tools/list annotations yet)',
+export const PENDING: { readonly inputRounds?: string } = {
   inputRounds: ' (skipped: McpClient does not answer 2026-07-28 input requests yet)',
 };
 
@@ -181,8 +178,7 @@ export function describeInterop(target: InteropTarget): void {
     });
 
     const headers = target.transport === 'http' && want.era === 'modern';
-    const headersPending = headers ? PENDING.paramHeaders : undefined;
-    it.skipIf(headersPending !== undefined)(`passes an x-mcp-header argument${headers ? ' in Mcp-Param-Region too (the server checks it)' : ''}${headersPending ?? ''}`, async () => {
+    it(`passes an x-mcp-header argument${headers ? ' in Mcp-Param-Region too (the server checks it)' : ''}`, async () => {
       const sent = s.http.length;
       expect(text(await s.client.callTool({ name: 'region', arguments: { region: 'eu-west-1' } }))).toBe('region eu-west-1');
       expect(text(await s.client.callTool({ name: 'region', arguments: { region: 'Zürich' } }))).toBe('region Zürich');
@@ -296,8 +292,7 @@ export function describeInterop(target: InteropTarget): void {
 
     if (target.transport === 'http') {
       const restart = want.restart ?? (want.era === 'legacy' ? 'reinitializes' : 'continues');
-      const restartPending = restart === 'reinitializes' ? PENDING.reconnect : undefined;
-      it.skipIf(restartPending !== undefined)(`a server restart on the same port: the next call ${restart === 'refused' ? 'is refused with HTTP 400' : `succeeds (${restart})`}${restartPending ?? ''}`, async () => {
+      it(`a server restart on the same port: the next call ${restart === 'refused' ? 'is refused with HTTP 400' : `succeeds (${restart})`}`, async () => {
         s.server = await startServer(target, s.record);
         s.client = await open(target, s);
         expect(text(await s.client.callTool({ name: 'echo', arguments: { text: 'one' } }))).toBe('one');
@@ -331,7 +326,7 @@ export function describeInterop(target: InteropTarget): void {
         expect(error).toMatchObject({ code: 'connection_closed', signal: 'SIGKILL', exitCode: null });
       });
 
-      it.skipIf(PENDING.reconnect !== undefined)(`the next call respawns the process${PENDING.reconnect ?? ''}`, async () => {
+      it('the next call respawns the process', async () => {
         const [first] = s.record.startedPids();
         expect(text(await s.client.callTool({ name: 'echo', arguments: { text: 'back' } }))).toBe('back');
         const pids = s.record.startedPids();
