@@ -206,6 +206,7 @@ for (const transport of ['stdio', 'http'] as const) {
 describe.skipIf(MISSING !== undefined)('server-everything 2026.8.31 over the 2024-11-05 HTTP+SSE transport, found by falling back', () => {
   const wire = wireLog();
   const logger = capturingLogger();
+  const verdicts = new InMemoryEraVerdictStore();
   let server: HttpServerProcess | undefined;
   let client: McpClient;
 
@@ -218,7 +219,7 @@ describe.skipIf(MISSING !== undefined)('server-everything 2026.8.31 over the 202
     });
     client = await McpClient.connect({
       connector: recordingConnector(streamableHttp({ url: server.url }), wire),
-      verdictStore: new InMemoryEraVerdictStore(),
+      verdictStore: verdicts,
       logger,
       timeoutMs: 15_000,
       onSampling: () => Promise.resolve({ role: 'assistant', model: MODEL, content: { type: 'text', text: 'sampled' } }),
@@ -239,6 +240,17 @@ describe.skipIf(MISSING !== undefined)('server-everything 2026.8.31 over the 202
     });
     expect(wire.opened).toBe(2);
     expect(sentRequests(wire, 'initialize')).toHaveLength(2);
+  });
+
+  it('a second client with the same verdict store opens the http-sse transport at once', async () => {
+    const again = wireLog();
+    const second = await McpClient.connect({ connector: recordingConnector(streamableHttp({ url: server!.url }), again), verdictStore: verdicts, logger });
+    try {
+      expect([second.transportKind, second.era]).toEqual(['http-sse', 'legacy']);
+      expect([again.opened, sentRequests(again, 'server/discover').length, sentRequests(again, 'initialize').length]).toEqual([1, 0, 1]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('calls tools, receives progress, answers sampling, and times out a slow call', async () => {

@@ -74,6 +74,8 @@ interface Session {
   readonly questions: Array<{ method: string; era: string; params: any }>;
   /** HTTP: every request the client's `fetch` sent. */
   readonly http: SentHttpRequest[];
+  /** The era verdicts this session's clients share. */
+  readonly verdicts: InMemoryEraVerdictStore;
   server?: HttpServerProcess;
 }
 
@@ -92,7 +94,7 @@ async function open(target: InteropTarget, session: Omit<Session, 'client'>, opt
   return McpClient.connect({
     connector: recordingConnector(connector(target, session), session.wire),
     clientInfo: { name: 'switchboard-interop', version: '1.0.0' },
-    verdictStore: new InMemoryEraVerdictStore(),
+    verdictStore: session.verdicts,
     logger: session.logger,
     timeoutMs: 15_000,
     ...(target.clientEra === undefined ? {} : { era: target.clientEra }),
@@ -120,7 +122,7 @@ export function describeInterop(target: InteropTarget): void {
 
   describe(target.title, () => {
     const dir = scratch();
-    const s = { wire: wireLog(), logger: capturingLogger(), record: dir.record('server'), logs: [], questions: [], http: [] } as unknown as Session;
+    const s = { wire: wireLog(), logger: capturingLogger(), record: dir.record('server'), logs: [], questions: [], http: [], verdicts: new InMemoryEraVerdictStore() } as unknown as Session;
 
     beforeAll(async () => {
       if (target.transport === 'http') s.server = await startServer(target, s.record);
@@ -146,6 +148,17 @@ export function describeInterop(target: InteropTarget): void {
       } else {
         expect(initialize).toEqual([]);
         expect(sentRequests(s.wire, 'server/discover').length).toBeGreaterThanOrEqual(1);
+      }
+    });
+
+    it(`a second client with the same verdict store ${want.era === 'legacy' ? 'sends initialize with no probe' : 'confirms the revision with server/discover'}`, async () => {
+      const wire = wireLog();
+      const again = await open(target, { ...s, wire });
+      try {
+        expect({ era: again.era, revision: again.protocolVersion }).toEqual({ era: want.era, revision: want.revision });
+        expect([sentRequests(wire, 'server/discover').length, sentRequests(wire, 'initialize').length]).toEqual(want.era === 'legacy' ? [0, 1] : [1, 0]);
+      } finally {
+        await again.close();
       }
     });
 
@@ -271,7 +284,8 @@ export function describeInterop(target: InteropTarget): void {
     });
 
     it.runIf(target.transport === 'stdio')('close() ends the server process', async () => {
-      const pids = s.record.startedPids();
+      // The first process is this client's (the second client's has been closed already).
+      const pids = s.record.startedPids().slice(0, 1);
       expect(pids.filter(isAlive)).toEqual(pids);
       await s.client.close();
       const deadline = Date.now() + 5000;
@@ -282,7 +296,7 @@ export function describeInterop(target: InteropTarget): void {
 
   describe(`${target.title}: recovery`, () => {
     const dir = scratch();
-    const s = { wire: wireLog(), logger: capturingLogger(), record: dir.record('server'), logs: [], questions: [], http: [] } as unknown as Session;
+    const s = { wire: wireLog(), logger: capturingLogger(), record: dir.record('server'), logs: [], questions: [], http: [], verdicts: new InMemoryEraVerdictStore() } as unknown as Session;
 
     afterAll(async () => {
       await s.client?.close();
