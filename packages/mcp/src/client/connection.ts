@@ -177,7 +177,7 @@ export class ClientConnection {
     const meta: Params = isRecord(given) ? { ...given } : {};
     if (modern !== undefined) {
       meta[PROTOCOL_VERSION_META_KEY] = modern;
-      meta[CLIENT_CAPABILITIES_META_KEY] = this.#setup.capabilities;
+      meta[CLIENT_CAPABILITIES_META_KEY] = options.capabilities ?? this.#setup.capabilities;
       meta[CLIENT_INFO_META_KEY] = this.#setup.clientInfo;
       if (this.logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = this.logLevel;
     }

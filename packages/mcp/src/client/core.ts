@@ -5,6 +5,7 @@
  */
 import type { JsonRpcId, JsonRpcNotification, Logger } from '@switchboard/jsonrpc';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
+import type { ClientCapabilities } from '../protocol/types.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';
 
 /** An input request as a modern server embeds it in `inputRequests`, or a live server → client request's method and params. */
@@ -21,6 +22,11 @@ export interface CoreSendOptions extends RequestOptions {
    * carry it as `subscriptionId`). @default none
    */
   readonly onRequestId?: (id: JsonRpcId) => void;
+  /**
+   * Modern era: the capabilities this one request declares in `_meta` instead of the client's (the tasks extension
+   * on `tools/call` and `tasks/*` only). `meta` may still replace them. @default the client's capabilities
+   */
+  readonly capabilities?: ClientCapabilities;
 }
 
 /** Listener of every server notification the connection receives, in arrival order. */

@@ -3,6 +3,7 @@
  * operations, server → client requests answered by the callbacks, progress resetting timeouts, abort and
  * cancellation, typed errors, tool results, close.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcMessage, Logger } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError } from '../protocol/clientErrors.js';
@@ -11,7 +12,7 @@ import { LEGACY_REVISIONS, type ProtocolRevision } from '../protocol/revisions.j
 import { McpServer, ToolError } from '../server/mcpServer.js';
 import { inMemoryConnector, type InMemoryConnectorOptions } from '../testing/index.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
-import { McpClient } from './mcpClient.js';
+import { DEFAULT_CLIENT_INFO, McpClient } from './mcpClient.js';
 import type { McpClientOptions } from './options.js';
 import { InMemoryEraVerdictStore } from './verdicts.js';
 
@@ -87,6 +88,13 @@ async function connect(server: McpServer, options: Partial<McpClientOptions> = {
   const client = await McpClient.connect({ connector: tap.connector, logger: silent, verdictStore: new InMemoryEraVerdictStore(), ...options });
   return { client, ...tap };
 }
+
+describe('defaults', () => {
+  it('the default clientInfo carries the package version', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(DEFAULT_CLIENT_INFO).toEqual({ name: 'switchboard-client', version: pkg.version });
+  });
+});
 
 describe('negotiation', () => {
   it('a dual-era server: the probe is a server/discover with the whole modern envelope, and the client speaks 2026-07-28', async () => {

@@ -141,7 +141,7 @@ describe('initialize', () => {
 });
 
 describe('the core seam', () => {
-  it('send: onRequestId hears the id before the request is sent, and meta is merged after the protocol fields', async () => {
+  it('send: onRequestId hears the id before the request is sent; meta is merged after the protocol fields; capabilities replace the client\'s for one request', async () => {
     const server = scripted((request) => (request.method === 'server/discover' ? { result: DISCOVERED } : { result: { ok: true } }));
     const client = await connect(server.connector);
     const ids: unknown[] = [];
@@ -171,6 +171,8 @@ describe('the core seam', () => {
         },
       },
     });
+    await client.core.send('x/z', undefined, { capabilities: { elicitation: {} } });
+    expect((server.sent[2] as unknown as { params: { _meta: Record<string, unknown> } }).params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({ elicitation: {} });
     await client.close();
   });
 });

@@ -180,8 +180,8 @@ export class McpServer {
     this.#registry = new Registry({ logger: this.#logger, onchange: (kind) => this.#changed(kind) });
     this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: options.capabilities, instructions: options.instructions });
     const cache = this.#capabilities;
-    this.#era = new SessionEra({ capabilities: this.#capabilities, limits });
     const served = servedRevisionsOption(options.revisions);
+    this.#era = new SessionEra({ capabilities: this.#capabilities, limits, servedRevisions: served });
     this.#served = served;
     const registry = this.#registry;
     this.#modern = new ModernEra({

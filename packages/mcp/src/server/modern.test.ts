@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import type { ClientChannel } from './channel.js';
+import { connectRawClient } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './types.js';
 
@@ -269,5 +270,18 @@ describe('revisions and eras of a server', () => {
     expect(makeServer({ revisions: ['2025-11-25'] }).eras).toEqual(['legacy']);
     expect(() => makeServer({ revisions: [] })).toThrow(new TypeError('Invalid revisions: expected a non-empty array of protocol revisions'));
     expect(() => makeServer({ revisions: ['2024-10-07' as '2024-11-05'] })).toThrow(new TypeError('Invalid revisions: "2024-10-07" is not one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28'));
+  });
+
+  it('initialize settles on a revision the server serves: the one asked for, else the newest legacy one it serves', async () => {
+    const answer = async (revisions: McpServerOptions['revisions'], asked: string): Promise<unknown> => {
+      const client = await connectRawClient(makeServer({ revisions }));
+      const response = await client.request(1, 'initialize', { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+      await client.close();
+      return (response as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    };
+    expect(await answer(['2024-11-05', '2025-06-18'], '2025-11-25')).toBe('2025-06-18');
+    expect(await answer(['2024-11-05', '2025-06-18'], '2024-11-05')).toBe('2024-11-05');
+    expect(await answer(['2025-03-26', '2026-07-28'], '1999-01-01')).toBe('2025-03-26');
+    expect(await answer(undefined, '2025-03-26')).toBe('2025-03-26');
   });
 });

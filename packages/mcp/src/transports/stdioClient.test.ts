@@ -231,6 +231,19 @@ describe('StdioClientTransport: the end of a running server', () => {
     expect(conn.transport.endFacts).toEqual({ exitCode: null, signal: 'SIGTERM', stderrTail: [], reason: 'stdout closed' });
   });
 
+  it('close() writes what the sends before it queued, in order, before it ends stdin', async () => {
+    // The server reports every line it got once its stdin ends.
+    const script = [
+      'let all = "";',
+      'process.stdin.on("data", (chunk) => (all += chunk));',
+      'process.stdin.on("end", () => process.stderr.write(`got: ${all.trim().split("\\n").map((line) => JSON.parse(line).method).join(" ")}\\n`));',
+    ].join(' ');
+    const conn = await connect({ command: NODE, args: ['-e', script] });
+    for (const method of ['a', 'b', 'c']) void conn.transport.send({ jsonrpc: '2.0', method });
+    await conn.transport.close();
+    expect(conn.transport.stderrTail).toEqual(['got: a b c']);
+  });
+
   it('a send the pipe cannot take waits for drain, and rejects with ConnectionClosedError when the connection ends first', async () => {
     // A server that never reads its stdin: the pipe fills and a 1 MiB line cannot be handed over.
     const conn = await connect({ command: NODE, args: ['-e', 'setInterval(() => {}, 1 << 30)'], shutdownGraceMs: 200 });

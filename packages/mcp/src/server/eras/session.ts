@@ -10,7 +10,7 @@
 import type { Dispatcher, MethodHandler } from '@switchboard/jsonrpc';
 import { echo } from '../../protocol/echo.js';
 import { LOGGING_LEVEL_RANK, parseCancelled, parseProgressToken } from '../../protocol/notifications.js';
-import { LATEST_LEGACY_REVISION, isLegacyRevision } from '../../protocol/revisions.js';
+import { LATEST_LEGACY_REVISION, isLegacyRevision, type LegacyRevision, type ProtocolRevision } from '../../protocol/revisions.js';
 import type { McpServerTransport } from '../../protocol/transport.js';
 import type { Implementation } from '../../protocol/types.js';
 import type { CapabilityCache } from '../capabilities.js';
@@ -33,13 +33,19 @@ export interface SubscriptionLimits {
 export class SessionEra {
   readonly #capabilities: CapabilityCache;
   readonly #limits: SubscriptionLimits;
+  readonly #legacyServed: readonly LegacyRevision[];
   /** The total length of every session's subscribed URIs. */
   #subscriptionChars = 0;
 
   /** @param options the server's capability cache and subscription caps */
-  constructor(options: { readonly capabilities: CapabilityCache; readonly limits: SubscriptionLimits }) {
+  /**
+   * @param options `servedRevisions`: the server's revisions (its legacy ones are what `initialize` may settle on,
+   *   oldest first)
+   */
+  constructor(options: { readonly capabilities: CapabilityCache; readonly limits: SubscriptionLimits; readonly servedRevisions: readonly ProtocolRevision[] }) {
     this.#capabilities = options.capabilities;
     this.#limits = options.limits;
+    this.#legacyServed = options.servedRevisions.filter(isLegacyRevision);
   }
 
   /** A connection closed: its subscriptions no longer count towards the server-wide cap. */
@@ -95,15 +101,17 @@ export class SessionEra {
 
   /**
    * MCP 2025-11-25 basic/lifecycle.mdx "Initialization" and "Version Negotiation": answer the requested
-   * revision when supported, otherwise counter-offer the latest one we support. The transport is told the
-   * revision before the result is sent.
+   * revision when this server serves it, otherwise counter-offer the newest legacy revision it serves (a server
+   * built with `revisions` outside the four legacy ones never gets here: the gate refuses `initialize` with -32022).
+   * The transport is told the revision before the result is sent.
    */
   #initialize(params: Parameters<MethodHandler>[0], ctx: DispatchContext & { readonly id: unknown }): unknown {
     const p = paramsRecord(params);
     const requested = requireString(p, 'protocolVersion');
     if (p.capabilities !== undefined && !isRecord(p.capabilities)) throw invalidParams('"capabilities" must be an object');
     if (p.clientInfo !== undefined && !isRecord(p.clientInfo)) throw invalidParams('"clientInfo" must be an object');
-    const version = isLegacyRevision(requested) ? requested : LATEST_LEGACY_REVISION;
+    const served = this.#legacyServed;
+    const version = served.includes(requested as LegacyRevision) ? (requested as LegacyRevision) : (served.at(-1) ?? LATEST_LEGACY_REVISION);
     const connection = ctx.connection!;
     connection.session = new SessionState({
       protocolVersion: version,
