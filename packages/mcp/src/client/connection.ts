@@ -4,7 +4,7 @@
  * the server's live requests on a session (`ping`, `sampling/createMessage`, `elicitation/create`, `roots/list`),
  * and the server's notifications handed on as they arrive. Reconnecting makes a new one.
  */
-import { Dispatcher, Peer, type Inbound, type InboundSingle, type JsonRpcNotification, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { Dispatcher, JsonRpcLocalError, LocalErrorCode, Peer, type Inbound, type JsonRpcId, type InboundSingle, type JsonRpcNotification, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode } from '../protocol/errors.js';
 import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_METHOD, PROGRESS_METHOD } from '../protocol/notifications.js';
@@ -122,6 +122,16 @@ export class ClientConnection {
     const token = options.noProgress === true ? undefined : this.#nextToken++;
     const sentAt = Date.now();
     const onprogress = options.onprogress;
+    // A request the protocol forbids cancelling (initialize, the era probe) sends no notifications/cancelled when
+    // given up on, but its transport still drops what it holds for it (2026-07-28 HTTP: the open POST).
+    let sentId: JsonRpcId | undefined;
+    const onRequestId =
+      options.cancellable === false
+        ? (id: JsonRpcId): void => {
+            sentId = id;
+            options.onRequestId?.(id);
+          }
+        : options.onRequestId;
     try {
       return await this.#peer.request<T>(method, this.#envelope(params, options, token), {
         timeoutMs: options.timeoutMs,
@@ -131,9 +141,12 @@ export class ClientConnection {
         ...(token === undefined ? {} : { progressToken: token }),
         ...(onprogress === undefined ? {} : { onprogress: onprogress as (progress: unknown) => void }),
         ...(options.cancellable === false ? { cancelOnAbandon: false } : {}),
-        ...(options.onRequestId === undefined ? {} : { onRequestId: options.onRequestId }),
+        ...(onRequestId === undefined ? {} : { onRequestId }),
       });
     } catch (error) {
+      if (sentId !== undefined && error instanceof JsonRpcLocalError && (error.code === LocalErrorCode.RequestTimeout || error.code === LocalErrorCode.RequestAborted)) {
+        this.transport.abandonRequest?.(sentId);
+      }
       throw clientFailure(error, { method, timeoutMs: options.timeoutMs, maxTotalTimeoutMs: options.maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
     }
   }

@@ -34,6 +34,8 @@ import { routeNotification } from './notificationRoutes.js';
 import { compileParamHeaders, type ParamHeader } from '../protocol/paramHeaders.js';
 import type { CallToolParams, CompleteParams, GetPromptParams, ListParams, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListToolsResult } from './operations.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
+import { ListenSubscriptions, type ListenFilter, type ListenOptions, type ListenSubscription } from './listen.js';
+import { modernRequest } from './modernRequest.js';
 import {
   DEFAULT_MAX_PAGES,
   type InputContext,
@@ -41,6 +43,8 @@ import {
   type RequestOptions,
 } from './options.js';
 import { collectPages } from './pagination.js';
+import { ResponseCache } from './responseCache.js';
+import { callToolAsTask, type CallToolAsTaskOptions, type ClientTask } from './tasks.js';
 import { OutputSchemas } from './toolResults.js';
 
 /** The `clientInfo` sent when none is given. */
@@ -70,6 +74,11 @@ export class McpClient {
   readonly #listeners = new Set<NotificationListener>();
   readonly #outputSchemas: OutputSchemas;
   readonly #core: ClientCore;
+  /** The 2026-07-28 response cache; `undefined` with `cache: false`. */
+  readonly #cache: ResponseCache | undefined;
+  readonly #listens: ListenSubscriptions;
+  /** 2025-11-25: each listed tool's `execution.taskSupport` (`'none'` when it has none), for callToolAsTask. */
+  readonly #taskSupport = new Map<string, string>();
   #link!: ServerLink;
   #closed = false;
 
@@ -91,6 +100,9 @@ export class McpClient {
         return () => this.#listeners.delete(listener);
       },
     });
+    const cache = options.cache;
+    this.#cache = cache === false ? undefined : new ResponseCache({ origin: options.connector.verdictKey, ...(cache?.maxEntries === undefined ? {} : { maxEntries: cache.maxEntries }), ...(cache?.store === undefined ? {} : { shared: cache.store }) });
+    this.#listens = new ListenSubscriptions(this.#core);
   }
 
   /**
@@ -167,6 +179,10 @@ export class McpClient {
     const listed = await this.#list<ListToolsResult>('tools/list', 'tools', { params, options });
     const result = this.era === 'modern' ? this.#withParamHeaders(listed) : listed;
     this.#outputSchemas.remember(result.tools);
+    for (const tool of result.tools as readonly { name: string; execution?: { taskSupport?: unknown } }[]) {
+      const support = tool.execution?.taskSupport;
+      this.#taskSupport.set(tool.name, typeof support === 'string' ? support : 'none');
+    }
     return result;
   }
 
@@ -264,6 +280,30 @@ export class McpClient {
   }
 
   /**
+   * Opens a `subscriptions/listen` subscription (2026-07-28); resolves once the server acknowledged it, with the
+   * subset it honours. Its notifications reach the subscription (`on`, async iteration) and the client's
+   * `notifications` handlers; re-listened after a connection loss when `reconnect` allows.
+   * @throws NotSupportedError in the legacy era (use {@link subscribeResource}); RequestTimeoutError (no
+   *   acknowledgement within `timeoutMs`); the server's McpError; the typed errors of {@link request}
+   * @see MCP 2026-07-28 basic/patterns/subscriptions.mdx
+   */
+  listen(filter: ListenFilter, options?: ListenOptions): Promise<ListenSubscription> {
+    return this.#listens.listen(filter, options);
+  }
+
+  /**
+   * Calls a tool so that the server may run it as a task: the 2026-07-28 tasks extension (declared on this call
+   * and the task's requests), or 2025-11-25 core tasks (`params.task`). `result()` polls with backoff, answers input
+   * requests with the callbacks and resolves with the tool result (an `isError` result included).
+   * @throws NotSupportedError on a legacy revision without core tasks or a server that did not advertise
+   *   `tasks.requests.tools.call`; InvalidResultError; the errors of {@link callTool}
+   */
+  callToolAsTask(params: CallToolParams, options?: CallToolAsTaskOptions): Promise<ClientTask> {
+    const start = { host: this.#core, serverCapabilities: this.serverCapabilities, clientCapabilities: this.#capabilities, taskSupport: this.#taskSupport.get(params.name) };
+    return callToolAsTask(start, params, options);
+  }
+
+  /**
    * Sends any request, with the era's envelope (modern `_meta`, progress token), the timeouts and cancellation of
    * `options`; the result is returned as received.
    * @throws RequestTimeoutError (no response or progress within `timeoutMs`, or past `maxTotalTimeoutMs`),
@@ -281,6 +321,7 @@ export class McpClient {
 
   /** Closes the connection (stdio: the process is stopped); pending requests fail with `ConnectionClosedError`. Idempotent. */
   async close(): Promise<void> {
+    if (!this.#closed) await this.#listens.closeAll();
     this.#closed = true;
     await this.#link.close();
   }
@@ -301,13 +342,13 @@ export class McpClient {
    * "ResultType": absent means complete; an unknown value is invalid).
    */
   async #complete<T>(method: string, params: Params, options: RequestOptions | undefined): Promise<T> {
-    const result = await this.#send<unknown>(method, params, options);
+    // Modern: a fresh cached result, or the request with its input rounds (modernRequest.ts).
+    const result = await modernRequest({ core: this.#core, cache: this.#cache }, { method, params }, options);
     if (!isRecord(result)) throw new InvalidResultError({ method, reason: 'the result is not an object', result });
     const type = result.resultType;
     if (type === undefined || type === 'complete') return result as T;
-    if (type === 'input_required') {
-      throw new NotSupportedError({ operation: method, era: this.era, revision: this.protocolVersion, reason: 'asked for input (a multi round-trip request), which this client does not answer yet' });
-    }
+    // MCP 2026-07-28 basic/patterns/mrtr.mdx: only tools/call, prompts/get and resources/read may ask for input.
+    if (type === 'input_required') throw new InvalidResultError({ method, reason: '"input_required" is not an answer this request may get', result });
     throw new InvalidResultError({ method, reason: `unknown "resultType" ${JSON.stringify(type)}`, result });
   }
 
@@ -373,6 +414,8 @@ export class McpClient {
 
   #notification(notification: JsonRpcNotification): void {
     if (notification.method === 'notifications/tools/list_changed') this.#outputSchemas.clear();
+    // MCP 2026-07-28 server/utilities/caching.mdx: a change notification makes the cached results it concerns stale.
+    this.#cache?.invalidate(notification.method, notification.params).catch((error: unknown) => this.#logger.warn('Response cache invalidation failed', { error }));
     const handlers = this.#options.notifications;
     if (handlers !== undefined) {
       try {

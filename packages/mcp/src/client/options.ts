@@ -16,6 +16,7 @@ import type {
   ListRootsResult,
   LoggingLevel,
 } from '../protocol/types.js';
+import type { SharedResponseStore } from './responseCache.js';
 import type { EraVerdictStore } from './verdicts.js';
 
 /** Default of {@link McpClientOptions.timeoutMs} and {@link RequestOptions.timeoutMs}, in ms. */
@@ -129,8 +130,12 @@ export interface McpClientOptions {
   readonly maxInputRounds?: number;
   /** Pages the `listAll…` helpers read before `PaginationLimitError`. @default 100 */
   readonly maxPages?: number;
-  /** The 2026-07-28 response cache (`ttlMs` / `cacheScope`). @default `{ maxEntries: 256 }` */
-  readonly cache?: false | { readonly maxEntries?: number };
+  /**
+   * The 2026-07-28 response cache (`ttlMs` / `cacheScope`): `maxEntries` bounds this client's own cache (LRU);
+   * `store` is where `public` results are also kept for other clients of the same server. `false` disables it.
+   * @default `{ maxEntries: 256 }`, no shared store
+   */
+  readonly cache?: false | { readonly maxEntries?: number; readonly store?: SharedResponseStore };
   /** Respawn a dead process / re-initialize an expired session. @default `{ maxAttempts: 3 }` */
   readonly reconnect?: false | { readonly maxAttempts?: number };
   /** Where the client reports what it survived. @default `createStderrLogger()` (stderr, never stdout) */

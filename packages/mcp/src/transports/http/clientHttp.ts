@@ -59,6 +59,17 @@ export function fetchFailure(error: unknown): string {
   return typeof detail === 'string' && detail !== '' ? `${error.message} (${detail})` : error.message;
 }
 
+/**
+ * Whether a `fetch` failed because the connection was reset or closed under it (`ECONNRESET`, `EPIPE`, undici's
+ * "other side closed"): what a kept-alive connection the server closed at that moment looks like. A refused
+ * connection (`ECONNREFUSED`) is not.
+ */
+export function isStaleSocket(error: unknown): boolean {
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  const code = cause instanceof Error ? (cause as Error & { code?: unknown }).code : undefined;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
 /** Whether `error` is what an aborted `fetch` or body read rejects with. */
 export function isAbort(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (error instanceof Error && error.name === 'AbortError');

@@ -1,7 +1,7 @@
 /** The 2024-11-05 HTTP+SSE client transport against scripted `node:http` servers. */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionClosedError, HttpStatusError } from '../../protocol/clientErrors.js';
+import { ConnectionClosedError, HttpStatusError, type McpClientError } from '../../protocol/clientErrors.js';
 import { capture, collect, fakeServer, json, sse, type FakeServer } from './clientFakeServer.test.js';
 import { HttpSseClientTransport } from './httpSseClient.js';
 
@@ -49,6 +49,16 @@ describe('HTTP+SSE client transport', () => {
     const [get, post] = fake.requests;
     expect(get?.headers.accept).toBe('text/event-stream');
     expect([post?.method, post?.url, post?.headers['content-type']]).toEqual(['POST', '/messages?sessionId=abc', 'application/json']);
+  });
+
+  it('refuses to carry a 2026-07-28 message (the probe then means legacy), before any POST', async () => {
+    fake = await sseServer('/messages')();
+    const { t } = open(fake.url);
+    await t.start();
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const error = (await t.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }).catch((e: unknown) => e)) as McpClientError;
+    expect([error.code, error.message]).toEqual(['not_supported', 'Not supported: the 2024-11-05 HTTP+SSE transport carries session-based revisions only, not "2026-07-28"']);
+    expect(fake.of('POST')).toEqual([]);
   });
 
   it('refuses an endpoint of another origin', async () => {

@@ -7,8 +7,10 @@
  * @see MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
+import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
+import { protocolVersionClaim } from '../../protocol/envelope.js';
 import { echo } from '../../protocol/echo.js';
+import { isModernRevision } from '../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../protocol/transport.js';
 import {
   DEFAULT_MAX_SSE_EVENT_BYTES,
@@ -109,6 +111,11 @@ export class HttpSseClientTransport implements ClientTransport {
       throw new ConnectionClosedError({ what: endpoint === undefined && !this.#closed ? 'the HTTP+SSE stream is not open' : 'the transport is closed', reason: this.#endFacts?.reason });
     }
     const single = Array.isArray(message) ? undefined : (message as JsonRpcMessage);
+    if (single !== undefined && 'method' in single && isModernRevision(protocolVersionClaim(single))) {
+      // Only stdio and Streamable HTTP carry 2026-07-28 (MCP 2026-07-28 basic/transports/index.mdx); a dual-era server
+      // might answer the probe here all the same, and the connection would then be neither era's.
+      throw new McpClientError(ClientErrorCode.NotSupported, `Not supported: the 2024-11-05 HTTP+SSE transport carries session-based revisions only, not "${echo(protocolVersionClaim(single) ?? '')}"`);
+    }
     const requestId = single !== undefined && 'method' in single && 'id' in single ? (single as JsonRpcRequest).id : undefined;
     const what = single !== undefined && 'method' in single ? `${requestId === undefined ? 'notification' : 'request'} "${single.method}"` : 'a message';
     let response: Response;

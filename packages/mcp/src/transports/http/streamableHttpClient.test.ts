@@ -180,6 +180,25 @@ describe('Streamable HTTP client: error bodies (B45)', () => {
     expect((error.error as UnsupportedProtocolVersionError).supported).toEqual(['2026-07-28']);
   });
 
+  it('a connection reset under a POST: sent once more, except a tools/call (it may have side effects)', async () => {
+    const reset = new Set<unknown>();
+    fake = await fakeServer((req, res, raw) => {
+      if (!reset.has(req.json?.id)) {
+        reset.add(req.json?.id);
+        raw.socket.destroy();
+        return;
+      }
+      json(res, 200, { jsonrpc: '2.0', id: req.json.id, result: {} });
+    });
+    const { transport: t, inbox } = open(fake.url);
+    await t.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(await inbox.next((m) => m.id === 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(fake.of('POST').map((r) => r.json.id)).toEqual([1, 1]);
+    const error = (await t.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'pay' } }).catch((e: unknown) => e)) as ConnectionClosedError;
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(fake.of('POST').map((r) => r.json.id)).toEqual([1, 1, 2]);
+  });
+
   it('a POST to nowhere is a ConnectionClosedError naming the socket error', async () => {
     fake = await fakeServer(() => undefined);
     const url = fake.url;

@@ -21,6 +21,7 @@ import {
   fetchFailure,
   isAbort,
   isEventStream,
+  isStaleSocket,
   readBoundedText,
   readErrorAnswer,
   requestHeaders,
@@ -278,12 +279,21 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     if (modern && method !== undefined) Object.assign(own, modernHeaders(method, this.#paramHeadersOf(method)));
     const signal = exchange?.controller.signal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
+    const init = { ...this.#init, method: 'POST', headers: await requestHeaders(this.#headers, own), body: JSON.stringify(message), signal };
     let response: Response;
     try {
-      response = await this.#fetch(this.#url, { ...this.#init, method: 'POST', headers: await requestHeaders(this.#headers, own), body: JSON.stringify(message), signal });
+      response = await this.#fetch(this.#url, init);
     } catch (error) {
       if (exchange?.abandoned === true) return;
-      throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+      if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call') {
+        throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+      }
+      // A kept-alive connection the server closed just as the POST went out: sent once more on a fresh one. Never a
+      // tools/call, which may have side effects (RFC 9112 §9.3.1: no automatic retry of what may not be repeated).
+      this.logger.debug('POST retried after a connection reset', { what, error: fetchFailure(error) });
+      response = await this.#fetch(this.#url, init).catch((again: unknown) => {
+        throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(again, signal) ? 'the transport closed' : fetchFailure(again), cause: again });
+      });
     }
     if (method?.method === 'initialize' && response.ok) this.#captureSession(response);
     if (response.status === 404 && session !== undefined) {

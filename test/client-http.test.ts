@@ -1,0 +1,184 @@
+/**
+ * The MCP client over HTTP against our own server on 127.0.0.1 (`serveHttp`): `McpClient.connect({ connector:
+ * streamableHttp({ url }) })` in both eras: progress, server requests on a session, cancellation and timeouts seen by
+ * the server, a server restart as the wire shows it (the HTTP+SSE transport and its fallback are tested in
+ * packages/mcp/src/client/transports.test.ts).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError } from '../packages/mcp/src/client/index.js';
+import { FakeHttpServer, isPost, legacySession } from './helpers/fakeHttpServer.js';
+import { McpServer } from '../packages/mcp/src/server/index.js';
+import { streamableHttp, type FetchLike } from '../packages/mcp/src/transports/http/index.js';
+import { serveHttp, type ServeHttpHandle } from '../packages/mcp/src/transports/node/index.js';
+import type { Logger } from '@switchboard/jsonrpc';
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+let server: McpServer;
+let http: ServeHttpHandle;
+let client: McpClient | undefined;
+let aborted: string[];
+
+function makeServer(): McpServer {
+  const made = new McpServer({ name: 'http-client-test', version: '1.0.0' }, { logger: quiet });
+  made.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }, (args: { a: number; b: number }) => ({
+    content: [{ type: 'text', text: String(args.a + args.b) }],
+  }));
+  made.tool('steps', {}, async (_args, ctx) => {
+    for (let i = 1; i <= 5; i++) {
+      await sleep(100);
+      await ctx.progress(i, 5);
+    }
+    await ctx.log('info', 'steps done');
+    return { content: [{ type: 'text', text: 'stepped' }] };
+  });
+  made.tool('ask', {}, async (_args, ctx) => {
+    const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
+  });
+  made.tool('hang', {}, async (_args, ctx) => {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    aborted.push(ctx.session === undefined ? 'modern' : 'legacy');
+    return { content: [] };
+  });
+  return made;
+}
+
+beforeEach(async () => {
+  aborted = [];
+  server = makeServer();
+  http = await serveHttp({ server, port: 0 });
+});
+
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await http.close({ drainMs: 0 });
+  await server.close();
+});
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await sleep(10);
+}
+
+for (const era of ['modern', 'legacy'] as const) {
+  describe(`McpClient over Streamable HTTP, ${era} era`, () => {
+    async function connect(extra: Partial<Parameters<typeof McpClient.connect>[0]> = {}): Promise<McpClient> {
+      client = await McpClient.connect({ connector: streamableHttp({ url: http.url }), era, logger: quiet, ...extra });
+      return client;
+    }
+
+    it('negotiates, lists and calls tools', async () => {
+      const c = await connect();
+      expect([c.era, c.protocolVersion, c.transportKind]).toEqual(era === 'modern' ? ['modern', '2026-07-28', 'streamable-http'] : ['legacy', '2025-11-25', 'streamable-http']);
+      expect((await c.listAllTools()).map((t) => t.name)).toEqual(['add', 'steps', 'ask', 'hang']);
+      const result = await c.callTool({ name: 'add', arguments: { a: 5, b: 3 } });
+      expect(result.content).toEqual([{ type: 'text', text: '8' }]);
+    });
+
+    it('progress reaches onprogress and resets the timeout (5 × 100 ms of work within timeoutMs 300)', async () => {
+      const c = await connect();
+      const seen: number[] = [];
+      const result = await c.callTool({ name: 'steps' }, { timeoutMs: 300, onprogress: (p) => seen.push(p.progress) });
+      expect(result.content).toEqual([{ type: 'text', text: 'stepped' }]);
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it('a slow call times out with RequestTimeoutError, and the server sees the cancellation', async () => {
+      const c = await connect();
+      const error = (await c.callTool({ name: 'hang' }, { timeoutMs: 100 }).catch((e: unknown) => e)) as RequestTimeoutError;
+      expect(error).toBeInstanceOf(RequestTimeoutError);
+      expect(error.timeoutMs).toBe(100);
+      await until(() => aborted.length === 1);
+      expect(aborted).toEqual([era]);
+    });
+
+    it('an aborted call: RequestAbortedError; the server stops the handler', async () => {
+      const c = await connect();
+      const controller = new AbortController();
+      const call = c.callTool({ name: 'hang' }, { signal: controller.signal });
+      await sleep(100);
+      controller.abort();
+      await expect(call).rejects.toThrow(RequestAbortedError);
+      await until(() => aborted.length === 1);
+      expect(aborted).toEqual([era]);
+      // The connection is still usable.
+      expect((await c.callTool({ name: 'add', arguments: { a: 1, b: 1 } })).content).toEqual([{ type: 'text', text: '2' }]);
+    });
+  });
+}
+
+describe('McpClient over Streamable HTTP on a session', () => {
+  it('answers a server request on the call stream with onElicitation; log messages reach the handler', async () => {
+    const logs: unknown[] = [];
+    client = await McpClient.connect({
+      connector: streamableHttp({ url: http.url }),
+      era: 'legacy',
+      logger: quiet,
+      onElicitation: () => Promise.resolve({ action: 'accept', content: { name: 'Ada' } }),
+      notifications: { message: (params) => logs.push(params.data) },
+    });
+    expect((await client.callTool({ name: 'ask' })).content).toEqual([{ type: 'text', text: 'hello Ada' }]);
+    await client.callTool({ name: 'steps' });
+    await until(() => logs.length > 0);
+    expect(logs).toEqual(['steps done']);
+  });
+
+  it('a server restart on the same port: the next call re-initializes; after its 404 the old session id is never sent again', async () => {
+    const sent: { readonly method: string; readonly session: string | null; readonly rpc: unknown }[] = [];
+    const recording: FetchLike = (input, init) => {
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: unknown }) : undefined;
+      sent.push({ method: init?.method ?? 'GET', session: new Headers(init?.headers).get('mcp-session-id'), rpc: body?.method });
+      return fetch(input, init);
+    };
+    client = await McpClient.connect({ connector: streamableHttp({ url: http.url, fetch: recording }), era: 'legacy', logger: quiet });
+    await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    const old = sent.at(-1)?.session;
+    expect(old).toMatch(/^[\x21-\x7E]+$/);
+    const port = http.port;
+    await http.close({ drainMs: 0 });
+    // A restart takes a moment; starting at once would race the client's pooled sockets seeing the old ones close.
+    await sleep(100);
+    http = await serveHttp({ server, port });
+    const before = sent.length;
+    expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } })).content).toEqual([{ type: 'text', text: '4' }]);
+    const after = sent.slice(before);
+    const expired = after.findIndex((r) => r.session === old);
+    expect(after[expired]).toEqual({ method: 'POST', session: old, rpc: 'tools/call' });
+    expect(after.slice(expired + 1).filter((r) => r.session === old)).toEqual([]);
+    // A new session: initialize (no id), then the new id on everything (the GET stream too, not listed here).
+    expect(after.slice(expired + 1).filter((r) => r.method === 'POST').map((r) => r.rpc)).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+    expect(after[expired + 1]?.session).toBeNull();
+  });
+});
+
+describe('McpClient over Streamable HTTP: the era probe', () => {
+  it('a server/discover that gets no answer within probeTimeoutMs: its POST is closed (no notifications/cancelled), then initialize', async () => {
+    let probeClosedAt: number | undefined;
+    const fake = await FakeHttpServer.start(
+      legacySession({
+        other: (request, response) => {
+          // The probe: never answered; the client must close the exchange itself.
+          if (isPost(request, 'server/discover')) response.on('close', () => (probeClosedAt ??= Date.now()));
+          else response.writeHead(404).end();
+        },
+      }),
+    );
+    try {
+      const startedAt = Date.now();
+      client = await McpClient.connect({ connector: streamableHttp({ url: fake.url }), probeTimeoutMs: 300, logger: quiet, verdictStore: new InMemoryEraVerdictStore() });
+      expect([client.era, client.protocolVersion]).toEqual(['legacy', '2025-11-25']);
+      await until(() => probeClosedAt !== undefined);
+      expect(probeClosedAt! - startedAt).toBeGreaterThanOrEqual(250);
+      expect(fake.requests.filter((r) => r.method === 'POST').map((r) => (r.json as { method?: unknown }).method)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await fake.close();
+    }
+  });
+});
