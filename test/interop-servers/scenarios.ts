@@ -56,13 +56,6 @@ export interface InteropTarget {
 
 const ANSWER_MODEL = 'interop-model';
 
-/**
- * Client behaviour the contract promises that is not on main yet: each names what a test waits for, and that test
- * is skipped with the name in its title until the entry is removed.
- */
-export const PENDING: { readonly inputRounds?: string } = {
-  inputRounds: ' (skipped: McpClient does not answer 2026-07-28 input requests yet)',
-};
 
 /** A connected client and what it saw, for one describe block. */
 interface Session {
@@ -221,10 +214,8 @@ export function describeInterop(target: InteropTarget): void {
       expect(Date.now() - started).toBeGreaterThan(700);
     });
 
-    const inputsPending = want.era === 'modern' ? PENDING.inputRounds : undefined;
-    it.skipIf(inputsPending !== undefined)(
-      `${want.inputs ? 'answers sampling and elicitation through its callbacks' : 'gets a tool error for sampling and elicitation, which the server cannot send here'}${inputsPending ?? ''}`,
-      async () => {
+    const inputs = want.inputs ? 'answers sampling and elicitation through its callbacks' : 'gets a tool error for sampling and elicitation, which the server cannot send here';
+    it(`${inputs}${want.era === 'modern' ? ' (input requests, answered and retried)' : ''}`, async () => {
       s.questions.length = 0;
       const sampled = await s.client.callTool({ name: 'sample', arguments: { prompt: 'hi' } });
       const elicited = await s.client.callTool({ name: 'elicit', arguments: { question: 'Who are you?' } });
@@ -238,8 +229,17 @@ export function describeInterop(target: InteropTarget): void {
         { method: 'sampling/createMessage', era: want.era, params: expect.objectContaining({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }) },
         { method: 'elicitation/create', era: want.era, params: expect.objectContaining({ message: 'Who are you?' }) },
       ]);
-      },
-    );
+      if (want.era === 'modern') {
+        // Each call went out twice: once answered input_required, once retried with inputResponses.
+        const calls = sentRequests(s.wire, 'tools/call').filter((r) => r.params?.name === 'sample' || r.params?.name === 'elicit');
+        expect(calls.map((r) => [r.params?.name, r.params?.inputResponses === undefined ? 'first' : 'retry'])).toEqual([
+          ['sample', 'first'],
+          ['sample', 'retry'],
+          ['elicit', 'first'],
+          ['elicit', 'retry'],
+        ]);
+      }
+    });
 
     it(`cancels a long call${want.cancelSeen ? ' (the server sees it)' : ' (the server does not stop its handler)'}`, async () => {
       const began = s.record.events().filter((e) => e.event === 'began').length;
