@@ -219,3 +219,38 @@ describe('McpClient over Streamable HTTP: the standalone GET stream', () => {
     }
   });
 });
+
+describe('McpClient over Streamable HTTP: a 400 for the session', () => {
+  it('400 -32000 about the session (the SDK example\'s answer) re-initializes; any other 400 is an HttpStatusError', async () => {
+    let refuseWith: string | undefined;
+    const fake = await FakeHttpServer.start(
+      legacySession({
+        other: (request, response) => {
+          const id = (request.json as { id?: unknown }).id;
+          if (refuseWith !== undefined && request.headers['mcp-session-id'] === 'S1') {
+            const message = refuseWith;
+            refuseWith = undefined;
+            response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+            return;
+          }
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+        },
+      }),
+    );
+    try {
+      client = await McpClient.connect({ connector: streamableHttp({ url: fake.url }), era: 'legacy', logger: quiet });
+      refuseWith = 'Bad Request: No valid session ID provided';
+      await client.ping();
+      const inits = fake.requests.filter((r) => isPost(r, 'initialize'));
+      expect(inits).toHaveLength(2);
+      expect(inits[1]!.headers['mcp-session-id']).toBeUndefined();
+      refuseWith = 'Bad Request: the body is too large';
+      await expect(client.ping()).rejects.toMatchObject({ name: 'HttpStatusError', status: 400, error: { code: -32000 } });
+      expect(fake.requests.filter((r) => isPost(r, 'initialize'))).toHaveLength(2);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await fake.close();
+    }
+  });
+});

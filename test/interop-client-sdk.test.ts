@@ -19,8 +19,9 @@ type Row = Omit<InteropTarget, 'expect' | 'script'> & { readonly server: { reado
 const ROWS: readonly Row[] = [
   // SDK v1: legacy only; its McpServer answers each list in one page.
   { title: 'SDK v1 1.32.2 over stdio', server: V1, transport: 'stdio', expect: { era: 'legacy', revision: '2025-11-25', pages: false, inputs: true, cancelSeen: true } },
-  // Its documented session map answers a session id it does not hold 400 (the spec says 404).
-  { title: 'SDK v1 1.32.2 over Streamable HTTP', server: V1, transport: 'http', expect: { era: 'legacy', revision: '2025-11-25', pages: false, inputs: true, cancelSeen: true, restart: 'refused' } },
+  // Its documented session map answers a session id it does not hold 400 -32000 "No valid session ID provided" (the
+  // spec says 404); the client takes that answer as the session's end too and re-initializes.
+  { title: 'SDK v1 1.32.2 over Streamable HTTP', server: V1, transport: 'http', expect: { era: 'legacy', revision: '2025-11-25', pages: false, inputs: true, cancelSeen: true, restart: 'reinitializes' } },
   // SDK v2: both eras; no pagination either.
   { title: 'SDK v2 2.4.0 over stdio', server: V2, transport: 'stdio', expect: { era: 'modern', revision: '2026-07-28', pages: false, inputs: true, cancelSeen: true } },
   { title: 'SDK v2 2.4.0 over Streamable HTTP', server: V2, transport: 'http', expect: { era: 'modern', revision: '2026-07-28', pages: false, inputs: true, cancelSeen: true } },

@@ -10,6 +10,7 @@
 import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, HttpStatusError, SessionExpiredError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
+import { McpErrorCode } from '../../protocol/errors.js';
 import type { ParamHeader } from '../../protocol/paramHeaders.js';
 import { isModernRevision } from '../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../protocol/transport.js';
@@ -76,6 +77,18 @@ export interface StreamableHttpTransportInit extends StreamableHttpClientOptions
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 /** A session id is visible ASCII (MCP 2025-11-25 basic/transports.mdx "Session Management"). */
 const SESSION_ID = /^[\x21-\x7E]+$/;
+/**
+ * A 400 that says the session is unknown, as servers built on the official SDK's session-map example (and
+ * `@modelcontextprotocol/server-everything`) answer a session id they no longer hold: -32000 with a message about the
+ * session (`No valid session ID provided`). The spec's answer is 404 (MCP 2025-11-25 basic/transports.mdx "Session
+ * Management"); treating this one as the same lets a client recover from such a server's restart. Narrow on purpose:
+ * status 400, code -32000, no request id, and "session" in the message.
+ */
+function isUnknownSessionRefusal(error: HttpStatusError): boolean {
+  const wire = error.error;
+  return error.status === 400 && wire !== undefined && wire.code === McpErrorCode.ServerError && /\bsession\b/i.test(wire.message);
+}
+
 /** How many times a POST that is safe to repeat is resent after its kept-alive connection was reset under it. */
 const MAX_STALE_SOCKET_RESENDS = 3;
 /** How long `notifications/initialized` waits for the standalone GET stream's answer (ms). */
@@ -311,7 +324,13 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     }
     if (!response.ok) {
       const answer = await readErrorAnswer({ response, requestId: exchange?.id, what });
-      if ('error' in answer) throw answer.error;
+      if ('error' in answer) {
+        if (session !== undefined && isUnknownSessionRefusal(answer.error)) {
+          this.#expire(session);
+          throw new SessionExpiredError(session);
+        }
+        throw answer.error;
+      }
       this.deliver(answer.deliver);
       return;
     }
