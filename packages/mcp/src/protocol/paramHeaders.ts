@@ -34,6 +34,18 @@ export const PARAM_HEADER_KEYWORD = 'x-mcp-header';
 /** The prefix of every mirrored header's name. */
 export const PARAM_HEADER_PREFIX = 'Mcp-Param-';
 
+/**
+ * The body member the `Mcp-Name` header mirrors, by method: `params.name` on `tools/call` and `prompts/get`,
+ * `params.uri` on `resources/read`, `params.taskId` on the tasks extension's `tasks/get|update|cancel`; `undefined`
+ * when the method has no `Mcp-Name`.
+ * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"
+ */
+export function mcpNameMember(method: string): 'name' | 'uri' | 'taskId' | undefined {
+  if (method === 'tools/call' || method === 'prompts/get') return 'name';
+  if (method === 'resources/read') return 'uri';
+  return method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel' ? 'taskId' : undefined;
+}
+
 const NO_HEADERS: readonly ParamHeader[] = Object.freeze([]);
 /** RFC 9110 §5.6.2 `token` (`1*tchar`). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -217,8 +229,11 @@ export function decodeHeaderValue(text: string): string | undefined {
 /** A decimal number as a header may write an integer (`42`, `-7`, `42.0`, `4.2e1`). */
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** The value at `path` in `args`, `undefined` when some step is missing or not an object. */
-function valueAt(args: unknown, path: readonly string[]): unknown {
+/**
+ * The value at `path` in a tool's `arguments` (what an `Mcp-Param-*` header mirrors); `undefined` when some step is
+ * missing or not an object.
+ */
+export function paramValueAt(args: unknown, path: readonly string[]): unknown {
   let node = args;
   for (const key of path) {
     if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
@@ -260,7 +275,7 @@ export function paramHeaderMismatch(
 ): string | undefined {
   for (const spec of specs) {
     const name = `${PARAM_HEADER_PREFIX}${spec.header}`;
-    const value = valueAt(args, spec.path);
+    const value = paramValueAt(args, spec.path);
     const raw = headerOf(spec.field);
     const where = `arguments.${spec.path.join('.')}`;
     if (value === undefined || value === null) {

@@ -6,28 +6,10 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers", "Custom Headers from Tool Parameters"
  */
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { encodeHeaderValue, PARAM_HEADER_PREFIX, type ParamHeader } from '../../protocol/paramHeaders.js';
+import { encodeHeaderValue, mcpNameMember, paramValueAt, PARAM_HEADER_PREFIX, type ParamHeader } from '../../protocol/paramHeaders.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The body member `Mcp-Name` mirrors, by method (`undefined`: the method has none). */
-function nameKeyOf(method: string): 'name' | 'uri' | 'taskId' | undefined {
-  if (method === 'tools/call' || method === 'prompts/get') return 'name';
-  if (method === 'resources/read') return 'uri';
-  // The tasks extension names the task.
-  return method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel' ? 'taskId' : undefined;
-}
-
-/** The value at `path` in `args`; `undefined` when a step is missing or not an object. */
-function valueAt(args: unknown, path: readonly string[]): unknown {
-  let node = args;
-  for (const key of path) {
-    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
 
 /**
@@ -43,13 +25,13 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
 export function modernHeaders(message: JsonRpcRequest | JsonRpcNotification, paramHeaders: readonly ParamHeader[] | undefined): Record<string, string> {
   const headers: Record<string, string> = { 'Mcp-Method': message.method };
   const params = isRecord(message.params) ? message.params : undefined;
-  const key = nameKeyOf(message.method);
+  const key = mcpNameMember(message.method);
   const name = key === undefined ? undefined : params?.[key];
   if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
   if (paramHeaders !== undefined && message.method === 'tools/call') {
     const args = params?.arguments;
     for (const spec of paramHeaders) {
-      const value = valueAt(args, spec.path);
+      const value = paramValueAt(args, spec.path);
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
         headers[`${PARAM_HEADER_PREFIX}${spec.header}`] = encodeHeaderValue(value);
       }

@@ -15,7 +15,7 @@
  */
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
-import { decodeHeaderValue, paramHeaderMismatch } from '../../protocol/paramHeaders.js';
+import { decodeHeaderValue, mcpNameMember, paramHeaderMismatch } from '../../protocol/paramHeaders.js';
 import type { ParamHeader } from '../../protocol/paramHeaders.js';
 import type { ProtocolRevision } from '../../protocol/revisions.js';
 import type { ServerCapabilities } from '../../protocol/types.js';
@@ -64,14 +64,6 @@ function trimmed(value: string | undefined): string | undefined {
   return value?.replace(/^[ \t]+|[ \t]+$/g, '');
 }
 
-/** The body value `Mcp-Name` mirrors, by method (`undefined`: the method has no `Mcp-Name`). */
-function nameKeyOf(method: string): 'name' | 'uri' | 'taskId' | undefined {
-  if (method === 'tools/call' || method === 'prompts/get') return 'name';
-  if (method === 'resources/read') return 'uri';
-  // The tasks extension: `Mcp-Name` carries `params.taskId` on `tasks/*`.
-  return method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel' ? 'taskId' : undefined;
-}
-
 function paramsOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
   const params = message.params;
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : undefined;
@@ -90,7 +82,7 @@ function standardHeaderRefusal(facts: StreamableHttpFacts, request: JsonRpcReque
   const method = trimmed(facts.mcpMethod);
   if (method === undefined) return headerMismatch('the Mcp-Method header is required');
   if (method !== request.method) return headerMismatch(`Mcp-Method header value '${method}' does not match the body's method '${request.method}'`);
-  const key = nameKeyOf(request.method);
+  const key = mcpNameMember(request.method);
   const value = key === undefined ? undefined : paramsOf(request)?.[key];
   // A body without the value (or with one of another type) is refused by the method's own params check.
   if (typeof value !== 'string') return undefined;
