@@ -2,7 +2,7 @@
  * Our client against `@modelcontextprotocol/server-everything` 2026.8.31 (the MCP project's reference server, on SDK
  * v1: legacy era only), over stdio (`dist/index.js stdio`, spawned by the client) and over Streamable HTTP
  * (`dist/index.js streamableHttp`). That server has no host option and binds every interface, so it is started with
- * test/interop-servers/loopback.cjs preloaded, which binds it to 127.0.0.1 and prints the port it got (`PORT=0`).
+ * scripts/conformance-shim/loopback.cjs preloaded, which binds it to 127.0.0.1 and prints the port it got (`PORT=0`).
  * Its stdio process is started with test/fixtures/record-pid.mjs preloaded, so the test knows its PID.
  */
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import type { ClientConnector } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { isAlive } from './helpers/process.js';
 import {
-  LOOPBACK_PRELOAD, ROOT, capturingLogger, missingPackage, recordingConnector, scratch, sentNotifications, sentRequests, startHttpServer, wireLog,
+  LOOPBACK_ANNOUNCE, LOOPBACK_PRELOAD, ROOT, capturingLogger, missingPackage, recordingConnector, scratch, sentNotifications, sentRequests, startHttpServer, wireLog,
   type HttpServerProcess,
 } from './interop-servers/harness.js';
 
@@ -28,7 +28,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function startEverythingHttp(port = 0): Promise<HttpServerProcess> {
   return startHttpServer({
     args: ['--require', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'],
-    env: { PORT: String(port) },
+    env: { PORT: String(port), ...LOOPBACK_ANNOUNCE },
     ready: /INTEROP_LISTENING (http:\/\/127\.0\.0\.1:\d+)\n/,
     path: '/mcp',
   });
@@ -208,7 +208,7 @@ describe.skipIf(MISSING !== undefined)('server-everything 2026.8.31 over the 202
   beforeAll(async () => {
     server = await startHttpServer({
       args: ['--require', LOOPBACK_PRELOAD, EVERYTHING, 'sse'],
-      env: { PORT: '0' },
+      env: { PORT: '0', ...LOOPBACK_ANNOUNCE },
       ready: /INTEROP_LISTENING (http:\/\/127\.0\.0\.1:\d+)\n/,
       path: '/sse',
     });

@@ -5,7 +5,8 @@
 // those calls bind 127.0.0.1 instead, and keeps the bind synchronous: the suite reads `server.address().port` on the
 // line after `listen(0)`, and Node binds asynchronously (after a DNS lookup) as soon as a host is passed, so simply
 // adding the host would leave `address()` null there. Any other form (a host, a path, a handle, an fd) is passed
-// through unchanged.
+// through unchanged. With `LOOPBACK_ANNOUNCE=<word>` in the environment, each such server also writes one line
+// `<word> http://127.0.0.1:<port>` to stderr once it listens (the interop tests read the port so).
 'use strict';
 
 const net = require('node:net');
@@ -57,6 +58,10 @@ function listenOnLoopback(...args) {
     return callback ? originalListen.call(this, ...args, callback) : originalListen.apply(this, args);
   }
   if (callback) this.once('listening', callback);
+  // For a program that prints the port it was asked for (`0`), not the one it got: with LOOPBACK_ANNOUNCE=<word>,
+  // one line `<word> http://127.0.0.1:<port>` goes to stderr once it listens.
+  const announce = process.env.LOOPBACK_ANNOUNCE;
+  if (announce) this.once('listening', () => process.stderr.write(`${announce} http://${LOOPBACK}:${/** @type {import('node:net').AddressInfo} */ (this.address()).port}\n`));
   // Node's own bind step for an already-resolved address: synchronous; 'listening' (or 'error') is emitted on the
   // next tick, as with a host-less listen.
   internals._listen2(LOOPBACK, plan.port, IPV4, plan.backlog, undefined, 0);

@@ -15,8 +15,13 @@ import { exitWithin, stopByPid } from '../helpers/process.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SERVERS_DIR = path.join(ROOT, 'test', 'interop-servers');
-/** The preload that binds a host-less `listen(port)` to 127.0.0.1 and prints the bound port. */
-export const LOOPBACK_PRELOAD = path.join(SERVERS_DIR, 'loopback.cjs');
+/**
+ * The preload that binds a host-less `listen(port)` to 127.0.0.1 (the conformance runner's); with
+ * {@link LOOPBACK_ANNOUNCE} in the environment it prints the bound port.
+ */
+export const LOOPBACK_PRELOAD = path.join(ROOT, 'scripts', 'conformance-shim', 'loopback.cjs');
+/** The environment that makes {@link LOOPBACK_PRELOAD} print `INTEROP_LISTENING http://127.0.0.1:<port>` on stderr. */
+export const LOOPBACK_ANNOUNCE = { LOOPBACK_ANNOUNCE: 'INTEROP_LISTENING' } as const;
 
 /** The first of these packages that is not installed (its absence skips a test), or undefined when all are. */
 export function missingPackage(...names: readonly string[]): string | undefined {
