@@ -254,3 +254,35 @@ describe('McpClient over Streamable HTTP: a 400 for the session', () => {
     }
   });
 });
+
+describe('McpClient over Streamable HTTP: a hostile retry', () => {
+  it('retry: 1 on a GET stream that closes at once: reconnections are at least MIN_RECONNECT_DELAY_MS (100 ms) apart', async () => {
+    let gets = 0;
+    const base = legacySession({
+      other: (_request, response) => {
+        response.writeHead(404).end();
+      },
+    });
+    const fake = await FakeHttpServer.start((request, response) => {
+      if (request.method === 'GET') {
+        gets++;
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(`id: e${gets}\nretry: 1\ndata: \n\n`);
+        return;
+      }
+      return base(request, response);
+    });
+    try {
+      client = await McpClient.connect({ connector: streamableHttp({ url: fake.url }), era: 'legacy', logger: quiet });
+      const from = gets;
+      await sleep(600);
+      // 1 ms apart would be hundreds; the floor allows at most ~6 in 600 ms.
+      expect(gets - from).toBeGreaterThanOrEqual(2);
+      expect(gets - from).toBeLessThanOrEqual(7);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await fake.close();
+    }
+  });
+});

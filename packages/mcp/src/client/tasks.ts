@@ -33,6 +33,10 @@ const CORE_TASKS_REVISION = '2025-11-25';
 
 /** Default of {@link CallToolAsTaskOptions.pollIntervalMs}, in ms. */
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+/** The shortest wait between two polls of a task, whatever `pollIntervalMs` the server asks for (ms). */
+export const MIN_TASK_POLL_INTERVAL_MS = 100;
+/** The longest delay a timer holds (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Default of {@link CallToolAsTaskOptions.maxPollIntervalMs}, in ms. */
 export const DEFAULT_TASK_MAX_POLL_INTERVAL_MS = 30_000;
 /** Each poll that finds the status unchanged waits this much longer than the one before. */
@@ -285,7 +289,7 @@ class ToolTask implements ClientTask {
     const stop = this.#flavour === 'core' ? this.#host.onNotification((n) => this.#heard(n)) : undefined;
     try {
       const first = this.#firstInterval();
-      const max = Math.max(this.#options.maxPollIntervalMs ?? DEFAULT_TASK_MAX_POLL_INTERVAL_MS, first);
+      const max = Math.max(this.#maxInterval(), first);
       let interval = first;
       let last = this.status;
       for (;;) {
@@ -314,11 +318,21 @@ class ToolTask implements ClientTask {
     }
   }
 
+  /** The longest wait between two polls (ms), never above what a timer can hold. */
+  #maxInterval(): number {
+    return Math.min(MAX_TIMER_MS, Math.max(MIN_TASK_POLL_INTERVAL_MS, this.#options.maxPollIntervalMs ?? DEFAULT_TASK_MAX_POLL_INTERVAL_MS));
+  }
+
+  /**
+   * The first wait: the server's `pollIntervalMs` or the caller's, whichever is longer, within
+   * [MIN_TASK_POLL_INTERVAL_MS, 2^31 - 1 ms] (a server asking for 0 ms made ~400 `tasks/get` a second, and a
+   * huge value overflowed the timer).
+   */
   #firstInterval(): number {
     const asked = this.#options.pollIntervalMs;
     const server = this.#serverInterval;
-    if (server === undefined) return asked ?? DEFAULT_TASK_POLL_INTERVAL_MS;
-    return Math.max(server, asked ?? 0);
+    const wanted = server === undefined ? (asked ?? DEFAULT_TASK_POLL_INTERVAL_MS) : Math.max(server, asked ?? 0);
+    return Math.min(MAX_TIMER_MS, Math.max(MIN_TASK_POLL_INTERVAL_MS, Number.isFinite(wanted) ? wanted : DEFAULT_TASK_POLL_INTERVAL_MS));
   }
 
   /** The outcome of a final (or, 2025-11-25, input-waiting) task. */

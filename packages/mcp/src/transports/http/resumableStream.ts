@@ -117,6 +117,9 @@ export interface StreamHost {
   get(stream: ResumableStream): Promise<Response | 'retry' | 'stop'>;
 }
 
+/** The shortest wait before an SSE stream is reconnected, whatever `retry` the server sent (ms). */
+export const MIN_RECONNECT_DELAY_MS = 100;
+
 /** Why the stream is not reconnected, or `undefined` when it is. */
 function refusal(stream: ResumableStream, failures: number, policy: ReconnectPolicy): string | undefined {
   const exchange = stream.exchange;
@@ -195,7 +198,9 @@ export async function followStream(host: StreamHost, stream: ResumableStream, fi
           else host.logger.warn('The GET stream ended', { reason: why });
           return;
         }
-        const base = stream.retryMs ?? host.policy.initialDelayMs;
+        // The server's `retry` is honoured within [MIN_RECONNECT_DELAY_MS, maxDelayMs]: `retry: 1` from a hostile or
+        // broken server made hundreds of GETs a second, and a huge one overflowed the timer (fired after 1 ms).
+        const base = Math.min(host.policy.maxDelayMs, Math.max(MIN_RECONNECT_DELAY_MS, stream.retryMs ?? host.policy.initialDelayMs));
         const delay = failures === 0 ? base : Math.min(host.policy.maxDelayMs, base * 2 ** failures);
         if (!(await sleep(delay, signal))) return;
       }
