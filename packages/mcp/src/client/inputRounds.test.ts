@@ -7,7 +7,7 @@ import { mcpErrorFromWire } from '../protocol/errors.js';
 import { McpServer } from '../server/mcpServer.js';
 import type { ClientCore, InputQuestion } from './core.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
-import { answerInputRequests, readInputRequired, requestWithInputRounds } from './inputRounds.js';
+import { MAX_INPUT_REQUESTS_PER_ROUND, answerInputRequests, readInputRequired, requestWithInputRounds } from './inputRounds.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';
 
 const PV = 'io.modelcontextprotocol/protocolVersion';
@@ -276,5 +276,15 @@ describe('readInputRequired and answerInputRequests', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(answerInputRequests(core, { a: { method: 'roots/list' } }, { method: 'tools/call', signal: controller.signal })).rejects.toThrow(RequestAbortedError);
+  });
+});
+
+describe('a hostile input_required result', () => {
+  it(`more than ${MAX_INPUT_REQUESTS_PER_ROUND} input requests in one round is an InvalidResultError, nothing is asked`, () => {
+    const question = { method: 'elicitation/create', params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } };
+    const many = Object.fromEntries(Array.from({ length: MAX_INPUT_REQUESTS_PER_ROUND + 1 }, (_, i) => [`q${i}`, question]));
+    expect(() => readInputRequired('tools/call', { resultType: 'input_required', inputRequests: many })).toThrow(InvalidResultError);
+    const enough = Object.fromEntries(Object.entries(many).slice(0, MAX_INPUT_REQUESTS_PER_ROUND));
+    expect(Object.keys(readInputRequired('tools/call', { resultType: 'input_required', inputRequests: enough }).inputRequests!)).toHaveLength(MAX_INPUT_REQUESTS_PER_ROUND);
   });
 });

@@ -51,6 +51,9 @@ function isRecord(value: unknown): value is Params {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The most input requests one `input_required` result may carry; more is an `InvalidResultError`. */
+export const MAX_INPUT_REQUESTS_PER_ROUND = 64;
+
 /**
  * Reads an `input_required` result of `method`.
  * @throws InvalidResultError when it has neither `inputRequests` nor `requestState`, when `requestState` is not a
@@ -67,6 +70,10 @@ export function readInputRequired(method: string, result: Params): InputRequired
     return { inputRequests: undefined, requestState };
   }
   if (!isRecord(inputRequests)) throw invalid('"inputRequests" is not an object');
+  const keys = Object.keys(inputRequests);
+  // Each input request is a question put to the application (a form shown to the user): a server asking thousands
+  // at once is broken or hostile, not a round to answer.
+  if (keys.length > MAX_INPUT_REQUESTS_PER_ROUND) throw invalid(`"inputRequests" holds ${keys.length} questions, more than ${MAX_INPUT_REQUESTS_PER_ROUND} in one round`);
   for (const [key, request] of Object.entries(inputRequests)) {
     if (!isRecord(request) || typeof request.method !== 'string' || !Object.hasOwn(CALLBACK_OF, request.method)) {
       throw invalid(`input request "${key}" is not an elicitation/create, sampling/createMessage or roots/list request`);

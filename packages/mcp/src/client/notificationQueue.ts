@@ -15,6 +15,8 @@ export class NotificationQueue<T> implements AsyncIterator<T> {
   readonly #logger: Logger;
   readonly #detach: () => void;
   #done = false;
+  /** Notifications dropped so far because the iterator fell behind. */
+  #dropped = 0;
 
   constructor(logger: Logger, detach: () => void) {
     this.#logger = logger;
@@ -27,7 +29,10 @@ export class NotificationQueue<T> implements AsyncIterator<T> {
     this.#items.push(item);
     if (this.#items.length > LISTEN_BUFFER_LIMIT) {
       this.#items.shift();
-      this.#logger.warn(`A subscription iterator fell more than ${LISTEN_BUFFER_LIMIT} notifications behind: the oldest was dropped`);
+      // One warning when the iterator first falls behind, then one per 1,000 dropped (a flood logged every drop).
+      if (this.#dropped++ % 1000 === 0) {
+        this.#logger.warn(`A subscription iterator fell more than ${LISTEN_BUFFER_LIMIT} notifications behind: the oldest are dropped`, { dropped: this.#dropped });
+      }
     }
   }
 
