@@ -286,3 +286,59 @@ describe('McpClient over Streamable HTTP: a hostile retry', () => {
     }
   });
 });
+
+describe('McpClient over Streamable HTTP: a flood of server requests on a session', () => {
+  it('200 sampling requests on one call stream: every one answered, at most 8 answer POSTs in flight at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let answered = 0;
+    const fake = await FakeHttpServer.start(
+      legacySession({
+        capabilities: { tools: {} },
+        other: (request, response) => {
+          const message = request.json as { id?: unknown; method?: string; result?: unknown };
+          if (message.method === 'tools/call') {
+            response.writeHead(200, { 'content-type': 'text/event-stream' });
+            for (let i = 0; i < 200; i++) {
+              response.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: `s${i}`, method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } })}\n\n`);
+            }
+            const finish = setInterval(() => {
+              if (answered < 200) return;
+              clearInterval(finish);
+              response.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } })}\n\n`);
+            }, 10);
+            return;
+          }
+          if (message.result !== undefined) {
+            // An answer to one of our requests: held 20 ms, so concurrent POSTs overlap.
+            inFlight++;
+            most = Math.max(most, inFlight);
+            setTimeout(() => {
+              inFlight--;
+              answered++;
+              response.writeHead(202).end();
+            }, 20);
+            return;
+          }
+          response.writeHead(404).end();
+        },
+      }),
+    );
+    try {
+      client = await McpClient.connect({
+        connector: streamableHttp({ url: fake.url }),
+        era: 'legacy',
+        logger: quiet,
+        onSampling: () => Promise.resolve({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }),
+      });
+      expect((await client.callTool({ name: 'flood' })).content).toEqual([{ type: 'text', text: 'done' }]);
+      expect(answered).toBe(200);
+      expect(most).toBeLessThanOrEqual(8);
+      expect(most).toBeGreaterThanOrEqual(2);
+    } finally {
+      await client?.close();
+      client = undefined;
+      await fake.close();
+    }
+  });
+});

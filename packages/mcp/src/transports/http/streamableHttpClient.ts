@@ -89,6 +89,17 @@ function isUnknownSessionRefusal(error: HttpStatusError): boolean {
   return error.status === 400 && wire !== undefined && wire.code === McpErrorCode.ServerError && /\bsession\b/i.test(wire.message);
 }
 
+/** What one POST sends: the message (`single` when it is one), its era, and the request's exchange if any. */
+interface PostFacts {
+  readonly message: JsonRpcMessage | readonly JsonRpcMessage[];
+  readonly single: JsonRpcMessage | undefined;
+  readonly modern: boolean;
+  readonly exchange: Exchange | undefined;
+}
+
+/** Notifications and responses POSTed at once; more wait their turn (see `#postLimited`). */
+const MAX_MESSAGE_POSTS = 8;
+
 /** How many times a POST that is safe to repeat is resent after its kept-alive connection was reset under it. */
 const MAX_STALE_SOCKET_RESENDS = 3;
 /** How long `notifications/initialized` waits for the standalone GET stream's answer (ms). */
@@ -125,6 +136,9 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   /** The session a 404 ended, until a new `initialize`: later messages fail at once instead of going out without it. */
   #expiredSession: string | undefined;
   #initializedSent = false;
+  /** Notification and response POSTs in flight, and the ones waiting for a turn. */
+  #messagePosts = 0;
+  readonly #postQueue: (() => void)[] = [];
   #getStream: ResumableStream | undefined;
   /** Resolves the wait of `notifications/initialized` once the standalone GET got its answer (or gave up). */
   #getAnswered: (() => void) | undefined;
@@ -197,7 +211,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const initialize = single !== undefined && 'method' in single && single.method === 'initialize';
     if (this.#expiredSession !== undefined && !modern && !initialize) return Promise.reject(new SessionExpiredError(this.#expiredSession));
     if (single === undefined || !isRequest(single)) {
-      return this.#post({ message, single, modern, exchange: undefined }).then(async () => {
+      return this.#postLimited({ message, single, modern, exchange: undefined }).then(async () => {
         if (single !== undefined && 'method' in single && single.method === 'notifications/initialized') {
           this.#initializedSent = true;
           await this.#openGetStream();
@@ -283,12 +297,26 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     return isModernRevision(protocolVersionClaim(message)) || this.#protocol?.era === 'modern';
   }
 
-  async #post(facts: {
-    readonly message: JsonRpcMessage | readonly JsonRpcMessage[];
-    readonly single: JsonRpcMessage | undefined;
-    readonly modern: boolean;
-    readonly exchange: Exchange | undefined;
-  }): Promise<void> {
+  /**
+   * A notification or a response (the answer to a server request) POSTed within {@link MAX_MESSAGE_POSTS} at once;
+   * the rest wait in order. A server that sends its client 10,000 requests at once on a session got 10,000 POSTs in
+   * flight (~450 MB); each answer waits here as a small object instead.
+   */
+  async #postLimited(facts: PostFacts): Promise<void> {
+    if (this.#messagePosts >= MAX_MESSAGE_POSTS) {
+      await new Promise<void>((resolve) => this.#postQueue.push(resolve));
+    }
+    this.#messagePosts++;
+    try {
+      if (this.#closing.signal.aborted) throw new ConnectionClosedError({ what: 'the transport is closed', reason: this.#endFacts?.reason });
+      await this.#post(facts);
+    } finally {
+      this.#messagePosts--;
+      this.#postQueue.shift()?.();
+    }
+  }
+
+  async #post(facts: PostFacts): Promise<void> {
     const { message, single, modern, exchange } = facts;
     const method = single !== undefined && 'method' in single ? single : undefined;
     const own: Record<string, string> = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH };
