@@ -5,6 +5,7 @@
  * SSE answers, the legacy GET stream, a 2026-07-28 listen stream, a cancelled call, a reset keep-alive socket, a
  * server restart).
  */
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -90,7 +91,7 @@ describe('createNodeFetch against a node:http server', () => {
     expect(ports.size).toBe(1);
   });
 
-  it('the body streams: an SSE event is read before the stream ends; cancelling the body closes the socket', async () => {
+  it('the body streams: an SSE event is read before the stream ends; cancelling the body closes the socket and lets go of the signal', async () => {
     let closed!: () => void;
     const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
     const { url } = await tiny((req, res) => {
@@ -98,12 +99,15 @@ describe('createNodeFetch against a node:http server', () => {
       res.write('id: 1\ndata: first\n\n');
       req.socket.on('close', closed);
     });
-    const response = await ownFetch()(url, { method: 'GET' });
+    const controller = new AbortController();
+    const response = await ownFetch()(url, { method: 'GET', signal: controller.signal });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const { value } = await reader.read();
     expect(new TextDecoder().decode(value)).toBe('id: 1\ndata: first\n\n');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
     await reader.cancel();
     await serverSawClose;
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('an abort before the answer rejects with the AbortError and the server sees the connection close', async () => {

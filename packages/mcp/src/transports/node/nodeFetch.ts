@@ -86,20 +86,25 @@ function responseHeaders(raw: readonly string[]): Headers {
  * A Web stream over a response body: chunks as they arrive (an endless SSE stream works), paused while the
  * reader is behind; cancelling it destroys the response and its socket; aborting `signal` errors it with the reason.
  */
-function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined, onDone: () => void): ReadableStream<Uint8Array> {
+function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   let settled = false;
+  let onAbort: (() => void) | undefined;
+  /** Ends the stream once; its listener on `signal` goes. */
+  const settle = (): boolean => {
+    if (settled) return false;
+    settled = true;
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+    return true;
+  };
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         const finish = (error?: unknown): void => {
-          if (settled) return;
-          settled = true;
-          signal?.removeEventListener('abort', onAbort);
-          onDone();
+          if (!settle()) return;
           if (error === undefined) controller.close();
           else controller.error(error);
         };
-        const onAbort = (): void => {
+        onAbort = (): void => {
           finish(abortReason(signal as AbortSignal));
           res.destroy();
         };
@@ -117,8 +122,7 @@ function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined, 
         res.resume();
       },
       cancel() {
-        settled = true;
-        onDone();
+        settle();
         res.destroy();
       },
     },
@@ -199,20 +203,17 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
           answered = true;
           const status = res.statusCode ?? 0;
           const noBody = method === 'HEAD' || isNullBodyStatus(status);
-          const done = (): void => signal?.removeEventListener('abort', onAbort);
+          // From here the body stream listens to the signal itself.
+          signal?.removeEventListener('abort', onAbort);
           let response: Response;
           try {
-            response = new Response(noBody ? null : bodyStream(res, signal, done), { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res.rawHeaders) });
+            response = new Response(noBody ? null : bodyStream(res, signal), { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res.rawHeaders) });
           } catch (error) {
             res.destroy();
-            done();
             reject(fetchFailed(error));
             return;
           }
-          if (noBody) {
-            done();
-            res.resume();
-          }
+          if (noBody) res.resume();
           resolve(response);
         },
       );
