@@ -179,7 +179,7 @@ describe('installed from the tarballs into an empty project', () => {
     expect(got['@switchboard/mcp/stdio']).toEqual(expect.arrayContaining(['serveStdio', 'StdioServerTransport']));
     expect(got['@switchboard/mcp/http']).toEqual(expect.arrayContaining(['createMcpHttpHandler', 'InMemoryEventStore']));
     expect(got['@switchboard/mcp/http']).not.toContain('serveHttp');
-    expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'serveHttp', 'toNodeListener']);
+    expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'DEFAULT_NODE_FETCH_MAX_SOCKETS', 'createNodeFetch', 'nodeFetch', 'serveHttp', 'toNodeListener']);
     expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
     for (const p of packed) expect(got[`${p.name}/package.json`]).toBe(p.version);
     expect(got.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');

@@ -3,15 +3,15 @@
 
 /**
  * `role`: `raw` is the floor every ratio is taken to (the hand-written client on node:http or stdio pipes);
- * `ours` carries the goals; `sdk` is compared with; `info` is shown but neither a floor nor a goal.
+ * `ours` carries the goals (each such row on its own); `sdk` is compared with; `info` is shown but neither a floor nor a goal.
  */
 export const CLIENT_ROWS = [
   { key: 'raw', label: 'raw client', role: 'raw', script: 'raw.mjs', transports: ['stdio', 'http'] },
   // the same hand-written client, POSTing through globalThis.fetch (undici) as the libraries below do
   { key: 'raw-fetch', label: 'raw client (fetch)', role: 'info', script: 'raw.mjs', args: ['--stack', 'fetch'], transports: ['http'] },
   { key: 'switchboard', label: 'Switchboard McpClient', role: 'ours', script: 'switchboard.mjs', transports: ['stdio', 'http'], needs: '@switchboard/mcp/client' },
-  // the same client handed a node:http-based fetch (bench/clients/_nodeHttpFetch.mjs): what is left without undici
-  { key: 'switchboard-node-http', label: 'Switchboard McpClient (node:http fetch)', role: 'info', script: 'switchboard.mjs', args: ['--fetch', 'node-http'], transports: ['http'], needs: '@switchboard/mcp/client' },
+  // the same client handed `nodeFetch` (@switchboard/mcp/node: a streaming fetch on node:http), as the README advises on Node
+  { key: 'switchboard-nodefetch', label: 'Switchboard McpClient + nodeFetch', role: 'ours', script: 'switchboard.mjs', args: ['--fetch', 'node'], transports: ['http'], needs: '@switchboard/mcp/node' },
   { key: 'sdk-v1', label: 'SDK v1 Client', role: 'sdk', script: 'sdk-v1.mjs', transports: ['stdio', 'http'] },
   { key: 'sdk-v2', label: 'SDK v2 Client', role: 'sdk', script: 'sdk-v2.mjs', transports: ['stdio', 'http'] },
 ];

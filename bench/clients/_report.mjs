@@ -64,12 +64,12 @@ export function renderClientReport(file, resultsDir) {
       if (row.role === 'ours') {
         const where = cellLabel(cell);
         if (mine.length) {
-          verdicts.push({ goal: `client CPU/call ÷ raw ≤ ${CLIENT_TARGETS.cpuVsRawMax}`, where, value: cpuRaw, ok: cpuRaw <= CLIENT_TARGETS.cpuVsRawMax });
+          verdicts.push({ goal: `${row.label}: client CPU/call ÷ raw ≤ ${CLIENT_TARGETS.cpuVsRawMax}`, where, value: cpuRaw, ok: cpuRaw <= CLIENT_TARGETS.cpuVsRawMax });
           for (const [key, max] of Object.entries(CLIENT_TARGETS.cpuVsSdkMax)) {
             const label = CLIENT_ROWS.find((r) => r.key === key)?.label ?? key;
-            verdicts.push({ goal: `client CPU/call ÷ ${label} ≤ ${max}`, where, value: vs(key), ok: vs(key) <= max });
+            verdicts.push({ goal: `${row.label}: client CPU/call ÷ ${label} ≤ ${max}`, where, value: vs(key), ok: vs(key) <= max });
           }
-        } else verdicts.push({ goal: 'every measurement succeeds', where, value: NaN, ok: false });
+        } else verdicts.push({ goal: `${row.label}: every measurement succeeds`, where, value: NaN, ok: false });
       }
       const sdkCell = (key) => (row.role === 'sdk' && row.key === key ? '1.00' : goal(vs(key), CLIENT_TARGETS.cpuVsSdkMax[key]));
       t.push(

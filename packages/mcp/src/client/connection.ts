@@ -4,7 +4,7 @@
  * the server's live requests on a session (`ping`, `sampling/createMessage`, `elicitation/create`, `roots/list`),
  * and the server's notifications handed on as they arrive. Reconnecting makes a new one.
  */
-import { Dispatcher, JsonRpcLocalError, LocalErrorCode, Peer, type Inbound, type JsonRpcId, type InboundSingle, type JsonRpcNotification, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { Dispatcher, JsonRpcLocalError, LocalErrorCode, Peer, type Inbound, type JsonRpcId, type InboundSingle, type JsonRpcNotification, type Logger, type PeerRequestOptions, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode } from '../protocol/errors.js';
 import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_METHOD, PROGRESS_METHOD } from '../protocol/notifications.js';
@@ -14,6 +14,9 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from '../protoc
 import type { CoreSendOptions, InputQuestion } from './core.js';
 import { clientFailure } from './failures.js';
 import type { InputContext } from './options.js';
+
+/** `T` with its fields writable. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The live server → client requests a session may carry, answered by the application's callbacks. */
 const QUESTIONS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
@@ -133,16 +136,15 @@ export class ClientConnection {
           }
         : options.onRequestId;
     try {
-      return await this.#peer.request<T>(method, this.#envelope(params, options, token), {
-        timeoutMs: options.timeoutMs,
-        ...(options.maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs: options.maxTotalTimeoutMs }),
-        resetTimeoutOnProgress: true,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(token === undefined ? {} : { progressToken: token }),
-        ...(onprogress === undefined ? {} : { onprogress: onprogress as (progress: unknown) => void }),
-        ...(options.cancellable === false ? { cancelOnAbandon: false } : {}),
-        ...(onRequestId === undefined ? {} : { onRequestId }),
-      });
+      // One object, its optional fields set only when given (no spread of a temporary per field: this runs per call).
+      const peerOptions: Mutable<PeerRequestOptions> = { timeoutMs: options.timeoutMs, resetTimeoutOnProgress: true };
+      if (options.maxTotalTimeoutMs !== undefined) peerOptions.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
+      if (options.signal !== undefined) peerOptions.signal = options.signal;
+      if (token !== undefined) peerOptions.progressToken = token;
+      if (onprogress !== undefined) peerOptions.onprogress = onprogress as (progress: unknown) => void;
+      if (options.cancellable === false) peerOptions.cancelOnAbandon = false;
+      if (onRequestId !== undefined) peerOptions.onRequestId = onRequestId;
+      return await this.#peer.request<T>(method, this.#envelope(params, options, token), peerOptions);
     } catch (error) {
       if (sentId !== undefined && error instanceof JsonRpcLocalError && (error.code === LocalErrorCode.RequestTimeout || error.code === LocalErrorCode.RequestAborted)) {
         this.transport.abandonRequest?.(sentId);
