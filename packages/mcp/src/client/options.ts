@@ -85,7 +85,10 @@ export interface ClientNotificationHandlers {
 export interface RequestOptions {
   /** Aborting rejects the call with `RequestAbortedError` and cancels it on the server. @default none */
   readonly signal?: AbortSignal;
-  /** Idle budget in ms: time without a response or any progress for this request. @default the client's `timeoutMs` */
+  /**
+   * Idle budget in ms: time without a response or any progress for this request. `Infinity` disables it; `0` times
+   * out at once. @default the client's `timeoutMs`
+   */
   readonly timeoutMs?: number;
   /** Hard cap in ms from the send, whatever progress arrives. @default the client's `maxTotalTimeoutMs` */
   readonly maxTotalTimeoutMs?: number;
@@ -122,7 +125,7 @@ export interface McpClientOptions {
   readonly verdictStore?: EraVerdictStore;
   /** How long the `server/discover` probe may stay unanswered before the server is taken as legacy, in ms. @default 5_000 */
   readonly probeTimeoutMs?: number;
-  /** Idle budget of every request in ms, reset by any progress for it. @default 60_000 */
+  /** Idle budget of every request in ms, reset by any progress for it; `Infinity` disables it, `0` times out at once. @default 60_000 */
   readonly timeoutMs?: number;
   /** Hard cap of every request in ms from the send. @default none */
   readonly maxTotalTimeoutMs?: number;
