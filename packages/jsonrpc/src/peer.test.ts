@@ -290,6 +290,26 @@ describe('Peer (inbound)', () => {
     expect(seen).toEqual(['whoami']);
   });
 
+  it('a reply the transport refuses as "connection_closed" (any class with that code) is not replaced by -32603', async () => {
+    const dispatcher = new Dispatcher();
+    dispatcher.register('x', () => 1);
+    const transport = scriptedTransport();
+    const logger = captureLogger();
+    const peer = new Peer({ transport, dispatcher, logger });
+    await peer.start();
+    // How another package's transport says it is closed, e.g. the MCP client's ConnectionClosedError.
+    transport.failSends = Object.assign(new Error('Connection closed'), { code: 'connection_closed' });
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":1,"method":"x"}'));
+    await tick();
+    await tick();
+    expect(logger.lines.map((l) => [l.level, l.message])).toEqual([['warn', 'Response not sent: connection closed']]);
+    transport.failSends = new TypeError('Do not know how to serialize a BigInt');
+    transport.deliver(parseMessage('{"jsonrpc":"2.0","id":2,"method":"x"}'));
+    await tick();
+    await tick();
+    expect(logger.lines.slice(1).map((l) => l.message)).toEqual(['Response could not be sent: sending -32603 instead', 'Fallback error response could not be sent']);
+  });
+
   it('Peer without a dispatcher answers inbound requests with -32601 and ignores notifications', async () => {
     const transport = scriptedTransport();
     const peer = new Peer({ transport });

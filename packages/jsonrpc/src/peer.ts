@@ -421,7 +421,7 @@ export class Peer<Ctx = unknown> {
   #reply(reply: JsonRpcResponse | readonly JsonRpcResponse[]): void {
     const related = Array.isArray(reply) ? undefined : ((reply as JsonRpcResponse).id ?? undefined);
     this.#send(reply, related).then(undefined, (error: unknown) => {
-      if (this.#closed || error instanceof JsonRpcLocalError) {
+      if (this.#closed || this.#closing !== undefined || error instanceof JsonRpcLocalError || isConnectionClosed(error)) {
         this.#logger.warn('Response not sent: connection closed', { error });
         return;
       }
@@ -451,4 +451,13 @@ export class Peer<Ctx = unknown> {
       }
     }
   }
+}
+
+/**
+ * Whether a transport's send failure says the connection is closed: a {@link JsonRpcLocalError}, or any error whose
+ * `code` is `'connection_closed'` (transports of other packages raise their own classes with that code, e.g. the
+ * MCP client's `ConnectionClosedError`). Such a response is not replaced by -32603: nothing can be sent any more.
+ */
+function isConnectionClosed(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { readonly code?: unknown }).code === LocalErrorCode.ConnectionClosed;
 }

@@ -33,7 +33,10 @@ export interface TransportMessageExtra {
 export interface Transport {
   /** Starts reading. Resolves when the transport is ready to send and receive. */
   start(): Promise<void>;
-  /** Sends one message, or one batch (an array) as a single unit. */
+  /**
+   * Sends one message, or one batch (an array) as a single unit. A transport whose connection is gone rejects with
+   * an error whose `code` is `'connection_closed'` (a `JsonRpcLocalError`, or a class of its own with that code).
+   */
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: TransportSendOptions): Promise<void>;
   /** Closes the channel; idempotent. */
   close(): Promise<void>;
