@@ -13,6 +13,10 @@
 import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import process from 'node:process';
+import { sendError } from '../../bench/servers/_common.js';
+
+// The HTTP plumbing the benchmark servers already have (reading a body, a JSON-RPC error answer, a sleep).
+export { readBody, sendError, sleep } from '../../bench/servers/_common.js';
 
 /** How many tools, resources and prompts each server registers: more than one page where the SDK paginates. */
 export const FIXTURE = {
@@ -90,25 +94,6 @@ export function slowWork({ ms, signal, server }) {
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Reads a whole request body as text. */
-export function readBody(req) {
-  return new Promise((resolve, reject) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (body += c));
-    req.on('end', () => resolve(body));
-    req.on('error', reject);
-  });
-}
-
-/** A JSON-RPC error answer with an HTTP status, the way the SDK examples write it. */
-export function sendError(res, status, code, message) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**

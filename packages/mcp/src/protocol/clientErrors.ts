@@ -101,7 +101,9 @@ export type SpawnFailure = 'not_found' | 'exited' | 'failed';
  * (`exited`, with its exit code and last stderr lines), or spawning failed otherwise (`failed`, e.g. EACCES).
  */
 export class SpawnError extends McpClientError implements ConnectionEndFacts {
+  /** The command as given to the connector (`'npx'`, `'/usr/bin/node'`). */
   readonly command: string;
+  /** Why it failed: `not_found`, `exited` or `failed` (the `code` is always `spawn_failed`). */
   readonly failure: SpawnFailure;
   readonly exitCode: number | null | undefined;
   readonly signal: string | null | undefined;
@@ -164,6 +166,7 @@ export class SessionExpiredError extends McpClientError {
 
 /** No response to `method` in time. The pending entry is gone; a late response is dropped quietly. */
 export class RequestTimeoutError extends McpClientError {
+  /** The method of the request that timed out. */
   readonly method: string;
   /** The budget that ran out, in ms: `timeoutMs` (idle since the send or last progress) or `maxTotalTimeoutMs`. */
   readonly timeoutMs: number;
@@ -178,6 +181,7 @@ export class RequestTimeoutError extends McpClientError {
 
 /** The caller aborted the request (its `AbortSignal` fired); `cause` is the signal's reason. */
 export class RequestAbortedError extends McpClientError {
+  /** The method of the request that was aborted. */
   readonly method: string;
 
   constructor(facts: { readonly method: string; readonly cause?: unknown }) {

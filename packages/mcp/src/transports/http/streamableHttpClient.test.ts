@@ -55,7 +55,7 @@ async function initialize(t: StreamableHttpClientTransport): Promise<void> {
 }
 
 describe('Streamable HTTP client: requests and answers', () => {
-  it('POSTs each message with the two Accept types, a JSON answer settles its request', async () => {
+  it('POSTs each message with the two Accept types, a JSON answer settles its request; after initialize every POST carries the session id and MCP-Protocol-Version (B22)', async () => {
     fake = await fakeServer(legacy((req, res) => json(res, 200, { jsonrpc: '2.0', id: req.json.id, result: { tools: [] } })));
     const { transport: t, inbox } = open(fake.url);
     await initialize(t);
