@@ -1,0 +1,4 @@
+/** The eras checks. */
+import type { Check } from '../types.js';
+
+export const ERAS_CHECKS: readonly Check[] = [];

@@ -1,0 +1,4 @@
+/** The stdio requirements (see `Requirement`): one entry per rule, its spec section, causes and fix. */
+import type { Requirement } from '../types.js';
+
+export const STDIO_REQUIREMENTS: readonly Requirement[] = [];

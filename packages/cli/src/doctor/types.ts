@@ -1,0 +1,333 @@
+/**
+ * The doctor's vocabulary: what it is given (a target, an injected environment), what a check sees (the check
+ * context), and what it returns (a report of findings). Runtime-neutral: every effect — spawning a process,
+ * fetching, the clock — comes through {@link DoctorEnv}, so tests run the doctor in-process and the CLI is a thin
+ * shell over {@link runDoctor}.
+ */
+import type { McpClient } from '@switchboard/mcp/client';
+
+/** How bad a finding is. `error`: the server breaks a rule a client relies on; `warning`: it works here but fails
+ * some hosts or wastes them; `info`: worth knowing, nothing to fix. */
+export type Severity = 'error' | 'warning' | 'info';
+
+/** The transport a target is reached on. */
+export type DoctorTransport = 'stdio' | 'http';
+
+/** The area a requirement and its check belong to (also the first word of their ids). */
+export type DoctorArea = 'startup' | 'stdio' | 'http' | 'eras' | 'protocol' | 'primitives';
+
+/** Where a rule is written: an MCP revision, the page of the spec and its section title. */
+export interface SpecRef {
+  /** e.g. `2025-11-25`. */
+  readonly revision: string;
+  /** The spec page, e.g. `basic/transports.mdx`. */
+  readonly page: string;
+  /** The section title on that page, e.g. `stdio`. */
+  readonly section: string;
+}
+
+/**
+ * One rule, written once: the doctor's checks report against it, and the test suite runs it against our own server
+ * and the broken-servers gallery.
+ */
+export interface Requirement {
+  /** Stable id, `<area>.<kebab-name>`, e.g. `stdio.stdout-not-protocol`. It is the id of the findings it yields. */
+  readonly id: string;
+  readonly area: DoctorArea;
+  /** A short title, e.g. `Only MCP messages on stdout`. */
+  readonly title: string;
+  /** What a conforming server does, in one or two sentences. */
+  readonly behaviour: string;
+  /** The spec section; `null` for a rule of practice (then {@link source} says where it comes from). */
+  readonly spec: SpecRef | null;
+  /** For a rule of practice: the host documentation or field bug (`B23`) it comes from. */
+  readonly source?: string;
+  /** The revisions it applies to. */
+  readonly revisions: readonly string[] | 'all';
+  /** The transports it applies to. */
+  readonly transports: readonly DoctorTransport[];
+  /** The severity of a violation (a check may lower it for one observation). */
+  readonly severity: Severity;
+  /** The likely causes of a violation, most likely first. */
+  readonly causes: readonly string[];
+  /** How to fix it. */
+  readonly fix: string;
+  /**
+   * The server of `test/fixtures/broken-servers/` that plants this fault and nothing else: `file` without `.mjs`; a
+   * stdio fixture is the target `node <file>.mjs`, an HTTP one is started the same way and prints one line
+   * `{"url":"http://127.0.0.1:<port>/mcp"}` on stdout. `era`/`call`: the doctor options the fault needs.
+   */
+  readonly fixture?: {
+    readonly file: string;
+    readonly transport: DoctorTransport;
+    readonly era?: 'session' | 'stateless' | 'auto';
+    readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  };
+}
+
+/** One thing the doctor found. */
+export interface Finding {
+  /** The {@link Requirement} id. */
+  readonly id: string;
+  readonly severity: Severity;
+  readonly title: string;
+  /** What was seen, one sentence. */
+  readonly message: string;
+  /** The exact messages, lines or bytes seen (each cut to 500 characters). */
+  readonly evidence: readonly string[];
+  readonly spec: SpecRef | null;
+  readonly source?: string;
+  readonly causes: readonly string[];
+  readonly fix: string;
+}
+
+/** How a check ended. */
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'timed-out' | 'crashed';
+
+/** One check's line in the report. */
+export interface CheckOutcome {
+  readonly id: string;
+  readonly title: string;
+  readonly status: CheckStatus;
+  /** Wall time of the check, milliseconds. */
+  readonly durationMs: number;
+  /** Why it was skipped, or what crashed (the doctor's own failure, never the server's). */
+  readonly reason?: string;
+}
+
+/** What the doctor reached. */
+export type DoctorTarget =
+  | {
+      readonly transport: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      /** Variables set over the doctor's environment. */
+      readonly env?: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
+  | {
+      readonly transport: 'http';
+      readonly url: string;
+      /** Headers sent with every request (e.g. authorization). */
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+/** The report: what `--json` prints (it validates against the package's `doctor-report.schema.json`). */
+export interface DoctorReport {
+  readonly schemaVersion: 1;
+  readonly doctor: { readonly name: 'switchboard'; readonly version: string };
+  /** The target, without its environment values (they may hold secrets). */
+  readonly target: { readonly transport: DoctorTransport; readonly url?: string; readonly command?: string; readonly args?: readonly string[] };
+  /** ISO 8601. */
+  readonly startedAt: string;
+  readonly durationMs: number;
+  /** Whether an MCP connection was made in any era. */
+  readonly connected: boolean;
+  readonly server?: { readonly name: string; readonly version: string; readonly title?: string };
+  /** What the server speaks: the revisions `initialize` settled on (legacy) and those `server/discover` lists (modern). */
+  readonly eras: { readonly legacy: readonly string[]; readonly modern: readonly string[]; readonly dualEra: boolean };
+  /** Measurements, e.g. `tools/list` tokens and latencies (`latencyMs.ping`). */
+  readonly measurements: Readonly<Record<string, number>>;
+  readonly findings: readonly Finding[];
+  readonly checks: readonly CheckOutcome[];
+  readonly summary: { readonly errors: number; readonly warnings: number; readonly infos: number; readonly exitCode: 0 | 1 | 2 };
+}
+
+/** A process the doctor started, as {@link DoctorEnv.spawn} hands it over. */
+export interface ProbeProcess {
+  readonly pid: number | undefined;
+  /** The raw bytes of stdout and stderr, as they come. */
+  readonly stdout: AsyncIterable<Uint8Array>;
+  readonly stderr: AsyncIterable<Uint8Array>;
+  /** Writes raw bytes to stdin; rejects once stdin is closed. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends stdin. */
+  endInput(): void;
+  /** Settles when the process has ended, or could not start (`error`: `ENOENT`, `EACCES`, …). */
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: string | null; readonly error?: { readonly code: string; readonly message: string } }>;
+  /** Ends the process and its group: SIGTERM, then SIGKILL after `graceMs` (default 1000). Settles once it is gone. */
+  kill(graceMs?: number): Promise<void>;
+}
+
+/** Everything the doctor does to the world, injected. */
+export interface DoctorEnv {
+  /** Starts a process (its own process group) with exactly this environment. */
+  spawn(options: { readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }): ProbeProcess;
+  readonly fetch: typeof globalThis.fetch;
+  /** A monotonic clock, milliseconds. */
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** The doctor's own environment (`PATH`, `HOME`, …): a stdio server gets it with the target's `env` over it. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  /** `process.platform`. */
+  readonly platform: string;
+  /** Whether a file exists and may be executed (for `PATH` resolution). */
+  isExecutable(file: string): Promise<boolean>;
+}
+
+/** A line of a stdio server's stdout, as read. */
+export interface StdioLine {
+  /** The line without its `\n` (a `\r` or BOM it carried is kept). */
+  readonly raw: string;
+  /** The parsed JSON value, when `raw` (without a trailing `\r` and leading BOM) parses. */
+  readonly json?: unknown;
+  /** When it was read, {@link DoctorEnv.now} milliseconds. */
+  readonly atMs: number;
+}
+
+/** A stdio server spoken to line by line, raw (one per {@link CheckContext.spawn}). */
+export interface StdioWire {
+  readonly pid: number | undefined;
+  /** When it was started, {@link DoctorEnv.now} milliseconds. */
+  readonly startedAtMs: number;
+  /** Every stdout line so far, in order. */
+  readonly lines: readonly StdioLine[];
+  /** The last stderr lines (bounded). */
+  readonly stderrTail: readonly string[];
+  /** Set once the process has ended. */
+  readonly exit: { readonly code: number | null; readonly signal: string | null; readonly error?: { readonly code: string; readonly message: string } } | undefined;
+  /** Writes raw text (the caller adds the `\n`). */
+  write(text: string): Promise<void>;
+  /** Writes `JSON.stringify(message) + '\n'`. */
+  send(message: unknown): Promise<void>;
+  /**
+   * Waits for the first line (already read ones included, from `fromIndex`, default 0) that `match` accepts.
+   * @returns the line, or `undefined` once `timeoutMs` passed or the process ended
+   */
+  waitFor(match: (line: StdioLine) => boolean, options: { readonly timeoutMs: number; readonly fromIndex?: number }): Promise<StdioLine | undefined>;
+  /** Sends a request and waits for the line whose JSON `id` equals `id` (same type); `undefined` on timeout or exit. */
+  request(message: { readonly id: string | number; readonly method: string; readonly params?: unknown }, timeoutMs: number): Promise<StdioLine | undefined>;
+  /** Ends the process (stdin end, SIGTERM, SIGKILL). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A raw HTTP request of a check (the target's URL and headers unless given). */
+export interface HttpProbeRequest {
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS' | 'PUT';
+  /** @default the target's URL */
+  readonly url?: string;
+  /** Sent over the target's headers; a `null` value removes one. No default `Accept` or `Content-Type` is added. */
+  readonly headers?: Readonly<Record<string, string | null>>;
+  /** A string as is, anything else as JSON. */
+  readonly body?: unknown;
+  /** @default the context's request budget */
+  readonly timeoutMs?: number;
+  /** For an SSE answer: stop reading after the first JSON-RPC response (default), or read until the stream ends or the timeout. */
+  readonly readSse?: 'first-response' | 'until-end';
+}
+
+/** What came back. */
+export interface HttpProbeResponse {
+  /** 0 when no answer came (network error, timeout). */
+  readonly status: number;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body as text, cut to 1 MiB. */
+  readonly text: string;
+  /** The JSON-RPC messages of the body: the JSON body (an array spread), or each SSE `data` event parsed. */
+  readonly messages: readonly unknown[];
+  /** The SSE events' `id` fields, in order (for resumption checks). */
+  readonly eventIds: readonly string[];
+  /** Why no answer came, when `status` is 0. */
+  readonly error?: string;
+}
+
+/** What the checks learn and share (earlier checks fill it; later ones read it). */
+export interface DoctorFacts {
+  connected: boolean;
+  /** Milliseconds from spawn to the first answer (stdio). */
+  startupMs?: number;
+  serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
+  /** The revisions an `initialize` settled on, when offered each legacy revision. */
+  legacyRevisions: string[];
+  /** The revisions `server/discover` lists. */
+  modernRevisions: string[];
+  /** The era the default client settled on. */
+  era?: 'legacy' | 'modern';
+  tools?: readonly Record<string, unknown>[];
+  resources?: readonly Record<string, unknown>[];
+  resourceTemplates?: readonly Record<string, unknown>[];
+  prompts?: readonly Record<string, unknown>[];
+  /** Numbers for the report's `measurements` (e.g. `tools/list.tokens`, `latencyMs.ping`). */
+  measurements: Record<string, number>;
+}
+
+/** What a check may say of one observation. */
+export interface Observation {
+  /** What was seen, one sentence (no trailing period). */
+  readonly message: string;
+  /** The exact messages or lines seen. */
+  readonly evidence?: readonly string[];
+  /** Overrides the requirement's severity for this observation. */
+  readonly severity?: Severity;
+}
+
+/** What a check sees. */
+export interface CheckContext {
+  readonly target: DoctorTarget;
+  readonly env: DoctorEnv;
+  /** Aborted when the doctor's budget is spent: stop and return. */
+  readonly signal: AbortSignal;
+  /** The budget of one request or wait, milliseconds (never past the doctor's deadline). */
+  readonly requestTimeoutMs: number;
+  /** `--era`. */
+  readonly era: 'session' | 'stateless' | 'auto';
+  /** `--call NAME --args JSON`: the one tool the doctor may call. */
+  readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  readonly facts: DoctorFacts;
+  /** Reports a violation of a requirement (its id must be in the check's `requirements`). */
+  report(requirementId: string, observation: Observation): void;
+  /**
+   * An `McpClient` on the target, connected in `era` (default: the `--era` choice), cached per era and revision
+   * and closed by the doctor at the end.
+   * @throws the client's typed errors when it cannot connect
+   */
+  client(options?: { readonly era?: 'legacy' | 'modern' | 'auto'; readonly revision?: string }): Promise<McpClient>;
+  /** A fresh stdio process of the target, raw (stdio targets only; closed by the doctor at the end). */
+  spawn(): Promise<StdioWire>;
+  /** One raw HTTP exchange with the target (HTTP targets only). Never throws: a failure is `status: 0`. */
+  http(request: HttpProbeRequest): Promise<HttpProbeResponse>;
+  /** A line for the progress display ("offering 2024-11-05"). */
+  progress(text: string): void;
+}
+
+/** One check: probes the server and reports what breaks its requirements. */
+export interface Check {
+  /** Stable id, `<area>.<name>`. */
+  readonly id: string;
+  /** The progress display's line, e.g. `stdio hygiene`. */
+  readonly title: string;
+  readonly area: DoctorArea;
+  readonly transports: readonly DoctorTransport[];
+  /** The requirement ids it may report. */
+  readonly requirements: readonly string[];
+  /** Skipped unless an MCP connection was made (`facts.connected`). @default true */
+  readonly needsConnection?: boolean;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/** What the progress display is told. */
+export type DoctorProgress =
+  | { readonly type: 'check-start'; readonly id: string; readonly title: string }
+  | { readonly type: 'check-note'; readonly id: string; readonly text: string }
+  | { readonly type: 'check-end'; readonly id: string; readonly title: string; readonly status: CheckStatus; readonly findings: number; readonly durationMs: number };
+
+/** What {@link runDoctor} is given. */
+export interface DoctorOptions {
+  readonly target: DoctorTarget;
+  readonly env: DoctorEnv;
+  /** The whole run's budget, milliseconds: the doctor returns a report by then. @default 60_000 */
+  readonly timeoutMs?: number;
+  /** The budget of one request or wait, milliseconds. @default 10_000 (capped by what is left of `timeoutMs`) */
+  readonly requestTimeoutMs?: number;
+  /** @default 'auto' */
+  readonly era?: 'session' | 'stateless' | 'auto';
+  readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  readonly onProgress?: (event: DoctorProgress) => void;
+  /** @default CHECKS (every check, in order) */
+  readonly checks?: readonly Check[];
+}
+
+/** The doctor's entry point, implemented in `doctor.ts`. */
+export type RunDoctor = (options: DoctorOptions) => Promise<DoctorReport>;
