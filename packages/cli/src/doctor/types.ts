@@ -174,6 +174,8 @@ export interface StdioLine {
   readonly json?: unknown;
   /** When it was read, {@link DoctorEnv.now} milliseconds. */
   readonly atMs: number;
+  /** Set when the line was longer than 4 MiB: `raw` is its start, and this is its whole length in bytes. */
+  readonly truncatedBytes?: number;
 }
 
 /** A stdio server spoken to line by line, raw (one per {@link CheckContext.spawn}). */
