@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from './doctor.js';
@@ -10,12 +11,18 @@ const demoStdio: DoctorTarget = { transport: 'stdio', command: process.execPath,
 const mute: DoctorTarget = { transport: 'stdio', command: process.execPath, args: ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)'] };
 /** The first requirement of the manifest is borrowed by the test checks (any valid id will do). */
 
+/** Whether the process runs (a zombie, exited but not yet reaped by whoever inherited it, does not). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return process.platform !== 'linux';
   }
 }
 

@@ -5,14 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { DoctorEnv, ProbeProcess } from './types.js';
 
 /** Default grace of {@link ProbeProcess.kill} between SIGTERM and SIGKILL, ms. */
 export const DEFAULT_KILL_GRACE_MS = 1000;
 /** How long a server may take to exit on its own once its stdin ended, before SIGTERM, ms. */
-const STDIN_END_WAIT_MS = 100;
+const STDIN_END_WAIT_MS = 300;
 /** How long a group may take to be gone after SIGKILL, ms. */
 const AFTER_KILL_MS = 1000;
 const POLL_MS = 20;
@@ -29,14 +29,49 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Whether any process of the group led by `pid` still exists (a zombie leader counts until reaped). */
-function groupAlive(pid: number): boolean {
+/**
+ * Whether a process of the group led by `pid` still runs. On Linux a zombie (exited, not yet reaped by whoever
+ * inherited it) does not count: `/proc/<pid>/stat` says so; elsewhere signal 0 on the group decides.
+ */
+async function groupAlive(pid: number): Promise<boolean> {
   try {
     process.kill(-pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let text: string;
+    try {
+      text = await readFile(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
+}
+
+/** The groups still running, SIGKILLed if the doctor's own process exits first. */
+const openGroups = new Set<number>();
+let exitHook = false;
+
+function guardGroup(pid: number): void {
+  openGroups.add(pid);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const group of openGroups) signalGroup(group, 'SIGKILL');
+  });
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
@@ -55,6 +90,7 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
     detached: true,
     windowsHide: true,
   });
+  if (child.pid !== undefined) guardGroup(child.pid);
   let exitedValue: Awaited<ProbeProcess['exited']> | undefined;
   const exited = new Promise<Awaited<ProbeProcess['exited']>>((resolve) => {
     child.once('exit', (code, signal) => resolve((exitedValue = { code, signal })));
@@ -71,7 +107,10 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
     const pid = child.pid;
     const deadline = performance.now() + ms;
     for (;;) {
-      if (exitedValue !== undefined && (pid === undefined || !groupAlive(pid))) return true;
+      if (exitedValue !== undefined && (pid === undefined || !(await groupAlive(pid)))) {
+        if (pid !== undefined) openGroups.delete(pid);
+        return true;
+      }
       if (performance.now() >= deadline) return false;
       await delay(POLL_MS);
     }
