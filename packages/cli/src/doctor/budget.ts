@@ -19,11 +19,13 @@ export interface BudgetOptions {
   readonly timeoutMs?: number;
   /** One request or wait, ms. @default 10_000 */
   readonly requestTimeoutMs?: number;
+  /** The user's stop (Ctrl-C): aborting it spends the budget at once. */
+  readonly signal?: AbortSignal;
 }
 
 /** The run's deadline and the budget of one wait; {@link Budget.dispose} stops its timer. */
 export interface Budget {
-  /** Aborted once the checks' time is spent (the deadline less the cleanup reserve). */
+  /** Aborted once the checks' time is spent (the deadline less the cleanup reserve), or the user stopped the run. */
   readonly signal: AbortSignal;
   /** What the cleanup may take once the checks are over, ms. */
   readonly cleanupMs: number;
@@ -33,6 +35,14 @@ export interface Budget {
   requestTimeoutMs(): number;
   /** Stops the deadline's timer (the signal is not aborted). */
   dispose(): void;
+}
+
+/** The error a stopped run aborts with. */
+export class DoctorStoppedError extends Error {
+  constructor() {
+    super('The doctor was stopped');
+    this.name = 'DoctorStoppedError';
+  }
 }
 
 /** The error a spent budget aborts with. */
@@ -72,6 +82,15 @@ export function createBudget(options: BudgetOptions): Budget {
       () => deadline.abort(new DoctorTimeoutError(timeoutMs)),
       () => {},
     );
+  }
+  const stop = options.signal;
+  if (stop !== undefined) {
+    const onStop = (): void => deadline.abort(new DoctorStoppedError());
+    if (stop.aborted) onStop();
+    else {
+      stop.addEventListener('abort', onStop, { once: true });
+      timer.signal.addEventListener('abort', () => stop.removeEventListener('abort', onStop), { once: true });
+    }
   }
   const left = (): number => (deadline.signal.aborted ? 0 : Math.max(0, checksMs - (env.now() - startedAt)));
   return {

@@ -94,8 +94,6 @@ export interface CheckContextOptions {
 /** A check context and what the runner learns of it afterwards. */
 export interface CheckContextHandle {
   readonly ctx: CheckContext;
-  /** Findings reported. */
-  findings(): number;
   /** The doctor's own bug the check hit through its context (an id it may not report), if any. */
   misuse(): Error | undefined;
   /** Ends the context: later reports and progress are ignored. */
@@ -153,7 +151,6 @@ function connectorOf(options: CheckContextOptions): ClientConnector {
 export function createCheckContext(options: CheckContextOptions): CheckContextHandle {
   const { check, target, env, budget, resources, facts } = options;
   const signal = anySignal([budget.signal, options.abort]);
-  let findings = 0;
   let misuse: Error | undefined;
   let retired = false;
   const requestTimeoutMs = (): number => budget.requestTimeoutMs();
@@ -180,7 +177,6 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
         misuse = error as Error;
         throw error;
       }
-      findings++;
       options.onFinding(finding);
     },
     client(asked = {}) {
@@ -220,7 +216,6 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
   };
   return {
     ctx,
-    findings: () => findings,
     misuse: () => misuse,
     retire: () => {
       retired = true;

@@ -141,10 +141,33 @@ describe('runDoctor', () => {
     for (const p of processes) expect(alive(p.pid!)).toBe(false);
   });
 
+  it('stops like at its deadline when the user stops it: the running check is timed-out with that reason, the report comes at once', async () => {
+    const { env, processes } = recordingEnv();
+    const stop = new AbortController();
+    const events: DoctorProgress[] = [];
+    const checks: Check[] = [
+      check({ id: 'stdio.waits', needsConnection: false, run: async (ctx) => { await ctx.spawn(); setTimeout(() => stop.abort(), 200); await new Promise(() => {}); } }),
+      check({ id: 'stdio.next', needsConnection: false, run: () => Promise.resolve() }),
+    ];
+    const started = performance.now();
+    const report = await runDoctor({ target: demoStdio, env, checks, timeoutMs: 60_000, signal: stop.signal, onProgress: (e) => events.push(e) });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(report.checks.slice(1).map((c) => [c.id, c.status, c.reason])).toEqual([['stdio.waits', 'timed-out', 'the doctor was stopped'], ['stdio.next', 'skipped', 'the doctor was stopped before it started']]);
+    expect(events.filter((e) => e.type === 'check-end').map((e) => e.type === 'check-end' && [e.id, e.status, e.reason])).toEqual([
+      ['connect', 'passed', undefined], ['stdio.waits', 'timed-out', 'the doctor was stopped'], ['stdio.next', 'skipped', 'the doctor was stopped before it started'],
+    ]);
+    for (const p of processes) expect(alive(p.pid!)).toBe(false);
+  });
+
   it('a command that does not exist: the connect step says so (exit code 2)', async () => {
-    const report = await runDoctor({ target: { transport: 'stdio', command: 'switchboard-no-such-command-xyz', args: [] }, env: nodeDoctorEnv(), checks: [], timeoutMs: 5000 });
+    const events: DoctorProgress[] = [];
+    const report = await runDoctor({ target: { transport: 'stdio', command: 'switchboard-no-such-command-xyz', args: [] }, env: nodeDoctorEnv(), checks: [], timeoutMs: 5000, onProgress: (e) => events.push(e) });
     expect(report.connected).toBe(false);
     expect(report.checks[0]).toMatchObject({ id: 'connect', status: 'failed', reason: expect.stringContaining('command not found') });
+    expect(events).toEqual([
+      { type: 'check-start', id: 'connect', title: 'MCP connection' },
+      { type: 'check-end', id: 'connect', title: 'MCP connection', status: 'failed', findings: 0, durationMs: expect.any(Number), reason: report.checks[0]!.reason },
+    ]);
     expect(report.summary.exitCode).toBe(2);
   });
 });

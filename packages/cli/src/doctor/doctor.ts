@@ -9,7 +9,7 @@
  * process killed by its group.
  */
 import { VERSION } from '../version.js';
-import { createBudget, raceSignal, type Budget } from './budget.js';
+import { createBudget, DoctorStoppedError, raceSignal, type Budget } from './budget.js';
 import { CHECKS } from './checks/index.js';
 import { CLIENT_ERA, createCheckContext, RunResources } from './context.js';
 import type { Check, CheckOutcome, CheckStatus, DoctorFacts, DoctorOptions, DoctorReport, DoctorTarget, Finding, RunDoctor } from './types.js';
@@ -65,19 +65,39 @@ interface Run {
   readonly outcomes: CheckOutcome[];
 }
 
-function progressEnd(run: Run, outcome: CheckOutcome, findings: number): void {
+function progressEnd(run: Run, outcome: CheckOutcome, findings: readonly Finding[]): void {
   run.outcomes.push(outcome);
-  run.options.onProgress?.({ type: 'check-end', id: outcome.id, title: outcome.title, status: outcome.status, findings, durationMs: outcome.durationMs });
+  const worst = findings.reduce<Finding['severity'] | undefined>((w, f) => (w === undefined || SEVERITY_RANK[f.severity] < SEVERITY_RANK[w] ? f.severity : w), undefined);
+  run.options.onProgress?.({
+    type: 'check-end',
+    id: outcome.id,
+    title: outcome.title,
+    status: outcome.status,
+    findings: findings.length,
+    durationMs: outcome.durationMs,
+    ...(worst === undefined ? {} : { worst }),
+    ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+  });
+}
+
+/** How a check that threw ends: `crashed` (the doctor's bug) for a check, `failed` for the connect step. */
+type ThrowStatus = 'crashed' | 'failed';
+
+/** Why a check was cut short: the user stopped the run, or its time budget was spent. */
+function stoppedReason(budget: Budget, when?: string): string {
+  const what = budget.signal.reason instanceof DoctorStoppedError ? 'the doctor was stopped' : "the doctor's time budget was spent";
+  return when === undefined ? what : `${what} ${when}`;
 }
 
 /** One check: skipped, or raced against the deadline; its outcome goes into the run. */
-async function runCheck(run: Run, check: Check): Promise<void> {
+async function runCheck(run: Run, check: Check, thrown: ThrowStatus = 'crashed'): Promise<void> {
   const { options, budget } = run;
-  const skip = (reason: string): void => progressEnd(run, { id: check.id, title: check.title, status: 'skipped', durationMs: 0, reason }, 0);
-  if (budget.signal.aborted) return skip("the doctor's time budget was spent before it started");
+  const skip = (reason: string): void => progressEnd(run, { id: check.id, title: check.title, status: 'skipped', durationMs: 0, reason }, []);
+  if (budget.signal.aborted) return skip(stoppedReason(budget, 'before it started'));
   if (check.needsConnection !== false && !run.facts.connected) return skip('no MCP connection was made');
   options.onProgress?.({ type: 'check-start', id: check.id, title: check.title });
   const abort = new AbortController();
+  const mine: Finding[] = [];
   const handle = createCheckContext({
     check,
     target: options.target,
@@ -88,7 +108,10 @@ async function runCheck(run: Run, check: Check): Promise<void> {
     ...(options.call === undefined ? {} : { call: options.call }),
     facts: run.facts,
     resources: run.resources,
-    onFinding: (finding) => run.findings.push(finding),
+    onFinding: (finding) => {
+      run.findings.push(finding);
+      mine.push(finding);
+    },
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   const started = options.env.now();
@@ -104,10 +127,10 @@ async function runCheck(run: Run, check: Check): Promise<void> {
   let status: CheckStatus;
   let reason: string | undefined;
   if (misuse !== undefined) [status, reason] = ['crashed', misuse.message];
-  else if ('aborted' in result || ('error' in result && budget.signal.aborted)) [status, reason] = ['timed-out', "the doctor's time budget was spent"];
-  else if ('error' in result) [status, reason] = ['crashed', errorText(result.error)];
-  else status = handle.findings() > 0 ? 'failed' : 'passed';
-  progressEnd(run, { id: check.id, title: check.title, status, durationMs, ...(reason === undefined ? {} : { reason }) }, handle.findings());
+  else if ('aborted' in result || ('error' in result && budget.signal.aborted)) [status, reason] = ['timed-out', stoppedReason(budget)];
+  else if ('error' in result) [status, reason] = [thrown, errorText(result.error)];
+  else status = mine.length > 0 ? 'failed' : 'passed';
+  progressEnd(run, { id: check.id, title: check.title, status, durationMs, ...(reason === undefined ? {} : { reason }) }, mine);
 }
 
 /** The connect step: a client in the `--era` choice; its outcome is the `connect` line of `checks`. */
@@ -126,9 +149,7 @@ async function connect(run: Run): Promise<void> {
       if (info !== undefined) run.facts.serverInfo = { name: info.name, version: info.version, ...(info.title === undefined ? {} : { title: info.title }) };
     },
   };
-  await runCheck(run, step);
-  const outcome = run.outcomes.at(-1);
-  if (outcome?.status === 'crashed') run.outcomes[run.outcomes.length - 1] = { ...outcome, status: 'failed' };
+  await runCheck(run, step, 'failed');
 }
 
 /**
@@ -139,7 +160,7 @@ export const runDoctor: RunDoctor = async (options: DoctorOptions): Promise<Doct
   const { env, target } = options;
   const startedAt = new Date().toISOString();
   const startedMs = env.now();
-  const budget = createBudget({ env, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }) });
+  const budget = createBudget({ env, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
   const run: Run = { options, budget, facts: { connected: false, legacyRevisions: [], modernRevisions: [], measurements: {} }, resources: new RunResources(), findings: [], outcomes: [] };
   const checks = (options.checks ?? CHECKS).filter((check) => check.transports.includes(target.transport));
   let connected = false;
