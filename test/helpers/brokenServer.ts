@@ -1,6 +1,7 @@
 /**
  * The broken-servers gallery (test/fixtures/broken-servers/): a fixture started by file and transport as the
- * doctor's target. A stdio fixture is only a target (`node <file>.mjs`: the doctor starts it, as often as it needs);
+ * doctor's target. A stdio fixture is only a target (`node <file>.mjs`, or its `command` as is: the doctor starts it,
+ * as often as it needs);
  * an HTTP fixture is started here, its URL read from its one stdout line `{"url":"http://127.0.0.1:<port>/mcp"}`,
  * and stopped by its own PID (SIGTERM, then SIGKILL).
  */
@@ -34,10 +35,11 @@ export interface BrokenServer {
 }
 
 /** Starts a fixture (HTTP) or names it (stdio). @throws Error when an HTTP fixture prints no URL line in time */
-export async function startBrokenServer(fixture: { readonly file: string; readonly transport: DoctorTransport }): Promise<BrokenServer> {
+export async function startBrokenServer(fixture: { readonly file: string; readonly transport: DoctorTransport; readonly command?: readonly string[] }): Promise<BrokenServer> {
   const file = fixturePath(fixture.file);
   if (fixture.transport === 'stdio') {
-    return { target: { transport: 'stdio', command: process.execPath, args: [file] }, stderr: () => '', stop: () => Promise.resolve() };
+    const [command, ...args] = fixture.command ?? [process.execPath, file];
+    return { target: { transport: 'stdio', command: command!, args }, stderr: () => '', stop: () => Promise.resolve() };
   }
   const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -65,8 +65,14 @@ describe('httpProbe', () => {
     expect(seen[0]!.headers.authorization).toBe('Bearer t');
     expect(seen[0]!.headers['x-drop']).toBeUndefined();
     expect(seen[0]!.headers['content-type']).toBe('text/plain');
-    expect(seen[0]!.headers.accept).toBe('*/*'); // undici's own default, not one the probe added
+    expect(seen[0]!.headers.accept).toBeUndefined();
     expect(seen[0]!.body).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  });
+
+  it('sends the Host header asked (the DNS-rebinding probe), which undici\'s fetch would replace', async () => {
+    seen.length = 0;
+    await httpProbe({ env, target: { url: `${base}/json` }, request: { method: 'POST', headers: { host: 'evil.example' }, body: '{}' }, timeoutMs: 2000 });
+    expect(seen[0]!.headers.host).toBe('evil.example');
   });
 
   it('reads an SSE answer up to the first JSON-RPC response (the stream left open), with the event ids', async () => {
@@ -87,14 +93,14 @@ describe('httpProbe', () => {
 
   it('never throws: a server that never answers is status 0 after the timeout; a closed port is status 0 with the cause', async () => {
     const hang = await httpProbe({ env, target: { url: `${base}/hang` }, request: { method: 'POST', body: '{}' }, timeoutMs: 200 });
-    expect(hang).toEqual({ status: 0, headers: {}, text: '', messages: [], eventIds: [], error: 'No answer within 200 ms' });
+    expect(hang).toEqual({ status: 0, headers: {}, text: '', messages: [], eventIds: [], error: 'Request timeout: no answer within 200 ms' });
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const refused = await httpProbe({ env, target: { url: `http://127.0.0.1:${port}/mcp` }, request: { method: 'POST', body: '{}' }, timeoutMs: 2000 });
     expect(refused.status).toBe(0);
-    expect(refused.error).toContain('ECONNREFUSED');
+    expect(refused.error).toBe(`fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
     const aborted = new AbortController();
     aborted.abort(new Error('The check is over'));
     expect((await httpProbe({ env, target: { url: `${base}/json` }, request: { method: 'POST' }, timeoutMs: 2000, signal: aborted.signal })).error).toBe('The check is over');

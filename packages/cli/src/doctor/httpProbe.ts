@@ -45,10 +45,12 @@ function jsonMessages(text: string): unknown[] {
   }
 }
 
+/** The failure as text, with the cause a `fetch` error carries (`fetch failed: connect ECONNREFUSED 127.0.0.1:4000`). */
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: unknown }).cause;
-  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? ` (${String(cause.code)})` : '';
+  if (cause instanceof Error && cause.message !== '') return `${error.message}: ${cause.message}`;
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? `: ${String(cause.code)}` : '';
   return `${error.message}${code}`;
 }
 
@@ -106,7 +108,7 @@ export async function httpProbe(options: HttpProbeOptions): Promise<HttpProbeRes
   const timer = new AbortController();
   const timeout = new AbortController();
   env.sleep(timeoutMs, timer.signal).then(
-    () => timeout.abort(new Error(`No answer within ${timeoutMs} ms`)),
+    () => timeout.abort(new Error(`Request timeout: no answer within ${timeoutMs} ms`)),
     () => {},
   );
   const signal = options.signal === undefined ? timeout.signal : anySignal([timeout.signal, options.signal]);

@@ -1,5 +1,6 @@
 /**
- * {@link nodeDoctorEnv}: the doctor's {@link DoctorEnv} on Node, the one file of `doctor/` that may touch Node.
+ * {@link nodeDoctorEnv}: the doctor's {@link DoctorEnv} on Node, the one file of `doctor/` that may touch Node (and
+ * the Node transports of `@switchboard/mcp`, for their `fetch`).
  * A stdio server runs in a process group of its own (`detached`), so the doctor can end it with everything it
  * started: stdin end, then SIGTERM to the group, then SIGKILL after the grace.
  */
@@ -7,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { createNodeFetch } from '@switchboard/mcp/node';
 import type { DoctorEnv, ProbeProcess } from './types.js';
 
 /** Default grace of {@link ProbeProcess.kill} between SIGTERM and SIGKILL, ms. */
@@ -21,7 +23,10 @@ const POLL_MS = 20;
 export interface NodeDoctorEnvOptions {
   /** The doctor's own environment. @default `process.env` */
   readonly environment?: Readonly<Record<string, string | undefined>>;
-  /** @default `globalThis.fetch` */
+  /**
+   * @default a `createNodeFetch()` of `@switchboard/mcp/node` (on `node:http`), not `globalThis.fetch`: undici's
+   * fetch replaces a `Host` header with the URL's, and the DNS-rebinding check must send `Host: evil.example`
+   */
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -152,13 +157,13 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
 
 /**
  * The doctor's environment on Node: `child_process.spawn` (detached: its own process group; stdin, stdout and
- * stderr piped), `globalThis.fetch`, `performance.now()`, an abortable `setTimeout`, `process.env`,
+ * stderr piped), a `fetch` on `node:http` that sends the headers as given (`Host` included), `performance.now()`, an abortable `setTimeout`, `process.env`,
  * `process.platform`, and `fs.access(X_OK)` on a regular file.
  */
 export function nodeDoctorEnv(options: NodeDoctorEnvOptions = {}): DoctorEnv {
   return {
     spawn: spawnProbe,
-    fetch: options.fetch ?? globalThis.fetch,
+    fetch: options.fetch ?? (createNodeFetch() as typeof globalThis.fetch),
     now: () => performance.now(),
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
