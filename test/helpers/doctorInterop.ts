@@ -1,6 +1,6 @@
 /**
- * The doctor against real servers (test/doctor-interop*.test.ts, two files so vitest runs them side by side): our demo server (examples/demo/main.js, stdio and Streamable HTTP, with each
- * `--era` choice) must come out clean (no error or warning finding); `@modelcontextprotocol/server-everything` and
+ * The doctor against real servers (test/doctor-interop*.test.ts, two files so vitest runs them side by side): our
+ * demo server (examples/demo/main.js, stdio and Streamable HTTP, with each `--era` choice) must come out clean (no error or warning finding); `@modelcontextprotocol/server-everything` and
  * the SDK v1, SDK v2 and tmcp servers of test/interop-servers/ (stdio and Streamable HTTP) must be diagnosed to the
  * end (`connected`, exit code 0 or 1, no check crashed or timed out), and the exact set of finding ids each gets is
  * pinned, so any change in what the doctor says about a server no one here wrote is noticed (each pinned finding
