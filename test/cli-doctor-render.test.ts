@@ -13,7 +13,7 @@ import { HTTP_RUN, NOT_FOUND_RUN, STDIO_RUN } from './helpers/doctorReports.js';
 const stringWidth = (line: string): number => [...stripVTControlCharacters(line)].length;
 
 describe('the doctor report for a terminal', () => {
-  it('a stdio server with an error, a warning and an info finding (80 columns)', () => {
+  it('a stdio server with an error, a warning and an info finding, a check that timed out (80 columns)', () => {
     expect(renderReport(assembleReport(STDIO_RUN), { columns: 80 })).toMatchInlineSnapshot(`
       "switchboard doctor 0.1.0 · stdio · node server.js --stdio
       Server   notes 2.3.1
@@ -59,14 +59,15 @@ describe('the doctor report for a terminal', () => {
         latencyMs.ping        3 ms
         latencyMs.tools/list  12 ms
 
-      6 checks: 2 passed, 3 with findings, 1 skipped (http.transport: a stdio target)
+      6 checks: 1 passed, 3 with findings, 1 skipped (http.transport: a stdio target),
+      1 timed out (protocol.codes: no answer to tools/call within 2000 ms)
       Verdict: 1 error, 1 warning, 1 info · exit code 1: a warning or an error was
-      found
+      found, a check timed out
       "
     `);
   });
 
-  it('a clean dual-era HTTP server, a check that timed out', () => {
+  it('a clean dual-era HTTP server', () => {
     expect(renderReport(assembleReport(HTTP_RUN))).toMatchInlineSnapshot(`
       "switchboard doctor 0.1.0 · http · http://127.0.0.1:3000/mcp
       Server   switchboard-demo 0.1.0 (Switchboard demo)
@@ -81,7 +82,7 @@ describe('the doctor report for a terminal', () => {
         latencyMs.ping        1.4 ms
         latencyMs.tools/list  2.2 ms
 
-      5 checks: 3 passed, 1 skipped (startup.process: an HTTP target), 1 timed out (primitives.tools)
+      5 checks: 4 passed, 1 skipped (startup.process: an HTTP target)
       Verdict: 0 errors, 0 warnings, 0 info · exit code 0: nothing above info
       "
     `);

@@ -77,12 +77,13 @@ function checksLine(checks: readonly CheckOutcome[]): string {
 function verdict(report: DoctorReport): string {
   const { errors, warnings, infos, exitCode } = report.summary;
   const crashed = report.checks.some((c) => c.status === 'crashed');
+  const timedOut = report.checks.some((c) => c.status === 'timed-out');
   const meaning =
     exitCode === 2
       ? 'could not connect'
       : exitCode === 0
         ? 'nothing above info'
-        : [...(errors + warnings > 0 ? ['a warning or an error was found'] : []), ...(crashed ? ['a check crashed (the doctor’s own failure)'] : [])].join(', ');
+        : [...(errors + warnings > 0 ? ['a warning or an error was found'] : []), ...(crashed ? ['a check crashed (the doctor’s own failure)'] : []), ...(timedOut ? ['a check timed out'] : [])].join(', ');
   return `Verdict: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${infos} info · exit code ${exitCode}: ${meaning}`;
 }
 

@@ -20,14 +20,15 @@ describe('doctor report assembly', () => {
     expect(ids).toEqual(['error startup.y', 'error http.a', 'error http.z', 'warning eras.x', 'warning stdio.b', 'info eras.a', 'info primitives.a']);
   });
 
-  it('exit code: 2 without a connection whatever was found, 1 for a warning, an error or a crashed check, else 0', () => {
+  it('exit code: 2 without a connection whatever was found, 1 for a warning, an error, a crashed or timed-out check, else 0', () => {
     expect(exitCodeOf({ connected: false, findings: [], checks: [] })).toBe(2);
     expect(exitCodeOf({ connected: false, findings: [finding('stdio.a', 'error')], checks: [] })).toBe(2);
     expect(exitCodeOf({ connected: true, findings: [finding('eras.a', 'info')], checks: [passed('eras.a')] })).toBe(0);
     expect(exitCodeOf({ connected: true, findings: [finding('eras.a', 'warning')], checks: [] })).toBe(1);
     expect(exitCodeOf({ connected: true, findings: [finding('eras.a', 'error')], checks: [] })).toBe(1);
     expect(exitCodeOf({ connected: true, findings: [], checks: [{ ...passed('eras.a'), status: 'crashed', reason: 'TypeError: x is undefined' }] })).toBe(1);
-    expect(exitCodeOf({ connected: true, findings: [], checks: [{ ...passed('eras.a'), status: 'timed-out' }, { ...passed('b.c'), status: 'skipped' }] })).toBe(0);
+    expect(exitCodeOf({ connected: true, findings: [], checks: [{ ...passed('eras.a'), status: 'timed-out' }] })).toBe(1);
+    expect(exitCodeOf({ connected: true, findings: [finding('eras.a', 'info')], checks: [{ ...passed('eras.a'), status: 'skipped', reason: 'r' }, { ...passed('b.c'), status: 'failed' }] })).toBe(0);
   });
 
   it('builds a finding from its requirement: the observation may lower the severity; evidence is cut to 500 characters', () => {

@@ -58,12 +58,12 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
 }
 
 /**
- * The exit code of a run: 2 when no MCP connection was made; else 1 when a finding is a warning or an error or a
- * check crashed (the doctor's own failure); else 0.
+ * The exit code of a run: 2 when no MCP connection was made; else 1 when a finding is a warning or an error, or a
+ * check crashed (the doctor's own failure) or timed out (it could not show the server clean); else 0.
  */
 export function exitCodeOf(run: { readonly connected: boolean; readonly findings: readonly Finding[]; readonly checks: readonly CheckOutcome[] }): 0 | 1 | 2 {
   if (!run.connected) return 2;
-  if (run.findings.some((f) => f.severity !== 'info') || run.checks.some((c) => c.status === 'crashed')) return 1;
+  if (run.findings.some((f) => f.severity !== 'info') || run.checks.some((c) => c.status === 'crashed' || c.status === 'timed-out')) return 1;
   return 0;
 }
 
