@@ -59,8 +59,8 @@ describe('the doctor report for a terminal', () => {
         latencyMs.ping        3 ms
         latencyMs.tools/list  12 ms
 
-      6 checks: 1 passed, 3 with findings, 1 skipped (http.transport: a stdio target),
-      1 timed out (protocol.codes: no answer to tools/call within 2000 ms)
+      7 checks: 2 passed, 3 failed, 1 skipped (http.transport: a stdio target), 1
+      timed out (protocol.codes: no answer to tools/call within 2000 ms)
       Verdict: 1 error, 1 warning, 1 info · exit code 1: a warning or an error was
       found, a check timed out
       "
@@ -82,7 +82,7 @@ describe('the doctor report for a terminal', () => {
         latencyMs.ping        1.4 ms
         latencyMs.tools/list  2.2 ms
 
-      5 checks: 4 passed, 1 skipped (startup.process: an HTTP target)
+      5 checks: 5 passed
       Verdict: 0 errors, 0 warnings, 0 info · exit code 0: nothing above info
       "
     `);
@@ -92,6 +92,7 @@ describe('the doctor report for a terminal', () => {
     const text = renderReport(assembleReport(NOT_FOUND_RUN));
     expect(text).toContain('Server   not reached\n');
     expect(text).not.toContain('Eras');
+    expect(renderReport(assembleReport(NOT_FOUND_RUN), { columns: 200 })).toContain('\n3 checks: 0 passed, 2 failed (connect: spawn no-such-server ENOENT), 1 skipped (stdio.hygiene: no connection)\n');
     expect(text.trimEnd().split('\n').at(-1)).toBe('Verdict: 1 error, 0 warnings, 0 info · exit code 2: could not connect');
   });
 

@@ -67,6 +67,7 @@ export const STDIO_RUN: ReportInput = {
   ],
   checks: [
     { id: 'startup.process', title: 'start-up', status: 'passed', durationMs: 230 },
+    { id: 'connect', title: 'MCP connection', status: 'passed', durationMs: 140 },
     { id: 'eras.revisions', title: 'eras and revisions', status: 'failed', durationMs: 402 },
     { id: 'stdio.hygiene', title: 'stdio hygiene', status: 'failed', durationMs: 611 },
     { id: 'http.transport', title: 'HTTP transport', status: 'skipped', durationMs: 0, reason: 'a stdio target' },
@@ -89,7 +90,7 @@ export const HTTP_RUN: ReportInput = {
   }),
   findings: [],
   checks: [
-    { id: 'startup.process', title: 'start-up', status: 'skipped', durationMs: 0, reason: 'an HTTP target' },
+    { id: 'connect', title: 'MCP connection', status: 'passed', durationMs: 35 },
     { id: 'eras.revisions', title: 'eras and revisions', status: 'passed', durationMs: 120 },
     { id: 'http.transport', title: 'HTTP transport', status: 'passed', durationMs: 380 },
     { id: 'protocol.codes', title: 'error codes', status: 'passed', durationMs: 41 },
@@ -119,6 +120,7 @@ export const NOT_FOUND_RUN: ReportInput = {
   ],
   checks: [
     { id: 'startup.process', title: 'start-up', status: 'failed', durationMs: 20 },
+    { id: 'connect', title: 'MCP connection', status: 'failed', durationMs: 4, reason: 'spawn no-such-server ENOENT' },
     { id: 'stdio.hygiene', title: 'stdio hygiene', status: 'skipped', durationMs: 0, reason: 'no connection' },
   ],
 };

@@ -37,6 +37,12 @@ const HEADINGS: Readonly<Record<Severity, string>> = { error: 'Errors', warning:
 const MIN_COLUMNS = 40;
 
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** Milliseconds as read: one decimal under 10 ms, whole ones above. */
+function msText(value: number): string {
+  return `${(Math.abs(value) < 10 ? number : whole).format(value)} ms`;
+}
 
 /** Evidence as a quoted string: JSON escapes, plus the invisible characters a terminal would hide (BOM, separators). */
 export function quoteEvidence(text: string): string {
@@ -58,7 +64,7 @@ export function targetText(target: DoctorReport['target']): string {
 }
 
 function measurementText(key: string, value: number): string {
-  return /Ms(\.|$)/.test(key) ? `${number.format(value)} ms` : number.format(value);
+  return /Ms(\.|$)/.test(key) ? msText(value) : number.format(value);
 }
 
 function checksLine(checks: readonly CheckOutcome[]): string {
@@ -66,7 +72,8 @@ function checksLine(checks: readonly CheckOutcome[]): string {
   const named = (list: readonly CheckOutcome[]): string => list.map((c) => (c.reason === undefined ? c.id : `${c.id}: ${c.reason}`)).join('; ');
   const parts = [`${of('passed').length} passed`];
   const failed = of('failed');
-  if (failed.length > 0) parts.push(`${failed.length} with findings`);
+  const said = failed.filter((c) => c.reason !== undefined);
+  if (failed.length > 0) parts.push(`${failed.length} failed${said.length === 0 ? '' : ` (${named(said)})`}`);
   for (const [status, label] of [['skipped', 'skipped'], ['timed-out', 'timed out'], ['crashed', 'crashed']] as const) {
     const list = of(status);
     if (list.length > 0) parts.push(`${list.length} ${label} (${named(list)})`);
@@ -110,7 +117,7 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
     const list = (revisions: readonly string[]): string => (revisions.length === 0 ? 'none' : revisions.join(', '));
     field('Eras', `legacy: ${list(legacy)} · modern: ${list(modern)} · ${dualEra ? 'dual-era (both eras)' : legacy.length + modern.length === 0 ? 'no revision confirmed' : `${legacy.length > 0 ? 'legacy' : 'modern'} era only`}`);
   }
-  field('Run', `${report.startedAt} · ${number.format(report.durationMs)} ms`);
+  field('Run', `${report.startedAt} · ${msText(report.durationMs)}`);
 
   for (const severity of ['error', 'warning', 'info'] as const) {
     const group = report.findings.filter((f) => f.severity === severity);
