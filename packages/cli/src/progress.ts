@@ -14,7 +14,7 @@ import type { Colors } from './output.js';
 export interface ProgressDisplay {
   /** Takes one event of the run (`DoctorOptions.onProgress`). */
   readonly onProgress: (event: DoctorProgress) => void;
-  /** Stops a spinner still running (the run ended early). Idempotent. */
+  /** Stops a spinner still running (the run ended early) and ends the task list. Idempotent. */
   close(): void;
 }
 
@@ -75,8 +75,10 @@ export function progressDisplay(options: { readonly io: CliIo; readonly colors: 
   }
   let spinner: Spinner | undefined;
   let title = '';
+  let drawn = false;
   return {
     onProgress: (event) => {
+      drawn = true;
       if (event.type === 'check-start') {
         spinner?.stop();
         title = event.title;
@@ -93,6 +95,9 @@ export function progressDisplay(options: { readonly io: CliIo; readonly colors: 
     close: () => {
       spinner?.stop();
       spinner = undefined;
+      // A blank line between the task list and the report that follows on the same terminal.
+      if (drawn) stream.write('\n');
+      drawn = false;
     },
   };
 }
