@@ -4,7 +4,8 @@
  * thing on stdout and validates against the shipped schema, the progress lines are on stderr, and the exit code is
  * the report's (0 clean, 2 nothing to connect to, 2 for a usage error).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +28,8 @@ const validator = new Validator(schema, '2020-12', false);
 /** A stdio server that never answers. */
 const SILENT = ['--', process.execPath, '-e', 'setInterval(() => {}, 1000)'];
 
-async function doctor(argv: string[], signal?: AbortSignal): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo({ env: { PATH: process.env.PATH }, cwd: ROOT, home: ROOT, ...(signal === undefined ? {} : { signal }) });
+async function doctor(argv: string[], signal?: AbortSignal, cwd = ROOT): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo({ env: { PATH: process.env.PATH }, cwd, home: cwd, ...(signal === undefined ? {} : { signal }) });
   const code = await run(['doctor', ...argv], io);
   return { code, out: io.out(), err: io.err() };
 }
@@ -69,6 +70,21 @@ describe('switchboard doctor', () => {
     expect(code).toBe(0);
     expect(err).toMatch(/^\[doctor\] MCP connection … ok \(\d+ ms\)$/m);
     expect(err.trimEnd().split('\n').every((line) => line.startsWith('[doctor] '))).toBe(true);
+  });
+
+  it('a server named in a host configuration file (.mcp.json), with --env: the values never reach the report', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-doctor-'));
+    try {
+      const entry = { command: process.execPath, args: [path.join(ROOT, 'examples', 'demo', 'main.js'), '--stdio'], env: { DEMO_TOKEN: 'entry-secret' } };
+      writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { demo: entry } }));
+      const { code, out } = await doctor(['demo', '--json', '--env', 'OTHER_TOKEN=flag-secret'], undefined, dir);
+      expect(reportOf(out)).toMatchObject({ connected: true, target: { transport: 'stdio', command: process.execPath, args: entry.args }, server: { name: 'switchboard-demo' } });
+      expect(out).not.toMatch(/entry-secret|flag-secret|DEMO_TOKEN|OTHER_TOKEN/);
+      expect(code).toBe(0);
+      expect(await doctor(['nodemo', '--json'], undefined, dir)).toMatchObject({ code: 2, out: '', err: expect.stringContaining('"nodemo"') as unknown });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('over HTTP: the human report on stdout, exit code 0 for our demo', async () => {
