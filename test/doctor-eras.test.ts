@@ -81,14 +81,14 @@ describe('eras and protocol checks on our demo server', () => {
   });
 
   it('stdio: both eras, dual-era info only', async () => {
-    const { reported, facts } = await runChecks({ target: { transport: 'stdio', command: process.execPath, args: [DEMO_MAIN, '--stdio'] }, checks: CHECKS });
+    const { reported, facts } = await runChecks({ target: { transport: 'stdio', command: process.execPath, args: [DEMO_MAIN, '--stdio'] }, checks: CHECKS, requestTimeoutMs: 10_000 });
     expect(summary(reported), JSON.stringify(reported, null, 1)).toEqual(['info eras.dual-era']);
     expect(facts.legacyRevisions).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
     expect(facts.modernRevisions).toEqual(['2026-07-28']);
   });
 
   it('HTTP: both eras, dual-era info only', async () => {
-    const { reported, facts } = await runChecks({ target: { transport: 'http', url: demo.url }, checks: CHECKS });
+    const { reported, facts } = await runChecks({ target: { transport: 'http', url: demo.url }, checks: CHECKS, requestTimeoutMs: 10_000 });
     expect(summary(reported), JSON.stringify(reported, null, 1)).toEqual(['info eras.dual-era']);
     expect(facts.legacyRevisions).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
     expect(facts.modernRevisions).toEqual(['2026-07-28']);

@@ -17,10 +17,14 @@ const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** A tool name no server has: `tools/call` of it runs nothing, whatever the server does with the headers. */
 export const NO_SUCH_TOOL = 'switchboard-doctor-no-such-tool';
 
-/** The refusal's shape problem (code, then HTTP status), or `undefined` when it is `code` with status 400. */
+/**
+ * The refusal's shape problem (code, then HTTP status), or `undefined` when it is `code` with status 400 — or when
+ * nothing came back in time (a process that died, a slow answer under load: the other checks say why).
+ */
 function refusalProblem(answer: RawAnswer, code: number): string | undefined {
+  if (answer.response === undefined && (answer.status === undefined || answer.status === 0)) return undefined;
   const error = errorOf(answer);
-  if (answer.response === undefined) return answer.status === undefined ? 'no answer' : `HTTP ${String(answer.status)} with no JSON-RPC error`;
+  if (answer.response === undefined) return `HTTP ${String(answer.status)} with no JSON-RPC error`;
   if (error === undefined) return 'a result';
   if (error.code !== code) return `code ${JSON.stringify(error.code)}`;
   if (answer.status !== undefined && answer.status !== 400) return `code ${code} with HTTP ${answer.status} (400 expected)`;

@@ -78,9 +78,10 @@ function judgeNegotiation(ctx: CheckContext, offers: readonly Offer[], listed: r
     if (o.settled === o.offered) continue;
     const evidence = evidenceOf(o.answer);
     if (o.settled === undefined) {
-      if (supported.size === 0) continue; // no session-based revision at all: judged as an era, below
-      const how = errorOf(o.answer) === undefined ? 'did not answer' : 'answered an error';
-      ctx.report('eras.version-negotiation', { message: `Offered ${o.offered}, the server ${how} instead of counter-offering one of the revisions it serves (${[...supported].join(', ')})`, evidence });
+      // No session-based revision at all is judged as an era, below; no answer in time (a slow start under load, a
+      // process that died) is the start-up checks' to explain, not a verdict on negotiation.
+      if (supported.size === 0 || errorOf(o.answer) === undefined) continue;
+      ctx.report('eras.version-negotiation', { message: `Offered ${o.offered}, the server answered an error instead of counter-offering one of the revisions it serves (${[...supported].join(', ')})`, evidence });
     } else if (!LEGACY.includes(o.settled)) {
       ctx.report('eras.version-negotiation', { message: `Offered ${o.offered}, the server settled on "${o.settled}", which is no session-based revision`, evidence });
     } else if (listedLegacy.includes(o.offered)) {
@@ -93,8 +94,8 @@ function judgeNegotiation(ctx: CheckContext, offers: readonly Offer[], listed: r
   if (unknown === undefined || supported.size === 0) return;
   const evidence = evidenceOf(unknown.answer);
   if (unknown.settled === undefined) {
-    const how = errorOf(unknown.answer) === undefined ? 'did not answer' : 'answered an error';
-    ctx.report('eras.unknown-revision', { message: `Offered the unknown revision ${UNKNOWN_REVISION}, the server ${how} instead of counter-offering a revision it serves`, evidence });
+    if (errorOf(unknown.answer) === undefined) return;
+    ctx.report('eras.unknown-revision', { message: `Offered the unknown revision ${UNKNOWN_REVISION}, the server answered an error instead of counter-offering a revision it serves`, evidence });
   } else if (!supported.has(unknown.settled)) {
     ctx.report('eras.unknown-revision', { message: `Offered the unknown revision ${UNKNOWN_REVISION}, the server settled on "${unknown.settled}", which it does not serve`, evidence });
   }
@@ -108,27 +109,57 @@ function judgeModernOnlyRefusal(ctx: CheckContext, offers: readonly Offer[], mod
   const data = recordOf(error?.data);
   const message = typeof error?.message === 'string' ? error.message : '';
   const names = stringsOf(data?.supported) !== undefined || modern.some((r) => message.includes(r));
-  if (error !== undefined && names) return;
-  const what = error === undefined ? (refusal.answer.response === undefined ? 'no answer' : 'no error') : 'an error that names none of the revisions it serves';
+  if ((error !== undefined && names) || refusal.answer.response === undefined) return;
+  const what = error === undefined ? 'no error' : 'an error that names none of the revisions it serves';
   ctx.report('eras.initialize-refusal-versions', { message: `initialize got ${what}: a 2025 client cannot tell its user which revisions this server serves`, evidence: evidenceOf(refusal.answer) });
+}
+
+/** How many probes run at once: each is a fresh process or session, and most of their time is waiting. */
+const PROBES_AT_ONCE = 3;
+
+/** Runs `jobs` with at most `size` at once; the results in the jobs' order. */
+async function inPool<T>(jobs: readonly (() => Promise<T>)[], size: number): Promise<T[]> {
+  const results: T[] = new Array<T>(jobs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < jobs.length; index = next++) results[index] = await jobs[index]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(size, jobs.length) }, worker));
+  return results;
 }
 
 async function run(ctx: CheckContext): Promise<void> {
   const probeModern = ctx.era !== 'session';
   const probeLegacy = ctx.era !== 'stateless';
-  const found = probeModern ? await discover(ctx) : undefined;
+  const revisions = probeLegacy ? [...LEGACY, UNKNOWN_REVISION] : [];
+  const offered = inPool(
+    revisions.map((revision) => () => (ctx.signal.aborted ? Promise.resolve(undefined) : offer(ctx, revision))),
+    probeModern ? PROBES_AT_ONCE - 1 : PROBES_AT_ONCE,
+  );
+  const found = probeModern
+    ? await discover(ctx).catch(async (error: unknown) => {
+        await offered.catch(() => undefined);
+        throw error;
+      })
+    : undefined;
   if (found?.modern === true) {
     const modern = (found.listed ?? [NEWEST_MODERN]).filter((r) => !LEGACY.includes(r));
     ctx.facts.modernRevisions.splice(0, Infinity, ...(modern.length > 0 ? modern : [NEWEST_MODERN]));
   }
+  const offers = (await offered).filter((o): o is Offer => o !== undefined);
   if (!probeLegacy || ctx.signal.aborted) return;
-  const offers: Offer[] = [];
-  for (const revision of [...LEGACY, UNKNOWN_REVISION]) {
-    if (ctx.signal.aborted) return;
-    offers.push(await offer(ctx, revision));
-  }
   const settled = [...new Set(offers.map((o) => o.settled).filter((r): r is string => r !== undefined && LEGACY.includes(r)))].sort();
   ctx.facts.legacyRevisions.splice(0, Infinity, ...settled);
+  if (settled.length === 0 && ctx.facts.modernRevisions.length === 0 && ctx.target.transport === 'http') {
+    // Nothing answered a POST: a 2024-11-05 HTTP+SSE endpoint (GET for the stream, POST elsewhere) is reached through
+    // the client, which says the one revision it settled on.
+    const client = await ctx.client({ era: 'legacy' }).catch(() => undefined);
+    if (client?.transportKind === 'http-sse') {
+      ctx.progress(`HTTP+SSE endpoint: settled on ${client.protocolVersion}`);
+      ctx.facts.legacyRevisions.splice(0, Infinity, client.protocolVersion);
+    }
+    return;
+  }
   judgeNegotiation(ctx, offers, found?.listed);
 
   const modern = ctx.facts.modernRevisions;
