@@ -27,6 +27,7 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
       'The server answers server/discover with the initialize result of the legacy era',
     ],
     fix: 'Answer server/discover with { supportedVersions: [...], capabilities: {...} } (plus the result fields every modern result carries); an SDK that serves 2026-07-28 builds it for you.',
+    fixture: { file: 'eras-discover-malformed', transport: 'stdio' },
   },
   {
     id: 'eras.version-negotiation',
@@ -75,6 +76,7 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['initialize falls through to the generic unknown-method error', 'The error message or data does not list the supported revisions'],
     fix: 'Refuse initialize with -32022 and data: { supported: [...], requested } (or at least name the supported revisions in the message).',
+    fixture: { file: 'eras-initialize-refusal-bare', transport: 'stdio' },
   },
   {
     id: 'eras.legacy-only',
@@ -158,6 +160,7 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['The server checks the capability but answers another code (-32601, -32602, -32603)', 'data.requiredCapabilities is missing or an array'],
     fix: 'Answer -32021 with data: { requiredCapabilities: { <capability>: {} } } (HTTP 400) when a request needs a capability the client did not declare.',
+    fixture: { file: 'eras-capability-no-data', transport: 'stdio' },
   },
   {
     id: 'eras.unsupported-version',

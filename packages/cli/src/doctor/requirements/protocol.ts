@@ -57,6 +57,7 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
       'A missing resource is answered with an empty contents array',
     ],
     fix: 'Answer a URI you do not have with -32002 on session-based revisions and with -32602 plus data: { uri } on 2026-07-28 (MCP 2025-11-25 server/resources.mdx "Error Handling").',
+    fixture: { file: 'protocol-resource-legacy-code', transport: 'stdio' },
   },
   {
     id: 'protocol.reserved-code',
@@ -84,6 +85,7 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['The error is built by hand (a string code, a missing message, id null)', 'An exception object is serialized as the error'],
     fix: 'Answer { jsonrpc: "2.0", id: <the request\'s id>, error: { code: <integer>, message: <string>, data?: … } }.',
+    fixture: { file: 'protocol-error-without-message', transport: 'stdio' },
   },
   {
     id: 'protocol.stack-trace',
@@ -97,6 +99,7 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['The exception\'s stack is copied into error.message or error.data', 'A development mode is left on'],
     fix: 'Log the stack on the server side (stderr) and answer a short message; keep details out of error.data.',
+    fixture: { file: 'protocol-stack-trace', transport: 'stdio' },
   },
   {
     id: 'protocol.invalid-arguments',
