@@ -55,6 +55,12 @@ const STACK_FRAME = /\bat\s+(?:[^\s()]+\s+)?\(?(?:file:\/\/)?[^\s()"]*[/\\][^\s(
 
 /** The first stack frame quoted in an error object (message or data), or `undefined`. */
 export function stackFrameIn(error: unknown): string | undefined {
-  const text = JSON.stringify(error) ?? '';
-  return STACK_FRAME.exec(text.replace(/\\n/g, '\n'))?.[0];
+  return STACK_FRAME.exec(stringsIn(error, 0).join('\n'))?.[0];
+}
+
+/** Every string in a JSON value (nested at most 8 deep). */
+function stringsIn(value: unknown, depth: number): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object' || value === null || depth > 8) return [];
+  return Object.values(value).flatMap((v) => stringsIn(v, depth + 1));
 }
