@@ -1,96 +1,60 @@
-// The eras and protocol checks alone, against the broken-servers fixtures of their area and our demo server (both
-// transports): each fixture yields the finding it plants, and nothing else of severity error.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+// The eras and protocol checks on the real runner against our demo server (stdio and Streamable HTTP): what it
+// learns about the revisions served (report.eras), what `--era` narrows, and that nothing but the dual-era fact is
+// said about a server that does everything right — also with `--call`, which adds the invalid-arguments probe.
+// (The planted faults are the gallery's: test/doctor-gallery.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERAS_CHECKS } from '../packages/cli/src/doctor/checks/eras.js';
 import { PROTOCOL_CHECKS } from '../packages/cli/src/doctor/checks/protocol.js';
-import { ERAS_REQUIREMENTS } from '../packages/cli/src/doctor/requirements/eras.js';
-import { PROTOCOL_REQUIREMENTS } from '../packages/cli/src/doctor/requirements/protocol.js';
-import type { DoctorTarget } from '../packages/cli/src/doctor/types.js';
+import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
+import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
+import type { DoctorOptions, DoctorReport, DoctorTarget } from '../packages/cli/src/doctor/types.js';
 import { DEMO_MAIN, ROOT, startDemoHttp, type DemoHttp } from './helpers/demoServer.js';
-import { runChecks, type Reported } from './helpers/erasHarness.js';
-import { exitWithin, stopByPid } from './helpers/process.js';
 
-const CHECKS = [...ERAS_CHECKS, ...PROTOCOL_CHECKS];
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'broken-servers');
-const SEVERITY = new Map([...ERAS_REQUIREMENTS, ...PROTOCOL_REQUIREMENTS].map((r) => [r.id, r.severity]));
+const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
-function severityOf(r: Reported): string {
-  return r.severity ?? SEVERITY.get(r.id) ?? 'unknown';
+function diagnose(target: DoctorTarget, options: Partial<DoctorOptions> = {}): Promise<DoctorReport> {
+  return runDoctor({ target, env: nodeDoctorEnv(), timeoutMs: 40_000, requestTimeoutMs: 10_000, checks: [...ERAS_CHECKS, ...PROTOCOL_CHECKS], ...options });
 }
 
-function summary(reported: readonly Reported[]): string[] {
-  return reported.map((r) => `${severityOf(r)} ${r.id}`).sort();
+function said(report: DoctorReport): string[] {
+  return report.findings.map((f) => `${f.severity} ${f.id}`);
 }
 
-async function startHttpFixture(file: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(FIXTURES, `${file}.mjs`)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${String(code)}`)));
-  });
-  return {
-    url,
-    stop: async () => {
-      const gone = exitWithin(child, 5000).catch(() => stopByPid(child));
-      if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
-      await gone;
-    },
-  };
+function unfinished(report: DoctorReport): string[] {
+  // `failed` is a check that reported something (the dual-era info): what it said is asserted on its own.
+  return report.checks.filter((c) => c.status !== 'passed' && c.status !== 'failed').map((c) => `${c.id}: ${c.status} ${c.reason ?? ''}`);
 }
 
-describe('eras and protocol checks on the fixtures', () => {
-  for (const requirement of [...ERAS_REQUIREMENTS, ...PROTOCOL_REQUIREMENTS]) {
-    const fixture = requirement.fixture;
-    if (fixture === undefined) continue;
-    it(`${fixture.file} yields ${requirement.id} and no other error`, async () => {
-      let target: DoctorTarget;
-      let stop = (): Promise<void> => Promise.resolve();
-      if (fixture.transport === 'stdio') target = { transport: 'stdio', command: process.execPath, args: [path.join(FIXTURES, `${fixture.file}.mjs`)] };
-      else {
-        const started = await startHttpFixture(fixture.file);
-        target = { transport: 'http', url: started.url };
-        stop = started.stop;
-      }
-      try {
-        const { reported } = await runChecks({ target, checks: CHECKS, ...(fixture.call === undefined ? {} : { call: fixture.call }), ...(fixture.era === undefined ? {} : { era: fixture.era }) });
-        const ids = reported.map((r) => r.id);
-        expect(ids, JSON.stringify(reported, null, 1)).toContain(requirement.id);
-        const otherErrors = reported.filter((r) => r.id !== requirement.id && severityOf(r) === 'error');
-        expect(otherErrors, JSON.stringify(otherErrors, null, 1)).toEqual([]);
-      } finally {
-        await stop();
-      }
-    });
-  }
-});
+const STDIO: DoctorTarget = { transport: 'stdio', command: process.execPath, args: [DEMO_MAIN, '--stdio'], cwd: ROOT };
 
-describe('eras and protocol checks on our demo server', () => {
+describe('the eras and protocol checks on our demo server', () => {
   let demo: DemoHttp;
+  let http: DoctorTarget;
   beforeAll(async () => {
     demo = await startDemoHttp();
+    http = { transport: 'http', url: demo.url };
   });
   afterAll(async () => {
     await demo.stop();
   });
 
-  it('stdio: both eras, dual-era info only', async () => {
-    const { reported, facts } = await runChecks({ target: { transport: 'stdio', command: process.execPath, args: [DEMO_MAIN, '--stdio'] }, checks: CHECKS, requestTimeoutMs: 10_000 });
-    expect(summary(reported), JSON.stringify(reported, null, 1)).toEqual(['info eras.dual-era']);
-    expect(facts.legacyRevisions).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
-    expect(facts.modernRevisions).toEqual(['2026-07-28']);
-  });
+  for (const transport of ['stdio', 'http'] as const) {
+    it(`${transport}: every legacy revision and 2026-07-28, dual-era, nothing else (with --call add_numbers)`, async () => {
+      const report = await diagnose(transport === 'stdio' ? STDIO : http, { call: { name: 'add_numbers', args: { a: 1, b: 2 } } });
+      expect(report.eras).toEqual({ legacy: LEGACY, modern: ['2026-07-28'], dualEra: true });
+      expect(said(report), JSON.stringify(report.findings, null, 1)).toEqual(['info eras.dual-era']);
+      expect(report.findings[0]!.evidence[0]).toMatch(/^sent: .*"method":"server\/discover"/);
+      expect(unfinished(report)).toEqual([]);
+    });
+  }
 
-  it('HTTP: both eras, dual-era info only', async () => {
-    const { reported, facts } = await runChecks({ target: { transport: 'http', url: demo.url }, checks: CHECKS, requestTimeoutMs: 10_000 });
-    expect(summary(reported), JSON.stringify(reported, null, 1)).toEqual(['info eras.dual-era']);
-    expect(facts.legacyRevisions).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
-    expect(facts.modernRevisions).toEqual(['2026-07-28']);
+  it('--era session probes initialize only; --era stateless probes server/discover only', async () => {
+    const session = await diagnose(STDIO, { era: 'session' });
+    expect(session.eras).toEqual({ legacy: LEGACY, modern: [], dualEra: false });
+    expect(said(session)).toEqual([]);
+    const stateless = await diagnose(http, { era: 'stateless' });
+    expect(stateless.eras).toEqual({ legacy: [], modern: ['2026-07-28'], dualEra: false });
+    expect(said(stateless)).toEqual([]);
+    expect([...unfinished(session), ...unfinished(stateless)]).toEqual([]);
   });
 });
