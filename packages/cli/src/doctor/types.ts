@@ -62,6 +62,11 @@ export interface Requirement {
     readonly transport: DoctorTransport;
     readonly era?: 'session' | 'stateless' | 'auto';
     readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+    /**
+     * stdio only: the command line to start instead of `node <file>.mjs`, as is (the command-not-found fixture names a
+     * program that exists on no PATH; no `<file>.mjs` exists for it then).
+     */
+    readonly command?: readonly string[];
   };
 }
 
