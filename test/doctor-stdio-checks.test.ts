@@ -10,8 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STDIO_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/launch.js';
+import { HTTP_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/reach.js';
 import { STDIO_HYGIENE_CHECK } from '../packages/cli/src/doctor/checks/stdio/hygiene.js';
-import type { Check, CheckContext, DoctorEnv, DoctorFacts, Observation, StdioLine, StdioWire } from '../packages/cli/src/doctor/types.js';
+import type { Check, CheckContext, DoctorEnv, DoctorFacts, HttpProbeRequest, HttpProbeResponse, Observation, StdioLine, StdioWire } from '../packages/cli/src/doctor/types.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(HERE, 'fixtures', 'broken-servers');
@@ -313,5 +314,88 @@ describe('stdio.hygiene on real processes', () => {
         observation: { message: 'A line that is not JSON got no answer (expected a -32700 error with "id": null)', evidence: ['→ {"jsonrpc":"2.0",', '← (no answer)'] },
       },
     ]);
+  });
+});
+
+/** One raw HTTP exchange, never throwing (the runner's own probe is tested with the runner). */
+async function probe(url: string, request: HttpProbeRequest, timeoutMs: number): Promise<HttpProbeResponse> {
+  try {
+    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).filter((e): e is [string, string] => e[1] !== null));
+    const body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    const response = await fetch(url, { method: request.method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    return { status: response.status, headers: {}, text, messages: [], eventIds: [] };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return { status: 0, headers: {}, text: '', messages: [], eventIds: [], error: `${(error as Error).message}${cause?.code === undefined ? '' : ` (${cause.code})`}` };
+  }
+}
+
+/** Starts an HTTP fixture and reads the URL it prints. */
+async function startHttpFixture(file: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(FIXTURES, `${file}.mjs`)], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  started.push(child);
+  const line = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+    });
+  });
+  return { url: (JSON.parse(line) as { url: string }).url, child };
+}
+
+async function runHttpStartup(url: string): Promise<Run> {
+  const facts: DoctorFacts = { connected: false, legacyRevisions: [], modernRevisions: [], measurements: {} };
+  const findings: Run['findings'] = [];
+  const ctx: CheckContext = {
+    target: { transport: 'http', url },
+    env: nodeEnv,
+    signal: new AbortController().signal,
+    requestTimeoutMs: 3000,
+    era: 'auto',
+    facts,
+    report: (id, observation) => {
+      expect(HTTP_STARTUP_CHECK.requirements).toContain(id);
+      findings.push({ id, observation });
+    },
+    client: () => Promise.reject(new Error('no client in these tests')),
+    spawn: () => Promise.reject(new Error('no stdio in these tests')),
+    http: (request) => probe(request.url ?? url, request, request.timeoutMs ?? 3000),
+    progress: () => undefined,
+  };
+  await HTTP_STARTUP_CHECK.run(ctx);
+  return { findings, facts };
+}
+
+describe('startup.http on real sockets', () => {
+  it('a listening server is reachable: no finding', async () => {
+    const { url } = await startHttpFixture('startup-http-tls');
+    expect((await runHttpStartup(url.replace(/^https:/, 'http:'))).findings).toEqual([]);
+  });
+
+  it('a closed port is http-unreachable (connection refused)', async () => {
+    const { url } = await startHttpFixture('startup-http-refused');
+    const run = await runHttpStartup(url);
+    const host = new URL(url).host;
+    expect(run.findings).toEqual([
+      {
+        id: 'startup.http-unreachable',
+        observation: { message: `Nothing listens at ${host}: the connection was refused`, evidence: [`POST ${url}`, '→ {"jsonrpc":"2.0","id":"startup-1","method":"ping"}', 'error: fetch failed (ECONNREFUSED)'] },
+      },
+    ]);
+  });
+
+  it('a host name that does not resolve is http-dns', async () => {
+    const { url } = await startHttpFixture('startup-http-dns');
+    const run = await runHttpStartup(url);
+    expect(run.findings.map((f) => [f.id, f.observation.message])).toEqual([['startup.http-dns', 'The host name "mcp-server.invalid" does not resolve']]);
+  });
+
+  it('https:// to a plain HTTP port is http-tls', async () => {
+    const { url } = await startHttpFixture('startup-http-tls');
+    const run = await runHttpStartup(url);
+    expect(run.findings.map((f) => [f.id, f.observation.message])).toEqual([['startup.http-tls', `The TLS handshake with ${new URL(url).host} failed`]]);
+    expect(run.findings[0]!.observation.evidence?.at(-1)).toBe('error: fetch failed (ERR_SSL_WRONG_VERSION_NUMBER)');
   });
 });

@@ -122,7 +122,7 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
       'Heavy imports or start-up work (loading models, connecting to databases) before the server reads stdin',
     ],
     fix: 'Install the package once and configure its installed binary; defer expensive work until a tool needs it and answer `initialize` first.',
-    fixture: { file: 'stdio-slow-start', transport: 'stdio' },
+    fixture: { file: 'stdio-slow-start', transport: 'stdio', requestTimeoutMs: 4000 },
   },
   {
     id: STARTUP.httpUnreachable,
