@@ -11,6 +11,7 @@ import { isLegacyRevision } from '@switchboard/mcp';
 import { STDIO_IDS } from '../../requirements/stdio.js';
 import type { Check, CheckContext, StdioLine, StdioWire } from '../../types.js';
 import { lineFindings } from './lines.js';
+import { waitOrEnd } from './waits.js';
 import {
   harmlessRequest,
   INITIALIZED_NOTIFICATION,
@@ -47,7 +48,8 @@ interface Session {
 async function ask(session: Session, request: WireRequest): Promise<StdioLine | undefined> {
   const from = session.wire.lines.length;
   await session.wire.send(request).catch(() => undefined);
-  return session.wire.waitFor((line) => namesId(responseOf(line)?.id, request.id), { timeoutMs: session.ctx.requestTimeoutMs, fromIndex: from });
+  const match = (line: StdioLine) => namesId(responseOf(line)?.id, request.id);
+  return (await waitOrEnd(session.ctx, session.wire, { match, timeoutMs: session.ctx.requestTimeoutMs, fromIndex: from })).line;
 }
 
 /** Lets answers that should not come arrive; false once the doctor's budget is spent. */
