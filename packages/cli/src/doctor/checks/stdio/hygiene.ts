@@ -44,12 +44,21 @@ interface Session {
   revision: string;
 }
 
+/** Sends requests, one after the other, and waits (together) for the response naming each id, whatever its type. */
+async function askAll(session: Session, requests: readonly WireRequest[]): Promise<(StdioLine | undefined)[]> {
+  const from = session.wire.lines.length;
+  for (const request of requests) await session.wire.send(request).catch(() => undefined);
+  const timeoutMs = session.ctx.requestTimeoutMs;
+  const answerTo = async (request: WireRequest) => {
+    const match = (line: StdioLine) => namesId(responseOf(line)?.id, request.id);
+    return (await waitOrEnd(session.ctx, session.wire, { match, timeoutMs, fromIndex: from })).line;
+  };
+  return Promise.all(requests.map(answerTo));
+}
+
 /** Sends a request and waits for the response naming its id, whatever the id's type. */
 async function ask(session: Session, request: WireRequest): Promise<StdioLine | undefined> {
-  const from = session.wire.lines.length;
-  await session.wire.send(request).catch(() => undefined);
-  const match = (line: StdioLine) => namesId(responseOf(line)?.id, request.id);
-  return (await waitOrEnd(session.ctx, session.wire, { match, timeoutMs: session.ctx.requestTimeoutMs, fromIndex: from })).line;
+  return (await askAll(session, [request]))[0];
 }
 
 /** Lets answers that should not come arrive; false once the doctor's budget is spent. */
@@ -94,7 +103,7 @@ async function checkNotifications(session: Session): Promise<'string' | 'number'
   for (const notification of notifications) await session.wire.send(notification).catch(() => undefined);
   const stringId = harmlessRequest(session.era, '7', session.revision);
   const numberId = harmlessRequest(session.era, 8, session.revision);
-  const answers = [await ask(session, stringId), await ask(session, numberId)] as const;
+  const answers = await askAll(session, [stringId, numberId]);
   if (!(await settle(session))) return undefined;
   const stray = strayAnswers(session, from, [stringId.id, numberId.id]);
   if (stray.length > 0) {
