@@ -34,11 +34,11 @@ export const STDIO_REQUIREMENTS: readonly Requirement[] = [
     transports: ['stdio'],
     severity: 'error',
     causes: [
-      'A start-up banner or a log line printed with `console.log` / `print()` (Python\'s `print` writes to stdout)',
+      'A start-up banner or a log line printed to stdout (in Node the console\'s `log`, `info` and `debug`; in Python `print()`)',
       'A logging library configured with its default stdout handler',
       'A dependency that prints a warning or a progress bar on stdout, or a wrapper script that echoes',
     ],
-    fix: 'Send every log to stderr (`console.error`, `print(..., file=sys.stderr)`, a logging handler on stderr); keep stdout for the MCP transport alone.',
+    fix: 'Send every log to stderr (in Node the console\'s `error`, in Python `print(..., file=sys.stderr)`, or a logging handler on stderr); keep stdout for the MCP transport alone.',
     fixture: { file: 'stdio-banner', transport: 'stdio' },
   },
   {
