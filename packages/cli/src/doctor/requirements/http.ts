@@ -1,4 +1,294 @@
-/** The http requirements (see `Requirement`): one entry per rule, its spec section, causes and fix. */
-import type { Requirement } from '../types.js';
+/**
+ * The Streamable HTTP requirements (see `Requirement`): media types, methods, sessions, the protocol version
+ * header, DNS-rebinding protection, CORS for browser clients, and resumption. Statuses the spec does not fix (406,
+ * 415) are rules of practice and warnings; its MUSTs are errors.
+ */
+import type { Requirement, SpecRef } from '../types.js';
 
-export const HTTP_REQUIREMENTS: readonly Requirement[] = [];
+/** The revisions that define Streamable HTTP. */
+const STREAMABLE = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+/** The session-based revisions of Streamable HTTP. */
+const STREAMABLE_SESSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+
+function legacy(section: string): SpecRef {
+  return { revision: '2025-11-25', page: 'basic/transports.mdx', section };
+}
+
+function modern(section: string): SpecRef {
+  return { revision: '2026-07-28', page: 'basic/transports/streamable-http.mdx', section };
+}
+
+export const HTTP_REQUIREMENTS: readonly Requirement[] = [
+  {
+    id: 'http.valid-post-refused',
+    area: 'http',
+    title: 'A well-formed POST is served',
+    behaviour:
+      'A POST carrying one JSON-RPC request, `Content-Type: application/json` and `Accept: application/json, text/event-stream` is answered 200 with the response.',
+    spec: legacy('Sending Messages to the Server'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: [
+      'the endpoint demands a header no MCP client sends (an API key, a custom `Accept`)',
+      'a proxy or framework in front of the server rewrites or refuses the request',
+    ],
+    fix: 'Serve any POST that carries the two `Accept` types and a JSON body; authenticate with `Authorization` and answer 401 when it is missing.',
+  },
+  {
+    id: 'http.answer-not-json-or-sse',
+    area: 'http',
+    title: 'A request is answered with JSON or an SSE stream',
+    behaviour: 'A POSTed request is answered with `Content-Type: application/json` (one JSON object) or `Content-Type: text/event-stream`.',
+    spec: legacy('Sending Messages to the Server'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: [
+      'the answer is written without a `Content-Type` (or with `text/plain`, `text/html`)',
+      'a framework default handler answers instead of the MCP endpoint',
+    ],
+    fix: 'Set `Content-Type: application/json` on JSON answers and `text/event-stream` on streams.',
+  },
+  {
+    id: 'http.notification-not-202',
+    area: 'http',
+    title: 'An accepted notification is answered 202 with no body',
+    behaviour: 'A POSTed notification (`notifications/initialized`) the server accepts is answered `202 Accepted` with an empty body.',
+    spec: legacy('Sending Messages to the Server'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: ['the notification is answered 200 with a body (or an empty JSON object)', 'the notification is refused because it carries no id'],
+    fix: 'Answer an accepted notification (or response) with 202 and no body; refuse one you cannot accept with a 4xx.',
+  },
+  {
+    id: 'http.bad-accept-not-406',
+    area: 'http',
+    title: 'A POST that accepts neither JSON nor SSE is refused with 406',
+    behaviour:
+      'The client must list `application/json` and `text/event-stream` in `Accept`; a POST whose `Accept` allows neither (`text/html`) cannot be answered, and 406 Not Acceptable says why.',
+    spec: null,
+    source: 'RFC 9110 §15.5.7 "406 Not Acceptable"; the official TypeScript and Python SDKs answer 406 (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" makes the two types the client\'s duty, not a status)',
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['the endpoint never reads `Accept`', 'a generic error handler answers 400 or 500 for every refusal'],
+    fix: 'Answer 406 when `Accept` allows neither `application/json` nor `text/event-stream` (allow `*/*` and a missing header).',
+    fixture: { file: 'http-accept-ignored', transport: 'http' },
+  },
+  {
+    id: 'http.bad-content-type-not-415',
+    area: 'http',
+    title: 'A POST whose body is not JSON is refused with 415',
+    behaviour: 'A POST with `Content-Type: text/plain` is refused with 415 Unsupported Media Type instead of being parsed as JSON-RPC.',
+    spec: null,
+    source: 'RFC 9110 §15.5.16 "415 Unsupported Media Type"; the official TypeScript SDK answers 415',
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['the body is parsed whatever its `Content-Type`', 'a generic error handler answers 400 or 500 for every refusal'],
+    fix: 'Compare the media type of `Content-Type` (ignoring parameters and case) with `application/json` and answer 415 otherwise.',
+    fixture: { file: 'http-content-type-ignored', transport: 'http' },
+  },
+  {
+    id: 'http.json-charset-refused',
+    area: 'http',
+    title: '`Content-Type: application/json; charset=utf-8` is served',
+    behaviour: 'A media type takes parameters and compares case-insensitively: `application/json; charset=utf-8` is JSON.',
+    spec: null,
+    source: 'B21',
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: ['`Content-Type` is compared with the exact string `application/json`'],
+    fix: 'Compare only the media type: the part before `;`, trimmed and lower-cased.',
+    fixture: { file: 'http-charset-refused', transport: 'http' },
+  },
+  {
+    id: 'http.get-not-405',
+    area: 'http',
+    title: 'GET opens an SSE stream or is refused with 405',
+    behaviour:
+      'A GET on the endpoint (with `Accept: text/event-stream` and the session id) is answered with `Content-Type: text/event-stream`, or with 405 Method Not Allowed when the server offers no stream; a server of 2026-07-28 alone answers 405.',
+    spec: legacy('Listening for Messages from the Server'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: [
+      'GET is not routed, so the framework answers 404 (clients read a 404 on a session as an ended session and re-initialize)',
+      'a single-page-app fallback answers GET with an HTML page',
+      'GET without a stream answered 400 instead of 405 (B26)',
+    ],
+    fix: 'Route GET on the MCP endpoint: open an SSE stream, or answer 405 with `Allow: POST` (and DELETE if sessions can be ended).',
+    fixture: { file: 'http-get-404', transport: 'http' },
+  },
+  {
+    id: 'http.delete-not-405',
+    area: 'http',
+    title: 'DELETE ends the session or is refused with 405',
+    behaviour:
+      'A DELETE with a live session id ends that session (2xx), or is refused with 405 when clients may not end sessions; a server of 2026-07-28 alone answers 405.',
+    spec: legacy('Session Management'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['DELETE is not routed, so the framework answers 404 or 500', 'the session lookup fails for DELETE only'],
+    fix: 'Route DELETE on the MCP endpoint: end the named session and answer 200 or 204, or answer 405.',
+  },
+  {
+    id: 'http.missing-session-not-400',
+    area: 'http',
+    title: 'A request without the session id is refused with 400',
+    behaviour: 'A server that requires sessions answers a request (other than `initialize`) that carries no `Mcp-Session-Id` with 400 Bad Request.',
+    spec: legacy('Session Management'),
+    revisions: STREAMABLE_SESSIONS,
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['a missing id is looked up like an unknown one and answered 404 (clients then re-initialize in a loop)', 'the missing id crashes the lookup (500)'],
+    fix: 'Answer 400 when the header is missing on a request other than `initialize`; keep 404 for ids you do not know.',
+    fixture: { file: 'http-missing-session-404', transport: 'http' },
+  },
+  {
+    id: 'http.ended-session-not-404',
+    area: 'http',
+    title: 'An ended or unknown session is answered 404',
+    behaviour:
+      'A request carrying a session id the server does not know (ended by DELETE, expired, or never issued) is answered 404 Not Found, so the client starts a new session with `initialize`.',
+    spec: legacy('Session Management'),
+    revisions: STREAMABLE_SESSIONS,
+    transports: ['http'],
+    severity: 'error',
+    causes: [
+      'an unknown session is answered 400 Bad Request: clients only re-initialize on 404, so they fail until restarted',
+      'DELETE is answered 2xx but the session is not ended',
+    ],
+    fix: 'Answer 404 to any request whose `Mcp-Session-Id` names no live session (and end the session on DELETE).',
+    fixture: { file: 'http-ended-session-400', transport: 'http' },
+  },
+  {
+    id: 'http.reinitialize-fails',
+    area: 'http',
+    title: 'A new session can be started after one ends',
+    behaviour: 'After a 404 for its session the client POSTs a new `initialize` without a session id; the server answers it with a new session.',
+    spec: legacy('Session Management'),
+    revisions: STREAMABLE_SESSIONS,
+    transports: ['http'],
+    severity: 'error',
+    causes: ['the server keeps one session per process and refuses a second `initialize`', 'the ended session id is still expected'],
+    fix: 'Serve every `initialize` that carries no session id with a fresh session.',
+  },
+  {
+    id: 'http.protocol-version-not-validated',
+    area: 'http',
+    title: 'An unsupported `MCP-Protocol-Version` is refused with 400',
+    behaviour: 'A session request whose `MCP-Protocol-Version` header names a revision the server does not support (`1999-01-01`) is answered 400 Bad Request.',
+    spec: legacy('Protocol Version Header'),
+    revisions: ['2025-06-18', '2025-11-25'],
+    transports: ['http'],
+    severity: 'error',
+    causes: ['the header is never read', 'an unknown value is answered with another status (404 makes clients drop the session)'],
+    fix: 'Read `MCP-Protocol-Version` on every request after `initialize` and answer 400 when it names a revision you do not support.',
+    fixture: { file: 'http-protocol-version-ignored', transport: 'http' },
+  },
+  {
+    id: 'http.protocol-version-required',
+    area: 'http',
+    title: 'A session request without `MCP-Protocol-Version` is served',
+    behaviour:
+      'When the header is missing the server uses the revision negotiated for the session (or assumes 2025-03-26) and serves the request: clients of 2025-03-26 never send it.',
+    spec: legacy('Protocol Version Header'),
+    revisions: ['2025-06-18', '2025-11-25'],
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['the header is required on every request'],
+    fix: 'When the header is missing, use the session\'s negotiated revision.',
+  },
+  {
+    id: 'http.host-not-validated',
+    area: 'http',
+    title: 'A local server refuses a foreign `Host` (DNS rebinding)',
+    behaviour:
+      'A server on localhost answers a request whose `Host` is not a loopback name (`Host: evil.example`) with 403 (or 400, 421): a web page that rebinds its own domain to 127.0.0.1 can otherwise call the server from the browser.',
+    spec: legacy('Security Warning'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: ['DNS-rebinding protection is off (several SDKs ship it off by default)', 'the allowed hosts list holds a wildcard'],
+    fix: 'Check `Host` against the loopback names (`localhost`, `127.0.0.1`, `[::1]`, any port) and answer 403 otherwise; turn on the SDK\'s DNS-rebinding protection.',
+    fixture: { file: 'http-no-host-validation', transport: 'http' },
+  },
+  {
+    id: 'http.origin-not-validated',
+    area: 'http',
+    title: 'A foreign `Origin` is refused with 403',
+    behaviour: 'A request whose `Origin` header is present and not allowed (`Origin: http://evil.example`) is answered 403 Forbidden.',
+    spec: modern('Security & Endpoint'),
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'error',
+    causes: ['`Origin` is never read', 'any origin is allowed (a CORS `*` setting doubling as the Origin check)'],
+    fix: 'Answer 403 when `Origin` is present and is neither the server\'s own origin nor in an explicit allow list.',
+    fixture: { file: 'http-any-origin', transport: 'http' },
+  },
+  {
+    id: 'http.cors-session-id-not-exposed',
+    area: 'http',
+    title: 'CORS exposes `Mcp-Session-Id` to browser clients',
+    behaviour:
+      'A server that answers cross-origin requests lists `Mcp-Session-Id` in `Access-Control-Expose-Headers`; otherwise a browser hides the session id from the client, whose next request then has none.',
+    spec: null,
+    source: 'https://fetch.spec.whatwg.org/#http-access-control-expose-headers (a browser script reads only the headers the answer exposes)',
+    revisions: STREAMABLE_SESSIONS,
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['the CORS middleware is set up with its default exposed headers'],
+    fix: 'Add `Access-Control-Expose-Headers: Mcp-Session-Id` to the answers of the MCP endpoint.',
+    fixture: { file: 'http-cors-no-expose', transport: 'http' },
+  },
+  {
+    id: 'http.cors-headers-not-allowed',
+    area: 'http',
+    title: 'CORS preflights allow the MCP request headers',
+    behaviour:
+      'A preflight (`OPTIONS` with `Access-Control-Request-Headers`) is answered with `Access-Control-Allow-Headers` naming `Content-Type`, `Mcp-Session-Id` and `MCP-Protocol-Version` (and, for 2026-07-28, `Mcp-Method`, `Mcp-Name`), or `*`.',
+    spec: null,
+    source: 'https://fetch.spec.whatwg.org/#http-access-control-allow-headers (a browser sends only the request headers the preflight allows)',
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['the CORS middleware allows only its default request headers'],
+    fix: 'Answer preflights with `Access-Control-Allow-Headers` listing every MCP request header (or echo `Access-Control-Request-Headers`).',
+  },
+  {
+    id: 'http.no-cors',
+    area: 'http',
+    title: 'Browser clients on another origin',
+    behaviour: 'The server answers no CORS preflight, so a browser page on another origin cannot call it; desktop hosts and command-line clients are not affected.',
+    spec: null,
+    source: 'https://fetch.spec.whatwg.org/#http-cors-protocol',
+    revisions: STREAMABLE,
+    transports: ['http'],
+    severity: 'info',
+    causes: ['CORS is not set up (right for a server only desktop hosts use)'],
+    fix: 'Nothing to fix unless browser clients should reach the server: then answer preflights for their origins.',
+  },
+  {
+    id: 'http.resumption-broken',
+    area: 'http',
+    title: 'A stream with event ids can be resumed with `Last-Event-ID`',
+    behaviour:
+      'When SSE events carry ids, a GET with `Last-Event-ID` replays what followed that event on its stream (or the server refuses: 405 offers no stream); an ignored header or a failure loses the response a reconnecting client waits for.',
+    spec: legacy('Resumability and Redelivery'),
+    revisions: STREAMABLE_SESSIONS,
+    transports: ['http'],
+    severity: 'warning',
+    causes: [
+      'event ids are written but no event store keeps the events',
+      'the GET handler ignores `Last-Event-ID` and opens a new stream',
+      'the event store looks ids up in the wrong stream or session',
+    ],
+    fix: 'Keep each stream\'s events (an event store) and replay those after `Last-Event-ID` on a GET; or send no event ids.',
+    fixture: { file: 'http-resume-ignored', transport: 'http' },
+  },
+];
