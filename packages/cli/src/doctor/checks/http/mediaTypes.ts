@@ -52,7 +52,7 @@ async function wellFormed(ctx: CheckContext, shape: PostShape): Promise<boolean>
     if (!isSuccess(response.status) || !answersId(response, id)) {
       // A legacy-only or modern-only server refuses the other era's request: that is the eras check's business.
       if (shape.era === 'legacy' && ctx.facts.legacyRevisions.length === 0 && ctx.facts.era !== 'legacy') return false;
-      ctx.report('http.valid-post-refused', { message: `A well-formed ${shape.name} POST ${statusText(response)} without a response to it`, evidence: exchangeEvidence(request, response) });
+      ctx.report('http.valid-post-refused', { message: `A well-formed POST of ${shape.name} ${statusText(response)} without a response to it`, evidence: exchangeEvidence(request, response) });
       return false;
     }
     const type = mediaType(response.headers['content-type']);
@@ -89,7 +89,7 @@ async function badAccept(ctx: CheckContext, shape: PostShape): Promise<void> {
   if (response.status === 406 || (response.status === 0 && ctx.signal.aborted)) return;
   const what = isSuccess(response.status) ? 'served it' : response.status >= 500 ? 'failed with a server error' : `refused it with ${response.status}`;
   ctx.report('http.bad-accept-not-406', {
-    message: `A ${shape.name} POST with Accept: text/html (neither application/json nor text/event-stream) ${statusText(response)}: the server ${what} instead of answering 406`,
+    message: `A POST of ${shape.name} with Accept: text/html (neither application/json nor text/event-stream) ${statusText(response)}: the server ${what} instead of answering 406`,
     evidence: exchangeEvidence(request, response),
   });
 }
@@ -100,7 +100,7 @@ async function badContentType(ctx: CheckContext, shape: PostShape): Promise<void
   if (response.status === 415 || (response.status === 0 && ctx.signal.aborted)) return;
   const what = isSuccess(response.status) ? 'parsed it as JSON' : response.status >= 500 ? 'failed with a server error' : `refused it with ${response.status}`;
   ctx.report('http.bad-content-type-not-415', {
-    message: `A ${shape.name} POST with Content-Type: text/plain ${statusText(response)}: the server ${what} instead of answering 415`,
+    message: `A POST of ${shape.name} with Content-Type: text/plain ${statusText(response)}: the server ${what} instead of answering 415`,
     evidence: exchangeEvidence(request, response),
   });
 }
@@ -111,7 +111,7 @@ async function charset(ctx: CheckContext, shape: PostShape): Promise<void> {
   await endMintedSession(ctx, response);
   if ((isSuccess(response.status) && answersId(response, id)) || (response.status === 0 && ctx.signal.aborted)) return;
   ctx.report('http.json-charset-refused', {
-    message: `A ${shape.name} POST with Content-Type: application/json; charset=utf-8 ${statusText(response)}, though the same POST with application/json is served`,
+    message: `A POST of ${shape.name} with Content-Type: application/json; charset=utf-8 ${statusText(response)}, though the same POST with Content-Type: application/json is served`,
     evidence: exchangeEvidence(request, response),
   });
 }
