@@ -61,6 +61,7 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['the notification is answered 200 with a body (or an empty JSON object)', 'the notification is refused because it carries no id'],
     fix: 'Answer an accepted notification (or response) with 202 and no body; refuse one you cannot accept with a 4xx.',
+    fixture: { file: 'http-notification-200', transport: 'http' },
   },
   {
     id: 'http.bad-accept-not-406',
@@ -135,6 +136,7 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['DELETE is not routed, so the framework answers 404 or 500', 'the session lookup fails for DELETE only'],
     fix: 'Route DELETE on the MCP endpoint: end the named session and answer 200 or 204, or answer 405.',
+    fixture: { file: 'http-delete-404', transport: 'http' },
   },
   {
     id: 'http.missing-session-not-400',
@@ -203,6 +205,7 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['the header is required on every request'],
     fix: 'When the header is missing, use the session\'s negotiated revision.',
+    fixture: { file: 'http-protocol-version-required', transport: 'http' },
   },
   {
     id: 'http.host-not-validated',
@@ -259,6 +262,7 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['the CORS middleware allows only its default request headers'],
     fix: 'Answer preflights with `Access-Control-Allow-Headers` listing every MCP request header (or echo `Access-Control-Request-Headers`).',
+    fixture: { file: 'http-cors-headers-not-allowed', transport: 'http' },
   },
   {
     id: 'http.no-cors',
