@@ -132,7 +132,7 @@ export async function runHttpChecks(options: {
   for (const check of options.checks) {
     const ctx: CheckContext = {
       target: { transport: 'http', url: options.url },
-      env: undefined as never,
+      env: { fetch: nodeFetch } as unknown as CheckContext['env'],
       signal: new AbortController().signal,
       requestTimeoutMs,
       era,
