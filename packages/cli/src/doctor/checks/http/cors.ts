@@ -36,7 +36,10 @@ async function exposed(ctx: CheckContext, origin: string): Promise<void> {
 async function run(ctx: CheckContext): Promise<void> {
   const origin = targetOrigin(ctx);
   if (origin === undefined) return;
-  const wanted = [...new Set([...(legacyAllowed(ctx) ? SESSION_HEADERS : []), ...(modernAvailable(ctx) ? MODERN_HEADERS : [])])];
+  const modern = modernAvailable(ctx);
+  // Session headers only for a server known to serve sessions (or not known to serve anything else).
+  const sessions = legacyAllowed(ctx) && (ctx.facts.era === 'legacy' || ctx.facts.legacyRevisions.length > 0 || !modern);
+  const wanted = [...new Set([...(sessions ? SESSION_HEADERS : []), ...(modern ? MODERN_HEADERS : [])])];
   ctx.progress(`a preflight from ${origin}`);
   const { request, response } = await exchange(ctx, {
     method: 'OPTIONS',
