@@ -139,6 +139,20 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     fixture: { file: 'http-delete-404', transport: 'http' },
   },
   {
+    id: 'http.modern-session-id-not-ignored',
+    area: 'http',
+    title: 'A server of 2026-07-28 alone ignores `Mcp-Session-Id`',
+    behaviour:
+      'A server that serves only 2026-07-28 serves a request that carries an `Mcp-Session-Id` (an older client\'s) as if it had none, and mints or echoes no session id.',
+    spec: modern('Earlier Streamable HTTP Revisions'),
+    revisions: ['2026-07-28'],
+    transports: ['http'],
+    severity: 'warning',
+    causes: ['a session layer left from an earlier revision still looks the id up (and answers 404 or 400)', 'a middleware echoes request headers'],
+    fix: 'Ignore `Mcp-Session-Id` on requests and send none on answers.',
+    fixture: { file: 'http-modern-session-id-404', transport: 'http' },
+  },
+  {
     id: 'http.missing-session-not-400',
     area: 'http',
     title: 'A request without the session id is refused with 400',

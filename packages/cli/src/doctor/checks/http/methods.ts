@@ -1,12 +1,13 @@
 /**
  * GET and DELETE on the endpoint. In a session, GET opens an SSE stream or is 405, DELETE ends the session or is
- * 405; on a server of 2026-07-28 alone both are 405 (a SHOULD, so a warning there).
+ * 405; on a server of 2026-07-28 alone both are 405 (a SHOULD, so a warning there), and an `Mcp-Session-Id` left
+ * on a request by an older client is ignored.
  * @see MCP 2025-11-25 basic/transports.mdx "Listening for Messages from the Server", "Session Management"; MCP
  *   2026-07-28 basic/transports/streamable-http.mdx "Earlier Streamable HTTP Revisions"
  */
 import type { Check, CheckContext, HttpProbeRequest, HttpProbeResponse } from '../../types.js';
-import { legacyAllowed, modernAvailable, openSession, type RawSession } from './session.js';
-import { exchange, exchangeEvidence, isSuccess, mediaType, statusText } from './wire.js';
+import { legacyAllowed, modernAvailable, openSession, probePost, type RawSession } from './session.js';
+import { answersId, exchange, exchangeEvidence, isSuccess, mediaType, statusText } from './wire.js';
 
 /** How long a GET stream is read before the check has what it needs (its status and type), milliseconds. */
 const GET_READ_MS = 1000;
@@ -48,6 +49,22 @@ async function sessionMethods(ctx: CheckContext, session: RawSession): Promise<v
   });
 }
 
+/** A request from an older client that still carries its session id: served as if it had none, no id minted. */
+async function staleSessionId(ctx: CheckContext): Promise<void> {
+  const id = 'doctor-stale-session';
+  const { request, response } = await exchange(ctx, probePost(ctx, id, { 'mcp-session-id': 'doctor-session-from-an-older-client' }));
+  if (response.status === 0 && ctx.signal.aborted) return;
+  const served = isSuccess(response.status) && answersId(response, id);
+  const minted = response.headers['mcp-session-id'];
+  if (served && minted === undefined) return;
+  ctx.report('http.modern-session-id-not-ignored', {
+    message: served
+      ? `A 2026-07-28 request carrying Mcp-Session-Id was answered with Mcp-Session-Id: ${minted ?? ''}, though this revision has no sessions`
+      : `A 2026-07-28 request carrying Mcp-Session-Id ${statusText(response)} instead of being served as if it had none`,
+    evidence: exchangeEvidence(request, response),
+  });
+}
+
 async function modernOnlyMethods(ctx: CheckContext): Promise<void> {
   for (const method of ['GET', 'DELETE'] as const) {
     const { request, response } = await exchange(ctx, method === 'GET' ? getRequest(ctx, undefined) : { method });
@@ -73,8 +90,9 @@ async function run(ctx: CheckContext): Promise<void> {
     return;
   }
   if (modernAvailable(ctx)) {
-    ctx.progress('GET and DELETE on a server of 2026-07-28 alone');
+    ctx.progress('GET, DELETE and a stale Mcp-Session-Id on a server of 2026-07-28 alone');
     await modernOnlyMethods(ctx);
+    if (!ctx.signal.aborted) await staleSessionId(ctx);
     return;
   }
   ctx.progress('skipped: initialize opened no session and the server speaks no 2026-07-28');
@@ -85,6 +103,6 @@ export const METHODS_CHECK: Check = {
   title: 'HTTP GET and DELETE',
   area: 'http',
   transports: ['http'],
-  requirements: ['http.get-not-405', 'http.delete-not-405'],
+  requirements: ['http.get-not-405', 'http.delete-not-405', 'http.modern-session-id-not-ignored'],
   run,
 };
