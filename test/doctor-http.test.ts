@@ -1,81 +1,42 @@
 /**
- * The Streamable HTTP checks of the doctor against the http-* fixtures of test/fixtures/broken-servers/ (each
- * plants one fault: its finding is reported, and no other error) and against healthy servers (nothing above
- * info): the demo in each era, a server of 2026-07-28 alone, one that answers every request with a resumable
- * SSE stream, one with CORS.
+ * The doctor's Streamable HTTP checks find nothing above info on healthy servers that exercise what the demo does
+ * not: a server of 2026-07-28 alone (no sessions: GET and DELETE 405), one that answers every request with a
+ * resumable SSE stream (the Last-Event-ID replay is followed to the response), one with CORS for every origin
+ * (preflights allow the MCP headers, Mcp-Session-Id exposed). The broken fixtures are the gallery's
+ * (test/doctor-gallery.test.ts); the demo and the servers no one here wrote are test/doctor-interop.test.ts's.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HTTP_CHECKS } from '../packages/cli/src/doctor/checks/http.js';
-import { HTTP_REQUIREMENTS } from '../packages/cli/src/doctor/requirements/http.js';
-import { startDemoHttp, type DemoHttp } from './helpers/demoServer.js';
-import { runHttpChecks, startHttpFixture, type HttpFixture, type Reported } from './helpers/httpCheckHarness.js';
+import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
+import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
+import type { DoctorProgress } from '../packages/cli/src/doctor/types.js';
+import { startHttpFixture } from './helpers/httpFixture.js';
 
-const CLEAN = 'lib/http-clean';
-
-function severityOf(report: Reported): string {
-  return report.severity ?? HTTP_REQUIREMENTS.find((r) => r.id === report.id)?.severity ?? 'unknown';
-}
-
-/** The reports above info, as `id: message` lines (so a failure shows what was seen). */
-function aboveInfo(reports: readonly Reported[]): string[] {
-  return reports.filter((r) => severityOf(r) !== 'info').map((r) => `${r.id} (${severityOf(r)}): ${r.message}`);
-}
-
-const started: HttpFixture[] = [];
-afterAll(() => {
-  for (const fixture of started) fixture.stop();
-});
-
-async function fixture(file: string, args: readonly string[] = []): Promise<HttpFixture> {
-  const running = await startHttpFixture(file, args);
-  started.push(running);
-  return running;
-}
-
-describe('doctor http checks: the broken-servers gallery', () => {
-  const planted = HTTP_REQUIREMENTS.filter((r) => r.fixture !== undefined);
-
-  it.each(planted.map((r) => [r.fixture?.file ?? '', r.id] as const))('%s: reports %s and no other error', async (file, id) => {
-    const running = await fixture(file);
-    try {
-      const { reports } = await runHttpChecks({ url: running.url, checks: HTTP_CHECKS, requestTimeoutMs: 2000 });
-      expect(reports.map((r) => r.id)).toContain(id);
-      const others = reports.filter((r) => r.id !== id && severityOf(r) === 'error').map((r) => `${r.id}: ${r.message}`);
-      expect(others).toEqual([]);
-      const found = reports.find((r) => r.id === id);
-      expect(found?.evidence?.length ?? 0).toBeGreaterThan(0);
-    } finally {
-      running.stop();
-    }
-  });
-});
-
-describe('doctor http checks: healthy servers come out clean', () => {
-  let demo: DemoHttp | undefined;
-  afterAll(async () => {
-    await demo?.stop();
-  });
-
-  it.each(['auto', 'session', 'stateless'] as const)('the demo server, --era %s', async (era) => {
-    demo ??= await startDemoHttp();
-    const { reports } = await runHttpChecks({ url: demo.url, checks: HTTP_CHECKS, era });
-    expect(aboveInfo(reports)).toEqual([]);
-  });
-
+describe('doctor http checks on healthy servers', () => {
   it.each([
-    ['a server of 2026-07-28 alone', 'modern'],
-    ['a server answering every request with a resumable SSE stream', 'sse'],
-    ['a server with CORS for every origin', 'cors'],
-  ])('%s', async (_name, mode) => {
-    const running = await fixture(CLEAN, [mode]);
+    ['a server of 2026-07-28 alone', 'modern', 'http.methods', 'GET, DELETE and a stale Mcp-Session-Id on a server of 2026-07-28 alone'],
+    ['a server answering every request with a resumable SSE stream', 'sse', 'http.resumption', 'GET with Last-Event-ID: '],
+    ['a server with CORS for every origin', 'cors', 'http.cors', 'a preflight from http://127.0.0.1:'],
+  ])('%s: no finding above info, and the probe that matters ran', async (_name, mode, checkId, note) => {
+    const server = await startHttpFixture('lib/http-clean', [mode]);
     try {
-      const { reports, notes } = await runHttpChecks({ url: running.url, checks: HTTP_CHECKS });
-      expect(aboveInfo(reports)).toEqual([]);
-      if (mode === 'modern') expect(notes).toContain('http.sessions: skipped: initialize opened no session (a server of 2026-07-28 alone has none)');
-      if (mode === 'sse') expect(notes.some((n) => n.startsWith('http.resumption: GET with Last-Event-ID'))).toBe(true);
-      if (mode === 'cors') expect(reports.map((r) => r.id)).not.toContain('http.no-cors');
+      const notes: string[] = [];
+      const report = await runDoctor({
+        target: { transport: 'http', url: server.url },
+        env: nodeDoctorEnv(),
+        checks: HTTP_CHECKS,
+        timeoutMs: 20_000,
+        requestTimeoutMs: 3_000,
+        onProgress: (event: DoctorProgress) => {
+          if (event.type === 'check-note') notes.push(`${event.id}: ${event.text}`);
+        },
+      });
+      expect(report.findings.filter((f) => f.severity !== 'info').map((f) => `${f.id}: ${f.message}`)).toEqual([]);
+      expect(report.checks.filter((c) => c.status === 'crashed' || c.status === 'timed-out' || c.status === 'skipped').map((c) => c.id)).toEqual([]);
+      expect(notes.some((n) => n.startsWith(`${checkId}: ${note}`)), notes.join('\n')).toBe(true);
+      if (mode === 'cors') expect(report.findings.map((f) => f.id)).toEqual([]);
     } finally {
-      running.stop();
+      server.stop();
     }
   });
 });

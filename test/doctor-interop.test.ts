@@ -62,13 +62,17 @@ const ROWS: readonly Row[] = [
     { peer: DEMO, transport: 'http', era, expect: 'clean' },
   ]),
   { peer: EVERYTHING_PEER, transport: 'stdio', expect: [] },
-  { peer: EVERYTHING_PEER, transport: 'http', expect: [] },
+  { peer: EVERYTHING_PEER, transport: 'http', expect: ['error http.ended-session-not-404', 'error http.host-not-validated', 'error http.origin-not-validated'] },
   { peer: SDK_V1, transport: 'stdio', expect: [] },
-  { peer: SDK_V1, transport: 'http', expect: [] },
+  { peer: SDK_V1, transport: 'http', expect: ['error http.ended-session-not-404', 'error http.host-not-validated', 'error http.origin-not-validated', 'info http.no-cors'] },
   { peer: SDK_V2, transport: 'stdio', expect: [] },
-  { peer: SDK_V2, transport: 'http', expect: [] },
+  { peer: SDK_V2, transport: 'http', expect: ['error http.host-not-validated', 'error http.origin-not-validated', 'info http.no-cors', 'warning http.bad-accept-not-406'] },
   { peer: TMCP, transport: 'stdio', expect: [] },
-  { peer: TMCP, transport: 'http', expect: [] },
+  {
+    peer: TMCP,
+    transport: 'http',
+    expect: ['error http.ended-session-not-404', 'error http.host-not-validated', 'error http.origin-not-validated', 'error http.protocol-version-not-validated', 'info http.no-cors', 'warning http.bad-accept-not-406'],
+  },
 ];
 
 function describeRow(row: Row): void {
