@@ -28,36 +28,61 @@ async function missingId(ctx: CheckContext, session: RawSession): Promise<void> 
   });
 }
 
-async function unknownId(ctx: CheckContext, session: RawSession): Promise<void> {
+/** What one probe of an unknown session saw, when it was not 404. */
+interface NotFoundFault {
+  /** The probe, as the message names it. */
+  readonly what: string;
+  /** The answer, as the message says it (`answered 400`). */
+  readonly answer: string;
+  readonly evidence: readonly string[];
+}
+
+async function unknownId(ctx: CheckContext, session: RawSession): Promise<NotFoundFault | undefined> {
   const { request, response } = await exchange(ctx, sessionPost(session, pingMessage('doctor-unknown-session'), { 'mcp-session-id': unknownSessionId() }));
-  // A server that serves any id (it keeps no table) breaks nothing here; the check after DELETE says more.
-  if (response.status === 404 || isSuccess(response.status) || (response.status === 0 && ctx.signal.aborted)) return;
+  // A server that serves any id (it keeps no table) breaks nothing here; the probe after DELETE says more.
+  if (response.status === 404 || isSuccess(response.status) || (response.status === 0 && ctx.signal.aborted)) return undefined;
+  return { what: 'a ping with a session id the server never issued', answer: statusText(response), evidence: exchangeEvidence(request, response) };
+}
+
+/** One finding for the unknown-session probes that were not answered 404 (the same fault, seen once or twice). */
+function reportNotFound(ctx: CheckContext, faults: readonly NotFoundFault[]): void {
+  const [first, second] = faults;
+  if (first === undefined) return;
+  const seen =
+    second === undefined
+      ? `${first.what} ${first.answer}`
+      : first.answer === second.answer
+        ? `${first.what}, and ${second.what}, ${first.answer}`
+        : `${first.what} ${first.answer}, and ${second.what} ${second.answer}`;
   ctx.report('http.ended-session-not-404', {
-    message: `A ping with a session id the server never issued ${statusText(response)} instead of 404: a client whose session expired never starts a new one`,
-    evidence: exchangeEvidence(request, response),
+    message: `${seen.charAt(0).toUpperCase()}${seen.slice(1)} instead of 404: a client whose session ended never starts a new one`,
+    evidence: faults.flatMap((f) => f.evidence),
   });
 }
 
-/** DELETE, then a ping on the ended session; `true` when the session was ended (so re-initializing is tested). */
-async function afterDelete(ctx: CheckContext, session: RawSession): Promise<boolean> {
+/**
+ * DELETE, then a ping on the ended session. `ended`: the session was ended (so re-initializing is tested); `fault`:
+ * the ping was not answered 404.
+ */
+async function afterDelete(ctx: CheckContext, session: RawSession): Promise<{ readonly ended: boolean; readonly fault?: NotFoundFault }> {
   const del = await exchange(ctx, { method: 'DELETE', headers: session.headers });
   if (del.response.status === 405) {
     ctx.progress('the server does not let clients end sessions (DELETE is 405)');
-    return false;
+    return { ended: false };
   }
   // Another answer is the methods check's finding.
-  if (!isSuccess(del.response.status)) return false;
+  if (!isSuccess(del.response.status)) return { ended: false };
   const id = 'doctor-ended-session';
   const { request, response } = await exchange(ctx, sessionPost(session, pingMessage(id)));
-  if (response.status === 404 || (response.status === 0 && ctx.signal.aborted)) return true;
+  if (response.status === 404 || (response.status === 0 && ctx.signal.aborted)) return { ended: true };
   const served = isSuccess(response.status) && answersId(response, id);
-  ctx.report('http.ended-session-not-404', {
-    message: served
-      ? `DELETE was answered ${del.response.status} but the session still serves requests`
-      : `A ping on a session ended by DELETE ${statusText(response)} instead of 404: the client never starts a new session`,
-    evidence: [...exchangeEvidence(del.request, del.response), ...exchangeEvidence(request, response)],
-  });
-  return true;
+  const evidence = [...exchangeEvidence(del.request, del.response), ...exchangeEvidence(request, response)];
+  return {
+    ended: true,
+    fault: served
+      ? { what: `a ping on a session whose DELETE was answered ${del.response.status}`, answer: 'was still served', evidence }
+      : { what: 'a ping on a session ended by DELETE', answer: statusText(response), evidence },
+  };
 }
 
 async function reinitialize(ctx: CheckContext, ended: RawSession): Promise<void> {
@@ -100,8 +125,10 @@ async function run(ctx: CheckContext): Promise<void> {
   try {
     ctx.progress('a request without the session id, with an unknown one, after DELETE');
     await missingId(ctx, session);
-    await unknownId(ctx, session);
-    ended = await afterDelete(ctx, session);
+    const unknown = await unknownId(ctx, session);
+    const deleted = await afterDelete(ctx, session);
+    ended = deleted.ended;
+    reportNotFound(ctx, [unknown, deleted.fault].filter((f): f is NotFoundFault => f !== undefined));
   } finally {
     if (!ended) await endSession(ctx, session);
   }

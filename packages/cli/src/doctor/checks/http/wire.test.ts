@@ -19,6 +19,14 @@ describe('http check wire helpers', () => {
     expect(evidence).toEqual(['→ POST accept: text/html {"jsonrpc":"2.0","id":1,"method":"ping"}', '← 406 content-type: application/json; allow: POST {"error":{}}']);
   });
 
+  it('quote an SSE answer as its event ids and messages', () => {
+    const [, got] = exchangeEvidence(
+      { method: 'GET' },
+      response({ headers: { 'content-type': 'text/event-stream' }, text: 'id: e1\ndata: \n\nid: e2\ndata: {"id":"1"}\n\n', eventIds: ['e1', 'e2'], messages: [{ id: '1' }] }),
+    );
+    expect(got).toBe('← 200 content-type: text/event-stream (event ids e1, e2) {"id":"1"}');
+  });
+
   it('cut evidence to 500 characters and say why no answer came', () => {
     const [sent, got] = exchangeEvidence({ method: 'POST', body: 'x'.repeat(2000) }, response({ status: 0, error: 'No answer within 2000 ms' }));
     expect(sent).toHaveLength(500);

@@ -93,7 +93,11 @@ export function requestEvidence(request: HttpProbeRequest): string {
 export function responseEvidence(response: HttpProbeResponse): string {
   if (response.status === 0) return cut(`← no answer: ${response.error ?? 'unknown'}`, EVIDENCE_CHARS);
   const headers = QUOTED_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => `${name}: ${response.headers[name]}`);
-  const body = response.text.trim() === '' ? '' : ` ${response.text.trim()}`;
+  // An SSE body is quoted as its event ids and messages (its framing says nothing the reader needs).
+  const sse = mediaType(response.headers['content-type']) === 'text/event-stream';
+  const parts = sse ? [...(response.eventIds.length > 0 ? [`(event ids ${response.eventIds.join(', ')})`] : []), ...response.messages.map((m) => JSON.stringify(m))] : [response.text.trim()];
+  const text = parts.filter((p) => p !== '').join(' ');
+  const body = text === '' ? '' : ` ${text}`;
   return cut(`← ${response.status}${headers.length > 0 ? ` ${headers.join('; ')}` : ''}${body}`, EVIDENCE_CHARS);
 }
 
