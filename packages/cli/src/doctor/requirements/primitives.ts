@@ -67,6 +67,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['The server ignores the `cursor` it is sent and answers the first page again', 'The last page still carries a `nextCursor` (an empty string, or the same cursor)', 'An offset cursor that never advances'],
     fix: 'Decode the `cursor` param and return the page after it; omit `nextCursor` on the last page',
+    fixture: { file: 'primitives-endless-cursor', transport: 'stdio' },
   },
   {
     id: 'primitives.input-schema-not-object',
@@ -80,6 +81,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['A schema generated from an empty or optional parameter type (only `$schema` is left)', 'A root union (`anyOf` of objects) without `"type": "object"` beside it', 'A tool without parameters listed with `{}` or `null` instead of `{ "type": "object" }`'],
     fix: 'Give every tool an `inputSchema` with `"type": "object"` at its root; for no parameters use `{ "type": "object", "additionalProperties": false }`',
+    fixture: { file: 'primitives-schema-not-object', transport: 'stdio' },
   },
   {
     id: 'primitives.input-schema-invalid',
@@ -104,6 +106,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['A schema generator that emits draft-07 by default (zod-to-json-schema, older pydantic)', 'A schema copied from an older API description'],
     fix: 'Emit 2020-12 schemas (drop `$schema`, or set it to "https://json-schema.org/draft/2020-12/schema"); `definitions` becomes `$defs`, tuple `items` arrays become `prefixItems`',
+    fixture: { file: 'primitives-draft07-schema', transport: 'stdio' },
   },
   {
     id: 'primitives.schema-unresolved-ref',
@@ -129,6 +132,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['A display name used as the tool name ("Create Issue")', 'A name built from a path or URL (`/`, `:`)', 'A generated name longer than 128 characters'],
     fix: 'Use a short identifier such as `create_issue` as the `name`, and put the display name in `title`',
+    fixture: { file: 'primitives-bad-tool-name', transport: 'stdio' },
   },
   {
     id: 'primitives.duplicate-name',
@@ -141,6 +145,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['Two modules register a tool of the same name', 'A paginated list whose pages overlap (an offset cursor computed off by one)', 'Tools merged from several backends without a prefix'],
     fix: 'Give each tool (prompt, resource) its own name; a client calls by name, so all but one of the duplicates can never be called',
+    fixture: { file: 'primitives-duplicate-tool-name', transport: 'stdio' },
   },
   {
     id: 'primitives.item-invalid',
@@ -165,6 +170,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['The description was left for later', 'A framework that takes the description from a docstring or comment that is missing'],
     fix: 'Describe what each tool does, when to use it and what it returns, in one to three sentences',
+    fixture: { file: 'primitives-missing-descriptions', transport: 'stdio' },
   },
   {
     id: 'primitives.output-schema-invalid',
@@ -202,6 +208,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['Many tools generated from an API description, one per endpoint', 'Long descriptions or full JSON Schemas of large request bodies', 'Enumerations with hundreds of values in a schema'],
     fix: 'Expose fewer, broader tools (or let the user enable groups of tools), shorten descriptions, and move reference text into resources the model reads on demand',
+    fixture: { file: 'primitives-huge-catalogue', transport: 'stdio' },
   },
   {
     id: 'primitives.slow-list',
@@ -215,6 +222,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['The list is computed on each request from a slow source (a remote API, a database scan)', 'The server does its start-up work on the first request instead of before it'],
     fix: 'Build the tool list once at start-up (or cache it) and answer `tools/list` from memory',
+    fixture: { file: 'primitives-slow-list', transport: 'stdio' },
   },
   {
     id: 'primitives.call-result-invalid',
@@ -252,6 +260,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['The handler\'s return type drifted from the declared schema', 'The result carries only text content although an `outputSchema` is declared'],
     fix: 'Return `structuredContent` that fits the declared `outputSchema` (or change the schema to what the tool returns)',
+    fixture: { file: 'primitives-structured-mismatch', transport: 'stdio', call: { name: 'add', args: { a: 1, b: 2 } } },
   },
   {
     id: 'primitives.structured-content-no-text',
