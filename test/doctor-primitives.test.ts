@@ -148,4 +148,23 @@ describe('doctor primitives checks', () => {
     expect(findings[0]?.evidence).toHaveLength(1);
     expect(facts.measurements['latencyMs.tools/list']).toBeGreaterThan(2000);
   });
+
+  const PLANTED: [string, string, Severity, CheckContext['call']?][] = [
+    ['primitives-list-not-declared', 'primitives.list-not-declared', 'warning'],
+    ['primitives-list-failed', 'primitives.list-failed', 'error'],
+    ['primitives-root-anyof', 'primitives.host-root-combinator', 'warning'],
+    ['primitives-array-without-items', 'primitives.host-array-without-items', 'warning'],
+    ['primitives-dotted-tool-name', 'primitives.host-name-pattern', 'warning'],
+    ['primitives-output-schema-not-object', 'primitives.output-schema-invalid', 'error'],
+    ['primitives-unstable-list', 'primitives.list-unstable', 'warning'],
+    ['primitives-invalid-content', 'primitives.call-result-invalid', 'error', { name: 'now', args: {} }],
+    ['primitives-tool-error-as-protocol-error', 'primitives.call-error-not-result', 'warning', { name: 'fetch_page', args: { title: 'Home' } }],
+    ['primitives-no-text-fallback', 'primitives.structured-content-no-text', 'warning', { name: 'add', args: { a: 1, b: 2 } }],
+  ];
+  for (const [name, id, severity, call] of PLANTED) {
+    it(`reports only ${id} (${severity}) about ${name}`, async () => {
+      const { findings } = await runPrimitives(fixture(name), call === undefined ? {} : { call });
+      expect(findings.map((f) => [f.id, f.severity])).toEqual([[id, severity]]);
+    });
+  }
 });

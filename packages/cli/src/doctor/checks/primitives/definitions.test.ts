@@ -7,7 +7,8 @@ const tool = (extra: Record<string, unknown>): Record<string, unknown> => ({ nam
 describe('catalogueProblems', () => {
   it('finds nothing in a clean catalogue, at every revision', () => {
     for (const revision of ['2024-11-05', '2025-06-18', '2025-11-25', '2026-07-28']) {
-      expect(catalogueProblems({ tools: [tool({}), tool({ name: 'admin.tools_list-v2', inputSchema: { type: 'object', additionalProperties: false } })].slice(0, 1), resources: [{ uri: 'file:///a', name: 'a' }], prompts: [{ name: 'p' }] }, revision)).toEqual([]);
+      const tools = [tool({}), tool({ name: 'ping_v2', inputSchema: { type: 'object', additionalProperties: false } })];
+      expect(catalogueProblems({ tools, resources: [{ uri: 'file:///a', name: 'a' }], resourceTemplates: [{ uriTemplate: 'file:///{path}', name: 'file' }], prompts: [{ name: 'p' }] }, revision)).toEqual([]);
     }
   });
 
