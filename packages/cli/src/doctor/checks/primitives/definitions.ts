@@ -6,7 +6,7 @@
  */
 import type { Severity } from '../../types.js';
 import { HOST_SCHEMA_RULES } from './hostSchemaRules.js';
-import { compileSchema, dialectOf, type SchemaDialect } from './jsonSchema.js';
+import { dialectOf, inspectSchema, type SchemaDialect } from './jsonSchema.js';
 import { quote } from './pages.js';
 
 /** One rule broken, by one or more items. */
@@ -89,7 +89,7 @@ function checkSchema(facts: {
   if (declared && dialect !== '2020-12' && revision >= '2025-11-25') {
     problems.add('primitives.schema-dialect', { name: `${tool} (${field})`, evidence: `${tool} ${field}.$schema: ${quote(schema.$schema, 200)}` });
   }
-  const verdict = compileSchema(schema, dialect === 'unknown' ? ('2020-12' satisfies SchemaDialect) : dialect);
+  const verdict = inspectSchema(schema, dialect === 'unknown' ? ('2020-12' satisfies SchemaDialect) : dialect);
   if (verdict.ok) return;
   if (verdict.kind === 'invalid') problems.add(invalidId, { name: tool, evidence: `${tool} ${field}: ${verdict.reason} in ${quote(schema, 300)}` });
   else if (verdict.kind === 'unresolved-ref') problems.add('primitives.schema-unresolved-ref', { name: tool, evidence: `${tool} ${field}: ${verdict.reason}` });

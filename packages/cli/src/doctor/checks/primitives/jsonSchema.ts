@@ -43,7 +43,8 @@ export type SchemaVerdict =
 
 type Compiler = Ajv | Ajv2019 | Ajv2020;
 
-const OPTIONS = { strict: false, validateFormats: false, allErrors: false, addUsedSchema: false, messages: true } as const;
+/** `validateSchema: false`: each schema is checked against its meta-schema once, explicitly, before it is compiled. */
+const OPTIONS = { strict: false, validateFormats: false, validateSchema: false, allErrors: false, addUsedSchema: false, messages: true } as const;
 
 /** One Ajv per dialect, made on first use (a compiled schema's `$id` is removed again, so ids never collide). */
 const compilers = new Map<SchemaDialect, Compiler>();
@@ -78,9 +79,32 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
   return `${root}${first.instancePath}: ${first.message ?? first.keyword}`;
 }
 
+/** Keywords whose use only compiling can judge (a `$ref` target, a regular expression). */
+const NEEDS_COMPILE = /"(\$ref|\$dynamicRef|\$recursiveRef|pattern|patternProperties)"\s*:/;
+
 /** Verdicts by dialect and schema text: a catalogue repeats its schemas. */
 const verdicts = new Map<string, SchemaVerdict>();
 const VERDICT_CACHE_LIMIT = 2000;
+
+function unsupported(dialect: SchemaDialect): SchemaVerdict {
+  return { ok: false, kind: 'dialect-unsupported', reason: `the dialect ${dialect} is not one this doctor compiles (2020-12, 2019-09, draft-07)` };
+}
+
+/**
+ * Whether `schema` is a valid schema of `dialect`: checked against the dialect's meta-schema, and compiled when it
+ * uses a keyword only compiling can judge (compiling every schema of a 1,000-tool catalogue costs seconds).
+ * @returns `ok` (its `validate` accepts every value: use {@link compileSchema} to validate), or why it is not valid
+ */
+export function inspectSchema(schema: Readonly<Record<string, unknown>>, dialect: SchemaDialect): SchemaVerdict {
+  const compiler = compilerFor(dialect);
+  if (compiler === undefined) return unsupported(dialect);
+  const text = JSON.stringify(schema);
+  if (NEEDS_COMPILE.test(text)) return compileSchema(schema, dialect);
+  const copy = JSON.parse(text) as Record<string, unknown>;
+  delete copy.$schema;
+  if (compiler.validateSchema(copy) !== true) return { ok: false, kind: 'invalid', reason: describeErrors(compiler.errors, 'schema') };
+  return { ok: true, validate: () => undefined };
+}
 
 /**
  * Checks `schema` against its dialect's meta-schema and compiles it.
@@ -88,7 +112,7 @@ const VERDICT_CACHE_LIMIT = 2000;
  */
 export function compileSchema(schema: Readonly<Record<string, unknown>>, dialect: SchemaDialect): SchemaVerdict {
   const compiler = compilerFor(dialect);
-  if (compiler === undefined) return { ok: false, kind: 'dialect-unsupported', reason: `the dialect ${dialect} is not one this doctor compiles (2020-12, 2019-09, draft-07)` };
+  if (compiler === undefined) return unsupported(dialect);
   const text = JSON.stringify(schema);
   const key = `${dialect} ${text}`;
   const cached = verdicts.get(key);
@@ -102,7 +126,7 @@ export function compileSchema(schema: Readonly<Record<string, unknown>>, dialect
 function compileFresh(compiler: Compiler, schema: Record<string, unknown>): SchemaVerdict {
   // The dialect is chosen by this module; a `$schema` the compiler would look up again is dropped.
   delete schema.$schema;
-  if (!compiler.validateSchema(schema)) return { ok: false, kind: 'invalid', reason: describeErrors(compiler.errors, 'schema') };
+  if (compiler.validateSchema(schema) !== true) return { ok: false, kind: 'invalid', reason: describeErrors(compiler.errors, 'schema') };
   let validate: ValidateFunction;
   try {
     validate = compiler.compile(schema);
