@@ -54,7 +54,7 @@ async function callTool(ctx: CheckContext): Promise<void> {
       return;
     }
   }
-  for (const problem of resultProblems({ name: call.name, result, tool, revision: client.protocolVersion })) {
+  for (const problem of await resultProblems({ name: call.name, result, tool, revision: client.protocolVersion })) {
     ctx.report(problem.id, { message: problem.message, evidence: [`← ${quote(result)}`] });
   }
 }

@@ -4,7 +4,7 @@
  * `outputSchema`, `structuredContent` valid against it; `structuredContent` echoed in a text block. A result with
  * `isError: true` is the tool's own failure: its `structuredContent` is not held to the schema (field bug B41).
  */
-import { compileSchema, dialectOf } from './jsonSchema.js';
+import { compileSchema, dialectOf, loadSchemaCompilers } from './jsonSchema.js';
 import { quote } from './pages.js';
 
 /** One rule the result breaks. */
@@ -42,7 +42,8 @@ export function blockProblem(block: unknown): string | undefined {
 }
 
 /** The problems of the result of tool `name` (its listed definition, when known), at `revision`. */
-export function resultProblems(facts: { readonly name: string; readonly result: unknown; readonly tool: Readonly<Record<string, unknown>> | undefined; readonly revision: string }): ResultProblem[] {
+export async function resultProblems(facts: { readonly name: string; readonly result: unknown; readonly tool: Readonly<Record<string, unknown>> | undefined; readonly revision: string }): Promise<ResultProblem[]> {
+  await loadSchemaCompilers();
   const { name, result, tool, revision } = facts;
   if (!isRecord(result)) return [{ id: 'primitives.call-result-invalid', message: `The result of tool "${name}" is not an object` }];
   const problems: ResultProblem[] = [];

@@ -104,15 +104,15 @@ async function checkDefinitions(ctx: CheckContext): Promise<void> {
   const client = await connectedClient(ctx);
   if (client === undefined) return;
   const catalogue = { ...(tools === undefined ? {} : { tools }), ...(resources === undefined ? {} : { resources }), ...(resourceTemplates === undefined ? {} : { resourceTemplates }), ...(prompts === undefined ? {} : { prompts }) };
-  for (const problem of catalogueProblems(catalogue, client.protocolVersion)) {
+  for (const problem of await catalogueProblems(catalogue, client.protocolVersion)) {
     ctx.report(problem.id, { message: problem.message, evidence: problem.evidence, ...(problem.severity === undefined ? {} : { severity: problem.severity }) });
   }
 }
 
-function checkTokens(ctx: CheckContext): Promise<void> {
+async function checkTokens(ctx: CheckContext): Promise<void> {
   const tools = ctx.facts.tools;
-  if (tools === undefined) return Promise.resolve();
-  const { total, largest } = catalogueTokens(tools);
+  if (tools === undefined) return;
+  const { total, largest } = await catalogueTokens(tools);
   ctx.facts.measurements['tools/list.tokens'] = total;
   ctx.progress(`${tools.length} tools, about ${total} tokens (${TOKEN_ENCODING})`);
   if (total > TOKEN_WARNING) {
@@ -122,7 +122,6 @@ function checkTokens(ctx: CheckContext): Promise<void> {
       ...(total >= TOKEN_ERROR ? { severity: 'error' as const } : {}),
     });
   }
-  return Promise.resolve();
 }
 
 /** The catalogue checks, in order. */

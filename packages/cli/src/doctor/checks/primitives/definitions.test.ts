@@ -5,15 +5,15 @@ const OK_INPUT = { type: 'object', properties: { q: { type: 'string' } }, requir
 const tool = (extra: Record<string, unknown>): Record<string, unknown> => ({ name: 'search', description: 'Searches.', inputSchema: OK_INPUT, ...extra });
 
 describe('catalogueProblems', () => {
-  it('finds nothing in a clean catalogue, at every revision', () => {
+  it('finds nothing in a clean catalogue, at every revision', async () => {
     for (const revision of ['2024-11-05', '2025-06-18', '2025-11-25', '2026-07-28']) {
       const tools = [tool({}), tool({ name: 'ping_v2', inputSchema: { type: 'object', additionalProperties: false } })];
-      expect(catalogueProblems({ tools, resources: [{ uri: 'file:///a', name: 'a' }], resourceTemplates: [{ uriTemplate: 'file:///{path}', name: 'file' }], prompts: [{ name: 'p' }] }, revision)).toEqual([]);
+      expect(await catalogueProblems({ tools, resources: [{ uri: 'file:///a', name: 'a' }], resourceTemplates: [{ uriTemplate: 'file:///{path}', name: 'file' }], prompts: [{ name: 'p' }] }, revision)).toEqual([]);
     }
   });
 
-  it('tells a missing root type from a wrong one and a missing inputSchema', () => {
-    const problems = catalogueProblems({ tools: [tool({ name: 'a', inputSchema: { properties: {} } }), tool({ name: 'b', inputSchema: { type: 'array', items: {} } }), tool({ name: 'c', inputSchema: undefined })] }, '2025-11-25');
+  it('tells a missing root type from a wrong one and a missing inputSchema', async () => {
+    const problems = await catalogueProblems({ tools: [tool({ name: 'a', inputSchema: { properties: {} } }), tool({ name: 'b', inputSchema: { type: 'array', items: {} } }), tool({ name: 'c', inputSchema: undefined })] }, '2025-11-25');
     expect(problems).toEqual([
       {
         id: 'primitives.input-schema-not-object',
@@ -23,8 +23,8 @@ describe('catalogueProblems', () => {
     ]);
   });
 
-  it('reports a schema its meta-schema refuses, and a $ref to another document as unresolved, not invalid', () => {
-    const problems = catalogueProblems(
+  it('reports a schema its meta-schema refuses, and a $ref to another document as unresolved, not invalid', async () => {
+    const problems = await catalogueProblems(
       { tools: [tool({ name: 'a', inputSchema: { type: 'object', required: 'q' } }), tool({ name: 'b', inputSchema: { type: 'object', properties: { x: { $ref: 'https://example.com/x.json' } } } })] },
       '2025-11-25',
     );
@@ -33,21 +33,21 @@ describe('catalogueProblems', () => {
     expect(problems[1]?.evidence[0]).toContain("can't resolve reference https://example.com/x.json");
   });
 
-  it('warns of a declared draft-07 dialect only from 2025-11-25, where 2020-12 became the default', () => {
+  it('warns of a declared draft-07 dialect only from 2025-11-25, where 2020-12 became the default', async () => {
     const draft07 = { tools: [tool({ inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', ...OK_INPUT } })] };
-    expect(catalogueProblems(draft07, '2025-06-18')).toEqual([]);
-    expect(catalogueProblems(draft07, '2025-11-25').map((p) => p.id)).toEqual(['primitives.schema-dialect']);
-    expect(catalogueProblems({ tools: [tool({ inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...OK_INPUT } })] }, '2026-07-28')).toEqual([]);
+    expect(await catalogueProblems(draft07, '2025-06-18')).toEqual([]);
+    expect((await catalogueProblems(draft07, '2025-11-25')).map((p) => p.id)).toEqual(['primitives.schema-dialect']);
+    expect(await catalogueProblems({ tools: [tool({ inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...OK_INPUT } })] }, '2026-07-28')).toEqual([]);
   });
 
-  it('holds outputSchema to an object root up to 2025-11-25 only', () => {
+  it('holds outputSchema to an object root up to 2025-11-25 only', async () => {
     const listing = { tools: [tool({ outputSchema: { type: 'array', items: { type: 'string' } } })] };
-    expect(catalogueProblems(listing, '2025-11-25').map((p) => p.id)).toEqual(['primitives.output-schema-invalid']);
-    expect(catalogueProblems(listing, '2026-07-28')).toEqual([]);
+    expect((await catalogueProblems(listing, '2025-11-25')).map((p) => p.id)).toEqual(['primitives.output-schema-invalid']);
+    expect(await catalogueProblems(listing, '2026-07-28')).toEqual([]);
   });
 
-  it('applies the host rules with a JSON pointer to the offending part', () => {
-    const problems = catalogueProblems(
+  it('applies the host rules with a JSON pointer to the offending part', async () => {
+    const problems = await catalogueProblems(
       {
         tools: [
           tool({ name: 'pick', inputSchema: { type: 'object', anyOf: [{ required: ['a'] }, { required: ['b'] }] } }),
@@ -64,8 +64,8 @@ describe('catalogueProblems', () => {
     ]);
   });
 
-  it('finds duplicates and missing required fields in every list', () => {
-    const problems = catalogueProblems(
+  it('finds duplicates and missing required fields in every list', async () => {
+    const problems = await catalogueProblems(
       { tools: [tool({}), tool({ description: 'Another.' })], resources: [{ uri: 'file:///a', name: 'a' }, { uri: 'file:///a', name: 'b' }, { name: 'c' }], resourceTemplates: [{ uriTemplate: 'x://{id}' }], prompts: [{ name: 'p' }, { name: 'p' }] },
       '2025-11-25',
     );
@@ -75,8 +75,8 @@ describe('catalogueProblems', () => {
     ]);
   });
 
-  it('reports fields of the wrong type and blank descriptions', () => {
-    const problems = catalogueProblems({ tools: [tool({ title: 7, annotations: 'read-only' }), tool({ name: 'b', description: '  ' })] }, '2026-07-28');
+  it('reports fields of the wrong type and blank descriptions', async () => {
+    const problems = await catalogueProblems({ tools: [tool({ title: 7, annotations: 'read-only' }), tool({ name: 'b', description: '  ' })] }, '2026-07-28');
     expect(problems.map((p) => [p.id, p.evidence])).toEqual([
       ['primitives.item-invalid', ['search "title" is 7, not a string', 'search "annotations" is "read-only", not an object']],
       ['primitives.missing-description', ['{"name":"b","description":"  "}']],

@@ -6,7 +6,7 @@
  */
 import type { Severity } from '../../types.js';
 import { HOST_SCHEMA_RULES } from './hostSchemaRules.js';
-import { dialectOf, inspectSchema, type SchemaDialect } from './jsonSchema.js';
+import { dialectOf, inspectSchema, loadSchemaCompilers, type SchemaDialect } from './jsonSchema.js';
 import { quote } from './pages.js';
 
 /** One rule broken, by one or more items. */
@@ -174,7 +174,8 @@ const WORDING: Readonly<Record<string, (names: string) => string>> = {
 };
 
 /** The problems of a catalogue read at `revision` (the negotiated one). */
-export function catalogueProblems(catalogue: Catalogue, revision: string): DefinitionProblem[] {
+export async function catalogueProblems(catalogue: Catalogue, revision: string): Promise<DefinitionProblem[]> {
+  await loadSchemaCompilers();
   const problems = new Problems();
   const tools = catalogue.tools ?? [];
   for (const tool of tools) checkTool(problems, tool, revision);

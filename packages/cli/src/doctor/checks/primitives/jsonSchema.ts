@@ -6,11 +6,12 @@
  * does with the same library, so what fails here fails there. `@cfworker/json-schema` (the library our own client
  * validates results with) does not check a schema against a meta-schema, so a malformed schema would go unseen.
  * Unknown keywords (`x-mcp-header`, vendor keys) are allowed (`strict: false`), formats are not checked, and a `$ref`
- * to another document is never fetched: it is reported as unresolved, not as invalid.
+ * to another document is never fetched: it is reported as unresolved, not as invalid. Ajv is loaded on first use
+ * ({@link loadSchemaCompilers}): it costs a quarter of a second, which the CLI's other commands need not pay.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 
 /** The dialects told apart. `unknown`: a `$schema` this doctor does not know (or not a string). */
 export type SchemaDialect = '2020-12' | '2019-09' | 'draft-07' | 'draft-06' | 'draft-04' | 'unknown';
@@ -46,22 +47,44 @@ type Compiler = Ajv | Ajv2019 | Ajv2020;
 /** `validateSchema: false`: each schema is checked against its meta-schema once, explicitly, before it is compiled. */
 const OPTIONS = { strict: false, validateFormats: false, validateSchema: false, allErrors: false, addUsedSchema: false, messages: true } as const;
 
+interface AjvClasses {
+  readonly Ajv: typeof Ajv;
+  readonly Ajv2019: typeof Ajv2019;
+  readonly Ajv2020: typeof Ajv2020;
+}
+
+let classes: Promise<AjvClasses> | undefined;
+let loaded: AjvClasses | undefined;
+
+/** Loads Ajv (once); {@link inspectSchema} and {@link compileSchema} need it loaded. */
+export function loadSchemaCompilers(): Promise<void> {
+  classes ??= Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js')]).then(([draft07, draft2019, draft2020]) => ({
+    Ajv: draft07.Ajv,
+    Ajv2019: draft2019.Ajv2019,
+    Ajv2020: draft2020.Ajv2020,
+  }));
+  return classes.then((ready) => {
+    loaded = ready;
+  });
+}
+
 /** One Ajv per dialect, made on first use (a compiled schema's `$id` is removed again, so ids never collide). */
 const compilers = new Map<SchemaDialect, Compiler>();
 
 function compilerFor(dialect: SchemaDialect): Compiler | undefined {
   const known = compilers.get(dialect);
   if (known !== undefined) return known;
+  if (loaded === undefined) throw new Error('Schema compilers not loaded: await loadSchemaCompilers() first');
   let made: Compiler;
   switch (dialect) {
     case '2020-12':
-      made = new Ajv2020(OPTIONS);
+      made = new loaded.Ajv2020(OPTIONS);
       break;
     case '2019-09':
-      made = new Ajv2019(OPTIONS);
+      made = new loaded.Ajv2019(OPTIONS);
       break;
     case 'draft-07':
-      made = new Ajv(OPTIONS);
+      made = new loaded.Ajv(OPTIONS);
       break;
     case 'draft-06':
     case 'draft-04':
@@ -94,6 +117,7 @@ function unsupported(dialect: SchemaDialect): SchemaVerdict {
  * Whether `schema` is a valid schema of `dialect`: checked against the dialect's meta-schema, and compiled when it
  * uses a keyword only compiling can judge (compiling every schema of a 1,000-tool catalogue costs seconds).
  * @returns `ok` (its `validate` accepts every value: use {@link compileSchema} to validate), or why it is not valid
+ * @throws Error when {@link loadSchemaCompilers} has not completed
  */
 export function inspectSchema(schema: Readonly<Record<string, unknown>>, dialect: SchemaDialect): SchemaVerdict {
   const compiler = compilerFor(dialect);
@@ -109,6 +133,7 @@ export function inspectSchema(schema: Readonly<Record<string, unknown>>, dialect
 /**
  * Checks `schema` against its dialect's meta-schema and compiles it.
  * @returns a validator of values (`undefined` when a value fits, else the first error), or why it cannot be used
+ * @throws Error when {@link loadSchemaCompilers} has not completed
  */
 export function compileSchema(schema: Readonly<Record<string, unknown>>, dialect: SchemaDialect): SchemaVerdict {
   const compiler = compilerFor(dialect);

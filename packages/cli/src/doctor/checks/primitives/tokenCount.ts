@@ -4,9 +4,9 @@
  * on the client) — as the JSON of that list, counted with the `o200k_base` encoding of `gpt-tokenizer` (pure
  * JavaScript, no native code or network). `o200k_base` is the encoding of OpenAI's current models (GPT-4o, GPT-4.1,
  * GPT-5, the o-series); other vendors' tokenizers are not public, and their counts for JSON differ by tens of percent,
- * so the number is an estimate of the order of magnitude, which is what the thresholds need.
+ * so the number is an estimate of the order of magnitude, which is what the thresholds need. The encoding is loaded
+ * on first use (about half a second), so that the CLI's other commands do not pay for it.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 /** The encoding used, for the report. */
 export const TOKEN_ENCODING = 'o200k_base';
@@ -23,7 +23,8 @@ function asSentToModel(tool: Readonly<Record<string, unknown>>): Record<string, 
 }
 
 /** The estimated tokens of `tools` in a model's context, and the largest tools (name and tokens, most first, at most `top`). */
-export function catalogueTokens(tools: readonly Readonly<Record<string, unknown>>[], top = 3): { readonly total: number; readonly largest: readonly { readonly name: string; readonly tokens: number }[] } {
+export async function catalogueTokens(tools: readonly Readonly<Record<string, unknown>>[], top = 3): Promise<{ readonly total: number; readonly largest: readonly { readonly name: string; readonly tokens: number }[] }> {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   const total = countTokens(JSON.stringify(tools.map(asSentToModel)), PLAIN);
   const sized = tools.map((tool) => ({ name: typeof tool.name === 'string' ? tool.name : '(no name)', tokens: countTokens(JSON.stringify(asSentToModel(tool)), PLAIN) }));
   sized.sort((a, b) => b.tokens - a.tokens);
