@@ -7,4 +7,5 @@ import { CALL_CHECKS } from './primitives/call.js';
 import { CATALOGUE_CHECKS } from './primitives/catalogue.js';
 import { LATENCY_CHECKS } from './primitives/latency.js';
 
+/** The primitives checks, in the order they run (each later one reads what the catalogue check put in the facts). */
 export const PRIMITIVES_CHECKS: readonly Check[] = [...CATALOGUE_CHECKS, ...LATENCY_CHECKS, ...CALL_CHECKS];

@@ -38,6 +38,7 @@ const HOST_REQUIREMENTS: readonly Requirement[] = HOST_SCHEMA_RULES.map((rule) =
   ...(HOST_FIXTURES[rule.id] === undefined ? {} : { fixture: { file: HOST_FIXTURES[rule.id] as string, transport: 'stdio' as const } }),
 }));
 
+/** The primitives requirements: the lists, the tool definitions (with one requirement per host rule), cost and latency, the `--call` result. */
 export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'primitives.list-not-declared',

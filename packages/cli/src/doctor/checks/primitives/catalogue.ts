@@ -18,6 +18,9 @@ const CAPABILITY: Readonly<Record<ListMethod, 'tools' | 'resources' | 'prompts'>
   'prompts/list': 'prompts',
 };
 
+/** The budget of a probe of a list the server does not declare, milliseconds. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 /** The connected client, or `undefined` when the connect step's client cannot be had (the connect step says why). */
 export async function connectedClient(ctx: CheckContext): Promise<McpClient | undefined> {
   try {
@@ -58,7 +61,8 @@ function reportDeclared(ctx: CheckContext, method: ListMethod, outcome: ListOutc
     case 'endless': {
       const why = outcome.stop === 'cursor-loop' ? `the cursor ${JSON.stringify(outcome.cursor)} was answered twice with the same page` : `there was still a "nextCursor" after ${outcome.pages} pages`;
       const evidence = outcome.stop === 'cursor-loop' ? [`→ ${quote({ method, params: { cursor: outcome.cursor } })}`, `← ${outcome.answer}`] : [`last cursor sent: ${quote(outcome.cursor)}`];
-      ctx.report('primitives.endless-pagination', { message: `Pagination of ${method} never ends: ${why} (${outcome.items.length} items read)`, evidence });
+      const read = outcome.items.length;
+      ctx.report('primitives.endless-pagination', { message: `Pagination of ${method} never ends: ${why} (${read} item${read === 1 ? '' : 's'} read in ${outcome.pages} pages)`, evidence });
       return;
     }
     case 'malformed':
@@ -79,7 +83,9 @@ async function readCatalogue(ctx: CheckContext): Promise<void> {
     if (ctx.signal.aborted) return;
     const declared = isRecord(capabilities[CAPABILITY[method]]);
     ctx.progress(`reading ${method}`);
-    const outcome = await readList({ client, method, timeoutMs: ctx.requestTimeoutMs, signal: ctx.signal, now: () => ctx.env.now() });
+    // An undeclared list is only probed: a server that never answers unknown methods must not cost the whole budget.
+    const timeoutMs = declared ? ctx.requestTimeoutMs : Math.min(ctx.requestTimeoutMs, PROBE_TIMEOUT_MS);
+    const outcome = await readList({ client, method, timeoutMs, signal: ctx.signal, now: () => ctx.env.now() });
     if (ctx.signal.aborted) return;
     if (declared) {
       reportDeclared(ctx, method, outcome);

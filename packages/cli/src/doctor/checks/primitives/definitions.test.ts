@@ -71,7 +71,7 @@ describe('catalogueProblems', () => {
     );
     expect(problems.map((p) => [p.id, p.message])).toEqual([
       ['primitives.duplicate-name', 'Names listed more than once: "tool search", "resource file:///a", "prompt p"'],
-      ['primitives.item-invalid', 'Listed items lack required fields or have fields of the wrong type: "resource (uri undefined)", "resource template x://{id}"'],
+      ['primitives.item-invalid', 'Listed items lack required fields or have fields of the wrong type: "resource (no uri)", "resource template x://{id}"'],
     ]);
   });
 

@@ -37,7 +37,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function nameOf(item: Record_, key = 'name'): string {
   const value = item[key];
-  return typeof value === 'string' ? value : `(${key} ${quote(value, 40)})`;
+  if (typeof value === 'string') return value;
+  return value === undefined ? `(no ${key})` : `(${key} ${quote(value, 40)})`;
 }
 
 /** Collects, per requirement, the items that break it, then words one observation each. */
