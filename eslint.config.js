@@ -5,6 +5,8 @@
 // - node: modules only at the Node edges (transports/node/, transports/stdio*, and the tools: scripts/, bench/,
 //   test/, examples/, packages/cli); a Node builtin is always named with its node: prefix;
 // - library code never uses console (stdout is the stdio wire);
+// - the CLI's doctor (packages/cli/src/doctor/) is runtime-neutral but for nodeEnv.ts, and never imports the server
+//   side or the Node transports of @switchboard/mcp;
 // - at most 3 parameters: an options object instead;
 // - the type-checked recommended rules.
 // test/layering.test.ts checks the same layering on the source text, and test/file-names.test.ts the file names.
@@ -117,6 +119,20 @@ export default tseslint.config(
     files: [`${MCP}/transports/node/**/*.ts`, `${MCP}/transports/stdio*.ts`, `${MCP}/transports/stdio*/**/*.ts`],
     ignores: TESTS,
     rules: { 'no-restricted-imports': restrict(notFrom(['server', 'client', 'testing'], 'transports/ never import server/: the server is handed to them through protocol/ interfaces')) },
+  },
+  {
+    // The doctor is a library (the `switchboard/doctor` entry): every effect comes through its injected DoctorEnv,
+    // so only its Node implementation (nodeEnv.ts) touches Node, and it reaches servers as a client would (never
+    // through the server side or the Node transports of @switchboard/mcp).
+    files: ['packages/cli/src/doctor/**/*.ts'],
+    ignores: [...TESTS, 'packages/cli/src/doctor/nodeEnv.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-imports': restrict(NO_NODE, {
+        group: ['@switchboard/mcp/server', '@switchboard/mcp/stdio', '@switchboard/mcp/node'],
+        message: 'the doctor reaches servers through @switchboard/mcp/client and its DoctorEnv, never the server side or the Node transports',
+      }),
+    },
   },
   {
     files: TESTS,

@@ -44,6 +44,22 @@ describe('layering', () => {
     expect(bad).toEqual([]);
   });
 
+  it('the doctor is runtime-neutral but for nodeEnv.ts, and reaches servers only as a client', () => {
+    const bad: string[] = [];
+    const dir = join(ROOT, 'packages/cli/src/doctor');
+    for (const f of sources(dir)) {
+      const name = relative(ROOT, f);
+      if (name.endsWith(join('doctor', 'nodeEnv.ts'))) continue;
+      for (const spec of imports(f)) {
+        if (spec.startsWith('node:')) bad.push(`${name} imports ${spec}`);
+        if (/^@switchboard\/mcp\/(server|stdio|node)$/.test(spec)) bad.push(`${name} imports ${spec}`);
+      }
+      const text = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      if (/(?<![\w#.$])(process|Buffer)\.|\bconsole\./.test(text)) bad.push(`${name} uses process, Buffer or console`);
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('library code never writes to stdout (it is the stdio wire) and never uses console', () => {
     const bad: string[] = [];
     for (const pkg of ['jsonrpc', 'mcp']) {

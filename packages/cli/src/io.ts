@@ -2,6 +2,7 @@
  * What the CLI needs from its process, injected: output writers, the environment, where it runs, the terminal.
  * `main.ts` builds it from `process`; tests build their own, so every command runs in-process.
  */
+import type { DoctorEnv } from './doctor/types.js';
 
 /** The CLI's view of its process. */
 export interface CliIo {
@@ -26,8 +27,14 @@ export interface CliIo {
    * (elicitations are then declined, and the CLI says so).
    */
   readonly ask?: (question: string) => Promise<string>;
-  /** Aborted when the process is asked to stop (SIGINT, SIGTERM): a long-running command (`serve`) then ends. */
+  /** Aborted when the process is asked to stop (SIGINT, SIGTERM): a long-running command (`serve`, `doctor`) then ends. */
   readonly signal?: AbortSignal;
+  /** Whether stderr is a terminal: `doctor` then shows a live progress display on {@link stderrStream}. @default false */
+  readonly stderrIsTTY?: boolean;
+  /** The stderr stream itself, for the live progress display (a spinner redraws its line); used only with {@link stderrIsTTY}. */
+  readonly stderrStream?: NodeJS.WriteStream;
+  /** What `doctor` does to the world (spawn, fetch, clock). @default `nodeDoctorEnv({ environment: env })` */
+  readonly doctorEnv?: DoctorEnv;
 }
 
 /** An io that collects what is written (for tests and for callers that want the text). */

@@ -62,6 +62,11 @@ export interface Requirement {
     readonly transport: DoctorTransport;
     readonly era?: 'session' | 'stateless' | 'auto';
     readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+    /**
+     * stdio only: the command line to start instead of `node <file>.mjs`, as is (the command-not-found fixture names a
+     * program that exists on no PATH; no `<file>.mjs` exists for it then).
+     */
+    readonly command?: readonly string[];
   };
 }
 
@@ -174,6 +179,8 @@ export interface StdioLine {
   readonly json?: unknown;
   /** When it was read, {@link DoctorEnv.now} milliseconds. */
   readonly atMs: number;
+  /** Set when the line was longer than 4 MiB: `raw` is its start, and this is its whole length in bytes. */
+  readonly truncatedBytes?: number;
 }
 
 /** A stdio server spoken to line by line, raw (one per {@link CheckContext.spawn}). */
@@ -311,7 +318,18 @@ export interface Check {
 export type DoctorProgress =
   | { readonly type: 'check-start'; readonly id: string; readonly title: string }
   | { readonly type: 'check-note'; readonly id: string; readonly text: string }
-  | { readonly type: 'check-end'; readonly id: string; readonly title: string; readonly status: CheckStatus; readonly findings: number; readonly durationMs: number };
+  | {
+      readonly type: 'check-end';
+      readonly id: string;
+      readonly title: string;
+      readonly status: CheckStatus;
+      readonly findings: number;
+      readonly durationMs: number;
+      /** The worst severity among its findings (the display's mark: ✖ error, ⚠ warning, ℹ info). */
+      readonly worst?: Severity;
+      /** Why it was skipped, or what crashed (as in its {@link CheckOutcome}). */
+      readonly reason?: string;
+    };
 
 /** What {@link runDoctor} is given. */
 export interface DoctorOptions {
@@ -325,6 +343,8 @@ export interface DoctorOptions {
   readonly era?: 'session' | 'stateless' | 'auto';
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
   readonly onProgress?: (event: DoctorProgress) => void;
+  /** Aborted when the user stops the run (Ctrl-C): the doctor then ends like at its deadline (checks still running are `timed-out`), closes and kills what it started, and returns the report. */
+  readonly signal?: AbortSignal;
   /** @default CHECKS (every check, in order) */
   readonly checks?: readonly Check[];
 }

@@ -1,0 +1,224 @@
+/**
+ * The {@link CheckContext} each check runs with: its signal (the run's deadline and the check's own abort), the
+ * budget of one wait, the shared facts, `report()` checked against the check's requirements and the manifest, and
+ * the ways to reach the target (`client()`, `spawn()`, `http()`). Everything opened is kept in the run's
+ * {@link RunResources}, which the runner closes at the end whatever the checks did.
+ */
+import { InMemoryEraVerdictStore, McpClient, streamableHttp } from '@switchboard/mcp/client';
+import type { ClientConnector, McpClientOptions } from '@switchboard/mcp/client';
+import { VERSION } from '../version.js';
+import type { Budget } from './budget.js';
+import { anySignal } from './budget.js';
+import { httpProbe } from './httpProbe.js';
+import { requirement } from './requirements/index.js';
+import { doctorStdioConnector } from './stdioConnector.js';
+import { openStdioWire } from './stdioWire.js';
+import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, DoctorTarget, Finding, Observation, ProbeProcess, StdioWire } from './types.js';
+
+/** The client era each `--era` choice asks for. */
+export const CLIENT_ERA = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
+/** The most of one evidence item a finding keeps, in characters. */
+export const EVIDENCE_CHARS = 500;
+/** The grace between SIGTERM and SIGKILL when the doctor ends a process, ms. */
+export const KILL_GRACE_MS = 500;
+/** The longest `server/discover` probe of a doctor client, ms. */
+const MAX_PROBE_MS = 5_000;
+
+const silent = (): void => {};
+/** The doctor's clients say nothing: what they survive is the checks' to report. */
+const SILENT_LOGGER = { debug: silent, info: silent, warn: silent, error: silent };
+
+/** Everything a run opened, closed by {@link RunResources.closeAll}. */
+export class RunResources {
+  readonly #clients = new Map<string, Promise<McpClient>>();
+  readonly #processes = new Set<ProbeProcess>();
+  readonly #wires = new Set<StdioWire>();
+  /** Aborts every fetch of the run's clients once the run is over. */
+  readonly #fetches = new AbortController();
+
+  /** The signal every client fetch carries. */
+  get fetchSignal(): AbortSignal {
+    return this.#fetches.signal;
+  }
+
+  client(key: string, connect: () => Promise<McpClient>): Promise<McpClient> {
+    let client = this.#clients.get(key);
+    if (client === undefined) {
+      client = connect();
+      client.catch(() => {});
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+
+  addProcess(proc: ProbeProcess): void {
+    this.#processes.add(proc);
+  }
+
+  addWire(wire: StdioWire): void {
+    this.#wires.add(wire);
+  }
+
+  /**
+   * Closes every client (a client still connecting is closed once it connects), every wire, and kills every process
+   * by its group; resolves when all are done or `waitMs` passed (the kills go on).
+   */
+  async closeAll(options: { readonly env: DoctorEnv; readonly waitMs: number }): Promise<void> {
+    const closes: Promise<unknown>[] = [];
+    for (const client of this.#clients.values()) closes.push(client.then((c) => c.close()).catch(() => {}));
+    for (const wire of this.#wires) closes.push(wire.close().catch(() => {}));
+    for (const proc of this.#processes) closes.push(proc.kill(KILL_GRACE_MS).catch(() => {}));
+    const timer = new AbortController();
+    await Promise.race([Promise.all(closes), options.env.sleep(options.waitMs, timer.signal).catch(() => {})]);
+    timer.abort();
+    this.#fetches.abort(new Error('The doctor has finished'));
+  }
+}
+
+/** What {@link createCheckContext} is given. */
+export interface CheckContextOptions {
+  readonly check: Pick<Check, 'id' | 'requirements'>;
+  readonly target: DoctorTarget;
+  readonly env: DoctorEnv;
+  readonly budget: Budget;
+  /** The check's own abort (the runner aborts it when the check is over). */
+  readonly abort: AbortSignal;
+  readonly era: CheckContext['era'];
+  readonly call?: CheckContext['call'];
+  readonly facts: DoctorFacts;
+  readonly resources: RunResources;
+  readonly onFinding: (finding: Finding) => void;
+  readonly onProgress?: (event: DoctorProgress) => void;
+}
+
+/** A check context and what the runner learns of it afterwards. */
+export interface CheckContextHandle {
+  readonly ctx: CheckContext;
+  /** The doctor's own bug the check hit through its context (an id it may not report), if any. */
+  misuse(): Error | undefined;
+  /** Ends the context: later reports and progress are ignored. */
+  retire(): void;
+}
+
+function cut(text: string): string {
+  return text.length <= EVIDENCE_CHARS ? text : `${text.slice(0, EVIDENCE_CHARS - 1)}…`;
+}
+
+/** The finding of an observation, from its requirement. */
+export function findingOf(id: string, observation: Observation): Finding {
+  const rule = requirement(id);
+  if (rule === undefined) throw new TypeError(`Unknown requirement id: "${id}"`);
+  return {
+    id,
+    severity: observation.severity ?? rule.severity,
+    title: rule.title,
+    message: observation.message,
+    evidence: (observation.evidence ?? []).map(cut),
+    spec: rule.spec,
+    ...(rule.source === undefined ? {} : { source: rule.source }),
+    causes: rule.causes,
+    fix: rule.fix,
+  };
+}
+
+/** The environment of a stdio server: the doctor's, with the target's over it. */
+export function serverEnvironment(env: DoctorEnv, target: Extract<DoctorTarget, { transport: 'stdio' }>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env.environment)) if (value !== undefined) out[name] = value;
+  return { ...out, ...target.env };
+}
+
+function connectorOf(options: CheckContextOptions): ClientConnector {
+  const { target, env, resources } = options;
+  if (target.transport === 'stdio') {
+    return doctorStdioConnector({
+      env,
+      command: target.command,
+      args: target.args,
+      environment: serverEnvironment(env, target),
+      ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+      onSpawn: (proc) => resources.addProcess(proc),
+      killGraceMs: KILL_GRACE_MS,
+    });
+  }
+  const fetch: typeof globalThis.fetch = (input, init) => env.fetch(input, { ...init, signal: init?.signal == null ? resources.fetchSignal : anySignal([init.signal, resources.fetchSignal]) });
+  return streamableHttp({ url: target.url, ...(target.headers === undefined ? {} : { headers: target.headers }), fetch });
+}
+
+/**
+ * Makes the context of one check.
+ */
+export function createCheckContext(options: CheckContextOptions): CheckContextHandle {
+  const { check, target, env, budget, resources, facts } = options;
+  const signal = anySignal([budget.signal, options.abort]);
+  let misuse: Error | undefined;
+  let retired = false;
+  const requestTimeoutMs = (): number => budget.requestTimeoutMs();
+  const ctx: CheckContext = {
+    target,
+    env,
+    signal,
+    get requestTimeoutMs() {
+      return requestTimeoutMs();
+    },
+    era: options.era,
+    ...(options.call === undefined ? {} : { call: options.call }),
+    facts,
+    report(id, observation) {
+      if (retired) return;
+      if (!check.requirements.includes(id)) {
+        misuse = new TypeError(`Check "${check.id}" reported "${id}", which is not in its requirements`);
+        throw misuse;
+      }
+      let finding: Finding;
+      try {
+        finding = findingOf(id, observation);
+      } catch (error) {
+        misuse = error as Error;
+        throw error;
+      }
+      options.onFinding(finding);
+    },
+    client(asked = {}) {
+      const era = asked.era ?? CLIENT_ERA[options.era];
+      const key = `${era}|${asked.revision ?? ''}`;
+      return resources.client(key, () => {
+        const timeoutMs = Math.max(1, requestTimeoutMs());
+        return McpClient.connect({
+          connector: connectorOf(options),
+          clientInfo: { name: 'switchboard-doctor', version: VERSION },
+          era,
+          ...(asked.revision === undefined ? {} : { pin: asked.revision as NonNullable<McpClientOptions['pin']> }),
+          reconnect: false,
+          cache: false,
+          verdictStore: new InMemoryEraVerdictStore(),
+          logger: SILENT_LOGGER,
+          timeoutMs,
+          probeTimeoutMs: Math.min(timeoutMs, MAX_PROBE_MS),
+        });
+      });
+    },
+    spawn() {
+      if (target.transport !== 'stdio') return Promise.reject(new TypeError(`Check "${check.id}" asked for a stdio process of an HTTP target`));
+      const proc = env.spawn({ command: target.command, args: target.args, env: serverEnvironment(env, target), ...(target.cwd === undefined ? {} : { cwd: target.cwd }) });
+      resources.addProcess(proc);
+      const wire = openStdioWire({ env, process: proc, signal, killGraceMs: KILL_GRACE_MS });
+      resources.addWire(wire);
+      return Promise.resolve(wire);
+    },
+    http(request) {
+      if (target.transport !== 'http') return Promise.resolve({ status: 0, headers: {}, text: '', messages: [], eventIds: [], error: 'The target is not an HTTP server' });
+      return httpProbe({ env, target, request, timeoutMs: requestTimeoutMs(), signal });
+    },
+    progress(text) {
+      if (!retired) options.onProgress?.({ type: 'check-note', id: check.id, text });
+    },
+  };
+  return {
+    ctx,
+    misuse: () => misuse,
+    retire: () => {
+      retired = true;
+    },
+  };
+}

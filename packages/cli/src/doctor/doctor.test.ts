@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runDoctor } from './doctor.js';
+import { nodeDoctorEnv } from './nodeEnv.js';
+import type { Check, DoctorEnv, DoctorProgress, DoctorTarget, ProbeProcess } from './types.js';
+
+const DEMO = fileURLToPath(new URL('../../../../examples/demo/main.js', import.meta.url));
+const demoStdio: DoctorTarget = { transport: 'stdio', command: process.execPath, args: [DEMO, '--stdio'] };
+/** A server that reads stdin and never answers. */
+const mute: DoctorTarget = { transport: 'stdio', command: process.execPath, args: ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)'] };
+/** The first requirement of the manifest is borrowed by the test checks (any valid id will do). */
+
+/** Whether the process runs (a zombie, exited but not yet reaped by whoever inherited it, does not). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** nodeDoctorEnv, recording every process it starts. */
+function recordingEnv(): { env: DoctorEnv; processes: ProbeProcess[] } {
+  const base = nodeDoctorEnv();
+  const processes: ProbeProcess[] = [];
+  return {
+    processes,
+    env: {
+      ...base,
+      spawn: (options) => {
+        const p = base.spawn(options);
+        processes.push(p);
+        return p;
+      },
+    },
+  };
+}
+
+function check(partial: Partial<Check> & Pick<Check, 'id' | 'run'>): Check {
+  return { title: partial.id, area: 'protocol', transports: ['stdio', 'http'], requirements: [], ...partial };
+}
+
+describe('runDoctor', () => {
+  it('connects after the start-up checks, runs the rest in order, and reports the demo server clean with no checks of its own', async () => {
+    const { env, processes } = recordingEnv();
+    const events: DoctorProgress[] = [];
+    const order: string[] = [];
+    const seen: unknown[] = [];
+    const checks: Check[] = [
+      check({ id: 'startup.first', area: 'startup', needsConnection: false, run: (ctx) => { order.push(`startup:${String(ctx.facts.connected)}`); return Promise.resolve(); } }),
+      check({
+        id: 'protocol.second',
+        run: async (ctx) => {
+          order.push(`protocol:${String(ctx.facts.connected)}`);
+          const client = await ctx.client();
+          seen.push(client.serverInfo?.name, ctx.requestTimeoutMs <= 2000);
+          ctx.progress('pinging');
+          await client.ping();
+        },
+      }),
+      check({ id: 'http.only', transports: ['http'], run: () => Promise.reject(new Error('must not run on stdio')) }),
+    ];
+    const report = await runDoctor({ target: demoStdio, env, checks, requestTimeoutMs: 2000, timeoutMs: 20_000, onProgress: (e) => events.push(e) });
+    expect(order).toEqual(['startup:false', 'protocol:true']);
+    expect(seen).toEqual(['switchboard-demo', true]);
+    expect(report.connected).toBe(true);
+    expect(report.server).toEqual({ name: 'switchboard-demo', version: '1.0.0' });
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([['startup.first', 'passed'], ['connect', 'passed'], ['protocol.second', 'passed']]);
+    expect(report.summary).toEqual({ errors: 0, warnings: 0, infos: 0, exitCode: 0 });
+    expect(report.target).toEqual({ transport: 'stdio', command: process.execPath, args: [DEMO, '--stdio'] });
+    expect(events.map((e) => `${e.type}:${e.id}${e.type === 'check-note' ? `:${e.text}` : ''}`)).toEqual([
+      'check-start:startup.first', 'check-end:startup.first', 'check-start:connect', 'check-end:connect', 'check-start:protocol.second', 'check-note:protocol.second:pinging', 'check-end:protocol.second',
+    ]);
+    // One client, one process, gone once the report is back.
+    expect(processes).toHaveLength(1);
+    expect(alive(processes[0]!.pid!)).toBe(false);
+  });
+
+  it('turns a report into a finding from the manifest, and an id outside the check\'s requirements into a crash', async () => {
+    const { env } = recordingEnv();
+    const checks: Check[] = [
+      check({ id: 'protocol.bad-id', needsConnection: false, requirements: ['protocol.some-id'], run: (ctx) => { ctx.report('protocol.not-listed', { message: 'x' }); return Promise.resolve(); } }),
+      check({ id: 'protocol.unknown-id', needsConnection: false, requirements: ['protocol.not-in-manifest'], run: (ctx) => { ctx.report('protocol.not-in-manifest', { message: 'x' }); return Promise.resolve(); } }),
+      check({ id: 'protocol.throws', needsConnection: false, run: () => Promise.reject(new Error('boom')) }),
+    ];
+    const report = await runDoctor({ target: demoStdio, env, checks, requestTimeoutMs: 2000, timeoutMs: 20_000 });
+    expect(report.checks).toEqual([
+      { id: 'connect', title: 'MCP connection', status: 'passed', durationMs: expect.any(Number) },
+      { id: 'protocol.bad-id', title: 'protocol.bad-id', status: 'crashed', durationMs: expect.any(Number), reason: 'Check "protocol.bad-id" reported "protocol.not-listed", which is not in its requirements' },
+      { id: 'protocol.unknown-id', title: 'protocol.unknown-id', status: 'crashed', durationMs: expect.any(Number), reason: 'Unknown requirement id: "protocol.not-in-manifest"' },
+      { id: 'protocol.throws', title: 'protocol.throws', status: 'crashed', durationMs: expect.any(Number), reason: 'boom' },
+    ]);
+    expect(report.findings).toEqual([]);
+    expect(report.summary.exitCode).toBe(1);
+  });
+
+  it('returns by the deadline when a check ignores its signal: that check is timed-out, the next skipped, every process killed', async () => {
+    const { env, processes } = recordingEnv();
+    let signalled = false;
+    const checks: Check[] = [
+      check({
+        id: 'stdio.stubborn',
+        needsConnection: false,
+        run: async (ctx) => {
+          ctx.signal.addEventListener('abort', () => (signalled = true));
+          await ctx.spawn();
+          await new Promise(() => {}); // never settles, whatever the signal says
+        },
+      }),
+      check({ id: 'stdio.after', needsConnection: false, run: () => Promise.resolve() }),
+    ];
+    const started = performance.now();
+    const report = await runDoctor({ target: demoStdio, env, checks, timeoutMs: 3000, requestTimeoutMs: 1000 });
+    const took = performance.now() - started;
+    expect(took).toBeLessThan(3000 + 300);
+    expect(signalled).toBe(true);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([['connect', 'passed'], ['stdio.stubborn', 'timed-out'], ['stdio.after', 'skipped']]);
+    expect(report.summary.exitCode).toBe(1);
+    expect(processes).toHaveLength(2);
+    for (const p of processes) expect(alive(p.pid!)).toBe(false);
+  });
+
+  it('a server that never answers: the connect step fails within the request budget, the checks that need a connection are skipped, exit code 2', async () => {
+    const { env, processes } = recordingEnv();
+    const checks: Check[] = [check({ id: 'protocol.needs', run: () => Promise.reject(new Error('must be skipped')) })];
+    const report = await runDoctor({ target: mute, env, checks, timeoutMs: 10_000, requestTimeoutMs: 1000 });
+    expect(report.connected).toBe(false);
+    expect(report.checks).toEqual([
+      { id: 'connect', title: 'MCP connection', status: 'failed', durationMs: expect.any(Number), reason: expect.stringMatching(/timed out|Timed out|time/i) },
+      { id: 'protocol.needs', title: 'protocol.needs', status: 'skipped', durationMs: 0, reason: 'no MCP connection was made' },
+    ]);
+    expect(report.checks[0]!.durationMs).toBeLessThan(5000);
+    expect(report.summary.exitCode).toBe(2);
+    for (const p of processes) expect(alive(p.pid!)).toBe(false);
+  });
+
+  it('stops like at its deadline when the user stops it: the running check is timed-out with that reason, the report comes at once', async () => {
+    const { env, processes } = recordingEnv();
+    const stop = new AbortController();
+    const events: DoctorProgress[] = [];
+    const checks: Check[] = [
+      check({ id: 'stdio.waits', needsConnection: false, run: async (ctx) => { await ctx.spawn(); setTimeout(() => stop.abort(), 200); await new Promise(() => {}); } }),
+      check({ id: 'stdio.next', needsConnection: false, run: () => Promise.resolve() }),
+    ];
+    const started = performance.now();
+    const report = await runDoctor({ target: demoStdio, env, checks, timeoutMs: 60_000, signal: stop.signal, onProgress: (e) => events.push(e) });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(report.checks.slice(1).map((c) => [c.id, c.status, c.reason])).toEqual([['stdio.waits', 'timed-out', 'the doctor was stopped'], ['stdio.next', 'skipped', 'the doctor was stopped before it started']]);
+    expect(events.filter((e) => e.type === 'check-end').map((e) => e.type === 'check-end' && [e.id, e.status, e.reason])).toEqual([
+      ['connect', 'passed', undefined], ['stdio.waits', 'timed-out', 'the doctor was stopped'], ['stdio.next', 'skipped', 'the doctor was stopped before it started'],
+    ]);
+    for (const p of processes) expect(alive(p.pid!)).toBe(false);
+  });
+
+  it('a command that does not exist: the connect step says so (exit code 2)', async () => {
+    const events: DoctorProgress[] = [];
+    const report = await runDoctor({ target: { transport: 'stdio', command: 'switchboard-no-such-command-xyz', args: [] }, env: nodeDoctorEnv(), checks: [], timeoutMs: 5000, onProgress: (e) => events.push(e) });
+    expect(report.connected).toBe(false);
+    expect(report.checks[0]).toMatchObject({ id: 'connect', status: 'failed', reason: expect.stringContaining('command not found') });
+    expect(events).toEqual([
+      { type: 'check-start', id: 'connect', title: 'MCP connection' },
+      { type: 'check-end', id: 'connect', title: 'MCP connection', status: 'failed', findings: 0, durationMs: expect.any(Number), reason: report.checks[0]!.reason },
+    ]);
+    expect(report.summary.exitCode).toBe(2);
+  });
+});

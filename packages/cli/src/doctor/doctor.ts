@@ -1,0 +1,181 @@
+/**
+ * {@link runDoctor}: runs the checks in order against one target and returns the report, by the run's deadline
+ * whatever the server (or a check) does.
+ *
+ * The order is `CHECKS`': the start-up checks, then the connect step (an `McpClient` in the `--era` choice; it sets
+ * `facts.connected`, `serverInfo` and `era`), then the rest; a check that needs a connection is skipped without one.
+ * Each check runs with its own context (see `context.ts`) and is raced against the deadline: one still running then
+ * is `timed-out`, and the report is assembled without waiting for it. At the end every client is closed and every
+ * process killed by its group.
+ */
+import { VERSION } from '../version.js';
+import { createBudget, DoctorStoppedError, raceSignal, type Budget } from './budget.js';
+import { CHECKS } from './checks/index.js';
+import { CLIENT_ERA, createCheckContext, RunResources } from './context.js';
+import type { Check, CheckOutcome, CheckStatus, DoctorFacts, DoctorOptions, DoctorReport, DoctorTarget, Finding, RunDoctor } from './types.js';
+
+/** The id and title of the connect step's line in `checks`. */
+export const CONNECT_STEP = { id: 'connect', title: 'MCP connection' } as const;
+
+const SEVERITY_RANK = { error: 0, warning: 1, info: 2 } as const;
+const AREA_RANK: Readonly<Record<string, number>> = { startup: 0, eras: 1, stdio: 2, http: 3, protocol: 4, primitives: 5 };
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The report's view of the target: no environment, no headers (they may hold secrets). */
+function publicTarget(target: DoctorTarget): DoctorReport['target'] {
+  return target.transport === 'http' ? { transport: 'http', url: target.url } : { transport: 'stdio', command: target.command, args: [...target.args] };
+}
+
+/** The report (the minimum of the report part's `assembleReport`, used until it lands). */
+function assemble(input: { readonly target: DoctorTarget; readonly startedAt: string; readonly durationMs: number; readonly facts: DoctorFacts; readonly findings: readonly Finding[]; readonly checks: readonly CheckOutcome[] }): DoctorReport {
+  const { facts } = input;
+  const area = (id: string): number => AREA_RANK[id.split('.')[0] ?? ''] ?? 99;
+  const findings = [...input.findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || area(a.id) - area(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const count = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length;
+  const errors = count('error');
+  const warnings = count('warning');
+  const unfinished = input.checks.some((c) => c.status === 'crashed' || c.status === 'timed-out');
+  const exitCode = !facts.connected ? 2 : errors + warnings > 0 || unfinished ? 1 : 0;
+  const measurements = Object.fromEntries(Object.entries(facts.measurements).filter(([, v]) => Number.isFinite(v)));
+  return {
+    schemaVersion: 1,
+    doctor: { name: 'switchboard', version: VERSION },
+    target: publicTarget(input.target),
+    startedAt: input.startedAt,
+    durationMs: input.durationMs,
+    connected: facts.connected,
+    ...(facts.serverInfo === undefined ? {} : { server: facts.serverInfo }),
+    eras: { legacy: [...facts.legacyRevisions], modern: [...facts.modernRevisions], dualEra: facts.legacyRevisions.length > 0 && facts.modernRevisions.length > 0 },
+    measurements,
+    findings,
+    checks: input.checks,
+    summary: { errors, warnings, infos: count('info'), exitCode },
+  };
+}
+
+interface Run {
+  readonly options: DoctorOptions;
+  readonly budget: Budget;
+  readonly facts: DoctorFacts;
+  readonly resources: RunResources;
+  readonly findings: Finding[];
+  readonly outcomes: CheckOutcome[];
+}
+
+function progressEnd(run: Run, outcome: CheckOutcome, findings: readonly Finding[]): void {
+  run.outcomes.push(outcome);
+  const worst = findings.reduce<Finding['severity'] | undefined>((w, f) => (w === undefined || SEVERITY_RANK[f.severity] < SEVERITY_RANK[w] ? f.severity : w), undefined);
+  run.options.onProgress?.({
+    type: 'check-end',
+    id: outcome.id,
+    title: outcome.title,
+    status: outcome.status,
+    findings: findings.length,
+    durationMs: outcome.durationMs,
+    ...(worst === undefined ? {} : { worst }),
+    ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+  });
+}
+
+/** How a check that threw ends: `crashed` (the doctor's bug) for a check, `failed` for the connect step. */
+type ThrowStatus = 'crashed' | 'failed';
+
+/** Why a check was cut short: the user stopped the run, or its time budget was spent. */
+function stoppedReason(budget: Budget, when?: string): string {
+  const what = budget.signal.reason instanceof DoctorStoppedError ? 'the doctor was stopped' : "the doctor's time budget was spent";
+  return when === undefined ? what : `${what} ${when}`;
+}
+
+/** One check: skipped, or raced against the deadline; its outcome goes into the run. */
+async function runCheck(run: Run, check: Check, thrown: ThrowStatus = 'crashed'): Promise<void> {
+  const { options, budget } = run;
+  const skip = (reason: string): void => progressEnd(run, { id: check.id, title: check.title, status: 'skipped', durationMs: 0, reason }, []);
+  if (budget.signal.aborted) return skip(stoppedReason(budget, 'before it started'));
+  if (check.needsConnection !== false && !run.facts.connected) return skip('no MCP connection was made');
+  options.onProgress?.({ type: 'check-start', id: check.id, title: check.title });
+  const abort = new AbortController();
+  const mine: Finding[] = [];
+  const handle = createCheckContext({
+    check,
+    target: options.target,
+    env: options.env,
+    budget,
+    abort: abort.signal,
+    era: options.era ?? 'auto',
+    ...(options.call === undefined ? {} : { call: options.call }),
+    facts: run.facts,
+    resources: run.resources,
+    onFinding: (finding) => {
+      run.findings.push(finding);
+      mine.push(finding);
+    },
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
+  const started = options.env.now();
+  let result: Awaited<ReturnType<typeof raceSignal>>;
+  try {
+    result = await raceSignal(Promise.resolve().then(() => check.run(handle.ctx)), budget.signal);
+  } finally {
+    abort.abort(new Error(`The check "${check.id}" is over`));
+    handle.retire();
+  }
+  const durationMs = options.env.now() - started;
+  const misuse = handle.misuse();
+  let status: CheckStatus;
+  let reason: string | undefined;
+  if (misuse !== undefined) [status, reason] = ['crashed', misuse.message];
+  else if ('aborted' in result || ('error' in result && budget.signal.aborted)) [status, reason] = ['timed-out', stoppedReason(budget)];
+  else if ('error' in result) [status, reason] = [thrown, errorText(result.error)];
+  else status = mine.length > 0 ? 'failed' : 'passed';
+  progressEnd(run, { id: check.id, title: check.title, status, durationMs, ...(reason === undefined ? {} : { reason }) }, mine);
+}
+
+/** The connect step: a client in the `--era` choice; its outcome is the `connect` line of `checks`. */
+async function connect(run: Run): Promise<void> {
+  const step: Check = {
+    ...CONNECT_STEP,
+    area: 'startup',
+    transports: ['stdio', 'http'],
+    requirements: [],
+    needsConnection: false,
+    run: async (ctx) => {
+      const client = await ctx.client({ era: CLIENT_ERA[ctx.era] });
+      run.facts.connected = true;
+      run.facts.era = client.era;
+      const info = client.serverInfo;
+      if (info !== undefined) run.facts.serverInfo = { name: info.name, version: info.version, ...(info.title === undefined ? {} : { title: info.title }) };
+    },
+  };
+  await runCheck(run, step, 'failed');
+}
+
+/**
+ * Runs the doctor: see the module comment.
+ * @throws RangeError when `timeoutMs` or `requestTimeoutMs` is negative or not a number (nothing is started then)
+ */
+export const runDoctor: RunDoctor = async (options: DoctorOptions): Promise<DoctorReport> => {
+  const { env, target } = options;
+  const startedAt = new Date().toISOString();
+  const startedMs = env.now();
+  const budget = createBudget({ env, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  const run: Run = { options, budget, facts: { connected: false, legacyRevisions: [], modernRevisions: [], measurements: {} }, resources: new RunResources(), findings: [], outcomes: [] };
+  const checks = (options.checks ?? CHECKS).filter((check) => check.transports.includes(target.transport));
+  let connected = false;
+  try {
+    for (const check of checks) {
+      if (!connected && check.area !== 'startup') {
+        connected = true;
+        await connect(run);
+      }
+      await runCheck(run, check);
+    }
+    if (!connected) await connect(run);
+  } finally {
+    budget.dispose();
+    await run.resources.closeAll({ env, waitMs: budget.cleanupMs });
+  }
+  return assemble({ target, startedAt, durationMs: env.now() - startedMs, facts: run.facts, findings: run.findings, checks: run.outcomes });
+};

@@ -1,0 +1,37 @@
+/**
+ * The `switchboard/doctor` entry: the doctor as a library. {@link runDoctor} runs the checks ({@link CHECKS})
+ * against one target and returns a {@link DoctorReport}; every effect (spawn, fetch, the clock) comes through the
+ * {@link DoctorEnv} given ({@link nodeDoctorEnv} on Node). The requirements manifest ({@link REQUIREMENTS}) is the
+ * list of rules the checks report against.
+ */
+export { DEFAULT_DOCTOR_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './budget.js';
+export { CHECKS } from './checks/index.js';
+export { CONNECT_STEP, runDoctor } from './doctor.js';
+export { DEFAULT_KILL_GRACE_MS, nodeDoctorEnv } from './nodeEnv.js';
+export type { NodeDoctorEnvOptions } from './nodeEnv.js';
+export { REQUIREMENTS, requirement } from './requirements/index.js';
+export type {
+  Check,
+  CheckContext,
+  CheckOutcome,
+  CheckStatus,
+  DoctorArea,
+  DoctorEnv,
+  DoctorFacts,
+  DoctorOptions,
+  DoctorProgress,
+  DoctorReport,
+  DoctorTarget,
+  DoctorTransport,
+  Finding,
+  HttpProbeRequest,
+  HttpProbeResponse,
+  Observation,
+  ProbeProcess,
+  Requirement,
+  RunDoctor,
+  Severity,
+  SpecRef,
+  StdioLine,
+  StdioWire,
+} from './types.js';

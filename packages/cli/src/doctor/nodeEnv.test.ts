@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodeDoctorEnv } from './nodeEnv.js';
+
+const env = nodeDoctorEnv();
+
+/** Whether the process runs (a zombie, exited but not yet reaped by whoever inherited it, does not). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+describe('nodeDoctorEnv', () => {
+  it('kill() ends the whole process group, a child that ignores SIGTERM included, and settles once it is gone', async () => {
+    // The server starts a grandchild that ignores SIGTERM and stdin's end, prints its PID, and ignores SIGTERM itself.
+    const script = [
+      'const { spawn } = require("node:child_process");',
+      'const g = spawn(process.execPath, ["-e", "process.on(\'SIGTERM\', () => {}); setInterval(() => {}, 1000)"], { stdio: "ignore" });',
+      'process.on("SIGTERM", () => {});',
+      'process.stdout.write(String(g.pid) + "\\n");',
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const proc = env.spawn({ command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' } });
+    let out = '';
+    for await (const chunk of proc.stdout) {
+      out += new TextDecoder().decode(chunk);
+      if (out.includes('\n')) break;
+    }
+    const grandchild = Number(out.trim());
+    expect(alive(proc.pid!)).toBe(true);
+    expect(alive(grandchild)).toBe(true);
+    await proc.kill(200);
+    expect(alive(proc.pid!)).toBe(false);
+    expect(alive(grandchild)).toBe(false);
+    expect(await proc.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
+  it('a server that exits when its stdin ends is not signalled', async () => {
+    const proc = env.spawn({ command: process.execPath, args: ['-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0)); process.stdout.write("ready\\n")'], env: { PATH: process.env.PATH ?? '' } });
+    for await (const _chunk of proc.stdout) break; // it runs
+    await proc.kill(5000);
+    expect(await proc.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('a command that does not exist settles exited with ENOENT; write rejects once stdin is closed', async () => {
+    const proc = env.spawn({ command: 'switchboard-no-such-command-xyz', args: [], env: { PATH: '/nonexistent' } });
+    expect(await proc.exited).toEqual({ code: null, signal: null, error: { code: 'ENOENT', message: expect.stringContaining('ENOENT') } });
+    await proc.kill();
+    const cat = env.spawn({ command: process.execPath, args: ['-e', 'process.stdin.resume()'], env: {} });
+    cat.endInput();
+    await expect(cat.write(new TextEncoder().encode('x'))).rejects.toThrow('Cannot write to the server: its stdin is closed');
+    await cat.kill();
+  });
+
+  it('sleep is abortable, with the signal\'s reason; isExecutable wants an executable regular file', async () => {
+    const abort = new AbortController();
+    const sleeping = env.sleep(60_000, abort.signal);
+    abort.abort(new Error('stop'));
+    await expect(sleeping).rejects.toThrow('stop');
+    await expect(env.sleep(1)).resolves.toBeUndefined();
+    const dir = await mkdtemp(path.join(tmpdir(), 'doctor-env-'));
+    try {
+      const file = path.join(dir, 'server');
+      await writeFile(file, '#!/bin/sh\n');
+      expect(await env.isExecutable(file)).toBe(false);
+      await chmod(file, 0o755);
+      expect(await env.isExecutable(file)).toBe(true);
+      expect(await env.isExecutable(dir)).toBe(false);
+      expect(await env.isExecutable(path.join(dir, 'missing'))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * {@link nodeDoctorEnv}: the doctor's {@link DoctorEnv} on Node, the one file of `doctor/` that may touch Node (and
+ * the Node transports of `@switchboard/mcp`, for their `fetch`).
+ * A stdio server runs in a process group of its own (`detached`), so the doctor can end it with everything it
+ * started: stdin end, then SIGTERM to the group, then SIGKILL after the grace.
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, readdir, readFile, stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { createNodeFetch } from '@switchboard/mcp/node';
+import type { DoctorEnv, ProbeProcess } from './types.js';
+
+/** Default grace of {@link ProbeProcess.kill} between SIGTERM and SIGKILL, ms. */
+export const DEFAULT_KILL_GRACE_MS = 1000;
+/** How long a server may take to exit on its own once its stdin ended, before SIGTERM, ms. */
+const STDIN_END_WAIT_MS = 300;
+/** How long a group may take to be gone after SIGKILL, ms. */
+const AFTER_KILL_MS = 1000;
+const POLL_MS = 20;
+
+/** What {@link nodeDoctorEnv} may be given. */
+export interface NodeDoctorEnvOptions {
+  /** The doctor's own environment. @default `process.env` */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * @default a `createNodeFetch()` of `@switchboard/mcp/node` (on `node:http`), not `globalThis.fetch`: undici's
+   * fetch replaces a `Host` header with the URL's, and the DNS-rebinding check must send `Host: evil.example`
+   */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Whether a process of the group led by `pid` still runs. On Linux a zombie (exited, not yet reaped by whoever
+ * inherited it) does not count: `/proc/<pid>/stat` says so; elsewhere signal 0 on the group decides.
+ */
+async function groupAlive(pid: number): Promise<boolean> {
+  try {
+    process.kill(-pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let text: string;
+    try {
+      text = await readFile(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
+}
+
+/** The groups still running, SIGKILLed if the doctor's own process exits first. */
+const openGroups = new Set<number>();
+let exitHook = false;
+
+function guardGroup(pid: number): void {
+  openGroups.add(pid);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const group of openGroups) signalGroup(group, 'SIGKILL');
+  });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
+function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
+  const child = spawn(options.command, [...options.args], {
+    env: { ...options.env },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    windowsHide: true,
+  });
+  if (child.pid !== undefined) guardGroup(child.pid);
+  let exitedValue: Awaited<ProbeProcess['exited']> | undefined;
+  const exited = new Promise<Awaited<ProbeProcess['exited']>>((resolve) => {
+    child.once('exit', (code, signal) => resolve((exitedValue = { code, signal })));
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined && exitedValue === undefined && child.exitCode === null && child.signalCode === null) return; // a later error (EPIPE): the exit follows
+      resolve((exitedValue = { code: null, signal: null, error: { code: error.code ?? 'UNKNOWN', message: error.message } }));
+    });
+  });
+  child.stdin.on('error', () => {});
+  child.stdout.on('error', () => {});
+  child.stderr.on('error', () => {});
+  let killing: Promise<void> | undefined;
+  const gone = async (ms: number): Promise<boolean> => {
+    const pid = child.pid;
+    const deadline = performance.now() + ms;
+    for (;;) {
+      if (exitedValue !== undefined && (pid === undefined || !(await groupAlive(pid)))) {
+        if (pid !== undefined) openGroups.delete(pid);
+        return true;
+      }
+      if (performance.now() >= deadline) return false;
+      await delay(POLL_MS);
+    }
+  };
+  const kill = async (graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> => {
+    const pid = child.pid;
+    if (!child.stdin.destroyed) child.stdin.end();
+    if (pid === undefined) {
+      await exited;
+      return;
+    }
+    if (await gone(STDIN_END_WAIT_MS)) return;
+    signalGroup(pid, 'SIGTERM');
+    if (await gone(graceMs)) return;
+    signalGroup(pid, 'SIGKILL');
+    await gone(AFTER_KILL_MS);
+  };
+  return {
+    get pid() {
+      return child.pid;
+    },
+    stdout: child.stdout,
+    stderr: child.stderr,
+    write: (bytes) =>
+      new Promise<void>((resolve, reject) => {
+        if (child.stdin.destroyed || child.stdin.writableEnded) {
+          reject(new Error('Cannot write to the server: its stdin is closed'));
+          return;
+        }
+        child.stdin.write(bytes, (error) => (error === null || error === undefined ? resolve() : reject(error)));
+      }),
+    endInput: () => {
+      if (!child.stdin.destroyed) child.stdin.end();
+    },
+    exited,
+    kill: (graceMs) => (killing ??= kill(graceMs)),
+  };
+}
+
+/**
+ * The doctor's environment on Node: `child_process.spawn` (detached: its own process group; stdin, stdout and
+ * stderr piped), a `fetch` on `node:http` that sends the headers as given (`Host` included), `performance.now()`, an abortable `setTimeout`, `process.env`,
+ * `process.platform`, and `fs.access(X_OK)` on a regular file.
+ */
+export function nodeDoctorEnv(options: NodeDoctorEnvOptions = {}): DoctorEnv {
+  return {
+    spawn: spawnProbe,
+    fetch: options.fetch ?? (createNodeFetch() as typeof globalThis.fetch),
+    now: () => performance.now(),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal?.aborted === true) {
+          reject(signal.reason as Error);
+          return;
+        }
+        const onAbort = (): void => {
+          clearTimeout(timer);
+          reject(signal?.reason as Error);
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, Math.min(ms, 2 ** 31 - 1));
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    environment: options.environment ?? process.env,
+    platform: process.platform,
+    isExecutable: async (file) => {
+      try {
+        await access(file, constants.X_OK);
+        return (await stat(file)).isFile();
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * The human report of a doctor run: a header (target, server, the eras and revisions it speaks), the findings
+ * grouped by severity (each with its evidence, spec section or source, likely causes and fix), the measurements,
+ * the checks line and a verdict with the exit code's meaning. Pure: a report and a terminal shape in, text out,
+ * wrapped to the terminal width (wrap-ansi, so colours and wide characters count right).
+ */
+import wrapAnsi from 'wrap-ansi';
+import type { CheckOutcome, DoctorReport, Finding, Severity } from './types.js';
+
+/** The colour functions the report uses (picocolors' `createColors()` fits; identity functions for none). */
+export interface RenderColors {
+  readonly bold: (text: string) => string;
+  readonly dim: (text: string) => string;
+  readonly red: (text: string) => string;
+  readonly yellow: (text: string) => string;
+  readonly blue: (text: string) => string;
+  readonly green: (text: string) => string;
+}
+
+/** How to render. */
+export interface RenderOptions {
+  /** @default no colour */
+  readonly colors?: RenderColors;
+  /** The width to wrap to, in columns. @default 100 */
+  readonly columns?: number;
+}
+
+const plain = (text: string): string => text;
+const NO_COLORS: RenderColors = { bold: plain, dim: plain, red: plain, yellow: plain, blue: plain, green: plain };
+
+/** The mark of each severity (the progress display's marks too). */
+export const SEVERITY_MARK: Readonly<Record<Severity, string>> = { error: '✖', warning: '⚠', info: 'ℹ' };
+
+const HEADINGS: Readonly<Record<Severity, string>> = { error: 'Errors', warning: 'Warnings', info: 'Info' };
+
+/** Narrowest width the report wraps to, whatever the terminal says. */
+const MIN_COLUMNS = 40;
+
+const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** Milliseconds as read: one decimal under 10 ms, whole ones above. */
+function msText(value: number): string {
+  return `${(Math.abs(value) < 10 ? number : whole).format(value)} ms`;
+}
+
+/** Evidence as a quoted string: JSON escapes, plus the invisible characters a terminal would hide (BOM, separators). */
+export function quoteEvidence(text: string): string {
+  return JSON.stringify(text).replace(/[\u00a0\u2028\u2029\ufeff\u200b-\u200f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A word quoted when it would not survive a shell as it is. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The target as a user would type it. */
+export function targetText(target: DoctorReport['target']): string {
+  return target.transport === 'http' ? (target.url ?? '') : [target.command ?? '', ...(target.args ?? [])].map(shellWord).join(' ');
+}
+
+function measurementText(key: string, value: number): string {
+  return /Ms(\.|$)/.test(key) ? msText(value) : number.format(value);
+}
+
+function checksLine(checks: readonly CheckOutcome[]): string {
+  const of = (status: CheckOutcome['status']): CheckOutcome[] => checks.filter((c) => c.status === status);
+  const named = (list: readonly CheckOutcome[]): string => list.map((c) => (c.reason === undefined ? c.id : `${c.id}: ${c.reason}`)).join('; ');
+  const parts = [`${of('passed').length} passed`];
+  const failed = of('failed');
+  const said = failed.filter((c) => c.reason !== undefined);
+  if (failed.length > 0) parts.push(`${failed.length} failed${said.length === 0 ? '' : ` (${named(said)})`}`);
+  for (const [status, label] of [['skipped', 'skipped'], ['timed-out', 'timed out'], ['crashed', 'crashed']] as const) {
+    const list = of(status);
+    if (list.length > 0) parts.push(`${list.length} ${label} (${named(list)})`);
+  }
+  return `${plural(checks.length, 'check')}: ${parts.join(', ')}`;
+}
+
+function verdict(report: DoctorReport): string {
+  const { errors, warnings, infos, exitCode } = report.summary;
+  const crashed = report.checks.some((c) => c.status === 'crashed');
+  const timedOut = report.checks.some((c) => c.status === 'timed-out');
+  const meaning =
+    exitCode === 2
+      ? 'could not connect'
+      : exitCode === 0
+        ? 'nothing above info'
+        : [...(errors + warnings > 0 ? ['a warning or an error was found'] : []), ...(crashed ? ['a check crashed (the doctor’s own failure)'] : []), ...(timedOut ? ['a check timed out'] : [])].join(', ');
+  return `Verdict: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${infos} info · exit code ${exitCode}: ${meaning}`;
+}
+
+/**
+ * Renders a report for a terminal.
+ * @returns the text, each line ending with `\n`
+ */
+export function renderReport(report: DoctorReport, options: RenderOptions = {}): string {
+  const c = options.colors ?? NO_COLORS;
+  const columns = Math.max(MIN_COLUMNS, options.columns ?? 100);
+  const lines: string[] = [];
+  /** Adds `text` wrapped to the width, the first line after `first`, the next ones after `rest` (plain spaces: its length is the room taken). */
+  const para = (text: string, first = '', rest = first): void => {
+    const wrapped = wrapAnsi(text, columns - rest.length, { hard: true, trim: true });
+    wrapped.split('\n').forEach((line, i) => lines.push(`${i === 0 ? first : rest}${line}`.trimEnd()));
+  };
+  const field = (label: string, text: string): void => para(text, `${c.dim(label.padEnd(9))}`, ' '.repeat(9));
+
+  para(`${c.bold('switchboard doctor')} ${report.doctor.version} · ${report.target.transport} · ${targetText(report.target)}`);
+  const server = report.server;
+  field('Server', server === undefined ? (report.connected ? 'gave no serverInfo' : 'not reached') : `${server.name} ${server.version}${server.title === undefined ? '' : ` (${server.title})`}`);
+  if (report.connected) {
+    const { legacy, modern, dualEra } = report.eras;
+    const list = (revisions: readonly string[]): string => (revisions.length === 0 ? 'none' : revisions.join(', '));
+    field('Eras', `legacy: ${list(legacy)} · modern: ${list(modern)} · ${dualEra ? 'dual-era (both eras)' : legacy.length + modern.length === 0 ? 'no revision confirmed' : `${legacy.length > 0 ? 'legacy' : 'modern'} era only`}`);
+  }
+  field('Run', `${report.startedAt} · ${msText(report.durationMs)}`);
+
+  for (const severity of ['error', 'warning', 'info'] as const) {
+    const group = report.findings.filter((f) => f.severity === severity);
+    if (group.length === 0) continue;
+    const color = severity === 'error' ? c.red : severity === 'warning' ? c.yellow : c.blue;
+    lines.push('', c.bold(`${HEADINGS[severity]} (${group.length})`));
+    for (const finding of group) renderFinding(finding, { color, c, para, lines });
+  }
+  if (report.findings.length === 0) lines.push('', c.green('No findings'));
+
+  const measurements = Object.entries(report.measurements);
+  if (measurements.length > 0) {
+    lines.push('', c.bold('Measurements'));
+    const width = Math.max(...measurements.map(([key]) => key.length));
+    for (const [key, value] of measurements) para(measurementText(key, value), `  ${key.padEnd(width)}  `, ' '.repeat(width + 4));
+  }
+  lines.push('');
+  para(checksLine(report.checks));
+  const exit = report.summary.exitCode;
+  para(c.bold((exit === 0 ? c.green : exit === 1 ? c.yellow : c.red)(verdict(report))));
+  return `${lines.join('\n')}\n`;
+}
+
+function renderFinding(
+  finding: Finding,
+  ctx: { readonly color: (text: string) => string; readonly c: RenderColors; readonly para: (text: string, first?: string, rest?: string) => void; readonly lines: string[] },
+): void {
+  const { color, c, para, lines } = ctx;
+  lines.push('');
+  para(`${color(SEVERITY_MARK[finding.severity])} ${c.bold(finding.id)}  ${finding.title}`, '', '  ');
+  para(finding.message, '  ');
+  if (finding.evidence.length > 0) {
+    lines.push(`  ${c.dim('Evidence:')}`);
+    for (const evidence of finding.evidence) para(quoteEvidence(evidence), '    ', '     ');
+  }
+  if (finding.spec !== null) para(`Spec: MCP ${finding.spec.revision} ${finding.spec.page} “${finding.spec.section}”`, '  ', '    ');
+  if (finding.source !== undefined) para(`Source: ${finding.source}`, '  ', '    ');
+  if (finding.causes.length > 0) {
+    lines.push('  Likely causes:');
+    finding.causes.forEach((cause, i) => para(cause, `    ${i + 1}. `, ' '.repeat(7)));
+  }
+  para(`Fix: ${finding.fix}`, '  ', '    ');
+}

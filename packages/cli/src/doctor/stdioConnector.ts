@@ -1,0 +1,186 @@
+/**
+ * An `McpClient` connector for a stdio target over the injected {@link DoctorEnv.spawn}, so the doctor's clients
+ * run on the same processes it can watch and kill (and tests may inject the spawn). Stdout is read with the
+ * doctor's own line splitter: a line that is not JSON-RPC is skipped and told to the logger (the stdio checks
+ * report it; the client only needs the messages), as the library's stdio client does (B15).
+ */
+import { ConnectionClosedError, SpawnError } from '@switchboard/mcp/client';
+import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ConnectionEndFacts } from '@switchboard/mcp/client';
+import { LineSplitter, parseLine, TextTail } from './lineSplitter.js';
+import type { DoctorEnv, ProbeProcess } from './types.js';
+
+/** The stderr lines kept for the end facts. */
+const STDERR_TAIL_LINES = 50;
+/** How much of a skipped line the logger is told, in characters. */
+const ECHO_CHARS = 200;
+
+type Inbound = Parameters<NonNullable<ClientTransport['onmessage']>>[0];
+type InboundSingle = Exclude<Inbound, { readonly kind: 'batch' }>;
+
+/** What {@link doctorStdioConnector} is given. */
+export interface DoctorStdioConnectorOptions {
+  readonly env: DoctorEnv;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The whole environment of the process (the doctor's with the target's over it). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Called with every process it starts (the doctor kills them all at the end). */
+  readonly onSpawn?: (proc: ProbeProcess) => void;
+  /** Passed to {@link ProbeProcess.kill} on close, ms. @default 1000 */
+  readonly killGraceMs?: number;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** One JSON value as a message the client may take, or `undefined` for anything that is not JSON-RPC. */
+function classifyOne(value: unknown): InboundSingle | undefined {
+  if (!isObject(value) || value.jsonrpc !== '2.0') return undefined;
+  if (typeof value.method === 'string') {
+    if ('result' in value || 'error' in value) return undefined;
+    if (value.params !== undefined && typeof value.params !== 'object') return undefined;
+    if (!('id' in value)) return { kind: 'notification', message: value as never };
+    return isId(value.id) ? { kind: 'request', message: value as never } : undefined;
+  }
+  if (!('id' in value) || !(isId(value.id) || value.id === null)) return undefined;
+  if (('result' in value) === ('error' in value)) return undefined;
+  if ('error' in value && !(isObject(value.error) && Number.isInteger(value.error.code) && typeof value.error.message === 'string')) return undefined;
+  return { kind: 'response', message: value as never };
+}
+
+function classify(value: unknown): Inbound | undefined {
+  if (!Array.isArray(value)) return classifyOne(value);
+  const items = value.map(classifyOne).filter((item): item is InboundSingle => item !== undefined);
+  return items.length === 0 ? undefined : { kind: 'batch', items };
+}
+
+class ProbeTransport implements ClientTransport {
+  readonly kind = 'stdio' as const;
+  onmessage: ClientTransport['onmessage'];
+  onerror: ClientTransport['onerror'];
+  onclose: ClientTransport['onclose'];
+  readonly #process: ProbeProcess;
+  readonly #commandLine: string;
+  readonly #logger: ClientConnectorOpenOptions['logger'];
+  readonly #killGraceMs: number | undefined;
+  readonly #stderr = new TextTail(STDERR_TAIL_LINES);
+  readonly #encoder = new TextEncoder();
+  #heard = false;
+  #closedByClient = false;
+  #exit: { readonly code: number | null; readonly signal: string | null; readonly error?: { readonly code: string; readonly message: string } } | undefined;
+  #endFacts: ConnectionEndFacts | undefined;
+  #ended: Promise<void> | undefined;
+
+  constructor(parts: { readonly process: ProbeProcess; readonly commandLine: string; readonly logger: ClientConnectorOpenOptions['logger']; readonly killGraceMs: number | undefined }) {
+    this.#process = parts.process;
+    this.#commandLine = parts.commandLine;
+    this.#logger = parts.logger;
+    this.#killGraceMs = parts.killGraceMs;
+  }
+
+  get endFacts(): ConnectionEndFacts | undefined {
+    return this.#endFacts;
+  }
+
+  setProtocol(_protocol: ClientProtocol): void {}
+
+  start(): Promise<void> {
+    const stdout = this.#readStdout();
+    const stderr = this.#readStderr();
+    this.#ended = this.#process.exited.then(async (exit) => {
+      this.#exit = exit;
+      await Promise.all([stdout, stderr]);
+      this.#endFacts = this.#facts();
+      this.onclose?.();
+    });
+    return Promise.resolve();
+  }
+
+  async #readStdout(): Promise<void> {
+    const splitter = new LineSplitter();
+    try {
+      for await (const chunk of this.#process.stdout) for (const line of splitter.push(chunk)) this.#deliver(line.raw, line.truncatedBytes);
+    } catch {
+      // Ends like a closed stream.
+    }
+    for (const line of splitter.end()) this.#deliver(line.raw, line.truncatedBytes);
+  }
+
+  async #readStderr(): Promise<void> {
+    try {
+      for await (const chunk of this.#process.stderr) this.#stderr.push(chunk);
+    } catch {
+      // As for stdout.
+    }
+    this.#stderr.end();
+  }
+
+  #deliver(raw: string, truncatedBytes: number | undefined): void {
+    if (raw.trim() === '') return;
+    const message = truncatedBytes === undefined ? classify(parseLine(raw)) : undefined;
+    if (message === undefined) {
+      const what = truncatedBytes === undefined ? `"${raw.slice(0, ECHO_CHARS)}"` : `a line of ${truncatedBytes} bytes`;
+      this.#logger.warn(`Skipped a stdout line that is not JSON-RPC: ${what}`, { pid: this.#process.pid });
+      return;
+    }
+    this.#heard = true;
+    this.onmessage?.(message);
+  }
+
+  #facts(): ConnectionEndFacts {
+    const exit = this.#exit;
+    const facts = { exitCode: exit?.code ?? null, signal: exit?.signal ?? null, stderrTail: this.#stderr.lines };
+    if (exit?.error !== undefined) {
+      const failure = exit.error.code === 'ENOENT' ? 'not_found' : 'failed';
+      return new SpawnError({ command: this.#commandLine, failure, detail: exit.error.message, ...facts });
+    }
+    if (!this.#heard && !this.#closedByClient) return new SpawnError({ command: this.#commandLine, failure: 'exited', ...facts });
+    return { ...facts, reason: this.#closedByClient ? 'the client closed the connection' : 'the server process exited' };
+  }
+
+  async send(message: Parameters<ClientTransport['send']>[0]): Promise<void> {
+    if (this.#exit !== undefined || this.#closedByClient) throw this.#closedError();
+    try {
+      await this.#process.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
+    } catch {
+      throw this.#closedError();
+    }
+  }
+
+  #closedError(): Error {
+    const facts = this.#endFacts ?? this.#facts();
+    if (facts instanceof SpawnError) return facts;
+    return new ConnectionClosedError({ ...facts, what: `stdio server "${this.#commandLine.slice(0, ECHO_CHARS)}"` });
+  }
+
+  async close(): Promise<void> {
+    if (this.#exit === undefined) this.#closedByClient = true;
+    await this.#process.kill(this.#killGraceMs);
+    await this.#ended;
+  }
+}
+
+/**
+ * A `ClientConnector` (`kind: 'stdio'`) that starts the target with {@link DoctorEnv.spawn} on every `open()`.
+ * A process that cannot start or ends before its first message makes the connection end with a `SpawnError`
+ * (`not_found`, `failed` or `exited`, with its exit code and stderr tail), as `spawnStdio` does.
+ */
+export function doctorStdioConnector(options: DoctorStdioConnectorOptions): ClientConnector {
+  const commandLine = [options.command, ...options.args].join(' ');
+  return {
+    kind: 'stdio',
+    verdictKey: `stdio:${commandLine}`,
+    open: (open) => {
+      open.signal?.throwIfAborted();
+      const proc = options.env.spawn({ command: options.command, args: options.args, env: options.environment, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+      options.onSpawn?.(proc);
+      return Promise.resolve(new ProbeTransport({ process: proc, commandLine, logger: open.logger, killGraceMs: options.killGraceMs }));
+    },
+  };
+}
