@@ -1,72 +1,48 @@
 /**
- * The primitives checks of the doctor against the primitives fixtures of the broken-servers gallery and our demo
- * server (stdio, both eras): each fixture yields its planted finding with the evidence a user needs (the repeated
- * cursor, the offending tool, the token count), and our demo server yields none.
+ * The primitives checks of the doctor, run by the real runner (`runDoctor` with only these checks after its connect
+ * step), against the primitives fixtures of the broken-servers gallery and our demo server (stdio, both eras): each
+ * fixture yields its planted finding with the evidence a user needs (the repeated cursor, the offending tool, the
+ * token count), and our demo server yields none. The gallery (test/doctor-gallery.test.ts) runs every check on the
+ * same fixtures; this file pins what the primitives findings say.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { silentLogger } from '@switchboard/jsonrpc';
-import { McpClient } from '@switchboard/mcp/client';
-import { spawnStdio } from '@switchboard/mcp/stdio';
 import { describe, expect, it } from 'vitest';
 import { PRIMITIVES_CHECKS } from '../packages/cli/src/doctor/checks/primitives.js';
-import { requirement } from '../packages/cli/src/doctor/requirements/index.js';
-import type { CheckContext, DoctorFacts, Observation, Severity } from '../packages/cli/src/doctor/types.js';
+import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
+import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
+import type { Check, DoctorFacts, DoctorOptions, Finding } from '../packages/cli/src/doctor/types.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'broken-servers');
 
-interface Seen {
-  readonly id: string;
-  readonly severity: Severity;
-  readonly message: string;
-  readonly evidence: readonly string[];
-}
-
-/**
- * Runs the primitives checks on a stdio command with a context of our own (the client the doctor's connect step
- * would make, in `era`), and returns what they reported and the facts they filled.
- */
-async function runPrimitives(args: readonly string[], options: { readonly era?: 'legacy' | 'modern' | 'auto'; readonly call?: CheckContext['call']; readonly requestTimeoutMs?: number } = {}): Promise<{ findings: Seen[]; facts: DoctorFacts }> {
-  const client = await McpClient.connect({ connector: spawnStdio({ command: process.execPath, args: [...args] }), era: options.era ?? 'auto', logger: silentLogger });
-  const findings: Seen[] = [];
-  const facts: DoctorFacts = { connected: true, legacyRevisions: [], modernRevisions: [], measurements: {} };
-  const controller = new AbortController();
-  try {
-    for (const check of PRIMITIVES_CHECKS) {
-      const ctx: CheckContext = {
-        target: { transport: 'stdio', command: process.execPath, args },
-        env: { now: () => performance.now() } as CheckContext['env'],
-        signal: controller.signal,
-        requestTimeoutMs: options.requestTimeoutMs ?? 5000,
-        era: 'auto',
-        ...(options.call === undefined ? {} : { call: options.call }),
-        facts,
-        report(id: string, observation: Observation) {
-          expect(check.requirements, `${check.id} may report ${id}`).toContain(id);
-          const entry = requirement(id);
-          expect(entry, `${id} is in the manifest`).toBeDefined();
-          findings.push({ id, severity: observation.severity ?? entry?.severity ?? 'error', message: observation.message, evidence: observation.evidence ?? [] });
-        },
-        client: () => Promise.resolve(client),
-        spawn: () => Promise.reject(new Error('not used by the primitives checks')),
-        http: () => Promise.reject(new Error('not used by the primitives checks')),
-        progress: () => undefined,
-      };
-      await check.run(ctx);
-    }
-  } finally {
-    await client.close();
-  }
-  return { findings, facts };
+/** Runs the connect step and the primitives checks on `node <args>`; what they found, and the facts they left. */
+async function runPrimitives(args: readonly string[], options: { readonly era?: DoctorOptions['era']; readonly call?: DoctorOptions['call'] } = {}): Promise<{ findings: readonly Finding[]; facts: DoctorFacts }> {
+  let facts: DoctorFacts | undefined;
+  /** A last check that keeps the facts the primitives checks filled (the report carries only the measurements). */
+  const keepFacts: Check = { id: 'primitives.kept-facts', title: 'facts', area: 'primitives', transports: ['stdio'], requirements: [], run: (ctx) => Promise.resolve(void (facts = ctx.facts)) };
+  const report = await runDoctor({
+    target: { transport: 'stdio', command: process.execPath, args },
+    env: nodeDoctorEnv(),
+    checks: [...PRIMITIVES_CHECKS, keepFacts],
+    timeoutMs: 20_000,
+    requestTimeoutMs: 3_000,
+    ...(options.era === undefined ? {} : { era: options.era }),
+    ...(options.call === undefined ? {} : { call: options.call }),
+  });
+  expect(report.connected).toBe(true);
+  expect(report.checks.filter((c) => c.status !== 'passed' && c.status !== 'failed').map((c) => `${c.id} ${c.status} ${c.reason ?? ''}`)).toEqual([]);
+  expect(report.measurements).toEqual(facts?.measurements);
+  if (facts === undefined) throw new Error('The primitives checks did not run');
+  return { findings: report.findings, facts };
 }
 
 const fixture = (name: string): string[] => [path.join(FIXTURES, `${name}.mjs`)];
-const ids = (findings: readonly Seen[]): string[] => findings.map((f) => f.id);
+const ids = (findings: readonly Finding[]): string[] => findings.map((f) => f.id);
 
 describe('doctor primitives checks', () => {
-  for (const era of ['legacy', 'modern'] as const) {
-    it(`reports nothing about our demo server (stdio, ${era} era) and measures it`, async () => {
+  for (const era of ['session', 'stateless'] as const) {
+    it(`reports nothing about our demo server (stdio, --era ${era}) and measures it`, async () => {
       const { findings, facts } = await runPrimitives([path.join(ROOT, 'examples', 'demo', 'main.js'), '--stdio'], { era, call: { name: 'add_numbers', args: { a: 2, b: 3 } } });
       expect(findings).toEqual([]);
       expect(facts.tools?.map((t) => t.name)).toEqual(['execute_sql', 'convert', 'get_time', 'add_numbers']);
@@ -119,7 +95,7 @@ describe('doctor primitives checks', () => {
 
   it('reports tools without descriptions as one warning', async () => {
     const { findings } = await runPrimitives(fixture('primitives-missing-descriptions'));
-    expect(findings).toEqual([
+    expect(findings.map((f) => ({ id: f.id, severity: f.severity, message: f.message, evidence: f.evidence }))).toEqual([
       { id: 'primitives.missing-description', severity: 'warning', message: 'Tools without a description: "echo", "now"', evidence: ['{"name":"echo","description":null}', '{"name":"now","description":null}'] },
     ]);
   });
@@ -149,7 +125,7 @@ describe('doctor primitives checks', () => {
     expect(facts.measurements['latencyMs.tools/list']).toBeGreaterThan(2000);
   });
 
-  const PLANTED: [string, string, Severity, CheckContext['call']?][] = [
+  const PLANTED: [string, string, Finding['severity'], DoctorOptions['call']?][] = [
     ['primitives-list-not-declared', 'primitives.list-not-declared', 'warning'],
     ['primitives-list-failed', 'primitives.list-failed', 'error'],
     ['primitives-root-anyof', 'primitives.host-root-combinator', 'warning'],
