@@ -6,11 +6,10 @@ const root = new URL('..', import.meta.url);
 
 /**
  * Bundle inputs that no "exports" subpath names: those only a package's bin script loads (`bin/*.js` imports
- * `../dist/<name>.js`) and the CLI's `dev` child process (`dist/devChild.js`, one server generation). Output name →
- * source file, per package directory.
+ * `../dist/<name>.js`). Output name → source file, per package directory.
  * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
  */
-const BIN_ONLY = { cli: { main: 'src/main.ts', devChild: 'src/dev/child.ts' } };
+const BIN_ONLY = { cli: { main: 'src/main.ts' } };
 
 /**
  * The source of an "exports" target, from its declarations: `./dist/types/x/y.d.ts` is built from `src/x/y.ts`

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option, type CommanderError } from 'comm
 import { callCommand } from './commands/call.js';
 import type { ServerCommandOptions } from './commands/context.js';
 import { devCommand } from './commands/dev.js';
+import { runGeneration } from './dev/child.js';
 import { explainCommand } from './commands/explain.js';
 import { INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
 import { listCommand } from './commands/list.js';
@@ -163,6 +164,15 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
     .action(async (module: string, flags: { port?: number; host: string }) => {
       state.exitCode = await devCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
+    });
+  program
+    .command('dev-generation', { hidden: true })
+    .description('one generation of switchboard dev (started by it, in a child process)')
+    .argument('<mode>')
+    .argument('<file>')
+    .argument('[protect]')
+    .action(async (mode: string, file: string, protect: string | undefined) => {
+      state.exitCode = await runGeneration({ io, mode: mode === 'http' ? 'http' : 'stdio', file, protect: protect !== '0' });
     });
   program
     .command('install')

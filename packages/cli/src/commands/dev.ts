@@ -17,7 +17,7 @@ import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
 import { startForwarder, type Forwarder } from '../dev/httpForward.js';
-import { startGeneration, type Generation } from '../dev/generation.js';
+import { GenerationFailedError, startGeneration, type Generation } from '../dev/generation.js';
 import { StdioRelay } from '../dev/stdioRelay.js';
 import { watchSources, type Watcher } from '../dev/watch.js';
 import { reportFailure } from './context.js';
@@ -59,7 +59,10 @@ export async function devCommand(options: DevOptions): Promise<number> {
     if (!existsSync(file)) throw new CliError('usage', `Cannot import "${file}": no such file`);
     current = await startGeneration({ mode, file, number: count, io, protect });
   } catch (error) {
-    return reportFailure(output, error, true);
+    // The server could not be started: exit code 2, as for serve.
+    if (!(error instanceof GenerationFailedError)) return reportFailure(output, error, true);
+    output.error(error.message);
+    return ExitCode.Usage;
   }
   let forwarder: Forwarder | undefined;
   let relay: StdioRelay | undefined;
@@ -71,12 +74,10 @@ export async function devCommand(options: DevOptions): Promise<number> {
       return reportFailure(output, error, true);
     }
     if (!protect) output.note(output.colors.yellow(`switchboard: bound to "${host}" without Host validation (DNS rebinding): use it on a trusted network only`));
-    output.note(`switchboard: dev serving ${options.module} on ${forwarder.url} (reloads on change; Ctrl-C stops)`);
   } else {
     // stdout is the host's wire from here on: notes go to stderr only.
     relay = new StdioRelay({ input: process.stdin, write: (line) => void process.stdout.write(`${line}\n`) });
     await relay.attach(current);
-    output.note(`switchboard: dev serving ${options.module} on stdio (reloads on change)`);
   }
   watchExit(current, output);
 
@@ -103,7 +104,7 @@ export async function devCommand(options: DevOptions): Promise<number> {
         return;
       }
     } else {
-      previous = current;
+      previous = current?.alive() === true ? current : undefined;
     }
     current = next;
     watchExit(next, output);
@@ -130,6 +131,8 @@ export async function devCommand(options: DevOptions): Promise<number> {
     await forwarder?.close();
     return reportFailure(output, error, true);
   }
+  // Said once the watcher is ready: a change from here on reloads.
+  output.note(`switchboard: dev serving ${options.module} on ${forwarder === undefined ? 'stdio' : forwarder.url} (reloads when a file in ${path.dirname(file)} changes${forwarder === undefined ? '' : '; Ctrl-C stops'})`);
 
   await Promise.race([untilAborted(io.signal), ...(relay === undefined ? [] : [relay.ended])]);
   await watcher.close();

@@ -1,5 +1,5 @@
 /**
- * One generation of `switchboard dev`: a child process running `dist/devChild.js` on the server module, its
+ * One generation of `switchboard dev`: a child process (`switchboard dev-generation`, `dev/child.ts`), its
  * readiness (the IPC `ready` message, or `failed` with the reason), and its end (stdin closed for stdio, `stop` for
  * HTTP; SIGKILL by its PID after a grace period). A child process per generation, not a fresh `import()` with a
  * cache-busting query: ESM keeps every module it ever loaded, so a query reloads the entry file but none of the
@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { CliIo } from '../io.js';
-import { devChildPath } from '../install/cliPaths.js';
+import { cliBinPath } from '../install/cliPaths.js';
 import type { ChildMessage, ParentMessage } from './messages.js';
 
 /** How long a generation may take to load its module and serve, in ms. */
@@ -57,7 +57,7 @@ function nodeFlags(): string[] {
  */
 export function startGeneration(options: { readonly mode: 'stdio' | 'http'; readonly file: string; readonly number: number; readonly io: CliIo; readonly protect?: boolean }): Promise<Generation> {
   const { io, mode } = options;
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags(), devChildPath(), mode, options.file, options.protect === false ? '0' : '1'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags(), cliBinPath(), 'dev-generation', mode, options.file, options.protect === false ? '0' : '1'], {
     cwd: io.cwd,
     env: io.env,
     stdio: ['pipe', 'pipe', 'pipe', 'ipc'],

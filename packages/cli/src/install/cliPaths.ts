@@ -1,5 +1,6 @@
 /**
- * Where this CLI is installed: the package folder, its bin script and the `dev` child's entry. Found by walking up
+ * Where this CLI is installed: the package folder and its bin script (which hosts run, and `dev` runs for each
+ * generation). Found by walking up
  * from this module to the `switchboard` package.json, so the same code works from the sources (tests) and from the
  * bundle (`dist/main.js`, `dist/chunks/…`).
  */
@@ -25,11 +26,6 @@ export function cliPackageRoot(): string {
 /** The absolute path of the `switchboard` bin script (`bin/switchboard.js`), which a host runs with `node`. */
 export function cliBinPath(): string {
   return path.join(cliPackageRoot(), 'bin', 'switchboard.js');
-}
-
-/** The absolute path of the built entry a `dev` generation runs (`dist/devChild.js`). */
-export function devChildPath(): string {
-  return path.join(cliPackageRoot(), 'dist', 'devChild.js');
 }
 
 /** Whether a path lies in npm's `npx` cache (`…/_npx/<hash>/…`), which npm may clear: no place for a host entry. */
