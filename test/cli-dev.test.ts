@@ -5,6 +5,7 @@
  * stays, the old generation's sessions end with 404, modern requests reach the new generation; the stdio host keeps
  * its connection. A module that fails to load leaves the old generation serving.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exitWithin, stopByPid } from './helpers/process.js';
 import { captureIo } from '../packages/cli/src/io.js';
 import { run } from '../packages/cli/src/run.js';
 
@@ -53,14 +55,14 @@ function greet(text: string): void {
   writeFileSync(path.join(dir, 'greeting.mjs'), `export const greeting = ${JSON.stringify(text)};\n`);
 }
 
-/** The PIDs of running `devChild.js` processes serving `file` (Linux /proc). */
+/** The PIDs of running generations (`switchboard dev-generation`) serving `file` (Linux /proc). */
 function generationsOf(file: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.some((arg) => arg.endsWith('devChild.js')) && argv.includes(file)) pids.push(Number(entry));
+      if (argv.includes('dev-generation') && argv.includes(file)) pids.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }
@@ -182,4 +184,17 @@ describe('switchboard dev on stdio', () => {
     await client.close();
     await expect.poll(() => stderr, { timeout: 10_000 }).toContain('switchboard: stopped');
   }, TEST_MS);
+
+  it('SIGTERM ends it (exit code 0) with its generation, the host\'s stdin still open', async () => {
+    const child = spawn(process.execPath, [BIN, 'dev', module], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    cleanups.push(() => Promise.resolve(stopByPid(child)));
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => { stderr += text; });
+    await expect.poll(() => stderr, { timeout: 20_000 }).toContain('dev serving');
+    expect(generationsOf(module)).toHaveLength(process.platform === 'linux' ? 1 : 0);
+    child.kill('SIGTERM');
+    expect(await exitWithin(child, 10_000)).toBe(0);
+    expect(stderr).toMatch(/switchboard: stopped\n$/);
+  }, TEST_MS);
 });
+

@@ -5,20 +5,20 @@
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import { callCommand } from './commands/call.js';
 import type { ServerCommandOptions } from './commands/context.js';
-import { devCommand } from './commands/dev.js';
-import { runGeneration } from './dev/child.js';
+import { DEV_HELP, devCommand } from './commands/dev.js';
 import { explainCommand } from './commands/explain.js';
-import { INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
+import { INSTALL_HELP, INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
 import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
 import { revisionsCommand } from './commands/revisions.js';
 import { serveCommand } from './commands/serve.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
+import { runGeneration } from './dev/child.js';
 import type { CliIo } from './io.js';
 import { Output } from './output.js';
 import { VERSION } from './version.js';
 
-/** The commands that take a `<target>`, and so a `-- <command> [args…]`. */
+/** The commands that take a `-- <command> [args…]`: those with a `<target>`, and `install`. */
 export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'install']);
 
 const EXIT_CODES = `
@@ -162,6 +162,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .description('like serve, and reloads when a file in the module\'s folder changes (HTTP keeps its port; sessions end)')
     .option('--port <n>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', port)
     .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
+    .addHelpText('after', DEV_HELP)
     .action(async (module: string, flags: { port?: number; host: string }) => {
       state.exitCode = await devCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
     });
@@ -186,6 +187,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--force', 'replace an entry of the same name')
     .option('--no-check', 'do not start the server before writing')
     .option('--timeout-ms <ms>', 'budget of the start check (default 20000)', positiveInteger)
+    .addHelpText('after', INSTALL_HELP)
     .action(async (module: string | undefined, flags: Pick<InstallOptions, 'host' | 'scope' | 'name' | 'print' | 'force' | 'check' | 'timeoutMs'> & { env: string[] }) => {
       state.exitCode = await installCommand({ io, output, command, ...flags, ...(module === undefined ? {} : { module }) });
     });

@@ -26,6 +26,21 @@ import { SERVE_DRAIN_MS } from './serve.js';
 /** How long a stdio generation may finish what it was asked once its stdin is closed, in ms. */
 export const DEV_STDIO_GRACE_MS = 5000;
 
+/** The text `switchboard dev --help` ends with. */
+export const DEV_HELP = `
+Each generation is a child process: every file the module imports is read again. A change to a .js, .ts or .json
+file under the module's folder (not node_modules, .git or hidden folders) starts a new generation; it replaces the
+old one once it serves. A module that fails to load leaves the old generation serving, with the error printed.
+  HTTP (--port): the port stays open. Sessions of the old generation end: their next request gets 404 and the
+  client initializes again; 2026-07-28 requests simply reach the new generation.
+  stdio: the host keeps its connection; its initialize is replayed to the new generation, and it is told that the
+  lists may have changed (notifications/tools/list_changed, where the server declares listChanged).
+
+Examples:
+  switchboard dev server.js
+  switchboard dev server.js --port 3000
+`;
+
 /** What `dev` is told. */
 export interface DevOptions {
   readonly io: CliIo;
@@ -82,6 +97,8 @@ export async function devCommand(options: DevOptions): Promise<number> {
   watchExit(current, output);
 
   let reloading: Promise<void> | undefined;
+  /** Generations replaced and still draining: waited for before the command ends, so none outlives it. */
+  const retiring = new Set<Promise<void>>();
   let pending = new Set<string>();
   const reload = async (files: readonly string[]): Promise<void> => {
     const number = ++count;
@@ -110,7 +127,11 @@ export async function devCommand(options: DevOptions): Promise<number> {
     watchExit(next, output);
     const ended = mode === 'http' ? 'its sessions end (clients initialize again), modern requests go to the new one' : 'the host keeps its connection';
     output.note(`switchboard: reloaded after ${what} (generation ${number}, ${Date.now() - started} ms)${previous === undefined ? '' : `; generation ${previous.number} stops: ${ended}`}`);
-    if (previous !== undefined) void previous.stop(graceMs);
+    if (previous !== undefined) {
+      const stopping = previous.stop(graceMs);
+      retiring.add(stopping);
+      void stopping.then(() => retiring.delete(stopping));
+    }
   };
   // One reload at a time; changes during one make one more after it.
   const schedule = (files: readonly string[]): void => {
@@ -137,8 +158,9 @@ export async function devCommand(options: DevOptions): Promise<number> {
   await Promise.race([untilAborted(io.signal), ...(relay === undefined ? [] : [relay.ended])]);
   await watcher.close();
   await reloading;
-  await current?.stop(graceMs);
+  await Promise.all([current?.stop(graceMs), ...retiring]);
   await forwarder?.close();
+  relay?.close();
   output.note('switchboard: stopped');
   return ExitCode.Ok;
 }

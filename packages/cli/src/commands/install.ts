@@ -24,6 +24,23 @@ export const INSTALL_SCOPES: readonly InstallScope[] = ['user', 'project', 'loca
 /** How long the start check may take by default, in ms. */
 export const INSTALL_CHECK_TIMEOUT_MS = 20_000;
 
+/** The text `switchboard install --help` ends with. */
+export const INSTALL_HELP = `
+The entry uses absolute paths (a host starts servers from its own folder, with a minimal PATH): a module runs as
+<node> <switchboard bin> serve <module>; a command is looked up on PATH, its file arguments made absolute, and a
+"#!/usr/bin/env node" script run by node (npx, npm, pnpm, yarn also get PATH=<node's folder>:/usr/local/bin:…).
+Before writing, the server is started as the host will start it (exit code 2 and nothing written if it does not).
+Files: claude-desktop claude_desktop_config.json · cursor ~/.cursor/mcp.json, .cursor/mcp.json · vscode the user
+mcp.json, .vscode/mcp.json (JSONC, comments kept) · claude-code ~/.claude.json (user, local), .mcp.json (project).
+The rest of the file is kept; it is written atomically (a temporary file, then a rename).
+
+Examples:
+  switchboard install server.js --host claude-desktop
+  switchboard install --host vscode --scope project -- node build/index.js --stdio
+  switchboard install --host cursor --name weather --env API_KEY=… -- npx -y @acme/weather-mcp
+  switchboard install server.js --host claude-code --print
+`;
+
 /** What `install` is told. */
 export interface InstallOptions {
   readonly io: CliIo;

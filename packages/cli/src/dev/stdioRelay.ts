@@ -68,12 +68,19 @@ export class StdioRelay {
   #attached = 0;
   /** Resolves when the host's input ended. */
   readonly ended: Promise<void>;
+  readonly #input: Readable;
 
   constructor(options: { readonly input: Readable; readonly write: (line: string) => void }) {
     this.#write = options.write;
+    this.#input = options.input;
     const lines = createInterface({ input: options.input, crlfDelay: Infinity });
     lines.on('line', (line) => this.#fromHost(line));
     this.ended = new Promise((resolve) => lines.once('close', () => resolve()));
+  }
+
+  /** Stops reading the host (on a stop signal: an open stdin would keep the process alive). */
+  close(): void {
+    this.#input.destroy();
   }
 
   /** The generation the host's messages go to. */
