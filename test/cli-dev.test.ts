@@ -6,6 +6,7 @@
  * its connection. A module that fails to load leaves the old generation serving.
  */
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,6 +156,13 @@ describe('switchboard dev --port', () => {
     const io = captureIo({ cwd: dir, env: process.env });
     expect(await run(['dev', 'server.mjs', '--port', '0'], io)).toBe(2);
     expect(io.err()).toMatch(/switchboard: Cannot import ".*server\.mjs": Unexpected token ';'\n$/);
+    greet('one');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const busy = captureIo({ cwd: dir, env: process.env });
+    expect(await run(['dev', 'server.mjs', '--port', String((taken.address() as AddressInfo).port)], busy)).toBe(2);
+    await new Promise((resolve) => taken.close(resolve));
+    expect(busy.err()).toMatch(/^switchboard: Port \d+ on "127\.0\.0\.1" is in use: pass another --port \(0 picks a free one\)\n$/);
     const missing = captureIo({ cwd: dir, env: process.env });
     expect(await run(['dev', 'nope.mjs'], missing)).toBe(2);
     expect(missing.err()).toMatch(/^switchboard: Cannot import ".*nope\.mjs": no such file\n$/);
@@ -183,6 +191,23 @@ describe('switchboard dev on stdio', () => {
     else expect(listChanged).toBe(0);
     await client.close();
     await expect.poll(() => stderr, { timeout: 10_000 }).toContain('switchboard: stopped');
+  }, TEST_MS);
+
+  it('a request the generation never answered (it exited) gets an error from dev; a change starts the next one on the same connection', async () => {
+    let stderr = '';
+    const client = await McpClient.connect({
+      connector: spawnStdio({ command: process.execPath, args: [BIN, 'dev', module], cwd: dir, onstderr: (line) => { stderr += `${line}\n`; } }),
+      era: 'legacy',
+      logger: silent,
+      reconnect: false,
+    });
+    cleanups.push(() => client.close());
+    await expect.poll(() => stderr, { timeout: 20_000 }).toContain('dev serving');
+    await expect(client.callTool({ name: 'crash', arguments: {} })).rejects.toMatchObject({ code: -32603, message: 'switchboard dev: generation 1 ended (exit code 7) before it answered; send the request again' });
+    await expect(client.callTool({ name: 'greet', arguments: {} })).rejects.toMatchObject({ code: -32603, message: 'switchboard dev: the server is not running (it exited or failed to load): save a file to start it again' });
+    greet('again');
+    await expect.poll(() => stderr, { timeout: 20_000 }).toMatch(/reloaded after greeting\.mjs \(generation 2, \d+ ms\)\n/);
+    expect(await text(client)).toBe('again');
   }, TEST_MS);
 
   it('SIGTERM ends it (exit code 0) with its generation, the host\'s stdin still open', async () => {

@@ -114,7 +114,7 @@ export function startGeneration(options: { readonly mode: 'stdio' | 'http'; read
   });
   return new Promise<Generation>((resolve, reject) => {
     let settled = false;
-    const timer = setTimeout(() => settle(`it was not ready within ${GENERATION_START_TIMEOUT_MS} ms`), GENERATION_START_TIMEOUT_MS);
+    const timer = setTimeout(() => settle(`Generation ${options.number} was not ready within ${GENERATION_START_TIMEOUT_MS} ms`), GENERATION_START_TIMEOUT_MS);
     function settle(reason: string | undefined, url?: string): void {
       if (settled) return;
       settled = true;
@@ -132,6 +132,6 @@ export function startGeneration(options: { readonly mode: 'stdio' | 'http'; read
       setTimeout(() => settle(failure), FAILED_EXIT_MS).unref();
     }
     child.on('message', onMessage);
-    void exited.then((how) => settle(failure ?? `it ended (${how}) before it was ready`));
+    void exited.then((how) => settle(failure ?? `Generation ${options.number} ended (${how}) before it was ready`));
   });
 }

@@ -72,7 +72,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
   } catch (error) {
     agent.destroy();
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError('usage', code === 'EADDRINUSE' ? `Port ${options.port} is in use on ${options.host}: pass another --port (0 picks a free one)` : `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    throw new CliError('usage', code === 'EADDRINUSE' ? `Port ${options.port} on "${options.host}" is in use: pass another --port (0 picks a free one)` : `Cannot listen on "${options.host}" port ${options.port}: ${(error as Error).message}`);
   }
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;

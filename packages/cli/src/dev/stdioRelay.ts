@@ -124,19 +124,19 @@ export class StdioRelay {
   async #replay(link: Link): Promise<void> {
     const id = `${OWN_ID}${link.generation.number}:${++this.#ownCount}`;
     const answer = new Promise<Message>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the new generation did not answer the replayed initialize within ${REPLAY_TIMEOUT_MS} ms`)), REPLAY_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(new Error(`Generation ${link.generation.number} did not answer the replayed initialize within ${REPLAY_TIMEOUT_MS} ms`)), REPLAY_TIMEOUT_MS);
       link.own.set(key(id), (message) => {
         clearTimeout(timer);
         resolve(message);
       });
       void link.generation.exited.then((how) => {
         clearTimeout(timer);
-        reject(new Error(`the new generation ended (${how}) during the replayed initialize`));
+        reject(new Error(`Generation ${link.generation.number} ended (${how}) during the replayed initialize`));
       });
     });
     link.generation.stdin.write(`${JSON.stringify({ ...this.#initialize, id })}\n`);
     const message = await answer;
-    if (message.error !== undefined) throw new Error(`the new generation refused the replayed initialize: ${JSON.stringify(message.error)}`);
+    if (message.error !== undefined) throw new Error(`Generation ${link.generation.number} refused the replayed initialize: ${JSON.stringify(message.error)}`);
     if (this.#initialized !== undefined) link.generation.stdin.write(`${this.#initialized}\n`);
   }
 
