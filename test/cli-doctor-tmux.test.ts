@@ -1,19 +1,22 @@
 /**
  * `switchboard doctor` in a real terminal: the built CLI runs inside a detached tmux session (120×40, a socket of
- * its own), and the pane shows the live progress display (a spinner on the running check) and then the report.
+ * its own in a temporary folder, removed with its server at the end), and the pane shows the live progress display (a spinner on the running check) and then the report.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HAS_TMUX = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
-const SOCKET = `switchboard-doctor-${process.pid}-${Date.now()}`;
+const SOCKET_DIR = HAS_TMUX ? mkdtempSync(path.join(os.tmpdir(), 'switchboard-tmux-')) : '';
+const SOCKET = path.join(SOCKET_DIR, 'socket');
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] MCP connection/;
 
 function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', env: { ...process.env, TMUX: '' } });
+  return execFileSync('tmux', ['-S', SOCKET, ...args], { encoding: 'utf8', env: { ...process.env, TMUX: '' } });
 }
 
 /** Polls `read` until `done` accepts what it returned. */
@@ -26,7 +29,9 @@ async function poll(read: () => string, done: (text: string) => boolean, timeout
 }
 
 afterAll(() => {
-  if (HAS_TMUX) spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  if (!HAS_TMUX) return;
+  spawnSync('tmux', ['-S', SOCKET, 'kill-server']);
+  rmSync(SOCKET_DIR, { recursive: true, force: true });
 });
 
 describe.skipIf(!HAS_TMUX)('switchboard doctor in a terminal (tmux)', () => {

@@ -117,13 +117,14 @@ function dependenciesOf(dir: string): Record<string, string> {
 }
 
 describe('the packed tarballs', () => {
-  it('hold the licence, the README, dist/ and src/, but no build info and no tests', () => {
+  it('hold the licence, the README, dist/ and src/ (and the CLI its report schema), but no build info and no tests', () => {
     for (const p of packed) {
       const paths = p.files.map((f) => f.path);
       expect(paths, p.name).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
       expect(paths.filter((f) => f.startsWith('dist/')).length, p.name).toBeGreaterThan(0);
       expect(paths.filter((f) => f.startsWith('src/')).length, p.name).toBeGreaterThan(0);
-      expect(paths.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts|bin\/[^/]+\.js)$/.test(f)), p.name).toEqual([]);
+      if (p.name === 'switchboard') expect(paths, p.name).toContain('schema/doctor-report.schema.json');
+      expect(paths.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts|bin\/[^/]+\.js|schema\/[^/]+\.schema\.json)$/.test(f)), p.name).toEqual([]);
       expect(paths.filter((f) => /tsbuildinfo|\.test\.ts$|(^|\/)test\//.test(f)), p.name).toEqual([]);
     }
   });

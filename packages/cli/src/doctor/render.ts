@@ -1,6 +1,7 @@
 /**
  * The human report of a doctor run: a header (target, server, the eras and revisions it speaks), the findings
- * grouped by severity (each with its evidence, spec section or source, likely causes and fix), the measurements,
+ * grouped by severity (each with its evidence as seen, spec section or source, likely causes and fix — an info
+ * finding has neither causes nor fix), the measurements,
  * the checks line and a verdict with the exit code's meaning. Pure: a report and a terminal shape in, text out,
  * wrapped to the terminal width (wrap-ansi, so colours and wide characters count right).
  */
@@ -44,9 +45,17 @@ function msText(value: number): string {
   return `${(Math.abs(value) < 10 ? number : whole).format(value)} ms`;
 }
 
-/** Evidence as a quoted string: JSON escapes, plus the invisible characters a terminal would hide (BOM, separators). */
-export function quoteEvidence(text: string): string {
-  return JSON.stringify(text).replace(/[\u00a0\u2028\u2029\ufeff\u200b-\u200f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** Characters a terminal would hide or act on: controls (but the line feed), BOM, zero-width and direction marks, separators. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const INVISIBLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g;
+const NAMED: Readonly<Record<string, string>> = { '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Evidence as it was seen, made visible: the text as is (it is the exact bytes), with every character a terminal
+ * would hide or act on written as an escape (`\r`, `\t`, `\uFEFF`); its line feeds stay line breaks.
+ */
+export function visibleEvidence(text: string): string {
+  return text.replace(INVISIBLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 }
 
 function plural(n: number, word: string): string {
@@ -73,7 +82,8 @@ function checksLine(checks: readonly CheckOutcome[]): string {
   const parts = [`${of('passed').length} passed`];
   const failed = of('failed');
   const said = failed.filter((c) => c.reason !== undefined);
-  if (failed.length > 0) parts.push(`${failed.length} failed${said.length === 0 ? '' : ` (${named(said)})`}`);
+  if (failed.length > said.length) parts.push(`${failed.length - said.length} with findings`);
+  if (said.length > 0) parts.push(`${said.length} failed (${named(said)})`);
   for (const [status, label] of [['skipped', 'skipped'], ['timed-out', 'timed out'], ['crashed', 'crashed']] as const) {
     const list = of(status);
     if (list.length > 0) parts.push(`${list.length} ${label} (${named(list)})`);
@@ -151,10 +161,12 @@ function renderFinding(
   para(finding.message, '  ');
   if (finding.evidence.length > 0) {
     lines.push(`  ${c.dim('Evidence:')}`);
-    for (const evidence of finding.evidence) para(quoteEvidence(evidence), '    ', '     ');
+    for (const evidence of finding.evidence) visibleEvidence(evidence).split('\n').forEach((line, i) => para(line, i === 0 ? '    ' : '      ', '      '));
   }
   if (finding.spec !== null) para(`Spec: MCP ${finding.spec.revision} ${finding.spec.page} “${finding.spec.section}”`, '  ', '    ');
   if (finding.source !== undefined) para(`Source: ${finding.source}`, '  ', '    ');
+  // An info finding is knowledge: nothing to fix, so no causes and no fix.
+  if (finding.severity === 'info') return;
   if (finding.causes.length > 0) {
     lines.push('  Likely causes:');
     finding.causes.forEach((cause, i) => para(cause, `    ${i + 1}. `, ' '.repeat(7)));
