@@ -180,7 +180,7 @@ describe('stdio.hygiene', () => {
       {
         id: 'stdio.stdout-not-protocol',
         message: 'stdout line 1, before the first answer, is not a JSON-RPC message: "Weather MCP server v1.2.0 ready on stdio"',
-        evidence: ['stdout line 1: "Weather MCP server v1.2.0 ready on stdio"'],
+        evidence: ['stdout line 1: Weather MCP server v1.2.0 ready on stdio'],
       },
     ]);
   });
@@ -189,13 +189,13 @@ describe('stdio.hygiene', () => {
     const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-crlf', era: 'session' });
     expect(report.findings.map((f) => f.id)).toEqual(['stdio.crlf-line-endings']);
     expect(report.findings[0]!.message).toMatch(/^(\d+) lines of \1 on stdout end with CR LF, not LF alone$/);
-    expect(report.findings[0]!.evidence[1]).toBe('stdout line 2: "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":\\"7\\",\\"result\\":{}}\\r"');
+    expect(report.findings[0]!.evidence[1]).toBe('stdout line 2: {"jsonrpc":"2.0","id":"7","result":{}}\r');
   });
 
   it('a byte order mark on the first line is found', async () => {
     const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-bom' });
     expect(report.findings.map((f) => [f.id, f.message])).toEqual([['stdio.bom', '1 line on stdout start with a UTF-8 byte order mark (EF BB BF), the first is line 1']]);
-    expect(report.findings[0]!.evidence[0]).toMatch(/^stdout line 1: "\\ufeff\{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\"/);
+    expect(report.findings[0]!.evidence[0]).toMatch(/^stdout line 1: \uFEFF\{"jsonrpc":"2.0","id":1,"result"/);
   });
 
   it('answers to notifications are found, with the notifications sent and the answers seen', async () => {

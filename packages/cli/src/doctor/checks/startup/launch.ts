@@ -9,7 +9,7 @@
 import { DESKTOP_HOST_PATHS, pathOf, resolveCommand, type CommandResolution } from '../../pathSearch.js';
 import { STARTUP } from '../../requirements/startup.js';
 import type { Check, CheckContext, StdioLine, StdioWire } from '../../types.js';
-import { discoverRequest, initializeRequest, quoteLine, received, responseOf, sent, short, type WireRequest } from '../stdio/messages.js';
+import { discoverRequest, initializeRequest, received, responseOf, sent, short, type WireRequest } from '../stdio/messages.js';
 import { waitOrEnd } from '../stdio/waits.js';
 
 /**
@@ -32,7 +32,7 @@ type StdioTarget = Extract<CheckContext['target'], { transport: 'stdio' }>;
 
 /** The stderr tail and the first stdout lines, as evidence. */
 function outputEvidence(wire: StdioWire): string[] {
-  const stdout = wire.lines.slice(0, STDOUT_LINES).map((line, i) => `stdout line ${i + 1}: ${quoteLine(line.raw)}`);
+  const stdout = wire.lines.slice(0, STDOUT_LINES).map((line, i) => `stdout line ${i + 1}: ${line.raw}`);
   const stderr = wire.stderrTail.slice(-STDERR_LINES).map((line) => `stderr: ${line}`);
   return [...stdout, ...(stderr.length === 0 ? ['stderr: (nothing)'] : stderr)];
 }

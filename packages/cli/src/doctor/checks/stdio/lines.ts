@@ -23,7 +23,7 @@ function position(lines: readonly StdioLine[], index: number): string {
 }
 
 function quoted(lines: readonly StdioLine[], indexes: readonly number[]): string[] {
-  const shown = indexes.slice(0, QUOTED).map((i) => `stdout line ${i + 1}: ${quoteLine(lines[i]!.raw)}`);
+  const shown = indexes.slice(0, QUOTED).map((i) => `stdout line ${i + 1}: ${lines[i]!.raw}`);
   return indexes.length > QUOTED ? [...shown, `… ${indexes.length - QUOTED} more`] : shown;
 }
 

@@ -97,7 +97,8 @@ export function namesId(responseId: unknown, id: string | number): boolean {
   return (typeof responseId === 'string' || typeof responseId === 'number') && String(responseId) === String(id);
 }
 
-/** A line quoted for evidence: as a JSON string literal, so a CR, a BOM or trailing spaces show. */
+/** A line quoted in a message: as a JSON string literal, so a CR, a BOM or trailing spaces show. (Evidence keeps
+ * lines raw: the report escapes them when it shows them.) */
 export function quoteLine(raw: string): string {
   return JSON.stringify(raw).replace(/\uFEFF/g, '\\ufeff');
 }
@@ -107,9 +108,9 @@ export function sent(message: unknown): string {
   return `→ ${typeof message === 'string' ? message : JSON.stringify(message)}`;
 }
 
-/** A line as received, for evidence (`← …`), without the CR or BOM it may carry. */
+/** A line as received, for evidence (`← …`): the parsed message (without the CR or BOM it may carry), or the raw text. */
 export function received(line: StdioLine): string {
-  return `← ${line.json === undefined ? quoteLine(line.raw) : JSON.stringify(line.json)}`;
+  return `← ${line.json === undefined ? line.raw : JSON.stringify(line.json)}`;
 }
 
 /** Cuts a text to `max` characters for a one-line message, with an ellipsis. */
