@@ -9,8 +9,11 @@ import type { Check, CheckContext, HttpProbeRequest, HttpProbeResponse } from '.
 import { legacyAllowed, modernAvailable, openSession, probePost, type RawSession } from './session.js';
 import { answersId, exchange, exchangeEvidence, isSuccess, mediaType, statusText } from './wire.js';
 
-/** How long a GET stream is read before the check has what it needs (its status and type), milliseconds. */
-const GET_READ_MS = 1000;
+/**
+ * How long a GET stream is read, milliseconds: the check needs only its status and type, and a healthy stream
+ * never ends by itself. An answer whose head has not come by then is not judged (no false finding under load).
+ */
+const GET_READ_MS = 500;
 
 function getRequest(ctx: CheckContext, session: RawSession | undefined): HttpProbeRequest {
   return {
