@@ -101,6 +101,7 @@ async function run(ctx: CheckContext): Promise<void> {
   ctx.progress('skipped: initialize opened no session and the server speaks no 2026-07-28');
 }
 
+/** `http.methods`: GET and DELETE in a session (or on a server of 2026-07-28 alone, with a stale `Mcp-Session-Id`). */
 export const METHODS_CHECK: Check = {
   id: 'http.methods',
   title: 'HTTP GET and DELETE',

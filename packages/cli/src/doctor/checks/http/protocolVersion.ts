@@ -73,6 +73,7 @@ async function run(ctx: CheckContext): Promise<void> {
   }
 }
 
+/** `http.protocol-version-header`: an unsupported and a missing `MCP-Protocol-Version` on a 2025-06-18+ session. */
 export const PROTOCOL_VERSION_CHECK: Check = {
   id: 'http.protocol-version-header',
   title: 'HTTP MCP-Protocol-Version header',
