@@ -11,6 +11,7 @@ import { PROTOCOL_VERSION_CHECK } from './http/protocolVersion.js';
 import { RESUMPTION_CHECK } from './http/resumption.js';
 import { SESSIONS_CHECK } from './http/sessions.js';
 
+/** The http checks, in the order the doctor runs them. */
 export const HTTP_CHECKS: readonly Check[] = [
   MEDIA_TYPES_CHECK,
   METHODS_CHECK,

@@ -18,6 +18,7 @@ function modern(section: string): SpecRef {
   return { revision: '2026-07-28', page: 'basic/transports/streamable-http.mdx', section };
 }
 
+/** Every Streamable HTTP requirement (ids `http.*`). */
 export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.valid-post-refused',

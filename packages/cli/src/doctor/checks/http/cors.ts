@@ -64,6 +64,7 @@ async function run(ctx: CheckContext): Promise<void> {
   if (legacyAllowed(ctx) && !ctx.signal.aborted) await exposed(ctx, origin);
 }
 
+/** `http.cors`: a preflight from the target's own origin; the MCP headers allowed, `Mcp-Session-Id` exposed. */
 export const CORS_CHECK: Check = {
   id: 'http.cors',
   title: 'HTTP CORS for browser clients',

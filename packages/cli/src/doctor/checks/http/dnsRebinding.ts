@@ -75,6 +75,7 @@ async function run(ctx: CheckContext): Promise<void> {
   if (!ctx.signal.aborted) await foreignOrigin(ctx, loopback);
 }
 
+/** `http.dns-rebinding`: `Host: evil.example` (loopback targets) and `Origin: http://evil.example` refused. */
 export const DNS_REBINDING_CHECK: Check = {
   id: 'http.dns-rebinding',
   title: 'HTTP Host and Origin validation',

@@ -127,6 +127,7 @@ async function run(ctx: CheckContext): Promise<void> {
   }
 }
 
+/** `http.media-types`: the right and the wrong `Accept` and `Content-Type`, the answer's type, 202 for a notification. */
 export const MEDIA_TYPES_CHECK: Check = {
   id: 'http.media-types',
   title: 'HTTP media types (Accept, Content-Type)',

@@ -9,8 +9,11 @@ import type { Check, CheckContext, HttpProbeRequest, HttpProbeResponse } from '.
 import { legacyAllowed, modernAvailable, openSession, probePost, type RawSession } from './session.js';
 import { answersId, exchange, exchangeEvidence, isSuccess, mediaType, statusText } from './wire.js';
 
-/** How long a GET stream is read before the check has what it needs (its status and type), milliseconds. */
-const GET_READ_MS = 1000;
+/**
+ * How long a GET stream is read, milliseconds: the check needs only its status and type, and a healthy stream
+ * never ends by itself. An answer whose head has not come by then is not judged (no false finding under load).
+ */
+const GET_READ_MS = 500;
 
 function getRequest(ctx: CheckContext, session: RawSession | undefined): HttpProbeRequest {
   return {
@@ -98,6 +101,7 @@ async function run(ctx: CheckContext): Promise<void> {
   ctx.progress('skipped: initialize opened no session and the server speaks no 2026-07-28');
 }
 
+/** `http.methods`: GET and DELETE in a session (or on a server of 2026-07-28 alone, with a stale `Mcp-Session-Id`). */
 export const METHODS_CHECK: Check = {
   id: 'http.methods',
   title: 'HTTP GET and DELETE',

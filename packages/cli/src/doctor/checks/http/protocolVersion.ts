@@ -38,6 +38,17 @@ async function missing(ctx: CheckContext, session: RawSession): Promise<void> {
   });
 }
 
+/**
+ * A header naming another revision the server serves than the session's: the spec leaves the answer to the server
+ * (our own refuses it with 400), so it is said, not judged.
+ */
+async function otherRevision(ctx: CheckContext, session: RawSession): Promise<void> {
+  const other = [...WITH_HEADER].find((revision) => revision !== session.revision && ctx.facts.legacyRevisions.includes(revision));
+  if (other === undefined) return;
+  const { response } = await exchange(ctx, sessionPost(session, pingMessage('doctor-other-version'), { 'mcp-protocol-version': other }));
+  if (response.status !== 0) ctx.progress(`MCP-Protocol-Version: ${other} on a ${session.revision} session was answered ${response.status} (the spec leaves this to the server)`);
+}
+
 async function run(ctx: CheckContext): Promise<void> {
   if (!legacyAllowed(ctx)) {
     ctx.progress('skipped: --era stateless (the 2026-07-28 header rules are the eras checks\')');
@@ -56,11 +67,13 @@ async function run(ctx: CheckContext): Promise<void> {
     ctx.progress(`${UNSUPPORTED} and no header on a ${session.revision} session`);
     await unsupported(ctx, session);
     await missing(ctx, session);
+    await otherRevision(ctx, session);
   } finally {
     await endSession(ctx, session);
   }
 }
 
+/** `http.protocol-version-header`: an unsupported and a missing `MCP-Protocol-Version` on a 2025-06-18+ session. */
 export const PROTOCOL_VERSION_CHECK: Check = {
   id: 'http.protocol-version-header',
   title: 'HTTP MCP-Protocol-Version header',

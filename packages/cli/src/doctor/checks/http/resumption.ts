@@ -73,6 +73,7 @@ async function run(ctx: CheckContext): Promise<void> {
   }
 }
 
+/** `http.resumption`: a GET with `Last-Event-ID` replays what followed that event. */
 export const RESUMPTION_CHECK: Check = {
   id: 'http.resumption',
   title: 'HTTP Last-Event-ID resumption',

@@ -135,6 +135,7 @@ async function run(ctx: CheckContext): Promise<void> {
   if (ended && !ctx.signal.aborted) await reinitialize(ctx, session);
 }
 
+/** `http.sessions`: 400 without the session id, 404 for an unknown or ended one, a new session after. */
 export const SESSIONS_CHECK: Check = {
   id: 'http.sessions',
   title: 'HTTP sessions',
