@@ -46,7 +46,7 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
     area: 'protocol',
     title: 'resources/read of an unknown resource gets the revision\'s code',
     behaviour:
-      'resources/read of a URI the server does not have is answered with -32002 (revisions up to 2025-11-25, a SHOULD) or -32602 with data.uri (2026-07-28, a MUST; -32002 is retired there), never an empty contents array.',
+      'resources/read of a URI the server does not have is answered with -32002 (revisions up to 2025-11-25, a SHOULD) or -32602 (2026-07-28, a MUST; -32002 is retired there), never an empty contents array.',
     spec: { revision: '2026-07-28', page: 'server/resources.mdx', section: 'Error Handling' },
     revisions: 'all',
     transports: BOTH,

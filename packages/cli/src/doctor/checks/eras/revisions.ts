@@ -87,7 +87,7 @@ function judgeNegotiation(ctx: CheckContext, offers: readonly Offer[], listed: r
     } else if (listedLegacy.includes(o.offered)) {
       ctx.report('eras.version-negotiation', { message: `Offered ${o.offered}, which server/discover lists, the server settled on ${o.settled} instead`, evidence });
     } else if (!supported.has(o.settled) && known.some((k) => k.offered === o.settled)) {
-      ctx.report('eras.version-negotiation', { message: `Offered ${o.offered}, the server counter-offered ${o.settled}, but offered ${o.settled} itself it does not settle on it`, evidence });
+      ctx.report('eras.version-negotiation', { message: `Offered ${o.offered}, the server counter-offered ${o.settled}, but offered ${o.settled} directly it settles on another revision`, evidence });
     }
   }
   const unknown = offers.find((o) => o.offered === UNKNOWN_REVISION);
@@ -168,12 +168,13 @@ async function run(ctx: CheckContext): Promise<void> {
   judgeNegotiation(ctx, offers, found?.listed);
 
   const modern = ctx.facts.modernRevisions;
-  const offerEvidence = offers.slice(-2).flatMap((o) => evidenceOf(o.answer));
+  const offerEvidence = offers.filter((o) => errorOf(o.answer) !== undefined).slice(-2).flatMap((o) => evidenceOf(o.answer));
   if (settled.length > 0 && modern.length > 0) {
     ctx.report('eras.dual-era', { message: `The server speaks both eras: ${modern.join(', ')} (server/discover) and ${settled.join(', ')} (initialize)`, evidence: discoverEvidence(found) });
   } else if (settled.length > 0 && probeModern) {
     ctx.report('eras.legacy-only', { message: `The server speaks only session-based revisions (${settled.join(', ')}): server/discover did not identify a modern server, so 2026-07-28 clients fall back to initialize`, evidence: discoverEvidence(found) });
-  } else if (modern.length > 0) {
+  } else if (modern.length > 0 && offers.some((o) => errorOf(o.answer) !== undefined)) {
+    // Refused, not merely unanswered: offers that all went unanswered in time say nothing about the era.
     ctx.report('eras.modern-only', { message: `The server speaks only ${modern.join(', ')}: initialize was refused at every revision offered`, evidence: offerEvidence });
     ctx.report('eras.legacy-clients-refused', { message: 'initialize was refused at every revision offered, so clients of 2025-11-25 and earlier cannot connect', evidence: offerEvidence });
     judgeModernOnlyRefusal(ctx, offers, modern);
