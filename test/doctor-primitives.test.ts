@@ -67,7 +67,7 @@ describe('doctor primitives checks', () => {
   it('reports an endless cursor, quoting the cursor and the repeated answer', async () => {
     const { findings, facts } = await runPrimitives(fixture('primitives-endless-cursor'));
     expect(ids(findings)).toEqual(['primitives.endless-pagination']);
-    expect(findings[0]?.message).toContain('the cursor "page-2" was answered twice with the same page');
+    expect(findings[0]?.message).toBe('Pagination of tools/list never ends: the cursor "page-2" was answered twice with the same page (stopped after 3 pages)');
     expect(findings[0]?.evidence[0]).toBe('→ {"method":"tools/list","params":{"cursor":"page-2"}}');
     expect(findings[0]?.evidence[1]).toContain('"nextCursor":"page-2"');
     expect(facts.tools?.map((t) => t.name)).toEqual(['echo']);
@@ -113,6 +113,9 @@ describe('doctor primitives checks', () => {
     const { findings, facts } = await runPrimitives(fixture('primitives-huge-catalogue'));
     expect(ids(findings)).toEqual(['primitives.token-cost']);
     expect(findings[0]?.severity).toBe('error');
+    expect(findings[0]?.message).toMatch(/^The 1,001 tools cost about [\d,]+ tokens of a model's context \(o200k_base\), above 100,000$/);
+    expect(findings[0]?.evidence).toHaveLength(3);
+    expect(findings[0]?.evidence[0]).toMatch(/^largest tool: get_\w+ \(\d+ tokens\)$/);
     expect(facts.tools?.length).toBe(1001);
     expect(facts.measurements['tools/list.tokens']).toBeGreaterThan(150_000);
     expect(facts.measurements['tools/list.tokens']).toBeLessThan(300_000);
