@@ -19,6 +19,7 @@ describe('the doctor progress display without a terminal', () => {
     display.onProgress(end({}));
     display.onProgress(end({ status: 'failed', findings: 2, worst: 'warning' }));
     display.onProgress(end({ status: 'failed', findings: 1 }));
+    display.onProgress(end({ status: 'failed', reason: 'spawn nope ENOENT', durationMs: 9 }));
     display.onProgress(end({ status: 'skipped', durationMs: 0, reason: 'no connection' }));
     display.onProgress(end({ status: 'timed-out', durationMs: 2000, findings: 1 }));
     display.onProgress(end({ status: 'crashed', durationMs: 3, reason: 'TypeError: boom' }));
@@ -30,6 +31,7 @@ describe('the doctor progress display without a terminal', () => {
         '[doctor] stdio hygiene … ok (120 ms)',
         '[doctor] stdio hygiene … 2 findings (120 ms)',
         '[doctor] stdio hygiene … 1 finding (120 ms)',
+        '[doctor] stdio hygiene … failed: spawn nope ENOENT (9 ms)',
         '[doctor] stdio hygiene … skipped: no connection',
         '[doctor] stdio hygiene … timed out after 2000 ms, 1 finding',
         '[doctor] stdio hygiene … crashed: TypeError: boom (3 ms)',

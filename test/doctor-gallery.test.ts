@@ -1,19 +1,15 @@
 /**
- * The broken-servers gallery, driven by the requirements manifest: every requirement that names a `fixture` is
- * diagnosed on that fixture, and the doctor must report exactly the planted fault (that finding id) and no other
- * finding of severity `error`. Also: the manifest and the checks agree (every requirement is reportable by some
- * check, every id a check may report is in the manifest) and every fixture file exists.
+ * The requirements manifest, the checks and the broken-servers gallery agree: ids are unique and well formed,
+ * every requirement is reportable by some check and every id a check may report is in the manifest, every fixture
+ * named exists, and the gallery files (test/doctor-gallery-*.test.ts, see test/helpers/doctorGallery.ts) cover
+ * every area.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../packages/cli/src/doctor/checks/index.js';
-import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
-import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
 import { REQUIREMENTS } from '../packages/cli/src/doctor/requirements/index.js';
-import type { Requirement } from '../packages/cli/src/doctor/types.js';
-import { fixturePath, startBrokenServer } from './helpers/brokenServer.js';
-
-const WITH_FIXTURE = REQUIREMENTS.filter((r): r is Requirement & { fixture: NonNullable<Requirement['fixture']> } => r.fixture !== undefined);
+import { fixturePath } from './helpers/brokenServer.js';
+import { GALLERY_GROUPS, WITH_FIXTURE } from './helpers/doctorGallery.js';
 
 describe('the requirements manifest and the checks', () => {
   it('ids are unique, well formed and in their area', () => {
@@ -32,36 +28,16 @@ describe('the requirements manifest and the checks', () => {
     expect(REQUIREMENTS.filter((r) => !reportable.has(r.id)).map((r) => r.id)).toEqual([]);
   });
 
-  it('every fixture named exists, on a transport its requirement applies to', () => {
+  it('every fixture named exists (or is a command line), on a transport its requirement applies to', () => {
     expect(WITH_FIXTURE.filter((r) => r.fixture.command === undefined && !existsSync(fixturePath(r.fixture.file))).map((r) => `${r.id}: ${r.fixture.file}.mjs`)).toEqual([]);
     expect(WITH_FIXTURE.filter((r) => r.fixture.command !== undefined && (r.fixture.transport !== 'stdio' || r.fixture.command.length === 0)).map((r) => r.id)).toEqual([]);
     expect(WITH_FIXTURE.filter((r) => !r.transports.includes(r.fixture.transport)).map((r) => r.id)).toEqual([]);
   });
-});
 
-describe('the broken-servers gallery', () => {
-  if (WITH_FIXTURE.length === 0) it.skip('no requirement names a fixture yet: nothing to diagnose', () => {});
-
-  for (const rule of WITH_FIXTURE) {
-    const { fixture } = rule;
-    it(`${fixture.file} (${fixture.transport}${fixture.era === undefined ? '' : `, --era ${fixture.era}`}): reports ${rule.id} and no other error`, async () => {
-      const server = await startBrokenServer(fixture);
-      try {
-        const report = await runDoctor({
-          target: server.target,
-          env: nodeDoctorEnv(),
-          timeoutMs: 20_000,
-          requestTimeoutMs: 3_000,
-          ...(fixture.era === undefined ? {} : { era: fixture.era }),
-          ...(fixture.call === undefined ? {} : { call: fixture.call }),
-        });
-        const ids = report.findings.map((f) => `${f.severity} ${f.id}`);
-        expect(report.findings.map((f) => f.id), `findings: ${ids.join(', ')}`).toContain(rule.id);
-        expect(report.findings.filter((f) => f.severity === 'error' && f.id !== rule.id).map((f) => f.id)).toEqual([]);
-        expect(report.checks.filter((c) => c.status === 'crashed' || c.status === 'timed-out').map((c) => `${c.id}: ${c.status} ${c.reason ?? ''}`)).toEqual([]);
-      } finally {
-        await server.stop();
-      }
-    });
-  }
+  it('the gallery files cover every area, each once', () => {
+    const areas = Object.values(GALLERY_GROUPS).flat();
+    expect([...areas].sort()).toEqual(['eras', 'http', 'primitives', 'protocol', 'startup', 'stdio']);
+    const files = readdirSync(new URL('.', import.meta.url)).filter((f) => /^doctor-gallery-.+\.test\.ts$/.test(f));
+    expect(files.sort()).toEqual(Object.keys(GALLERY_GROUPS).map((g) => `doctor-gallery-${g}.test.ts`).sort());
+  });
 });

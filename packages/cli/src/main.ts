@@ -6,6 +6,7 @@
 import os from 'node:os';
 import process from 'node:process';
 import { createInterface } from 'node:readline/promises';
+import { nodeDoctorEnv } from './doctor/index.js';
 import type { CliIo } from './io.js';
 import { run } from './run.js';
 
@@ -32,6 +33,9 @@ const io: CliIo = {
   signal: stop.signal,
   ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
   color: process.stdout.isTTY && process.env.NO_COLOR === undefined,
+  stderrIsTTY: process.stderr.isTTY,
+  stderrStream: process.stderr,
+  doctorEnv: nodeDoctorEnv(),
   ...(tty
     ? {
         ask: (question: string) => {

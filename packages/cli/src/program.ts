@@ -4,6 +4,7 @@
  */
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import { callCommand } from './commands/call.js';
+import { doctorCommand } from './commands/doctor.js';
 import type { ServerCommandOptions } from './commands/context.js';
 import { explainCommand } from './commands/explain.js';
 import { listCommand } from './commands/list.js';
@@ -16,13 +17,14 @@ import { Output } from './output.js';
 import { VERSION } from './version.js';
 
 /** The commands that take a `<target>`, and so a `-- <command> [args…]`. */
-export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read']);
+export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor']);
 
 const EXIT_CODES = `
 Exit codes:
   0  done (and the tool result was not an error)
   1  the command failed: a tool result with isError, an error answer of the server, a result that breaks the spec
   2  usage error, or the server could not be reached or started
+  doctor: 0 nothing above info, 1 a warning or an error was found (or a check crashed or timed out), 2 could not connect
 
 Targets:
   <url>                    http(s)://… — Streamable HTTP
@@ -32,12 +34,28 @@ Targets:
   -- <command> [args…]     stdio: the command to start, last on the line (--env K=V, --cwd DIR before the --)
 
 Examples:
+  switchboard doctor http://127.0.0.1:3000/mcp
+  switchboard doctor --json -- node server.js --stdio
   switchboard list http://127.0.0.1:3000/mcp
   switchboard list -- node server.js --stdio
   switchboard call add_numbers --args '{"a":2,"b":3}' -- node server.js --stdio
   switchboard read my-server sqlite://demo/schema/users
   switchboard explain -32001
   switchboard explain "MCP error -32000: Connection closed"
+`;
+
+const DOCTOR_HELP = `
+The progress goes to stderr (a live task list on a terminal); the report to stdout. The doctor calls no tool
+unless --call names one.
+
+Exit codes: 0 nothing above info; 1 a warning or an error was found, or a check crashed or timed out;
+2 could not connect (or a usage error).
+
+Examples:
+  switchboard doctor http://127.0.0.1:3000/mcp
+  switchboard doctor -- node server.js --stdio
+  switchboard doctor my-server --json > report.json
+  switchboard doctor --call add --args '{"a":2,"b":3}' -- node server.js --stdio
 `;
 
 /** The state one parse leaves: the exit code of the command that ran. */
@@ -100,7 +118,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
   const shift = (positionals: (string | undefined)[]): (string | undefined)[] => (command.length > 0 ? [undefined, ...positionals] : positionals);
 
   const program = new Command('switchboard')
-    .description('The Switchboard MCP toolkit: list, call and read any MCP server, explain MCP errors')
+    .description('The Switchboard MCP toolkit: diagnose, list, call and read any MCP server, explain MCP errors')
     .version(VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show the help')
     .exitOverride()
@@ -109,6 +127,34 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .addHelpText('after', EXIT_CODES)
     .allowExcessArguments(false);
 
+  program
+    .command('doctor')
+    .usage('[options] <url | name>  |  doctor [options] -- <command> [args…]')
+    .argument('[target]', 'URL or host configuration name (omit with -- <command>)')
+    .description('diagnose a server: start-up, transport, eras, error codes, tools; a report with the evidence, spec section, causes and fix')
+    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
+    .option('--cwd <dir>', 'working directory of a stdio server')
+    .option('--config <file>', 'read server names from this host configuration file only')
+    .option('--timeout-ms <ms>', 'budget of the whole run: the report comes by then (default 60000)', positiveInteger)
+    .option('--request-timeout-ms <ms>', 'budget of each request or wait (default 10000)', positiveInteger)
+    .addOption(new Option('--era <era>', 'which protocol era the checks connect in: session (legacy), stateless (2026-07-28), auto').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .option('--call <tool>', 'call this tool (and no other) and check its result; the doctor calls no tool otherwise')
+    .option('--args <json>', 'the arguments of --call, a JSON object')
+    .option('--json', 'print the report as JSON on stdout (it validates against schema/doctor-report.schema.json)')
+    .addHelpText('after', DOCTOR_HELP)
+    .action(async (target: string | undefined, flags: Omit<ServerFlags, 'timeoutMs'> & { timeoutMs?: number; requestTimeoutMs?: number; call?: string; args?: string }) => {
+      state.exitCode = await doctorCommand({
+        io,
+        output,
+        spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+        era: flags.era,
+        ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
+        ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
+        ...(flags.call === undefined ? {} : { call: flags.call }),
+        ...(flags.args === undefined ? {} : { args: flags.args }),
+        json: flags.json === true,
+      });
+    });
   serverOptions(program.command('list').argument('[target]', 'URL or host configuration name').description('list the tools, resources, resource templates and prompts (tables, or --json)')).action(
     async (target: string | undefined, flags: ServerFlags) => {
       state.exitCode = await listCommand(server(flags, shift([target])[0]));

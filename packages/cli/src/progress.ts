@@ -30,7 +30,7 @@ export function checkEndText(event: CheckEnd): string {
     case 'passed':
       return `ok (${ms(event.durationMs)})`;
     case 'failed':
-      return `${findings} (${ms(event.durationMs)})`;
+      return `${event.findings > 0 ? findings : 'failed'}${reason} (${ms(event.durationMs)})`;
     case 'skipped':
       return `skipped${reason}`;
     case 'timed-out':

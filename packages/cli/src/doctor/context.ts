@@ -10,6 +10,7 @@ import { VERSION } from '../version.js';
 import type { Budget } from './budget.js';
 import { anySignal } from './budget.js';
 import { httpProbe } from './httpProbe.js';
+import { findingOf } from './report.js';
 import { requirement } from './requirements/index.js';
 import { doctorStdioConnector } from './stdioConnector.js';
 import { openStdioWire } from './stdioWire.js';
@@ -17,8 +18,6 @@ import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, Docto
 
 /** The client era each `--era` choice asks for. */
 export const CLIENT_ERA = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
-/** The most of one evidence item a finding keeps, in characters. */
-export const EVIDENCE_CHARS = 500;
 /** The grace between SIGTERM and SIGKILL when the doctor ends a process, ms. */
 export const KILL_GRACE_MS = 500;
 /** The longest `server/discover` probe of a doctor client, ms. */
@@ -100,25 +99,11 @@ export interface CheckContextHandle {
   retire(): void;
 }
 
-function cut(text: string): string {
-  return text.length <= EVIDENCE_CHARS ? text : `${text.slice(0, EVIDENCE_CHARS - 1)}…`;
-}
-
-/** The finding of an observation, from its requirement. */
-export function findingOf(id: string, observation: Observation): Finding {
+/** The finding of an observation, from its requirement in the manifest. @throws TypeError for an id not in it */
+function findingFor(id: string, observation: Observation): Finding {
   const rule = requirement(id);
   if (rule === undefined) throw new TypeError(`Unknown requirement id: "${id}"`);
-  return {
-    id,
-    severity: observation.severity ?? rule.severity,
-    title: rule.title,
-    message: observation.message,
-    evidence: (observation.evidence ?? []).map(cut),
-    spec: rule.spec,
-    ...(rule.source === undefined ? {} : { source: rule.source }),
-    causes: rule.causes,
-    fix: rule.fix,
-  };
+  return findingOf(rule, observation);
 }
 
 /** The environment of a stdio server: the doctor's, with the target's over it. */
@@ -172,7 +157,7 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
       }
       let finding: Finding;
       try {
-        finding = findingOf(id, observation);
+        finding = findingFor(id, observation);
       } catch (error) {
         misuse = error as Error;
         throw error;

@@ -12,48 +12,14 @@ import { VERSION } from '../version.js';
 import { createBudget, DoctorStoppedError, raceSignal, type Budget } from './budget.js';
 import { CHECKS } from './checks/index.js';
 import { CLIENT_ERA, createCheckContext, RunResources } from './context.js';
-import type { Check, CheckOutcome, CheckStatus, DoctorFacts, DoctorOptions, DoctorReport, DoctorTarget, Finding, RunDoctor } from './types.js';
+import { assembleReport, SEVERITY_ORDER } from './report.js';
+import type { Check, CheckOutcome, CheckStatus, DoctorFacts, DoctorOptions, DoctorReport, Finding, RunDoctor } from './types.js';
 
 /** The id and title of the connect step's line in `checks`. */
 export const CONNECT_STEP = { id: 'connect', title: 'MCP connection' } as const;
 
-const SEVERITY_RANK = { error: 0, warning: 1, info: 2 } as const;
-const AREA_RANK: Readonly<Record<string, number>> = { startup: 0, eras: 1, stdio: 2, http: 3, protocol: 4, primitives: 5 };
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The report's view of the target: no environment, no headers (they may hold secrets). */
-function publicTarget(target: DoctorTarget): DoctorReport['target'] {
-  return target.transport === 'http' ? { transport: 'http', url: target.url } : { transport: 'stdio', command: target.command, args: [...target.args] };
-}
-
-/** The report (the minimum of the report part's `assembleReport`, used until it lands). */
-function assemble(input: { readonly target: DoctorTarget; readonly startedAt: string; readonly durationMs: number; readonly facts: DoctorFacts; readonly findings: readonly Finding[]; readonly checks: readonly CheckOutcome[] }): DoctorReport {
-  const { facts } = input;
-  const area = (id: string): number => AREA_RANK[id.split('.')[0] ?? ''] ?? 99;
-  const findings = [...input.findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || area(a.id) - area(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const count = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length;
-  const errors = count('error');
-  const warnings = count('warning');
-  const unfinished = input.checks.some((c) => c.status === 'crashed' || c.status === 'timed-out');
-  const exitCode = !facts.connected ? 2 : errors + warnings > 0 || unfinished ? 1 : 0;
-  const measurements = Object.fromEntries(Object.entries(facts.measurements).filter(([, v]) => Number.isFinite(v)));
-  return {
-    schemaVersion: 1,
-    doctor: { name: 'switchboard', version: VERSION },
-    target: publicTarget(input.target),
-    startedAt: input.startedAt,
-    durationMs: input.durationMs,
-    connected: facts.connected,
-    ...(facts.serverInfo === undefined ? {} : { server: facts.serverInfo }),
-    eras: { legacy: [...facts.legacyRevisions], modern: [...facts.modernRevisions], dualEra: facts.legacyRevisions.length > 0 && facts.modernRevisions.length > 0 },
-    measurements,
-    findings,
-    checks: input.checks,
-    summary: { errors, warnings, infos: count('info'), exitCode },
-  };
 }
 
 interface Run {
@@ -67,7 +33,7 @@ interface Run {
 
 function progressEnd(run: Run, outcome: CheckOutcome, findings: readonly Finding[]): void {
   run.outcomes.push(outcome);
-  const worst = findings.reduce<Finding['severity'] | undefined>((w, f) => (w === undefined || SEVERITY_RANK[f.severity] < SEVERITY_RANK[w] ? f.severity : w), undefined);
+  const worst = SEVERITY_ORDER.find((severity) => findings.some((f) => f.severity === severity));
   run.options.onProgress?.({
     type: 'check-end',
     id: outcome.id,
@@ -177,5 +143,5 @@ export const runDoctor: RunDoctor = async (options: DoctorOptions): Promise<Doct
     budget.dispose();
     await run.resources.closeAll({ env, waitMs: budget.cleanupMs });
   }
-  return assemble({ target, startedAt, durationMs: env.now() - startedMs, facts: run.facts, findings: run.findings, checks: run.outcomes });
+  return assembleReport({ target, startedAt, durationMs: env.now() - startedMs, facts: run.facts, findings: run.findings, checks: run.outcomes, version: VERSION });
 };

@@ -128,8 +128,8 @@ describe('StdioWire framing', () => {
     const wire = openStdioWire({ env, process: proc });
     await wire.write('hello\n');
     expect((await wire.waitFor((l) => l.raw.startsWith('got'), { timeoutMs: 5000 }))?.raw).toBe('got hello');
-    await proc.exited;
-    await new Promise((r) => setTimeout(r, 50));
+    // Once a wait ends because the process ended, its exit is known.
+    expect(await wire.waitFor(() => false, { timeoutMs: 5000 })).toBeUndefined();
     expect(wire.exit).toEqual({ code: 3, signal: null });
     expect(wire.stderrTail).toHaveLength(50);
     expect(wire.stderrTail.at(-1)).toBe('err 59');

@@ -11,7 +11,7 @@ import type { DoctorEnv, ProbeProcess, StdioLine, StdioWire } from './types.js';
 export const MAX_KEPT_LINES = 10_000;
 /** The stderr lines a wire keeps (the last ones). */
 export const STDERR_TAIL_LINES = 50;
-/** How long stdout may take to end once the process exited (a grandchild may hold it open), ms. */
+/** How long stdout may take to end once the process exited, or the exit to come once stdout ended, ms. */
 const STDOUT_AFTER_EXIT_MS = 500;
 
 /** What {@link openStdioWire} is given. */
@@ -65,10 +65,15 @@ class ProcessWire implements StdioWire {
     this.#signal?.addEventListener('abort', () => this.#wakeAll(), { once: true });
     const stdout = this.#readStdout();
     void this.#readStderr();
-    void this.#process.exited.then(async (exit) => {
+    const exited = this.#process.exited.then((exit) => {
       this.#exit = exit;
-      const ended = await Promise.race([stdout.then(() => true), this.#env.sleep(STDOUT_AFTER_EXIT_MS).then(() => false, () => false)]);
-      if (!ended) this.#end();
+    });
+    // The end of the wire: stdout ended and the exit is known, so a check woken by it can read why. Either may
+    // come first; the other is waited for a little (a grandchild may hold stdout open after the exit; a server may
+    // close stdout and linger).
+    void Promise.race([stdout, exited]).then(async () => {
+      await Promise.race([Promise.all([stdout, exited]), this.#env.sleep(STDOUT_AFTER_EXIT_MS).catch(() => {})]);
+      this.#end();
     });
   }
 
@@ -92,7 +97,6 @@ class ProcessWire implements StdioWire {
       // A stream that fails ends like one that closes.
     }
     for (const line of splitter.end()) this.#add(line);
-    this.#end();
   }
 
   async #readStderr(): Promise<void> {

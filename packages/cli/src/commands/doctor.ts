@@ -1,0 +1,96 @@
+/**
+ * `switchboard doctor <target>`: a thin shell over the doctor library. It resolves the target (`target.ts`), runs
+ * `runDoctor` with the io's `DoctorEnv` and a progress display on stderr, and prints the report: the human one, or
+ * `--json` (the only thing on stdout). The exit code is the report's: 0 nothing above info, 1 a warning, an error,
+ * or a check that crashed or timed out, 2 could not connect (or a usage error).
+ */
+import { nodeDoctorEnv, runDoctor } from '../doctor/index.js';
+import { renderReport } from '../doctor/render.js';
+import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
+import type { EraChoice } from '../connect.js';
+import { CliError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import type { Output } from '../output.js';
+import { progressDisplay } from '../progress.js';
+import { describeTarget, resolveTarget, type Target, type TargetSpec } from '../target.js';
+import { reportFailure } from './context.js';
+
+/** What the command line gave `doctor`. */
+export interface DoctorCommandOptions {
+  readonly io: CliIo;
+  readonly output: Output;
+  readonly spec: TargetSpec;
+  /** `--era`. */
+  readonly era: EraChoice;
+  /** `--timeout-ms`: the whole run, milliseconds. @default the doctor's (60_000) */
+  readonly timeoutMs?: number;
+  /** `--request-timeout-ms`: each request or wait, milliseconds. @default the doctor's (10_000) */
+  readonly requestTimeoutMs?: number;
+  /** `--call NAME`: the one tool the doctor may call. */
+  readonly call?: string;
+  /** `--args JSON`: its arguments, a JSON object (only with `--call`). */
+  readonly args?: string;
+  /** `--json`: the report as JSON on stdout. */
+  readonly json: boolean;
+}
+
+/** The doctor's view of a resolved target (a 2024-11-05 HTTP+SSE entry is reached at its URL like any other). */
+export function doctorTarget(target: Target): DoctorTarget {
+  if (target.kind === 'http') return { transport: 'http', url: target.url, ...(Object.keys(target.headers).length === 0 ? {} : { headers: target.headers }) };
+  return { transport: 'stdio', command: target.command, args: target.args, ...(Object.keys(target.env).length === 0 ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }) };
+}
+
+/**
+ * Reads `--call` and `--args`.
+ * @throws CliError `usage` when `--args` is not a JSON object, or is given without `--call`
+ */
+export function parseCall(call: string | undefined, args: string | undefined): DoctorOptions['call'] {
+  if (call === undefined) {
+    if (args !== undefined) throw new CliError('usage', 'Invalid --args: it goes with --call NAME (the doctor calls no tool unless asked)');
+    return undefined;
+  }
+  if (args === undefined) return { name: call, args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(args);
+  } catch (error) {
+    throw new CliError('usage', `Invalid --args: expected a JSON object, got "${args}" (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError('usage', `Invalid --args: expected a JSON object, got "${args}"`);
+  return { name: call, args: value as Record<string, unknown> };
+}
+
+/** Runs the command; see the module comment. */
+export async function doctorCommand(options: DoctorCommandOptions): Promise<number> {
+  const { io, output } = options;
+  let target: Target;
+  let call: DoctorOptions['call'];
+  try {
+    target = resolveTarget(options.spec, io);
+    call = parseCall(options.call, options.args);
+  } catch (error) {
+    return reportFailure(output, error, true);
+  }
+  if (target.kind === 'http' && target.transport === 'sse') output.note(output.colors.yellow(`note: ${describeTarget(target)} is a 2024-11-05 HTTP+SSE entry; the doctor probes it as Streamable HTTP, then lets the client fall back`));
+  const progress = progressDisplay({ io, colors: output.colors });
+  let report;
+  try {
+    report = await runDoctor({
+      target: doctorTarget(target),
+      env: io.doctorEnv ?? nodeDoctorEnv({ environment: io.env }),
+      era: options.era,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+      ...(call === undefined ? {} : { call }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+      onProgress: progress.onProgress,
+    });
+  } catch (error) {
+    return reportFailure(output, error, false);
+  } finally {
+    progress.close();
+  }
+  if (options.json) output.json(report);
+  else output.raw(renderReport(report, { colors: output.colors, columns: output.columns }));
+  return report.summary.exitCode;
+}
