@@ -11,13 +11,16 @@ import { describe, expect, it } from 'vitest';
 import { PRIMITIVES_CHECKS } from '../packages/cli/src/doctor/checks/primitives.js';
 import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
 import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
-import type { Check, DoctorFacts, DoctorOptions, Finding } from '../packages/cli/src/doctor/types.js';
+import type { Check, DoctorFacts, DoctorOptions, DoctorReport, Finding } from '../packages/cli/src/doctor/types.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'broken-servers');
 
 /** Runs the connect step and the primitives checks on `node <args>`; what they found, and the facts they left. */
-async function runPrimitives(args: readonly string[], options: { readonly era?: DoctorOptions['era']; readonly call?: DoctorOptions['call'] } = {}): Promise<{ findings: readonly Finding[]; facts: DoctorFacts }> {
+async function runPrimitives(
+  args: readonly string[],
+  options: { readonly era?: DoctorOptions['era']; readonly call?: DoctorOptions['call']; readonly requestTimeoutMs?: number } = {},
+): Promise<{ findings: readonly Finding[]; facts: DoctorFacts; checks: DoctorReport['checks'] }> {
   let facts: DoctorFacts | undefined;
   /** A last check that keeps the facts the primitives checks filled (the report carries only the measurements). */
   const keepFacts: Check = { id: 'primitives.kept-facts', title: 'facts', area: 'primitives', transports: ['stdio'], requirements: [], run: (ctx) => Promise.resolve(void (facts = ctx.facts)) };
@@ -26,7 +29,7 @@ async function runPrimitives(args: readonly string[], options: { readonly era?: 
     env: nodeDoctorEnv(),
     checks: [...PRIMITIVES_CHECKS, keepFacts],
     timeoutMs: 20_000,
-    requestTimeoutMs: 3_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 3_000,
     ...(options.era === undefined ? {} : { era: options.era }),
     ...(options.call === undefined ? {} : { call: options.call }),
   });
@@ -34,7 +37,7 @@ async function runPrimitives(args: readonly string[], options: { readonly era?: 
   expect(report.checks.filter((c) => c.status !== 'passed' && c.status !== 'failed').map((c) => `${c.id} ${c.status} ${c.reason ?? ''}`)).toEqual([]);
   expect(report.measurements).toEqual(facts?.measurements);
   if (facts === undefined) throw new Error('The primitives checks did not run');
-  return { findings: report.findings, facts };
+  return { findings: report.findings, facts, checks: report.checks };
 }
 
 const fixture = (name: string): string[] => [path.join(FIXTURES, `${name}.mjs`)];
@@ -146,4 +149,14 @@ describe('doctor primitives checks', () => {
       expect(findings.map((f) => [f.id, f.severity])).toEqual([[id, severity]]);
     });
   }
+
+  it('probes a list the server does not declare with at most 2 s, even when it never answers', async () => {
+    const { findings, checks } = await runPrimitives([path.join(ROOT, 'test', 'fixtures', 'primitives-silent-undeclared-list.mjs')], { requestTimeoutMs: 6_000 });
+    expect(findings).toEqual([]);
+    const catalogue = checks.find((c) => c.id === 'primitives.catalogue');
+    expect(catalogue?.status).toBe('passed');
+    // The request budget is 6 s; the probe's is 2 s.
+    expect(catalogue?.durationMs).toBeGreaterThanOrEqual(1900);
+    expect(catalogue?.durationMs).toBeLessThan(5000);
+  });
 });
