@@ -11,13 +11,16 @@ import { describe, expect, it } from 'vitest';
 import { PRIMITIVES_CHECKS } from '../packages/cli/src/doctor/checks/primitives.js';
 import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
 import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
-import type { Check, DoctorFacts, DoctorOptions, Finding } from '../packages/cli/src/doctor/types.js';
+import type { Check, DoctorFacts, DoctorOptions, DoctorReport, Finding } from '../packages/cli/src/doctor/types.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'broken-servers');
 
 /** Runs the connect step and the primitives checks on `node <args>`; what they found, and the facts they left. */
-async function runPrimitives(args: readonly string[], options: { readonly era?: DoctorOptions['era']; readonly call?: DoctorOptions['call'] } = {}): Promise<{ findings: readonly Finding[]; facts: DoctorFacts }> {
+async function runPrimitives(
+  args: readonly string[],
+  options: { readonly era?: DoctorOptions['era']; readonly call?: DoctorOptions['call']; readonly requestTimeoutMs?: number } = {},
+): Promise<{ findings: readonly Finding[]; facts: DoctorFacts; checks: DoctorReport['checks'] }> {
   let facts: DoctorFacts | undefined;
   /** A last check that keeps the facts the primitives checks filled (the report carries only the measurements). */
   const keepFacts: Check = { id: 'primitives.kept-facts', title: 'facts', area: 'primitives', transports: ['stdio'], requirements: [], run: (ctx) => Promise.resolve(void (facts = ctx.facts)) };
@@ -26,7 +29,7 @@ async function runPrimitives(args: readonly string[], options: { readonly era?: 
     env: nodeDoctorEnv(),
     checks: [...PRIMITIVES_CHECKS, keepFacts],
     timeoutMs: 20_000,
-    requestTimeoutMs: 3_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 3_000,
     ...(options.era === undefined ? {} : { era: options.era }),
     ...(options.call === undefined ? {} : { call: options.call }),
   });
@@ -34,7 +37,7 @@ async function runPrimitives(args: readonly string[], options: { readonly era?: 
   expect(report.checks.filter((c) => c.status !== 'passed' && c.status !== 'failed').map((c) => `${c.id} ${c.status} ${c.reason ?? ''}`)).toEqual([]);
   expect(report.measurements).toEqual(facts?.measurements);
   if (facts === undefined) throw new Error('The primitives checks did not run');
-  return { findings: report.findings, facts };
+  return { findings: report.findings, facts, checks: report.checks };
 }
 
 const fixture = (name: string): string[] => [path.join(FIXTURES, `${name}.mjs`)];
@@ -67,7 +70,7 @@ describe('doctor primitives checks', () => {
   it('reports an endless cursor, quoting the cursor and the repeated answer', async () => {
     const { findings, facts } = await runPrimitives(fixture('primitives-endless-cursor'));
     expect(ids(findings)).toEqual(['primitives.endless-pagination']);
-    expect(findings[0]?.message).toContain('the cursor "page-2" was answered twice with the same page');
+    expect(findings[0]?.message).toBe('Pagination of tools/list never ends: the cursor "page-2" was answered twice with the same page (stopped after 3 pages)');
     expect(findings[0]?.evidence[0]).toBe('→ {"method":"tools/list","params":{"cursor":"page-2"}}');
     expect(findings[0]?.evidence[1]).toContain('"nextCursor":"page-2"');
     expect(facts.tools?.map((t) => t.name)).toEqual(['echo']);
@@ -113,6 +116,9 @@ describe('doctor primitives checks', () => {
     const { findings, facts } = await runPrimitives(fixture('primitives-huge-catalogue'));
     expect(ids(findings)).toEqual(['primitives.token-cost']);
     expect(findings[0]?.severity).toBe('error');
+    expect(findings[0]?.message).toMatch(/^The 1,001 tools cost about [\d,]+ tokens of a model's context \(o200k_base\), above 100,000$/);
+    expect(findings[0]?.evidence).toHaveLength(3);
+    expect(findings[0]?.evidence[0]).toMatch(/^largest tool: get_\w+ \(\d+ tokens\)$/);
     expect(facts.tools?.length).toBe(1001);
     expect(facts.measurements['tools/list.tokens']).toBeGreaterThan(150_000);
     expect(facts.measurements['tools/list.tokens']).toBeLessThan(300_000);
@@ -143,4 +149,14 @@ describe('doctor primitives checks', () => {
       expect(findings.map((f) => [f.id, f.severity])).toEqual([[id, severity]]);
     });
   }
+
+  it('probes a list the server does not declare with at most 2 s, even when it never answers', async () => {
+    const { findings, checks } = await runPrimitives([path.join(ROOT, 'test', 'fixtures', 'primitives-silent-undeclared-list.mjs')], { requestTimeoutMs: 6_000 });
+    expect(findings).toEqual([]);
+    const catalogue = checks.find((c) => c.id === 'primitives.catalogue');
+    expect(catalogue?.status).toBe('passed');
+    // The request budget is 6 s; the probe's is 2 s.
+    expect(catalogue?.durationMs).toBeGreaterThanOrEqual(1900);
+    expect(catalogue?.durationMs).toBeLessThan(5000);
+  });
 });

@@ -61,8 +61,7 @@ function reportDeclared(ctx: CheckContext, method: ListMethod, outcome: ListOutc
     case 'endless': {
       const why = outcome.stop === 'cursor-loop' ? `the cursor ${JSON.stringify(outcome.cursor)} was answered twice with the same page` : `there was still a "nextCursor" after ${outcome.pages} pages`;
       const evidence = outcome.stop === 'cursor-loop' ? [`→ ${quote({ method, params: { cursor: outcome.cursor } })}`, `← ${outcome.answer}`] : [`last cursor sent: ${quote(outcome.cursor)}`];
-      const read = outcome.items.length;
-      ctx.report('primitives.endless-pagination', { message: `Pagination of ${method} never ends: ${why} (${read} item${read === 1 ? '' : 's'} read in ${outcome.pages} pages)`, evidence });
+      ctx.report('primitives.endless-pagination', { message: `Pagination of ${method} never ends: ${why} (stopped after ${outcome.pages} pages)`, evidence });
       return;
     }
     case 'malformed':
@@ -123,8 +122,8 @@ async function checkTokens(ctx: CheckContext): Promise<void> {
   ctx.progress(`${tools.length} tools, about ${total} tokens (${TOKEN_ENCODING})`);
   if (total > TOKEN_WARNING) {
     ctx.report('primitives.token-cost', {
-      message: `The ${tools.length} tools cost about ${total.toLocaleString('en-US')} tokens of a model's context (${TOKEN_ENCODING}), above ${(total >= TOKEN_ERROR ? TOKEN_ERROR : TOKEN_WARNING).toLocaleString('en-US')}`,
-      evidence: largest.map((t) => `${t.name}: ${t.tokens} tokens`),
+      message: `The ${tools.length.toLocaleString('en-US')} tools cost about ${total.toLocaleString('en-US')} tokens of a model's context (${TOKEN_ENCODING}), above ${(total >= TOKEN_ERROR ? TOKEN_ERROR : TOKEN_WARNING).toLocaleString('en-US')}`,
+      evidence: largest.map((t) => `largest tool: ${t.name} (${t.tokens.toLocaleString('en-US')} tokens)`),
       ...(total >= TOKEN_ERROR ? { severity: 'error' as const } : {}),
     });
   }
