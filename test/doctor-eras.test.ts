@@ -48,6 +48,13 @@ describe('the eras and protocol checks on our demo server', () => {
     });
   }
 
+  it('HTTP+SSE (the demo\'s /sse): reached through the client, one revision, legacy-only, nothing else', async () => {
+    const report = await diagnose({ transport: 'http', url: demo.url.replace(/\/mcp$/, '/sse') });
+    expect(report.eras).toEqual({ legacy: ['2025-11-25'], modern: [], dualEra: false });
+    expect(said(report), JSON.stringify(report.findings, null, 1)).toEqual(['info eras.legacy-only']);
+    expect(unfinished(report)).toEqual([]);
+  });
+
   it('--era session probes initialize only; --era stateless probes server/discover only', async () => {
     const session = await diagnose(STDIO, { era: 'session' });
     expect(session.eras).toEqual({ legacy: LEGACY, modern: [], dualEra: false });

@@ -7,15 +7,16 @@
  * - Claude Desktop `claude_desktop_config.json`: `mcpServers.<name>` = `{ command, args, env }` (no expansion).
  * - Cursor `.cursor/mcp.json` (project) and `~/.cursor/mcp.json`: `mcpServers.<name>` = `{ command, args, env }` or
  *   `{ url, headers }`; `${env:NAME}`, `${userHome}`, `${workspaceFolder}` expanded.
- * - VS Code `.vscode/mcp.json` (workspace) and the user `mcp.json`: `servers.<name>` = `{ type: 'stdio', command,
- *   args, env, cwd }` or `{ type: 'http' | 'sse', url, headers }`; `${env:NAME}`, `${userHome}`, `${workspaceFolder}`
- *   expanded, `${input:…}` needs the editor (refused here).
+ * - VS Code `.vscode/mcp.json` (workspace) and the user `mcp.json`, JSONC (comments, trailing commas):
+ *   `servers.<name>` = `{ type: 'stdio', command, args, env, cwd }` or `{ type: 'http' | 'sse', url, headers }`;
+ *   `${env:NAME}`, `${userHome}`, `${workspaceFolder}` expanded, `${input:…}` needs the editor (refused here).
  * - Claude Code `.mcp.json` (project) and `~/.claude.json` (`mcpServers`, and `projects.<folder>.mcpServers`):
  *   `{ type?: 'stdio', command, args, env }` or `{ type: 'http' | 'sse', url, headers }`; `${VAR}` and
  *   `${VAR:-default}` expanded.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 
@@ -125,8 +126,11 @@ function serverTables(json: Record<string, unknown>, io: CliIo): Record<string, 
   return tables;
 }
 
-/** Reads a file's JSON, `undefined` when it does not exist. @throws CliError `config_invalid` on bad JSON */
-function readJson(file: string): Record<string, unknown> | undefined {
+/**
+ * Reads a file's JSON (`jsonc`: comments and trailing commas allowed, as VS Code reads its `mcp.json`), `undefined`
+ * when it does not exist. @throws CliError `config_invalid` on bad JSON
+ */
+function readJson(file: string, jsonc: boolean): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -135,10 +139,16 @@ function readJson(file: string): Record<string, unknown> | undefined {
     throw new CliError('config_invalid', `Cannot read ${file}: ${(error as Error).message}`);
   }
   let json: unknown;
-  try {
-    json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new CliError('config_invalid', `Invalid JSON in ${file}: ${(error as Error).message}`);
+  if (jsonc) {
+    const errors: ParseError[] = [];
+    json = parseJsonc(text.replace(/^\uFEFF/, ''), errors, { allowTrailingComma: true });
+    if (errors.length > 0) throw new CliError('config_invalid', `Invalid JSON in ${file}: ${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}`);
+  } else {
+    try {
+      json = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (error) {
+      throw new CliError('config_invalid', `Invalid JSON in ${file}: ${(error as Error).message}`);
+    }
   }
   if (!isRecord(json)) throw new CliError('config_invalid', `Invalid configuration in ${file}: expected an object`);
   return json;
@@ -168,7 +178,7 @@ export function findServer(name: string, options: { readonly io: CliIo; readonly
   const known: string[] = [];
   const read: string[] = [];
   for (const file of files) {
-    const json = readJson(file.path);
+    const json = readJson(file.path, file.host === 'vscode');
     if (json === undefined) {
       if (options.configFile !== undefined) throw new CliError('target_not_found', `Configuration file not found: "${file.path}"`);
       continue;

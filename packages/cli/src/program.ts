@@ -6,18 +6,21 @@ import { Command, InvalidArgumentError, Option, type CommanderError } from 'comm
 import { callCommand } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';
 import type { ServerCommandOptions } from './commands/context.js';
+import { DEV_HELP, devCommand } from './commands/dev.js';
 import { explainCommand } from './commands/explain.js';
+import { INSTALL_HELP, INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
 import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
 import { revisionsCommand } from './commands/revisions.js';
 import { serveCommand } from './commands/serve.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
+import { runGeneration } from './dev/child.js';
 import type { CliIo } from './io.js';
 import { Output } from './output.js';
 import { VERSION } from './version.js';
 
-/** The commands that take a `<target>`, and so a `-- <command> [args…]`. */
-export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor']);
+/** The commands that take a `-- <command> [args…]`: those with a `<target>`, and `install`. */
+export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor', 'install']);
 
 const EXIT_CODES = `
 Exit codes:
@@ -198,6 +201,41 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
     .action(async (module: string, flags: { port?: number; host: string }) => {
       state.exitCode = await serveCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
+    });
+  program
+    .command('dev')
+    .argument('<module>', 'a module whose default export is an McpServer (or a function returning one)')
+    .description('like serve, and reloads when a file in the module\'s folder changes (HTTP keeps its port; sessions end)')
+    .option('--port <n>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', port)
+    .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
+    .addHelpText('after', DEV_HELP)
+    .action(async (module: string, flags: { port?: number; host: string }) => {
+      state.exitCode = await devCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
+    });
+  program
+    .command('dev-generation', { hidden: true })
+    .description('one generation of switchboard dev (started by it, in a child process)')
+    .argument('<mode>')
+    .argument('<file>')
+    .argument('[protect]')
+    .action(async (mode: string, file: string, protect: string | undefined) => {
+      state.exitCode = await runGeneration({ io, mode: mode === 'http' ? 'http' : 'stdio', file, protect: protect !== '0' });
+    });
+  program
+    .command('install')
+    .argument('[module]', 'a server module (default export an McpServer); or give a command after --')
+    .description('check that a server starts, then add it to a host\'s configuration (absolute paths)')
+    .addOption(new Option('--host <host>', 'the host whose configuration to write').choices(INSTALL_HOSTS).makeOptionMandatory())
+    .addOption(new Option('--scope <scope>', 'user (home folder), project (working directory), local (claude-code: this project, in ~/.claude.json)').choices(INSTALL_SCOPES).default('user'))
+    .option('--name <name>', 'the server\'s name in the host (default: the module\'s or the command\'s name)')
+    .option('--env <K=V>', 'a variable the host sets for the server (repeatable)', collect, [])
+    .option('--print', 'print the entry on stdout instead of writing the file')
+    .option('--force', 'replace an entry of the same name')
+    .option('--no-check', 'do not start the server before writing')
+    .option('--timeout-ms <ms>', 'budget of the start check (default 20000)', positiveInteger)
+    .addHelpText('after', INSTALL_HELP)
+    .action(async (module: string | undefined, flags: Pick<InstallOptions, 'host' | 'scope' | 'name' | 'print' | 'force' | 'check' | 'timeoutMs'> & { env: string[] }) => {
+      state.exitCode = await installCommand({ io, output, command, ...flags, ...(module === undefined ? {} : { module }) });
     });
   program
     .command('revisions')

@@ -67,6 +67,8 @@ export interface Requirement {
      * program that exists on no PATH; no `<file>.mjs` exists for it then).
      */
     readonly command?: readonly string[];
+    /** The doctor's `requestTimeoutMs` for this fixture (a fault that shows only past the test suite's default wait). */
+    readonly requestTimeoutMs?: number;
   };
 }
 

@@ -79,7 +79,7 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
     title: 'Error responses are well-formed',
     behaviour:
       'An error response carries the id of the request it answers, an error object with an integer code and a string message, and no result.',
-    spec: { revision: '2025-11-25', page: 'basic/index.mdx', section: 'Responses' },
+    spec: { revision: '2025-11-25', page: 'basic/index.mdx', section: 'Error Responses' },
     revisions: 'all',
     transports: BOTH,
     severity: 'error',

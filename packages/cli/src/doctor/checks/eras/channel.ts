@@ -5,11 +5,12 @@
  * server behaviour: no answer is an answer without `response`.
  */
 import type { CheckContext, HttpProbeResponse } from '../../types.js';
+import { VERSION } from '../../../version.js';
 
-/** The client identity the doctor's raw requests carry. */
-export const DOCTOR_CLIENT_INFO = { name: 'switchboard-doctor', version: '0.1.0' } as const;
+/** The client identity the doctor's raw requests carry (the same as its clients'). */
+export const DOCTOR_CLIENT_INFO = { name: 'switchboard-doctor', version: VERSION } as const;
 
-/** The `_meta` key of the revision claim (MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"). */
+/** The `_meta` key of the revision claim (MCP 2026-07-28 basic/index.mdx "`_meta`"). */
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 /** The `_meta` key of the client capabilities (same section). */
 export const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
@@ -79,7 +80,7 @@ export function modernMeta(claim: string, capabilities: Readonly<Record<string, 
   return { [PROTOCOL_VERSION_META]: claim, [CLIENT_CAPABILITIES_META]: capabilities, 'io.modelcontextprotocol/clientInfo': DOCTOR_CLIENT_INFO };
 }
 
-/** Which member `Mcp-Name` mirrors (MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"). */
+/** Which member `Mcp-Name` mirrors (MCP 2026-07-28 basic/transports/streamable-http.mdx "Standard Request Headers"). */
 function nameMember(method: string): string | undefined {
   if (method === 'tools/call' || method === 'prompts/get') return 'name';
   if (method === 'resources/read') return 'uri';
@@ -87,7 +88,7 @@ function nameMember(method: string): string | undefined {
   return undefined;
 }
 
-/** A header value as is when it is plain visible ASCII, else the `=?base64?…?=` form (same section). */
+/** A header value as is when it is plain visible ASCII, else the `=?base64?…?=` form (same page, "Value Encoding"). */
 export function headerValue(value: string): string {
   if (/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?')) return value;
   const bytes = new TextEncoder().encode(value);

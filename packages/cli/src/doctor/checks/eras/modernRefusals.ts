@@ -73,6 +73,7 @@ async function missingCapability(ctx: CheckContext, channel: RawChannel): Promis
 const HEADER_FAULTS: readonly { readonly what: string; readonly method: string; readonly params: Readonly<Record<string, unknown>>; readonly headers: Readonly<Record<string, string | null>> }[] = [
   { what: 'an Mcp-Method header that names another method', method: 'tools/list', params: {}, headers: { 'mcp-method': 'prompts/list' } },
   { what: 'no Mcp-Method header', method: 'tools/list', params: {}, headers: { 'mcp-method': null } },
+  { what: 'no Mcp-Name header', method: 'tools/call', params: { name: NO_SUCH_TOOL, arguments: {} }, headers: { 'mcp-name': null } },
   { what: 'an Mcp-Name header that names another tool', method: 'tools/call', params: { name: NO_SUCH_TOOL, arguments: {} }, headers: { 'mcp-name': `${NO_SUCH_TOOL}-other` } },
   { what: 'an MCP-Protocol-Version header that differs from the _meta claim', method: 'tools/list', params: {}, headers: { 'mcp-protocol-version': '2025-11-25' } },
 ];

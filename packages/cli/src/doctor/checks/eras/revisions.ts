@@ -114,6 +114,10 @@ function judgeModernOnlyRefusal(ctx: CheckContext, offers: readonly Offer[], mod
   ctx.report('eras.initialize-refusal-versions', { message: `initialize got ${what}: a 2025 client cannot tell its user which revisions this server serves`, evidence: evidenceOf(refusal.answer) });
 }
 
+function discoverEvidence(found: DiscoverOutcome | undefined): string[] {
+  return found === undefined ? [] : evidenceOf(found.answer);
+}
+
 /** How many probes run at once: each is a fresh process or session, and most of their time is waiting. */
 const PROBES_AT_ONCE = 3;
 
@@ -157,18 +161,18 @@ async function run(ctx: CheckContext): Promise<void> {
     if (client?.transportKind === 'http-sse') {
       ctx.progress(`HTTP+SSE endpoint: settled on ${client.protocolVersion}`);
       ctx.facts.legacyRevisions.splice(0, Infinity, client.protocolVersion);
+      if (probeModern) ctx.report('eras.legacy-only', { message: `The URL is a 2024-11-05 HTTP+SSE endpoint (the client settled on ${client.protocolVersion}): 2026-07-28 clients fall back to initialize, and then to HTTP+SSE`, evidence: discoverEvidence(found) });
     }
     return;
   }
   judgeNegotiation(ctx, offers, found?.listed);
 
   const modern = ctx.facts.modernRevisions;
-  const discoverEvidence = found === undefined ? [] : evidenceOf(found.answer);
   const offerEvidence = offers.slice(-2).flatMap((o) => evidenceOf(o.answer));
   if (settled.length > 0 && modern.length > 0) {
-    ctx.report('eras.dual-era', { message: `The server speaks both eras: ${modern.join(', ')} (server/discover) and ${settled.join(', ')} (initialize)`, evidence: discoverEvidence });
+    ctx.report('eras.dual-era', { message: `The server speaks both eras: ${modern.join(', ')} (server/discover) and ${settled.join(', ')} (initialize)`, evidence: discoverEvidence(found) });
   } else if (settled.length > 0 && probeModern) {
-    ctx.report('eras.legacy-only', { message: `The server speaks only session-based revisions (${settled.join(', ')}): server/discover did not identify a modern server, so 2026-07-28 clients fall back to initialize`, evidence: discoverEvidence });
+    ctx.report('eras.legacy-only', { message: `The server speaks only session-based revisions (${settled.join(', ')}): server/discover did not identify a modern server, so 2026-07-28 clients fall back to initialize`, evidence: discoverEvidence(found) });
   } else if (modern.length > 0) {
     ctx.report('eras.modern-only', { message: `The server speaks only ${modern.join(', ')}: initialize was refused at every revision offered`, evidence: offerEvidence });
     ctx.report('eras.legacy-clients-refused', { message: 'initialize was refused at every revision offered, so clients of 2025-11-25 and earlier cannot connect', evidence: offerEvidence });

@@ -126,25 +126,31 @@ async function probe(ctx: CheckContext, opened: Opened): Promise<void> {
   if (!ctx.signal.aborted) await unknownResource(ctx, opened, where);
 }
 
+/** Probes through the default client (an HTTP+SSE endpoint, or a server no raw channel could open). */
+async function probeThroughClient(ctx: CheckContext): Promise<void> {
+  const client = await ctx.client();
+  await probe(ctx, { channel: clientChannel(client), capabilities: client.serverCapabilities, viaClient: true });
+}
+
 async function run(ctx: CheckContext): Promise<void> {
   const eras = erasToProbe(ctx);
-  if (eras.length === 0) {
-    // The eras check found nothing it could probe raw (an HTTP+SSE endpoint, say): ask through the client.
-    const client = await ctx.client();
-    const channel = clientChannel(client);
-    await probe(ctx, { channel, capabilities: client.serverCapabilities, viaClient: true });
-    return;
-  }
-  for (const { era, revision } of eras) {
-    if (ctx.signal.aborted) return;
-    const opened = await open(ctx, era, revision);
-    if (opened === undefined) continue;
-    try {
-      await probe(ctx, opened);
-    } finally {
-      await opened.channel.close();
-    }
-  }
+  // A 2024-11-05 HTTP+SSE endpoint takes no POST at its URL: the client's channel is the only way in.
+  const sse = ctx.target.transport === 'http' && (await ctx.client().catch(() => undefined))?.transportKind === 'http-sse';
+  if (eras.length === 0 || sse) return probeThroughClient(ctx);
+  // One channel per era, side by side (each is a fresh process or session).
+  const probed = await Promise.all(
+    eras.map(async ({ era, revision }) => {
+      const opened = ctx.signal.aborted ? undefined : await open(ctx, era, revision);
+      if (opened === undefined) return false;
+      try {
+        await probe(ctx, opened);
+      } finally {
+        await opened.channel.close();
+      }
+      return true;
+    }),
+  );
+  if (!probed.includes(true) && !ctx.signal.aborted) await probeThroughClient(ctx);
 }
 
 /** The `protocol.error-codes` check (both transports, both eras). */
