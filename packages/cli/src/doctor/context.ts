@@ -34,6 +34,12 @@ export class RunResources {
   readonly #wires = new Set<StdioWire>();
   /** Aborts every fetch of the run's clients once the run is over. */
   readonly #fetches = new AbortController();
+  #closed = false;
+
+  /** Whether the run is over: what a check that ignored its signal opens now is refused or killed at once. */
+  get closed(): boolean {
+    return this.#closed;
+  }
 
   /** The signal every client fetch carries. */
   get fetchSignal(): AbortSignal {
@@ -41,6 +47,7 @@ export class RunResources {
   }
 
   client(key: string, connect: () => Promise<McpClient>): Promise<McpClient> {
+    if (this.#closed) return Promise.reject(new Error('The doctor has finished: no new connection'));
     let client = this.#clients.get(key);
     if (client === undefined) {
       client = connect();
@@ -52,6 +59,7 @@ export class RunResources {
 
   addProcess(proc: ProbeProcess): void {
     this.#processes.add(proc);
+    if (this.#closed) proc.kill(KILL_GRACE_MS).catch(() => {});
   }
 
   addWire(wire: StdioWire): void {
@@ -63,6 +71,7 @@ export class RunResources {
    * by its group; resolves when all are done or `waitMs` passed (the kills go on).
    */
   async closeAll(options: { readonly env: DoctorEnv; readonly waitMs: number }): Promise<void> {
+    this.#closed = true;
     const closes: Promise<unknown>[] = [];
     for (const client of this.#clients.values()) closes.push(client.then((c) => c.close()).catch(() => {}));
     for (const wire of this.#wires) closes.push(wire.close().catch(() => {}));

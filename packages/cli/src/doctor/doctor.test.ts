@@ -101,12 +101,13 @@ describe('runDoctor', () => {
     expect(report.summary.exitCode).toBe(1);
   });
 
-  it('returns by the deadline when a check ignores its signal: that check is timed-out, the next skipped, every process killed', async () => {
+  it('returns by the deadline when a check ignores its signal: that check is timed-out, the rest skipped, every process killed', async () => {
     const { env, processes } = recordingEnv();
     let signalled = false;
     const checks: Check[] = [
       check({
-        id: 'stdio.stubborn',
+        id: 'startup.stubborn',
+        area: 'startup', // before the connect step, so a slow machine cannot spend the budget before it starts
         needsConnection: false,
         run: async (ctx) => {
           ctx.signal.addEventListener('abort', () => (signalled = true));
@@ -121,9 +122,33 @@ describe('runDoctor', () => {
     const took = performance.now() - started;
     expect(took).toBeLessThan(3000 + 300);
     expect(signalled).toBe(true);
-    expect(report.checks.map((c) => [c.id, c.status])).toEqual([['connect', 'passed'], ['stdio.stubborn', 'timed-out'], ['stdio.after', 'skipped']]);
-    expect(report.summary.exitCode).toBe(1);
-    expect(processes).toHaveLength(2);
+    expect(report.checks.map((c) => [c.id, c.status, c.reason])).toEqual([
+      ['startup.stubborn', 'timed-out', "the doctor's time budget was spent"],
+      ['connect', 'skipped', "the doctor's time budget was spent before it started"],
+      ['stdio.after', 'skipped', "the doctor's time budget was spent before it started"],
+    ]);
+    expect(report.summary.exitCode).toBe(2);
+    expect(processes).toHaveLength(1);
+    for (const p of processes) expect(alive(p.pid!)).toBe(false);
+  });
+
+  it('a check still running after the report opens nothing that outlives it: a late spawn is killed at once', async () => {
+    const { env, processes } = recordingEnv();
+    let late: Promise<unknown> | undefined;
+    const checks: Check[] = [
+      check({
+        id: 'startup.late',
+        area: 'startup',
+        needsConnection: false,
+        run: async (ctx) => {
+          await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => setTimeout(resolve, 1500)));
+          late = ctx.spawn();
+        },
+      }),
+    ];
+    await runDoctor({ target: demoStdio, env, checks, timeoutMs: 2500, requestTimeoutMs: 1000 });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(late).toBeDefined();
     for (const p of processes) expect(alive(p.pid!)).toBe(false);
   });
 

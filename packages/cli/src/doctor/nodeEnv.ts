@@ -96,6 +96,11 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
     windowsHide: true,
   });
   if (child.pid !== undefined) guardGroup(child.pid);
+  // A group that emptied by itself is forgotten, so the exit hook never signals a process group id reused since.
+  child.once('exit', () => {
+    const pid = child.pid;
+    if (pid !== undefined) void groupAlive(pid).then((alive) => alive || openGroups.delete(pid));
+  });
   let exitedValue: Awaited<ProbeProcess['exited']> | undefined;
   const exited = new Promise<Awaited<ProbeProcess['exited']>>((resolve) => {
     child.once('exit', (code, signal) => resolve((exitedValue = { code, signal })));
