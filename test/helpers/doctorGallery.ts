@@ -25,7 +25,10 @@ export const GALLERY_GROUPS = {
   primitives: ['primitives'],
 } as const satisfies Record<string, readonly DoctorArea[]>;
 
-/** The doctor's budgets in the gallery: a fixture that hangs costs a few seconds per wait, a 2.3 s slow list still answers. */
+/**
+ * The doctor's budgets in the gallery: a fixture that hangs costs a few seconds per wait, a 2.3 s slow list still
+ * answers; a fixture whose fault shows only past that wait names its own `requestTimeoutMs`.
+ */
 const TIMEOUT_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 3_000;
 
@@ -44,7 +47,7 @@ export function describeGallery(group: keyof typeof GALLERY_GROUPS): void {
             target: server.target,
             env: nodeDoctorEnv(),
             timeoutMs: TIMEOUT_MS,
-            requestTimeoutMs: REQUEST_TIMEOUT_MS,
+            requestTimeoutMs: fixture.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
             ...(fixture.era === undefined ? {} : { era: fixture.era }),
             ...(fixture.call === undefined ? {} : { call: fixture.call }),
           });

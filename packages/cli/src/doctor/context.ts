@@ -67,8 +67,9 @@ export class RunResources {
   }
 
   /**
-   * Closes every client (a client still connecting is closed once it connects), every wire, and kills every process
-   * by its group; resolves when all are done or `waitMs` passed (the kills go on).
+   * Closes every client (a client still connecting is closed once it connects) and every wire, and ends every
+   * process by its group, gently for the first half of `waitMs`; then every process still there is killed at once
+   * (`kill(0)`: SIGKILL to its group) and waited for, so none outlives the run.
    */
   async closeAll(options: { readonly env: DoctorEnv; readonly waitMs: number }): Promise<void> {
     this.#closed = true;
@@ -77,9 +78,10 @@ export class RunResources {
     for (const wire of this.#wires) closes.push(wire.close().catch(() => {}));
     for (const proc of this.#processes) closes.push(proc.kill(KILL_GRACE_MS).catch(() => {}));
     const timer = new AbortController();
-    await Promise.race([Promise.all(closes), options.env.sleep(options.waitMs, timer.signal).catch(() => {})]);
+    const gentle = await Promise.race([Promise.all(closes).then(() => true), options.env.sleep(options.waitMs / 2, timer.signal).then(() => false, () => false)]);
     timer.abort();
     this.#fetches.abort(new Error('The doctor has finished'));
+    if (!gentle) await Promise.all([...this.#processes].map((proc) => proc.kill(0).catch(() => {})));
   }
 }
 
@@ -104,6 +106,8 @@ export interface CheckContextHandle {
   readonly ctx: CheckContext;
   /** The doctor's own bug the check hit through its context (an id it may not report), if any. */
   misuse(): Error | undefined;
+  /** Why the check skipped itself (`ctx.skip`), if it did. */
+  skipped(): string | undefined;
   /** Ends the context: later reports and progress are ignored. */
   retire(): void;
 }
@@ -146,6 +150,7 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
   const { check, target, env, budget, resources, facts } = options;
   const signal = anySignal([budget.signal, options.abort]);
   let misuse: Error | undefined;
+  let skipped: string | undefined;
   let retired = false;
   const requestTimeoutMs = (): number => budget.requestTimeoutMs();
   const ctx: CheckContext = {
@@ -193,6 +198,7 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
       });
     },
     spawn() {
+      if (retired) return Promise.reject(new Error(`The check "${check.id}" is over: no new process`));
       if (target.transport !== 'stdio') return Promise.reject(new TypeError(`Check "${check.id}" asked for a stdio process of an HTTP target`));
       const proc = env.spawn({ command: target.command, args: target.args, env: serverEnvironment(env, target), ...(target.cwd === undefined ? {} : { cwd: target.cwd }) });
       resources.addProcess(proc);
@@ -207,10 +213,14 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
     progress(text) {
       if (!retired) options.onProgress?.({ type: 'check-note', id: check.id, text });
     },
+    skip(reason) {
+      if (!retired) skipped = reason;
+    },
   };
   return {
     ctx,
     misuse: () => misuse,
+    skipped: () => skipped,
     retire: () => {
       retired = true;
     },

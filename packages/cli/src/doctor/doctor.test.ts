@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from './doctor.js';
 import { nodeDoctorEnv } from './nodeEnv.js';
+import { REQUIREMENTS } from './requirements/index.js';
 import type { Check, DoctorEnv, DoctorProgress, DoctorTarget, ProbeProcess } from './types.js';
 
 const DEMO = fileURLToPath(new URL('../../../../examples/demo/main.js', import.meta.url));
@@ -142,14 +143,30 @@ describe('runDoctor', () => {
         needsConnection: false,
         run: async (ctx) => {
           await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => setTimeout(resolve, 1500)));
-          late = ctx.spawn();
+          late = ctx.spawn().catch((error: unknown) => error);
         },
       }),
     ];
     await runDoctor({ target: demoStdio, env, checks, timeoutMs: 2500, requestTimeoutMs: 1000 });
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(late).toBeDefined();
+    expect(await late).toEqual(new Error('The check "startup.late" is over: no new process'));
     for (const p of processes) expect(alive(p.pid!)).toBe(false);
+  });
+
+  it('a check may skip itself with a reason; one whose findings are all info has passed', async () => {
+    const infoId = REQUIREMENTS.find((r) => r.severity === 'info')!.id;
+    const checks: Check[] = [
+      check({ id: 'protocol.by-choice', needsConnection: false, run: (ctx) => { ctx.skip('no --call given'); return Promise.resolve(); } }),
+      check({ id: 'protocol.info-only', needsConnection: false, requirements: [infoId], run: (ctx) => { ctx.report(infoId, { message: 'a fact' }); return Promise.resolve(); } }),
+    ];
+    const events: DoctorProgress[] = [];
+    const report = await runDoctor({ target: demoStdio, env: nodeDoctorEnv(), checks, timeoutMs: 20_000, requestTimeoutMs: 5000, onProgress: (e) => events.push(e) });
+    expect(report.checks.slice(1).map((c) => [c.id, c.status, c.reason])).toEqual([['protocol.by-choice', 'skipped', 'no --call given'], ['protocol.info-only', 'passed', undefined]]);
+    expect(events.filter((e) => e.type === 'check-end' && e.id === 'protocol.info-only')).toEqual([
+      { type: 'check-end', id: 'protocol.info-only', title: 'protocol.info-only', status: 'passed', findings: 1, durationMs: expect.any(Number), worst: 'info' },
+    ]);
+    expect(report.findings.map((f) => [f.id, f.severity, f.message])).toEqual([[infoId, 'info', 'a fact']]);
+    expect(report.summary.exitCode).toBe(0);
   });
 
   it('a server that never answers: the connect step fails within the request budget, the checks that need a connection are skipped, exit code 2', async () => {

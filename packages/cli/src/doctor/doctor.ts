@@ -95,7 +95,9 @@ async function runCheck(run: Run, check: Check, thrown: ThrowStatus = 'crashed')
   if (misuse !== undefined) [status, reason] = ['crashed', misuse.message];
   else if ('aborted' in result || ('error' in result && budget.signal.aborted)) [status, reason] = ['timed-out', stoppedReason(budget)];
   else if ('error' in result) [status, reason] = [thrown, errorText(result.error)];
-  else status = mine.length > 0 ? 'failed' : 'passed';
+  else if (mine.some((f) => f.severity !== 'info')) status = 'failed';
+  else if (handle.skipped() !== undefined) [status, reason] = ['skipped', handle.skipped()];
+  else status = 'passed';
   progressEnd(run, { id: check.id, title: check.title, status, durationMs, ...(reason === undefined ? {} : { reason }) }, mine);
 }
 

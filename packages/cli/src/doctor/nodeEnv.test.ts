@@ -47,6 +47,18 @@ describe('nodeDoctorEnv', () => {
     expect(await proc.exited).toEqual({ code: null, signal: 'SIGKILL' });
   });
 
+  it('kill(0) escalates a gentle kill under way: the group is SIGKILLed at once', async () => {
+    const proc = env.spawn({ command: process.execPath, args: ['-e', 'process.on("SIGTERM", () => {}); process.stdout.write("ready\\n"); setInterval(() => {}, 1000)'], env: { PATH: process.env.PATH ?? '' } });
+    for await (const _chunk of proc.stdout) break; // it runs
+    const gentle = proc.kill(60_000);
+    const started = performance.now();
+    await proc.kill(0);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(alive(proc.pid!)).toBe(false);
+    await gentle;
+    expect(await proc.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
   it('a server that exits when its stdin ends is not signalled', async () => {
     const proc = env.spawn({ command: process.execPath, args: ['-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0)); process.stdout.write("ready\\n")'], env: { PATH: process.env.PATH ?? '' } });
     for await (const _chunk of proc.stdout) break; // it runs

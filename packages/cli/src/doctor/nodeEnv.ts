@@ -125,17 +125,24 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
       await delay(POLL_MS);
     }
   };
-  const kill = async (graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> => {
+  const kill = async (graceMs: number): Promise<void> => {
     const pid = child.pid;
     if (!child.stdin.destroyed) child.stdin.end();
     if (pid === undefined) {
       await exited;
       return;
     }
-    if (await gone(STDIN_END_WAIT_MS)) return;
-    signalGroup(pid, 'SIGTERM');
-    if (await gone(graceMs)) return;
+    if (graceMs > 0) {
+      if (await gone(STDIN_END_WAIT_MS)) return;
+      signalGroup(pid, 'SIGTERM');
+      if (await gone(graceMs)) return;
+    }
     signalGroup(pid, 'SIGKILL');
+    await gone(AFTER_KILL_MS);
+  };
+  /** `kill(0)` while a gentler kill is under way escalates it: SIGKILL to the group now. */
+  const killNow = async (): Promise<void> => {
+    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     await gone(AFTER_KILL_MS);
   };
   return {
@@ -156,13 +163,18 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
       if (!child.stdin.destroyed) child.stdin.end();
     },
     exited,
-    kill: (graceMs) => (killing ??= kill(graceMs)),
+    kill: (graceMs = DEFAULT_KILL_GRACE_MS) => {
+      if (killing === undefined) killing = kill(graceMs);
+      else if (graceMs === 0) return killNow();
+      return killing;
+    },
   };
 }
 
 /**
  * The doctor's environment on Node: `child_process.spawn` (detached: its own process group; stdin, stdout and
- * stderr piped), a `fetch` on `node:http` that sends the headers as given (`Host` included), `performance.now()`, an abortable `setTimeout`, `process.env`,
+ * stderr piped; `kill(graceMs)` = stdin end, SIGTERM to the group after 300 ms, SIGKILL after the grace; `kill(0)`
+ * is SIGKILL at once, also while a gentler kill is under way), a `fetch` on `node:http` that sends the headers as given (`Host` included), `performance.now()`, an abortable `setTimeout`, `process.env`,
  * `process.platform`, and `fs.access(X_OK)` on a regular file.
  */
 export function nodeDoctorEnv(options: NodeDoctorEnvOptions = {}): DoctorEnv {

@@ -152,7 +152,10 @@ export interface ProbeProcess {
   endInput(): void;
   /** Settles when the process has ended, or could not start (`error`: `ENOENT`, `EACCES`, …). */
   readonly exited: Promise<{ readonly code: number | null; readonly signal: string | null; readonly error?: { readonly code: string; readonly message: string } }>;
-  /** Ends the process and its group: SIGTERM, then SIGKILL after `graceMs` (default 1000). Settles once it is gone. */
+  /**
+   * Ends the process and its group: SIGTERM, then SIGKILL after `graceMs` (default 1000). Settles once it is gone.
+   * `kill(0)` is SIGKILL at once, also while a gentler kill is under way (the doctor's last resort at its deadline).
+   */
   kill(graceMs?: number): Promise<void>;
 }
 
@@ -299,6 +302,11 @@ export interface CheckContext {
   http(request: HttpProbeRequest): Promise<HttpProbeResponse>;
   /** A line for the progress display ("offering 2024-11-05"). */
   progress(text: string): void;
+  /**
+   * Ends the check as `skipped` with this reason (`no --call given`): call it, then return. A warning or error it
+   * reported still makes it `failed`.
+   */
+  skip(reason: string): void;
 }
 
 /** One check: probes the server and reports what breaks its requirements. */
