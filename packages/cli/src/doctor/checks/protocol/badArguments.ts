@@ -41,14 +41,13 @@ export function breakingArguments(schema: unknown, valid: Readonly<Record<string
 
 async function run(ctx: CheckContext): Promise<void> {
   const call = ctx.call;
-  if (call === undefined) return;
+  if (call === undefined) return ctx.skip('no --call: the doctor calls no tool unless told to');
   const client = await ctx.client();
   const tools = await client.listAllTools({ timeoutMs: ctx.requestTimeoutMs, signal: ctx.signal });
   const tool = tools.find((t) => t.name === call.name);
   const broken = tool === undefined ? undefined : breakingArguments(tool.inputSchema, call.args);
   if (broken === undefined) {
-    ctx.progress(tool === undefined ? `skipped: no tool "${call.name}"` : `skipped: nothing breaks the inputSchema of "${call.name}"`);
-    return;
+    return ctx.skip(tool === undefined ? `no tool "${call.name}" in tools/list` : `nothing breaks the inputSchema of "${call.name}"`);
   }
   ctx.progress(`calling ${call.name} ${broken.how}`);
   const revision = client.protocolVersion;
