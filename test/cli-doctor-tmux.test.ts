@@ -1,5 +1,5 @@
 /**
- * `switchboard doctor` in a real terminal: the built CLI runs inside a detached tmux session (120×40, a socket of
+ * `switchboard doctor` in a real terminal: the built CLI runs inside a detached tmux session (300×40, a socket of
  * its own in a temporary folder, removed with its server at the end), and the pane shows the live progress display (a spinner on the running check) and then the report.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -37,10 +37,11 @@ afterAll(() => {
 describe.skipIf(!HAS_TMUX)('switchboard doctor in a terminal (tmux)', () => {
   it('shows a spinner on the running check, then each check with its mark, then the report', async () => {
     const bin = path.join(ROOT, 'packages', 'cli', 'bin', 'switchboard.js');
-    const server = path.join(ROOT, 'test', 'fixtures', 'doctor-slow-start-server.mjs');
+    // Relative to the pane's folder, and a wide pane, so the report's header line never wraps (it names the command).
+    const server = path.join('test', 'fixtures', 'doctor-slow-start-server.mjs');
     const command = ['env', '-u', 'CI', '-u', 'NO_COLOR', process.execPath, bin, 'doctor', '--', process.execPath, server, '1500'].map((w) => `'${w}'`).join(' ');
     // The shell keeps the pane open after the CLI exits, and says its exit code.
-    tmux('new-session', '-d', '-s', 'doctor', '-x', '120', '-y', '40', '-c', ROOT, `${command}; echo "[exit $?]"; exec sleep 120`);
+    tmux('new-session', '-d', '-s', 'doctor', '-x', '300', '-y', '40', '-c', ROOT, `${command}; echo "[exit $?]"; exec sleep 120`);
     const pane = (): string => tmux('capture-pane', '-p', '-t', 'doctor');
     const live = await poll(pane, (text) => SPINNER.test(text), 15_000);
     expect(live).toMatch(SPINNER);
