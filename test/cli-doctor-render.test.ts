@@ -59,7 +59,7 @@ describe('the doctor report for a terminal', () => {
         stdout line 1, before the first answer, is not a JSON-RPC message: "Weather MCP server v1.2.0
         ready on stdio"
         Evidence:
-          stdout line 1: "Weather MCP server v1.2.0 ready on stdio"
+          stdout line 1: Weather MCP server v1.2.0 ready on stdio
         Spec: MCP 2025-11-25 basic/transports.mdx “stdio”
         Source: B15
         Likely causes:
@@ -123,7 +123,7 @@ describe('the doctor report for a terminal', () => {
             {"jsonrpc":"2.0","error":{"code":-32000,"message":"Method Not Allowed: 'OPTIONS'"}}
         Source: https://fetch.spec.whatwg.org/#http-cors-protocol
 
-      9 checks: 7 passed, 2 with findings
+      9 checks: 8 passed, 1 with findings
       Verdict: 1 error, 0 warnings, 1 info · exit code 1: a warning or an error was found
       "
     `);
@@ -168,7 +168,7 @@ describe('the doctor report for a terminal', () => {
         Spec: MCP 2026-07-28 basic/lifecycle.mdx “Version Negotiation”
 
       Measurements
-        tools/list.tokens     1,840
+        tools/list.tokens     1,840 (estimated with gpt-tokenizer, o200k_base)
         latencyMs.ping        3 ms
         latencyMs.tools/list  12 ms
 

@@ -7,6 +7,7 @@
  */
 import wrapAnsi from 'wrap-ansi';
 import type { CheckOutcome, DoctorReport, Finding, Severity } from './types.js';
+import { TOKEN_ENCODING } from './checks/primitives/tokenCount.js';
 
 /** The colour functions the report uses (picocolors' `createColors()` fits; identity functions for none). */
 export interface RenderColors {
@@ -73,6 +74,7 @@ export function targetText(target: DoctorReport['target']): string {
 }
 
 function measurementText(key: string, value: number): string {
+  if (key === 'tools/list.tokens') return `${number.format(value)} (estimated with gpt-tokenizer, ${TOKEN_ENCODING})`;
   return /Ms(\.|$)/.test(key) ? msText(value) : number.format(value);
 }
 
