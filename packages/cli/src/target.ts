@@ -45,8 +45,8 @@ export interface TargetSpec {
   readonly config?: string;
 }
 
-/** Reads `K=V` pairs. @throws CliError `usage` on a pair without `=` */
-function parseEnv(pairs: readonly string[]): Record<string, string> {
+/** Reads `K=V` pairs (`--env`). @throws CliError `usage` on a pair without `=` */
+export function parseEnvPairs(pairs: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
@@ -61,7 +61,7 @@ function parseEnv(pairs: readonly string[]): Record<string, string> {
  * @throws CliError `usage` (no target, or both a target and a command), `target_not_found`, `config_invalid`
  */
 export function resolveTarget(spec: TargetSpec, io: CliIo): Target {
-  const env = parseEnv(spec.env ?? []);
+  const env = parseEnvPairs(spec.env ?? []);
   const cwd = spec.cwd === undefined ? undefined : path.resolve(io.cwd, spec.cwd);
   const command = spec.command ?? [];
   if (command.length > 0) {

@@ -11,7 +11,8 @@ import type { CliIo } from '../io.js';
 import { openClient } from '../connect.js';
 import type { Output } from '../output.js';
 import { destinationFor, hostEntry, readConfig, serversTable, withEntry, writeAtomic, type InstallDestination, type InstallScope } from '../install/configFile.js';
-import { parseEnvPairs, planCommand, planModule, type Launch, type PlannedLaunch } from '../install/launch.js';
+import { planCommand, planModule, type Launch, type PlannedLaunch } from '../install/launch.js';
+import { parseEnvPairs } from '../target.js';
 import type { Target } from '../target.js';
 import { connectionLine, reportFailure } from './context.js';
 

@@ -37,17 +37,6 @@ const SUBCOMMANDS: ReadonlySet<string> = new Set(['run', 'dlx', 'exec', 'x', 'to
 /** The `PATH` a desktop host usually starts servers with on macOS and Linux. */
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
 
-/** Reads `K=V` pairs. @throws CliError `usage` on a pair without `=` */
-export function parseEnvPairs(pairs: readonly string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new CliError('usage', `Invalid --env value: expected K=V, got "${pair}"`);
-    env[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return env;
-}
-
 /** A server name from a file or package name: no scope, version or extension; characters hosts accept. */
 export function nameFrom(word: string): string {
   let base = word.replace(/[\\/]+$/, '');
