@@ -133,6 +133,41 @@ describe('runDoctor', () => {
     for (const p of processes) expect(alive(p.pid!)).toBe(false);
   });
 
+  it('keeps its cleanup inside the budget: a server and its grandchild that both ignore SIGTERM are gone, and the report comes by timeoutMs + 250 ms', async () => {
+    const script = [
+      'const { spawn } = require("node:child_process");',
+      'const g = spawn(process.execPath, ["-e", "process.on(\'SIGTERM\', () => {}); setInterval(() => {}, 1000)"], { stdio: "ignore" });',
+      'process.on("SIGTERM", () => {});',
+      'process.stdin.resume();',
+      'process.stdout.write(JSON.stringify({ grandchild: g.pid }) + "\\n");',
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const stubborn: DoctorTarget = { transport: 'stdio', command: process.execPath, args: ['-e', script] };
+    const { env, processes } = recordingEnv();
+    const pids: number[] = [];
+    const checks: Check[] = [
+      check({
+        id: 'startup.stubborn',
+        area: 'startup',
+        needsConnection: false,
+        run: async (ctx) => {
+          const wire = await ctx.spawn();
+          const line = await wire.waitFor((l) => typeof (l.json as { grandchild?: unknown } | undefined)?.grandchild === 'number', { timeoutMs: 2500 });
+          if (line !== undefined) pids.push((line.json as { grandchild: number }).grandchild);
+          await new Promise(() => {}); // holds on past the deadline
+        },
+      }),
+    ];
+    const started = performance.now();
+    const report = await runDoctor({ target: stubborn, env, checks, timeoutMs: 3000, requestTimeoutMs: 1000 });
+    const took = performance.now() - started;
+    expect(report.checks[0]).toMatchObject({ id: 'startup.stubborn', status: 'timed-out' });
+    expect(processes).toHaveLength(1);
+    expect(pids).toHaveLength(1);
+    for (const pid of [...pids, ...processes.map((p) => p.pid!)]) expect(alive(pid)).toBe(false);
+    expect(took).toBeLessThan(3000 + 250);
+  });
+
   it('a check still running after the report opens nothing that outlives it: a late spawn is killed at once', async () => {
     const { env, processes } = recordingEnv();
     let late: Promise<unknown> | undefined;
