@@ -10,7 +10,7 @@ export const DEFAULT_DOCTOR_TIMEOUT_MS = 60_000;
 /** Default of `DoctorOptions.requestTimeoutMs`, in ms. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** The most the run keeps back from its deadline to close clients and kill processes, in ms. */
-export const MAX_CLEANUP_RESERVE_MS = 1_000;
+export const MAX_CLEANUP_RESERVE_MS = 1_500;
 
 /** What {@link createBudget} is given. */
 export interface BudgetOptions {
@@ -71,7 +71,7 @@ export function createBudget(options: BudgetOptions): Budget {
   const { env } = options;
   const timeoutMs = nonNegative('timeoutMs', options.timeoutMs, DEFAULT_DOCTOR_TIMEOUT_MS);
   const requestMs = nonNegative('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
-  const cleanupMs = Math.min(MAX_CLEANUP_RESERVE_MS, timeoutMs / 5);
+  const cleanupMs = Math.min(MAX_CLEANUP_RESERVE_MS, timeoutMs / 4);
   const checksMs = timeoutMs - cleanupMs;
   const startedAt = env.now();
   const deadline = new AbortController();

@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CATALOGUE_CHECKS } from './checks/primitives/catalogue.js';
 import { runDoctor } from './doctor.js';
 import { nodeDoctorEnv } from './nodeEnv.js';
 import { REQUIREMENTS } from './requirements/index.js';
@@ -43,6 +46,31 @@ function recordingEnv(): { env: DoctorEnv; processes: ProbeProcess[] } {
     },
   };
 }
+
+/** A legacy stdio server whose tools/list answers `process.argv[2]` tools (about 130 bytes each) in one line, written in /tmp. */
+const BIG_LIST_SERVER = `
+const tool = (i) => ({ name: 'tool_' + i, description: 'x'.repeat(80), inputSchema: { type: 'object' } });
+const tools = Array.from({ length: Number(process.argv[2]) }, (_, i) => tool(i));
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  for (let at; (at = buffer.indexOf('\\n')) !== -1; ) {
+    const message = JSON.parse(buffer.slice(0, at));
+    buffer = buffer.slice(at + 1);
+    if (message.id === undefined) continue;
+    const answer = (result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }) + '\\n');
+    if (message.method === 'initialize') answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'big-list', version: '1.0.0' } });
+    else if (message.method === 'tools/list') answer({ tools });
+    else if (message.method === 'ping') answer({});
+    else process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }) + '\\n');
+  }
+});
+`;
+const tmp = mkdtempSync(join(tmpdir(), 'doctor-big-list-'));
+const bigListServer = join(tmp, 'bigList.cjs');
+writeFileSync(bigListServer, BIG_LIST_SERVER);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const catalogue = CATALOGUE_CHECKS.filter((c) => c.id === 'primitives.catalogue');
 
 function check(partial: Partial<Check> & Pick<Check, 'id' | 'run'>): Check {
   return { title: partial.id, area: 'protocol', transports: ['stdio', 'http'], requirements: [], ...partial };
@@ -132,6 +160,57 @@ describe('runDoctor', () => {
     expect(processes).toHaveLength(1);
     for (const p of processes) expect(alive(p.pid!)).toBe(false);
   });
+
+  it('keeps its cleanup inside the budget: a server and its grandchild that both ignore SIGTERM are gone, and the report comes by timeoutMs + 250 ms', async () => {
+    const script = [
+      'const { spawn } = require("node:child_process");',
+      'const g = spawn(process.execPath, ["-e", "process.on(\'SIGTERM\', () => {}); setInterval(() => {}, 1000)"], { stdio: "ignore" });',
+      'process.on("SIGTERM", () => {});',
+      'process.stdin.resume();',
+      'process.stdout.write(JSON.stringify({ grandchild: g.pid }) + "\\n");',
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const stubborn: DoctorTarget = { transport: 'stdio', command: process.execPath, args: ['-e', script] };
+    const { env, processes } = recordingEnv();
+    const pids: number[] = [];
+    const checks: Check[] = [
+      check({
+        id: 'startup.stubborn',
+        area: 'startup',
+        needsConnection: false,
+        run: async (ctx) => {
+          const wire = await ctx.spawn();
+          const line = await wire.waitFor((l) => typeof (l.json as { grandchild?: unknown } | undefined)?.grandchild === 'number', { timeoutMs: 2500 });
+          if (line !== undefined) pids.push((line.json as { grandchild: number }).grandchild);
+          await new Promise(() => {}); // holds on past the deadline
+        },
+      }),
+    ];
+    const started = performance.now();
+    const report = await runDoctor({ target: stubborn, env, checks, timeoutMs: 3000, requestTimeoutMs: 1000 });
+    const took = performance.now() - started;
+    expect(report.checks[0]).toMatchObject({ id: 'startup.stubborn', status: 'timed-out' });
+    expect(processes).toHaveLength(1);
+    expect(pids).toHaveLength(1);
+    for (const pid of [...pids, ...processes.map((p) => p.pid!)]) expect(alive(pid)).toBe(false);
+    expect(took).toBeLessThan(3000 + 250);
+  });
+
+  it('reads a 10 MB tools/list whole on stdio (100,000 tools), and tells an answer over the 64 MiB line limit by its size at once', async () => {
+    let tools: number | undefined;
+    const count = check({ id: 'primitives.count', area: 'primitives', run: (ctx) => { tools = ctx.facts.tools?.length; return Promise.resolve(); } });
+    const whole = await runDoctor({ target: { transport: 'stdio', command: process.execPath, args: [bigListServer, '100000'] }, env: nodeDoctorEnv(), checks: [...catalogue, count], era: 'session', timeoutMs: 30_000, requestTimeoutMs: 20_000 });
+    expect(whole.checks.map((c) => [c.id, c.status])).toEqual([['connect', 'passed'], ['primitives.catalogue', 'passed'], ['primitives.count', 'passed']]);
+    expect(whole.findings).toEqual([]);
+    expect(tools).toBe(100_000);
+    const started = performance.now();
+    const cut = await runDoctor({ target: { transport: 'stdio', command: process.execPath, args: [bigListServer, '560000'] }, env: nodeDoctorEnv(), checks: catalogue, era: 'session', timeoutMs: 60_000, requestTimeoutMs: 40_000 });
+    expect(performance.now() - started).toBeLessThan(30_000); // not the 40 s request timeout
+    expect(cut.findings.map((f) => [f.id, f.message])).toEqual([
+      ['primitives.list-failed', expect.stringMatching(/^The server declares "tools" but tools\/list failed: The answer was \d+ bytes, over the doctor's limit of 67108864 bytes per line: not read$/)],
+    ]);
+    expect(Number(/was (\d+) bytes/.exec(cut.findings[0]!.message)?.[1])).toBeGreaterThan(70_000_000);
+  }, 90_000);
 
   it('a check still running after the report opens nothing that outlives it: a late spawn is killed at once', async () => {
     const { env, processes } = recordingEnv();

@@ -59,10 +59,12 @@ describe('nodeDoctorEnv', () => {
     expect(await proc.exited).toEqual({ code: null, signal: 'SIGKILL' });
   });
 
-  it('a server that exits when its stdin ends is not signalled', async () => {
-    const proc = env.spawn({ command: process.execPath, args: ['-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0)); process.stdout.write("ready\\n")'], env: { PATH: process.env.PATH ?? '' } });
+  it('kill() ends stdin and sends SIGTERM at once: a server that ignores SIGTERM but exits when its stdin ends is gone without waiting for the grace', async () => {
+    const proc = env.spawn({ command: process.execPath, args: ['-e', 'process.on("SIGTERM", () => {}); process.stdin.resume(); process.stdin.on("end", () => process.exit(0)); process.stdout.write("ready\\n")'], env: { PATH: process.env.PATH ?? '' } });
     for await (const _chunk of proc.stdout) break; // it runs
-    await proc.kill(5000);
+    const started = performance.now();
+    await proc.kill(30_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(await proc.exited).toEqual({ code: 0, signal: null });
   });
 

@@ -2,7 +2,8 @@
  * {@link nodeDoctorEnv}: the doctor's {@link DoctorEnv} on Node, the one file of `doctor/` that may touch Node (and
  * the Node transports of `@switchboard/mcp`, for their `fetch`).
  * A stdio server runs in a process group of its own (`detached`), so the doctor can end it with everything it
- * started: stdin end, then SIGTERM to the group, then SIGKILL after the grace.
+ * started: stdin end and SIGTERM to the group at once, then SIGKILL after the grace (so a run's cleanup fits in its
+ * reserve: every process is signalled at the same moment, none waits for another).
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -13,8 +14,6 @@ import type { DoctorEnv, ProbeProcess } from './types.js';
 
 /** Default grace of {@link ProbeProcess.kill} between SIGTERM and SIGKILL, ms. */
 export const DEFAULT_KILL_GRACE_MS = 1000;
-/** How long a server may take to exit on its own once its stdin ended, before SIGTERM, ms. */
-const STDIN_END_WAIT_MS = 300;
 /** How long a group may take to be gone after SIGKILL, ms. */
 const AFTER_KILL_MS = 1000;
 const POLL_MS = 20;
@@ -133,7 +132,6 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
       return;
     }
     if (graceMs > 0) {
-      if (await gone(STDIN_END_WAIT_MS)) return;
       signalGroup(pid, 'SIGTERM');
       if (await gone(graceMs)) return;
     }
@@ -173,7 +171,7 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
 
 /**
  * The doctor's environment on Node: `child_process.spawn` (detached: its own process group; stdin, stdout and
- * stderr piped; `kill(graceMs)` = stdin end, SIGTERM to the group after 300 ms, SIGKILL after the grace; `kill(0)`
+ * stderr piped; `kill(graceMs)` = stdin end and SIGTERM to the group at once, SIGKILL after the grace; `kill(0)`
  * is SIGKILL at once, also while a gentler kill is under way), a `fetch` on `node:http` that sends the headers as given (`Host` included), `performance.now()`, an abortable `setTimeout`, `process.env`,
  * `process.platform`, and `fs.access(X_OK)` on a regular file.
  */

@@ -2,12 +2,17 @@
  * An `McpClient` connector for a stdio target over the injected {@link DoctorEnv.spawn}, so the doctor's clients
  * run on the same processes it can watch and kill (and tests may inject the spawn). Stdout is read with the
  * doctor's own line splitter: a line that is not JSON-RPC is skipped and told to the logger (the stdio checks
- * report it; the client only needs the messages), as the library's stdio client does (B15).
+ * report it; the client only needs the messages), as the library's stdio client does (B15). A response over the
+ * line limit (64 MiB) is not read; its request ends at once with a local error response ({@link CUT_ANSWER_CODE},
+ * `data.truncatedBytes`) instead of waiting for its timeout.
  */
 import { ConnectionClosedError, SpawnError } from '@switchboard/mcp/client';
 import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ConnectionEndFacts } from '@switchboard/mcp/client';
-import { LineSplitter, parseLine, TextTail } from './lineSplitter.js';
+import { LineSplitter, MAX_LINE_BYTES, parseLine, type RawLine, TextTail } from './lineSplitter.js';
 import type { DoctorEnv, ProbeProcess } from './types.js';
+
+/** The error code of the response made up for an answer over the line limit (JSON-RPC "Internal error"). */
+export const CUT_ANSWER_CODE = -32603;
 
 /** The stderr lines kept for the end facts. */
 const STDERR_TAIL_LINES = 50;
@@ -105,11 +110,11 @@ class ProbeTransport implements ClientTransport {
   async #readStdout(): Promise<void> {
     const splitter = new LineSplitter();
     try {
-      for await (const chunk of this.#process.stdout) for (const line of splitter.push(chunk)) this.#deliver(line.raw, line.truncatedBytes);
+      for await (const chunk of this.#process.stdout) for (const line of splitter.push(chunk)) this.#deliver(line);
     } catch {
       // Ends like a closed stream.
     }
-    for (const line of splitter.end()) this.#deliver(line.raw, line.truncatedBytes);
+    for (const line of splitter.end()) this.#deliver(line);
   }
 
   async #readStderr(): Promise<void> {
@@ -121,8 +126,16 @@ class ProbeTransport implements ClientTransport {
     this.#stderr.end();
   }
 
-  #deliver(raw: string, truncatedBytes: number | undefined): void {
+  #deliver(line: RawLine): void {
+    const { raw, truncatedBytes } = line;
     if (raw.trim() === '') return;
+    if (truncatedBytes !== undefined && line.cutId !== undefined) {
+      this.#logger.warn(`Did not read a response of ${truncatedBytes} bytes: over the limit of ${MAX_LINE_BYTES} bytes per line`, { pid: this.#process.pid });
+      this.#heard = true;
+      const message = `The answer was ${truncatedBytes} bytes, over the doctor's limit of ${MAX_LINE_BYTES} bytes per line: not read`;
+      this.onmessage?.({ kind: 'response', message: { jsonrpc: '2.0', id: line.cutId, error: { code: CUT_ANSWER_CODE, message, data: { truncatedBytes } } } as never });
+      return;
+    }
     const message = truncatedBytes === undefined ? classify(parseLine(raw)) : undefined;
     if (message === undefined) {
       const what = truncatedBytes === undefined ? `"${raw.slice(0, ECHO_CHARS)}"` : `a line of ${truncatedBytes} bytes`;

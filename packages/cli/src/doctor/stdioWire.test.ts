@@ -73,18 +73,51 @@ describe('StdioWire framing', () => {
     expect(await wire.waitFor(() => false, { timeoutMs: 5000 })).toBeUndefined(); // stdout ended: no wait
   });
 
-  it('cuts a line over 4 MiB and flags it with its length; the next line is read whole', async () => {
+  it('cuts a line over the limit and flags it with its length; the next line is read whole', async () => {
+    expect(MAX_LINE_BYTES).toBe(64 * 1024 * 1024);
     const s = scriptedProcess();
-    const wire = openStdioWire({ env, process: s.proc });
-    const chunk = new Uint8Array(1024 * 1024).fill(0x61);
+    const wire = openStdioWire({ env, process: s.proc, maxLineBytes: 1024 * 1024 });
+    const chunk = new Uint8Array(256 * 1024).fill(0x61);
     for (let i = 0; i < 5; i++) s.push(chunk);
     s.push('\n{"id":2}\n');
     const next = await wire.waitFor((l) => l.json !== undefined, { timeoutMs: 5000 });
     expect(next?.raw).toBe('{"id":2}');
     const big = wire.lines[0]!;
-    expect(big.raw.length).toBe(MAX_LINE_BYTES);
-    expect(big.truncatedBytes).toBe(5 * 1024 * 1024);
+    expect(big.raw.length).toBe(1024 * 1024);
+    expect(big.truncatedBytes).toBe(5 * 256 * 1024);
     expect(big.json).toBeUndefined();
+    s.exit(0);
+  });
+
+  it('a response cut at the limit ends the request() waiting for its id (id first or written last), flagged with its length; a cut request of the server ends none', async () => {
+    const s = scriptedProcess();
+    const wire = openStdioWire({ env, process: s.proc, maxLineBytes: 1000 });
+    const padding = 'x'.repeat(5000);
+    const first = wire.request({ id: 1, method: 'tools/list' }, 5000);
+    const last = wire.request({ id: 'b', method: 'tools/list' }, 5000);
+    const other = wire.request({ id: 3, method: 'ping' }, 300);
+    s.push(`{"jsonrpc":"2.0","method":"sampling/createMessage","id":3,"params":{"p":"${padding}"}}\n`);
+    const lineB = `{"result":{"tools":[{"name":"t","id":3,"description":"${padding}"}]},"jsonrpc":"2.0","id":"b"}`;
+    const lineA = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"description":"${padding}"}]}}`;
+    s.push(`${lineB}\n${lineA}\n`);
+    const [a, b, c] = await Promise.all([first, last, other]);
+    expect(a).toEqual({ raw: lineA.slice(0, 1000), atMs: expect.any(Number), truncatedBytes: lineA.length });
+    expect(b).toEqual({ raw: lineB.slice(0, 1000), atMs: expect.any(Number), truncatedBytes: lineB.length });
+    expect(c).toBeUndefined();
+    s.exit(0);
+  });
+
+  it('keeps at most maxKeptBytes of text: the oldest lines lose theirs first (raw empty, truncatedBytes their length)', async () => {
+    const s = scriptedProcess();
+    const wire = openStdioWire({ env, process: s.proc, maxKeptBytes: 20 });
+    s.push('{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n');
+    await wire.waitFor((l) => l.raw === '{"n":4}', { timeoutMs: 5000 });
+    expect(wire.lines.map((l) => [l.raw, l.json, l.truncatedBytes])).toEqual([
+      ['', undefined, 7],
+      ['', undefined, 7],
+      ['{"n":3}', { n: 3 }, undefined],
+      ['{"n":4}', { n: 4 }, undefined],
+    ]);
     s.exit(0);
   });
 

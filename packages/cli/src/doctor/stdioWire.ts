@@ -1,14 +1,21 @@
 /**
  * {@link StdioWire}: a stdio server spoken to line by line, raw, for the checks that look at the bytes themselves
  * (a banner, CRLF, a BOM, an answer to a notification, an id echoed with another type). Everything it keeps is
- * bounded: the first {@link MAX_KEPT_LINES} stdout lines (each at most 4 MiB, a longer one cut and flagged) and the
- * last {@link STDERR_TAIL_LINES} stderr lines.
+ * bounded: the first {@link MAX_KEPT_LINES} stdout lines (each at most 64 MiB, a longer one cut and flagged; at most
+ * {@link MAX_KEPT_BYTES} in all, the oldest lines' text dropped first) and the last {@link STDERR_TAIL_LINES} stderr
+ * lines. A response cut at the line limit still ends the `request()` waiting for it (its id is read from the cut
+ * line), with the line flagged `truncatedBytes` and no `json`, so the check can say how big the answer was.
  */
-import { LineSplitter, parseLine, TextTail } from './lineSplitter.js';
+import { LineSplitter, MAX_LINE_BYTES, parseLine, type RawLine, TextTail } from './lineSplitter.js';
 import type { DoctorEnv, ProbeProcess, StdioLine, StdioWire } from './types.js';
 
 /** The stdout lines a wire keeps; later lines still reach `waitFor` and `request`, but are not kept. */
 export const MAX_KEPT_LINES = 10_000;
+/**
+ * The most stdout text a wire keeps, in bytes (each line counted by its length on the wire): past it the oldest
+ * kept lines lose their text (`raw` becomes `''`, `json` goes, `truncatedBytes` says how long they were).
+ */
+export const MAX_KEPT_BYTES = 128 * 1024 * 1024;
 /** The stderr lines a wire keeps (the last ones). */
 export const STDERR_TAIL_LINES = 50;
 /** How long stdout may take to end once the process exited, or the exit to come once stdout ended, ms. */
@@ -23,10 +30,16 @@ export interface StdioWireOptions {
   readonly signal?: AbortSignal;
   /** Passed to {@link ProbeProcess.kill} by `close()`, ms. @default 1000 */
   readonly killGraceMs?: number;
+  /** The longest line read whole, bytes. @default MAX_LINE_BYTES (64 MiB) */
+  readonly maxLineBytes?: number;
+  /** The most stdout text kept, bytes. @default MAX_KEPT_BYTES (128 MiB) */
+  readonly maxKeptBytes?: number;
 }
 
 interface Waiter {
   readonly match: (line: StdioLine) => boolean;
+  /** The id a `request()` waits for: a line cut at the limit with this top-level id ends the wait too. */
+  readonly id?: string | number;
   readonly resolve: (line: StdioLine | undefined) => void;
 }
 
@@ -49,6 +62,13 @@ class ProcessWire implements StdioWire {
   readonly #signal: AbortSignal | undefined;
   readonly #killGraceMs: number | undefined;
   readonly #lines: StdioLine[] = [];
+  readonly #maxLineBytes: number;
+  readonly #maxKeptBytes: number;
+  /** The wire length of each kept line whose text is still kept, and their sum. */
+  readonly #keptSizes: number[] = [];
+  #keptBytes = 0;
+  /** The first kept line whose text has not been dropped. */
+  #oldestWithText = 0;
   readonly #stderr = new TextTail(STDERR_TAIL_LINES);
   readonly #waiters = new Set<Waiter>();
   #exit: StdioWire['exit'];
@@ -60,6 +80,8 @@ class ProcessWire implements StdioWire {
     this.#process = options.process;
     this.#signal = options.signal;
     this.#killGraceMs = options.killGraceMs;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#maxKeptBytes = options.maxKeptBytes ?? MAX_KEPT_BYTES;
     this.pid = options.process.pid;
     this.startedAtMs = options.env.now();
     this.#signal?.addEventListener('abort', () => this.#wakeAll(), { once: true });
@@ -90,7 +112,7 @@ class ProcessWire implements StdioWire {
   }
 
   async #readStdout(): Promise<void> {
-    const splitter = new LineSplitter();
+    const splitter = new LineSplitter({ maxLineBytes: this.#maxLineBytes });
     try {
       for await (const chunk of this.#process.stdout) for (const line of splitter.push(chunk)) this.#add(line);
     } catch {
@@ -108,15 +130,28 @@ class ProcessWire implements StdioWire {
     this.#stderr.end();
   }
 
-  #add(read: { readonly raw: string; readonly truncatedBytes?: number }): void {
+  #add(read: RawLine): void {
     const json = read.truncatedBytes === undefined ? parseLine(read.raw) : undefined;
     const line: StdioLine = { raw: read.raw, atMs: this.#env.now(), ...(json === undefined ? {} : { json }), ...(read.truncatedBytes === undefined ? {} : { truncatedBytes: read.truncatedBytes }) };
-    if (this.#lines.length < MAX_KEPT_LINES) this.#lines.push(line);
+    if (this.#lines.length < MAX_KEPT_LINES) this.#keep(line, read.truncatedBytes ?? encoder.encode(read.raw).length);
     for (const waiter of this.#waiters) {
-      if (waiter.match(line)) {
+      if (waiter.match(line) || (read.cutId !== undefined && waiter.id === read.cutId)) {
         this.#waiters.delete(waiter);
         waiter.resolve(line);
       }
+    }
+  }
+
+  /** Keeps a line, dropping the text of the oldest ones while the kept text is over its bound. */
+  #keep(line: StdioLine, size: number): void {
+    this.#lines.push(line);
+    this.#keptSizes.push(size);
+    this.#keptBytes += size;
+    while (this.#keptBytes > this.#maxKeptBytes && this.#oldestWithText < this.#lines.length - 1) {
+      const i = this.#oldestWithText++;
+      const old = this.#lines[i]!;
+      this.#keptBytes -= this.#keptSizes[i]!;
+      this.#lines[i] = { raw: '', atMs: old.atMs, truncatedBytes: this.#keptSizes[i]! };
     }
   }
 
@@ -145,6 +180,10 @@ class ProcessWire implements StdioWire {
   }
 
   waitFor(match: (line: StdioLine) => boolean, options: { readonly timeoutMs: number; readonly fromIndex?: number }): Promise<StdioLine | undefined> {
+    return this.#wait(match, options);
+  }
+
+  #wait(match: (line: StdioLine) => boolean, options: { readonly timeoutMs: number; readonly fromIndex?: number; readonly id?: string | number }): Promise<StdioLine | undefined> {
     for (let i = options.fromIndex ?? 0; i < this.#lines.length; i++) {
       const line = this.#lines[i]!;
       if (match(line)) return Promise.resolve(line);
@@ -154,6 +193,7 @@ class ProcessWire implements StdioWire {
       const timer = new AbortController();
       const waiter: Waiter = {
         match,
+        ...(options.id === undefined ? {} : { id: options.id }),
         resolve: (line) => {
           timer.abort();
           resolve(line);
@@ -169,9 +209,10 @@ class ProcessWire implements StdioWire {
     });
   }
 
+  /** The response to `message`, or the line cut at the line limit whose top-level id is `message.id` (see the module comment). */
   async request(message: { readonly id: string | number; readonly method: string; readonly params?: unknown }, timeoutMs: number): Promise<StdioLine | undefined> {
     const fromIndex = this.#lines.length;
-    const answer = this.waitFor(isResponseTo(message.id), { timeoutMs, fromIndex });
+    const answer = this.#wait(isResponseTo(message.id), { timeoutMs, fromIndex, id: message.id });
     await this.send({ jsonrpc: '2.0', ...message });
     return answer;
   }

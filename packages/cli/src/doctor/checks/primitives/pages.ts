@@ -91,7 +91,9 @@ export async function readList(options: ReadListOptions): Promise<ListOutcome> {
     try {
       result = await client.request(method, cursor === undefined ? {} : { cursor }, { timeoutMs, signal });
     } catch (error) {
-      return { kind: 'failed', pages, error };
+      // An answer over the doctor's line limit: the stdio connector's local error, told as such (not the server's).
+      const cut = (error as { data?: { truncatedBytes?: unknown } } | null)?.data?.truncatedBytes;
+      return { kind: 'failed', pages, error: typeof cut === 'number' ? new Error((error as Error).message) : error };
     }
     if (pages === 0) firstPageMs = now() - started;
     pages++;
