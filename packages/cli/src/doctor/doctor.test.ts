@@ -161,7 +161,7 @@ describe('runDoctor', () => {
     for (const p of processes) expect(alive(p.pid!)).toBe(false);
   });
 
-  it('keeps its cleanup inside the budget: a server and its grandchild that both ignore SIGTERM are gone, and the report comes by timeoutMs + 250 ms', async () => {
+  it('keeps its cleanup inside the budget: a server and its grandchild that both ignore SIGTERM are gone, and the report comes by timeoutMs + 1000 ms (the margin is for a loaded machine; an idle one takes under timeoutMs)', async () => {
     const script = [
       'const { spawn } = require("node:child_process");',
       'const g = spawn(process.execPath, ["-e", "process.on(\'SIGTERM\', () => {}); setInterval(() => {}, 1000)"], { stdio: "ignore" });',
@@ -193,7 +193,7 @@ describe('runDoctor', () => {
     expect(processes).toHaveLength(1);
     expect(pids).toHaveLength(1);
     for (const pid of [...pids, ...processes.map((p) => p.pid!)]) expect(alive(pid)).toBe(false);
-    expect(took).toBeLessThan(3000 + 250);
+    expect(took).toBeLessThan(3000 + 1000);
   });
 
   it('reads a 10 MB tools/list whole on stdio (100,000 tools), and tells an answer over the 64 MiB line limit by its size at once', async () => {

@@ -184,7 +184,10 @@ export interface StdioLine {
   readonly json?: unknown;
   /** When it was read, {@link DoctorEnv.now} milliseconds. */
   readonly atMs: number;
-  /** Set when the line was longer than 4 MiB: `raw` is its start, and this is its whole length in bytes. */
+  /**
+   * Set when the line was longer than 64 MiB (`raw` is its start, and this is its whole length in bytes), or when its
+   * text was dropped to keep what the wire holds under 128 MiB (then `raw` is `''`).
+   */
   readonly truncatedBytes?: number;
 }
 
@@ -208,7 +211,10 @@ export interface StdioWire {
    * @returns the line, or `undefined` once `timeoutMs` passed or the process ended
    */
   waitFor(match: (line: StdioLine) => boolean, options: { readonly timeoutMs: number; readonly fromIndex?: number }): Promise<StdioLine | undefined>;
-  /** Sends a request and waits for the line whose JSON `id` equals `id` (same type); `undefined` on timeout or exit. */
+  /**
+   * Sends a request and waits for the line whose JSON `id` equals `id` (same type), or the line cut at the 64 MiB limit
+   * whose top-level id is this one (`truncatedBytes` set, no `json`); `undefined` on timeout or exit.
+   */
   request(message: { readonly id: string | number; readonly method: string; readonly params?: unknown }, timeoutMs: number): Promise<StdioLine | undefined>;
   /** Ends the process (stdin end, SIGTERM, SIGKILL). Idempotent. */
   close(): Promise<void>;
