@@ -74,7 +74,7 @@ describe('the doctor report for a terminal', () => {
       Measurements
         startupMs  5 ms
 
-      3 checks: 2 passed, 1 with findings
+      4 checks: 3 passed, 1 with findings
       Verdict: 1 error, 0 warnings, 0 info · exit code 1: a warning or an error was found
       "
     `);

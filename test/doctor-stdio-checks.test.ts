@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STDIO_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/launch.js';
 import { HTTP_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/reach.js';
+import { STDIO_LATE_CHECKS } from '../packages/cli/src/doctor/checks/stdio.js';
 import { STDIO_HYGIENE_CHECK } from '../packages/cli/src/doctor/checks/stdio/hygiene.js';
 import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
 import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
@@ -268,6 +269,63 @@ async function startHttpFixture(file: string): Promise<string> {
 function doctorHttp(url: string): Promise<DoctorReport> {
   return runDoctor({ target: { transport: 'http', url }, env: nodeDoctorEnv(), checks: [HTTP_STARTUP_CHECK], timeoutMs: 20_000, requestTimeoutMs: 3000 });
 }
+
+describe('stdio.stdout-watch', () => {
+  /**
+   * A check that only lets time pass, as a longer run does, while the connect step's client stays open: 1.5 s, and
+   * on until stray stdout was seen (at most 3 s more), so a slow machine does not end the run before the first tick.
+   */
+  const linger: Check = {
+    id: 'stdio.linger',
+    title: 'linger',
+    area: 'stdio',
+    transports: ['stdio'],
+    requirements: [],
+    run: async (ctx) => {
+      try {
+        await ctx.env.sleep(1500, ctx.signal);
+        for (let waited = 0; ctx.facts.stdoutNoise === undefined && waited < 3000; waited += 100) await ctx.env.sleep(100, ctx.signal);
+      } catch {
+        // The run's budget is spent: the watch reports what was seen.
+      }
+    },
+  };
+
+  function watch(options: { checks: readonly Check[]; args: readonly string[] }): Promise<DoctorReport> {
+    return runDoctor({ target: { transport: 'stdio', command: process.execPath, args: options.args }, env: nodeDoctorEnv(), checks: options.checks, timeoutMs: 20_000, requestTimeoutMs: 5000 });
+  }
+
+  it('a log line on stdout a second after start, after the raw session ended, is stdout-not-protocol (exit code 1)', async () => {
+    const report = await watch({ checks: [STDIO_HYGIENE_CHECK, linger, ...STDIO_LATE_CHECKS], args: [path.join(FIXTURES, 'stdio-late-log.mjs')] });
+    const findings = report.findings.filter((f) => f.id === 'stdio.stdout-not-protocol');
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.message).toMatch(/^stdout line \d+, .*is not a JSON-RPC message: "INFO: tick"$/);
+    expect(findings[0]!.evidence).toEqual([expect.stringMatching(/^stdout line \d+: INFO: tick$/)]);
+    expect(report.findings.map((f) => f.id)).toEqual(['stdio.stdout-not-protocol']);
+    expect(report.summary.exitCode).toBe(1);
+  });
+
+  it('the connect step\'s client, which lives for the whole run, is what sees it: the line, when and during which check', async () => {
+    const report = await watch({ checks: [linger, ...STDIO_LATE_CHECKS], args: [path.join(FIXTURES, 'stdio-late-log.mjs')] });
+    expect(seen(report)).toEqual([
+      {
+        id: 'stdio.stdout-not-protocol',
+        message: expect.stringMatching(/^stdout line \d+, \d+\.\d s after start, while stdio\.linger ran, is not a JSON-RPC message: "INFO: tick"$/),
+        evidence: [expect.stringMatching(/^stdout line \d+: INFO: tick$/)],
+      },
+    ]);
+    expect(outcome(report, 'stdio.stdout-watch')).toBe('failed');
+  });
+
+  it('a banner the raw session reported is not reported again; our demo server stays clean', async () => {
+    const banner = await watch({ checks: [STDIO_HYGIENE_CHECK, ...STDIO_LATE_CHECKS], args: [path.join(FIXTURES, 'stdio-banner.mjs')] });
+    expect(banner.findings.map((f) => f.id)).toEqual(['stdio.stdout-not-protocol']);
+    expect(outcome(banner, 'stdio.stdout-watch')).toBe('passed');
+    const demo = await watch({ checks: [STDIO_HYGIENE_CHECK, linger, ...STDIO_LATE_CHECKS], args: DEMO });
+    expect(seen(demo)).toEqual([]);
+    expect(outcome(demo, 'stdio.stdout-watch')).toBe('passed');
+  });
+});
 
 describe('startup.http', () => {
   it('a listening server is reachable: no finding', async () => {

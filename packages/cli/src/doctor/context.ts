@@ -9,12 +9,13 @@ import type { ClientConnector, McpClientOptions } from '@switchboard/mcp/client'
 import { VERSION } from '../version.js';
 import type { Budget } from './budget.js';
 import { anySignal } from './budget.js';
+import { isProtocolLine } from './checks/stdio/messages.js';
 import { httpProbe } from './httpProbe.js';
 import { findingOf } from './report.js';
 import { requirement } from './requirements/index.js';
 import { doctorStdioConnector } from './stdioConnector.js';
 import { openStdioWire } from './stdioWire.js';
-import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, DoctorTarget, Finding, Observation, ProbeProcess, StdioWire } from './types.js';
+import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, DoctorTarget, Finding, Observation, ProbeProcess, StdioWire, StdoutNoise } from './types.js';
 
 /** The client era each `--era` choice asks for. */
 export const CLIENT_ERA = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
@@ -35,6 +36,8 @@ export class RunResources {
   /** Aborts every fetch of the run's clients once the run is over. */
   readonly #fetches = new AbortController();
   #closed = false;
+  /** The id of the check running now (checks run one at a time): who saw a stdout line read in the background. */
+  running = '';
 
   /** Whether the run is over: what a check that ignored its signal opens now is refused or killed at once. */
   get closed(): boolean {
@@ -119,6 +122,19 @@ function findingFor(id: string, observation: Observation): Finding {
   return findingOf(rule, observation);
 }
 
+/** Keeps the first stdout line that is not a JSON-RPC message seen in the run (see `DoctorFacts.stdoutNoise`). */
+function noteNoise(facts: DoctorFacts, noise: StdoutNoise): void {
+  facts.stdoutNoise ??= noise;
+}
+
+/** The first line of a wire that is not a JSON-RPC message (a line cut at 4 MiB is not judged). */
+function noiseOf(wire: StdioWire, by: string): StdoutNoise | undefined {
+  const index = wire.lines.findIndex((line) => line.truncatedBytes === undefined && !isProtocolLine(line));
+  if (index === -1) return undefined;
+  const line = wire.lines[index]!;
+  return { line: line.raw, lineNumber: index + 1, afterMs: line.atMs - wire.startedAtMs, by };
+}
+
 /** The environment of a stdio server: the doctor's, with the target's over it. */
 export function serverEnvironment(env: DoctorEnv, target: Extract<DoctorTarget, { transport: 'stdio' }>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -137,6 +153,8 @@ function connectorOf(options: CheckContextOptions): ClientConnector {
       ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
       onSpawn: (proc) => resources.addProcess(proc),
       killGraceMs: KILL_GRACE_MS,
+      // The connect step's client lives for the whole run: a line it reads is told as seen by the check running then.
+      onNotProtocol: (seen) => noteNoise(options.facts, { ...seen, by: resources.running }),
     });
   }
   const fetch: typeof globalThis.fetch = (input, init) => env.fetch(input, { ...init, signal: init?.signal == null ? resources.fetchSignal : anySignal([init.signal, resources.fetchSignal]) });
@@ -152,6 +170,8 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
   let misuse: Error | undefined;
   let skipped: string | undefined;
   let retired = false;
+  resources.running = check.id;
+  const wires: StdioWire[] = [];
   const requestTimeoutMs = (): number => budget.requestTimeoutMs();
   const ctx: CheckContext = {
     target,
@@ -204,6 +224,7 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
       resources.addProcess(proc);
       const wire = openStdioWire({ env, process: proc, signal, killGraceMs: KILL_GRACE_MS });
       resources.addWire(wire);
+      wires.push(wire);
       return Promise.resolve(wire);
     },
     http(request) {
@@ -223,6 +244,11 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
     skipped: () => skipped,
     retire: () => {
       retired = true;
+      // What the check's own processes wrote on stdout so far counts too, whether the check looked at it or not.
+      for (const wire of wires) {
+        const noise = noiseOf(wire, check.id);
+        if (noise !== undefined) noteNoise(facts, noise);
+      }
     },
   };
 }

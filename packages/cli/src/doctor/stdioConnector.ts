@@ -34,6 +34,11 @@ export interface DoctorStdioConnectorOptions {
   readonly onSpawn?: (proc: ProbeProcess) => void;
   /** Passed to {@link ProbeProcess.kill} on close, ms. @default 1000 */
   readonly killGraceMs?: number;
+  /**
+   * Called with every stdout line that is not a JSON-RPC message (a line over 4 MiB, cut, is not judged): its text,
+   * its number on stdout (from 1) and the milliseconds since the process started.
+   */
+  readonly onNotProtocol?: (seen: { readonly line: string; readonly lineNumber: number; readonly afterMs: number }) => void;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -74,6 +79,10 @@ class ProbeTransport implements ClientTransport {
   readonly #commandLine: string;
   readonly #logger: ClientConnectorOpenOptions['logger'];
   readonly #killGraceMs: number | undefined;
+  readonly #onNotProtocol: DoctorStdioConnectorOptions['onNotProtocol'];
+  readonly #now: () => number;
+  readonly #startedAtMs: number;
+  #lineCount = 0;
   readonly #stderr = new TextTail(STDERR_TAIL_LINES);
   readonly #encoder = new TextEncoder();
   #heard = false;
@@ -82,11 +91,21 @@ class ProbeTransport implements ClientTransport {
   #endFacts: ConnectionEndFacts | undefined;
   #ended: Promise<void> | undefined;
 
-  constructor(parts: { readonly process: ProbeProcess; readonly commandLine: string; readonly logger: ClientConnectorOpenOptions['logger']; readonly killGraceMs: number | undefined }) {
+  constructor(parts: {
+    readonly process: ProbeProcess;
+    readonly commandLine: string;
+    readonly logger: ClientConnectorOpenOptions['logger'];
+    readonly killGraceMs: number | undefined;
+    readonly onNotProtocol: DoctorStdioConnectorOptions['onNotProtocol'];
+    readonly now: () => number;
+  }) {
     this.#process = parts.process;
     this.#commandLine = parts.commandLine;
     this.#logger = parts.logger;
     this.#killGraceMs = parts.killGraceMs;
+    this.#onNotProtocol = parts.onNotProtocol;
+    this.#now = parts.now;
+    this.#startedAtMs = parts.now();
   }
 
   get endFacts(): ConnectionEndFacts | undefined {
@@ -128,7 +147,7 @@ class ProbeTransport implements ClientTransport {
 
   #deliver(line: RawLine): void {
     const { raw, truncatedBytes } = line;
-    if (raw.trim() === '') return;
+    this.#lineCount += 1;
     if (truncatedBytes !== undefined && line.cutId !== undefined) {
       this.#logger.warn(`Did not read a response of ${truncatedBytes} bytes: over the limit of ${MAX_LINE_BYTES} bytes per line`, { pid: this.#process.pid });
       this.#heard = true;
@@ -137,6 +156,8 @@ class ProbeTransport implements ClientTransport {
       return;
     }
     const message = truncatedBytes === undefined ? classify(parseLine(raw)) : undefined;
+    if (message === undefined && truncatedBytes === undefined) this.#onNotProtocol?.({ line: raw, lineNumber: this.#lineCount, afterMs: this.#now() - this.#startedAtMs });
+    if (raw.trim() === '') return;
     if (message === undefined) {
       const what = truncatedBytes === undefined ? `"${raw.slice(0, ECHO_CHARS)}"` : `a line of ${truncatedBytes} bytes`;
       this.#logger.warn(`Skipped a stdout line that is not JSON-RPC: ${what}`, { pid: this.#process.pid });
@@ -193,7 +214,8 @@ export function doctorStdioConnector(options: DoctorStdioConnectorOptions): Clie
       open.signal?.throwIfAborted();
       const proc = options.env.spawn({ command: options.command, args: options.args, env: options.environment, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
       options.onSpawn?.(proc);
-      return Promise.resolve(new ProbeTransport({ process: proc, commandLine, logger: open.logger, killGraceMs: options.killGraceMs }));
+      const now = () => options.env.now();
+      return Promise.resolve(new ProbeTransport({ process: proc, commandLine, logger: open.logger, killGraceMs: options.killGraceMs, onNotProtocol: options.onNotProtocol, now }));
     },
   };
 }

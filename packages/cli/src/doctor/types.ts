@@ -269,6 +269,22 @@ export interface DoctorFacts {
   prompts?: readonly Record<string, unknown>[];
   /** Numbers for the report's `measurements` (e.g. `tools/list.tokens`, `latencyMs.ping`). */
   measurements: Record<string, number>;
+  /** The first stdout line that is not a JSON-RPC message, seen by any process the doctor started (stdio only). */
+  stdoutNoise?: StdoutNoise;
+}
+
+/** A stdout line that is not a JSON-RPC message, and where it was seen (see {@link DoctorFacts.stdoutNoise}). */
+export interface StdoutNoise {
+  /** The line as read, without its `\n`. */
+  readonly line: string;
+  /** Its number on that process's stdout, from 1. */
+  readonly lineNumber: number;
+  /** From the start of that process to the line, milliseconds. */
+  readonly afterMs: number;
+  /** The id of the check that was running when it was read (`connect` for the connect step). */
+  readonly by: string;
+  /** Set once a check has reported it as `stdio.stdout-not-protocol` (then no later check reports it again). */
+  readonly reported?: boolean;
 }
 
 /** What a check may say of one observation. */

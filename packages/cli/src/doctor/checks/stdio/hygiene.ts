@@ -17,6 +17,7 @@ import {
   INITIALIZED_NOTIFICATION,
   initializeRequest,
   discoverRequest,
+  isProtocolLine,
   MODERN_REVISION,
   namesId,
   received,
@@ -209,6 +210,15 @@ async function run(ctx: CheckContext): Promise<void> {
     await wire.close();
   }
   for (const finding of lineFindings(wire.lines)) ctx.report(finding.id, finding.observation);
+  markReported(ctx, wire);
+}
+
+/** Tells the later stdout watch that stray stdout is reported already (it reports only what no raw session saw). */
+function markReported(ctx: CheckContext, wire: StdioWire): void {
+  const index = wire.lines.findIndex((line) => !isProtocolLine(line));
+  if (index === -1) return;
+  const line = wire.lines[index]!;
+  ctx.facts.stdoutNoise = { line: line.raw, lineNumber: index + 1, afterMs: line.atMs - wire.startedAtMs, by: STDIO_HYGIENE_CHECK.id, reported: true };
 }
 
 /** The stdio hygiene check. */
