@@ -23,7 +23,7 @@ export interface NodeDoctorEnvOptions {
   /** The doctor's own environment. @default `process.env` */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /**
-   * @default a `createNodeFetch()` of `@switchboard/mcp/node` (on `node:http`), not `globalThis.fetch`: undici's
+   * The `fetch` of every HTTP probe and client. @default a `createNodeFetch()` of `@switchboard/mcp/node` (on `node:http`), not `globalThis.fetch`: undici's
    * fetch replaces a `Host` header with the URL's, and the DNS-rebinding check must send `Host: evil.example`
    */
   readonly fetch?: typeof globalThis.fetch;

@@ -11,17 +11,23 @@ import { TOKEN_ENCODING } from './checks/primitives/tokenCount.js';
 
 /** The colour functions the report uses (picocolors' `createColors()` fits; identity functions for none). */
 export interface RenderColors {
+  /** Wraps text for headings (picocolors' `bold`, or the identity). */
   readonly bold: (text: string) => string;
+  /** Wraps text for evidence and notes (picocolors' `dim`, or the identity). */
   readonly dim: (text: string) => string;
+  /** Wraps text for errors (picocolors' `red`, or the identity). */
   readonly red: (text: string) => string;
+  /** Wraps text for warnings (picocolors' `yellow`, or the identity). */
   readonly yellow: (text: string) => string;
+  /** Wraps text for info findings (picocolors' `blue`, or the identity). */
   readonly blue: (text: string) => string;
+  /** Wraps text for passed checks (picocolors' `green`, or the identity). */
   readonly green: (text: string) => string;
 }
 
 /** How to render. */
 export interface RenderOptions {
-  /** @default no colour */
+  /** The colours to use. @default no colour */
   readonly colors?: RenderColors;
   /** The width to wrap to, in columns. @default 100 */
   readonly columns?: number;

@@ -33,6 +33,7 @@ export interface SpecRef {
 export interface Requirement {
   /** Stable id, `<area>.<kebab-name>`, e.g. `stdio.stdout-not-protocol`. It is the id of the findings it yields. */
   readonly id: string;
+  /** The area it belongs to: the first word of its id. */
   readonly area: DoctorArea;
   /** A short title, e.g. `Only MCP messages on stdout`. */
   readonly title: string;
@@ -76,15 +77,21 @@ export interface Requirement {
 export interface Finding {
   /** The {@link Requirement} id. */
   readonly id: string;
+  /** The requirement's severity, or the lower one the check gave this observation. */
   readonly severity: Severity;
+  /** The requirement's title. */
   readonly title: string;
   /** What was seen, one sentence. */
   readonly message: string;
   /** The exact messages, lines or bytes seen (each cut to 500 characters). */
   readonly evidence: readonly string[];
+  /** The spec section of the rule; `null` for a rule of practice (then `source`). */
   readonly spec: SpecRef | null;
+  /** The host documentation, issue or field bug a rule of practice comes from. */
   readonly source?: string;
+  /** The likely causes, most likely first. */
   readonly causes: readonly string[];
+  /** How to fix it. */
   readonly fix: string;
 }
 
@@ -93,8 +100,11 @@ export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'timed-out' | 'crash
 
 /** One check's line in the report. */
 export interface CheckOutcome {
+  /** The check id (`<area>.<name>`), or `connect` for the connect step. */
   readonly id: string;
+  /** The progress display's line. */
   readonly title: string;
+  /** How it ended. */
   readonly status: CheckStatus;
   /** Wall time of the check, milliseconds. */
   readonly durationMs: number;
@@ -121,30 +131,39 @@ export type DoctorTarget =
 
 /** The report: what `--json` prints (it validates against the package's `doctor-report.schema.json`). */
 export interface DoctorReport {
+  /** The version of this report's shape. */
   readonly schemaVersion: 1;
+  /** What made the report, and its version. */
   readonly doctor: { readonly name: 'switchboard'; readonly version: string };
   /** The target, without its environment values (they may hold secrets). */
   readonly target: { readonly transport: DoctorTransport; readonly url?: string; readonly command?: string; readonly args?: readonly string[] };
   /** ISO 8601. */
   readonly startedAt: string;
+  /** Wall time of the whole run, milliseconds. */
   readonly durationMs: number;
   /** Whether an MCP connection was made in any era. */
   readonly connected: boolean;
+  /** What the server says it is (`serverInfo`), when a connection was made. */
   readonly server?: { readonly name: string; readonly version: string; readonly title?: string };
   /** What the server speaks: the revisions `initialize` settled on (legacy) and those `server/discover` lists (modern). */
   readonly eras: { readonly legacy: readonly string[]; readonly modern: readonly string[]; readonly dualEra: boolean };
   /** Measurements, e.g. `tools/list` tokens and latencies (`latencyMs.ping`). */
   readonly measurements: Readonly<Record<string, number>>;
+  /** What was found, sorted: severity, then area in run order, then id. */
   readonly findings: readonly Finding[];
+  /** Each check's outcome, in run order (the connect step included). */
   readonly checks: readonly CheckOutcome[];
+  /** The counts per severity and the exit code: 0 nothing above info, 1 a warning or an error (or a check that crashed or timed out), 2 could not connect. */
   readonly summary: { readonly errors: number; readonly warnings: number; readonly infos: number; readonly exitCode: 0 | 1 | 2 };
 }
 
 /** A process the doctor started, as {@link DoctorEnv.spawn} hands it over. */
 export interface ProbeProcess {
+  /** The process id (`undefined` when it could not start). */
   readonly pid: number | undefined;
   /** The raw bytes of stdout and stderr, as they come. */
   readonly stdout: AsyncIterable<Uint8Array>;
+  /** The raw bytes of stderr, as they come. */
   readonly stderr: AsyncIterable<Uint8Array>;
   /** Writes raw bytes to stdin; rejects once stdin is closed. */
   write(bytes: Uint8Array): Promise<void>;
@@ -163,6 +182,7 @@ export interface ProbeProcess {
 export interface DoctorEnv {
   /** Starts a process (its own process group) with exactly this environment. */
   spawn(options: { readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }): ProbeProcess;
+  /** The `fetch` every HTTP probe and client uses (it must send a `Host` header as given, for the DNS-rebinding check). */
   readonly fetch: typeof globalThis.fetch;
   /** A monotonic clock, milliseconds. */
   now(): number;
@@ -193,6 +213,7 @@ export interface StdioLine {
 
 /** A stdio server spoken to line by line, raw (one per {@link CheckContext.spawn}). */
 export interface StdioWire {
+  /** The process id (`undefined` when it could not start). */
   readonly pid: number | undefined;
   /** When it was started, {@link DoctorEnv.now} milliseconds. */
   readonly startedAtMs: number;
@@ -222,14 +243,15 @@ export interface StdioWire {
 
 /** A raw HTTP request of a check (the target's URL and headers unless given). */
 export interface HttpProbeRequest {
+  /** The HTTP method. */
   readonly method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS' | 'PUT';
-  /** @default the target's URL */
+  /** The URL. @default the target's URL */
   readonly url?: string;
   /** Sent over the target's headers; a `null` value removes one. No default `Accept` or `Content-Type` is added. */
   readonly headers?: Readonly<Record<string, string | null>>;
   /** A string as is, anything else as JSON. */
   readonly body?: unknown;
-  /** @default the context's request budget */
+  /** Budget of this exchange, milliseconds. @default the context's request budget */
   readonly timeoutMs?: number;
   /** For an SSE answer: stop reading after the first JSON-RPC response (default), or read until the stream ends or the timeout. */
   readonly readSse?: 'first-response' | 'until-end';
@@ -253,9 +275,11 @@ export interface HttpProbeResponse {
 
 /** What the checks learn and share (earlier checks fill it; later ones read it). */
 export interface DoctorFacts {
+  /** Whether the connect step made an MCP connection. */
   connected: boolean;
   /** Milliseconds from spawn to the first answer (stdio). */
   startupMs?: number;
+  /** What the server says it is (`serverInfo`). */
   serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
   /** The revisions an `initialize` settled on, when offered each legacy revision. */
   legacyRevisions: string[];
@@ -263,9 +287,13 @@ export interface DoctorFacts {
   modernRevisions: string[];
   /** The era the default client settled on. */
   era?: 'legacy' | 'modern';
+  /** The tools `tools/list` gave (every page), as sent. */
   tools?: readonly Record<string, unknown>[];
+  /** The resources `resources/list` gave, as sent. */
   resources?: readonly Record<string, unknown>[];
+  /** The resource templates `resources/templates/list` gave, as sent. */
   resourceTemplates?: readonly Record<string, unknown>[];
+  /** The prompts `prompts/list` gave, as sent. */
   prompts?: readonly Record<string, unknown>[];
   /** Numbers for the report's `measurements` (e.g. `tools/list.tokens`, `latencyMs.ping`). */
   measurements: Record<string, number>;
@@ -299,7 +327,9 @@ export interface Observation {
 
 /** What a check sees. */
 export interface CheckContext {
+  /** The server the doctor reaches. */
   readonly target: DoctorTarget;
+  /** Everything the doctor does to the world (spawn, fetch, clock). */
   readonly env: DoctorEnv;
   /** Aborted when the doctor's budget is spent: stop and return. */
   readonly signal: AbortSignal;
@@ -309,6 +339,7 @@ export interface CheckContext {
   readonly era: 'session' | 'stateless' | 'auto';
   /** `--call NAME --args JSON`: the one tool the doctor may call. */
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  /** What earlier checks learned (this check may add to it). */
   readonly facts: DoctorFacts;
   /** Reports a violation of a requirement (its id must be in the check's `requirements`). */
   report(requirementId: string, observation: Observation): void;
@@ -337,12 +368,15 @@ export interface Check {
   readonly id: string;
   /** The progress display's line, e.g. `stdio hygiene`. */
   readonly title: string;
+  /** The area it belongs to: the first word of its id. */
   readonly area: DoctorArea;
+  /** The transports it runs on (it is skipped on the others). */
   readonly transports: readonly DoctorTransport[];
   /** The requirement ids it may report. */
   readonly requirements: readonly string[];
   /** Skipped unless an MCP connection was made (`facts.connected`). @default true */
   readonly needsConnection?: boolean;
+  /** Probes the server and reports each violation through `ctx.report`; never throws for server behaviour (a throw is the doctor's own bug: `crashed`). */
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -365,19 +399,23 @@ export type DoctorProgress =
 
 /** What {@link runDoctor} is given. */
 export interface DoctorOptions {
+  /** The server to diagnose. */
   readonly target: DoctorTarget;
+  /** Everything the doctor does to the world (spawn, fetch, clock); `nodeDoctorEnv()` on Node. */
   readonly env: DoctorEnv;
   /** The whole run's budget, milliseconds: the doctor returns a report by then. @default 60_000 */
   readonly timeoutMs?: number;
   /** The budget of one request or wait, milliseconds. @default 10_000 (capped by what is left of `timeoutMs`) */
   readonly requestTimeoutMs?: number;
-  /** @default 'auto' */
+  /** `--era`: the era the checks connect in (session = legacy, stateless = 2026-07-28, auto = probe then fall back). @default 'auto' */
   readonly era?: 'session' | 'stateless' | 'auto';
+  /** `--call NAME --args JSON`: the one tool the doctor may call (absent: it calls no tool). */
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  /** Told each check's start, notes and end (the progress display). */
   readonly onProgress?: (event: DoctorProgress) => void;
   /** Aborted when the user stops the run (Ctrl-C): the doctor then ends like at its deadline (checks still running are `timed-out`), closes and kills what it started, and returns the report. */
   readonly signal?: AbortSignal;
-  /** @default CHECKS (every check, in order) */
+  /** The checks to run, in order (a subset for tests or a focused run). @default CHECKS (every check, in order) */
   readonly checks?: readonly Check[];
 }
 

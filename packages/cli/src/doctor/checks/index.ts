@@ -11,4 +11,5 @@ import { PROTOCOL_CHECKS } from './protocol.js';
 import { STARTUP_CHECKS } from './startup.js';
 import { STDIO_CHECKS, STDIO_LATE_CHECKS } from './stdio.js';
 
+/** Every check, in run order (what `runDoctor` runs by default). */
 export const CHECKS: readonly Check[] = [...STARTUP_CHECKS, ...ERAS_CHECKS, ...STDIO_CHECKS, ...HTTP_CHECKS, ...PROTOCOL_CHECKS, ...PRIMITIVES_CHECKS, ...STDIO_LATE_CHECKS];
