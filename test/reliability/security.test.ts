@@ -39,7 +39,7 @@ const LIMITS = {
 } as const;
 /** `@switchboard/jsonrpc` parseJson's default depth cap (not an option of serveHttp/serveStdio yet). */
 const MAX_JSON_DEPTH = 64;
-/** `protocol/echo.ts` MAX_ECHO_CHARS: echoed input is cut there, `…` appended. */
+/** `@switchboard/jsonrpc` MAX_ECHO_CHARS: echoed input is cut there, `…` appended. */
 const MAX_ECHO = 200;
 /** The Dispatcher's default maxBatchSize (McpServer does not change it): the limit for stdio batches. */
 const DISPATCHER_MAX_BATCH = 100;
