@@ -325,7 +325,7 @@ describe('1. peer input in log lines is cut at 200 characters', () => {
       expect([naming(method)!.includes(cut(method)), naming(id)!.includes(cut(id))]).toEqual([true, true]);
       const long = wire.logs.slice(from).filter((l) => l.length > MAX_LOG_LINE).map((l) => `${l.length}: ${l.slice(0, 120)}`);
       expect(long).toEqual([]);
-      if (STRESS) console.log(`reliability older-classes: ${name}: ${LONG}-character method, id and error message, longest log line ${Math.max(...wire.logs.slice(from).map((l) => l.length))} characters`);
+      if (STRESS) process.stderr.write(`reliability older-classes: ${name}: ${LONG}-character method, id and error message, longest log line ${Math.max(...wire.logs.slice(from).map((l) => l.length))} characters\n`);
     });
   }
 });
@@ -347,7 +347,7 @@ describe('2. a request id still in flight is refused with -32600 and that id; th
       expect(mine()).toHaveLength(1 + DUPLICATES);
       expect(mine().filter((m) => 'result' in m)).toEqual([{ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `slept ${HOLD_MS}` }] } }]);
       expect(mine().filter((m) => !('result' in m))).toEqual(Array.from({ length: DUPLICATES }, () => refused));
-      if (STRESS) console.log(`reliability older-classes: ${name}: ${DUPLICATES} duplicates of an id in flight, ${DUPLICATES} refused with the id, 1 result`);
+      if (STRESS) process.stderr.write(`reliability older-classes: ${name}: ${DUPLICATES} duplicates of an id in flight, ${DUPLICATES} refused with the id, 1 result\n`);
       // Once answered, the id is free again (only ids in flight are remembered).
       expect((await exchange(wire, [ping(id)])).answers).toEqual([{ jsonrpc: '2.0', id, result: {} }]);
     });
