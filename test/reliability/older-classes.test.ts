@@ -445,6 +445,23 @@ describe('5. every refusal carries the request id when it was readable, none (nu
     });
   }
 
+  it('a session ended (DELETE) while a POST waits for its JSON answer: 404 with the request id', async () => {
+    const doomed = new StreamableWire('doomed', handle.url, [], '2025-11-25');
+    await doomed.start();
+    const pending = post(handle.url, sleep(R, 5000), { ...doomed.headers(), accept: 'application/json' });
+    await delay(100);
+    const ended = await new Promise<number>((resolve, reject) => {
+      http.request(handle.url, { method: 'DELETE', headers: doomed.headers(), agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject).end();
+    });
+    expect(ended).toBe(200);
+    const reply = await pending;
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: R, error: { code: -32001 } });
+  });
+
   it('an initialize refused at admission (maxSessions reached by a session in use): 503 with its id', async () => {
     const other = await serveHttp({ server: makeServer(recordingLogger([])), port: 0, host: '127.0.0.1', maxSessions: 1, sessionIdleTimeoutMs: 600_000 });
     try {
