@@ -201,7 +201,8 @@ describe('stdio bytes (one child, each row then a sentinel ping)', () => {
 
   it('many concurrent requests sharing ids: every request answered exactly once, ids never coerced (JSON-RPC 2.0 §4)', async () => {
     // MCP basic/index.mdx "Requests": a client MUST NOT reuse an id in a session; the server still answers every
-    // request it reads (JSON-RPC 2.0 §4), one line each, with the id as sent.
+    // request it reads (JSON-RPC 2.0 §4), one line each, with the id as sent: its result, or -32600 when a request
+    // with the same id is still in flight (inbound.ts; the HTTP transport's duplicateRequestId).
     const copies = STRESS ? 500 : 50;
     const from = child.lines.length;
     const call = (id: number | string, ms: number): string => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${ms}}}}\n`;
@@ -215,7 +216,13 @@ describe('stdio bytes (one child, each row then a sentinel ping)', () => {
     expect(answers(7)).toHaveLength(copies);
     expect(answers('7')).toHaveLength(copies);
     expect(answers(8)).toHaveLength(copies);
-    for (const m of [...answers(7), ...answers('7')]) expect(m).toMatchObject({ jsonrpc: '2.0', result: { content: [{ type: 'text', text: expect.stringMatching(/^slept \d$/) as unknown }] } });
+    const refused = { code: -32600, message: 'Invalid Request: this request id is already in flight on this session' };
+    for (const m of [...answers(7), ...answers('7')]) {
+      if ('error' in m) expect(m['error']).toEqual(refused);
+      else expect(m).toMatchObject({ jsonrpc: '2.0', result: { content: [{ type: 'text', text: expect.stringMatching(/^slept \d$/) as unknown }] } });
+    }
+    // The first of each id was in flight when its copies arrived: it got its result.
+    expect(answers(7).some((m) => 'result' in m) && answers('7').some((m) => 'result' in m)).toBe(true);
     for (const m of answers(8)) expect(m).toEqual(pong(8));
   });
 });

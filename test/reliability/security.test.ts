@@ -39,7 +39,7 @@ const LIMITS = {
 } as const;
 /** `@switchboard/jsonrpc` parseJson's default depth cap (not an option of serveHttp/serveStdio yet). */
 const MAX_JSON_DEPTH = 64;
-/** `protocol/echo.ts` MAX_ECHO_CHARS: echoed input is cut there, `…` appended. */
+/** `@switchboard/jsonrpc` MAX_ECHO_CHARS: echoed input is cut there, `…` appended. */
 const MAX_ECHO = 200;
 /** The Dispatcher's default maxBatchSize (McpServer does not change it): the limit for stdio batches. */
 const DISPATCHER_MAX_BATCH = 100;
@@ -498,7 +498,7 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
     expect(refused.error.message.length).toBeLessThan(MAX_ECHO + 200);
   });
 
-  it('transport-level bad inputs: each refused with its HTTP status and a JSON-RPC error without an id', async () => {
+  it('transport-level bad inputs: each refused with its HTTP status and a JSON-RPC error, with the id only when the request was readable', async () => {
     // JSON-RPC 2.0 §5.1 + MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server": not JSON → 400 -32700.
     expectHttpError(await session.post('{"jsonrpc":"2.0","id":1,'), 400, -32700);
     expectHttpError(await session.post(''), 400, -32700);
@@ -538,10 +538,11 @@ describe('Streamable HTTP: the conformance server with failing handlers, a child
     for (const lastEventId of ['never-issued.1', '__proto__', 'a.b.99999999999']) {
       expectHttpError(await child.request('GET', '/mcp', { headers: session.headers({ accept: 'text/event-stream', 'last-event-id': lastEventId }) }), 400, -32000);
     }
-    // MCP 2024-11-05 basic/transports.mdx "HTTP with SSE": POST /messages needs a live session's id.
+    // MCP 2024-11-05 basic/transports.mdx "HTTP with SSE": POST /messages needs a live session's id (the body is
+    // read first, so the refusal carries the request's id, JSON-RPC 2.0 §5).
     const legacy = { 'content-type': 'application/json' };
-    expectHttpError(await child.request('POST', '/messages', { headers: legacy, body: req(1, 'ping') }), 400, -32000);
-    expectHttpError(await child.request('POST', '/messages?sessionId=__proto__', { headers: legacy, body: req(1, 'ping') }), 404, -32001);
+    expectHttpError(await child.request('POST', '/messages', { headers: legacy, body: req(1, 'ping') }), 400, -32000, 1);
+    expectHttpError(await child.request('POST', '/messages?sessionId=__proto__', { headers: legacy, body: req(1, 'ping') }), 404, -32001, 1);
     // A path the server does not serve: 404 (RFC 9110 §15.5.5).
     expect((await child.request('GET', '/mcp-other', {})).status).toBe(404);
   });

@@ -6,6 +6,7 @@
 import { runBatch } from './batch.js';
 import { errorResponse, parseMessage, type Inbound, type InboundSingle } from './classify.js';
 import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
+import { echo, echoId } from './echo.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
@@ -319,12 +320,11 @@ export class Dispatcher<Ctx = unknown> {
     }
     if (entry === undefined) {
       if (id === undefined) {
-        this.#logger.debug('Notification for an unknown method: ignored', { method });
+        this.#logger.debug('Notification for an unknown method: ignored', { method: echo(method) });
         return undefined;
       }
-      // The method name is client input: quoted in at most 200 characters, so the error never costs more than the request.
-      const shown = method.length > 200 ? `${method.slice(0, 200)}…` : method;
-      return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `${ErrorMessage[ErrorCode.MethodNotFound]}: "${shown}"` });
+      // The method name is client input: quoted in at most MAX_ECHO_CHARS, so the error never costs more than the request.
+      return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `${ErrorMessage[ErrorCode.MethodNotFound]}: "${echo(method)}"` });
     }
     const params = message.params;
     let result: unknown;
@@ -387,7 +387,7 @@ export class Dispatcher<Ctx = unknown> {
 
   #invalidParams(problem: string, method: string, id: JsonRpcId | undefined): Reply {
     if (id === undefined) {
-      this.#logger.debug('Notification with invalid params: ignored', { method, problem });
+      this.#logger.debug('Notification with invalid params: ignored', { method: echo(method), problem: echo(problem) });
       return undefined;
     }
     const prefix = ErrorMessage[ErrorCode.InvalidParams];
@@ -399,12 +399,12 @@ export class Dispatcher<Ctx = unknown> {
   #failed(error: unknown, method: string, id: JsonRpcId | undefined): Reply {
     if (error instanceof JsonRpcError && Number.isInteger(error.code)) {
       if (id === undefined) {
-        this.#logger.debug('Notification refused: no reply sent', { method, code: error.code, message: error.message });
+        this.#logger.debug('Notification refused: no reply sent', { method: echo(method), code: error.code, message: echo(error.message) });
         return undefined;
       }
       return { jsonrpc: JSONRPC_VERSION, id, error: error.toJSON() };
     }
-    this.#logger.error(`Handler failed: "${method}"`, { method, id, error });
+    this.#logger.error(`Handler failed: "${echo(method)}"`, { method: echo(method), id: echoId(id), error });
     return id === undefined ? undefined : internalError(id);
   }
 }

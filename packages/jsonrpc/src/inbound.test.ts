@@ -100,3 +100,37 @@ describe('ContextRequest', () => {
     ]);
   });
 });
+
+describe('a request id still in flight', () => {
+  // MCP 2025-11-25 basic/index.mdx "Requests": an id is not reused within a session. Each request gets one answer:
+  // the duplicate -32600 with its id, the first its result; once answered (or cancelled), the id is free again.
+  const refused = { code: -32600, message: 'Invalid Request: this request id is already in flight on this session' };
+
+  it('is refused with -32600 and that id, running or queued, while the first runs on', async () => {
+    const { peer, deliver, transport } = await setup(1);
+    deliver('{"jsonrpc":"2.0","id":1,"method":"wait"}');
+    deliver('{"jsonrpc":"2.0","id":"q","method":"wait"}');
+    deliver('{"jsonrpc":"2.0","id":1,"method":"now"}');
+    deliver('{"jsonrpc":"2.0","id":"q","method":"now"}');
+    expect(transport.sent).toEqual([{ jsonrpc: '2.0', id: 1, error: refused }, { jsonrpc: '2.0', id: 'q', error: refused }]);
+    expect(peer.inboundCount).toBe(2);
+    // Ids are never coerced: "1" is not 1. Cancelled, 1 and q are free again.
+    expect(peer.cancelInbound(1)).toBe(true);
+    expect(peer.cancelInbound('q')).toBe(true);
+    await tick();
+    deliver('{"jsonrpc":"2.0","id":"1","method":"now"}');
+    deliver('{"jsonrpc":"2.0","id":1,"method":"now"}');
+    await tick();
+    expect(transport.sent.slice(2)).toEqual([{ jsonrpc: '2.0', id: '1', result: 'done' }, { jsonrpc: '2.0', id: 1, result: 'done' }]);
+    await peer.close();
+  });
+
+  it('inside one batch: the second member gets the refusal in the batch answer', async () => {
+    const { deliver, transport, peer } = await setup();
+    deliver('[{"jsonrpc":"2.0","id":5,"method":"now"},{"jsonrpc":"2.0","id":6,"method":"wait"},{"jsonrpc":"2.0","id":6,"method":"now"}]');
+    expect(peer.cancelInbound(6)).toBe(true);
+    await tick();
+    expect(transport.sent).toEqual([[{ jsonrpc: '2.0', id: 5, result: 'done' }, { jsonrpc: '2.0', id: 6, error: refused }]]);
+    await peer.close();
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { BatchSlot } from './batch.js';
 import { errorResponse } from './classify.js';
+import { echo, echoId } from './echo.js';
 import type { ContextRequest, Dispatcher } from './dispatcher.js';
 import { ErrorCode, ErrorMessage, JsonRpcLocalError, LocalErrorCode } from './errors.js';
 import { beginRequest, endRequest, OUTCOME_CANCELLED, responseOutcome, type Instrumentation, type RequestEnd } from './instrument.js';
@@ -14,6 +15,8 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { TransportMessageExtra } from './transport.js';
 
 const RESOLVED_VOID: Promise<void> = Promise.resolve();
+/** The -32600 message of a request whose id is still in flight (the HTTP transport's wording). */
+const DUPLICATE_ID_MESSAGE = `${ErrorMessage[ErrorCode.InvalidRequest]}: this request id is already in flight on this session`;
 
 /** Builds the dispatcher context of one inbound message; see {@link PeerOptions.context}. */
 export type InboundContextFactory<Ctx> = (
@@ -139,13 +142,27 @@ export class InboundScheduler<Ctx> {
     const done = this.#dispatcher.dispatchNow(message, made.ctx);
     if (done instanceof Promise) {
       done.then(undefined, (error: unknown) => {
-        this.#logger.error('Notification dispatch failed', { method: message.method, error });
+        this.#logger.error('Notification dispatch failed', { method: echo(message.method), error });
       });
     }
   }
 
-  /** Runs a request now or queues it; its response goes to `slot` (a batch member) or is sent. */
+  /**
+   * Runs a request now or queues it; its response goes to `slot` (a batch member) or is sent. A request whose id
+   * is still in flight on this connection is refused at once (-32600 with that id), and the first one runs on.
+   */
   request(message: JsonRpcRequest, extra: TransportMessageExtra | undefined, slot: BatchSlot | undefined): void {
+    if (this.#inbound.has(message.id)) {
+      // MCP 2025-11-25 basic/index.mdx "Requests": the request ID MUST NOT have been used before by the requestor
+      // within the same session; JSON-RPC 2.0 §4: the id is how the client tells responses apart, so two requests
+      // in flight with one id cannot both be answered unambiguously. As the HTTP transport does (400 + -32600 with
+      // the id, refusals.ts `duplicateRequestId`), the duplicate gets an error carrying its id and the first its
+      // result, so every request still gets exactly one answer. Only ids in flight are remembered (bounded by
+      // maxConcurrentInbound + maxQueuedInbound); an id reused after its answer went out is served.
+      this.#logger.debug('Request with an id already in flight: refused', { id: echoId(message.id), method: echo(message.method) });
+      this.#deliver(slot, errorResponse(message.id, { code: ErrorCode.InvalidRequest, message: DUPLICATE_ID_MESSAGE }));
+      return;
+    }
     const hook = this.#instrumentation?.onInboundRequest;
     const end = hook === undefined ? undefined : beginRequest(hook, message, this.#logger);
     const made = this.#makeContext(message, extra);
@@ -210,7 +227,7 @@ export class InboundScheduler<Ctx> {
     try {
       return { ok: true, ctx: factory(message, extra) };
     } catch (error) {
-      this.#logger.error('Context factory failed', { method: message.method, error });
+      this.#logger.error('Context factory failed', { method: echo(message.method), error });
       return { ok: false };
     }
   }
@@ -241,7 +258,7 @@ export class InboundScheduler<Ctx> {
     reply.then(
       (response) => this.#finishJob(job, response),
       (error: unknown) => {
-        this.#logger.error('Request dispatch failed', { method: job.message.method, error });
+        this.#logger.error('Request dispatch failed', { method: echo(job.message.method), error });
         this.#finishJob(job, errorResponse(job.message.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] }));
       },
     );

@@ -23,6 +23,7 @@ export type { Logger } from './logger.js';
 export { silentLogger } from './logger.js';
 export type { Inbound, InboundSingle } from './classify.js';
 export { classifyValue, errorResponse, isValidId, parseMessage } from './classify.js';
+export { echo, echoId, MAX_ECHO_CHARS } from './echo.js';
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, parseJson } from './json.js';
 export type { ParseJsonOptions, ParsedJson } from './json.js';
 export type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';

@@ -8,6 +8,7 @@
  * calls and allocates nothing for it.
  */
 import { JsonRpcError, JsonRpcLocalError, LocalErrorCode, type LocalErrorCodeValue } from './errors.js';
+import { echo, echoId } from './echo.js';
 import type { Logger } from './logger.js';
 import type { JsonRpcId, JsonRpcResponse } from './message.js';
 
@@ -83,7 +84,7 @@ export function beginRequest(
   try {
     return hook(info);
   } catch (error) {
-    logger.error('Instrumentation failed: request begin', { id: info.id, method: info.method, error });
+    logger.error('Instrumentation failed: request begin', { id: echoId(info.id), method: echo(info.method), error });
     return undefined;
   }
 }

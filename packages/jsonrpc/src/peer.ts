@@ -7,6 +7,7 @@
 import { runBatch } from './batch.js';
 import type { Inbound, InboundSingle } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
+import { echo, echoId } from './echo.js';
 import { JsonRpcError, JsonRpcLocalError, LocalErrorCode, localError } from './errors.js';
 import { InboundScheduler, type InboundHost } from './inbound.js';
 import type { Instrumentation } from './instrument.js';
@@ -354,11 +355,11 @@ export class Peer<Ctx = unknown> {
     const id = response.id;
     if (id === null && 'error' in response) {
       const error = JsonRpcError.fromObject(response.error);
-      this.#logger.warn('Error response without a request id', { code: error.code, message: error.message, invalid });
+      this.#logger.warn('Error response without a request id', { code: error.code, message: echo(error.message), invalid: invalid === undefined ? undefined : echo(invalid) });
       this.#report(error);
       return;
     }
-    this.#logger.warn('Response with an unknown id: dropped', { id, invalid });
+    this.#logger.warn('Response with an unknown id: dropped', { id: echoId(id), invalid: invalid === undefined ? undefined : echo(invalid) });
   }
 
   #report(error: Error): void {
@@ -385,7 +386,7 @@ export class Peer<Ctx = unknown> {
     try {
       this.#transport.requestCancelled?.(id);
     } catch (error) {
-      this.#logger.error('Transport requestCancelled failed', { id, error });
+      this.#logger.error('Transport requestCancelled failed', { id: echoId(id), error });
     }
   }
 

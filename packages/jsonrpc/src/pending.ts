@@ -6,6 +6,7 @@
  * @see https://www.jsonrpc.org/specification §4 (Request), §5 (Response)
  */
 import { JsonRpcError, LocalErrorCode, localError, type JsonRpcLocalError } from './errors.js';
+import { echo } from './echo.js';
 import { beginRequest, endRequest, failureOutcome, OUTCOME_RESULT, type Instrumentation, type RequestEnd } from './instrument.js';
 import type { Logger } from './logger.js';
 import { JSONRPC_VERSION, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from './message.js';
@@ -185,7 +186,7 @@ export class PendingRequests {
       this.#logger.debug('Late response to an abandoned request: dropped', { id });
       return true;
     }
-    if (invalid !== undefined) this.#logger.warn('Malformed response: failing the request', { id, reason: invalid });
+    if (invalid !== undefined) this.#logger.warn('Malformed response: failing the request', { id, reason: echo(invalid) });
     if ('error' in response) this.#settle(entry, undefined, JsonRpcError.fromObject(response.error));
     else this.#settle(entry, response.result, undefined);
     return true;

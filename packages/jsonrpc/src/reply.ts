@@ -5,6 +5,7 @@
  * @see https://www.jsonrpc.org/specification §5
  */
 import { errorResponse } from './classify.js';
+import { echoId } from './echo.js';
 import { ErrorCode, ErrorMessage } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { JSONRPC_VERSION, type JsonRpcId, type JsonRpcResponse } from './message.js';
@@ -34,7 +35,7 @@ export function stringifyReply(reply: JsonRpcResponse | readonly JsonRpcResponse
   } catch (error) {
     if (!Array.isArray(reply)) {
       const single = reply as JsonRpcResponse;
-      logger.error('Response could not be serialized: sending -32603 instead', { id: single.id, error });
+      logger.error('Response could not be serialized: sending -32603 instead', { id: echoId(single.id), error });
       return JSON.stringify(internalError(single.id));
     }
     const parts = (reply as readonly JsonRpcResponse[]).map((member) => stringifyReply(member, logger));

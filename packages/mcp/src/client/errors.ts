@@ -3,7 +3,7 @@
  * carries a stable `code` from {@link ClientErrorCode} and the facts a caller needs to act on it.
  */
 import { ClientErrorCode, McpClientError } from '../protocol/clientErrors.js';
-import { echo } from '../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import type { Era } from '../protocol/revisions.js';
 
 /**

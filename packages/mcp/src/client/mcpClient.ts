@@ -9,7 +9,7 @@
  * const result = await client.callTool({ name: tools[0].name, arguments: {} });
  * await client.close();
  */
-import { type JsonRpcNotification, type Logger } from '@switchboard/jsonrpc';
+import { echo, type JsonRpcNotification, type Logger } from '@switchboard/jsonrpc';
 import type { ClientTransportKind } from '../protocol/transport.js';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 import type {
@@ -379,7 +379,7 @@ export class McpClient {
       try {
         headers = compileParamHeaders(tool.inputSchema, { toolName: tool.name });
       } catch (error) {
-        this.#logger.warn(`Tool "${tool.name}" dropped: its x-mcp-header annotations are invalid`, { tool: tool.name, error: (error as Error).message });
+        this.#logger.warn(`Tool "${echo(tool.name)}" dropped: its x-mcp-header annotations are invalid`, { tool: echo(tool.name), error: echo((error as Error).message) });
         transport.setToolParamHeaders?.(tool.name, undefined);
         continue;
       }

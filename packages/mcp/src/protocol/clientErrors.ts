@@ -7,7 +7,7 @@
  * They live in `protocol/` because both the client (`client/`) and the client transports (`transports/`)
  * raise them, and neither imports the other's internals.
  */
-import { echo } from './echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import type { McpError } from './errors.js';
 
 /** The stable codes of {@link McpClientError}. The first three equal the engine's `LocalErrorCode` values. */

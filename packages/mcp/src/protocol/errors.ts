@@ -7,7 +7,7 @@
  * @see MCP 2025-11-25 schema.ts (error codes); MCP 2026-07-28 basic/index.mdx "Error Codes"
  */
 import { ErrorCode, JsonRpcError, type JsonRpcErrorObject } from '@switchboard/jsonrpc';
-import { echo } from './echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { REVISION_FEATURES, isProtocolRevision } from './revisions.js';
 
 /** JSON-RPC codes MCP uses, standard and MCP-defined. */

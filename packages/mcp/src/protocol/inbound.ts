@@ -18,7 +18,7 @@
  * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Protocol Version Negotiation"
  */
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { echo } from './echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { McpErrorCode } from './errors.js';
 import { CLIENT_CAPABILITIES_META_KEY, envelopeProblem, parseRequestEnvelope, protocolVersionClaim, type RequestEnvelope } from './envelope.js';
 import { methodExists, methodRow, type McpMethod } from './methods.js';

@@ -6,7 +6,7 @@
  *
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Custom Headers from Tool Parameters"
  */
-import { echo } from './echo.js';
+import { echo } from '@switchboard/jsonrpc';
 
 /** The JSON types an `x-mcp-header` property may have (`number` is not allowed). */
 export type ParamHeaderType = 'string' | 'integer' | 'boolean';

@@ -210,11 +210,20 @@ export class Connection implements ServerSession, RequestFacts {
     if (deliver === undefined) return;
     transport.onmessage = (message, extra) => {
       if (message.kind !== 'batch') return deliver(message, extra);
+      // JSON-RPC 2.0 §4.1 and §5: a notification and a response are never answered, so a batch that holds no
+      // request (and no invalid member) gets no reply even where batches are not accepted: its members are read
+      // (a response settles the request it answers) and nothing is sent back. §6: "should return nothing at all".
+      if (message.items.every(isUnanswered)) return deliver(message, extra);
       const verdict = classifyInboundBatch(message.items.filter(isCall).map((item) => item.message), this.inboundFacts);
       if (!isInboundRefusal(verdict)) return deliver(message, extra);
       void transport.send({ jsonrpc: '2.0', id: null, error: { code: verdict.code, message: verdict.message } }).catch(() => {});
     };
   }
+}
+
+/** A member the receiver never answers (JSON-RPC 2.0 §4.1 notifications, §5 responses). */
+function isUnanswered(item: InboundSingle): boolean {
+  return item.kind === 'response' || item.kind === 'notification';
 }
 
 function isCall(item: InboundSingle): item is InboundSingle & { readonly message: JsonRpcRequest | JsonRpcNotification } {

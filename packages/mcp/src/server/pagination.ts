@@ -4,7 +4,7 @@
  * @see MCP 2025-11-25 server/utilities/pagination.mdx
  */
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
-import { echo } from '../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { invalidParams, paramsRecord } from './params.js';
 
 /** The four paginated lists, by their result member. */

@@ -2,7 +2,7 @@
  * Reading request params: the -32602 refusals every MCP method shares (MCP 2025-11-25 schema.ts).
  */
 import { ErrorCode, JsonRpcError, type JsonRpcParams } from '@switchboard/jsonrpc';
-import { echo } from '../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 
 /** The frozen `{}` answered by methods with an empty result, and used for absent params. */
 export const EMPTY_RESULT: Readonly<Record<string, never>> = Object.freeze({});

@@ -18,7 +18,7 @@
  * Runtime-neutral: Web Crypto (`globalThis.crypto.subtle`), `TextEncoder`, `btoa`/`atob`.
  */
 import { canonicalDigest } from '../protocol/digest.js';
-import { echo } from '../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 
 /** One signing key. */
 export interface RequestStateKey {

@@ -22,7 +22,7 @@ import {
 } from '@switchboard/jsonrpc';
 import { createStderrLogger } from '../logger.js';
 import { ConnectionClosedError, SpawnError, type ConnectionEndFacts } from '../protocol/clientErrors.js';
-import { echo } from '../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import { StderrTail } from './stderrTail.js';
 import { childEnv, settle, type Settings, type SpawnStdioOptions } from './stdioClientOptions.js';

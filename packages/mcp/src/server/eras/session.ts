@@ -8,7 +8,7 @@
  *   server/utilities/logging.mdx, server/resources.mdx "Subscriptions"
  */
 import type { Dispatcher, MethodHandler } from '@switchboard/jsonrpc';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { LOGGING_LEVEL_RANK, parseCancelled, parseProgressToken } from '../../protocol/notifications.js';
 import { LATEST_LEGACY_REVISION, isLegacyRevision, type LegacyRevision, type ProtocolRevision } from '../../protocol/revisions.js';
 import type { McpServerTransport } from '../../protocol/transport.js';

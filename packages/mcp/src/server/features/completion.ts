@@ -4,7 +4,7 @@
  * @see MCP 2025-11-25 server/utilities/completion.mdx
  */
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import type { CompleteResult } from '../../protocol/types.js';
 import { EMPTY_RESULT, invalidParams, isRecord, paramsRecord } from '../params.js';
 import type { CompletionHandler } from '../types.js';

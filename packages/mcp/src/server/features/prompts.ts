@@ -4,7 +4,7 @@
  * @see MCP 2025-11-25 server/prompts.mdx
  */
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { ResourceNotFoundError } from '../../protocol/errors.js';
 import { page } from '../pagination.js';
 import { invalidParams, namedCall, paramsRecord } from '../params.js';

@@ -10,7 +10,7 @@ import { isLegacyRevision } from '../../protocol/revisions.js';
 import { page } from '../pagination.js';
 import { invalidParams, paramsRecord, requireString } from '../params.js';
 import { isUri } from '../definitions.js';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { invalidResult, resourceResultProblem } from '../results.js';
 import { withMeta, type FeatureHost } from './host.js';
 

@@ -12,7 +12,7 @@
  *   `io.modelcontextprotocol/tasks` "Task Polling", "Task Update Requests", "Task Cancellation"
  */
 import { ErrorCode, JsonRpcError, type Dispatcher, type JsonRpcParams, type MethodHandler } from '@switchboard/jsonrpc';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { MissingClientCapabilityError } from '../../protocol/errors.js';
 import { isModernRevision } from '../../protocol/revisions.js';
 import { isFinalTaskStatus, type TaskRecord } from '../../stores/taskStore.js';

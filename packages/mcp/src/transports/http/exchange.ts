@@ -239,7 +239,8 @@ export class OutStream {
 
   /** The answer to a POST answered with a JSON body, once its stream completed (`settled`) or the owner closed. */
   jsonOutput(settled: boolean, batch: boolean): HttpOutput {
-    if (!settled) return refusalOutput('sessionNotFound', { id: null });
+    // JSON-RPC 2.0 §5: the refusal of a POST holding one request carries its id (a batch's, none: `null`).
+    if (!settled) return refusalOutput('sessionNotFound', { id: !batch && this.ids.length === 1 ? this.ids[0]! : null });
     // Every request of the POST was cancelled: nothing to answer with.
     if (this.count === 0) return { status: HttpStatus.Accepted, headers: this.host.acceptedHeaders };
     return { status: HttpStatus.Ok, headers: this.host.jsonHeaders, body: this.takeJson(batch) };

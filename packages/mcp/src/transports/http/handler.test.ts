@@ -694,7 +694,7 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
       ['POST', '/mcp', { headers: { ...s.headers, host: 'evil.example.com' }, body: ping(1) }],
       ['PUT', '/mcp', { headers: s.headers, body: '{}' }],
       ['GET', '/mcp', { headers: { ...s.headers, accept: 'text/event-stream', 'last-event-id': 'garbage' } }],
-      ['POST', '/messages', { headers: { 'content-type': JSON_CT }, body: ping(1) }],
+      ['POST', '/messages', { headers: { 'content-type': JSON_CT }, body: '{nope' }],
     ];
     for (const [method, path, init] of refusals) {
       const res = await t.send(method, path, init);
@@ -723,6 +723,10 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     const invalid = await t.send('POST', '/mcp', { headers: s.headers, body: '{"jsonrpc":"2.0","id":9,"method":5}' });
     expect(invalid.status).toBe(400);
     expect(await invalid.json()).toMatchObject({ id: 9, error: { code: -32600 } });
+    // The 2024-11-05 endpoint reads the body before the session: its refusal of a readable request carries the id.
+    const legacy = await t.send('POST', '/messages', { headers: { 'content-type': JSON_CT }, body: ping(1) });
+    expect(legacy.status).toBe(400);
+    expect(await legacy.json()).toMatchObject({ id: 1, error: { code: -32000 } });
   });
 
   it('a server without the modern era (connect alone) refuses a 2026-07-28 request: 400 + -32022 with the supported revisions', async () => {

@@ -9,7 +9,7 @@
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../protocol/transport.js';
 import {
@@ -209,7 +209,7 @@ export class HttpSseClientTransport implements ClientTransport {
         if (event.event !== 'message' || event.data === '') return undefined;
         const inbound = parseMessage(event.data);
         if (inbound.kind === 'invalid') {
-          this.#logger.warn('Dropped an SSE event that is not JSON-RPC', { data: event.data.slice(0, 200) });
+          this.#logger.warn('Dropped an SSE event that is not JSON-RPC', { data: echo(event.data) });
           return undefined;
         }
         this.onmessage?.(inbound);

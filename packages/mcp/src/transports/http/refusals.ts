@@ -8,7 +8,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
 import type { JsonRpcErrorResponse, JsonRpcId } from '@switchboard/jsonrpc';
-import { echo } from '../../protocol/echo.js';
+import { echo } from '@switchboard/jsonrpc';
 import { McpErrorCode } from '../../protocol/errors.js';
 import type { InboundRefusal, InboundRefusalName } from '../../protocol/inbound.js';
 import type { HttpOutput } from './io.js';
@@ -331,4 +331,24 @@ export function refusalOutput(name: HttpRefusalName, options: RefusalOutputOptio
   if (options.allow !== undefined) headers = { ...headers, allow: options.allow };
   if (options.retryAfterSeconds !== undefined) headers = { ...headers, 'retry-after': String(options.retryAfterSeconds) };
   return errorOutput(httpStatus, jsonrpcError, headers);
+}
+
+/**
+ * `output` (an HTTP error answer built before the request's id was at hand, e.g. by the session table's admission)
+ * with its JSON-RPC error body carrying `id`: JSON-RPC 2.0 §5, the error response's id is the request's when it
+ * could be read. An answer without a JSON-RPC error body is returned as it is.
+ * @param output - An answer from {@link refusalOutput} or {@link errorOutput}.
+ * @param id - The id of the request it refuses.
+ */
+export function withRequestId(output: HttpOutput, id: JsonRpcId): HttpOutput {
+  if (typeof output.body !== 'string') return output;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(output.body);
+  } catch {
+    return output;
+  }
+  if (typeof parsed !== 'object' || parsed === null || !('error' in parsed)) return output;
+  const { error } = parsed as Pick<JsonRpcErrorResponse, 'error'>;
+  return { ...output, body: httpErrorBody({ jsonrpc: '2.0', id, error }) };
 }

@@ -7,7 +7,7 @@
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery", "Sending Messages to the Server" item 6
  */
-import { parseMessage, type Inbound, type JsonRpcId, type Logger } from '@switchboard/jsonrpc';
+import { echo, parseMessage, type Inbound, type JsonRpcId, type Logger } from '@switchboard/jsonrpc';
 import { ConnectionClosedError } from '../../protocol/clientErrors.js';
 import { fetchFailure, readSseBody, sleep, streamLost } from './clientHttp.js';
 import { SseDecoder } from './sseDecoder.js';
@@ -156,7 +156,7 @@ async function readOnce(host: StreamHost, stream: ResumableStream, response: Res
       }
       const inbound = parseMessage(event.data);
       if (inbound.kind === 'invalid') {
-        host.logger.warn('Dropped an SSE event that is not JSON-RPC', { data: event.data.slice(0, 200) });
+        host.logger.warn('Dropped an SSE event that is not JSON-RPC', { data: echo(event.data) });
         return undefined;
       }
       progressed = true;

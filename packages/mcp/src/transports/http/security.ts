@@ -26,46 +26,81 @@ interface HostPort {
 }
 
 /**
- * Splits `host[:port]` (RFC 9110 §7.2); IPv6 literals keep their brackets. A bare IPv6 address (several colons, no
- * brackets) is bracketed. Lower-cased.
+ * The host names this guard can match, from RFC 3986 §3.2.2 `host`: an `IP-literal` (IPv6 in brackets: hex digits,
+ * colons, dots) or a `reg-name`/`IPv4address` restricted to unreserved characters (letters, digits, `-`, `.`, `_`,
+ * `~`). Stricter than the RFC on purpose: percent-encoding and sub-delims (`!$&'()*+,;=`) belong to no DNS name or
+ * address, so a value holding them can only be an attempt to slip past the allow list.
+ */
+const HOST_NAME = /^(?:\[[0-9a-f:.]*:[0-9a-f:.]*\]|[a-z0-9._~-]+)$/;
+/** RFC 3986 §3.2.3 `port = *DIGIT`, and a TCP port is at most 65535 (five digits, checked numerically). */
+const PORT = /^[0-9]{1,5}$/;
+const MAX_PORT = 65_535;
+
+/**
+ * Parses a `Host` value strictly (RFC 9110 §7.2: `Host = uri-host [ ":" port ]`): a host name ({@link HOST_NAME}),
+ * then optionally `:` and a decimal port of at most 65535 (an empty port after `:` is the default port, RFC 3986
+ * §3.2.3). Anything else (userinfo `a@host`, a non-numeric, out-of-range or trailing-garbage port, spaces inside,
+ * a bare IPv6 address without brackets, a path) is `undefined`: malformed, never matched. Lower-cased; IPv6
+ * literals keep their brackets; surrounding whitespace (RFC 9110 §5.5 OWS) is ignored.
  */
 export function parseHostPort(value: string): HostPort | undefined {
   const v = value.trim().toLowerCase();
-  if (v === '') return undefined;
-  if (v.startsWith('[')) {
-    const close = v.indexOf(']');
-    if (close === -1) return undefined;
-    const rest = v.slice(close + 1);
-    if (rest !== '' && !rest.startsWith(':')) return undefined;
-    return { hostname: v.slice(0, close + 1), port: rest === '' ? undefined : rest.slice(1) };
-  }
-  const first = v.indexOf(':');
-  if (first === -1) return { hostname: v, port: undefined };
-  if (first !== v.lastIndexOf(':')) return { hostname: `[${v}]`, port: undefined };
-  return { hostname: v.slice(0, first), port: v.slice(first + 1) };
+  const close = v.startsWith('[') ? v.indexOf(']') : -1;
+  const colon = v.indexOf(':', close === -1 ? 0 : close);
+  const hostname = colon === -1 ? v : v.slice(0, colon);
+  if (!HOST_NAME.test(hostname)) return undefined;
+  if (colon === -1) return { hostname, port: undefined };
+  const port = v.slice(colon + 1);
+  if (port === '') return { hostname, port: undefined };
+  if (!PORT.test(port) || Number(port) > MAX_PORT) return undefined;
+  // A canonical port: `:03000` and `:3000` name the same port.
+  return { hostname, port: String(Number(port)) };
 }
 
 /** The scheme a request reached the server by. */
 export type RequestScheme = 'http' | 'https';
 
+interface SerializedOrigin {
+  readonly scheme: RequestScheme;
+  readonly hostname: string;
+  /** The port, or the scheme's default (80, 443) when the origin names none. */
+  readonly port: string;
+}
+
+const DEFAULT_PORT: Readonly<Record<RequestScheme, string>> = { http: '80', https: '443' };
+/** RFC 6454 §6.2 serialization of an http(s) origin: `scheme "://" host [ ":" port ]`, nothing more. */
+const ORIGIN = /^(https?):\/\/([^/?#@\\\s]+)$/;
+
+/**
+ * Parses an `Origin` value strictly (RFC 6454 §6.2 and §7.1): exactly `http` or `https`, `://`, a host and an
+ * optional port as in {@link parseHostPort}; no userinfo, path (not even `/`), query, fragment or list of origins.
+ * `undefined` for anything else (`null` and opaque origins included).
+ */
+function parseOrigin(value: string): SerializedOrigin | undefined {
+  const match = ORIGIN.exec(value.trim().toLowerCase());
+  if (match === null) return undefined;
+  const scheme = match[1] as RequestScheme;
+  const hostPort = parseHostPort(match[2]!);
+  if (hostPort === undefined) return undefined;
+  return { scheme, hostname: hostPort.hostname, port: hostPort.port ?? DEFAULT_PORT[scheme] };
+}
+
 /**
  * Whether `origin` is the request's own origin: an http(s) origin whose scheme, host and port equal `scheme`
  * and the `Host` header (default ports implied: `http://a` equals `http://a:80`). `null`, opaque and
- * non-http(s) origins, and anything with a path, query or credentials, are not.
+ * non-http(s) origins, and anything malformed (credentials, a path, a bad port; see `parseOrigin`), are not.
  */
 export function isSameOrigin(origin: string, host: string | undefined, scheme: RequestScheme): boolean {
-  if (host === undefined || host === '' || /[/?#@\\\s]/.test(host)) return false;
-  let theirs: URL;
-  let ours: URL;
-  try {
-    theirs = new URL(origin.trim());
-    ours = new URL(`${scheme}://${host}`);
-  } catch {
-    return false;
-  }
-  if (theirs.protocol !== 'http:' && theirs.protocol !== 'https:') return false;
-  if (theirs.username !== '' || theirs.password !== '' || theirs.pathname !== '/' || theirs.search !== '' || theirs.hash !== '') return false;
-  return theirs.origin === ours.origin;
+  if (host === undefined) return false;
+  const theirs = parseOrigin(origin);
+  const ours = parseHostPort(host);
+  if (theirs === undefined || ours === undefined) return false;
+  return theirs.scheme === scheme && theirs.hostname === ours.hostname && theirs.port === (ours.port ?? DEFAULT_PORT[scheme]);
+}
+
+/** An origin as compared with `allowedOrigins`: `scheme://host[:port]`, lower case, the default port left out. */
+function originKey(origin: SerializedOrigin): string {
+  return origin.port === DEFAULT_PORT[origin.scheme] ? `${origin.scheme}://${origin.hostname}` : `${origin.scheme}://${origin.hostname}:${origin.port}`;
 }
 
 /** {@link HostGuard} configuration. */
@@ -101,12 +136,19 @@ export class HostGuard {
     this.#anyPort = new Set();
     this.#exact = new Set();
     for (const entry of options.allowedHosts ?? LOOPBACK_HOSTS) {
-      const parsed = parseHostPort(entry);
+      // A configured bare IPv6 address (`::1`) is read as its bracketed literal; a Host header never is.
+      const parsed = parseHostPort(/^[^[]*:.*:/.test(entry) ? `[${entry.trim()}]` : entry);
       if (parsed === undefined) continue;
       if (parsed.port === undefined) this.#anyPort.add(parsed.hostname);
       else this.#exact.add(`${parsed.hostname}:${parsed.port}`);
     }
-    this.#origins = new Set((options.allowedOrigins ?? []).map((o) => o.trim().toLowerCase().replace(/\/+$/, '')));
+    this.#origins = new Set();
+    for (const entry of options.allowedOrigins ?? []) {
+      const text = entry.trim().toLowerCase().replace(/\/+$/, '');
+      // `null` may be listed (opaque origins, RFC 6454 §7.1); other entries are compared in their canonical form.
+      const parsed = text === 'null' ? undefined : parseOrigin(text);
+      this.#origins.add(parsed === undefined ? text : originKey(parsed));
+    }
   }
 
   /** Whether a `Host` value is allowed (always, when protection is off). */
@@ -143,6 +185,10 @@ export class HostGuard {
       this.#lastSameOrigin = key;
       return true;
     }
-    return this.#origins.has(origin.trim().toLowerCase().replace(/\/+$/, ''));
+    // RFC 6454 §7.1: the header is one serialized origin or `null`; anything else is malformed and refused.
+    const text = origin.trim().toLowerCase();
+    if (text === 'null') return this.#origins.has('null');
+    const parsed = parseOrigin(text);
+    return parsed !== undefined && this.#origins.has(originKey(parsed));
   }
 }

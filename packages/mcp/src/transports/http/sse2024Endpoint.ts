@@ -62,27 +62,31 @@ export class Sse2024Endpoint {
     return { status: HttpStatus.Ok, headers: SSE_HEADERS, sse: channel };
   }
 
-  /** `POST <messagesPath>?sessionId=<id>`: one message for the session (Host and Origin already checked). */
+  /**
+   * `POST <messagesPath>?sessionId=<id>`: one message for the session (Host and Origin already checked). The body is
+   * read before the session is looked up, so a refusal of a readable request carries its id (JSON-RPC 2.0 §5).
+   */
   async post(input: HttpInput): Promise<HttpOutput> {
     const context = this.#context;
     if (input.method !== 'POST') return refusalOutput('methodNotAllowed', { detail: `'${input.method}'`, allow: 'POST' });
-    const sessionId = new URLSearchParams(input.query).get('sessionId');
-    if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId');
-    const entry = context.table.sse2024(sessionId);
-    if (entry === undefined) return refusalOutput('sessionNotFound');
     const contentType = input.header('content-type');
     if (!isJsonContentType(contentType)) return refusalOutput('legacyBadContentType', { detail: `got '${contentType ?? ''}'` });
     // TS SDK server-legacy sse.ts: a message that does not parse is 400.
     const read = await readJsonBody(input, context.body);
     if (isRefusedBody(read)) return read;
-    const value = read.value;
-    // 2024-11-05 has no JSON-RPC batching (batches arrived with MCP 2025-03-26 basic/index.mdx "Batching"):
-    // refused before any member is classified.
-    if (Array.isArray(value) && value.length > 0) return refusalOutput('legacyBatch');
-    const inbound = classifyValue(value);
+    const inbound = classifyValue(read.value);
     if (inbound.kind === 'invalid') return errorOutput(HttpStatus.BadRequest, inbound.reply);
-    if (inbound.kind === 'batch') return refusalOutput('legacyBatch');
-    if (entry.transport.closed) return refusalOutput('sessionNotFound');
+    const id = inbound.kind === 'request' ? inbound.message.id : null;
+    const sessionId = new URLSearchParams(input.query).get('sessionId');
+    if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId', { id });
+    const entry = context.table.sse2024(sessionId);
+    if (entry === undefined || entry.transport.closed) return refusalOutput('sessionNotFound', { id });
+    // 2024-11-05 has no JSON-RPC batching (batches arrived with MCP 2025-03-26 basic/index.mdx "Batching"): a batch
+    // is refused whole, unless it holds only responses and notifications, which are never answered (JSON-RPC 2.0
+    // §4.1, §5): those are read and accepted like a lone response.
+    if (inbound.kind === 'batch' && !inbound.items.every((item) => item.kind === 'response' || item.kind === 'notification')) {
+      return refusalOutput('legacyBatch');
+    }
     context.table.touch(entry, 'active');
     entry.transport._receive(inbound, extraOf(input));
     return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };

@@ -8,7 +8,7 @@
  *
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages", "Receiving Messages", "Cancellation"
  */
-import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import { echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
   JsonRpcId,
   JsonRpcNotification,
@@ -208,7 +208,7 @@ export class StatelessExchange implements HttpClientChannel {
     try {
       json = JSON.stringify(response);
     } catch (error) {
-      this.#host.logger.error('Modern response could not be serialized', { error, id: this.#id });
+      this.#host.logger.error('Modern response could not be serialized', { error, id: echoId(this.#id) });
       json = JSON.stringify({ jsonrpc: '2.0', id: this.#id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
     }
     if (stream.kind === 'adaptive') {

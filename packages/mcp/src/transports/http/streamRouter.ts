@@ -5,7 +5,7 @@
  * stream, anything else to the standalone GET stream; each message on exactly one stream. Holds the session's live
  * streams and which stream answers each request in flight. Reads no method name: it routes by ids.
  */
-import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import { echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type { JsonRpcId, JsonRpcMessage, Logger } from '@switchboard/jsonrpc';
 import type { OutStream } from './exchange.js';
 
@@ -110,7 +110,7 @@ export class StreamRouter {
     if (id === null) return this.refuseWhole(message, text);
     const stream = this.byRequest.get(id);
     if (stream === undefined) {
-      this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.#sessionId, id });
+      this.#logger.debug('Response dropped: no stream for its request', { sessionId: this.#sessionId, id: echoId(id) });
       return;
     }
     // Serialized before the route is consumed: a result that cannot be serialized (cyclic, BigInt) throws here with

@@ -15,7 +15,8 @@ describe('createMcpHttpHandler edge cases (stub server)', () => {
       const res = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: initialize }));
       expect(res.status).toBe(500);
       const text = await res.text();
-      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' } });
+      // JSON-RPC 2.0 §5: the initialize request was read, so the error carries its id.
+      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } });
       expect(text).not.toContain('secret');
       expect(handler.sessionCount).toBe(0);
     } finally {
@@ -54,6 +55,6 @@ describe('createMcpHttpHandler edge cases (stub server)', () => {
     expect(handler.sessionCount).toBe(0);
     const after = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: initialize }));
     expect(after.status).toBe(503);
-    await after.text();
+    expect(JSON.parse(await after.text())).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000 } });
   });
 });

@@ -16,7 +16,7 @@ import type { EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './io.js';
 import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder.js';
 import type { HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts, ResponseMode } from './ladder.js';
-import { HttpStatus, errorOutput } from './refusals.js';
+import { HttpStatus, errorOutput, withRequestId } from './refusals.js';
 import { phaseAfterPost } from './sessionTable.js';
 import type { StreamableEntry } from './sessionTable.js';
 import { newStreamPrefix } from './sessionLease.js';
@@ -183,7 +183,8 @@ export class StreamableEndpoint {
     const sessionId = newSessionId();
     const streamPrefix = newStreamPrefix();
     const refused = await context.admit({ sessionId, kind: 'streamable-http', input, streamPrefix });
-    if (refused !== undefined) return refused;
+    // The initialize request was read: the refusal (503, 429) carries its id (JSON-RPC 2.0 §5).
+    if (refused !== undefined) return withRequestId(refused, decision.request.id);
     const transport = new StreamableHttpSessionTransport({
       sessionId,
       eventStore: settings.eventStore,
@@ -202,7 +203,7 @@ export class StreamableEndpoint {
       entry.session = await context.server.connect(transport, { sessionId, authInfo: input.authInfo, batches: true });
     } catch (error) {
       await transport.close();
-      return context.internalError(error);
+      return withRequestId(context.internalError(error), decision.request.id);
     }
     const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input));
     // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).

@@ -7,7 +7,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
-import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, HttpStatusError, SessionExpiredError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
 import { McpErrorCode } from '../../protocol/errors.js';
@@ -398,7 +398,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#expiredSession = undefined;
     this.#initializedSent = false;
     if (id !== null && SESSION_ID.test(id)) this.#sessionId = id;
-    else if (id !== null) this.logger.warn('Ignored a session id that is not visible ASCII', { sessionId: id.slice(0, 200) });
+    else if (id !== null) this.logger.warn('Ignored a session id that is not visible ASCII', { sessionId: echo(id) });
   }
 
   /** A 404 for the session: the id is forgotten, the GET stream stopped, later messages fail until `initialize`. */
