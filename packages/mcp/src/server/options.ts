@@ -14,6 +14,13 @@ import type { RequestStateOptions } from './requestState.js';
 export interface ServerTaskOptions {
   /** Tasks live (started, not final) at once in this process; one more is refused (2025-11-25: -32603 `TaskLimitError`) or, on 2026-07-28, the call runs on its request. @default 1000 */
   readonly maxLiveTasks?: number;
+  /**
+   * Tasks one caller (the authenticated client, else the remote address; see `callerKeyOf`) may have live at once:
+   * its share of `maxLiveTasks`, so that one caller's long tasks never keep another's calls from becoming tasks.
+   * One more is refused as `maxLiveTasks` is (2025-11-25: -32603 `TaskLimitError`; 2026-07-28: the call runs on
+   * its request). @default 100
+   */
+  readonly maxLiveTasksPerCaller?: number;
   /** Milliseconds a task is kept from its creation when its tool names none. @default 3,600,000 (1 h) */
   readonly defaultTtlMs?: number;
   /** The most milliseconds a task is kept, whatever the tool or a 2025-11-25 client's `params.task.ttl` ask. @default 86,400,000 (24 h) */

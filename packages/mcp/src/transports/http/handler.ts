@@ -124,6 +124,7 @@ export class HttpCore {
       maxSseBufferBytes: options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES,
       admit: (request) => this.#admit(request),
       internalError: (error) => this.internalError(error),
+      callerOf: (input) => this.#callerOf(input),
     };
     this.#streamable = new StreamableEndpoint(context, {
       responseMode: options.responseMode ?? 'auto',
@@ -203,6 +204,19 @@ export class HttpCore {
     const { sessionId, kind, input, streamPrefix } = request;
     const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
     return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, streamPrefix });
+  }
+
+  /**
+   * The caller key of the server's per-caller shares: `callerIdentity` (the one notion of a caller), else the peer's
+   * address. Unlike the session budget, a loopback peer gets its address as key: a share only caps a caller while
+   * others need the room (listen streams, SSE buffers, finished tasks are reclaimed from the caller holding most),
+   * and the live-task share is a fraction of the total, so a local client is never locked out by it.
+   */
+  #callerOf(input: HttpInput): string | undefined {
+    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
+    if (typeof caller === 'string') return caller;
+    const address = input.remoteAddress;
+    return address === undefined ? undefined : `address:${address}`;
   }
 
   close(): Promise<void> {
