@@ -29,7 +29,7 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
-export { DEFAULT_MAX_LISTEN_STREAMS, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
+export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './eras/modern.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export {

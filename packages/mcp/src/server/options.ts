@@ -96,9 +96,24 @@ export interface McpServerOptions {
    * Each stream's `resourceSubscriptions` obey `maxSubscriptionsPerSession` and `maxSubscriptionUriLength`, and all
    * open streams' URIs together a budget of `maxSubscriptionCharsTotal` of their own. On stdio each open stream
    * holds one of the connection's `maxConcurrentRequestsPerSession` slots.
+   * When the open streams (or their URIs) fill the budget, a new stream of a caller within its share is still
+   * served: the caller holding most gives up its longest-held streams, each ended with the graceful listen result
+   * `{ resultType: "complete" }` (MCP 2026-07-28 basic/patterns/subscriptions.mdx), and may listen again.
    * @default 10,000
    */
   readonly maxListenStreams?: number;
+  /**
+   * Modern era: `subscriptions/listen` streams one caller (the authenticated client, else the remote address; see
+   * `callerKeyOf`) may hold open at once, its share of `maxListenStreams`; past it a new one is -32602 with
+   * `data: { maxListenStreamsPerCaller }`. @default 1000
+   */
+  readonly maxListenStreamsPerCaller?: number;
+  /**
+   * Modern era: the subscribed URIs (`resourceSubscriptions`) of one caller's open listen streams together, in
+   * UTF-16 units, its share of `maxSubscriptionCharsTotal`; past it a new stream is -32602 with
+   * `data: { maxListenUriCharsPerCaller }`. @default 1,048,576 (about 2 MiB)
+   */
+  readonly maxListenUriCharsPerCaller?: number;
   /**
    * Check the members of handler results before sending them: content blocks (type and required fields),
    * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,
