@@ -28,6 +28,8 @@ export interface EndpointContext {
   readonly keepAliveMs: number;
   /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
   readonly maxSseBufferBytes: number;
+  /** Unsent SSE data allowed across every stateless (2026-07-28) stream together, in bytes. */
+  readonly maxSseBufferBytesTotal: number;
   /** Admits a new session: the refusal to send (429, 503), or `undefined` when the slot is taken. */
   admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined>;
   /** The 500 answer to an internal failure (logged; no exception text on the wire). */

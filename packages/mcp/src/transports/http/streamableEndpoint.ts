@@ -91,9 +91,15 @@ export class StreamableEndpoint {
     this.#stateless = new StatelessExchangeHost({
       logger: context.logger,
       maxSseBufferBytes: context.maxSseBufferBytes,
+      maxSseBufferBytesTotal: context.maxSseBufferBytesTotal,
       keepAliveMs: context.keepAliveMs,
       sseAfterMs: settings.sseAfterMs,
     });
+  }
+
+  /** The unsent bytes of every stateless SSE stream together (see `maxSseBufferBytesTotal`). */
+  get statelessSseBytes(): number {
+    return this.#stateless.sseBudget.bytes;
   }
 
   /** Answers one request to the endpoint (Host and Origin already checked). */
@@ -162,8 +168,9 @@ export class StreamableEndpoint {
       return ACCEPTED;
     }
     const request = message as JsonRpcRequest;
-    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal });
-    return exchange.run(handle, request, extraOf(input, this.#context.callerOf(input)));
+    const caller = this.#context.callerOf(input);
+    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal, caller });
+    return exchange.run(handle, request, extraOf(input, caller));
   }
 
   /**
