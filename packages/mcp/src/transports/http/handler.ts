@@ -218,10 +218,12 @@ export class HttpCore {
   }
 
   /**
-   * The caller key of the server's per-caller shares: `callerIdentity` (the one notion of a caller), else the peer's
-   * address. Unlike the session budget, a loopback peer gets its address as key: a share only caps a caller while
-   * others need the room (listen streams, SSE buffers, finished tasks are reclaimed from the caller holding most),
-   * and the live-task share is a fraction of the total, so a local client is never locked out by it.
+   * The caller key of the server's per-caller shares (live tasks, finished task results, listen streams, SSE
+   * bytes): `callerIdentity`, the one notion of a caller, else the peer's address. Unlike the session budget, a
+   * loopback peer is keyed by its address too: a share is a share, and what the session budget exempts loopback
+   * for (a reverse proxy on the same host putting every caller in one budget) is what `callerIdentity` (or a
+   * trusted proxy's identity) is for; a key is never missing where an address is known, so no caller on a
+   * socket escapes the shares.
    */
   #callerOf(input: HttpInput): string | undefined {
     const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
