@@ -94,7 +94,7 @@ function heapMiB(): number {
 
 describe('finished task results', () => {
   it('stay within the store\'s byte budget under a flood of multi-megabyte results from many callers, and the server still answers', async () => {
-    const sizes = STRESS ? { callers: 24, calls: 10, resultBytes: 4 * MiB, total: 64 * MiB, perCaller: 16 * MiB } : { callers: 6, calls: 6, resultBytes: MiB, total: 8 * MiB, perCaller: 3 * MiB };
+    const sizes = STRESS ? { callers: 16, calls: 8, resultBytes: 4 * MiB, total: 64 * MiB, perCaller: 16 * MiB } : { callers: 6, calls: 6, resultBytes: MiB, total: 8 * MiB, perCaller: 3 * MiB };
     const store = new InMemoryTaskStore({ maxStoredBytes: sizes.total, maxStoredBytesPerCaller: sizes.perCaller });
     const server = makeServer({ taskStore: store });
     // A distinct string per result (hex of random bytes), so nothing is shared between stored results.
@@ -222,7 +222,7 @@ describe('listen streams', () => {
   }, STRESS ? 300_000 : 60_000);
 
   it('an attacker holding the whole stream and URI budget loses its longest-held listeners to a newcomer, who lists, listens and runs a task within seconds', async () => {
-    const sizes = STRESS ? { attackers: 10, perCaller: 100, uriChars: 80_000 } : { attackers: 4, perCaller: 5, uriChars: 32_000 };
+    const sizes = STRESS ? { attackers: 8, perCaller: 100, uriChars: 80_000 } : { attackers: 4, perCaller: 5, uriChars: 32_000 };
     const maxStreams = sizes.attackers * sizes.perCaller;
     const server = makeServer({
       maxListenStreams: maxStreams,
