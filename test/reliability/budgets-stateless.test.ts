@@ -221,6 +221,24 @@ describe('listen streams', () => {
     figure('listen-sse', { listeners: sizes.listeners, publishes: sizes.publishes, producedMiB: Math.round(produced / MiB), bufferedPeakMiB: Math.round((peak / MiB) * 10) / 10, budgetMiB: sizes.total / MiB, heapBeforeMiB: heapBefore, heapAfterMiB: heapMiB() });
   }, STRESS ? 300_000 : 60_000);
 
+  it('an idle listener does not hold the publisher: notifyResourceUpdated() resolves while the stream is congested', async () => {
+    const server = makeServer();
+    server.resource('test://r', { name: 'r' }, (u) => ({ contents: [{ uri: u, text: 'r' }] }));
+    web = createMcpHttpHandler({ server });
+    const uri = `test://r/${'u'.repeat(4000)}`;
+    const { body, headers } = modern('idle', 'subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } });
+    const idle = await web.fetch(new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    }));
+    cleanups.push(() => void idle.body?.cancel().catch(() => {}));
+    // Past the stream's high-water mark (1 MiB) and below its cap (8 MiB): congested, not dropped.
+    for (let i = 0; i < 300; i++) void server.notifyResourceUpdated(uri);
+    expect(web.bufferedSseBytes).toBeGreaterThan(MiB);
+    await within(5000, 'notifyResourceUpdated()', server.notifyResourceUpdated(uri));
+  });
+
   it('an attacker holding the whole stream and URI budget loses its longest-held listeners to a newcomer, who lists, listens and runs a task within seconds', async () => {
     const sizes = STRESS ? { attackers: 8, perCaller: 100, uriChars: 80_000 } : { attackers: 4, perCaller: 5, uriChars: 32_000 };
     const maxStreams = sizes.attackers * sizes.perCaller;

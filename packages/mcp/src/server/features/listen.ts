@@ -146,7 +146,7 @@ class ListenStream implements ListenHolder {
     resolve?.(graceful === true ? { resultType: 'complete', _meta: this.#meta } : {});
   }
 
-  #hear(message: BusMessage): Promise<void> | undefined {
+  #hear(message: BusMessage): undefined {
     if (message.type === 'list_changed') {
       if (this.#honoured[LIST_FILTER[message.capability]] !== true) return undefined;
       return this.#send(LIST_CHANGED_METHOD[message.capability], { _meta: this.#meta });
@@ -162,8 +162,15 @@ class ListenStream implements ListenHolder {
     return undefined;
   }
 
-  #send(method: string, params: Record<string, unknown>): Promise<void> {
-    return this.#ctx.channel.notify(method, params, { relatedRequestId: this.#ctx.requestId }).catch(() => this.end(undefined));
+  /**
+   * Hands one notification to the stream. The publisher does not wait for a congested stream to be read down: one
+   * idle listener would otherwise hold every `notifyResourceUpdated()` of the server for as long as it does not
+   * read. What an unread stream holds is bounded where it is buffered (HTTP: `maxSseBufferBytes` per stream and
+   * `maxSseBufferBytesTotal` for all), so not waiting costs no unbounded memory.
+   */
+  #send(method: string, params: Record<string, unknown>): undefined {
+    void this.#ctx.channel.notify(method, params, { relatedRequestId: this.#ctx.requestId }).catch(() => this.end(undefined));
+    return undefined;
   }
 }
 
