@@ -86,9 +86,11 @@ export class ListenShares {
     while (this.#streams + 1 > maxStreams || this.#chars + chars > maxUriChars) {
       const byChars = this.#chars + chars > maxUriChars;
       const victim = this.#largest(byChars);
-      // Nothing to reclaim (cannot happen while the totals are over): refuse rather than loop.
-      if (victim === undefined) return { message: `too many listen streams are open (${maxStreams})`, data: { maxListenStreams: maxStreams } };
-      victim.reclaim();
+      const before = this.#streams;
+      victim?.reclaim();
+      // Nothing to reclaim, or a stream that did not let go (neither can happen while the totals are over): refuse
+      // rather than loop.
+      if (this.#streams === before) return { message: `too many listen streams are open (${maxStreams})`, data: { maxListenStreams: maxStreams } };
     }
     return undefined;
   }
