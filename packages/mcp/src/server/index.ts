@@ -29,7 +29,7 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
-export { DEFAULT_MAX_LISTEN_STREAMS, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
+export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './eras/modern.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export {
@@ -56,6 +56,7 @@ export {
   FINAL_TASK_STATUSES,
   InMemoryTaskStore,
   isFinalTaskStatus,
+  type InMemoryTaskStoreOptions,
   type NewTask,
   type TaskErrorObject,
   type TaskInputRequest,
@@ -65,5 +66,11 @@ export {
   type TaskStore,
   type TaskUpdate,
 } from '../stores/taskStore.js';
-export { TaskLimitError } from './tasks/runner.js';
+export {
+  DEFAULT_MAX_STORED_TASKS,
+  DEFAULT_MAX_STORED_TASKS_PER_CALLER,
+  DEFAULT_MAX_STORED_TASK_BYTES,
+  DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER,
+} from '../stores/taskQuota.js';
+export { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, TaskLimitError } from './tasks/runner.js';
 export { TASKS_EXTENSION } from './tasks/wire.js';

@@ -56,26 +56,26 @@ async function open(server: McpServer, id: number | string, notifications: unkno
 }
 
 describe('subscriptions/listen', () => {
-  it('counts every open stream\'s subscribed URIs against one server-wide budget (maxSubscriptionCharsTotal), released when a stream ends', async () => {
+  it('counts every open stream\'s subscribed URIs against one server-wide budget (maxSubscriptionCharsTotal): when full, the longest-held stream of the caller holding most ends gracefully for the newcomer', async () => {
     const server = makeServer({ maxSubscriptionCharsTotal: 100 });
     const uri = (n: number): string => `test://${String(n).padStart(3, '0')}${'x'.repeat(30)}`; // 40 characters
     const first = await open(server, 'a', { resourceSubscriptions: [uri(1)] });
     const second = await open(server, 'b', { resourceSubscriptions: [uri(2)] });
     await settle();
     expect([first.channel.sent[0], second.channel.sent[0]]).toMatchObject([{ method: 'notifications/subscriptions/acknowledged' }, { method: 'notifications/subscriptions/acknowledged' }]);
-    // 40 + 40 open; 40 more would make 120 > 100.
-    const refused = await server.handle(listen('c', { resourceSubscriptions: [uri(3)] }), { channel: new StreamChannel() });
-    expect(refused).toEqual({
-      jsonrpc: '2.0', id: 'c',
+    // 40 + 40 open; 40 more would make 120 > 100: the first stream (the longest-held) ends with the listen result.
+    const third = await open(server, 'c', { resourceSubscriptions: [uri(3)] });
+    expect(await first.reply).toEqual({ jsonrpc: '2.0', id: 'a', result: { resultType: 'complete', _meta: { [SUB]: 'a', 'io.modelcontextprotocol/serverInfo': INFO } } });
+    await settle();
+    expect(third.channel.sent[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    // One stream larger than the whole budget is refused.
+    const huge = Array.from({ length: 3 }, (_, i) => uri(10 + i));
+    expect(await server.handle(listen('d', { resourceSubscriptions: huge }), { channel: new StreamChannel() })).toEqual({
+      jsonrpc: '2.0', id: 'd',
       error: { code: -32602, message: 'Invalid params: the listen streams\' resource subscriptions exceed the server\'s limit of 100 characters', data: { maxSubscriptionCharsTotal: 100 } },
     });
-    first.controller.abort();
-    expect(await first.reply).toBeUndefined();
-    const again = await open(server, 'd', { resourceSubscriptions: [uri(4)] });
-    await settle();
-    expect(again.channel.sent[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
     second.controller.abort();
-    again.controller.abort();
+    third.controller.abort();
   });
 
   it('acknowledges first with the honoured subset, then sends each opted-in notification tagged with the listen id', async () => {
@@ -157,7 +157,7 @@ describe('subscriptions/listen', () => {
     await stream.reply;
   });
 
-  it('malformed filters are -32602; so is a stream past maxListenStreams', async () => {
+  it('malformed filters are -32602; a stream past maxListenStreams takes the longest-held one\'s place', async () => {
     const server = makeServer({ maxListenStreams: 1, maxSubscriptionsPerSession: 2, maxSubscriptionUriLength: 10 });
     const cases: readonly (readonly [unknown, string])[] = [
       [undefined, 'Invalid params: "notifications" must be an object'],
@@ -174,15 +174,37 @@ describe('subscriptions/listen', () => {
     }
     const first = await open(server, 'one', {});
     await settle();
-    expect(await server.handle(listen('two', {}))).toEqual({ jsonrpc: '2.0', id: 'two', error: { code: -32602, message: 'Invalid params: too many listen streams are open (1)' } });
-    first.controller.abort();
-    await first.reply;
-    // Once it ended, a new stream may open.
-    const again = await open(server, 'three', {});
+    // At maxListenStreams the newcomer is served: the longest-held stream ends with the graceful listen result.
+    const again = await open(server, 'two', {});
+    expect(await first.reply).toEqual({ jsonrpc: '2.0', id: 'one', result: { resultType: 'complete', _meta: { [SUB]: 'one', 'io.modelcontextprotocol/serverInfo': INFO } } });
     await settle();
     expect(again.channel.sent).toHaveLength(1);
     again.controller.abort();
     await again.reply;
+  });
+
+  it('gives each caller a share of the streams and URIs: past its share it is refused; a full budget is taken back from the caller holding most', async () => {
+    const server = makeServer({ maxListenStreams: 3, maxListenStreamsPerCaller: 2, maxListenUriCharsPerCaller: 20 });
+    await settle();
+    const as = (caller: string, id: string, notifications: unknown = {}) => {
+      const controller = new AbortController();
+      const reply = server.handle(listen(id, notifications), { channel: new StreamChannel(), signal: controller.signal, extra: { caller } as never });
+      return { controller, reply };
+    };
+    const a1 = as('address:a', 'a1');
+    const a2 = as('address:a', 'a2');
+    expect(await server.handle(listen('a3', {}), { channel: new StreamChannel(), extra: { caller: 'address:a' } as never })).toEqual({
+      jsonrpc: '2.0', id: 'a3', error: { code: -32602, message: 'Invalid params: too many listen streams are open for this caller (2)', data: { maxListenStreamsPerCaller: 2 } },
+    });
+    expect(await server.handle(listen('b0', { resourceSubscriptions: ['test://' + 'u'.repeat(20)] }), { channel: new StreamChannel(), extra: { caller: 'address:b' } as never })).toMatchObject({
+      error: { code: -32602, data: { maxListenUriCharsPerCaller: 20 } },
+    });
+    const b1 = as('address:b', 'b1');
+    // The budget (3) is full: a newcomer is served, and address:a (holding most) gives up its longest-held stream.
+    const c1 = as('address:c', 'c1');
+    expect(await a1.reply).toMatchObject({ id: 'a1', result: { resultType: 'complete' } });
+    for (const s of [a2, b1, c1]) s.controller.abort();
+    await Promise.all([a2.reply, b1.reply, c1.reply]);
   });
 
   it('neither log messages nor progress go on a listen stream, whatever the listen request asked', async () => {

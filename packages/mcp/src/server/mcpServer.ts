@@ -86,6 +86,10 @@ export interface HandleOptions {
 
 /** Default for {@link McpServerOptions.maxListenStreams}. */
 export const DEFAULT_MAX_LISTEN_STREAMS = 10_000;
+/** Default for {@link McpServerOptions.maxListenStreamsPerCaller}. */
+export const DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER = 1000;
+/** Default for {@link McpServerOptions.maxListenUriCharsPerCaller}: 1 Mi UTF-16 units (about 2 MiB). */
+export const DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER = 1024 * 1024;
 
 const UNREACHABLE_CLIENT: ClientChannel = {
   notify: () => Promise.resolve(),
@@ -200,7 +204,9 @@ export class McpServer {
       maxSubscriptions: limits.maxSubscriptionsPerSession,
       maxUriLength: limits.maxSubscriptionUriLength,
       maxStreams: positiveIntegerOption('maxListenStreams', options.maxListenStreams, DEFAULT_MAX_LISTEN_STREAMS),
+      maxStreamsPerCaller: positiveIntegerOption('maxListenStreamsPerCaller', options.maxListenStreamsPerCaller, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER),
       maxUriCharsTotal: limits.maxSubscriptionCharsTotal,
+      maxUriCharsPerCaller: positiveIntegerOption('maxListenUriCharsPerCaller', options.maxListenUriCharsPerCaller, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER),
     });
     const stateless = { servedRevisions: served, get serverCapabilities() { return cache.capabilities; } };
     const dispatcher = new Dispatcher<DispatchContext>({

@@ -14,6 +14,13 @@ import type { RequestStateOptions } from './requestState.js';
 export interface ServerTaskOptions {
   /** Tasks live (started, not final) at once in this process; one more is refused (2025-11-25: -32603 `TaskLimitError`) or, on 2026-07-28, the call runs on its request. @default 1000 */
   readonly maxLiveTasks?: number;
+  /**
+   * Tasks one caller (the authenticated client, else the remote address; see `callerKeyOf`) may have live at once:
+   * its share of `maxLiveTasks`, so that one caller's long tasks never keep another's calls from becoming tasks.
+   * One more is refused as `maxLiveTasks` is (2025-11-25: -32603 `TaskLimitError`; 2026-07-28: the call runs on
+   * its request). @default 100
+   */
+  readonly maxLiveTasksPerCaller?: number;
   /** Milliseconds a task is kept from its creation when its tool names none. @default 3,600,000 (1 h) */
   readonly defaultTtlMs?: number;
   /** The most milliseconds a task is kept, whatever the tool or a 2025-11-25 client's `params.task.ttl` ask. @default 86,400,000 (24 h) */
@@ -89,9 +96,24 @@ export interface McpServerOptions {
    * Each stream's `resourceSubscriptions` obey `maxSubscriptionsPerSession` and `maxSubscriptionUriLength`, and all
    * open streams' URIs together a budget of `maxSubscriptionCharsTotal` of their own. On stdio each open stream
    * holds one of the connection's `maxConcurrentRequestsPerSession` slots.
+   * When the open streams (or their URIs) fill the budget, a new stream of a caller within its share is still
+   * served: the caller holding most gives up its longest-held streams, each ended with the graceful listen result
+   * `{ resultType: "complete" }` (MCP 2026-07-28 basic/patterns/subscriptions.mdx), and may listen again.
    * @default 10,000
    */
   readonly maxListenStreams?: number;
+  /**
+   * Modern era: `subscriptions/listen` streams one caller (the authenticated client, else the remote address; see
+   * `callerKeyOf`) may hold open at once, its share of `maxListenStreams`; past it a new one is -32602 with
+   * `data: { maxListenStreamsPerCaller }`. @default 1000
+   */
+  readonly maxListenStreamsPerCaller?: number;
+  /**
+   * Modern era: the subscribed URIs (`resourceSubscriptions`) of one caller's open listen streams together, in
+   * UTF-16 units, its share of `maxSubscriptionCharsTotal`; past it a new stream is -32602 with
+   * `data: { maxListenUriCharsPerCaller }`. @default 1,048,576 (about 2 MiB)
+   */
+  readonly maxListenUriCharsPerCaller?: number;
   /**
    * Check the members of handler results before sending them: content blocks (type and required fields),
    * prompt messages, resource contents (`uri` and `text` or `blob`). A bad result is logged (naming the tool,

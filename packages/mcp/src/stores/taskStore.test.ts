@@ -62,4 +62,39 @@ describe('InMemoryTaskStore', () => {
     await expect(store.list({ cursor: 'nope' })).rejects.toThrow('Invalid task cursor: "nope"');
     await expect(store.list({ cursor: '99' })).rejects.toThrow(TypeError);
   });
+
+  it("keeps a caller's finished task for its TTL while another caller bursts: each caller's quota evicts only its own", async () => {
+    const store = new InMemoryTaskStore({ maxTasks: 100, maxTasksPerCaller: 3 });
+    await store.create({ taskId: 'victim', ttlMs: 60_000, caller: 'address:b' });
+    await store.update('victim', { status: 'completed', result: { content: [] } });
+    for (let i = 0; i < 20; i++) {
+      await store.create({ taskId: `burst-${i}`, ttlMs: 60_000, caller: 'address:a' });
+      await store.update(`burst-${i}`, { status: 'completed', result: { content: [] } });
+    }
+    expect(await store.get('victim')).toMatchObject({ status: 'completed' });
+    expect(store.holding('address:a').tasks).toBe(3);
+    expect((await store.list()).tasks.map((t) => t.taskId)).toEqual(['victim', 'burst-17', 'burst-18', 'burst-19']);
+  });
+
+  it('bounds stored bytes per caller and in total; a result no share can hold fails the task with why', async () => {
+    const store = new InMemoryTaskStore({ maxStoredBytes: 10_000, maxStoredBytesPerCaller: 4000 });
+    const result = { content: [{ type: 'text', text: 'x'.repeat(1500) }] };
+    for (let i = 0; i < 5; i++) {
+      await store.create({ taskId: `a${i}`, ttlMs: 60_000, caller: 'a' });
+      await store.update(`a${i}`, { status: 'completed', result });
+    }
+    expect(store.holding('a').bytes).toBeLessThanOrEqual(4000);
+    expect(store.holding('a').tasks).toBe(2);
+    for (const caller of ['b', 'c', 'd']) {
+      for (let i = 0; i < 2; i++) {
+        await store.create({ taskId: `${caller}${i}`, ttlMs: 60_000, caller });
+        await store.update(`${caller}${i}`, { status: 'completed', result });
+      }
+    }
+    expect(store.storedBytes).toBeLessThanOrEqual(10_000);
+    await store.create({ taskId: 'huge', ttlMs: 60_000, caller: 'e' });
+    const failed = await store.update('huge', { status: 'completed', result: { content: [{ type: 'text', text: 'y'.repeat(5000) }] } });
+    expect(failed).toMatchObject({ status: 'failed', error: { code: -32603, message: 'Task result too large to keep', data: { maxResultBytes: 4000 } } });
+    expect(() => new InMemoryTaskStore({ maxStoredBytes: 0 })).toThrow(RangeError);
+  });
 });

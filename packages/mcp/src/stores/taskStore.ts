@@ -6,6 +6,15 @@
  * @see MCP 2025-11-25 basic/utilities/tasks.mdx; the 2026-07-28 extension `io.modelcontextprotocol/tasks`
  */
 
+import {
+  DEFAULT_MAX_STORED_TASK_BYTES,
+  DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER,
+  DEFAULT_MAX_STORED_TASKS,
+  DEFAULT_MAX_STORED_TASKS_PER_CALLER,
+  TaskQuotas,
+  taskStateBytes,
+} from './taskQuota.js';
+
 /** A task's state: `working` until it reaches one of the final states (`completed`, `failed`, `cancelled`). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -57,6 +66,11 @@ export interface TaskRecord {
    * lists it, though anyone who knows its id may read it.
    */
   readonly owner?: string;
+  /**
+   * Who started the task, for the store's per-caller quotas (the server's caller key: see `callerKeyOf`); not
+   * sent to any client. `undefined`: no per-caller quota (the totals alone).
+   */
+  readonly caller?: string;
 }
 
 /**
@@ -85,6 +99,8 @@ export interface NewTask {
   readonly pollIntervalMs?: number;
   /** See {@link TaskRecord.owner}. */
   readonly owner?: string;
+  /** See {@link TaskRecord.caller}. */
+  readonly caller?: string;
 }
 
 /** One page of {@link TaskStore.list}. */
@@ -122,29 +138,80 @@ export interface TaskStore {
 interface Stored {
   readonly seq: number;
   record: TaskRecord;
+  /** The quota entry: who holds the task and how many bytes its state takes. */
+  readonly quota: { readonly caller: string; bytes: number };
 }
 
-/** Default for the `maxTasks` option of {@link InMemoryTaskStore}. */
-export const DEFAULT_MAX_STORED_TASKS = 10_000;
+/** Options of {@link InMemoryTaskStore}. */
+export interface InMemoryTaskStoreOptions {
+  /** The clock, in milliseconds since the epoch. @default Date.now */
+  readonly now?: () => number;
+  /**
+   * Tasks kept at most, all callers together. Past it the caller holding most tasks gives up its oldest finished
+   * task before its TTL. @default 10_000
+   */
+  readonly maxTasks?: number;
+  /**
+   * Tasks one caller ({@link TaskRecord.caller}) keeps at most. Past it that caller's own oldest finished task is
+   * forgotten before its TTL; no other caller's is. @default 1000
+   */
+  readonly maxTasksPerCaller?: number;
+  /**
+   * Bytes of task state kept at most, all callers together: results, errors, status messages and input requests,
+   * measured as the length of their JSON text (the heap they take is about that, up to a few times it for results
+   * made of many small values). Past it the caller holding the most bytes gives up its oldest finished task.
+   * @default 64 MiB
+   */
+  readonly maxStoredBytes?: number;
+  /**
+   * Bytes of task state one caller keeps at most (measured as `maxStoredBytes`). Past it that caller's own oldest
+   * finished task is forgotten. A result larger than this (or than `maxStoredBytes`) is not kept: the task is
+   * stored `failed` with -32603 `Task result too large to keep` and `data: { resultBytes, maxResultBytes }`.
+   * @default 16 MiB
+   */
+  readonly maxStoredBytesPerCaller?: number;
+}
 
-/** The in-memory {@link TaskStore}: expired tasks are dropped when next read. */
+/**
+ * The in-memory {@link TaskStore}: expired tasks are dropped when next read; finished tasks are bounded in count
+ * and bytes, per caller and in total (see {@link InMemoryTaskStoreOptions}). A task forgotten before its TTL is
+ * unknown from then on: `tasks/get` answers it -32602 (MCP 2026-07-28 extension `io.modelcontextprotocol/tasks`
+ * "Task Polling": an unknown task id MUST be -32602), as an expired one.
+ */
 export class InMemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Stored>();
   readonly #now: () => number;
-  readonly #maxTasks: number;
+  readonly #quotas: TaskQuotas;
   #seq = 0;
 
   /**
-   * @param options `now`: the clock, in milliseconds since the epoch (@default Date.now); `maxTasks`: most tasks
-   *   kept (@default 10,000): past it the oldest finished task is forgotten before its TTL (live tasks are never
-   *   evicted; the server bounds them with `tasks.maxLiveTasks`)
-   * @throws RangeError when `maxTasks` is not a positive integer
+   * @param options see {@link InMemoryTaskStoreOptions}
+   * @throws RangeError when `maxTasks`, `maxTasksPerCaller`, `maxStoredBytes` or `maxStoredBytesPerCaller` is not a
+   *   positive integer
    */
-  constructor(options: { readonly now?: () => number; readonly maxTasks?: number } = {}) {
+  constructor(options: InMemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
-    const max = options.maxTasks ?? DEFAULT_MAX_STORED_TASKS;
-    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`Invalid maxTasks: expected a positive integer, got ${String(max)}`);
-    this.#maxTasks = max;
+    this.#quotas = new TaskQuotas({
+      maxTasks: positive('maxTasks', options.maxTasks, DEFAULT_MAX_STORED_TASKS),
+      maxTasksPerCaller: positive('maxTasksPerCaller', options.maxTasksPerCaller, DEFAULT_MAX_STORED_TASKS_PER_CALLER),
+      maxBytes: positive('maxStoredBytes', options.maxStoredBytes, DEFAULT_MAX_STORED_TASK_BYTES),
+      maxBytesPerCaller: positive('maxStoredBytesPerCaller', options.maxStoredBytesPerCaller, DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER),
+    });
+  }
+
+  /** Tasks kept now (expired ones not yet dropped included). */
+  get size(): number {
+    return this.#quotas.count;
+  }
+
+  /** Bytes of task state kept now, all callers (see {@link InMemoryTaskStoreOptions.maxStoredBytes}). */
+  get storedBytes(): number {
+    return this.#quotas.bytes;
+  }
+
+  /** What `caller` keeps now: tasks and bytes of state. */
+  holding(caller: string | undefined): { readonly tasks: number; readonly bytes: number } {
+    return this.#quotas.holding(caller ?? '');
   }
 
   create(task: NewTask): Promise<TaskRecord> {
@@ -159,32 +226,60 @@ export class InMemoryTaskStore implements TaskStore {
       ttlMs: task.ttlMs,
       ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
       ...(task.owner === undefined ? {} : { owner: task.owner }),
+      ...(task.caller === undefined ? {} : { caller: task.caller }),
     };
-    this.#tasks.set(task.taskId, { seq: ++this.#seq, record });
-    if (this.#tasks.size > this.#maxTasks) this.#evictOldestFinished();
+    const stored: Stored = { seq: ++this.#seq, record, quota: { caller: task.caller ?? '', bytes: 0 } };
+    this.#tasks.set(task.taskId, stored);
+    this.#quotas.added(task.taskId, stored.quota);
+    this.#enforce(stored.quota.caller, task.taskId);
     return Promise.resolve(record);
   }
 
-  /** Forgets the oldest finished (or expired) task, so one client cannot pile up finished tasks for their whole TTL. */
-  #evictOldestFinished(): void {
-    for (const [id, stored] of this.#tasks) {
-      if (isFinalTaskStatus(stored.record.status) || this.#live(id) === undefined) {
-        this.#tasks.delete(id);
-        return;
-      }
-    }
+  /** Brings the caller, then the store, within their budgets (expired tasks go first, then finished ones). */
+  #enforce(caller: string, keep: string): void {
+    const quotas = this.#quotas;
+    const { maxTasks, maxBytes } = quotas.limits;
+    const holding = quotas.holding(caller);
+    const ownOver = caller !== '' && (holding.tasks > quotas.limits.maxTasksPerCaller || holding.bytes > quotas.limits.maxBytesPerCaller);
+    if (!ownOver && quotas.count <= maxTasks && quotas.bytes <= maxBytes) return;
+    for (const id of [...this.#tasks.keys()]) this.#live(id);
+    quotas.enforce(caller, {
+      evictable: (id) => {
+        const stored = this.#tasks.get(id);
+        return stored !== undefined && isFinalTaskStatus(stored.record.status);
+      },
+      evict: (id) => this.#forget(id),
+      keep,
+    });
+  }
+
+  #forget(taskId: string): void {
+    const stored = this.#tasks.get(taskId);
+    if (stored === undefined) return;
+    this.#tasks.delete(taskId);
+    this.#quotas.removed(taskId, stored.quota);
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
     return Promise.resolve(this.#live(taskId)?.record);
   }
 
-  update(taskId: string, update: TaskUpdate): Promise<TaskRecord | undefined> {
+  update(taskId: string, requested: TaskUpdate): Promise<TaskRecord | undefined> {
+    let update = requested;
     const stored = this.#live(taskId);
     if (stored === undefined) return Promise.resolve(undefined);
     const current = stored.record;
     if (isFinalTaskStatus(current.status)) return Promise.reject(new TypeError(`Task is already final: "${taskId}" is "${current.status}"`));
-    const { taskId: id, createdAtMs, ttlMs, pollIntervalMs, owner } = current;
+    const { taskId: id, createdAtMs, ttlMs, pollIntervalMs, owner, caller } = current;
+    let bytes = taskStateBytes(update);
+    const { maxBytes, maxBytesPerCaller } = this.#quotas.limits;
+    const maxResultBytes = Math.min(maxBytes, maxBytesPerCaller);
+    if (bytes > maxResultBytes && isFinalTaskStatus(update.status)) {
+      // Not kept: no share could hold it. The task fails with why, instead of evicting every other task.
+      const message = 'Task result too large to keep';
+      update = { status: 'failed', statusMessage: message, error: { code: -32603, message, data: { resultBytes: bytes, maxResultBytes } } };
+      bytes = taskStateBytes(update);
+    }
     const next: TaskRecord = {
       taskId: id,
       status: update.status,
@@ -197,8 +292,11 @@ export class InMemoryTaskStore implements TaskStore {
       ttlMs,
       ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
       ...(owner === undefined ? {} : { owner }),
+      ...(caller === undefined ? {} : { caller }),
     };
     stored.record = next;
+    this.#quotas.resized(stored.quota, bytes);
+    this.#enforce(stored.quota.caller, taskId);
     return Promise.resolve(next);
   }
 
@@ -227,16 +325,24 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   delete(taskId: string): Promise<boolean> {
-    return Promise.resolve(this.#live(taskId) !== undefined && this.#tasks.delete(taskId));
+    if (this.#live(taskId) === undefined) return Promise.resolve(false);
+    this.#forget(taskId);
+    return Promise.resolve(true);
   }
 
   #live(taskId: string): Stored | undefined {
     const stored = this.#tasks.get(taskId);
     if (stored === undefined) return undefined;
     if (this.#now() >= stored.record.createdAtMs + stored.record.ttlMs) {
-      this.#tasks.delete(taskId);
+      this.#forget(taskId);
       return undefined;
     }
     return stored;
   }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`Invalid ${name}: expected a positive integer, got ${String(n)}`);
+  return n;
 }

@@ -14,6 +14,8 @@ import type { ServerCapabilities } from '../../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../../stores/notificationBus.js';
 import type { ServerRequestContext } from '../context.js';
 import { MissingClientCapabilityError } from '../../protocol/errors.js';
+import { callerKeyOf } from '../callerKey.js';
+import { ListenShares, type ListenHolder } from './listenShares.js';
 import { invalidParams, isRecord, paramsRecord } from '../params.js';
 import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/wire.js';
 
@@ -42,8 +44,12 @@ export interface ListenHost {
   readonly maxUriLength: number;
   /** Most listen streams open at once on this server. */
   readonly maxStreams: number;
+  /** Most listen streams one caller holds open at once. */
+  readonly maxStreamsPerCaller: number;
   /** The subscribed URIs of all open streams together, at most, in UTF-16 units (shared with the sessions' cap). */
   readonly maxUriCharsTotal: number;
+  /** The subscribed URIs of one caller's open streams together, at most, in UTF-16 units. */
+  readonly maxUriCharsPerCaller: number;
 }
 
 /** The honoured subset of a listen request's `notifications`. */
@@ -84,7 +90,9 @@ function honouredFilter(requested: Record<string, unknown>, host: ListenHost, cl
 }
 
 /** One open listen stream. */
-class ListenStream {
+class ListenStream implements ListenHolder {
+  readonly caller: string | undefined;
+  readonly chars: number;
   readonly #ctx: ServerRequestContext;
   readonly #meta: Readonly<Record<string, JsonRpcId>>;
   readonly #honoured: Honoured;
@@ -93,7 +101,9 @@ class ListenStream {
   #unsubscribe: (() => void) | undefined = undefined;
   #resolve: ((result: Record<string, unknown>) => void) | undefined = undefined;
 
-  constructor(ctx: ServerRequestContext, honoured: Honoured) {
+  constructor(ctx: ServerRequestContext, honoured: Honoured, share: { readonly caller: string | undefined; readonly chars: number }) {
+    this.caller = share.caller;
+    this.chars = share.chars;
     this.#ctx = ctx;
     this.#meta = Object.freeze({ [SUBSCRIPTION_ID_META_KEY]: ctx.requestId });
     this.#honoured = honoured;
@@ -122,6 +132,11 @@ class ListenStream {
     return done;
   }
 
+  /** The server takes the stream's share back for a newcomer: it ends with the graceful result. */
+  reclaim(): void {
+    this.end(true);
+  }
+
   /**
    * Ends the stream: with the graceful result (the server closes), or with none (`undefined`: the client went).
    */
@@ -131,7 +146,7 @@ class ListenStream {
     resolve?.(graceful === true ? { resultType: 'complete', _meta: this.#meta } : {});
   }
 
-  #hear(message: BusMessage): Promise<void> | undefined {
+  #hear(message: BusMessage): undefined {
     if (message.type === 'list_changed') {
       if (this.#honoured[LIST_FILTER[message.capability]] !== true) return undefined;
       return this.#send(LIST_CHANGED_METHOD[message.capability], { _meta: this.#meta });
@@ -147,8 +162,15 @@ class ListenStream {
     return undefined;
   }
 
-  #send(method: string, params: Record<string, unknown>): Promise<void> {
-    return this.#ctx.channel.notify(method, params, { relatedRequestId: this.#ctx.requestId }).catch(() => this.end(undefined));
+  /**
+   * Hands one notification to the stream. The publisher does not wait for a congested stream to be read down: one
+   * idle listener would otherwise hold every `notifyResourceUpdated()` of the server for as long as it does not
+   * read. What an unread stream holds is bounded where it is buffered (HTTP: `maxSseBufferBytes` per stream and
+   * `maxSseBufferBytesTotal` for all), so not waiting costs no unbounded memory.
+   */
+  #send(method: string, params: Record<string, unknown>): undefined {
+    void this.#ctx.channel.notify(method, params, { relatedRequestId: this.#ctx.requestId }).catch(() => this.end(undefined));
+    return undefined;
   }
 }
 
@@ -156,11 +178,17 @@ class ListenStream {
 export class ListenStreams {
   readonly #host: ListenHost;
   readonly #open = new Set<ListenStream>();
-  /** The total length of the open streams' subscribed URIs. */
-  #uriChars = 0;
+  /** The server-wide budgets and each caller's share of them (streams, subscribed URI characters). */
+  readonly shares: ListenShares;
 
   constructor(host: ListenHost) {
     this.#host = host;
+    this.shares = new ListenShares({
+      maxStreams: host.maxStreams,
+      maxStreamsPerCaller: host.maxStreamsPerCaller,
+      maxUriChars: host.maxUriCharsTotal,
+      maxUriCharsPerCaller: host.maxUriCharsPerCaller,
+    });
   }
 
   /** How many streams are open. */
@@ -169,8 +197,9 @@ export class ListenStreams {
   }
 
   /**
-   * Answers one `subscriptions/listen`: resolves when the stream ends.
-   * @throws JsonRpcError -32602 when `notifications` is missing or malformed, or the server's stream cap is reached
+   * Answers one `subscriptions/listen`: resolves when the stream ends. When the server's budget is full, the
+   * caller holding most gives up its longest-held streams for it (see {@link ListenShares}).
+   * @throws JsonRpcError -32602 when `notifications` is missing or malformed, or the caller's share is full
    */
   listen(params: JsonRpcParams | undefined, ctx: ServerRequestContext): Promise<Record<string, unknown>> {
     const p = paramsRecord(params);
@@ -178,18 +207,17 @@ export class ListenStreams {
     if (!isRecord(requested)) throw invalidParams('"notifications" must be an object');
     const host = this.#host;
     const honoured = honouredFilter(requested, host, ctx.clientCapabilities);
-    if (this.#open.size >= host.maxStreams) throw invalidParams(`too many listen streams are open (${host.maxStreams})`);
     // The URIs of every open stream count against one server-wide budget, as the sessions' subscriptions do.
     const chars = (honoured.resourceSubscriptions ?? []).reduce((sum, uri) => sum + uri.length, 0);
-    if (this.#uriChars + chars > host.maxUriCharsTotal) {
-      throw invalidParams(`the listen streams' resource subscriptions exceed the server's limit of ${host.maxUriCharsTotal} characters`, { maxSubscriptionCharsTotal: host.maxUriCharsTotal });
-    }
-    this.#uriChars += chars;
-    const stream = new ListenStream(ctx, honoured);
+    const caller = callerKeyOf(ctx);
+    const refusal = this.shares.admit(caller, chars);
+    if (refusal !== undefined) throw invalidParams(refusal.message, refusal.data);
+    const stream = new ListenStream(ctx, honoured, { caller, chars });
     this.#open.add(stream);
+    this.shares.add(stream);
     return stream.run(host.bus, (s) => {
       this.#open.delete(s);
-      this.#uriChars -= chars;
+      this.shares.release(s);
     });
   }
 

@@ -14,6 +14,8 @@ import { isFinalTaskStatus, type TaskErrorObject, type TaskInputRequest, type Ta
 
 /** Default of {@link TaskRunnerOptions.maxLiveTasks}. */
 export const DEFAULT_MAX_LIVE_TASKS = 1000;
+/** Default of {@link TaskRunnerOptions.maxLiveTasksPerCaller}. */
+export const DEFAULT_MAX_LIVE_TASKS_PER_CALLER = 100;
 /** Default of {@link TaskRunnerOptions.pollIntervalMs}: 1 s. */
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
 
@@ -32,6 +34,8 @@ export interface TaskRunnerOptions {
   readonly logger: Logger;
   /** Tasks that may be live (started, not final) at once in this process. @default 1000 */
   readonly maxLiveTasks?: number;
+  /** Tasks one caller ({@link TaskSpec.caller}) may have live at once in this process. @default 100 */
+  readonly maxLiveTasksPerCaller?: number;
   /** The polling interval suggested to clients, in milliseconds. @default 1000 */
   readonly pollIntervalMs?: number;
 }
@@ -42,6 +46,11 @@ export interface TaskSpec {
   readonly ttlMs: number;
   /** See `TaskRecord.owner`. */
   readonly owner?: string;
+  /**
+   * Who starts the task, for the per-caller share of live tasks and the store's quotas (see `TaskRecord.caller`);
+   * `undefined`: no share, the totals alone.
+   */
+  readonly caller?: string;
   /** The polling interval suggested for this task, in milliseconds. @default the runner's */
   readonly pollIntervalMs?: number;
   /** Hears of every stored change of the task after its creation (for status notifications). */
@@ -49,13 +58,18 @@ export interface TaskSpec {
 }
 
 /**
- * The refusal of a new task when {@link TaskRunnerOptions.maxLiveTasks} are live: -32603 with
- * `data: { maxLiveTasks }`.
+ * The refusal of a new task when {@link TaskRunnerOptions.maxLiveTasks} are live, or the caller's share
+ * ({@link TaskRunnerOptions.maxLiveTasksPerCaller}): -32603 with `data: { maxLiveTasks }` or
+ * `data: { maxLiveTasksPerCaller }`.
  */
 export class TaskLimitError extends McpError {
-  /** @param maxLiveTasks the configured limit */
-  constructor(maxLiveTasks: number) {
-    super(McpErrorCode.InternalError, `Too many live tasks: this server runs at most "${maxLiveTasks}" at once`, { maxLiveTasks });
+  /** @param maxLiveTasks the configured limit; `perCaller`: the caller's share was the limit reached */
+  constructor(maxLiveTasks: number, perCaller?: number) {
+    super(
+      McpErrorCode.InternalError,
+      perCaller === undefined ? `Too many live tasks: this server runs at most "${maxLiveTasks}" at once` : `Too many live tasks: this server runs at most "${perCaller}" at once per caller`,
+      perCaller === undefined ? { maxLiveTasks } : { maxLiveTasksPerCaller: perCaller },
+    );
     this.name = 'TaskLimitError';
   }
 }
@@ -71,27 +85,40 @@ export class TaskRunner {
   readonly store: TaskStore;
   readonly logger: Logger;
   readonly maxLiveTasks: number;
+  readonly maxLiveTasksPerCaller: number;
   readonly pollIntervalMs: number;
   /** @internal the live tasks of this process, by id (read by {@link TaskHandle}) */
   readonly live = new Map<string, TaskHandle>();
+  /** @internal live tasks per caller key (`''`: tasks that name none) */
+  readonly liveByCaller = new Map<string, number>();
 
   /** @param options see {@link TaskRunnerOptions} */
   constructor(options: TaskRunnerOptions) {
     this.store = options.store;
     this.logger = options.logger;
     this.maxLiveTasks = options.maxLiveTasks ?? DEFAULT_MAX_LIVE_TASKS;
+    this.maxLiveTasksPerCaller = options.maxLiveTasksPerCaller ?? DEFAULT_MAX_LIVE_TASKS_PER_CALLER;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS;
   }
 
   /**
    * Reserves a live slot for a new task: its id and abort signal exist now, its record once
-   * {@link TaskHandle.commit} resolves. `undefined` when {@link TaskRunnerOptions.maxLiveTasks} are live.
+   * {@link TaskHandle.commit} resolves. `undefined` when {@link TaskRunnerOptions.maxLiveTasks} are live, or the
+   * caller's share {@link TaskRunnerOptions.maxLiveTasksPerCaller} (see {@link TaskRunner.refusal}).
    */
   begin(spec: TaskSpec): TaskHandle | undefined {
-    if (this.live.size >= this.maxLiveTasks) return undefined;
+    if (this.refusal(spec.caller) !== undefined) return undefined;
     const handle = new TaskHandle(this, spec);
     this.live.set(handle.taskId, handle);
+    const caller = spec.caller ?? '';
+    this.liveByCaller.set(caller, (this.liveByCaller.get(caller) ?? 0) + 1);
     return handle;
+  }
+
+  /** Why a new task of `caller` would be refused now: its share, or the total; `undefined` when it would not. */
+  refusal(caller: string | undefined): TaskLimitError | undefined {
+    if (caller !== undefined && (this.liveByCaller.get(caller) ?? 0) >= this.maxLiveTasksPerCaller) return new TaskLimitError(this.maxLiveTasks, this.maxLiveTasksPerCaller);
+    return this.live.size >= this.maxLiveTasks ? new TaskLimitError(this.maxLiveTasks) : undefined;
   }
 
   /**
@@ -186,9 +213,10 @@ export class TaskHandle {
    */
   commit(): Promise<TaskRecord> {
     const runner = this.#runner;
-    const { ttlMs, owner } = this.#spec;
+    const { ttlMs, owner, caller } = this.#spec;
     const pollIntervalMs = this.#spec.pollIntervalMs ?? runner.pollIntervalMs;
-    this.#created ??= runner.store.create({ taskId: this.taskId, ttlMs, pollIntervalMs, ...(owner === undefined ? {} : { owner }) }).then(
+    const parties = { ...(owner === undefined ? {} : { owner }), ...(caller === undefined ? {} : { caller }) };
+    this.#created ??= runner.store.create({ taskId: this.taskId, ttlMs, pollIntervalMs, ...parties }).then(
       (record) => {
         this.#timer = setUnrefTimeout(() => this.#expire(), ttlMs);
         return record;
@@ -304,7 +332,12 @@ export class TaskHandle {
     if (this.#done) return;
     this.#done = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#runner.live.delete(this.taskId);
+    const runner = this.#runner;
+    runner.live.delete(this.taskId);
+    const caller = this.#spec.caller ?? '';
+    const left = (runner.liveByCaller.get(caller) ?? 1) - 1;
+    if (left > 0) runner.liveByCaller.set(caller, left);
+    else runner.liveByCaller.delete(caller);
     const reason = this.signal.aborted ? abortReason(this.signal) : new DOMException('The task ended', 'AbortError');
     for (const pending of this.#pending.values()) pending.reject(reason);
     this.#pending.clear();

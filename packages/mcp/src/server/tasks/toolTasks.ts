@@ -20,6 +20,7 @@ import type { CallToolResult } from '../../protocol/types.js';
 import type { NotificationBus } from '../../stores/notificationBus.js';
 import type { TaskRecord } from '../../stores/taskStore.js';
 import type { ServerRequestContext } from '../context.js';
+import { callerKeyOf } from '../callerKey.js';
 import { invalidParams, isRecord } from '../params.js';
 import type { ToolTaskSettings } from './toolOption.js';
 import { TaskLimitError, type TaskHandle, type TaskOutcome, type TaskRunner } from './runner.js';
@@ -126,13 +127,15 @@ export class ToolTasks {
     const ttl = requested.ttl;
     if (ttl !== undefined && ttl !== null && !(typeof ttl === 'number' && ttl >= 0)) throw invalidParams('"task.ttl" must be a number of milliseconds');
     const ttlMs = typeof ttl === 'number' ? Math.min(Math.max(ttl, 1), this.#maxTtlMs) : this.#ttlOf(task);
+    const caller = callerKeyOf(ctx);
     const handle = this.runner.begin({
       ttlMs,
       owner: taskOwner(ctx),
+      caller,
       pollIntervalMs: task.pollIntervalMs,
       onChange: (record) => void ctx.channel.notify('notifications/tasks/status', coreTask(record)).catch(() => {}),
     });
-    if (handle === undefined) throw new TaskLimitError(this.runner.maxLiveTasks);
+    if (handle === undefined) throw this.runner.refusal(caller) ?? new TaskLimitError(this.runner.maxLiveTasks);
     return handle.commit().then((record) => {
       handle.settle(outcomeOf(() => call.run(new TaskRequestContext(ctx, handle)), true));
       return { task: coreTask(record) };
@@ -147,9 +150,10 @@ export class ToolTasks {
       if (task.required) throw new MissingClientCapabilityError(TASKS_EXTENSION_REQUIRED);
       return undefined;
     }
-    const handle = this.runner.begin({ ttlMs: this.#ttlOf(task), owner: principalOf(ctx.authInfo), pollIntervalMs: task.pollIntervalMs, onChange: (record) => this.#publish(record) });
+    const caller = callerKeyOf(ctx);
+    const handle = this.runner.begin({ ttlMs: this.#ttlOf(task), owner: principalOf(ctx.authInfo), caller, pollIntervalMs: task.pollIntervalMs, onChange: (record) => this.#publish(record) });
     if (handle === undefined) {
-      this.#logger.warn(`Tool "${name}" runs on the request: ${this.runner.maxLiveTasks} tasks are live already`);
+      this.#logger.warn(`Tool "${name}" runs on the request: ${this.runner.refusal(caller)?.message ?? 'too many live tasks'}`);
       return undefined;
     }
     if (task.afterMs === 0) {

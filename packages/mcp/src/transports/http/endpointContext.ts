@@ -28,23 +28,37 @@ export interface EndpointContext {
   readonly keepAliveMs: number;
   /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
   readonly maxSseBufferBytes: number;
+  /** Unsent SSE data allowed across every stateless (2026-07-28) stream together, in bytes. */
+  readonly maxSseBufferBytesTotal: number;
   /** Admits a new session: the refusal to send (429, 503), or `undefined` when the slot is taken. */
   admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined>;
   /** The 500 answer to an internal failure (logged; no exception text on the wire). */
   internalError(error: unknown): HttpOutput;
+  /**
+   * The key of the caller that sent `input`, for the server's per-caller shares (tasks, listen streams, SSE
+   * buffers): the handler's `callerIdentity`, else `address:<remoteAddress>` (a loopback peer included), else
+   * `undefined` (no address known: the Web handler).
+   */
+  callerOf(input: HttpInput): string | undefined;
 }
 
 export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
 
-/** The {@link TransportMessageExtra} of one request; headers are collected only if someone reads them. */
+/**
+ * The {@link TransportMessageExtra} of one request, with the key of its caller (see `callerKeyOf` on the server);
+ * headers are collected only if someone reads them.
+ */
 class LazyExtra implements TransportMessageExtra {
   readonly authInfo: unknown;
+  /** See {@link EndpointContext.callerOf}. */
+  readonly caller: string | undefined;
   readonly #input: HttpInput;
   #headers: Record<string, string> | undefined = undefined;
 
-  constructor(input: HttpInput) {
+  constructor(input: HttpInput, caller: string | undefined) {
     this.#input = input;
     this.authInfo = input.authInfo;
+    this.caller = caller;
   }
 
   get headers(): Record<string, string> {
@@ -52,9 +66,9 @@ class LazyExtra implements TransportMessageExtra {
   }
 }
 
-/** The {@link TransportMessageExtra} handed to the session with the messages of `input`. */
-export function extraOf(input: HttpInput): TransportMessageExtra {
-  return new LazyExtra(input);
+/** The {@link TransportMessageExtra} handed to the server with the messages of `input` (`caller`: its caller key). */
+export function extraOf(input: HttpInput, caller?: string): TransportMessageExtra {
+  return new LazyExtra(input, caller);
 }
 
 /**

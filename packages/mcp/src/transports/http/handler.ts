@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_CALLER,
   DEFAULT_MAX_SSE_BUFFER_BYTES,
+  DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL,
   DEFAULT_MCP_PATH,
   DEFAULT_SESSION_GRACE_MS,
   DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
@@ -53,6 +54,11 @@ export interface McpHttpHandler {
   matches(path: string): boolean;
   /** Live sessions (Streamable HTTP and 2024-11-05 HTTP+SSE). */
   readonly sessionCount: number;
+  /**
+   * The unsent bytes of every open modern (2026-07-28) SSE stream together, read now from each connection: what
+   * `maxSseBufferBytesTotal` bounds.
+   */
+  readonly bufferedSseBytes: number;
   /** Closes every session and stops the idle reaper; later `initialize` requests get 503. Idempotent. */
   close(): Promise<void>;
   /** @internal */
@@ -122,8 +128,10 @@ export class HttpCore {
       },
       keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS,
       maxSseBufferBytes: options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES,
+      maxSseBufferBytesTotal: options.maxSseBufferBytesTotal ?? DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL,
       admit: (request) => this.#admit(request),
       internalError: (error) => this.internalError(error),
+      callerOf: (input) => this.#callerOf(input),
     };
     this.#streamable = new StreamableEndpoint(context, {
       responseMode: options.responseMode ?? 'auto',
@@ -140,6 +148,10 @@ export class HttpCore {
 
   get sessionCount(): number {
     return this.#table.size;
+  }
+
+  get bufferedSseBytes(): number {
+    return this.#streamable.statelessSseBytes;
   }
 
   /** Refuses new sessions (503) while live ones are still served: the first step of a graceful close. */
@@ -205,6 +217,21 @@ export class HttpCore {
     return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, streamPrefix });
   }
 
+  /**
+   * The caller key of the server's per-caller shares (live tasks, finished task results, listen streams, SSE
+   * bytes): `callerIdentity`, the one notion of a caller, else the peer's address. Unlike the session budget, a
+   * loopback peer is keyed by its address too: a share is a share, and what the session budget exempts loopback
+   * for (a reverse proxy on the same host putting every caller in one budget) is what `callerIdentity` (or a
+   * trusted proxy's identity) is for; a key is never missing where an address is known, so no caller on a
+   * socket escapes the shares.
+   */
+  #callerOf(input: HttpInput): string | undefined {
+    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
+    if (typeof caller === 'string') return caller;
+    const address = input.remoteAddress;
+    return address === undefined ? undefined : `address:${address}`;
+  }
+
   close(): Promise<void> {
     return this.#table.close();
   }
@@ -231,7 +258,7 @@ export class HttpCore {
  *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
  *   function, a `sessionStore` without the six {@link SessionStore} methods.
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
- *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
+ *   `maxSessions`, `maxSessionsPerCaller`, `maxSseBufferBytesTotal` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
  *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
  *   `sseKeepAliveMs`, `sseAfterMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
@@ -256,6 +283,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     matches: (path: string) => core.matches(path),
     get sessionCount(): number {
       return core.sessionCount;
+    },
+    get bufferedSseBytes(): number {
+      return core.bufferedSseBytes;
     },
     close: () => core.close(),
     [HTTP_CORE]: core,

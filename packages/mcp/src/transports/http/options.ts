@@ -32,6 +32,8 @@ export const DEFAULT_SSE_AFTER_MS = 50;
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytes}: 8 MiB. */
 export { DEFAULT_MAX_SSE_BUFFER_BYTES } from './sse.js';
+/** Default {@link McpHttpHandlerOptions.maxSseBufferBytesTotal}: 64 MiB. */
+export { DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL } from './sseBudget.js';
 /** Default {@link HttpSseOptions.ssePath}. */
 export const DEFAULT_SSE2024_SSE_PATH = '/sse';
 /** Default {@link HttpSseOptions.messagesPath}. */
@@ -121,6 +123,15 @@ export interface McpHttpHandlerOptions {
    * to POST, GET and 2024-11-05 `/sse` streams. @default 8 MiB
    */
   readonly maxSseBufferBytes?: number;
+  /**
+   * Modern era (2026-07-28, no session): the unsent SSE bytes of every stream together (listen streams and the
+   * requests' streams), each stream also capped by `maxSseBufferBytes`. Past it the caller holding the most unsent
+   * bytes loses its stream with the largest backlog (the one unread longest): that connection is dropped with what
+   * it held, as past `maxSseBufferBytes` (a listen stream ends with no listen result and the client listens
+   * again, MCP 2026-07-28 basic/patterns/subscriptions.mdx; a request's stream is then cancelled, as when its
+   * client goes). Never grows: an idle listener cannot hold memory another caller needs. @default 64 MiB
+   */
+  readonly maxSseBufferBytesTotal?: number;
   /**
    * Validate `Host` against `allowedHosts` (DNS rebinding): a foreign value gets 403. `serveHttp` turns it off
    * by default when bound to a non-loopback address without `allowedHosts`. `Origin` is validated either way
@@ -303,6 +314,7 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
   checkCount('maxBodyBytes', options.maxBodyBytes);
   checkCount('maxBatchSize', options.maxBatchSize);
   checkCount('maxSseBufferBytes', options.maxSseBufferBytes);
+  checkCount('maxSseBufferBytesTotal', options.maxSseBufferBytesTotal);
   checkCount('maxJsonDepth', options.maxJsonDepth);
   checkCount('maxSessions', options.maxSessions);
   checkCount('maxSessionsPerCaller', options.maxSessionsPerCaller);

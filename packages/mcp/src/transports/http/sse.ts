@@ -56,6 +56,14 @@ export interface SseSink {
   abort(): void;
 }
 
+/** What a channel tells a shared budget of unsent bytes it is counted against (`sseBudget.ts`). */
+export interface SseBudgetLink {
+  /** The channel wrote: its backlog may have grown. */
+  update(channel: SseChannel): void;
+  /** The channel ended or was dropped: it holds nothing any more. */
+  release(channel: SseChannel): void;
+}
+
 /** Default {@link SseChannel} hard cap (`maxSseBufferBytes`): 8 MiB. */
 export const DEFAULT_MAX_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
 /** Above this much unsent data (or half the hard cap, when smaller) writers are asked to wait ({@link SseChannel.ready}). */
@@ -92,6 +100,8 @@ export class SseChannel {
   #keepAliveMs = 0;
   /** Called once when the client goes away before the server ended the stream. */
   ondetach: (() => void) | undefined = undefined;
+  /** The shared budget this channel's backlog counts against, if any (told of every write, and of the end). */
+  budget: SseBudgetLink | undefined = undefined;
   /**
    * Called once when the server ended the stream and everything written was handed to the connection (the sink
    * took every write and the end without throwing). Not called when the client left first.
@@ -143,6 +153,7 @@ export class SseChannel {
 
   /** The adapter's queue went down (Node `'drain'`, a Web stream pull): wakes {@link ready} waiters when it may. */
   drained(): void {
+    this.budget?.update(this);
     if (this.#waiting !== undefined && !this.congested) this.#release();
   }
 
@@ -151,6 +162,15 @@ export class SseChannel {
     this.#waiting = undefined;
     this.#wake = undefined;
     wake?.();
+  }
+
+  /**
+   * Drops the connection with what it holds (a shared budget reclaims this channel's backlog): as past the hard
+   * cap, the channel detaches and reports {@link overflowed}.
+   */
+  drop(): void {
+    if (this.#ended || this.#detached) return;
+    this.#overflow();
   }
 
   /** More than the hard cap is unsent: drop the connection with what it holds, and detach. */
@@ -184,7 +204,7 @@ export class SseChannel {
       before = this.#pending;
       (this.#buffer ??= []).push(chunk);
       this.#pending += chunk.length;
-      if (this.#pending <= this.#max || before <= this.#highWater) return true;
+      if (this.#pending <= this.#max || before <= this.#highWater) return this.#counted();
     } else {
       before = sink.buffered();
       try {
@@ -193,10 +213,16 @@ export class SseChannel {
         this.detach();
         return false;
       }
-      if (before <= this.#highWater || sink.buffered() <= this.#max) return true;
+      if (before <= this.#highWater || sink.buffered() <= this.#max) return this.#counted();
     }
     this.#overflow();
     return false;
+  }
+
+  /** Tells the shared budget of a write; `false` when the budget dropped this very channel for it. */
+  #counted(): boolean {
+    this.budget?.update(this);
+    return !this.#detached;
   }
 
   /**
@@ -214,6 +240,7 @@ export class SseChannel {
   end(): void {
     if (this.#ended || this.#detached) return;
     this.#ended = true;
+    this.budget?.release(this);
     this.#stopKeepAlive();
     this.#release();
     const sink = this.#sink;
@@ -281,6 +308,7 @@ export class SseChannel {
     this.#detached = true;
     this.#buffer = undefined;
     this.#pending = 0;
+    this.budget?.release(this);
     this.#stopKeepAlive();
     this.#release();
     this.ondetach?.();

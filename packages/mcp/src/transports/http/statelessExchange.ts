@@ -28,6 +28,7 @@ import { HttpStatus } from './refusals.js';
 import type { HttpStatusCode } from './refusals.js';
 import type { HttpChannelNotifyOptions, HttpClientChannel, HttpHandleOptions } from './serverLike.js';
 import { SSE_HEADERS } from './sse.js';
+import { SseBufferBudget } from './sseBudget.js';
 
 /** The modern `handle` of the server (see `McpHttpServerLike.handle`). */
 export type ModernHandle = (message: JsonRpcRequest | JsonRpcNotification, options?: HttpHandleOptions) => Promise<JsonRpcResponse | undefined>;
@@ -37,6 +38,8 @@ export interface StatelessSettings {
   readonly logger: Logger;
   /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
   readonly maxSseBufferBytes: number;
+  /** Unsent SSE data allowed across every stateless stream together, in bytes (see {@link SseBufferBudget}). */
+  readonly maxSseBufferBytesTotal: number;
   /** Interval (ms) of SSE keep-alive comments; `0` disables. */
   readonly keepAliveMs: number;
   /** ms before an undecided exchange becomes SSE. */
@@ -61,10 +64,13 @@ export class StatelessExchangeHost implements ExchangeHost {
   readonly closed = false;
   readonly keepAliveMs: number;
   readonly sseAfterMs: number;
+  /** What every stateless SSE stream together holds unsent, and who gives a stream up when it is too much. */
+  readonly sseBudget: SseBufferBudget;
 
   constructor(settings: StatelessSettings) {
     this.logger = settings.logger;
     this.maxSseBufferBytes = settings.maxSseBufferBytes;
+    this.sseBudget = new SseBufferBudget(settings.maxSseBufferBytesTotal);
     this.keepAliveMs = settings.keepAliveMs;
     this.sseAfterMs = settings.sseAfterMs;
   }
@@ -102,6 +108,8 @@ export interface StatelessExchangeInit {
   readonly respondWith: ResponseShape;
   /** The HTTP request's abort signal (the connection closed), when the runtime has one. */
   readonly clientGone: AbortSignal | undefined;
+  /** The caller key (see `EndpointContext.callerOf`): whose share of the SSE budget the stream is. */
+  readonly caller: string | undefined;
 }
 
 /**
@@ -115,10 +123,12 @@ export class StatelessExchange implements HttpClientChannel {
   readonly #id: JsonRpcId;
   readonly #preferSse: boolean;
   readonly #controller = new AbortController();
+  readonly #caller: string | undefined;
   #status: HttpStatusCode = HttpStatus.Ok;
 
   constructor(init: StatelessExchangeInit) {
     this.#host = init.host;
+    this.#caller = init.caller;
     this.#id = init.request.id;
     this.#preferSse = init.respondWith === 'sse';
     const stream = new OutStream(init.host, init.respondWith === 'json' ? 'json' : 'adaptive');
@@ -187,6 +197,7 @@ export class StatelessExchange implements HttpClientChannel {
       this.#cancel();
     };
     channel.keepAlive(this.#host.keepAliveMs);
+    this.#host.sseBudget.track(channel, this.#caller);
   }
 
   /** The client went away before the response: the handler's signal aborts; nothing more is sent. */

@@ -91,9 +91,15 @@ export class StreamableEndpoint {
     this.#stateless = new StatelessExchangeHost({
       logger: context.logger,
       maxSseBufferBytes: context.maxSseBufferBytes,
+      maxSseBufferBytesTotal: context.maxSseBufferBytesTotal,
       keepAliveMs: context.keepAliveMs,
       sseAfterMs: settings.sseAfterMs,
     });
+  }
+
+  /** The unsent bytes of every stateless SSE stream together (see `maxSseBufferBytesTotal`). */
+  get statelessSseBytes(): number {
+    return this.#stateless.sseBudget.bytes;
   }
 
   /** Answers one request to the endpoint (Host and Origin already checked). */
@@ -139,7 +145,7 @@ export class StreamableEndpoint {
         return this.#initialize(decision, input);
       case 'message':
         table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
-        return (entry as StreamableEntry).transport._post(decision, extraOf(input));
+        return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.callerOf(input)));
       case 'listen':
         table.touch(entry as StreamableEntry, 'active');
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);
@@ -162,8 +168,9 @@ export class StreamableEndpoint {
       return ACCEPTED;
     }
     const request = message as JsonRpcRequest;
-    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal });
-    return exchange.run(handle, request, extraOf(input));
+    const caller = this.#context.callerOf(input);
+    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal, caller });
+    return exchange.run(handle, request, extraOf(input, caller));
   }
 
   /**
@@ -172,7 +179,7 @@ export class StreamableEndpoint {
    */
   #notify(handle: ModernHandle, message: JsonRpcNotification, input: HttpInput): void {
     if (message.method === 'notifications/cancelled') return;
-    handle(message, { extra: extraOf(input) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
+    handle(message, { extra: extraOf(input, this.#context.callerOf(input)) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
@@ -205,7 +212,7 @@ export class StreamableEndpoint {
       await transport.close();
       return withRequestId(context.internalError(error), decision.request.id);
     }
-    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input));
+    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input, context.callerOf(input)));
     // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
     if (transport.protocolVersion === undefined) await context.table.closeEntry(entry);
     return output;
