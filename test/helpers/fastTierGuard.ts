@@ -24,9 +24,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import workerThreads from 'node:worker_threads';
 import { afterAll, afterEach } from 'vitest';
-
-/** The message every refused attempt carries. */
-export const FAST_TIER_RULE = 'test:fast runs in-process tests only: move this file to the full tier';
+import { FAST_TIER_RULE } from './fastTierRule.js';
 
 const INSTALLED = Symbol.for('switchboard.fastTierGuard');
 type Guarded = typeof globalThis & { [INSTALLED]?: string[] };
@@ -52,7 +50,8 @@ function install(): void {
   for (const name of ['spawn', 'exec', 'execFile', 'fork', 'spawnSync', 'execSync', 'execFileSync']) {
     cp[name] = () => refuse(`child_process.${name}()`);
   }
-  childProcess.ChildProcess.prototype.spawn = () => refuse('ChildProcess.prototype.spawn()');
+  // Undocumented (not in @types/node), but every async form goes through it.
+  (childProcess.ChildProcess.prototype as unknown as { spawn: () => never }).spawn = () => refuse('ChildProcess.prototype.spawn()');
 
   const wt = workerThreads as unknown as Record<string, unknown>;
   wt.Worker = function Worker() {
