@@ -64,5 +64,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'docs/**/*.test.ts', ...Object.keys(IN_PROCESS)],
     exclude: [...configDefaults.exclude, ...Object.keys(FULL_TIER)],
     setupFiles: ['test/helpers/fastTierGuard.ts'],
+    // The files share one worker's module cache instead of a fresh process each: 12 s of CPU instead of 31 s for
+    // the same 1,070 tests (2026-12-02, 2 cores). A file that leaves global state behind (fake timers, a changed
+    // process.env) can then trouble the next one here; npm test still runs every file in a process of its own.
+    isolate: false,
   },
 });
