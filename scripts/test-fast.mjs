@@ -5,7 +5,10 @@
  * no worker thread, no listening socket; test/helpers/fastTierGuard.ts enforces it), for the edit-and-rerun loop.
  * `npm test` runs every file; `npm run test:stress` the reliability suite at full size.
  *
- *   node scripts/test-fast.mjs [vitest filters and options…]
+ *   node scripts/test-fast.mjs [vitest filters and options…]   (npm run test:fast -- packages/jsonrpc)
+ *
+ * To rerun on every save instead: `npx vitest --config vitest.fast.config.ts` (no build: run `npm run build`
+ * when you change a package that another one's tests import by name).
  *
  * It first brings dist/ up to date (`tsc -b`, then scripts/bundle.mjs; about a second when nothing changed),
  * because tests import the other workspace packages by name, which resolves to their dist/. Then it runs vitest
