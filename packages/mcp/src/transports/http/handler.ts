@@ -29,6 +29,8 @@ import {
 import type { CallerFacts, McpHttpHandlerOptions } from './options.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard } from './security.js';
+import { callerAddress, callerKey, compileTrustProxy } from './callerIdentity.js';
+import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessionTable.js';
 import { Sse2024Endpoint } from './sse2024Endpoint.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
@@ -68,7 +70,7 @@ export class HttpCore {
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
   readonly #guard: HostGuard;
-  readonly #trustProxy: boolean;
+  readonly #trust: ProxyTrust | undefined;
   readonly #identify: (facts: CallerFacts) => string | undefined;
   readonly #table: SessionTable;
   readonly #streamable: StreamableEndpoint;
@@ -97,7 +99,7 @@ export class HttpCore {
       allowedOrigins: options.allowedOrigins,
       allowAnyOrigin: options.allowAnyOrigin,
     });
-    this.#trustProxy = options.trustProxy ?? false;
+    this.#trust = compileTrustProxy(options.trustProxy);
     if (options.allowAnyOrigin === true) {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
@@ -189,9 +191,30 @@ export class HttpCore {
     return undefined;
   }
 
-  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value with `trustProxy`. */
+  /** The compiled `trustProxy` option (`undefined`: no proxy is trusted). */
+  get trust(): ProxyTrust | undefined {
+    return this.#trust;
+  }
+
+  /**
+   * The key the caller of `input` counts against in every per-caller budget: `client:<clientId>`, else
+   * `address:<address after trustProxy>` (see {@link callerKey}); `undefined` when nothing names it.
+   */
+  callerOf(input: HttpInput): string | undefined {
+    return callerKey(input, this.#trust);
+  }
+
+  /** Whether the peer of `input` is a trusted proxy (a peer the runtime does not tell is, once any proxy is). */
+  #fromTrustedProxy(input: HttpInput): boolean {
+    const trust = this.#trust;
+    if (trust === undefined) return false;
+    const peer = input.remoteAddress;
+    return peer === undefined || trust(peer, 0);
+  }
+
+  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value from a trusted proxy. */
   #schemeOf(input: HttpInput): 'http' | 'https' {
-    if (!this.#trustProxy) return input.scheme;
+    if (!this.#fromTrustedProxy(input)) return input.scheme;
     const forwarded = input.header('x-forwarded-proto');
     if (forwarded === undefined) return input.scheme;
     const first = forwarded.split(',', 1)[0]?.trim().toLowerCase();
@@ -201,8 +224,18 @@ export class HttpCore {
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
   #admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined> {
     const { sessionId, kind, input, streamPrefix } = request;
-    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
-    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, streamPrefix });
+    const address = callerAddress(input, this.#trust);
+    const caller = this.#identify({
+      authInfo: input.authInfo,
+      remoteAddress: input.remoteAddress,
+      callerAddress: address,
+      trustsProxy: this.#trust !== undefined,
+      header: (name) => input.header(name),
+    });
+    // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
+    // reclaiming at the cap takes from whoever holds most.
+    const group = typeof caller === 'string' ? caller : address === undefined ? '' : `address:${address}`;
+    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, group, streamPrefix });
   }
 
   close(): Promise<void> {
@@ -228,7 +261,7 @@ export class HttpCore {
  * @returns The handler; call `close()` when done.
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or 2024-11-05 HTTP+SSE
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
- *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
+ *   lists that are not arrays of strings, `allowAnyOrigin` not a boolean, `trustProxy` not a boolean, a list of addresses or CIDR ranges, or a function, `callerIdentity` not a
  *   function, a `sessionStore` without the six {@link SessionStore} methods.
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
  *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
