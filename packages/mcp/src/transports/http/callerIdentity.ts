@@ -212,7 +212,7 @@ export function callerAddress(source: CallerSource, trust: ProxyTrust | undefine
   if (address !== undefined && !trust(address, 0)) return address;
   const chain = forwardingChain((name) => source.header(name));
   for (let hop = 1; chain.length > 0; hop++) {
-    address = chain.pop() as string;
+    address = chain.pop();
     if (!trust(address, hop)) return address;
   }
   return address;
