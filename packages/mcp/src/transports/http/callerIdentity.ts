@@ -211,9 +211,9 @@ export function callerAddress(source: CallerSource, trust: ProxyTrust | undefine
   if (trust === undefined) return address;
   if (address !== undefined && !trust(address, 0)) return address;
   const chain = forwardingChain((name) => source.header(name));
-  for (let hop = 1; chain.length > 0; hop++) {
-    address = chain.pop();
-    if (!trust(address, hop)) return address;
+  for (let hop = 1, next = chain.pop(); next !== undefined; hop++, next = chain.pop()) {
+    address = next;
+    if (!trust(next, hop)) return next;
   }
   return address;
 }
