@@ -6,6 +6,8 @@
 import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
 import type { BodyLimits } from './body.js';
 import type { HttpInput, HttpOutput } from './io.js';
+import { callerKey } from './callerIdentity.js';
+import type { ProxyTrust } from './callerIdentity.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { SessionEntry, SessionTable } from './sessionTable.js';
 
@@ -24,6 +26,8 @@ export interface EndpointContext {
   readonly logger: Logger;
   readonly table: SessionTable;
   readonly body: BodyLimits;
+  /** The compiled `trustProxy` option, for the caller key of each request (`undefined`: no proxy trusted). */
+  readonly trust: ProxyTrust | undefined;
   /** Interval (ms) of SSE keep-alive comments on long-lived streams; `0` disables. */
   readonly keepAliveMs: number;
   /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
@@ -40,21 +44,28 @@ export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'c
 class LazyExtra implements TransportMessageExtra {
   readonly authInfo: unknown;
   readonly #input: HttpInput;
+  readonly #trust: ProxyTrust | undefined;
   #headers: Record<string, string> | undefined = undefined;
 
-  constructor(input: HttpInput) {
+  constructor(input: HttpInput, trust: ProxyTrust | undefined) {
     this.#input = input;
+    this.#trust = trust;
     this.authInfo = input.authInfo;
   }
 
   get headers(): Record<string, string> {
     return (this.#headers ??= this.#input.headers());
   }
+
+  /** The caller key per-caller budgets count against (see `callerKey`): computed when first read. */
+  get caller(): string | undefined {
+    return callerKey(this.#input, this.#trust);
+  }
 }
 
 /** The {@link TransportMessageExtra} handed to the session with the messages of `input`. */
-export function extraOf(input: HttpInput): TransportMessageExtra {
-  return new LazyExtra(input);
+export function extraOf(input: HttpInput, trust: ProxyTrust | undefined): TransportMessageExtra {
+  return new LazyExtra(input, trust);
 }
 
 /**

@@ -122,6 +122,7 @@ export class HttpCore {
         maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
         maxBatch: options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
       },
+      trust: this.#trust,
       keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS,
       maxSseBufferBytes: options.maxSseBufferBytes ?? DEFAULT_MAX_SSE_BUFFER_BYTES,
       admit: (request) => this.#admit(request),

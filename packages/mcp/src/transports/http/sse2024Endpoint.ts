@@ -84,7 +84,7 @@ export class Sse2024Endpoint {
     if (inbound.kind === 'batch') return refusalOutput('legacyBatch');
     if (entry.transport.closed) return refusalOutput('sessionNotFound');
     context.table.touch(entry, 'active');
-    entry.transport._receive(inbound, extraOf(input));
+    entry.transport._receive(inbound, extraOf(input, this.#context.trust));
     return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };
   }
 }

@@ -139,7 +139,7 @@ export class StreamableEndpoint {
         return this.#initialize(decision, input);
       case 'message':
         table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
-        return (entry as StreamableEntry).transport._post(decision, extraOf(input));
+        return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.trust));
       case 'listen':
         table.touch(entry as StreamableEntry, 'active');
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);
@@ -163,7 +163,7 @@ export class StreamableEndpoint {
     }
     const request = message as JsonRpcRequest;
     const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal });
-    return exchange.run(handle, request, extraOf(input));
+    return exchange.run(handle, request, extraOf(input, this.#context.trust));
   }
 
   /**
@@ -172,7 +172,7 @@ export class StreamableEndpoint {
    */
   #notify(handle: ModernHandle, message: JsonRpcNotification, input: HttpInput): void {
     if (message.method === 'notifications/cancelled') return;
-    handle(message, { extra: extraOf(input) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
+    handle(message, { extra: extraOf(input, this.#context.trust) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
@@ -204,7 +204,7 @@ export class StreamableEndpoint {
       await transport.close();
       return context.internalError(error);
     }
-    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input));
+    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input, this.#context.trust));
     // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
     if (transport.protocolVersion === undefined) await context.table.closeEntry(entry);
     return output;
