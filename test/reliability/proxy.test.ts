@@ -134,7 +134,9 @@ async function stopNginx(nginx: Nginx): Promise<void> {
 
 function createServer(): McpServer {
   const server = new McpServer({ name: 'proxied', version: '1.0.0' }, { logger: silentLogger });
-  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }) => ({ content: [{ type: 'text', text: `echo:${args.text ?? ''}` }] }));
+  // The caller key every per-caller budget counts against reaches the server with each message (`extra.caller`).
+  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }, ctx) =>
+    ({ content: [{ type: 'text', text: `echo:${args.text ?? ''} caller:${String((ctx as { extra?: { caller?: string } }).extra?.caller)}` }] }));
   return server;
 }
 
@@ -242,7 +244,11 @@ describe.skipIf(NGINX === undefined)('behind nginx (trustProxy names it; the cal
     expect(newcomer.status).toBe(200);
     const call = await post(port, '127.0.0.3', { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 'via nginx' } } }, session(newcomer.sid as string));
     expect(call.status).toBe(200);
-    expect(call.body).toContain('echo:via nginx');
+    expect(call.body).toContain('echo:via nginx caller:address:127.0.0.3');
+    // The attacker is named by the address nginx saw, not by the entry it forged.
+    const attacker = await usedSession(port, '127.0.0.4', { 'x-forwarded-for': '198.51.100.200' });
+    const forged = await post(port, '127.0.0.4', { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }, { 'x-forwarded-for': '198.51.100.200', ...session(attacker.sid as string) });
+    expect(forged.body).toContain('caller:address:127.0.0.4');
     console.log(`reliability proxy: nginx in front, ${budget} sessions per client held, the next got 429 (Retry-After ${String(over.headers['retry-after'])}), another client served`);
   });
 
