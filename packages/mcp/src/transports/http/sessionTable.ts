@@ -326,7 +326,9 @@ export class SessionTable {
    */
   #pick(now: number, group: string | undefined): { victim: SessionEntry | undefined; earliest: number } {
     let victim: SessionEntry | undefined;
-    let best: readonly [number, number, number] | undefined;
+    let bestHeld = 0;
+    let bestCheap = false;
+    let bestIdleSince = Infinity;
     let earliest = Infinity;
     for (const [id, usage] of this.#usage) {
       if (group !== undefined && usage.group !== group) continue;
@@ -338,10 +340,15 @@ export class SessionTable {
         if (at < earliest) earliest = at;
         continue;
       }
-      const rank = [-(this.#groups.get(usage.group) ?? 0), at === -Infinity ? 0 : 1, entry.transport.lastActivity] as const;
-      if (best === undefined || rank[0] < best[0] || (rank[0] === best[0] && (rank[1] < best[1] || (rank[1] === best[1] && rank[2] < best[2])))) {
-        best = rank;
+      const held = this.#groups.get(usage.group) ?? 0;
+      const cheap = at === -Infinity;
+      const idleSince = entry.transport.lastActivity;
+      const better = held !== bestHeld ? held > bestHeld : cheap !== bestCheap ? cheap : idleSince < bestIdleSince;
+      if (victim === undefined || better) {
         victim = entry;
+        bestHeld = held;
+        bestCheap = cheap;
+        bestIdleSince = idleSince;
       }
     }
     return { victim, earliest };
