@@ -165,7 +165,7 @@ describe('serveHttp timeouts', () => {
 });
 
 describe('serveHttp maxConnections', () => {
-  it('refuses connections beyond the cap (closed unanswered) and admits again once one closes', async () => {
+  it('refuses a connection beyond the cap (closed unanswered) while every held one is fresh (under 1 s, nothing to reclaim), and admits again once one closes', async () => {
     const { port } = await start({ maxConnections: 3, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
     const held = [rawConnection(port, ''), rawConnection(port, ''), rawConnection(port, '')];
     await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
@@ -183,7 +183,7 @@ describe('serveHttp maxConnections', () => {
 });
 
 describe('serveHttp connections per address', () => {
-  it('one remote address holds at most maxConnectionsPerAddress connections; the host itself (127.0.0.1) is exempt', async () => {
+  it('one remote address holds at most maxConnectionsPerAddress connections (fresh ones are not reclaimed); the host itself (127.0.0.1) is exempt', async () => {
     const { port } = await start({ maxConnectionsPerAddress: 3 });
     // 127.0.0.2 is another loopback address on Linux: a peer other than the host itself.
     const from = (localAddress: string): { socket: net.Socket; closed: Promise<boolean> } => {
