@@ -210,3 +210,28 @@ describe('serveHttp connections per address', () => {
     expect(await from('127.0.0.2').closed).toBe(false);
   });
 });
+
+describe('serveHttp connection share: reclaim order within one caller', () => {
+  it('a caller at its share gives back its own oldest half-sent request for a new connection, not its idle or streaming ones', async () => {
+    const { port } = await start({ maxConnectionsPerAddress: 3, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 60_000 });
+    // 127.0.0.2 is a caller with a share (only the host's own addresses have none while no proxy is trusted).
+    const from = (bytes: string): { socket: net.Socket; closed: Promise<void> } => {
+      const socket = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => socket.write(bytes));
+      sockets.push(socket);
+      socket.on('error', () => {});
+      socket.resume();
+      return { socket, closed: new Promise((resolve) => socket.on('close', () => resolve())) };
+    };
+    const idle = from('GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const half = from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${INIT.length}\r\n\r\n{`);
+    const late = from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${INIT.length}\r\n\r\n{`);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const fourth = from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${INIT.length}\r\n\r\n${INIT}`);
+    let answer = '';
+    fourth.socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    await half.closed;
+    await vi.waitFor(() => expect(answer).toMatch(/^HTTP\/1\.1 200 /), { timeout: 5000 });
+    expect(idle.socket.destroyed).toBe(false);
+    expect(late.socket.destroyed).toBe(false);
+  });
+});
