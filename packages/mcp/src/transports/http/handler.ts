@@ -30,6 +30,8 @@ import {
 import type { CallerFacts, McpHttpHandlerOptions } from './options.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard } from './security.js';
+import { callerAddress, compileTrustProxy } from './callerIdentity.js';
+import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessionTable.js';
 import { Sse2024Endpoint } from './sse2024Endpoint.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
@@ -74,7 +76,7 @@ export class HttpCore {
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
   readonly #guard: HostGuard;
-  readonly #trustProxy: boolean;
+  readonly #trust: ProxyTrust | undefined;
   readonly #identify: (facts: CallerFacts) => string | undefined;
   readonly #table: SessionTable;
   readonly #streamable: StreamableEndpoint;
@@ -103,7 +105,7 @@ export class HttpCore {
       allowedOrigins: options.allowedOrigins,
       allowAnyOrigin: options.allowAnyOrigin,
     });
-    this.#trustProxy = options.trustProxy ?? false;
+    this.#trust = compileTrustProxy(options.trustProxy);
     if (options.allowAnyOrigin === true) {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
@@ -201,9 +203,22 @@ export class HttpCore {
     return undefined;
   }
 
-  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value with `trustProxy`. */
+  /** The compiled `trustProxy` option (`undefined`: no proxy is trusted). */
+  get trust(): ProxyTrust | undefined {
+    return this.#trust;
+  }
+
+  /** Whether the peer of `input` is a trusted proxy (a peer the runtime does not tell is, once any proxy is). */
+  #fromTrustedProxy(input: HttpInput): boolean {
+    const trust = this.#trust;
+    if (trust === undefined) return false;
+    const peer = input.remoteAddress;
+    return peer === undefined || trust(peer, 0);
+  }
+
+  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value from a trusted proxy. */
   #schemeOf(input: HttpInput): 'http' | 'https' {
-    if (!this.#trustProxy) return input.scheme;
+    if (!this.#fromTrustedProxy(input)) return input.scheme;
     const forwarded = input.header('x-forwarded-proto');
     if (forwarded === undefined) return input.scheme;
     const first = forwarded.split(',', 1)[0]?.trim().toLowerCase();
@@ -213,8 +228,18 @@ export class HttpCore {
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
   #admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined> {
     const { sessionId, kind, input, streamPrefix } = request;
-    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
-    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, streamPrefix });
+    const address = callerAddress(input, this.#trust);
+    const caller = this.#identify({
+      authInfo: input.authInfo,
+      remoteAddress: input.remoteAddress,
+      callerAddress: address,
+      trustsProxy: this.#trust !== undefined,
+      header: (name) => input.header(name),
+    });
+    // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
+    // reclaiming at the cap takes from whoever holds most.
+    const group = typeof caller === 'string' ? caller : address === undefined ? '' : `address:${address}`;
+    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, group, streamPrefix });
   }
 
   /**
@@ -226,9 +251,15 @@ export class HttpCore {
    * socket escapes the shares.
    */
   #callerOf(input: HttpInput): string | undefined {
-    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
+    const address = callerAddress(input, this.#trust);
+    const caller = this.#identify({
+      authInfo: input.authInfo,
+      remoteAddress: input.remoteAddress,
+      callerAddress: address,
+      trustsProxy: this.#trust !== undefined,
+      header: (name) => input.header(name),
+    });
     if (typeof caller === 'string') return caller;
-    const address = input.remoteAddress;
     return address === undefined ? undefined : `address:${address}`;
   }
 
@@ -255,7 +286,7 @@ export class HttpCore {
  * @returns The handler; call `close()` when done.
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or 2024-11-05 HTTP+SSE
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
- *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
+ *   lists that are not arrays of strings, `allowAnyOrigin` not a boolean, `trustProxy` not a boolean, a list of addresses or CIDR ranges, or a function, `callerIdentity` not a
  *   function, a `sessionStore` without the six {@link SessionStore} methods.
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
  *   `maxSessions`, `maxSessionsPerCaller`, `maxSseBufferBytesTotal` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,

@@ -31,6 +31,8 @@ export {
   defaultCallerIdentity,
 } from './options.js';
 export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
+export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './callerIdentity.js';
+export type { CallerSource, ProxyTrust, TrustProxy } from './callerIdentity.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,
