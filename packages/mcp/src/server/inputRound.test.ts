@@ -253,8 +253,10 @@ describe('what a round refuses', () => {
     const { requestState } = resultOf(await a.handle(modern(1, 'tools/call', { name: 'greet', arguments: {} })));
     const retry = { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('Fi') }, requestState };
     expect(await b.handle(modern(2, 'tools/call', retry))).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'Hello Fi' }] } });
+    // A state never used, presented after its lifetime.
+    const later = resultOf(await a.handle(modern(3, 'tools/call', { name: 'greet', arguments: {} }))).requestState;
     now += 1_001;
-    expect(await b.handle(modern(3, 'tools/call', retry))).toEqual({
+    expect(await b.handle(modern(3, 'tools/call', { ...retry, requestState: later }))).toEqual({
       jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params: "requestState" is not valid for this request (tampered with, expired, or issued for another request)' },
     });
   });
