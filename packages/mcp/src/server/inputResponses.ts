@@ -157,12 +157,12 @@ function valueProblem(schema: Readonly<Record<string, unknown>>, value: unknown)
       if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) return `must have at most ${schema.maxLength} characters`;
       const format = schema.format;
       const pattern = format === 'email' ? EMAIL : format === 'date' ? DATE : format === 'date-time' ? DATE_TIME : format === 'uri' ? URI : undefined;
-      if (pattern !== undefined && !pattern.test(value)) return `must be a ${String(format)}`;
+      if (pattern !== undefined && !pattern.test(value)) return `must be in the ${String(format)} format`;
       return undefined;
     }
     case 'number':
     case 'integer': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a ${type}`;
+      if (typeof value !== 'number' || !Number.isFinite(value)) return type === 'integer' ? 'must be an integer' : 'must be a number';
       if (type === 'integer' && !Number.isInteger(value)) return 'must be an integer';
       if (typeof schema.minimum === 'number' && value < schema.minimum) return `must be at least ${schema.minimum}`;
       if (typeof schema.maximum === 'number' && value > schema.maximum) return `must be at most ${schema.maximum}`;
