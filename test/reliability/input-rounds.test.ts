@@ -49,8 +49,8 @@ const MALFORMED = [
   ['sample', 'sampling-0', 'sampling/createMessage', { role: 'assistant', model: 'm' }, '"content" must be a content block (an object)'],
   ['sample', 'sampling-0', 'sampling/createMessage', { role: 'assistant', content: { type: 'text', text: 'a' } }, '"model" must be a string'],
   ['roots', 'roots-0', 'roots/list', { roots: 5 }, '"roots" must be an array'],
-  ['roots', 'roots-0', 'roots/list', { roots: [{ name: 'no uri' }] }, '"roots[0].uri" must be a file:// URI'],
-  ['roots', 'roots-0', 'roots/list', { roots: [{ uri: 'https://example.com/' }] }, '"roots[0].uri" must be a file:// URI'],
+  ['roots', 'roots-0', 'roots/list', { roots: [{ name: 'no uri' }] }, '"roots[0].uri" must be a file URI'],
+  ['roots', 'roots-0', 'roots/list', { roots: [{ uri: 'https://example.com/' }] }, '"roots[0].uri" must be a file URI'],
 ] as const;
 const GOOD: Readonly<Record<string, Record<string, unknown>>> = { ask: { 'elicitation-0': { action: 'accept', content: { name: 'Ada' } } }, sample: { 'sampling-0': SAMPLED }, roots: { 'roots-0': ROOTS } };
 const GOOD_TEXT: Readonly<Record<string, string>> = { ask: 'accept:Ada', sample: 'assistant:m', roots: 'FILE:///W' };
@@ -73,7 +73,7 @@ async function runsOf(wire: Wire): Promise<Record<string, number>> {
   return JSON.parse(((reply.result as { content: { text: string }[] }).content[0] as { text: string }).text) as Record<string, number>;
 }
 
-const textOf = (reply: Message): string => ((reply.result as { content: { text: string }[] } | undefined)?.content[0] as { text: string } | undefined)?.text ?? '';
+const textOf = (reply: Message): string => ((reply.result as { content: { text: string }[] } | undefined)?.content[0])?.text ?? '';
 const stateOf = (reply: Message): string => (reply.result as { requestState: string }).requestState;
 
 /** The checks every transport passes. */
@@ -182,7 +182,7 @@ describe('Streamable HTTP (a real server process)', () => {
       const before = (await runsOf(wire)).roots;
       const failure = client.callTool({ name: 'roots', arguments: {} });
       await expect(failure).rejects.toBeInstanceOf(McpError);
-      await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file:// URI' });
+      await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file URI' });
       // The handler ran for the first round only.
       expect((await runsOf(wire)).roots).toBe(before + 1);
     } finally {
@@ -228,12 +228,12 @@ describe('stdio (a real server process, both eras)', () => {
     const answerRootsWith = async (result: unknown): Promise<void> => {
       const request = await session.waitFor((m) => m.method === 'roots/list' && 'id' in m && !answered.has(m.id), 'a roots/list request');
       answered.add(request.id);
-      session.send({ jsonrpc: '2.0', id: request.id as string | number, result });
+      session.send({ jsonrpc: '2.0', id: request.id, result });
     };
     const answered = new Set<unknown>();
     session.send({ jsonrpc: '2.0', id: 'L1', method: 'tools/call', params: { name: 'roots', arguments: {} } });
     await answerRootsWith({ roots: [{ name: 'no uri' }] });
-    expect(await session.answer('L1')).toEqual({ jsonrpc: '2.0', id: 'L1', error: { code: -32602, message: 'Invalid params: the client\'s answer to roots/list: "roots[0].uri" must be a file:// URI' } });
+    expect(await session.answer('L1')).toEqual({ jsonrpc: '2.0', id: 'L1', error: { code: -32602, message: 'Invalid params: the client\'s answer to roots/list: "roots[0].uri" must be a file URI' } });
     session.send({ jsonrpc: '2.0', id: 'L2', method: 'tools/call', params: { name: 'catching', arguments: {} } });
     await answerRootsWith({ roots: 'none' });
     expect(JSON.parse(textOf(await session.answer('L2')))).toEqual({ caught: 'InvalidInputResponseError', code: -32602, message: 'Invalid params: the client\'s answer to roots/list: "roots" must be an array' });

@@ -162,7 +162,7 @@ describe('requestWithInputRounds against our server', () => {
     const core = new HandleCore(makeServer(), { connector: undefined as never, onListRoots: () => Promise.resolve({ roots: [{ uri: 'https://example.com/not-a-file' }] }) });
     const failure = requestWithInputRounds(core, { method: 'tools/call', params: { name: 'needs_roots' } });
     await expect(failure).rejects.toBeInstanceOf(McpError);
-    await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file:// URI' });
+    await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file URI' });
     expect(core.sent).toHaveLength(2);
     const elicit = new HandleCore(makeServer(), { connector: undefined as never, onElicitation: () => Promise.resolve({ action: 'later' } as never) });
     await expect(requestWithInputRounds(elicit, { method: 'tools/call', params: { name: 'greet' } })).rejects.toMatchObject({ code: -32602 });

@@ -98,8 +98,8 @@ describe('malformed answers are named', () => {
     ['roots not an array', ROOTS, { roots: 5 }, '"roots" must be an array'],
     ['no roots', ROOTS, {}, '"roots" must be an array'],
     ['a root not an object', ROOTS, { roots: ['file:///w'] }, '"roots[0]" must be an object'],
-    ['a root without uri', ROOTS, { roots: [{ name: 'w' }] }, '"roots[0].uri" must be a file:// URI'],
-    ['a root that is no file URI', ROOTS, { roots: [{ uri: 'file:///ok' }, { uri: 'https://example.com' }] }, '"roots[1].uri" must be a file:// URI'],
+    ['a root without uri', ROOTS, { roots: [{ name: 'w' }] }, '"roots[0].uri" must be a file URI'],
+    ['a root that is no file URI', ROOTS, { roots: [{ uri: 'file:///ok' }, { uri: 'https://example.com' }] }, '"roots[1].uri" must be a file URI'],
     ['a root name not a string', ROOTS, { roots: [{ uri: 'file:///w', name: 7 }] }, '"roots[0].name" must be a string'],
     ['a root _meta not an object', ROOTS, { roots: [{ uri: 'file:///w', _meta: 'x' }] }, '"roots[0]._meta" must be an object'],
   ])('%s', (_name, request, response, problem) => {

@@ -218,7 +218,7 @@ function rootsProblem(response: Record<string, unknown>): string | undefined {
   if (!Array.isArray(roots)) return '"roots" must be an array';
   for (const [i, root] of roots.entries()) {
     if (!isRecord(root)) return `"roots[${i}]" must be an object`;
-    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://')) return `"roots[${i}].uri" must be a file:// URI`;
+    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://')) return `"roots[${i}].uri" must be a file URI`;
     if (root.name !== undefined && typeof root.name !== 'string') return `"roots[${i}].name" must be a string`;
     if (root._meta !== undefined && !isRecord(root._meta)) return `"roots[${i}]._meta" must be an object`;
   }

@@ -285,7 +285,7 @@ describe('answers are checked against what was asked, before the handler runs (-
     ['three', 'sampling-0', { role: 'assistant', content: 'a', model: 'm' }, '"content" must be a content block (an object)'],
     ['three', 'sampling-0', { role: 'robot', content: { type: 'text', text: 'a' }, model: 'm' }, '"role" must be "user" or "assistant"'],
     ['three', 'roots-0', { roots: 5 }, '"roots" must be an array'],
-    ['three', 'roots-0', { roots: [{ uri: 'https://example.com' }] }, '"roots[0].uri" must be a file:// URI'],
+    ['three', 'roots-0', { roots: [{ uri: 'https://example.com' }] }, '"roots[0].uri" must be a file URI'],
   ] as const;
 
   it.each(cases)('%s, answer %s = %j: %s', async (tool, key, answer, problem) => {
@@ -305,7 +305,7 @@ describe('answers are checked against what was asked, before the handler runs (-
     const server = makeServer();
     const first = resultOf(await server.handle(modern(1, 'resources/read', { uri: 'test://roots' })));
     expect(await server.handle(modern(2, 'resources/read', { uri: 'test://roots', inputResponses: { 'roots-0': { roots: [{ name: 'w' }] } }, requestState: first.requestState }))).toEqual({
-      jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file:// URI' },
+      jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file URI' },
     });
   });
 
@@ -338,7 +338,7 @@ describe('answers are checked against what was asked, before the handler runs (-
     await server.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'catching' } }, { facts, channel: bad });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toBeInstanceOf(InvalidInputResponseError);
-    expect(seen[0]).toMatchObject({ method: 'roots/list', key: undefined, problem: '"roots[0].uri" must be a file:// URI' });
+    expect(seen[0]).toMatchObject({ method: 'roots/list', key: undefined, problem: '"roots[0].uri" must be a file URI' });
   });
 });
 

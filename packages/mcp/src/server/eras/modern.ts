@@ -145,7 +145,7 @@ const AUTH_SUBJECT_KEYS = ['sub', 'subject', 'userId'] as const;
  * self-reported name, which binds nothing a client cannot claim (single use is what protects such a state). The
  * prefixes keep the kinds apart: a client naming itself after an authenticated principal is not that principal.
  */
-export function principalOf(authInfo: unknown, clientName: string | undefined): string {
+function requestStatePrincipal(authInfo: unknown, clientName: string | undefined): string {
   if (isRecord(authInfo)) {
     const extra = isRecord(authInfo.extra) ? authInfo.extra : undefined;
     const clientId = typeof authInfo.clientId === 'string' ? authInfo.clientId : null;
@@ -286,7 +286,7 @@ export class ModernEra {
   }
 
   #binding(method: string, params: Record<string, unknown> | undefined, call: ServerRequestContext): RequestStateBinding {
-    return { method, params: params ?? {}, principal: principalOf(call.authInfo, call.clientInfo?.name) };
+    return { method, params: params ?? {}, principal: requestStatePrincipal(call.authInfo, call.clientInfo?.name) };
   }
 
   #run(method: string, call: ServerRequestContext, run: () => unknown): unknown {
