@@ -45,7 +45,7 @@ const MALFORMED = [
   ['ask', 'elicitation-0', 'elicitation/create', { action: 'accept', content: { name: 42 } }, '"content.name" must be a string'],
   ['ask', 'elicitation-0', 'elicitation/create', { action: 'accept', content: { name: 'x'.repeat(21) } }, '"content.name" must have at most 20 characters'],
   ['ask', 'elicitation-0', 'elicitation/create', { action: 'accept', content: {} }, '"content.name" is required'],
-  ['ask', 'elicitation-0', 'elicitation/create', { action: 'accept', content: { name: 'x', isAdmin: true } }, '"content.isAdmin" was not asked for'],
+  ['ask', 'elicitation-0', 'elicitation/create', { action: 'accept', content: { name: 'x', isAdmin: { granted: true } } }, '"content.isAdmin" must be a string, number, boolean or array of strings'],
   ['sample', 'sampling-0', 'sampling/createMessage', { role: 'assistant', model: 'm' }, '"content" must be a content block (an object)'],
   ['sample', 'sampling-0', 'sampling/createMessage', { role: 'assistant', content: { type: 'text', text: 'a' } }, '"model" must be a string'],
   ['roots', 'roots-0', 'roots/list', { roots: 5 }, '"roots" must be an array'],
@@ -184,7 +184,7 @@ describe('Streamable HTTP (a real server process)', () => {
       await expect(failure).rejects.toBeInstanceOf(McpError);
       await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file URI' });
       // The handler ran for the first round only.
-      expect((await runsOf(wire)).roots).toBe(before + 1);
+      expect((await runsOf(wire)).roots).toBe((before ?? 0) + 1);
     } finally {
       await client.close();
     }

@@ -30,6 +30,7 @@ const FORM = {
     },
   },
 } as const;
+const CLOSED = { method: 'elicitation/create', params: { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false } } } as const;
 const URL_MODE = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.com' } } as const;
 const SAMPLING = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } } as const;
 const ROOTS = { method: 'roots/list' } as const;
@@ -38,6 +39,7 @@ describe('well-formed answers pass', () => {
   it.each([
     ['a full form', FORM, { action: 'accept', content: { name: 'Ada', mail: 'a@b.c', day: '2026-07-28', at: '2026-07-28T10:00:00Z', site: 'https://x.y/z', age: 36, score: 0.5, ok: true, size: 's', tone: 'cold', tags: ['a', 'b'], picks: ['y'] } }],
     ['a decline', FORM, { action: 'decline' }],
+    ['a form with a primitive the schema does not name (JSON Schema allows it)', FORM, { action: 'accept', content: { name: 'Ada', response: 'extra' } }],
     ['a cancel with _meta and a member of its own', FORM, { action: 'cancel', _meta: { k: 1 }, extra: 'x' }],
     ['URL mode accepted (consent only)', URL_MODE, { action: 'accept' }],
     ['a sampled text', SAMPLING, { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm', stopReason: 'endTurn' }],
@@ -64,7 +66,8 @@ describe('malformed answers are named', () => {
     ['content not an object', FORM, { action: 'accept', content: ['Ada'] }, '"content" must be an object'],
     ['a required property missing', FORM, { action: 'accept', content: { age: 3 } }, '"content.name" is required'],
     ['accept without content when a property is required', FORM, { action: 'accept' }, '"content.name" is required'],
-    ['a property not asked for', FORM, { action: 'accept', content: { name: 'Ada', admin: true } }, '"content.admin" was not asked for'],
+    ['a property not asked for, the schema closed', CLOSED, { action: 'accept', content: { name: 'Ada', admin: true } }, '"content.admin" was not asked for'],
+    ['a property not asked for that is no primitive', FORM, { action: 'accept', content: { name: 'Ada', extra: { a: 1 } } }, '"content.extra" must be a string, number, boolean or array of strings'],
     ['a nested object', FORM, { action: 'accept', content: { name: { first: 'A' } } }, '"content.name" must be a string, number, boolean or array of strings'],
     ['a string too short', FORM, { action: 'accept', content: { name: 'A' } }, '"content.name" must have at least 2 characters'],
     ['a string too long', FORM, { action: 'accept', content: { name: 'Adaline' } }, '"content.name" must have at most 5 characters'],
@@ -122,7 +125,7 @@ describe('InvalidInputResponseError', () => {
     const legacy = new InvalidInputResponseError({ method: 'elicitation/create', problem: '"action" must be "accept", "decline" or "cancel"' });
     expect(legacy.message).toBe('Invalid params: the client\'s answer to elicitation/create: "action" must be "accept", "decline" or "cancel"');
     expect(new InvalidInputResponseError({ method: 'roots/list', key: 'k'.repeat(500), problem: 'x' }).message.length).toBeLessThan(260);
-    expect(inputResponseProblem(FORM, { action: 'accept', content: { name: 'Ada', ['p'.repeat(500)]: 1 } })?.length).toBeLessThan(240);
+    expect(inputResponseProblem(CLOSED, { action: 'accept', content: { name: 'Ada', ['p'.repeat(500)]: 1 } })?.length).toBeLessThan(240);
   });
 
   it('answeredRequestOf keeps what a check needs: the method, and a form\'s mode and requestedSchema', () => {

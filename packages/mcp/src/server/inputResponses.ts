@@ -4,7 +4,8 @@
  * a typed error, never a malformed object:
  * - `elicitation/create` → `ElicitResult`: `action` one of `accept`, `decline`, `cancel`; `content` only with
  *   `accept`, only in form mode, and then matching the `requestedSchema` that was sent (the restricted subset of
- *   form elicitation: a flat object of string, number, integer, boolean and enum properties, `required`);
+ *   form elicitation: a flat object of string, number, integer, boolean and enum properties, `required`; members
+ *   it does not name are allowed, as primitives, unless it says `additionalProperties: false`);
  * - `sampling/createMessage` → `CreateMessageResult`: `role`, `content` (a block, or an array of blocks), `model`,
  *   `stopReason?`;
  * - `roots/list` → `ListRootsResult`: `roots`, an array of `{ uri, name? }` whose `uri` is a `file://` URI.
@@ -106,13 +107,18 @@ function elicitProblem(params: Readonly<Record<string, unknown>> | undefined, re
 /** The `content` of an accepted form against its `requestedSchema`. */
 function contentProblem(schema: unknown, content: Record<string, unknown>): string | undefined {
   const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : undefined;
+  // JSON Schema: members the schema does not name are allowed unless it says `additionalProperties: false` (clients
+  // in the field send such members; they still must be primitives).
+  const closed = isRecord(schema) && schema.additionalProperties === false;
   for (const [name, value] of Object.entries(content)) {
     // MCP 2026-07-28 schema.ts ElicitResult: content values are strings, numbers, booleans or string arrays.
     const primitive = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
     if (!primitive) return `"content.${echo(name)}" must be a string, number, boolean or array of strings`;
-    if (properties === undefined) continue;
-    const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
-    if (property === undefined) return `"content.${echo(name)}" was not asked for`;
+    const property = properties !== undefined && Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (property === undefined) {
+      if (closed) return `"content.${echo(name)}" was not asked for`;
+      continue;
+    }
     const problem = isRecord(property) ? valueProblem(property, value) : undefined;
     if (problem !== undefined) return `"content.${echo(name)}" ${problem}`;
   }

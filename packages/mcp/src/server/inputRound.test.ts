@@ -281,7 +281,7 @@ describe('answers are checked against what was asked, before the handler runs (-
     ['greet', 'elicitation-0', { action: 'decline', content: { name: 'x' } }, '"content" is sent only with "accept", not with "decline"'],
     ['greet', 'elicitation-0', { action: 'accept', content: { name: 7 } }, '"content.name" must be a string'],
     ['greet', 'elicitation-0', { action: 'accept', content: {} }, '"content.name" is required'],
-    ['greet', 'elicitation-0', { action: 'accept', content: { name: 'x', role: 'admin' } }, '"content.role" was not asked for'],
+    ['greet', 'elicitation-0', { action: 'accept', content: { name: 'x', role: { admin: true } } }, '"content.role" must be a string, number, boolean or array of strings'],
     ['three', 'sampling-0', { role: 'assistant', content: 'a', model: 'm' }, '"content" must be a content block (an object)'],
     ['three', 'sampling-0', { role: 'robot', content: { type: 'text', text: 'a' }, model: 'm' }, '"role" must be "user" or "assistant"'],
     ['three', 'roots-0', { roots: 5 }, '"roots" must be an array'],
