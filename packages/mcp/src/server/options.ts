@@ -134,7 +134,7 @@ export interface McpServerOptions {
   /**
    * Modern era: where the ids of used `requestState` values are kept, so each state continues one retry only (a
    * replay is -32602). Give every instance that shares the state keys the same shared store.
-   * @default a new `InMemoryRequestStateStore` (100,000 states, 16 MiB) on the clock of `requestState.now`
+   * @default a new `InMemoryRequestStateStore` (100,000 states, 32 MiB as estimated) on the clock of `requestState.now`
    * @see MCP 2026-07-28 basic/patterns/mrtr.mdx "Security Considerations"
    */
   readonly requestStateStore?: RequestStateStore;

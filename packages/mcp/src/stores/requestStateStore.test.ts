@@ -52,7 +52,7 @@ describe('InMemoryRequestStateStore', () => {
     const store = new InMemoryRequestStateStore({ maxEntries, now: () => 0 });
     for (let i = 0; i < maxEntries * 3; i++) await store.claim(id(i), 600_000 + i);
     expect(store.size).toBe(maxEntries);
-    expect(store.bytes).toBe(maxEntries * (80 + 2 * 22));
+    expect(store.bytes).toBe(maxEntries * (128 + 2 * 22));
   });
 
   it('refuses bad options', () => {

@@ -26,20 +26,21 @@ export interface RequestStateStore {
 export interface InMemoryRequestStateStoreOptions {
   /** Most used states remembered at once (a positive integer). @default 100_000 */
   readonly maxEntries?: number;
-  /** Most bytes the remembered states may take, as estimated per entry (an integer ≥ 4096). @default 16_777_216 (16 MiB) */
+  /** Most bytes the remembered states may take, as estimated per entry (an integer ≥ 4096). @default 33_554_432 (32 MiB) */
   readonly maxBytes?: number;
   /** Clock, ms since the epoch. @default Date.now */
   readonly now?: () => number;
 }
 
 const DEFAULT_MAX_ENTRIES = 100_000;
-const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 const MIN_MAX_BYTES = 4096;
 /**
- * Estimated heap of one entry besides its id's characters: the Map slot, the string header and the number
- * (measured 82 bytes per entry with a 22-character id on Node 20, so the estimate of 124 is on the safe side).
+ * Estimated heap of one entry besides its id's characters: the Map slot, the queue slot, the string header and the
+ * number, with the slack both keep under churn (measured on Node 20 with 22-character ids: 90 bytes an entry filled
+ * once, 176 under continuous claims, flat over 1.8 million; the estimate is 172).
  */
-const ENTRY_OVERHEAD_BYTES = 80;
+const ENTRY_OVERHEAD_BYTES = 128;
 
 /**
  * The default {@link RequestStateStore}: one process's memory, bounded in count and in bytes. Records leave when
@@ -49,8 +50,16 @@ const ENTRY_OVERHEAD_BYTES = 80;
  * lifetime, a client's older, never-used state is refused too (it starts the request again).
  */
 export class InMemoryRequestStateStore implements RequestStateStore {
-  /** Used ids → expiry, in the order they were claimed (which is, with one lifetime per server, expiry order). */
+  /** Used ids → expiry. */
   readonly #used = new Map<string, number>();
+  /**
+   * The same ids in the order they were claimed (with one lifetime per server, expiry order), oldest at `#head`.
+   * Records leave only from this end; a queue of its own because taking the first entry of a `Map` that keeps
+   * losing its first entries costs a scan over the deleted slots (300,000 claims through a full record of 100,000
+   * took 29 s that way).
+   */
+  #order: string[] = [];
+  #head = 0;
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #now: () => number;
@@ -88,10 +97,10 @@ export class InMemoryRequestStateStore implements RequestStateStore {
     this.#sweep(now);
     if (typeof id !== 'string' || !(expiresAt > now) || this.#used.has(id) || expiresAt <= this.#forgottenUntil) return Promise.resolve(false);
     this.#used.set(id, expiresAt);
+    this.#order.push(id);
     this.#bytes += entryBytes(id);
     while (this.#used.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
-      const [oldest, until] = this.#used.entries().next().value as [string, number];
-      this.#forget(oldest);
+      const until = this.#forgetOldest();
       if (until > this.#forgottenUntil) this.#forgottenUntil = until;
     }
     return Promise.resolve(true);
@@ -99,15 +108,22 @@ export class InMemoryRequestStateStore implements RequestStateStore {
 
   /** Drops expired records from the oldest end. */
   #sweep(now: number): void {
-    for (const [id, until] of this.#used) {
-      if (until > now) break;
-      this.#forget(id);
-    }
+    while (this.#head < this.#order.length && (this.#used.get(this.#order[this.#head] as string) as number) <= now) this.#forgetOldest();
   }
 
-  #forget(id: string): void {
+  /** Removes the oldest record; returns its expiry. */
+  #forgetOldest(): number {
+    const id = this.#order[this.#head] as string;
+    this.#head++;
+    const until = this.#used.get(id) as number;
     this.#used.delete(id);
     this.#bytes -= entryBytes(id);
+    // The queue's consumed front is dropped once it is half the array: amortized O(1) a record.
+    if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
+      this.#order = this.#order.slice(this.#head);
+      this.#head = 0;
+    }
+    return until;
   }
 }
 
