@@ -1,0 +1,107 @@
+/**
+ * The client against hostile servers: real HTTP servers on 127.0.0.1 (`hostile-servers/http.ts`) and real child
+ * processes (`hostile-servers/stdio-*.mjs`). One block per class of abuse; each fails without its fix.
+ *
+ * Smoke sizes by default; `STRESS=1` runs the full sizes and prints `reliability …` lines.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_MAX_LIST_BYTES,
+  InMemoryEraVerdictStore,
+  McpClient,
+  PaginationLimitError,
+  RequestTimeoutError,
+  streamableHttp,
+  type McpClientOptions,
+} from '../../packages/mcp/src/client/index.js';
+import { logLines } from '../helpers/logLines.js';
+import { endlessPages, endlessProgress, type FakeHttpServer } from './hostile-servers/http.js';
+
+const STRESS = process.env['STRESS'] === '1';
+const MiB = 1024 * 1024;
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function connect(server: FakeHttpServer, options: Partial<McpClientOptions> = {}): Promise<McpClient> {
+  const client = await McpClient.connect({
+    connector: streamableHttp({ url: server.url, reconnect: false }),
+    era: 'legacy',
+    verdictStore: new InMemoryEraVerdictStore(),
+    logger: logLines(),
+    ...options,
+  });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+/** Settles with the promise's outcome, or with `'pending'` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | 'pending'> {
+  return Promise.race([
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms).unref()),
+  ]);
+}
+
+describe('pagination: large pages and a cursor that never ends', () => {
+  it('stops at the byte budget with a typed error carrying what was gathered', async () => {
+    // Smoke: 512 KiB pages against a 4 MiB budget; the server ends its cursor after 40 pages (20 MiB), so a client
+    // without a byte budget finishes with everything instead of stopping.
+    const pageBytes = STRESS ? 4 * MiB : 512 * 1024;
+    const maxListBytes = STRESS ? undefined : 4 * MiB;
+    const budget = maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
+    const { server, served } = await endlessPages({ pageBytes, toolsPerPage: 64, lastPage: STRESS ? 100 : 40 });
+    cleanups.push(() => server.close());
+    const client = await connect(server, { maxPages: 1000, ...(maxListBytes === undefined ? {} : { maxListBytes }) });
+    const rssBefore = process.memoryUsage().rss;
+    const error = await client.listAllTools().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PaginationLimitError);
+    const limit = error as PaginationLimitError;
+    expect(limit).toMatchObject({ code: 'pagination_limit', stop: 'max_bytes', method: 'tools/list' });
+    expect(limit.bytes).toBeGreaterThan(budget);
+    expect(limit.bytes).toBeLessThanOrEqual(budget + pageBytes + 64 * 1024);
+    expect(limit.items).toHaveLength(limit.pages * 64);
+    expect(served.pages).toBe(limit.pages);
+    expect(limit.message).toMatch(/maxListBytes/);
+    if (STRESS) {
+      console.log(`reliability client pagination: stopped after ${limit.pages} pages of ${pageBytes / MiB} MiB, ${(limit.bytes / MiB).toFixed(1)} MiB gathered (budget ${budget / MiB} MiB), RSS +${((process.memoryUsage().rss - rssBefore) / MiB).toFixed(0)} MiB`);
+    }
+  });
+});
+
+describe('request timeout: progress cannot extend a request forever', () => {
+  it('settles a call whose server sends progress forever at 10 × timeoutMs by default', async () => {
+    const { server, progressSent } = await endlessProgress(50);
+    cleanups.push(() => server.close());
+    const timeoutMs = STRESS ? 1000 : 300;
+    const client = await connect(server, { timeoutMs });
+    const started = Date.now();
+    const outcome = await within(client.callTool({ name: 'slow', arguments: {} }), 10 * timeoutMs + 8000);
+    expect(outcome).not.toBe('pending');
+    const error = (outcome as { error: unknown }).error;
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(error).toMatchObject({ code: 'request_timeout', timeoutMs: 10 * timeoutMs, message: expect.stringMatching(/in total/) as unknown });
+    // Progress did reset the idle budget many times over before the cap.
+    expect(progressSent()).toBeGreaterThan((10 * timeoutMs) / 50 / 2);
+    if (STRESS) console.log(`reliability client total timeout: settled after ${Date.now() - started} ms (timeoutMs ${timeoutMs}, ${progressSent()} progress notifications)`);
+  });
+
+  it('lets maxTotalTimeoutMs change the cap, Infinity included', async () => {
+    const { server } = await endlessProgress(50);
+    cleanups.push(() => server.close());
+    const client = await connect(server, { timeoutMs: 150, maxTotalTimeoutMs: 600 });
+    const outcome = await within(client.callTool({ name: 'slow', arguments: {} }), 8000);
+    expect((outcome as { error: unknown }).error).toMatchObject({ code: 'request_timeout', timeoutMs: 600 });
+    // Past both 600 ms and the default 10 × 150 ms.
+    const unbounded = await within(client.callTool({ name: 'slow', arguments: {} }, { maxTotalTimeoutMs: Number.POSITIVE_INFINITY }), 2000);
+    expect(unbounded).toBe('pending');
+  });
+});
