@@ -4,18 +4,22 @@
  *
  * Smoke sizes by default; `STRESS=1` runs the full sizes and prints `reliability …` lines.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_LIST_BYTES,
+  httpSse,
   InMemoryEraVerdictStore,
   McpClient,
   PaginationLimitError,
+  RedirectRefusedError,
   RequestTimeoutError,
   streamableHttp,
   type McpClientOptions,
 } from '../../packages/mcp/src/client/index.js';
 import { logLines } from '../helpers/logLines.js';
-import { endlessPages, endlessProgress, type FakeHttpServer } from './hostile-servers/http.js';
+import { createNodeFetch } from '../../packages/mcp/src/transports/node/index.js';
+import type { FetchLike } from '../../packages/mcp/src/client/index.js';
+import { endlessPages, endlessProgress, recorder, redirecting, type FakeHttpServer } from './hostile-servers/http.js';
 
 const STRESS = process.env['STRESS'] === '1';
 const MiB = 1024 * 1024;
@@ -25,9 +29,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function connect(server: FakeHttpServer, options: Partial<McpClientOptions> = {}): Promise<McpClient> {
+async function connect(server: FakeHttpServer, options: Partial<McpClientOptions> = {}, fetch?: FetchLike): Promise<McpClient> {
   const client = await McpClient.connect({
-    connector: streamableHttp({ url: server.url, reconnect: false }),
+    connector: streamableHttp({ url: server.url, reconnect: false, ...(fetch === undefined ? {} : { fetch }), headers: { 'X-Api-Key': 'secret-key' } }),
     era: 'legacy',
     verdictStore: new InMemoryEraVerdictStore(),
     logger: logLines(),
@@ -103,5 +107,76 @@ describe('request timeout: progress cannot extend a request forever', () => {
     // Past both 600 ms and the default 10 × 150 ms.
     const unbounded = await within(client.callTool({ name: 'slow', arguments: {} }, { maxTotalTimeoutMs: Number.POSITIVE_INFINITY }), 2000);
     expect(unbounded).toBe('pending');
+  });
+});
+
+describe('redirects: no body or credentials to another origin', () => {
+  const nodeFetch = createNodeFetch();
+  afterAll(() => nodeFetch.destroy());
+  const fetches: readonly (readonly [string, FetchLike | undefined])[] = [
+    ['globalThis.fetch', undefined],
+    ['nodeFetch', nodeFetch],
+  ];
+  for (const [name, fetch] of fetches) {
+    it(`refuses a cross-origin 307 on POST, GET and DELETE, naming the target (${name})`, async () => {
+      const elsewhere = await recorder();
+      cleanups.push(() => elsewhere.close());
+      const server = await redirecting(() => ({ status: 307, location: `${elsewhere.url}?stolen` }));
+      cleanups.push(() => server.close());
+      const logger = logLines();
+      const client = await connect(server, { logger }, fetch);
+      const error = await client.callTool({ name: 'pay', arguments: { card: '4111' } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RedirectRefusedError);
+      expect(error).toMatchObject({ code: 'redirect_refused', status: 307, location: `${elsewhere.url}?stolen` });
+      await client.close();
+      // The GET stream was redirected too (warned), and so was the DELETE of close().
+      await server.waitFor((r) => r.method === 'DELETE', 'the DELETE');
+      expect(server.filter((r) => r.method === 'GET')).not.toHaveLength(0);
+      expect(logger.mentioning('redirect')).not.toHaveLength(0);
+      expect(elsewhere.requests).toEqual([]);
+    });
+
+    it(`follows a same-origin 307 with its body and headers, at most 5 in a row (${name})`, async () => {
+      let hops = 0;
+      const server = await redirecting(() => ({ status: 307, location: `/mcp?hop=${++hops}` }));
+      cleanups.push(() => server.close());
+      const client = await connect(server, {}, fetch);
+      const loop = await client.callTool({ name: 'pay', arguments: {} }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(loop).toMatchObject({ code: 'redirect_refused', message: expect.stringMatching(/more than 5 redirects/) as unknown });
+      const calls = server.filter((r) => r.method === 'POST' && (r.json as { method?: string }).method === 'tools/call');
+      expect(calls).toHaveLength(6);
+      for (const call of calls) expect(call.headers['x-api-key']).toBe('secret-key');
+
+      const moved = await redirecting(() => ({ status: 308, location: '/mcp?moved' }));
+      cleanups.push(() => moved.close());
+      const second = await connect(moved, {}, fetch);
+      const result = await second.callTool({ name: 'pay', arguments: { card: '4111' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'moved /mcp?moved' }]);
+      const [resent] = moved.filter((r) => r.url === '/mcp?moved' && r.method === 'POST');
+      expect(resent?.json).toMatchObject({ method: 'tools/call', params: { name: 'pay', arguments: { card: '4111' } } });
+    });
+  }
+
+  it('refuses a cross-origin redirect of the 2024-11-05 HTTP+SSE stream', async () => {
+    const elsewhere = await recorder();
+    cleanups.push(() => elsewhere.close());
+    const server = await redirecting(() => ({ status: 302, location: elsewhere.url }));
+    cleanups.push(() => server.close());
+    const connecting = McpClient.connect({ connector: httpSse({ url: server.url, headers: { 'X-Api-Key': 'secret-key' } }), era: 'legacy', verdictStore: new InMemoryEraVerdictStore(), logger: logLines() });
+    await expect(connecting).rejects.toMatchObject({ code: 'redirect_refused', status: 302, location: elsewhere.url });
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('refuses a 303 (it would turn the POST into a GET and drop the request)', async () => {
+    const server = await redirecting(() => ({ status: 303, location: '/mcp?moved' }));
+    cleanups.push(() => server.close());
+    const client = await connect(server);
+    await expect(client.callTool({ name: 'pay', arguments: {} })).rejects.toMatchObject({ code: 'redirect_refused', status: 303 });
   });
 });

@@ -153,6 +153,8 @@ export {
   PaginationLimitError,
   RequestAbortedError,
   RequestTimeoutError,
+  RedirectRefusedError,
+  ResponseTooLargeError,
   SessionExpiredError,
   SpawnError,
   type CallToolAsTaskOptions,

@@ -126,3 +126,27 @@ export async function requestFlood(shape: { readonly count: number; readonly pad
   });
   return { server, state, finished };
 }
+
+/**
+ * A session whose every answer to the client's POSTs (except the handshake), GETs and DELETEs is a redirect with
+ * `status` to `location` (relative: the same origin); a request whose URL carries `?moved` is answered normally:
+ * `tools/call` with a text result, the GET with 405, the DELETE with 200.
+ */
+export async function redirecting(redirect: () => { readonly status: number; readonly location: string }): Promise<FakeHttpServer> {
+  return FakeHttpServer.start((request, response) => {
+    const handshake = isPost(request, 'initialize') || isPost(request, 'notifications/initialized');
+    if (!handshake && !request.url.includes('moved')) {
+      const { status, location } = redirect();
+      return void response.writeHead(status, { location }).end();
+    }
+    if (isPost(request, 'tools/call')) {
+      return sendJson(response, 200, { jsonrpc: '2.0', id: (request.json as Message).id, result: { content: [{ type: 'text', text: `moved ${request.url}` }] } });
+    }
+    return legacySession({ other: (_req, res) => sendJson(res, 404, {}) })(request, response);
+  });
+}
+
+/** A server that records everything it receives and answers 200 `{}`: the other origin a redirect points to. */
+export function recorder(): Promise<FakeHttpServer> {
+  return FakeHttpServer.start((_request, response) => sendJson(response, 200, {}));
+}

@@ -52,6 +52,8 @@ export {
   McpClientError,
   RequestAbortedError,
   RequestTimeoutError,
+  RedirectRefusedError,
+  ResponseTooLargeError,
   SessionExpiredError,
   SpawnError,
 } from '../protocol/clientErrors.js';

@@ -7,7 +7,7 @@
  * @see MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
+import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
 import { echo } from '../../protocol/echo.js';
 import { isModernRevision } from '../../protocol/revisions.js';
@@ -26,17 +26,22 @@ import {
   type HttpClientHeaders,
   type HttpClientRequestInit,
 } from './clientHttp.js';
+import { fetchWithoutLeaks } from './clientRedirects.js';
 import { SseDecoder } from './sseDecoder.js';
 
 /** Options of {@link httpSse} and {@link HttpSseClientTransport}. */
 export interface HttpSseClientOptions {
   /** The SSE endpoint, e.g. `http://127.0.0.1:3000/sse`. */
   readonly url: string | URL;
-  /** The `fetch` to call. @default globalThis.fetch */
+  /**
+   * The `fetch` to call, always with `redirect: 'manual'`: a 307/308 to the same origin is followed (5 in a row at
+   * most), any other redirect refused with `RedirectRefusedError`, so no body or header goes to another origin.
+   * @default globalThis.fetch
+   */
   readonly fetch?: FetchLike;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
   readonly headers?: HttpClientHeaders;
-  /** Further `fetch` options for every request. */
+  /** Further `fetch` options for every request; `redirect` is always `'manual'` (see `fetch`). */
   readonly requestInit?: HttpClientRequestInit;
   /** Bound of one SSE event, in characters (bytes for ASCII); a longer one closes the transport. @default 16 MiB */
   readonly maxSseEventBytes?: number;
@@ -77,7 +82,8 @@ export class HttpSseClientTransport implements ClientTransport {
 
   constructor(init: HttpSseTransportInit) {
     this.#url = new URL(init.url);
-    this.#fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    const fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
     this.#maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
@@ -123,6 +129,7 @@ export class HttpSseClientTransport implements ClientTransport {
       const headers = await requestHeaders(this.#headers, { 'Content-Type': 'application/json' });
       response = await this.#fetch(endpoint, { ...this.#init, method: 'POST', headers, body: JSON.stringify(message), signal: this.#controller.signal });
     } catch (error) {
+      if (error instanceof RedirectRefusedError) throw error;
       throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, this.#controller.signal) ? 'the transport closed' : fetchFailure(error), cause: error });
     }
     if (response.ok) {
@@ -150,6 +157,7 @@ export class HttpSseClientTransport implements ClientTransport {
     } catch (error) {
       const reason = isAbort(error, signal) ? 'closed by the client' : fetchFailure(error);
       this.#end({ reason });
+      if (error instanceof RedirectRefusedError) throw error;
       throw new ConnectionClosedError({ what: 'the HTTP+SSE GET failed', reason, cause: error });
     }
     if (!response.ok || !isEventStream(response)) {

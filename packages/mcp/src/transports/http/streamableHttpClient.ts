@@ -8,7 +8,7 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, SessionExpiredError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
+import { ConnectionClosedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
 import { McpErrorCode } from '../../protocol/errors.js';
 import type { ParamHeader } from '../../protocol/paramHeaders.js';
@@ -31,6 +31,7 @@ import {
   type HttpClientHeaders,
   type HttpClientRequestInit,
 } from './clientHttp.js';
+import { fetchWithoutLeaks } from './clientRedirects.js';
 import { isJsonContentType } from './media.js';
 import { Exchange, followStream, ResumableStream, type ReconnectPolicy, type StreamHost } from './resumableStream.js';
 
@@ -52,11 +53,16 @@ export interface SseReconnectOptions {
 export interface StreamableHttpClientOptions {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string | URL;
-  /** The `fetch` to call. @default globalThis.fetch */
+  /**
+   * The `fetch` to call. It is always called with `redirect: 'manual'`: the transport follows a 307/308 to the same
+   * origin itself (5 in a row at most) and refuses any other redirect with `RedirectRefusedError` (code
+   * `redirect_refused`), so no body or header goes to another origin.
+   * @default globalThis.fetch
+   */
   readonly fetch?: FetchLike;
-  /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
+  /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. Never sent to another origin. */
   readonly headers?: HttpClientHeaders;
-  /** Further `fetch` options for every request (`credentials`, `mode`, …). */
+  /** Further `fetch` options for every request (`credentials`, `mode`, …); `redirect` is always `'manual'` (see `fetch`). */
   readonly requestInit?: HttpClientRequestInit;
   /** Bound of one SSE event, in characters (bytes for ASCII); a longer one ends the stream. @default 16 MiB */
   readonly maxSseEventBytes?: number;
@@ -149,7 +155,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
 
   constructor(init: StreamableHttpTransportInit) {
     this.#url = new URL(init.url);
-    this.#fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    const fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
     this.maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
@@ -267,6 +274,11 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     } catch (error) {
       if (stream === this.#getStream) this.#getAnswered?.();
       if (isAbort(error, stream.controller.signal)) return 'stop';
+      if (error instanceof RedirectRefusedError) {
+        if (stream.exchange !== undefined) stream.exchange.fail(error);
+        else this.logger.warn('The GET stream was redirected and is not followed', { url: this.#url.href, error: error.message });
+        return 'stop';
+      }
       this.logger.debug('SSE reconnection failed', { url: this.#url.href, error: fetchFailure(error) });
       return 'retry';
     }
@@ -335,6 +347,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
         response = await this.#fetch(this.#url, init);
       } catch (error) {
         if (exchange?.abandoned === true) return;
+        if (error instanceof RedirectRefusedError) throw error;
         if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
           throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
         }
