@@ -19,7 +19,7 @@ import {
 import { logLines } from '../helpers/logLines.js';
 import { createNodeFetch } from '../../packages/mcp/src/transports/node/index.js';
 import type { FetchLike } from '../../packages/mcp/src/client/index.js';
-import { endlessPages, endlessProgress, recorder, redirecting, type FakeHttpServer } from './hostile-servers/http.js';
+import { endlessPages, endlessProgress, recorder, redirecting, requestFlood, type FakeHttpServer } from './hostile-servers/http.js';
 
 const STRESS = process.env['STRESS'] === '1';
 const MiB = 1024 * 1024;
@@ -178,5 +178,38 @@ describe('redirects: no body or credentials to another origin', () => {
     cleanups.push(() => server.close());
     const client = await connect(server);
     await expect(client.callTool({ name: 'pay', arguments: {} })).rejects.toMatchObject({ code: 'redirect_refused', status: 303 });
+  });
+});
+
+describe('a burst of server requests on the GET stream', () => {
+  it('is taken with backpressure: bounded in flight, no listener growth, close() prompt', async () => {
+    const count = STRESS ? 20_000 : 3000;
+    const padBytes = 16 * 1024;
+    const { server, state } = await requestFlood({ count, padBytes, answerDelayMs: STRESS ? 50 : 100 });
+    cleanups.push(() => server.close());
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    const logger = logLines();
+    const client = await connect(server, { logger });
+    // Let the flood run; the client answers each ping, and the server takes each answer slowly.
+    const deadline = Date.now() + (STRESS ? 8000 : 2500);
+    let most = 0;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      most = Math.max(most, state.written - state.answers);
+    }
+    const heap = process.memoryUsage().heapUsed;
+    const closing = Date.now();
+    const closed = await within(client.close(), 10_000);
+    const closeMs = Date.now() - closing;
+    if (STRESS) console.log(`reliability client GET flood: ${state.written} requests written (${(state.bytes / MiB).toFixed(0)} MiB), ${state.answers} answered, at most ${most} unanswered, heap ${(heap / MiB).toFixed(0)} MiB, close ${closeMs} ms`);
+    expect(closed).not.toBe('pending');
+    expect(closeMs).toBeLessThan(5000);
+    // The server had to wait for the client: its writes backed up, and what it wrote was not all taken at once.
+    expect(state.backedUp).toBeGreaterThan(0);
+    expect(most).toBeLessThan(1000);
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
   });
 });

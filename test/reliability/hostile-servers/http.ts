@@ -92,8 +92,11 @@ export async function requestFlood(shape: { readonly count: number; readonly pad
   const flood = async (response: ServerResponse): Promise<void> => {
     openSse(response);
     let closed = false;
+    let onClose!: () => void;
+    const closedPromise = new Promise<void>((resolve) => (onClose = resolve));
     response.on('close', () => {
       closed = true;
+      onClose();
       finish();
     });
     for (let i = 0; i < shape.count && !closed; i++) {
@@ -102,10 +105,9 @@ export async function requestFlood(shape: { readonly count: number; readonly pad
       state.bytes += text.length;
       if (!response.write(text)) {
         state.backedUp++;
-        await new Promise<void>((resolve) => {
-          response.once('drain', resolve);
-          response.once('close', resolve);
-        });
+        let onDrain!: () => void;
+        await Promise.race([new Promise<void>((resolve) => response.once('drain', (onDrain = resolve))), closedPromise]);
+        response.off('drain', onDrain);
       }
     }
     finish();

@@ -167,6 +167,11 @@ export interface ReadSseBodyOptions {
   readonly maxEventBytes: number;
   /** Aborting stops the read (`'aborted'`). */
   readonly signal: AbortSignal;
+  /**
+   * Called before each read: a promise holds the read back until it resolves (backpressure: the body is not read,
+   * so the connection's flow control stops the sender). @default always room
+   */
+  readonly room?: () => Promise<void> | undefined;
   /** Each event, in order; returning `true` stops reading (`'stopped'`; the body is cancelled). */
   readonly onEvent: (event: SseEvent) => boolean | undefined;
   /** Called with the failure when the body could not be read to its end (`'failed'`). */
@@ -186,6 +191,7 @@ export async function readSseBody(response: Response, options: ReadSseBodyOption
   signal.addEventListener('abort', cancel, { once: true });
   try {
     for (;;) {
+      for (let wait = options.room?.(); wait !== undefined && !signal.aborted; wait = options.room?.()) await wait;
       if (signal.aborted) return 'aborted';
       const { value, done } = await reader.read();
       if (done) {

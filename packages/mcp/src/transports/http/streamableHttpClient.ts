@@ -105,6 +105,12 @@ interface PostFacts {
 
 /** Notifications and responses POSTed at once; more wait their turn (see `#postLimited`). */
 const MAX_MESSAGE_POSTS = 8;
+/**
+ * Notifications and responses waiting for a turn to be POSTed before the SSE streams stop being read: a server
+ * that sends requests faster than their answers are accepted is held back by the connection's flow control (the
+ * client stops reading), instead of having its requests and their answers queued in memory without limit.
+ */
+export const MAX_QUEUED_MESSAGE_POSTS = 64;
 
 /** How many times a POST that is safe to repeat is resent after its kept-alive connection was reset under it. */
 const MAX_STALE_SOCKET_RESENDS = 3;
@@ -145,6 +151,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   /** Notification and response POSTs in flight, and the ones waiting for a turn. */
   #messagePosts = 0;
   readonly #postQueue: (() => void)[] = [];
+  /** The message POSTs in flight, each with its own controller (aborted by `close()`; no listener per POST on a shared signal). */
+  readonly #postControllers = new Set<AbortController>();
+  /** The peer asked to stop reading (its inbound requests wait for a slot; `pauseInput`). */
+  #inputPaused = false;
+  /** The stream reads waiting for room (see {@link room}). */
+  #roomWaiters: (() => void)[] = [];
   #getStream: ResumableStream | undefined;
   /** Resolves the wait of `notifications/initialized` once the standalone GET got its answer (or gave up). */
   #getAnswered: (() => void) | undefined;
@@ -225,13 +237,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
         }
       });
     }
-    const exchange = new Exchange({ id: single.id, method: single.method, modern, closing: this.#closing.signal });
+    const exchange = new Exchange({ id: single.id, method: single.method, modern });
     this.#exchanges.set(single.id, exchange);
     this.#post({ message, single, modern, exchange }).then(
       () => exchange.unanswered(),
       (error: unknown) => exchange.fail(error),
     ).finally(() => {
-      exchange.release();
       if (this.#exchanges.get(exchange.id) === exchange) this.#exchanges.delete(exchange.id);
     });
     return exchange.done;
@@ -242,7 +253,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#closing.abort();
     const session = this.#protocol?.era === 'modern' ? undefined : this.#sessionId;
     this.#sessionId = undefined;
+    for (const exchange of this.#exchanges.values()) exchange.controller.abort();
     this.#exchanges.clear();
+    for (const controller of this.#postControllers) controller.abort();
+    // The queued POSTs fail at once (the transport is closed), and the reads waiting for room end.
+    for (const next of this.#postQueue.splice(0)) next();
+    this.#wakeReaders();
     if (session !== undefined) await this.#deleteSession(session);
     this.#endFacts = { reason: 'closed by the client' };
     const onclose = this.onclose;
@@ -250,7 +266,21 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     onclose?.();
   }
 
+  /**
+   * Flow control from the peer (its inbound requests wait for a slot): while paused, no SSE stream of this
+   * transport is read, so the server's requests stay in the connection instead of in memory.
+   */
+  pauseInput(paused: boolean): void {
+    this.#inputPaused = paused;
+    if (!paused) this.#wakeReaders();
+  }
+
   // ---- StreamHost: what a followed SSE stream needs ----
+
+  room(): Promise<void> | undefined {
+    if (this.#closing.signal.aborted || !this.#full()) return undefined;
+    return new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+  }
 
   get closingSignal(): AbortSignal {
     return this.#closing.signal;
@@ -319,16 +349,33 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       await new Promise<void>((resolve) => this.#postQueue.push(resolve));
     }
     this.#messagePosts++;
+    const controller = new AbortController();
+    this.#postControllers.add(controller);
     try {
       if (this.#closing.signal.aborted) throw new ConnectionClosedError({ what: 'the transport is closed', reason: this.#endFacts?.reason });
-      await this.#post(facts);
+      await this.#post(facts, controller.signal);
     } finally {
+      this.#postControllers.delete(controller);
       this.#messagePosts--;
       this.#postQueue.shift()?.();
+      if (!this.#full()) this.#wakeReaders();
     }
   }
 
-  async #post(facts: PostFacts): Promise<void> {
+  /** Whether the streams must wait before reading more: the peer paused input, or too many answers wait for a POST. */
+  #full(): boolean {
+    return this.#inputPaused || this.#postQueue.length >= MAX_QUEUED_MESSAGE_POSTS;
+  }
+
+  #wakeReaders(): void {
+    if (this.#roomWaiters.length === 0) return;
+    const waiters = this.#roomWaiters;
+    this.#roomWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** POSTs one message; `messageSignal` aborts a notification's or response's POST (a request's is its exchange's). */
+  async #post(facts: PostFacts, messageSignal?: AbortSignal): Promise<void> {
     const { message, single, modern, exchange } = facts;
     const method = single !== undefined && 'method' in single ? single : undefined;
     const own: Record<string, string> = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH };
@@ -338,7 +385,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const session = modern || method?.method === 'initialize' ? undefined : this.#sessionId;
     if (session !== undefined) own['Mcp-Session-Id'] = session;
     if (modern && method !== undefined) Object.assign(own, modernHeaders(method, this.#paramHeadersOf(method)));
-    const signal = exchange?.controller.signal ?? this.#closing.signal;
+    const signal = exchange?.controller.signal ?? messageSignal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
     const init = { ...this.#init, method: 'POST', headers: await requestHeaders(this.#headers, own), body: JSON.stringify(message), signal };
     let response: Response | undefined;
