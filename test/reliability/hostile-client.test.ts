@@ -4,6 +4,8 @@
  *
  * Smoke sizes by default; `STRESS=1` runs the full sizes and prints `reliability …` lines.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_LIST_BYTES,
@@ -13,15 +15,19 @@ import {
   PaginationLimitError,
   RedirectRefusedError,
   RequestTimeoutError,
+  ResponseTooLargeError,
   streamableHttp,
   type McpClientOptions,
 } from '../../packages/mcp/src/client/index.js';
 import { logLines } from '../helpers/logLines.js';
 import { createNodeFetch } from '../../packages/mcp/src/transports/node/index.js';
+import { spawnStdio, StdioClientTransport } from '../../packages/mcp/src/transports/stdio.js';
 import type { FetchLike } from '../../packages/mcp/src/client/index.js';
 import { endlessPages, endlessProgress, recorder, redirecting, requestFlood, type FakeHttpServer } from './hostile-servers/http.js';
 
 const STRESS = process.env['STRESS'] === '1';
+const STDIO_HOSTILE = fileURLToPath(new URL('hostile-servers/stdio-hostile.mjs', import.meta.url));
+const STDIO_ORPHAN = fileURLToPath(new URL('hostile-servers/stdio-orphan.mjs', import.meta.url));
 const MiB = 1024 * 1024;
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -211,5 +217,68 @@ describe('a burst of server requests on the GET stream', () => {
     expect(state.backedUp).toBeGreaterThan(0);
     expect(most).toBeLessThan(1000);
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+});
+
+describe('stdio: an answer line over maxLineBytes', () => {
+  it('fails the request it answers at once, with the size, instead of at its timeout', async () => {
+    const maxLineBytes = 64 * 1024;
+    const logger = logLines();
+    const client = await McpClient.connect({
+      connector: spawnStdio({ command: process.execPath, args: [STDIO_HOSTILE, '--bytes', String(STRESS ? 64 * MiB : 256 * 1024)], maxLineBytes }),
+      era: 'legacy',
+      verdictStore: new InMemoryEraVerdictStore(),
+      logger,
+      timeoutMs: 60_000,
+    });
+    cleanups.push(() => client.close());
+    const started = Date.now();
+    const outcome = await within(client.callTool({ name: 'huge', arguments: {} }), 15_000);
+    expect(outcome).not.toBe('pending');
+    const error = (outcome as { error: unknown }).error;
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ code: 'response_too_large', maxBytes: maxLineBytes, message: expect.stringMatching(new RegExp(`over ${maxLineBytes} bytes`)) as unknown });
+    if (STRESS) console.log(`reliability client stdio long answer: failed after ${Date.now() - started} ms (timeoutMs 60000)`);
+    // The connection is still usable: the line's tail was skipped, not read as a message.
+    await expect(client.listTools()).resolves.toMatchObject({ tools: [{ name: 'huge' }] });
+    expect(logger.mentioning('longer than')).toHaveLength(1);
+  });
+});
+
+describe('stdio: a process group that outlives its leader', () => {
+  /** CPU time of this process (user + system), in ms. */
+  const cpuMs = (): number => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+
+  it('is waited for without spinning on /proc, then killed', async () => {
+    if (process.platform !== 'linux') return;
+    let grandchild = 0;
+    const transport = await StdioClientTransport.spawn(
+      { command: process.execPath, args: [STDIO_ORPHAN], shutdownGraceMs: STRESS ? 3000 : 1000, onstderr: (line) => (grandchild = Number(/grandchild (\d+)/.exec(line)?.[1] ?? grandchild)) },
+      { logger: logLines() },
+    );
+    await transport.start();
+    for (let i = 0; i < 200 && grandchild === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(grandchild).toBeGreaterThan(0);
+    const wall = Date.now();
+    const cpu = cpuMs();
+    await transport.close();
+    const wallMs = Date.now() - wall;
+    const usedMs = cpuMs() - cpu;
+    if (STRESS) console.log(`reliability client stdio orphan group: close took ${wallMs} ms, ${usedMs.toFixed(0)} ms of CPU`);
+    // The leader exits at once and the grandchild ignores SIGTERM: close() waits two grace periods, then SIGKILLs.
+    expect(wallMs).toBeGreaterThanOrEqual(1500);
+    // Polling with backoff costs a few ms of CPU; looking at /proc again at once kept a core busy meanwhile.
+    expect(usedMs).toBeLessThan(wallMs / 4);
+    const state = (() => {
+      try {
+        return readFileSync(`/proc/${grandchild}/stat`, 'latin1').slice(readFileSync(`/proc/${grandchild}/stat`, 'latin1').lastIndexOf(')') + 2)[0];
+      } catch {
+        return 'gone';
+      }
+    })();
+    expect(['gone', 'Z', 'X']).toContain(state);
   });
 });

@@ -215,6 +215,17 @@ export class Peer<Ctx = unknown> {
   }
 
   /**
+   * Rejects the outbound request `id` with `error` at once, when the transport knows its response cannot arrive (a
+   * response line too long to read, say): the caller learns why now instead of when its timeout runs out. A later
+   * response with that id is dropped as unknown.
+   *
+   * @returns Whether a request with that id was pending.
+   */
+  failRequest(id: JsonRpcId, error: Error): boolean {
+    return this.#pending?.fail(id, error) ?? false;
+  }
+
+  /**
    * Routes a progress payload to the pending request registered under `token` (calls its `onprogress`, and
    * restarts its `timeoutMs` clock when it asked for `resetTimeoutOnProgress`; `maxTotalTimeoutMs` still
    * applies). Tokens are matched without coercion.
