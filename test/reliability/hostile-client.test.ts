@@ -220,6 +220,24 @@ describe('a burst of server requests on the GET stream', () => {
   });
 });
 
+describe('refused answers to server requests', () => {
+  it('log one line per refusal class with a count, not one per request', async () => {
+    const count = STRESS ? 2000 : 200;
+    const { server, state } = await requestFlood({ count, padBytes: 16, answerDelayMs: 0, answerStatus: 403 });
+    cleanups.push(() => server.close());
+    const logger = logLines();
+    const client = await connect(server, { logger });
+    for (let i = 0; i < 400 && state.answers < 2 * count; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await client.close();
+    const loud = logger.loud();
+    if (STRESS) console.log(`reliability client refused answers: ${state.answers} answer POSTs refused, ${loud.length} warn/error lines: ${loud.map((line) => line.message).join(' | ')}`);
+    expect(state.answers).toBeGreaterThanOrEqual(count);
+    expect(loud.length).toBeLessThanOrEqual(10);
+    // The summary says how many there were.
+    expect(loud.some((line) => /\d+/.test(JSON.stringify(line.fields ?? {})) && /refused|could not be sent/i.test(line.message))).toBe(true);
+  });
+});
+
 describe('stdio: an answer line over maxLineBytes', () => {
   it('fails the request it answers at once, with the size, instead of at its timeout', async () => {
     const maxLineBytes = 64 * 1024;

@@ -82,9 +82,10 @@ export interface FloodState {
 /**
  * A session whose standalone GET stream carries `count` server→client `ping` requests of `padBytes` padding each,
  * written as fast as the socket takes them (each waits for `'drain'` when the socket is full). The answers are POSTed
- * back; they are accepted with 202 after `answerDelayMs` (a slow server keeps the client's answers in flight).
+ * back; they are accepted with 202 after `answerDelayMs` (a slow server keeps the client's answers in flight), or
+ * refused with `answerStatus` and a JSON-RPC error.
  */
-export async function requestFlood(shape: { readonly count: number; readonly padBytes: number; readonly answerDelayMs: number }): Promise<{ server: FakeHttpServer; state: FloodState; finished: Promise<void> }> {
+export async function requestFlood(shape: { readonly count: number; readonly padBytes: number; readonly answerDelayMs: number; readonly answerStatus?: number }): Promise<{ server: FakeHttpServer; state: FloodState; finished: Promise<void> }> {
   const state: FloodState = { written: 0, bytes: 0, answers: 0, backedUp: 0 };
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -119,7 +120,8 @@ export async function requestFlood(shape: { readonly count: number; readonly pad
         const message = req.json as Message | undefined;
         if (req.method === 'POST' && message !== undefined && !('method' in message)) {
           state.answers++;
-          setTimeout(() => res.writeHead(202).end(), shape.answerDelayMs);
+          const status = shape.answerStatus ?? 202;
+          setTimeout(() => (status === 202 ? res.writeHead(202).end() : sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'refused' } })), shape.answerDelayMs);
           return;
         }
         sendJson(res, 404, {});
