@@ -41,7 +41,10 @@ export async function collectPages<T>(options: CollectPagesOptions<T>): Promise<
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError(`Invalid maxPages: expected a positive integer, got ${String(maxPages)}`);
   if (typeof maxBytes !== 'number' || Number.isNaN(maxBytes) || maxBytes <= 0) throw new RangeError(`Invalid maxBytes: expected a positive number, got ${String(maxBytes)}`);
   const items: T[] = [];
-  /** For each cursor followed, the page it was answered with (as JSON), to recognize a loop. */
+  /**
+   * For each cursor followed, a fingerprint of the page it was answered with (its JSON's length and two 32-bit
+   * hashes), to recognize a loop: keeping the JSON itself held a second copy of every page gathered.
+   */
   const answered = new Map<string, string>();
   let cursor: string | undefined = undefined;
   let bytes = 0;
@@ -51,8 +54,9 @@ export async function collectPages<T>(options: CollectPagesOptions<T>): Promise<
     pages++;
     const text = JSON.stringify([page.items, page.nextCursor ?? null]);
     if (cursor !== undefined) {
-      if (answered.get(cursor) === text) throw new PaginationLimitError({ method, stop: 'cursor_loop', pages, items, bytes });
-      answered.set(cursor, text);
+      const print = fingerprint(text);
+      if (answered.get(cursor) === print) throw new PaginationLimitError({ method, stop: 'cursor_loop', pages, items, bytes });
+      answered.set(cursor, print);
     }
     bytes += text.length;
     items.push(...page.items);
@@ -60,4 +64,16 @@ export async function collectPages<T>(options: CollectPagesOptions<T>): Promise<
     if (page.nextCursor === undefined) return items;
     cursor = page.nextCursor;
   }
+}
+
+/** The length of `text` and two 32-bit FNV-1a hashes of it (different offsets), as one string. */
+function fingerprint(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x0100019d);
+  }
+  return `${text.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
 }
