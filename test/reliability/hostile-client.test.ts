@@ -23,7 +23,7 @@ import { logLines } from '../helpers/logLines.js';
 import { createNodeFetch } from '../../packages/mcp/src/transports/node/index.js';
 import { spawnStdio, StdioClientTransport } from '../../packages/mcp/src/transports/stdio.js';
 import type { FetchLike } from '../../packages/mcp/src/client/index.js';
-import { endlessPages, endlessProgress, recorder, redirecting, requestFlood, type FakeHttpServer } from './hostile-servers/http.js';
+import { endlessPages, endlessProgress, recorder, redirecting, requestFlood, requestFlood2024, type FakeHttpServer } from './hostile-servers/http.js';
 
 const STRESS = process.env['STRESS'] === '1';
 const STDIO_HOSTILE = fileURLToPath(new URL('hostile-servers/stdio-hostile.mjs', import.meta.url));
@@ -217,6 +217,27 @@ describe('a burst of server requests on the GET stream', () => {
     expect(state.backedUp).toBeGreaterThan(0);
     expect(most).toBeLessThan(1000);
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
+  it('is taken with backpressure on the 2024-11-05 HTTP+SSE stream too', async () => {
+    const count = STRESS ? 20_000 : 3000;
+    const { server, state } = await requestFlood2024({ count, padBytes: 16 * 1024, answerDelayMs: STRESS ? 50 : 100 });
+    cleanups.push(() => server.close());
+    const client = await McpClient.connect({ connector: httpSse({ url: server.url }), era: 'legacy', verdictStore: new InMemoryEraVerdictStore(), logger: logLines() });
+    cleanups.push(() => client.close());
+    const deadline = Date.now() + (STRESS ? 8000 : 2500);
+    let most = 0;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      most = Math.max(most, state.written - state.answers);
+    }
+    const closing = Date.now();
+    expect(await within(client.close(), 10_000)).not.toBe('pending');
+    if (STRESS) console.log(`reliability client HTTP+SSE flood: ${state.written} requests written, ${state.answers} answered, at most ${most} unanswered and ${state.mostOpen} answer POSTs open at once, close ${Date.now() - closing} ms`);
+    expect(state.backedUp).toBeGreaterThan(0);
+    // At most 8 answer POSTs at once (MAX_MESSAGE_POSTS); each was its own POST in flight before.
+    expect(state.mostOpen).toBeLessThanOrEqual(8);
+    expect(most).toBeLessThan(1000);
   });
 });
 

@@ -77,6 +77,9 @@ export interface FloodState {
   answers: number;
   /** Times the GET stream's socket refused more (`write` returned false): the client stopped reading. */
   backedUp: number;
+  /** Answer POSTs received and not yet answered, now and at most. */
+  open: number;
+  mostOpen: number;
 }
 
 /**
@@ -86,7 +89,7 @@ export interface FloodState {
  * refused with `answerStatus` and a JSON-RPC error.
  */
 export async function requestFlood(shape: { readonly count: number; readonly padBytes: number; readonly answerDelayMs: number; readonly answerStatus?: number }): Promise<{ server: FakeHttpServer; state: FloodState; finished: Promise<void> }> {
-  const state: FloodState = { written: 0, bytes: 0, answers: 0, backedUp: 0 };
+  const state: FloodState = { written: 0, bytes: 0, answers: 0, backedUp: 0, open: 0, mostOpen: 0 };
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const pad = 'p'.repeat(shape.padBytes);
@@ -153,4 +156,65 @@ export async function redirecting(redirect: () => { readonly status: number; rea
 /** A server that records everything it receives and answers 200 `{}`: the other origin a redirect points to. */
 export function recorder(): Promise<FakeHttpServer> {
   return FakeHttpServer.start((_request, response) => sendJson(response, 200, {}));
+}
+
+/**
+ * The 2024-11-05 HTTP+SSE transport's version of {@link requestFlood}: the GET stream names `/messages` as the
+ * endpoint, `initialize` is answered on the stream, and once `notifications/initialized` came the stream carries
+ * `count` pings; the answers POSTed to `/messages` are accepted with 202 after `answerDelayMs`.
+ */
+export async function requestFlood2024(shape: { readonly count: number; readonly padBytes: number; readonly answerDelayMs: number }): Promise<{ server: FakeHttpServer; state: FloodState }> {
+  const state: FloodState = { written: 0, bytes: 0, answers: 0, backedUp: 0, open: 0, mostOpen: 0 };
+  const pad = 'p'.repeat(shape.padBytes);
+  let stream: ServerResponse | undefined;
+  let closed = false;
+  let closedPromise: Promise<void> = Promise.resolve();
+  const flood = async (response: ServerResponse): Promise<void> => {
+    for (let i = 0; i < shape.count && !closed; i++) {
+      const text = sseEvent({ data: { jsonrpc: '2.0', id: `s${i}`, method: 'ping', params: { _meta: { pad } } } });
+      state.written++;
+      state.bytes += text.length;
+      if (!response.write(text)) {
+        state.backedUp++;
+        let onDrain!: () => void;
+        await Promise.race([new Promise<void>((resolve) => response.once('drain', (onDrain = resolve))), closedPromise]);
+        response.off('drain', onDrain);
+      }
+    }
+  };
+  const server = await FakeHttpServer.start((request, response) => {
+    const message = request.json as Message | undefined;
+    if (request.method === 'GET') {
+      openSse(response);
+      response.write('event: endpoint\ndata: /messages\n\n');
+      stream = response;
+      closedPromise = new Promise<void>((resolve) => response.on('close', () => {
+        closed = true;
+        resolve();
+      }));
+      return;
+    }
+    if (isPost(request, 'initialize')) {
+      response.writeHead(202).end();
+      const asked = (message?.params as Message | undefined)?.protocolVersion;
+      stream?.write(sseEvent({ data: { jsonrpc: '2.0', id: message?.id, result: { protocolVersion: asked, capabilities: {}, serverInfo: { name: 'flood-2024', version: '0' } } } }));
+      return;
+    }
+    if (isPost(request, 'notifications/initialized')) {
+      response.writeHead(202).end();
+      if (stream !== undefined) void flood(stream);
+      return;
+    }
+    if (request.method === 'POST' && message !== undefined && !('method' in message)) {
+      state.answers++;
+      state.mostOpen = Math.max(state.mostOpen, ++state.open);
+      setTimeout(() => {
+        state.open--;
+        response.writeHead(202).end();
+      }, shape.answerDelayMs);
+      return;
+    }
+    response.writeHead(202).end();
+  });
+  return { server, state };
 }

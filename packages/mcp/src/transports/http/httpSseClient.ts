@@ -27,6 +27,7 @@ import {
   type HttpClientRequestInit,
 } from './clientHttp.js';
 import { fetchWithoutLeaks } from './clientRedirects.js';
+import { PostLimiter } from './postLimiter.js';
 import { SseDecoder } from './sseDecoder.js';
 
 /** Options of {@link httpSse} and {@link HttpSseClientTransport}. */
@@ -79,6 +80,8 @@ export class HttpSseClientTransport implements ClientTransport {
   #started: Promise<void> | undefined;
   #endFacts: ConnectionEndFacts | undefined;
   #closed = false;
+  /** The POSTs (every message here): a few in flight, a bounded queue, backpressure on the stream beyond. */
+  readonly #posts = new PostLimiter();
 
   constructor(init: HttpSseTransportInit) {
     this.#url = new URL(init.url);
@@ -124,21 +127,29 @@ export class HttpSseClientTransport implements ClientTransport {
     }
     const requestId = single !== undefined && 'method' in single && 'id' in single ? (single as JsonRpcRequest).id : undefined;
     const what = single !== undefined && 'method' in single ? `${requestId === undefined ? 'notification' : 'request'} "${single.method}"` : 'a message';
-    let response: Response;
-    try {
-      const headers = await requestHeaders(this.#headers, { 'Content-Type': 'application/json' });
-      response = await this.#fetch(endpoint, { ...this.#init, method: 'POST', headers, body: JSON.stringify(message), signal: this.#controller.signal });
-    } catch (error) {
-      if (error instanceof RedirectRefusedError) throw error;
-      throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, this.#controller.signal) ? 'the transport closed' : fetchFailure(error), cause: error });
-    }
-    if (response.ok) {
-      discardBody(response);
-      return;
-    }
+    const body = JSON.stringify(message);
+    const response = await this.#posts.run(async (signal) => {
+      try {
+        if (this.#closed) throw new ConnectionClosedError({ what: 'the transport is closed', reason: this.#endFacts?.reason });
+        const headers = await requestHeaders(this.#headers, { 'Content-Type': 'application/json' });
+        const answered = await this.#fetch(endpoint, { ...this.#init, method: 'POST', headers, body, signal });
+        // The 202 carries nothing: its body is dropped within the turn, so the next POST can reuse the connection.
+        if (answered.ok) discardBody(answered);
+        return answered;
+      } catch (error) {
+        if (error instanceof RedirectRefusedError || error instanceof ConnectionClosedError) throw error;
+        throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+      }
+    });
+    if (response.ok) return;
     const answer = await readErrorAnswer({ response, requestId, what });
     if ('error' in answer) throw answer.error;
     this.onmessage?.(answer.deliver);
+  }
+
+  /** The peer's flow control: while paused, the stream is not read (the server's requests stay in the connection). */
+  pauseInput(paused: boolean): void {
+    this.#posts.pauseInput(paused);
   }
 
   close(): Promise<void> {
@@ -196,6 +207,7 @@ export class HttpSseClientTransport implements ClientTransport {
       decoder,
       maxEventBytes: this.#maxEventBytes,
       signal: this.#controller.signal,
+      room: () => this.#posts.room(),
       onEvent: (event) => {
         if (event.event === 'endpoint') {
           if (endpointSeen) return undefined;
@@ -245,6 +257,7 @@ export class HttpSseClientTransport implements ClientTransport {
     this.#closed = true;
     this.#endFacts = facts;
     this.#controller.abort();
+    this.#posts.close();
     const onclose = this.onclose;
     this.onclose = undefined;
     onclose?.();

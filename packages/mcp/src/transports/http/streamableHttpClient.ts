@@ -33,6 +33,7 @@ import {
 } from './clientHttp.js';
 import { fetchWithoutLeaks } from './clientRedirects.js';
 import { isJsonContentType } from './media.js';
+import { PostLimiter } from './postLimiter.js';
 import { Exchange, followStream, ResumableStream, type ReconnectPolicy, type StreamHost } from './resumableStream.js';
 
 /** Reconnection of SSE streams that end early (MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"). */
@@ -103,14 +104,6 @@ interface PostFacts {
   readonly exchange: Exchange | undefined;
 }
 
-/** Notifications and responses POSTed at once; more wait their turn (see `#postLimited`). */
-const MAX_MESSAGE_POSTS = 8;
-/**
- * Notifications and responses waiting for a turn to be POSTed before the SSE streams stop being read: a server
- * that sends requests faster than their answers are accepted is held back by the connection's flow control (the
- * client stops reading), instead of having its requests and their answers queued in memory without limit.
- */
-export const MAX_QUEUED_MESSAGE_POSTS = 64;
 
 /** How many times a POST that is safe to repeat is resent after its kept-alive connection was reset under it. */
 const MAX_STALE_SOCKET_RESENDS = 3;
@@ -148,15 +141,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   /** The session a 404 ended, until a new `initialize`: later messages fail at once instead of going out without it. */
   #expiredSession: string | undefined;
   #initializedSent = false;
-  /** Notification and response POSTs in flight, and the ones waiting for a turn. */
-  #messagePosts = 0;
-  readonly #postQueue: (() => void)[] = [];
-  /** The message POSTs in flight, each with its own controller (aborted by `close()`; no listener per POST on a shared signal). */
-  readonly #postControllers = new Set<AbortController>();
-  /** The peer asked to stop reading (its inbound requests wait for a slot; `pauseInput`). */
-  #inputPaused = false;
-  /** The stream reads waiting for room (see {@link room}). */
-  #roomWaiters: (() => void)[] = [];
+  /** Notification and response POSTs: a few in flight, a bounded queue, backpressure on the streams beyond. */
+  readonly #posts = new PostLimiter();
   #getStream: ResumableStream | undefined;
   /** Resolves the wait of `notifications/initialized` once the standalone GET got its answer (or gave up). */
   #getAnswered: (() => void) | undefined;
@@ -255,10 +241,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#sessionId = undefined;
     for (const exchange of this.#exchanges.values()) exchange.controller.abort();
     this.#exchanges.clear();
-    for (const controller of this.#postControllers) controller.abort();
-    // The queued POSTs fail at once (the transport is closed), and the reads waiting for room end.
-    for (const next of this.#postQueue.splice(0)) next();
-    this.#wakeReaders();
+    // The POSTs in flight are aborted, the queued ones fail at once, and the reads waiting for room end.
+    this.#posts.close();
     if (session !== undefined) await this.#deleteSession(session);
     this.#endFacts = { reason: 'closed by the client' };
     const onclose = this.onclose;
@@ -271,15 +255,13 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
    * transport is read, so the server's requests stay in the connection instead of in memory.
    */
   pauseInput(paused: boolean): void {
-    this.#inputPaused = paused;
-    if (!paused) this.#wakeReaders();
+    this.#posts.pauseInput(paused);
   }
 
   // ---- StreamHost: what a followed SSE stream needs ----
 
   room(): Promise<void> | undefined {
-    if (this.#closing.signal.aborted || !this.#full()) return undefined;
-    return new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+    return this.#posts.room();
   }
 
   get closingSignal(): AbortSignal {
@@ -339,39 +321,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     return isModernRevision(protocolVersionClaim(message)) || this.#protocol?.era === 'modern';
   }
 
-  /**
-   * A notification or a response (the answer to a server request) POSTed within {@link MAX_MESSAGE_POSTS} at once;
-   * the rest wait in order. A server that sends its client 10,000 requests at once on a session got 10,000 POSTs in
-   * flight (~450 MB); each answer waits here as a small object instead.
-   */
-  async #postLimited(facts: PostFacts): Promise<void> {
-    if (this.#messagePosts >= MAX_MESSAGE_POSTS) {
-      await new Promise<void>((resolve) => this.#postQueue.push(resolve));
-    }
-    this.#messagePosts++;
-    const controller = new AbortController();
-    this.#postControllers.add(controller);
-    try {
+  /** A notification or a response (the answer to a server request) POSTed through the {@link PostLimiter}. */
+  #postLimited(facts: PostFacts): Promise<void> {
+    return this.#posts.run(async (signal) => {
       if (this.#closing.signal.aborted) throw new ConnectionClosedError({ what: 'the transport is closed', reason: this.#endFacts?.reason });
-      await this.#post(facts, controller.signal);
-    } finally {
-      this.#postControllers.delete(controller);
-      this.#messagePosts--;
-      this.#postQueue.shift()?.();
-      if (!this.#full()) this.#wakeReaders();
-    }
-  }
-
-  /** Whether the streams must wait before reading more: the peer paused input, or too many answers wait for a POST. */
-  #full(): boolean {
-    return this.#inputPaused || this.#postQueue.length >= MAX_QUEUED_MESSAGE_POSTS;
-  }
-
-  #wakeReaders(): void {
-    if (this.#roomWaiters.length === 0) return;
-    const waiters = this.#roomWaiters;
-    this.#roomWaiters = [];
-    for (const wake of waiters) wake();
+      await this.#post(facts, signal);
+    });
   }
 
   /** POSTs one message; `messageSignal` aborts a notification's or response's POST (a request's is its exchange's). */
