@@ -185,13 +185,23 @@ export async function readSseBody(response: Response, options: ReadSseBodyOption
   const { decoder, signal } = options;
   const reader = body.getReader();
   const text = new TextDecoder();
+  /** Ends the wait for room, if any: an aborted read held back for room stops waiting at once. */
+  let stopWaiting: (() => void) | undefined;
   const cancel = (): void => {
+    stopWaiting?.();
     reader.cancel().catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {
     for (;;) {
-      for (let wait = options.room?.(); wait !== undefined && !signal.aborted; wait = options.room?.()) await wait;
+      for (let wait = options.room?.(); wait !== undefined && !signal.aborted; wait = options.room?.()) {
+        const room = wait;
+        await new Promise<void>((resolve) => {
+          stopWaiting = resolve;
+          void room.then(resolve);
+        });
+        stopWaiting = undefined;
+      }
       if (signal.aborted) return 'aborted';
       const { value, done } = await reader.read();
       if (done) {
