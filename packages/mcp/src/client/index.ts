@@ -60,6 +60,6 @@ export {
 export type { ClientErrorCodeValue, ConnectionEndFacts, SpawnFailure } from '../protocol/clientErrors.js';
 export type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ClientTransportKind } from '../protocol/transport.js';
 export { httpSse, streamableHttp } from '../transports/http/clientConnectors.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClient.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClientOptions.js';
 export type { HttpSseClientOptions } from '../transports/http/httpSseClient.js';
 export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/clientHttp.js';
