@@ -215,7 +215,8 @@ describe('a burst of server requests on the GET stream', () => {
     expect(closeMs).toBeLessThan(5000);
     // The server had to wait for the client: its writes backed up, and what it wrote was not all taken at once.
     expect(state.backedUp).toBeGreaterThan(0);
-    expect(most).toBeLessThan(1000);
+    // What the loopback socket buffers hold (a few MB) plus 64 queued answers; without backpressure nearly all of them.
+    expect(most).toBeLessThan(1500);
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
   });
 
@@ -237,7 +238,8 @@ describe('a burst of server requests on the GET stream', () => {
     expect(state.backedUp).toBeGreaterThan(0);
     // At most 8 answer POSTs at once (MAX_MESSAGE_POSTS); each was its own POST in flight before.
     expect(state.mostOpen).toBeLessThanOrEqual(8);
-    expect(most).toBeLessThan(1000);
+    // What the loopback socket buffers hold (a few MB) plus 64 queued answers; without backpressure nearly all of them.
+    expect(most).toBeLessThan(1500);
   });
 });
 
