@@ -157,6 +157,8 @@ export {
   PaginationLimitError,
   RequestAbortedError,
   RequestTimeoutError,
+  RedirectRefusedError,
+  ResponseTooLargeError,
   SessionExpiredError,
   SpawnError,
   type CallToolAsTaskOptions,

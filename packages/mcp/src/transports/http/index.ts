@@ -77,7 +77,7 @@ export { HttpStatus } from './refusals.js';
 export type { HttpStatusCode } from './refusals.js';
 export { httpSse, streamableHttp } from './clientConnectors.js';
 export { StreamableHttpClientTransport } from './streamableHttpClient.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './streamableHttpClient.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './streamableHttpClientOptions.js';
 export { HttpSseClientTransport } from './httpSseClient.js';
 export type { HttpSseClientOptions, HttpSseTransportInit } from './httpSseClient.js';
 export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_SSE_EVENT_BYTES } from './clientHttp.js';
