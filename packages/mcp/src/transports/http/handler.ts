@@ -6,6 +6,7 @@
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
+import { CorsPolicy, corsSettings } from './cors.js';
 import { TEXT_HEADERS } from './endpointContext.js';
 import type { EndpointAdmitRequest, EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './io.js';
@@ -28,7 +29,8 @@ import {
 } from './options.js';
 import type { CallerFacts, McpHttpHandlerOptions } from './options.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
-import { HostGuard } from './security.js';
+import { HostGuard, isSameOrigin } from './security.js';
+import { STREAMABLE_HTTP_ALLOW } from './ladder.js';
 import { SessionTable } from './sessionTable.js';
 import { Sse2024Endpoint } from './sse2024Endpoint.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
@@ -73,6 +75,8 @@ export class HttpCore {
   readonly #table: SessionTable;
   readonly #streamable: StreamableEndpoint;
   readonly #sse2024: Sse2024Endpoint | undefined;
+  /** CORS for the listed origins; `undefined` when none is listed or `cors: false`. */
+  readonly #cors: CorsPolicy | undefined;
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
@@ -98,6 +102,8 @@ export class HttpCore {
       allowAnyOrigin: options.allowAnyOrigin,
     });
     this.#trustProxy = options.trustProxy ?? false;
+    const cors = options.cors ?? true;
+    this.#cors = cors === false || !this.#guard.listsOrigins ? undefined : new CorsPolicy(corsSettings(cors));
     if (options.allowAnyOrigin === true) {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
@@ -160,6 +166,13 @@ export class HttpCore {
     if (!this.matches(path)) return Promise.resolve(NOT_FOUND);
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return Promise.resolve(forbidden);
+    if (this.#cors !== undefined) return this.#handleCors(input, this.#cors);
+    return this.#route(input);
+  }
+
+  /** Hands a request that passed the Host and Origin checks to the endpoint of its path. */
+  #route(input: HttpInput): Promise<HttpOutput> {
+    const path = input.path;
     if (path === this.#path) return this.#streamable.handle(input);
     const sse2024 = this.#sse2024 as Sse2024Endpoint;
     return path === this.#ssePath ? sse2024.open(input) : sse2024.post(input);
@@ -187,6 +200,26 @@ export class HttpCore {
       return refusalOutput('forbiddenOrigin', { detail: `'${origin}' is not the server's origin and is not in allowedOrigins` });
     }
     return undefined;
+  }
+
+  /**
+   * A request when CORS is on (its `Origin` already allowed): a preflight from a listed origin (or the server's own)
+   * is answered here; every other answer gets its CORS headers (a failure too, so a page can read its 500).
+   * @see Fetch standard "CORS protocol"; MCP 2025-11-25 basic/transports.mdx "Security Warning" (Origin validation
+   *   stays the guard's: an origin reaching here is allowed, CORS only lets its page read the answer)
+   */
+  #handleCors(input: HttpInput, cors: CorsPolicy): Promise<HttpOutput> {
+    const origin = input.header('origin');
+    const corsOrigin = origin !== undefined && (this.#guard.originListed(origin) || isSameOrigin(origin, input.header('host'), this.#schemeOf(input))) ? origin : undefined;
+    if (corsOrigin !== undefined && CorsPolicy.isPreflight(input)) {
+      const path = input.path;
+      const methods = path === this.#path ? STREAMABLE_HTTP_ALLOW : path === this.#ssePath ? 'GET' : 'POST';
+      return Promise.resolve(cors.preflight(input, corsOrigin, methods));
+    }
+    return this.#route(input).then(
+      (output) => cors.answer(output, corsOrigin),
+      (error: unknown) => cors.answer(this.internalError(error), corsOrigin),
+    );
   }
 
   /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value with `trustProxy`. */

@@ -30,6 +30,8 @@ export {
   defaultCallerIdentity,
 } from './options.js';
 export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
+export { DEFAULT_CORS_MAX_AGE_SECONDS } from './cors.js';
+export type { McpCorsOptions } from './cors.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,
