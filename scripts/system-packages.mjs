@@ -7,7 +7,10 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
 /** Debian package → the command that proves it is installed, and the tests that need it. */
-const PACKAGES = [{ name: 'tmux', command: 'tmux', tests: 'the CLI terminal test (test/cli-doctor-tmux.test.ts)' }];
+const PACKAGES = [
+  { name: 'tmux', command: 'tmux', tests: 'the CLI terminal test (test/cli-doctor-tmux.test.ts)' },
+  { name: 'chromium', command: 'chromium', tests: 'the browser CORS test (test/cors-browser.test.ts)' },
+];
 
 /** @param {string} command */
 function onPath(command) {
