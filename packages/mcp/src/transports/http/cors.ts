@@ -81,14 +81,14 @@ export function isHeaderName(name: string): boolean {
  */
 export function allowedRequestHeaders(requested: string | undefined, extra: ReadonlySet<string> = new Set()): string[] {
   if (requested === undefined) return [];
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const item of requested.split(',')) {
     const name = item.trim().toLowerCase();
-    if (!TOKEN.test(name) || out.includes(name)) continue;
+    if (!TOKEN.test(name)) continue;
     const allowed = MCP_REQUEST_HEADERS.includes(name) || (name.startsWith(PARAM_HEADER_PREFIX) && name.length > PARAM_HEADER_PREFIX.length) || extra.has(name);
-    if (allowed) out.push(name);
+    if (allowed) out.add(name);
   }
-  return out;
+  return [...out];
 }
 
 /** An answer without a body (Fetch "HTTP responses": a preflight answer has an ok status, 204 here). */
