@@ -247,7 +247,8 @@ export class HttpCore {
  * Creates the MCP HTTP handler: Streamable HTTP on `path` (POST, GET, DELETE) and, unless disabled, the
  * 2024-11-05 HTTP+SSE transport on `/sse` + `/messages`, all serving `server`.
  *
- * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message, forbidden batch, batch over
+ * Statuses (each cited in code): 200/202 success; 204 a CORS preflight from an origin in `allowedOrigins` (see
+ * `cors`); 400 bad JSON (-32700), invalid message, forbidden batch, batch over
  * `maxBatchSize` or second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
  * `Host`, or an `Origin` that is neither the request's own nor in `allowedOrigins` (any bind address); 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 429 a
@@ -262,9 +263,10 @@ export class HttpCore {
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or 2024-11-05 HTTP+SSE
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
  *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
- *   function, a `sessionStore` without the six {@link SessionStore} methods.
+ *   function, a `sessionStore` without the six {@link SessionStore} methods, `cors` neither a boolean nor an object
+ *   (or its `allowCredentials` not a boolean, its header lists not arrays of header names).
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
- *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
+ *   `maxSessions`, `maxSessionsPerCaller` not a positive integer; `cors.maxAgeSeconds` not an integer of 0 or more; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
  *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
  *   `sseKeepAliveMs`, `sseAfterMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
