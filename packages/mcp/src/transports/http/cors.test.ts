@@ -279,6 +279,18 @@ describe.each<PathKind>(['web', 'node', 'node-fetch'])('CORS on the wire via %s'
     expect(server.sessions.size).toBe(1);
   });
 
+  it('a listed null origin (sandboxed frames, file: pages) is served but gets no CORS: any site can send it', async () => {
+    server = createServer();
+    t = await startTarget(kind, server, { allowedOrigins: [APP, 'null'] });
+    const res = await preflight(t, 'null', 'content-type');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const init = await t.send('POST', '/mcp', { ...POST_HEADERS, origin: 'null' }, INITIALIZE);
+    expect(init.status).toBe(200);
+    expect(init.headers.get('access-control-allow-origin')).toBeNull();
+    expect(init.headers.get('vary')).toBe('Origin');
+  });
+
   it('no CORS without allowedOrigins, with cors: false, or for origins allowAnyOrigin lets in: OPTIONS stays 405', async () => {
     for (const options of [{}, { allowedOrigins: [APP], cors: false }, { allowAnyOrigin: true, logger: silentLogger }] satisfies Partial<McpHttpHandlerOptions>[]) {
       server = createServer();

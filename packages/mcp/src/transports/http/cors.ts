@@ -91,6 +91,11 @@ export function allowedRequestHeaders(requested: string | undefined, extra: Read
   return [...out];
 }
 
+/** Whether an `Origin` value is `null`, the serialization of an opaque origin (RFC 6454 §7.1). */
+export function isOpaqueOrigin(origin: string): boolean {
+  return origin.trim().toLowerCase() === 'null';
+}
+
 /** An answer without a body (Fetch "HTTP responses": a preflight answer has an ok status, 204 here). */
 const NO_CONTENT = 204;
 

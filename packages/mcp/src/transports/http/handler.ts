@@ -6,7 +6,7 @@
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
-import { CorsPolicy, corsSettings } from './cors.js';
+import { CorsPolicy, corsSettings, isOpaqueOrigin } from './cors.js';
 import { TEXT_HEADERS } from './endpointContext.js';
 import type { EndpointAdmitRequest, EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './io.js';
@@ -210,7 +210,9 @@ export class HttpCore {
    */
   #handleCors(input: HttpInput, cors: CorsPolicy): Promise<HttpOutput> {
     const origin = input.header('origin');
-    const corsOrigin = origin !== undefined && (this.#guard.originListed(origin) || isSameOrigin(origin, input.header('host'), this.#schemeOf(input))) ? origin : undefined;
+    // `null` (an opaque origin: sandboxed frames, `data:` and `file:` pages) gets no CORS even when listed: any site
+    // can make one, so echoing it would let every site read the answers.
+    const corsOrigin = origin !== undefined && !isOpaqueOrigin(origin) && (this.#guard.originListed(origin) || isSameOrigin(origin, input.header('host'), this.#schemeOf(input))) ? origin : undefined;
     if (corsOrigin !== undefined && CorsPolicy.isPreflight(input)) {
       const path = input.path;
       const methods = path === this.#path ? STREAMABLE_HTTP_ALLOW : path === this.#ssePath ? 'GET' : 'POST';

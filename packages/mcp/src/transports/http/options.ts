@@ -157,6 +157,7 @@ export interface McpHttpHandlerOptions {
    * `allowHeaders`) and `Access-Control-Max-Age`; other answers carry `Access-Control-Allow-Origin` and
    * `Access-Control-Expose-Headers: Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After` (and
    * `exposeHeaders`). Every answer then carries `Vary: Origin`. An origin not allowed still gets 403, a preflight too.
+   * A listed `null` (opaque origins) is served but gets no CORS: any site can send `Origin: null`.
    * `false`: no CORS headers (a framework or proxy in front answers CORS itself); `true` or an object: the defaults
    * of {@link McpCorsOptions}. `allowAnyOrigin` does not extend CORS to unlisted origins.
    * @default true (on for the origins in `allowedOrigins`)
