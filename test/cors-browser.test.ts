@@ -3,8 +3,9 @@
  * DevTools protocol by playwright-core; no downloaded browser) loads a page from one loopback origin (a static
  * node:http server on 127.0.0.1) and calls a Switchboard server on another port that lists that origin in
  * `allowedOrigins`. The page runs a 2025-11-25 session (initialize, reads `Mcp-Session-Id`, calls a tool, DELETE),
- * a 2026-07-28 stateless request (its `_meta` envelope and `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` headers), and a
- * 2024-11-05 HTTP+SSE session with `EventSource`; a page from an origin not listed is refused. The preflights the
+ * a 2026-07-28 stateless request (its `_meta` envelope and `Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` headers), a
+ * 2024-11-05 HTTP+SSE session with `EventSource`, and Switchboard's own built `McpClient` (ES modules served by the
+ * page's origin) in both eras; a page from an origin not listed is refused. The preflights the
  * browser sent, and their answers, are recorded at the server and asserted. Through both Node adapter paths
  * (`direct`, and `fetch`, the Web-standard handler).
  *
@@ -14,11 +15,12 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { silentLogger } from '@switchboard/jsonrpc';
@@ -113,11 +115,39 @@ function close(server: http.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** The page's own origin serves one blank document. */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** URL prefix → folder, for the page's ES modules: Switchboard's built client and what it imports. */
+const MODULE_FOLDERS: Readonly<Record<string, string>> = {
+  '/mcp/': path.join(ROOT, 'packages', 'mcp', 'dist'),
+  '/jsonrpc/': path.join(ROOT, 'packages', 'jsonrpc', 'dist'),
+  '/cfworker/': path.join(ROOT, 'node_modules', '@cfworker', 'json-schema', 'dist', 'esm'),
+};
+/** The page: an import map so the built client's bare imports resolve to the folders above. */
+const PAGE = `<!doctype html><meta charset="utf-8"><title>MCP page</title><script type="importmap">${JSON.stringify({
+  imports: { '@switchboard/jsonrpc': '/jsonrpc/index.js', '@cfworker/json-schema': '/cfworker/index.js' },
+})}</script>`;
+
+/** The page's own origin: the page at `/`, and `.js` files under {@link MODULE_FOLDERS} (nothing outside them). */
 function pageServer(): http.Server {
-  return http.createServer((_req, res) => {
+  return http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://page');
+    const prefix = Object.keys(MODULE_FOLDERS).find((p) => url.pathname.startsWith(p));
+    if (prefix !== undefined && url.pathname.endsWith('.js')) {
+      const folder = MODULE_FOLDERS[prefix]!;
+      const file = path.resolve(folder, `.${url.pathname.slice(prefix.length - 1)}`);
+      if (file.startsWith(folder + path.sep) && existsSync(file)) {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+        res.end(readFileSync(file));
+        return;
+      }
+    }
+    if (url.pathname !== '/') {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('Not Found');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><meta charset="utf-8"><title>MCP page</title>');
+    res.end(PAGE);
   });
 }
 
@@ -254,6 +284,24 @@ function runSse2024(page: Page, origin: string): Promise<{ endpoint: string; pos
   }, origin);
 }
 
+/**
+ * In the page: Switchboard's own McpClient (the built `@switchboard/mcp/client`) in one era calls a tool, then
+ * closes. Source text, so the test runner does not rewrite its `import()`.
+ */
+function runOwnClient(page: Page, url: string, era: 'legacy' | 'modern'): Promise<{ era: string; protocolVersion: string; text: string }> {
+  return page.evaluate(`(async () => {
+    const { McpClient, streamableHttp } = await import('/mcp/client.js');
+    const client = await McpClient.connect({ connector: streamableHttp({ url: ${JSON.stringify(url)} }), era: ${JSON.stringify(era)} });
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'own client, ${era}' } });
+      const first = result.content[0];
+      return { era: client.era, protocolVersion: client.protocolVersion, text: first && first.type === 'text' ? first.text : JSON.stringify(result) };
+    } finally {
+      await client.close();
+    }
+  })()`);
+}
+
 /** In the page: a call that the browser must refuse to let through; resolves with the error's name. */
 function refusedCall(page: Page, url: string): Promise<string> {
   return page.evaluate(async (endpoint: string) => {
@@ -306,11 +354,12 @@ describe.skipIf(!HAS_CHROMIUM).each(['direct', 'fetch'] as const)('a browser pag
 
   it('a 2025-11-25 session: initialize, the session id read, a tool called, the session ended', async () => {
     await page.goto(`${pageOrigin}/`);
+    const before = server.sessions.size;
     const run = await runSession(page, `${mcpOrigin}/mcp`);
     expect(run).toMatchObject({ initStatus: 200, protocolVersion: '2025-11-25', initializedStatus: 202, callStatus: 200, deleteStatus: 200 });
     expect(run.sessionId).toMatch(/^[\x21-\x7e]+$/);
     expect(run.callText).toContain('echo:from the page');
-    expect(server.sessions.size).toBe(0);
+    expect(server.sessions.size).toBe(before);
     // The preflight of the session's requests: the browser asked for the MCP headers; all were allowed.
     const asked = preflights.find((p) => p.path === '/mcp' && (p.request['access-control-request-headers'] ?? '').includes('mcp-session-id'));
     expect(asked).toBeDefined();
@@ -346,6 +395,15 @@ describe.skipIf(!HAS_CHROMIUM).each(['direct', 'fetch'] as const)('a browser pag
     expect(JSON.parse(run.answer)).toMatchObject({ jsonrpc: '2.0', id: 7, result: { protocolVersion: '2024-11-05' } });
     const asked = preflights.find((p) => p.path.startsWith('/messages'));
     expect(asked).toMatchObject({ status: 204, answer: { 'access-control-allow-methods': 'POST', 'access-control-allow-origin': pageOrigin } });
+  }, 30_000);
+
+  it.each(['legacy', 'modern'] as const)('Switchboard\'s own McpClient, loaded as ES modules in the page, works in the %s era', async (era) => {
+    await page.goto(`${pageOrigin}/`);
+    const before = server.sessions.size;
+    const run = await runOwnClient(page, `${mcpOrigin}/mcp`, era);
+    expect(run).toEqual({ era, protocolVersion: era === 'legacy' ? '2025-11-25' : MODERN, text: `echo:own client, ${era}` });
+    // The legacy client ended its session with a DELETE from the page.
+    expect(server.sessions.size).toBe(before);
   }, 30_000);
 
   it('a page from an origin not listed is refused: its preflight gets 403, its fetch fails, no session opens', async () => {
