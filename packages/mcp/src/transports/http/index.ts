@@ -33,6 +33,8 @@ export {
 export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
 export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './callerIdentity.js';
 export type { CallerSource, ProxyTrust, TrustProxy } from './callerIdentity.js';
+export { DEFAULT_CORS_MAX_AGE_SECONDS } from './cors.js';
+export type { McpCorsOptions } from './cors.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,
