@@ -115,7 +115,9 @@ describe('the doctor report for a terminal', () => {
 
       ℹ http.no-cors  Browser clients on another origin
         The server answers no CORS preflight (OPTIONS 405, no Access-Control-Allow-Origin): browser pages
-        on other origins cannot call it
+        on other origins cannot call it. Missing for a browser client: a 2xx status (got 405);
+        Access-Control-Allow-Origin; POST in Access-Control-Allow-Methods; content-type,
+        mcp-protocol-version, mcp-method, mcp-name in Access-Control-Allow-Headers
         Evidence:
           → OPTIONS origin: http://127.0.0.1:<port>; access-control-request-method: POST;
             access-control-request-headers: content-type, mcp-protocol-version, mcp-method, mcp-name

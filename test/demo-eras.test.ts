@@ -166,8 +166,14 @@ describe('demo over stdio: one process, both eras', () => {
     const accepted = { confirm_rows: { action: 'accept', content: { confirm: true } } };
     expect(await wire.request({ id: 'm5', method: 'tools/call', params: { ...call, inputResponses: accepted, requestState, _meta: envelope() } }))
       .toEqual({ jsonrpc: '2.0', id: 'm5', result: { ...orderIds(501), resultType: 'complete', _meta: SERVER_INFO_META } });
+    // A state continues one retry (MCP 2026-07-28 basic/patterns/mrtr.mdx "Security Considerations"): a replay is refused.
+    expect(await wire.request({ id: 'm5r', method: 'tools/call', params: { ...call, inputResponses: accepted, requestState, _meta: envelope() } })).toEqual({
+      jsonrpc: '2.0', id: 'm5r', error: { code: -32602, message: 'Invalid params: "requestState" was already used: a request state continues one retry only' },
+    });
+    /** The state of a new first round of the same call. */
+    const fresh = async (id: string): Promise<string> => (await wire.request({ id, method: 'tools/call', params: { ...call, _meta: envelope() } })).result!.requestState as string;
     const declined = { confirm_rows: { action: 'decline' } };
-    expect(await wire.request({ id: 'm6', method: 'tools/call', params: { ...call, inputResponses: declined, requestState, _meta: envelope() } })).toEqual({
+    expect(await wire.request({ id: 'm6', method: 'tools/call', params: { ...call, inputResponses: declined, requestState: await fresh('m6f'), _meta: envelope() } })).toEqual({
       jsonrpc: '2.0',
       id: 'm6',
       result: {
@@ -179,7 +185,7 @@ describe('demo over stdio: one process, both eras', () => {
     });
     // An answer under another key is not the one asked for: ignored, and the form is asked again.
     const elsewhere = { 'elicitation-0': { action: 'accept', content: { confirm: true } } };
-    expect(await wire.request({ id: 'm6b', method: 'tools/call', params: { ...call, inputResponses: elsewhere, requestState, _meta: envelope() } }))
+    expect(await wire.request({ id: 'm6b', method: 'tools/call', params: { ...call, inputResponses: elsewhere, requestState: await fresh('m6bf'), _meta: envelope() } }))
       .toMatchObject({ id: 'm6b', result: { resultType: 'input_required', inputRequests: { confirm_rows: { method: 'elicitation/create', params: confirmForm(501) } } } });
     // The state is bound to the request it was issued for: other arguments, or a changed token, are refused.
     const invalidState = { code: -32602, message: 'Invalid params: "requestState" is not valid for this request (tampered with, expired, or issued for another request)' };

@@ -7,7 +7,7 @@ const { url } = await serveHttp({
   port: Number(process.env.PORT ?? 3000),
   host: '127.0.0.1', // only the proxy on this machine can connect
   allowedHosts: ['weather.example.com'], // the Host header the proxy forwards
-  trustProxy: true, // the proxy terminates TLS and sends X-Forwarded-Proto: https
+  trustProxy: ['127.0.0.1'], // the proxy's address: its X-Forwarded-For names the client, X-Forwarded-Proto the scheme
   allowedOrigins: ['https://app.example.com'], // other browser pages allowed to call the server
 });
 console.error(`weather: serving MCP at ${url}, public at https://weather.example.com/mcp`);

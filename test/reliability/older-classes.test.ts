@@ -462,12 +462,15 @@ describe('5. every refusal carries the request id when it was readable, none (nu
     expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: R, error: { code: -32001 } });
   });
 
-  it('an initialize refused at admission (maxSessions reached by a session in use): 503 with its id', async () => {
+  it('an initialize refused at admission (maxSessions reached by a session in use, inside its grace): 503 with its id', async () => {
     const other = await serveHttp({ server: makeServer(recordingLogger([])), port: 0, host: '127.0.0.1', maxSessions: 1, sessionIdleTimeoutMs: 600_000 });
     try {
       const held = new StreamableWire('held', other.url, [], '2025-11-25');
       await held.start();
-      await exchange(held, [ping('work')]);
+      // Two requests after the handshake (a ping does not count): the session keeps its sessionGraceMs, so it is not
+      // reclaimed for the newcomer.
+      await exchange(held, [JSON.stringify({ jsonrpc: '2.0', id: 'list-1', method: 'tools/list' })]);
+      await exchange(held, [JSON.stringify({ jsonrpc: '2.0', id: 'list-2', method: 'tools/list' })]);
       const reply = await post(other.url, initialize('2025-11-25', R));
       expect(reply.status).toBe(503);
       expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: R, error: { code: -32000 } });

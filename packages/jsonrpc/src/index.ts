@@ -47,6 +47,6 @@ export type { PeerRequestOptions } from './pending.js';
 export { Peer } from './peer.js';
 export { DEFAULT_MAX_CONCURRENT_INBOUND, DEFAULT_MAX_QUEUED_INBOUND } from './peerOptions.js';
 export type { PeerNotifyOptions, PeerOptions } from './peerOptions.js';
-export { DEFAULT_MAX_LINE_BYTES, encodeNdjson, NdjsonDecoder } from './ndjson.js';
+export { DEFAULT_MAX_LINE_BYTES, encodeNdjson, NdjsonDecoder, OVERSIZED_HEAD_BYTES } from './ndjson.js';
 export type { NdjsonDecoderOptions, NdjsonEvent } from './ndjson.js';
 export { createMemoryTransportPair } from './memory.js';

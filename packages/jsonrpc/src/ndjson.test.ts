@@ -82,7 +82,7 @@ describe('NdjsonDecoder', () => {
   it('NdjsonDecoder accepts a line of exactly maxLineBytes and refuses one byte more', () => {
     const decoder = new NdjsonDecoder({ maxLineBytes: 10 });
     expect(decoder.push(bytes('"12345678"\n'))).toEqual([{ kind: 'line', text: '"12345678"' }]);
-    expect(decoder.push(bytes('"123456789"\n'))).toEqual([{ kind: 'oversized', bytes: 11 }]);
+    expect(decoder.push(bytes('"123456789"\n'))).toEqual([{ kind: 'oversized', bytes: 11, head: '"123456789"' }]);
   });
 
   it('NdjsonDecoder never buffers more than maxLineBytes, reports an oversized line once, and resynchronises', () => {
@@ -100,7 +100,7 @@ describe('NdjsonDecoder', () => {
 
   it('NdjsonDecoder drops an oversized unterminated line at end()', () => {
     const decoder = new NdjsonDecoder({ maxLineBytes: 4 });
-    expect(decoder.push(bytes('123456'))).toEqual([{ kind: 'oversized', bytes: 6 }]);
+    expect(decoder.push(bytes('123456'))).toEqual([{ kind: 'oversized', bytes: 6, head: '123456' }]);
     expect(decoder.end()).toEqual([]);
     expect(decoder.push(bytes('{}\n'))).toEqual([{ kind: 'line', text: '{}' }]);
   });

@@ -22,8 +22,14 @@ export interface NdjsonDecoderOptions {
 export type NdjsonEvent =
   /** One complete line, decoded (CR, leading BOM removed); never blank. */
   | { readonly kind: 'line'; readonly text: string }
-  /** A line that exceeded `maxLineBytes`; `bytes` is how many bytes were dropped so far when detected. */
-  | { readonly kind: 'oversized'; readonly bytes: number };
+  /**
+   * A line that exceeded `maxLineBytes`; `bytes` is how many bytes were dropped so far when detected, `head` its first
+   * {@link OVERSIZED_HEAD_BYTES} bytes decoded (where a reader can look for the message's `id` cheaply).
+   */
+  | { readonly kind: 'oversized'; readonly bytes: number; readonly head: string };
+
+/** How many bytes of an oversized line its event keeps as `head`. */
+export const OVERSIZED_HEAD_BYTES = 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -121,14 +127,28 @@ export class NdjsonDecoder {
     if (this.#discarding) return;
     if (this.#partBytes + size > this.#maxLineBytes) {
       const dropped = this.#partBytes + size;
+      const head = this.#head(chunk.subarray(start, end));
       this.#parts = [];
       this.#partBytes = 0;
       this.#discarding = true;
-      events.push({ kind: 'oversized', bytes: dropped });
+      events.push({ kind: 'oversized', bytes: dropped, head });
       return;
     }
     this.#parts.push(chunk.slice(start, end));
     this.#partBytes += size;
+  }
+
+  /** The first {@link OVERSIZED_HEAD_BYTES} bytes of the kept parts followed by `more`, decoded. */
+  #head(more: Uint8Array): string {
+    const head = new Uint8Array(Math.min(OVERSIZED_HEAD_BYTES, this.#partBytes + more.length));
+    let offset = 0;
+    for (const part of [...this.#parts, more]) {
+      if (offset === head.length) break;
+      const take = Math.min(part.length, head.length - offset);
+      head.set(part.subarray(0, take), offset);
+      offset += take;
+    }
+    return this.#decoder.decode(head);
   }
 
   /** Ends the current line with `last` (the bytes before its LF in the current chunk). */
@@ -141,9 +161,10 @@ export class NdjsonDecoder {
     if (this.#partBytes > 0) {
       const total = this.#partBytes + last.length;
       if (total > this.#maxLineBytes) {
+        const head = this.#head(last);
         this.#parts = [];
         this.#partBytes = 0;
-        events.push({ kind: 'oversized', bytes: total });
+        events.push({ kind: 'oversized', bytes: total, head });
         return;
       }
       const parts = this.#parts;
@@ -161,7 +182,7 @@ export class NdjsonDecoder {
       this.#parts = [];
       this.#partBytes = 0;
     } else if (last.length > this.#maxLineBytes) {
-      events.push({ kind: 'oversized', bytes: last.length });
+      events.push({ kind: 'oversized', bytes: last.length, head: this.#head(last) });
       return;
     }
     let end = line.length;

@@ -22,6 +22,7 @@ import type {
   JsonRpcResponse,
 } from './message.js';
 import { PendingRequests, type PeerRequestOptions } from './pending.js';
+import { RecurringLog } from './recurringLog.js';
 import { DEFAULT_MAX_CONCURRENT_INBOUND, DEFAULT_MAX_QUEUED_INBOUND, type PeerNotifyOptions, type PeerOptions } from './peerOptions.js';
 import { unsendableStandIn } from './reply.js';
 import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
@@ -54,6 +55,8 @@ export class Peer<Ctx = unknown> {
   readonly #dispatcher: Dispatcher<Ctx>;
   readonly #cancelNotification: PeerOptions<Ctx>['cancelNotification'];
   readonly #logger: Logger;
+  /** Responses that could not be sent: one line per class, then a summary with the count (a burst is not a line each). */
+  readonly #sendFailures: RecurringLog;
   readonly #instrumentation: Instrumentation | undefined;
   /** The outbound request table; made by the first {@link Peer.request} (an idle connection never needs one). */
   #pending: PendingRequests | undefined = undefined;
@@ -117,6 +120,7 @@ export class Peer<Ctx = unknown> {
     const logger = options.logger ?? silentLogger;
     this.#transport = transport;
     this.#logger = logger;
+    this.#sendFailures = new RecurringLog(logger);
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
     this.#cancelNotification = options.cancelNotification;
     this.#instrumentation = options.instrumentation;
@@ -213,6 +217,17 @@ export class Peer<Ctx = unknown> {
    */
   failPending(reason = 'the peer can no longer respond'): number {
     return this.#pending?.failAll((method) => `Connection closed: request "${method}" got no response: ${reason}`) ?? 0;
+  }
+
+  /**
+   * Rejects the outbound request `id` with `error` at once, when the transport knows its response cannot arrive (a
+   * response line too long to read, say): the caller learns why now instead of when its timeout runs out. A later
+   * response with that id is dropped as unknown.
+   *
+   * @returns Whether a request with that id was pending.
+   */
+  failRequest(id: JsonRpcId, error: Error): boolean {
+    return this.#pending?.fail(id, error) ?? false;
   }
 
   /**
@@ -417,21 +432,21 @@ export class Peer<Ctx = unknown> {
   /**
    * Sends a reply. When the transport cannot send a response for a reason other than the connection closing
    * (typically: its result cannot be serialized), it is replaced by -32603 "Internal error" for the same id,
-   * once, so the peer is not left waiting.
+   * once, so the peer is not left waiting. Failures are logged once per class, then summarized with a count.
    */
   #reply(reply: JsonRpcResponse | readonly JsonRpcResponse[]): void {
     const related = Array.isArray(reply) ? undefined : ((reply as JsonRpcResponse).id ?? undefined);
     this.#send(reply, related).then(undefined, (error: unknown) => {
       if (this.#closed || this.#closing !== undefined || error instanceof JsonRpcLocalError || isConnectionClosed(error)) {
-        this.#logger.warn('Response not sent: connection closed', { error });
+        this.#sendFailures.note('warn', 'Response not sent: connection closed', { error });
         return;
       }
-      this.#logger.error('Response could not be sent: sending -32603 instead', { error });
+      this.#sendFailures.note('error', 'Response could not be sent: sending -32603 instead', { error });
       const fallback = Array.isArray(reply)
         ? (reply as readonly JsonRpcResponse[]).map((member) => unsendableStandIn(member))
         : unsendableStandIn(reply as JsonRpcResponse);
       this.#send(fallback, related).then(undefined, (failure: unknown) => {
-        this.#logger.error('Fallback error response could not be sent', { error: failure });
+        this.#sendFailures.note('error', 'Fallback error response could not be sent', { error: failure });
       });
     });
   }
@@ -441,6 +456,7 @@ export class Peer<Ctx = unknown> {
   #handleClose(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#sendFailures.flush();
     this.#pending?.failAll((method) => `Connection closed: request "${method}" got no response`);
     this.#inbound.closeAll();
     const onclose = this.onclose;

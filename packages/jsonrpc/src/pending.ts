@@ -192,6 +192,17 @@ export class PendingRequests {
     return true;
   }
 
+  /**
+   * Rejects the pending request `id` with `error` at once (its response is known to be lost).
+   * @returns Whether a request with that id was pending.
+   */
+  fail(id: JsonRpcId, error: Error): boolean {
+    const entry = typeof id === 'number' ? this.#pending.get(id) : undefined;
+    if (entry === undefined) return false;
+    this.#settle(entry, undefined, error);
+    return true;
+  }
+
   /** Rejects every pending request with `connection_closed` and `message(method)`; returns how many. */
   failAll(message: (method: string) => string): number {
     const entries = [...this.#pending.values()];

@@ -20,6 +20,12 @@ export interface TransportMessageExtra {
   readonly authInfo?: unknown;
   /** Request headers, lower-cased names (HTTP transports only). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Whom per-caller budgets count this message against (HTTP transports): `client:<clientId>` for an authenticated
+   * principal, else `address:<ip>` — the peer's, or behind the transport's trusted proxies the client they name.
+   * `undefined` when nothing names the caller (stdio: one caller per process).
+   */
+  readonly caller?: string | undefined;
 }
 
 /**

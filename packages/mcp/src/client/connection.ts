@@ -80,6 +80,7 @@ export class ClientConnection {
       cancelNotification: (id, reason) => (transport.abandonRequest?.(id) === true ? undefined : this.#withClaim(cancelledNotification({ requestId: id, reason }))),
     });
     this.#peer.onclose = () => this.onclose?.();
+    transport.onresponselost = (id, error) => void this.#peer.failRequest(id, error);
     // Notifications are taken before the engine sees them: progress goes straight to its request (its timeout is
     // reset whether or not the caller passed `onprogress`), the rest to the client's listeners.
     const deliver = transport.onmessage;

@@ -42,8 +42,11 @@ export class InvalidResultError extends McpClientError {
   }
 }
 
-/** Why a list helper stopped: the page budget ran out, or the server repeated a page (a cursor loop, field bug B44). */
-export type PaginationStop = 'max_pages' | 'cursor_loop';
+/**
+ * Why a list helper stopped: the page budget ran out (`max_pages`), the byte budget ran out (`max_bytes`), or the
+ * server repeated a page (`cursor_loop`, field bug B44).
+ */
+export type PaginationStop = 'max_pages' | 'max_bytes' | 'cursor_loop';
 
 /** A list helper stopped before the last page; the items read so far are attached. Code `pagination_limit`. */
 export class PaginationLimitError<T = unknown> extends McpClientError {
@@ -55,15 +58,23 @@ export class PaginationLimitError<T = unknown> extends McpClientError {
   readonly pages: number;
   /** Every item of the pages read, in order. */
   readonly items: readonly T[];
+  /** Size of the pages read, as the length of their JSON text (UTF-16 code units: bytes for ASCII). */
+  readonly bytes: number;
 
-  constructor(facts: { readonly method: string; readonly stop: PaginationStop; readonly pages: number; readonly items: readonly T[] }) {
-    const why = facts.stop === 'max_pages' ? `still a "nextCursor" after ${facts.pages} pages (maxPages)` : `the server repeated a page after ${facts.pages} pages (a cursor loop)`;
+  constructor(facts: { readonly method: string; readonly stop: PaginationStop; readonly pages: number; readonly items: readonly T[]; readonly bytes?: number; readonly maxBytes?: number }) {
+    const why =
+      facts.stop === 'max_pages'
+        ? `still a "nextCursor" after ${facts.pages} pages (maxPages)`
+        : facts.stop === 'max_bytes'
+          ? `${facts.bytes ?? 0} bytes gathered in ${facts.pages} pages, over the ${facts.maxBytes ?? 0} of maxListBytes`
+          : `the server repeated a page after ${facts.pages} pages (a cursor loop)`;
     super(ClientErrorCode.PaginationLimit, `Pagination stopped on "${echo(facts.method)}": ${why}`);
     this.name = 'PaginationLimitError';
     this.method = facts.method;
     this.stop = facts.stop;
     this.pages = facts.pages;
     this.items = facts.items;
+    this.bytes = facts.bytes ?? 0;
   }
 }
 

@@ -18,7 +18,9 @@ export {
   DEFAULT_CACHE_ENTRIES,
   DEFAULT_CLIENT_TIMEOUT_MS,
   DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_TOTAL_TIMEOUT_FACTOR,
   DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_RECONNECT_ATTEMPTS,
 } from './options.js';
@@ -50,12 +52,14 @@ export {
   McpClientError,
   RequestAbortedError,
   RequestTimeoutError,
+  RedirectRefusedError,
+  ResponseTooLargeError,
   SessionExpiredError,
   SpawnError,
 } from '../protocol/clientErrors.js';
 export type { ClientErrorCodeValue, ConnectionEndFacts, SpawnFailure } from '../protocol/clientErrors.js';
 export type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ClientTransportKind } from '../protocol/transport.js';
 export { httpSse, streamableHttp } from '../transports/http/clientConnectors.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClient.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClientOptions.js';
 export type { HttpSseClientOptions } from '../transports/http/httpSseClient.js';
 export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/clientHttp.js';

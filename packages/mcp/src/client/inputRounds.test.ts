@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
-import { mcpErrorFromWire } from '../protocol/errors.js';
+import { McpError, mcpErrorFromWire } from '../protocol/errors.js';
 import { McpServer } from '../server/mcpServer.js';
 import type { ClientCore, InputQuestion } from './core.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
@@ -156,6 +156,17 @@ describe('requestWithInputRounds against our server', () => {
     await expect(failure).rejects.toThrow(NotSupportedError);
     await expect(failure).rejects.toThrow('Not supported: "roots/list" was asked for by "tools/call" (input request "roots-0"), and the client has no onListRoots callback to answer it (revision "2026-07-28")');
     expect(core.sent).toHaveLength(1);
+  });
+
+  it('an answer the server refuses (-32602) settles the request with that typed error after one retry: no loop', async () => {
+    const core = new HandleCore(makeServer(), { connector: undefined as never, onListRoots: () => Promise.resolve({ roots: [{ uri: 'https://example.com/not-a-file' }] }) });
+    const failure = requestWithInputRounds(core, { method: 'tools/call', params: { name: 'needs_roots' } });
+    await expect(failure).rejects.toBeInstanceOf(McpError);
+    await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file URI' });
+    expect(core.sent).toHaveLength(2);
+    const elicit = new HandleCore(makeServer(), { connector: undefined as never, onElicitation: () => Promise.resolve({ action: 'later' } as never) });
+    await expect(requestWithInputRounds(elicit, { method: 'tools/call', params: { name: 'greet' } })).rejects.toMatchObject({ code: -32602 });
+    expect(elicit.sent).toHaveLength(2);
   });
 
   it('a callback that throws fails the request with its error and aborts the other questions of the round', async () => {

@@ -13,7 +13,7 @@ import { ClientConnection } from './connection.js';
 import type { CoreSendOptions, InputQuestion } from './core.js';
 import { NegotiationError } from './errors.js';
 import { negotiate, type Negotiated } from './negotiation.js';
-import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_RECONNECT_ATTEMPTS, type InputContext, type McpClientOptions } from './options.js';
+import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_PROBE_TIMEOUT_MS, defaultMaxTotalTimeoutMs, DEFAULT_RECONNECT_ATTEMPTS, type InputContext, type McpClientOptions } from './options.js';
 import { processVerdictStore } from './verdicts.js';
 
 /** What a {@link ServerLink} is made with. */
@@ -109,12 +109,11 @@ export class ServerLink {
   #sendOn<T>(connection: ClientConnection, call: { readonly method: string; readonly params: Params | undefined; readonly options: CoreSendOptions; readonly retry: boolean }): Promise<T> {
     const { method, params, options } = call;
     const client = this.#setup.options;
-    const maxTotal = options.maxTotalTimeoutMs ?? client.maxTotalTimeoutMs;
-    const sent = connection.request<T>(method, params, {
-      ...options,
-      timeoutMs: options.timeoutMs ?? client.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
-      ...(maxTotal === undefined ? {} : { maxTotalTimeoutMs: maxTotal }),
-    });
+    const timeoutMs = options.timeoutMs ?? client.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
+    // MCP 2025-11-25 basic/lifecycle.mdx "Timeouts": progress may reset the timeout, but implementations SHOULD
+    // always enforce a maximum timeout regardless of progress. On by default: 10 × the idle budget.
+    const maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? client.maxTotalTimeoutMs ?? defaultMaxTotalTimeoutMs(timeoutMs);
+    const sent = connection.request<T>(method, params, { ...options, timeoutMs, maxTotalTimeoutMs });
     // Only a Streamable HTTP session expires; other requests skip the extra promise.
     if (!call.retry || this.#maxAttempts === 0 || connection.transport.kind !== 'streamable-http') return sent;
     return sent.catch((error: unknown) => {

@@ -37,6 +37,7 @@ import { InvalidResultError, NotSupportedError } from './errors.js';
 import { ListenSubscriptions, type ListenFilter, type ListenOptions, type ListenSubscription } from './listen.js';
 import { modernRequest } from './modernRequest.js';
 import {
+  DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_PAGES,
   type InputContext,
   type McpClientOptions,
@@ -114,7 +115,7 @@ export class McpClient {
    * @throws RangeError when a numeric option is negative or not a number
    */
   static async connect(options: McpClientOptions): Promise<McpClient> {
-    for (const name of ['probeTimeoutMs', 'timeoutMs', 'maxTotalTimeoutMs', 'maxInputRounds', 'maxPages'] as const) {
+    for (const name of ['probeTimeoutMs', 'timeoutMs', 'maxTotalTimeoutMs', 'maxInputRounds', 'maxPages', 'maxListBytes'] as const) {
       const value = options[name];
       if (value !== undefined && !(value >= 0)) throw new RangeError(`Invalid ${name}: expected a non-negative number, got ${String(value)}`);
     }
@@ -362,7 +363,7 @@ export class McpClient {
   }
 
   #all<T>(method: string, page: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | undefined }>): Promise<T[]> {
-    return collectPages({ method, maxPages: this.#options.maxPages ?? DEFAULT_MAX_PAGES, page });
+    return collectPages({ method, maxPages: this.#options.maxPages ?? DEFAULT_MAX_PAGES, maxBytes: this.#options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES, page });
   }
 
   /**

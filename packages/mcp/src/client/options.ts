@@ -21,12 +21,31 @@ import type { EraVerdictStore } from './verdicts.js';
 
 /** Default of {@link McpClientOptions.timeoutMs} and {@link RequestOptions.timeoutMs}, in ms. */
 export const DEFAULT_CLIENT_TIMEOUT_MS = 60_000;
+
+/** How many idle budgets (`timeoutMs`) the default hard cap of a request (`maxTotalTimeoutMs`) is. */
+export const DEFAULT_MAX_TOTAL_TIMEOUT_FACTOR = 10;
+
+/**
+ * The default hard cap of a request, in ms: {@link DEFAULT_MAX_TOTAL_TIMEOUT_FACTOR} × its idle budget (`Infinity`
+ * when the idle budget is). MCP 2025-11-25 basic/lifecycle.mdx "Timeouts": a maximum timeout SHOULD be enforced
+ * regardless of progress notifications.
+ */
+export function defaultMaxTotalTimeoutMs(timeoutMs: number): number {
+  return timeoutMs * DEFAULT_MAX_TOTAL_TIMEOUT_FACTOR;
+}
 /** Default of {@link McpClientOptions.probeTimeoutMs}, in ms. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 /** Default of {@link McpClientOptions.maxInputRounds}. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 8;
 /** Default of {@link McpClientOptions.maxPages}. */
 export const DEFAULT_MAX_PAGES = 100;
+
+/**
+ * Default of {@link McpClientOptions.maxListBytes}: 64 MiB, four answers at the transports' default answer bound
+ * (16 MiB). A real listing is far below it (10,000 tools of 4 KiB each is 40 MiB), while `maxPages` pages at that
+ * bound would be 1.6 GiB of text and several times that in objects.
+ */
+export const DEFAULT_MAX_LIST_BYTES = 64 * 1024 * 1024;
 /** Default of the response cache's `maxEntries` ({@link McpClientOptions.cache}). */
 export const DEFAULT_CACHE_ENTRIES = 256;
 /** Default of {@link McpClientOptions.reconnect}'s `maxAttempts`. */
@@ -90,7 +109,11 @@ export interface RequestOptions {
    * out at once. @default the client's `timeoutMs`
    */
   readonly timeoutMs?: number;
-  /** Hard cap in ms from the send, whatever progress arrives. @default the client's `maxTotalTimeoutMs` */
+  /**
+   * Hard cap in ms from the send, whatever progress arrives (MCP 2025-11-25 basic/lifecycle.mdx "Timeouts": a
+   * maximum timeout SHOULD be enforced regardless of progress). `Infinity` disables it.
+   * @default the client's `maxTotalTimeoutMs`, else 10 × this request's `timeoutMs`
+   */
   readonly maxTotalTimeoutMs?: number;
   /** Called with each `notifications/progress` of this request. @default none */
   readonly onprogress?: (progress: ProgressParams) => void;
@@ -127,12 +150,25 @@ export interface McpClientOptions {
   readonly probeTimeoutMs?: number;
   /** Idle budget of every request in ms, reset by any progress for it; `Infinity` disables it, `0` times out at once. @default 60_000 */
   readonly timeoutMs?: number;
-  /** Hard cap of every request in ms from the send. @default none */
+  /**
+   * Hard cap of every request in ms from the send, which progress notifications cannot extend (MCP 2025-11-25
+   * basic/lifecycle.mdx "Timeouts": implementations SHOULD always enforce a maximum timeout, regardless of
+   * progress). Past it the request fails with `RequestTimeoutError` (`total: true`) and is cancelled. `Infinity`
+   * disables it.
+   * @default 10 × the request's `timeoutMs` (10 minutes with the default `timeoutMs`)
+   */
   readonly maxTotalTimeoutMs?: number;
   /** Rounds a 2026-07-28 multi round-trip request may ask for input. @default 8 */
   readonly maxInputRounds?: number;
   /** Pages the `listAll…` helpers read before `PaginationLimitError`. @default 100 */
   readonly maxPages?: number;
+  /**
+   * Size of the items the `listAll…` helpers gather before `PaginationLimitError` (stop `max_bytes`, the items read
+   * attached), counted as the length of their JSON text (UTF-16 code units: bytes for ASCII). Bounds memory where
+   * `maxPages` alone does not: a server whose pages are large and whose cursor never ends.
+   * @default 64 MiB ({@link DEFAULT_MAX_LIST_BYTES})
+   */
+  readonly maxListBytes?: number;
   /**
    * The 2026-07-28 response cache (`ttlMs` / `cacheScope`): `maxEntries` bounds this client's own cache (LRU);
    * `store` is where `public` results are also kept for other clients of the same server. `false` disables it.

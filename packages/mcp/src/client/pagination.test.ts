@@ -93,6 +93,6 @@ describe('listAll helpers', () => {
   });
 
   it('collectPages refuses a maxPages that is not a positive integer', async () => {
-    await expect(collectPages({ method: 'm', maxPages: 0, page: () => Promise.resolve({ items: [], nextCursor: undefined }) })).rejects.toBeInstanceOf(RangeError);
+    await expect(collectPages({ method: 'm', maxPages: 0, maxBytes: 1024, page: () => Promise.resolve({ items: [], nextCursor: undefined }) })).rejects.toBeInstanceOf(RangeError);
   });
 });

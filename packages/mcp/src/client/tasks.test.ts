@@ -147,6 +147,16 @@ describe('callToolAsTask, the 2026-07-28 extension', () => {
     expect(core.asked).toEqual([{ question: { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } }, ctx: { signal: expect.any(AbortSignal), era: 'modern', method: 'elicitation/create', key: 'name' } }]);
   });
 
+  it('an answer the server refuses in tasks/update (-32602) rejects result() with that typed error after one update: no loop', async () => {
+    const core = new HandleCore(makeServer().server, { connector: undefined as never, onElicitation: () => Promise.resolve({ action: 'accept', content: { name: 7 } }) }, { elicitation: {} });
+    const task = await callToolAsTask(start(core), { name: 'ask' }, { pollIntervalMs: 1 });
+    const failure = task.result();
+    await expect(failure).rejects.toBeInstanceOf(McpError);
+    await expect(failure).rejects.toMatchObject({ code: -32602, message: 'Invalid params: input response "name" (elicitation/create): "content.name" must be a string' });
+    expect(core.sent.filter((m) => m.method === 'tasks/update')).toHaveLength(1);
+    await task.cancel();
+  });
+
   it('poll() reads the status and the input requests; update() answers them by hand', async () => {
     const core = new HandleCore(makeServer().server, { connector: undefined as never }, { elicitation: {} });
     const task = await callToolAsTask(start(core), { name: 'ask' });

@@ -34,6 +34,10 @@ export const ClientErrorCode = {
   InputRoundsExceeded: 'input_rounds_exceeded',
   /** The operation does not exist in the negotiated era or revision, or the server did not advertise it. */
   NotSupported: 'not_supported',
+  /** An HTTP answer redirected the client where it does not follow: another origin, or too many redirects. */
+  RedirectRefused: 'redirect_refused',
+  /** A response exceeded the transport's bound on one message (stdio `maxLineBytes`). */
+  ResponseTooLarge: 'response_too_large',
 } as const;
 
 /** The value of one of {@link ClientErrorCode}'s members. */
@@ -188,5 +192,44 @@ export class RequestAbortedError extends McpClientError {
     super(ClientErrorCode.RequestAborted, `Request aborted: "${echo(facts.method)}"`, 'cause' in facts ? { cause: facts.cause } : undefined);
     this.name = 'RequestAbortedError';
     this.method = facts.method;
+  }
+}
+
+/**
+ * An HTTP answer was a redirect the client does not follow: to another origin (the body — a `tools/call` and its
+ * arguments — and the configured headers, an API key say, would go there), a status other than 307/308 (which
+ * would change the method and drop the body), or one more than the client follows in a row. `location` is the
+ * target as resolved (`''` when the answer named none or the runtime hid it). Code `redirect_refused`.
+ */
+export class RedirectRefusedError extends McpClientError {
+  /** The redirect's status (301, 302, 303, 307, 308; 0 when the runtime hid the redirect). */
+  readonly status: number;
+  /** The target as resolved against the request's URL; `''` when unknown. */
+  readonly location: string;
+
+  constructor(facts: { readonly status: number; readonly location: string; readonly reason: string }) {
+    super(ClientErrorCode.RedirectRefused, `Redirect refused: ${facts.status === 0 ? 'a redirect' : `HTTP ${facts.status}`} to "${echo(facts.location || 'an unknown target')}": ${facts.reason}`);
+    this.name = 'RedirectRefusedError';
+    this.status = facts.status;
+    this.location = facts.location;
+  }
+}
+
+/**
+ * A response to a request exceeded the transport's bound on one message (stdio: a stdout line over `maxLineBytes`):
+ * it was dropped, and the request it answered (found from the `id` at the head of the line) fails at once instead of
+ * waiting out its timeout. Code `response_too_large`.
+ */
+export class ResponseTooLargeError extends McpClientError {
+  /** Bytes of the message read before it was dropped (at least `maxBytes` + 1). */
+  readonly bytes: number;
+  /** The bound it exceeded, in bytes. */
+  readonly maxBytes: number;
+
+  constructor(facts: { readonly bytes: number; readonly maxBytes: number; readonly what: string }) {
+    super(ClientErrorCode.ResponseTooLarge, `Response too large: ${facts.what} was over ${facts.maxBytes} bytes (at least ${facts.bytes} read) and was dropped`);
+    this.name = 'ResponseTooLargeError';
+    this.bytes = facts.bytes;
+    this.maxBytes = facts.maxBytes;
   }
 }

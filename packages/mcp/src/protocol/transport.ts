@@ -69,6 +69,12 @@ export interface ClientTransport extends Transport {
   setToolParamHeaders?(tool: string, headers: readonly ParamHeader[] | undefined): void;
   /** How the channel ended, once `onclose` fired (exit code and stderr tail of a process, an HTTP failure). */
   readonly endFacts?: ConnectionEndFacts | undefined;
+  /**
+   * Set by the client: the transport calls it when it dropped what looks like the response to request `id` (stdio:
+   * a stdout line over `maxLineBytes` whose top-level `id` it could read), so that request fails with `error` at
+   * once instead of waiting out its timeout.
+   */
+  onresponselost?: ((id: JsonRpcId, error: Error) => void) | undefined;
 }
 
 /** Options of {@link ClientConnector.open}. */

@@ -24,6 +24,7 @@ import type {
 import type { ClientChannel } from './channel.js';
 import type { Connection } from './connection.js';
 import type { InputRound } from './inputRound.js';
+import { checkInputResponse } from './inputResponses.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
 /**
@@ -205,15 +206,24 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
     // MCP 2025-11-25 basic/lifecycle.mdx "Operation": only use capabilities the client declared.
     const missing = missingClientCapability(this.#dispatch.facts.clientCapabilities, method);
     if (missing !== undefined) return Promise.reject(new MissingClientCapabilityError({ [missing]: {} }));
+    const sent = params as Record<string, unknown> | undefined;
     return this.#dispatch.channel
-      .request<T>(method, params as Record<string, unknown> | undefined, {
+      .request<T>(method, sent, {
         relatedRequestId: this.requestId,
         timeoutMs: options?.timeoutMs,
         signal: options?.signal ?? this.signal,
       })
-      .catch((error: unknown) => {
-        // The client's error answer is its own, not ours to relay: handler code sees a local, typed error.
-        throw error instanceof JsonRpcError ? new ClientRequestError({ method, error: error.toJSON() }) : error;
-      });
+      .then(
+        (result) => {
+          // The same check as a modern-era answer (inputResponses.ts): the handler gets a well-formed result or
+          // InvalidInputResponseError, never a malformed object.
+          checkInputResponse({ method, params: sent }, result);
+          return result;
+        },
+        (error: unknown) => {
+          // The client's error answer is its own, not ours to relay: handler code sees a local, typed error.
+          throw error instanceof JsonRpcError ? new ClientRequestError({ method, error: error.toJSON() }) : error;
+        },
+      );
   }
 }

@@ -32,6 +32,7 @@ export type {
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './eras/modern.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
+export { InvalidInputResponseError } from './inputResponses.js';
 export {
   RequestStateCodec,
   RequestStateError,
@@ -40,7 +41,9 @@ export {
   type RequestStateErrorCodeValue,
   type RequestStateKey,
   type RequestStateOptions,
+  type OpenedRequestState,
 } from './requestState.js';
+export { InMemoryRequestStateStore, type InMemoryRequestStateStoreOptions, type RequestStateStore } from '../stores/requestStateStore.js';
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
 export type { RequestFacts } from './context.js';
 export { SessionState, type SessionStateRecord } from './sessionState.js';

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import type { ClientChannel } from './channel.js';
+import { InvalidInputResponseError } from './inputResponses.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './types.js';
 
@@ -253,8 +254,10 @@ describe('what a round refuses', () => {
     const { requestState } = resultOf(await a.handle(modern(1, 'tools/call', { name: 'greet', arguments: {} })));
     const retry = { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('Fi') }, requestState };
     expect(await b.handle(modern(2, 'tools/call', retry))).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'Hello Fi' }] } });
+    // A state never used, presented after its lifetime.
+    const later = resultOf(await a.handle(modern(3, 'tools/call', { name: 'greet', arguments: {} }))).requestState;
     now += 1_001;
-    expect(await b.handle(modern(3, 'tools/call', retry))).toEqual({
+    expect(await b.handle(modern(3, 'tools/call', { ...retry, requestState: later }))).toEqual({
       jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params: "requestState" is not valid for this request (tampered with, expired, or issued for another request)' },
     });
   });
@@ -269,5 +272,139 @@ describe('what a round refuses', () => {
     expect(await server.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'set' } }, { facts })).toEqual({
       jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Tool "set" failed: internal error' }], isError: true },
     });
+  });
+});
+
+describe('answers are checked against what was asked, before the handler runs (-32602)', () => {
+  const cases = [
+    ['greet', 'elicitation-0', { action: 'maybe' }, '"action" must be "accept", "decline" or "cancel"'],
+    ['greet', 'elicitation-0', { action: 'decline', content: { name: 'x' } }, '"content" is sent only with "accept", not with "decline"'],
+    ['greet', 'elicitation-0', { action: 'accept', content: { name: 7 } }, '"content.name" must be a string'],
+    ['greet', 'elicitation-0', { action: 'accept', content: {} }, '"content.name" is required'],
+    ['greet', 'elicitation-0', { action: 'accept', content: { name: 'x', role: { admin: true } } }, '"content.role" must be a string, number, boolean or array of strings'],
+    ['three', 'sampling-0', { role: 'assistant', content: 'a', model: 'm' }, '"content" must be a content block (an object)'],
+    ['three', 'sampling-0', { role: 'robot', content: { type: 'text', text: 'a' }, model: 'm' }, '"role" must be "user" or "assistant"'],
+    ['three', 'roots-0', { roots: 5 }, '"roots" must be an array'],
+    ['three', 'roots-0', { roots: [{ uri: 'https://example.com' }] }, '"roots[0].uri" must be a file URI'],
+  ] as const;
+
+  it.each(cases)('%s, answer %s = %j: %s', async (tool, key, answer, problem) => {
+    const server = makeServer();
+    const first = resultOf(await server.handle(modern(1, 'tools/call', { name: tool })));
+    const good: Record<string, unknown> = { 'elicitation-0': accept('Bo'), 'sampling-0': SAMPLED, 'roots-0': ROOTS };
+    runs.clear();
+    const reply = await server.handle(modern(2, 'tools/call', { name: tool, inputResponses: { ...good, [key]: answer }, requestState: first.requestState }));
+    const method = key.startsWith('elicitation') ? 'elicitation/create' : key.startsWith('sampling') ? 'sampling/createMessage' : 'roots/list';
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: `Invalid params: input response "${key}" (${method}): ${problem}` } });
+    expect(runs.get(tool) ?? 0).toBe(0);
+    // The state was not used up by the bad answer: the corrected retry is served.
+    expect(await server.handle(modern(3, 'tools/call', { name: tool, inputResponses: good, requestState: first.requestState }))).toMatchObject({ id: 3, result: { resultType: 'complete' } });
+  });
+
+  it('a malformed roots answer no longer reaches the handler as an internal error', async () => {
+    const server = makeServer();
+    const first = resultOf(await server.handle(modern(1, 'resources/read', { uri: 'test://roots' })));
+    expect(await server.handle(modern(2, 'resources/read', { uri: 'test://roots', inputResponses: { 'roots-0': { roots: [{ name: 'w' }] } }, requestState: first.requestState }))).toEqual({
+      jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots[0].uri" must be a file URI' },
+    });
+  });
+
+  it('an answer sent without a state is checked when the handler asks: -32602 whatever the handler does with the rejection', async () => {
+    const server = makeServer();
+    expect(await server.handle(modern(1, 'tools/call', { name: 'greet', inputResponses: { 'elicitation-0': { action: 'yes' } } }))).toEqual({
+      jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params: input response "elicitation-0" (elicitation/create): "action" must be "accept", "decline" or "cancel"' },
+    });
+    expect(await server.handle(modern(2, 'tools/call', { name: 'stubborn', inputResponses: { 'roots-0': { roots: 'none' } } }))).toEqual({
+      jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: input response "roots-0" (roots/list): "roots" must be an array' },
+    });
+  });
+
+  it('legacy era: a malformed result of a server → client request rejects the handler\'s call with InvalidInputResponseError; escaping, the request is -32602', async () => {
+    const facts = { protocolVersion: '2025-11-25', clientInfo: undefined, clientCapabilities: { elicitation: {}, roots: {} }, serverCapabilities: undefined, logLevelRank: 0 };
+    const bad: ClientChannel = { notify: () => Promise.resolve(), request: <T>(method: string) => Promise.resolve((method === 'roots/list' ? { roots: [{ uri: 5 }] } : { action: 'sure' }) as T) };
+    const server = makeServer();
+    const seen: unknown[] = [];
+    server.tool('catching', {}, async (_args, ctx) => {
+      try {
+        await ctx.listRoots();
+      } catch (error) {
+        seen.push(error);
+      }
+      return { content: [] };
+    });
+    expect(await server.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'greet', arguments: {} } }, { facts, channel: bad })).toEqual({
+      jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params: the client\'s answer to elicitation/create: "action" must be "accept", "decline" or "cancel"' },
+    });
+    await server.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'catching' } }, { facts, channel: bad });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(InvalidInputResponseError);
+    expect(seen[0]).toMatchObject({ method: 'roots/list', key: undefined, problem: '"roots[0].uri" must be a file URI' });
+  });
+});
+
+describe('a requestState is redeemed once', () => {
+  const USED = { code: -32602, message: 'Invalid params: "requestState" was already used: a request state continues one retry only' };
+
+  it('a replay of a used state is -32602 and the handler does not run again', async () => {
+    const server = makeServer();
+    const first = resultOf(await server.handle(modern(1, 'tools/call', { name: 'greet', arguments: {} })));
+    const retry = { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('Ann') }, requestState: first.requestState };
+    expect(await server.handle(modern(2, 'tools/call', retry))).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'Hello Ann' }] } });
+    runs.clear();
+    expect(await server.handle(modern(3, 'tools/call', { ...retry, inputResponses: { 'elicitation-0': accept('Mallory') } }))).toEqual({ jsonrpc: '2.0', id: 3, error: USED });
+    expect(runs.get('greet') ?? 0).toBe(0);
+    // A state whose round continued with another input_required is used too.
+    const round1 = resultOf(await server.handle(modern(4, 'tools/call', { name: 'steps' })));
+    expect(resultOf(await server.handle(modern(5, 'tools/call', { name: 'steps', inputResponses: { first: accept('one') }, requestState: round1.requestState }))).resultType).toBe('input_required');
+    expect(await server.handle(modern(6, 'tools/call', { name: 'steps', inputResponses: { first: accept('one') }, requestState: round1.requestState }))).toEqual({ jsonrpc: '2.0', id: 6, error: USED });
+  });
+
+  it('two retries racing with one state: exactly one continues', async () => {
+    const server = makeServer();
+    const first = resultOf(await server.handle(modern(1, 'tools/call', { name: 'greet', arguments: {} })));
+    const retry = (id: number) => server.handle(modern(id, 'tools/call', { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('R') }, requestState: first.requestState }));
+    const replies = await Promise.all([2, 3, 4, 5].map(retry));
+    expect(replies.filter((r) => r !== undefined && 'result' in r)).toHaveLength(1);
+    expect(replies.filter((r) => r !== undefined && 'error' in r && r.error.code === -32602)).toHaveLength(3);
+  });
+
+  it('servers sharing keys and a store refuse each other\'s replays; a custom store is consulted', async () => {
+    const claims: string[] = [];
+    const used = new Set<string>();
+    const requestStateStore = {
+      claim: (id: string) => {
+        claims.push(id);
+        if (used.has(id)) return Promise.resolve(false);
+        used.add(id);
+        return Promise.resolve(true);
+      },
+    };
+    const options = { requestState: { keys: [{ id: 'k1', secret: 'a shared secret of at least 32 bytes!!' }] }, requestStateStore };
+    const [a, b] = [makeServer(options), makeServer(options)];
+    const first = resultOf(await a.handle(modern(1, 'tools/call', { name: 'greet', arguments: {} })));
+    const retry = { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('S') }, requestState: first.requestState };
+    expect(await a.handle(modern(2, 'tools/call', retry))).toMatchObject({ id: 2, result: { resultType: 'complete' } });
+    expect(await b.handle(modern(3, 'tools/call', retry))).toEqual({ jsonrpc: '2.0', id: 3, error: USED });
+    expect(claims).toHaveLength(2);
+    expect(claims[0]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(claims[1]).toBe(claims[0]);
+  });
+});
+
+describe('a requestState is bound to the authenticated principal', () => {
+  const INVALID = { code: -32602, message: 'Invalid params: "requestState" is not valid for this request (tampered with, expired, or issued for another request)' };
+  const as = (authInfo: unknown) => ({ extra: { authInfo } });
+
+  it('minted for one principal, refused for another: another user of the same client app, another app, no authentication, a client naming itself after the principal', async () => {
+    const server = makeServer();
+    const alice = { token: 't-a', clientId: 'app', scopes: [], extra: { sub: 'alice' } };
+    const first = resultOf(await server.handle(modern(1, 'tools/call', { name: 'greet', arguments: {} }), as(alice)));
+    const retry = (id: number, clientName = 'c') => modern(id, 'tools/call', { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('A') }, requestState: first.requestState }, EVERY_CAPABILITY, { 'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' } });
+    for (const [id, other] of [[2, { token: 't-b', clientId: 'app', scopes: [], extra: { sub: 'bob' } }], [3, { token: 't-a', clientId: 'other-app', scopes: [], extra: { sub: 'alice' } }], [4, undefined]] as const) {
+      expect(await server.handle(retry(id), other === undefined ? {} : as(other))).toEqual({ jsonrpc: '2.0', id, error: INVALID });
+    }
+    expect(await server.handle(retry(5, 'app'), {})).toEqual({ jsonrpc: '2.0', id: 5, error: INVALID });
+    // Alice with a refreshed token is still Alice.
+    expect(await server.handle(retry(6), as({ ...alice, token: 't-a2' }))).toMatchObject({ id: 6, result: { resultType: 'complete' } });
   });
 });

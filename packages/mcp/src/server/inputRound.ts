@@ -11,6 +11,7 @@
  */
 import { MissingClientCapabilityError } from '../protocol/errors.js';
 import type { ClientCapabilities } from '../protocol/types.js';
+import { answeredRequestOf, inputResponseProblem, InvalidInputResponseError, type AnsweredRequest } from './inputResponses.js';
 import { invalidParams, isRecord } from './params.js';
 
 /** One input request as it goes in `inputRequests` (no `jsonrpc`, no `id`: MCP 2026-07-28 schema.ts `InputRequest`). */
@@ -25,8 +26,13 @@ export interface CarriedState {
   readonly responses: Readonly<Record<string, unknown>>;
   /** The handler's own state (`ctx.requestState`), if it set one. */
   readonly state?: unknown;
-  /** The keys the server asked for in the round that issued this state (only their answers are taken). */
-  readonly asked?: readonly string[];
+  /**
+   * The input requests of the round that issued this state, by key: only their answers are taken, each checked
+   * against what was asked (its method and, for a form, its `requestedSchema`) before the handler runs. A list of
+   * keys (states issued before the check existed) takes their answers unchecked here; they are checked when the
+   * handler asks.
+   */
+  readonly asked?: readonly string[] | Readonly<Record<string, AnsweredRequest>>;
 }
 
 /**
@@ -71,11 +77,18 @@ export class InputRound {
   #requests: Record<string, InputRequest> | undefined = undefined;
   /** The first input request this request's client capabilities do not allow (the request is then -32021). */
   refusal: MissingClientCapabilityError | undefined = undefined;
+  /**
+   * The first answer that did not fit the input request the handler made (an answer sent without a state, which
+   * is checked only then): the request is answered with it (-32602), whatever the handler did with the rejection.
+   */
+  invalid: InvalidInputResponseError | undefined = undefined;
 
   /**
    * @param init `inputResponses` of this request (validated: an object of objects, else -32602), what the verified
    *   `requestState` carried, and the capabilities the client declared on this request
    * @throws JsonRpcError -32602 when `inputResponses` is not an object whose values are objects
+   * @throws InvalidInputResponseError -32602 when an answer to a key the carried state asked for does not fit its
+   *   input request (MCP 2026-07-28 basic/patterns/mrtr.mdx: malformed inputResponses ⇒ a JSON-RPC error)
    */
   constructor(init: { readonly inputResponses: unknown; readonly carried: CarriedState | undefined; readonly clientCapabilities: ClientCapabilities }) {
     const given = init.inputResponses;
@@ -92,7 +105,18 @@ export class InputRound {
     if (carried === undefined) answers = { ...given };
     else {
       answers = { ...carried.responses };
-      if (given !== undefined) for (const key of carried.asked ?? []) if (Object.hasOwn(given, key)) answers[key] = given[key];
+      const asked = carried.asked ?? [];
+      const requests: Readonly<Record<string, AnsweredRequest>> | undefined = Array.isArray(asked) ? undefined : (asked as Readonly<Record<string, AnsweredRequest>>);
+      const keys: readonly string[] = requests === undefined ? (asked as readonly string[]) : Object.keys(requests);
+      if (given !== undefined) {
+        for (const key of keys) {
+          if (!Object.hasOwn(given, key)) continue;
+          const request = requests?.[key];
+          const problem = request === undefined ? undefined : inputResponseProblem(request, given[key]);
+          if (problem !== undefined) throw new InvalidInputResponseError({ method: (request as AnsweredRequest).method, key, problem });
+          answers[key] = given[key];
+        }
+      }
     }
     this.#responses = answers;
     this.state = init.carried?.state;
@@ -112,7 +136,8 @@ export class InputRound {
   /** What the next round's `requestState` carries: the responses used so far, the handler's state, the keys asked now. */
   carried(): CarriedState {
     const responses = Object.fromEntries(this.#used);
-    const asked = Object.keys(this.#requests ?? {});
+    const asked: Record<string, AnsweredRequest> = {};
+    for (const [key, request] of Object.entries(this.#requests ?? {})) asked[key] = answeredRequestOf(request);
     return this.state === undefined ? { responses, asked } : { responses, state: this.state, asked };
   }
 
@@ -122,6 +147,8 @@ export class InputRound {
    * @throws MissingClientCapabilityError (rejection; -32021) when this request's `clientCapabilities` lack what
    *   the input request needs: it is never sent to the client
    * @throws InputRequiredSignal (rejection) when there is no response yet
+   * @throws InvalidInputResponseError (rejection; -32602) when the response does not fit this input request (the
+   *   request is then answered with it)
    */
   ask<T>(method: string, params: Record<string, unknown> | undefined, key: string | undefined): Promise<T> {
     const needed = requiredCapability(method, params);
@@ -138,6 +165,16 @@ export class InputRound {
     const name = key ?? `${prefix}-${n}`;
     if (Object.hasOwn(this.#responses, name)) {
       const response = this.#responses[name];
+      // Checked again against the request the handler makes now: an answer sent without a state was not checked
+      // before, and a handler may ask something else under a key than it did in the earlier round.
+      const problem = inputResponseProblem({ method, params }, response);
+      if (problem !== undefined) {
+        const error = new InvalidInputResponseError({ method, key: name, problem });
+        this.invalid ??= error;
+        const rejected = Promise.reject(error);
+        rejected.catch(REJECTED_HANDLED);
+        return rejected;
+      }
       this.#used.set(name, response);
       return Promise.resolve(response as T);
     }

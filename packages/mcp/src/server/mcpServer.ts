@@ -32,6 +32,7 @@ import { SessionEra } from './eras/session.js';
 import { ModernEra, modernFactsOf } from './eras/modern.js';
 import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
+import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
 import { gateInbound } from './gate.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/host.js';
@@ -195,6 +196,8 @@ export class McpServer {
       cache: options.cache,
       cacheByMethod: options.cacheByMethod,
       requestState: new RequestStateCodec(options.requestState),
+      // The default record of used states keeps the codec's clock: it forgets a state when the codec expires it.
+      usedStates: options.requestStateStore ?? new InMemoryRequestStateStore({ now: options.requestState?.now }),
       // The tasks extension is advertised when a task-capable tool exists.
       tasks: () => registry.hasTaskTools,
     });

@@ -9,6 +9,7 @@ import type { NotificationBus } from '../stores/notificationBus.js';
 import type { TaskStore } from '../stores/taskStore.js';
 import type { CachePolicy, CacheableMethod } from './eras/modern.js';
 import type { RequestStateOptions } from './requestState.js';
+import type { RequestStateStore } from '../stores/requestStateStore.js';
 
 /** Task limits and defaults of a server ({@link McpServerOptions.tasks}). */
 export interface ServerTaskOptions {
@@ -152,6 +153,13 @@ export interface McpServerOptions {
    * @see MCP 2026-07-28 basic/patterns/mrtr.mdx
    */
   readonly requestState?: RequestStateOptions;
+  /**
+   * Modern era: where the ids of used `requestState` values are kept, so each state continues one retry only (a
+   * replay is -32602). Give every instance that shares the state keys the same shared store.
+   * @default a new `InMemoryRequestStateStore` (100,000 states, 32 MiB as estimated) on the clock of `requestState.now`
+   * @see MCP 2026-07-28 basic/patterns/mrtr.mdx "Security Considerations"
+   */
+  readonly requestStateStore?: RequestStateStore;
   /** Where tasks are kept (a shared store lets any instance answer for any task). @default a new `InMemoryTaskStore` */
   readonly taskStore?: TaskStore;
   /** Task limits and defaults. */

@@ -49,7 +49,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
 }
 
 describe('RequestStateCodec: signed state', () => {
-  it('round trip: the payload comes back; the token is v1.<keyId>.<body>.<mac> with the body {x, d, v}', async () => {
+  it('round trip: the payload comes back; the token is v1.<keyId>.<body>.<mac> with the body {x, n, d, v}', async () => {
     const c = codec({ now: () => 1_000 });
     const payload = { responses: { 'elicitation-0': { action: 'accept', content: { name: 'Ada' } } }, step: 2, note: 'ø ✓' };
     const token = await c.issue(payload, CALL);
@@ -58,8 +58,20 @@ describe('RequestStateCodec: signed state', () => {
     expect(keyId).toBe('k1');
     expect(binaryOf(mac)).toHaveLength(32);
     const parsed = JSON.parse(decode(body)) as Record<string, unknown>;
-    expect(parsed).toEqual({ x: 601_000, d: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) as unknown, v: payload });
+    expect(parsed).toEqual({ x: 601_000, n: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) as unknown, d: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) as unknown, v: payload });
     expect(await c.open(token, CALL)).toEqual(payload);
+  });
+
+  it('openState: the payload, the expiry and an id; the same payload issued twice in one millisecond is two states with two ids', async () => {
+    for (const encrypt of [false, true]) {
+      const c = codec({ now: () => 5_000, encrypt });
+      const [a, b] = [await c.issue({ n: 1 }, CALL), await c.issue({ n: 1 }, CALL)];
+      expect(a).not.toBe(b);
+      const [openedA, openedB] = [await c.openState(a, CALL), await c.openState(b, CALL)];
+      expect(openedA).toEqual({ value: { n: 1 }, expiresAt: 605_000, id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) as unknown });
+      expect(openedB.id).not.toBe(openedA.id);
+      expect((await c.openState(a, CALL)).id).toBe(openedA.id);
+    }
   });
 
   it('any JSON value rounds trip; undefined opens as undefined', async () => {

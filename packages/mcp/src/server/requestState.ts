@@ -4,14 +4,16 @@
  * (HMAC-SHA-256, or AES-256-GCM when encrypted), short-lived, and bound to the request that earned it (method,
  * params, principal); state that fails any check is refused (MCP 2026-07-28 basic/patterns/mrtr.mdx "Server
  * Requirements (Basic Workflow)" and "Security Considerations"). Binding does not make state single-use: a
- * server that must redeem a state at most once keeps that record itself.
+ * server redeems a state at most once by keeping the ids of those used ({@link RequestStateCodec.openState} gives
+ * the id and expiry; `stores/requestStateStore.ts` keeps them).
  *
  * Token text (URL-safe base64 segments, no padding):
  * - signed: `v1.<keyId>.<body>.<mac>`; `mac` = HMAC-SHA-256 of the text `v1.<keyId>.<body>`;
  * - encrypted: `v1e.<keyId>.<iv>.<sealed>`; `sealed` = AES-256-GCM of the body (96-bit random IV, 128-bit tag,
  *   additional data `v1e.<keyId>`).
  *
- * The body is the JSON `{"x": expiresAtMs, "d": bindingDigest, "v": payload}`, where `bindingDigest` is the
+ * The body is the JSON `{"x": expiresAtMs, "n": nonce, "d": bindingDigest, "v": payload}` (`nonce`: 12 random
+ * bytes, so no two issued states are alike), where `bindingDigest` is the
  * SHA-256 of the canonical JSON of `[method, principal ?? null, params]` with `_meta`, `inputResponses` and
  * `requestState` left out of `params` (so a retry, which adds them, matches its first attempt). Both keys of a
  * key id (HMAC and AES) are derived from its secret with HKDF-SHA-256, one `info` per purpose and key id.
@@ -56,6 +58,19 @@ export interface RequestStateBinding {
   readonly params: unknown;
   /** Who asked (e.g. the authenticated subject); absent when there is none. */
   readonly principal?: string;
+}
+
+/** An authentic request state, opened by {@link RequestStateCodec.openState}. */
+export interface OpenedRequestState {
+  /** The payload it carries. */
+  readonly value: unknown;
+  /** When it expires (ms since the epoch): a record that it was used need not be kept longer. */
+  readonly expiresAt: number;
+  /**
+   * Names this state (and no other): 22 characters of URL-safe base64, the first 128 bits of the SHA-256 of the
+   * token. The token text is canonical (one spelling per token, see `isBase64Url`), so a state has one id.
+   */
+  readonly id: string;
 }
 
 /** The string codes of {@link RequestStateError}. */
@@ -103,6 +118,10 @@ const SIGNED = 'v1';
 const SEALED = 'v1e';
 const IV_BYTES = 12;
 const MAC_BYTES = 32;
+/** Bytes of a state's id (see {@link OpenedRequestState.id}). */
+const STATE_ID_BYTES = 16;
+/** Random bytes in each issued body (see {@link RequestStateCodec.issue}). */
+const NONCE_BYTES = 12;
 /** Members of request params a retry adds; the digest leaves them out. */
 const RETRY_MEMBERS: ReadonlySet<string> = new Set(['_meta', 'inputResponses', 'requestState']);
 
@@ -172,7 +191,10 @@ export class RequestStateCodec {
     const [keys, digest] = await Promise.all([this.#keyring(), bindingDigest(binding)]);
     const key = keys.get(this.#signer) as KeyEntry;
     const value = JSON.stringify(payload);
-    const body = encoder.encode(`{"x":${this.#now() + this.#ttlMs},"d":"${toBase64Url(digest)}"${value === undefined ? '' : `,"v":${value}`}}`);
+    // A random nonce makes every issued state distinct (its id too): a state issued again for the same round in
+    // the same millisecond must not count as used because an identical earlier one was.
+    const nonce = toBase64Url(globalThis.crypto.getRandomValues(new Uint8Array(NONCE_BYTES)));
+    const body = encoder.encode(`{"x":${this.#now() + this.#ttlMs},"n":"${nonce}","d":"${toBase64Url(digest)}"${value === undefined ? '' : `,"v":${value}`}}`);
     let token: string;
     if (this.#encrypt) {
       const head = `${SEALED}.${this.#signer}`;
@@ -199,6 +221,14 @@ export class RequestStateCodec {
    * @throws TypeError (as a rejection) when `binding.params` is circular or holds a `bigint`
    */
   async open(token: string, binding: RequestStateBinding): Promise<unknown> {
+    return (await this.openState(token, binding)).value;
+  }
+
+  /**
+   * {@link RequestStateCodec.open}, with what a server needs to redeem the state once: its expiry and its id.
+   * @throws RequestStateError and TypeError as {@link RequestStateCodec.open}
+   */
+  async openState(token: string, binding: RequestStateBinding): Promise<OpenedRequestState> {
     if (typeof token !== 'string') throw malformed('not a string');
     if (token.length > this.#maxBytes) throw tooLarge(token.length, this.#maxBytes);
     const parts = token.split('.');
@@ -213,7 +243,8 @@ export class RequestStateCodec {
     const now = this.#now();
     if (now >= state.x) throw new RequestStateError(RequestStateErrorCode.Expired, `Invalid request state: expired ${now - state.x} ms ago`);
     if (state.d !== toBase64Url(digest)) throw new RequestStateError(RequestStateErrorCode.Rebound, 'Invalid request state: issued for another request (method, params or principal)');
-    return state.v;
+    const hash = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', encoder.encode(token)));
+    return { value: state.v, expiresAt: state.x, id: toBase64Url(hash.subarray(0, STATE_ID_BYTES)) };
   }
 
   /** The imported keys, one import per key id for the life of the codec. */

@@ -18,7 +18,8 @@ import type { CapabilityCache } from '../capabilities.js';
 import type { DispatchContext, RequestFacts, ServerRequestContext } from '../context.js';
 import { InputRequiredSignal, InputRound, type CarriedState } from '../inputRound.js';
 import { invalidParams, isRecord } from '../params.js';
-import { RequestStateError, RequestStateErrorCode } from '../requestState.js';
+import { RequestStateError, RequestStateErrorCode, type OpenedRequestState } from '../requestState.js';
+import type { RequestStateStore } from '../../stores/requestStateStore.js';
 
 /** How long a result may be cached, and by whom (MCP 2026-07-28 server/utilities/caching.mdx). */
 export interface CachePolicy {
@@ -39,6 +40,9 @@ const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get',
 
 /** Methods whose results the server builds itself, fresh per request (decorated in place). */
 const BUILT_HERE: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+
+/** The -32602 detail of a replayed `requestState`. */
+const USED_STATE = '"requestState" was already used: a request state continues one retry only';
 
 /** `ctx.log` rank of a modern request without `logLevel`: above every level, so nothing is sent. */
 const NO_LOGGING = Number.POSITIVE_INFINITY;
@@ -106,8 +110,11 @@ export interface RequestStateBinding {
 /** Seals and opens `requestState` tokens (the server's `RequestStateCodec`). */
 export interface RequestStateSealer {
   issue(payload: unknown, binding: RequestStateBinding): Promise<string>;
-  /** @throws Error (rejection) when the token is tampered with, expired, or bound to something else */
-  open(token: string, binding: RequestStateBinding): Promise<unknown>;
+  /**
+   * The payload, expiry and id of an authentic state.
+   * @throws Error (rejection) when the token is tampered with, expired, or bound to something else
+   */
+  openState(token: string, binding: RequestStateBinding): Promise<OpenedRequestState>;
 }
 
 /** What the modern-era rules need from their server. */
@@ -118,6 +125,8 @@ export interface ModernEraOptions {
   readonly cache: CachePolicy | undefined;
   readonly cacheByMethod: Partial<Record<CacheableMethod, CachePolicy>> | undefined;
   readonly requestState: RequestStateSealer;
+  /** The record of used states: each is redeemed once. */
+  readonly usedStates: RequestStateStore;
   /** Whether a task-capable tool exists (the tasks extension is then advertised). */
   readonly tasks: () => boolean;
 }
@@ -126,14 +135,32 @@ function isThenable(value: unknown): value is Promise<unknown> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
-/** Who a request is from, for binding its `requestState`: the authenticated principal, else the client's name. */
-function principalOf(ctx: ServerRequestContext): string {
-  const auth = ctx.authInfo as Record<string, unknown> | undefined;
-  for (const key of ['clientId', 'sub', 'subject'] as const) {
-    const value = auth?.[key];
-    if (typeof value === 'string') return value;
+const AUTH_SUBJECT_KEYS = ['sub', 'subject', 'userId'] as const;
+
+/**
+ * Who a request is from, for binding its `requestState` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Security
+ * Considerations": bind the state to the principal). With authentication (`ctx.authInfo` an object): its client
+ * and subject (`clientId`, and `sub`, `subject` or `userId`, here or in `authInfo.extra`), so two users of one
+ * client app are two principals; when it names neither, the access token itself. Without: the client's
+ * self-reported name, which binds nothing a client cannot claim (single use is what protects such a state). The
+ * prefixes keep the kinds apart: a client naming itself after an authenticated principal is not that principal.
+ */
+function requestStatePrincipal(authInfo: unknown, clientName: string | undefined): string {
+  if (isRecord(authInfo)) {
+    const extra = isRecord(authInfo.extra) ? authInfo.extra : undefined;
+    const clientId = typeof authInfo.clientId === 'string' ? authInfo.clientId : null;
+    let subject: string | null = null;
+    for (const key of AUTH_SUBJECT_KEYS) {
+      const value = authInfo[key] ?? extra?.[key];
+      if (typeof value === 'string') {
+        subject = value;
+        break;
+      }
+    }
+    if (clientId !== null || subject !== null) return `auth:${JSON.stringify([clientId, subject])}`;
+    if (typeof authInfo.token === 'string') return `token:${authInfo.token}`;
   }
-  return ctx.clientInfo?.name ?? '';
+  return `client-info:${clientName ?? ''}`;
 }
 
 /**
@@ -215,9 +242,15 @@ export class ModernEra {
         return this.#run(method, call, () => handler(params, ctx));
       }
       if (typeof token !== 'string') throw invalidParams('"requestState" must be a string');
-      return this.#options.requestState.open(token, this.#binding(method, p, call)).then(
-        (carried) => {
-          call.round = new InputRound({ inputResponses: p?.inputResponses, carried: carried as CarriedState, clientCapabilities: call.clientCapabilities });
+      return this.#options.requestState.openState(token, this.#binding(method, p, call)).then(
+        async (opened) => {
+          // The answers are checked against what the state says was asked before anything else (a bad answer
+          // leaves the state unused, so the client may send a corrected one); -32602 InvalidInputResponseError.
+          const round = new InputRound({ inputResponses: p?.inputResponses, carried: opened.value as CarriedState, clientCapabilities: call.clientCapabilities });
+          // MCP 2026-07-28 basic/patterns/mrtr.mdx "Security Considerations": single use is enforced server-side.
+          // Claimed before the handler runs, so two retries racing with one state cannot both continue.
+          if (!(await this.#options.usedStates.claim(opened.id, opened.expiresAt))) throw invalidParams(USED_STATE);
+          call.round = round;
           return this.#run(method, call, () => handler(params, ctx));
         },
         () => {
@@ -253,7 +286,7 @@ export class ModernEra {
   }
 
   #binding(method: string, params: Record<string, unknown> | undefined, call: ServerRequestContext): RequestStateBinding {
-    return { method, params: params ?? {}, principal: principalOf(call) };
+    return { method, params: params ?? {}, principal: requestStatePrincipal(call.authInfo, call.clientInfo?.name) };
   }
 
   #run(method: string, call: ServerRequestContext, run: () => unknown): unknown {
@@ -273,6 +306,7 @@ export class ModernEra {
   #settle(method: string, call: ServerRequestContext, out: unknown): unknown {
     if (isThenable(out)) return out.then((result) => this.#settle(method, call, result));
     const round = call.round;
+    if (round?.invalid !== undefined) throw round.invalid;
     if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
     const result = this.decorate(method, out);
     // MCP 2026-07-28 server/utilities/caching.mdx: the result of a retry (it carried inputResponses or
@@ -287,6 +321,7 @@ export class ModernEra {
 
   #failed(method: string, call: ServerRequestContext, error: unknown): unknown {
     const round = call.round;
+    if (round?.invalid !== undefined) throw round.invalid;
     if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
     if (error instanceof InputRequiredSignal) throw new JsonRpcError(-32603, 'Internal error');
     throw error;

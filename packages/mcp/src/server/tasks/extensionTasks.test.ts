@@ -136,6 +136,11 @@ describe('2026-07-28 tasks extension', () => {
         'elicitation-1': { method: 'elicitation/create', params: { message: 'Second?', requestedSchema: { type: 'object', properties: {} } } },
       },
     });
+    // An answer that does not fit its input request is -32602, and the task takes none of that update's answers.
+    expect(await call(s, 'tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'accept', content: {} }, 'elicitation-1': { action: 'nope' } } })).toMatchObject({
+      error: { code: -32602, message: 'Invalid params: input response "elicitation-1" (elicitation/create): "action" must be "accept", "decline" or "cancel"' },
+    });
+    expect(Object.keys((await result(s, 'tasks/get', { taskId })).inputRequests as object)).toEqual(['elicitation-0', 'elicitation-1']);
     expect(await result(s, 'tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'accept', content: {} }, unknown: { ignored: true } } })).toEqual({ resultType: 'complete' });
     expect(await result(s, 'tasks/get', { taskId })).toMatchObject({ status: 'input_required', inputRequests: { 'elicitation-1': { method: 'elicitation/create' } } });
     expect(Object.keys((await result(s, 'tasks/get', { taskId })).inputRequests as object)).toEqual(['elicitation-1']);

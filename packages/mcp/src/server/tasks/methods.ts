@@ -15,9 +15,10 @@ import { ErrorCode, JsonRpcError, type Dispatcher, type JsonRpcParams, type Meth
 import { echo } from '@switchboard/jsonrpc';
 import { MissingClientCapabilityError } from '../../protocol/errors.js';
 import { isModernRevision } from '../../protocol/revisions.js';
-import { isFinalTaskStatus, type TaskRecord } from '../../stores/taskStore.js';
+import { isFinalTaskStatus, type TaskInputRequest, type TaskRecord } from '../../stores/taskStore.js';
 import type { DispatchContext, ServerRequestContext } from '../context.js';
 import { invalidParams, isRecord, paramsRecord, requireString } from '../params.js';
+import { checkInputResponse } from '../inputResponses.js';
 import { principalOf, taskOwner, type ToolTasks } from './toolTasks.js';
 import { coreTask, declaresTasksExtension, detailedTask, RELATED_TASK_META, TASKS_EXTENSION_REQUIRED } from './wire.js';
 
@@ -104,6 +105,10 @@ class TaskMethods {
     const responses = paramsRecord(params).inputResponses;
     if (!isRecord(responses)) throw invalidParams('"inputResponses" must be an object');
     const record = await this.#find(params, ctx);
+    // Each answer to an outstanding input request is checked against it first (inputResponses.ts): a malformed
+    // one is -32602 and the task gets none of this update's answers (MCP 2026-07-28 basic/patterns/mrtr.mdx).
+    const outstanding = record.inputRequests ?? {};
+    for (const key of Object.keys(responses)) if (Object.hasOwn(outstanding, key)) checkInputResponse(outstanding[key] as TaskInputRequest, responses[key], key);
     // Keys not outstanding are ignored; a task running on another instance sees nothing from here.
     if (!isFinalTaskStatus(record.status) && !(await this.#tasks.runner.provide(record.taskId, responses))) {
       this.#tasks.runner.logger.debug('Input responses for a task not running here', { taskId: record.taskId });

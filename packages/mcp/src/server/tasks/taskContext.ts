@@ -18,6 +18,7 @@ import { missingClientCapability } from '../../protocol/notifications.js';
 import { isModernRevision } from '../../protocol/revisions.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, LoggingLevel } from '../../protocol/types.js';
 import { ServerRequestContext } from '../context.js';
+import { checkInputResponse, InvalidInputResponseError } from '../inputResponses.js';
 import type { ClientRequestOptions } from '../types.js';
 import type { TaskHandle } from './runner.js';
 import { RELATED_TASK_META } from './wire.js';
@@ -99,8 +100,11 @@ export class TaskRequestContext extends ServerRequestContext {
     await this.#task.waitOnClient(1);
     try {
       // No related request: the one that started the task has been answered (over HTTP, this goes on the GET stream).
-      return await this.channel.request<T>(method, { ...p, _meta: meta }, { timeoutMs: options?.timeoutMs, signal: options?.signal ?? this.signal });
+      const result = await this.channel.request<T>(method, { ...p, _meta: meta }, { timeoutMs: options?.timeoutMs, signal: options?.signal ?? this.signal });
+      checkInputResponse({ method, params: p }, result);
+      return result;
     } catch (error) {
+      if (error instanceof InvalidInputResponseError) throw error;
       throw error instanceof JsonRpcError ? new ClientRequestError({ method, error: error.toJSON() }) : error;
     } finally {
       await this.#task.waitOnClient(-1);

@@ -1,7 +1,7 @@
 /**
- * Session admission under a flood: sessions that never come back after the handshake give
- * their slots back after `sessionGraceMs`, busy sessions are never taken, each caller identity has a budget, and
- * `Retry-After` says when a slot frees. Time is driven by a fake `Date` (timers stay real), never by sleeps.
+ * Session admission under a flood: at the cap the caller holding most sessions gives one back (sessions that did at
+ * most one request after the handshake at once, others after `sessionGraceMs`), busy sessions are never taken, each
+ * caller identity has a budget, and `Retry-After` says when a slot frees. Time is driven by a fake `Date` (timers stay real), never by sleeps.
  */
 import http from 'node:http';
 import { silentLogger } from '@switchboard/jsonrpc';
@@ -86,7 +86,7 @@ async function refused(client: Client, extra: Record<string, string> = {}): Prom
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
 }
 
-const FULL = (max: number): unknown => ({ jsonrpc: '2.0', error: { code: -32000, message: `Service Unavailable: too many sessions: ${max} sessions are live` } });
+const FULL = (max: number): unknown => ({ jsonrpc: '2.0', id: 'init', error: { code: -32000, message: `Service Unavailable: too many sessions: ${max} sessions are live` } });
 
 describe('session admission (web handler, fake clock)', () => {
   let handler: McpHttpHandler;
@@ -108,53 +108,50 @@ describe('session admission (web handler, fake clock)', () => {
     vi.useRealTimers();
   });
 
-  it('a flood of sessions that never come back after the handshake does not lock a new client out', async () => {
+  it('a flood of sessions that never come back after the handshake does not lock a new client out: one is reclaimed at once', async () => {
     const client = start({ maxSessions: 50, sessionGraceMs: 60_000 });
     const flood: string[] = [];
     for (let i = 0; i < 50; i++) {
       flood.push(await open(client));
       vi.setSystemTime(T0 + (i + 1) * 100);
     }
-    // t = 5 s: the first flood session is 5 s into its 60 s grace.
-    expect(await refused(client)).toEqual({ status: 503, retryAfter: '55', body: FULL(50) });
-    vi.setSystemTime(T0 + 30_000);
-    expect((await refused(client)).retryAfter).toBe('30');
-    // t = 60 s: the grace of the oldest passed; the newcomer takes its slot, and is served.
-    vi.setSystemTime(T0 + 60_000);
+    // The table is full of sessions that did nothing after the handshake: the newcomer takes the idlest one's slot.
     const newcomer = await open(client);
     expect(await pingStatus(client, newcomer)).toBe(200);
     expect(await pingStatus(client, flood[0] as string)).toBe(404);
     expect(handler.sessionCount).toBe(50);
-    // Ten seconds later ten more flood sessions are past their grace: ten more newcomers get in.
-    vi.setSystemTime(T0 + 61_000);
+    // Ten more newcomers: the ten next idlest flood sessions go, in order.
     for (let i = 0; i < 10; i++) await open(client);
     expect(await pingStatus(client, flood[10] as string)).toBe(404);
     expect(await pingStatus(client, flood[11] as string)).toBe(200);
   });
 
-  it('a session that made a request is not reclaimed before its idle timeout; Retry-After counts down to it', async () => {
-    const client = start({ maxSessions: 1, sessionGraceMs: 1000, sessionIdleTimeoutMs: 600_000 });
-    const used = await open(client);
-    expect(await workStatus(client, used)).toBe(200);
-    vi.setSystemTime(T0 + 61_000);
-    expect(await refused(client)).toEqual({ status: 503, retryAfter: '539', body: FULL(1) });
-    vi.setSystemTime(T0 + 600_000);
+  it('a session that made one request after the handshake is reclaimable at once; one that made two keeps its grace, and Retry-After counts down to its end', async () => {
+    const client = start({ maxSessions: 1, sessionGraceMs: 20_000, sessionIdleTimeoutMs: 600_000 });
+    const once = await open(client);
+    expect(await workStatus(client, once)).toBe(200);
+    const second = await open(client);
+    expect(await pingStatus(client, once)).toBe(404);
+    expect(await workStatus(client, second)).toBe(200);
+    expect(await workStatus(client, second)).toBe(200);
+    vi.setSystemTime(T0 + 5000);
+    expect(await refused(client)).toEqual({ status: 503, retryAfter: '15', body: FULL(1) });
+    vi.setSystemTime(T0 + 20_000);
     await open(client);
-    expect(await pingStatus(client, used)).toBe(404);
+    expect(await pingStatus(client, second)).toBe(404);
   });
 
-  it('a session that only pings after the handshake stays reclaimable: a ping per session does not hold a flood', async () => {
-    const client = start({ maxSessions: 2, sessionGraceMs: 60_000, sessionIdleTimeoutMs: 1_800_000 });
-    const a = await open(client);
-    const b = await open(client);
-    expect(await pingStatus(client, a)).toBe(200);
+  it('at the cap the caller holding most sessions gives one up, never a smaller holder, even an idler one', async () => {
+    const client = start({ maxSessions: 4, sessionGraceMs: 60_000, callerIdentity: (facts) => facts.header('x-caller') });
+    const b = await open(client, { 'x-caller': 'b' });
+    vi.setSystemTime(T0 + 1000);
+    const a: string[] = [];
+    for (let i = 0; i < 3; i++) a.push(await open(client, { 'x-caller': 'a' }));
+    vi.setSystemTime(T0 + 2000);
+    await open(client, { 'x-caller': 'c' });
+    expect(await pingStatus(client, a[0] as string)).toBe(404);
     expect(await pingStatus(client, b)).toBe(200);
-    vi.setSystemTime(T0 + 30_000);
-    expect(await refused(client)).toEqual({ status: 503, retryAfter: '30', body: FULL(2) });
-    vi.setSystemTime(T0 + 61_000);
-    const newcomer = await open(client);
-    expect(await pingStatus(client, newcomer)).toBe(200);
-    expect(await pingStatus(client, a)).toBe(404);
+    expect(await pingStatus(client, a[1] as string)).toBe(200);
   });
 
   it('a session with a request in flight or an open GET stream is never reclaimed, even past every timeout', async () => {
@@ -182,12 +179,17 @@ describe('session admission (web handler, fake clock)', () => {
   it('each caller identity has a budget: 429 with Retry-After for that caller only', async () => {
     const client = start({ maxSessions: 10, maxSessionsPerCaller: 2, sessionGraceMs: 60_000, callerIdentity: (facts) => facts.header('x-caller') });
     const a = { 'x-caller': 'a' };
-    for (let i = 0; i < 2; i++) expect(await workStatus(client, await open(client, a))).toBe(200);
+    // Two sessions that each made two requests: both within their grace.
+    for (let i = 0; i < 2; i++) {
+      const id = await open(client, a);
+      expect(await workStatus(client, id)).toBe(200);
+      expect(await workStatus(client, id)).toBe(200);
+    }
     vi.setSystemTime(T0 + 1000);
     expect(await refused(client, a)).toEqual({
       status: 429,
-      retryAfter: String(1799),
-      body: { jsonrpc: '2.0', error: { code: -32000, message: 'Too Many Requests: too many sessions for this caller: 2 sessions of this caller are live' } },
+      retryAfter: '59',
+      body: { jsonrpc: '2.0', id: 'init', error: { code: -32000, message: 'Too Many Requests: too many sessions for this caller: 2 sessions of this caller are live' } },
     });
     // Another caller is not affected, nor is a request without an identity.
     await open(client, { 'x-caller': 'b' });
@@ -195,13 +197,10 @@ describe('session admission (web handler, fake clock)', () => {
     expect(handler.sessionCount).toBe(4);
   });
 
-  it('a caller at its budget takes back its own session that never came back, never another caller\'s', async () => {
+  it('a caller at its budget takes back its own session that did nothing since the handshake, never another caller\'s', async () => {
     const client = start({ maxSessions: 10, maxSessionsPerCaller: 1, sessionGraceMs: 60_000, callerIdentity: (facts) => facts.header('x-caller') });
     const b = await open(client, { 'x-caller': 'b' });
     const a = await open(client, { 'x-caller': 'a' });
-    vi.setSystemTime(T0 + 30_000);
-    expect((await refused(client, { 'x-caller': 'a' })).retryAfter).toBe('30');
-    vi.setSystemTime(T0 + 60_000);
     await open(client, { 'x-caller': 'a' });
     expect(await pingStatus(client, a)).toBe(404);
     expect(await pingStatus(client, b)).toBe(200);
@@ -299,11 +298,13 @@ describe('per-caller budget by remote address (Node adapter, two loopback addres
     });
   }
 
-  /** A session from `localAddress` that made a request (so it is not reclaimable). */
+  /** A session from `localAddress` that made two requests (so it is within its grace, not reclaimable). */
   async function used(port: number, localAddress: string): Promise<void> {
     const { status, id } = await post(port, localAddress, initBody());
     expect(status).toBe(200);
-    expect((await post(port, localAddress, ping(1), sessionHeaders(id))).status).toBe(200);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect((await post(port, localAddress, list, sessionHeaders(id))).status).toBe(200);
+    expect((await post(port, localAddress, list, sessionHeaders(id))).status).toBe(200);
   }
 
   it.each(['direct', 'fetch'] as const)('%s: keyed by the remote address, the second session from 127.0.0.1 gets 429, one from 127.0.0.2 is admitted', async (via) => {

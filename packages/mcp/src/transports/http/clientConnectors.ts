@@ -4,7 +4,8 @@
  */
 import type { ClientConnector, ClientConnectorOpenOptions, ClientTransport } from '../../protocol/transport.js';
 import { HttpSseClientTransport, type HttpSseClientOptions } from './httpSseClient.js';
-import { StreamableHttpClientTransport, type StreamableHttpClientOptions } from './streamableHttpClient.js';
+import { StreamableHttpClientTransport } from './streamableHttpClient.js';
+import type { StreamableHttpClientOptions } from './streamableHttpClientOptions.js';
 
 /** The endpoint URL without query or fragment: the key of the cached era verdict. */
 function verdictKeyOf(url: string | URL): string {

@@ -167,6 +167,11 @@ export interface ReadSseBodyOptions {
   readonly maxEventBytes: number;
   /** Aborting stops the read (`'aborted'`). */
   readonly signal: AbortSignal;
+  /**
+   * Called before each read: a promise holds the read back until it resolves (backpressure: the body is not read,
+   * so the connection's flow control stops the sender). @default always room
+   */
+  readonly room?: () => Promise<void> | undefined;
   /** Each event, in order; returning `true` stops reading (`'stopped'`; the body is cancelled). */
   readonly onEvent: (event: SseEvent) => boolean | undefined;
   /** Called with the failure when the body could not be read to its end (`'failed'`). */
@@ -180,12 +185,23 @@ export async function readSseBody(response: Response, options: ReadSseBodyOption
   const { decoder, signal } = options;
   const reader = body.getReader();
   const text = new TextDecoder();
+  /** Ends the wait for room, if any: an aborted read held back for room stops waiting at once. */
+  let stopWaiting: (() => void) | undefined;
   const cancel = (): void => {
+    stopWaiting?.();
     reader.cancel().catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {
     for (;;) {
+      for (let wait = options.room?.(); wait !== undefined && !signal.aborted; wait = options.room?.()) {
+        const room = wait;
+        await new Promise<void>((resolve) => {
+          stopWaiting = resolve;
+          void room.then(resolve);
+        });
+        stopWaiting = undefined;
+      }
       if (signal.aborted) return 'aborted';
       const { value, done } = await reader.read();
       if (done) {

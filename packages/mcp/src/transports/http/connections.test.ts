@@ -165,7 +165,7 @@ describe('serveHttp timeouts', () => {
 });
 
 describe('serveHttp maxConnections', () => {
-  it('refuses connections beyond the cap (closed unanswered) and admits again once one closes', async () => {
+  it('refuses a connection beyond the cap (closed unanswered) while every held one is fresh (under 1 s, nothing to reclaim), and admits again once one closes', async () => {
     const { port } = await start({ maxConnections: 3, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
     const held = [rawConnection(port, ''), rawConnection(port, ''), rawConnection(port, '')];
     await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
@@ -183,7 +183,7 @@ describe('serveHttp maxConnections', () => {
 });
 
 describe('serveHttp connections per address', () => {
-  it('one remote address holds at most maxConnectionsPerAddress connections; the host itself (127.0.0.1) is exempt', async () => {
+  it('one remote address holds at most maxConnectionsPerAddress connections (fresh ones are not reclaimed); the host itself (127.0.0.1) is exempt', async () => {
     const { port } = await start({ maxConnectionsPerAddress: 3 });
     // 127.0.0.2 is another loopback address on Linux: a peer other than the host itself.
     const from = (localAddress: string): { socket: net.Socket; closed: Promise<boolean> } => {
@@ -208,5 +208,30 @@ describe('serveHttp connections per address', () => {
     await held[0]!.closed;
     await new Promise((r) => setTimeout(r, 50));
     expect(await from('127.0.0.2').closed).toBe(false);
+  });
+});
+
+describe('serveHttp connection share: reclaim order within one caller', () => {
+  it('a caller at its share gives back its own oldest half-sent request for a new connection, not its idle or streaming ones', async () => {
+    const { port } = await start({ maxConnectionsPerAddress: 3, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 60_000 });
+    // 127.0.0.2 is a caller with a share (only the host's own addresses have none while no proxy is trusted).
+    const from = (bytes: string): { socket: net.Socket; closed: Promise<void> } => {
+      const socket = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => socket.write(bytes));
+      sockets.push(socket);
+      socket.on('error', () => {});
+      socket.resume();
+      return { socket, closed: new Promise((resolve) => socket.on('close', () => resolve())) };
+    };
+    const idle = from('GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const half = from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${INIT.length}\r\n\r\n{`);
+    const late = from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${INIT.length}\r\n\r\n{`);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const fourth = from(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${INIT.length}\r\n\r\n${INIT}`);
+    let answer = '';
+    fourth.socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    await half.closed;
+    await vi.waitFor(() => expect(answer).toMatch(/^HTTP\/1\.1 200 /), { timeout: 5000 });
+    expect(idle.socket.destroyed).toBe(false);
+    expect(late.socket.destroyed).toBe(false);
   });
 });

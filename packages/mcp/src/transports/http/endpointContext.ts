@@ -36,8 +36,8 @@ export interface EndpointContext {
   internalError(error: unknown): HttpOutput;
   /**
    * The key of the caller that sent `input`, for the server's per-caller shares (tasks, listen streams, SSE
-   * buffers): the handler's `callerIdentity`, else `address:<remoteAddress>` (a loopback peer included), else
-   * `undefined` (no address known: the Web handler).
+   * buffers): the handler's `callerIdentity`, else `address:<address after trustProxy>` (a loopback peer
+   * included), else `undefined` (no address known: the Web handler).
    */
   callerOf(input: HttpInput): string | undefined;
 }

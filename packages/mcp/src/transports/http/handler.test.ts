@@ -982,6 +982,8 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
   it('maxSessions caps live sessions (503), DELETE frees a slot', async () => {
     t = await startTarget(kind, server, { maxSessions: 1 });
     const s = await openSession(t);
+    // Two requests after the handshake: the session is within its grace (sessionGraceMs), not reclaimable.
+    for (const id of [1, 2]) await (await t.send('POST', '/mcp', { headers: s.headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }) })).text();
     const second = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
     expect(second.status).toBe(503);
     await second.text();
@@ -1111,7 +1113,7 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     expect(await onlyMessage(await t.send('POST', '/mcp', { headers: used.headers, body: ping(2) }))).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
   });
 
-  it('at maxSessions the oldest never-used session makes room; otherwise 503 with Retry-After', async () => {
+  it('at maxSessions the oldest never-used session makes room; sessions within their grace are kept: 503 with a short Retry-After', async () => {
     t = await startTarget(kind, server, { maxSessions: 2 });
     const halfOpen: string[] = [];
     for (let i = 0; i < 2; i++) {
@@ -1125,13 +1127,19 @@ describe.each(PATHS)('Streamable HTTP options via %s', (kind) => {
     const first = await t.send('POST', '/mcp', { headers: { ...a.headers, 'mcp-session-id': halfOpen[0] as string }, body: ping(1) });
     expect(first.status).toBe(404);
     await first.text();
-    // The second half-open session is still there; using it makes it a full session.
-    const second = await t.send('POST', '/mcp', { headers: { ...a.headers, 'mcp-session-id': halfOpen[1] as string }, body: ping(1) });
-    expect(second.status).toBe(200);
-    await second.text();
+    // The second half-open session is still there; two requests on each live session put both within their grace.
+    for (const headers of [{ ...a.headers, 'mcp-session-id': halfOpen[1] as string }, a.headers]) {
+      for (const id of [1, 2]) {
+        const res = await t.send('POST', '/mcp', { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }) });
+        expect(res.status).toBe(200);
+        await res.text();
+      }
+    }
     const refused = await t.send('POST', '/mcp', { headers: { 'content-type': JSON_CT, accept: ACCEPT_BOTH }, body: initBody() });
     expect(refused.status).toBe(503);
+    // Retry-After: when the first of them leaves its grace (sessionGraceMs, 10 s by default).
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(10);
     expect(errorCode(await refused.json())).toBe(-32000);
   });
 

@@ -6,6 +6,7 @@
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
+import { CorsPolicy, corsSettings, isOpaqueOrigin } from './cors.js';
 import { TEXT_HEADERS } from './endpointContext.js';
 import type { EndpointAdmitRequest, EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './io.js';
@@ -29,7 +30,10 @@ import {
 } from './options.js';
 import type { CallerFacts, McpHttpHandlerOptions } from './options.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
-import { HostGuard } from './security.js';
+import { HostGuard, isSameOrigin } from './security.js';
+import { STREAMABLE_HTTP_ALLOW } from './ladder.js';
+import { callerAddress, compileTrustProxy } from './callerIdentity.js';
+import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessionTable.js';
 import { Sse2024Endpoint } from './sse2024Endpoint.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
@@ -74,11 +78,13 @@ export class HttpCore {
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
   readonly #guard: HostGuard;
-  readonly #trustProxy: boolean;
+  readonly #trust: ProxyTrust | undefined;
   readonly #identify: (facts: CallerFacts) => string | undefined;
   readonly #table: SessionTable;
   readonly #streamable: StreamableEndpoint;
   readonly #sse2024: Sse2024Endpoint | undefined;
+  /** CORS for the listed origins; `undefined` when none is listed or `cors: false`. */
+  readonly #cors: CorsPolicy | undefined;
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
@@ -103,7 +109,9 @@ export class HttpCore {
       allowedOrigins: options.allowedOrigins,
       allowAnyOrigin: options.allowAnyOrigin,
     });
-    this.#trustProxy = options.trustProxy ?? false;
+    this.#trust = compileTrustProxy(options.trustProxy);
+    const cors = options.cors ?? true;
+    this.#cors = cors === false || !this.#guard.listsOrigins ? undefined : new CorsPolicy(corsSettings(cors));
     if (options.allowAnyOrigin === true) {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
@@ -172,6 +180,13 @@ export class HttpCore {
     if (!this.matches(path)) return Promise.resolve(NOT_FOUND);
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return Promise.resolve(forbidden);
+    if (this.#cors !== undefined) return this.#handleCors(input, this.#cors);
+    return this.#route(input);
+  }
+
+  /** Hands a request that passed the Host and Origin checks to the endpoint of its path. */
+  #route(input: HttpInput): Promise<HttpOutput> {
+    const path = input.path;
     if (path === this.#path) return this.#streamable.handle(input);
     const sse2024 = this.#sse2024 as Sse2024Endpoint;
     return path === this.#ssePath ? sse2024.open(input) : sse2024.post(input);
@@ -201,9 +216,44 @@ export class HttpCore {
     return undefined;
   }
 
-  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value with `trustProxy`. */
+  /** The compiled `trustProxy` option (`undefined`: no proxy is trusted). */
+  get trust(): ProxyTrust | undefined {
+    return this.#trust;
+  }
+
+  /** Whether the peer of `input` is a trusted proxy (a peer the runtime does not tell is, once any proxy is). */
+  #fromTrustedProxy(input: HttpInput): boolean {
+    const trust = this.#trust;
+    if (trust === undefined) return false;
+    const peer = input.remoteAddress;
+    return peer === undefined || trust(peer, 0);
+  }
+
+  /**
+   * A request when CORS is on (its `Origin` already allowed): a preflight from a listed origin (or the server's own)
+   * is answered here; every other answer gets its CORS headers (a failure too, so a page can read its 500).
+   * @see Fetch standard "CORS protocol"; MCP 2025-11-25 basic/transports.mdx "Security Warning" (Origin validation
+   *   stays the guard's: an origin reaching here is allowed, CORS only lets its page read the answer)
+   */
+  #handleCors(input: HttpInput, cors: CorsPolicy): Promise<HttpOutput> {
+    const origin = input.header('origin');
+    // `null` (an opaque origin: sandboxed frames, `data:` and `file:` pages) gets no CORS even when listed: any site
+    // can make one, so echoing it would let every site read the answers.
+    const corsOrigin = origin !== undefined && !isOpaqueOrigin(origin) && (this.#guard.originListed(origin) || isSameOrigin(origin, input.header('host'), this.#schemeOf(input))) ? origin : undefined;
+    if (corsOrigin !== undefined && CorsPolicy.isPreflight(input)) {
+      const path = input.path;
+      const methods = path === this.#path ? STREAMABLE_HTTP_ALLOW : path === this.#ssePath ? 'GET' : 'POST';
+      return Promise.resolve(cors.preflight(input, corsOrigin, methods));
+    }
+    return this.#route(input).then(
+      (output) => cors.answer(output, corsOrigin),
+      (error: unknown) => cors.answer(this.internalError(error), corsOrigin),
+    );
+  }
+
+  /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value from a trusted proxy. */
   #schemeOf(input: HttpInput): 'http' | 'https' {
-    if (!this.#trustProxy) return input.scheme;
+    if (!this.#fromTrustedProxy(input)) return input.scheme;
     const forwarded = input.header('x-forwarded-proto');
     if (forwarded === undefined) return input.scheme;
     const first = forwarded.split(',', 1)[0]?.trim().toLowerCase();
@@ -213,8 +263,18 @@ export class HttpCore {
   /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
   #admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined> {
     const { sessionId, kind, input, streamPrefix } = request;
-    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
-    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, streamPrefix });
+    const address = callerAddress(input, this.#trust);
+    const caller = this.#identify({
+      authInfo: input.authInfo,
+      remoteAddress: input.remoteAddress,
+      callerAddress: address,
+      trustsProxy: this.#trust !== undefined,
+      header: (name) => input.header(name),
+    });
+    // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
+    // reclaiming at the cap takes from whoever holds most.
+    const group = typeof caller === 'string' ? caller : address === undefined ? '' : `address:${address}`;
+    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, group, streamPrefix });
   }
 
   /**
@@ -226,9 +286,15 @@ export class HttpCore {
    * socket escapes the shares.
    */
   #callerOf(input: HttpInput): string | undefined {
-    const caller = this.#identify({ authInfo: input.authInfo, remoteAddress: input.remoteAddress, header: (name) => input.header(name) });
+    const address = callerAddress(input, this.#trust);
+    const caller = this.#identify({
+      authInfo: input.authInfo,
+      remoteAddress: input.remoteAddress,
+      callerAddress: address,
+      trustsProxy: this.#trust !== undefined,
+      header: (name) => input.header(name),
+    });
     if (typeof caller === 'string') return caller;
-    const address = input.remoteAddress;
     return address === undefined ? undefined : `address:${address}`;
   }
 
@@ -241,7 +307,8 @@ export class HttpCore {
  * Creates the MCP HTTP handler: Streamable HTTP on `path` (POST, GET, DELETE) and, unless disabled, the
  * 2024-11-05 HTTP+SSE transport on `/sse` + `/messages`, all serving `server`.
  *
- * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message, forbidden batch, batch over
+ * Statuses (each cited in code): 200/202 success; 204 a CORS preflight from an origin in `allowedOrigins` (see
+ * `cors`); 400 bad JSON (-32700), invalid message, forbidden batch, batch over
  * `maxBatchSize` or second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
  * `Host`, or an `Origin` that is neither the request's own nor in `allowedOrigins` (any bind address); 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 429 a
@@ -255,10 +322,11 @@ export class HttpCore {
  * @returns The handler; call `close()` when done.
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or 2024-11-05 HTTP+SSE
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
- *   lists that are not arrays of strings, `allowAnyOrigin` or `trustProxy` not a boolean, `callerIdentity` not a
- *   function, a `sessionStore` without the six {@link SessionStore} methods.
+ *   lists that are not arrays of strings, `allowAnyOrigin` not a boolean, `trustProxy` not a boolean, a list of addresses or CIDR ranges, or a function, `callerIdentity` not a
+ *   function, a `sessionStore` without the six {@link SessionStore} methods, `cors` neither a boolean nor an object
+ *   (or its `allowCredentials` not a boolean, its header lists not arrays of header names).
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
- *   `maxSessions`, `maxSessionsPerCaller`, `maxSseBufferBytesTotal` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
+ *   `maxSessions`, `maxSessionsPerCaller`, `maxSseBufferBytesTotal` not a positive integer; `cors.maxAgeSeconds` not an integer of 0 or more; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
  *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
  *   `sseKeepAliveMs`, `sseAfterMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"

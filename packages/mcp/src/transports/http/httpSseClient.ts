@@ -7,7 +7,7 @@
  * @see MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
+import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
 import { echo } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../protocol/revisions.js';
@@ -26,17 +26,23 @@ import {
   type HttpClientHeaders,
   type HttpClientRequestInit,
 } from './clientHttp.js';
+import { fetchWithoutLeaks } from './clientRedirects.js';
+import { PostLimiter } from './postLimiter.js';
 import { SseDecoder } from './sseDecoder.js';
 
 /** Options of {@link httpSse} and {@link HttpSseClientTransport}. */
 export interface HttpSseClientOptions {
   /** The SSE endpoint, e.g. `http://127.0.0.1:3000/sse`. */
   readonly url: string | URL;
-  /** The `fetch` to call. @default globalThis.fetch */
+  /**
+   * The `fetch` to call, always with `redirect: 'manual'`: a 307/308 to the same origin is followed (5 in a row at
+   * most), any other redirect refused with `RedirectRefusedError`, so no body or header goes to another origin.
+   * @default globalThis.fetch
+   */
   readonly fetch?: FetchLike;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
   readonly headers?: HttpClientHeaders;
-  /** Further `fetch` options for every request. */
+  /** Further `fetch` options for every request; `redirect` is always `'manual'` (see `fetch`). */
   readonly requestInit?: HttpClientRequestInit;
   /** Bound of one SSE event, in characters (bytes for ASCII); a longer one closes the transport. @default 16 MiB */
   readonly maxSseEventBytes?: number;
@@ -74,10 +80,13 @@ export class HttpSseClientTransport implements ClientTransport {
   #started: Promise<void> | undefined;
   #endFacts: ConnectionEndFacts | undefined;
   #closed = false;
+  /** The POSTs (every message here): a few in flight, a bounded queue, backpressure on the stream beyond. */
+  readonly #posts = new PostLimiter();
 
   constructor(init: HttpSseTransportInit) {
     this.#url = new URL(init.url);
-    this.#fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    const fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
     this.#maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
@@ -118,20 +127,29 @@ export class HttpSseClientTransport implements ClientTransport {
     }
     const requestId = single !== undefined && 'method' in single && 'id' in single ? (single as JsonRpcRequest).id : undefined;
     const what = single !== undefined && 'method' in single ? `${requestId === undefined ? 'notification' : 'request'} "${single.method}"` : 'a message';
-    let response: Response;
-    try {
-      const headers = await requestHeaders(this.#headers, { 'Content-Type': 'application/json' });
-      response = await this.#fetch(endpoint, { ...this.#init, method: 'POST', headers, body: JSON.stringify(message), signal: this.#controller.signal });
-    } catch (error) {
-      throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, this.#controller.signal) ? 'the transport closed' : fetchFailure(error), cause: error });
-    }
-    if (response.ok) {
-      discardBody(response);
-      return;
-    }
+    const body = JSON.stringify(message);
+    const response = await this.#posts.run(async (signal) => {
+      try {
+        if (this.#closed) throw new ConnectionClosedError({ what: 'the transport is closed', reason: this.#endFacts?.reason });
+        const headers = await requestHeaders(this.#headers, { 'Content-Type': 'application/json' });
+        const answered = await this.#fetch(endpoint, { ...this.#init, method: 'POST', headers, body, signal });
+        // The 202 carries nothing: its body is dropped within the turn, so the next POST can reuse the connection.
+        if (answered.ok) discardBody(answered);
+        return answered;
+      } catch (error) {
+        if (error instanceof RedirectRefusedError || error instanceof ConnectionClosedError) throw error;
+        throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+      }
+    });
+    if (response.ok) return;
     const answer = await readErrorAnswer({ response, requestId, what });
     if ('error' in answer) throw answer.error;
     this.onmessage?.(answer.deliver);
+  }
+
+  /** The peer's flow control: while paused, the stream is not read (the server's requests stay in the connection). */
+  pauseInput(paused: boolean): void {
+    this.#posts.pauseInput(paused);
   }
 
   close(): Promise<void> {
@@ -150,6 +168,7 @@ export class HttpSseClientTransport implements ClientTransport {
     } catch (error) {
       const reason = isAbort(error, signal) ? 'closed by the client' : fetchFailure(error);
       this.#end({ reason });
+      if (error instanceof RedirectRefusedError) throw error;
       throw new ConnectionClosedError({ what: 'the HTTP+SSE GET failed', reason, cause: error });
     }
     if (!response.ok || !isEventStream(response)) {
@@ -188,6 +207,7 @@ export class HttpSseClientTransport implements ClientTransport {
       decoder,
       maxEventBytes: this.#maxEventBytes,
       signal: this.#controller.signal,
+      room: () => this.#posts.room(),
       onEvent: (event) => {
         if (event.event === 'endpoint') {
           if (endpointSeen) return undefined;
@@ -237,6 +257,7 @@ export class HttpSseClientTransport implements ClientTransport {
     this.#closed = true;
     this.#endFacts = facts;
     this.#controller.abort();
+    this.#posts.close();
     const onclose = this.onclose;
     this.onclose = undefined;
     onclose?.();

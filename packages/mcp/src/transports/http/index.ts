@@ -31,6 +31,10 @@ export {
   defaultCallerIdentity,
 } from './options.js';
 export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
+export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './callerIdentity.js';
+export type { CallerSource, ProxyTrust, TrustProxy } from './callerIdentity.js';
+export { DEFAULT_CORS_MAX_AGE_SECONDS } from './cors.js';
+export type { McpCorsOptions } from './cors.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,
@@ -75,7 +79,7 @@ export { HttpStatus } from './refusals.js';
 export type { HttpStatusCode } from './refusals.js';
 export { httpSse, streamableHttp } from './clientConnectors.js';
 export { StreamableHttpClientTransport } from './streamableHttpClient.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './streamableHttpClient.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './streamableHttpClientOptions.js';
 export { HttpSseClientTransport } from './httpSseClient.js';
 export type { HttpSseClientOptions, HttpSseTransportInit } from './httpSseClient.js';
 export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_SSE_EVENT_BYTES } from './clientHttp.js';

@@ -4,8 +4,11 @@
  */
 import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
+import { isHeaderName } from './cors.js';
+import type { McpCorsOptions } from './cors.js';
 import type { ResponseMode } from './ladder.js';
-import { isLoopbackHost } from './security.js';
+import { compileTrustProxy, exemptFromShare, principalOf } from './callerIdentity.js';
+import type { TrustProxy } from './callerIdentity.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../stores/eventStore.js';
 import type { SessionStore } from '../../stores/sessionStore.js';
@@ -22,8 +25,8 @@ export const DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** Default {@link McpHttpHandlerOptions.maxSessionsPerCaller}. */
 export const DEFAULT_MAX_SESSIONS_PER_CALLER = 1000;
-/** Default {@link McpHttpHandlerOptions.sessionGraceMs}: 60 seconds. */
-export const DEFAULT_SESSION_GRACE_MS = 60_000;
+/** Default {@link McpHttpHandlerOptions.sessionGraceMs}: 10 seconds. */
+export const DEFAULT_SESSION_GRACE_MS = 10_000;
 /** Default {@link McpHttpHandlerOptions.sseRetryMs}. */
 export const DEFAULT_SSE_RETRY_MS = 1000;
 /** Default {@link McpHttpHandlerOptions.sseAfterMs}: 50 ms. */
@@ -49,24 +52,32 @@ export interface CallerFacts {
   readonly authInfo: unknown;
   /** The peer's IP address (Node adapter: the socket's, IPv4-mapped IPv6 shown as IPv4); `undefined` on the Web handler. */
   readonly remoteAddress: string | undefined;
+  /**
+   * The caller's address after `trustProxy`: the peer's, or behind trusted proxies the nearest untrusted hop of
+   * `X-Forwarded-For` (or RFC 7239 `Forwarded`), read from the right. Equals `remoteAddress` without `trustProxy`.
+   */
+  readonly callerAddress?: string | undefined;
+  /** Whether `trustProxy` names any proxy (then loopback callers are budgeted like any other). */
+  readonly trustsProxy?: boolean;
   /** A request header by lower-case name (e.g. one a trusted proxy sets). */
   header(name: string): string | undefined;
 }
 
 /**
  * The default {@link McpHttpHandlerOptions.callerIdentity}: `client:<clientId>` when `authInfo` is an object with
- * a string `clientId` (the shape of the official SDK's `AuthInfo`), else `address:<remoteAddress>`, else
- * `undefined` (no per-caller budget). A loopback peer (`127.0.0.0/8`, `::1`) gets `undefined` too: it is a local
- * client or a reverse proxy on the same host, behind which every caller would share one budget (give such a
- * proxy's callers an identity with `callerIdentity`).
+ * a string `clientId` (the shape of the official SDK's `AuthInfo`), else `address:<callerAddress>` (the address
+ * after `trustProxy`), else `undefined` (no per-caller budget). A loopback caller (`127.0.0.0/8`, `::1`) gets
+ * `undefined` too while no proxy is trusted: it is a local client, or an unconfigured reverse proxy on the same
+ * host behind which every caller would share one budget (name the proxy in `trustProxy` instead).
  */
 export function defaultCallerIdentity(facts: CallerFacts): string | undefined {
-  const auth = facts.authInfo as { clientId?: unknown } | null | undefined;
-  if (typeof auth === 'object' && auth !== null && typeof auth.clientId === 'string' && auth.clientId !== '') return `client:${auth.clientId}`;
-  const address = facts.remoteAddress;
-  return address === undefined || isLoopbackHost(address) ? undefined : `address:${address}`;
+  const principal = principalOf(facts.authInfo);
+  if (principal !== undefined) return `client:${principal}`;
+  const address = facts.callerAddress ?? facts.remoteAddress;
+  if (address === undefined) return undefined;
+  const key = `address:${address}`;
+  return facts.trustsProxy !== true && exemptFromShare(key, undefined) ? undefined : key;
 }
-
 
 /** Paths of the deprecated 2024-11-05 HTTP+SSE transport. */
 export interface HttpSseOptions {
@@ -143,16 +154,39 @@ export interface McpHttpHandlerOptions {
   /** Allowed `Host` values: `name` (any port) or `name:port`. @default ['localhost', '127.0.0.1', '[::1]'] */
   readonly allowedHosts?: readonly string[];
   /**
-   * `Origin` values allowed besides the request's own (`scheme://host[:port]`, exact, case-insensitive). A request
-   * that carries an `Origin` (`null` included) that is neither its own origin (the scheme it reached the server
-   * by, and its `Host` header: host and port) nor listed here gets 403, on every bind address and whatever
-   * `dnsRebindingProtection` says. A request without `Origin` (not a browser) is not affected.
-   * @default [] (same-origin only)
+   * `Origin` values allowed besides the request's own (`scheme://host[:port]`, exact, case-insensitive): the
+   * browser pages that may call the server. A request that carries an `Origin` (`null` included) that is neither
+   * its own origin (the scheme it reached the server by, and its `Host` header: host and port) nor listed here gets
+   * 403, on every bind address and whatever `dnsRebindingProtection` says. A request without `Origin` (not a
+   * browser) is not affected. Listing an origin also turns CORS on for it (see `cors`): preflights are answered and
+   * answers expose `Mcp-Session-Id`, so a page there can run a session.
+   * @default [] (same-origin only; no CORS)
    * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"; MCP 2026-07-28 streamable-http.mdx "Security & Endpoint"
    * @example
    * createMcpHttpHandler({ server, allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] })
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * CORS answers for browser clients, when `allowedOrigins` lists at least one origin (otherwise no page on another
+   * origin may call the server, and no CORS header is ever sent). For a request whose `Origin` is listed (or is the
+   * server's own): a preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered 204 with
+   * `Access-Control-Allow-Origin` echoing that origin (never `*`), `Access-Control-Allow-Methods` (the path's:
+   * `GET, POST, DELETE` on the endpoint, `GET` on the 2024-11-05 `/sse`, `POST` on `/messages`),
+   * `Access-Control-Allow-Headers` (the requested names among `Content-Type`, `Accept`, `Authorization`,
+   * `MCP-Protocol-Version`, `Mcp-Session-Id`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, `Last-Event-ID` and
+   * `allowHeaders`) and `Access-Control-Max-Age`; other answers carry `Access-Control-Allow-Origin` and
+   * `Access-Control-Expose-Headers: Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After` (and
+   * `exposeHeaders`). Every answer then carries `Vary: Origin`. An origin not allowed still gets 403, a preflight too.
+   * A listed `null` (opaque origins) is served but gets no CORS: any site can send `Origin: null`.
+   * `false`: no CORS headers (a framework or proxy in front answers CORS itself); `true` or an object: the defaults
+   * of {@link McpCorsOptions}. `allowAnyOrigin` does not extend CORS to unlisted origins.
+   * @default true (on for the origins in `allowedOrigins`)
+   * @see Fetch standard "CORS protocol" (https://fetch.spec.whatwg.org/#http-cors-protocol); MCP 2025-11-25
+   *   basic/transports.mdx "Security Warning" (Origin validation)
+   * @example
+   * createMcpHttpHandler({ server, allowedOrigins: ['https://app.example.com'], cors: { maxAgeSeconds: 600 } })
+   */
+  readonly cors?: boolean | McpCorsOptions;
   /**
    * Turn `Origin` validation off: any web page a user visits may then call this server from the browser. Only for
    * servers that authenticate every request some other way. Logged as a warning when set.
@@ -160,13 +194,25 @@ export interface McpHttpHandlerOptions {
    */
   readonly allowAnyOrigin?: boolean;
   /**
-   * The handler sits behind a reverse proxy that terminates TLS: the first `X-Forwarded-Proto` value (`http` or
-   * `https`) is taken as the scheme the client used, for the same-origin check. Leave it off when clients reach
-   * the server directly (the header could be forged). The proxy must pass the client's `Host` on (nginx:
-   * `proxy_set_header Host $host`), or list the public origin in `allowedOrigins`.
-   * @default false
+   * The reverse proxies in front of the server, whose forwarding headers are believed: `true` (proxies on this host:
+   * `127.0.0.0/8`, `::1`), a list of addresses and CIDR ranges (`['10.0.0.0/8', '192.0.2.7', 'loopback']`), or a
+   * function `(address, hop) => boolean` (`hop` 0 is the peer). When the peer is trusted:
+   * - the caller is the nearest address of `X-Forwarded-For` (or, when absent, the `for=` nodes of RFC 7239
+   *   `Forwarded`) that is not a trusted proxy, read from the right — never the first entry, which the client
+   *   writes. Every per-caller budget (`maxSessionsPerCaller`, `serveHttp`'s `maxConnectionsPerAddress`) counts
+   *   against it, and loopback callers lose their exemption (the proxy itself is no longer a free pass);
+   * - the first `X-Forwarded-Proto` value (`http` or `https`) is the scheme the client used, for the same-origin
+   *   check (a proxy that terminates TLS).
+   * A peer the runtime does not tell (Web handlers) counts as trusted once any proxy is. The proxy must append the
+   * client's address (nginx: `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;`) and pass `Host` on
+   * (`proxy_set_header Host $host;`), or list the public origin in `allowedOrigins`. Leave it off when clients reach
+   * the server directly: they could write those headers themselves.
+   * @default false (no proxy: forwarding headers are ignored)
+   * @see RFC 7239 §5.2; RFC 9110 §7.6.3
+   * @example
+   * serveHttp({ server, host: '127.0.0.1', trustProxy: ['127.0.0.1'] }) // nginx on the same host
    */
-  readonly trustProxy?: boolean;
+  readonly trustProxy?: TrustProxy;
   /** Request body limit in bytes; a larger body gets 413 and is not buffered. @default 4 MiB */
   readonly maxBodyBytes?: number;
   /**
@@ -192,42 +238,46 @@ export interface McpHttpHandlerOptions {
    */
   readonly sessionHandshakeTimeoutMs?: number;
   /**
-   * How long (ms) after its last request a session that completed the handshake (`notifications/initialized`, or
-   * only notifications) but made no request since stays safe from being reclaimed. Past it, when the table or
-   * the caller's budget is full, such a session is closed to admit a new one (longest idle first), so a flood of
-   * sessions that never come back does not lock new clients out. It is not closed otherwise before
-   * `sessionIdleTimeoutMs`. @default 60_000
+   * How long (ms) after its last request a session that made two or more requests after the handshake is safe from
+   * being reclaimed when the table or its caller's budget is full. Sessions that never completed the handshake, or
+   * made at most one request after it (what a flood of sessions costs least), have no grace: at the cap they are
+   * reclaimed at once. Past the grace an idle session may be reclaimed at the cap; it is not closed otherwise before
+   * `sessionIdleTimeoutMs`. Also the longest `Retry-After` a refusal at the cap carries. @default 10_000
    */
   readonly sessionGraceMs?: number;
   /**
-   * Live sessions at most (Streamable HTTP and 2024-11-05 HTTP+SSE together). At the cap a new session takes the slot of the
-   * longest-idle reclaimable session: one that never completed the handshake, one past `sessionGraceMs` that made
-   * no request after the handshake, or one past its timeout. A session with a request in flight or an open stream
-   * is never closed to make room. When none is reclaimable, the new session gets 503 with `Retry-After`: the
-   * seconds until the earliest session becomes reclaimable (no `Retry-After` when none ever will).
+   * Live sessions at most (Streamable HTTP and 2024-11-05 HTTP+SSE together). At the cap a new session takes the
+   * slot of a reclaimable session — one that is neither busy (a request in flight or an open stream) nor within
+   * `sessionGraceMs` of its last request (sessions with at most one request after the handshake have no grace) —
+   * chosen from the caller identity (or, without a budget, the address) holding most live sessions, cheapest first,
+   * then the longest idle. So a flood from one caller gives its own sessions back and a newcomer from another caller
+   * is served at once. When none is reclaimable, the new session gets 503 with `Retry-After`: the seconds until the
+   * first session leaves its grace (at most `sessionGraceMs`; none when every session is busy).
    * Memory: an idle session (handshake done, no connection open) costs about 3.7 KiB of heap with `McpServer` and
    * the in-memory stores (`bench/idle-sessions.mjs`, Node 20), so the default cap holds about 37 MiB of idle
    * sessions and 256 MiB of heap holds about 70,000.
    * @default 10_000
-   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"; RFC 9110 §15.6.4, §10.2.3
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" (the server MAY terminate a session at any time);
+   *   RFC 9110 §15.6.4, §10.2.3
    */
   readonly maxSessions?: number;
   /**
-   * Live sessions at most per caller identity (see `callerIdentity`). A caller at its budget takes back its own
-   * longest-idle reclaimable session (the rules of `maxSessions`), or gets 429 with `Retry-After` (the seconds until
-   * one of its sessions becomes reclaimable). Keeps one address or client from filling the table with sessions it
+   * Live sessions at most per caller identity (see `callerIdentity`, `trustProxy`). A caller at its budget takes
+   * back one of its own reclaimable sessions (the rules of `maxSessions`), or gets 429 with `Retry-After` (the
+   * seconds until one of its sessions becomes reclaimable). Keeps one address or client from filling the table with sessions it
    * keeps alive. Only below `maxSessions` does it matter. @default 1000
    * @see RFC 6585 §4
    */
   readonly maxSessionsPerCaller?: number;
   /**
    * Who opens a session, for `maxSessionsPerCaller`: a string key, or `undefined` for no per-caller budget. Behind
-   * a reverse proxy every caller shares the proxy's address (the default leaves loopback peers unbudgeted for that
-   * reason, so a proxy on the same host gets no budget at all): return the client identity the proxy vouches for
-   * (e.g. the first `X-Forwarded-For` entry, only when the proxy sets it), or an authenticated subject.
-   * @default {@link defaultCallerIdentity} (the authenticated `clientId`, else the remote address unless loopback)
+   * a reverse proxy, name the proxy in `trustProxy` rather than reading `X-Forwarded-For` here: `callerAddress`
+   * is then the client's address as the proxy saw it (the first `X-Forwarded-For` entry is written by the client
+   * and must never be trusted). Return an authenticated subject to key on something else.
+   * @default {@link defaultCallerIdentity} (the authenticated `clientId`, else the caller's address after
+   *   `trustProxy`; loopback unbudgeted while no proxy is trusted)
    * @example
-   * createMcpHttpHandler({ server, callerIdentity: ({ header }) => header('x-real-ip') })
+   * createMcpHttpHandler({ server, callerIdentity: ({ authInfo, callerAddress }) => (authInfo as { subject?: string } | undefined)?.subject ?? callerAddress })
    */
   readonly callerIdentity?: (facts: CallerFacts) => string | undefined;
   /**
@@ -337,9 +387,31 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
   checkHostList('allowedHosts', options.allowedHosts);
   checkHostList('allowedOrigins', options.allowedOrigins);
   checkFlag('allowAnyOrigin', options.allowAnyOrigin);
-  checkFlag('trustProxy', options.trustProxy);
+  compileTrustProxy(options.trustProxy);
+  checkCors(options.cors);
 }
 
 function checkFlag(name: string, value: boolean | undefined): void {
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${quoted(value)}`);
+}
+
+function checkHeaderNames(name: string, value: readonly string[] | undefined): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string' || !isHeaderName(entry))) {
+    throw new TypeError(`Invalid option ${name}: expected an array of header names, got ${quoted(value)}`);
+  }
+}
+
+/** The `cors` option: a boolean, or an object of {@link McpCorsOptions}. */
+function checkCors(value: boolean | McpCorsOptions | undefined): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null) throw new TypeError(`Invalid option cors: expected a boolean or an object, got ${quoted(value)}`);
+  const age = value.maxAgeSeconds;
+  if (age !== undefined) {
+    if (typeof age !== 'number') throw new TypeError(`Invalid option cors.maxAgeSeconds: expected a number of seconds, got ${quoted(age)}`);
+    if (!Number.isSafeInteger(age) || age < 0) throw new RangeError(`Invalid option cors.maxAgeSeconds: expected an integer of 0 or more seconds, got ${quoted(age)}`);
+  }
+  checkFlag('cors.allowCredentials', value.allowCredentials);
+  checkHeaderNames('cors.allowHeaders', value.allowHeaders);
+  checkHeaderNames('cors.exposeHeaders', value.exposeHeaders);
 }

@@ -37,10 +37,12 @@ export class Exchange {
   #settled = false;
   #resolve!: () => void;
   #reject!: (error: Error) => void;
-  readonly #closing: AbortSignal;
-  readonly #onClose = (): void => this.controller.abort();
 
-  constructor(facts: { readonly id: JsonRpcId; readonly method: string; readonly modern: boolean; readonly closing: AbortSignal }) {
+  /**
+   * The transport aborts {@link controller} when it closes (it keeps every live exchange): an exchange adds no
+   * listener to a shared signal, so a thousand requests in flight are not a thousand listeners on one signal.
+   */
+  constructor(facts: { readonly id: JsonRpcId; readonly method: string; readonly modern: boolean }) {
     this.id = facts.id;
     this.method = facts.method;
     this.modern = facts.modern;
@@ -48,8 +50,6 @@ export class Exchange {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#closing = facts.closing;
-    this.#closing.addEventListener('abort', this.#onClose, { once: true });
   }
 
   /** The response was delivered. */
@@ -73,11 +73,6 @@ export class Exchange {
     this.abandoned = true;
     this.controller.abort();
     this.#settle(undefined);
-  }
-
-  /** The POST and its stream are over (the response may have come long before): closing no longer concerns it. */
-  release(): void {
-    this.#closing.removeEventListener('abort', this.#onClose);
   }
 
   #settle(error: Error | undefined): void {
@@ -113,6 +108,12 @@ export interface StreamHost {
   readonly policy: ReconnectPolicy;
   /** Hands one inbound unit to the client (and marks the exchanges it answers). */
   deliver(inbound: Inbound): void;
+  /**
+   * Resolves once the client has room for more of what the server sends (`undefined`: room now). A stream's reading
+   * waits for it before each read, so a server that sends requests faster than the client answers them is held back
+   * by the connection's flow control instead of queued in memory.
+   */
+  room(): Promise<void> | undefined;
   /** Opens (or reopens, with `Last-Event-ID`) the stream: a response to read, `'retry'` later, or `'stop'`. */
   get(stream: ResumableStream): Promise<Response | 'retry' | 'stop'>;
 }
@@ -147,6 +148,7 @@ async function readOnce(host: StreamHost, stream: ResumableStream, response: Res
     decoder,
     maxEventBytes: host.maxEventBytes,
     signal: stream.controller.signal,
+    room: () => host.room(),
     onEvent: (event) => {
       noteId(event.id);
       if (event.data === '') return undefined; // the priming event

@@ -1,6 +1,7 @@
 /**
- * The HTTP handler's session table: admission (the `maxSessions` cap, the per-caller budget, reclaiming unused
- * sessions under a flood), the idle and handshake reaper, and the live transports of both HTTP transports.
+ * The HTTP handler's session table: admission (the `maxSessions` cap, the per-caller budget, reclaiming sessions
+ * under a flood from whoever holds most), the idle and handshake reaper, and the live transports of both HTTP
+ * transports.
  *
  * The records (when a session was opened and last used, how far it got, whose it is) live in a
  * {@link SessionStore}; the live transport objects stay here, in the process that serves them. Decisions read the
@@ -39,6 +40,11 @@ export interface AdmitRequest {
   readonly kind: SessionTransportKind;
   /** The caller identity the session counts against; `undefined`: no per-caller budget applies. */
   readonly caller: string | undefined;
+  /**
+   * Whom the session is counted for when reclaiming at the cap (the caller, else its address; `''` when unknown):
+   * the group holding most sessions gives one up first.
+   */
+  readonly group: string;
   /** The session's stream prefix, kept in its record (`null`: the transport has no resumption). */
   readonly streamPrefix: string | null;
 }
@@ -53,7 +59,7 @@ export interface SessionTableInit {
   readonly idleMs: number;
   /** `0`: never reaped for an unfinished handshake. */
   readonly handshakeMs: number;
-  /** How long a session that only completed the handshake is kept from being reclaimed at the cap. */
+  /** How long after its last request a session that made two or more requests is kept from being reclaimed. */
   readonly graceMs: number;
 }
 
@@ -91,6 +97,13 @@ function secondsUntil(at: number, now: number): number | null {
 
 const RANK: Readonly<Record<SessionPhase, number>> = { opened: 0, initialized: 1, active: 2 };
 
+/** What the table knows of one live session for reclaiming it. */
+interface Usage {
+  readonly group: string;
+  /** Requests that did work (not `ping`) since the session opened. */
+  requests: number;
+}
+
 /** @internal See the module documentation. */
 export class SessionTable {
   readonly #store: SessionStore;
@@ -105,6 +118,10 @@ export class SessionTable {
   readonly #entries = new Map<string, SessionEntry>();
   /** The phase of each live session as last written to the store (so a touch writes a phase change only once). */
   readonly #phases = new Map<string, SessionPhase>();
+  /** Per live session of this process: its group and how many requests it made after the handshake. */
+  readonly #usage = new Map<string, Usage>();
+  /** Live sessions of this process per group (see {@link AdmitRequest.group}). */
+  readonly #groups = new Map<string, number>();
   /**
    * After a scan found nothing reclaimable: until when (ms) the same question is answered from its result
    * (`earliest`: when the first session becomes reclaimable) instead of scanning again. Keyed by caller (`''`: the
@@ -156,8 +173,8 @@ export class SessionTable {
   }
 
   /**
-   * Admits a new session for its caller, making room when the caller's budget or the table is full by closing the
-   * longest-idle reclaimable session (see {@link #reclaimableAt}). Resolves with the refusal to send, or with
+   * Admits a new session for its caller, making room when the caller's budget or the table is full by closing a
+   * reclaimable session (see {@link #pick}). Resolves with the refusal to send, or with
    * `undefined` once the record of the session is stored (the slot is taken; {@link add} the live entry next).
    */
   admit(request: AdmitRequest): Promise<HttpOutput | undefined> {
@@ -177,7 +194,7 @@ export class SessionTable {
   }
 
   async #admitNow(request: AdmitRequest): Promise<HttpOutput | undefined> {
-    const { sessionId, kind, caller, streamPrefix } = request;
+    const { sessionId, kind, caller, group, streamPrefix } = request;
     if (this.#closed) return refusalOutput('handlerClosed');
     if (this.#admissionsStopped) return refusalOutput('shuttingDown');
     const now = Date.now();
@@ -206,6 +223,8 @@ export class SessionTable {
     };
     await this.#store.create(record);
     this.#phases.set(sessionId, 'opened');
+    this.#usage.set(sessionId, { group, requests: 0 });
+    this.#groups.set(group, (this.#groups.get(group) ?? 0) + 1);
     return undefined;
   }
 
@@ -226,6 +245,10 @@ export class SessionTable {
     const current = this.#phases.get(id);
     if (current === undefined) return;
     const at = Date.now();
+    if (phase === 'active') {
+      const usage = this.#usage.get(id);
+      if (usage !== undefined) usage.requests++;
+    }
     if (RANK[phase] > RANK[current]) {
       this.#phases.set(id, phase);
       // A legacy session lives as long as its stream: once used, only the stream's end closes it.
@@ -244,7 +267,17 @@ export class SessionTable {
     const entry = this.#entries.get(sessionId);
     if (transport !== undefined && entry !== undefined && entry.transport !== transport) return;
     this.#entries.delete(sessionId);
+    this.#forgetUsage(sessionId);
     if (this.#phases.delete(sessionId)) this.#settle(this.#store.delete(sessionId));
+  }
+
+  #forgetUsage(sessionId: string): void {
+    const usage = this.#usage.get(sessionId);
+    if (usage === undefined) return;
+    this.#usage.delete(sessionId);
+    const left = (this.#groups.get(usage.group) ?? 1) - 1;
+    if (left <= 0) this.#groups.delete(usage.group);
+    else this.#groups.set(usage.group, left);
   }
 
   /** Closes a session (its McpServer session when connected, else its transport); never rejects. */
@@ -274,39 +307,62 @@ export class SessionTable {
   }
 
   /**
-   * When a record's session may be closed (ms since the epoch): at once when it expired (its TTL since its last
-   * request passed) or never completed the handshake; `graceMs` after its last request when it only completed
-   * the handshake; its TTL after its last request otherwise (`Infinity`: never).
+   * When a live session may be reclaimed to make room (ms since the epoch): at once when it never completed the
+   * handshake or made at most one request after it (a flood's sessions do no more than that), else `graceMs` after
+   * its last request.
    */
-  #reclaimableAt(record: SessionRecord): number {
-    const expires = record.ttlMs > 0 ? record.lastActivity + record.ttlMs : Infinity;
-    if (record.phase === 'opened') return Math.min(record.lastActivity, expires);
-    if (record.phase === 'initialized') return Math.min(record.lastActivity + this.#graceMs, expires);
-    return expires;
+  #reclaimableAt(entry: SessionEntry, usage: Usage): number {
+    const phase = this.#phases.get(entry.transport.sessionId) ?? 'opened';
+    if (phase !== 'active' || usage.requests <= 1) return -Infinity;
+    return entry.transport.lastActivity + this.#graceMs;
   }
 
   /**
-   * Closes the longest-idle reclaimable session (of `caller`, when given) and resolves with `undefined`; when none
-   * is reclaimable now, resolves with the seconds until the earliest one will be (`null`: none ever will).
+   * The session to reclaim (of `group`, when given): among the sessions neither busy nor within their grace, those
+   * of the group holding most live sessions first, then the cheapest (never completed the handshake, or at most one
+   * request after it) before the others, then the longest idle. With `earliest`: when the first one still within its
+   * grace leaves it (`Infinity`: none will; busy sessions are never taken).
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" (a server MAY terminate a session at any time)
+   */
+  #pick(now: number, group: string | undefined): { victim: SessionEntry | undefined; earliest: number } {
+    let victim: SessionEntry | undefined;
+    let bestHeld = 0;
+    let bestCheap = false;
+    let bestIdleSince = Infinity;
+    let earliest = Infinity;
+    for (const [id, usage] of this.#usage) {
+      if (group !== undefined && usage.group !== group) continue;
+      const entry = this.#entries.get(id);
+      // A session admitted but not registered yet (connecting) is skipped, like a busy one.
+      if (entry === undefined || this.#busy(entry)) continue;
+      const at = this.#reclaimableAt(entry, usage);
+      if (at > now) {
+        if (at < earliest) earliest = at;
+        continue;
+      }
+      const held = this.#groups.get(usage.group) ?? 0;
+      const cheap = at === -Infinity;
+      const idleSince = entry.transport.lastActivity;
+      const better = held !== bestHeld ? held > bestHeld : cheap !== bestCheap ? cheap : idleSince < bestIdleSince;
+      if (victim === undefined || better) {
+        victim = entry;
+        bestHeld = held;
+        bestCheap = cheap;
+        bestIdleSince = idleSince;
+      }
+    }
+    return { victim, earliest };
+  }
+
+  /**
+   * Closes the session {@link #pick} chooses (of `caller`, when given) and resolves with `undefined`; when none is
+   * reclaimable now, resolves with the seconds until one will be (`null`: none will while every session is busy).
    */
   async #makeRoom(now: number, caller: string | undefined): Promise<number | null | undefined> {
     const key = caller ?? '';
     const memo = this.#nothingUntil.get(key);
     if (memo !== undefined && now < memo.until && now < memo.earliest) return secondsUntil(memo.earliest, now);
-    let victim: SessionEntry | undefined;
-    let earliest = Infinity;
-    await this.#store.scan((record) => {
-      const entry = this.#entries.get(record.sessionId);
-      // A record whose entry is not registered yet (admitted, connecting) is skipped, like a busy session.
-      if (entry === undefined || this.#busy(entry)) return true;
-      const at = this.#reclaimableAt(record);
-      if (at <= now) {
-        victim = entry;
-        return false;
-      }
-      if (at < earliest) earliest = at;
-      return true;
-    }, caller === undefined ? undefined : { caller });
+    const { victim, earliest } = this.#pick(now, caller);
     if (victim === undefined) {
       if (this.#nothingUntil.size >= MAX_MEMOS) this.#nothingUntil.clear();
       this.#nothingUntil.set(key, { until: now + MEMO_MS, earliest });
@@ -314,9 +370,10 @@ export class SessionTable {
     }
     this.#nothingUntil.delete(key);
     const id = victim.transport.sessionId;
-    this.#logger.debug('Closing an unused HTTP session to make room', { sessionId: id, phase: this.#phases.get(id) });
+    this.#logger.debug('Closing an HTTP session to make room', { sessionId: id, phase: this.#phases.get(id), group: this.#usage.get(id)?.group });
     this.#entries.delete(id);
     this.#phases.delete(id);
+    this.#forgetUsage(id);
     await this.#store.delete(id);
     void this.closeEntry(victim);
     return undefined;

@@ -8,7 +8,7 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, SessionExpiredError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
+import { ConnectionClosedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../protocol/envelope.js';
 import { McpErrorCode } from '../../protocol/errors.js';
 import type { ParamHeader } from '../../protocol/paramHeaders.js';
@@ -31,48 +31,11 @@ import {
   type HttpClientHeaders,
   type HttpClientRequestInit,
 } from './clientHttp.js';
+import { fetchWithoutLeaks } from './clientRedirects.js';
 import { isJsonContentType } from './media.js';
+import { PostLimiter } from './postLimiter.js';
 import { Exchange, followStream, ResumableStream, type ReconnectPolicy, type StreamHost } from './resumableStream.js';
-
-/** Reconnection of SSE streams that end early (MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"). */
-export interface SseReconnectOptions {
-  /**
-   * Reconnection attempts in a row that bring nothing new (no event, no new event id) before the stream is given
-   * up: a request then fails with `ConnectionClosedError`.
-   * @default 5
-   */
-  readonly maxAttempts?: number;
-  /** The wait (ms) before reconnecting when the server sent no `retry` field. @default 1000 */
-  readonly initialDelayMs?: number;
-  /** The longest wait (ms) between attempts; the wait doubles after each attempt that brought nothing. @default 30_000 */
-  readonly maxDelayMs?: number;
-}
-
-/** Options of {@link streamableHttp} and {@link StreamableHttpClientTransport}. */
-export interface StreamableHttpClientOptions {
-  /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
-  readonly url: string | URL;
-  /** The `fetch` to call. @default globalThis.fetch */
-  readonly fetch?: FetchLike;
-  /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
-  readonly headers?: HttpClientHeaders;
-  /** Further `fetch` options for every request (`credentials`, `mode`, …). */
-  readonly requestInit?: HttpClientRequestInit;
-  /** Bound of one SSE event, in characters (bytes for ASCII); a longer one ends the stream. @default 16 MiB */
-  readonly maxSseEventBytes?: number;
-  /** Bound (bytes) of one `application/json` answer. @default 16 MiB */
-  readonly maxResponseBytes?: number;
-  /** Reconnection of SSE streams that end early; `false` never reconnects. @default { maxAttempts: 5 } */
-  readonly reconnect?: false | SseReconnectOptions;
-  /** How long (ms) `close()` waits for the `DELETE` that ends a session. @default 2000 */
-  readonly closeTimeoutMs?: number;
-}
-
-/** What {@link StreamableHttpClientTransport} is made with: the options and the logger of the connector's `open`. */
-export interface StreamableHttpTransportInit extends StreamableHttpClientOptions {
-  /** Where what the transport survived is reported (dropped events, reconnections). */
-  readonly logger: Logger;
-}
+import type { StreamableHttpTransportInit } from './streamableHttpClientOptions.js';
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 /** A session id is visible ASCII (MCP 2025-11-25 basic/transports.mdx "Session Management"). */
@@ -97,8 +60,6 @@ interface PostFacts {
   readonly exchange: Exchange | undefined;
 }
 
-/** Notifications and responses POSTed at once; more wait their turn (see `#postLimited`). */
-const MAX_MESSAGE_POSTS = 8;
 
 /** How many times a POST that is safe to repeat is resent after its kept-alive connection was reset under it. */
 const MAX_STALE_SOCKET_RESENDS = 3;
@@ -136,9 +97,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   /** The session a 404 ended, until a new `initialize`: later messages fail at once instead of going out without it. */
   #expiredSession: string | undefined;
   #initializedSent = false;
-  /** Notification and response POSTs in flight, and the ones waiting for a turn. */
-  #messagePosts = 0;
-  readonly #postQueue: (() => void)[] = [];
+  /** Notification and response POSTs: a few in flight, a bounded queue, backpressure on the streams beyond. */
+  readonly #posts = new PostLimiter();
   #getStream: ResumableStream | undefined;
   /** Resolves the wait of `notifications/initialized` once the standalone GET got its answer (or gave up). */
   #getAnswered: (() => void) | undefined;
@@ -149,7 +109,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
 
   constructor(init: StreamableHttpTransportInit) {
     this.#url = new URL(init.url);
-    this.#fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    const fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
     this.maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
@@ -218,13 +179,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
         }
       });
     }
-    const exchange = new Exchange({ id: single.id, method: single.method, modern, closing: this.#closing.signal });
+    const exchange = new Exchange({ id: single.id, method: single.method, modern });
     this.#exchanges.set(single.id, exchange);
     this.#post({ message, single, modern, exchange }).then(
       () => exchange.unanswered(),
       (error: unknown) => exchange.fail(error),
     ).finally(() => {
-      exchange.release();
       if (this.#exchanges.get(exchange.id) === exchange) this.#exchanges.delete(exchange.id);
     });
     return exchange.done;
@@ -235,7 +195,10 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#closing.abort();
     const session = this.#protocol?.era === 'modern' ? undefined : this.#sessionId;
     this.#sessionId = undefined;
+    for (const exchange of this.#exchanges.values()) exchange.controller.abort();
     this.#exchanges.clear();
+    // The POSTs in flight are aborted, the queued ones fail at once, and the reads waiting for room end.
+    this.#posts.close();
     if (session !== undefined) await this.#deleteSession(session);
     this.#endFacts = { reason: 'closed by the client' };
     const onclose = this.onclose;
@@ -243,7 +206,19 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     onclose?.();
   }
 
+  /**
+   * Flow control from the peer (its inbound requests wait for a slot): while paused, no SSE stream of this
+   * transport is read, so the server's requests stay in the connection instead of in memory.
+   */
+  pauseInput(paused: boolean): void {
+    this.#posts.pauseInput(paused);
+  }
+
   // ---- StreamHost: what a followed SSE stream needs ----
+
+  room(): Promise<void> | undefined {
+    return this.#posts.room();
+  }
 
   get closingSignal(): AbortSignal {
     return this.#closing.signal;
@@ -267,6 +242,11 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     } catch (error) {
       if (stream === this.#getStream) this.#getAnswered?.();
       if (isAbort(error, stream.controller.signal)) return 'stop';
+      if (error instanceof RedirectRefusedError) {
+        if (stream.exchange !== undefined) stream.exchange.fail(error);
+        else this.logger.warn('The GET stream was redirected and is not followed', { url: this.#url.href, error: error.message });
+        return 'stop';
+      }
       this.logger.debug('SSE reconnection failed', { url: this.#url.href, error: fetchFailure(error) });
       return 'retry';
     }
@@ -297,26 +277,16 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     return isModernRevision(protocolVersionClaim(message)) || this.#protocol?.era === 'modern';
   }
 
-  /**
-   * A notification or a response (the answer to a server request) POSTed within {@link MAX_MESSAGE_POSTS} at once;
-   * the rest wait in order. A server that sends its client 10,000 requests at once on a session got 10,000 POSTs in
-   * flight (~450 MB); each answer waits here as a small object instead.
-   */
-  async #postLimited(facts: PostFacts): Promise<void> {
-    if (this.#messagePosts >= MAX_MESSAGE_POSTS) {
-      await new Promise<void>((resolve) => this.#postQueue.push(resolve));
-    }
-    this.#messagePosts++;
-    try {
+  /** A notification or a response (the answer to a server request) POSTed through the {@link PostLimiter}. */
+  #postLimited(facts: PostFacts): Promise<void> {
+    return this.#posts.run(async (signal) => {
       if (this.#closing.signal.aborted) throw new ConnectionClosedError({ what: 'the transport is closed', reason: this.#endFacts?.reason });
-      await this.#post(facts);
-    } finally {
-      this.#messagePosts--;
-      this.#postQueue.shift()?.();
-    }
+      await this.#post(facts, signal);
+    });
   }
 
-  async #post(facts: PostFacts): Promise<void> {
+  /** POSTs one message; `messageSignal` aborts a notification's or response's POST (a request's is its exchange's). */
+  async #post(facts: PostFacts, messageSignal?: AbortSignal): Promise<void> {
     const { message, single, modern, exchange } = facts;
     const method = single !== undefined && 'method' in single ? single : undefined;
     const own: Record<string, string> = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH };
@@ -326,7 +296,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const session = modern || method?.method === 'initialize' ? undefined : this.#sessionId;
     if (session !== undefined) own['Mcp-Session-Id'] = session;
     if (modern && method !== undefined) Object.assign(own, modernHeaders(method, this.#paramHeadersOf(method)));
-    const signal = exchange?.controller.signal ?? this.#closing.signal;
+    const signal = exchange?.controller.signal ?? messageSignal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
     const init = { ...this.#init, method: 'POST', headers: await requestHeaders(this.#headers, own), body: JSON.stringify(message), signal };
     let response: Response | undefined;
@@ -335,6 +305,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
         response = await this.#fetch(this.#url, init);
       } catch (error) {
         if (exchange?.abandoned === true) return;
+        if (error instanceof RedirectRefusedError) throw error;
         if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
           throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
         }

@@ -139,7 +139,9 @@ function isNullBodyStatus(status: number): boolean {
  * Makes a `fetch` on `node:http` / `node:https` with keep-alive agents, for `streamableHttp({ url, fetch })` and
  * `httpSse({ url, fetch })` on Node. It sends `method`, `headers` and a string or byte `body` (other `RequestInit`
  * fields are ignored); the `Response` has `status`, `statusText`, `headers` and a streaming `body` (`null` for a
- * `HEAD` request and for statuses 204, 205 and 304). Redirects are not followed.
+ * `HEAD` request and for statuses 204, 205 and 304). Redirects are never followed (a 3xx is returned as it is, as
+ * with `redirect: 'manual'`): the client transports follow a same-origin 307/308 themselves and refuse the rest
+ * with `RedirectRefusedError`, so no body or header goes to another origin.
  *
  * Failures are those of `fetch`: a request that cannot be made or is cut before its answer rejects with
  * `TypeError('fetch failed')` whose `cause` is the Node error (its `code`, e.g. `ECONNRESET`, `ECONNREFUSED`,

@@ -4,12 +4,13 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { HTTP_CORE, createMcpHttpHandler } from '../http/handler.js';
 import type { McpHttpHandler } from '../http/handler.js';
 import type { McpHttpHandlerOptions } from '../http/options.js';
 import { isLoopbackHost } from '../http/security.js';
 import { checkTimeout, toNodeListener } from './listener.js';
+import { ConnectionBudget } from './connectionBudget.js';
 
 /**
  * {@link serveHttp} could not listen: another process already listens on `port` at `host` (`EADDRINUSE`).
@@ -62,8 +63,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** Default {@link ServeHttpOptions.maxConnectionsPerAddress}: a quarter of the default {@link DEFAULT_MAX_CONNECTIONS}. */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
-/** Peers exempt from {@link ServeHttpOptions.maxConnectionsPerAddress}: the host itself (a local reverse proxy). */
-const SELF_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** How long (ms) a new connection, or a request still arriving, is safe from being reclaimed as half-sent. */
+const FRESH_MS = 1000;
 
 
 /** How often Node looks for requests past `headersTimeoutMs`/`requestTimeoutMs`: a quarter of the shorter one. */
@@ -106,20 +107,25 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    */
   readonly idleTimeoutMs?: number;
   /**
-   * Open connections at most. A connection beyond the cap is closed as soon as it is accepted (no bytes are
-   * read or written; Node's `server.maxConnections`), and a warning is logged (at most every 10 s, with the count
-   * dropped); a slot frees when any connection closes. A client holds one or two (a POST and its GET stream; a
-   * legacy session holds its SSE stream), so the default serves about 500 streaming clients while staying well
-   * under common file-descriptor limits (Node raises the soft `ulimit -n` to the hard one, usually 4096 or
-   * more). Raise it with the process's descriptor limit for more concurrent streams; `Infinity` disables.
+   * Open connections at most. When they are all held, a new connection is served by closing one held connection
+   * instead of being refused: a half-sent request first (headers or body still arriving after a 1 s fresh window),
+   * then an idle keep-alive connection, then the longest-held SSE answer (a `GET` or `subscriptions/listen` stream),
+   * then a request being worked on — each time from the caller holding most connections (a warning is logged at
+   * most every 10 s). Only when nothing can be taken (every connection is younger than the fresh window) is the
+   * newcomer closed unanswered. A client holds one or two (a POST and its GET stream; a legacy session holds its
+   * SSE stream), so the default serves about 500 streaming clients while staying well under common
+   * file-descriptor limits (Node raises the soft `ulimit -n` to the hard one, usually 4096 or more). Raise it with
+   * the process's descriptor limit for more concurrent streams; `Infinity` disables.
    * @default 1024
    */
   readonly maxConnections?: number;
   /**
-   * Open connections at most from one remote address, so one peer cannot hold every slot of `maxConnections`: a
-   * connection beyond it is closed at once (counted in the same warning). `127.0.0.1` and `::1` are exempt (a reverse
-   * proxy on the same host forwards every client from there; then it must do this limiting itself). `Infinity`
-   * disables. @default 256
+   * Open connections at most per caller: its address, or behind a proxy named in `trustProxy` the client's
+   * address the proxy vouches for (see `callerKey`). A caller at its share gives back one of its own
+   * connections (the `maxConnections` order) for a new one, or is refused: a new connection is closed at once, a
+   * request that names the caller behind a proxy gets 429 and its connection closes. `127.0.0.1` and `::1` have no
+   * share while no proxy is trusted (a local client, or a proxy on the same host not named in `trustProxy`); they
+   * are still the first reclaimed from when they hold most. `Infinity` disables. @default 256
    */
   readonly maxConnectionsPerAddress?: number;
 }
@@ -220,12 +226,17 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
   const warning = bindWarning(host, protection, options.allowAnyOrigin === true);
   if (warning !== undefined) handler[HTTP_CORE].logger.warn(warning);
+  const listener = toNodeListener(handler, { via: options.via ?? 'direct', idleTimeoutMs: idleTimeout });
+  /** The connection budget's look at a request before the handler's (set below when there is a budget). */
+  let admit: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const httpServer = createServer({
     headersTimeout,
     requestTimeout,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
-  }, toNodeListener(handler, { via: options.via ?? 'direct', idleTimeoutMs: idleTimeout }));
+  }, (req, res) => {
+    if (admit === undefined || admit(req, res)) listener(req, res);
+  });
   // Before a request and between requests the socket idles under Node's own timers; this covers the rest.
   httpServer.timeout = idleTimeout;
   const logger = handler[HTTP_CORE].logger;
@@ -239,28 +250,26 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     logger.warn(`Refusing connections: ${limit} reached`, { dropped });
     dropped = 0;
   };
-  if (maxConnections !== Infinity) {
-    httpServer.maxConnections = maxConnections;
-    httpServer.on('drop', () => drop(`maxConnections (${maxConnections})`));
-  }
-  if (perAddress !== Infinity) {
-    const open = new Map<string, number>();
-    httpServer.on('connection', (socket: Socket) => {
-      const address = socket.remoteAddress;
-      if (address === undefined || SELF_ADDRESSES.has(address)) return;
-      const count = (open.get(address) ?? 0) + 1;
-      if (count > perAddress) {
-        socket.destroy();
-        drop(`maxConnectionsPerAddress (${perAddress})`);
-        return;
-      }
-      open.set(address, count);
-      socket.once('close', () => {
-        const left = (open.get(address) ?? 1) - 1;
-        if (left === 0) open.delete(address);
-        else open.set(address, left);
-      });
+  let reclaimed = 0;
+  let reclaimReportedAt = -Infinity;
+  const reclaim = (limit: string): void => {
+    reclaimed++;
+    const now = Date.now();
+    if (now - reclaimReportedAt < DROP_REPORT_MS) return;
+    reclaimReportedAt = now;
+    logger.warn(`Reclaiming connections: ${limit} reached (half-sent requests, then idle keep-alive connections, then the longest-held streams of the caller holding most)`, { reclaimed });
+    reclaimed = 0;
+  };
+  if (maxConnections !== Infinity || perAddress !== Infinity) {
+    const budget = new ConnectionBudget({
+      max: maxConnections,
+      perCaller: perAddress,
+      trust: handler[HTTP_CORE].trust,
+      freshMs: Math.min(FRESH_MS, headersTimeout > 0 ? headersTimeout : FRESH_MS),
+      report: (what, limit) => (what === 'refused' ? drop(limit) : reclaim(limit)),
     });
+    httpServer.on('connection', budget.accept);
+    admit = (req, res) => budget.request(req, res);
   }
   try {
     await new Promise<void>((resolve, reject) => {
