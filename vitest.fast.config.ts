@@ -30,6 +30,7 @@ export const FULL_TIER: Readonly<Record<string, string>> = {
   'packages/mcp/src/transports/http/admission.test.ts': 'two tests key callers by the remote address of a real socket',
   'packages/mcp/src/transports/http/backpressure.test.ts': 'a client that stops reading a real socket',
   'packages/mcp/src/transports/http/clientFakeServer.test.ts': 'the scripted node:http server the client transport tests share',
+  'packages/mcp/src/transports/http/cors.test.ts': 'the CORS answers through the node and node-fetch paths over real sockets',
   'packages/mcp/src/transports/http/connections.test.ts': "the Node adapter's connection limits on real sockets",
   'packages/mcp/src/transports/http/drain.test.ts': 'a graceful close of serveHttp with a call in flight',
   'packages/mcp/src/transports/http/handler.test.ts': 'the node and node-fetch paths over real sockets',
