@@ -65,7 +65,7 @@ describe('layering', () => {
     for (const pkg of ['jsonrpc', 'mcp']) {
       for (const f of sources(join(ROOT, 'packages', pkg, 'src'))) {
         const text = readFileSync(f, 'utf8');
-        const isStdio = f.endsWith(join('transports', 'stdioTransport.ts')) || f.endsWith(join('transports', 'stdioServe.ts'));
+        const isStdio = f.endsWith(join('stdio', 'stdioServerTransport.ts')) || f.endsWith(join('stdio', 'serveStdio.ts'));
         // The stdio transport writes to process.stdout (its wire); serveStdio redirects console to stderr, so it names
         // console's methods, but it never calls one.
         if (isStdio ? /\bconsole\.\w+\(/.test(text) : /\bconsole\./.test(text)) bad.push(`${relative(ROOT, f)} uses console`);

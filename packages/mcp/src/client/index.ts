@@ -59,7 +59,7 @@ export {
 } from '../protocol/clientErrors.js';
 export type { ClientErrorCodeValue, ConnectionEndFacts, SpawnFailure } from '../protocol/clientErrors.js';
 export type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ClientTransportKind } from '../protocol/transport.js';
-export { httpSse, streamableHttp } from '../transports/http/clientConnectors.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClientOptions.js';
-export type { HttpSseClientOptions } from '../transports/http/httpSseClient.js';
-export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/clientHttp.js';
+export { httpSse, streamableHttp } from '../transports/http/client/clientConnectors.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/client/streamableHttpClientOptions.js';
+export type { HttpSseClientOptions } from '../transports/http/client/httpSseClient.js';
+export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/client/clientHttp.js';
