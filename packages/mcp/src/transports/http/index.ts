@@ -46,7 +46,7 @@ export { compileParamHeaders, decodeHeaderValue, encodeHeaderValue, paramHeaderM
 export type { CompileParamHeadersOptions, ParamHeader, ParamHeaderType } from '../../protocol/paramHeaders.js';
 export { StreamableHttpSessionTransport } from './server/sessions/sessionTransport.js';
 export { closeRequestSseStream } from './server/sessions/ssePolling.js';
-export type { CloseSseStreamOptions } from './server/sessions/ssePolling.js';
+export type { CloseSseStreamOptions } from './server/sessions/sessionTransport.js';
 export { HttpSseSessionTransport, LegacySseSessionTransport } from './server/httpSse/httpSseTransport.js';
 export type { SessionLease } from './server/sessions/sessionTransportBase.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './server/security.js';
@@ -70,7 +70,7 @@ export type {
 export { acceptsMediaType, isJsonContentType } from './media.js';
 export { STREAMABLE_HTTP_ALLOW } from './server/ladder/ladder.js';
 export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
-export type { ResponseMode, ResponseShape } from './server/ladder/ladder.js';
+export type { ResponseMode, ResponseShape } from './media.js';
 export { SseDecoder } from './sse/decoder.js';
 export type { SseEvent } from './sse/decoder.js';
 export { HttpStatus } from './server/refusals.js';

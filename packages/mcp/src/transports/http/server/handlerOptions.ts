@@ -4,7 +4,7 @@
  */
 import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
-import type { ResponseMode } from './ladder/ladder.js';
+import type { ResponseMode } from '../media.js';
 import { compileTrustProxy, exemptFromShare, principalOf } from './callerIdentity.js';
 import type { TrustProxy } from './callerIdentity.js';
 import type { McpHttpServerLike } from './serverLike.js';

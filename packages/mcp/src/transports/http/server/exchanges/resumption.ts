@@ -5,50 +5,9 @@
  * on with the stream if it is live, and a resumed connection of a finished stream is parked open.
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { EventStore, PrimingEvent } from '../../../../stores/eventStore.js';
-import type { JsonRpcMessage } from '@switchboard/jsonrpc';
+import type { EventStore } from '../../../../stores/eventStore.js';
 import type { OutStream } from './exchange.js';
 import { SseChannel, formatMessageEvent } from '../../sse/channel.js';
-
-const RESOLVED: Promise<void> = Promise.resolve();
-
-/**
- * Stores one event of a resumable stream and writes it with the id the store gave it, keeping the stream's
- * order when the store answers asynchronously (a later event waits for the earlier ones).
- * @returns `undefined` when the sender may go on at once; otherwise what it should wait for (the store, and the
- *   connection's backlog read down).
- */
-export function storeAndWrite(stream: OutStream, message: JsonRpcMessage | PrimingEvent, json: string): Promise<void> | undefined {
-  const host = stream.host;
-  const store = host.eventStore as EventStore;
-  const priming = !Object.hasOwn(message, 'jsonrpc');
-  let stored: string | Promise<string>;
-  try {
-    stored = store.storeEvent(stream.id, message, json.length);
-    host.stored(stream.id);
-  } catch (error) {
-    host.logger.error('Event store failed; event sent without an id', { sessionId: host.sessionId, error });
-    if (!priming) stream.channel?.write(formatMessageEvent(json));
-    return stream.backpressure();
-  }
-  if (typeof stored === 'string' && stream.chain === undefined) {
-    stream.writeEvent(json, stored, priming);
-    return stream.backpressure();
-  }
-  const next = (stream.chain ?? RESOLVED)
-    .then(() => stored)
-    .then(
-      (eventId) => stream.writeEvent(json, eventId, priming),
-      (error: unknown) => {
-        host.logger.error('Event store failed; event dropped', { sessionId: host.sessionId, error });
-      },
-    );
-  stream.chain = next;
-  return next.then(() => {
-    if (stream.chain === next) stream.chain = undefined;
-    return stream.channel?.ready();
-  });
-}
 
 /**
  * Resumed connections kept open per session with nothing left to deliver (see {@link Resumption.park}); beyond

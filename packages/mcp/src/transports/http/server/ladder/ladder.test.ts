@@ -3,9 +3,10 @@
  */
 import { parseMessage } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
-import { classifyStreamableHttp, negotiateResponseShape } from './ladder.js';
+import { classifyStreamableHttp } from './ladder.js';
+import { negotiateResponseShape } from '../../media.js';
 import { acceptsMediaType, isJsonContentType } from '../../media.js';
-import type { StreamableHttpFacts } from './ladder.js';
+import type { StreamableHttpFacts } from './decisions.js';
 import { HttpRefusal, httpRefusal } from '../refusals.js';
 
 const INIT = JSON.stringify({

@@ -9,7 +9,7 @@ import { compileParamHeaders } from '../../../../protocol/paramHeaders.js';
 import { LEGACY_REVISIONS, PROTOCOL_REVISIONS } from '../../../../protocol/revisions.js';
 import type { ProtocolRevision } from '../../../../protocol/revisions.js';
 import { classifyStreamableHttp } from './ladder.js';
-import type { HttpServerFacts, StreamableHttpDecision, StreamableHttpFacts } from './ladder.js';
+import type { HttpServerFacts, StreamableHttpDecision, StreamableHttpFacts } from './decisions.js';
 
 const MODERN = '2026-07-28';
 const META = { [PROTOCOL_VERSION_META_KEY]: MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -16,12 +16,8 @@
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../../../../protocol/envelope.js';
 import { decodeHeaderValue, mcpNameMember, paramHeaderMismatch } from '../../../../protocol/paramHeaders.js';
-import type { ParamHeader } from '../../../../protocol/paramHeaders.js';
-import type { ProtocolRevision } from '../../../../protocol/revisions.js';
-import type { ServerCapabilities } from '../../../../protocol/types.js';
-import type { HttpRefusalDecision, StreamableHttpFacts } from './ladder.js';
+import type { HttpModernDecision, HttpRefusalDecision, HttpServerFacts, StreamableHttpFacts } from './decisions.js';
 import { acceptsMediaType, negotiateResponseShape } from '../../media.js';
-import type { ResponseShape } from '../../media.js';
 import { inboundRefusal, modernEnvelopeRefusalOf, modernMethodRefusalOf } from '../../../../protocol/inbound.js';
 import type { InboundRefusal } from '../../../../protocol/inbound.js';
 
@@ -30,29 +26,6 @@ function headerMismatch(problem: string): InboundRefusal {
   return inboundRefusal('headerMismatch', { problem });
 }
 import { httpInboundRefusal, httpRefusal } from '../refusals.js';
-
-/** What the modern rungs need to know about the server, read once per endpoint (capabilities: per request). */
-export interface HttpServerFacts {
-  /** The revisions served. */
-  readonly servedRevisions: readonly ProtocolRevision[];
-  /** Whether a modern revision is served and the server can answer modern messages (`handle`). */
-  readonly servesModern: boolean;
-  /** Whether a session-based revision is served (else GET and DELETE are 405, `initialize` is -32022). */
-  readonly servesLegacy: boolean;
-  /** The capabilities a modern request is served with (the method rung's gate). */
-  readonly capabilities: ServerCapabilities;
-  /** The compiled `x-mcp-header` arguments of tool `toolName`; `undefined` for an unknown tool. */
-  paramHeaders(toolName: string): readonly ParamHeader[] | undefined;
-}
-
-/** A modern message to answer with no session. */
-export interface HttpModernDecision {
-  readonly kind: 'modern';
-  readonly era: 'modern';
-  readonly message: JsonRpcRequest | JsonRpcNotification;
-  /** `accepted`: a notification, answered 202 with no body. */
-  readonly respondWith: ResponseShape | 'accepted';
-}
 
 function refuseWith(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalDecision {
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);

@@ -6,10 +6,20 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { REVISION_FEATURES, isLegacyRevision } from '../../../../protocol/revisions.js';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { ExchangeHost, OutStream } from '../exchanges/exchange.js';
-import type { SessionTransportInit } from './sessionTransport.js';
 import { JSON_HEADERS } from '../inputOutput.js';
 import { SSE_HEADERS } from '../../sse/channel.js';
 
+
+/** What the exchanges of a session need from its transport's settings (`SessionTransportInit` extends it). */
+export interface SessionExchangeSettings {
+  readonly sessionId: string;
+  readonly eventStore: EventStore | undefined;
+  readonly logger: Logger;
+  /** The SSE `retry` field (ms) sent with a priming event. */
+  readonly retryMs: number;
+  /** Unsent SSE data allowed per connection before it is dropped (`maxSseBufferBytes`). */
+  readonly maxSseBufferBytes: number;
+}
 /** Logs a failed event-store cleanup instead of leaving a rejected promise behind. */
 export function settleCleanup(result: void | Promise<void>, logger: Logger): void {
   if (result !== undefined) result.catch((error: unknown) => logger.debug('Event store cleanup failed', { error }));
@@ -39,7 +49,7 @@ export class SessionExchangeHost implements ExchangeHost {
 
   constructor(options: {
     readonly owner: { readonly protocolVersion: string | undefined };
-    readonly init: SessionTransportInit;
+    readonly init: SessionExchangeSettings;
     readonly prefix: string;
     readonly streams: Map<string, OutStream>;
     readonly stored: Set<string>;

@@ -20,28 +20,22 @@ import type {
 } from '@switchboard/jsonrpc';
 import { HttpSessionTransportBase, newStreamPrefix } from './sessionTransportBase.js';
 import { StreamRouter } from '../exchanges/streamRouter.js';
-import type { CloseSseStreamOptions } from './ssePolling.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
 import { OutStream, PRIMING } from '../exchanges/exchange.js';
-import type { HttpMessageDecision, ResponseShape } from '../ladder/ladder.js';
+import type { HttpMessageDecision } from '../ladder/decisions.js';
+import type { ResponseShape } from '../../media.js';
 import { HttpStatus, refusalOutput } from '../refusals.js';
 import type { HttpRefusalName } from '../refusals.js';
 import { Resumption } from '../exchanges/resumption.js';
-import { SessionExchangeHost, primesAt, settleCleanup } from './sessionExchangeHost.js';
+import { SessionExchangeHost, primesAt, settleCleanup, type SessionExchangeSettings } from './sessionExchangeHost.js';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { HttpOutput } from '../inputOutput.js';
 import { JSON_HEADERS } from '../inputOutput.js';
 import { SSE_HEADERS, SseChannel, formatMessageEvent } from '../../sse/channel.js';
 
 /** @internal Construction options, supplied by the HTTP handler. */
-export interface SessionTransportInit {
-  readonly sessionId: string;
-  readonly eventStore: EventStore | undefined;
-  readonly logger: Logger;
-  readonly retryMs: number;
+export interface SessionTransportInit extends SessionExchangeSettings {
   readonly keepAliveMs: number;
-  /** Unsent SSE data allowed per connection before it is dropped (`maxSseBufferBytes`). */
-  readonly maxSseBufferBytes: number;
   /** How long (ms) an adaptive exchange waits for its first outbound message before it becomes SSE (`sseAfterMs`). */
   readonly sseAfterMs: number;
   readonly onClosed: (transport: StreamableHttpSessionTransport) => void;
@@ -52,6 +46,16 @@ export interface SessionTransportInit {
   readonly streamPrefix?: string | undefined;
   /** The session's record in the session table; absent without a table (tests). */
   readonly record?: SessionRecordLink | undefined;
+}
+
+/** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
+export interface CloseSseStreamOptions {
+  /**
+   * The `retry` field (ms) sent just before closing: how long the client waits before it reconnects with
+   * `GET` + `Last-Event-ID` (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6).
+   * @default the handler's `sseRetryMs` (1000)
+   */
+  readonly retryMs?: number;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();

@@ -4,17 +4,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
  */
 import type { JsonRpcId, Transport } from '@switchboard/jsonrpc';
-import { StreamableHttpSessionTransport } from './sessionTransport.js';
-
-/** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
-export interface CloseSseStreamOptions {
-  /**
-   * The `retry` field (ms) sent just before closing: how long the client waits before it reconnects with
-   * `GET` + `Last-Event-ID` (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6).
-   * @default the handler's `sseRetryMs` (1000)
-   */
-  readonly retryMs?: number;
-}
+import { StreamableHttpSessionTransport, type CloseSseStreamOptions } from './sessionTransport.js';
 
 /**
  * Closes the POST SSE stream of the request a handler is serving, so the client reconnects with
