@@ -2,7 +2,7 @@
 // - the jsonrpc layer imports nothing from MCP (or any other package), and no node: modules;
 // - inside @switchboard/mcp: protocol/ imports only @switchboard/jsonrpc and itself; server/ imports protocol/ and
 //   stores/, never transports/ or client/; client/ never server/; transports/ never server/;
-// - node: modules only at the Node edges (transports/node/, transports/stdio*, and the tools: scripts/, bench/,
+// - node: modules only at the Node edges (transports/node/, transports/stdio/, and the tools: scripts/, bench/,
 //   test/, examples/, packages/cli); a Node builtin is always named with its node: prefix;
 // - library code never uses console (stdout is the stdio wire);
 // - the CLI's doctor (packages/cli/src/doctor/) is runtime-neutral but for nodeEnv.ts, and never imports the server
@@ -20,14 +20,15 @@ const BARE_BUILTINS = {
   regex: `^(${builtinModules.filter((m) => !m.startsWith('_') && !m.startsWith('node:')).join('|')})(/.*)?$`,
   message: 'name a Node builtin with its node: prefix (node:fs, not fs)',
 };
-const NO_NODE = { group: ['node:*'], message: 'only the Node edges (transports/node/, transports/stdio*) import node: modules; this code runs on any JS runtime' };
+const NO_NODE = { group: ['node:*'], message: 'only the Node edges (transports/node/, transports/stdio/) import node: modules; this code runs on any JS runtime' };
 
 /**
  * A folder of packages/mcp/src must not import the named sibling folders (or root files). Matched on the path
- * segments of the specifier, so it holds at any depth: `../server/x.js`, `../../server/x.js`.
+ * segments of the specifier that climb out of the folder (`../server/x.js`, `../../server/x.js`), so the sides of a
+ * transport (`transports/http/server/`, `transports/http/client/`) are not taken for the top-level folders.
  * @param {string[]} folders @param {string} message
  */
-const notFrom = (folders, message) => ({ regex: `(^|/)(${folders.join('|')})(/|\\.js$|$)`, message });
+const notFrom = (folders, message) => ({ regex: `^(\\.\\./)+(${folders.join('|')})(/|\\.js$|$)`, message });
 
 /**
  * One `no-restricted-imports` setting: a later config block replaces the rule's options, it does not merge them,
@@ -116,7 +117,7 @@ export default tseslint.config(
   },
   {
     // The Node edges: the same layering, node: modules allowed.
-    files: [`${MCP}/transports/node/**/*.ts`, `${MCP}/transports/stdio*.ts`, `${MCP}/transports/stdio*/**/*.ts`],
+    files: [`${MCP}/transports/node/**/*.ts`, `${MCP}/transports/stdio/**/*.ts`],
     ignores: TESTS,
     rules: { 'no-restricted-imports': restrict(notFrom(['server', 'client', 'testing'], 'transports/ never import server/: the server is handed to them through protocol/ interfaces')) },
   },

@@ -2,10 +2,12 @@
  * The layering rules of docs/architecture.md, checked on the source text (the lint rules say the same; this
  * test keeps them true even if the lint config drifts).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { cyclesOf, importGraph } from './helpers/importGraph.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -65,7 +67,7 @@ describe('layering', () => {
     for (const pkg of ['jsonrpc', 'mcp']) {
       for (const f of sources(join(ROOT, 'packages', pkg, 'src'))) {
         const text = readFileSync(f, 'utf8');
-        const isStdio = f.endsWith(join('transports', 'stdioTransport.ts')) || f.endsWith(join('transports', 'stdioServe.ts'));
+        const isStdio = f.endsWith(join('stdio', 'stdioServerTransport.ts')) || f.endsWith(join('stdio', 'serveStdio.ts'));
         // The stdio transport writes to process.stdout (its wire); serveStdio redirects console to stderr, so it names
         // console's methods, but it never calls one.
         if (isStdio ? /\bconsole\.\w+\(/.test(text) : /\bconsole\./.test(text)) bad.push(`${relative(ROOT, f)} uses console`);
@@ -73,5 +75,40 @@ describe('layering', () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+
+  it('no import cycles in any package, type-only imports included', () => {
+    const packages = join(ROOT, 'packages');
+    const graph = importGraph(readdirSync(packages).map((pkg) => join(packages, pkg, 'src')).filter((dir) => existsSync(dir)));
+    expect(graph.size).toBeGreaterThan(200); // the scan sees the sources
+    expect([...graph.values()].reduce((n, to) => n + to.size, 0)).toBeGreaterThan(500); // ...and their imports
+    expect(cyclesOf(graph).map((cycle) => cycle.map((f) => relative(ROOT, f)))).toEqual([]);
+  });
+
+  it('the cycle check finds a planted cycle: in a graph, and in files on disk (type imports and folders too)', () => {
+    const planted = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a', 'e'])],
+      ['e', new Set<string>()],
+      ['f', new Set(['f'])],
+    ]);
+    expect(cyclesOf(planted)).toEqual([['a', 'b', 'c']]);
+    expect(cyclesOf(new Map([['a', new Set(['b'])], ['b', new Set<string>()]]))).toEqual([]);
+
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-cycles-'));
+    try {
+      mkdirSync(join(dir, 'sub'));
+      writeFileSync(join(dir, 'one.ts'), "import type { Two } from './sub/two.js';\nexport type One = Two;\n");
+      writeFileSync(join(dir, 'sub', 'two.ts'), "export { three } from './index.js';\nexport type Two = string;\n");
+      writeFileSync(join(dir, 'sub', 'index.ts'), "import '../one.js';\nexport const three = 3;\n");
+      writeFileSync(join(dir, 'leaf.ts'), "import { three } from './sub';\nexport const four = three + 1;\n");
+      writeFileSync(join(dir, 'leaf.test.ts'), "import { four } from './leaf.js';\nimport './one.js';\nvoid four;\n");
+      const found = cyclesOf(importGraph([dir])).map((cycle) => cycle.map((f) => relative(dir, f)));
+      expect(found).toEqual([['one.ts', join('sub', 'index.ts'), join('sub', 'two.ts')]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

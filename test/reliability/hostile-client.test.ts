@@ -21,7 +21,7 @@ import {
 } from '../../packages/mcp/src/client/index.js';
 import { logLines } from '../helpers/logLines.js';
 import { createNodeFetch } from '../../packages/mcp/src/transports/node/index.js';
-import { spawnStdio, StdioClientTransport } from '../../packages/mcp/src/transports/stdio.js';
+import { spawnStdio, StdioClientTransport } from '../../packages/mcp/src/transports/stdio/index.js';
 import type { FetchLike } from '../../packages/mcp/src/client/index.js';
 import { endlessPages, endlessProgress, recorder, redirecting, requestFlood, requestFlood2024, type FakeHttpServer } from './hostile-servers/http.js';
 

@@ -30,10 +30,10 @@ import {
 } from '@switchboard/jsonrpc';
 import type { Inbound, InboundSingle, JsonRpcId, JsonRpcResponse, NdjsonEvent } from '@switchboard/jsonrpc';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
-import { checkStreamableHttpHead, classifyStreamableHttp } from '../../packages/mcp/src/transports/http/ladder.js';
+import { checkStreamableHttpHead, classifyStreamableHttp } from '../../packages/mcp/src/transports/http/server/ladder/ladder.js';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { createConformanceServer } from '../../examples/conformance-server/server.js';
-import type { HttpServerFacts, StreamableHttpDecision, StreamableHttpFacts } from '../../packages/mcp/src/transports/http/ladder.js';
+import type { HttpServerFacts, StreamableHttpDecision, StreamableHttpFacts } from '../../packages/mcp/src/transports/http/server/ladder/decisions.js';
 
 const STRESS = process.env['STRESS'] === '1';
 /** Cases per property: 500 here (smoke, about 3 s for the file), 10,000 under STRESS=1. */

@@ -15,7 +15,6 @@ export type {
   ListToolsResult,
 } from './operations.js';
 export {
-  DEFAULT_CACHE_ENTRIES,
   DEFAULT_CLIENT_TIMEOUT_MS,
   DEFAULT_MAX_INPUT_ROUNDS,
   DEFAULT_MAX_LIST_BYTES,
@@ -39,7 +38,7 @@ export type { PaginationStop } from './errors.js';
 export { ACKNOWLEDGED_METHOD } from './listen.js';
 export { LISTEN_BUFFER_LIMIT } from './notificationQueue.js';
 export type { ListenEnd, ListenFilter, ListenNotification, ListenOptions, ListenSubscription } from './listen.js';
-export { CACHEABLE_METHODS } from './responseCache.js';
+export { CACHEABLE_METHODS, DEFAULT_CACHE_ENTRIES } from './responseCache.js';
 export type { CachedResponse, SharedResponseStore } from './responseCache.js';
 export { DEFAULT_TASK_MAX_POLL_INTERVAL_MS, DEFAULT_TASK_POLL_INTERVAL_MS, TASKS_EXTENSION } from './tasks.js';
 export type { CallToolAsTaskOptions, ClientTask, ClientTaskStatus } from './tasks.js';
@@ -59,7 +58,7 @@ export {
 } from '../protocol/clientErrors.js';
 export type { ClientErrorCodeValue, ConnectionEndFacts, SpawnFailure } from '../protocol/clientErrors.js';
 export type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ClientTransportKind } from '../protocol/transport.js';
-export { httpSse, streamableHttp } from '../transports/http/clientConnectors.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/streamableHttpClientOptions.js';
-export type { HttpSseClientOptions } from '../transports/http/httpSseClient.js';
-export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/clientHttp.js';
+export { httpSse, streamableHttp } from '../transports/http/client/clientConnectors.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions } from '../transports/http/client/streamableHttpClientOptions.js';
+export type { HttpSseClientOptions } from '../transports/http/client/httpSseClient.js';
+export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/client/clientHttp.js';

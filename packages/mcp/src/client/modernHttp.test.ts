@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '@switchboard/jsonrpc';
 import { McpServer } from '../server/mcpServer.js';
 import { InMemoryNotificationBus } from '../stores/notificationBus.js';
-import { streamableHttp } from '../transports/http/clientConnectors.js';
+import { streamableHttp } from '../transports/http/client/clientConnectors.js';
 import { serveHttp, type ServeHttpHandle } from '../transports/node/index.js';
 import { McpClient } from './mcpClient.js';
 import type { McpClientOptions } from './options.js';

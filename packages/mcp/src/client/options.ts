@@ -46,8 +46,6 @@ export const DEFAULT_MAX_PAGES = 100;
  * bound would be 1.6 GiB of text and several times that in objects.
  */
 export const DEFAULT_MAX_LIST_BYTES = 64 * 1024 * 1024;
-/** Default of the response cache's `maxEntries` ({@link McpClientOptions.cache}). */
-export const DEFAULT_CACHE_ENTRIES = 256;
 /** Default of {@link McpClientOptions.reconnect}'s `maxAttempts`. */
 export const DEFAULT_RECONNECT_ATTEMPTS = 3;
 

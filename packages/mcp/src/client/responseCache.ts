@@ -18,7 +18,9 @@
  *   "Interaction with Notifications"
  */
 import { canonicalJson } from '../protocol/digest.js';
-import { DEFAULT_CACHE_ENTRIES } from './options.js';
+
+/** Default of the response cache's `maxEntries` (`McpClientOptions.cache`). */
+export const DEFAULT_CACHE_ENTRIES = 256;
 
 /** The methods whose complete results carry caching hints (MCP 2026-07-28 server/utilities/caching.mdx). */
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([

@@ -13,8 +13,8 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, SpawnError } from '../protocol/clientErrors.js';
 import { McpServer } from '../server/mcpServer.js';
 import { serveHttp } from '../transports/node/index.js';
-import { httpSse, streamableHttp } from '../transports/http/clientConnectors.js';
-import { spawnStdio } from '../transports/stdioClient.js';
+import { httpSse, streamableHttp } from '../transports/http/client/clientConnectors.js';
+import { spawnStdio } from '../transports/stdio/stdioClientTransport.js';
 import { McpClient } from './mcpClient.js';
 import { InMemoryEraVerdictStore } from './verdicts.js';
 

@@ -20,8 +20,8 @@ import { protocolVersionClaim } from '../protocol/envelope.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
-import type { DispatchContext, RequestFacts } from './context.js';
-import { modernFactsOf } from './eras/modern.js';
+import { modernFactsOf, type RequestFacts } from './requestFacts.js';
+import type { ClientChannel } from './channel.js';
 import type { SessionState } from './sessionState.js';
 import type { ClientRequestOptions, ConnectOptions, ServerSession } from './types.js';
 
@@ -79,6 +79,23 @@ class ConnectionFacts implements InboundFacts {
  */
 function abandonedRequestNotice(requestId: JsonRpcId, reason: string): JsonRpcNotification {
   return cancelledNotification({ requestId, reason });
+}
+
+/**
+ * The dispatcher context of one inbound message: the request's facts, the channel, the connection when there is one
+ * (`undefined` for `McpServer.handle`), and the transport's facts about the message.
+ */
+export interface DispatchContext {
+  readonly facts: RequestFacts;
+  readonly channel: ClientChannel;
+  /**
+   * The session-era connection the message is served on; `undefined` for `McpServer.handle` and for a modern-era
+   * message (served from its own envelope, not from the connection's session).
+   */
+  readonly connection: Connection | undefined;
+  /** The connection a modern-era message arrived on (stdio cancels its requests through it); else `undefined`. */
+  readonly arrivedOn?: Connection;
+  readonly extra: TransportMessageExtra | undefined;
 }
 
 /** A server connection (see the module comment); the `ServerSession` transports and hosts see. */

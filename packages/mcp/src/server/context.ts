@@ -8,7 +8,7 @@
 import { JsonRpcError, type ContextRequest, type JsonRpcId, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ClientRequestError, MissingClientCapabilityError } from '../protocol/errors.js';
 import { LOGGING_LEVEL_RANK, missingClientCapability, progressParams, PROGRESS_METHOD } from '../protocol/notifications.js';
-import { REVISION_FEATURES, isLegacyRevision, type Era } from '../protocol/revisions.js';
+import { REVISION_FEATURES, isLegacyRevision } from '../protocol/revisions.js';
 import type {
   ClientCapabilities,
   CreateMessageParams,
@@ -19,60 +19,13 @@ import type {
   ListRootsResult,
   LoggingLevel,
   Meta,
-  ServerCapabilities,
 } from '../protocol/types.js';
 import type { ClientChannel } from './channel.js';
-import type { Connection } from './connection.js';
+import type { Connection, DispatchContext } from './connection.js';
+import type { RequestFacts } from './requestFacts.js';
 import type { InputRound } from './inputRound.js';
 import { checkInputResponse } from './inputResponses.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
-
-/**
- * What the server knows about the client for one request (not to be confused with the protocol's
- * `RequestEnvelope`, the parsed `_meta` of one message). A session-era connection is its own facts
- * (its negotiated state, read live); a caller of `McpServer.handle` builds one per request.
- */
-export interface RequestFacts {
-  /**
-   * The era the request is served in: `modern` when it carries its own envelope (2026-07-28), else `legacy`.
-   * @default 'legacy'
-   */
-  readonly era?: Era;
-  /** The revision the request is served at; `undefined` before a session negotiated one. */
-  readonly protocolVersion: string | undefined;
-  /** `clientInfo` the client sent (a session: its `initialize`), if any. */
-  readonly clientInfo: Implementation | undefined;
-  /** What the client declared; `{}` when nothing. */
-  readonly clientCapabilities: ClientCapabilities;
-  /**
-   * The server capabilities this client was told of (a session: its `initialize` result); the capability gate
-   * reads them. `undefined`: the server's current capabilities.
-   */
-  readonly serverCapabilities: ServerCapabilities | undefined;
-  /** `ctx.log` sends nothing below this rank (see `LOGGING_LEVEL_RANK`); 0 sends everything. */
-  readonly logLevelRank: number;
-  /** Authentication facts, exposed as `ctx.authInfo` unless the message's transport facts carry their own. */
-  readonly authInfo?: unknown;
-  /** A progress token for this request when it is not in `params._meta.progressToken`. */
-  readonly progressToken?: string | number;
-}
-
-/**
- * The dispatcher context of one inbound message: the request's facts, the channel, the connection when there is one
- * (`undefined` for `McpServer.handle`), and the transport's facts about the message.
- */
-export interface DispatchContext {
-  readonly facts: RequestFacts;
-  readonly channel: ClientChannel;
-  /**
-   * The session-era connection the message is served on; `undefined` for `McpServer.handle` and for a modern-era
-   * message (served from its own envelope, not from the connection's session).
-   */
-  readonly connection: Connection | undefined;
-  /** The connection a modern-era message arrived on (stdio cancels its requests through it); else `undefined`. */
-  readonly arrivedOn?: Connection;
-  readonly extra: TransportMessageExtra | undefined;
-}
 
 /** The {@link RequestContext} implementation (see the module comment). */
 export class ServerRequestContext implements RequestContext, DispatchContext {

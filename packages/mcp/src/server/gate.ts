@@ -10,7 +10,7 @@
 import { ErrorCode, JsonRpcError, type JsonRpcNotification, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../protocol/envelope.js';
 import { capabilityRefusalOf, inboundRefusalOf, isModernOnlyRequest, type InboundFacts, type InboundRefusal } from '../protocol/inbound.js';
-import type { DispatchContext } from './context.js';
+import type { DispatchContext } from './connection.js';
 import { SESSION_REQUESTS } from './eras/session.js';
 
 function wireError(refusal: InboundRefusal | undefined): JsonRpcError | undefined {

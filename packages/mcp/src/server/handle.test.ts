@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import type { ClientChannel } from './channel.js';
-import type { RequestFacts } from './context.js';
+import type { RequestFacts } from './requestFacts.js';
 import { McpServer } from './mcpServer.js';
 
 /** A channel that records what handlers send and answers requests from a table. */

@@ -30,7 +30,7 @@ export type {
   ToolTaskOptions,
 } from './types.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
-export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './eras/modern.js';
+export { CACHEABLE_METHODS, type CacheableMethod, type CachePolicy } from './cachePolicy.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export { InvalidInputResponseError } from './inputResponses.js';
 export {
@@ -45,7 +45,7 @@ export {
 } from './requestState.js';
 export { InMemoryRequestStateStore, type InMemoryRequestStateStoreOptions, type RequestStateStore } from '../stores/requestStateStore.js';
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
-export type { RequestFacts } from './context.js';
+export type { RequestFacts } from './requestFacts.js';
 export { SessionState, type SessionStateRecord } from './sessionState.js';
 export {
   ClientRequestError,

@@ -27,9 +27,11 @@ import { InMemoryNotificationBus, type NotificationBus } from '../stores/notific
 import { CapabilityCache } from './capabilities.js';
 import type { ClientChannel } from './channel.js';
 import { Connection, type ConnectionHost } from './connection.js';
-import { ServerRequestContext, type DispatchContext, type RequestFacts } from './context.js';
+import type { DispatchContext } from './connection.js';
+import { ServerRequestContext } from './context.js';
+import { modernFactsOf, type RequestFacts } from './requestFacts.js';
 import { SessionEra } from './eras/session.js';
-import { ModernEra, modernFactsOf } from './eras/modern.js';
+import { ModernEra } from './eras/modern.js';
 import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';

@@ -24,7 +24,7 @@ import type {
   ToolHandler,
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
-import { checkCachePolicy, type CachePolicy } from './eras/modern.js';
+import { checkCachePolicy, type CachePolicy } from './cachePolicy.js';
 
 /** A registered tool with its compiled schemas. */
 export interface ToolEntry {

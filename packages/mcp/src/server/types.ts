@@ -22,7 +22,7 @@ import type {
   ToolAnnotations,
 } from '../protocol/types.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { CachePolicy } from './eras/modern.js';
+import type { CachePolicy } from './cachePolicy.js';
 
 /** A JSON Schema (2020-12 by default, MCP 2025-11-25 SEP-1613), as a plain object. */
 export type JsonSchema = Record<string, unknown>;

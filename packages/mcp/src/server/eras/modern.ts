@@ -8,32 +8,19 @@
  * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields", "ResultType"; server/discover.mdx;
  *   server/utilities/caching.mdx; basic/patterns/mrtr.mdx
  */
-import { JsonRpcError, type JsonRpcNotification, type JsonRpcRequest, type MethodHandler } from '@switchboard/jsonrpc';
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from '../../protocol/envelope.js';
-import { LOGGING_LEVEL_RANK } from '../../protocol/notifications.js';
+import { JsonRpcError, type MethodHandler } from '@switchboard/jsonrpc';
+import { SERVER_INFO_META_KEY } from '../../protocol/envelope.js';
 import { TASKS_EXTENSION } from '../../protocol/inbound.js';
-import type { ClientCapabilities, Implementation, ServerCapabilities } from '../../protocol/types.js';
-import type { Era, ProtocolRevision } from '../../protocol/revisions.js';
+import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
+import type { ProtocolRevision } from '../../protocol/revisions.js';
 import type { CapabilityCache } from '../capabilities.js';
-import type { DispatchContext, RequestFacts, ServerRequestContext } from '../context.js';
+import { CACHEABLE_METHODS, checkCachePolicy, type CacheableMethod, type CachePolicy } from '../cachePolicy.js';
+import type { DispatchContext } from '../connection.js';
+import type { ServerRequestContext } from '../context.js';
 import { InputRequiredSignal, InputRound, type CarriedState } from '../inputRound.js';
 import { invalidParams, isRecord } from '../params.js';
 import { RequestStateError, RequestStateErrorCode, type OpenedRequestState } from '../requestState.js';
 import type { RequestStateStore } from '../../stores/requestStateStore.js';
-
-/** How long a result may be cached, and by whom (MCP 2026-07-28 server/utilities/caching.mdx). */
-export interface CachePolicy {
-  /** Milliseconds the result stays fresh (an integer ≥ 0; 0: stale at once). @default 0 */
-  readonly ttlMs?: number;
-  /** `public`: any cache may keep it; `private`: only one authorization context's. @default 'private' */
-  readonly scope?: 'public' | 'private';
-}
-
-/** The methods whose complete results are cacheable (MCP 2026-07-28 server/utilities/caching.mdx). */
-export const CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'] as const;
-
-/** One of {@link CACHEABLE_METHODS}. */
-export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
 
 /** The methods that may answer `input_required` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -43,62 +30,6 @@ const BUILT_HERE: ReadonlySet<string> = new Set(['server/discover', 'tools/list'
 
 /** The -32602 detail of a replayed `requestState`. */
 const USED_STATE = '"requestState" was already used: a request state continues one retry only';
-
-/** `ctx.log` rank of a modern request without `logLevel`: above every level, so nothing is sent. */
-const NO_LOGGING = Number.POSITIVE_INFINITY;
-const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
-
-/**
- * The facts of one modern-era request, read from its envelope: its revision, the client's capabilities and info
- * as this request declares them, the log level it asked for (none: no `notifications/message`), its progress token.
- * It reads `params._meta` as it is asked (the inbound step checked the envelope before the handler runs), so a
- * request costs one small object here.
- */
-export class ModernFacts implements RequestFacts {
-  readonly era: Era = 'modern';
-  readonly serverCapabilities: ServerCapabilities | undefined = undefined;
-  readonly #meta: Readonly<Record<string, unknown>>;
-
-  /** @param meta the request's `params._meta` (already checked by the inbound step) */
-  constructor(meta: Readonly<Record<string, unknown>>) {
-    this.#meta = meta;
-  }
-
-  get protocolVersion(): string | undefined {
-    const claim = this.#meta[PROTOCOL_VERSION_META_KEY];
-    return typeof claim === 'string' ? claim : undefined;
-  }
-
-  get clientInfo(): Implementation | undefined {
-    const info = this.#meta[CLIENT_INFO_META_KEY];
-    return isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string' ? (info as unknown as Implementation) : undefined;
-  }
-
-  get clientCapabilities(): ClientCapabilities {
-    const capabilities = this.#meta[CLIENT_CAPABILITIES_META_KEY];
-    return isRecord(capabilities) ? capabilities : NO_CAPABILITIES;
-  }
-
-  get logLevelRank(): number {
-    const level = this.#meta[LOG_LEVEL_META_KEY];
-    // MCP 2026-07-28 server/utilities/logging.mdx: no logLevel ⇒ the server MUST NOT send notifications/message.
-    return typeof level === 'string' ? (LOGGING_LEVEL_RANK.get(level) ?? NO_LOGGING) : NO_LOGGING;
-  }
-
-  get progressToken(): string | number | undefined {
-    const token = this.#meta.progressToken;
-    return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-  }
-}
-
-const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
-
-/** The facts of the modern-era `message` (one with a version claim). */
-export function modernFactsOf(message: JsonRpcRequest | JsonRpcNotification): ModernFacts {
-  const params = message.params;
-  const meta = isRecord(params) ? params._meta : undefined;
-  return new ModernFacts(isRecord(meta) ? meta : NO_META);
-}
 
 /** What a `requestState` is bound to (see `RequestStateCodec`). */
 export interface RequestStateBinding {
@@ -161,20 +92,6 @@ function requestStatePrincipal(authInfo: unknown, clientName: string | undefined
     if (typeof authInfo.token === 'string') return `token:${authInfo.token}`;
   }
   return `client-info:${clientName ?? ''}`;
-}
-
-/**
- * Refuses a malformed cache policy.
- * @throws RangeError when `ttlMs` is not an integer ≥ 0 or `scope` is neither `public` nor `private`
- */
-export function checkCachePolicy(policy: CachePolicy | undefined, what: string): void {
-  if (policy === undefined) return;
-  if (policy.ttlMs !== undefined && (!Number.isSafeInteger(policy.ttlMs) || policy.ttlMs < 0)) {
-    throw new RangeError(`Invalid cache policy of ${what}: ttlMs must be an integer >= 0, got ${String(policy.ttlMs)}`);
-  }
-  if (policy.scope !== undefined && policy.scope !== 'public' && policy.scope !== 'private') {
-    throw new RangeError(`Invalid cache policy of ${what}: scope must be "public" or "private", got "${String(policy.scope)}"`);
-  }
 }
 
 function policyValue(policy: CachePolicy | undefined): { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' } {

@@ -15,7 +15,7 @@ import type { McpServerTransport } from '../../protocol/transport.js';
 import type { Implementation } from '../../protocol/types.js';
 import type { CapabilityCache } from '../capabilities.js';
 import type { Connection } from '../connection.js';
-import type { DispatchContext } from '../context.js';
+import type { DispatchContext } from '../connection.js';
 import { EMPTY_RESULT, invalidParams, isRecord, paramsRecord, requireString } from '../params.js';
 import { SessionState } from '../sessionState.js';
 

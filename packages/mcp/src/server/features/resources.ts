@@ -4,7 +4,7 @@
  * @see MCP 2025-11-25 server/resources.mdx
  */
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
-import type { CachePolicy } from '../eras/modern.js';
+import type { CachePolicy } from '../cachePolicy.js';
 import { MissingClientCapabilityError, ResourceNotFoundError, resourceNotFound } from '../../protocol/errors.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
 import { page } from '../pagination.js';

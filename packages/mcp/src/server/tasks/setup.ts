@@ -5,7 +5,7 @@
 import type { Dispatcher, Logger } from '@switchboard/jsonrpc';
 import type { NotificationBus } from '../../stores/notificationBus.js';
 import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
-import type { DispatchContext } from '../context.js';
+import type { DispatchContext } from '../connection.js';
 import { positiveIntegerOption } from '../params.js';
 import type { ServerTaskOptions } from '../types.js';
 import { registerTaskMethods, type MethodWrapper } from './methods.js';

@@ -9,8 +9,8 @@
  * export default { fetch: handler.fetch }; // Deno, Bun, Workers
  * @packageDocumentation
  */
-export { createMcpHttpHandler } from './handler.js';
-export type { McpHttpHandler } from './handler.js';
+export { createMcpHttpHandler } from './server/handler.js';
+export type { McpHttpHandler } from './server/handler.js';
 export {
   DEFAULT_LEGACY_MESSAGES_PATH,
   DEFAULT_LEGACY_SSE_PATH,
@@ -29,12 +29,12 @@ export {
   DEFAULT_SSE_KEEP_ALIVE_MS,
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
-} from './options.js';
-export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './options.js';
-export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './callerIdentity.js';
-export type { CallerSource, ProxyTrust, TrustProxy } from './callerIdentity.js';
-export { DEFAULT_CORS_MAX_AGE_SECONDS } from './cors.js';
-export type { McpCorsOptions } from './cors.js';
+} from './server/handlerOptions.js';
+export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
+export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './server/callerIdentity.js';
+export type { CallerSource, ProxyTrust, TrustProxy } from './server/callerIdentity.js';
+export { DEFAULT_CORS_MAX_AGE_SECONDS } from './server/cors.js';
+export type { McpCorsOptions } from './server/cors.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,
@@ -43,15 +43,15 @@ export type {
   HttpModernHandle,
   HttpSessionHandle,
   McpHttpServerLike,
-} from './serverLike.js';
+} from './server/serverLike.js';
 export { compileParamHeaders, decodeHeaderValue, encodeHeaderValue, paramHeaderMismatch } from '../../protocol/paramHeaders.js';
 export type { CompileParamHeadersOptions, ParamHeader, ParamHeaderType } from '../../protocol/paramHeaders.js';
-export { StreamableHttpSessionTransport } from './sessionTransport.js';
-export { closeRequestSseStream } from './ssePolling.js';
-export type { CloseSseStreamOptions } from './ssePolling.js';
-export { HttpSseSessionTransport, LegacySseSessionTransport } from './sse2024.js';
-export type { SessionLease } from './sessionLease.js';
-export { LOOPBACK_HOSTS, isLoopbackHost } from './security.js';
+export { StreamableHttpSessionTransport } from './server/sessions/sessionTransport.js';
+export { closeRequestSseStream } from './server/sessions/ssePolling.js';
+export type { CloseSseStreamOptions } from './server/sessions/sessionTransport.js';
+export { HttpSseSessionTransport, LegacySseSessionTransport } from './server/httpSse/httpSseTransport.js';
+export type { SessionLease } from './server/sessions/sessionTransportBase.js';
+export { LOOPBACK_HOSTS, isLoopbackHost } from './server/security.js';
 export {
   DEFAULT_MAX_BYTES_PER_SESSION,
   DEFAULT_MAX_EVENTS_PER_STREAM,
@@ -70,17 +70,17 @@ export type {
   SessionTransportKind,
 } from '../../stores/sessionStore.js';
 export { acceptsMediaType, isJsonContentType } from './media.js';
-export { STREAMABLE_HTTP_ALLOW } from './ladder.js';
+export { STREAMABLE_HTTP_ALLOW } from './server/ladder/ladder.js';
 export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
-export type { ResponseMode, ResponseShape } from './ladder.js';
-export { SseDecoder } from './sseDecoder.js';
-export type { SseEvent } from './sseDecoder.js';
-export { HttpStatus } from './refusals.js';
-export type { HttpStatusCode } from './refusals.js';
-export { httpSse, streamableHttp } from './clientConnectors.js';
-export { StreamableHttpClientTransport } from './streamableHttpClient.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './streamableHttpClientOptions.js';
-export { HttpSseClientTransport } from './httpSseClient.js';
-export type { HttpSseClientOptions, HttpSseTransportInit } from './httpSseClient.js';
-export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_SSE_EVENT_BYTES } from './clientHttp.js';
-export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from './clientHttp.js';
+export type { ResponseMode, ResponseShape } from './media.js';
+export { SseDecoder } from './sse/decoder.js';
+export type { SseEvent } from './sse/decoder.js';
+export { HttpStatus } from './server/refusals.js';
+export type { HttpStatusCode } from './server/refusals.js';
+export { httpSse, streamableHttp } from './client/clientConnectors.js';
+export { StreamableHttpClientTransport } from './client/streamableHttpClient.js';
+export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './client/streamableHttpClientOptions.js';
+export { HttpSseClientTransport } from './client/httpSseClient.js';
+export type { HttpSseClientOptions, HttpSseTransportInit } from './client/httpSseClient.js';
+export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_SSE_EVENT_BYTES } from './client/clientHttp.js';
+export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from './client/clientHttp.js';

@@ -18,9 +18,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { callerKey } from '../http/callerIdentity.js';
-import type { ProxyTrust } from '../http/callerIdentity.js';
-import { peerAddress } from '../http/io.js';
+import { callerKey } from '../http/server/callerIdentity.js';
+import type { ProxyTrust } from '../http/server/callerIdentity.js';
+import { peerAddress } from '../http/server/inputOutput.js';
 
 /** {@link ConnectionBudget} settings (validated by `serveHttp`). */
 export interface ConnectionBudgetInit {

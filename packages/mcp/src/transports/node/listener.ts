@@ -8,13 +8,13 @@
  */
 import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyRead, HttpInput, HttpOutput } from '../http/io.js';
+import type { BodyRead, HttpInput, HttpOutput } from '../http/server/inputOutput.js';
 import { nodeBodyStream, readNodeBody } from './nodeBody.js';
-import { peerAddress } from '../http/io.js';
-import { REQUEST_PEERS } from '../http/web.js';
-import type { SseChannel } from '../http/sse.js';
-import { HTTP_CORE } from '../http/handler.js';
-import type { McpHttpHandler } from '../http/handler.js';
+import { peerAddress } from '../http/server/inputOutput.js';
+import { REQUEST_PEERS } from '../http/server/web.js';
+import type { SseChannel } from '../http/sse/channel.js';
+import { HTTP_CORE } from '../http/server/handler.js';
+import type { McpHttpHandler } from '../http/server/handler.js';
 
 /** A Node request listener; with `next` (Express/Connect) requests for other paths are passed on. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;

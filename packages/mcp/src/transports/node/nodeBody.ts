@@ -5,7 +5,7 @@
 import { setUnrefTimeout } from '@switchboard/jsonrpc';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { BodyRead } from '../http/io.js';
+import type { BodyRead } from '../http/server/inputOutput.js';
 
 const TOO_LARGE: BodyRead = Object.freeze({ kind: 'tooLarge' });
 const ABORTED: BodyRead = Object.freeze({ kind: 'aborted' });

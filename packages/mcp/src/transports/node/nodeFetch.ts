@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchLike } from '../http/clientHttp.js';
+import type { FetchLike } from '../http/client/clientHttp.js';
 
 /** Default bound of open sockets per host (`Agent#maxSockets`) of the agents {@link createNodeFetch} makes. */
 export const DEFAULT_NODE_FETCH_MAX_SOCKETS = 64;

@@ -5,10 +5,10 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HTTP_CORE, createMcpHttpHandler } from '../http/handler.js';
-import type { McpHttpHandler } from '../http/handler.js';
-import type { McpHttpHandlerOptions } from '../http/options.js';
-import { isLoopbackHost } from '../http/security.js';
+import { HTTP_CORE, createMcpHttpHandler } from '../http/server/handler.js';
+import type { McpHttpHandler } from '../http/server/handler.js';
+import type { McpHttpHandlerOptions } from '../http/server/handlerOptions.js';
+import { isLoopbackHost } from '../http/server/security.js';
 import { checkTimeout, toNodeListener } from './listener.js';
 import { ConnectionBudget } from './connectionBudget.js';
 

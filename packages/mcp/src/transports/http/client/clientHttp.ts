@@ -1,0 +1,250 @@
+/**
+ * What the two HTTP client transports (Streamable HTTP and the 2024-11-05 HTTP+SSE transport) share: the injected
+ * `fetch`, the caller's headers, bounded body reads, reading an error answer (field bug B45), reading an SSE body
+ * with a bound on one event, and an abortable wait. Runtime-neutral: Web `fetch`, Web streams, no `node:` module.
+ */
+import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcResponse } from '@switchboard/jsonrpc';
+import { ConnectionClosedError, HttpStatusError } from '../../../protocol/clientErrors.js';
+import { mcpErrorFromWire } from '../../../protocol/errors.js';
+import { mediaTypeEssence } from '../media.js';
+import type { SseDecoder, SseEvent } from '../sse/decoder.js';
+
+/** The `fetch` a client transport calls: the global one, or one a host injects (a proxy agent, a test double). */
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Headers added to every HTTP request of a client transport (e.g. `Authorization`), or a function called before
+ * each request that returns them (for a token that is refreshed). The transport's own headers (`Content-Type`,
+ * `Accept`, `Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, `Last-Event-ID`)
+ * win over these.
+ */
+export type HttpClientHeaders = HttpHeaderFields | (() => HttpHeaderFields | Promise<HttpHeaderFields>);
+
+/** Header fields: a plain record of names to values, or a `Headers` object. */
+export type HttpHeaderFields = Readonly<Record<string, string>> | Headers;
+
+/** Fields of `RequestInit` passed to every `fetch` as they are (`credentials`, `mode`, `keepalive`, …). */
+export type HttpClientRequestInit = Omit<RequestInit, 'method' | 'body' | 'headers' | 'signal'>;
+
+/** Default bound (characters of text, bytes for ASCII) of one SSE event a client transport reads: 16 MiB. */
+export const DEFAULT_MAX_SSE_EVENT_BYTES = 16 * 1024 * 1024;
+/** Default bound (bytes) of one `application/json` answer a client transport reads: 16 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** How many bytes of an error answer are read to find a JSON-RPC error in it (the error keeps 1 KiB of text). */
+export const ERROR_BODY_READ_BYTES = 64 * 1024;
+
+/** `SSE` media type. */
+export const EVENT_STREAM = 'text/event-stream';
+
+/** Whether a response's `Content-Type` is `text/event-stream`. */
+export function isEventStream(response: Response): boolean {
+  return mediaTypeEssence(response.headers.get('content-type') ?? undefined) === EVENT_STREAM;
+}
+
+/** The caller's headers for one request, then `own` on top (the transport's headers win). */
+export async function requestHeaders(base: HttpClientHeaders | undefined, own: Record<string, string>): Promise<Headers> {
+  const headers = new Headers();
+  const fields = typeof base === 'function' ? await base() : base;
+  if (fields instanceof Headers) fields.forEach((value, name) => headers.set(name, value));
+  else if (fields !== undefined) for (const [name, value] of Object.entries(fields)) headers.set(name, value);
+  for (const [name, value] of Object.entries(own)) headers.set(name, value);
+  return headers;
+}
+
+/** A short description of why a `fetch` rejected (Node puts the socket error in `cause`). */
+export function fetchFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause: unknown = error.cause;
+  const detail = cause instanceof Error ? ((cause as Error & { code?: unknown }).code ?? cause.message) : undefined;
+  return typeof detail === 'string' && detail !== '' ? `${error.message} (${detail})` : error.message;
+}
+
+/**
+ * Whether a `fetch` failed because the connection was reset or closed under it (`ECONNRESET`, `EPIPE`, undici's
+ * "other side closed"): what a kept-alive connection the server closed at that moment looks like. A refused
+ * connection (`ECONNREFUSED`) is not.
+ */
+export function isStaleSocket(error: unknown): boolean {
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  const code = cause instanceof Error ? (cause as Error & { code?: unknown }).code : undefined;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
+/** Whether `error` is what an aborted `fetch` or body read rejects with. */
+export function isAbort(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (error instanceof Error && error.name === 'AbortError');
+}
+
+/**
+ * Reads a body as text, at most `maxBytes` of it; the rest is cancelled.
+ * @returns The text, and whether the whole body was read.
+ */
+export async function readBoundedText(response: Response, maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }> {
+  const body = response.body;
+  if (body === null) return { text: '', complete: true };
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { text: text + decoder.decode(), complete: true };
+      bytes += value.byteLength;
+      if (bytes > maxBytes) {
+        text += decoder.decode(value.subarray(0, value.byteLength - (bytes - maxBytes)));
+        await reader.cancel().catch(() => undefined);
+        return { text, complete: false };
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Drops a body the transport does not read (so the connection can be reused). */
+export function discardBody(response: Response): void {
+  response.body?.cancel().catch(() => undefined);
+}
+
+/** The JSON-RPC responses an inbound unit holds (one, or those of a batch). */
+export function responsesOf(inbound: Inbound): JsonRpcResponse[] {
+  if (inbound.kind === 'response') return [inbound.message];
+  if (inbound.kind === 'batch') return inbound.items.flatMap((item) => (item.kind === 'response' ? [item.message] : []));
+  return [];
+}
+
+/** The responses of an inbound unit that were well-formed (not stand-ins the classifier made for malformed ones). */
+function wellFormedResponsesOf(inbound: Inbound): JsonRpcResponse[] {
+  const items = inbound.kind === 'batch' ? inbound.items : [inbound];
+  return items.flatMap((item) => (item.kind === 'response' && item.invalid === undefined ? [item.message] : []));
+}
+
+/** What an answer's body that is not the success the client expected means (see {@link readErrorAnswer}). */
+export type ErrorAnswer =
+  /** A JSON-RPC response for the request: delivered as any response is, whatever the status. */
+  | { readonly deliver: Inbound }
+  /** Nothing to pair with the request: the send fails with this. */
+  | { readonly error: HttpStatusError };
+
+/**
+ * Reads an answer that is an HTTP error, or a success the client cannot use, field bug B45: a body holding a
+ * JSON-RPC response whose `id` is the request's is delivered (so `-32022` settles the request as the wire error
+ * it is); an error without an `id`, with `"id": null` or another id, or a body that is not JSON-RPC, is an
+ * {@link HttpStatusError} carrying the status, the first 1 KiB of the body and the typed JSON-RPC error, if any.
+ * @param facts - The answer, the request's id (`undefined` for a notification or response), and what was sent.
+ */
+export async function readErrorAnswer(facts: { readonly response: Response; readonly requestId: JsonRpcId | undefined; readonly what: string }): Promise<ErrorAnswer> {
+  const { response, requestId, what } = facts;
+  let text = '';
+  try {
+    text = (await readBoundedText(response, ERROR_BODY_READ_BYTES)).text;
+  } catch {
+    // A body cut short says nothing more than the status.
+  }
+  const parsed = text.trim() === '' ? undefined : parseJson(text);
+  if (parsed?.ok === true) {
+    const inbound = classifyValue(parsed.value);
+    const responses = responsesOf(inbound);
+    if (requestId !== undefined && responses.some((r) => r.id === requestId)) return { deliver: inbound };
+    const failure = wellFormedResponsesOf(inbound).find((r) => 'error' in r);
+    if (failure !== undefined && 'error' in failure) {
+      return { error: new HttpStatusError({ status: response.status, body: text, error: mcpErrorFromWire(failure.error), what }) };
+    }
+  }
+  return { error: new HttpStatusError({ status: response.status, body: text, what }) };
+}
+
+/** How reading one SSE body ended. */
+export type SseEnd = 'ended' | 'stopped' | 'aborted' | 'failed' | 'too_large';
+
+/** Options of {@link readSseBody}. */
+export interface ReadSseBodyOptions {
+  /** The decoder of this connection (its `lastEventId` and `retryMs` are read by the caller afterwards). */
+  readonly decoder: SseDecoder;
+  /** Bound of the event not yet ended, in characters. */
+  readonly maxEventBytes: number;
+  /** Aborting stops the read (`'aborted'`). */
+  readonly signal: AbortSignal;
+  /**
+   * Called before each read: a promise holds the read back until it resolves (backpressure: the body is not read,
+   * so the connection's flow control stops the sender). @default always room
+   */
+  readonly room?: () => Promise<void> | undefined;
+  /** Each event, in order; returning `true` stops reading (`'stopped'`; the body is cancelled). */
+  readonly onEvent: (event: SseEvent) => boolean | undefined;
+  /** Called with the failure when the body could not be read to its end (`'failed'`). */
+  readonly onFailure?: (error: unknown) => void;
+}
+
+/** Reads an SSE body to its end, event by event, bounding the event not yet ended. */
+export async function readSseBody(response: Response, options: ReadSseBodyOptions): Promise<SseEnd> {
+  const body = response.body;
+  if (body === null) return 'ended';
+  const { decoder, signal } = options;
+  const reader = body.getReader();
+  const text = new TextDecoder();
+  /** Ends the wait for room, if any: an aborted read held back for room stops waiting at once. */
+  let stopWaiting: (() => void) | undefined;
+  const cancel = (): void => {
+    stopWaiting?.();
+    reader.cancel().catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    for (;;) {
+      for (let wait = options.room?.(); wait !== undefined && !signal.aborted; wait = options.room?.()) {
+        const room = wait;
+        await new Promise<void>((resolve) => {
+          stopWaiting = resolve;
+          void room.then(resolve);
+        });
+        stopWaiting = undefined;
+      }
+      if (signal.aborted) return 'aborted';
+      const { value, done } = await reader.read();
+      if (done) {
+        for (const event of decoder.push(text.decode())) if (options.onEvent(event) === true) return 'stopped';
+        return signal.aborted ? 'aborted' : 'ended';
+      }
+      for (const event of decoder.push(text.decode(value, { stream: true }))) {
+        if (options.onEvent(event) === true) {
+          cancel();
+          return 'stopped';
+        }
+      }
+      if (decoder.pendingLength > options.maxEventBytes) {
+        cancel();
+        return 'too_large';
+      }
+    }
+  } catch (error) {
+    if (isAbort(error, signal)) return 'aborted';
+    options.onFailure?.(error);
+    return 'failed';
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+/** Waits `ms`; resolves `false` at once when `signal` aborts first. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The error of a request whose stream ended before its response and cannot be resumed. */
+export function streamLost(reason: string, cause?: unknown): ConnectionClosedError {
+  return new ConnectionClosedError(cause === undefined ? { what: 'the response stream ended', reason } : { what: 'the response stream ended', reason, cause });
+}

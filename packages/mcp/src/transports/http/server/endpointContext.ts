@@ -1,0 +1,80 @@
+/**
+ * What the HTTP endpoints (Streamable HTTP, 2024-11-05 HTTP+SSE) are handed by the handler that routes to them:
+ * the server, the session table and the settings they share, and the small helpers both use.
+ * Internal to the package (not a public entry).
+ */
+import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
+import type { BodyLimits } from './body.js';
+import type { HttpInput, HttpOutput } from './inputOutput.js';
+import type { McpHttpServerLike } from './serverLike.js';
+import type { SessionEntry, SessionTable } from './sessions/sessionTable.js';
+
+/** A session an endpoint asks to open for the HTTP request `input`. */
+export interface EndpointAdmitRequest {
+  readonly sessionId: string;
+  readonly kind: SessionEntry['kind'];
+  readonly input: HttpInput;
+  /** The session's stream prefix for its record (`null`: no resumption). */
+  readonly streamPrefix: string | null;
+}
+
+/** The shared state and settings of the endpoints of one handler. */
+export interface EndpointContext {
+  readonly server: McpHttpServerLike;
+  readonly logger: Logger;
+  readonly table: SessionTable;
+  readonly body: BodyLimits;
+  /** Interval (ms) of SSE keep-alive comments on long-lived streams; `0` disables. */
+  readonly keepAliveMs: number;
+  /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
+  readonly maxSseBufferBytes: number;
+  /** Unsent SSE data allowed across every stateless (2026-07-28) stream together, in bytes. */
+  readonly maxSseBufferBytesTotal: number;
+  /** Admits a new session: the refusal to send (429, 503), or `undefined` when the slot is taken. */
+  admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined>;
+  /** The 500 answer to an internal failure (logged; no exception text on the wire). */
+  internalError(error: unknown): HttpOutput;
+  /**
+   * The key of the caller that sent `input`, for the server's per-caller shares (tasks, listen streams, SSE
+   * buffers): the handler's `callerIdentity`, else `address:<address after trustProxy>` (a loopback peer
+   * included), else `undefined` (no address known: the Web handler).
+   */
+  callerOf(input: HttpInput): string | undefined;
+}
+
+export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
+
+/**
+ * The {@link TransportMessageExtra} of one request, with the key of its caller (see `callerKeyOf` on the server);
+ * headers are collected only if someone reads them.
+ */
+class LazyExtra implements TransportMessageExtra {
+  readonly authInfo: unknown;
+  /** See {@link EndpointContext.callerOf}. */
+  readonly caller: string | undefined;
+  readonly #input: HttpInput;
+  #headers: Record<string, string> | undefined = undefined;
+
+  constructor(input: HttpInput, caller: string | undefined) {
+    this.#input = input;
+    this.authInfo = input.authInfo;
+    this.caller = caller;
+  }
+
+  get headers(): Record<string, string> {
+    return (this.#headers ??= this.#input.headers());
+  }
+}
+
+/** The {@link TransportMessageExtra} handed to the server with the messages of `input` (`caller`: its caller key). */
+export function extraOf(input: HttpInput, caller?: string): TransportMessageExtra {
+  return new LazyExtra(input, caller);
+}
+
+/**
+ * A new session id: cryptographically secure, visible ASCII (MCP 2025-11-25 basic/transports.mdx "Session
+ * Management" item 1).
+ */
+export function newSessionId(): string {
+  return globalThis.crypto.randomUUID();
+}

@@ -1,0 +1,47 @@
+/**
+ * The SSE event history of a session leaves the store with the session: streams that ended in an error, or whose
+ * connection was cut, are no longer held once the session is deleted (they used to stay until the store's own
+ * limits dropped them: a flood of failing calls with huge arguments filled the heap and survived DELETE).
+ */
+import { describe, expect, it } from 'vitest';
+import { McpServer } from '../../../server/mcpServer.js';
+import { InMemoryEventStore } from '../../../stores/eventStore.js';
+import { createMcpHttpHandler } from './handler.js';
+
+const BASE = 'http://127.0.0.1:3999/mcp';
+const HEADERS = { host: '127.0.0.1:3999', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('event history and the session', () => {
+  it('DELETE frees the history of streams that ended in an error', async () => {
+    const server = new McpServer({ name: 'history', version: '0' });
+    server.tool('fail', {}, () => {
+      throw new Error('boom');
+    });
+    const store = new InMemoryEventStore();
+    const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
+    const init = await handler.fetch(new Request(BASE, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
+    }));
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    for (let i = 1; i <= 5; i++) {
+      // An unknown tool: a JSON-RPC error (no result), so the stream keeps its history for resumption.
+      const response = await handler.fetch(new Request(BASE, {
+        method: 'POST',
+        headers: { ...headers, accept: 'text/event-stream, application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: `nope${i}`, arguments: {} } }),
+      }));
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      expect(await response.text()).toContain('"code":-32602');
+    }
+    expect(store.size).toBeGreaterThan(0);
+    const deleted = await handler.fetch(new Request(BASE, { method: 'DELETE', headers }));
+    expect(deleted.status).toBe(200);
+    expect(store.size).toBe(0);
+    await handler.close();
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * The answer to one modern POST (MCP 2026-07-28), with no session: the request is handed to the server's `handle`
+ * with a channel that writes on this POST's own stream, and answered as one `application/json` body or as a
+ * `text/event-stream` (the same adaptive decision as on a session: the response alone ⇒ JSON; a notification
+ * first, or nothing within `sseAfterMs` ⇒ SSE). No session id is minted or read, no event carries an id (there
+ * is nothing to resume), SSE streams get keep-alive comments, and the client closing the response stream aborts
+ * the request's signal: on this transport that is the cancellation.
+ *
+ * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages", "Receiving Messages", "Cancellation"
+ */
+import { echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import type {
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcParams,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Logger,
+  TransportMessageExtra,
+} from '@switchboard/jsonrpc';
+import { McpErrorCode } from '../../../../protocol/errors.js';
+import { OutStream } from './exchange.js';
+import type { ExchangeHost } from './exchange.js';
+import type { HttpOutput } from '../inputOutput.js';
+import { JSON_HEADERS } from '../inputOutput.js';
+import type { ResponseShape } from '../../media.js';
+import { HttpStatus } from '../refusals.js';
+import type { HttpStatusCode } from '../refusals.js';
+import type { HttpChannelNotifyOptions, HttpClientChannel, HttpHandleOptions } from '../serverLike.js';
+import { SSE_HEADERS } from '../../sse/channel.js';
+import { SseBufferBudget } from '../sseBudget.js';
+
+/** The modern `handle` of the server (see `McpHttpServerLike.handle`). */
+export type ModernHandle = (message: JsonRpcRequest | JsonRpcNotification, options?: HttpHandleOptions) => Promise<JsonRpcResponse | undefined>;
+
+/** The settings every stateless exchange of one endpoint shares. */
+export interface StatelessSettings {
+  readonly logger: Logger;
+  /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
+  readonly maxSseBufferBytes: number;
+  /** Unsent SSE data allowed across every stateless stream together, in bytes (see {@link SseBufferBudget}). */
+  readonly maxSseBufferBytesTotal: number;
+  /** Interval (ms) of SSE keep-alive comments; `0` disables. */
+  readonly keepAliveMs: number;
+  /** ms before an undecided exchange becomes SSE. */
+  readonly sseAfterMs: number;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The exchanges' view of the endpoint when there is no session: no event store, no stream ids, headers without
+ * `Mcp-Session-Id`. One per endpoint.
+ */
+export class StatelessExchangeHost implements ExchangeHost {
+  readonly sessionId = undefined;
+  readonly eventStore = undefined;
+  readonly logger: Logger;
+  readonly retryMs = 0;
+  readonly maxSseBufferBytes: number;
+  readonly sseHeaders = SSE_HEADERS;
+  readonly jsonHeaders = JSON_HEADERS;
+  readonly acceptedHeaders = NO_HEADERS;
+  readonly closed = false;
+  readonly keepAliveMs: number;
+  readonly sseAfterMs: number;
+  /** What every stateless SSE stream together holds unsent, and who gives a stream up when it is too much. */
+  readonly sseBudget: SseBufferBudget;
+
+  constructor(settings: StatelessSettings) {
+    this.logger = settings.logger;
+    this.maxSseBufferBytes = settings.maxSseBufferBytes;
+    this.sseBudget = new SseBufferBudget(settings.maxSseBufferBytesTotal);
+    this.keepAliveMs = settings.keepAliveMs;
+    this.sseAfterMs = settings.sseAfterMs;
+  }
+
+  primes(): boolean {
+    return false;
+  }
+
+  opened(): void {}
+
+  finished(): void {}
+
+  stored(): void {}
+
+  forget(): void {}
+}
+
+/**
+ * The HTTP status of a modern request answered with a JSON error body: -32021 is 400 (MCP 2026-07-28
+ * basic/index.mdx "Error Codes"); every other error a handler produces stays in-band with 200.
+ */
+function statusOf(response: JsonRpcResponse): HttpStatusCode {
+  return 'error' in response && response.error.code === McpErrorCode.MissingRequiredClientCapability ? HttpStatus.BadRequest : HttpStatus.Ok;
+}
+
+/** Whether a response must be a JSON answer with an error status rather than an event on a stream. */
+function isHttpError(response: JsonRpcResponse): boolean {
+  return statusOf(response) !== HttpStatus.Ok;
+}
+
+/** What {@link StatelessExchange} is created with. */
+export interface StatelessExchangeInit {
+  readonly host: StatelessExchangeHost;
+  readonly request: JsonRpcRequest;
+  readonly respondWith: ResponseShape;
+  /** The HTTP request's abort signal (the connection closed), when the runtime has one. */
+  readonly clientGone: AbortSignal | undefined;
+  /** The caller key (see `EndpointContext.callerOf`): whose share of the SSE budget the stream is. */
+  readonly caller: string | undefined;
+}
+
+/**
+ * One modern request's exchange: its {@link OutStream} and the {@link HttpClientChannel} its handler writes to.
+ * `sse` answers are held back like adaptive ones until the first message, so that a -32021 answer can still be an
+ * HTTP 400 (then as JSON); once a notification went out, or after `sseAfterMs`, the answer is a 200 stream.
+ */
+export class StatelessExchange implements HttpClientChannel {
+  readonly #host: StatelessExchangeHost;
+  readonly #stream: OutStream;
+  readonly #id: JsonRpcId;
+  readonly #preferSse: boolean;
+  readonly #controller = new AbortController();
+  readonly #caller: string | undefined;
+  #status: HttpStatusCode = HttpStatus.Ok;
+
+  constructor(init: StatelessExchangeInit) {
+    this.#host = init.host;
+    this.#caller = init.caller;
+    this.#id = init.request.id;
+    this.#preferSse = init.respondWith === 'sse';
+    const stream = new OutStream(init.host, init.respondWith === 'json' ? 'json' : 'adaptive');
+    stream.remaining = 1;
+    this.#stream = stream;
+    const gone = init.clientGone;
+    if (gone !== undefined) {
+      if (gone.aborted) this.#cancel();
+      else gone.addEventListener('abort', () => this.#cancel(), { once: true });
+    }
+  }
+
+  /** The request's signal: aborted when the client closed the response stream (or never waited for it). */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /**
+   * Runs the request through `handle` and resolves with the HTTP answer: the JSON body once the response exists,
+   * or the SSE stream as soon as the exchange became one (the response then ends it).
+   */
+  run(handle: ModernHandle, request: JsonRpcRequest, extra: TransportMessageExtra): Promise<HttpOutput> {
+    const stream = this.#stream;
+    const answered = stream.settled();
+    if (stream.kind === 'adaptive') stream.timer = setTimeout(() => this.#upgrade(), this.#host.sseAfterMs);
+    handle(request, { channel: this, signal: this.#controller.signal, extra }).then(
+      (response) => this.#respond(response),
+      (error: unknown) => {
+        this.#host.logger.error('Modern request handler rejected', { error });
+        this.#respond({ jsonrpc: '2.0', id: this.#id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
+      },
+    );
+    return answered.then((settled) => this.#output(settled));
+  }
+
+  /**
+   * Writes a notification on this request's stream (an undecided exchange becomes SSE first). Dropped when the
+   * answer is one JSON body, after the response went out, or once the client left.
+   */
+  notify(method: string, params?: JsonRpcParams, _options?: HttpChannelNotifyOptions): Promise<void> {
+    const stream = this.#stream;
+    if (stream.done || this.#controller.signal.aborted) return Promise.resolve();
+    if (stream.kind === 'adaptive') this.#upgrade();
+    if (stream.kind !== 'sse') return Promise.resolve();
+    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return stream.emit(message, JSON.stringify(message)) ?? Promise.resolve();
+  }
+
+  /** Always rejects: a modern request never sends the client a request (an input request is a result instead). */
+  request<T = unknown>(method: string): Promise<T> {
+    return Promise.reject(new JsonRpcLocalError(
+      LocalErrorCode.SendFailed,
+      `Cannot send '${method}' to the client: a modern (2026-07-28) request has no server-to-client requests (use an input request)`,
+    ));
+  }
+
+  /** The exchange becomes an SSE stream with keep-alive comments; the client closing it cancels the request. */
+  #upgrade(): void {
+    const stream = this.#stream;
+    stream.upgrade();
+    const channel = stream.channel;
+    if (stream.kind !== 'sse' || channel === undefined) return;
+    const detached = channel.ondetach;
+    channel.ondetach = () => {
+      detached?.();
+      this.#cancel();
+    };
+    channel.keepAlive(this.#host.keepAliveMs);
+    this.#host.sseBudget.track(channel, this.#caller);
+  }
+
+  /** The client went away before the response: the handler's signal aborts; nothing more is sent. */
+  #cancel(): void {
+    if (this.#stream.done) return;
+    this.#controller.abort();
+  }
+
+  #respond(response: JsonRpcResponse | undefined): void {
+    const stream = this.#stream;
+    if (stream.done) return;
+    stream.remaining = 0;
+    // Nothing to send: the request was cancelled (the client is gone), or the server answers nothing.
+    if (response === undefined || this.#controller.signal.aborted) {
+      stream.complete();
+      return;
+    }
+    let json: string;
+    try {
+      json = JSON.stringify(response);
+    } catch (error) {
+      this.#host.logger.error('Modern response could not be serialized', { error, id: echoId(this.#id) });
+      json = JSON.stringify({ jsonrpc: '2.0', id: this.#id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
+    }
+    if (stream.kind === 'adaptive') {
+      if (this.#preferSse && !isHttpError(response)) this.#upgrade();
+      else stream.decideJson();
+    }
+    if (stream.kind === 'json') {
+      this.#status = statusOf(response);
+      stream.collect(json);
+    } else {
+      stream.answered = true;
+      void stream.emit(response, json);
+    }
+    stream.complete();
+  }
+
+  #output(settled: boolean): HttpOutput {
+    const stream = this.#stream;
+    const channel = stream.answer;
+    if (settled && channel !== undefined) {
+      stream.answer = undefined;
+      return { status: HttpStatus.Ok, headers: this.#host.sseHeaders, sse: channel };
+    }
+    // Cancelled before anything was answered: the client is gone; an empty 202 closes what is left.
+    if (stream.count === 0) return { status: HttpStatus.Accepted, headers: this.#host.acceptedHeaders };
+    // A -32021 answer is an HTTP 400 whose body is the JSON-RPC error with the request's id.
+    return { status: this.#status, headers: this.#host.jsonHeaders, body: stream.takeJson(false) };
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The exchanges' view of one Streamable HTTP session ({@link ExchangeHost}): its answer headers, its event store,
+ * stream ids, and which streams have history to forget.
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import { REVISION_FEATURES, isLegacyRevision } from '../../../../protocol/revisions.js';
+import type { EventStore } from '../../../../stores/eventStore.js';
+import type { ExchangeHost, OutStream } from '../exchanges/exchange.js';
+import { JSON_HEADERS } from '../inputOutput.js';
+import { SSE_HEADERS } from '../../sse/channel.js';
+
+
+/** What the exchanges of a session need from its transport's settings (`SessionTransportInit` extends it). */
+export interface SessionExchangeSettings {
+  readonly sessionId: string;
+  readonly eventStore: EventStore | undefined;
+  readonly logger: Logger;
+  /** The SSE `retry` field (ms) sent with a priming event. */
+  readonly retryMs: number;
+  /** Unsent SSE data allowed per connection before it is dropped (`maxSseBufferBytes`). */
+  readonly maxSseBufferBytes: number;
+}
+/** Logs a failed event-store cleanup instead of leaving a rejected promise behind. */
+export function settleCleanup(result: void | Promise<void>, logger: Logger): void {
+  if (result !== undefined) result.catch((error: unknown) => logger.debug('Event store cleanup failed', { error }));
+}
+
+/**
+ * The exchanges' view of one Streamable HTTP session. A class with prototype methods and data fields, not an object
+ * literal of closures: every idle session holds one, and a literal with a getter is a V8 dictionary-mode object
+ * (~0.8 KiB more per session, measured with heap snapshots of 1,000 idle sessions).
+ */
+export class SessionExchangeHost implements ExchangeHost {
+  readonly sessionId: string;
+  readonly eventStore: EventStore | undefined;
+  readonly logger: Logger;
+  readonly retryMs: number;
+  readonly maxSseBufferBytes: number;
+  readonly sseHeaders: Readonly<Record<string, string>>;
+  readonly jsonHeaders: Readonly<Record<string, string>>;
+  readonly acceptedHeaders: Readonly<Record<string, string>>;
+  /** Set when the session transport closes. */
+  closed = false;
+  readonly #owner: { readonly protocolVersion: string | undefined };
+  readonly #prefix: string;
+  readonly #streams: Map<string, OutStream>;
+  readonly #stored: Set<string>;
+  #counter = 0;
+
+  constructor(options: {
+    readonly owner: { readonly protocolVersion: string | undefined };
+    readonly init: SessionExchangeSettings;
+    readonly prefix: string;
+    readonly streams: Map<string, OutStream>;
+    readonly stored: Set<string>;
+  }) {
+    const init = options.init;
+    this.sessionId = init.sessionId;
+    this.eventStore = init.eventStore;
+    this.logger = init.logger;
+    this.retryMs = init.retryMs;
+    this.maxSseBufferBytes = init.maxSseBufferBytes;
+    this.sseHeaders = Object.freeze({ ...SSE_HEADERS, 'mcp-session-id': init.sessionId });
+    this.jsonHeaders = Object.freeze({ ...JSON_HEADERS, 'mcp-session-id': init.sessionId });
+    this.acceptedHeaders = Object.freeze({ 'mcp-session-id': init.sessionId });
+    this.#owner = options.owner;
+    this.#prefix = options.prefix;
+    this.#streams = options.streams;
+    this.#stored = options.stored;
+  }
+
+  primes(): boolean {
+    return primesAt(this.#owner.protocolVersion);
+  }
+
+  opened(stream: OutStream): void {
+    stream.id = `${this.#prefix}${++this.#counter}`;
+    this.#streams.set(stream.id, stream);
+  }
+
+  finished(stream: OutStream): void {
+    this.#streams.delete(stream.id);
+  }
+
+  stored(streamId: string): void {
+    this.#stored.add(streamId);
+  }
+
+  forget(streamId: string): void {
+    this.#stored.delete(streamId);
+    settleCleanup(this.eventStore?.deleteStream?.(streamId), this.logger);
+  }
+}
+
+/** Whether POST streams at `version` begin with a priming event (2025-11-25 and later). */
+export function primesAt(version: string | undefined): boolean {
+  return version !== undefined && isLegacyRevision(version) && REVISION_FEATURES[version].ssePriming;
+}
+

@@ -1,0 +1,419 @@
+/**
+ * The HTTP handler's session table: admission (the `maxSessions` cap, the per-caller budget, reclaiming sessions
+ * under a flood from whoever holds most), the idle and handshake reaper, and the live transports of both HTTP
+ * transports.
+ *
+ * The records (when a session was opened and last used, how far it got, whose it is) live in a
+ * {@link SessionStore}; the live transport objects stay here, in the process that serves them. Decisions read the
+ * store; a session with a request in flight or an open stream is never closed by them, whatever its record says.
+ * Internal to the package (not a public entry).
+ */
+import { setUnrefTimeout } from '@switchboard/jsonrpc';
+import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
+import { refusalOutput } from '../refusals.js';
+import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../../../stores/sessionStore.js';
+import type { HttpOutput } from '../inputOutput.js';
+import type { HttpSseSessionTransport } from '../httpSse/httpSseTransport.js';
+import type { HttpSessionHandle } from '../serverLike.js';
+import type { SessionRecordLink } from './sessionTransportBase.js';
+import type { StreamableHttpSessionTransport } from './sessionTransport.js';
+
+/** A live Streamable HTTP session. */
+export interface StreamableEntry {
+  readonly kind: 'streamable-http';
+  readonly transport: StreamableHttpSessionTransport;
+  session: HttpSessionHandle | undefined;
+}
+
+/** A live 2024-11-05 HTTP+SSE session (it lives as long as its stream). */
+export interface HttpSseEntry {
+  readonly kind: 'legacy-sse';
+  readonly transport: HttpSseSessionTransport;
+  session: HttpSessionHandle | undefined;
+}
+
+export type SessionEntry = StreamableEntry | HttpSseEntry;
+
+/** What {@link SessionTable.admit} is asked to admit. */
+export interface AdmitRequest {
+  readonly sessionId: string;
+  readonly kind: SessionTransportKind;
+  /** The caller identity the session counts against; `undefined`: no per-caller budget applies. */
+  readonly caller: string | undefined;
+  /**
+   * Whom the session is counted for when reclaiming at the cap (the caller, else its address; `''` when unknown):
+   * the group holding most sessions gives one up first.
+   */
+  readonly group: string;
+  /** The session's stream prefix, kept in its record (`null`: the transport has no resumption). */
+  readonly streamPrefix: string | null;
+}
+
+/** {@link SessionTable} settings (validated by the handler). */
+export interface SessionTableInit {
+  readonly store: SessionStore;
+  readonly logger: Logger;
+  readonly maxSessions: number;
+  readonly maxSessionsPerCaller: number;
+  /** `0`: never reaped for idleness. */
+  readonly idleMs: number;
+  /** `0`: never reaped for an unfinished handshake. */
+  readonly handshakeMs: number;
+  /** How long after its last request a session that made two or more requests is kept from being reclaimed. */
+  readonly graceMs: number;
+}
+
+/** A timeout option as a comparable span: `0` (or less) means never. */
+function positiveOr(ms: number): number {
+  return ms > 0 ? ms : Infinity;
+}
+
+/**
+ * The phase a Streamable HTTP POST moves a session to: a request or a response makes it `active`, except `ping`: a
+ * session whose client only pings after the handshake has done no work, so it stays reclaimable `graceMs` after
+ * its last ping (one ping per session per idle timeout used to hold a flood of sessions for good).
+ */
+export function phaseAfterPost(inbound: Inbound): SessionPhase {
+  if (worked(inbound)) return 'active';
+  if (inbound.kind === 'batch') {
+    for (const item of inbound.items) if (worked(item)) return 'active';
+  }
+  return 'initialized';
+}
+
+function worked(inbound: Inbound): boolean {
+  return inbound.kind === 'response' || (inbound.kind === 'request' && inbound.message.method !== 'ping');
+}
+
+/** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
+const MEMO_MS = 1000;
+/** The most callers remembered that way at once. */
+const MAX_MEMOS = 10_000;
+
+/** RFC 9110 §10.2.3 `Retry-After`: whole seconds until `at`, rounded up, at least 1; `null` for never. */
+function secondsUntil(at: number, now: number): number | null {
+  return Number.isFinite(at) ? Math.max(1, Math.ceil((at - now) / 1000)) : null;
+}
+
+const RANK: Readonly<Record<SessionPhase, number>> = { opened: 0, initialized: 1, active: 2 };
+
+/** What the table knows of one live session for reclaiming it. */
+interface Usage {
+  readonly group: string;
+  /** Requests that did work (not `ping`) since the session opened. */
+  requests: number;
+}
+
+/** @internal See the module documentation. */
+export class SessionTable {
+  readonly #store: SessionStore;
+  readonly #logger: Logger;
+  readonly #max: number;
+  readonly #maxPerCaller: number;
+  readonly #idleMs: number;
+  readonly #handshakeMs: number;
+  readonly #graceMs: number;
+  /** The reaper's period (ms); `0` when nothing is ever reaped. */
+  readonly #reapEvery: number;
+  readonly #entries = new Map<string, SessionEntry>();
+  /** The phase of each live session as last written to the store (so a touch writes a phase change only once). */
+  readonly #phases = new Map<string, SessionPhase>();
+  /** Per live session of this process: its group and how many requests it made after the handshake. */
+  readonly #usage = new Map<string, Usage>();
+  /** Live sessions of this process per group (see {@link AdmitRequest.group}). */
+  readonly #groups = new Map<string, number>();
+  /**
+   * After a scan found nothing reclaimable: until when (ms) the same question is answered from its result
+   * (`earliest`: when the first session becomes reclaimable) instead of scanning again. Keyed by caller (`''`: the
+   * whole table). Bounds the work a flood against a full table can cause to one scan per key per second; the
+   * price is that a busy session that goes idle past its timeout is taken back up to a second later.
+   */
+  readonly #nothingUntil = new Map<string, { readonly until: number; readonly earliest: number }>();
+  /** Admissions run one after another, so two of them never both take the last slot. */
+  #admitting: Promise<unknown> = Promise.resolve();
+  #reaper: TimerHandle | undefined = undefined;
+  #closed = false;
+  /** Set while the server drains before it closes: live sessions are served, new ones refused. */
+  #admissionsStopped = false;
+
+  constructor(init: SessionTableInit) {
+    this.#store = init.store;
+    this.#logger = init.logger;
+    this.#max = init.maxSessions;
+    this.#maxPerCaller = init.maxSessionsPerCaller;
+    this.#idleMs = init.idleMs;
+    this.#handshakeMs = init.handshakeMs;
+    this.#graceMs = init.graceMs;
+    const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
+    this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
+  }
+
+  /** Live sessions (both transports). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Refuses new sessions from now on (503) while the live ones go on being served: a graceful close drains. */
+  stopAdmitting(): void {
+    this.#admissionsStopped = true;
+  }
+
+  streamable(sessionId: string): StreamableEntry | undefined {
+    const entry = this.#entries.get(sessionId);
+    return entry?.kind === 'streamable-http' ? entry : undefined;
+  }
+
+  sse2024(sessionId: string): HttpSseEntry | undefined {
+    const entry = this.#entries.get(sessionId);
+    return entry?.kind === 'legacy-sse' ? entry : undefined;
+  }
+
+  /**
+   * Admits a new session for its caller, making room when the caller's budget or the table is full by closing a
+   * reclaimable session (see {@link #pick}). Resolves with the refusal to send, or with
+   * `undefined` once the record of the session is stored (the slot is taken; {@link add} the live entry next).
+   */
+  admit(request: AdmitRequest): Promise<HttpOutput | undefined> {
+    const run = this.#admitting.then(() => this.#admitNow(request));
+    this.#admitting = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The link of a session's transport to the session's record (see {@link SessionRecordLink}). */
+  link(sessionId: string): SessionRecordLink {
+    return {
+      recordProtocolVersion: (protocolVersion) => {
+        if (this.#phases.has(sessionId)) this.#settle(this.#store.touch(sessionId, { at: Date.now(), protocolVersion }));
+      },
+      recordedStreamPrefix: async () => (await this.#store.get(sessionId))?.streamPrefix ?? undefined,
+    };
+  }
+
+  async #admitNow(request: AdmitRequest): Promise<HttpOutput | undefined> {
+    const { sessionId, kind, caller, group, streamPrefix } = request;
+    if (this.#closed) return refusalOutput('handlerClosed');
+    if (this.#admissionsStopped) return refusalOutput('shuttingDown');
+    const now = Date.now();
+    if (caller !== undefined && this.#maxPerCaller < this.#max && (await this.#store.count({ caller })) >= this.#maxPerCaller) {
+      const wait = await this.#makeRoom(now, caller);
+      if (wait !== undefined) {
+        return this.#refusal('tooManyCallerSessions', `${this.#maxPerCaller} sessions of this caller are live`, wait);
+      }
+    }
+    if ((await this.#store.count()) >= this.#max) {
+      const wait = await this.#makeRoom(now, undefined);
+      if (wait !== undefined) return this.#refusal('tooManySessions', `${this.#max} sessions are live`, wait);
+    }
+    if (this.#closed) return refusalOutput('handlerClosed');
+    const handshake = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
+    const record: SessionRecord = {
+      sessionId,
+      transport: kind,
+      caller: caller ?? null,
+      createdAt: now,
+      lastActivity: now,
+      phase: 'opened',
+      ttlMs: Number.isFinite(handshake) ? handshake : 0,
+      streamPrefix,
+      protocolVersion: null,
+    };
+    await this.#store.create(record);
+    this.#phases.set(sessionId, 'opened');
+    this.#usage.set(sessionId, { group, requests: 0 });
+    this.#groups.set(group, (this.#groups.get(group) ?? 0) + 1);
+    return undefined;
+  }
+
+  /** Registers the live entry of an admitted session and starts the reaper. */
+  add(entry: SessionEntry): void {
+    this.#entries.set(entry.transport.sessionId, entry);
+    // A new session is reclaimable at once until its handshake completes: what the last scans found is stale.
+    this.#nothingUntil.clear();
+    this.#startReaper();
+  }
+
+  /**
+   * Records a request on a session: its time and, when it moved the session on, its phase (a phase never goes
+   * back). Not awaited: the store's write settles on its own (a failure is logged).
+   */
+  touch(entry: SessionEntry, phase: SessionPhase): void {
+    const id = entry.transport.sessionId;
+    const current = this.#phases.get(id);
+    if (current === undefined) return;
+    const at = Date.now();
+    if (phase === 'active') {
+      const usage = this.#usage.get(id);
+      if (usage !== undefined) usage.requests++;
+    }
+    if (RANK[phase] > RANK[current]) {
+      this.#phases.set(id, phase);
+      // A legacy session lives as long as its stream: once used, only the stream's end closes it.
+      const ttlMs = entry.kind === 'legacy-sse' ? 0 : this.#idleMs;
+      this.#settle(this.#store.touch(id, { at, phase, ttlMs }));
+    } else {
+      this.#settle(this.#store.touch(id, { at }));
+    }
+  }
+
+  /**
+   * Forgets a session at once (its transport closed, or is closing): its slot is free now. With `transport`, only
+   * when the live entry of `sessionId` (if any) is that transport's. Idempotent.
+   */
+  remove(sessionId: string, transport?: SessionEntry['transport']): void {
+    const entry = this.#entries.get(sessionId);
+    if (transport !== undefined && entry !== undefined && entry.transport !== transport) return;
+    this.#entries.delete(sessionId);
+    this.#forgetUsage(sessionId);
+    if (this.#phases.delete(sessionId)) this.#settle(this.#store.delete(sessionId));
+  }
+
+  #forgetUsage(sessionId: string): void {
+    const usage = this.#usage.get(sessionId);
+    if (usage === undefined) return;
+    this.#usage.delete(sessionId);
+    const left = (this.#groups.get(usage.group) ?? 1) - 1;
+    if (left <= 0) this.#groups.delete(usage.group);
+    else this.#groups.set(usage.group, left);
+  }
+
+  /** Closes a session (its McpServer session when connected, else its transport); never rejects. */
+  async closeEntry(entry: SessionEntry): Promise<void> {
+    try {
+      if (entry.session !== undefined) await entry.session.close();
+      else await entry.transport.close();
+    } catch (error) {
+      this.#logger.warn('Closing an HTTP session failed', { sessionId: entry.transport.sessionId, error });
+      await entry.transport.close();
+    }
+  }
+
+  /** Closes every session and stops the reaper; later admissions are refused. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#reaper !== undefined) clearTimeout(this.#reaper);
+    this.#reaper = undefined;
+    await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
+  }
+
+  /** Whether a session must not be closed by admission or the reaper: its lease has a request in flight or a stream open. */
+  #busy(entry: SessionEntry): boolean {
+    const lease = entry.transport;
+    return lease.requestInFlight || lease.streamOpen;
+  }
+
+  /**
+   * When a live session may be reclaimed to make room (ms since the epoch): at once when it never completed the
+   * handshake or made at most one request after it (a flood's sessions do no more than that), else `graceMs` after
+   * its last request.
+   */
+  #reclaimableAt(entry: SessionEntry, usage: Usage): number {
+    const phase = this.#phases.get(entry.transport.sessionId) ?? 'opened';
+    if (phase !== 'active' || usage.requests <= 1) return -Infinity;
+    return entry.transport.lastActivity + this.#graceMs;
+  }
+
+  /**
+   * The session to reclaim (of `group`, when given): among the sessions neither busy nor within their grace, those
+   * of the group holding most live sessions first, then the cheapest (never completed the handshake, or at most one
+   * request after it) before the others, then the longest idle. With `earliest`: when the first one still within its
+   * grace leaves it (`Infinity`: none will; busy sessions are never taken).
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" (a server MAY terminate a session at any time)
+   */
+  #pick(now: number, group: string | undefined): { victim: SessionEntry | undefined; earliest: number } {
+    let victim: SessionEntry | undefined;
+    let bestHeld = 0;
+    let bestCheap = false;
+    let bestIdleSince = Infinity;
+    let earliest = Infinity;
+    for (const [id, usage] of this.#usage) {
+      if (group !== undefined && usage.group !== group) continue;
+      const entry = this.#entries.get(id);
+      // A session admitted but not registered yet (connecting) is skipped, like a busy one.
+      if (entry === undefined || this.#busy(entry)) continue;
+      const at = this.#reclaimableAt(entry, usage);
+      if (at > now) {
+        if (at < earliest) earliest = at;
+        continue;
+      }
+      const held = this.#groups.get(usage.group) ?? 0;
+      const cheap = at === -Infinity;
+      const idleSince = entry.transport.lastActivity;
+      const better = held !== bestHeld ? held > bestHeld : cheap !== bestCheap ? cheap : idleSince < bestIdleSince;
+      if (victim === undefined || better) {
+        victim = entry;
+        bestHeld = held;
+        bestCheap = cheap;
+        bestIdleSince = idleSince;
+      }
+    }
+    return { victim, earliest };
+  }
+
+  /**
+   * Closes the session {@link #pick} chooses (of `caller`, when given) and resolves with `undefined`; when none is
+   * reclaimable now, resolves with the seconds until one will be (`null`: none will while every session is busy).
+   */
+  async #makeRoom(now: number, caller: string | undefined): Promise<number | null | undefined> {
+    const key = caller ?? '';
+    const memo = this.#nothingUntil.get(key);
+    if (memo !== undefined && now < memo.until && now < memo.earliest) return secondsUntil(memo.earliest, now);
+    const { victim, earliest } = this.#pick(now, caller);
+    if (victim === undefined) {
+      if (this.#nothingUntil.size >= MAX_MEMOS) this.#nothingUntil.clear();
+      this.#nothingUntil.set(key, { until: now + MEMO_MS, earliest });
+      return secondsUntil(earliest, now);
+    }
+    this.#nothingUntil.delete(key);
+    const id = victim.transport.sessionId;
+    this.#logger.debug('Closing an HTTP session to make room', { sessionId: id, phase: this.#phases.get(id), group: this.#usage.get(id)?.group });
+    this.#entries.delete(id);
+    this.#phases.delete(id);
+    this.#forgetUsage(id);
+    await this.#store.delete(id);
+    void this.closeEntry(victim);
+    return undefined;
+  }
+
+  #refusal(name: 'tooManySessions' | 'tooManyCallerSessions', detail: string, retryAfter: number | null | undefined): HttpOutput {
+    return refusalOutput(name, { detail, retryAfterSeconds: typeof retryAfter === 'number' ? retryAfter : undefined });
+  }
+
+  #startReaper(): void {
+    if (this.#reaper !== undefined || this.#closed || this.#reapEvery === 0) return;
+    this.#reaper = setUnrefTimeout(this.#reapTick, this.#reapEvery);
+  }
+
+  /** One reaping pass, then the next one armed (until the table closes). */
+  readonly #reapTick = (): void => {
+    this.#reaper = undefined;
+    this.#reap(Date.now()).catch((error: unknown) => this.#logger.error('Reaping HTTP sessions failed', { error }));
+    this.#startReaper();
+  };
+
+  /** Closes the sessions whose TTL since their last request passed, unless busy. */
+  async #reap(now: number): Promise<void> {
+    const expired: SessionEntry[] = [];
+    await this.#store.scan((record) => {
+      if (record.ttlMs <= 0 || record.lastActivity + record.ttlMs > now) return true;
+      const entry = this.#entries.get(record.sessionId);
+      if (entry !== undefined && !this.#busy(entry)) expired.push(entry);
+      return true;
+    });
+    for (const entry of expired) {
+      const id = entry.transport.sessionId;
+      this.#logger.debug(this.#phases.get(id) === 'opened' ? 'Reaping HTTP session that never completed its handshake' : 'Reaping idle HTTP session', { sessionId: id });
+      this.remove(id, entry.transport);
+      void this.closeEntry(entry);
+    }
+  }
+
+  #settle(write: Promise<void>): void {
+    write.catch((error: unknown) => this.#logger.error('Session store failed', { error }));
+  }
+}
+

@@ -1,0 +1,221 @@
+/**
+ * The Streamable HTTP endpoint of a dual-era server: POST, GET and DELETE on one path, classified by the ladder. A
+ * session-based message (MCP 2025-03-26 … 2025-11-25) goes to the session transport of the session it names (or a
+ * new one for `initialize`); a modern POST (MCP 2026-07-28) is answered on its own, with no session.
+ * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2026-07-28 basic/transports/streamable-http.mdx
+ */
+import { classifyValue } from '@switchboard/jsonrpc';
+import type { Inbound, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
+import { LEGACY_REVISIONS, isLegacyRevision, isModernRevision } from '../../../protocol/revisions.js';
+import type { ProtocolRevision } from '../../../protocol/revisions.js';
+import type { ParamHeader } from '../../../protocol/paramHeaders.js';
+import type { ServerCapabilities } from '../../../protocol/types.js';
+import { isRefusedBody, readJsonBody } from './body.js';
+import { extraOf, newSessionId } from './endpointContext.js';
+import type { EndpointContext } from './endpointContext.js';
+import type { HttpInput, HttpOutput } from './inputOutput.js';
+import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder/ladder.js';
+import type { HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts } from './ladder/decisions.js';
+import type { ResponseMode } from '../media.js';
+import { HttpStatus, errorOutput, withRequestId } from './refusals.js';
+import { phaseAfterPost } from './sessions/sessionTable.js';
+import type { StreamableEntry } from './sessions/sessionTable.js';
+import { newStreamPrefix } from './sessions/sessionTransportBase.js';
+import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
+import { StatelessExchange, StatelessExchangeHost } from './exchanges/modernExchange.js';
+import type { ModernHandle } from './exchanges/modernExchange.js';
+import type { McpHttpServerLike } from './serverLike.js';
+import type { EventStore } from '../../../stores/eventStore.js';
+
+/** The settings of the Streamable HTTP endpoint besides the shared ones. */
+export interface StreamableEndpointSettings {
+  readonly responseMode: ResponseMode;
+  /** `responseMode: 'auto'`: ms before an undecided exchange becomes SSE. */
+  readonly sseAfterMs: number;
+  readonly eventStore: EventStore | undefined;
+  /** The `retry` hint (ms) on priming events and before a stream is closed on purpose. */
+  readonly retryMs: number;
+}
+
+const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** A modern notification accepted: 202, no body, no `Mcp-Session-Id`. */
+const ACCEPTED: HttpOutput = Object.freeze({ status: HttpStatus.Accepted, headers: EMPTY_HEADERS });
+
+/** The answer to a refusal decision of the ladder (with `Allow` on a 405). */
+function decisionOutput(decision: HttpRefusalDecision): HttpOutput {
+  return errorOutput(decision.httpStatus, decision.jsonrpcError, decision.allow === undefined ? undefined : { allow: decision.allow });
+}
+
+const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
+
+/**
+ * What the ladder knows of the server, read once (its capabilities when a modern request needs them). The
+ * session-based revisions only unless the server names the revisions it serves and can answer modern messages.
+ */
+class ServedFacts implements HttpServerFacts {
+  readonly servedRevisions: readonly ProtocolRevision[];
+  readonly servesModern: boolean;
+  readonly servesLegacy: boolean;
+  readonly #server: McpHttpServerLike;
+
+  constructor(server: McpHttpServerLike) {
+    this.#server = server;
+    this.servedRevisions = server.servedRevisions ?? LEGACY_REVISIONS;
+    this.servesModern = typeof server.handle === 'function' && this.servedRevisions.some(isModernRevision);
+    this.servesLegacy = this.servedRevisions.some(isLegacyRevision);
+  }
+
+  get capabilities(): ServerCapabilities {
+    return this.#server.capabilities ?? NO_CAPABILITIES;
+  }
+
+  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
+    return this.#server.paramHeaders?.(toolName);
+  }
+}
+
+/** @internal The Streamable HTTP endpoint of one handler. */
+export class StreamableEndpoint {
+  readonly #context: EndpointContext;
+  readonly #settings: StreamableEndpointSettings;
+  readonly #served: ServedFacts;
+  readonly #stateless: StatelessExchangeHost;
+  /** The server's modern `handle`, bound once; only called when the server serves a modern revision. */
+  readonly #handle: ModernHandle | undefined;
+
+  constructor(context: EndpointContext, settings: StreamableEndpointSettings) {
+    this.#context = context;
+    this.#settings = settings;
+    const server = context.server;
+    this.#served = new ServedFacts(server);
+    this.#handle = this.#served.servesModern ? (server.handle as ModernHandle).bind(server) : undefined;
+    this.#stateless = new StatelessExchangeHost({
+      logger: context.logger,
+      maxSseBufferBytes: context.maxSseBufferBytes,
+      maxSseBufferBytesTotal: context.maxSseBufferBytesTotal,
+      keepAliveMs: context.keepAliveMs,
+      sseAfterMs: settings.sseAfterMs,
+    });
+  }
+
+  /** The unsent bytes of every stateless SSE stream together (see `maxSseBufferBytesTotal`). */
+  get statelessSseBytes(): number {
+    return this.#stateless.sseBudget.bytes;
+  }
+
+  /** Answers one request to the endpoint (Host and Origin already checked). */
+  async handle(input: HttpInput): Promise<HttpOutput> {
+    const method = input.method;
+    const contentType = input.header('content-type');
+    // Refuse what the headers alone refuse (405, 415) before reading a body.
+    const head = checkStreamableHttpHead(method, contentType);
+    if (head !== undefined) return decisionOutput(head);
+
+    let body: Inbound | undefined;
+    if (method === 'POST') {
+      const read = await readJsonBody(input, this.#context.body);
+      if (isRefusedBody(read)) return read;
+      body = classifyValue(read.value);
+    }
+
+    const table = this.#context.table;
+    const sessionId = input.header('mcp-session-id');
+    const entry = sessionId === undefined ? undefined : table.streamable(sessionId);
+    const decision = classifyStreamableHttp({
+      httpMethod: method,
+      contentType,
+      accept: input.header('accept'),
+      sessionId,
+      protocolVersionHeader: input.header('mcp-protocol-version'),
+      lastEventId: input.header('last-event-id'),
+      session: entry?.transport,
+      body,
+      responseMode: this.#settings.responseMode,
+      mcpMethod: input.header('mcp-method'),
+      mcpName: input.header('mcp-name'),
+      headers: input,
+      server: this.#served,
+    });
+
+    switch (decision.kind) {
+      case 'refuse':
+        return decisionOutput(decision);
+      case 'modern':
+        return this.#modern(decision, input);
+      case 'initialize':
+        return this.#initialize(decision, input);
+      case 'message':
+        table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
+        return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.callerOf(input)));
+      case 'listen':
+        table.touch(entry as StreamableEntry, 'active');
+        return (entry as StreamableEntry).transport._listen(decision.lastEventId);
+      case 'terminate':
+        // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: DELETE ends the session; later
+        // requests with its id get 404 (the session is no longer in the table).
+        table.remove((entry as StreamableEntry).transport.sessionId);
+        await table.closeEntry(entry as StreamableEntry);
+        return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
+    }
+  }
+
+  /** A modern message: a notification is accepted with 202 (B23); a request gets its own stateless exchange. */
+  #modern(decision: HttpModernDecision, input: HttpInput): HttpOutput | Promise<HttpOutput> {
+    // Only a server that serves a modern revision has its messages classified modern (so `#handle` is set).
+    const handle = this.#handle as ModernHandle;
+    const { message, respondWith } = decision;
+    if (respondWith === 'accepted') {
+      this.#notify(handle, message, input);
+      return ACCEPTED;
+    }
+    const request = message as JsonRpcRequest;
+    const caller = this.#context.callerOf(input);
+    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal, caller });
+    return exchange.run(handle, request, extraOf(input, caller));
+  }
+
+  /**
+   * Hands a modern notification to the server, answering nothing. `notifications/cancelled` is not delivered: over
+   * HTTP a request is cancelled by closing its stream, so the notification must not cancel anything (B23).
+   */
+  #notify(handle: ModernHandle, message: JsonRpcNotification, input: HttpInput): void {
+    if (message.method === 'notifications/cancelled') return;
+    handle(message, { extra: extraOf(input, this.#context.callerOf(input)) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
+  }
+
+  async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
+    const context = this.#context;
+    const settings = this.#settings;
+    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: the id is assigned on the response that
+    // carries the InitializeResult.
+    const sessionId = newSessionId();
+    const streamPrefix = newStreamPrefix();
+    const refused = await context.admit({ sessionId, kind: 'streamable-http', input, streamPrefix });
+    // The initialize request was read: the refusal (503, 429) carries its id (JSON-RPC 2.0 §5).
+    if (refused !== undefined) return withRequestId(refused, decision.request.id);
+    const transport = new StreamableHttpSessionTransport({
+      sessionId,
+      eventStore: settings.eventStore,
+      logger: context.logger,
+      retryMs: settings.retryMs,
+      keepAliveMs: context.keepAliveMs,
+      maxSseBufferBytes: context.maxSseBufferBytes,
+      sseAfterMs: settings.sseAfterMs,
+      onClosed: (t) => context.table.remove(t.sessionId, t),
+      streamPrefix,
+      record: context.table.link(sessionId),
+    });
+    const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
+    context.table.add(entry);
+    try {
+      entry.session = await context.server.connect(transport, { sessionId, authInfo: input.authInfo, batches: true });
+    } catch (error) {
+      await transport.close();
+      return withRequestId(context.internalError(error), decision.request.id);
+    }
+    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input, context.callerOf(input)));
+    // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
+    if (transport.protocolVersion === undefined) await context.table.closeEntry(entry);
+    return output;
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The stdio transport, server side: newline-delimited JSON-RPC on stdin/stdout, with flow control both ways.
+ *
+ * @see MCP 2025-11-25 basic/transports.mdx "stdio": messages are newline-delimited and MUST NOT contain
+ *   embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message; it MAY
+ *   log to stderr.
+ */
+import type { Readable, Writable } from 'node:stream';
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_MAX_LINE_BYTES,
+  ErrorCode,
+  encodeNdjson,
+  JsonRpcLocalError,
+  LocalErrorCode,
+  NdjsonDecoder,
+  parseMessage,
+  type JsonRpcMessage,
+  type NdjsonEvent,
+  type Logger,
+  type Transport,
+} from '@switchboard/jsonrpc';
+import { createStderrLogger } from '../../logger.js';
+
+/**
+ * Messages at least this long (UTF-16 units) are written at once instead of being coalesced with the other
+ * writes of the same event-loop turn: for small messages one `write` per turn saves syscalls, for large ones
+ * the concatenation is a needless copy.
+ */
+const DIRECT_WRITE_CHARS = 8192;
+
+/** The coalescing buffer is written out as soon as it holds this many UTF-16 units (64 KiB of ASCII). */
+const MAX_OUTBOX_CHARS = 65_536;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+/** Left on stdout by {@link StdioServerTransport.whenFlushed}: an error then means the client is gone (EPIPE). */
+const ignoreError = (): void => {};
+const NO_EVENTS: readonly NdjsonEvent[] = [];
+
+/** Throws unless `value` is a positive integer (an option of this module). */
+function checkPositiveInteger(name: string, value: unknown): void {
+  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got "${String(value)}"`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got "${String(value)}"`);
+}
+
+/** {@link StdioServerTransport} options. */
+export interface StdioServerTransportOptions {
+  /** @default process.stdin */
+  readonly stdin?: Readable;
+  /** @default process.stdout */
+  readonly stdout?: Writable;
+  /**
+   * A line longer than this (bytes) is refused with a -32600 error response (id `null`) and skipped up to the
+   * next newline; the connection survives (B16). A positive integer. @default 4 MiB
+   */
+  readonly maxLineBytes?: number;
+  /**
+   * Arrays and objects in one line may nest this deep (the outermost counts as 1); a deeper line is refused
+   * before it is parsed, with -32600 `Invalid Request: JSON nested deeper than <n> levels`, id `null` and
+   * `data: { maxDepth }`, and the connection survives. A positive integer.
+   * @default 64 ({@link DEFAULT_MAX_JSON_DEPTH})
+   */
+  readonly maxJsonDepth?: number;
+  /** @default a stderr logger */
+  readonly logger?: Logger;
+}
+
+/**
+ * Server-side stdio transport. Reads stdin as bytes (no `readline`: U+2028/U+2029 stay inside strings),
+ * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
+ * one line on stdout, coalescing the writes of one event-loop turn into a single `write` call, and closes on
+ * stdin end-of-file.
+ *
+ * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
+ * yet) and while the session has `maxQueuedInbound` (1,024) requests waiting for a concurrency slot
+ * ({@link Transport.pauseInput}); lines already read wait, unparsed, until both clear. A client that does not read
+ * its stdout, or that pipelines far more requests than the server runs at once, fills the pipes instead of the
+ * server's memory, which stays bounded by the requests being handled and waiting, one read of stdin (64 KiB) and the
+ * output buffers. Error responses to invalid lines are output like any other. The price: while paused nothing is
+ * read, so the end of stdin is seen only once the client reads again (or the wait queue halves); a message a running
+ * request needs (its cancellation, the answer to a server-to-client request) is still read behind a backlog of up to
+ * `maxQueuedInbound` waiting requests.
+ */
+export class StdioServerTransport implements Transport {
+  onmessage: Transport['onmessage'];
+  onerror: Transport['onerror'];
+  onclose: Transport['onclose'];
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #decoder: NdjsonDecoder;
+  readonly #maxLineBytes: number;
+  readonly #parseOptions: { readonly maxDepth: number };
+  readonly #logger: Logger;
+  #started = false;
+  #closed = false;
+  #outbox = '';
+  #flushScheduled = false;
+  /** Set while stdout is backed up: resolves on its `'drain'`. */
+  #drain: Promise<void> | undefined;
+  /** Decoded lines of the last chunk not yet delivered (input is paused), from `#nextEvent` on. */
+  #events: readonly NdjsonEvent[] = NO_EVENTS;
+  #nextEvent = 0;
+  /** The session asked to stop delivering: a request waits for a slot. */
+  #sessionPaused = false;
+  /** Whether this transport paused stdin (and so must resume it). */
+  #stdinPaused = false;
+  /** stdin ended while lines were still held back: the end is handled after them. */
+  #endPending = false;
+  #resumeScheduled = false;
+
+  /**
+   * @param options - See {@link StdioServerTransportOptions}.
+   * @throws TypeError when `maxLineBytes` or `maxJsonDepth` is not a number.
+   * @throws RangeError when `maxLineBytes` or `maxJsonDepth` is not a positive integer.
+   */
+  constructor(options: StdioServerTransportOptions = {}) {
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    checkPositiveInteger('maxLineBytes', this.#maxLineBytes);
+    const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    checkPositiveInteger('maxJsonDepth', maxDepth);
+    this.#parseOptions = { maxDepth };
+    this.#decoder = new NdjsonDecoder({ maxLineBytes: this.#maxLineBytes });
+    this.#logger = options.logger ?? createStderrLogger();
+  }
+
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error('StdioServerTransport already started'));
+    this.#started = true;
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('end', this.#onEnd);
+    this.#stdin.on('error', this.#onError);
+    this.#stdout.on('error', this.#onError);
+    return Promise.resolve();
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const events = this.#decoder.push(bytes);
+    // stdin is paused whenever lines are held back, so none should be; if a chunk comes anyway, it queues behind.
+    this.#events = this.#nextEvent < this.#events.length ? [...this.#events.slice(this.#nextEvent), ...events] : events;
+    this.#nextEvent = 0;
+    this.#pump();
+  };
+
+  /** Whether delivering must wait: stdout is backed up, or the session has a request waiting for a slot. */
+  #held(): boolean {
+    return this.#drain !== undefined || this.#sessionPaused;
+  }
+
+  /** Delivers the held-back lines while nothing holds them, then resumes or pauses stdin to match. */
+  #pump(): void {
+    const events = this.#events;
+    while (this.#nextEvent < events.length) {
+      if (this.#closed) return;
+      if (this.#held()) {
+        this.#pauseStdin();
+        return;
+      }
+      this.#deliver(events[this.#nextEvent++]!);
+    }
+    this.#events = NO_EVENTS;
+    this.#nextEvent = 0;
+    if (this.#closed) return;
+    if (this.#endPending) {
+      this.#endPending = false;
+      this.#finishInput();
+    } else if (this.#held()) this.#pauseStdin();
+    else if (this.#stdinPaused) {
+      this.#stdinPaused = false;
+      this.#stdin.resume();
+    }
+  }
+
+  #pauseStdin(): void {
+    if (this.#stdinPaused) return;
+    this.#stdinPaused = true;
+    this.#stdin.pause();
+  }
+
+  /** Carries on delivering on a later turn (never inside the caller's stack: the session or a `'drain'` listener). */
+  #scheduleResume(): void {
+    if (this.#resumeScheduled || this.#closed) return;
+    this.#resumeScheduled = true;
+    setImmediate(() => {
+      this.#resumeScheduled = false;
+      if (!this.#closed && !this.#held()) this.#pump();
+    });
+  }
+
+  /**
+   * Flow control hook for the session ({@link Transport.pauseInput}): while `true`, no further message is
+   * delivered and stdin is paused.
+   */
+  pauseInput(paused: boolean): void {
+    this.#sessionPaused = paused;
+    if (!paused) this.#scheduleResume();
+  }
+
+  /**
+   * Called when stdin reaches end-of-file, after the last line has been delivered. When set, the owner decides
+   * when to close (e.g. after in-flight requests are answered); when unset, the transport closes at once.
+   */
+  oninputend: (() => void) | undefined;
+
+  readonly #onEnd = (): void => {
+    if (this.#nextEvent < this.#events.length) this.#endPending = true;
+    else this.#finishInput();
+  };
+
+  #finishInput(): void {
+    for (const event of this.#decoder.end()) this.#deliver(event);
+    if (this.oninputend !== undefined) this.oninputend();
+    else void this.close();
+  }
+
+  readonly #onError = (error: Error): void => {
+    this.onerror?.(error);
+    // A broken pipe on stdout means the client is gone.
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') void this.close();
+  };
+
+  #deliver(event: NdjsonEvent): void {
+    if (event.kind === 'line') {
+      this.onmessage?.(parseMessage(event.text, this.#parseOptions));
+      return;
+    }
+    this.#logger.warn(`Refused a stdin line longer than ${this.#maxLineBytes} bytes`);
+    // The id of an oversized message cannot be read without buffering it: answer with id null (JSON-RPC 2.0 §5).
+    this.send({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: message exceeds the limit of ${this.#maxLineBytes} bytes` },
+    }).catch(() => {});
+  }
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, 'Connection closed: stdio transport is closed'));
+    const line = encodeNdjson(message);
+    if (line.length >= DIRECT_WRITE_CHARS) {
+      // A large message is written on its own: gluing it to others only costs a copy (measured in bench/).
+      if (this.#outbox !== '') this.#flush();
+      this.#write(line);
+    } else {
+      this.#outbox += line;
+      // Bounded memory: a producer that never yields to the event loop (a handler awaiting ctx.log in a loop)
+      // would otherwise grow the outbox without limit before the scheduled flush runs.
+      if (this.#outbox.length >= MAX_OUTBOX_CHARS) this.#flush();
+      else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
+    }
+    return this.#drain ?? RESOLVED;
+  }
+
+  #write(text: string): void {
+    // Backpressure: while the pipe is full, sends resolve only once it drains, so a fast producer waits, and
+    // stdin is paused (#pump), so a client that does not read cannot make answers pile up here.
+    if (!this.#stdout.write(text) && this.#drain === undefined) {
+      this.#drain = new Promise((resolve) =>
+        this.#stdout.once('drain', () => {
+          this.#drain = undefined;
+          resolve();
+          this.#scheduleResume();
+        }),
+      );
+    }
+  }
+
+  readonly #flush = (): void => {
+    // Also run when the outbox is full: the scheduled run then finds it empty (or written by a later schedule).
+    this.#flushScheduled = false;
+    const text = this.#outbox;
+    this.#outbox = '';
+    if (text === '' || this.#closed) return;
+    this.#write(text);
+  };
+
+  /**
+   * Resolves once everything sent so far has left the process: stdout's buffer is empty (handed to the OS), or
+   * stdout failed or was destroyed (then what was left is lost). Never rejects. With no reader, it never
+   * resolves: {@link serveStdio} bounds the wait with `drainTimeoutMs`.
+   */
+  whenFlushed(): Promise<void> {
+    if (this.#outbox !== '' && !this.#closed) this.#flush();
+    const stdout = this.#stdout;
+    // The transport's own 'error' listener is gone once it is closed, and a failed write emits 'error' after its
+    // callback ran: without a listener that stays, a client closing its end now (EPIPE) would crash the process.
+    if (!stdout.listeners('error').includes(ignoreError)) stdout.on('error', ignoreError);
+    if (stdout.writableLength === 0 || stdout.destroyed || stdout.writableFinished) return RESOLVED;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        stdout.off('error', done);
+        stdout.off('close', done);
+        resolve();
+      };
+      stdout.on('error', done);
+      stdout.once('close', done);
+      try {
+        // Writes complete in order: the callback of an empty write runs once everything before it is written.
+        stdout.write('', done);
+      } catch {
+        done();
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#outbox !== '') this.#flush();
+    this.#closed = true;
+    this.#events = NO_EVENTS;
+    this.#nextEvent = 0;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('end', this.#onEnd);
+    this.#stdin.off('error', this.#onError);
+    this.#stdout.off('error', this.#onError);
+    this.#stdin.pause();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
