@@ -1,13 +1,15 @@
 /**
  * Opens an `McpClient` on a resolved target for one command: the era and timeout options of the command line,
  * the server's stderr, progress and log notifications shown live on stderr, the client's own warnings on
- * stderr, elicitation at the terminal. Shared by every command that talks to a server.
+ * stderr, elicitation at the terminal. Shared by every command that talks to a server. Every server value printed
+ * here goes through `terminalText` (one line each).
  */
 import { McpClient } from '@switchboard/mcp/client';
 import { terminalElicitation } from './elicitation.js';
 import type { CliIo } from './io.js';
 import type { Output } from './output.js';
 import { connectorFor, type Target } from './target.js';
+import { terminalText } from './terminalText.js';
 
 /** The `--era` values and the client era each one asks for. */
 export const ERA_CHOICES = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
@@ -32,7 +34,7 @@ export interface ConnectOptions {
 
 function fieldsText(fields: Record<string, unknown> | undefined): string {
   const error = fields?.error;
-  return error instanceof Error ? `: ${error.message}` : '';
+  return error instanceof Error ? `: ${terminalText(error.message)}` : '';
 }
 
 /**
@@ -44,9 +46,9 @@ export function openClient(options: ConnectOptions): Promise<McpClient> {
   const live = options.live === true;
   const dim = output.colors.dim;
   const onstderr = (line: string): void => {
-    if (live) output.note(dim(`server stderr: ${line}`));
+    if (live) output.note(dim(`server stderr: ${terminalText(line)}`));
   };
-  const warn = (message: string, fields?: Record<string, unknown>): void => output.note(output.colors.yellow(`client: ${message}${fieldsText(fields)}`));
+  const warn = (message: string, fields?: Record<string, unknown>): void => output.note(output.colors.yellow(`client: ${terminalText(message)}${fieldsText(fields)}`));
   const noop = (): void => {};
   return McpClient.connect({
     connector: connectorFor(target, { io, onstderr }),
@@ -59,8 +61,8 @@ export function openClient(options: ConnectOptions): Promise<McpClient> {
     ...(live
       ? {
           notifications: {
-            progress: (p) => output.note(`${output.colors.cyan('progress')} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}${p.message === undefined ? '' : ` ${p.message}`}`),
-            message: (m) => output.note(`${output.colors.cyan(`log ${m.level}`)}${m.logger === undefined ? '' : ` [${m.logger}]`} ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}`),
+            progress: (p) => output.note(`${output.colors.cyan('progress')} ${terminalText(p.progress)}${p.total === undefined ? '' : `/${terminalText(p.total)}`}${p.message === undefined ? '' : ` ${terminalText(p.message)}`}`),
+            message: (m) => output.note(`${output.colors.cyan(`log ${terminalText(m.level)}`)}${m.logger === undefined ? '' : ` [${terminalText(m.logger)}]`} ${terminalText(typeof m.data === 'string' ? m.data : JSON.stringify(m.data))}`),
           },
         }
       : {}),

@@ -6,6 +6,7 @@
 import { CliError, ExitCode } from '../errors.js';
 import { printToolResult } from '../content.js';
 import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { terminalText } from '../terminalText.js';
 
 /** Reads `--args`: a JSON object. @throws CliError `usage` otherwise */
 export function parseToolArgs(text: string | undefined): Record<string, unknown> | undefined {
@@ -41,7 +42,7 @@ export async function callCommand(options: ServerCommandOptions & { readonly too
     if (options.json) output.json(result);
     else printToolResult(output, result);
     if (result.isError === true) {
-      output.error(`the tool "${name}" returned an error result (isError: true)`);
+      output.error(`the tool "${terminalText(name)}" returned an error result (isError: true)`);
       return ExitCode.Failure;
     }
     return ExitCode.Ok;

@@ -8,6 +8,7 @@ import { describeFailure, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
 import { resolveTarget, type Target, type TargetSpec } from '../target.js';
+import { terminalText } from '../terminalText.js';
 
 /** The options of a server command. */
 export interface ServerCommandOptions {
@@ -19,11 +20,11 @@ export interface ServerCommandOptions {
   readonly json: boolean;
 }
 
-/** Reports a failure on stderr and returns its exit code. */
+/** Reports a failure on stderr (its text may be the server's: made safe, on one line) and returns its exit code. */
 export function reportFailure(output: Output, error: unknown, connecting: boolean): number {
   const failure = describeFailure(error, { connecting });
-  output.error(failure.line);
-  if (failure.hint !== undefined) output.note(output.colors.dim(`  hint: ${failure.hint}`));
+  output.error(terminalText(failure.line));
+  if (failure.hint !== undefined) output.note(output.colors.dim(`  hint: ${terminalText(failure.hint)}`));
   return failure.exitCode;
 }
 
@@ -61,10 +62,10 @@ export async function withClient(
   }
 }
 
-/** One line naming the server, its era and revision, and the transport. */
+/** One line naming the server, its era and revision, and the transport (the server's words made safe). */
 export function connectionLine(client: McpClient): string {
   const info = client.serverInfo;
-  const name = info === undefined ? 'a server that gave no serverInfo' : `${info.name} ${info.version}`;
+  const name = info === undefined ? 'a server that gave no serverInfo' : terminalText(`${info.name} ${info.version}`);
   const era = client.era === 'modern' ? 'modern (stateless)' : 'legacy (session)';
-  return `${name} · era ${era} · revision ${client.protocolVersion} · ${client.transportKind}`;
+  return `${name} · era ${era} · revision ${terminalText(client.protocolVersion)} · ${client.transportKind}`;
 }

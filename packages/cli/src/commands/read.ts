@@ -7,6 +7,7 @@ import path from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 import { resourceContentsText } from '../content.js';
 import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { terminalText } from '../terminalText.js';
 
 /** Runs the command. */
 export async function readCommand(options: ServerCommandOptions & { readonly uri: string | undefined; readonly out: string | undefined }): Promise<number> {
@@ -26,7 +27,7 @@ export async function readCommand(options: ServerCommandOptions & { readonly uri
       } catch (error) {
         throw new CliError('write_failed', `Cannot write "${file}": ${(error as Error).message}`);
       }
-      output.note(`wrote ${bytes.length} bytes of ${typeof first.uri === 'string' ? first.uri : uri} to ${file}${contents.length > 1 ? ` (the first of ${contents.length} items)` : ''}`);
+      output.note(`wrote ${bytes.length} bytes of ${terminalText(typeof first.uri === 'string' ? first.uri : uri)} to ${terminalText(file)}${contents.length > 1 ? ` (the first of ${contents.length} items)` : ''}`);
       return ExitCode.Ok;
     }
     if (options.json) {
@@ -34,7 +35,7 @@ export async function readCommand(options: ServerCommandOptions & { readonly uri
       return ExitCode.Ok;
     }
     for (const item of contents) {
-      const text = resourceContentsText(item);
+      const text = resourceContentsText(item); // made safe for the terminal there
       output.raw(text.endsWith('\n') ? text : `${text}\n`);
     }
     return ExitCode.Ok;
