@@ -4,7 +4,7 @@
  */
 import type { McpClient } from '@switchboard/mcp/client';
 import { openClient, type EraChoice } from '../connect.js';
-import { describeFailure, ExitCode } from '../errors.js';
+import { CliError, describeFailure } from '../errors.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
 import { resolveTarget, type Target, type TargetSpec } from '../target.js';
@@ -16,8 +16,33 @@ export interface ServerCommandOptions {
   readonly output: Output;
   readonly spec: TargetSpec;
   readonly era: EraChoice;
+  /**
+   * `--timeout-ms`: the budget of the whole command (connect, every request, the output), and of each request
+   * within it, in milliseconds. @default {@link DEFAULT_COMMAND_TIMEOUT_MS}
+   */
   readonly timeoutMs?: number;
   readonly json: boolean;
+}
+
+/** The whole command's budget without `--timeout-ms`, in ms (the client's default request timeout, 60 s). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+
+/** How long closing the client may take once the work is done or the budget spent, at most, in ms. */
+const CLOSE_GRACE_MS = 1000;
+
+/** A promise that rejects with the signal's reason once it aborts (and never otherwise); its rejection is handled. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  return aborted;
+}
+
+/** Resolves after `ms` (an unref'd timer: it never keeps the process alive). */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
 /** Reports a failure on stderr (its text may be the server's: made safe, on one line) and returns its exit code. */
@@ -30,35 +55,51 @@ export function reportFailure(output: Output, error: unknown, connecting: boolea
 
 /**
  * Resolves the target, connects, runs `work`, closes. A failure before `work` is exit code 2 (could not connect);
- * in `work`, exit code 1.
+ * in `work`, exit code 1. The whole of it is bounded by `timeoutMs`: whatever the server does (progress for ever,
+ * an answer that never comes, a connect that hangs), the command reports `command_timeout` by then, and `work`'s
+ * `signal` aborts (pass it to requests, check it between output steps). Closing the client then gets at most
+ * {@link CLOSE_GRACE_MS} more.
  */
 export async function withClient(
   options: ServerCommandOptions & { readonly live?: boolean; readonly elicitation?: boolean },
-  work: (client: McpClient, target: Target) => Promise<number>,
+  work: (client: McpClient, target: Target, signal: AbortSignal) => Promise<number>,
 ): Promise<number> {
   const { io, output } = options;
-  let target: Target;
-  let client: McpClient;
+  const budgetMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new CliError('command_timeout', `The command did not finish within its budget of ${budgetMs} ms (--timeout-ms)`)), budgetMs);
+  const expired = rejectOnAbort(deadline.signal);
   try {
-    target = resolveTarget(options.spec, io);
-    client = await openClient({
-      target,
-      io,
-      output,
-      era: options.era,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.live === undefined ? {} : { live: options.live }),
-      ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
-    });
-  } catch (error) {
-    return reportFailure(output, error, true);
-  }
-  try {
-    return await work(client, target);
-  } catch (error) {
-    return reportFailure(output, error, false);
+    let target: Target;
+    let client: McpClient;
+    let connecting: Promise<McpClient> | undefined;
+    try {
+      target = resolveTarget(options.spec, io);
+      connecting = openClient({
+        target,
+        io,
+        output,
+        era: options.era,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...(options.live === undefined ? {} : { live: options.live }),
+        ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
+      });
+      client = await Promise.race([connecting, expired]);
+    } catch (error) {
+      // A connect still under way when the budget ran out: its client, if it ever comes, is closed.
+      connecting?.then((late) => late.close(), () => undefined).catch(() => undefined);
+      return reportFailure(output, error, true);
+    }
+    try {
+      return await Promise.race([work(client, target, deadline.signal), expired]);
+    } catch (error) {
+      return reportFailure(output, error, false);
+    } finally {
+      deadline.abort(new CliError('command_timeout', 'The command ended'));
+      await Promise.race([client.close().catch(() => undefined), delay(CLOSE_GRACE_MS)]);
+    }
   } finally {
-    await client.close().catch(() => ExitCode.Ok);
+    clearTimeout(timer);
   }
 }
 

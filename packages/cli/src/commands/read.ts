@@ -14,8 +14,8 @@ export async function readCommand(options: ServerCommandOptions & { readonly uri
   const { output, io } = options;
   if (options.uri === undefined || options.uri === '') return reportFailure(output, new CliError('usage', 'Missing resource URI: switchboard read <target> <uri>'), true);
   const uri = options.uri;
-  return withClient(options, async (client) => {
-    const result = await client.readResource({ uri });
+  return withClient(options, async (client, _target, signal) => {
+    const result = await client.readResource({ uri }, { signal });
     const contents = result.contents as readonly Record<string, unknown>[];
     if (options.out !== undefined) {
       const first = contents[0];
