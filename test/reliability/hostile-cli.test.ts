@@ -10,7 +10,7 @@
  *   done (main.ts), the grandchild is killed by its PID afterwards;
  * - the whole-command budget: `call --timeout-ms 3000` against a server that sends progress for ever ends by then
  *   with a clear error (commands/context.ts `withClient`);
- * - a large catalog: `list` renders 20,000 tools (100,000 with STRESS=1) within its budget (output.ts `table`).
+ * - a large catalog: `list` renders 50,000 tools (200,000 with STRESS=1) within its budget (output.ts `table`).
  *
  * Every process is stopped by its own PID.
  */
@@ -168,8 +168,8 @@ describe('--timeout-ms bounds the whole command', () => {
     console.log(`reliability hostile-cli call with endless progress, --timeout-ms 3000: exited after ${Math.round(ran.elapsedMs)} ms`);
   }, 30_000);
 
-  it(`list renders a catalog of ${STRESS ? '100,000' : '20,000'} tools within its budget`, async () => {
-    const size = STRESS ? 100_000 : 20_000;
+  it(`list renders a catalog of ${STRESS ? '200,000' : '50,000'} tools within its budget`, async () => {
+    const size = STRESS ? 200_000 : 50_000;
     const budgetMs = STRESS ? 60_000 : 15_000;
     const ran = await cli(['list', '--era', 'session', '--timeout-ms', String(budgetMs), ...stdio('catalog', String(size))], { killAfterMs: budgetMs + 15_000 });
     expect(ran.killed).toBe(false);
