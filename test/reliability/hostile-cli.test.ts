@@ -10,6 +10,8 @@
  *   done (main.ts), the grandchild is killed by its PID afterwards;
  * - the whole-command budget: `call --timeout-ms 3000` against a server that sends progress for ever ends by then
  *   with a clear error (commands/context.ts `withClient`);
+ * - the doctor's budget holds against an HTTP server whose SSE answers are one unfinished line dribbled in small
+ *   chunks (httpProbe.ts reads by the clock; commands/doctor.ts gives up on a report that does not come);
  * - a large catalog: `list` renders 50,000 tools (200,000 with STRESS=1) within its budget (output.ts `table`).
  *
  * Every process is stopped by its own PID.
@@ -27,6 +29,7 @@ const STRESS = process.env['STRESS'] === '1';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'switchboard.js');
 const SERVER = fileURLToPath(new URL('./fixtures/hostile-cli-server.mjs', import.meta.url));
+const SSE_SERVER = fileURLToPath(new URL('./fixtures/hostile-cli-sse-server.mjs', import.meta.url));
 
 /** A character a terminal acts on: C0 but the line feed and tab (the layout of a text result), DEL, C1, bidi overrides. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -181,4 +184,28 @@ describe('--timeout-ms bounds the whole command', () => {
     expect(ran.elapsedMs).toBeLessThan(budgetMs);
     console.log(`reliability hostile-cli list of ${size} tools: ${Math.round(ran.elapsedMs)} ms (budget ${budgetMs} ms)`);
   }, 120_000);
+
+  it('doctor --timeout-ms 8000 against a server whose SSE answers are one unfinished line, dribbled: the report comes by then', async () => {
+    const server = spawn(process.execPath, [SSE_SERVER, '64', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+          const match = /listening (\S+)/.exec(text);
+          if (match !== null) resolve(match[1]!);
+        });
+        server.once('exit', () => reject(new Error('the SSE fixture exited')));
+      });
+      const budgetMs = 8000;
+      const ran = await cli(['doctor', '--timeout-ms', String(budgetMs), '--request-timeout-ms', '2000', url], { killAfterMs: budgetMs * 3 });
+      expect(ran.killed).toBe(false);
+      expect(ran.stdout).toContain('Verdict:');
+      // The budget, the command's report grace (1 s), start-up and exit: generous room, far from "by half".
+      expect(ran.elapsedMs).toBeLessThan(budgetMs + 3000);
+      console.log(`reliability hostile-cli doctor on a dribbled SSE line, --timeout-ms ${budgetMs}: exited after ${Math.round(ran.elapsedMs)} ms`);
+    } finally {
+      if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGKILL');
+    }
+  }, 40_000);
 });
