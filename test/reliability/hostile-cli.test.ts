@@ -101,7 +101,7 @@ describe('terminal escapes from a hostile server never reach the terminal raw', 
     ['list --json', ['list', '--json'], { stdout: ['A\\u001b[31mred', '\\u009b2J\\u009d0;c1 title\\u009c\\u0085\\u007fdel\\bbs\\u202erlo'] }],
     ['call --json', ['call', 'fail', '--json'], { stderr: [`error ${SHOWN}`] }],
     ['read --json', ['read', 'file:///x', '--json'], { stdout: ['read text A\\u001b[31mred', '\\u009b2J'] }],
-  ] as const)('%s', async (_name, args, expected: { readonly stdout?: readonly string[]; readonly stderr?: readonly string[] }) => {
+  ] as const)('%s', async (_name, args: readonly string[], expected: { readonly stdout?: readonly string[]; readonly stderr?: readonly string[] }) => {
     // EVIL_TOOL: the fixture's tool whose name carries the hostile characters.
     const argv = args.map((word) => (word === 'EVIL_TOOL' ? `evil${EVIL}` : word));
     const ran = await cli([...argv, '--era', 'session', '--timeout-ms', '20000', ...stdio('escape')], { killAfterMs: 30_000 });
@@ -109,7 +109,8 @@ describe('terminal escapes from a hostile server never reach the terminal raw', 
     for (const text of expected.stdout ?? []) expect(ran.stdout).toContain(text);
     for (const text of expected.stderr ?? []) expect(ran.stderr).toContain(text);
     if (args[0] === 'list' && !args.includes('--json')) expect(ran.code).toBe(0);
-    if (args.includes('--json')) JSON.parse(ran.stdout || 'null');
+    // --json output stays JSON (an error answer prints nothing on stdout).
+    if (args.includes('--json') && ran.stdout !== '') expect(() => JSON.parse(ran.stdout) as unknown).not.toThrow();
   }, 40_000);
 
   it.each([

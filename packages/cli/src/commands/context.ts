@@ -33,8 +33,9 @@ const CLOSE_GRACE_MS = 1000;
 /** A promise that rejects with the signal's reason once it aborts (and never otherwise); its rejection is handled. */
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   const aborted = new Promise<never>((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    const fail = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
   });
   aborted.catch(() => undefined);
   return aborted;
