@@ -26,13 +26,32 @@ export interface Column {
 }
 
 /**
+ * Text on one line: each line feed, with the white space around it, becomes one space. The same as replacing the
+ * pattern "white space, line feed, white space" with a space, in linear time: that regular expression backtracks
+ * quadratically on a long run of spaces without a line feed.
+ */
+function flatten(text: string): string {
+  if (!text.includes('\n')) return text;
+  const parts = text.split('\n');
+  const last = parts.length - 1;
+  const kept: string[] = [];
+  parts.forEach((part, i) => {
+    const trimmed = i === 0 ? part.trimEnd() : i === last ? part.trimStart() : part.trim();
+    // A blank line between two others adds nothing: the space that joins them stands for it.
+    if (trimmed !== '' || i === 0 || i === last) kept.push(trimmed);
+  });
+  return kept.join(' ');
+}
+
+/**
  * Server text for one line of `width` characters: newlines become spaces, every other control is escaped
- * (`terminalText`), then it is cut, ending with `…` when cut.
+ * (`terminalText`), then it is cut, ending with `…` when cut. Only the head that can show is escaped.
  */
 export function cut(text: string, width: number): string {
-  const flat = terminalText(text.replace(/\s*\n\s*/g, ' '), 'line');
-  if (flat.length <= width) return flat;
-  return width <= 1 ? flat.slice(0, Math.max(0, width)) : `${flat.slice(0, width - 1)}…`;
+  const flat = flatten(text);
+  const head = terminalText(flat.slice(0, Math.max(0, width) + 1), 'line');
+  if (head.length <= width) return head;
+  return width <= 1 ? head.slice(0, Math.max(0, width)) : `${head.slice(0, width - 1)}…`;
 }
 
 /** Where a command writes; see the module comment. */
