@@ -211,4 +211,29 @@ describe('--timeout-ms bounds the whole command', () => {
       if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGKILL');
     }
   }, 80_000);
+
+  it('list --timeout-ms 8000 over HTTP against the same dribbled SSE line ends by then with a clear error', async () => {
+    const server = spawn(process.execPath, [SSE_SERVER, '64', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+          const match = /listening (\S+)/.exec(text);
+          if (match !== null) resolve(match[1]!);
+        });
+        server.once('exit', () => reject(new Error('the SSE fixture exited')));
+      });
+      const budgetMs = 8000;
+      const ran = await cli(['list', '--era', 'session', '--timeout-ms', String(budgetMs), url], { killAfterMs: budgetMs * 4 });
+      expect(ran.killed).toBe(false);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain(`switchboard: The command did not finish within its budget of ${budgetMs} ms (--timeout-ms)`);
+      // Unpaced, the client read the endless line ~1.8 s past the budget; paced, it stops by the clock.
+      expect(ran.elapsedMs).toBeLessThan(budgetMs + 1500);
+      console.log(`reliability hostile-cli list over a dribbled SSE line, --timeout-ms ${budgetMs}: exited after ${Math.round(ran.elapsedMs)} ms`);
+    } finally {
+      if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGKILL');
+    }
+  }, 60_000);
 });

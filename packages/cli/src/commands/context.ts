@@ -27,8 +27,12 @@ export interface ServerCommandOptions {
 /** The whole command's budget without `--timeout-ms`, in ms (the client's default request timeout, 60 s). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 
-/** How long closing the client may take once the work is done or the budget spent, at most, in ms. */
-const CLOSE_GRACE_MS = 1000;
+/**
+ * How long closing the client may take once the work is done or the budget spent, at most, in ms: room for a stdio
+ * server's whole shutdown (stdin closed, SIGTERM, SIGKILL: connect.ts `SHUTDOWN_GRACE_MS` steps) and its last
+ * output.
+ */
+const CLOSE_GRACE_MS = 2000;
 
 /** A promise that rejects with the signal's reason once it aborts (and never otherwise); its rejection is handled. */
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
@@ -68,8 +72,12 @@ export async function withClient(
   const { io, output } = options;
   const budgetMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new CliError('command_timeout', `The command did not finish within its budget of ${budgetMs} ms (--timeout-ms)`)), budgetMs);
+  const deadlineAt = performance.now() + budgetMs;
+  const spent = (): CliError => new CliError('command_timeout', `The command did not finish within its budget of ${budgetMs} ms (--timeout-ms)`);
+  const timer = setTimeout(() => deadline.abort(spent()), budgetMs);
   const expired = rejectOnAbort(deadline.signal);
+  // A failure once the time is spent is the budget's (a paced HTTP body ends by the clock, before the timer fires).
+  const failureOf = (error: unknown): unknown => (!(error instanceof CliError) && performance.now() >= deadlineAt ? spent() : error);
   try {
     let target: Target;
     let client: McpClient;
@@ -84,19 +92,19 @@ export async function withClient(
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(options.live === undefined ? {} : { live: options.live }),
         ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
+        deadline: { signal: deadline.signal, at: deadlineAt },
       });
       client = await Promise.race([connecting, expired]);
     } catch (error) {
       // A connect still under way when the budget ran out: its client, if it ever comes, is closed.
       connecting?.then((late) => late.close(), () => undefined).catch(() => undefined);
-      return reportFailure(output, error, true);
+      return reportFailure(output, failureOf(error), true);
     }
     try {
       return await Promise.race([work(client, target, deadline.signal), expired]);
     } catch (error) {
-      return reportFailure(output, error, false);
+      return reportFailure(output, failureOf(error), false);
     } finally {
-      deadline.abort(new CliError('command_timeout', 'The command ended'));
       await Promise.race([client.close().catch(() => undefined), delay(CLOSE_GRACE_MS)]);
     }
   } finally {

@@ -11,7 +11,7 @@ import type { Budget } from './budget.js';
 import { anySignal } from './budget.js';
 import { isProtocolLine } from './checks/stdio/messages.js';
 import { httpProbe } from './httpProbe.js';
-import { pacedResponse } from './pacedBody.js';
+import { pacedResponse } from '../pacedBody.js';
 import { findingOf } from './report.js';
 import { requirement } from './requirements/index.js';
 import { doctorStdioConnector } from './stdioConnector.js';

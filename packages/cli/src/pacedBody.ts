@@ -1,9 +1,10 @@
 /**
- * A response body that keeps the doctor's clock ticking. A client reads a body in a loop of `await reader.read()`;
- * while chunks are queued, each read resolves at once (a microtask), so a server that dribbles one endless SSE line
- * faster than the client decodes it keeps the loop from ever yielding to timers, and the run's deadline (a timer)
- * fires late, or not at all. The paced body gives a turn of the event loop to timers at least every
- * {@link PACE_MS} of reading, and ends itself once the run's time is spent (`expired`), whatever the timers did.
+ * A response body that keeps the clock ticking, for the doctor's clients and the CLI's. A client reads a body in a
+ * loop of `await reader.read()`; while chunks are queued, each read resolves at once (a microtask), so a server that
+ * dribbles one endless SSE line faster than the client decodes it keeps the loop from ever yielding to timers, and a
+ * deadline (a timer) fires late, or not at all. The paced body gives a turn of the event loop to timers at least
+ * every {@link PACE_MS} of reading, and ends itself once the time is spent (`expired`), whatever the timers did.
+ * Runtime-neutral (web streams and `setTimeout` only).
  */
 
 /** The longest a body is read without a turn of the event loop for timers, in ms. */
@@ -11,9 +12,9 @@ export const PACE_MS = 20;
 
 /** What {@link pacedResponse} is given. */
 export interface PacedOptions {
-  /** The clock, ms (`DoctorEnv.now`). */
+  /** The clock, ms (`DoctorEnv.now`, `performance.now`). */
   readonly now: () => number;
-  /** Whether the run's time is spent: the body then errors with `reason()`. */
+  /** Whether the time is spent (the doctor's run, the CLI command's): the body then errors with `reason()`. */
   readonly expired: () => boolean;
   /** Why the body ended early. */
   readonly reason: () => Error;
