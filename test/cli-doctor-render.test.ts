@@ -199,6 +199,6 @@ describe('the doctor report for a terminal', () => {
     const colored = renderReport(report, { colors: pc.createColors(true), columns: 60 });
     expect(colored).toContain('\u001b[31m✖\u001b[39m');
     for (const line of colored.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(60);
-    expect(visibleEvidence('\ufeff{"id":1}\r\n\tnext\u0007 \u200b"q"\\')).toBe('\\uFEFF{"id":1}\\r\n\\tnext\\u0007 \\u200B"q"\\');
+    expect(visibleEvidence('\ufeff{"id":1}\r\n\tnext\u0007 \u200b"q"\\')).toBe('\\ufeff{"id":1}\\r\n\\tnext\\x07 \\u200b"q"\\');
   });
 });
