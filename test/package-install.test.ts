@@ -93,7 +93,7 @@ beforeAll(() => {
     const entry = rootLock[`node_modules/${name}`];
     if (entry === undefined) throw new Error(`The root package-lock.json has no top-level entry: "node_modules/${name}"`);
     // The package, the copies of its dependencies nested under it (another version than the top-level one, e.g.
-    // cli-table3's string-width 4), and its optional dependencies.
+    // a string-width nested under wrap-ansi), and its optional dependencies.
     const prefix = `node_modules/${name}`;
     for (const [key, found] of Object.entries(rootLock)) {
       if (key !== prefix && !key.startsWith(`${prefix}/node_modules/`)) continue;
@@ -218,7 +218,7 @@ describe('installed from the tarballs into an empty project', () => {
     expect(statSync(bin).isFile()).toBe(true);
     expect(sh(bin, ['--version'], { cwd: app })).toBe(`${packed.find((p) => p.dir === 'cli')!.version}\n`);
     expect(sh(bin, ['revisions', '--json'], { cwd: app })).toBe(`${JSON.stringify(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'].map((revision) => ({ revision, era: revision === '2026-07-28' ? 'modern' : 'legacy' })), null, 2)}\n`);
-    // Its dependencies (commander, picocolors, cli-table3) came with it: a table and the help.
+    // Its dependencies (commander, picocolors) came with it: the output and the help.
     expect(sh(bin, ['explain', '404'], { cwd: app })).toMatch(/^404 Not Found\n/);
   });
 });
