@@ -167,8 +167,9 @@ describe('--timeout-ms bounds the whole command', () => {
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('switchboard: The command did not finish within its budget of 3000 ms (--timeout-ms)');
     expect(ran.stderr).toContain('progress 2 tick');
-    // 3 s of budget, a close grace of 1 s, the exit grace: generous room on a loaded machine, far from "for ever".
-    expect(ran.elapsedMs).toBeLessThan(10_000);
+    // Closing the server is inside the budget (a quarter of it kept back); the CLI's own start and the exit after the
+    // flush (200 ms) come on top: room for a loaded machine, far from "for ever".
+    expect(ran.elapsedMs).toBeLessThan(3000 + 2000);
     console.log(`reliability hostile-cli call with endless progress, --timeout-ms 3000: exited after ${Math.round(ran.elapsedMs)} ms`);
   }, 30_000);
 
@@ -228,7 +229,9 @@ describe('--timeout-ms bounds the whole command', () => {
       const ran = await cli(['list', '--era', 'session', '--timeout-ms', String(budgetMs), url], { killAfterMs: budgetMs * 4 });
       expect(ran.killed).toBe(false);
       expect(ran.code).toBe(1);
-      expect(ran.stderr).toContain(`switchboard: The command did not finish within its budget of ${budgetMs} ms (--timeout-ms)`);
+      // Either the budget ends it, or the line reaches the client's SSE event cap first (the decoder is linear now, so
+      // on a fast machine 16 MiB arrive within the budget): a clear error by the deadline either way.
+      expect(ran.stderr).toMatch(new RegExp(`switchboard: (The command did not finish within its budget of ${budgetMs} ms \\(--timeout-ms\\)|Connection closed \\(the response stream ended\\): an SSE event exceeded)`));
       // Unpaced, the client read the endless line ~1.8 s past the budget; paced, it stops by the clock.
       expect(ran.elapsedMs).toBeLessThan(budgetMs + 1500);
       console.log(`reliability hostile-cli list over a dribbled SSE line, --timeout-ms ${budgetMs}: exited after ${Math.round(ran.elapsedMs)} ms`);

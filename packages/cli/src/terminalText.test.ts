@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { terminalJson, terminalText } from './terminalText.js';
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/;
 
 describe('terminalText', () => {
   it('writes every sequence a terminal acts on as a visible escape', () => {
@@ -10,6 +10,8 @@ describe('terminalText', () => {
     expect(terminalText('bell\u0007 cr\r del\u007f bs\u0008 nul\u0000')).toBe('bell\\x07 cr\\r del\\x7f bs\\x08 nul\\x00');
     expect(terminalText('csi\u009b2J nel\u0085 osc\u009d0;t\u009c')).toBe('csi\\u009b2J nel\\u0085 osc\\u009d0;t\\u009c');
     expect(terminalText('\u202eevil\u202c \u2066iso\u2069')).toBe('\\u202eevil\\u202c \\u2066iso\\u2069');
+    expect(terminalText('one\u2028two\u2029three')).toBe('one\\u2028two\\u2029three');
+    expect(terminalJson({ text: 'a\u2028b' })).toContain('a\\u2028b');
   });
 
   it('keeps line feeds and tabs in a block, escapes them on one line', () => {

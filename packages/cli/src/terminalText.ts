@@ -5,7 +5,8 @@
  * colour, an OSC 8 link, an OSC 52 clipboard write, a window title), a BEL, a CR overwrite, a backspace, DEL or a C1
  * control (U+0080–U+009F, such as U+009B, the one-byte CSI) shows as `\x1b[31m`, `\x07`, `\r`, `\x08`, `\x7f`,
  * `\u009b`, and does nothing. Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069: "Trojan Source",
- * CVE-2021-42574) are escaped too, so a server cannot make text read in an order other than the one it has.
+ * CVE-2021-42574) are escaped too, so a server cannot make text read in an order other than the one it has, and so
+ * are the line and paragraph separators U+2028 and U+2029 (some terminals and viewers break the line there).
  * Backslashes are left as they are (paths and patterns read as written).
  *
  * Our own colouring is applied after this, around escaped text, so it stays. Runtime-neutral (the doctor's report
@@ -29,12 +30,12 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
 
 /* eslint-disable no-control-regex -- matching control characters is the point */
 const UNSAFE: Readonly<Record<TextLayout, RegExp>> = {
-  line: /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-  block: /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+  line: /[\u0000-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/g,
+  block: /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/g,
   evidence: /[\u0000-\u0009\u000b-\u001f\u007f-\u00a0\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
 };
-/** What `--json` leaves raw that a terminal would act on: DEL, C1 controls, bidi overrides (JSON escapes C0 itself). */
-const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** What `--json` leaves raw that a terminal would act on: DEL, C1 controls, U+2028/U+2029, bidi overrides (JSON escapes C0 itself). */
+const JSON_UNSAFE = /[\u007f-\u009f\u2028-\u202e\u2066-\u2069]/g;
 /* eslint-enable no-control-regex */
 
 function escapeChar(c: string): string {

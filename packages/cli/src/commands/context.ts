@@ -30,9 +30,16 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 /**
  * How long closing the client may take once the work is done or the budget spent, at most, in ms: room for a stdio
  * server's whole shutdown (stdin closed, SIGTERM, SIGKILL: connect.ts `SHUTDOWN_GRACE_MS` steps) and its last
- * output.
+ * output. It is kept back inside the budget (a quarter of it at most), so that the command as a whole, closing
+ * included, ends by `--timeout-ms`; a server still running when it is spent is killed with its process group when
+ * the CLI exits (the stdio client's exit hook).
  */
 const CLOSE_GRACE_MS = 2000;
+
+/** The part of a `budgetMs` kept back for closing the client: {@link CLOSE_GRACE_MS}, at most a quarter of it. */
+export function closeReserveMs(budgetMs: number): number {
+  return Math.min(CLOSE_GRACE_MS, Math.floor(budgetMs / 4));
+}
 
 /** A promise that rejects with the signal's reason once it aborts (and never otherwise); its rejection is handled. */
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
@@ -62,8 +69,8 @@ export function reportFailure(output: Output, error: unknown, connecting: boolea
  * Resolves the target, connects, runs `work`, closes. A failure before `work` is exit code 2 (could not connect);
  * in `work`, exit code 1. The whole of it is bounded by `timeoutMs`: whatever the server does (progress for ever,
  * an answer that never comes, a connect that hangs), the command reports `command_timeout` by then, and `work`'s
- * `signal` aborts (pass it to requests, check it between output steps). Closing the client then gets at most
- * {@link CLOSE_GRACE_MS} more.
+ * `signal` aborts (pass it to requests, check it between output steps) {@link closeReserveMs} before the end, and
+ * closing the client gets what is left.
  */
 export async function withClient(
   options: ServerCommandOptions & { readonly live?: boolean; readonly elicitation?: boolean },
@@ -71,10 +78,12 @@ export async function withClient(
 ): Promise<number> {
   const { io, output } = options;
   const budgetMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const endsAt = performance.now() + budgetMs;
+  const workMs = budgetMs - closeReserveMs(budgetMs);
   const deadline = new AbortController();
-  const deadlineAt = performance.now() + budgetMs;
+  const deadlineAt = performance.now() + workMs;
   const spent = (): CliError => new CliError('command_timeout', `The command did not finish within its budget of ${budgetMs} ms (--timeout-ms)`);
-  const timer = setTimeout(() => deadline.abort(spent()), budgetMs);
+  const timer = setTimeout(() => deadline.abort(spent()), workMs);
   const expired = rejectOnAbort(deadline.signal);
   // A failure once the time is spent is the budget's (a paced HTTP body ends by the clock, before the timer fires).
   const failureOf = (error: unknown): unknown => (!(error instanceof CliError) && performance.now() >= deadlineAt ? spent() : error);
@@ -105,7 +114,7 @@ export async function withClient(
     } catch (error) {
       return reportFailure(output, failureOf(error), false);
     } finally {
-      await Promise.race([client.close().catch(() => undefined), delay(CLOSE_GRACE_MS)]);
+      await Promise.race([client.close().catch(() => undefined), delay(Math.max(0, Math.min(CLOSE_GRACE_MS, endsAt - performance.now())))]);
     }
   } finally {
     clearTimeout(timer);

@@ -18,7 +18,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { callerKey } from '../http/server/callerIdentity.js';
+import { addressKey, callerKey } from '../http/server/callerIdentity.js';
 import type { ProxyTrust } from '../http/server/callerIdentity.js';
 import { peerAddress } from '../http/server/inputOutput.js';
 
@@ -71,7 +71,7 @@ export class ConnectionBudget {
   /** A new connection (the server's `connection` event): admits it, reclaiming one if needed, or destroys it. */
   readonly accept = (socket: Socket): void => {
     const peer = peerAddress(socket.remoteAddress);
-    const caller = peer === undefined ? '' : `address:${peer}`;
+    const caller = peer === undefined ? '' : addressKey(peer);
     const now = Date.now();
     // A trusted proxy's connection is counted for the proxy until its request names the client.
     const proxied = peer !== undefined && this.#init.trust?.(peer, 0) === true;

@@ -117,7 +117,7 @@ async function checkDefinitions(ctx: CheckContext): Promise<void> {
 async function checkTokens(ctx: CheckContext): Promise<void> {
   const tools = ctx.facts.tools;
   if (tools === undefined) return;
-  const { total, largest } = await catalogueTokens(tools);
+  const { total, largest } = await catalogueTokens(tools, 3, ctx.signal);
   ctx.facts.measurements['tools/list.tokens'] = total;
   ctx.progress(`${tools.length} tools, about ${total} tokens (${TOKEN_ENCODING})`);
   if (total > TOKEN_WARNING) {

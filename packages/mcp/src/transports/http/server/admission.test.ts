@@ -252,7 +252,7 @@ describe('defaultCallerIdentity', () => {
   it.each([
     [{ authInfo: { clientId: 'app-1', token: 't' }, remoteAddress: '203.0.113.9' }, 'client:app-1'],
     [{ authInfo: { token: 't' }, remoteAddress: '203.0.113.9' }, 'address:203.0.113.9'],
-    [{ authInfo: undefined, remoteAddress: '2001:db8::1' }, 'address:2001:db8::1'],
+    [{ authInfo: undefined, remoteAddress: '2001:db8::1' }, 'address:2001:db8::/64'], // IPv6 by its /64,
     [{ authInfo: undefined, remoteAddress: '127.0.0.2' }, undefined],
     [{ authInfo: undefined, remoteAddress: '::1' }, undefined],
     [{ authInfo: undefined, remoteAddress: undefined }, undefined],

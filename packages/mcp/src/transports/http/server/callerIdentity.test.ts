@@ -3,7 +3,7 @@
  * the right of `X-Forwarded-For` / RFC 7239 `Forwarded` (the first entry is the client's to forge).
  */
 import { describe, expect, it } from 'vitest';
-import { callerAddress, callerKey, compileTrustProxy, exemptFromShare, forwardingChain } from './callerIdentity.js';
+import { addressKey, callerAddress, callerKey, compileTrustProxy, exemptFromShare, forwardingChain } from './callerIdentity.js';
 import type { CallerSource, TrustProxy } from './callerIdentity.js';
 import { defaultCallerIdentity } from './handlerOptions.js';
 
@@ -61,6 +61,15 @@ describe('forwardingChain', () => {
   it('reads the for= nodes of RFC 7239 Forwarded when there is no X-Forwarded-For (quoted, with ports, unknown)', () => {
     const header = 'for=192.0.2.60;proto=http;by=203.0.113.43, for="[2001:db8:cafe::17]:4711", proto=https, For=unknown';
     expect(forwardingChain((name) => (name === 'forwarded' ? header : undefined))).toEqual(['192.0.2.60', '2001:db8:cafe::17', 'unknown', 'unknown']);
+  });
+
+  it('writes IPv6 nodes in their RFC 5952 form, keeps a comma inside a quoted Forwarded value, and cuts long names', () => {
+    expect(forwardingChain((name) => (name === 'x-forwarded-for' ? '2001:DB8:0:0::1, 2001:db8:0000:0:0:0:0:1' : undefined))).toEqual(['2001:db8::1', '2001:db8::1']);
+    // A quoted value is one value whatever it holds (RFC 7230 quoted-string): its comma splits nothing.
+    const quoted = 'for="1.2.3.4, for=9.9.9.9"';
+    expect(forwardingChain((name) => (name === 'forwarded' ? quoted : undefined))).toEqual(['1.2.3.4, for=9.9.9.9']);
+    const junk = `_${'x'.repeat(5000)}`;
+    expect(forwardingChain((name) => (name === 'x-forwarded-for' ? junk : undefined))[0]).toHaveLength(64);
   });
 
   it('uses X-Forwarded-For alone when both are present', () => {
@@ -130,5 +139,16 @@ describe('callerKey and the loopback exemption', () => {
     expect(defaultCallerIdentity({ authInfo: undefined, remoteAddress: '127.0.0.1', callerAddress: '127.0.0.1', header })).toBeUndefined();
     expect(defaultCallerIdentity({ authInfo: undefined, remoteAddress: '127.0.0.1', callerAddress: '127.0.0.1', trustsProxy: true, header })).toBe('address:127.0.0.1');
     expect(defaultCallerIdentity({ authInfo: undefined, remoteAddress: '127.0.0.1', callerAddress: '203.0.113.5', trustsProxy: true, header })).toBe('address:203.0.113.5');
+  });
+});
+
+describe('addressKey', () => {
+  it('keys IPv4 and loopback by the address, other IPv6 addresses by their /64 (one subscriber, one share)', () => {
+    expect(addressKey('203.0.113.5')).toBe('address:203.0.113.5');
+    expect(addressKey('::1')).toBe('address:::1');
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('address:2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2:ffff:ffff:ffff:fffe')).toBe(addressKey('2001:db8:1:2::9'));
+    expect(addressKey('2001:db8:1:3::9')).not.toBe(addressKey('2001:db8:1:2::9'));
+    expect(callerKey(source('2001:db8:0:0:0:0:0:7'), undefined)).toBe('address:2001:db8::/64');
   });
 });

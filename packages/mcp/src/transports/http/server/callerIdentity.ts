@@ -94,10 +94,48 @@ function parseIpv6(text: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** The canonical text of an address: IPv4 dotted, IPv6 as Node prints it (lower case, IPv4-mapped shown as IPv4). */
-function canonical(bytes: Uint8Array, fallback: string): string {
+/**
+ * The canonical text of an address: IPv4 dotted, IPv4-mapped IPv6 shown as IPv4, IPv6 in the RFC 5952 form (lower
+ * case, leading zeros dropped, the longest run of two or more zero groups written `::`), so that `2001:db8:0:0::1`
+ * and `2001:DB8::1` are one caller.
+ */
+function canonical(bytes: Uint8Array): string {
   if (bytes.length === 4) return bytes.join('.');
-  return fallback.toLowerCase();
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] as number) << 8) | (bytes[i + 1] as number));
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = (from: number, to: number): string => groups.slice(from, to).map((g) => g.toString(16)).join(':');
+  return bestStart === -1 ? hex(0, 8) : `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
+}
+
+/** The longest node name of a forwarding header kept in a caller key (RFC 7239 obfuscated names are short). */
+const MAX_NODE_CHARS = 64;
+
+/**
+ * The key of a caller known by its address: `address:<ip>`, where an IPv6 address outside loopback counts by its
+ * /64 prefix (`address:2001:db8:1:2::/64`): one subscriber is routinely given a whole /64, so keying single
+ * addresses would hand out a share per address to whoever holds one (the usual practice of rate limiters).
+ */
+export function addressKey(address: string): string {
+  const ip = parseIp(address);
+  if (ip === undefined || ip.length === 4 || ip.every((b, i) => b === (i === 15 ? 1 : 0))) return `address:${address}`;
+  const prefix = new Uint8Array(16);
+  prefix.set(ip.subarray(0, 8));
+  return `address:${canonical(prefix)}/64`;
 }
 
 interface Range {
@@ -168,15 +206,33 @@ function nodeAddress(node: string): string {
   const colon = v.indexOf(':');
   if (colon !== -1 && colon === v.lastIndexOf(':')) v = v.slice(0, colon);
   const ip = parseIp(v);
-  return ip === undefined ? v.toLowerCase() : canonical(ip, v);
+  return ip === undefined ? v.slice(0, MAX_NODE_CHARS).toLowerCase() : canonical(ip);
+}
+
+/** `text` split at the commas outside quoted strings (RFC 7230 §3.2.6 quoted-string, with `\` escapes). */
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted && c === '\\') i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && c === separator) {
+      out.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(text.slice(start));
+  return out;
 }
 
 /** The `for=` nodes of an RFC 7239 `Forwarded` header, left (client side) to right (nearest proxy). */
 function forwardedFor(header: string): string[] {
   const out: string[] = [];
-  for (const element of header.split(',')) {
+  for (const element of splitOutsideQuotes(header, ',')) {
     let found: string | undefined;
-    for (const pair of element.split(';')) {
+    for (const pair of splitOutsideQuotes(element, ';')) {
       const eq = pair.indexOf('=');
       if (eq !== -1 && pair.slice(0, eq).trim().toLowerCase() === 'for') found = pair.slice(eq + 1);
     }
@@ -207,7 +263,7 @@ export function forwardingChain(header: (name: string) => string | undefined): s
 export function callerAddress(source: CallerSource, trust: ProxyTrust | undefined): string | undefined {
   const peerText = source.remoteAddress;
   const peerIp = peerText === undefined ? undefined : parseIp(peerText);
-  let address = peerText === undefined ? undefined : peerIp === undefined ? peerText : canonical(peerIp, peerText);
+  let address = peerText === undefined ? undefined : peerIp === undefined ? peerText : canonical(peerIp);
   if (trust === undefined) return address;
   if (address !== undefined && !trust(address, 0)) return address;
   const chain = forwardingChain((name) => source.header(name));
@@ -234,7 +290,7 @@ export function callerKey(source: CallerSource, trust: ProxyTrust | undefined): 
   const principal = principalOf(source.authInfo);
   if (principal !== undefined) return `client:${principal}`;
   const address = callerAddress(source, trust);
-  return address === undefined ? undefined : `address:${address}`;
+  return address === undefined ? undefined : addressKey(address);
 }
 
 /**

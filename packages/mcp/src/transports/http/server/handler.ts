@@ -32,7 +32,7 @@ import type { CallerFacts, McpHttpHandlerOptions } from './handlerOptions.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard, isSameOrigin } from './security.js';
 import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
-import { callerAddress, compileTrustProxy } from './callerIdentity.js';
+import { addressKey, callerAddress, compileTrustProxy } from './callerIdentity.js';
 import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessions/sessionTable.js';
 import { Sse2024Endpoint } from './httpSse/httpSseEndpoint.js';
@@ -273,7 +273,7 @@ export class HttpCore {
     });
     // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
     // reclaiming at the cap takes from whoever holds most.
-    const group = typeof caller === 'string' ? caller : address === undefined ? '' : `address:${address}`;
+    const group = typeof caller === 'string' ? caller : address === undefined ? '' : addressKey(address);
     return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, group, streamPrefix });
   }
 
@@ -295,7 +295,7 @@ export class HttpCore {
       header: (name) => input.header(name),
     });
     if (typeof caller === 'string') return caller;
-    return address === undefined ? undefined : `address:${address}`;
+    return address === undefined ? undefined : addressKey(address);
   }
 
   close(): Promise<void> {

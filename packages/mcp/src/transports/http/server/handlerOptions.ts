@@ -7,7 +7,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { isHeaderName } from './cors.js';
 import type { McpCorsOptions } from './cors.js';
 import type { ResponseMode } from '../media.js';
-import { compileTrustProxy, exemptFromShare, principalOf } from './callerIdentity.js';
+import { addressKey, compileTrustProxy, exemptFromShare, principalOf } from './callerIdentity.js';
 import type { TrustProxy } from './callerIdentity.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../../stores/eventStore.js';
@@ -75,7 +75,7 @@ export function defaultCallerIdentity(facts: CallerFacts): string | undefined {
   if (principal !== undefined) return `client:${principal}`;
   const address = facts.callerAddress ?? facts.remoteAddress;
   if (address === undefined) return undefined;
-  const key = `address:${address}`;
+  const key = addressKey(address);
   return facts.trustsProxy !== true && exemptFromShare(key, undefined) ? undefined : key;
 }
 
