@@ -13,7 +13,7 @@ import { createServer, Agent, type IncomingMessage, type OutgoingHttpHeaders, ty
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_MAX_BODY_BYTES } from '@switchboard/mcp/http';
 import { CliError } from '../errors.js';
-import { HeldSessions, messageOf, readCapped, sendTo, type HeldSession, type Upstream } from './httpSessions.js';
+import { HeldSessions, readCapped, sendTo, type HeldSession, type Upstream } from './httpSessions.js';
 import { EventSplitter, parseMessage, sseMessage, type JsonRpcLike } from './sseEvents.js';
 
 export type { Upstream } from './httpSessions.js';
@@ -61,17 +61,17 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | unde
 }
 
 /** The requests (with an id) of a POST body: one message or a batch (MCP 2025-03-26). */
-function requestsOf(body: Buffer | undefined): { readonly messages: JsonRpcLike[]; readonly ids: (string | number)[] } {
-  if (body === undefined || body.length === 0) return { messages: [], ids: [] };
+function requestsOf(body: Buffer | undefined): { readonly messages: JsonRpcLike[]; readonly ids: (string | number)[]; readonly batch: boolean } {
+  if (body === undefined || body.length === 0) return { messages: [], ids: [], batch: false };
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
-    return { messages: [], ids: [] };
+    return { messages: [], ids: [], batch: false };
   }
   const messages = (Array.isArray(value) ? value : [value]).filter((m): m is JsonRpcLike => typeof m === 'object' && m !== null);
   const ids = messages.filter((m) => typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => m.id as string | number);
-  return { messages, ids };
+  return { messages, ids, batch: Array.isArray(value) };
 }
 
 /** The error for a request a generation took and never answered (MCP 2025-11-25 basic/index.mdx "Responses"). */
@@ -89,7 +89,8 @@ export async function startForwarder(options: { readonly host: string; readonly 
   const sessions = new HeldSessions({ agent, upstream: options.upstream, path: '/mcp' });
 
   /** Forwards one request (its body read) to `target`, the session id rewritten both ways; relays the answer. */
-  const forward = async (req: IncomingMessage, res: ServerResponse, target: Upstream, body: Buffer | undefined, session: HeldSession | undefined): Promise<void> => {
+  const forward = async (req: IncomingMessage, res: ServerResponse, to: { readonly target: Upstream; readonly body: Buffer | undefined; readonly session: HeldSession | undefined }): Promise<void> => {
+    const { target, body, session } = to;
     const headers = forwardable(req.headers);
     if (body !== undefined) headers['content-length'] = String(body.length);
     if (session !== undefined) {
@@ -99,7 +100,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
         return refuse(res, 503, `switchboard dev: the session could not be handed over to generation ${target.number} (${(error as Error).message}); send the request again`);
       }
     }
-    const { messages, ids } = requestsOf(body);
+    const { messages, ids, batch } = requestsOf(body);
     const initialize = session === undefined && messages.length === 1 && messages[0]!.method === 'initialize' ? messages[0] : undefined;
     const listen = messages.length === 1 && messages[0]!.method === 'subscriptions/listen' ? messages[0] : undefined;
     if (session !== undefined && messages.some((m) => m.method === 'notifications/initialized')) session.initialized = true;
@@ -113,7 +114,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
     } catch {
       if (ids.length === 0) return refuse(res, 502, 'switchboard dev: the server generation went away while answering; send the request again');
       const errors = ids.map((id) => lost(id, target.number));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(errors.length === 1 && !Array.isArray(JSON.parse(body!.toString('utf8'))) ? errors[0] : errors));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(batch ? errors : errors[0]));
       return;
     }
     const out = forwardable(answer.headers);
@@ -125,7 +126,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
       // A JSON answer to initialize: read whole (small) to learn the server's capabilities, then relayed.
       const text = await readCapped(answer);
       const id = answer.headers['mcp-session-id'];
-      if (answer.statusCode === 200 && typeof id === 'string') sessions.open(id, target.number, body!, headers, parseMessage(text));
+      if (answer.statusCode === 200 && typeof id === 'string') sessions.open(id, { generation: target.number, body: body!, headers, result: parseMessage(text) });
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out).end(text);
       return;
     }
@@ -150,7 +151,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
         if (message !== undefined && message.method === undefined && (typeof message.id === 'string' || typeof message.id === 'number')) unanswered.delete(message.id);
         if (message !== undefined && initialize !== undefined && message.id === initialize.id) {
           const id = answer.headers['mcp-session-id'];
-          if (answer.statusCode === 200 && typeof id === 'string') sessions.open(id, target.number, body!, headers, message);
+          if (answer.statusCode === 200 && typeof id === 'string') sessions.open(id, { generation: target.number, body: body!, headers, result: message });
         }
         if (message !== undefined) onListen?.(message);
         res.write(event.text);
@@ -173,7 +174,8 @@ export async function startForwarder(options: { readonly host: string; readonly 
     if (target === undefined) return refuse(res, 503, 'switchboard dev: the server is not running (it exited or failed to load); save a file to start it again');
     const sid = req.headers['mcp-session-id'];
     const session = typeof sid === 'string' ? sessions.get(sid) : undefined;
-    if (session !== undefined && req.method === 'GET') {
+    // The host's standalone stream (a GET without Last-Event-ID: one with it resumes a stream of one generation).
+    if (session !== undefined && req.method === 'GET' && req.headers['last-event-id'] === undefined) {
       req.resume();
       void sessions.openStream(session, res, forwardable(req.headers));
       return;
@@ -181,7 +183,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
     void readBody(req, DEFAULT_MAX_BODY_BYTES).then((body) => {
       // Past the size every generation refuses anyway (HTTP 413, as the library answers).
       if (body === undefined) return refuse(res, 413, `switchboard dev: the request body is larger than ${DEFAULT_MAX_BODY_BYTES} bytes`);
-      return forward(req, res, target, req.method === 'POST' || body.length > 0 ? body : undefined, session);
+      return forward(req, res, { target, body: req.method === 'POST' || body.length > 0 ? body : undefined, session });
     });
   });
   try {

@@ -15,7 +15,7 @@
  * basic/patterns/subscriptions.mdx), then ends with its generation; its client listens again.
  */
 import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import { EventSplitter, parseMessage, sseMessage, type JsonRpcLike } from './sseEvents.js';
+import { EventSplitter, sseMessage, type JsonRpcLike } from './sseEvents.js';
 
 /** A generation as the forwarder sees it. */
 export interface Upstream {
@@ -82,12 +82,6 @@ export function readCapped(answer: IncomingMessage): Promise<string> {
   });
 }
 
-/** The JSON-RPC message of a JSON answer or of the first SSE event that carries one. */
-export function messageOf(text: string, contentType: string | undefined): JsonRpcLike | undefined {
-  if (contentType?.includes('text/event-stream') !== true) return parseMessage(text);
-  return new EventSplitter().push(`${text}\n\n`).find((event) => event.message !== undefined)?.message;
-}
-
 /** Sends one request to `target`; the answer or the error. */
 export function sendTo(agent: Agent, target: Upstream, options: { readonly method: string; readonly path: string; readonly headers: OutgoingHttpHeaders; readonly body?: Buffer }): { readonly request: ClientRequest; readonly answer: Promise<IncomingMessage> } {
   const base = new URL(target.url);
@@ -118,8 +112,12 @@ export class HeldSessions {
     return this.#sessions.get(id);
   }
 
-  /** Holds a session `generation` just opened for the host with `id`. */
-  open(id: string, generation: number, initBody: Buffer, initHeaders: OutgoingHttpHeaders, result: JsonRpcLike | undefined): void {
+  /**
+   * Holds a session `generation` just opened for the host with `id`, from the host's `initialize` (`body`, sent with
+   * `headers`) and its `result` (the server's capabilities and the negotiated revision).
+   */
+  open(id: string, opened: { readonly generation: number; readonly body: Buffer; readonly headers: OutgoingHttpHeaders; readonly result: JsonRpcLike | undefined }): void {
+    const { generation, body: initBody, headers: initHeaders, result } = opened;
     if (this.#sessions.size >= MAX_HELD_SESSIONS) this.forget(this.#sessions.keys().next().value!);
     const capabilities = (result?.result?.capabilities ?? {}) as Record<string, { listChanged?: unknown } | undefined>;
     const version = result?.result?.protocolVersion;

@@ -30,7 +30,7 @@ export interface JsonRpcLike {
 export function parseMessage(text: string): JsonRpcLike | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRpcLike) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
   } catch {
     return undefined;
   }
