@@ -32,6 +32,8 @@ beforeEach(() => {
       `import { greeting, extra } from './tools.mjs';`,
       `const server = new McpServer({ name: 'dev-hosts', version: '1.0.0' });`,
       `server.tool('greet', { description: 'Greets', inputSchema: { type: 'object', properties: {} } }, () => ({ content: [{ type: 'text', text: greeting }] }));`,
+      `server.tool('slow', { description: 'Answers after 1.5 s', inputSchema: { type: 'object', properties: {} } }, () => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'slow ' + greeting }] }), 1500)));`,
+      `server.tool('crash', { description: 'Exits the process', inputSchema: { type: 'object', properties: {} } }, () => process.exit(7));`,
       `for (const name of extra) server.tool(name, { description: 'Added', inputSchema: { type: 'object', properties: {} } }, () => ({ content: [{ type: 'text', text: name }] }));`,
       'export default server;',
       '',
@@ -94,7 +96,7 @@ describe('switchboard dev --port keeps hosts connected across reloads', () => {
       expect(await greet()).toBe(RELOADS[n]!.greeting);
       await expect.poll(() => listChanged, { timeout: 10_000 }).toBe(n + 1);
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(['greet', ...RELOADS[n]!.extra]);
+      expect(names).toEqual(['greet', 'slow', 'crash', ...RELOADS[n]!.extra]);
     }
     expect(((await client.callTool({ name: 'added', arguments: {} })).content as { text: string }[])[0]!.text).toBe('added');
     // The host never initialized again: the same session all along.
@@ -115,7 +117,7 @@ describe('switchboard dev --port keeps hosts connected across reloads', () => {
       await reload(io, n);
       expect(await greet()).toBe(RELOADS[n]!.greeting);
       await expect.poll(() => listChanged, { timeout: 10_000 }).toBe(n + 1);
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greet', ...RELOADS[n]!.extra]);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greet', 'slow', 'crash', ...RELOADS[n]!.extra]);
     }
     await client.close();
     expect(await stop()).toBe(0);
@@ -135,9 +137,31 @@ describe('switchboard dev --port keeps hosts connected across reloads', () => {
       await reload(io, n);
       expect(await greet()).toBe(RELOADS[n]!.greeting);
       await expect.poll(() => heard, { timeout: 10_000 }).toContain('notifications/tools/list_changed');
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greet', ...RELOADS[n]!.extra]);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greet', 'slow', 'crash', ...RELOADS[n]!.extra]);
       await subscription.close();
     }
+    await client.close();
+    expect(await stop()).toBe(0);
+  }, TEST_MS);
+
+  it('a call in flight at a reload is answered by the old generation; one a generation never answers (it exited) gets -32603', async () => {
+    const { io, url, stop } = await devHttp();
+    const client = new Client({ name: 'sdk-host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    cleanups.unshift(() => client.close());
+    const slow = client.callTool({ name: 'slow', arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await reload(io, 0);
+    // Generation 1 drains: the call it took is answered by it (with its greeting), then it stops.
+    expect(((await slow).content as { text: string }[])[0]!.text).toBe('slow one');
+    expect(((await client.callTool({ name: 'slow', arguments: {} })).content as { text: string }[])[0]!.text).toBe('slow two');
+    // Generation 2 exits while handling a call: a JSON-RPC error, not a cut connection or an HTTP 502.
+    await expect(client.callTool({ name: 'crash', arguments: {} })).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('switchboard dev: generation 2 ended before it answered; send the request again') });
+    await expect.poll(() => io.err(), { timeout: 10_000 }).toContain('the server (generation 2) ended by itself (exit code 7)');
+    // The next generation takes the session over from the one that exited.
+    edit('three', []);
+    await expect.poll(() => io.err(), { timeout: 20_000 }).toMatch(/reloaded after tools\.mjs \(generation 3, \d+ ms\)\n/);
+    expect(((await client.callTool({ name: 'greet', arguments: {} })).content as { text: string }[])[0]!.text).toBe('three');
     await client.close();
     expect(await stop()).toBe(0);
   }, TEST_MS);
