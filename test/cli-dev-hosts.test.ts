@@ -123,23 +123,27 @@ describe('switchboard dev --port keeps hosts connected across reloads', () => {
     expect(await stop()).toBe(0);
   }, TEST_MS);
 
-  it('McpClient, 2026-07-28: each request reaches the current generation; a listen stream hears list_changed', async () => {
+  it('McpClient, 2026-07-28: each request reaches the current generation; one listen stream stays open and hears list_changed', async () => {
     const { io, url, stop } = await devHttp();
     const client = await McpClient.connect({ connector: streamableHttp({ url }), era: 'modern', logger: silent, reconnect: false });
     cleanups.unshift(() => client.close());
     const greet = async (): Promise<unknown> => ((await client.callTool({ name: 'greet', arguments: {} })).content[0] as { text: string }).text;
     expect([client.era, await greet()]).toEqual(['modern', 'one']);
+    const heard: string[] = [];
+    const subscription = await client.listen({ toolsListChanged: true });
+    subscription.on((notification) => heard.push(notification.method));
+    let ended: unknown;
+    void subscription.closed.then((how) => { ended = how; });
     for (let n = 0; n < RELOADS.length; n++) {
-      // A listen stream is held by one generation: opened anew for each.
-      const heard: string[] = [];
-      const subscription = await client.listen({ toolsListChanged: true });
-      subscription.on((notification) => heard.push(notification.method));
       await reload(io, n);
       expect(await greet()).toBe(RELOADS[n]!.greeting);
-      await expect.poll(() => heard, { timeout: 10_000 }).toContain('notifications/tools/list_changed');
+      await expect.poll(() => heard.length, { timeout: 10_000 }).toBe(n + 1);
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greet', 'slow', 'crash', ...RELOADS[n]!.extra]);
-      await subscription.close();
     }
+    expect(heard).toEqual(RELOADS.map(() => 'notifications/tools/list_changed'));
+    // The subscription was never ended by a generation going away: dev moved it to each new one.
+    expect(ended).toBe(undefined);
+    await subscription.close();
     await client.close();
     expect(await stop()).toBe(0);
   }, TEST_MS);

@@ -13,7 +13,7 @@ import { createServer, Agent, type IncomingMessage, type OutgoingHttpHeaders, ty
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_MAX_BODY_BYTES } from '@switchboard/mcp/http';
 import { CliError } from '../errors.js';
-import { HeldSessions, readCapped, sendTo, type HeldSession, type Upstream } from './httpSessions.js';
+import { HeldSessions, readCapped, sendTo, type HeldSession, type ListenTap, type Upstream } from './httpSessions.js';
 import { EventSplitter, parseMessage, sseMessage, type JsonRpcLike } from './sseEvents.js';
 
 export type { Upstream } from './httpSessions.js';
@@ -79,6 +79,18 @@ function lost(id: string | number, generation: number): unknown {
   return { jsonrpc: '2.0', id, error: { code: -32603, message: `switchboard dev: generation ${generation} ended before it answered; send the request again` } };
 }
 
+/** One request to forward. */
+interface Forwarding {
+  readonly target: Upstream;
+  readonly body: Buffer | undefined;
+  readonly session: HeldSession | undefined;
+  /**
+   * A `subscriptions/listen` stream already answered to the host, moved to `target` after a reload (its request sent
+   * again): its tap. The host keeps one stream for its subscription across generations.
+   */
+  readonly handover?: ListenTap;
+}
+
 /**
  * Listens on `host:port` and forwards each request to `upstream()` (the current generation, or `undefined` when
  * none serves: 503).
@@ -89,8 +101,8 @@ export async function startForwarder(options: { readonly host: string; readonly 
   const sessions = new HeldSessions({ agent, upstream: options.upstream, path: '/mcp' });
 
   /** Forwards one request (its body read) to `target`, the session id rewritten both ways; relays the answer. */
-  const forward = async (req: IncomingMessage, res: ServerResponse, to: { readonly target: Upstream; readonly body: Buffer | undefined; readonly session: HeldSession | undefined }): Promise<void> => {
-    const { target, body, session } = to;
+  const forward = async (req: IncomingMessage, res: ServerResponse, to: Forwarding): Promise<void> => {
+    const { target, body, session, handover } = to;
     const headers = forwardable(req.headers);
     if (body !== undefined) headers['content-length'] = String(body.length);
     if (session !== undefined) {
@@ -112,6 +124,7 @@ export async function startForwarder(options: { readonly host: string; readonly 
     try {
       answer = await answered;
     } catch {
+      if (handover !== undefined) return void res.end();
       if (ids.length === 0) return refuse(res, 502, 'switchboard dev: the server generation went away while answering; send the request again');
       const errors = ids.map((id) => lost(id, target.number));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(batch ? errors : errors[0]));
@@ -130,9 +143,14 @@ export async function startForwarder(options: { readonly host: string; readonly 
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out).end(text);
       return;
     }
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-    // An SSE answer may carry no event for a while: the client needs its status line and headers now.
-    res.flushHeaders();
+    if (handover !== undefined) {
+      // The listen stream handed over was refused by the new generation: it ends; its client listens again.
+      if (answer.statusCode !== 200 || !sse) return void (answer.resume(), res.end());
+    } else {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      // An SSE answer may carry no event for a while: the client needs its status line and headers now.
+      res.flushHeaders();
+    }
     if (!sse) {
       answer.pipe(res);
       answer.once('error', () => res.destroy());
@@ -141,29 +159,46 @@ export async function startForwarder(options: { readonly host: string; readonly 
     // SSE: relayed event by event, so that a generation that goes away mid-answer leaves whole events and an
     // error for each request it did not answer.
     const unanswered = new Set(ids);
-    const onListen = listen !== undefined && typeof listen.id !== 'object' && listen.id !== undefined ? sessions.listen(res, listen.id) : undefined;
+    const listenId = listen !== undefined && (typeof listen.id === 'string' || typeof listen.id === 'number') ? listen.id : undefined;
+    const tap = handover ?? (listenId === undefined ? undefined : sessions.listen(res, listenId));
+    tap?.moveOn(() => request.destroy());
+    const retired = (): boolean => options.upstream()?.number !== target.number;
     const splitter = new EventSplitter();
     let ended = false;
     answer.setEncoding('utf8');
     answer.on('data', (chunk: string) => {
-      for (const event of splitter.push(chunk)) {
+      // A listen stream's event ids are one generation's: left out (it moves to the next one).
+      for (const event of splitter.push(chunk, listenId !== undefined)) {
         const message = event.message;
+        if (listenId !== undefined && message !== undefined) {
+          tap?.onMessage(message);
+          // MCP 2026-07-28 basic/patterns/subscriptions.mdx: one acknowledgement per listen request; the host had it.
+          if (handover !== undefined && message.method === 'notifications/subscriptions/acknowledged') continue;
+          // The graceful end of a replaced generation's listen stream is not relayed: the stream moves on.
+          if (message.method === undefined && message.id === listenId && retired()) continue;
+        }
         if (message !== undefined && message.method === undefined && (typeof message.id === 'string' || typeof message.id === 'number')) unanswered.delete(message.id);
         if (message !== undefined && initialize !== undefined && message.id === initialize.id) {
           const id = answer.headers['mcp-session-id'];
           if (answer.statusCode === 200 && typeof id === 'string') sessions.open(id, { generation: target.number, body: body!, headers, result: message });
         }
-        if (message !== undefined) onListen?.(message);
         res.write(event.text);
       }
       if (splitter.overflowed) res.destroy();
     });
+    /** A listen stream of a replaced generation goes on with the current one (its request sent again). */
+    const handOver = (): boolean => {
+      const next = options.upstream();
+      if (tap === undefined || res.destroyed || !retired() || next === undefined) return false;
+      void forward(req, res, { target: next, body, session, handover: tap });
+      return true;
+    };
     answer.once('end', () => {
       ended = true;
-      res.end();
+      if (!handOver()) res.end();
     });
     answer.once('close', () => {
-      if (ended || res.destroyed) return;
+      if (ended || res.destroyed || handOver()) return;
       for (const id of unanswered) res.write(sseMessage(lost(id, target.number)));
       res.end();
     });

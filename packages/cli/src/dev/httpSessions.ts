@@ -66,6 +66,16 @@ interface ListenStream {
   readonly res: ServerResponse;
   readonly id: string | number;
   lists: readonly List[];
+  /** Cuts the request to the generation that serves it (after a reload: the stream then moves on). */
+  cut: (() => void) | undefined;
+}
+
+/** What the forwarder does with a relayed `subscriptions/listen` stream. */
+export interface ListenTap {
+  /** Each message of the stream (the acknowledgement says which lists it hears of). */
+  onMessage(message: JsonRpcLike): void;
+  /** How to cut the stream's current request to its generation. */
+  moveOn(cut: () => void): void;
 }
 
 /** Reads an answer to its end (at most {@link MAX_CAPTURED_BYTES}; more is dropped). */
@@ -240,14 +250,22 @@ export class HeldSessions {
     });
   }
 
-  /** A `subscriptions/listen` answer relayed from a generation: told of list changes at the next reload. */
-  listen(res: ServerResponse, id: string | number): (message: JsonRpcLike) => void {
-    const listen: ListenStream = { res, id, lists: [] };
+  /**
+   * A `subscriptions/listen` answer relayed from a generation: at each reload it hears of list changes, then its
+   * request to the replaced generation is cut (which would otherwise hold that generation's drain open).
+   */
+  listen(res: ServerResponse, id: string | number): ListenTap {
+    const listen: ListenStream = { res, id, lists: [], cut: undefined };
     this.#listens.add(listen);
     res.once('close', () => this.#listens.delete(listen));
-    return (message) => {
-      const honoured = message.params?.notifications as Record<string, unknown> | undefined;
-      if (message.method === 'notifications/subscriptions/acknowledged' && honoured !== undefined) listen.lists = LISTS.filter((list) => honoured[LISTEN_FLAG[list]] === true);
+    return {
+      onMessage: (message) => {
+        const honoured = message.params?.notifications as Record<string, unknown> | undefined;
+        if (message.method === 'notifications/subscriptions/acknowledged' && honoured !== undefined) listen.lists = LISTS.filter((list) => honoured[LISTEN_FLAG[list]] === true);
+      },
+      moveOn: (cut) => {
+        listen.cut = cut;
+      },
     };
   }
 
@@ -268,6 +286,7 @@ export class HeldSessions {
     }
     for (const listen of this.#listens) {
       for (const list of listen.lists) listen.res.write(sseMessage({ jsonrpc: '2.0', method: `notifications/${list}/list_changed`, params: { _meta: { [SUBSCRIPTION_ID_META_KEY]: listen.id } } }));
+      listen.cut?.();
     }
   }
 
