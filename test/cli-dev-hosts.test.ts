@@ -5,7 +5,7 @@
  * `notifications/tools/list_changed` and then lists the new tool. Each `dev` runs in-process (`run` with an abort
  * signal for SIGINT); its generations are child processes, all gone when the test ends.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -46,6 +46,22 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The PIDs of running generations (`switchboard dev-generation`) of this test's module (Linux /proc). */
+function generations(): number[] {
+  const file = path.join(dir, 'server.mjs');
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('dev-generation') && argv.includes(file)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
 
 function edit(greeting: string, extra: string[]): void {
   writeFileSync(path.join(dir, 'tools.mjs'), `export const greeting = ${JSON.stringify(greeting)};\nexport const extra = ${JSON.stringify(extra)};\n`);
@@ -141,8 +157,11 @@ describe('switchboard dev --port keeps hosts connected across reloads', () => {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greet', 'slow', 'crash', ...RELOADS[n]!.extra]);
     }
     expect(heard).toEqual(RELOADS.map(() => 'notifications/tools/list_changed'));
-    // The subscription was never ended by a generation going away: dev moved it to each new one.
+    // The subscription was never ended by a generation going away: dev moved it to each new one, so no replaced
+    // generation is held for its drain (10 s) by the listen request it took.
     expect(ended).toBe(undefined);
+    if (process.platform === 'linux') await expect.poll(() => generations().length, { timeout: 6000 }).toBe(1);
+    expect(await greet()).toBe('four');
     await subscription.close();
     await client.close();
     expect(await stop()).toBe(0);

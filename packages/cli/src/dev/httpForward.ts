@@ -165,6 +165,8 @@ export async function startForwarder(options: { readonly host: string; readonly 
     const retired = (): boolean => options.upstream()?.number !== target.number;
     const splitter = new EventSplitter();
     let ended = false;
+    // A cut answer also closes: handled there.
+    answer.on('error', () => undefined);
     answer.setEncoding('utf8');
     answer.on('data', (chunk: string) => {
       // A listen stream's event ids are one generation's: left out (it moves to the next one).

@@ -100,6 +100,8 @@ export function sendTo(agent: Agent, target: Upstream, options: { readonly metho
     request.once('response', resolve);
     request.once('error', reject);
   });
+  // A request cut later (the host went, a listen stream moved on) ends its answer: that is handled there.
+  request.on('error', () => undefined);
   request.end(options.body);
   return { request, answer };
 }
