@@ -36,7 +36,8 @@ old one once it serves. A module that fails to load leaves the old generation se
   to the new generation, and its open GET stream stays open; 2026-07-28 requests simply reach the new generation.
   stdio: the host keeps its connection; its initialize is replayed to the new generation.
   Either way the host is told that the lists may have changed (notifications/tools/list_changed, and those of
-  prompts and resources, where the server declares listChanged; on HTTP also on subscriptions/listen streams).
+  prompts and resources, where the server declares listChanged); a 2026-07-28 subscriptions/listen stream that
+  opted in hears it too and stays open (dev sends its request again to the new generation).
   Calls in flight finish on the old generation (it drains for up to 10 s); one it never answers gets an error.
 The first Ctrl-C (SIGINT) or SIGTERM stops it after that drain; a second one exits at once.
 
