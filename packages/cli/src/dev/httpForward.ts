@@ -136,11 +136,13 @@ export async function startForwarder(options: { readonly host: string; readonly 
     if (session !== undefined && req.method === 'DELETE' && (answer.statusCode ?? 500) < 300) sessions.forget(session.id);
     const sse = answer.headers['content-type']?.includes('text/event-stream') === true;
     if (initialize !== undefined && !sse) {
-      // A JSON answer to initialize: read whole (small) to learn the server's capabilities, then relayed.
-      const text = await readCapped(answer);
+      // A JSON answer to initialize: relayed as it comes, and read (up to MAX_CAPTURED_BYTES) to learn the server's
+      // capabilities; the session is held before the answer ends, so the host's next request finds it.
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      const text = await readCapped(answer, (chunk) => res.write(chunk));
       const id = answer.headers['mcp-session-id'];
-      if (answer.statusCode === 200 && typeof id === 'string') sessions.open(id, { generation: target.number, body: body!, headers, result: parseMessage(text) });
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out).end(text);
+      if (answer.statusCode === 200 && typeof id === 'string' && text !== undefined) sessions.open(id, { generation: target.number, body: body!, headers, result: parseMessage(text) });
+      res.end();
       return;
     }
     if (handover !== undefined) {

@@ -29,6 +29,12 @@ export const MAX_HELD_SESSIONS = 1000;
 /** The most of an answer read to learn a session id or capabilities, in bytes (an `initialize` result is small). */
 export const MAX_CAPTURED_BYTES = 256 * 1024;
 
+/**
+ * The `initialize` requests of all held sessions together, at most, in bytes (each is kept to be replayed); past
+ * it the longest-held sessions are forgotten. One larger than {@link MAX_CAPTURED_BYTES} is not held.
+ */
+export const MAX_HELD_BYTES = 16 * 1024 * 1024;
+
 /** How long replaying a session to a new generation may take, in ms. */
 export const SESSION_REPLAY_TIMEOUT_MS = 10_000;
 
@@ -78,17 +84,21 @@ export interface ListenTap {
   moveOn(cut: () => void): void;
 }
 
-/** Reads an answer to its end (at most {@link MAX_CAPTURED_BYTES}; more is dropped). */
-export function readCapped(answer: IncomingMessage): Promise<string> {
+/**
+ * Reads an answer to its end, handing each chunk to `onChunk`; its text, or `undefined` when it is longer than
+ * {@link MAX_CAPTURED_BYTES} (not kept) or was cut.
+ */
+export function readCapped(answer: IncomingMessage, onChunk?: (chunk: Buffer) => void): Promise<string | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     answer.on('data', (chunk: Buffer) => {
+      onChunk?.(chunk);
       if (size + chunk.length <= MAX_CAPTURED_BYTES) chunks.push(chunk);
       size += chunk.length;
     });
-    answer.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    answer.once('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    answer.once('end', () => resolve(size <= MAX_CAPTURED_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined));
+    answer.once('error', () => resolve(undefined));
   });
 }
 
@@ -110,6 +120,8 @@ export function sendTo(agent: Agent, target: Upstream, options: { readonly metho
 export class HeldSessions {
   readonly #sessions = new Map<string, HeldSession>();
   readonly #listens = new Set<ListenStream>();
+  /** The bytes of the held sessions' `initialize` requests. */
+  #heldBytes = 0;
   readonly #agent: Agent;
   readonly #upstream: () => Upstream | undefined;
   readonly #path: string;
@@ -130,7 +142,9 @@ export class HeldSessions {
    */
   open(id: string, opened: { readonly generation: number; readonly body: Buffer; readonly headers: OutgoingHttpHeaders; readonly result: JsonRpcLike | undefined }): void {
     const { generation, body: initBody, headers: initHeaders, result } = opened;
-    if (this.#sessions.size >= MAX_HELD_SESSIONS) this.forget(this.#sessions.keys().next().value!);
+    if (initBody.length > MAX_CAPTURED_BYTES) return;
+    while (this.#sessions.size > 0 && (this.#sessions.size >= MAX_HELD_SESSIONS || this.#heldBytes + initBody.length > MAX_HELD_BYTES)) this.forget(this.#sessions.keys().next().value!);
+    this.#heldBytes += initBody.length;
     const capabilities = (result?.result?.capabilities ?? {}) as Record<string, { listChanged?: unknown } | undefined>;
     const version = result?.result?.protocolVersion;
     this.#sessions.set(id, {
@@ -151,6 +165,7 @@ export class HeldSessions {
     const session = this.#sessions.get(id);
     if (session === undefined) return;
     this.#sessions.delete(id);
+    this.#heldBytes -= session.initBody.length;
     session.stream?.upstream?.destroy();
     session.stream?.res.end();
   }
