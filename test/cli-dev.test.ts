@@ -2,8 +2,8 @@
  * `switchboard dev <module>`: a server module in a temporary folder, served on Streamable HTTP in-process (`run`
  * with an abort signal for SIGINT) and on stdio through the built bin (stdout is the wire). A change to a file the
  * module imports reloads it (a new generation: a child process, so the imported file is read again); the HTTP port
- * stays, the old generation's sessions end with 404, modern requests reach the new generation; the stdio host keeps
- * its connection. A module that fails to load leaves the old generation serving.
+ * stays, a legacy session goes on in the new generation (more in cli-dev-hosts.test.ts), modern requests reach the
+ * new generation; the stdio host keeps its connection. A module that fails to load leaves the old generation serving.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
@@ -102,7 +102,7 @@ async function devHttp(args: string[]): Promise<{ io: ReturnType<typeof captureI
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 describe('switchboard dev --port', () => {
-  it('reloads on a change of an imported file: same port, the old session gets 404, modern requests reach the new generation; a failed reload keeps the old one', async () => {
+  it('reloads on a change of an imported file: same port, the legacy session goes on, modern requests reach the new generation; a failed reload keeps the old one', async () => {
     const { io, url, stop } = await devHttp(['server.mjs']);
     expect(io.err()).toMatch(/^switchboard: dev serving server\.mjs on http:\/\/127\.0\.0\.1:\d+\/mcp \(reloads when a file in .* changes; Ctrl-C stops\)\n$/);
     const modern = await McpClient.connect({ connector: streamableHttp({ url }), era: 'modern', logger: silent });
@@ -113,11 +113,12 @@ describe('switchboard dev --port', () => {
     expect(await text(modern)).toBe('one');
 
     greet('two');
-    await expect.poll(() => io.err(), { timeout: 20_000 }).toMatch(/reloaded after greeting\.mjs \(generation 2, \d+ ms\); generation 1 stops: its sessions end/);
+    await expect.poll(() => io.err(), { timeout: 20_000 }).toMatch(/reloaded after greeting\.mjs \(generation 2, \d+ ms\); generation 1 stops: hosts stay connected/);
     expect(await text(modern)).toBe('two');
-    // The session of generation 1 is unknown to generation 2, on the same port.
-    const stale = await post(url, { jsonrpc: '2.0', id: 3, method: 'ping' }, opened.session!);
-    expect(stale.status).toBe(404);
+    // The session opened with generation 1 goes on with generation 2 under the same id; one never opened is 404.
+    const kept = await post(url, { jsonrpc: '2.0', id: 3, method: 'ping' }, opened.session!);
+    expect([kept.status, kept.session]).toEqual([200, opened.session]);
+    expect((await post(url, { jsonrpc: '2.0', id: 4, method: 'ping' }, 'never-opened')).status).toBe(404);
     const legacy = await McpClient.connect({ connector: streamableHttp({ url }), era: 'legacy', logger: silent });
     expect([legacy.era, await text(legacy)]).toEqual(['legacy', 'two']);
     await legacy.close();

@@ -10,6 +10,10 @@ import { nodeDoctorEnv } from './doctor/index.js';
 import type { CliIo } from './io.js';
 import { SERVER_COMMANDS } from './program.js';
 import { run } from './run.js';
+import { SERVE_DRAIN_MS } from './commands/serve.js';
+
+/** The commands that serve until a signal stops them. */
+const LONG_RUNNING: ReadonlySet<string> = new Set(['serve', 'dev']);
 
 // A reader that went away (`switchboard list … | head`) is not an error of the command.
 for (const stream of [process.stdout, process.stderr]) {
@@ -19,8 +23,24 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/**
+ * How long `serve` and `dev` may take to end once asked to stop, in ms: their drain ({@link SERVE_DRAIN_MS}) and a
+ * margin to close; past it the process exits anyway (code 1).
+ */
+const STOP_DEADLINE_MS = SERVE_DRAIN_MS + 5000;
+
+// The first SIGINT/SIGTERM asks the command to stop (serve and dev drain, for up to SERVE_DRAIN_MS); the second one
+// exits at once (code 130 for SIGINT, 143 for SIGTERM: 128 + the signal's number, as a shell reports it).
 const stop = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+let signalled = false;
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => {
+    if (signalled) process.exit(code);
+    signalled = true;
+    stop.abort();
+    if (LONG_RUNNING.has(process.argv[2] ?? '')) setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
+  });
+}
 
 const tty = process.stdin.isTTY;
 let reader: ReturnType<typeof createInterface> | undefined;
@@ -69,4 +89,11 @@ try {
 if (SERVER_COMMANDS.has(process.argv[2] ?? '')) {
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+}
+// `serve` and `dev` stopped by a signal have drained: the module's own handles (a timer, a socket, a database)
+// would keep the process alive for ever, so it exits with the command's code once the output is flushed. (A stdio
+// `serve` returned while serving: its session exits the process itself once it drained.)
+if (LONG_RUNNING.has(process.argv[2] ?? '') && stop.signal.aborted) {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
 }

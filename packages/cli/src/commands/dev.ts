@@ -4,10 +4,11 @@
  * module that fails to load leaves the old generation serving and prints why.
  *
  * HTTP (`--port`): this process keeps the listener for the whole run and forwards each request to the current
- * generation (`dev/httpForward.ts`); on a reload the old generation's sessions end (their next request gets 404 and
- * the client initializes again) and modern requests go to the new one. stdio (the default): the host keeps its
- * connection and the parent hands its session over to the new generation (`dev/stdioRelay.ts`). Stops on the io's
- * signal (SIGINT, SIGTERM) and, on stdio, when the host closes our stdin.
+ * generation (`dev/httpForward.ts`); a host's legacy session outlives its generation (its `initialize` is replayed
+ * to the new one and its standalone stream is held here: `dev/httpSessions.ts`), modern requests go to the new one.
+ * stdio (the default): the host keeps its connection and the parent hands its session over to the new generation
+ * (`dev/stdioRelay.ts`). Either way the host is told its lists may have changed. Stops on the io's signal (the first
+ * SIGINT or SIGTERM: generations drain for up to 10 s) and, on stdio, when the host closes our stdin.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -31,10 +32,14 @@ export const DEV_HELP = `
 Each generation is a child process: every file the module imports is read again. A change to a .js, .ts or .json
 file under the module's folder (not node_modules, .git or hidden folders) starts a new generation; it replaces the
 old one once it serves. A module that fails to load leaves the old generation serving, with the error printed.
-  HTTP (--port): the port stays open. Sessions of the old generation end: their next request gets 404 and the
-  client initializes again; 2026-07-28 requests simply reach the new generation.
-  stdio: the host keeps its connection; its initialize is replayed to the new generation, and it is told that the
-  lists may have changed (notifications/tools/list_changed, where the server declares listChanged).
+  HTTP (--port): the port stays open and hosts stay connected: a session keeps its id, its initialize is replayed
+  to the new generation, and its open GET stream stays open; 2026-07-28 requests simply reach the new generation.
+  stdio: the host keeps its connection; its initialize is replayed to the new generation.
+  Either way the host is told that the lists may have changed (notifications/tools/list_changed, and those of
+  prompts and resources, where the server declares listChanged); a 2026-07-28 subscriptions/listen stream that
+  opted in hears it too and stays open (dev sends its request again to the new generation).
+  Calls in flight finish on the old generation (it drains for up to 10 s); one it never answers gets an error.
+The first Ctrl-C (SIGINT) or SIGTERM stops it after that drain; a second one exits at once.
 
 Examples:
   switchboard dev server.js
@@ -83,7 +88,7 @@ export async function devCommand(options: DevOptions): Promise<number> {
   let relay: StdioRelay | undefined;
   if (mode === 'http') {
     try {
-      forwarder = await startForwarder({ host, port: options.port!, upstream: () => (current?.alive() === true ? current.url : undefined) });
+      forwarder = await startForwarder({ host, port: options.port!, upstream: () => (current?.alive() === true && current.url !== undefined ? { url: current.url, number: current.number } : undefined) });
     } catch (error) {
       await current.stop(0);
       return reportFailure(output, error, true);
@@ -124,8 +129,9 @@ export async function devCommand(options: DevOptions): Promise<number> {
       previous = current?.alive() === true ? current : undefined;
     }
     current = next;
+    forwarder?.reloaded();
     watchExit(next, output);
-    const ended = mode === 'http' ? 'its sessions end (clients initialize again), modern requests go to the new one' : 'the host keeps its connection';
+    const ended = mode === 'http' ? 'hosts stay connected' : 'the host keeps its connection';
     output.note(`switchboard: reloaded after ${what} (generation ${number}, ${Date.now() - started} ms)${previous === undefined ? '' : `; generation ${previous.number} stops: ${ended}`}`);
     if (previous !== undefined) {
       const stopping = previous.stop(graceMs);

@@ -1,7 +1,9 @@
 /**
  * `switchboard serve <module>`: runs a server module (its default export an `McpServer`, or a function that
  * returns one) on stdio (the default) or on Streamable HTTP with `--port` (bound to `--host`, 127.0.0.1 by
- * default). HTTP runs until the io's `signal` aborts (SIGINT/SIGTERM in `main.ts`), then drains for up to 10 s.
+ * default). It runs until the io's `signal` aborts (the first SIGINT/SIGTERM in `main.ts`), then drains for up to
+ * {@link SERVE_DRAIN_MS} (HTTP: the POSTs in flight are answered; stdio: the requests being handled answer) and
+ * ends; `main.ts` then exits the process even if the module still holds a handle (a timer, a socket).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +15,7 @@ import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
 import { reportFailure } from './context.js';
 
-/** How long an HTTP server may finish the calls in flight once asked to stop, in ms. */
+/** How long a server may finish the calls in flight once asked to stop (SIGINT, SIGTERM), in ms. */
 export const SERVE_DRAIN_MS = 10_000;
 
 function isServer(value: unknown): value is McpServer {
@@ -60,7 +62,12 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   if (options.port === undefined) {
     // stdout is the wire from here on: nothing else may be written there.
-    await serveStdio(server);
+    const session = await serveStdio(server);
+    // Asked to stop: answer what is being handled (bounded), then close; serveStdio exits once stdout is flushed.
+    io.signal?.addEventListener('abort', () => {
+      session.endOfInput();
+      void session.drain(SERVE_DRAIN_MS).then(() => session.close());
+    }, { once: true });
     return ExitCode.Ok;
   }
   let handle: Awaited<ReturnType<typeof serveHttp>>;
