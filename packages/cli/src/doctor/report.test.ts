@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assembleReport, cutEvidence, EVIDENCE_LIMIT, exitCodeOf, findingOf, sortFindings } from './report.js';
+import { exitCodeOf } from './gate.js';
+import { assembleReport, cutEvidence, EVIDENCE_LIMIT, findingOf, sortFindings } from './report.js';
 import type { CheckOutcome, Finding, Severity } from './types.js';
 
 const finding = (id: string, severity: Severity): Finding => ({ id, severity, title: id, message: 'seen', evidence: [], spec: null, source: 'B1', causes: [], fix: 'fix it' });
