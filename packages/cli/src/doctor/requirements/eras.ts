@@ -114,7 +114,7 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
     id: 'eras.legacy-clients-refused',
     area: 'eras',
     title: 'Clients of 2025 and earlier cannot connect',
-    rule: 'Clients of 2025 and earlier cannot connect',
+    rule: 'Clients of 2025 and earlier can connect',
     behaviour:
       'A modern-only server refuses initialize, so a client that speaks only session-based revisions (most hosts released before 2026-07-28) cannot use it: legacy clients have no way forward.',
     spec: BACKWARD,

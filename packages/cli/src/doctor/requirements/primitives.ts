@@ -244,8 +244,8 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     title: 'tools/list answered slowly',
     rule: 'tools/list answers quickly',
     behaviour: `\`tools/list\` answers within ${SLOW_LIST_MS} ms: hosts read it at start-up and often before every turn.`,
-    spec: null,
-    source: 'rule of practice: a host reads the list at start-up and may block its first turn on it',
+    // A rule of practice on top of the spec's request timeouts: a host reads the list at start-up and may block its first turn on it.
+    spec: { revision: '2025-11-25', page: 'basic/lifecycle.mdx', section: 'Timeouts' },
     revisions: 'all',
     transports: BOTH,
     severity: 'warning',
