@@ -82,7 +82,7 @@ export function parseBaseline(text: string): Baseline {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new TypeError(`not JSON (${(error as Error).message})`);
+    throw new TypeError(`not JSON (${(error as Error).message})`, { cause: error });
   }
   const record = value as { baselineVersion?: unknown; findings?: unknown };
   if (typeof value !== 'object' || value === null || record.baselineVersion !== 1) throw new TypeError('not a doctor baseline: "baselineVersion": 1 is missing');
