@@ -7,7 +7,8 @@ import { Validator, type Schema } from '@cfworker/json-schema';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { assembleReport } from '../packages/cli/src/doctor/report.js';
 import { applyGate } from '../packages/cli/src/doctor/gate.js';
-import type { CheckOutcome, DoctorReport, Finding, SdkDefault, SpecRef } from '../packages/cli/src/doctor/types.js';
+import type { SdkDefault } from '../packages/cli/src/doctor/gateTypes.js';
+import type { CheckOutcome, DoctorReport, Finding, SpecRef } from '../packages/cli/src/doctor/types.js';
 import { HTTP_RUN, NOT_FOUND_RUN, STDIO_RUN } from './helpers/doctorReports.js';
 
 const schemaUrl = new URL('../packages/cli/schema/doctor-report.schema.json', import.meta.url);

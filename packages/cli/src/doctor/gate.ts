@@ -8,7 +8,8 @@
  * crashed (the doctor's own failure) or timed out (it could not show the server clean); 2 no MCP connection was made
  * (the command also exits 2 on a usage error, an unreadable baseline included).
  */
-import type { Baseline, CheckOutcome, DoctorReport, FailOn, Finding, GateOptions, Severity } from './types.js';
+import type { Baseline, FailOn, GateOptions } from './gateTypes.js';
+import type { CheckOutcome, DoctorReport, Finding, Severity } from './types.js';
 
 /** The default `--fail-on`: warnings and errors fail the run. */
 export const DEFAULT_FAIL_ON: FailOn = 'warning';

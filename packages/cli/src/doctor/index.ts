@@ -10,6 +10,7 @@ export { CHECKS } from './checks/index.js';
 export { CONNECT_STEP, runDoctor } from './doctor.js';
 export { DEFAULT_KILL_GRACE_MS, nodeDoctorEnv } from './nodeEnv.js';
 export type { NodeDoctorEnvOptions } from './nodeEnv.js';
+export type { Baseline, FailOn, GateOptions, SdkDefault } from './gateTypes.js';
 export { applyGate, baselineOf, DEFAULT_FAIL_ON, exitCodeOf, fails, parseBaseline } from './gate.js';
 export { fingerprintOf, normalizeEvidence } from './fingerprint.js';
 export { assembleReport, cutEvidence, EVIDENCE_LIMIT, findingOf, sortFindings } from './report.js';
@@ -19,7 +20,6 @@ export type { RenderColors, RenderOptions } from './render.js';
 export { REQUIREMENTS, requirement } from './requirements/index.js';
 export { markSdkDefaults } from './sdkDefaults.js';
 export type {
-  Baseline,
   Check,
   CheckContext,
   CheckOutcome,
@@ -32,16 +32,13 @@ export type {
   DoctorReport,
   DoctorTarget,
   DoctorTransport,
-  FailOn,
   Finding,
-  GateOptions,
   HttpProbeRequest,
   HttpProbeResponse,
   Observation,
   ProbeProcess,
   Requirement,
   RunDoctor,
-  SdkDefault,
   Severity,
   SpecRef,
   StdioLine,

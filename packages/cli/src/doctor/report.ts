@@ -7,7 +7,8 @@
 import { fingerprintOf } from './fingerprint.js';
 import { applyGate } from './gate.js';
 import { markSdkDefaults } from './sdkDefaults.js';
-import type { CheckOutcome, DoctorArea, DoctorFacts, DoctorReport, DoctorTarget, Finding, GateOptions, Observation, Requirement, Severity } from './types.js';
+import type { GateOptions } from './gateTypes.js';
+import type { CheckOutcome, DoctorArea, DoctorFacts, DoctorReport, DoctorTarget, Finding, Observation, Requirement, Severity } from './types.js';
 
 /** The longest evidence string a finding keeps, characters (longer ones are cut and end with `…`). */
 export const EVIDENCE_LIMIT = 500;

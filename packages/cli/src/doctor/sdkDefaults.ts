@@ -6,7 +6,8 @@
  * option, or muting it with `--ignore` or a baseline). What each SDK does was measured on the versions named, with
  * the servers of test/interop-servers/ (see test/doctor-interop.test.ts).
  */
-import type { DoctorFacts, Finding, SdkDefault } from './types.js';
+import type { SdkDefault } from './gateTypes.js';
+import type { DoctorFacts, Finding } from './types.js';
 
 /** One SDK: its package, the versions measured, and how to recognise it from a run. */
 interface KnownSdk {
