@@ -55,6 +55,8 @@ suite(`the doctor as a CI gate on the official SDK v1${missing === undefined ? '
       for (const f of failing) expect(f.sdk!.remedy).toMatch(/--ignore|option|upgrad/);
       expect(report.summary).toMatchObject({ errors: 0, failOn: 'warning' });
       expect(report.checks.find((c) => c.id === 'primitives.call')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/no tool was called/) });
+      // Seen at 2025-11-25 (where -32002 is the rule), the finding cites 2025-11-25, not the requirement's 2026-07-28 section.
+      expect(report.findings.find((f) => f.id === 'protocol.unknown-resource-code')).toMatchObject({ revision: '2025-11-25', spec: { revision: '2025-11-25', page: 'server/resources.mdx' } });
 
       const lenient = await doctor(['--fail-on', 'error', ...target], ROOT);
       expect(lenient.code, lenient.out).toBe(0);
