@@ -43,6 +43,7 @@ async function callTool(ctx: CheckContext): Promise<void> {
       if (code === -32602 && client.protocolVersion < '2025-11-25') return;
       ctx.report('primitives.call-error-not-result', {
         message: `Calling the listed tool "${call.name}" gave a JSON-RPC error (${code}) instead of a result with "isError": true`,
+        revision: client.protocolVersion,
         evidence: [`→ ${quote({ method: 'tools/call', params: request })}`, `← ${quote({ error: { code, message: (error as { message?: unknown }).message, data: (error as { data?: unknown }).data } })}`],
       });
       return;
@@ -56,7 +57,7 @@ async function callTool(ctx: CheckContext): Promise<void> {
     }
   }
   for (const problem of await resultProblems({ name: call.name, result, tool, revision: client.protocolVersion })) {
-    ctx.report(problem.id, { message: problem.message, evidence: [`← ${quote(result)}`] });
+    ctx.report(problem.id, { message: problem.message, evidence: [`← ${quote(result)}`], revision: client.protocolVersion });
   }
 }
 

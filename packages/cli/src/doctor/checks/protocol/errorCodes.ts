@@ -67,13 +67,17 @@ function judgeError(ctx: CheckContext, opened: Opened, answer: RawAnswer): void 
  * The revision an observation was made at, and — for a session-based revision, when the rule has a section of its own
  * there — that section: a finding about 2025-11-25 cites 2025-11-25, not the requirement's 2026-07-28 section.
  */
-function observedAt(opened: Opened, legacySpec?: SpecRef): { readonly revision: string; readonly spec?: SpecRef } {
+function observedAt(opened: Opened, legacySpec?: { readonly spec: SpecRef; readonly since: string }): { readonly revision: string; readonly spec?: SpecRef } {
   const revision = opened.channel.revision;
-  return opened.channel.era === 'modern' || legacySpec === undefined ? { revision } : { revision, spec: { ...legacySpec, revision: revision < legacySpec.revision ? revision : legacySpec.revision } };
+  if (opened.channel.era === 'modern' || legacySpec === undefined || revision < legacySpec.since) return { revision };
+  return { revision, spec: { ...legacySpec.spec, revision: revision < legacySpec.spec.revision ? revision : legacySpec.spec.revision } };
 }
 
-/** Where 2025-11-25 (and the revisions before it, from 2024-11-05) says an unknown resource is -32002. */
-const RESOURCES_LEGACY: SpecRef = { revision: '2025-11-25', page: 'server/resources.mdx', section: 'Error Handling' };
+/** Where 2025-11-25 sets the shape and the JSON-RPC codes of error responses (-32601 for an unknown method among them); cited for observations at 2025-11-25. */
+const ERROR_RESPONSES_LEGACY = { spec: { revision: '2025-11-25', page: 'basic/index.mdx', section: 'Error Responses' }, since: '2025-11-25' } as const;
+
+/** Where 2025-11-25 (and each revision before it, from 2024-11-05, on the same page) says an unknown resource is -32002. */
+const RESOURCES_LEGACY = { spec: { revision: '2025-11-25', page: 'server/resources.mdx', section: 'Error Handling' }, since: '2024-11-05' } as const;
 
 /** What an answer was, for a message: `code -32603`, `a result`, `no answer`. */
 function described(answer: RawAnswer): string {
@@ -89,7 +93,7 @@ async function unknownMethod(ctx: CheckContext, opened: Opened, where: string): 
   const code = errorOf(answer)?.code;
   if (code !== -32601) {
     if (answer.response === undefined && !opened.viaClient) return; // no answer at all: the transport checks say why
-    ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got ${described(answer)}, not -32601 Method not found`, evidence: evidenceOf(answer), ...observedAt(opened) });
+    ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got ${described(answer)}, not -32601 Method not found`, evidence: evidenceOf(answer), ...observedAt(opened, ERROR_RESPONSES_LEGACY) });
   } else if (opened.channel.era === 'modern' && answer.status !== undefined && answer.status !== 404) {
     ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got -32601 with HTTP ${answer.status}, not 404`, evidence: evidenceOf(answer), ...observedAt(opened) });
   }
