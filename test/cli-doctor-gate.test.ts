@@ -85,7 +85,7 @@ suite(`the doctor as a CI gate on the official SDK v1${missing === undefined ? '
       expect(ignored.code).toBe(1);
     }, 120_000);
 
-    it('a file that is not a baseline is a usage error (exit 2), and so is one that cannot be read', async () => {
+    it('a file that is not a baseline is a usage error (exit 2), and so are one that cannot be read and an --ignore id no finding has', async () => {
       const bad = path.join(dir, 'not-a-baseline.json');
       writeFileSync(bad, '{"findings": []}');
       const wrong = await doctor(['--baseline', bad, ...target], ROOT);
@@ -94,6 +94,10 @@ suite(`the doctor as a CI gate on the official SDK v1${missing === undefined ? '
       const absent = await doctor(['--baseline', path.join(dir, 'absent.json'), ...target], ROOT);
       expect(absent.code).toBe(2);
       expect(absent.err).toMatch(/cannot read .*absent\.json/);
+      // A typo in --ignore would silently mute nothing: it is refused.
+      const typo = await doctor(['--ignore', 'stdio.parse-eror-reply', ...target], ROOT);
+      expect(typo.code).toBe(2);
+      expect(typo.err).toContain('Invalid --ignore: no finding has the id "stdio.parse-eror-reply"');
     });
   });
 

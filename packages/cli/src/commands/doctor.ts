@@ -12,6 +12,7 @@ import { DEFAULT_DOCTOR_TIMEOUT_MS } from '../doctor/budget.js';
 import { nodeDoctorEnv, runDoctor } from '../doctor/index.js';
 import { applyGate, baselineOf, parseBaseline } from '../doctor/gate.js';
 import { renderReport } from '../doctor/render.js';
+import { requirement } from '../doctor/requirements/index.js';
 import type { FailOn, GateOptions } from '../doctor/gateTypes.js';
 import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
 import type { EraChoice } from '../connect.js';
@@ -51,7 +52,7 @@ export interface DoctorCommandOptions {
 
 /**
  * The gate of the command line: `--fail-on`, `--ignore`, and the baseline file read.
- * @throws CliError `usage` when the baseline cannot be read or is not one
+ * @throws CliError `usage` when an `--ignore` id is no finding's, or the baseline cannot be read or is not one
  */
 export function readGate(options: Pick<DoctorCommandOptions, 'failOn' | 'ignore' | 'baseline' | 'io'>): GateOptions {
   let baseline: GateOptions['baseline'];
@@ -69,6 +70,8 @@ export function readGate(options: Pick<DoctorCommandOptions, 'failOn' | 'ignore'
       throw new CliError('usage', `Invalid --baseline: ${file} is ${(error as Error).message}`);
     }
   }
+  const unknown = (options.ignore ?? []).filter((id) => requirement(id) === undefined);
+  if (unknown.length > 0) throw new CliError('usage', `Invalid --ignore: no finding has the id "${unknown[0]}" (the ids are those of the report, e.g. stdio.parse-error-reply)`);
   return { ...(options.failOn === undefined ? {} : { failOn: options.failOn }), ...(options.ignore === undefined || options.ignore.length === 0 ? {} : { ignore: options.ignore }), ...(baseline === undefined ? {} : { baseline }) };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The human report of a doctor run: a header (target, server, the eras and revisions it speaks), the findings
- * grouped by severity (each with its evidence as seen, spec section or source, likely causes and fix — an info
- * finding has neither causes nor fix), the measurements,
+ * The human report of a doctor run: a header (target, server, the eras and revisions it speaks), the findings not
+ * muted grouped by severity (each titled by what was found, with its evidence as seen, the revision it was seen at,
+ * the rule, spec section or public source, the SDK whose default causes it, likely causes and fix — an info finding
+ * has neither causes nor fix), the muted findings one line each, the measurements,
  * the checks line and a verdict with the exit code's meaning. Pure: a report and a terminal shape in, text out,
  * wrapped to the terminal width (wrap-ansi, so colours and wide characters count right). Every string of the report
  * may carry a server's words (its name, tool names in messages, evidence as seen): each is made safe for the
