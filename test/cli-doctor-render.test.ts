@@ -12,6 +12,7 @@ import { CHECKS } from '../packages/cli/src/doctor/checks/index.js';
 import { runDoctor } from '../packages/cli/src/doctor/doctor.js';
 import { nodeDoctorEnv } from '../packages/cli/src/doctor/nodeEnv.js';
 import { renderReport, visibleEvidence } from '../packages/cli/src/doctor/render.js';
+import { applyGate } from '../packages/cli/src/doctor/gate.js';
 import { assembleReport } from '../packages/cli/src/doctor/report.js';
 import type { DoctorArea, DoctorReport } from '../packages/cli/src/doctor/types.js';
 import { startBrokenServer } from './helpers/brokenServer.js';
@@ -55,13 +56,15 @@ describe('the doctor report for a terminal', () => {
 
       Errors (1)
 
-      ✖ stdio.stdout-not-protocol  Only MCP messages on stdout
+      ✖ stdio.stdout-not-protocol  Stdout carries lines that are not MCP messages
         stdout line 1, before the first answer, is not a JSON-RPC message: "Weather MCP server v1.2.0
         ready on stdio"
         Evidence:
           stdout line 1: Weather MCP server v1.2.0 ready on stdio
+        Rule: Only MCP messages on stdout
         Spec: MCP 2025-11-25 basic/transports.mdx “stdio”
-        Source: B15
+        Source: https://github.com/modelcontextprotocol/inspector/issues/343 (a start-up banner on
+          stdout broke the client)
         Likely causes:
           1. A start-up banner or a log line printed to stdout (in Node the console's \`log\`, \`info\` and
              \`debug\`; in Python \`print()\`)
@@ -89,7 +92,7 @@ describe('the doctor report for a terminal', () => {
 
       Errors (1)
 
-      ✖ http.host-not-validated  A local server refuses a foreign \`Host\` (DNS rebinding)
+      ✖ http.host-not-validated  A local server served a foreign \`Host\` (DNS rebinding)
         A POST to this local server with Host: evil.example was served (200): a web page whose domain
         rebinds to 127.0.0.1 can call the server
         Evidence:
@@ -104,6 +107,7 @@ describe('the doctor report for a terminal', () => {
             e},"resources":{"subscribe":true,"listChanged":true},"prompts":{"listChanged":true},"completio
             ns":{}},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"http-fi
             xture","version":"1.0.0"}},"ttlMs":0,"cacheScope":"private"}}
+        Rule: A local server refuses a foreign \`Host\` (DNS rebinding)
         Spec: MCP 2025-11-25 basic/transports.mdx “Security Warning”
         Likely causes:
           1. DNS-rebinding protection is off (several SDKs ship it off by default)
@@ -113,7 +117,7 @@ describe('the doctor report for a terminal', () => {
 
       Info (1)
 
-      ℹ http.no-cors  Browser clients on another origin
+      ℹ http.no-cors  Browser clients on another origin cannot call the server
         The server answers no CORS preflight (OPTIONS 405, no Access-Control-Allow-Origin): browser pages
         on other origins cannot call it. Missing for a browser client: a 2xx status (got 405);
         Access-Control-Allow-Origin; POST in Access-Control-Allow-Methods; content-type,
@@ -123,10 +127,64 @@ describe('the doctor report for a terminal', () => {
             access-control-request-headers: content-type, mcp-protocol-version, mcp-method, mcp-name
           ← 405 content-type: application/json; allow: GET, POST, DELETE
             {"jsonrpc":"2.0","error":{"code":-32000,"message":"Method Not Allowed: 'OPTIONS'"}}
+        Rule: Browser clients on another origin
         Source: https://fetch.spec.whatwg.org/#http-cors-protocol
 
       9 checks: 8 passed, 1 with findings
       Verdict: 1 error, 0 warnings, 1 info · exit code 1: a warning or an error was found
+      "
+    `);
+  });
+
+  it('a gated run: --fail-on error, a finding muted by --ignore, one caused by an SDK default naming the SDK', () => {
+    const report = assembleReport(STDIO_RUN);
+    const sdk = { package: '@modelcontextprotocol/sdk', versions: '1.x (measured on 1.32.2)', behaviour: 'McpServer turns zod input schemas into JSON Schema draft-07', remedy: 'upgrading to @modelcontextprotocol/server 2.x, or mute it: --ignore primitives.schema-dialect' };
+    const gated = applyGate({ ...report, checks: report.checks.filter((c) => c.status !== 'timed-out'), findings: report.findings.map((f) => (f.id === 'primitives.schema-dialect' ? { ...f, sdk, revision: '2025-11-25' } : f)) }, { failOn: 'error', ignore: ['stdio.stdout-not-protocol'] });
+    expect(gated.summary).toMatchObject({ errors: 0, warnings: 1, muted: 1, exitCode: 0 });
+    expect(renderReport(gated, { columns: 80 })).toMatchInlineSnapshot(`
+      "switchboard doctor 0.1.0 · stdio · node server.js --stdio
+      Server   notes 2.3.1
+      Eras     legacy: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 · modern: none ·
+               legacy era only
+      Run      2026-12-01T21:00:00.000Z · 1,834 ms
+
+      Warnings (1)
+
+      ⚠ primitives.schema-dialect  A tool schema declares draft-07
+        Tool "search" declares the draft-07 dialect
+        Evidence:
+          "$schema": "http://json-schema.org/draft-07/schema#"
+        Seen at: 2025-11-25
+        Rule: Tool schemas in the 2020-12 dialect
+        Source: https://json-schema.org/draft/2020-12/release-notes
+        Cause: the default of @modelcontextprotocol/sdk 1.x (measured on 1.32.2):
+          McpServer turns zod input schemas into JSON Schema draft-07. The server's
+          own handlers cannot change it; what can: upgrading to
+          @modelcontextprotocol/server 2.x, or mute it: --ignore
+          primitives.schema-dialect.
+        Likely causes:
+          1. A schema generator that emits draft-07 by default
+        Fix: Emit 2020-12 schemas, or drop the $schema keyword.
+
+      Info (1)
+
+      ℹ eras.legacy-only  The server speaks the legacy era only
+        server/discover answered -32601 and initialize settled on 2025-11-25
+        Rule: Speaks the legacy era only
+        Spec: MCP 2026-07-28 basic/lifecycle.mdx “Version Negotiation”
+
+      Muted (1)
+        ✖ stdio.stdout-not-protocol  Stdout carries lines that are not MCP messages
+          (error, muted by --ignore stdio.stdout-not-protocol)
+
+      Measurements
+        tools/list.tokens     1,840 (estimated with gpt-tokenizer, o200k_base)
+        latencyMs.ping        3 ms
+        latencyMs.tools/list  12 ms
+
+      6 checks: 2 passed, 3 with findings, 1 skipped (http.transport: a stdio target)
+      Verdict: 0 errors, 1 warning, 1 info, 1 muted · exit code 0: no error (--fail-on
+      error: warnings do not fail the run)
       "
     `);
   });
@@ -141,10 +199,11 @@ describe('the doctor report for a terminal', () => {
 
       Errors (1)
 
-      ✖ stdio.stdout-not-protocol  Only MCP messages on stdout
+      ✖ stdio.stdout-not-protocol  Stdout carries lines that are not MCP messages
         The first stdout line is not JSON
         Evidence:
           Notes server v2.3.1 listening on stdio
+        Rule: Only MCP messages on stdout
         Spec: MCP 2025-11-25 basic/transports.mdx “stdio”
         Likely causes:
           1. A banner or log line printed with console.log
@@ -154,19 +213,21 @@ describe('the doctor report for a terminal', () => {
 
       Warnings (1)
 
-      ⚠ primitives.schema-dialect  Tool schemas in the 2020-12 dialect
+      ⚠ primitives.schema-dialect  A tool schema declares draft-07
         Tool "search" declares the draft-07 dialect
         Evidence:
           "$schema": "http://json-schema.org/draft-07/schema#"
-        Source: B23
+        Rule: Tool schemas in the 2020-12 dialect
+        Source: https://json-schema.org/draft/2020-12/release-notes
         Likely causes:
           1. A schema generator that emits draft-07 by default
         Fix: Emit 2020-12 schemas, or drop the $schema keyword.
 
       Info (1)
 
-      ℹ eras.legacy-only  Speaks the legacy era only
+      ℹ eras.legacy-only  The server speaks the legacy era only
         server/discover answered -32601 and initialize settled on 2025-11-25
+        Rule: Speaks the legacy era only
         Spec: MCP 2026-07-28 basic/lifecycle.mdx “Version Negotiation”
 
       Measurements

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Validator, type Schema } from '@cfworker/json-schema';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { assembleReport } from '../packages/cli/src/doctor/report.js';
+import { applyGate } from '../packages/cli/src/doctor/gate.js';
+import type { SdkDefault } from '../packages/cli/src/doctor/gateTypes.js';
 import type { CheckOutcome, DoctorReport, Finding, SpecRef } from '../packages/cli/src/doctor/types.js';
 import { HTTP_RUN, NOT_FOUND_RUN, STDIO_RUN } from './helpers/doctorReports.js';
 
@@ -17,10 +19,11 @@ const errorsOf = (value: unknown): string[] => validator.validate(value).errors.
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 
 const REPORT_REQUIRED = ['schemaVersion', 'doctor', 'target', 'startedAt', 'durationMs', 'connected', 'eras', 'measurements', 'findings', 'checks', 'summary'] as const;
-const FINDING_REQUIRED = ['id', 'severity', 'title', 'message', 'evidence', 'spec', 'causes', 'fix'] as const;
+const FINDING_REQUIRED = ['id', 'severity', 'title', 'rule', 'message', 'evidence', 'spec', 'causes', 'fix', 'fingerprint'] as const;
+const FINDING_OPTIONAL = ['source', 'revision', 'sdk', 'muted'] as const;
 const CHECK_REQUIRED = ['id', 'title', 'status', 'durationMs'] as const;
 const SPEC_REQUIRED = ['revision', 'page', 'section'] as const;
-const SUMMARY_REQUIRED = ['errors', 'warnings', 'infos', 'exitCode'] as const;
+const SUMMARY_REQUIRED = ['errors', 'warnings', 'infos', 'muted', 'failOn', 'exitCode'] as const;
 const ERAS_REQUIRED = ['legacy', 'modern', 'dualEra'] as const;
 
 describe('doctor-report.schema.json', () => {
@@ -35,6 +38,18 @@ describe('doctor-report.schema.json', () => {
 
   it('accepts the reports assembleReport builds (stdio with findings, clean HTTP, not connected)', () => {
     for (const report of reports) expect(errorsOf(JSON.parse(JSON.stringify(report)))).toEqual([]);
+  });
+
+  it('accepts a gated report (muted findings, --fail-on error) and one whose finding names an SDK; rejects another mute reason', () => {
+    const [stdio] = reports as [DoctorReport];
+    const gated = applyGate(stdio, { failOn: 'error', ignore: ['primitives.schema-dialect'], baseline: { baselineVersion: 1, findings: [{ id: stdio.findings[0]!.id, fingerprint: stdio.findings[0]!.fingerprint }] } });
+    expect(gated.summary.muted).toBe(2);
+    expect(errorsOf(JSON.parse(JSON.stringify(gated)))).toEqual([]);
+    const withSdk = { ...stdio, findings: stdio.findings.map((f) => ({ ...f, revision: '2025-11-25', sdk: { package: '@modelcontextprotocol/sdk', versions: '1.x', behaviour: 'b', remedy: 'r' } })) };
+    expect(errorsOf(JSON.parse(JSON.stringify(withSdk)))).toEqual([]);
+    const bad = JSON.parse(JSON.stringify(gated)) as { findings: Record<string, unknown>[] };
+    bad.findings[0]!.muted = true;
+    expect(errorsOf(bad)).toContain('#/findings/0/muted enum');
   });
 
   it('rejects a report missing a field, with a bad severity, status, transport or exit code, or with an extra field', () => {
@@ -75,13 +90,16 @@ describe('doctor-report.schema.json', () => {
     expectTypeOf<RequiredKeys<DoctorReport['eras']>>().toEqualTypeOf<(typeof ERAS_REQUIRED)[number]>();
     expectTypeOf<RequiredKeys<NonNullable<DoctorReport['server']>>>().toEqualTypeOf<'name' | 'version'>();
     expectTypeOf<keyof DoctorReport>().toEqualTypeOf<(typeof REPORT_REQUIRED)[number] | 'server'>();
-    expectTypeOf<keyof Finding>().toEqualTypeOf<(typeof FINDING_REQUIRED)[number] | 'source'>();
+    expectTypeOf<keyof Finding>().toEqualTypeOf<(typeof FINDING_REQUIRED)[number] | (typeof FINDING_OPTIONAL)[number]>();
+    expectTypeOf<RequiredKeys<SdkDefault>>().toEqualTypeOf<'package' | 'versions' | 'behaviour' | 'remedy'>();
     expectTypeOf<keyof CheckOutcome>().toEqualTypeOf<(typeof CHECK_REQUIRED)[number] | 'reason'>();
     const sorted = (keys: readonly string[] | undefined): string[] => [...(keys ?? [])].sort();
     expect(sorted(schema.required)).toEqual(sorted(REPORT_REQUIRED));
     expect(Object.keys(schema.properties).sort()).toEqual(sorted([...REPORT_REQUIRED, 'server']));
     expect(sorted(schema.$defs.finding!.required)).toEqual(sorted(FINDING_REQUIRED));
-    expect(Object.keys(schema.$defs.finding!.properties as object).sort()).toEqual(sorted([...FINDING_REQUIRED, 'source']));
+    expect(Object.keys(schema.$defs.finding!.properties as object).sort()).toEqual(sorted([...FINDING_REQUIRED, ...FINDING_OPTIONAL]));
+    const sdk = (schema.$defs.finding!.properties as Record<string, Schema & { required?: string[] }>).sdk!;
+    expect(sorted(sdk.required)).toEqual(['behaviour', 'package', 'remedy', 'versions']);
     expect(sorted(schema.$defs.check!.required)).toEqual(sorted(CHECK_REQUIRED));
     expect(Object.keys(schema.$defs.check!.properties as object).sort()).toEqual(sorted([...CHECK_REQUIRED, 'reason']));
     expect(sorted(schema.$defs.specRef!.required)).toEqual(sorted(SPEC_REQUIRED));

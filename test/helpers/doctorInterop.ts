@@ -57,6 +57,16 @@ export interface Row {
   readonly era?: DoctorOptions['era'];
   /** `clean`: no error or warning finding (our own server); else the exact finding ids, `<severity> <id>`. */
   readonly expect: 'clean' | readonly string[];
+  /**
+   * The SDK the server is built on and the finding ids its defaults cause: each of those findings must name that
+   * package (`finding.sdk`), and no other finding may name an SDK.
+   */
+  readonly sdk?: { readonly package: string; readonly ids: readonly string[] };
+}
+
+/** The finding ids of pinned entries, errors and warnings only. */
+export function failingIds(entries: readonly string[]): string[] {
+  return entries.filter((entry) => !entry.startsWith('info ')).map((entry) => entry.split(' ')[1]!);
 }
 
 /**
@@ -122,6 +132,14 @@ export function describeRow(row: Row): void {
         const seen = [...new Set(report.findings.filter((f) => !TIMING_IDS.has(f.id)).map((f) => `${f.severity} ${f.id}`))].sort();
         const expected = pinned.filter((entry) => KNOWN.has(entry.split(' ')[1]!)).sort();
         expect(seen, report.findings.map((f) => `${f.id}: ${f.message} ${JSON.stringify(f.evidence)}`).join('\n')).toEqual(expected);
+      });
+    }
+
+    const sdk = row.sdk;
+    if (sdk !== undefined) {
+      it(`names ${sdk.package} on each finding its defaults cause (${sdk.ids.join(', ')}), and no SDK on the others`, () => {
+        expect(report.findings.filter((f) => sdk.ids.includes(f.id)).map((f) => `${f.id}: ${f.sdk?.package ?? 'no SDK named'}`)).toEqual(report.findings.filter((f) => sdk.ids.includes(f.id)).map((f) => `${f.id}: ${sdk.package}`));
+        expect(report.findings.filter((f) => !sdk.ids.includes(f.id) && f.sdk !== undefined).map((f) => `${f.id}: ${f.sdk?.package}`)).toEqual([]);
       });
     }
   });

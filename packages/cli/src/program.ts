@@ -27,7 +27,8 @@ Exit codes:
   0  done (and the tool result was not an error)
   1  the command failed: a tool result with isError, an error answer of the server, a result that breaks the spec
   2  usage error, or the server could not be reached or started
-  doctor: 0 nothing above info, 1 a warning or an error was found (or a check crashed or timed out), 2 could not connect
+  doctor: 0 no finding at or above --fail-on (muted ones aside), 1 one was found or a check crashed or timed out,
+          2 could not connect (or a usage error)
 
 Targets:
   <url>                    http(s)://… — Streamable HTTP
@@ -51,14 +52,23 @@ const DOCTOR_HELP = `
 The progress goes to stderr (a live task list on a terminal); the report to stdout. The doctor calls no tool
 unless --call names one.
 
-Exit codes: 0 nothing above info; 1 a warning or an error was found, or a check crashed or timed out;
-2 could not connect (or a usage error).
+Exit codes:
+  0  no finding at or above --fail-on (default warning), muted ones aside, and every check finished
+  1  such a finding, or a check crashed (the doctor's own failure) or timed out
+  2  could not connect, or a usage error (a bad flag, a baseline that cannot be read or written)
+
+In CI: --fail-on error lets warnings pass; --ignore ID mutes one finding id; --write-baseline FILE records
+today's findings (by id and a fingerprint of their evidence) and --baseline FILE mutes them in later runs, so
+only new findings, or known ones whose evidence changed, fail the run. Muted findings are still listed (and in
+--json, with "muted"). A finding caused by a known SDK's default says which package and what can change it.
 
 Examples:
   switchboard doctor http://127.0.0.1:3000/mcp
   switchboard doctor -- node server.js --stdio
   switchboard doctor my-server --json > report.json
   switchboard doctor --call add --args '{"a":2,"b":3}' -- node server.js --stdio
+  switchboard doctor --write-baseline doctor-baseline.json -- node server.js --stdio
+  switchboard doctor --baseline doctor-baseline.json --fail-on error -- node server.js --stdio
 `;
 
 /** The state one parse leaves: the exit code of the command that ran. */
@@ -144,8 +154,12 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--call <tool>', 'call this tool (and no other) and check its result; the doctor calls no tool otherwise')
     .option('--args <json>', 'the arguments of --call, a JSON object')
     .option('--json', 'print the report as JSON on stdout (it validates against schema/doctor-report.schema.json)')
+    .addOption(new Option('--fail-on <severity>', 'the lowest severity that makes the exit code 1').choices(['error', 'warning']).default('warning'))
+    .option('--ignore <finding-id>', 'mute this finding id (repeatable); muted findings are listed but never fail the run', collect, [])
+    .option('--baseline <file>', 'mute the findings this file lists (by id and evidence fingerprint)')
+    .option('--write-baseline <file>', "write this run's findings to a baseline file (they are muted in this run's report too)")
     .addHelpText('after', DOCTOR_HELP)
-    .action(async (target: string | undefined, flags: Omit<ServerFlags, 'timeoutMs'> & { timeoutMs?: number; requestTimeoutMs?: number; call?: string; args?: string }) => {
+    .action(async (target: string | undefined, flags: Omit<ServerFlags, 'timeoutMs'> & { timeoutMs?: number; requestTimeoutMs?: number; call?: string; args?: string; failOn: 'error' | 'warning'; ignore: string[]; baseline?: string; writeBaseline?: string }) => {
       state.exitCode = await doctorCommand({
         io,
         output,
@@ -156,6 +170,10 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
         ...(flags.call === undefined ? {} : { call: flags.call }),
         ...(flags.args === undefined ? {} : { args: flags.args }),
         json: flags.json === true,
+        failOn: flags.failOn,
+        ignore: flags.ignore,
+        ...(flags.baseline === undefined ? {} : { baseline: flags.baseline }),
+        ...(flags.writeBaseline === undefined ? {} : { writeBaseline: flags.writeBaseline }),
       });
     });
   serverOptions(program.command('list').argument('[target]', 'URL or host configuration name').description('list the tools, resources, resource templates and prompts (tables, or --json)')).action(

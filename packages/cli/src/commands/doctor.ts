@@ -1,12 +1,19 @@
 /**
- * `switchboard doctor <target>`: a thin shell over the doctor library. It resolves the target (`target.ts`), runs
- * `runDoctor` with the io's `DoctorEnv` and a progress display on stderr, and prints the report: the human one, or
- * `--json` (the only thing on stdout). The exit code is the report's: 0 nothing above info, 1 a warning, an error,
- * or a check that crashed or timed out, 2 could not connect (or a usage error).
+ * `switchboard doctor <target>`: a thin shell over the doctor library. It resolves the target (`target.ts`), reads
+ * the gate (`--fail-on`, `--ignore`, `--baseline`; see `doctor/gate.ts`), runs `runDoctor` with the io's
+ * `DoctorEnv` and a progress display on stderr, writes `--write-baseline` when asked, and prints the report: the
+ * human one, or `--json` (the only thing on stdout). The exit code is the report's: 0 no unmuted finding at or
+ * above `--fail-on` (default `warning`) and every check finished; 1 such a finding, or a check that crashed or timed
+ * out; 2 could not connect, or a usage error (an unreadable or invalid baseline, a baseline that cannot be written).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { DEFAULT_DOCTOR_TIMEOUT_MS } from '../doctor/budget.js';
 import { nodeDoctorEnv, runDoctor } from '../doctor/index.js';
+import { applyGate, baselineOf, parseBaseline } from '../doctor/gate.js';
 import { renderReport } from '../doctor/render.js';
+import { requirement } from '../doctor/requirements/index.js';
+import type { FailOn, GateOptions } from '../doctor/gateTypes.js';
 import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
 import type { EraChoice } from '../connect.js';
 import { CliError } from '../errors.js';
@@ -33,6 +40,39 @@ export interface DoctorCommandOptions {
   readonly args?: string;
   /** `--json`: the report as JSON on stdout. */
   readonly json: boolean;
+  /** `--fail-on`: the lowest severity that fails the run (exit code 1). @default 'warning' */
+  readonly failOn?: FailOn;
+  /** `--ignore ID` (repeatable): finding ids muted wherever they occur. @default [] */
+  readonly ignore?: readonly string[];
+  /** `--baseline FILE`: mutes the findings it lists, by id and fingerprint. */
+  readonly baseline?: string;
+  /** `--write-baseline FILE`: writes every finding of this run to FILE (then they are muted in this run's report too). */
+  readonly writeBaseline?: string;
+}
+
+/**
+ * The gate of the command line: `--fail-on`, `--ignore`, and the baseline file read.
+ * @throws CliError `usage` when an `--ignore` id is no finding's, or the baseline cannot be read or is not one
+ */
+export function readGate(options: Pick<DoctorCommandOptions, 'failOn' | 'ignore' | 'baseline' | 'io'>): GateOptions {
+  let baseline: GateOptions['baseline'];
+  if (options.baseline !== undefined) {
+    const file = path.resolve(options.io.cwd, options.baseline);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CliError('usage', `Invalid --baseline: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); write one with --write-baseline ${options.baseline}`);
+    }
+    try {
+      baseline = parseBaseline(text);
+    } catch (error) {
+      throw new CliError('usage', `Invalid --baseline: ${file} is ${(error as Error).message}`);
+    }
+  }
+  const unknown = (options.ignore ?? []).filter((id) => requirement(id) === undefined);
+  if (unknown.length > 0) throw new CliError('usage', `Invalid --ignore: no finding has the id "${unknown[0]}" (the ids are those of the report, e.g. stdio.parse-error-reply)`);
+  return { ...(options.failOn === undefined ? {} : { failOn: options.failOn }), ...(options.ignore === undefined || options.ignore.length === 0 ? {} : { ignore: options.ignore }), ...(baseline === undefined ? {} : { baseline }) };
 }
 
 /**
@@ -73,9 +113,11 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   const { io, output } = options;
   let target: Target;
   let call: DoctorOptions['call'];
+  let gate: GateOptions;
   try {
     target = resolveTarget(options.spec, io);
     call = parseCall(options.call, options.args);
+    gate = readGate(options);
   } catch (error) {
     return reportFailure(output, error, true);
   }
@@ -98,6 +140,7 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
       ...(call === undefined ? {} : { call }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onProgress: progress.onProgress,
+      gate,
     });
     running.catch(() => undefined);
     report = await Promise.race([running, overdue]);
@@ -106,6 +149,17 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   } finally {
     clearTimeout(timer);
     progress.close();
+  }
+  if (options.writeBaseline !== undefined) {
+    const file = path.resolve(io.cwd, options.writeBaseline);
+    const baseline = baselineOf(report);
+    try {
+      writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
+    } catch (error) {
+      return reportFailure(output, new CliError('usage', `Invalid --write-baseline: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`), true);
+    }
+    output.note(`wrote ${baseline.findings.length} finding${baseline.findings.length === 1 ? '' : 's'} to ${file}: --baseline ${options.writeBaseline} mutes them`);
+    report = applyGate(report, { ...gate, baseline });
   }
   if (options.json) output.json(report);
   else output.raw(renderReport(report, { colors: output.colors, columns: output.columns }));

@@ -102,7 +102,7 @@ describe('runDoctor', () => {
     expect(report.connected).toBe(true);
     expect(report.server).toEqual({ name: 'switchboard-demo', version: '1.0.0' });
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([['startup.first', 'passed'], ['connect', 'passed'], ['protocol.second', 'passed']]);
-    expect(report.summary).toEqual({ errors: 0, warnings: 0, infos: 0, exitCode: 0 });
+    expect(report.summary).toEqual({ errors: 0, warnings: 0, infos: 0, muted: 0, failOn: 'warning', exitCode: 0 });
     expect(report.target).toEqual({ transport: 'stdio', command: process.execPath, args: [DEMO, '--stdio'] });
     expect(events.map((e) => `${e.type}:${e.id}${e.type === 'check-note' ? `:${e.text}` : ''}`)).toEqual([
       'check-start:startup.first', 'check-end:startup.first', 'check-start:connect', 'check-end:connect', 'check-start:protocol.second', 'check-note:protocol.second:pinging', 'check-end:protocol.second',

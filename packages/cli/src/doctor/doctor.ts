@@ -145,5 +145,5 @@ export const runDoctor: RunDoctor = async (options: DoctorOptions): Promise<Doct
     budget.dispose();
     await run.resources.closeAll({ env, waitMs: budget.cleanupMs });
   }
-  return assembleReport({ target, startedAt, durationMs: env.now() - startedMs, facts: run.facts, findings: run.findings, checks: run.outcomes, version: VERSION });
+  return assembleReport({ target, startedAt, durationMs: env.now() - startedMs, facts: run.facts, findings: run.findings, checks: run.outcomes, version: VERSION, ...(options.gate === undefined ? {} : { gate: options.gate }) });
 };

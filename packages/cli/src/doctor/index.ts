@@ -10,11 +10,15 @@ export { CHECKS } from './checks/index.js';
 export { CONNECT_STEP, runDoctor } from './doctor.js';
 export { DEFAULT_KILL_GRACE_MS, nodeDoctorEnv } from './nodeEnv.js';
 export type { NodeDoctorEnvOptions } from './nodeEnv.js';
-export { assembleReport, cutEvidence, EVIDENCE_LIMIT, exitCodeOf, findingOf, sortFindings } from './report.js';
+export type { Baseline, FailOn, GateOptions, SdkDefault } from './gateTypes.js';
+export { applyGate, baselineOf, DEFAULT_FAIL_ON, exitCodeOf, fails, parseBaseline } from './gate.js';
+export { fingerprintOf, normalizeEvidence } from './fingerprint.js';
+export { assembleReport, cutEvidence, EVIDENCE_LIMIT, findingOf, sortFindings } from './report.js';
 export type { ReportInput } from './report.js';
 export { renderReport } from './render.js';
 export type { RenderColors, RenderOptions } from './render.js';
 export { REQUIREMENTS, requirement } from './requirements/index.js';
+export { markSdkDefaults } from './sdkDefaults.js';
 export type {
   Check,
   CheckContext,

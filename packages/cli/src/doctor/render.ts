@@ -1,7 +1,8 @@
 /**
- * The human report of a doctor run: a header (target, server, the eras and revisions it speaks), the findings
- * grouped by severity (each with its evidence as seen, spec section or source, likely causes and fix — an info
- * finding has neither causes nor fix), the measurements,
+ * The human report of a doctor run: a header (target, server, the eras and revisions it speaks), the findings not
+ * muted grouped by severity (each titled by what was found, with its evidence as seen, the revision it was seen at,
+ * the rule, spec section or public source, the SDK whose default causes it, likely causes and fix — an info finding
+ * has neither causes nor fix), the muted findings one line each, the measurements,
  * the checks line and a verdict with the exit code's meaning. Pure: a report and a terminal shape in, text out,
  * wrapped to the terminal width (wrap-ansi, so colours and wide characters count right). Every string of the report
  * may carry a server's words (its name, tool names in messages, evidence as seen): each is made safe for the
@@ -99,16 +100,20 @@ function checksLine(checks: readonly CheckOutcome[]): string {
 }
 
 function verdict(report: DoctorReport): string {
-  const { errors, warnings, infos, exitCode } = report.summary;
+  const { errors, warnings, infos, muted, failOn, exitCode } = report.summary;
   const crashed = report.checks.some((c) => c.status === 'crashed');
   const timedOut = report.checks.some((c) => c.status === 'timed-out');
+  const failing = failOn === 'warning' ? errors + warnings : errors;
+  const what = failOn === 'warning' ? 'a warning or an error' : 'an error';
   const meaning =
     exitCode === 2
       ? 'could not connect'
       : exitCode === 0
-        ? 'nothing above info'
-        : [...(errors + warnings > 0 ? ['a warning or an error was found'] : []), ...(crashed ? ['a check crashed (the doctor’s own failure)'] : []), ...(timedOut ? ['a check timed out'] : [])].join(', ');
-  return `Verdict: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${infos} info · exit code ${exitCode}: ${meaning}`;
+        ? failOn === 'warning' || warnings === 0
+          ? 'nothing above info'
+          : 'no error (--fail-on error: warnings do not fail the run)'
+        : [...(failing > 0 ? [`${what} was found`] : []), ...(crashed ? ['a check crashed (the doctor’s own failure)'] : []), ...(timedOut ? ['a check timed out'] : [])].join(', ');
+  return `Verdict: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${infos} info${muted === 0 ? '' : `, ${muted} muted`} · exit code ${exitCode}: ${meaning}`;
 }
 
 /**
@@ -137,11 +142,19 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
   field('Run', `${report.startedAt} · ${msText(report.durationMs)}`);
 
   for (const severity of ['error', 'warning', 'info'] as const) {
-    const group = report.findings.filter((f) => f.severity === severity);
+    const group = report.findings.filter((f) => f.severity === severity && f.muted === undefined);
     if (group.length === 0) continue;
     const color = severity === 'error' ? c.red : severity === 'warning' ? c.yellow : c.blue;
     lines.push('', c.bold(`${HEADINGS[severity]} (${group.length})`));
     for (const finding of group) renderFinding(finding, { color, c, para, lines });
+  }
+  const muted = report.findings.filter((f) => f.muted !== undefined);
+  if (muted.length > 0) {
+    lines.push('', c.bold(`Muted (${muted.length})`));
+    for (const f of muted) {
+      const by = f.muted === 'ignore' ? `--ignore ${f.id}` : 'the baseline';
+      para(`${c.dim(`${SEVERITY_MARK[f.severity]} ${terminalText(f.id)}`)}  ${terminalText(f.title)} ${c.dim(`(${f.severity}, muted by ${terminalText(by)}${f.sdk === undefined ? '' : `; the default of ${terminalText(f.sdk.package)}`})`)}`, '  ', '    ');
+    }
   }
   if (report.findings.length === 0) lines.push('', c.green('No findings'));
 
@@ -171,8 +184,14 @@ function renderFinding(
     lines.push(`  ${c.dim('Evidence:')}`);
     for (const evidence of finding.evidence) visibleEvidence(evidence).split('\n').forEach((line, i) => para(line, i === 0 ? '    ' : '      ', '      '));
   }
+  if (finding.revision !== undefined) para(`Seen at: ${terminalText(finding.revision)}`, '  ', '    ');
+  para(`Rule: ${terminalText(finding.rule)}`, '  ', '    ');
   if (finding.spec !== null) para(terminalText(`Spec: MCP ${finding.spec.revision} ${finding.spec.page} “${finding.spec.section}”`), '  ', '    ');
   if (finding.source !== undefined) para(`Source: ${terminalText(finding.source)}`, '  ', '    ');
+  if (finding.sdk !== undefined) {
+    const { sdk } = finding;
+    para(t(`Cause: the default of ${sdk.package} ${sdk.versions}: ${sdk.behaviour}. The server's own handlers cannot change it; what can: ${sdk.remedy}.`), '  ', '    ');
+  }
   // An info finding is knowledge: nothing to fix, so no causes and no fix.
   if (finding.severity === 'info') return;
   if (finding.causes.length > 0) {

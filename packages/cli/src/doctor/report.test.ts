@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { assembleReport, cutEvidence, EVIDENCE_LIMIT, exitCodeOf, findingOf, sortFindings } from './report.js';
+import { exitCodeOf } from './gate.js';
+import { fingerprintOf } from './fingerprint.js';
+import { assembleReport, cutEvidence, EVIDENCE_LIMIT, findingOf, sortFindings } from './report.js';
 import type { CheckOutcome, Finding, Severity } from './types.js';
 
-const finding = (id: string, severity: Severity): Finding => ({ id, severity, title: id, message: 'seen', evidence: [], spec: null, source: 'B1', causes: [], fix: 'fix it' });
+const finding = (id: string, severity: Severity): Finding => ({ id, severity, title: id, rule: 'r', message: 'seen', evidence: [], spec: null, source: 'https://example.org/rule', causes: [], fix: 'fix it', fingerprint: `${id}@0000000000000000` });
 const passed = (id: string): CheckOutcome => ({ id, title: id, status: 'passed', durationMs: 1 });
 const facts = { connected: true, legacyRevisions: [], modernRevisions: [], measurements: {} };
 
@@ -35,7 +37,8 @@ describe('doctor report assembly', () => {
     const requirement = {
       id: 'stdio.crlf',
       area: 'stdio',
-      title: 'Lines end with LF',
+      title: 'Lines end with CRLF',
+      rule: 'Lines end with LF',
       behaviour: 'b',
       spec: { revision: '2025-11-25', page: 'basic/transports.mdx', section: 'stdio' },
       revisions: 'all',
@@ -48,14 +51,19 @@ describe('doctor report assembly', () => {
     expect(findingOf(requirement, { message: 'm', evidence: ['a\r', long], severity: 'warning' })).toEqual({
       id: 'stdio.crlf',
       severity: 'warning',
-      title: 'Lines end with LF',
+      title: 'Lines end with CRLF',
+      rule: 'Lines end with LF',
       message: 'm',
       evidence: ['a\r', `${'x'.repeat(EVIDENCE_LIMIT - 1)}…`],
       spec: requirement.spec,
       causes: ['c1', 'c2'],
       fix: 'f',
+      fingerprint: fingerprintOf('stdio.crlf', ['a\r', `${'x'.repeat(EVIDENCE_LIMIT - 1)}…`]),
     });
-    expect(findingOf({ ...requirement, spec: null, source: 'B23' }, { message: 'm' })).toMatchObject({ severity: 'error', evidence: [], spec: null, source: 'B23' });
+    expect(findingOf({ ...requirement, spec: null, source: 'https://example.org/rule' }, { message: 'm' })).toMatchObject({ severity: 'error', evidence: [], spec: null, source: 'https://example.org/rule' });
+    // The revision observed, and the section at that revision when the observation gives one, are cited.
+    const at2025 = { revision: '2025-11-25', page: 'server/resources.mdx', section: 'Error Handling' };
+    expect(findingOf(requirement, { message: 'm', revision: '2025-11-25', spec: at2025 })).toMatchObject({ revision: '2025-11-25', spec: at2025 });
     expect(cutEvidence(long)).toHaveLength(EVIDENCE_LIMIT);
   });
 
@@ -81,7 +89,7 @@ describe('doctor report assembly', () => {
       measurements: { 'latencyMs.ping': 2 },
       findings: [{ ...finding('stdio.c', 'error'), evidence: [`${'y'.repeat(499)}…`] }, finding('stdio.b', 'warning'), finding('eras.a', 'info')],
       checks: [passed('stdio.hygiene')],
-      summary: { errors: 1, warnings: 1, infos: 1, exitCode: 1 },
+      summary: { errors: 1, warnings: 1, infos: 1, muted: 0, failOn: 'warning', exitCode: 1 },
     });
     expect(JSON.stringify(report)).not.toContain('hunter2');
     const http = assembleReport({ target: { transport: 'http', url: 'http://127.0.0.1:1/mcp', headers: { authorization: 'Bearer t0ken' } }, startedAt: 'x', durationMs: 0, version: '1', facts: { ...facts, connected: false }, findings: [], checks: [] });

@@ -1,8 +1,13 @@
 /**
  * The report's assembly: a finding built from its requirement and one observation, the findings in their reading
- * order, the counts and the exit code, and the {@link DoctorReport} itself. Pure (no clock, no I/O): the runner
- * hands over what it measured.
+ * order, those a known SDK's default causes marked (`sdkDefaults.ts`), the gate applied (`gate.ts`: what is muted,
+ * the counts and the exit code), and the {@link DoctorReport} itself. Pure (no clock, no I/O): the runner hands over
+ * what it measured.
  */
+import { fingerprintOf } from './fingerprint.js';
+import { applyGate } from './gate.js';
+import { markSdkDefaults } from './sdkDefaults.js';
+import type { GateOptions } from './gateTypes.js';
 import type { CheckOutcome, DoctorArea, DoctorFacts, DoctorReport, DoctorTarget, Finding, Observation, Requirement, Severity } from './types.js';
 
 /** The longest evidence string a finding keeps, characters (longer ones are cut and end with `…`). */
@@ -20,20 +25,25 @@ export function cutEvidence(text: string): string {
 }
 
 /**
- * The finding of one observation: title, spec, source, causes and fix from the requirement; the severity of the
- * observation when it overrides the requirement's; evidence cut to {@link EVIDENCE_LIMIT}.
+ * The finding of one observation: title, rule, spec, source, causes and fix from the requirement; the severity, the
+ * revision and the spec section of the observation when it gives them; evidence cut to {@link EVIDENCE_LIMIT}; the
+ * fingerprint of the id and that evidence.
  */
 export function findingOf(requirement: Requirement, observation: Observation): Finding {
+  const evidence = (observation.evidence ?? []).map(cutEvidence);
   return {
     id: requirement.id,
     severity: observation.severity ?? requirement.severity,
     title: requirement.title,
+    rule: requirement.rule,
     message: observation.message,
-    evidence: (observation.evidence ?? []).map(cutEvidence),
-    spec: requirement.spec,
+    evidence,
+    spec: observation.spec ?? requirement.spec,
     ...(requirement.source === undefined ? {} : { source: requirement.source }),
+    ...(observation.revision === undefined ? {} : { revision: observation.revision }),
     causes: requirement.causes,
     fix: requirement.fix,
+    fingerprint: fingerprintOf(requirement.id, evidence),
   };
 }
 
@@ -57,16 +67,6 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
   );
 }
 
-/**
- * The exit code of a run: 2 when no MCP connection was made; else 1 when a finding is a warning or an error, or a
- * check crashed (the doctor's own failure) or timed out (it could not show the server clean); else 0.
- */
-export function exitCodeOf(run: { readonly connected: boolean; readonly findings: readonly Finding[]; readonly checks: readonly CheckOutcome[] }): 0 | 1 | 2 {
-  if (!run.connected) return 2;
-  if (run.findings.some((f) => f.severity !== 'info') || run.checks.some((c) => c.status === 'crashed' || c.status === 'timed-out')) return 1;
-  return 0;
-}
-
 /** What {@link assembleReport} is given: what one run saw. */
 export interface ReportInput {
   /** The target as reached; its `env` and `headers` values are never copied into the report (they may hold secrets). */
@@ -83,17 +83,22 @@ export interface ReportInput {
   readonly checks: readonly CheckOutcome[];
   /** The doctor's version (the CLI package's). */
   readonly version: string;
+  /** What fails the run and what is muted. @default fail on warnings, nothing muted */
+  readonly gate?: GateOptions;
 }
 
-/** The report of one run (see {@link ReportInput}): findings sorted ({@link sortFindings}), counted, and the exit code. */
+/**
+ * The report of one run (see {@link ReportInput}): findings sorted ({@link sortFindings}), SDK defaults marked, the
+ * gate applied (muted findings, counts, exit code).
+ */
 export function assembleReport(input: ReportInput): DoctorReport {
   const { target, facts } = input;
-  const findings = sortFindings(input.findings).map((f) => (f.evidence.every((e) => e.length <= EVIDENCE_LIMIT) ? f : { ...f, evidence: f.evidence.map(cutEvidence) }));
-  const count = (severity: Severity): number => findings.filter((f) => f.severity === severity).length;
+  const cut = sortFindings(input.findings).map((f) => (f.evidence.every((e) => e.length <= EVIDENCE_LIMIT) ? f : { ...f, evidence: f.evidence.map(cutEvidence) }));
   const info = facts.serverInfo;
+  const findings = markSdkDefaults(cut, info);
   const measurements: Record<string, number> = {};
   for (const [key, value] of Object.entries(facts.measurements)) if (Number.isFinite(value)) measurements[key] = value;
-  return {
+  const report: DoctorReport = {
     schemaVersion: 1,
     doctor: { name: 'switchboard', version: input.version },
     target: target.transport === 'http' ? { transport: 'http', url: target.url } : { transport: 'stdio', command: target.command, args: [...target.args] },
@@ -109,6 +114,7 @@ export function assembleReport(input: ReportInput): DoctorReport {
     measurements,
     findings,
     checks: [...input.checks],
-    summary: { errors: count('error'), warnings: count('warning'), infos: count('info'), exitCode: exitCodeOf({ connected: facts.connected, findings, checks: input.checks }) },
+    summary: { errors: 0, warnings: 0, infos: 0, muted: 0, failOn: 'warning', exitCode: 0 },
   };
+  return applyGate(report, input.gate);
 }

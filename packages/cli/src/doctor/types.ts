@@ -5,6 +5,7 @@
  * shell over {@link runDoctor}.
  */
 import type { McpClient } from '@switchboard/mcp/client';
+import type { FailOn, GateOptions, SdkDefault } from './gateTypes.js';
 
 /** How bad a finding is. `error`: the server breaks a rule a client relies on; `warning`: it works here but fails
  * some hosts or wastes them; `info`: worth knowing, nothing to fix. */
@@ -35,13 +36,18 @@ export interface Requirement {
   readonly id: string;
   /** The area it belongs to: the first word of its id. */
   readonly area: DoctorArea;
-  /** A short title, e.g. `Only MCP messages on stdout`. */
+  /**
+   * What a finding of this requirement says was found, e.g. `Stdout carries lines that are not MCP messages`: it
+   * reads right in a list of problems (never the rule itself, which is {@link rule}).
+   */
   readonly title: string;
+  /** The rule, e.g. `Only MCP messages on stdout`. */
+  readonly rule: string;
   /** What a conforming server does, in one or two sentences. */
   readonly behaviour: string;
   /** The spec section; `null` for a rule of practice (then {@link source} says where it comes from). */
   readonly spec: SpecRef | null;
-  /** For a rule of practice: the host documentation or field bug (`B23`) it comes from. */
+  /** For a rule of practice: where it comes from, public (an RFC section, host documentation, an issue URL). */
   readonly source?: string;
   /** The revisions it applies to. */
   readonly revisions: readonly string[] | 'all';
@@ -79,21 +85,36 @@ export interface Finding {
   readonly id: string;
   /** The requirement's severity, or the lower one the check gave this observation. */
   readonly severity: Severity;
-  /** The requirement's title. */
+  /** What was found (the requirement's title). */
   readonly title: string;
+  /** The rule it breaks (the requirement's rule). */
+  readonly rule: string;
   /** What was seen, one sentence. */
   readonly message: string;
   /** The exact messages, lines or bytes seen (each cut to 500 characters). */
   readonly evidence: readonly string[];
-  /** The spec section of the rule; `null` for a rule of practice (then `source`). */
+  /** The spec section of the rule (at the revision observed, when the check knows it); `null` for a rule of practice (then `source`). */
   readonly spec: SpecRef | null;
-  /** The host documentation, issue or field bug a rule of practice comes from. */
+  /** Where a rule of practice comes from, public: an RFC section, host documentation, an issue URL. */
   readonly source?: string;
+  /** The protocol revision the exchange that showed it was in, when one was negotiated. */
+  readonly revision?: string;
   /** The likely causes, most likely first. */
   readonly causes: readonly string[];
   /** How to fix it. */
   readonly fix: string;
+  /**
+   * A stable fingerprint: the id and a digest of the evidence with what changes from run to run (ports, session
+   * ids, durations) blanked (`fingerprint.ts`). A baseline mutes a finding by id and fingerprint, so a finding whose
+   * evidence changed is not muted.
+   */
+  readonly fingerprint: string;
+  /** Set when the behaviour is a known SDK's default, not the server's own code (`sdkDefaults.ts`). */
+  readonly sdk?: SdkDefault;
+  /** Set when the finding is muted (`--ignore` or `--baseline`): shown and counted as muted, never fails the run. */
+  readonly muted?: 'ignore' | 'baseline';
 }
+
 
 /** How a check ended. */
 export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'timed-out' | 'crashed';
@@ -153,8 +174,12 @@ export interface DoctorReport {
   readonly findings: readonly Finding[];
   /** Each check's outcome, in run order (the connect step included). */
   readonly checks: readonly CheckOutcome[];
-  /** The counts per severity and the exit code: 0 nothing above info, 1 a warning or an error (or a check that crashed or timed out), 2 could not connect. */
-  readonly summary: { readonly errors: number; readonly warnings: number; readonly infos: number; readonly exitCode: 0 | 1 | 2 };
+  /**
+   * The counts per severity of the findings not muted, the muted ones, the `--fail-on` level, and the exit code: 0
+   * no unmuted finding at or above `failOn` and every check finished; 1 such a finding, or a check that crashed or
+   * timed out; 2 could not connect.
+   */
+  readonly summary: { readonly errors: number; readonly warnings: number; readonly infos: number; readonly muted: number; readonly failOn: FailOn; readonly exitCode: 0 | 1 | 2 };
 }
 
 /** A process the doctor started, as {@link DoctorEnv.spawn} hands it over. */
@@ -323,6 +348,10 @@ export interface Observation {
   readonly evidence?: readonly string[];
   /** Overrides the requirement's severity for this observation. */
   readonly severity?: Severity;
+  /** The protocol revision of the exchange observed (the finding cites it). */
+  readonly revision?: string;
+  /** The spec section at that revision, when it is not the requirement's (a rule whose section moved or changed). */
+  readonly spec?: SpecRef;
 }
 
 /** What a check sees. */
@@ -417,6 +446,8 @@ export interface DoctorOptions {
   readonly signal?: AbortSignal;
   /** The checks to run, in order (a subset for tests or a focused run). @default CHECKS (every check, in order) */
   readonly checks?: readonly Check[];
+  /** What fails the run and what is muted (`--fail-on`, `--ignore`, `--baseline`). @default fail on warnings, nothing muted */
+  readonly gate?: GateOptions;
 }
 
 /** The doctor's entry point, implemented in `doctor.ts`. */

@@ -15,7 +15,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.discover-result',
     area: 'eras',
-    title: 'server/discover answers a DiscoverResult',
+    title: 'server/discover did not answer a DiscoverResult',
+    rule: 'server/discover answers a DiscoverResult',
     behaviour:
       'A modern server implements server/discover: its result lists the revisions it supports in supportedVersions (an array of strings) and its capabilities in an object.',
     spec: { revision: '2026-07-28', page: 'server/discover.mdx', section: 'Response' },
@@ -32,7 +33,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.version-negotiation',
     area: 'eras',
-    title: 'initialize settles on a revision both sides speak',
+    title: 'initialize settled on a revision the client does not speak',
+    rule: 'initialize settles on a revision both sides speak',
     behaviour:
       'Offered a revision it supports, the server answers that same revision; offered one it does not support, it answers another revision it supports (its latest), not an error and not a revision it does not serve.',
     spec: NEGOTIATION,
@@ -50,7 +52,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.unknown-revision',
     area: 'eras',
-    title: 'An unknown revision gets a supported one back',
+    title: 'An unknown revision did not get a supported one back',
+    rule: 'An unknown revision gets a supported one back',
     behaviour:
       'Offered a revision it does not know (the doctor offers 1999-01-01), a session-based server answers initialize with a revision it supports, never the unknown one and never an error.',
     spec: NEGOTIATION,
@@ -67,7 +70,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.initialize-refusal-versions',
     area: 'eras',
-    title: 'A modern-only server names its revisions when it refuses initialize',
+    title: 'A modern-only server refused initialize without naming its revisions',
+    rule: 'A modern-only server names its revisions when it refuses initialize',
     behaviour:
       'A server that serves only modern revisions answers initialize with an error that names the revisions it supports (a -32022 with data.supported does), since a legacy client can only show that message to its user.',
     spec: BACKWARD,
@@ -81,7 +85,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.legacy-only',
     area: 'eras',
-    title: 'Session-based revisions only',
+    title: 'The server speaks session-based revisions only',
+    rule: 'Session-based revisions only',
     behaviour:
       'The server speaks only the session-based revisions (initialize); 2026-07-28 clients find that out from server/discover and fall back to initialize, which costs them one round trip per start.',
     spec: BACKWARD,
@@ -95,7 +100,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.modern-only',
     area: 'eras',
-    title: '2026-07-28 only',
+    title: 'The server speaks 2026-07-28 only',
+    rule: '2026-07-28 only',
     behaviour: 'The server speaks only the modern era (per-request _meta, server/discover) and refuses initialize.',
     spec: BACKWARD,
     revisions: 'all',
@@ -108,6 +114,7 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
     id: 'eras.legacy-clients-refused',
     area: 'eras',
     title: 'Clients of 2025 and earlier cannot connect',
+    rule: 'Clients of 2025 and earlier can connect',
     behaviour:
       'A modern-only server refuses initialize, so a client that speaks only session-based revisions (most hosts released before 2026-07-28) cannot use it: legacy clients have no way forward.',
     spec: BACKWARD,
@@ -121,7 +128,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.dual-era',
     area: 'eras',
-    title: 'Both eras on one endpoint',
+    title: 'The server speaks both eras on one endpoint',
+    rule: 'Both eras on one endpoint',
     behaviour: 'The server answers server/discover and initialize on the same endpoint or process: legacy and 2026-07-28 clients both connect.',
     spec: BACKWARD,
     revisions: 'all',
@@ -133,7 +141,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.header-mismatch',
     area: 'eras',
-    title: 'Request headers that disagree with the body are refused',
+    title: 'Request headers that disagree with the body were served',
+    rule: 'Request headers that disagree with the body are refused',
     behaviour:
       'A modern POST whose Mcp-Method, Mcp-Name or MCP-Protocol-Version is missing or differs from the body is refused with HTTP 400 and a -32020 HeaderMismatch error, so no proxy can route on a header the server then ignores.',
     spec: { revision: '2026-07-28', page: 'basic/transports/streamable-http.mdx', section: 'Server Validation' },
@@ -151,7 +160,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.missing-client-capability',
     area: 'eras',
-    title: 'A request needing an undeclared client capability gets -32021',
+    title: 'A request needing an undeclared client capability did not get -32021',
+    rule: 'A request needing an undeclared client capability gets -32021',
     behaviour:
       'A modern request that needs a client capability the request did not declare in _meta is refused with -32021 MissingRequiredClientCapability, data.requiredCapabilities naming the capabilities (an object), HTTP 400.',
     spec: { revision: '2026-07-28', page: 'basic/index.mdx', section: 'Error Codes' },
@@ -165,7 +175,8 @@ export const ERAS_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'eras.unsupported-version',
     area: 'eras',
-    title: 'An unsupported revision claim gets -32022 with the supported list',
+    title: 'An unsupported revision claim did not get -32022 with the supported list',
+    rule: 'An unsupported revision claim gets -32022 with the supported list',
     behaviour:
       'A modern request claiming a revision the server does not serve is refused with -32022 UnsupportedProtocolVersion, data.supported listing the revisions it serves and data.requested the one claimed; over HTTP with status 400. The client retries with a listed revision.',
     spec: { revision: '2026-07-28', page: 'basic/versioning.mdx', section: 'Protocol Version Negotiation' },

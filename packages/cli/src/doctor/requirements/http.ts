@@ -23,7 +23,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.valid-post-refused',
     area: 'http',
-    title: 'A well-formed POST is served',
+    title: 'A well-formed POST was refused',
+    rule: 'A well-formed POST is served',
     behaviour:
       'A POST carrying one JSON-RPC request, `Content-Type: application/json` and `Accept: application/json, text/event-stream` is answered 200 with the response.',
     spec: legacy('Sending Messages to the Server'),
@@ -39,7 +40,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.answer-not-json-or-sse',
     area: 'http',
-    title: 'A request is answered with JSON or an SSE stream',
+    title: 'A request was answered with neither JSON nor an SSE stream',
+    rule: 'A request is answered with JSON or an SSE stream',
     behaviour: 'A POSTed request is answered with `Content-Type: application/json` (one JSON object) or `Content-Type: text/event-stream`.',
     spec: legacy('Sending Messages to the Server'),
     revisions: STREAMABLE,
@@ -54,7 +56,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.notification-not-202',
     area: 'http',
-    title: 'An accepted notification is answered 202 with no body',
+    title: 'An accepted notification was not answered 202 with no body',
+    rule: 'An accepted notification is answered 202 with no body',
     behaviour: 'A POSTed notification (`notifications/initialized`) the server accepts is answered `202 Accepted` with an empty body.',
     spec: legacy('Sending Messages to the Server'),
     revisions: STREAMABLE,
@@ -67,7 +70,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.bad-accept-not-406',
     area: 'http',
-    title: 'A POST that accepts neither JSON nor SSE is refused with 406',
+    title: 'A POST that accepts neither JSON nor SSE was not refused with 406',
+    rule: 'A POST that accepts neither JSON nor SSE is refused with 406',
     behaviour:
       'The client must list `application/json` and `text/event-stream` in `Accept`; a POST whose `Accept` allows neither (`text/html`) cannot be answered, and 406 Not Acceptable says why.',
     spec: null,
@@ -82,7 +86,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.bad-content-type-not-415',
     area: 'http',
-    title: 'A POST whose body is not JSON is refused with 415',
+    title: 'A POST whose body is not JSON was not refused with 415',
+    rule: 'A POST whose body is not JSON is refused with 415',
     behaviour: 'A POST with `Content-Type: text/plain` is refused with 415 Unsupported Media Type instead of being parsed as JSON-RPC.',
     spec: null,
     source: 'RFC 9110 §15.5.16 "415 Unsupported Media Type"; the official TypeScript SDK answers 415',
@@ -96,10 +101,11 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.json-charset-refused',
     area: 'http',
-    title: '`Content-Type: application/json; charset=utf-8` is served',
+    title: '`Content-Type: application/json; charset=utf-8` was refused',
+    rule: '`Content-Type: application/json; charset=utf-8` is served',
     behaviour: 'A media type takes parameters and compares case-insensitively: `application/json; charset=utf-8` is JSON.',
     spec: null,
-    source: 'B21',
+    source: 'RFC 9110 §8.3 (media types take parameters); https://github.com/modelcontextprotocol/go-sdk/pull/878 (415 for `application/json; charset=utf-8`)',
     revisions: STREAMABLE,
     transports: ['http'],
     severity: 'error',
@@ -110,7 +116,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.get-not-405',
     area: 'http',
-    title: 'GET opens an SSE stream or is refused with 405',
+    title: 'GET neither opened an SSE stream nor was refused with 405',
+    rule: 'GET opens an SSE stream or is refused with 405',
     behaviour:
       'A GET on the endpoint (with `Accept: text/event-stream` and the session id) is answered with `Content-Type: text/event-stream`, or with 405 Method Not Allowed when the server offers no stream; a server of 2026-07-28 alone answers 405.',
     spec: legacy('Listening for Messages from the Server'),
@@ -120,7 +127,7 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     causes: [
       'GET is not routed, so the framework answers 404 (clients read a 404 on a session as an ended session and re-initialize)',
       'a single-page-app fallback answers GET with an HTML page',
-      'GET without a stream answered 400 instead of 405 (B26)',
+      'GET without a stream answered 400 instead of 405 (https://github.com/punkpeye/mcp-proxy/pull/62)',
     ],
     fix: 'Route GET on the MCP endpoint: open an SSE stream, or answer 405 with `Allow: POST` (and DELETE if sessions can be ended).',
     fixture: { file: 'http-get-404', transport: 'http' },
@@ -128,7 +135,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.delete-not-405',
     area: 'http',
-    title: 'DELETE ends the session or is refused with 405',
+    title: 'DELETE neither ended the session nor was refused with 405',
+    rule: 'DELETE ends the session or is refused with 405',
     behaviour:
       'A DELETE with a live session id ends that session (2xx), or is refused with 405 when clients may not end sessions; a server of 2026-07-28 alone answers 405.',
     spec: legacy('Session Management'),
@@ -142,7 +150,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.modern-session-id-not-ignored',
     area: 'http',
-    title: 'A server of 2026-07-28 alone ignores `Mcp-Session-Id`',
+    title: 'A server of 2026-07-28 alone acted on `Mcp-Session-Id`',
+    rule: 'A server of 2026-07-28 alone ignores `Mcp-Session-Id`',
     behaviour:
       'A server that serves only 2026-07-28 serves a request that carries an `Mcp-Session-Id` (an older client\'s) as if it had none, and mints or echoes no session id.',
     spec: modern('Earlier Streamable HTTP Revisions'),
@@ -156,7 +165,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.missing-session-not-400',
     area: 'http',
-    title: 'A request without the session id is refused with 400',
+    title: 'A request without the session id was not refused with 400',
+    rule: 'A request without the session id is refused with 400',
     behaviour: 'A server that requires sessions answers a request (other than `initialize`) that carries no `Mcp-Session-Id` with 400 Bad Request.',
     spec: legacy('Session Management'),
     revisions: STREAMABLE_SESSIONS,
@@ -169,7 +179,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.ended-session-not-404',
     area: 'http',
-    title: 'An ended or unknown session is answered 404',
+    title: 'An ended or unknown session was not answered 404',
+    rule: 'An ended or unknown session is answered 404',
     behaviour:
       'A request carrying a session id the server does not know (ended by DELETE, expired, or never issued) is answered 404 Not Found, so the client starts a new session with `initialize`.',
     spec: legacy('Session Management'),
@@ -186,7 +197,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.reinitialize-fails',
     area: 'http',
-    title: 'A new session can be started after one ends',
+    title: 'No new session could be started after one ended',
+    rule: 'A new session can be started after one ends',
     behaviour: 'After a 404 for its session the client POSTs a new `initialize` without a session id; the server answers it with a new session.',
     spec: legacy('Session Management'),
     revisions: STREAMABLE_SESSIONS,
@@ -198,7 +210,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.protocol-version-not-validated',
     area: 'http',
-    title: 'An unsupported `MCP-Protocol-Version` is refused with 400',
+    title: 'An unsupported `MCP-Protocol-Version` was not refused with 400',
+    rule: 'An unsupported `MCP-Protocol-Version` is refused with 400',
     behaviour: 'A session request whose `MCP-Protocol-Version` header names a revision the server does not support (`1999-01-01`) is answered 400 Bad Request.',
     spec: legacy('Protocol Version Header'),
     revisions: ['2025-06-18', '2025-11-25'],
@@ -211,7 +224,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.protocol-version-required',
     area: 'http',
-    title: 'A session request without `MCP-Protocol-Version` is served',
+    title: 'A session request without `MCP-Protocol-Version` was refused',
+    rule: 'A session request without `MCP-Protocol-Version` is served',
     behaviour:
       'When the header is missing the server uses the revision negotiated for the session (or assumes 2025-03-26) and serves the request: clients of 2025-03-26 never send it.',
     spec: legacy('Protocol Version Header'),
@@ -225,7 +239,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.host-not-validated',
     area: 'http',
-    title: 'A local server refuses a foreign `Host` (DNS rebinding)',
+    title: 'A local server served a foreign `Host` (DNS rebinding)',
+    rule: 'A local server refuses a foreign `Host` (DNS rebinding)',
     behaviour:
       'A server on localhost answers a request whose `Host` is not a loopback name (`Host: evil.example`) with 403 (or 400, 421): a web page that rebinds its own domain to 127.0.0.1 can otherwise call the server from the browser.',
     spec: legacy('Security Warning'),
@@ -239,7 +254,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.origin-not-validated',
     area: 'http',
-    title: 'A foreign `Origin` is refused with 403',
+    title: 'A foreign `Origin` was not refused with 403',
+    rule: 'A foreign `Origin` is refused with 403',
     behaviour: 'A request whose `Origin` header is present and not allowed (`Origin: http://evil.example`) is answered 403 Forbidden.',
     spec: modern('Security & Endpoint'),
     revisions: STREAMABLE,
@@ -252,7 +268,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.cors-session-id-not-exposed',
     area: 'http',
-    title: 'CORS exposes `Mcp-Session-Id` to browser clients',
+    title: 'CORS hides `Mcp-Session-Id` from browser clients',
+    rule: 'CORS exposes `Mcp-Session-Id` to browser clients',
     behaviour:
       'A server that answers cross-origin requests lists `Mcp-Session-Id` in `Access-Control-Expose-Headers`; otherwise a browser hides the session id from the client, whose next request then has none.',
     spec: null,
@@ -267,7 +284,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.cors-headers-not-allowed',
     area: 'http',
-    title: 'CORS preflights allow the MCP request headers',
+    title: 'A CORS preflight does not allow the MCP request headers',
+    rule: 'CORS preflights allow the MCP request headers',
     behaviour:
       'A preflight (`OPTIONS` with `Access-Control-Request-Headers`) is answered with `Access-Control-Allow-Headers` naming `Content-Type`, `Mcp-Session-Id` and `MCP-Protocol-Version` (and, for 2026-07-28, `Mcp-Method`, `Mcp-Name`), or `*`.',
     spec: null,
@@ -282,7 +300,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.no-cors',
     area: 'http',
-    title: 'Browser clients on another origin',
+    title: 'Browser clients on another origin cannot call the server',
+    rule: 'Browser clients on another origin',
     behaviour:
       'The server answers no CORS preflight, so a browser page on another origin cannot call it; desktop hosts and command-line clients are not affected. The finding lists what a browser client misses: a 2xx preflight answer with `Access-Control-Allow-Origin`, `POST` in `Access-Control-Allow-Methods` and the MCP request headers in `Access-Control-Allow-Headers`, and (sessions) `Mcp-Session-Id` in `Access-Control-Expose-Headers`.',
     spec: null,
@@ -296,7 +315,8 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'http.resumption-broken',
     area: 'http',
-    title: 'A stream with event ids can be resumed with `Last-Event-ID`',
+    title: 'A stream with event ids could not be resumed with `Last-Event-ID`',
+    rule: 'A stream with event ids can be resumed with `Last-Event-ID`',
     behaviour:
       'When SSE events carry ids, a GET with `Last-Event-ID` replays what followed that event on its stream (or the server refuses: 405 offers no stream); an ignored header or a failure loses the response a reconnecting client waits for.',
     spec: legacy('Resumability and Redelivery'),

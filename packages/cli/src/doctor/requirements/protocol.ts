@@ -10,7 +10,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.unknown-method-code',
     area: 'protocol',
-    title: 'An unknown method gets -32601',
+    title: 'An unknown method did not get -32601',
+    rule: 'An unknown method gets -32601',
     behaviour:
       'A request for a method the server does not implement is answered with a JSON-RPC error -32601 Method not found (over modern HTTP with status 404), never a result or another code.',
     spec: { revision: '2026-07-28', page: 'basic/transports/streamable-http.mdx', section: 'Protocol Version Header' },
@@ -27,7 +28,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.unknown-tool-code',
     area: 'protocol',
-    title: 'tools/call of an unknown tool gets -32602',
+    title: 'tools/call of an unknown tool did not get -32602',
+    rule: 'tools/call of an unknown tool gets -32602',
     behaviour:
       'tools/call naming a tool that tools/list does not list is a protocol error: JSON-RPC -32602 Invalid params, not -32603 Internal error and not a tool result.',
     spec: { revision: '2025-11-25', page: 'server/tools.mdx', section: 'Error Handling' },
@@ -44,7 +46,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.unknown-resource-code',
     area: 'protocol',
-    title: 'resources/read of an unknown resource gets the revision\'s code',
+    title: 'resources/read of an unknown resource did not get the revision\'s code',
+    rule: 'resources/read of an unknown resource gets the revision\'s code',
     behaviour:
       'resources/read of a URI the server does not have is answered with -32002 (revisions up to 2025-11-25, a SHOULD) or -32602 (2026-07-28, a MUST; -32002 is retired there), never an empty contents array.',
     spec: { revision: '2026-07-28', page: 'server/resources.mdx', section: 'Error Handling' },
@@ -62,7 +65,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.reserved-code',
     area: 'protocol',
-    title: 'No made-up codes in the range MCP reserves',
+    title: 'An error code made up in the range MCP reserves',
+    rule: 'No made-up codes in the range MCP reserves',
     behaviour:
       'Codes from -32020 to -32099 are reserved for the MCP specification: a server uses only those the spec defines, with their meaning (-32020, -32021, -32022; -32042 at 2025-11-25), and at 2026-07-28 emits neither the retired -32002 and -32042 nor other undefined ones.',
     spec: { revision: '2026-07-28', page: 'basic/index.mdx', section: 'Error Codes' },
@@ -76,7 +80,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.error-shape',
     area: 'protocol',
-    title: 'Error responses are well-formed',
+    title: 'An error response is malformed',
+    rule: 'Error responses are well-formed',
     behaviour:
       'An error response carries the id of the request it answers, an error object with an integer code and a string message, and no result.',
     spec: { revision: '2025-11-25', page: 'basic/index.mdx', section: 'Error Responses' },
@@ -90,7 +95,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.stack-trace',
     area: 'protocol',
-    title: 'Internal errors do not leak stack traces',
+    title: 'An error leaks a stack trace',
+    rule: 'Internal errors do not leak stack traces',
     behaviour: 'A -32603 Internal error says what failed without the server\'s stack trace: file paths and line numbers help attackers and confuse models.',
     spec: null,
     source: 'https://owasp.org/www-community/Improper_Error_Handling',
@@ -104,7 +110,8 @@ export const PROTOCOL_REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'protocol.invalid-arguments',
     area: 'protocol',
-    title: 'Arguments that break inputSchema are a tool error the model can fix',
+    title: 'Arguments that break inputSchema did not get a tool error the model can fix',
+    rule: 'Arguments that break inputSchema are a tool error the model can fix',
     behaviour:
       'tools/call with arguments that break the tool\'s inputSchema is answered with a tool result with isError: true naming the problem (from 2025-11-25 input validation errors are tool execution errors), or with -32602 Invalid params before 2025-11-25; never -32603 and never a plain success.',
     spec: { revision: '2025-11-25', page: 'server/tools.mdx', section: 'Error Handling' },

@@ -27,7 +27,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.commandNotFound,
     area: 'startup',
-    title: 'The command is found',
+    title: 'The command was not found',
+    rule: 'The command is found',
     behaviour: 'The configured command names a program that exists: a path to an executable file, or a name found in a directory of the PATH the server is started with.',
     spec: STDIO,
     revisions: 'all',
@@ -45,7 +46,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.spawnFailed,
     area: 'startup',
-    title: 'The command can be started',
+    title: 'The command could not be started',
+    rule: 'The command can be started',
     behaviour: 'The operating system starts the configured program: the file is executable by the user the host runs as.',
     spec: STDIO,
     revisions: 'all',
@@ -61,7 +63,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.notOnHostPath,
     area: 'startup',
-    title: 'The command is found with a desktop host\'s PATH',
+    title: 'The command is not found with a desktop host\'s PATH',
+    rule: 'The command is found with a desktop host\'s PATH',
     behaviour: 'A bare command name resolves with the minimal PATH a desktop host gives its servers when it was launched from the Dock or Finder (macOS: `/usr/bin:/bin:/usr/sbin:/sbin`), not only with the shell\'s PATH the doctor was run with.',
     spec: null,
     source: 'https://github.com/modelcontextprotocol/python-sdk/issues/478',
@@ -77,7 +80,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.exitedAtStart,
     area: 'startup',
-    title: 'The server keeps running',
+    title: 'The server exited',
+    rule: 'The server keeps running',
     behaviour: 'The process keeps running and reads messages from stdin until the client closes it; it does not exit before answering its first request.',
     spec: STDIO,
     revisions: 'all',
@@ -94,7 +98,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.noAnswer,
     area: 'startup',
-    title: 'The server answers its first request',
+    title: 'The server did not answer its first request',
+    rule: 'The server answers its first request',
     behaviour: 'The server answers `initialize` (or `server/discover` in the modern era) with a result or an error on stdout, within the client\'s request timeout.',
     spec: INITIALIZATION,
     revisions: 'all',
@@ -111,7 +116,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.slowStart,
     area: 'startup',
-    title: 'The server starts quickly',
+    title: 'The server started slowly',
+    rule: 'The server starts quickly',
     behaviour: 'The first answer comes within about 5 seconds of the start: hosts start every stdio server when they launch and wait for it, a slow start delays every session, and hosts with short timeouts give up.',
     spec: TIMEOUTS,
     revisions: 'all',
@@ -127,7 +133,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.httpUnreachable,
     area: 'startup',
-    title: 'Something listens at the URL',
+    title: 'Nothing listens at the URL',
+    rule: 'Something listens at the URL',
     behaviour: 'A server accepts connections at the URL\'s host and port and answers an HTTP request.',
     spec: STREAMABLE_HTTP,
     revisions: 'all',
@@ -144,7 +151,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.httpDns,
     area: 'startup',
-    title: 'The URL\'s host name resolves',
+    title: 'The URL\'s host name did not resolve',
+    rule: 'The URL\'s host name resolves',
     behaviour: 'The host name of the URL resolves to an address.',
     spec: STREAMABLE_HTTP,
     revisions: 'all',
@@ -157,7 +165,8 @@ export const STARTUP_REQUIREMENTS: readonly Requirement[] = [
   {
     id: STARTUP.httpTls,
     area: 'startup',
-    title: 'The TLS handshake succeeds',
+    title: 'The TLS handshake failed',
+    rule: 'The TLS handshake succeeds',
     behaviour: 'An `https://` URL reaches a server that speaks TLS with a certificate the client trusts, for that host name.',
     spec: STREAMABLE_HTTP,
     revisions: 'all',

@@ -16,9 +16,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 async function callTool(ctx: CheckContext): Promise<void> {
   const call = ctx.call;
-  if (call === undefined) return;
+  // A check that called no tool showed nothing: it is skipped, with its reason, never counted as passed.
+  if (call === undefined) return ctx.skip('no tool was called: the doctor calls one only with --call NAME');
   const client = await connectedClient(ctx);
-  if (client === undefined) return;
+  if (client === undefined) return ctx.skip(`"${call.name}" was not called: no MCP connection for the call`);
   const tool = ctx.facts.tools?.find((t) => t.name === call.name);
   if (client.era === 'modern') {
     // The client learns each tool's header mirroring from a listing on this connection.
@@ -36,12 +37,13 @@ async function callTool(ctx: CheckContext): Promise<void> {
     } else if (typeof code === 'number') {
       if (tool === undefined) {
         ctx.progress(`"${call.name}" is not listed: ${errorText(error)}`);
-        return;
+        return ctx.skip(`"${call.name}" is not a listed tool (${errorText(error)})`);
       }
       // Before 2025-11-25, invalid arguments were a protocol error (-32602) by the spec's own examples.
       if (code === -32602 && client.protocolVersion < '2025-11-25') return;
       ctx.report('primitives.call-error-not-result', {
         message: `Calling the listed tool "${call.name}" gave a JSON-RPC error (${code}) instead of a result with "isError": true`,
+        revision: client.protocolVersion,
         evidence: [`→ ${quote({ method: 'tools/call', params: request })}`, `← ${quote({ error: { code, message: (error as { message?: unknown }).message, data: (error as { data?: unknown }).data } })}`],
       });
       return;
@@ -51,11 +53,11 @@ async function callTool(ctx: CheckContext): Promise<void> {
     } else {
       // The connection ended or the budget ran out: the other checks say why.
       ctx.progress(`calling ${call.name} failed: ${errorText(error)}`);
-      return;
+      return ctx.skip(`calling "${call.name}" got no result: ${errorText(error)}`);
     }
   }
   for (const problem of await resultProblems({ name: call.name, result, tool, revision: client.protocolVersion })) {
-    ctx.report(problem.id, { message: problem.message, evidence: [`← ${quote(result)}`] });
+    ctx.report(problem.id, { message: problem.message, evidence: [`← ${quote(result)}`], revision: client.protocolVersion });
   }
 }
 

@@ -110,7 +110,7 @@ async function checkDefinitions(ctx: CheckContext): Promise<void> {
   if (client === undefined) return;
   const catalogue = { ...(tools === undefined ? {} : { tools }), ...(resources === undefined ? {} : { resources }), ...(resourceTemplates === undefined ? {} : { resourceTemplates }), ...(prompts === undefined ? {} : { prompts }) };
   for (const problem of await catalogueProblems(catalogue, client.protocolVersion)) {
-    ctx.report(problem.id, { message: problem.message, evidence: problem.evidence, ...(problem.severity === undefined ? {} : { severity: problem.severity }) });
+    ctx.report(problem.id, { message: problem.message, evidence: problem.evidence, revision: client.protocolVersion, ...(problem.severity === undefined ? {} : { severity: problem.severity }) });
   }
 }
 

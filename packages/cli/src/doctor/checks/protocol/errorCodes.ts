@@ -6,7 +6,7 @@
  * @see MCP 2025-11-25 server/tools.mdx "Error Handling"; MCP 2026-07-28 server/resources.mdx "Error Handling";
  *   MCP 2026-07-28 basic/index.mdx "Error Codes"
  */
-import type { Check, CheckContext } from '../../types.js';
+import type { Check, CheckContext, SpecRef } from '../../types.js';
 import { errorOf, evidenceOf, openLegacy, openModern, recordOf, resultOf, type RawAnswer, type RawChannel } from '../eras/channel.js';
 import { NO_SUCH_TOOL } from '../eras/modernRefusals.js';
 import { clientChannel } from './clientChannel.js';
@@ -63,6 +63,22 @@ function judgeError(ctx: CheckContext, opened: Opened, answer: RawAnswer): void 
   if (frame !== undefined) ctx.report('protocol.stack-trace', { message: `An error response quotes a stack frame ("${frame}")`, evidence: evidenceOf(answer) });
 }
 
+/**
+ * The revision an observation was made at, and — for a session-based revision, when the rule has a section of its own
+ * there — that section: a finding about 2025-11-25 cites 2025-11-25, not the requirement's 2026-07-28 section.
+ */
+function observedAt(opened: Opened, legacySpec?: { readonly spec: SpecRef; readonly since: string }): { readonly revision: string; readonly spec?: SpecRef } {
+  const revision = opened.channel.revision;
+  if (opened.channel.era === 'modern' || legacySpec === undefined || revision < legacySpec.since) return { revision };
+  return { revision, spec: { ...legacySpec.spec, revision: revision < legacySpec.spec.revision ? revision : legacySpec.spec.revision } };
+}
+
+/** Where 2025-11-25 sets the shape and the JSON-RPC codes of error responses (-32601 for an unknown method among them); cited for observations at 2025-11-25. */
+const ERROR_RESPONSES_LEGACY = { spec: { revision: '2025-11-25', page: 'basic/index.mdx', section: 'Error Responses' }, since: '2025-11-25' } as const;
+
+/** Where 2025-11-25 (and each revision before it, from 2024-11-05, on the same page) says an unknown resource is -32002. */
+const RESOURCES_LEGACY = { spec: { revision: '2025-11-25', page: 'server/resources.mdx', section: 'Error Handling' }, since: '2024-11-05' } as const;
+
 /** What an answer was, for a message: `code -32603`, `a result`, `no answer`. */
 function described(answer: RawAnswer): string {
   const error = errorOf(answer);
@@ -77,9 +93,9 @@ async function unknownMethod(ctx: CheckContext, opened: Opened, where: string): 
   const code = errorOf(answer)?.code;
   if (code !== -32601) {
     if (answer.response === undefined && !opened.viaClient) return; // no answer at all: the transport checks say why
-    ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got ${described(answer)}, not -32601 Method not found`, evidence: evidenceOf(answer) });
+    ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got ${described(answer)}, not -32601 Method not found`, evidence: evidenceOf(answer), ...observedAt(opened, ERROR_RESPONSES_LEGACY) });
   } else if (opened.channel.era === 'modern' && answer.status !== undefined && answer.status !== 404) {
-    ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got -32601 with HTTP ${answer.status}, not 404`, evidence: evidenceOf(answer) });
+    ctx.report('protocol.unknown-method-code', { message: `${where}: an unknown method got -32601 with HTTP ${answer.status}, not 404`, evidence: evidenceOf(answer), ...observedAt(opened) });
   }
 }
 
@@ -93,6 +109,7 @@ async function unknownTool(ctx: CheckContext, opened: Opened, where: string): Pr
   ctx.report('protocol.unknown-tool-code', {
     message: `${where}: tools/call of a tool tools/list does not list got ${described(answer)}, not -32602 Invalid params`,
     evidence: evidenceOf(answer),
+    ...observedAt(opened),
     // A tool result is handled by every host (the model reads it); -32603 and the rest look like a broken server.
     ...(isErrorResult ? { severity: 'warning' as const } : {}),
   });
@@ -110,10 +127,10 @@ async function unknownResource(ctx: CheckContext, opened: Opened, where: string)
   const severity = modern ? ('error' as const) : ('warning' as const);
   const contents = resultOf(answer)?.contents;
   if (Array.isArray(contents) && contents.length === 0) {
-    ctx.report('protocol.unknown-resource-code', { message: `${where}: resources/read of an unknown URI got an empty contents array, not an error`, evidence: evidenceOf(answer), severity });
+    ctx.report('protocol.unknown-resource-code', { message: `${where}: resources/read of an unknown URI got an empty contents array, not an error`, evidence: evidenceOf(answer), severity, ...observedAt(opened, RESOURCES_LEGACY) });
   } else if (error?.code !== expected) {
     // Only the code is a rule; `data.uri` is in the spec's example, not in its text, so its absence is not a finding.
-    ctx.report('protocol.unknown-resource-code', { message: `${where}: resources/read of an unknown URI got ${described(answer)}, not ${expected}`, evidence: evidenceOf(answer), severity });
+    ctx.report('protocol.unknown-resource-code', { message: `${where}: resources/read of an unknown URI got ${described(answer)}, not ${expected}`, evidence: evidenceOf(answer), severity, ...observedAt(opened, RESOURCES_LEGACY) });
   }
 }
 
