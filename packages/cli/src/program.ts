@@ -3,7 +3,7 @@
  * action runs a command module and leaves its exit code in the returned state; nothing here touches the process.
  */
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
-import { callCommand } from './commands/call.js';
+import { callCommand, callWords } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';
 import type { ServerCommandOptions } from './commands/context.js';
 import { DEV_HELP, devCommand } from './commands/dev.js';
@@ -166,13 +166,13 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
   serverOptions(
     program
       .command('call')
-      .argument('[target]', 'URL or host configuration name (omit with -- <command>)')
+      .argument('[target]', 'URL or host configuration name (omit with -- <command>); may also come after the tool')
       .argument('[tool]', 'the tool to call')
       .description('call a tool: progress and logs live on stderr, elicitation at the terminal; exit 1 on isError')
       .option('--args <json>', 'the arguments, a JSON object'),
   ).action(async (first: string | undefined, second: string | undefined, flags: ServerFlags & { args?: string }) => {
-    const [target, tool] = shift([first, second]);
-    state.exitCode = await callCommand({ ...server(flags, target), tool: tool ?? (command.length > 0 ? first : undefined), args: flags.args });
+    const { target, tool } = command.length > 0 ? { target: undefined, tool: first } : callWords(first, second, { io, ...(flags.config === undefined ? {} : { config: flags.config }) });
+    state.exitCode = await callCommand({ ...server(flags, target), tool, args: flags.args });
   });
   serverOptions(
     program
