@@ -227,7 +227,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .description('check that a server starts, then add it to a host\'s configuration (absolute paths)')
     .addOption(new Option('--host <host>', 'the host whose configuration to write').choices(INSTALL_HOSTS).makeOptionMandatory())
     .addOption(new Option('--scope <scope>', 'user (home folder), project (working directory), local (claude-code: this project, in ~/.claude.json)').choices(INSTALL_SCOPES).default('user'))
-    .option('--name <name>', 'the server\'s name in the host (default: the module\'s or the command\'s name)')
+    .option('--name <name>', 'the server\'s name in the host (default: the name the server gives, its serverInfo.name; with --no-check, the module\'s or the command\'s name)')
     .option('--env <K=V>', 'a variable the host sets for the server (repeatable)', collect, [])
     .option('--print', 'print the entry on stdout instead of writing the file')
     .option('--force', 'replace an entry of the same name')
