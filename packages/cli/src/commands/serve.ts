@@ -4,11 +4,11 @@
  * default). HTTP runs until the io's `signal` aborts (SIGINT/SIGTERM in `main.ts`), then drains for up to 10 s.
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@switchboard/mcp/server';
 import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { CliError, ExitCode } from '../errors.js';
+import { importModuleFile } from '../moduleImport.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
 import { reportFailure } from './context.js';
@@ -29,8 +29,9 @@ export async function loadServerModule(module: string, io: CliIo): Promise<McpSe
   const file = path.resolve(io.cwd, module);
   let exported: unknown;
   try {
-    exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+    exported = (await importModuleFile(file)).default;
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError('usage', `Cannot import "${file}": ${(error as Error).message}`);
   }
   const server: unknown = typeof exported === 'function' && !isServer(exported) ? await (exported as () => unknown)() : exported;
