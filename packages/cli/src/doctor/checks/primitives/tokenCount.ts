@@ -74,5 +74,5 @@ export async function catalogueTokens(
 
 /** How a count made with `method` is named in the report. */
 export function tokenMethodText(method: TokenCountMethod): string {
-  return method === 'o200k_base' ? `${TOKEN_ENCODING}, counted with gpt-tokenizer` : `estimated at ${BYTES_PER_TOKEN} bytes a token; install gpt-tokenizer for an ${TOKEN_ENCODING} count`;
+  return method === 'o200k_base' ? TOKEN_ENCODING : `estimated at ${BYTES_PER_TOKEN} bytes a token; install gpt-tokenizer for an ${TOKEN_ENCODING} count`;
 }
