@@ -221,6 +221,21 @@ describe('installed from the tarballs into an empty project', () => {
     // Its dependencies (commander, picocolors) came with it: the output and the help.
     expect(sh(bin, ['explain', '404'], { cwd: app })).toMatch(/^404 Not Found\n/);
   });
+
+  it('the doctor runs without the optional gpt-tokenizer and reports its token estimate as such', () => {
+    const bin = join(app, 'node_modules', '.bin', 'switchboard');
+    writeFileSync(join(app, 'tiny.mjs'), [
+      "import { McpServer } from '@switchboard/mcp/server';",
+      "import { serveStdio } from '@switchboard/mcp/stdio';",
+      "const server = new McpServer({ name: 'tiny', version: '1.0.0' });",
+      "server.tool('add', { description: 'Adds two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }, ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));",
+      'await serveStdio(server);',
+    ].join('\n'));
+    const run = spawnSync(bin, ['doctor', '--json', '--', process.execPath, 'tiny.mjs'], { cwd: app, encoding: 'utf8', env: CHILD_ENV, timeout: 45_000 });
+    const report = JSON.parse(run.stdout) as { measurements: Record<string, number> };
+    expect(report.measurements['tools/list.tokens']).toBeUndefined();
+    expect(report.measurements['tools/list.tokensEstimated']).toBeGreaterThan(10);
+  }, SETUP_TIMEOUT_MS);
 });
 
 /** Bytes of the files of the package installed at `dir`, its own nested `node_modules` left out. */
