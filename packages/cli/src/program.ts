@@ -42,6 +42,7 @@ Examples:
   switchboard list http://127.0.0.1:3000/mcp
   switchboard list -- node server.js --stdio
   switchboard call add_numbers --args '{"a":2,"b":3}' -- node server.js --stdio
+  switchboard call add_numbers --args '{"a":2,"b":3}' http://127.0.0.1:3000/mcp
   switchboard read my-server sqlite://demo/schema/users
   switchboard explain -32001
   switchboard explain "MCP error -32000: Connection closed"
