@@ -51,7 +51,9 @@ describe('switchboard list over a Streamable HTTP session that the server forget
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
         const response = await handler.fetch(new Request(`http://${req.headers.host!}${req.url!}`, { method: req.method!, headers, ...(req.method === 'POST' ? { body } : {}) }));
-        res.writeHead(response.status, Object.fromEntries(response.headers));
+        const out: Record<string, string> = {};
+        response.headers.forEach((value, name) => { out[name] = value; });
+        res.writeHead(response.status, out);
         if (response.body === null) res.end();
         else Readable.fromWeb(response.body as WebReadableStream).pipe(res);
       })();
