@@ -57,23 +57,23 @@ function write(file: string, text: string): string {
 
 describe('switchboard install <module>', () => {
   it.each([
-    ['claude-desktop', 'user', '.config/Claude/claude_desktop_config.json', { mcpServers: { 'cli-server-module': SERVE } }],
-    ['cursor', 'user', '.cursor/mcp.json', { mcpServers: { 'cli-server-module': SERVE } }],
-    ['cursor', 'project', '.cursor/mcp.json', { mcpServers: { 'cli-server-module': SERVE } }],
-    ['vscode', 'user', '.config/Code/User/mcp.json', { servers: { 'cli-server-module': { type: 'stdio', ...SERVE } } }],
-    ['vscode', 'project', '.vscode/mcp.json', { servers: { 'cli-server-module': { type: 'stdio', ...SERVE } } }],
-    ['claude-code', 'user', '.claude.json', { mcpServers: { 'cli-server-module': { type: 'stdio', ...SERVE } } }],
-    ['claude-code', 'project', '.mcp.json', { mcpServers: { 'cli-server-module': { type: 'stdio', ...SERVE } } }],
-  ] as const)('--host %s --scope %s: checks that it starts, writes %s, and the name resolves to that command', async (host, scope, file, expected) => {
+    ['claude-desktop', 'user', '.config/Claude/claude_desktop_config.json', { mcpServers: { 'cli-serve-fixture': SERVE } }],
+    ['cursor', 'user', '.cursor/mcp.json', { mcpServers: { 'cli-serve-fixture': SERVE } }],
+    ['cursor', 'project', '.cursor/mcp.json', { mcpServers: { 'cli-serve-fixture': SERVE } }],
+    ['vscode', 'user', '.config/Code/User/mcp.json', { servers: { 'cli-serve-fixture': { type: 'stdio', ...SERVE } } }],
+    ['vscode', 'project', '.vscode/mcp.json', { servers: { 'cli-serve-fixture': { type: 'stdio', ...SERVE } } }],
+    ['claude-code', 'user', '.claude.json', { mcpServers: { 'cli-serve-fixture': { type: 'stdio', ...SERVE } } }],
+    ['claude-code', 'project', '.mcp.json', { mcpServers: { 'cli-serve-fixture': { type: 'stdio', ...SERVE } } }],
+  ] as const)('--host %s --scope %s: checks that it starts, writes %s, named after the serverInfo.name it gave, and the name resolves to that command', async (host, scope, file, expected) => {
     const cli = io();
     expect(await run(['install', MODULE, '--host', host, '--scope', scope], cli)).toBe(0);
     const written = path.join(scope === 'user' ? home : project, file);
     expect(json(written)).toEqual(expected);
     expect(readFileSync(written, 'utf8')).toBe(`${JSON.stringify(expected, null, 2)}\n`);
     expect(cli.err()).toMatch(/started: cli-serve-fixture 1\.0\.0 · era .* · stdio\n/);
-    expect(cli.err()).toContain(`switchboard: wrote "cli-server-module" to ${written} (${host}, ${scope} scope)`);
+    expect(cli.err()).toContain(`switchboard: wrote "cli-serve-fixture" to ${written} (${host}, ${scope} scope)`);
     expect(cli.out()).toBe('');
-    expect(resolveTarget({ target: 'cli-server-module' }, io())).toMatchObject({ kind: 'stdio', ...SERVE, env: {}, from: { file: { host, path: written } } });
+    expect(resolveTarget({ target: 'cli-serve-fixture' }, io())).toMatchObject({ kind: 'stdio', ...SERVE, env: {}, from: { file: { host, path: written } } });
   }, TEST_MS);
 
   it('claude-code --scope local: under projects.<working directory> in ~/.claude.json, other keys kept; list then reaches it by name', async () => {
@@ -103,15 +103,28 @@ describe('switchboard install <module>', () => {
   });
 
   it('an entry of the same name is refused (exit 2, file untouched) unless --force, which replaces it in place', async () => {
-    const before = `${JSON.stringify({ mcpServers: { a: { command: 'a' }, 'cli-server-module': { command: 'old' }, z: { command: 'z' } } }, null, 2)}\n`;
+    const before = `${JSON.stringify({ mcpServers: { a: { command: 'a' }, 'cli-serve-fixture': { command: 'old' }, z: { command: 'z' } } }, null, 2)}\n`;
     const file = write(path.join(home, '.cursor', 'mcp.json'), before);
     const cli = io();
     expect(await run(['install', MODULE, '--host', 'cursor'], cli)).toBe(2);
-    expect(cli.err()).toBe(`switchboard: A server named "cli-server-module" is already in ${file}: pass --force to replace it, or --name to choose another name\n`);
+    expect(cli.err()).toContain(`switchboard: A server named "cli-serve-fixture" is already in ${file}: pass --force to replace it, or --name to choose another name\n`);
+    expect(cli.err()).toMatch(/switchboard: nothing written\n$/);
     expect(readFileSync(file, 'utf8')).toBe(before);
-    expect(await run(['install', MODULE, '--host', 'cursor', '--force', '--no-check'], io())).toBe(0);
-    expect(Object.entries(json(file) as { mcpServers: object }).flatMap(([, v]) => Object.entries(v))).toEqual([['a', { command: 'a' }], ['cli-server-module', SERVE], ['z', { command: 'z' }]]);
-  });
+    expect(await run(['install', MODULE, '--host', 'cursor', '--force'], io())).toBe(0);
+    expect(Object.entries(json(file) as { mcpServers: object }).flatMap(([, v]) => Object.entries(v))).toEqual([['a', { command: 'a' }], ['cli-serve-fixture', SERVE], ['z', { command: 'z' }]]);
+    // With --name, the name is known before the start check: refused at once.
+    const named = io();
+    expect(await run(['install', MODULE, '--host', 'cursor', '--name', 'a'], named)).toBe(2);
+    expect(named.err()).toBe(`switchboard: A server named "a" is already in ${file}: pass --force to replace it, or --name to choose another name\n`);
+  }, TEST_MS);
+
+  it('the entry is named after serverInfo.name; --name overrides it; without the start check, after the file', async () => {
+    const file = path.join(home, '.cursor', 'mcp.json');
+    expect(await run(['install', MODULE, '--host', 'cursor'], io())).toBe(0);
+    expect(await run(['install', MODULE, '--host', 'cursor', '--name', 'mine'], io())).toBe(0);
+    expect(await run(['install', MODULE, '--host', 'cursor', '--no-check'], io())).toBe(0);
+    expect(Object.keys((json(file) as { mcpServers: object }).mcpServers)).toEqual(['cli-serve-fixture', 'mine', 'cli-server-module']);
+  }, TEST_MS);
 
   it('--print writes nothing and prints the entry as it reads in the file', async () => {
     const cli = io();
@@ -133,11 +146,11 @@ describe('switchboard install <module>', () => {
 });
 
 describe('switchboard install -- <command>', () => {
-  it('the command found on PATH and the file arguments made absolute; the name from the folder of main.js', async () => {
+  it('the command found on PATH and the file arguments made absolute; the name from its serverInfo', async () => {
     const cli = io({ cwd: ROOT });
     expect(await run(['install', '--host', 'cursor', '--', 'node', 'examples/demo/main.js', '--stdio'], cli)).toBe(0);
     const node = process.env.PATH!.split(':').map((dir) => path.join(dir, 'node')).find((file) => existsSync(file))!;
-    expect(json(path.join(home, '.cursor', 'mcp.json'))).toEqual({ mcpServers: { demo: { command: node, args: [path.join(ROOT, 'examples', 'demo', 'main.js'), '--stdio'] } } });
+    expect(json(path.join(home, '.cursor', 'mcp.json'))).toEqual({ mcpServers: { 'switchboard-demo': { command: node, args: [path.join(ROOT, 'examples', 'demo', 'main.js'), '--stdio'] } } });
     expect(cli.err()).toMatch(/started: switchboard-demo 1\.0\.0 · /);
   }, TEST_MS);
 

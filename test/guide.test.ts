@@ -368,6 +368,127 @@ describe('the reader\'s project', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// The install recipe: one, shared by the README and the guide
+
+describe('the install recipe', () => {
+  it('the README gives the guide\'s pack step verbatim, and both install the three tarballs npm pack makes', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(excerpt('docs/guide/commands.sh', 'pack'));
+    const tarballs = ['jsonrpc', 'mcp', 'cli'].map((dir) => {
+      const pkg = JSON.parse(readFileSync(path.join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string };
+      return `/tmp/switchboard/${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`; // npm pack's file name
+    });
+    const named = (text: string): string[] => [...text.matchAll(/\/tmp\/switchboard\/\S+\.tgz/g)].map((m) => m[0]).sort();
+    expect(named(excerpt('docs/guide/commands.sh', 'project'))).toEqual([...tarballs].sort());
+    const readmeInstall = /```sh\n(npm install \/tmp\/switchboard\/[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(named(readmeInstall)).toEqual([...tarballs].sort());
+    expect(excerpt('docs/guide/commands.sh', 'pack')).toMatch(/-w packages\/jsonrpc -w packages\/mcp -w packages\/cli --pack-destination \/tmp\/switchboard$/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The command line and McpClient on the reader's own server (the guide's last sections)
+
+/** Runs a guide command in `cwd` with `sh`, detached in its own process group (so that `npx`'s children stop with it). */
+function startShell(command: string, cwd: string, env: Record<string, string> = {}): { child: ChildProcess; stderr: () => string; stdout: () => string } {
+  const child = spawn('sh', ['-c', command], { cwd, detached: true, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
+  return { child, stderr: () => err, stdout: () => out };
+}
+
+function stopGroup(child: ChildProcess | undefined): void {
+  if (child?.pid === undefined) return;
+  try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+}
+
+/** A guide command run to its end in `cwd`. */
+function runShell(command: string, cwd: string, env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync('sh', ['-c', command], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', ...env } });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('the reader\'s project with the switchboard command line and McpClient', () => {
+  let project = '';
+  const started: ChildProcess[] = [];
+
+  beforeAll(() => {
+    project = mkdtempSync(path.join(os.tmpdir(), 'switchboard-guide-cli-'));
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+    for (const name of readdirSync(FILES)) if (name.endsWith('.ts') || name === 'tsconfig.json') copyFileSync(path.join(FILES, name), path.join(project, name));
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'weather', version: '1.0.0', type: 'module', scripts: { build: 'tsc', test: 'vitest run' } }, null, 2));
+    const build = runShell(excerpt('docs/guide/commands.sh', 'build'), project);
+    expect(build.status, build.stdout + build.stderr).toBe(0);
+  }, 150_000);
+
+  afterAll(() => {
+    for (const child of started) stopGroup(child);
+    if (project !== '') rmSync(project, { recursive: true, force: true });
+  });
+
+  it('server.ts has a default export that serve, dev and install accept (a function returning the server)', async () => {
+    const loaded = (await import('../docs/guide/server.js')).default;
+    expect(loaded).toBe(createServer);
+  });
+
+  it('doctor on the stdio entry point finds nothing above info: exit 0', () => {
+    const run = runShell(excerpt('docs/guide/commands.sh', 'doctor'), project);
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('weather 1.0.0');
+  }, 90_000);
+
+  it('tsc --watch and dev: list and call reach the server, an edit of server.ts is served without a restart, and a stopped server is "Nothing listens at"', async () => {
+    const watch = startShell(excerpt('docs/guide/commands.sh', 'watch'), project);
+    started.push(watch.child);
+    const dev = startShell(excerpt('docs/guide/commands.sh', 'dev').replace('--port 3000', '--port 0'), project);
+    started.push(dev.child);
+    await expect.poll(() => dev.stderr(), { timeout: 30_000 }).toMatch(/http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(dev.stderr())![1]!;
+    const onUrl = (region: string): string => excerpt('docs/guide/commands.sh', region).replace('http://127.0.0.1:3000/mcp', url);
+
+    const list = runShell(onUrl('list'), project);
+    expect(list.status, list.stderr).toBe(0);
+    for (const tool of ['forecast', 'to_fahrenheit', 'current', 'week', 'set_home', 'advice', 'station']) expect(list.stdout).toContain(tool);
+    const call = runShell(onUrl('call'), project);
+    expect({ status: call.status, stdout: call.stdout }, call.stderr).toEqual({ status: 0, stdout: readFileSync(path.join(FILES, 'output', 'call.txt'), 'utf8') });
+
+    // The edit-reload loop: save server.ts, tsc --watch compiles it into build/, dev serves the new code.
+    const source = path.join(project, 'server.ts');
+    writeFileSync(source, readFileSync(source, 'utf8').replace("Oslo: { tempC: -3, sky: 'snow' }", "Oslo: { tempC: -1, sky: 'sleet' }"));
+    await expect.poll(() => runShell(onUrl('call'), project).stdout, { timeout: 60_000, interval: 1000 }).toBe('Oslo, next 1 day(s): sleet, -1 °C\n');
+
+    stopGroup(dev.child);
+    stopGroup(watch.child);
+    await expect.poll(() => runShell(onUrl('call'), project).stderr, { timeout: 10_000, interval: 500 }).toContain(`Nothing listens at ${url} (connection refused)`);
+    writeFileSync(source, readFileSync(path.join(FILES, 'server.ts'), 'utf8'));
+    expect(runShell(excerpt('docs/guide/commands.sh', 'build'), project).status).toBe(0);
+  }, 150_000);
+
+  it('install --host claude-desktop checks that it starts and writes "weather" (its serverInfo.name); the entry serves the module', async () => {
+    const home = path.join(project, 'home');
+    const run = runShell(excerpt('docs/guide/commands.sh', 'install'), project, { HOME: home });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain('started: weather 1.0.0');
+    const config = JSON.parse(readFileSync(path.join(home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    expect(Object.keys(config.mcpServers)).toEqual(['weather']);
+    const { command, args } = config.mcpServers.weather!;
+    expect(args.slice(1)).toEqual(['serve', path.join(project, 'build', 'server.js')]);
+    // What the host does with the entry, from another folder.
+    const host = newHost({});
+    await host.client.connect(new StdioClientTransport({ command, args, cwd: os.tmpdir(), stderr: 'pipe' }));
+    expect(await host.client.callTool({ name: 'to_fahrenheit', arguments: { celsius: 20 } })).toEqual(text('68 °F'));
+    await host.client.close();
+  }, 60_000);
+
+  it('client.ts: McpClient starts the server, lists and calls it, as output/client.txt shows', () => {
+    const run = runShell(excerpt('docs/guide/commands.sh', 'client'), project);
+    expect({ status: run.status, stdout: run.stdout }, run.stderr).toEqual({ status: 0, stdout: readFileSync(path.join(FILES, 'output', 'client.txt'), 'utf8') });
+  }, 30_000);
+});
+
+// ---------------------------------------------------------------------------------------------------------
 // The Web fetch handler, in this process
 
 describe('docs/guide/worker.ts: export default { fetch }', () => {

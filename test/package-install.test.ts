@@ -221,6 +221,70 @@ describe('installed from the tarballs into an empty project', () => {
     // Its dependencies (commander, picocolors) came with it: the output and the help.
     expect(sh(bin, ['explain', '404'], { cwd: app })).toMatch(/^404 Not Found\n/);
   });
+
+  it('the doctor runs without the optional gpt-tokenizer and reports its token estimate as such', () => {
+    const bin = join(app, 'node_modules', '.bin', 'switchboard');
+    writeFileSync(join(app, 'tiny.mjs'), [
+      "import { McpServer } from '@switchboard/mcp/server';",
+      "import { serveStdio } from '@switchboard/mcp/stdio';",
+      "const server = new McpServer({ name: 'tiny', version: '1.0.0' });",
+      "server.tool('add', { description: 'Adds two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }, ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));",
+      'await serveStdio(server);',
+    ].join('\n'));
+    const run = spawnSync(bin, ['doctor', '--json', '--', process.execPath, 'tiny.mjs'], { cwd: app, encoding: 'utf8', env: CHILD_ENV, timeout: 45_000 });
+    const report = JSON.parse(run.stdout) as { measurements: Record<string, number> };
+    expect(report.measurements['tools/list.tokens']).toBeUndefined();
+    expect(report.measurements['tools/list.tokensEstimated']).toBeGreaterThan(10);
+  }, SETUP_TIMEOUT_MS);
+});
+
+/** Bytes of the files of the package installed at `dir`, its own nested `node_modules` left out. */
+function ownBytes(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => {
+    if (e.name === 'node_modules' && e.isDirectory()) return sum;
+    const p = join(dir, e.name);
+    return sum + (e.isDirectory() ? ownBytes(p) : statSync(p).size);
+  }, 0);
+}
+
+/**
+ * What installing `name` brings: the package and every package its `dependencies` (and installed optional ones)
+ * resolve to, as Node resolves them from each package's folder (nested `node_modules` first, then upwards).
+ * Optional peers are not followed: npm does not install them.
+ */
+function installedClosure(name: string): { readonly packages: readonly string[]; readonly bytes: number } {
+  const seen = new Map<string, string>(); // folder → name
+  const visit = (dep: string, from: string): void => {
+    for (let dir = from; ; dir = dirname(dir)) {
+      const candidate = join(dir, 'node_modules', dep);
+      if (!dir.endsWith('node_modules') && statSync(candidate, { throwIfNoEntry: false })?.isDirectory() === true) {
+        if (seen.has(candidate)) return;
+        seen.set(candidate, dep);
+        const pkg = JSON.parse(readFileSync(join(candidate, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+        for (const next of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) visit(next, candidate);
+        return;
+      }
+      if (dir === app || dirname(dir) === dir) throw new Error(`"${dep}" (needed by ${from}) is not installed`);
+    }
+  };
+  visit(name, app);
+  return { packages: [...seen.values()].sort(), bytes: [...seen.keys()].reduce((sum, dir) => sum + ownBytes(dir), 0) };
+}
+
+const MiB = 1024 * 1024;
+
+describe('installed size (what `npm install` or `npx switchboard` downloads and unpacks)', () => {
+  // The budgets of issue 22: the library stays under 5 MiB, the CLI under 10 MiB (it was 41 MiB in 34 packages,
+  // 30 MiB of it gpt-tokenizer with every encoding: now an optional peer, see doctor/checks/primitives/tokenCount.ts).
+  it.each([
+    ['@switchboard/mcp', 5],
+    ['switchboard', 10],
+  ] as const)('%s with its dependencies stays within %i MiB', (name, budgetMiB) => {
+    const { packages, bytes } = installedClosure(name);
+    console.log(`install size ${name}: ${(bytes / MiB).toFixed(1)} MiB in ${packages.length} packages (${packages.join(', ')})`);
+    expect(packages).not.toContain('gpt-tokenizer');
+    expect(bytes / MiB).toBeLessThanOrEqual(budgetMiB);
+  });
 });
 
 /** The first ```ts block of a package README (the example a registry reader copies). */

@@ -7,19 +7,20 @@ set -e
 # in your Switchboard checkout
 npm ci
 mkdir -p /tmp/switchboard
-npm pack --workspace @switchboard/jsonrpc --workspace @switchboard/mcp --pack-destination /tmp/switchboard
+npm pack -w packages/jsonrpc -w packages/mcp -w packages/cli --pack-destination /tmp/switchboard
 # #endregion
 
 # #region project
 mkdir weather && cd weather
 npm init -y
 npm pkg set type=module scripts.build=tsc scripts.test="vitest run"
-npm install /tmp/switchboard/switchboard-jsonrpc-0.1.0.tgz /tmp/switchboard/switchboard-mcp-0.1.0.tgz zod
+npm install /tmp/switchboard/switchboard-jsonrpc-0.1.0.tgz /tmp/switchboard/switchboard-mcp-0.1.0.tgz \
+  /tmp/switchboard/switchboard-0.1.0.tgz zod
 npm install --save-dev typescript @types/node vitest
 # #endregion
 
 # #region registry
-npm install @switchboard/mcp zod
+npm install @switchboard/mcp switchboard zod
 # #endregion
 
 # #region build (runs in CI)
@@ -40,4 +41,32 @@ node build/http.js
 
 # #region test (runs in CI)
 npm test
+# #endregion
+
+# #region watch (runs in CI)
+npx tsc --watch
+# #endregion
+
+# #region dev (runs in CI)
+npx switchboard dev build/server.js --port 3000
+# #endregion
+
+# #region doctor (runs in CI)
+npx switchboard doctor -- node build/stdio.js
+# #endregion
+
+# #region list (runs in CI)
+npx switchboard list http://127.0.0.1:3000/mcp
+# #endregion
+
+# #region call (runs in CI)
+npx switchboard call forecast --args '{"city":"Oslo"}' http://127.0.0.1:3000/mcp
+# #endregion
+
+# #region install (runs in CI)
+npx switchboard install build/server.js --host claude-desktop
+# #endregion
+
+# #region client (runs in CI)
+node build/client.js
 # #endregion

@@ -207,3 +207,8 @@ function readStation(id: string): Promise<string> {
   return Promise.reject(new Error(`connect ECONNREFUSED 10.0.0.7:5432 (station ${id})`));
 }
 // #endregion
+
+// #region default-export
+/** What `switchboard serve`, `dev` and `install` load: a module's default export, a server or a function making one. */
+export default createServer;
+// #endregion

@@ -89,7 +89,11 @@ export function openClient(options: ConnectOptions): Promise<McpClient> {
     }),
     clientInfo: { name: 'switchboard-cli', version: '0.1.0' },
     era: ERA_CHOICES[options.era ?? 'auto'],
-    reconnect: false,
+    // MCP 2025-11-25 basic/transports.mdx "Session Management": a client that gets HTTP 404 to a request carrying
+    // its Mcp-Session-Id MUST start a new session with a new InitializeRequest. The library does, and sends the
+    // request once more; so does the CLI, once. Nothing else is reconnected: a stdio server that died is reported,
+    // never started again behind the user's back.
+    reconnect: target.kind === 'http' && target.transport === 'streamable-http' ? { maxAttempts: 1 } : false,
     logger: { debug: noop, info: noop, warn, error: warn },
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs, probeTimeoutMs: Math.min(options.timeoutMs, 5000) }),
     ...(options.elicitation === true ? { onElicitation: terminalElicitation({ io, output }) } : {}),

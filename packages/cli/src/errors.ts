@@ -41,7 +41,7 @@ export interface FailureReport {
 }
 
 /** What the connect step raised means "could not connect" (exit 2); later, the same codes are failures (exit 1). */
-const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_closed', 'http_status', 'negotiation_failed', 'request_timeout', 'session_expired']);
+const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_refused', 'connection_closed', 'http_status', 'negotiation_failed', 'request_timeout', 'session_expired']);
 
 /**
  * Turns any error into one line, a hint and an exit code.
@@ -56,6 +56,7 @@ export function describeFailure(error: unknown, options: { readonly connecting: 
     const exitCode = options.connecting && CONNECT_CODES.has(error.code) ? ExitCode.Usage : ExitCode.Failure;
     const hints: Partial<Record<string, string>> = {
       spawn_failed: 'run the command by hand to see why it does not start; switchboard explain "Connection closed"',
+      connection_refused: 'start the server first, or check the URL\'s host and port',
       connection_closed: 'the server ended the connection; switchboard explain "Connection closed"',
       request_timeout: 'raise --timeout-ms, or see switchboard explain "Request timed out"',
       http_status: 'switchboard explain <status> says what the status means',

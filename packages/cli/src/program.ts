@@ -3,7 +3,7 @@
  * action runs a command module and leaves its exit code in the returned state; nothing here touches the process.
  */
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
-import { callCommand } from './commands/call.js';
+import { callCommand, callWords } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';
 import type { ServerCommandOptions } from './commands/context.js';
 import { DEV_HELP, devCommand } from './commands/dev.js';
@@ -43,6 +43,7 @@ Examples:
   switchboard list http://127.0.0.1:3000/mcp
   switchboard list -- node server.js --stdio
   switchboard call add_numbers --args '{"a":2,"b":3}' -- node server.js --stdio
+  switchboard call add_numbers --args '{"a":2,"b":3}' http://127.0.0.1:3000/mcp
   switchboard read my-server sqlite://demo/schema/users
   switchboard explain -32001
   switchboard explain "MCP error -32000: Connection closed"
@@ -184,13 +185,13 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
   serverOptions(
     program
       .command('call')
-      .argument('[target]', 'URL or host configuration name (omit with -- <command>)')
+      .argument('[target]', 'URL or host configuration name (omit with -- <command>); may also come after the tool')
       .argument('[tool]', 'the tool to call')
       .description('call a tool: progress and logs live on stderr, elicitation at the terminal; exit 1 on isError')
       .option('--args <json>', 'the arguments, a JSON object'),
   ).action(async (first: string | undefined, second: string | undefined, flags: ServerFlags & { args?: string }) => {
-    const [target, tool] = shift([first, second]);
-    state.exitCode = await callCommand({ ...server(flags, target), tool: tool ?? (command.length > 0 ? first : undefined), args: flags.args });
+    const { target, tool } = command.length > 0 ? { target: undefined, tool: first } : callWords(first, second, { io, ...(flags.config === undefined ? {} : { config: flags.config }) });
+    state.exitCode = await callCommand({ ...server(flags, target), tool, args: flags.args });
   });
   serverOptions(
     program
@@ -245,7 +246,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .description('check that a server starts, then add it to a host\'s configuration (absolute paths)')
     .addOption(new Option('--host <host>', 'the host whose configuration to write').choices(INSTALL_HOSTS).makeOptionMandatory())
     .addOption(new Option('--scope <scope>', 'user (home folder), project (working directory), local (claude-code: this project, in ~/.claude.json)').choices(INSTALL_SCOPES).default('user'))
-    .option('--name <name>', 'the server\'s name in the host (default: the module\'s or the command\'s name)')
+    .option('--name <name>', 'the server\'s name in the host (default: the name the server gives, its serverInfo.name; with --no-check, the module\'s or the command\'s name)')
     .option('--env <K=V>', 'a variable the host sets for the server (repeatable)', collect, [])
     .option('--print', 'print the entry on stdout instead of writing the file')
     .option('--force', 'replace an entry of the same name')

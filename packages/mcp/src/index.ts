@@ -145,6 +145,7 @@ export { createStderrLogger, type StderrLoggerOptions } from './logger.js';
 export {
   ClientErrorCode,
   ConnectionClosedError,
+  ConnectionRefusedError,
   DEFAULT_CLIENT_INFO,
   HttpStatusError,
   InMemoryEraVerdictStore,

@@ -1,9 +1,13 @@
 /**
- * `switchboard call <target> <tool> --args JSON`: calls one tool with progress and log notifications shown live on
+ * `switchboard call <target> <tool> --args JSON` (or `call <tool> --args JSON <target>`, the order the tool's
+ * users often write): calls one tool with progress and log notifications shown live on
  * stderr, elicitation answered at the terminal, then prints the result (text blocks as text, others summarised,
  * `--json` the raw result). Exit code 1 when the result has `isError: true`.
  */
 import { CliError, ExitCode } from '../errors.js';
+import { findServer } from '../hostConfigs.js';
+import { resolveTarget } from '../target.js';
+import type { CliIo } from '../io.js';
 import { printToolResult } from '../content.js';
 import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
 import { terminalText } from '../terminalText.js';
@@ -21,13 +25,47 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
+const isUrl = (word: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(word);
+
+function isServerName(word: string, io: CliIo, config: string | undefined): boolean {
+  try {
+    findServer(word, { io, ...(config === undefined ? {} : { configFile: config }) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What to type, for a message. */
+export const CALL_USAGE = 'switchboard call <url | server name> <tool> [--args JSON], or switchboard call <tool> [--args JSON] -- <command>';
+
+/**
+ * The target and the tool of `call <first> <second>`, in either order: a URL is the target wherever it stands, and
+ * of two plain words the one that names a server in a host configuration is (when only the second does).
+ */
+export function callWords(first: string | undefined, second: string | undefined, options: { readonly io: CliIo; readonly config?: string }): { readonly target: string | undefined; readonly tool: string | undefined } {
+  if (first === undefined || second === undefined) return { target: first, tool: second };
+  const swapped = { target: second, tool: first };
+  if (isUrl(first)) return { target: first, tool: second };
+  if (isUrl(second)) return swapped;
+  if (!isServerName(first, options.io, options.config) && isServerName(second, options.io, options.config)) return swapped;
+  return { target: first, tool: second };
+}
+
 /** Runs the command. */
 export async function callCommand(options: ServerCommandOptions & { readonly tool: string | undefined; readonly args: string | undefined }): Promise<number> {
   const { output } = options;
   let args: Record<string, unknown> | undefined;
   try {
-    if (options.tool === undefined || options.tool === '') throw new CliError('usage', 'Missing tool name: switchboard call <target> <tool> [--args JSON]');
+    if (options.tool === undefined || options.tool === '') throw new CliError('usage', `Missing tool name: ${CALL_USAGE}`);
     args = parseToolArgs(options.args);
+    try {
+      resolveTarget(options.spec, options.io);
+    } catch (error) {
+      // The words were taken for "<target> <tool>" and the target named no server: say what to type.
+      if (error instanceof CliError && error.code === 'target_not_found') throw new CliError('target_not_found', `${error.message}. To call a tool: ${CALL_USAGE}`);
+      throw error;
+    }
   } catch (error) {
     return reportFailure(output, error, true);
   }

@@ -53,7 +53,11 @@ export interface InstallOptions {
   readonly command: readonly string[];
   /** @default 'user' */
   readonly scope?: InstallScope;
-  /** The server's name in the host. @default the module's file name, or the command's (or its package's) name */
+  /**
+   * The server's name in the host. @default the `serverInfo.name` the server gave in the start check (characters
+   * other than letters, digits, `_`, `-`, `.` made `-`); without the check, the module's file name or the
+   * command's (or its package's) name
+   */
   readonly name?: string;
   /** `--env K=V`, repeated. */
   readonly env?: readonly string[];
@@ -78,13 +82,21 @@ function plan(options: InstallOptions): PlannedLaunch {
   return planCommand(options.command, { io: options.io, env });
 }
 
-/** Starts the server as the host will and closes it; resolves with its description line. */
-async function checkStarts(launch: Launch, options: InstallOptions): Promise<string> {
+/** Starts the server as the host will and closes it; resolves with its description line and its `serverInfo.name`. */
+async function checkStarts(launch: Launch, options: InstallOptions): Promise<{ readonly line: string; readonly serverName: string | undefined }> {
   const target: Target = { kind: 'stdio', command: launch.command, args: launch.args, env: launch.env };
   const client = await openClient({ target, io: options.io, output: options.output, timeoutMs: options.timeoutMs ?? INSTALL_CHECK_TIMEOUT_MS });
   const line = connectionLine(client);
+  const serverName = client.serverInfo?.name;
   await client.close().catch(() => undefined);
-  return line;
+  return { line, serverName };
+}
+
+/** A name for the host entry from the server's `serverInfo.name`: characters hosts accept, or undefined if none is left. */
+function entryNameOf(serverName: string | undefined): string | undefined {
+  if (serverName === undefined) return undefined;
+  const clean = serverName.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 64);
+  return NAME.test(clean) ? clean : undefined;
 }
 
 /** The entry wrapped in its table, as it reads in the file (for `--print`). */
@@ -94,35 +106,48 @@ function snippet(destination: InstallDestination, name: string, entry: Record<st
   return value;
 }
 
+/** @throws CliError `usage` when `name` is already an entry of the file (unless `--force` or `--print`) */
+function taken(file: { readonly config: ReturnType<typeof readConfig>; readonly destination: InstallDestination }, name: string, options: InstallOptions): void {
+  const { config, destination } = file;
+  const existing = serversTable(config.json, destination.table);
+  if (existing !== undefined && Object.hasOwn(existing, name) && options.force !== true && options.print !== true) {
+    throw new CliError('usage', `A server named "${name}" is already in ${destination.path}: pass --force to replace it, or --name to choose another name`);
+  }
+}
+
 /** Runs the command; resolves with its exit code. */
 export async function installCommand(options: InstallOptions): Promise<number> {
   const { output } = options;
   let planned: PlannedLaunch;
   let destination: InstallDestination;
-  let name: string;
   let config: ReturnType<typeof readConfig>;
   try {
     planned = plan(options);
-    name = options.name ?? planned.defaultName;
-    if (!NAME.test(name)) throw new CliError('usage', `Invalid --name "${name}": expected letters, digits, "_", "-" or ".", at most 64, starting with a letter or digit`);
+    if (options.name !== undefined && !NAME.test(options.name)) throw new CliError('usage', `Invalid --name "${options.name}": expected letters, digits, "_", "-" or ".", at most 64, starting with a letter or digit`);
     destination = destinationFor({ host: options.host, scope: options.scope ?? 'user', io: options.io });
     config = readConfig(destination);
-    const existing = serversTable(config.json, destination.table);
-    if (existing !== undefined && Object.hasOwn(existing, name) && options.force !== true && options.print !== true) {
-      throw new CliError('usage', `A server named "${name}" is already in ${destination.path}: pass --force to replace it, or --name to choose another name`);
-    }
+    // The same name is refused before the start check when it is known already (--name, or no check to learn it).
+    if (options.name !== undefined || options.check === false) taken({ config, destination }, options.name ?? planned.defaultName, options);
   } catch (error) {
     return reportFailure(output, error, true);
   }
   for (const note of planned.notes) output.note(output.colors.dim(`note: ${note}`));
   const entry = hostEntry(options.host, planned.launch);
+  // The entry is named as the user named it (--name), else as the server names itself (serverInfo.name, which the
+  // start check reads), else after the file or command.
+  let name = options.name ?? planned.defaultName;
   if (options.check !== false) {
     try {
       output.note(`switchboard: checking that it starts: ${[planned.launch.command, ...planned.launch.args].join(' ')}`);
-      output.note(`switchboard: started: ${await checkStarts(planned.launch, options)}`);
+      const started = await checkStarts(planned.launch, options);
+      output.note(`switchboard: started: ${started.line}`);
+      if (options.name === undefined) {
+        name = entryNameOf(started.serverName) ?? name;
+        taken({ config, destination }, name, options);
+      }
     } catch (error) {
       const code = reportFailure(output, error, true);
-      output.note(`switchboard: the server did not start; nothing written`);
+      output.note(error instanceof CliError ? 'switchboard: nothing written' : 'switchboard: the server did not start; nothing written');
       return code === ExitCode.Ok ? ExitCode.Usage : code;
     }
   }

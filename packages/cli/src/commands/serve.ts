@@ -6,11 +6,11 @@
  * ends; `main.ts` then exits the process even if the module still holds a handle (a timer, a socket).
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@switchboard/mcp/server';
 import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { CliError, ExitCode } from '../errors.js';
+import { importModuleFile } from '../moduleImport.js';
 import type { CliIo } from '../io.js';
 import type { Output } from '../output.js';
 import { reportFailure } from './context.js';
@@ -25,14 +25,17 @@ function isServer(value: unknown): value is McpServer {
 
 /**
  * Imports `module` (against the working directory) and returns the server it exports by default.
+ * @param imported the module's namespace when the caller imported it already (`dev`'s generation, which must tell
+ *   an import failure from a missing server), so that a TypeScript module loaded through `tsx` is evaluated once
  * @throws CliError `usage` when the module cannot be imported or exports no server
  */
-export async function loadServerModule(module: string, io: CliIo): Promise<McpServer> {
+export async function loadServerModule(module: string, io: CliIo, imported?: Record<string, unknown>): Promise<McpServer> {
   const file = path.resolve(io.cwd, module);
   let exported: unknown;
   try {
-    exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+    exported = (imported ?? (await importModuleFile(file))).default;
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError('usage', `Cannot import "${file}": ${(error as Error).message}`);
   }
   const server: unknown = typeof exported === 'function' && !isServer(exported) ? await (exported as () => unknown)() : exported;

@@ -10,11 +10,11 @@
  */
 import path from 'node:path';
 import process from 'node:process';
-import { pathToFileURL } from 'node:url';
 import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { loadServerModule, SERVE_DRAIN_MS } from '../commands/serve.js';
-import { ExitCode } from '../errors.js';
+import { importModuleFile } from '../moduleImport.js';
+import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import type { ChildMessage, ParentMessage } from './messages.js';
 
@@ -46,15 +46,22 @@ export async function runGeneration(options: GenerationOptions): Promise<number>
   // does not keep the process alive: stdin (stdio) or the listener (HTTP) does.
   process.on('disconnect', () => process.exit(0));
   process.channel?.unref();
+  let imported: Record<string, unknown>;
   try {
-    await import(pathToFileURL(file).href);
+    // Through the shared loader: a `.ts` module on a Node that cannot strip types goes through the project's tsx,
+    // or fails with one line saying what to install (never Node's raw ERR_UNKNOWN_FILE_EXTENSION stack).
+    imported = await importModuleFile(file);
   } catch (error) {
+    // Our own refusal (a `.ts` file this Node cannot import) is one line; the module's own error keeps its stack.
+    if (error instanceof CliError) {
+      await send({ type: 'failed', message: error.message });
+      return ExitCode.Usage;
+    }
     await send({ type: 'failed', message: `Cannot import "${file}": ${error instanceof Error ? error.message : String(error)}` });
     throw error;
   }
   try {
-    // The module is in the cache now: this evaluates nothing again, it finds the server.
-    const server = await loadServerModule(file, options.io);
+    const server = await loadServerModule(file, options.io, imported);
     if (options.mode === 'stdio') {
       // stdout is the wire from here on.
       await serveStdio(server);

@@ -11,7 +11,7 @@
 import wrapAnsi from 'wrap-ansi';
 import { terminalText } from '../terminalText.js';
 import type { CheckOutcome, DoctorReport, Finding, Severity } from './types.js';
-import { TOKEN_ENCODING } from './checks/primitives/tokenCount.js';
+import { TOKEN_ENCODING, tokenMethodText } from './checks/primitives/tokenCount.js';
 
 /** The colour functions the report uses (picocolors' `createColors()` fits; identity functions for none). */
 export interface RenderColors {
@@ -81,6 +81,7 @@ export function targetText(target: DoctorReport['target']): string {
 
 function measurementText(key: string, value: number): string {
   if (key === 'tools/list.tokens') return `${number.format(value)} (estimated with gpt-tokenizer, ${TOKEN_ENCODING})`;
+  if (key === 'tools/list.tokensEstimated') return `${number.format(value)} (${tokenMethodText('estimate')})`;
   return /Ms(\.|$)/.test(key) ? msText(value) : number.format(value);
 }
 

@@ -47,6 +47,7 @@ export type { EraVerdict, EraVerdictStore } from './verdicts.js';
 export {
   ClientErrorCode,
   ConnectionClosedError,
+  ConnectionRefusedError,
   HttpStatusError,
   McpClientError,
   RequestAbortedError,

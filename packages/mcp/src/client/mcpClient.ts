@@ -110,7 +110,8 @@ export class McpClient {
    * Connects to the server: opens the connector's channel and negotiates the era and revision (probe, fallback,
    * cached verdict, or `pin`).
    * @throws SpawnError (stdio: command not found, exited at once), NegotiationError (no revision in common, a pin
-   *   refused), ConnectionClosedError, HttpStatusError, RequestTimeoutError (`initialize` unanswered), or the
+   *   refused), ConnectionRefusedError (HTTP: nothing listens at the URL), ConnectionClosedError, HttpStatusError,
+   *   RequestTimeoutError (`initialize` unanswered), or the
    *   server's McpError
    * @throws RangeError when a numeric option is negative or not a number
    */

@@ -15,7 +15,7 @@
  * 4. The verdict `{ era, revision, transport, at }` is stored (not for a pin).
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, RequestTimeoutError, SpawnError } from '../protocol/clientErrors.js';
+import { ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RequestTimeoutError, SpawnError } from '../protocol/clientErrors.js';
 import { SERVER_INFO_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode, UnsupportedProtocolVersionError } from '../protocol/errors.js';
 import {
@@ -182,8 +182,9 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
       return legacy === undefined || strict ? { kind: 'none', supported: modern.supported } : { kind: 'legacy', revision: legacy, closed: false, httpRefusal: false };
     }
     if (modern !== undefined) return { kind: 'modern', negotiated: { era: 'modern', revision, serverInfo: undefined, serverCapabilities: {}, instructions: undefined } };
-    // A process that exited before answering anything would exit again: that is no verdict on the era.
-    if (strict || error instanceof SpawnError) throw error;
+    // A process that exited before answering anything would exit again, and an address where nothing listens
+    // would refuse `initialize` too: neither is a verdict on the era.
+    if (strict || error instanceof SpawnError || error instanceof ConnectionRefusedError) throw error;
     setup.logger.debug('The server did not answer "server/discover" as a modern server: trying "initialize"', { error });
     return { kind: 'legacy', revision: LATEST_LEGACY_REVISION, closed: error instanceof ConnectionClosedError || connection.closed, httpRefusal: error instanceof HttpStatusError };
   }

@@ -18,6 +18,8 @@ export const ClientErrorCode = {
   RequestTimeout: 'request_timeout',
   /** The caller's `AbortSignal` fired. */
   RequestAborted: 'request_aborted',
+  /** Nothing accepted the connection at the server's HTTP address (`ECONNREFUSED`): no server listens there. */
+  ConnectionRefused: 'connection_refused',
   /** The server process could not be started, or exited before it answered anything. */
   SpawnFailed: 'spawn_failed',
   /** An HTTP exchange answered with a status and no JSON-RPC response for the request. */
@@ -94,6 +96,22 @@ export class ConnectionClosedError extends McpClientError implements ConnectionE
     this.signal = facts.signal;
     this.stderrTail = facts.stderrTail ?? [];
     this.reason = facts.reason;
+  }
+}
+
+/**
+ * Nothing accepted the TCP connection to the server's HTTP address: the socket error was `ECONNREFUSED` (on every
+ * address the host name resolved to). No server listens there, or it is not started yet; nothing was sent. The
+ * HTTP client transports raise it instead of {@link ConnectionClosedError}, since no connection ever existed.
+ */
+export class ConnectionRefusedError extends McpClientError {
+  /** The URL the client tried to reach. */
+  readonly url: string;
+
+  constructor(facts: { readonly url: string; readonly cause?: unknown }) {
+    super(ClientErrorCode.ConnectionRefused, `Nothing listens at ${echo(facts.url)} (connection refused)`, 'cause' in facts ? { cause: facts.cause } : undefined);
+    this.name = 'ConnectionRefusedError';
+    this.url = facts.url;
   }
 }
 

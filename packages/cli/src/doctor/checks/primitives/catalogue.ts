@@ -8,7 +8,7 @@ import type { Check, CheckContext } from '../../types.js';
 import { catalogueProblems } from './definitions.js';
 import { HOST_SCHEMA_RULES } from './hostSchemaRules.js';
 import { LIST_METHODS, quote, readList, type ListMethod, type ListOutcome } from './pages.js';
-import { catalogueTokens, TOKEN_ENCODING } from './tokenCount.js';
+import { catalogueTokens, tokenMethodText } from './tokenCount.js';
 
 /** The capability that declares each list. */
 const CAPABILITY: Readonly<Record<ListMethod, 'tools' | 'resources' | 'prompts'>> = {
@@ -117,12 +117,13 @@ async function checkDefinitions(ctx: CheckContext): Promise<void> {
 async function checkTokens(ctx: CheckContext): Promise<void> {
   const tools = ctx.facts.tools;
   if (tools === undefined) return;
-  const { total, largest } = await catalogueTokens(tools, 3, ctx.signal);
-  ctx.facts.measurements['tools/list.tokens'] = total;
-  ctx.progress(`${tools.length} tools, about ${total} tokens (${TOKEN_ENCODING})`);
+  const { total, method, largest } = await catalogueTokens(tools, 3, ctx.signal);
+  // An estimate is reported under its own key, so that a reader of the JSON never takes it for an o200k_base count.
+  ctx.facts.measurements[method === 'o200k_base' ? 'tools/list.tokens' : 'tools/list.tokensEstimated'] = total;
+  ctx.progress(`${tools.length} tools, about ${total} tokens (${tokenMethodText(method)})`);
   if (total > TOKEN_WARNING) {
     ctx.report('primitives.token-cost', {
-      message: `The ${tools.length.toLocaleString('en-US')} tools cost about ${total.toLocaleString('en-US')} tokens of a model's context (${TOKEN_ENCODING}), above ${(total >= TOKEN_ERROR ? TOKEN_ERROR : TOKEN_WARNING).toLocaleString('en-US')}`,
+      message: `The ${tools.length.toLocaleString('en-US')} tools cost about ${total.toLocaleString('en-US')} tokens of a model's context (${tokenMethodText(method)}), above ${(total >= TOKEN_ERROR ? TOKEN_ERROR : TOKEN_WARNING).toLocaleString('en-US')}`,
       evidence: largest.map((t) => `largest tool: ${t.name} (${t.tokens.toLocaleString('en-US')} tokens)`),
       ...(total >= TOKEN_ERROR ? { severity: 'error' as const } : {}),
     });

@@ -60,6 +60,18 @@ export function fetchFailure(error: unknown): string {
 }
 
 /**
+ * Whether a `fetch` failed because nothing accepted the connection: its `cause` (Node's socket error, from undici's
+ * fetch and from `nodeFetch` alike) has the code `ECONNREFUSED`, or is an `AggregateError` of such errors (Node
+ * tried each address of a host name, e.g. `localhost` as ::1 then 127.0.0.1).
+ */
+export function isConnectionRefused(error: unknown): boolean {
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  const refused = (e: unknown): boolean => e instanceof Error && (e as Error & { code?: unknown }).code === 'ECONNREFUSED';
+  if (refused(cause)) return true;
+  return cause instanceof AggregateError && cause.errors.length > 0 && cause.errors.every(refused);
+}
+
+/**
  * Whether a `fetch` failed because the connection was reset or closed under it (`ECONNRESET`, `EPIPE`, undici's
  * "other side closed"): what a kept-alive connection the server closed at that moment looks like. A refused
  * connection (`ECONNREFUSED`) is not.

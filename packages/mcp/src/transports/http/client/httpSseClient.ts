@@ -7,7 +7,7 @@
  * @see MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ClientErrorCode, ConnectionClosedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { ClientErrorCode, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { echo } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../../protocol/revisions.js';
@@ -17,6 +17,7 @@ import {
   discardBody,
   fetchFailure,
   isAbort,
+  isConnectionRefused,
   isEventStream,
   readBoundedText,
   readErrorAnswer,
@@ -138,6 +139,7 @@ export class HttpSseClientTransport implements ClientTransport {
         return answered;
       } catch (error) {
         if (error instanceof RedirectRefusedError || error instanceof ConnectionClosedError) throw error;
+        if (!isAbort(error, signal) && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: endpoint.href, cause: error });
         throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
       }
     });
@@ -166,9 +168,11 @@ export class HttpSseClientTransport implements ClientTransport {
       const headers = await requestHeaders(this.#headers, { Accept: 'text/event-stream' });
       response = await this.#fetch(this.#url, { ...this.#init, method: 'GET', headers, signal });
     } catch (error) {
-      const reason = isAbort(error, signal) ? 'closed by the client' : fetchFailure(error);
+      const aborted = isAbort(error, signal);
+      const reason = aborted ? 'closed by the client' : fetchFailure(error);
       this.#end({ reason });
       if (error instanceof RedirectRefusedError) throw error;
+      if (!aborted && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
       throw new ConnectionClosedError({ what: 'the HTTP+SSE GET failed', reason, cause: error });
     }
     if (!response.ok || !isEventStream(response)) {

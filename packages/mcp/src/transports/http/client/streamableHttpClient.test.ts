@@ -3,7 +3,7 @@
  * shows on demand (a session that is gone, a stream cut after one event, error bodies of every shape).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionClosedError, HttpStatusError, SessionExpiredError } from '../../../protocol/clientErrors.js';
+import { ConnectionClosedError, ConnectionRefusedError, HttpStatusError, SessionExpiredError } from '../../../protocol/clientErrors.js';
 import { McpError, UnsupportedProtocolVersionError } from '../../../protocol/errors.js';
 import { capture, collect, event, fakeServer, json, sse, type FakeServer } from './clientFakeServer.test.js';
 import { StreamableHttpClientTransport } from './streamableHttpClient.js';
@@ -199,15 +199,16 @@ describe('Streamable HTTP client: error bodies (B45)', () => {
     expect(fake.of('POST').map((r) => r.json.id)).toEqual([1, 1, 2]);
   });
 
-  it('a POST to nowhere is a ConnectionClosedError naming the socket error', async () => {
+  it('a POST to nowhere is a ConnectionRefusedError naming the URL, the socket error its cause', async () => {
     fake = await fakeServer(() => undefined);
     const url = fake.url;
     await fake.close();
     fake = undefined;
     const { transport: t } = open(url);
-    const error = (await t.send({ jsonrpc: '2.0', id: 1, method: 'ping' }).catch((e: unknown) => e)) as ConnectionClosedError;
-    expect(error).toBeInstanceOf(ConnectionClosedError);
-    expect(error.reason).toMatch(/ECONNREFUSED/);
+    const error = (await t.send({ jsonrpc: '2.0', id: 1, method: 'ping' }).catch((e: unknown) => e)) as ConnectionRefusedError;
+    expect(error).toBeInstanceOf(ConnectionRefusedError);
+    expect(error).toMatchObject({ code: 'connection_refused', url: new URL(url).href });
+    expect(((error.cause as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
   });
 });
 

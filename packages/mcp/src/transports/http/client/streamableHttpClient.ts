@@ -8,7 +8,7 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { McpErrorCode } from '../../../protocol/errors.js';
 import type { ParamHeader } from '../../../protocol/paramHeaders.js';
@@ -22,6 +22,7 @@ import {
   fetchFailure,
   isAbort,
   isEventStream,
+  isConnectionRefused,
   isStaleSocket,
   readBoundedText,
   readErrorAnswer,
@@ -306,6 +307,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       } catch (error) {
         if (exchange?.abandoned === true) return;
         if (error instanceof RedirectRefusedError) throw error;
+        if (!isAbort(error, signal) && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
         if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
           throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
         }

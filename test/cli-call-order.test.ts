@@ -1,0 +1,59 @@
+/**
+ * `switchboard call` takes the tool and the target in the order users write them: `call <url> <tool>` (the help's
+ * order), `call <tool> --args … <url>` (the README's), and with a host configuration name either way round. When
+ * neither word names a server, the message says what to type. (Before, `call <tool> … <url>` failed with
+ * "No MCP server named <tool>".)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveHttp } from '@switchboard/mcp/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import server from './fixtures/cli-server-module.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'switchboard.js');
+
+function cli(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', HOME: cwd } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
+}
+
+describe('switchboard call: the order of the tool and the target', () => {
+  let handle: Awaited<ReturnType<typeof serveHttp>>;
+  let dir = '';
+  beforeAll(async () => {
+    handle = await serveHttp({ server, port: 0 });
+    dir = mkdtempSync(path.join(tmpdir(), 'switchboard-call-order-'));
+    // A project configuration (Claude Code's .mcp.json) naming the server "fixture".
+    writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { fixture: { type: 'http', url: handle.url } } }));
+  });
+  afterAll(async () => {
+    await handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['<url> <tool> --args', (url: string) => ['call', url, 'echo', '--args', '{"text":"hi"}']],
+    ['<tool> --args <url>', (url: string) => ['call', 'echo', '--args', '{"text":"hi"}', url]],
+    ['<name> <tool>', () => ['call', 'fixture', 'echo', '--args', '{"text":"hi"}']],
+    ['<tool> <name>', () => ['call', 'echo', '--args', '{"text":"hi"}', 'fixture']],
+  ] as const)('call %s calls the tool', async (_order, words) => {
+    const { code, stdout, stderr } = await cli(words(handle.url), dir);
+    expect({ code, stdout }, stderr).toEqual({ code: 0, stdout: 'hi\n' });
+  }, 30_000);
+
+  it('two words that name no server: the message says what to type', async () => {
+    const { code, stderr } = await cli(['call', 'echo', 'elsewhere'], dir);
+    expect(code).toBe(2);
+    expect(stderr).toContain('No MCP server named "echo"');
+    expect(stderr).toContain('To call a tool: switchboard call <url | server name> <tool> [--args JSON], or switchboard call <tool> [--args JSON] -- <command>');
+  }, 30_000);
+});
