@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { describe, expect, it } from 'vitest';
-import { captureIo } from '../packages/cli/src/io.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

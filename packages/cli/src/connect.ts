@@ -5,12 +5,12 @@
  */
 import { McpClient } from '@switchboard/mcp/client';
 import { terminalElicitation } from './elicitation.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import type { Output } from './output.js';
 import { connectorFor, type Target } from './target.js';
 
 /** The `--era` values and the client era each one asks for. */
-export const ERA_CHOICES = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
+export const ERA_CHOICES = { legacy: 'legacy', modern: 'modern', auto: 'auto' } as const;
 
 /** An `--era` value. */
 export type EraChoice = keyof typeof ERA_CHOICES;

@@ -4,7 +4,7 @@
  * boolean and enum fields). Without a terminal the request is declined, and the CLI says so on stderr.
  */
 import type { ElicitParams, ElicitResult } from '@switchboard/mcp';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import type { Output } from './output.js';
 
 interface FieldSchema {

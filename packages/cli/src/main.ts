@@ -7,7 +7,7 @@ import os from 'node:os';
 import process from 'node:process';
 import { createInterface } from 'node:readline/promises';
 import { nodeDoctorEnv } from './doctor/index.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import { run } from './run.js';
 
 // A reader that went away (`switchboard list … | head`) is not an error of the command.

@@ -4,7 +4,7 @@
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 
 /** The width used when stdout is not a terminal. */
 export const DEFAULT_COLUMNS = 100;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { isLoopbackHost } from '@switchboard/mcp/http';
 import { CliError, ExitCode } from '../errors.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { startForwarder, type Forwarder } from '../dev/httpForward.js';
 import { GenerationFailedError, startGeneration, type Generation } from '../dev/generation.js';

@@ -7,7 +7,7 @@
  */
 import { CliError, ExitCode } from '../errors.js';
 import type { HostName } from '../hostConfigs.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import { openClient } from '../connect.js';
 import type { Output } from '../output.js';
 import { destinationFor, hostEntry, readConfig, serversTable, withEntry, writeAtomic, type InstallDestination, type InstallScope } from '../install/configFile.js';

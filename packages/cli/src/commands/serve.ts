@@ -9,7 +9,7 @@ import type { McpServer } from '@switchboard/mcp/server';
 import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { CliError, ExitCode } from '../errors.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { reportFailure } from './context.js';
 

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import { cliBinPath } from '../install/cliPaths.js';
 import type { ChildMessage, ParentMessage } from './messages.js';
 

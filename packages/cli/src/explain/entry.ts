@@ -43,7 +43,7 @@ export interface Explanation {
 
 /** The session-based revisions (the legacy era). */
 export const LEGACY: readonly ProtocolRevision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-/** The stateless revisions (the modern era). */
+/** The modern-era revisions (2026-07-28 on). */
 export const MODERN: readonly ProtocolRevision[] = ['2026-07-28'];
 /** Every revision. */
 export const ALL: readonly ProtocolRevision[] = [...LEGACY, ...MODERN];

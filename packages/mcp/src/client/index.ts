@@ -40,7 +40,7 @@ export { LISTEN_BUFFER_LIMIT } from './notificationQueue.js';
 export type { ListenEnd, ListenFilter, ListenNotification, ListenOptions, ListenSubscription } from './listen.js';
 export { CACHEABLE_METHODS, DEFAULT_CACHE_ENTRIES } from './responseCache.js';
 export type { CachedResponse, SharedResponseStore } from './responseCache.js';
-export { DEFAULT_TASK_MAX_POLL_INTERVAL_MS, DEFAULT_TASK_POLL_INTERVAL_MS, TASKS_EXTENSION } from './tasks.js';
+export { DEFAULT_TASK_MAX_POLL_INTERVAL_MS, DEFAULT_CLIENT_POLL_INTERVAL_MS, TASKS_EXTENSION } from './tasks.js';
 export type { CallToolAsTaskOptions, ClientTask, ClientTaskStatus } from './tasks.js';
 export { DEFAULT_MAX_VERDICTS, InMemoryEraVerdictStore } from './verdicts.js';
 export type { EraVerdict, EraVerdictStore } from './verdicts.js';

@@ -7,7 +7,7 @@ import { McpError, mcpErrorFromWire } from '../protocol/errors.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { McpServer } from '../server/mcpServer.js';
 import { ToolError } from '../server/features/tools.js';
-import type { CoreSendOptions, InputQuestion, NotificationListener } from './core.js';
+import type { CoreSendOptions, InputQuestion, NotificationListener } from './clientCore.js';
 import { NotSupportedError } from './errors.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';
 import { callToolAsTask, TASKS_EXTENSION, withTasksExtension, type TasksHost } from './tasks.js';

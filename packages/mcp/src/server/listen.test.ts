@@ -188,15 +188,15 @@ describe('subscriptions/listen', () => {
     await settle();
     const as = (caller: string, id: string, notifications: unknown = {}) => {
       const controller = new AbortController();
-      const reply = server.handle(listen(id, notifications), { channel: new StreamChannel(), signal: controller.signal, extra: { caller } as never });
+      const reply = server.handle(listen(id, notifications), { channel: new StreamChannel(), signal: controller.signal, extra: { caller } });
       return { controller, reply };
     };
     const a1 = as('address:a', 'a1');
     const a2 = as('address:a', 'a2');
-    expect(await server.handle(listen('a3', {}), { channel: new StreamChannel(), extra: { caller: 'address:a' } as never })).toEqual({
+    expect(await server.handle(listen('a3', {}), { channel: new StreamChannel(), extra: { caller: 'address:a' } })).toEqual({
       jsonrpc: '2.0', id: 'a3', error: { code: -32602, message: 'Invalid params: too many listen streams are open for this caller (2)', data: { maxListenStreamsPerCaller: 2 } },
     });
-    expect(await server.handle(listen('b0', { resourceSubscriptions: ['test://' + 'u'.repeat(20)] }), { channel: new StreamChannel(), extra: { caller: 'address:b' } as never })).toMatchObject({
+    expect(await server.handle(listen('b0', { resourceSubscriptions: ['test://' + 'u'.repeat(20)] }), { channel: new StreamChannel(), extra: { caller: 'address:b' } })).toMatchObject({
       error: { code: -32602, data: { maxListenUriCharsPerCaller: 20 } },
     });
     const b1 = as('address:b', 'b1');

@@ -16,8 +16,8 @@ import { isFinalTaskStatus, type TaskErrorObject, type TaskInputRequest, type Ta
 export const DEFAULT_MAX_LIVE_TASKS = 1000;
 /** Default of {@link TaskRunnerOptions.maxLiveTasksPerCaller}. */
 export const DEFAULT_MAX_LIVE_TASKS_PER_CALLER = 100;
-/** Default of {@link TaskRunnerOptions.pollIntervalMs}: 1 s. */
-export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
+/** Default of {@link TaskRunnerOptions.pollIntervalMs}, the `pollInterval` a task suggests to its client: 1 s. */
+export const DEFAULT_SUGGESTED_POLL_INTERVAL_MS = 1000;
 
 /**
  * How a task's work ended: a result (`failed` marks a result that still fails the task: a 2025-11-25 tool
@@ -98,7 +98,7 @@ export class TaskRunner {
     this.logger = options.logger;
     this.maxLiveTasks = options.maxLiveTasks ?? DEFAULT_MAX_LIVE_TASKS;
     this.maxLiveTasksPerCaller = options.maxLiveTasksPerCaller ?? DEFAULT_MAX_LIVE_TASKS_PER_CALLER;
-    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_SUGGESTED_POLL_INTERVAL_MS;
   }
 
   /**

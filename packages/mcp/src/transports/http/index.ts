@@ -12,10 +12,8 @@
 export { createMcpHttpHandler } from './server/handler.js';
 export type { McpHttpHandler } from './server/handler.js';
 export {
-  DEFAULT_LEGACY_MESSAGES_PATH,
-  DEFAULT_LEGACY_SSE_PATH,
-  DEFAULT_SSE2024_MESSAGES_PATH,
-  DEFAULT_SSE2024_SSE_PATH,
+  DEFAULT_HTTP_SSE_MESSAGES_PATH,
+  DEFAULT_HTTP_SSE_PATH,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL,
@@ -30,7 +28,7 @@ export {
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
 } from './server/handlerOptions.js';
-export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
+export type { CallerFacts, HttpSseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
 export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './server/callerIdentity.js';
 export type { CallerSource, ProxyTrust, TrustProxy } from './server/callerIdentity.js';
 export type {
@@ -47,7 +45,7 @@ export type { CompileParamHeadersOptions, ParamHeader, ParamHeaderType } from '.
 export { StreamableHttpSessionTransport } from './server/sessions/sessionTransport.js';
 export { closeRequestSseStream } from './server/sessions/ssePolling.js';
 export type { CloseSseStreamOptions } from './server/sessions/sessionTransport.js';
-export { HttpSseSessionTransport, LegacySseSessionTransport } from './server/httpSse/httpSseTransport.js';
+export { HttpSseSessionTransport } from './server/httpSse/httpSseTransport.js';
 export type { SessionLease } from './server/sessions/sessionTransportBase.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './server/security.js';
 export {
@@ -71,8 +69,8 @@ export { acceptsMediaType, isJsonContentType } from './media.js';
 export { STREAMABLE_HTTP_ALLOW } from './server/ladder/ladder.js';
 export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
 export type { ResponseMode, ResponseShape } from './media.js';
-export { SseDecoder } from './sse/decoder.js';
-export type { SseEvent } from './sse/decoder.js';
+export { SseDecoder } from './sse/sseDecoder.js';
+export type { SseEvent } from './sse/sseDecoder.js';
 export { HttpStatus } from './server/refusals.js';
 export type { HttpStatusCode } from './server/refusals.js';
 export { httpSse, streamableHttp } from './client/clientConnectors.js';

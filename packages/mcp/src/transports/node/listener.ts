@@ -12,7 +12,7 @@ import type { BodyRead, HttpInput, HttpOutput } from '../http/server/inputOutput
 import { nodeBodyStream, readNodeBody } from './nodeBody.js';
 import { peerAddress } from '../http/server/inputOutput.js';
 import { REQUEST_PEERS } from '../http/server/web.js';
-import type { SseChannel } from '../http/sse/channel.js';
+import type { SseChannel } from '../http/sse/sseChannel.js';
 import { HTTP_CORE } from '../http/server/handler.js';
 import type { McpHttpHandler } from '../http/server/handler.js';
 

@@ -167,7 +167,7 @@ export class SessionTable {
     return entry?.kind === 'streamable-http' ? entry : undefined;
   }
 
-  sse2024(sessionId: string): HttpSseEntry | undefined {
+  httpSse(sessionId: string): HttpSseEntry | undefined {
     const entry = this.#entries.get(sessionId);
     return entry?.kind === 'legacy-sse' ? entry : undefined;
   }
