@@ -16,6 +16,7 @@ const PACKAGES = [
   { name: 'tmux', command: 'tmux', tests: 'the CLI terminal test (test/cli-doctor-tmux.test.ts)' },
   // Debian 12's `nginx` package holds /usr/sbin/nginx (`nginx-light` is only a transitional name there).
   { name: 'nginx', command: 'nginx', tests: 'the reverse-proxy test (test/reliability/proxy.test.ts)', dirs: ['/usr/sbin', '/sbin'] },
+  { name: 'chromium', command: 'chromium', tests: 'the browser CORS test (test/cors-browser.test.ts)' },
 ];
 
 /**

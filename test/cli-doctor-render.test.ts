@@ -115,7 +115,9 @@ describe('the doctor report for a terminal', () => {
 
       ℹ http.no-cors  Browser clients on another origin
         The server answers no CORS preflight (OPTIONS 405, no Access-Control-Allow-Origin): browser pages
-        on other origins cannot call it
+        on other origins cannot call it. Missing for a browser client: a 2xx status (got 405);
+        Access-Control-Allow-Origin; POST in Access-Control-Allow-Methods; content-type,
+        mcp-protocol-version, mcp-method, mcp-name in Access-Control-Allow-Headers
         Evidence:
           → OPTIONS origin: http://127.0.0.1:<port>; access-control-request-method: POST;
             access-control-request-headers: content-type, mcp-protocol-version, mcp-method, mcp-name
@@ -197,6 +199,6 @@ describe('the doctor report for a terminal', () => {
     const colored = renderReport(report, { colors: pc.createColors(true), columns: 60 });
     expect(colored).toContain('\u001b[31m✖\u001b[39m');
     for (const line of colored.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(60);
-    expect(visibleEvidence('\ufeff{"id":1}\r\n\tnext\u0007 \u200b"q"\\')).toBe('\\uFEFF{"id":1}\\r\n\\tnext\\u0007 \\u200B"q"\\');
+    expect(visibleEvidence('\ufeff{"id":1}\r\n\tnext\u0007 \u200b"q"\\')).toBe('\\ufeff{"id":1}\\r\n\\tnext\\x07 \\u200b"q"\\');
   });
 });

@@ -1,13 +1,17 @@
 /**
  * Opens an `McpClient` on a resolved target for one command: the era and timeout options of the command line,
  * the server's stderr, progress and log notifications shown live on stderr, the client's own warnings on
- * stderr, elicitation at the terminal. Shared by every command that talks to a server.
+ * stderr, elicitation at the terminal. Shared by every command that talks to a server. Every server value printed
+ * here goes through `terminalText` (one line each).
  */
 import { McpClient } from '@switchboard/mcp/client';
+import { anySignal } from './doctor/budget.js';
 import { terminalElicitation } from './elicitation.js';
+import { pacedResponse } from './pacedBody.js';
 import type { CliIo } from './cliIo.js';
 import type { Output } from './output.js';
 import { connectorFor, type Target } from './target.js';
+import { terminalText } from './terminalText.js';
 
 /** The `--era` values and the client era each one asks for. */
 export const ERA_CHOICES = { legacy: 'legacy', modern: 'modern', auto: 'auto' } as const;
@@ -28,11 +32,37 @@ export interface ConnectOptions {
   readonly live?: boolean;
   /** Answer elicitations at the terminal (declared as a capability). @default false */
   readonly elicitation?: boolean;
+  /**
+   * The command's deadline: `signal` aborts at it, `at` is when it falls on `performance.now()`'s clock, in ms. HTTP
+   * answers are then paced and end by it (pacedBody.ts), a stdio server is shut down in {@link SHUTDOWN_GRACE_MS}
+   * steps (so closing fits in the command's close grace), and the client's warnings are dropped once it passed.
+   */
+  readonly deadline?: { readonly signal: AbortSignal; readonly at: number };
+}
+
+/**
+ * Each step of a stdio server's shutdown when a command has a deadline (every server command has), in ms: stdin
+ * closed, then SIGTERM after this, then SIGKILL after this again (MCP 2025-11-25 basic/lifecycle.mdx "Shutdown",
+ * stdio).
+ */
+export const SHUTDOWN_GRACE_MS = 500;
+
+/** A `fetch` whose requests abort with the deadline and whose bodies are paced by it. */
+function deadlineFetch(deadline: NonNullable<ConnectOptions['deadline']>): typeof globalThis.fetch {
+  const paced = {
+    now: () => performance.now(),
+    expired: () => deadline.signal.aborted || performance.now() >= deadline.at,
+    reason: () => new Error('The command\'s time budget (--timeout-ms) is spent'),
+  };
+  return async (input, init) => {
+    const signal = init?.signal == null ? deadline.signal : anySignal([init.signal, deadline.signal]);
+    return pacedResponse(await globalThis.fetch(input, { ...init, signal }), paced);
+  };
 }
 
 function fieldsText(fields: Record<string, unknown> | undefined): string {
   const error = fields?.error;
-  return error instanceof Error ? `: ${error.message}` : '';
+  return error instanceof Error ? `: ${terminalText(error.message)}` : '';
 }
 
 /**
@@ -44,12 +74,19 @@ export function openClient(options: ConnectOptions): Promise<McpClient> {
   const live = options.live === true;
   const dim = output.colors.dim;
   const onstderr = (line: string): void => {
-    if (live) output.note(dim(`server stderr: ${line}`));
+    if (live) output.note(dim(`server stderr: ${terminalText(line)}`));
   };
-  const warn = (message: string, fields?: Record<string, unknown>): void => output.note(output.colors.yellow(`client: ${message}${fieldsText(fields)}`));
+  // Once the command's time is spent, what the client says of the connection it is dropping is noise.
+  const warn = (message: string, fields?: Record<string, unknown>): void => {
+    if (options.deadline?.signal.aborted !== true) output.note(output.colors.yellow(`client: ${terminalText(message)}${fieldsText(fields)}`));
+  };
   const noop = (): void => {};
   return McpClient.connect({
-    connector: connectorFor(target, { io, onstderr }),
+    connector: connectorFor(target, {
+      io,
+      onstderr,
+      ...(options.deadline === undefined ? {} : { fetch: deadlineFetch(options.deadline), shutdownGraceMs: SHUTDOWN_GRACE_MS }),
+    }),
     clientInfo: { name: 'switchboard-cli', version: '0.1.0' },
     era: ERA_CHOICES[options.era ?? 'auto'],
     reconnect: false,
@@ -59,8 +96,8 @@ export function openClient(options: ConnectOptions): Promise<McpClient> {
     ...(live
       ? {
           notifications: {
-            progress: (p) => output.note(`${output.colors.cyan('progress')} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}${p.message === undefined ? '' : ` ${p.message}`}`),
-            message: (m) => output.note(`${output.colors.cyan(`log ${m.level}`)}${m.logger === undefined ? '' : ` [${m.logger}]`} ${typeof m.data === 'string' ? m.data : JSON.stringify(m.data)}`),
+            progress: (p) => output.note(`${output.colors.cyan('progress')} ${terminalText(p.progress)}${p.total === undefined ? '' : `/${terminalText(p.total)}`}${p.message === undefined ? '' : ` ${terminalText(p.message)}`}`),
+            message: (m) => output.note(`${output.colors.cyan(`log ${terminalText(m.level)}`)}${m.logger === undefined ? '' : ` [${terminalText(m.logger)}]`} ${terminalText(typeof m.data === 'string' ? m.data : JSON.stringify(m.data))}`),
           },
         }
       : {}),

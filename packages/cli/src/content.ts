@@ -1,8 +1,10 @@
 /**
  * How results read at a terminal: text as it is, everything else summarised in one line (kind, media type,
- * size). Shared by `call` (tool result content) and `read` (resource contents).
+ * size). Shared by `call` (tool result content) and `read` (resource contents). Every server value is made safe
+ * (`terminalText`): text keeps its line feeds and tabs, the one-line summaries keep none.
  */
 import type { Output } from './output.js';
+import { terminalText } from './terminalText.js';
 
 type Block = Record<string, unknown>;
 
@@ -19,30 +21,30 @@ function size(bytes: number): string {
 
 /** One resource contents item (text or blob) as text: the text itself, or a summary of the blob. */
 export function resourceContentsText(item: Block): string {
-  if (typeof item.text === 'string') return item.text;
-  const mime = typeof item.mimeType === 'string' ? ` ${item.mimeType}` : '';
+  if (typeof item.text === 'string') return terminalText(item.text, 'block');
+  const mime = typeof item.mimeType === 'string' ? ` ${terminalText(item.mimeType)}` : '';
   const bytes = typeof item.blob === 'string' ? `, ${size(base64Bytes(item.blob))}` : '';
-  return `[blob ${String(item.uri)}${mime}${bytes}]`;
+  return `[blob ${terminalText(item.uri)}${mime}${bytes}]`;
 }
 
 /** One content block of a tool result as text. */
 export function contentBlockText(block: Block): string {
   switch (block.type) {
     case 'text':
-      return typeof block.text === 'string' ? block.text : '';
+      return typeof block.text === 'string' ? terminalText(block.text, 'block') : '';
     case 'image':
     case 'audio': {
       const bytes = typeof block.data === 'string' ? `, ${size(base64Bytes(block.data))}` : '';
-      return `[${block.type} ${String(block.mimeType)}${bytes}]`;
+      return `[${block.type} ${terminalText(block.mimeType)}${bytes}]`;
     }
     case 'resource_link':
-      return `[resource link ${String(block.uri)}${typeof block.name === 'string' ? ` (${block.name})` : ''}]`;
+      return `[resource link ${terminalText(block.uri)}${typeof block.name === 'string' ? ` (${terminalText(block.name)})` : ''}]`;
     case 'resource': {
       const resource = (block.resource ?? {}) as Block;
-      return typeof resource.text === 'string' ? `[resource ${String(resource.uri)}]\n${resource.text}` : resourceContentsText(resource);
+      return typeof resource.text === 'string' ? `[resource ${terminalText(resource.uri)}]\n${terminalText(resource.text, 'block')}` : resourceContentsText(resource);
     }
     default:
-      return `[${String(block.type)} content]`;
+      return `[${terminalText(block.type)} content]`;
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * Elicitation answered at the terminal: the server's message, then one question per field of the requested
  * schema (MCP 2025-11-25 client/elicitation.mdx "Requested Schema": a flat object of string, number, integer,
- * boolean and enum fields). Without a terminal the request is declined, and the CLI says so on stderr.
+ * boolean and enum fields). Without a terminal the request is declined, and the CLI says so on stderr. Every server
+ * value shown (the message, the URL, field titles, descriptions, choices, defaults) goes through `terminalText`.
  */
 import type { ElicitParams, ElicitResult } from '@switchboard/mcp';
 import type { CliIo } from './cliIo.js';
 import type { Output } from './output.js';
+import { terminalText } from './terminalText.js';
 
 interface FieldSchema {
   readonly type?: string;
@@ -57,11 +59,11 @@ function convert(answer: string, field: FieldSchema): unknown {
 async function askField(ask: (question: string) => Promise<string>, entry: { readonly name: string; readonly field: FieldSchema; readonly required: boolean }): Promise<{ value: unknown } | 'cancel'> {
   const { name, field, required } = entry;
   const choices = choicesOf(field) ?? field.items?.enum?.map(String);
-  const label = field.title ?? name;
-  const hints = [field.type ?? 'string', required ? 'required' : 'optional'];
-  if (field.default !== undefined) hints.push(`default ${JSON.stringify(field.default)}`);
-  const list = choices === undefined ? '' : ` ${choices.map((choice, i) => `${i + 1}) ${choice}`).join('  ')}`;
-  const question = `  ${label}${field.description === undefined ? '' : ` — ${field.description}`} (${hints.join(', ')})${list}: `;
+  const label = terminalText(field.title ?? name);
+  const hints = [terminalText(field.type ?? 'string'), required ? 'required' : 'optional'];
+  if (field.default !== undefined) hints.push(`default ${terminalText(JSON.stringify(field.default))}`);
+  const list = choices === undefined ? '' : ` ${choices.map((choice, i) => `${i + 1}) ${terminalText(choice)}`).join('  ')}`;
+  const question = `  ${label}${field.description === undefined ? '' : ` — ${terminalText(field.description)}`} (${hints.join(', ')})${list}: `;
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
     const value = convert(await ask(question), field);
     if (value === undefined) {
@@ -82,13 +84,13 @@ export function terminalElicitation(options: { readonly io: CliIo; readonly outp
   const { io, output } = options;
   return async (params) => {
     const ask = io.ask;
-    output.note(`${output.colors.cyan('server asks:')} ${params.message}`);
+    output.note(`${output.colors.cyan('server asks:')} ${terminalText(params.message, 'block')}`);
     if (ask === undefined) {
       output.note('switchboard: declined the server\'s question: stdin is not a terminal, so no one can answer it');
       return { action: 'decline' };
     }
     if (params.mode === 'url') {
-      output.note(`  open: ${String(params.url)}`);
+      output.note(`  open: ${terminalText(params.url)}`);
       const done = await ask('  Done in the browser? (y = accept, n = decline) ');
       return { action: /^y/i.test(done.trim()) ? 'accept' : 'decline' };
     }

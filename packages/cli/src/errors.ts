@@ -16,9 +16,12 @@ export const ExitCode = {
 } as const;
 
 /** The codes of {@link CliError}. */
-export type CliErrorCode = 'usage' | 'target_not_found' | 'config_invalid' | 'write_failed';
+export type CliErrorCode = 'usage' | 'target_not_found' | 'config_invalid' | 'write_failed' | 'command_timeout';
 
-/** A failure of the CLI itself: bad arguments or a target it cannot resolve (exit code 2), a file it cannot write (1). */
+/**
+ * A failure of the CLI itself: bad arguments or a target it cannot resolve (exit code 2), a file it cannot write (1),
+ * a command that did not finish within its `--timeout-ms` (2 while connecting, 1 after).
+ */
 export class CliError extends Error {
   readonly code: CliErrorCode;
 
@@ -45,7 +48,10 @@ const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_
  * @param options `connecting`: the error came from connecting (a client error is then exit code 2)
  */
 export function describeFailure(error: unknown, options: { readonly connecting: boolean }): FailureReport {
-  if (error instanceof CliError) return { line: error.message, exitCode: error.code === 'write_failed' ? ExitCode.Failure : ExitCode.Usage };
+  if (error instanceof CliError) {
+    if (error.code === 'command_timeout') return { line: error.message, hint: 'raise --timeout-ms (the whole command\'s budget, in ms)', exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure };
+    return { line: error.message, exitCode: error.code === 'write_failed' ? ExitCode.Failure : ExitCode.Usage };
+  }
   if (error instanceof McpClientError) {
     const exitCode = options.connecting && CONNECT_CODES.has(error.code) ? ExitCode.Usage : ExitCode.Failure;
     const hints: Partial<Record<string, string>> = {

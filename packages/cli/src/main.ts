@@ -8,6 +8,7 @@ import process from 'node:process';
 import { createInterface } from 'node:readline/promises';
 import { nodeDoctorEnv } from './doctor/index.js';
 import type { CliIo } from './cliIo.js';
+import { SERVER_COMMANDS } from './program.js';
 import { run } from './run.js';
 
 // A reader that went away (`switchboard list … | head`) is not an error of the command.
@@ -46,8 +47,26 @@ const io: CliIo = {
     : {}),
 };
 
+/** How long the process may take to end by itself once the command is done and its output flushed, in ms. */
+const EXIT_GRACE_MS = 200;
+
+/** Resolves once what was written to `stream` so far has been handed to the system (at once if it is gone). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || !stream.writable) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
 try {
   process.exitCode = await run(process.argv.slice(2), io);
 } finally {
   reader?.close();
+}
+// A command that talks to a server (list, call, read, doctor, install) is done and has closed its client. A server's
+// descendant (a daemonized grandchild) may still hold the pipes to the server open, which would keep the event loop
+// alive for ever: once the output is flushed, the process gets a short grace to end by itself, then exits with its
+// code. The timer is unref'd, so it never delays a process that ends on its own. (`serve` and `dev` return while
+// they serve, so they are left alone.)
+if (SERVER_COMMANDS.has(process.argv[2] ?? '')) {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
 }

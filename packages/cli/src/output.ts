@@ -1,10 +1,11 @@
 /**
  * The CLI's output layer, shared by every command (and by the doctor): colours (picocolors, off unless the io
- * asks), tables fitted to the terminal width (cli-table3), JSON on stdout, notes and errors on stderr.
+ * asks), tables fitted to the terminal width, JSON on stdout, notes and errors on stderr. Server-controlled text is
+ * made safe by `terminalText.ts` before it is coloured; table cells and JSON are made safe here.
  */
-import Table from 'cli-table3';
 import pc from 'picocolors';
 import type { CliIo } from './cliIo.js';
+import { terminalJson, terminalText } from './terminalText.js';
 
 /** The width used when stdout is not a terminal. */
 export const DEFAULT_COLUMNS = 100;
@@ -24,11 +25,33 @@ export interface Column {
   readonly max?: number;
 }
 
-/** Cuts `text` to `width` characters, ending with `…` when cut; newlines become spaces. */
+/**
+ * Text on one line: each line feed, with the white space around it, becomes one space. The same as replacing the
+ * pattern "white space, line feed, white space" with a space, in linear time: that regular expression backtracks
+ * quadratically on a long run of spaces without a line feed.
+ */
+function flatten(text: string): string {
+  if (!text.includes('\n')) return text;
+  const parts = text.split('\n');
+  const last = parts.length - 1;
+  const kept: string[] = [];
+  parts.forEach((part, i) => {
+    const trimmed = i === 0 ? part.trimEnd() : i === last ? part.trimStart() : part.trim();
+    // A blank line between two others adds nothing: the space that joins them stands for it.
+    if (trimmed !== '' || i === 0 || i === last) kept.push(trimmed);
+  });
+  return kept.join(' ');
+}
+
+/**
+ * Server text for one line of `width` characters: newlines become spaces, every other control is escaped
+ * (`terminalText`), then it is cut, ending with `…` when cut. Only the head that can show is escaped.
+ */
 export function cut(text: string, width: number): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ');
-  if (flat.length <= width) return flat;
-  return width <= 1 ? flat.slice(0, Math.max(0, width)) : `${flat.slice(0, width - 1)}…`;
+  const flat = flatten(text);
+  const head = terminalText(flat.slice(0, Math.max(0, width) + 1), 'line');
+  if (head.length <= width) return head;
+  return width <= 1 ? head.slice(0, Math.max(0, width)) : `${head.slice(0, width - 1)}…`;
 }
 
 /** Where a command writes; see the module comment. */
@@ -56,9 +79,9 @@ export class Output {
     this.#io.stdout(text);
   }
 
-  /** Writes a value as indented JSON on stdout. */
+  /** Writes a value as indented JSON on stdout (DEL, C1 controls and bidi overrides escaped too: `terminalJson`). */
   json(value: unknown): void {
-    this.#io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+    this.#io.stdout(`${terminalJson(value)}\n`);
   }
 
   /** Writes one line to stderr (progress, logs, notes). */
@@ -78,13 +101,20 @@ export class Output {
 
   /**
    * Writes rows as a table without borders, each row on one line: fixed columns as wide as their longest cell (up
-   * to `max`), flexible columns cut to what is left of the terminal width.
+   * to `max`), flexible columns cut to what is left of the terminal width. Every cell is server text, made safe and
+   * cut by {@link cut}. Linear in the number of cells (a catalog of tens of thousands of tools stays fast): one pass
+   * for the widths, one to lay out the lines.
    */
   table(columns: readonly Column[], rows: readonly (readonly string[])[]): void {
-    const gap = 2;
-    const fixed = columns.map((column, i) => (column.flexible === true ? 0 : Math.min(column.max ?? 40, Math.max(column.header.length, ...rows.map((row) => (row[i] ?? '').length)))));
+    const gap = ' '.repeat(2);
+    const fixed = columns.map((column) => (column.flexible === true ? 0 : column.header.length));
+    for (const row of rows) {
+      columns.forEach((column, i) => {
+        if (column.flexible !== true) fixed[i] = Math.max(fixed[i]!, Math.min(column.max ?? 40, (row[i] ?? '').length));
+      });
+    }
     const flexibleCount = columns.filter((column) => column.flexible === true).length;
-    const gaps = gap * (columns.length - 1);
+    const gaps = gap.length * (columns.length - 1);
     // On a narrow terminal the fixed columns give way first, down to their headers, so the flexible ones keep 10.
     const least = Math.max(MIN_FLEXIBLE, ...columns.filter((column) => column.flexible === true).map((column) => column.header.length));
     const budget = this.columns - gaps - least * flexibleCount;
@@ -95,13 +125,14 @@ export class Output {
     }
     const used = fixed.reduce((sum, width) => sum + width, 0) + gaps;
     const room = Math.max(least, Math.floor((this.columns - used) / Math.max(1, flexibleCount)));
-    const widths = columns.map((column, i) => (column.flexible === true ? room : fixed[i]!));
-    const table = new Table({
-      head: columns.map((column) => this.colors.bold(column.header)),
-      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(gap) },
-      style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [] },
-    });
-    for (const row of rows) table.push(columns.map((_, i) => cut(row[i] ?? '', widths[i]!)));
-    this.line(table.toString().split('\n').map((line) => line.trimEnd()).join('\n'));
+    const limits = columns.map((column, i) => (column.flexible === true ? room : fixed[i]!));
+    const cells = rows.map((row) => columns.map((_, i) => cut(row[i] ?? '', limits[i]!)));
+    // Each column as wide as its widest cut cell (or its header); the last one is not padded.
+    const widths = columns.map((column) => column.header.length);
+    for (const row of cells) row.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, cell.length)));
+    const last = columns.length - 1;
+    const lines = [columns.map((column, i) => this.colors.bold(i === last ? column.header : column.header.padEnd(widths[i]!))).join(gap).trimEnd()];
+    for (const row of cells) lines.push(row.map((cell, i) => (i === last ? cell : cell.padEnd(widths[i]!))).join(gap).trimEnd());
+    this.line(lines.join('\n'));
   }
 }

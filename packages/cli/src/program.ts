@@ -97,7 +97,7 @@ function serverOptions(command: Command): Command {
     .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
     .option('--cwd <dir>', 'working directory of a stdio server')
     .option('--config <file>', 'read server names from this host configuration file only')
-    .option('--timeout-ms <ms>', 'budget of each request, reset by progress (default 60000)', positiveInteger)
+    .option('--timeout-ms <ms>', 'budget of the whole command: connect, every request, the output (default 60000)', positiveInteger)
     .addOption(new Option('--era <era>', 'which protocol era to speak: legacy (session-based, initialize), modern (2026-07-28), auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--json', 'print JSON on stdout');
 }

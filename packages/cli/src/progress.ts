@@ -2,13 +2,15 @@
  * The doctor's progress display on stderr, never stdout. On a terminal, a live task list: the running check behind a
  * spinner (yocto-spinner: small, ESM, takes the stream it draws on, leaves signals to us), each finished check as
  * a line with its mark and duration. Elsewhere (a pipe, a CI log), one plain line per finished check:
- * `[doctor] stdio hygiene … ok (120 ms)`.
+ * `[doctor] stdio hygiene … ok (120 ms)`. Titles, reasons and notes may carry a server's words: made safe
+ * (`terminalText`, one line each).
  */
 import yoctoSpinner, { type Spinner } from 'yocto-spinner';
 import { SEVERITY_MARK } from './doctor/render.js';
 import type { DoctorProgress } from './doctor/types.js';
 import type { CliIo } from './cliIo.js';
 import type { Colors } from './output.js';
+import { terminalText } from './terminalText.js';
 
 /** What the doctor command drives. */
 export interface ProgressDisplay {
@@ -25,7 +27,7 @@ const ms = (durationMs: number): string => `${Math.round(durationMs)} ms`;
 /** How a finished check reads: its status in words, its findings, the reason, the duration. */
 export function checkEndText(event: CheckEnd): string {
   const findings = `${event.findings} finding${event.findings === 1 ? '' : 's'}`;
-  const reason = event.reason === undefined ? '' : `: ${event.reason}`;
+  const reason = event.reason === undefined ? '' : `: ${terminalText(event.reason)}`;
   switch (event.status) {
     case 'passed':
       return `ok (${ms(event.durationMs)})`;
@@ -68,7 +70,7 @@ export function progressDisplay(options: { readonly io: CliIo; readonly colors: 
   if (stream === undefined) {
     return {
       onProgress: (event) => {
-        if (event.type === 'check-end') io.stderr(`[doctor] ${event.title} … ${checkEndText(event)}\n`);
+        if (event.type === 'check-end') io.stderr(`[doctor] ${terminalText(event.title)} … ${checkEndText(event)}\n`);
       },
       close: () => {},
     };
@@ -81,12 +83,12 @@ export function progressDisplay(options: { readonly io: CliIo; readonly colors: 
       drawn = true;
       if (event.type === 'check-start') {
         spinner?.stop();
-        title = event.title;
+        title = terminalText(event.title);
         spinner = yoctoSpinner({ text: title, stream, handleSignals: false }).start();
       } else if (event.type === 'check-note') {
-        if (spinner !== undefined) spinner.text = `${title} ${c.dim(`· ${event.text}`)}`;
+        if (spinner !== undefined) spinner.text = `${title} ${c.dim(`· ${terminalText(event.text)}`)}`;
       } else {
-        const line = `${mark(event, c)} ${event.title} ${c.dim(checkEndText(event))}`;
+        const line = `${mark(event, c)} ${terminalText(event.title)} ${c.dim(checkEndText(event))}`;
         if (spinner === undefined) stream.write(`${line}\n`);
         else spinner.stop(line);
         spinner = undefined;

@@ -96,12 +96,16 @@ export function describeTarget(target: Target): string {
 
 /**
  * The client connector for a target. A stdio child gets the CLI's environment with the target's `env` over it,
- * and its stderr lines go to `onstderr`.
+ * and its stderr lines go to `onstderr`; `shutdownGraceMs` is each step of its shutdown (spawnStdio's, 2 s by
+ * default). An HTTP target is reached with `fetch` (globalThis.fetch by default).
  */
-export function connectorFor(target: Target, options: { readonly io: CliIo; readonly onstderr?: (line: string) => void }): ClientConnector {
+export function connectorFor(
+  target: Target,
+  options: { readonly io: CliIo; readonly onstderr?: (line: string) => void; readonly fetch?: typeof globalThis.fetch; readonly shutdownGraceMs?: number },
+): ClientConnector {
   if (target.kind === 'http') {
     const headers = Object.keys(target.headers).length === 0 ? undefined : target.headers;
-    const http = { url: target.url, ...(headers === undefined ? {} : { headers }) };
+    const http = { url: target.url, ...(headers === undefined ? {} : { headers }), ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
     return target.transport === 'sse' ? httpSse(http) : streamableHttp(http);
   }
   return spawnStdio({
@@ -111,5 +115,6 @@ export function connectorFor(target: Target, options: { readonly io: CliIo; read
     inheritEnv: false,
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
     ...(options.onstderr === undefined ? {} : { onstderr: options.onstderr }),
+    ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
   });
 }

@@ -6,6 +6,7 @@
 import { CliError, ExitCode } from '../errors.js';
 import { printToolResult } from '../content.js';
 import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { terminalText } from '../terminalText.js';
 
 /** Reads `--args`: a JSON object. @throws CliError `usage` otherwise */
 export function parseToolArgs(text: string | undefined): Record<string, unknown> | undefined {
@@ -31,17 +32,18 @@ export async function callCommand(options: ServerCommandOptions & { readonly too
     return reportFailure(output, error, true);
   }
   const name = options.tool ?? '';
-  return withClient({ ...options, live: true, elicitation: true }, async (client) => {
+  return withClient({ ...options, live: true, elicitation: true }, async (client, _target, signal) => {
     if ((client.serverCapabilities as Record<string, unknown>).logging !== undefined) {
-      await client.setLoggingLevel('debug').catch(() => undefined);
+      await client.setLoggingLevel('debug', { signal }).catch(() => undefined);
     }
     // The tool's outputSchema is known only from a listing: list first, so structuredContent is checked.
-    if ((client.serverCapabilities as Record<string, unknown>).tools !== undefined) await client.listAllTools().catch(() => undefined);
-    const result = await client.callTool({ name, ...(args === undefined ? {} : { arguments: args }) });
+    if ((client.serverCapabilities as Record<string, unknown>).tools !== undefined) await client.listAllTools({ signal }).catch(() => undefined);
+    signal.throwIfAborted();
+    const result = await client.callTool({ name, ...(args === undefined ? {} : { arguments: args }) }, { signal });
     if (options.json) output.json(result);
     else printToolResult(output, result);
     if (result.isError === true) {
-      output.error(`the tool "${name}" returned an error result (isError: true)`);
+      output.error(`the tool "${terminalText(name)}" returned an error result (isError: true)`);
       return ExitCode.Failure;
     }
     return ExitCode.Ok;

@@ -4,6 +4,7 @@
  * `--json` (the only thing on stdout). The exit code is the report's: 0 nothing above info, 1 a warning, an error,
  * or a check that crashed or timed out, 2 could not connect (or a usage error).
  */
+import { DEFAULT_DOCTOR_TIMEOUT_MS } from '../doctor/budget.js';
 import { nodeDoctorEnv, runDoctor } from '../doctor/index.js';
 import { renderReport } from '../doctor/render.js';
 import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
@@ -33,6 +34,13 @@ export interface DoctorCommandOptions {
   /** `--json`: the report as JSON on stdout. */
   readonly json: boolean;
 }
+
+/**
+ * How long past `--timeout-ms` the command waits for the doctor's report before it gives up on it, in ms. The doctor
+ * keeps its own budget (cleanup included); this is the command's guard should it not, so that `switchboard doctor`
+ * ends by then whatever the server does.
+ */
+export const DOCTOR_REPORT_GRACE_MS = 1000;
 
 /** The doctor's view of a resolved target (a 2024-11-05 HTTP+SSE entry is reached at its URL like any other). */
 export function doctorTarget(target: Target): DoctorTarget {
@@ -73,9 +81,15 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   }
   if (target.kind === 'http' && target.transport === 'sse') output.note(output.colors.yellow(`note: ${describeTarget(target)} is a 2024-11-05 HTTP+SSE entry; the doctor probes it as Streamable HTTP, then lets the client fall back`));
   const progress = progressDisplay({ io, colors: output.colors });
+  const budgetMs = options.timeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const overdue = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new CliError('command_timeout', `The doctor did not report within its budget of ${budgetMs} ms (--timeout-ms)`)), budgetMs + DOCTOR_REPORT_GRACE_MS);
+  });
+  overdue.catch(() => undefined);
   let report;
   try {
-    report = await runDoctor({
+    const running = runDoctor({
       target: doctorTarget(target),
       env: io.doctorEnv ?? nodeDoctorEnv({ environment: io.env }),
       era: options.era,
@@ -85,9 +99,12 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onProgress: progress.onProgress,
     });
+    running.catch(() => undefined);
+    report = await Promise.race([running, overdue]);
   } catch (error) {
     return reportFailure(output, error, false);
   } finally {
+    clearTimeout(timer);
     progress.close();
   }
   if (options.json) output.json(report);

@@ -20,20 +20,30 @@ export interface ListReport {
   readonly prompts: readonly unknown[] | null;
 }
 
-/** Collects what the server lists (every page). */
-export async function collectListing(client: McpClient): Promise<ListReport> {
+/**
+ * Collects what the server lists (every page).
+ * @param signal aborts the listing (the command's budget)
+ */
+export async function collectListing(client: McpClient, signal?: AbortSignal): Promise<ListReport> {
   const caps = client.serverCapabilities as Record<string, unknown>;
   const info = client.serverInfo;
+  const options = signal === undefined ? undefined : { signal };
   return {
     server: info === undefined ? null : { name: info.name, version: info.version },
     era: client.era,
     revision: client.protocolVersion,
     transport: client.transportKind,
-    tools: caps.tools === undefined ? null : await client.listAllTools(),
-    resources: caps.resources === undefined ? null : await client.listAllResources(),
-    resourceTemplates: caps.resources === undefined ? null : await client.listAllResourceTemplates(),
-    prompts: caps.prompts === undefined ? null : await client.listAllPrompts(),
+    tools: caps.tools === undefined ? null : await client.listAllTools(options),
+    resources: caps.resources === undefined ? null : await client.listAllResources(options),
+    resourceTemplates: caps.resources === undefined ? null : await client.listAllResourceTemplates(options),
+    prompts: caps.prompts === undefined ? null : await client.listAllPrompts(options),
   };
+}
+
+/** Lets timers run (the command's deadline among them) between two steps of the output, then checks the budget. */
+async function checkpoint(signal: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
 }
 
 type Row = Record<string, unknown>;
@@ -42,14 +52,17 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 /** Runs the command. */
 export function listCommand(options: ServerCommandOptions): Promise<number> {
   const { output } = options;
-  return withClient(options, async (client) => {
-    const report = await collectListing(client);
+  return withClient(options, async (client, _target, signal) => {
+    const report = await collectListing(client, signal);
+    await checkpoint(signal);
     if (options.json) {
       output.json(report);
       return ExitCode.Ok;
     }
     output.line(cut(connectionLine(client), output.columns));
-    const section = (title: string, items: readonly unknown[] | null, table: (rows: Row[]) => void): void => {
+    // Each table is laid out in linear time; between tables the budget is checked again.
+    const section = async (title: string, items: readonly unknown[] | null, table: (rows: Row[]) => void): Promise<void> => {
+      await checkpoint(signal);
       output.line();
       if (items === null) {
         output.line(output.colors.dim(`${title}: not offered (no capability)`));
@@ -59,12 +72,12 @@ export function listCommand(options: ServerCommandOptions): Promise<number> {
       if (items.length > 0) table(items as Row[]);
     };
     const flex = { header: 'DESCRIPTION', flexible: true } as const;
-    section('Tools', report.tools, (rows) => output.table([{ header: 'NAME' }, { header: 'TITLE', max: 30 }, flex], rows.map((t) => [text(t.name), text(t.title), text(t.description)])));
-    section('Resources', report.resources, (rows) => output.table([{ header: 'URI', max: 50 }, { header: 'NAME', max: 30 }, flex], rows.map((r) => [text(r.uri), text(r.title) || text(r.name), text(r.description)])));
-    section('Resource templates', report.resourceTemplates, (rows) =>
+    await section('Tools', report.tools, (rows) => output.table([{ header: 'NAME' }, { header: 'TITLE', max: 30 }, flex], rows.map((t) => [text(t.name), text(t.title), text(t.description)])));
+    await section('Resources', report.resources, (rows) => output.table([{ header: 'URI', max: 50 }, { header: 'NAME', max: 30 }, flex], rows.map((r) => [text(r.uri), text(r.title) || text(r.name), text(r.description)])));
+    await section('Resource templates', report.resourceTemplates, (rows) =>
       output.table([{ header: 'URI TEMPLATE', max: 50 }, { header: 'NAME', max: 30 }, flex], rows.map((r) => [text(r.uriTemplate), text(r.title) || text(r.name), text(r.description)])),
     );
-    section('Prompts', report.prompts, (rows) =>
+    await section('Prompts', report.prompts, (rows) =>
       output.table([{ header: 'NAME' }, { header: 'ARGUMENTS', max: 30 }, flex], rows.map((p) => [text(p.name), Array.isArray(p.arguments) ? (p.arguments as Row[]).map((a) => `${text(a.name)}${a.required === true ? '' : '?'}`).join(', ') : '', text(p.description)])),
     );
     return ExitCode.Ok;

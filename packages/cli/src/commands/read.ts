@@ -7,14 +7,15 @@ import path from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 import { resourceContentsText } from '../content.js';
 import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { terminalText } from '../terminalText.js';
 
 /** Runs the command. */
 export async function readCommand(options: ServerCommandOptions & { readonly uri: string | undefined; readonly out: string | undefined }): Promise<number> {
   const { output, io } = options;
   if (options.uri === undefined || options.uri === '') return reportFailure(output, new CliError('usage', 'Missing resource URI: switchboard read <target> <uri>'), true);
   const uri = options.uri;
-  return withClient(options, async (client) => {
-    const result = await client.readResource({ uri });
+  return withClient(options, async (client, _target, signal) => {
+    const result = await client.readResource({ uri }, { signal });
     const contents = result.contents as readonly Record<string, unknown>[];
     if (options.out !== undefined) {
       const first = contents[0];
@@ -26,7 +27,7 @@ export async function readCommand(options: ServerCommandOptions & { readonly uri
       } catch (error) {
         throw new CliError('write_failed', `Cannot write "${file}": ${(error as Error).message}`);
       }
-      output.note(`wrote ${bytes.length} bytes of ${typeof first.uri === 'string' ? first.uri : uri} to ${file}${contents.length > 1 ? ` (the first of ${contents.length} items)` : ''}`);
+      output.note(`wrote ${bytes.length} bytes of ${terminalText(typeof first.uri === 'string' ? first.uri : uri)} to ${terminalText(file)}${contents.length > 1 ? ` (the first of ${contents.length} items)` : ''}`);
       return ExitCode.Ok;
     }
     if (options.json) {
@@ -34,7 +35,7 @@ export async function readCommand(options: ServerCommandOptions & { readonly uri
       return ExitCode.Ok;
     }
     for (const item of contents) {
-      const text = resourceContentsText(item);
+      const text = resourceContentsText(item); // made safe for the terminal there
       output.raw(text.endsWith('\n') ? text : `${text}\n`);
     }
     return ExitCode.Ok;

@@ -11,6 +11,7 @@ import type { Budget } from './budget.js';
 import { anySignal } from './budget.js';
 import { isProtocolLine } from './checks/stdio/messages.js';
 import { httpProbe } from './httpProbe.js';
+import { pacedResponse } from '../pacedBody.js';
 import { findingOf } from './report.js';
 import { requirement } from './requirements/index.js';
 import { doctorStdioConnector } from './stdioConnector.js';
@@ -157,7 +158,10 @@ function connectorOf(options: CheckContextOptions): ClientConnector {
       onNotProtocol: (seen) => noteNoise(options.facts, { ...seen, by: resources.running }),
     });
   }
-  const fetch: typeof globalThis.fetch = (input, init) => env.fetch(input, { ...init, signal: init?.signal == null ? resources.fetchSignal : anySignal([init.signal, resources.fetchSignal]) });
+  // Bodies paced (pacedBody.ts): an endless answer read faster than it is decoded cannot hold the run past its deadline.
+  const paced = { now: () => env.now(), expired: () => options.budget.left() === 0 || resources.fetchSignal.aborted, reason: () => new Error("The doctor's time budget is spent") };
+  const fetch: typeof globalThis.fetch = async (input, init) =>
+    pacedResponse(await env.fetch(input, { ...init, signal: init?.signal == null ? resources.fetchSignal : anySignal([init.signal, resources.fetchSignal]) }), paced);
   return streamableHttp({ url: target.url, ...(target.headers === undefined ? {} : { headers: target.headers }), fetch });
 }
 

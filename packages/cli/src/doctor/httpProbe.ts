@@ -54,9 +54,14 @@ function errorText(error: unknown): string {
   return `${error.message}${code}`;
 }
 
-/** Reads a body: all of it (to the byte cap), or for SSE until the first JSON-RPC response when asked. */
-async function readBody(options: { readonly response: Response; readonly sse: boolean; readonly firstResponse: boolean; readonly signal: AbortSignal }): Promise<{ text: string; messages: unknown[]; eventIds: string[] }> {
-  const { response, sse, firstResponse, signal } = options;
+/**
+ * Reads a body: all of it (to the byte cap), or for SSE until the first JSON-RPC response when asked, and never past
+ * `until` on the clock. That check is made after every chunk, not left to the timeout's timer alone: while chunks
+ * are queued, each `read()` resolves at once (a microtask), so a body dribbled faster than it is decoded could keep
+ * the timer from ever firing.
+ */
+async function readBody(options: { readonly response: Response; readonly sse: boolean; readonly firstResponse: boolean; readonly signal: AbortSignal; readonly now: () => number; readonly until: number }): Promise<{ text: string; messages: unknown[]; eventIds: string[] }> {
+  const { response, sse, firstResponse, signal, now, until } = options;
   const decoder = new TextDecoder();
   const sseDecoder = new SseDecoder();
   const messages: unknown[] = [];
@@ -89,7 +94,7 @@ async function readBody(options: { readonly response: Response; readonly sse: bo
         }
         if (answered && firstResponse) break;
       }
-      if (bytes >= MAX_PROBE_BODY_BYTES) break;
+      if (bytes >= MAX_PROBE_BODY_BYTES || signal.aborted || now() >= until) break;
     }
   } catch {
     // Aborted or cut: what was read is the answer.
@@ -105,6 +110,7 @@ async function readBody(options: { readonly response: Response; readonly sse: bo
 export async function httpProbe(options: HttpProbeOptions): Promise<HttpProbeResponse> {
   const { env, target, request } = options;
   const timeoutMs = request.timeoutMs ?? options.timeoutMs;
+  const until = env.now() + timeoutMs;
   const timer = new AbortController();
   const timeout = new AbortController();
   env.sleep(timeoutMs, timer.signal).then(
@@ -126,7 +132,7 @@ export async function httpProbe(options: HttpProbeOptions): Promise<HttpProbeRes
       headers[name.toLowerCase()] = value;
     });
     const sse = (headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
-    const read = await readBody({ response, sse, firstResponse: request.readSse !== 'until-end', signal });
+    const read = await readBody({ response, sse, firstResponse: request.readSse !== 'until-end', signal, now: () => env.now(), until });
     return { status: response.status, headers, ...read };
   } catch (error) {
     return { status: 0, headers: {}, text: '', messages: [], eventIds: [], error: errorText(error) };

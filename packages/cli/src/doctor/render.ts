@@ -3,9 +3,12 @@
  * grouped by severity (each with its evidence as seen, spec section or source, likely causes and fix — an info
  * finding has neither causes nor fix), the measurements,
  * the checks line and a verdict with the exit code's meaning. Pure: a report and a terminal shape in, text out,
- * wrapped to the terminal width (wrap-ansi, so colours and wide characters count right).
+ * wrapped to the terminal width (wrap-ansi, so colours and wide characters count right). Every string of the report
+ * may carry a server's words (its name, tool names in messages, evidence as seen): each is made safe for the
+ * terminal (`terminalText`) before it is coloured and wrapped.
  */
 import wrapAnsi from 'wrap-ansi';
+import { terminalText } from '../terminalText.js';
 import type { CheckOutcome, DoctorReport, Finding, Severity } from './types.js';
 import { TOKEN_ENCODING } from './checks/primitives/tokenCount.js';
 
@@ -52,17 +55,13 @@ function msText(value: number): string {
   return `${(Math.abs(value) < 10 ? number : whole).format(value)} ms`;
 }
 
-/** Characters a terminal would hide or act on: controls (but the line feed), BOM, zero-width and direction marks, separators. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const INVISIBLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g;
-const NAMED: Readonly<Record<string, string>> = { '\r': '\\r', '\t': '\\t' };
-
 /**
  * Evidence as it was seen, made visible: the text as is (it is the exact bytes), with every character a terminal
- * would hide or act on written as an escape (`\r`, `\t`, `\uFEFF`); its line feeds stay line breaks.
+ * would hide or act on written as an escape (`\r`, `\t`, `\x1b`, `\ufeff`); its line feeds stay line breaks
+ * (`terminalText`'s `evidence` layout).
  */
 export function visibleEvidence(text: string): string {
-  return text.replace(INVISIBLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  return terminalText(text, 'evidence');
 }
 
 function plural(n: number, word: string): string {
@@ -76,7 +75,7 @@ function shellWord(word: string): string {
 
 /** The target as a user would type it. */
 export function targetText(target: DoctorReport['target']): string {
-  return target.transport === 'http' ? (target.url ?? '') : [target.command ?? '', ...(target.args ?? [])].map(shellWord).join(' ');
+  return terminalText(target.transport === 'http' ? (target.url ?? '') : [target.command ?? '', ...(target.args ?? [])].map(shellWord).join(' '));
 }
 
 function measurementText(key: string, value: number): string {
@@ -86,7 +85,7 @@ function measurementText(key: string, value: number): string {
 
 function checksLine(checks: readonly CheckOutcome[]): string {
   const of = (status: CheckOutcome['status']): CheckOutcome[] => checks.filter((c) => c.status === status);
-  const named = (list: readonly CheckOutcome[]): string => list.map((c) => (c.reason === undefined ? c.id : `${c.id}: ${c.reason}`)).join('; ');
+  const named = (list: readonly CheckOutcome[]): string => list.map((c) => terminalText(c.reason === undefined ? c.id : `${c.id}: ${c.reason}`)).join('; ');
   const parts = [`${of('passed').length} passed`];
   const failed = of('failed');
   const said = failed.filter((c) => c.reason !== undefined);
@@ -129,10 +128,10 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
 
   para(`${c.bold('switchboard doctor')} ${report.doctor.version} · ${report.target.transport} · ${targetText(report.target)}`);
   const server = report.server;
-  field('Server', server === undefined ? (report.connected ? 'gave no serverInfo' : 'not reached') : `${server.name} ${server.version}${server.title === undefined ? '' : ` (${server.title})`}`);
+  field('Server', server === undefined ? (report.connected ? 'gave no serverInfo' : 'not reached') : terminalText(`${server.name} ${server.version}${server.title === undefined ? '' : ` (${server.title})`}`));
   if (report.connected) {
     const { legacy, modern, dualEra } = report.eras;
-    const list = (revisions: readonly string[]): string => (revisions.length === 0 ? 'none' : revisions.join(', '));
+    const list = (revisions: readonly string[]): string => (revisions.length === 0 ? 'none' : terminalText(revisions.join(', ')));
     field('Eras', `legacy: ${list(legacy)} · modern: ${list(modern)} · ${dualEra ? 'dual-era (both eras)' : legacy.length + modern.length === 0 ? 'no revision confirmed' : `${legacy.length > 0 ? 'legacy' : 'modern'} era only`}`);
   }
   field('Run', `${report.startedAt} · ${msText(report.durationMs)}`);
@@ -150,7 +149,7 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
   if (measurements.length > 0) {
     lines.push('', c.bold('Measurements'));
     const width = Math.max(...measurements.map(([key]) => key.length));
-    for (const [key, value] of measurements) para(measurementText(key, value), `  ${key.padEnd(width)}  `, ' '.repeat(width + 4));
+    for (const [key, value] of measurements) para(measurementText(key, value), `  ${terminalText(key).padEnd(width)}  `, ' '.repeat(width + 4));
   }
   lines.push('');
   para(checksLine(report.checks));
@@ -164,20 +163,21 @@ function renderFinding(
   ctx: { readonly color: (text: string) => string; readonly c: RenderColors; readonly para: (text: string, first?: string, rest?: string) => void; readonly lines: string[] },
 ): void {
   const { color, c, para, lines } = ctx;
+  const t = (text: string): string => terminalText(text, 'block');
   lines.push('');
-  para(`${color(SEVERITY_MARK[finding.severity])} ${c.bold(finding.id)}  ${finding.title}`, '', '  ');
-  para(finding.message, '  ');
+  para(`${color(SEVERITY_MARK[finding.severity])} ${c.bold(terminalText(finding.id))}  ${terminalText(finding.title)}`, '', '  ');
+  para(t(finding.message), '  ');
   if (finding.evidence.length > 0) {
     lines.push(`  ${c.dim('Evidence:')}`);
     for (const evidence of finding.evidence) visibleEvidence(evidence).split('\n').forEach((line, i) => para(line, i === 0 ? '    ' : '      ', '      '));
   }
-  if (finding.spec !== null) para(`Spec: MCP ${finding.spec.revision} ${finding.spec.page} “${finding.spec.section}”`, '  ', '    ');
-  if (finding.source !== undefined) para(`Source: ${finding.source}`, '  ', '    ');
+  if (finding.spec !== null) para(terminalText(`Spec: MCP ${finding.spec.revision} ${finding.spec.page} “${finding.spec.section}”`), '  ', '    ');
+  if (finding.source !== undefined) para(`Source: ${terminalText(finding.source)}`, '  ', '    ');
   // An info finding is knowledge: nothing to fix, so no causes and no fix.
   if (finding.severity === 'info') return;
   if (finding.causes.length > 0) {
     lines.push('  Likely causes:');
-    finding.causes.forEach((cause, i) => para(cause, `    ${i + 1}. `, ' '.repeat(7)));
+    finding.causes.forEach((cause, i) => para(t(cause), `    ${i + 1}. `, ' '.repeat(7)));
   }
-  para(`Fix: ${finding.fix}`, '  ', '    ');
+  para(`Fix: ${t(finding.fix)}`, '  ', '    ');
 }

@@ -283,14 +283,15 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     id: 'http.no-cors',
     area: 'http',
     title: 'Browser clients on another origin',
-    behaviour: 'The server answers no CORS preflight, so a browser page on another origin cannot call it; desktop hosts and command-line clients are not affected.',
+    behaviour:
+      'The server answers no CORS preflight, so a browser page on another origin cannot call it; desktop hosts and command-line clients are not affected. The finding lists what a browser client misses: a 2xx preflight answer with `Access-Control-Allow-Origin`, `POST` in `Access-Control-Allow-Methods` and the MCP request headers in `Access-Control-Allow-Headers`, and (sessions) `Mcp-Session-Id` in `Access-Control-Expose-Headers`.',
     spec: null,
     source: 'https://fetch.spec.whatwg.org/#http-cors-protocol',
     revisions: STREAMABLE,
     transports: ['http'],
     severity: 'info',
     causes: ['CORS is not set up (right for a server only desktop hosts use)'],
-    fix: 'Nothing to fix unless browser clients should reach the server: then answer preflights for their origins.',
+    fix: 'Nothing to fix unless browser clients should reach the server: then answer preflights for their origins with what the finding lists missing, and expose `Mcp-Session-Id` on answers (a Switchboard server does both for the origins in `allowedOrigins`).',
   },
   {
     id: 'http.resumption-broken',

@@ -31,6 +31,8 @@ export {
 export type { CallerFacts, HttpSseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
 export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './server/callerIdentity.js';
 export type { CallerSource, ProxyTrust, TrustProxy } from './server/callerIdentity.js';
+export { DEFAULT_CORS_MAX_AGE_SECONDS } from './server/cors.js';
+export type { McpCorsOptions } from './server/cors.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,

@@ -17,6 +17,25 @@ function names(value: string | undefined): Set<string> {
   return new Set((value ?? '').split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== ''));
 }
 
+/**
+ * What a browser client needs of a preflight answer and does not find in `response` (a 2xx status,
+ * `Access-Control-Allow-Origin`, `POST` in `Access-Control-Allow-Methods`, the `wanted` request headers in
+ * `Access-Control-Allow-Headers`), then, when the client runs sessions, `Mcp-Session-Id` exposed on answers.
+ * @see https://fetch.spec.whatwg.org/#http-responses (a preflight answer needs an ok status and these headers)
+ */
+export function missingForBrowser(response: { readonly status: number; readonly headers: Readonly<Record<string, string | undefined>> }, wanted: readonly string[], sessions: boolean): string[] {
+  const missing: string[] = [];
+  if (response.status < 200 || response.status > 299) missing.push(`a 2xx status (got ${response.status})`);
+  if (response.headers['access-control-allow-origin'] === undefined) missing.push('Access-Control-Allow-Origin');
+  const methods = names(response.headers['access-control-allow-methods']);
+  if (!methods.has('*') && !methods.has('post')) missing.push('POST in Access-Control-Allow-Methods');
+  const allowed = names(response.headers['access-control-allow-headers']);
+  const headers = allowed.has('*') ? [] : wanted.filter((name) => !allowed.has(name));
+  if (headers.length > 0) missing.push(`${headers.join(', ')} in Access-Control-Allow-Headers`);
+  if (sessions) missing.push('Mcp-Session-Id in the Access-Control-Expose-Headers of its answers');
+  return missing;
+}
+
 async function exposed(ctx: CheckContext, origin: string): Promise<void> {
   const session = await openSession(ctx, { tag: 'cors', initialized: false, headers: { origin } });
   if (session === undefined) return;
@@ -48,7 +67,7 @@ async function run(ctx: CheckContext): Promise<void> {
   if (response.status === 0) return;
   if (response.headers['access-control-allow-origin'] === undefined) {
     ctx.report('http.no-cors', {
-      message: `The server answers no CORS preflight (OPTIONS ${response.status}, no Access-Control-Allow-Origin): browser pages on other origins cannot call it`,
+      message: `The server answers no CORS preflight (OPTIONS ${response.status}, no Access-Control-Allow-Origin): browser pages on other origins cannot call it. Missing for a browser client: ${missingForBrowser(response, wanted, sessions).join('; ')}`,
       evidence: exchangeEvidence(request, response),
     });
     return;

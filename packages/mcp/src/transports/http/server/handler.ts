@@ -6,6 +6,7 @@
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
+import { CorsPolicy, corsSettings, isOpaqueOrigin } from './cors.js';
 import { TEXT_HEADERS } from './endpointContext.js';
 import type { EndpointAdmitRequest, EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
@@ -29,7 +30,8 @@ import {
 } from './handlerOptions.js';
 import type { CallerFacts, McpHttpHandlerOptions } from './handlerOptions.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
-import { HostGuard } from './security.js';
+import { HostGuard, isSameOrigin } from './security.js';
+import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
 import { callerAddress, compileTrustProxy } from './callerIdentity.js';
 import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessions/sessionTable.js';
@@ -81,6 +83,8 @@ export class HttpCore {
   readonly #table: SessionTable;
   readonly #streamable: StreamableEndpoint;
   readonly #httpSse: HttpSseEndpoint | undefined;
+  /** CORS for the listed origins; `undefined` when none is listed or `cors: false`. */
+  readonly #cors: CorsPolicy | undefined;
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
@@ -106,6 +110,8 @@ export class HttpCore {
       allowAnyOrigin: options.allowAnyOrigin,
     });
     this.#trust = compileTrustProxy(options.trustProxy);
+    const cors = options.cors ?? true;
+    this.#cors = cors === false || !this.#guard.listsOrigins ? undefined : new CorsPolicy(corsSettings(cors));
     if (options.allowAnyOrigin === true) {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
@@ -174,6 +180,13 @@ export class HttpCore {
     if (!this.matches(path)) return Promise.resolve(NOT_FOUND);
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return Promise.resolve(forbidden);
+    if (this.#cors !== undefined) return this.#handleCors(input, this.#cors);
+    return this.#route(input);
+  }
+
+  /** Hands a request that passed the Host and Origin checks to the endpoint of its path. */
+  #route(input: HttpInput): Promise<HttpOutput> {
+    const path = input.path;
     if (path === this.#path) return this.#streamable.handle(input);
     const httpSse = this.#httpSse as HttpSseEndpoint;
     return path === this.#ssePath ? httpSse.open(input) : httpSse.post(input);
@@ -214,6 +227,28 @@ export class HttpCore {
     if (trust === undefined) return false;
     const peer = input.remoteAddress;
     return peer === undefined || trust(peer, 0);
+  }
+
+  /**
+   * A request when CORS is on (its `Origin` already allowed): a preflight from a listed origin (or the server's own)
+   * is answered here; every other answer gets its CORS headers (a failure too, so a page can read its 500).
+   * @see Fetch standard "CORS protocol"; MCP 2025-11-25 basic/transports.mdx "Security Warning" (Origin validation
+   *   stays the guard's: an origin reaching here is allowed, CORS only lets its page read the answer)
+   */
+  #handleCors(input: HttpInput, cors: CorsPolicy): Promise<HttpOutput> {
+    const origin = input.header('origin');
+    // `null` (an opaque origin: sandboxed frames, `data:` and `file:` pages) gets no CORS even when listed: any site
+    // can make one, so echoing it would let every site read the answers.
+    const corsOrigin = origin !== undefined && !isOpaqueOrigin(origin) && (this.#guard.originListed(origin) || isSameOrigin(origin, input.header('host'), this.#schemeOf(input))) ? origin : undefined;
+    if (corsOrigin !== undefined && CorsPolicy.isPreflight(input)) {
+      const path = input.path;
+      const methods = path === this.#path ? STREAMABLE_HTTP_ALLOW : path === this.#ssePath ? 'GET' : 'POST';
+      return Promise.resolve(cors.preflight(input, corsOrigin, methods));
+    }
+    return this.#route(input).then(
+      (output) => cors.answer(output, corsOrigin),
+      (error: unknown) => cors.answer(this.internalError(error), corsOrigin),
+    );
   }
 
   /** The scheme the client used: the connection's, or the first `X-Forwarded-Proto` value from a trusted proxy. */
@@ -272,7 +307,8 @@ export class HttpCore {
  * Creates the MCP HTTP handler: Streamable HTTP on `path` (POST, GET, DELETE) and, unless disabled, the
  * 2024-11-05 HTTP+SSE transport on `/sse` + `/messages`, all serving `server`.
  *
- * Statuses (each cited in code): 200/202 success; 400 bad JSON (-32700), invalid message, forbidden batch, batch over
+ * Statuses (each cited in code): 200/202 success; 204 a CORS preflight from an origin in `allowedOrigins` (see
+ * `cors`); 400 bad JSON (-32700), invalid message, forbidden batch, batch over
  * `maxBatchSize` or second initialize (-32600), missing `Mcp-Session-Id` or bad `MCP-Protocol-Version` (-32000); 403 foreign
  * `Host`, or an `Origin` that is neither the request's own nor in `allowedOrigins` (any bind address); 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 429 a
@@ -287,9 +323,10 @@ export class HttpCore {
  * @throws TypeError when an option has the wrong type or shape: `server` without `connect`, a `path` (or 2024-11-05 HTTP+SSE
  *   path) not starting with `/` or containing `?`, `#` or spaces, clashing paths, an unknown `responseMode`, host
  *   lists that are not arrays of strings, `allowAnyOrigin` not a boolean, `trustProxy` not a boolean, a list of addresses or CIDR ranges, or a function, `callerIdentity` not a
- *   function, a `sessionStore` without the six {@link SessionStore} methods.
+ *   function, a `sessionStore` without the six {@link SessionStore} methods, `cors` neither a boolean nor an object
+ *   (or its `allowCredentials` not a boolean, its header lists not arrays of header names).
  * @throws RangeError when a numeric option is out of range: `maxBodyBytes`, `maxBatchSize`, `maxJsonDepth`,
- *   `maxSessions`, `maxSessionsPerCaller`, `maxSseBufferBytesTotal` not a positive integer; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
+ *   `maxSessions`, `maxSessionsPerCaller`, `maxSseBufferBytesTotal` not a positive integer; `cors.maxAgeSeconds` not an integer of 0 or more; `sessionIdleTimeoutMs`, `sessionHandshakeTimeoutMs`,
  *   `sessionGraceMs` negative or NaN; `sseRetryMs`,
  *   `sseKeepAliveMs`, `sseAfterMs` negative, NaN or above 2^31 − 1.
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"

@@ -4,6 +4,8 @@
  */
 import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
+import { isHeaderName } from './cors.js';
+import type { McpCorsOptions } from './cors.js';
 import type { ResponseMode } from '../media.js';
 import { compileTrustProxy, exemptFromShare, principalOf } from './callerIdentity.js';
 import type { TrustProxy } from './callerIdentity.js';
@@ -145,16 +147,39 @@ export interface McpHttpHandlerOptions {
   /** Allowed `Host` values: `name` (any port) or `name:port`. @default ['localhost', '127.0.0.1', '[::1]'] */
   readonly allowedHosts?: readonly string[];
   /**
-   * `Origin` values allowed besides the request's own (`scheme://host[:port]`, exact, case-insensitive). A request
-   * that carries an `Origin` (`null` included) that is neither its own origin (the scheme it reached the server
-   * by, and its `Host` header: host and port) nor listed here gets 403, on every bind address and whatever
-   * `dnsRebindingProtection` says. A request without `Origin` (not a browser) is not affected.
-   * @default [] (same-origin only)
+   * `Origin` values allowed besides the request's own (`scheme://host[:port]`, exact, case-insensitive): the
+   * browser pages that may call the server. A request that carries an `Origin` (`null` included) that is neither
+   * its own origin (the scheme it reached the server by, and its `Host` header: host and port) nor listed here gets
+   * 403, on every bind address and whatever `dnsRebindingProtection` says. A request without `Origin` (not a
+   * browser) is not affected. Listing an origin also turns CORS on for it (see `cors`): preflights are answered and
+   * answers expose `Mcp-Session-Id`, so a page there can run a session.
+   * @default [] (same-origin only; no CORS)
    * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"; MCP 2026-07-28 streamable-http.mdx "Security & Endpoint"
    * @example
    * createMcpHttpHandler({ server, allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] })
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * CORS answers for browser clients, when `allowedOrigins` lists at least one origin (otherwise no page on another
+   * origin may call the server, and no CORS header is ever sent). For a request whose `Origin` is listed (or is the
+   * server's own): a preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered 204 with
+   * `Access-Control-Allow-Origin` echoing that origin (never `*`), `Access-Control-Allow-Methods` (the path's:
+   * `GET, POST, DELETE` on the endpoint, `GET` on the 2024-11-05 `/sse`, `POST` on `/messages`),
+   * `Access-Control-Allow-Headers` (the requested names among `Content-Type`, `Accept`, `Authorization`,
+   * `MCP-Protocol-Version`, `Mcp-Session-Id`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, `Last-Event-ID` and
+   * `allowHeaders`) and `Access-Control-Max-Age`; other answers carry `Access-Control-Allow-Origin` and
+   * `Access-Control-Expose-Headers: Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After` (and
+   * `exposeHeaders`). Every answer then carries `Vary: Origin`. An origin not allowed still gets 403, a preflight too.
+   * A listed `null` (opaque origins) is served but gets no CORS: any site can send `Origin: null`.
+   * `false`: no CORS headers (a framework or proxy in front answers CORS itself); `true` or an object: the defaults
+   * of {@link McpCorsOptions}. `allowAnyOrigin` does not extend CORS to unlisted origins.
+   * @default true (on for the origins in `allowedOrigins`)
+   * @see Fetch standard "CORS protocol" (https://fetch.spec.whatwg.org/#http-cors-protocol); MCP 2025-11-25
+   *   basic/transports.mdx "Security Warning" (Origin validation)
+   * @example
+   * createMcpHttpHandler({ server, allowedOrigins: ['https://app.example.com'], cors: { maxAgeSeconds: 600 } })
+   */
+  readonly cors?: boolean | McpCorsOptions;
   /**
    * Turn `Origin` validation off: any web page a user visits may then call this server from the browser. Only for
    * servers that authenticate every request some other way. Logged as a warning when set.
@@ -352,8 +377,30 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
   checkHostList('allowedOrigins', options.allowedOrigins);
   checkFlag('allowAnyOrigin', options.allowAnyOrigin);
   compileTrustProxy(options.trustProxy);
+  checkCors(options.cors);
 }
 
 function checkFlag(name: string, value: boolean | undefined): void {
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${quoted(value)}`);
+}
+
+function checkHeaderNames(name: string, value: readonly string[] | undefined): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string' || !isHeaderName(entry))) {
+    throw new TypeError(`Invalid option ${name}: expected an array of header names, got ${quoted(value)}`);
+  }
+}
+
+/** The `cors` option: a boolean, or an object of {@link McpCorsOptions}. */
+function checkCors(value: boolean | McpCorsOptions | undefined): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null) throw new TypeError(`Invalid option cors: expected a boolean or an object, got ${quoted(value)}`);
+  const age = value.maxAgeSeconds;
+  if (age !== undefined) {
+    if (typeof age !== 'number') throw new TypeError(`Invalid option cors.maxAgeSeconds: expected a number of seconds, got ${quoted(age)}`);
+    if (!Number.isSafeInteger(age) || age < 0) throw new RangeError(`Invalid option cors.maxAgeSeconds: expected an integer of 0 or more seconds, got ${quoted(age)}`);
+  }
+  checkFlag('cors.allowCredentials', value.allowCredentials);
+  checkHeaderNames('cors.allowHeaders', value.allowHeaders);
+  checkHeaderNames('cors.exposeHeaders', value.exposeHeaders);
 }

@@ -168,6 +168,19 @@ export class HostGuard {
     return parsed.port !== undefined && this.#exact.has(`${parsed.hostname}:${parsed.port}`);
   }
 
+  /** Whether `allowedOrigins` lists `origin` (an `Origin` header value, compared in its canonical form). */
+  originListed(origin: string): boolean {
+    const text = origin.trim().toLowerCase();
+    if (text === 'null') return this.#origins.has('null');
+    const parsed = parseOrigin(text);
+    return parsed !== undefined && this.#origins.has(originKey(parsed));
+  }
+
+  /** Whether `allowedOrigins` lists any origin. */
+  get listsOrigins(): boolean {
+    return this.#origins.size > 0;
+  }
+
   /**
    * Whether an `Origin` value is allowed. Absent ⇒ allowed (non-browser clients send none). Present (`null`
    * included) ⇒ allowed only when it is the request's own origin ({@link isSameOrigin} with `host` and
@@ -186,9 +199,6 @@ export class HostGuard {
       return true;
     }
     // RFC 6454 §7.1: the header is one serialized origin or `null`; anything else is malformed and refused.
-    const text = origin.trim().toLowerCase();
-    if (text === 'null') return this.#origins.has('null');
-    const parsed = parseOrigin(text);
-    return parsed !== undefined && this.#origins.has(originKey(parsed));
+    return this.originListed(origin);
   }
 }
