@@ -16,6 +16,7 @@
  * @see the extension `io.modelcontextprotocol/tasks` "Task Creation", "Task Polling", "Task Update Requests",
  *   "Task Cancellation"; MCP 2025-11-25 basic/utilities/tasks.mdx "Creating Tasks", "Getting Task Results"
  */
+import { TASKS_EXTENSION } from '../protocol/inbound.js';
 import type { JsonRpcNotification } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
@@ -25,8 +26,6 @@ import { InvalidResultError, NotSupportedError } from './errors.js';
 import { answerInputRequests, requestWithInputRounds } from './inputRounds.js';
 import type { RequestOptions } from './options.js';
 
-/** The identifier of the 2026-07-28 tasks extension (in `capabilities.extensions` of both sides). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The only revision whose core protocol has tasks (`params.task`, `tasks/result`). */
 const CORE_TASKS_REVISION = '2025-11-25';

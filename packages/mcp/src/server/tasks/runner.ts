@@ -8,7 +8,8 @@
  * @see MCP 2025-11-25 basic/utilities/tasks.mdx "Task Status Lifecycle"; the 2026-07-28 extension
  *   `io.modelcontextprotocol/tasks` "Task Status", "Task Update Requests", "Task Cancellation"
  */
-import { setUnrefTimeout, type Logger, type TimerHandle } from '@switchboard/jsonrpc';
+import { type Logger, type TimerHandle } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import { McpError, McpErrorCode } from '../../protocol/errors.js';
 import { isFinalTaskStatus, type TaskErrorObject, type TaskInputRequest, type TaskRecord, type TaskStore, type TaskUpdate } from '../../stores/taskStore.js';
 

@@ -6,7 +6,7 @@
  * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
  * paths share every decision (the core), and the test suite runs through both.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyRead, HttpInput, HttpOutput } from '../http/server/inputOutput.js';
 import { nodeBodyStream, readNodeBody } from './nodeBody.js';

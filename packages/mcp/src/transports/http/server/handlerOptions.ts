@@ -2,7 +2,7 @@
  * The options of the MCP HTTP handler: their types, their defaults (the `DEFAULT_*` constants) and the validation
  * that refuses values that cannot mean anything, before any session exists.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
 import type { Logger } from '@switchboard/jsonrpc';
 import { isHeaderName } from './cors.js';
 import type { McpCorsOptions } from './cors.js';
