@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STDIO_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/launch.js';
+import { STDIO_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/startupCheck.js';
 import { HTTP_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/reach.js';
 import { STDIO_LATE_CHECKS } from '../packages/cli/src/doctor/checks/stdio.js';
 import { STDIO_HYGIENE_CHECK } from '../packages/cli/src/doctor/checks/stdio/hygiene.js';

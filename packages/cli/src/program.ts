@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import { callCommand } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';
-import type { ServerCommandOptions } from './commands/context.js';
+import type { ServerCommandOptions } from './commands/serverCommand.js';
 import { DEV_HELP, devCommand } from './commands/dev.js';
 import { explainCommand } from './commands/explain.js';
 import { INSTALL_HELP, INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';

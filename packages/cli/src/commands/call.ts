@@ -5,7 +5,7 @@
  */
 import { CliError, ExitCode } from '../errors.js';
 import { printToolResult } from '../content.js';
-import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { reportFailure, withClient, type ServerCommandOptions } from './serverCommand.js';
 import { terminalText } from '../terminalText.js';
 
 /** Reads `--args`: a JSON object. @throws CliError `usage` otherwise */

@@ -14,7 +14,7 @@ import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { progressDisplay } from '../progress.js';
 import { describeTarget, resolveTarget, type Target, type TargetSpec } from '../target.js';
-import { reportFailure } from './context.js';
+import { reportFailure } from './serverCommand.js';
 
 /** What the command line gave `doctor`. */
 export interface DoctorCommandOptions {

@@ -11,7 +11,7 @@ import { serveStdio } from '@switchboard/mcp/stdio';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
-import { reportFailure } from './context.js';
+import { reportFailure } from './serverCommand.js';
 
 /** How long an HTTP server may finish the calls in flight once asked to stop, in ms. */
 export const SERVE_DRAIN_MS = 10_000;

@@ -16,7 +16,7 @@ import { serveStdio } from '@switchboard/mcp/stdio';
 import { loadServerModule, SERVE_DRAIN_MS } from '../commands/serve.js';
 import { ExitCode } from '../errors.js';
 import type { CliIo } from '../cliIo.js';
-import type { ChildMessage, ParentMessage } from './messages.js';
+import type { ChildMessage, ParentMessage } from './generationMessages.js';
 
 /** Sends a message; resolves once it was handed to the channel (so that exiting next cannot lose it). */
 function send(message: ChildMessage): Promise<void> {

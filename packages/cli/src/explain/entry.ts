@@ -1,7 +1,7 @@
 /**
  * The shape of one explanation: what an error code, an HTTP status or an error message means in MCP, per
  * revision, with its likely causes (most likely first), the fixes and the spec sections. The tables are data
- * (`codes.ts`, `statuses.ts`, `messages.ts`), so `switchboard explain` and the doctor read the same knowledge.
+ * (`codeEntries.ts`, `statuses.ts`, `messageEntries.ts`), so `switchboard explain` and the doctor read the same knowledge.
  */
 import type { ProtocolRevision } from '@switchboard/mcp';
 

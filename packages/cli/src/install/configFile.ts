@@ -14,7 +14,7 @@ import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 
 import { CliError } from '../errors.js';
 import { hostConfigFiles, type HostName } from '../hostConfigs.js';
 import type { CliIo } from '../cliIo.js';
-import type { Launch } from './launch.js';
+import type { Launch } from './hostLaunch.js';
 
 /** Where an entry goes: `user` (the home folder), `project` (the working directory), `local` (Claude Code only). */
 export type InstallScope = 'user' | 'project' | 'local';

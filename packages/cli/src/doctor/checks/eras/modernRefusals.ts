@@ -9,7 +9,7 @@
  */
 import type { Check, CheckContext } from '../../types.js';
 import { errorOf, evidenceOf, openModern, recordOf, type RawAnswer, type RawChannel } from './channel.js';
-import { UNKNOWN_REVISION } from './revisions.js';
+import { UNKNOWN_REVISION } from './revisionsCheck.js';
 
 /** The id of the tasks extension (io.modelcontextprotocol/tasks "Capability Negotiation"). */
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

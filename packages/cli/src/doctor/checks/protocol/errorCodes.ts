@@ -10,7 +10,7 @@ import type { Check, CheckContext } from '../../types.js';
 import { errorOf, evidenceOf, openLegacy, openModern, recordOf, resultOf, type RawAnswer, type RawChannel } from '../eras/channel.js';
 import { NO_SUCH_TOOL } from '../eras/modernRefusals.js';
 import { clientChannel } from './clientChannel.js';
-import { errorShapeProblems, reservedCodeProblem, stackFrameIn } from './codes.js';
+import { errorShapeProblems, reservedCodeProblem, stackFrameIn } from './errorRules.js';
 
 /** A URI no server has. */
 export const NO_SUCH_RESOURCE = 'switchboard-doctor://no-such-resource';

@@ -26,7 +26,7 @@ import {
   UNKNOWN_NOTIFICATION,
   type WireEra,
   type WireRequest,
-} from './messages.js';
+} from './probeMessages.js';
 
 /** How long answers that should not come are waited for once the next request is answered, milliseconds. */
 export const STRAGGLER_MS = 250;

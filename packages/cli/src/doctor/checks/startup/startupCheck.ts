@@ -9,7 +9,7 @@
 import { DESKTOP_HOST_PATHS, pathOf, resolveCommand, type CommandResolution } from '../../pathSearch.js';
 import { STARTUP } from '../../requirements/startup.js';
 import type { Check, CheckContext, StdioLine, StdioWire } from '../../types.js';
-import { discoverRequest, initializeRequest, received, responseOf, sent, short, type WireRequest } from '../stdio/messages.js';
+import { discoverRequest, initializeRequest, received, responseOf, sent, short, type WireRequest } from '../stdio/probeMessages.js';
 import { waitOrEnd } from '../stdio/waits.js';
 
 /**

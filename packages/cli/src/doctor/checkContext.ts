@@ -9,7 +9,7 @@ import type { ClientConnector, McpClientOptions } from '@switchboard/mcp/client'
 import { VERSION } from '../version.js';
 import type { Budget } from './budget.js';
 import { anySignal } from './budget.js';
-import { isProtocolLine } from './checks/stdio/messages.js';
+import { isProtocolLine } from './checks/stdio/probeMessages.js';
 import { httpProbe } from './httpProbe.js';
 import { pacedResponse } from '../pacedBody.js';
 import { findingOf } from './report.js';
