@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureIo } from '../packages/cli/src/io.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

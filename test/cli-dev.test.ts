@@ -15,7 +15,7 @@ import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exitWithin, stopByPid } from './helpers/process.js';
-import { captureIo } from '../packages/cli/src/io.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../packages/cli/src/doctor/types.js';
-import { captureIo } from '../packages/cli/src/io.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 import { SDK_V1, V1_HTTP, V1_STDIO } from './helpers/doctorInterop.js';
 import { missingPackage, ROOT, type HttpServerProcess } from './interop-servers/harness.js';

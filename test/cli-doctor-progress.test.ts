@@ -5,7 +5,7 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import type { DoctorProgress } from '../packages/cli/src/doctor/types.js';
-import { captureIo } from '../packages/cli/src/io.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
 import { progressDisplay } from '../packages/cli/src/progress.js';
 
 describe('the doctor progress display without a terminal', () => {

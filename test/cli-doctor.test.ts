@@ -16,7 +16,7 @@ import { openDemoDatabase } from '../examples/demo/database.js';
 import { createDemoServer } from '../examples/demo/server.js';
 import { REQUIREMENTS } from '../packages/cli/src/doctor/requirements/index.js';
 import type { DoctorReport } from '../packages/cli/src/doctor/types.js';
-import { captureIo } from '../packages/cli/src/io.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 import { startBrokenServer } from './helpers/brokenServer.js';
 

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureIo, type CliIo } from '../packages/cli/src/io.js';
+import { captureIo, type CliIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 import { resolveTarget } from '../packages/cli/src/target.js';
 

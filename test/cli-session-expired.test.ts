@@ -70,8 +70,8 @@ describe('switchboard list over a Streamable HTTP session that the server forget
     await handler.close();
   });
 
-  it('starts a new session with initialize and lists the tools (--era session)', async () => {
-    const { code, stdout, stderr } = await cli(['list', url, '--era', 'session']);
+  it('starts a new session with initialize and lists the tools (--era legacy)', async () => {
+    const { code, stdout, stderr } = await cli(['list', url, '--era', 'legacy']);
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/\necho\s+Echoes its text/);
     expect(forgotten.size).toBe(1);

@@ -11,7 +11,7 @@ import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDemoDatabase } from '../examples/demo/database.js';
 import { createDemoServer } from '../examples/demo/server.js';
-import { captureIo, type CliIo } from '../packages/cli/src/io.js';
+import { captureIo, type CliIo } from '../packages/cli/src/cliIo.js';
 import { run } from '../packages/cli/src/run.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -36,7 +36,7 @@ afterAll(async () => {
 describe('switchboard list', () => {
   it.each([
     ['auto', 'modern (stateless)', '2026-07-28'],
-    ['session', 'legacy (session)', '2025-11-25'],
+    ['legacy', 'legacy (session)', '2025-11-25'],
   ])('over stdio with --era %s: the era and revision, then the four tables', async (era, said, revision) => {
     const cli = io();
     expect(await run(['list', '--era', era, ...DEMO], cli)).toBe(0);
@@ -58,8 +58,8 @@ describe('switchboard list', () => {
   }, TEST_MS);
 
   it.each([
-    ['stateless', 'modern', '2026-07-28'],
-    ['session', 'legacy', '2025-11-25'],
+    ['modern', 'modern', '2026-07-28'],
+    ['legacy', 'legacy', '2025-11-25'],
   ])('over HTTP with --era %s --json: the listing as JSON on stdout, nothing on stderr', async (era, said, revision) => {
     const cli = io();
     expect(await run(['list', http.url, '--era', era, '--json'], cli)).toBe(0);
@@ -72,7 +72,7 @@ describe('switchboard list', () => {
 });
 
 describe('switchboard call', () => {
-  it.each(['auto', 'session'])('prints the text of the result over stdio (--era %s)', async (era) => {
+  it.each(['auto', 'legacy'])('prints the text of the result over stdio (--era %s)', async (era) => {
     const cli = io();
     expect(await run(['call', 'add_numbers', '--args', '{"a":2,"b":3}', '--era', era, ...DEMO], cli)).toBe(0);
     expect(cli.out()).toBe('5\n');
@@ -86,7 +86,7 @@ describe('switchboard call', () => {
 
   it('a result with isError: its text on stdout, one line on stderr, exit code 1', async () => {
     const cli = io();
-    expect(await run(['call', http.url, 'add_numbers', '--args', '{"a":"two"}', '--era', 'session'], cli)).toBe(1);
+    expect(await run(['call', http.url, 'add_numbers', '--args', '{"a":"two"}', '--era', 'legacy'], cli)).toBe(1);
     expect(cli.out()).toMatch(/^Invalid arguments for tool "add_numbers"/);
     expect(cli.err()).toContain('switchboard: the tool "add_numbers" returned an error result (isError: true)');
   }, TEST_MS);
@@ -95,7 +95,7 @@ describe('switchboard call', () => {
 
   it('progress shown live on stderr; without a terminal the elicitation is declined, and the CLI says so', async () => {
     const cli = io();
-    expect(await run(['call', 'execute_sql', '--args', SQL, '--era', 'session', ...DEMO], cli)).toBe(1);
+    expect(await run(['call', 'execute_sql', '--args', SQL, '--era', 'legacy', ...DEMO], cli)).toBe(1);
     const err = cli.err().split('\n');
     expect(err.slice(0, 3)).toEqual(['progress 200/800 Read 200 rows', 'progress 400/800 Read 400 rows', 'progress 600/800 Read 600 rows']);
     expect(err).toContain('server asks: The query returned 800 rows. Send all 800 rows to the assistant?');
@@ -108,7 +108,7 @@ describe('switchboard call', () => {
     // "maybe" does not fit a boolean, so the field is asked again.
     const answers = ['', 'maybe', 'yes'];
     const cli = io({ ask: (question) => { questions.push(question); return Promise.resolve(answers.shift() ?? 'n'); } });
-    expect(await run(['call', http.url, 'execute_sql', '--args', SQL, '--era', 'session', '--json'], cli)).toBe(0);
+    expect(await run(['call', http.url, 'execute_sql', '--args', SQL, '--era', 'legacy', '--json'], cli)).toBe(0);
     const field = '  Send all rows — Send 800 rows (boolean, required, default true): ';
     expect(questions).toEqual(['  Answer? (y = answer, n = decline, c = cancel) [y] ', field, field]);
     expect(cli.err()).toContain('server asks: The query returned 800 rows. Send all 800 rows to the assistant?');
@@ -119,7 +119,7 @@ describe('switchboard call', () => {
 });
 
 describe('switchboard read', () => {
-  it.each(['auto', 'session'])('prints a text resource as it is (stdio, --era %s)', async (era) => {
+  it.each(['auto', 'legacy'])('prints a text resource as it is (stdio, --era %s)', async (era) => {
     const cli = io();
     expect(await run(['read', 'sqlite://demo/schema/orders', '--era', era, ...DEMO], cli)).toBe(0);
     expect(JSON.parse(cli.out())).toMatchObject({ table: 'orders', rowCount: 3000 });
@@ -138,8 +138,8 @@ describe('switchboard read', () => {
   }, TEST_MS);
 
   it.each([
-    ['session', -32002],
-    ['stateless', -32602],
+    ['legacy', -32002],
+    ['modern', -32602],
   ])('an unknown resource is the server error of the revision, exit code 1 (--era %s)', async (era, code) => {
     const cli = io();
     expect(await run(['read', http.url, 'sqlite://nope', '--era', era], cli)).toBe(1);
@@ -189,7 +189,7 @@ describe('failures to connect are one line and exit code 2', () => {
   it('an unknown --era value is refused by the parser', async () => {
     const cli = io();
     expect(await run(['list', 'http://127.0.0.1:9/mcp', '--era', 'future'], cli)).toBe(2);
-    expect(cli.err()).toContain("error: option '--era <era>' argument 'future' is invalid. Allowed choices are session, stateless, auto.");
+    expect(cli.err()).toContain("error: option '--era <era>' argument 'future' is invalid. Allowed choices are legacy, modern, auto.");
   });
 });
 
@@ -203,7 +203,7 @@ describe('a target named in a host configuration file (temporary home)', () => {
       writeFileSync(path.join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'demo-http': { url: http.url } } }));
       for (const [name, transport] of [['demo', 'stdio'], ['demo-http', 'streamable-http']]) {
         const cli = io({ home, cwd: home });
-        expect(await run(['list', name!, '--json', '--era', 'session'], cli)).toBe(0);
+        expect(await run(['list', name!, '--json', '--era', 'legacy'], cli)).toBe(0);
         expect(JSON.parse(cli.out())).toMatchObject({ server: { name: 'switchboard-demo' }, era: 'legacy', transport });
       }
     } finally {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError } from '../packages/mcp/src/client/index.js';
 import { FakeHttpServer, isPost, legacySession } from './helpers/fakeHttpServer.js';
 import { McpServer } from '../packages/mcp/src/server/index.js';
-import { streamableHttp, type FetchLike } from '../packages/mcp/src/transports/http/index.js';
+import { streamableHttp, type FetchLike } from '../packages/mcp/src/client/index.js';
 import { serveHttp, type ServeHttpHandle } from '../packages/mcp/src/transports/node/index.js';
 import type { Logger } from '@switchboard/jsonrpc';
 

@@ -263,7 +263,7 @@ function runModern(page: Page, url: string): Promise<{ status: number; text: str
 }
 
 /** In the page: a 2024-11-05 HTTP+SSE session with EventSource: the endpoint event, then a ping POSTed and answered. */
-function runSse2024(page: Page, origin: string): Promise<{ endpoint: string; postStatus: number; answer: string }> {
+function runHttpSse(page: Page, origin: string): Promise<{ endpoint: string; postStatus: number; answer: string }> {
   return page.evaluate(async (server: string) => {
     const source = new EventSource(`${server}/sse`);
     try {
@@ -389,7 +389,7 @@ describe.skipIf(!HAS_CHROMIUM).each(['direct', 'fetch'] as const)('a browser pag
 
   it('a 2024-11-05 HTTP+SSE session: EventSource on /sse, the message POSTed, its answer on the stream', async () => {
     await page.goto(`${pageOrigin}/`);
-    const run = await runSse2024(page, mcpOrigin);
+    const run = await runHttpSse(page, mcpOrigin);
     expect(run.endpoint).toMatch(/^\/messages\?sessionId=/);
     expect(run.postStatus).toBe(202);
     expect(JSON.parse(run.answer)).toMatchObject({ jsonrpc: '2.0', id: 7, result: { protocolVersion: '2024-11-05' } });

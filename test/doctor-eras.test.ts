@@ -22,7 +22,7 @@ function said(report: DoctorReport): string[] {
 
 function unfinished(report: DoctorReport): string[] {
   // `failed` is a check that reported something (the dual-era info): what it said is asserted on its own.
-  // `skipped` is a check that does not apply (no --call, no 2026-07-28 under --era session).
+  // `skipped` is a check that does not apply (no --call, no 2026-07-28 under --era legacy).
   return report.checks.filter((c) => c.status !== 'passed' && c.status !== 'failed' && c.status !== 'skipped').map((c) => `${c.id}: ${c.status} ${c.reason ?? ''}`);
 }
 
@@ -56,11 +56,11 @@ describe('the eras and protocol checks on our demo server', () => {
     expect(unfinished(report)).toEqual([]);
   });
 
-  it('--era session probes initialize only; --era stateless probes server/discover only', async () => {
-    const session = await diagnose(STDIO, { era: 'session' });
+  it('--era legacy probes initialize only; --era modern probes server/discover only', async () => {
+    const session = await diagnose(STDIO, { era: 'legacy' });
     expect(session.eras).toEqual({ legacy: LEGACY, modern: [], dualEra: false });
     expect(said(session)).toEqual([]);
-    const stateless = await diagnose(http, { era: 'stateless' });
+    const stateless = await diagnose(http, { era: 'modern' });
     expect(stateless.eras).toEqual({ legacy: [], modern: ['2026-07-28'], dualEra: false });
     expect(said(stateless)).toEqual([]);
     expect([...unfinished(session), ...unfinished(stateless)]).toEqual([]);

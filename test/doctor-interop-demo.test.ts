@@ -2,7 +2,7 @@
 import { DEMO, describeRow, type Row } from './helpers/doctorInterop.js';
 
 const ROWS: readonly Row[] = [
-  ...(['session', 'stateless', 'auto'] as const).flatMap((era): Row[] => [
+  ...(['legacy', 'modern', 'auto'] as const).flatMap((era): Row[] => [
     { peer: DEMO, transport: 'stdio', era, expect: 'clean' },
     { peer: DEMO, transport: 'http', era, expect: 'clean' },
   ]),

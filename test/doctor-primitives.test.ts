@@ -47,7 +47,7 @@ const fixture = (name: string): string[] => [path.join(FIXTURES, `${name}.mjs`)]
 const ids = (findings: readonly Finding[]): string[] => findings.map((f) => f.id);
 
 describe('doctor primitives checks', () => {
-  for (const era of ['session', 'stateless'] as const) {
+  for (const era of ['legacy', 'modern'] as const) {
     it(`reports nothing about our demo server (stdio, --era ${era}) and measures it`, async () => {
       const { findings, facts } = await runPrimitives([path.join(ROOT, 'examples', 'demo', 'main.js'), '--stdio'], { era, call: { name: 'add_numbers', args: { a: 2, b: 3 } } });
       expect(findings).toEqual([]);

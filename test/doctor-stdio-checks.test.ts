@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STDIO_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/launch.js';
+import { STDIO_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/startupCheck.js';
 import { HTTP_STARTUP_CHECK } from '../packages/cli/src/doctor/checks/startup/reach.js';
 import { STDIO_LATE_CHECKS } from '../packages/cli/src/doctor/checks/stdio.js';
 import { STDIO_HYGIENE_CHECK } from '../packages/cli/src/doctor/checks/stdio/hygiene.js';
@@ -108,10 +108,10 @@ describe('startup.stdio', () => {
     ]);
   });
 
-  it('--era session asks with initialize alone, --era stateless with server/discover alone', async () => {
-    const session = await doctor(STDIO_STARTUP_CHECK, { fixture: 'stdio-no-answer', requestTimeoutMs: 1200, era: 'session' });
+  it('--era legacy asks with initialize alone, --era modern with server/discover alone', async () => {
+    const session = await doctor(STDIO_STARTUP_CHECK, { fixture: 'stdio-no-answer', requestTimeoutMs: 1200, era: 'legacy' });
     expect(session.findings.map((f) => f.message)).toEqual(['No answer to "initialize" within 1200 ms: the process runs and wrote nothing on stdout']);
-    const stateless = await doctor(STDIO_STARTUP_CHECK, { fixture: 'stdio-no-answer', requestTimeoutMs: 1200, era: 'stateless' });
+    const stateless = await doctor(STDIO_STARTUP_CHECK, { fixture: 'stdio-no-answer', requestTimeoutMs: 1200, era: 'modern' });
     expect(stateless.findings.map((f) => f.message)).toEqual(['No answer to "server/discover" within 1200 ms: the process runs and wrote nothing on stdout']);
   });
 
@@ -167,8 +167,8 @@ describe('startup.stdio: the PATH of a desktop host', () => {
 });
 
 describe('stdio.hygiene', () => {
-  it('our demo server is clean in the legacy era (--era session) and in the modern era (--era stateless)', async () => {
-    for (const era of ['session', 'stateless'] as const) {
+  it('our demo server is clean in the legacy era (--era legacy) and in the modern era (--era modern)', async () => {
+    for (const era of ['legacy', 'modern'] as const) {
       const report = await doctor(STDIO_HYGIENE_CHECK, { args: DEMO, era });
       expect(seen(report), era).toEqual([]);
       expect(outcome(report, 'stdio.hygiene'), era).toBe('passed');
@@ -187,7 +187,7 @@ describe('stdio.hygiene', () => {
   });
 
   it('CR LF line endings are found, each line quoted with its CR', async () => {
-    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-crlf', era: 'session' });
+    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-crlf', era: 'legacy' });
     expect(report.findings.map((f) => f.id)).toEqual(['stdio.crlf-line-endings']);
     expect(report.findings[0]!.message).toMatch(/^(\d+) lines of \1 on stdout end with CR LF, not LF alone$/);
     expect(report.findings[0]!.evidence[1]).toBe('stdout line 2: {"jsonrpc":"2.0","id":"7","result":{}}\r');
@@ -200,7 +200,7 @@ describe('stdio.hygiene', () => {
   });
 
   it('answers to notifications are found, with the notifications sent and the answers seen', async () => {
-    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-answers-notifications', era: 'session' });
+    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-answers-notifications', era: 'legacy' });
     expect(seen(report)).toEqual([
       {
         id: 'stdio.notification-answered',
@@ -216,7 +216,7 @@ describe('stdio.hygiene', () => {
   });
 
   it('a string id answered as a number is id-type-changed', async () => {
-    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-numeric-ids', era: 'session' });
+    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-numeric-ids', era: 'legacy' });
     expect(seen(report)).toEqual([
       {
         id: 'stdio.id-type-changed',
@@ -227,7 +227,7 @@ describe('stdio.hygiene', () => {
   });
 
   it('a malformed line that ends the process is found, with its exit code and stderr', async () => {
-    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-dies-on-malformed-line', era: 'session' });
+    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-dies-on-malformed-line', era: 'legacy' });
     expect(seen(report)).toEqual([
       {
         id: 'stdio.malformed-line-kills-server',
@@ -238,14 +238,14 @@ describe('stdio.hygiene', () => {
   });
 
   it('in the modern era the same session runs on server/discover: a changed id type and a deadly malformed line are found', async () => {
-    const ids = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-numeric-ids', era: 'stateless' });
+    const ids = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-numeric-ids', era: 'modern' });
     expect(ids.findings.map((f) => [f.id, f.message, f.evidence[0]?.slice(0, 50)])).toEqual([['stdio.id-type-changed', 'Response ids change type: the string id "7" came back as 7', '→ {"jsonrpc":"2.0","id":"7","method":"server/disco']]);
-    const dies = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-dies-on-malformed-line', era: 'stateless' });
+    const dies = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-dies-on-malformed-line', era: 'modern' });
     expect(dies.findings.map((f) => [f.id, f.message])).toEqual([['stdio.malformed-line-kills-server', 'After a line that is not JSON the server exited with code 1']]);
   });
 
   it('a malformed line dropped without -32700 is parse-error-reply, and the session goes on', async () => {
-    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-silent-parse-error', era: 'session' });
+    const report = await doctor(STDIO_HYGIENE_CHECK, { fixture: 'stdio-silent-parse-error', era: 'legacy' });
     expect(seen(report)).toEqual([
       { id: 'stdio.parse-error-reply', message: 'A line that is not JSON got no answer (expected a -32700 error with "id": null)', evidence: ['→ {"jsonrpc":"2.0",', '← (no answer)'] },
     ]);

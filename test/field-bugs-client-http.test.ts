@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpStatusError, McpClient } from '@switchboard/mcp/client';
-import { streamableHttp } from '@switchboard/mcp/http';
+import { streamableHttp } from '@switchboard/mcp/client';
 import {
   FakeHttpServer, isPost, legacySession, openSse, sendJson, type FakeHandler, type Message, type RecordedRequest,
 } from './helpers/fakeHttpServer.js';

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { entryNames, entrySources, namesExportedTwice } from './helpers/entryNames.js';
 import { cyclesOf, importGraph } from './helpers/importGraph.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -110,5 +111,22 @@ describe('layering', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('every exported name has one home: no name is exported by two public entries', () => {
+    const names = entryNames(entrySources(ROOT));
+    expect(names.get('@switchboard/mcp/stores')).toContain('InMemorySessionStore'); // the scan reads the entries
+    expect([...names.values()].reduce((n, list) => n + list.length, 0)).toBeGreaterThan(300);
+    expect(namesExportedTwice(names)).toEqual([]);
+  }, 30_000);
+
+  it('the one-home check finds a planted name exported twice', () => {
+    const planted = new Map([
+      ['@x/a', ['One', 'Two']],
+      ['@x/b', ['Three', 'Two']],
+      ['@x/c', ['Two']],
+    ]);
+    expect(namesExportedTwice(planted)).toEqual(['Two: @x/a, @x/b, @x/c']);
+    expect(namesExportedTwice(new Map([['@x/a', ['One']], ['@x/b', ['Two']]]))).toEqual([]);
   });
 });

@@ -6,7 +6,8 @@
 //   node bench/lib/dispatch.mjs [--rounds 6] [--round-ms 400] [--payload 64]
 import { performance } from 'node:perf_hooks';
 import { JSONRPCServer } from 'json-rpc-2.0';
-import { Dispatcher, classifyValue, stringifyReply } from '@switchboard/jsonrpc';
+import { Dispatcher, classifyValue } from '@switchboard/jsonrpc';
+import { stringifyReply } from '@switchboard/jsonrpc/internal';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);

@@ -5,7 +5,8 @@
  */
 // #region imports
 import { z } from 'zod';
-import { McpServer, ResourceNotFoundError, ToolError } from '@switchboard/mcp/server';
+import { McpServer, ToolError } from '@switchboard/mcp/server';
+import { ResourceNotFoundError } from '@switchboard/mcp';
 // #endregion
 
 // #region data

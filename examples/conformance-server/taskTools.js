@@ -7,7 +7,8 @@
  * handlers also serve 2025-11-25 core tasks (`params.task`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { McpError, ToolError } from '@switchboard/mcp/server';
+import { ToolError } from '@switchboard/mcp/server';
+import { McpError } from '@switchboard/mcp';
 
 /** @typedef {import('@switchboard/mcp/server').McpServer} McpServer */
 /** @typedef {import('@switchboard/mcp/server').RequestContext} RequestContext */

@@ -17,7 +17,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { McpServer, ResourceNotFoundError, ToolError } from '@switchboard/mcp/server';
+import { McpServer, ToolError } from '@switchboard/mcp/server';
+import { ResourceNotFoundError } from '@switchboard/mcp';
 import { QueryRefusedError, describeColumns, jsonCell, listTables, openDemoDatabase } from './database.js';
 import { QueryRunner, QueryTimeoutError } from './query-runner.js';
 

@@ -15,8 +15,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '@switchboard/jsonrpc';
-import { InMemoryNotificationBus, InMemoryTaskStore, McpServer, type McpServerOptions } from '@switchboard/mcp';
-import { createMcpHttpHandler, SseDecoder, type McpHttpHandler } from '@switchboard/mcp/http';
+import { InMemoryNotificationBus, InMemoryTaskStore } from '@switchboard/mcp/stores';
+import { McpServer, type McpServerOptions } from '@switchboard/mcp/server';
+import { createMcpHttpHandler, type McpHttpHandler } from '@switchboard/mcp/http';
+import { SseDecoder } from '@switchboard/mcp/client';
 import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
 import { call, open, type OpenExchange } from './http-wire.js';
 

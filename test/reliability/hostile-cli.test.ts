@@ -104,7 +104,7 @@ describe('terminal escapes from a hostile server never reach the terminal raw', 
   ] as const)('%s', async (_name, args: readonly string[], expected: { readonly stdout?: readonly string[]; readonly stderr?: readonly string[] }) => {
     // EVIL_TOOL: the fixture's tool whose name carries the hostile characters.
     const argv = args.map((word) => (word === 'EVIL_TOOL' ? `evil${EVIL}` : word));
-    const ran = await cli([...argv, '--era', 'session', '--timeout-ms', '20000', ...stdio('escape')], { killAfterMs: 30_000 });
+    const ran = await cli([...argv, '--era', 'legacy', '--timeout-ms', '20000', ...stdio('escape')], { killAfterMs: 30_000 });
     expectNoRawControls(ran);
     for (const text of expected.stdout ?? []) expect(ran.stdout).toContain(text);
     for (const text of expected.stderr ?? []) expect(ran.stderr).toContain(text);
@@ -147,8 +147,8 @@ describe('the CLI exits once its work is done, whatever the server leaves behind
 
   it.each([
     ['doctor', ['doctor', '--timeout-ms', '20000', '--request-timeout-ms', '3000']],
-    ['list', ['list', '--era', 'session', '--timeout-ms', '20000']],
-    ['call', ['call', 'fail', '--era', 'session', '--timeout-ms', '20000']],
+    ['list', ['list', '--era', 'legacy', '--timeout-ms', '20000']],
+    ['call', ['call', 'fail', '--era', 'legacy', '--timeout-ms', '20000']],
   ])('%s with a daemonized grandchild holding the server\'s stdio pipes', async (_name, args) => {
     const ran = await cli([...args, ...stdio('daemon')], { killAfterMs: 30_000, env: { HOSTILE_PID_FILE: pidFile } });
     expect(ran.killed, `still running after 30 s; stderr: ${ran.stderr.slice(-500)}`).toBe(false);
@@ -162,7 +162,7 @@ describe('the CLI exits once its work is done, whatever the server leaves behind
 
 describe('--timeout-ms bounds the whole command', () => {
   it('call --timeout-ms 3000 against a server that sends progress for ever ends by then with a clear error', async () => {
-    const ran = await cli(['call', 'evil', '--era', 'session', '--timeout-ms', '3000', ...stdio('progress')], { killAfterMs: 20_000 });
+    const ran = await cli(['call', 'evil', '--era', 'legacy', '--timeout-ms', '3000', ...stdio('progress')], { killAfterMs: 20_000 });
     expect(ran.killed, 'still running after 20 s').toBe(false);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain('switchboard: The command did not finish within its budget of 3000 ms (--timeout-ms)');
@@ -176,7 +176,7 @@ describe('--timeout-ms bounds the whole command', () => {
   it(`list renders a catalog of ${STRESS ? '200,000' : '50,000'} tools within its budget`, async () => {
     const size = STRESS ? 200_000 : 50_000;
     const budgetMs = STRESS ? 60_000 : 15_000;
-    const ran = await cli(['list', '--era', 'session', '--timeout-ms', String(budgetMs), ...stdio('catalog', String(size))], { killAfterMs: budgetMs + 15_000 });
+    const ran = await cli(['list', '--era', 'legacy', '--timeout-ms', String(budgetMs), ...stdio('catalog', String(size))], { killAfterMs: budgetMs + 15_000 });
     expect(ran.killed).toBe(false);
     expect(ran.code).toBe(0);
     const lines = ran.stdout.split('\n');
@@ -226,7 +226,7 @@ describe('--timeout-ms bounds the whole command', () => {
         server.once('exit', () => reject(new Error('the SSE fixture exited')));
       });
       const budgetMs = 8000;
-      const ran = await cli(['list', '--era', 'session', '--timeout-ms', String(budgetMs), url], { killAfterMs: budgetMs * 4 });
+      const ran = await cli(['list', '--era', 'legacy', '--timeout-ms', String(budgetMs), url], { killAfterMs: budgetMs * 4 });
       expect(ran.killed).toBe(false);
       expect(ran.code).toBe(1);
       // Either the budget ends it, or the line reaches the client's SSE event cap first (the decoder is linear now, so

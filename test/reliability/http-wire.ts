@@ -3,7 +3,7 @@
  * cut a socket mid-response, read SSE events as they arrive, and check whole wire messages.
  */
 import http from 'node:http';
-import { SseDecoder } from '@switchboard/mcp/http';
+import { SseDecoder } from '@switchboard/mcp/client';
 
 export const REVISION = '2025-11-25';
 

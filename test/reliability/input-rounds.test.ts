@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../packages/mcp/src/client/index.js';
 import { McpError } from '../../packages/mcp/src/protocol/errors.js';
-import { streamableHttp } from '../../packages/mcp/src/transports/http/index.js';
+import { streamableHttp } from '../../packages/mcp/src/client/index.js';
 import { endStdin, stopByPid } from '../helpers/process.js';
 import { StdioLines, type Message } from '../helpers/stdioLines.js';
 import { open } from './http-wire.js';

@@ -226,7 +226,7 @@ class StreamableWire implements Wire {
   }
 }
 
-class Sse2024Wire implements Wire {
+class HttpSseWire implements Wire {
   readonly answers: unknown[] = [];
   readonly name = 'HTTP+SSE 2024-11-05';
   #stream: OpenExchange | undefined;
@@ -270,7 +270,7 @@ let stdioBatches: StdioWire;
 let memory: MemoryWire;
 let streamable: StreamableWire;
 let streamableBatches: StreamableWire;
-let sse2024: Sse2024Wire;
+let httpSse: HttpSseWire;
 let wires: Wire[];
 
 beforeAll(async () => {
@@ -278,7 +278,7 @@ beforeAll(async () => {
     server: makeServer(recordingLogger(httpLogs)),
     port: 0,
     host: '127.0.0.1',
-    sse2024: true,
+    httpSse: true,
     maxBodyBytes: MAX_BODY,
     maxBatchSize: MAX_BATCH,
   });
@@ -289,19 +289,19 @@ beforeAll(async () => {
   memory = new MemoryWire();
   streamable = new StreamableWire('Streamable HTTP', url, httpLogs, '2025-11-25');
   streamableBatches = new StreamableWire('Streamable HTTP 2025-03-26', url, httpLogs, '2025-03-26');
-  sse2024 = new Sse2024Wire(base, httpLogs);
+  httpSse = new HttpSseWire(base, httpLogs);
   await memory.start();
   for (const [wire, revision] of [[stdio, '2025-11-25'], [stdioBatches, '2025-03-26'], [memory, '2025-11-25']] as const) {
     await wire.send(initialize(revision));
     await waitFor(() => wire.answers.length > 0, () => `${wire.name} initialize`);
     await wire.send(INITIALIZED);
   }
-  await Promise.all([streamable.start(), streamableBatches.start(), sse2024.start()]);
-  wires = [stdio, memory, streamable, sse2024];
+  await Promise.all([streamable.start(), streamableBatches.start(), httpSse.start()]);
+  wires = [stdio, memory, streamable, httpSse];
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([stdio?.close(), stdioBatches?.close(), memory?.close(), sse2024?.close()]);
+  await Promise.all([stdio?.close(), stdioBatches?.close(), memory?.close(), httpSse?.close()]);
   await handle?.close();
 });
 
@@ -425,8 +425,8 @@ describe('5. every refusal carries the request id when it was readable, none (nu
       status: 400,
       id: R,
     },
-    { label: '2024-11-05: no sessionId', send: () => post(`${sse2024.base}/messages`, request()), status: 400, id: R },
-    { label: '2024-11-05: session not found', send: () => post(`${sse2024.base}/messages?sessionId=gone`, request()), status: 404, id: R },
+    { label: '2024-11-05: no sessionId', send: () => post(`${httpSse.base}/messages`, request()), status: 400, id: R },
+    { label: '2024-11-05: session not found', send: () => post(`${httpSse.base}/messages?sessionId=gone`, request()), status: 404, id: R },
     { label: 'not JSON', send: () => post(handle.url, '{"jsonrpc":', s()), status: 400, id: null },
     { label: 'an id that is not an id', send: () => post(handle.url, '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', s()), status: 400, id: null },
     { label: 'a body over maxBodyBytes', send: () => post(handle.url, request({ params: { pad: 'x'.repeat(MAX_BODY) } }), s()), status: 413, id: null },

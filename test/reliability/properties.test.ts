@@ -15,19 +15,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_MAX_JSON_DEPTH,
-  Dispatcher,
-  ErrorCode,
-  JsonRpcError,
-  NdjsonDecoder,
-  classifyValue,
-  encodeNdjson,
-  exceedsJsonDepth,
-  isValidId,
-  parseJson,
-  parseMessage,
-} from '@switchboard/jsonrpc';
+import { DEFAULT_MAX_JSON_DEPTH, Dispatcher, ErrorCode, JsonRpcError, NdjsonDecoder, classifyValue, encodeNdjson, isValidId, parseJson, parseMessage } from '@switchboard/jsonrpc';
+import { exceedsJsonDepth } from '@switchboard/jsonrpc/internal';
 import type { Inbound, InboundSingle, JsonRpcId, JsonRpcResponse, NdjsonEvent } from '@switchboard/jsonrpc';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { checkStreamableHttpHead, classifyStreamableHttp } from '../../packages/mcp/src/transports/http/server/ladder/ladder.js';

@@ -9,17 +9,8 @@
  */
 import { expectTypeOf } from 'vitest';
 import { z } from 'zod';
-import {
-  McpServer,
-  type CallToolResult,
-  type JsonSchemaType,
-  type PromptArgs,
-  type StandardSchemaV1,
-  type TemplateVariables,
-  type ToolDefinition,
-  type ToolArgs,
-  type ToolResult,
-} from '@switchboard/mcp';
+import { type CallToolResult } from '@switchboard/mcp';
+import { McpServer, type JsonSchemaType, type PromptArgs, type StandardSchemaV1, type TemplateVariables, type ToolDefinition, type ToolArgs, type ToolResult } from '@switchboard/mcp/server';
 
 const server = new McpServer({ name: 'types', version: '0.0.0' });
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });

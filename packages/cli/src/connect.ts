@@ -8,13 +8,13 @@ import { McpClient } from '@switchboard/mcp/client';
 import { anySignal } from './doctor/budget.js';
 import { terminalElicitation } from './elicitation.js';
 import { pacedResponse } from './pacedBody.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import type { Output } from './output.js';
 import { connectorFor, type Target } from './target.js';
 import { terminalText } from './terminalText.js';
 
 /** The `--era` values and the client era each one asks for. */
-export const ERA_CHOICES = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
+export const ERA_CHOICES = { legacy: 'legacy', modern: 'modern', auto: 'auto' } as const;
 
 /** An `--era` value. */
 export type EraChoice = keyof typeof ERA_CHOICES;

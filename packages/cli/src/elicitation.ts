@@ -5,7 +5,7 @@
  * value shown (the message, the URL, field titles, descriptions, choices, defaults) goes through `terminalText`.
  */
 import type { ElicitParams, ElicitResult } from '@switchboard/mcp';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import type { Output } from './output.js';
 import { terminalText } from './terminalText.js';
 

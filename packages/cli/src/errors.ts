@@ -60,7 +60,7 @@ export function describeFailure(error: unknown, options: { readonly connecting: 
       connection_closed: 'the server ended the connection; switchboard explain "Connection closed"',
       request_timeout: 'raise --timeout-ms, or see switchboard explain "Request timed out"',
       http_status: 'switchboard explain <status> says what the status means',
-      negotiation_failed: 'try --era session or --era stateless',
+      negotiation_failed: 'try --era legacy or --era modern',
       session_expired: 'the server forgot the session; run the command again',
     };
     const hint = hints[error.code];

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from './errors.js';
 import { findServer, hostConfigFiles } from './hostConfigs.js';
-import { captureIo, type CliIo } from './io.js';
+import { captureIo, type CliIo } from './cliIo.js';
 import { resolveTarget } from './target.js';
 
 let root: string;

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { CliError } from './errors.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 
 /** The hosts whose configuration files are read. */
 export type HostName = 'claude-desktop' | 'cursor' | 'vscode' | 'claude-code';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import process from 'node:process';
 import { createInterface } from 'node:readline/promises';
 import { nodeDoctorEnv } from './doctor/index.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import { SERVER_COMMANDS } from './program.js';
 import { run } from './run.js';
 import { SERVE_DRAIN_MS } from './commands/serve.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureIo } from './io.js';
+import { captureIo } from './cliIo.js';
 import { cut, Output } from './output.js';
 
 /** What `cut` did before it was made linear (and before it escaped controls): the reference for plain text. */

@@ -4,7 +4,7 @@
  * made safe by `terminalText.ts` before it is coloured; table cells and JSON are made safe here.
  */
 import pc from 'picocolors';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import { terminalJson, terminalText } from './terminalText.js';
 
 /** The width used when stdout is not a terminal. */

@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import { callCommand, callWords } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';
-import type { ServerCommandOptions } from './commands/context.js';
+import type { ServerCommandOptions } from './commands/serverCommand.js';
 import { DEV_HELP, devCommand } from './commands/dev.js';
 import { explainCommand } from './commands/explain.js';
 import { INSTALL_HELP, INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
@@ -15,7 +15,7 @@ import { revisionsCommand } from './commands/revisions.js';
 import { serveCommand } from './commands/serve.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
 import { runGeneration } from './dev/child.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import { Output } from './output.js';
 import { VERSION } from './version.js';
 
@@ -109,7 +109,7 @@ function serverOptions(command: Command): Command {
     .option('--cwd <dir>', 'working directory of a stdio server')
     .option('--config <file>', 'read server names from this host configuration file only')
     .option('--timeout-ms <ms>', 'budget of the whole command: connect, every request, the output (default 60000)', positiveInteger)
-    .addOption(new Option('--era <era>', 'which protocol era to speak: session (legacy, initialize), stateless (2026-07-28), auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .addOption(new Option('--era <era>', 'which protocol era to speak: legacy (session-based, initialize), modern (2026-07-28), auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--json', 'print JSON on stdout');
 }
 
@@ -151,7 +151,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--config <file>', 'read server names from this host configuration file only')
     .option('--timeout-ms <ms>', 'budget of the whole run: the report comes by then (default 60000)', positiveInteger)
     .option('--request-timeout-ms <ms>', 'budget of each request or wait (default 10000)', positiveInteger)
-    .addOption(new Option('--era <era>', 'which protocol era the checks connect in: session (legacy), stateless (2026-07-28), auto').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .addOption(new Option('--era <era>', 'which protocol era the checks connect in: legacy (session-based), modern (2026-07-28), auto').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--call <tool>', 'call this tool (and no other) and check its result; the doctor calls no tool otherwise')
     .option('--args <json>', 'the arguments of --call, a JSON object')
     .option('--json', 'print the report as JSON on stdout (it validates against schema/doctor-report.schema.json)')

@@ -8,7 +8,7 @@
 import yoctoSpinner, { type Spinner } from 'yocto-spinner';
 import { SEVERITY_MARK } from './doctor/render.js';
 import type { DoctorProgress } from './doctor/types.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import type { Colors } from './output.js';
 import { terminalText } from './terminalText.js';
 

@@ -3,7 +3,7 @@ import { McpClient } from '@switchboard/mcp/client';
 import { McpServer } from '@switchboard/mcp/server';
 import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
 import { describe, expect, it } from 'vitest';
-import { captureIo } from './io.js';
+import { captureIo } from './cliIo.js';
 import { run, VERSION } from './run.js';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {

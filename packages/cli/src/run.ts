@@ -4,7 +4,7 @@
  * layers").
  */
 import { CommanderError } from 'commander';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 import { buildProgram, commanderExitCode, SERVER_COMMANDS, type ProgramState } from './program.js';
 
 export { VERSION } from './version.js';

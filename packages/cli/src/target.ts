@@ -8,7 +8,7 @@ import { httpSse, streamableHttp, type ClientConnector } from '@switchboard/mcp/
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { CliError } from './errors.js';
 import { findServer, type HostConfigFile } from './hostConfigs.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cliIo.js';
 
 /** A server to reach, resolved. */
 export type Target =

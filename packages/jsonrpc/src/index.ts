@@ -24,11 +24,10 @@ export { silentLogger } from './logger.js';
 export type { Inbound, InboundSingle } from './classify.js';
 export { classifyValue, errorResponse, isValidId, parseMessage } from './classify.js';
 export { echo, echoId, MAX_ECHO_CHARS } from './echo.js';
-export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, parseJson } from './json.js';
+export { DEFAULT_MAX_JSON_DEPTH, parseJson } from './json.js';
 export type { ParseJsonOptions, ParsedJson } from './json.js';
 export type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
 export { DEFAULT_MAX_BATCH_SIZE, Dispatcher, RESERVED_METHOD_PREFIX } from './dispatcher.js';
-export { stringifyReply } from './reply.js';
 export type {
   ContextFactory,
   ContextRequest,
@@ -38,8 +37,6 @@ export type {
   MethodOptions,
   ParamsValidator,
 } from './dispatcher.js';
-export { batchTooLarge } from './batch.js';
-export { clampTimerMs, MAX_TIMER_MS, setUnrefTimeout } from './timers.js';
 export type { TimerHandle } from './timers.js';
 export type { Instrumentation, RequestEnd, RequestInfo, RequestOutcome } from './instrument.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';

@@ -7,9 +7,9 @@
 import { CliError, ExitCode } from '../errors.js';
 import { findServer } from '../hostConfigs.js';
 import { resolveTarget } from '../target.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import { printToolResult } from '../content.js';
-import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { reportFailure, withClient, type ServerCommandOptions } from './serverCommand.js';
 import { terminalText } from '../terminalText.js';
 
 /** Reads `--args`: a JSON object. @throws CliError `usage` otherwise */

@@ -15,13 +15,13 @@ import path from 'node:path';
 import process from 'node:process';
 import { isLoopbackHost } from '@switchboard/mcp/http';
 import { CliError, ExitCode } from '../errors.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { startForwarder, type Forwarder } from '../dev/httpForward.js';
 import { GenerationFailedError, startGeneration, type Generation } from '../dev/generation.js';
 import { StdioRelay } from '../dev/stdioRelay.js';
 import { watchSources, type Watcher } from '../dev/watch.js';
-import { reportFailure } from './context.js';
+import { reportFailure } from './serverCommand.js';
 import { SERVE_DRAIN_MS } from './serve.js';
 
 /** How long a stdio generation may finish what it was asked once its stdin is closed, in ms. */

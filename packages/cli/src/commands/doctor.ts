@@ -17,11 +17,11 @@ import type { FailOn, GateOptions } from '../doctor/gateTypes.js';
 import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
 import type { EraChoice } from '../connect.js';
 import { CliError } from '../errors.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { progressDisplay } from '../progress.js';
 import { describeTarget, resolveTarget, type Target, type TargetSpec } from '../target.js';
-import { reportFailure } from './context.js';
+import { reportFailure } from './serverCommand.js';
 
 /** What the command line gave `doctor`. */
 export interface DoctorCommandOptions {

@@ -7,14 +7,14 @@
  */
 import { CliError, ExitCode } from '../errors.js';
 import type { HostName } from '../hostConfigs.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import { openClient } from '../connect.js';
 import type { Output } from '../output.js';
 import { destinationFor, hostEntry, readConfig, serversTable, withEntry, writeAtomic, type InstallDestination, type InstallScope } from '../install/configFile.js';
-import { planCommand, planModule, type Launch, type PlannedLaunch } from '../install/launch.js';
+import { planCommand, planModule, type Launch, type PlannedLaunch } from '../install/hostLaunch.js';
 import { parseEnvPairs } from '../target.js';
 import type { Target } from '../target.js';
-import { connectionLine, reportFailure } from './context.js';
+import { connectionLine, reportFailure } from './serverCommand.js';
 
 /** The hosts `install` writes for, in the order the help lists them. */
 export const INSTALL_HOSTS: readonly HostName[] = ['claude-desktop', 'cursor', 'vscode', 'claude-code'];

@@ -3,7 +3,7 @@
  * `--json`), after the negotiated era and revision. A kind the server does not advertise is said so, not asked.
  */
 import type { McpClient } from '@switchboard/mcp/client';
-import { connectionLine, withClient, type ServerCommandOptions } from './context.js';
+import { connectionLine, withClient, type ServerCommandOptions } from './serverCommand.js';
 import { ExitCode } from '../errors.js';
 import { cut } from '../output.js';
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 import { resourceContentsText } from '../content.js';
-import { reportFailure, withClient, type ServerCommandOptions } from './context.js';
+import { reportFailure, withClient, type ServerCommandOptions } from './serverCommand.js';
 import { terminalText } from '../terminalText.js';
 
 /** Runs the command. */

@@ -11,9 +11,9 @@ import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { CliError, ExitCode } from '../errors.js';
 import { importModuleFile } from '../moduleImport.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
-import { reportFailure } from './context.js';
+import { reportFailure } from './serverCommand.js';
 
 /** How long a server may finish the calls in flight once asked to stop (SIGINT, SIGTERM), in ms. */
 export const SERVE_DRAIN_MS = 10_000;

@@ -15,8 +15,8 @@ import { serveStdio } from '@switchboard/mcp/stdio';
 import { loadServerModule, SERVE_DRAIN_MS } from '../commands/serve.js';
 import { importModuleFile } from '../moduleImport.js';
 import { CliError, ExitCode } from '../errors.js';
-import type { CliIo } from '../io.js';
-import type { ChildMessage, ParentMessage } from './messages.js';
+import type { CliIo } from '../cliIo.js';
+import type { ChildMessage, ParentMessage } from './generationMessages.js';
 
 /** Sends a message; resolves once it was handed to the channel (so that exiting next cannot lose it). */
 function send(message: ChildMessage): Promise<void> {

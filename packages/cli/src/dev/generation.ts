@@ -7,9 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import { cliBinPath } from '../install/cliPaths.js';
-import type { ChildMessage, ParentMessage } from './messages.js';
+import type { ChildMessage, ParentMessage } from './generationMessages.js';
 
 /** How long a generation may take to load its module and serve, in ms. */
 export const GENERATION_START_TIMEOUT_MS = 30_000;

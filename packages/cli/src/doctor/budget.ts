@@ -7,8 +7,8 @@ import type { DoctorEnv } from './types.js';
 
 /** Default of `DoctorOptions.timeoutMs`, in ms. */
 export const DEFAULT_DOCTOR_TIMEOUT_MS = 60_000;
-/** Default of `DoctorOptions.requestTimeoutMs`, in ms. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Default of `DoctorOptions.requestTimeoutMs`, the wait for each answer a check asks of the server, in ms. */
+export const DEFAULT_DOCTOR_REQUEST_TIMEOUT_MS = 10_000;
 /** The most the run keeps back from its deadline to close clients and kill processes, in ms. */
 export const MAX_CLEANUP_RESERVE_MS = 1_500;
 
@@ -70,7 +70,7 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
 export function createBudget(options: BudgetOptions): Budget {
   const { env } = options;
   const timeoutMs = nonNegative('timeoutMs', options.timeoutMs, DEFAULT_DOCTOR_TIMEOUT_MS);
-  const requestMs = nonNegative('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+  const requestMs = nonNegative('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_DOCTOR_REQUEST_TIMEOUT_MS);
   const cleanupMs = Math.min(MAX_CLEANUP_RESERVE_MS, timeoutMs / 4);
   const checksMs = timeoutMs - cleanupMs;
   const startedAt = env.now();

@@ -199,12 +199,12 @@ describe('runDoctor', () => {
   it('reads a 10 MB tools/list whole on stdio (100,000 tools), and tells an answer over the 64 MiB line limit by its size at once', async () => {
     let tools: number | undefined;
     const count = check({ id: 'primitives.count', area: 'primitives', run: (ctx) => { tools = ctx.facts.tools?.length; return Promise.resolve(); } });
-    const whole = await runDoctor({ target: { transport: 'stdio', command: process.execPath, args: [bigListServer, '100000'] }, env: nodeDoctorEnv(), checks: [...catalogue, count], era: 'session', timeoutMs: 30_000, requestTimeoutMs: 20_000 });
+    const whole = await runDoctor({ target: { transport: 'stdio', command: process.execPath, args: [bigListServer, '100000'] }, env: nodeDoctorEnv(), checks: [...catalogue, count], era: 'legacy', timeoutMs: 30_000, requestTimeoutMs: 20_000 });
     expect(whole.checks.map((c) => [c.id, c.status])).toEqual([['connect', 'passed'], ['primitives.catalogue', 'passed'], ['primitives.count', 'passed']]);
     expect(whole.findings).toEqual([]);
     expect(tools).toBe(100_000);
     const started = performance.now();
-    const cut = await runDoctor({ target: { transport: 'stdio', command: process.execPath, args: [bigListServer, '560000'] }, env: nodeDoctorEnv(), checks: catalogue, era: 'session', timeoutMs: 60_000, requestTimeoutMs: 40_000 });
+    const cut = await runDoctor({ target: { transport: 'stdio', command: process.execPath, args: [bigListServer, '560000'] }, env: nodeDoctorEnv(), checks: catalogue, era: 'legacy', timeoutMs: 60_000, requestTimeoutMs: 40_000 });
     expect(performance.now() - started).toBeLessThan(30_000); // not the 40 s request timeout
     expect(cut.findings.map((f) => [f.id, f.message])).toEqual([
       ['primitives.list-failed', expect.stringMatching(/^The server declares "tools" but tools\/list failed: The answer was \d+ bytes, over the doctor's limit of 67108864 bytes per line: not read$/)],

@@ -4,14 +4,14 @@
  *
  * The order is `CHECKS`': the start-up checks, then the connect step (an `McpClient` in the `--era` choice; it sets
  * `facts.connected`, `serverInfo` and `era`), then the rest; a check that needs a connection is skipped without one.
- * Each check runs with its own context (see `context.ts`) and is raced against the deadline: one still running then
+ * Each check runs with its own context (see `checkContext.ts`) and is raced against the deadline: one still running then
  * is `timed-out`, and the report is assembled without waiting for it. At the end every client is closed and every
  * process killed by its group.
  */
 import { VERSION } from '../version.js';
 import { createBudget, DoctorStoppedError, raceSignal, type Budget } from './budget.js';
 import { CHECKS } from './checks/index.js';
-import { CLIENT_ERA, createCheckContext, RunResources } from './context.js';
+import { CLIENT_ERA, createCheckContext, RunResources } from './checkContext.js';
 import { assembleReport, SEVERITY_ORDER } from './report.js';
 import type { Check, CheckOutcome, CheckStatus, DoctorFacts, DoctorOptions, DoctorReport, Finding, RunDoctor } from './types.js';
 

@@ -3,7 +3,7 @@
  * default `Accept` or `Content-Type`, the body read to at most {@link MAX_PROBE_BODY_BYTES}, an SSE answer decoded
  * event by event. It never throws: no answer (a network error, the timeout, an abort) is `status: 0` with `error`.
  */
-import { SseDecoder } from '@switchboard/mcp/http';
+import { SseDecoder } from '@switchboard/mcp/client';
 import { anySignal } from './budget.js';
 import type { DoctorEnv, HttpProbeRequest, HttpProbeResponse } from './types.js';
 

@@ -5,7 +5,7 @@
  * list of rules the checks report against; {@link renderReport} writes a report for people, {@link assembleReport}
  * builds one from a run's outcomes.
  */
-export { DEFAULT_DOCTOR_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './budget.js';
+export { DEFAULT_DOCTOR_TIMEOUT_MS, DEFAULT_DOCTOR_REQUEST_TIMEOUT_MS } from './budget.js';
 export { CHECKS } from './checks/index.js';
 export { CONNECT_STEP, runDoctor } from './doctor.js';
 export { DEFAULT_KILL_GRACE_MS, nodeDoctorEnv } from './nodeEnv.js';

@@ -5,11 +5,12 @@
  * started: stdin end and SIGTERM to the group at once, then SIGKILL after the grace (so a run's cleanup fits in its
  * reserve: every process is signalled at the same moment, none waits for another).
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, readdir, readFile, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { createNodeFetch } from '@switchboard/mcp/node';
+import { groupRunning, guardGroup, signalGroup, spawnGroup } from '@switchboard/mcp/stdio';
 import type { DoctorEnv, ProbeProcess } from './types.js';
 
 /** Default grace of {@link ProbeProcess.kill} between SIGTERM and SIGKILL, ms. */
@@ -33,72 +34,15 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * Whether a process of the group led by `pid` still runs. On Linux a zombie (exited, not yet reaped by whoever
- * inherited it) does not count: `/proc/<pid>/stat` says so; elsewhere signal 0 on the group decides.
- */
-async function groupAlive(pid: number): Promise<boolean> {
-  try {
-    process.kill(-pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  if (process.platform !== 'linux') return true;
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let text: string;
-    try {
-      text = await readFile(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read after the last ')'.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-  }
-  return false;
-}
-
-/** The groups still running, SIGKILLed if the doctor's own process exits first. */
-const openGroups = new Set<number>();
-let exitHook = false;
-
-function guardGroup(pid: number): void {
-  openGroups.add(pid);
-  if (exitHook) return;
-  exitHook = true;
-  process.once('exit', () => {
-    for (const group of openGroups) signalGroup(group, 'SIGKILL');
-  });
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Gone already.
-  }
-}
-
 function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
-  const child = spawn(options.command, [...options.args], {
-    env: { ...options.env },
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-    windowsHide: true,
-  });
-  if (child.pid !== undefined) guardGroup(child.pid);
+  // The library's process group (`@switchboard/mcp/stdio`): the same spawn, liveness and exit guard as spawnStdio.
+  // stdin, stdout and stderr are all pipes here (stderr: 'pipe'), so none of them is null.
+  const child = spawnGroup({ command: options.command, args: options.args, env: { ...options.env }, cwd: options.cwd, stderr: 'pipe' }) as ChildProcessWithoutNullStreams;
+  const release = child.pid === undefined ? () => {} : guardGroup(child.pid);
   // A group that emptied by itself is forgotten, so the exit hook never signals a process group id reused since.
   child.once('exit', () => {
     const pid = child.pid;
-    if (pid !== undefined) void groupAlive(pid).then((alive) => alive || openGroups.delete(pid));
+    if (pid !== undefined) void groupRunning(pid).then((alive) => alive || release());
   });
   let exitedValue: Awaited<ProbeProcess['exited']> | undefined;
   const exited = new Promise<Awaited<ProbeProcess['exited']>>((resolve) => {
@@ -116,8 +60,8 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
     const pid = child.pid;
     const deadline = performance.now() + ms;
     for (;;) {
-      if (exitedValue !== undefined && (pid === undefined || !(await groupAlive(pid)))) {
-        if (pid !== undefined) openGroups.delete(pid);
+      if (exitedValue !== undefined && (pid === undefined || !(await groupRunning(pid)))) {
+        release();
         return true;
       }
       if (performance.now() >= deadline) return false;
@@ -132,15 +76,15 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
       return;
     }
     if (graceMs > 0) {
-      signalGroup(pid, 'SIGTERM');
+      signalGroup(child, 'SIGTERM');
       if (await gone(graceMs)) return;
     }
-    signalGroup(pid, 'SIGKILL');
+    signalGroup(child, 'SIGKILL');
     await gone(AFTER_KILL_MS);
   };
   /** `kill(0)` while a gentler kill is under way escalates it: SIGKILL to the group now. */
   const killNow = async (): Promise<void> => {
-    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    signalGroup(child, 'SIGKILL');
     await gone(AFTER_KILL_MS);
   };
   return {

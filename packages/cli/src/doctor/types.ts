@@ -67,7 +67,7 @@ export interface Requirement {
   readonly fixture?: {
     readonly file: string;
     readonly transport: DoctorTransport;
-    readonly era?: 'session' | 'stateless' | 'auto';
+    readonly era?: 'legacy' | 'modern' | 'auto';
     readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
     /**
      * stdio only: the command line to start instead of `node <file>.mjs`, as is (the command-not-found fixture names a
@@ -365,7 +365,7 @@ export interface CheckContext {
   /** The budget of one request or wait, milliseconds (never past the doctor's deadline). */
   readonly requestTimeoutMs: number;
   /** `--era`. */
-  readonly era: 'session' | 'stateless' | 'auto';
+  readonly era: 'legacy' | 'modern' | 'auto';
   /** `--call NAME --args JSON`: the one tool the doctor may call. */
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
   /** What earlier checks learned (this check may add to it). */
@@ -436,8 +436,8 @@ export interface DoctorOptions {
   readonly timeoutMs?: number;
   /** The budget of one request or wait, milliseconds. @default 10_000 (capped by what is left of `timeoutMs`) */
   readonly requestTimeoutMs?: number;
-  /** `--era`: the era the checks connect in (session = legacy, stateless = 2026-07-28, auto = probe then fall back). @default 'auto' */
-  readonly era?: 'session' | 'stateless' | 'auto';
+  /** `--era`: the era the checks connect in (legacy = session-based, modern = 2026-07-28, auto = probe then fall back). @default 'auto' */
+  readonly era?: 'legacy' | 'modern' | 'auto';
   /** `--call NAME --args JSON`: the one tool the doctor may call (absent: it calls no tool). */
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
   /** Told each check's start, notes and end (the progress display). */

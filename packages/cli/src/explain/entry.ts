@@ -1,7 +1,7 @@
 /**
  * The shape of one explanation: what an error code, an HTTP status or an error message means in MCP, per
  * revision, with its likely causes (most likely first), the fixes and the spec sections. The tables are data
- * (`codes.ts`, `statuses.ts`, `messages.ts`), so `switchboard explain` and the doctor read the same knowledge.
+ * (`codeEntries.ts`, `statuses.ts`, `messageEntries.ts`), so `switchboard explain` and the doctor read the same knowledge.
  */
 import type { ProtocolRevision } from '@switchboard/mcp';
 
@@ -43,7 +43,7 @@ export interface Explanation {
 
 /** The session-based revisions (the legacy era). */
 export const LEGACY: readonly ProtocolRevision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-/** The stateless revisions (the modern era). */
+/** The modern-era revisions (2026-07-28 on). */
 export const MODERN: readonly ProtocolRevision[] = ['2026-07-28'];
 /** Every revision. */
 export const ALL: readonly ProtocolRevision[] = [...LEGACY, ...MODERN];

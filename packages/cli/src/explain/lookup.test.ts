@@ -1,6 +1,6 @@
 import { McpErrorCode } from '@switchboard/mcp';
 import { describe, expect, it } from 'vitest';
-import { captureIo } from '../io.js';
+import { captureIo } from '../cliIo.js';
 import { run } from '../run.js';
 import { ALL } from './entry.js';
 import { EXPLANATIONS, explain, explainCode, explainMessage, explainStatus } from './lookup.js';

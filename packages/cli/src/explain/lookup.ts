@@ -2,9 +2,9 @@
  * Finds the explanations of what the user typed: an error code (`-32601`), an HTTP status (`404`) or an error
  * message (`"MCP error -32000: Connection closed"`, which also brings the entry of the code it names).
  */
-import { CODE_EXPLANATIONS } from './codes.js';
+import { CODE_EXPLANATIONS } from './codeEntries.js';
 import type { Explanation } from './entry.js';
-import { MESSAGE_EXPLANATIONS } from './messages.js';
+import { MESSAGE_EXPLANATIONS } from './messageEntries.js';
 import { STATUS_EXPLANATIONS } from './statuses.js';
 
 /** Every entry: codes, statuses, messages. */

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { CliError } from '../errors.js';
 import { hostConfigFiles, type HostName } from '../hostConfigs.js';
-import type { CliIo } from '../io.js';
-import type { Launch } from './launch.js';
+import type { CliIo } from '../cliIo.js';
+import type { Launch } from './hostLaunch.js';
 
 /** Where an entry goes: `user` (the home folder), `project` (the working directory), `local` (Claude Code only). */
 export type InstallScope = 'user' | 'project' | 'local';

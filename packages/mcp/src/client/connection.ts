@@ -11,7 +11,7 @@ import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_ME
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
-import type { CoreSendOptions, InputQuestion } from './core.js';
+import type { CoreSendOptions, InputQuestion } from './clientCore.js';
 import { clientFailure } from './failures.js';
 import type { InputContext } from './options.js';
 

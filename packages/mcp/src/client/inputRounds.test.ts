@@ -5,7 +5,7 @@ import { silentLogger, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import { McpError, mcpErrorFromWire } from '../protocol/errors.js';
 import { McpServer } from '../server/mcpServer.js';
-import type { ClientCore, InputQuestion } from './core.js';
+import type { ClientCore, InputQuestion } from './clientCore.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
 import { MAX_INPUT_REQUESTS_PER_ROUND, answerInputRequests, readInputRequired, requestWithInputRounds } from './inputRounds.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';

@@ -17,7 +17,7 @@
  *   `InputResponseRequestParams`
  */
 import { RequestAbortedError } from '../protocol/clientErrors.js';
-import type { ClientCore, CoreSendOptions, InputQuestion } from './core.js';
+import type { ClientCore, CoreSendOptions, InputQuestion } from './clientCore.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './options.js';
 

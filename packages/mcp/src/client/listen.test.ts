@@ -7,7 +7,7 @@ import { McpError, mcpErrorFromWire } from '../protocol/errors.js';
 import { InMemoryNotificationBus } from '../stores/notificationBus.js';
 import type { ClientChannel } from '../server/channel.js';
 import { McpServer } from '../server/mcpServer.js';
-import type { CoreSendOptions, NotificationListener } from './core.js';
+import type { CoreSendOptions, NotificationListener } from './clientCore.js';
 import { NotSupportedError } from './errors.js';
 import { ListenSubscriptions, type ListenHost, type ListenNotification } from './listen.js';
 

@@ -22,7 +22,7 @@
 import type { JsonRpcId, JsonRpcNotification } from '@switchboard/jsonrpc';
 import { SUBSCRIPTION_ID_META_KEY } from '../protocol/envelope.js';
 import { RequestAbortedError, RequestTimeoutError } from '../protocol/clientErrors.js';
-import type { ClientCore } from './core.js';
+import type { ClientCore } from './clientCore.js';
 import { NotSupportedError } from './errors.js';
 import { NotificationQueue } from './notificationQueue.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_RECONNECT_ATTEMPTS } from './options.js';

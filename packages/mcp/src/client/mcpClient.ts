@@ -28,8 +28,8 @@ import type {
 } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
 import { noCallback } from './connection.js';
-import { ServerLink } from './link.js';
-import { ClientCoreView, type ClientCore, type CoreSendOptions, type InputQuestion, type NotificationListener } from './core.js';
+import { ServerLink } from './serverLink.js';
+import { ClientCoreView, type ClientCore, type CoreSendOptions, type InputQuestion, type NotificationListener } from './clientCore.js';
 import { routeNotification } from './notificationRoutes.js';
 import { compileParamHeaders, type ParamHeader } from '../protocol/paramHeaders.js';
 import type { CallToolParams, CompleteParams, GetPromptParams, ListParams, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListToolsResult } from './operations.js';

@@ -13,7 +13,7 @@ import { inMemoryConnector } from '../testing/index.js';
 import { NotSupportedError } from './errors.js';
 import { McpClient } from './mcpClient.js';
 import type { McpClientOptions } from './options.js';
-import { TASKS_EXTENSION } from './tasks.js';
+import { TASKS_EXTENSION } from '../protocol/inbound.js';
 import { InMemoryEraVerdictStore } from './verdicts.js';
 
 const PV = 'io.modelcontextprotocol/protocolVersion';

@@ -8,7 +8,7 @@
  * @see MCP 2026-07-28 server/utilities/caching.mdx; basic/patterns/mrtr.mdx
  */
 import { McpError, McpErrorCode } from '../protocol/errors.js';
-import type { ClientCore } from './core.js';
+import type { ClientCore } from './clientCore.js';
 import { INPUT_ROUND_METHODS, requestWithInputRounds } from './inputRounds.js';
 import type { RequestOptions } from './options.js';
 import type { ResponseCache } from './responseCache.js';

@@ -18,19 +18,13 @@
  *   "Interaction with Notifications"
  */
 import { canonicalJson } from '../protocol/digest.js';
+import { CACHEABLE_METHODS } from '../protocol/methods.js';
 
 /** Default of the response cache's `maxEntries` (`McpClientOptions.cache`). */
 export const DEFAULT_CACHE_ENTRIES = 256;
 
-/** The methods whose complete results carry caching hints (MCP 2026-07-28 server/utilities/caching.mdx). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
+/** The methods whose complete results carry caching hints, as a set (MCP 2026-07-28 server/utilities/caching.mdx). */
+const CACHEABLE: ReadonlySet<string> = new Set(CACHEABLE_METHODS);
 
 /** The lists each list-changed notification invalidates. */
 const INVALIDATED_BY: Readonly<Record<string, readonly string[]>> = {
@@ -91,7 +85,7 @@ export function freshnessOf(result: Readonly<Record<string, unknown>>): number {
  * method that is not cacheable, or a multi round-trip retry (`inputResponses` or `requestState` in its params).
  */
 export function cacheKeyOf(method: string, params: Readonly<Record<string, unknown>> | undefined): string | undefined {
-  if (!CACHEABLE_METHODS.has(method)) return undefined;
+  if (!CACHEABLE.has(method)) return undefined;
   if (params === undefined) return method;
   if (params.inputResponses !== undefined || params.requestState !== undefined) return undefined;
   const { _meta: _envelope, ...affecting } = params;

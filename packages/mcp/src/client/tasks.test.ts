@@ -7,10 +7,11 @@ import { McpError, mcpErrorFromWire } from '../protocol/errors.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { McpServer } from '../server/mcpServer.js';
 import { ToolError } from '../server/features/tools.js';
-import type { CoreSendOptions, InputQuestion, NotificationListener } from './core.js';
+import type { CoreSendOptions, InputQuestion, NotificationListener } from './clientCore.js';
 import { NotSupportedError } from './errors.js';
 import type { InputContext, McpClientOptions, RequestOptions } from './options.js';
-import { callToolAsTask, TASKS_EXTENSION, withTasksExtension, type TasksHost } from './tasks.js';
+import { callToolAsTask, withTasksExtension, type TasksHost } from './tasks.js';
+import { TASKS_EXTENSION } from '../protocol/inbound.js';
 
 const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';

@@ -16,23 +16,22 @@
  * @see the extension `io.modelcontextprotocol/tasks` "Task Creation", "Task Polling", "Task Update Requests",
  *   "Task Cancellation"; MCP 2025-11-25 basic/utilities/tasks.mdx "Creating Tasks", "Getting Task Results"
  */
+import { TASKS_EXTENSION } from '../protocol/inbound.js';
 import type { JsonRpcNotification } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 import type { CallToolResult, ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
-import type { ClientCore, CoreSendOptions, InputQuestion } from './core.js';
+import type { ClientCore, CoreSendOptions, InputQuestion } from './clientCore.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
 import { answerInputRequests, requestWithInputRounds } from './inputRounds.js';
 import type { RequestOptions } from './options.js';
 
-/** The identifier of the 2026-07-28 tasks extension (in `capabilities.extensions` of both sides). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The only revision whose core protocol has tasks (`params.task`, `tasks/result`). */
 const CORE_TASKS_REVISION = '2025-11-25';
 
 /** Default of {@link CallToolAsTaskOptions.pollIntervalMs}, in ms. */
-export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+export const DEFAULT_CLIENT_POLL_INTERVAL_MS = 1_000;
 /** The shortest wait between two polls of a task, whatever `pollIntervalMs` the server asks for (ms). */
 export const MIN_TASK_POLL_INTERVAL_MS = 100;
 /** The longest delay a timer holds (2^31 - 1 ms); a longer one fires at once. */
@@ -331,8 +330,8 @@ class ToolTask implements ClientTask {
   #firstInterval(): number {
     const asked = this.#options.pollIntervalMs;
     const server = this.#serverInterval;
-    const wanted = server === undefined ? (asked ?? DEFAULT_TASK_POLL_INTERVAL_MS) : Math.max(server, asked ?? 0);
-    return Math.min(MAX_TIMER_MS, Math.max(MIN_TASK_POLL_INTERVAL_MS, Number.isFinite(wanted) ? wanted : DEFAULT_TASK_POLL_INTERVAL_MS));
+    const wanted = server === undefined ? (asked ?? DEFAULT_CLIENT_POLL_INTERVAL_MS) : Math.max(server, asked ?? 0);
+    return Math.min(MAX_TIMER_MS, Math.max(MIN_TASK_POLL_INTERVAL_MS, Number.isFinite(wanted) ? wanted : DEFAULT_CLIENT_POLL_INTERVAL_MS));
   }
 
   /** The outcome of a final (or, 2025-11-25, input-waiting) task. */

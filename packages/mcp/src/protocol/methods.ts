@@ -143,3 +143,9 @@ export function methodRow(method: string): McpMethod | undefined {
 export function methodExists(row: McpMethod, revision: ProtocolRevision, direction: MethodDirection): boolean {
   return (direction === 'clientToServer' ? row.clientToServer : row.serverToClient).includes(revision);
 }
+
+/** The methods whose complete results are cacheable (MCP 2026-07-28 server/utilities/caching.mdx). */
+export const CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'] as const;
+
+/** One of {@link CACHEABLE_METHODS}. */
+export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];

@@ -12,11 +12,6 @@ export interface CachePolicy {
   readonly scope?: 'public' | 'private';
 }
 
-/** The methods whose complete results are cacheable (MCP 2026-07-28 server/utilities/caching.mdx). */
-export const CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'] as const;
-
-/** One of {@link CACHEABLE_METHODS}. */
-export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
 
 /**
  * Refuses a malformed cache policy.

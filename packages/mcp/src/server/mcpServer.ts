@@ -1,7 +1,7 @@
 /**
  * The MCP server facade: the registration API, `connect` (one session-era connection per transport) and
  * `handle` (one request, no session). The work lives in the modules it wires together: `registry.ts`,
- * `capabilities.ts`, `features/*` (the era-neutral operations), `eras/session.ts` (the session-era rules),
+ * `capabilities.ts`, `features/*` (the era-neutral operations), `eras/legacy.ts` (the session-era rules),
  * `connection.ts`, and the {@link NotificationBus} that carries list and resource changes to connections.
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx, server/tools.mdx, server/resources.mdx, server/prompts.mdx,
@@ -30,14 +30,14 @@ import { Connection, type ConnectionHost } from './connection.js';
 import type { DispatchContext } from './connection.js';
 import { ServerRequestContext } from './context.js';
 import { modernFactsOf, type RequestFacts } from './requestFacts.js';
-import { SessionEra } from './eras/session.js';
+import { LegacyEra } from './eras/legacy.js';
 import { ModernEra } from './eras/modern.js';
 import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
-import { gateInbound } from './gate.js';
+import { gateInbound } from './inboundGate.js';
 import { complete } from './features/completion.js';
-import type { FeatureHost } from './features/host.js';
+import type { FeatureHost } from './features/featureHost.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
 import { listResourceTemplates, listResources, readResource } from './features/resources.js';
 import { ToolCalls, listTools } from './features/tools.js';
@@ -154,7 +154,7 @@ export class McpServer {
   readonly #logger: Logger;
   readonly #registry: Registry;
   readonly #capabilities: CapabilityCache;
-  readonly #era: SessionEra;
+  readonly #era: LegacyEra;
   readonly #modern: ModernEra;
   readonly #listens: ListenStreams;
   readonly #served: readonly ProtocolRevision[];
@@ -188,7 +188,7 @@ export class McpServer {
     this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: options.capabilities, instructions: options.instructions });
     const cache = this.#capabilities;
     const served = servedRevisionsOption(options.revisions);
-    this.#era = new SessionEra({ capabilities: this.#capabilities, limits, servedRevisions: served });
+    this.#era = new LegacyEra({ capabilities: this.#capabilities, limits, servedRevisions: served });
     this.#served = served;
     const registry = this.#registry;
     this.#modern = new ModernEra({
@@ -216,7 +216,7 @@ export class McpServer {
     const stateless = { servedRevisions: served, get serverCapabilities() { return cache.capabilities; } };
     const dispatcher = new Dispatcher<DispatchContext>({
       logger: this.#logger,
-      // The inbound step, per message (era, envelope, lifecycle, method table, capabilities): gate.ts.
+      // The inbound step, per message (era, envelope, lifecycle, method table, capabilities): inboundGate.ts.
       guard: (message, ctx) => gateInbound(message, ctx, stateless),
       // One object per request: methods on the prototype, the signal made only when read.
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),

@@ -7,7 +7,8 @@ import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import type { NotificationBus } from '../stores/notificationBus.js';
 import type { TaskStore } from '../stores/taskStore.js';
-import type { CachePolicy, CacheableMethod } from './cachePolicy.js';
+import type { CachePolicy } from './cachePolicy.js';
+import type { CacheableMethod } from '../protocol/methods.js';
 import type { RequestStateOptions } from './requestState.js';
 import type { RequestStateStore } from '../stores/requestStateStore.js';
 

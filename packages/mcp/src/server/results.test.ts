@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '@switchboard/jsonrpc';
 import { connectRawClient, type RawClient } from '../testing/index.js';
 import { McpError, ResourceNotFoundError as RootResourceNotFoundError } from '../index.js';
-import { McpServer, ResourceNotFoundError } from './index.js';
+import { McpServer } from './index.js';
+import { ResourceNotFoundError } from '../index.js';
 import { contentBlockProblem, resultChecksEnabled } from './results.js';
 import type { McpServerOptions } from './types.js';
 

@@ -1,6 +1,6 @@
 /**
  * The state one legacy-era session negotiated, as one serializable record with one owner (the session-era
- * rules in `eras/session.ts` write it; the connection holds it). `toJSON` / {@link SessionState.fromJSON}
+ * rules in `eras/legacy.ts` write it; the connection holds it). `toJSON` / {@link SessionState.fromJSON}
  * round-trip it, so a shared session store can hold it.
  */
 import type { JsonRpcId } from '@switchboard/jsonrpc';

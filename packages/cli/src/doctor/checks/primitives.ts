@@ -3,7 +3,7 @@
  * the definitions and schemas, the token cost, latency and stability, and the `--call` tool result.
  */
 import type { Check } from '../types.js';
-import { CALL_CHECKS } from './primitives/call.js';
+import { CALL_CHECKS } from './primitives/toolCall.js';
 import { CATALOGUE_CHECKS } from './primitives/catalogue.js';
 import { LATENCY_CHECKS } from './primitives/latency.js';
 

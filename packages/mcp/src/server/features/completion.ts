@@ -8,7 +8,7 @@ import { echo } from '@switchboard/jsonrpc';
 import type { CompleteResult } from '../../protocol/types.js';
 import { EMPTY_RESULT, invalidParams, isRecord, paramsRecord } from '../params.js';
 import type { CompletionHandler } from '../types.js';
-import type { FeatureHost } from './host.js';
+import type { FeatureHost } from './featureHost.js';
 
 /** Maximum number of values in a `completion/complete` result (MCP 2025-11-25 server/utilities/completion.mdx). */
 export const MAX_COMPLETION_VALUES = 100;

@@ -9,7 +9,7 @@ import { ResourceNotFoundError } from '../../protocol/errors.js';
 import { page } from '../pagination.js';
 import { invalidParams, namedCall, paramsRecord } from '../params.js';
 import { invalidResult, promptResultProblem } from '../results.js';
-import { withMeta, type FeatureHost } from './host.js';
+import { withMeta, type FeatureHost } from './featureHost.js';
 import { eraError } from './resources.js';
 
 /** `prompts/list`: one page. */

@@ -12,7 +12,7 @@ import { invalidParams, paramsRecord, requireString } from '../params.js';
 import { isUri } from '../definitions.js';
 import { echo } from '@switchboard/jsonrpc';
 import { invalidResult, resourceResultProblem } from '../results.js';
-import { withMeta, type FeatureHost } from './host.js';
+import { withMeta, type FeatureHost } from './featureHost.js';
 
 /** `resources/list`: one page. */
 export function listResources(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {

@@ -16,7 +16,7 @@ import { invalidResult, toolContentProblem } from '../results.js';
 import type { ValidationOutcome } from '../schema.js';
 import type { ToolTasks } from '../tasks/toolTasks.js';
 import { CORE_TASKS_REVISION } from '../tasks/wire.js';
-import { withMeta, type FeatureHost } from './host.js';
+import { withMeta, type FeatureHost } from './featureHost.js';
 
 /**
  * A model-visible tool failure. Thrown from a tool handler it becomes

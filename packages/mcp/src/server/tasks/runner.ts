@@ -8,7 +8,8 @@
  * @see MCP 2025-11-25 basic/utilities/tasks.mdx "Task Status Lifecycle"; the 2026-07-28 extension
  *   `io.modelcontextprotocol/tasks` "Task Status", "Task Update Requests", "Task Cancellation"
  */
-import { setUnrefTimeout, type Logger, type TimerHandle } from '@switchboard/jsonrpc';
+import { type Logger, type TimerHandle } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import { McpError, McpErrorCode } from '../../protocol/errors.js';
 import { isFinalTaskStatus, type TaskErrorObject, type TaskInputRequest, type TaskRecord, type TaskStore, type TaskUpdate } from '../../stores/taskStore.js';
 
@@ -16,8 +17,8 @@ import { isFinalTaskStatus, type TaskErrorObject, type TaskInputRequest, type Ta
 export const DEFAULT_MAX_LIVE_TASKS = 1000;
 /** Default of {@link TaskRunnerOptions.maxLiveTasksPerCaller}. */
 export const DEFAULT_MAX_LIVE_TASKS_PER_CALLER = 100;
-/** Default of {@link TaskRunnerOptions.pollIntervalMs}: 1 s. */
-export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
+/** Default of {@link TaskRunnerOptions.pollIntervalMs}, the `pollInterval` a task suggests to its client: 1 s. */
+export const DEFAULT_SUGGESTED_POLL_INTERVAL_MS = 1000;
 
 /**
  * How a task's work ended: a result (`failed` marks a result that still fails the task: a 2025-11-25 tool
@@ -98,7 +99,7 @@ export class TaskRunner {
     this.logger = options.logger;
     this.maxLiveTasks = options.maxLiveTasks ?? DEFAULT_MAX_LIVE_TASKS;
     this.maxLiveTasksPerCaller = options.maxLiveTasksPerCaller ?? DEFAULT_MAX_LIVE_TASKS_PER_CALLER;
-    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_SUGGESTED_POLL_INTERVAL_MS;
   }
 
   /**

@@ -8,8 +8,8 @@ import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
 import type { DispatchContext } from '../connection.js';
 import { positiveIntegerOption } from '../params.js';
 import type { ServerTaskOptions } from '../types.js';
-import { registerTaskMethods, type MethodWrapper } from './methods.js';
-import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, DEFAULT_TASK_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
+import { registerTaskMethods, type MethodWrapper } from './taskMethods.js';
+import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, DEFAULT_SUGGESTED_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
 import { DEFAULT_MAX_TASK_TTL_MS, DEFAULT_TASK_TTL_MS, ToolTasks } from './toolTasks.js';
 
 /**
@@ -34,7 +34,7 @@ export function createToolTasks(setup: {
     logger: setup.logger,
     maxLiveTasks: positiveIntegerOption('tasks.maxLiveTasks', options.maxLiveTasks, DEFAULT_MAX_LIVE_TASKS),
     maxLiveTasksPerCaller: positiveIntegerOption('tasks.maxLiveTasksPerCaller', options.maxLiveTasksPerCaller, DEFAULT_MAX_LIVE_TASKS_PER_CALLER),
-    pollIntervalMs: positiveIntegerOption('tasks.pollIntervalMs', options.pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS),
+    pollIntervalMs: positiveIntegerOption('tasks.pollIntervalMs', options.pollIntervalMs, DEFAULT_SUGGESTED_POLL_INTERVAL_MS),
   });
   const tasks = new ToolTasks({
     runner,

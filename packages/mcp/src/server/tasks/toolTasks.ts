@@ -13,7 +13,8 @@
  * @see MCP 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation", "Creating Tasks"; the extension
  *   `io.modelcontextprotocol/tasks` "Capability Negotiation", "Task Creation"
  */
-import { ErrorCode, JsonRpcError, setUnrefTimeout, type Logger } from '@switchboard/jsonrpc';
+import { ErrorCode, JsonRpcError, type Logger } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import { MissingClientCapabilityError } from '../../protocol/errors.js';
 import { isModernRevision } from '../../protocol/revisions.js';
 import type { CallToolResult } from '../../protocol/types.js';

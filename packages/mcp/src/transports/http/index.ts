@@ -12,10 +12,8 @@
 export { createMcpHttpHandler } from './server/handler.js';
 export type { McpHttpHandler } from './server/handler.js';
 export {
-  DEFAULT_LEGACY_MESSAGES_PATH,
-  DEFAULT_LEGACY_SSE_PATH,
-  DEFAULT_SSE2024_MESSAGES_PATH,
-  DEFAULT_SSE2024_SSE_PATH,
+  DEFAULT_HTTP_SSE_MESSAGES_PATH,
+  DEFAULT_HTTP_SSE_PATH,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES,
   DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL,
@@ -30,7 +28,7 @@ export {
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
 } from './server/handlerOptions.js';
-export type { CallerFacts, HttpSseOptions, LegacySseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
+export type { CallerFacts, HttpSseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
 export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './server/callerIdentity.js';
 export type { CallerSource, ProxyTrust, TrustProxy } from './server/callerIdentity.js';
 export { DEFAULT_CORS_MAX_AGE_SECONDS } from './server/cors.js';
@@ -44,43 +42,12 @@ export type {
   HttpSessionHandle,
   McpHttpServerLike,
 } from './server/serverLike.js';
-export { compileParamHeaders, decodeHeaderValue, encodeHeaderValue, paramHeaderMismatch } from '../../protocol/paramHeaders.js';
-export type { CompileParamHeadersOptions, ParamHeader, ParamHeaderType } from '../../protocol/paramHeaders.js';
 export { StreamableHttpSessionTransport } from './server/sessions/sessionTransport.js';
 export { closeRequestSseStream } from './server/sessions/ssePolling.js';
 export type { CloseSseStreamOptions } from './server/sessions/sessionTransport.js';
-export { HttpSseSessionTransport, LegacySseSessionTransport } from './server/httpSse/httpSseTransport.js';
+export { HttpSseSessionTransport } from './server/httpSse/httpSseTransport.js';
 export type { SessionLease } from './server/sessions/sessionTransportBase.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './server/security.js';
-export {
-  DEFAULT_MAX_BYTES_PER_SESSION,
-  DEFAULT_MAX_EVENTS_PER_STREAM,
-  DEFAULT_MAX_STREAMS,
-  DEFAULT_MAX_STREAMS_PER_SESSION,
-  InMemoryEventStore,
-} from '../../stores/eventStore.js';
-export type { EventReplaySink, EventStore, InMemoryEventStoreOptions, PrimingEvent } from '../../stores/eventStore.js';
-export { InMemorySessionStore } from '../../stores/sessionStore.js';
-export type {
-  SessionActivity,
-  SessionPhase,
-  SessionQuery,
-  SessionRecord,
-  SessionStore,
-  SessionTransportKind,
-} from '../../stores/sessionStore.js';
-export { acceptsMediaType, isJsonContentType } from './media.js';
-export { STREAMABLE_HTTP_ALLOW } from './server/ladder/ladder.js';
-export { PROTOCOL_VERSION_META_KEY } from '../../protocol/envelope.js';
 export type { ResponseMode, ResponseShape } from './media.js';
-export { SseDecoder } from './sse/decoder.js';
-export type { SseEvent } from './sse/decoder.js';
 export { HttpStatus } from './server/refusals.js';
 export type { HttpStatusCode } from './server/refusals.js';
-export { httpSse, streamableHttp } from './client/clientConnectors.js';
-export { StreamableHttpClientTransport } from './client/streamableHttpClient.js';
-export type { SseReconnectOptions, StreamableHttpClientOptions, StreamableHttpTransportInit } from './client/streamableHttpClientOptions.js';
-export { HttpSseClientTransport } from './client/httpSseClient.js';
-export type { HttpSseClientOptions, HttpSseTransportInit } from './client/httpSseClient.js';
-export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_SSE_EVENT_BYTES } from './client/clientHttp.js';
-export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from './client/clientHttp.js';

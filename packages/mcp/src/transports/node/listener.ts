@@ -6,13 +6,13 @@
  * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
  * paths share every decision (the core), and the test suite runs through both.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyRead, HttpInput, HttpOutput } from '../http/server/inputOutput.js';
 import { nodeBodyStream, readNodeBody } from './nodeBody.js';
 import { peerAddress } from '../http/server/inputOutput.js';
 import { REQUEST_PEERS } from '../http/server/web.js';
-import type { SseChannel } from '../http/sse/channel.js';
+import type { SseChannel } from '../http/sse/sseChannel.js';
 import { HTTP_CORE } from '../http/server/handler.js';
 import type { McpHttpHandler } from '../http/server/handler.js';
 

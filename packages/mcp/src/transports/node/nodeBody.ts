@@ -2,7 +2,7 @@
  * Reading the body of a Node `IncomingMessage`: into one buffer bounded by `maxBodyBytes` (the direct path) or as
  * a Web `ReadableStream` (the fetch path); after a 413 the rest of the body is drained, not reset.
  */
-import { setUnrefTimeout } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { BodyRead } from '../http/server/inputOutput.js';

@@ -53,8 +53,8 @@ export function bindWarning(host: string, protection: boolean, allowAnyOrigin: b
 
 /** Default {@link ServeHttpOptions.headersTimeoutMs}: 10 seconds. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-/** Default {@link ServeHttpOptions.requestTimeoutMs}: 30 seconds. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Default {@link ServeHttpOptions.requestTimeoutMs}, the time to receive a whole request (Node's `server.requestTimeout`): 30 seconds. */
+export const DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS = 30_000;
 /** Default {@link ServeHttpOptions.keepAliveTimeoutMs}: 5 seconds. */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5000;
 /** Default {@link ServeHttpOptions.idleTimeoutMs}: 60 seconds. */
@@ -207,7 +207,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   checkTimeout('keepAliveTimeoutMs', options.keepAliveTimeoutMs);
   checkTimeout('idleTimeoutMs', options.idleTimeoutMs);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
-  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
   if (requestTimeout > 0 && headersTimeout > requestTimeout) {
     throw new RangeError(`Invalid option headersTimeoutMs: expected at most requestTimeoutMs (${requestTimeout}), got "${headersTimeout}"`);
   }

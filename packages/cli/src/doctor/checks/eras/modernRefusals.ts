@@ -9,7 +9,7 @@
  */
 import type { Check, CheckContext } from '../../types.js';
 import { errorOf, evidenceOf, openModern, recordOf, type RawAnswer, type RawChannel } from './channel.js';
-import { UNKNOWN_REVISION } from './revisions.js';
+import { UNKNOWN_REVISION } from './revisionsCheck.js';
 
 /** The id of the tasks extension (io.modelcontextprotocol/tasks "Capability Negotiation"). */
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -90,8 +90,8 @@ async function headerMismatch(ctx: CheckContext, channel: RawChannel): Promise<v
 
 async function run(ctx: CheckContext): Promise<void> {
   const revision = ctx.facts.modernRevisions.find((r) => r === '2026-07-28');
-  if (ctx.era === 'session' || revision === undefined) {
-    return ctx.skip(ctx.era === 'session' ? '--era session: the 2026-07-28 refusals are not probed' : 'the server does not speak 2026-07-28');
+  if (ctx.era === 'legacy' || revision === undefined) {
+    return ctx.skip(ctx.era === 'legacy' ? '--era legacy: the 2026-07-28 refusals are not probed' : 'the server does not speak 2026-07-28');
   }
   const channel = await openModern(ctx, revision);
   try {

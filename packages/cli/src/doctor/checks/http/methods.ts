@@ -84,7 +84,7 @@ async function run(ctx: CheckContext): Promise<void> {
   // `initialize` is probed whatever `--era` says: it tells a session-based server from one of 2026-07-28 alone.
   const session = await openSession(ctx, { tag: 'methods' });
   if (session !== undefined && !legacyAllowed(ctx)) {
-    ctx.progress('skipped: the server serves sessions and --era stateless leaves them out');
+    ctx.progress('skipped: the server serves sessions and --era modern leaves them out');
     return;
   }
   if (session !== undefined) {

@@ -51,7 +51,7 @@ async function otherRevision(ctx: CheckContext, session: RawSession): Promise<vo
 
 async function run(ctx: CheckContext): Promise<void> {
   if (!legacyAllowed(ctx)) {
-    ctx.progress('skipped: --era stateless (the 2026-07-28 header rules are the eras checks\')');
+    ctx.progress('skipped: --era modern (the 2026-07-28 header rules are the eras checks\')');
     return;
   }
   const session = await openSession(ctx, { tag: 'version' });

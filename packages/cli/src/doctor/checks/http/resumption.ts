@@ -57,7 +57,7 @@ async function resume(ctx: CheckContext, session: RawSession): Promise<void> {
 
 async function run(ctx: CheckContext): Promise<void> {
   if (!legacyAllowed(ctx)) {
-    ctx.progress('skipped: --era stateless (2026-07-28 streams are not resumable)');
+    ctx.progress('skipped: --era modern (2026-07-28 streams are not resumable)');
     return;
   }
   const session = await openSession(ctx, { tag: 'resume' });

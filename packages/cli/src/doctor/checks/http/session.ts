@@ -28,14 +28,14 @@ export function revisionToOffer(ctx: CheckContext): string {
   return seen.at(-1) ?? NEWEST_LEGACY;
 }
 
-/** Whether the checks may speak the legacy era (`--era stateless` keeps them to the modern one). */
+/** Whether the checks may speak the legacy era (`--era modern` keeps them to the modern one). */
 export function legacyAllowed(ctx: CheckContext): boolean {
-  return ctx.era !== 'stateless';
+  return ctx.era !== 'modern';
 }
 
 /** Whether the server speaks the modern era, as the connect step and the eras check found, and `--era` allows it. */
 export function modernAvailable(ctx: CheckContext): boolean {
-  return ctx.era !== 'session' && (ctx.facts.era === 'modern' || ctx.facts.modernRevisions.length > 0);
+  return ctx.era !== 'legacy' && (ctx.facts.era === 'modern' || ctx.facts.modernRevisions.length > 0);
 }
 
 /** A well-formed POST of a session-based request, with the session's headers (and `extra` over them). */

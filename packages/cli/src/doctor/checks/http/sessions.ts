@@ -109,7 +109,7 @@ async function reinitialize(ctx: CheckContext, ended: RawSession): Promise<void>
 
 async function run(ctx: CheckContext): Promise<void> {
   if (!legacyAllowed(ctx)) {
-    ctx.progress('skipped: --era stateless (sessions belong to the session-based revisions)');
+    ctx.progress('skipped: --era modern (sessions belong to the session-based revisions)');
     return;
   }
   const session = await openSession(ctx, { tag: 'sessions' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { breakingArguments } from './badArguments.js';
-import { definedCodes, errorShapeProblems, reservedCodeProblem, stackFrameIn } from './codes.js';
+import { definedCodes, errorShapeProblems, reservedCodeProblem, stackFrameIn } from './errorRules.js';
 
 describe('reserved codes per revision', () => {
   it('lists what each revision defines in the implementation-defined range', () => {

@@ -10,7 +10,7 @@ import type { Check, CheckContext, SpecRef } from '../../types.js';
 import { errorOf, evidenceOf, openLegacy, openModern, recordOf, resultOf, type RawAnswer, type RawChannel } from '../eras/channel.js';
 import { NO_SUCH_TOOL } from '../eras/modernRefusals.js';
 import { clientChannel } from './clientChannel.js';
-import { errorShapeProblems, reservedCodeProblem, stackFrameIn } from './codes.js';
+import { errorShapeProblems, reservedCodeProblem, stackFrameIn } from './errorRules.js';
 
 /** A URI no server has. */
 export const NO_SUCH_RESOURCE = 'switchboard-doctor://no-such-resource';
@@ -40,8 +40,8 @@ function erasToProbe(ctx: CheckContext): { readonly era: 'legacy' | 'modern'; re
   const legacy = ctx.facts.legacyRevisions.at(-1);
   const modern = ctx.facts.modernRevisions.includes('2026-07-28') ? '2026-07-28' : undefined;
   return [
-    ...(legacy !== undefined && ctx.era !== 'stateless' ? [{ era: 'legacy' as const, revision: legacy }] : []),
-    ...(modern !== undefined && ctx.era !== 'session' ? [{ era: 'modern' as const, revision: modern }] : []),
+    ...(legacy !== undefined && ctx.era !== 'modern' ? [{ era: 'legacy' as const, revision: legacy }] : []),
+    ...(modern !== undefined && ctx.era !== 'legacy' ? [{ era: 'modern' as const, revision: modern }] : []),
   ];
 }
 

@@ -26,7 +26,7 @@ import {
   UNKNOWN_NOTIFICATION,
   type WireEra,
   type WireRequest,
-} from './messages.js';
+} from './probeMessages.js';
 
 /** How long answers that should not come are waited for once the next request is answered, milliseconds. */
 export const STRAGGLER_MS = 250;
@@ -189,7 +189,7 @@ function checkParseError(session: Session, replies: readonly StdioLine[]): void 
 
 async function run(ctx: CheckContext): Promise<void> {
   if (ctx.target.transport !== 'stdio') return;
-  const era: WireEra = ctx.facts.era ?? (ctx.era === 'stateless' ? 'modern' : 'legacy');
+  const era: WireEra = ctx.facts.era ?? (ctx.era === 'modern' ? 'modern' : 'legacy');
   ctx.progress(`raw session (${era})`);
   const wire = await ctx.spawn();
   const session: Session = { ctx, wire, era, revision: era === 'modern' ? MODERN_REVISION : '' };

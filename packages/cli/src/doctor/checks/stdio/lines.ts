@@ -5,7 +5,7 @@
  */
 import { STDIO_IDS } from '../../requirements/stdio.js';
 import type { Observation, StdioLine } from '../../types.js';
-import { isProtocolLine, quoteLine, responseOf, short } from './messages.js';
+import { isProtocolLine, quoteLine, responseOf, short } from './probeMessages.js';
 
 /** How many offending lines a finding quotes. */
 const QUOTED = 3;

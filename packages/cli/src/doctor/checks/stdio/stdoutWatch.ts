@@ -8,7 +8,7 @@
  */
 import { STDIO_IDS } from '../../requirements/stdio.js';
 import type { Check, CheckContext, StdoutNoise } from '../../types.js';
-import { quoteLine, short } from './messages.js';
+import { quoteLine, short } from './probeMessages.js';
 
 /** When and where the line was read, e.g. `2.1 s after start, while eras.revisions ran`. */
 function when(noise: StdoutNoise): string {

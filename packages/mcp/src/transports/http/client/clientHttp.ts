@@ -7,7 +7,7 @@ import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcRes
 import { ConnectionClosedError, HttpStatusError } from '../../../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../../../protocol/errors.js';
 import { mediaTypeEssence } from '../media.js';
-import type { SseDecoder, SseEvent } from '../sse/decoder.js';
+import type { SseDecoder, SseEvent } from '../sse/sseDecoder.js';
 
 /** The `fetch` a client transport calls: the global one, or one a host injects (a proxy agent, a test double). */
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;

@@ -29,7 +29,7 @@ import {
 } from './clientHttp.js';
 import { fetchWithoutLeaks } from './clientRedirects.js';
 import { PostLimiter } from './postLimiter.js';
-import { SseDecoder } from '../sse/decoder.js';
+import { SseDecoder } from '../sse/sseDecoder.js';
 
 /** Options of {@link httpSse} and {@link HttpSseClientTransport}. */
 export interface HttpSseClientOptions {

@@ -10,7 +10,7 @@
 import { echo, parseMessage, type Inbound, type JsonRpcId, type Logger } from '@switchboard/jsonrpc';
 import { ConnectionClosedError } from '../../../protocol/clientErrors.js';
 import { fetchFailure, readSseBody, sleep, streamLost } from './clientHttp.js';
-import { SseDecoder } from '../sse/decoder.js';
+import { SseDecoder } from '../sse/sseDecoder.js';
 
 /** When and how often a stream is reconnected. */
 export interface ReconnectPolicy {

@@ -7,8 +7,10 @@ import http from 'node:http';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServer } from '../../../server/index.js';
-import { InMemorySessionStore, createMcpHttpHandler, defaultCallerIdentity } from '../index.js';
-import type { McpHttpHandler, McpHttpHandlerOptions, SessionActivity, SessionRecord } from '../index.js';
+import { createMcpHttpHandler, defaultCallerIdentity } from '../index.js';
+import { InMemorySessionStore } from '../../../stores/index.js';
+import type { McpHttpHandler, McpHttpHandlerOptions } from '../index.js';
+import type { SessionActivity, SessionRecord } from '../../../stores/index.js';
 import { serveHttp } from '../../node/index.js';
 
 const JSON_CT = 'application/json';

@@ -3,7 +3,8 @@
  * POST and the 2024-11-05 HTTP+SSE `POST /messages`): a byte cap, a cut-short body, the engine's JSON parse with
  * its nesting cap, and the batch length cap, each refused with its HTTP answer before any message is classified.
  */
-import { batchTooLarge, parseJson } from '@switchboard/jsonrpc';
+import { parseJson } from '@switchboard/jsonrpc';
+import { batchTooLarge } from '@switchboard/jsonrpc/internal';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 

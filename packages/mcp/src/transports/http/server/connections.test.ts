@@ -103,7 +103,7 @@ describe('serveHttp timeouts', () => {
   });
 
   it.each([50, 0])('an SSE stream (keep-alive every %i ms) outlives every timeout tenfold', async (sseKeepAliveMs) => {
-    const { port } = await start({ headersTimeoutMs: 100, requestTimeoutMs: 200, keepAliveTimeoutMs: 100, idleTimeoutMs: 200, sseKeepAliveMs, legacySse: true });
+    const { port } = await start({ headersTimeoutMs: 100, requestTimeoutMs: 200, keepAliveTimeoutMs: 100, idleTimeoutMs: 200, sseKeepAliveMs, httpSse: true });
     const stream = rawConnection(port, 'GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
     const outcome = await Promise.race([stream.ended, new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 2000))]);
     expect(outcome).toBe('open');

@@ -15,7 +15,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../../server/index.js';
 import type { CallToolResult } from '../../../protocol/types.js';
-import { InMemoryEventStore, SseDecoder, closeRequestSseStream, createMcpHttpHandler } from '../index.js';
+import { closeRequestSseStream, createMcpHttpHandler } from '../index.js';
+import { InMemoryEventStore } from '../../../stores/index.js';
+import { SseDecoder } from '../../../client/index.js';
 import { serveHttp } from '../../node/index.js';
 import type { McpHttpHandlerOptions, McpHttpServerLike } from '../index.js';
 

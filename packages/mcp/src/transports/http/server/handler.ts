@@ -20,8 +20,8 @@ import {
   DEFAULT_SESSION_GRACE_MS,
   DEFAULT_SESSION_HANDSHAKE_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
-  DEFAULT_SSE2024_MESSAGES_PATH,
-  DEFAULT_SSE2024_SSE_PATH,
+  DEFAULT_HTTP_SSE_MESSAGES_PATH,
+  DEFAULT_HTTP_SSE_PATH,
   DEFAULT_SSE_AFTER_MS,
   DEFAULT_SSE_KEEP_ALIVE_MS,
   DEFAULT_SSE_RETRY_MS,
@@ -35,7 +35,7 @@ import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
 import { addressKey, callerAddress, compileTrustProxy } from './callerIdentity.js';
 import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessions/sessionTable.js';
-import { Sse2024Endpoint } from './httpSse/httpSseEndpoint.js';
+import { HttpSseEndpoint } from './httpSse/httpSseEndpoint.js';
 import { isLegacyRevision } from '../../../protocol/revisions.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
 import { webInput, webResponse } from './web.js';
@@ -82,7 +82,7 @@ export class HttpCore {
   readonly #identify: (facts: CallerFacts) => string | undefined;
   readonly #table: SessionTable;
   readonly #streamable: StreamableEndpoint;
-  readonly #sse2024: Sse2024Endpoint | undefined;
+  readonly #httpSse: HttpSseEndpoint | undefined;
   /** CORS for the listed origins; `undefined` when none is listed or `cors: false`. */
   readonly #cors: CorsPolicy | undefined;
 
@@ -94,14 +94,14 @@ export class HttpCore {
     // The 2024-11-05 transport carries sessions only: a server that serves no session-based revision (e.g.
     // `revisions: ['2026-07-28']`) has no such endpoint unless it is asked for by name.
     const served = options.server.servedRevisions;
-    const sse2024 = options.sse2024 ?? options.legacySse ?? (served === undefined || served.some(isLegacyRevision));
-    if (sse2024 === false) {
+    const httpSse = options.httpSse ?? (served === undefined || served.some(isLegacyRevision));
+    if (httpSse === false) {
       this.#ssePath = undefined;
       this.#messagesPath = undefined;
     } else {
-      const paths = sse2024 === true ? {} : sse2024;
-      this.#ssePath = paths.ssePath ?? DEFAULT_SSE2024_SSE_PATH;
-      this.#messagesPath = paths.messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH;
+      const paths = httpSse === true ? {} : httpSse;
+      this.#ssePath = paths.ssePath ?? DEFAULT_HTTP_SSE_PATH;
+      this.#messagesPath = paths.messagesPath ?? DEFAULT_HTTP_SSE_MESSAGES_PATH;
     }
     this.#guard = new HostGuard({
       protection: options.dnsRebindingProtection ?? true,
@@ -147,7 +147,7 @@ export class HttpCore {
       eventStore: options.eventStore === null ? undefined : (options.eventStore ?? new InMemoryEventStore()),
       retryMs: options.sseRetryMs ?? DEFAULT_SSE_RETRY_MS,
     });
-    this.#sse2024 = this.#messagesPath === undefined ? undefined : new Sse2024Endpoint(context, this.#messagesPath);
+    this.#httpSse = this.#messagesPath === undefined ? undefined : new HttpSseEndpoint(context, this.#messagesPath);
   }
 
   get logger(): Logger {
@@ -159,7 +159,7 @@ export class HttpCore {
   }
 
   get bufferedSseBytes(): number {
-    return this.#streamable.statelessSseBytes;
+    return this.#streamable.modernSseBytes;
   }
 
   /** Refuses new sessions (503) while live ones are still served: the first step of a graceful close. */
@@ -188,8 +188,8 @@ export class HttpCore {
   #route(input: HttpInput): Promise<HttpOutput> {
     const path = input.path;
     if (path === this.#path) return this.#streamable.handle(input);
-    const sse2024 = this.#sse2024 as Sse2024Endpoint;
-    return path === this.#ssePath ? sse2024.open(input) : sse2024.post(input);
+    const httpSse = this.#httpSse as HttpSseEndpoint;
+    return path === this.#ssePath ? httpSse.open(input) : httpSse.post(input);
   }
 
   /** The 500 answer to an internal failure (logged; no exception text on the wire). */

@@ -16,9 +16,8 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
     [{ sseRetryMs: -1 }, RangeError, 'Invalid option sseRetryMs: expected between 0 and 2147483647 milliseconds, got "-1"'],
     [{ path: 'mcp' }, TypeError, 'Invalid option path: expected a URL path starting with "/" (no query, fragment or spaces), got "mcp"'],
     [{ path: '/mcp?x=1' }, TypeError, 'Invalid option path: expected a URL path starting with "/" (no query, fragment or spaces), got "/mcp?x=1"'],
-    [{ path: '/sse' }, TypeError, 'Invalid option path: "/sse" is a 2024-11-05 HTTP+SSE path (set sse2024 to other paths or false)'],
-    [{ legacySse: { ssePath: 'events' } }, TypeError, 'Invalid option legacySse.ssePath: expected a URL path starting with "/" (no query, fragment or spaces), got "events"'],
-    [{ sse2024: { ssePath: 'events' } }, TypeError, 'Invalid option sse2024.ssePath: expected a URL path starting with "/" (no query, fragment or spaces), got "events"'],
+    [{ path: '/sse' }, TypeError, 'Invalid option path: "/sse" is a 2024-11-05 HTTP+SSE path (set httpSse to other paths or false)'],
+    [{ httpSse: { ssePath: 'events' } }, TypeError, 'Invalid option httpSse.ssePath: expected a URL path starting with "/" (no query, fragment or spaces), got "events"'],
     [{ responseMode: 'xml' }, TypeError, 'Invalid option responseMode: expected "auto", "sse" or "json", got "xml"'],
     [{ allowedHosts: 'localhost' }, TypeError, 'Invalid option allowedHosts: expected an array of strings, got "localhost"'],
   ];
@@ -44,7 +43,7 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
     const handler = createMcpHttpHandler({
       server,
       path: '/api/mcp',
-      legacySse: { ssePath: '/api/sse', messagesPath: '/api/messages' },
+      httpSse: { ssePath: '/api/sse', messagesPath: '/api/messages' },
       sessionIdleTimeoutMs: 0,
       sessionHandshakeTimeoutMs: 0,
       sseKeepAliveMs: 0,
@@ -53,13 +52,13 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
       maxBatchSize: 1,
     });
     expect(handler.matches('/api/mcp')).toBe(true);
-    expect(handler.matches('/api/sse')).toBe(true); // legacySse: the deprecated name of sse2024, still honoured
+    expect(handler.matches('/api/sse')).toBe(true);
     expect(handler.matches('/sse')).toBe(false);
     await handler.close();
-    const renamed = createMcpHttpHandler({ server, sse2024: { ssePath: '/events' } });
+    const renamed = createMcpHttpHandler({ server, httpSse: { ssePath: '/events' } });
     expect([renamed.matches('/events'), renamed.matches('/messages'), renamed.matches('/sse')]).toEqual([true, true, false]);
     await renamed.close();
-    const off = createMcpHttpHandler({ server, sse2024: false, legacySse: true }); // the new name wins
+    const off = createMcpHttpHandler({ server, httpSse: false });
     expect([off.matches('/mcp'), off.matches('/sse'), off.matches('/messages')]).toEqual([true, false, false]);
     await off.close();
   });

@@ -2,7 +2,7 @@
  * The options of the MCP HTTP handler: their types, their defaults (the `DEFAULT_*` constants) and the validation
  * that refuses values that cannot mean anything, before any session exists.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
 import type { Logger } from '@switchboard/jsonrpc';
 import { isHeaderName } from './cors.js';
 import type { McpCorsOptions } from './cors.js';
@@ -34,17 +34,13 @@ export const DEFAULT_SSE_AFTER_MS = 50;
 /** Default {@link McpHttpHandlerOptions.sseKeepAliveMs}. */
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytes}: 8 MiB. */
-export { DEFAULT_MAX_SSE_BUFFER_BYTES } from '../sse/channel.js';
+export { DEFAULT_MAX_SSE_BUFFER_BYTES } from '../sse/sseChannel.js';
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytesTotal}: 64 MiB. */
 export { DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL } from './sseBudget.js';
 /** Default {@link HttpSseOptions.ssePath}. */
-export const DEFAULT_SSE2024_SSE_PATH = '/sse';
+export const DEFAULT_HTTP_SSE_PATH = '/sse';
 /** Default {@link HttpSseOptions.messagesPath}. */
-export const DEFAULT_SSE2024_MESSAGES_PATH = '/messages';
-/** @deprecated Renamed {@link DEFAULT_SSE2024_SSE_PATH}. */
-export const DEFAULT_LEGACY_SSE_PATH = DEFAULT_SSE2024_SSE_PATH;
-/** @deprecated Renamed {@link DEFAULT_SSE2024_MESSAGES_PATH}. */
-export const DEFAULT_LEGACY_MESSAGES_PATH = DEFAULT_SSE2024_MESSAGES_PATH;
+export const DEFAULT_HTTP_SSE_MESSAGES_PATH = '/messages';
 
 /** What {@link McpHttpHandlerOptions.callerIdentity} is given about the request that would open a session. */
 export interface CallerFacts {
@@ -86,9 +82,6 @@ export interface HttpSseOptions {
   /** Where messages are POSTed (`?sessionId=<id>`); announced in the `endpoint` event. @default '/messages' */
   readonly messagesPath?: string;
 }
-
-/** @deprecated Renamed {@link HttpSseOptions}. */
-export type LegacySseOptions = HttpSseOptions;
 
 /** {@link createMcpHttpHandler} options. */
 export interface McpHttpHandlerOptions {
@@ -289,9 +282,7 @@ export interface McpHttpHandlerOptions {
    * Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables.
    * @default true ('/sse', '/messages') when the server serves a session-based revision, else false
    */
-  readonly sse2024?: boolean | HttpSseOptions;
-  /** @deprecated Renamed `sse2024` (same values); used when `sse2024` is not set. */
-  readonly legacySse?: boolean | HttpSseOptions;
+  readonly httpSse?: boolean | HttpSseOptions;
   /** Where transport anomalies are reported. @default the server's `logger`, else silent */
   readonly logger?: Logger;
 }
@@ -341,21 +332,19 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
     throw new TypeError(`Invalid option server: expected an McpServer (an object with a connect method), got ${quoted(server)}`);
   }
   checkPath('path', options.path);
-  // The option's name as the caller spelled it (`legacySse` is the deprecated alias of `sse2024`).
-  const key = options.sse2024 === undefined && options.legacySse !== undefined ? 'legacySse' : 'sse2024';
-  const sse2024 = options.sse2024 ?? options.legacySse;
-  if (sse2024 !== undefined && typeof sse2024 !== 'boolean') {
-    if (typeof sse2024 !== 'object' || sse2024 === null) throw new TypeError(`Invalid option ${key}: expected a boolean or an object, got ${quoted(sse2024)}`);
-    checkPath(`${key}.ssePath`, sse2024.ssePath);
-    checkPath(`${key}.messagesPath`, sse2024.messagesPath);
+  const httpSse = options.httpSse;
+  if (httpSse !== undefined && typeof httpSse !== 'boolean') {
+    if (typeof httpSse !== 'object' || httpSse === null) throw new TypeError(`Invalid option httpSse: expected a boolean or an object, got ${quoted(httpSse)}`);
+    checkPath(`httpSse.ssePath`, httpSse.ssePath);
+    checkPath(`httpSse.messagesPath`, httpSse.messagesPath);
     const path = options.path ?? DEFAULT_MCP_PATH;
-    const ssePath = sse2024.ssePath ?? DEFAULT_SSE2024_SSE_PATH;
-    const messagesPath = sse2024.messagesPath ?? DEFAULT_SSE2024_MESSAGES_PATH;
+    const ssePath = httpSse.ssePath ?? DEFAULT_HTTP_SSE_PATH;
+    const messagesPath = httpSse.messagesPath ?? DEFAULT_HTTP_SSE_MESSAGES_PATH;
     if (ssePath === path || messagesPath === path || ssePath === messagesPath) {
-      throw new TypeError(`Invalid option ${key}: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
+      throw new TypeError(`Invalid option httpSse: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
     }
-  } else if (sse2024 !== false && (options.path === DEFAULT_SSE2024_SSE_PATH || options.path === DEFAULT_SSE2024_MESSAGES_PATH)) {
-    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a 2024-11-05 HTTP+SSE path (set ${key} to other paths or false)`);
+  } else if (httpSse !== false && (options.path === DEFAULT_HTTP_SSE_PATH || options.path === DEFAULT_HTTP_SSE_MESSAGES_PATH)) {
+    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a 2024-11-05 HTTP+SSE path (set httpSse to other paths or false)`);
   }
   const mode = options.responseMode;
   if (mode !== undefined && mode !== 'auto' && mode !== 'sse' && mode !== 'json') {

@@ -4,7 +4,7 @@
  * `IncomingMessage`/`ServerResponse`), so both paths share every decision.
  * Internal to the package (not a public entry).
  */
-import type { SseChannel } from '../sse/channel.js';
+import type { SseChannel } from '../sse/sseChannel.js';
 
 /** The result of reading a request body with a byte limit. */
 export type BodyRead =

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../../../server/mcpServer.js';
 import { serveHttp } from '../../node/index.js';
 import type { ServeHttpHandle } from '../../node/index.js';
-import { SseChannel } from '../sse/channel.js';
+import { SseChannel } from '../sse/sseChannel.js';
 
 let handle: ServeHttpHandle | undefined;
 afterEach(async () => {

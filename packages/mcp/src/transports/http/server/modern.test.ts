@@ -511,7 +511,7 @@ describe.each(['web', 'node'] as const)('a server that serves only 2026-07-28 vi
   it('has no 2024-11-05 HTTP+SSE endpoint unless it is asked for by name (it carries sessions only)', async () => {
     const server = new McpServer({ name: 'modern-only', version: '1.0.0' }, { logger: silentLogger, revisions: [MODERN] });
     const off = createMcpHttpHandler({ server });
-    const on = createMcpHttpHandler({ server, sse2024: true });
+    const on = createMcpHttpHandler({ server, httpSse: true });
     try {
       expect((await off.fetch(new Request('http://localhost/sse', { headers: { Accept: 'text/event-stream' } }))).status).toBe(404);
       const opened = await on.fetch(new Request('http://localhost/sse', { headers: { Accept: 'text/event-stream' } }));

@@ -6,8 +6,10 @@
 import { silentLogger } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
 import { McpServer } from '../../../server/index.js';
-import { InMemoryEventStore, InMemorySessionStore, closeRequestSseStream, createMcpHttpHandler } from '../index.js';
-import type { McpHttpHandler, SessionRecord } from '../index.js';
+import { closeRequestSseStream, createMcpHttpHandler } from '../index.js';
+import { InMemoryEventStore, InMemorySessionStore } from '../../../stores/index.js';
+import type { McpHttpHandler } from '../index.js';
+import type { SessionRecord } from '../../../stores/index.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = JSON.stringify({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseChannel, type SseSink } from '../sse/channel.js';
+import { SseChannel, type SseSink } from '../sse/sseChannel.js';
 import { SseBufferBudget } from './sseBudget.js';
 
 /** A sink whose client never reads: everything written stays buffered until it is aborted. */

@@ -8,7 +8,7 @@
  * client could not read one), after which the client listens again; for a request's stream it is the client going
  * away (MCP 2026-07-28 basic/transports/streamable-http.mdx "Cancellation").
  */
-import type { SseBudgetLink, SseChannel } from '../sse/channel.js';
+import type { SseBudgetLink, SseChannel } from '../sse/sseChannel.js';
 
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytesTotal}: 64 MiB. */
 export const DEFAULT_MAX_SSE_BUFFER_BYTES_TOTAL = 64 * 1024 * 1024;

@@ -22,9 +22,8 @@ import { phaseAfterPost } from './sessions/sessionTable.js';
 import type { StreamableEntry } from './sessions/sessionTable.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
-import { StatelessExchange, StatelessExchangeHost } from './exchanges/modernExchange.js';
-import type { ModernHandle } from './exchanges/modernExchange.js';
-import type { McpHttpServerLike } from './serverLike.js';
+import { ModernExchange, ModernExchangeHost } from './exchanges/modernExchange.js';
+import type { HttpModernHandle, McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../../stores/eventStore.js';
 
 /** The settings of the Streamable HTTP endpoint besides the shared ones. */
@@ -79,17 +78,17 @@ export class StreamableEndpoint {
   readonly #context: EndpointContext;
   readonly #settings: StreamableEndpointSettings;
   readonly #served: ServedFacts;
-  readonly #stateless: StatelessExchangeHost;
+  readonly #modernHost: ModernExchangeHost;
   /** The server's modern `handle`, bound once; only called when the server serves a modern revision. */
-  readonly #handle: ModernHandle | undefined;
+  readonly #handle: HttpModernHandle | undefined;
 
   constructor(context: EndpointContext, settings: StreamableEndpointSettings) {
     this.#context = context;
     this.#settings = settings;
     const server = context.server;
     this.#served = new ServedFacts(server);
-    this.#handle = this.#served.servesModern ? (server.handle as ModernHandle).bind(server) : undefined;
-    this.#stateless = new StatelessExchangeHost({
+    this.#handle = this.#served.servesModern ? (server.handle as HttpModernHandle).bind(server) : undefined;
+    this.#modernHost = new ModernExchangeHost({
       logger: context.logger,
       maxSseBufferBytes: context.maxSseBufferBytes,
       maxSseBufferBytesTotal: context.maxSseBufferBytesTotal,
@@ -99,8 +98,8 @@ export class StreamableEndpoint {
   }
 
   /** The unsent bytes of every stateless SSE stream together (see `maxSseBufferBytesTotal`). */
-  get statelessSseBytes(): number {
-    return this.#stateless.sseBudget.bytes;
+  get modernSseBytes(): number {
+    return this.#modernHost.sseBudget.bytes;
   }
 
   /** Answers one request to the endpoint (Host and Origin already checked). */
@@ -162,7 +161,7 @@ export class StreamableEndpoint {
   /** A modern message: a notification is accepted with 202 (B23); a request gets its own stateless exchange. */
   #modern(decision: HttpModernDecision, input: HttpInput): HttpOutput | Promise<HttpOutput> {
     // Only a server that serves a modern revision has its messages classified modern (so `#handle` is set).
-    const handle = this.#handle as ModernHandle;
+    const handle = this.#handle as HttpModernHandle;
     const { message, respondWith } = decision;
     if (respondWith === 'accepted') {
       this.#notify(handle, message, input);
@@ -170,7 +169,7 @@ export class StreamableEndpoint {
     }
     const request = message as JsonRpcRequest;
     const caller = this.#context.callerOf(input);
-    const exchange = new StatelessExchange({ host: this.#stateless, request, respondWith, clientGone: input.signal, caller });
+    const exchange = new ModernExchange({ host: this.#modernHost, request, respondWith, clientGone: input.signal, caller });
     return exchange.run(handle, request, extraOf(input, caller));
   }
 
@@ -178,7 +177,7 @@ export class StreamableEndpoint {
    * Hands a modern notification to the server, answering nothing. `notifications/cancelled` is not delivered: over
    * HTTP a request is cancelled by closing its stream, so the notification must not cancel anything (B23).
    */
-  #notify(handle: ModernHandle, message: JsonRpcNotification, input: HttpInput): void {
+  #notify(handle: HttpModernHandle, message: JsonRpcNotification, input: HttpInput): void {
     if (message.method === 'notifications/cancelled') return;
     handle(message, { extra: extraOf(input, this.#context.callerOf(input)) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }

@@ -9,7 +9,7 @@ import type { JsonRpcId, JsonRpcMessage, Logger } from '@switchboard/jsonrpc';
 import type { EventStore, PrimingEvent } from '../../../../stores/eventStore.js';
 import type { HttpOutput } from '../inputOutput.js';
 import { HttpStatus, refusalOutput } from '../refusals.js';
-import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from '../../sse/channel.js';
+import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from '../../sse/sseChannel.js';
 
 /**
  * `adaptive`: a POST whose client accepts both types, not decided yet; it becomes `json` when a response is its

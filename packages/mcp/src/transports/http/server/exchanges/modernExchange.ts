@@ -26,15 +26,12 @@ import { JSON_HEADERS } from '../inputOutput.js';
 import type { ResponseShape } from '../../media.js';
 import { HttpStatus } from '../refusals.js';
 import type { HttpStatusCode } from '../refusals.js';
-import type { HttpChannelNotifyOptions, HttpClientChannel, HttpHandleOptions } from '../serverLike.js';
-import { SSE_HEADERS } from '../../sse/channel.js';
+import type { HttpChannelNotifyOptions, HttpClientChannel, HttpModernHandle } from '../serverLike.js';
+import { SSE_HEADERS } from '../../sse/sseChannel.js';
 import { SseBufferBudget } from '../sseBudget.js';
 
-/** The modern `handle` of the server (see `McpHttpServerLike.handle`). */
-export type ModernHandle = (message: JsonRpcRequest | JsonRpcNotification, options?: HttpHandleOptions) => Promise<JsonRpcResponse | undefined>;
-
 /** The settings every stateless exchange of one endpoint shares. */
-export interface StatelessSettings {
+export interface ModernExchangeSettings {
   readonly logger: Logger;
   /** Unsent SSE data allowed per connection before it is dropped, in bytes. */
   readonly maxSseBufferBytes: number;
@@ -52,7 +49,7 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * The exchanges' view of the endpoint when there is no session: no event store, no stream ids, headers without
  * `Mcp-Session-Id`. One per endpoint.
  */
-export class StatelessExchangeHost implements ExchangeHost {
+export class ModernExchangeHost implements ExchangeHost {
   readonly sessionId = undefined;
   readonly eventStore = undefined;
   readonly logger: Logger;
@@ -67,7 +64,7 @@ export class StatelessExchangeHost implements ExchangeHost {
   /** What every stateless SSE stream together holds unsent, and who gives a stream up when it is too much. */
   readonly sseBudget: SseBufferBudget;
 
-  constructor(settings: StatelessSettings) {
+  constructor(settings: ModernExchangeSettings) {
     this.logger = settings.logger;
     this.maxSseBufferBytes = settings.maxSseBufferBytes;
     this.sseBudget = new SseBufferBudget(settings.maxSseBufferBytesTotal);
@@ -101,9 +98,9 @@ function isHttpError(response: JsonRpcResponse): boolean {
   return statusOf(response) !== HttpStatus.Ok;
 }
 
-/** What {@link StatelessExchange} is created with. */
-export interface StatelessExchangeInit {
-  readonly host: StatelessExchangeHost;
+/** What {@link ModernExchange} is created with. */
+export interface ModernExchangeInit {
+  readonly host: ModernExchangeHost;
   readonly request: JsonRpcRequest;
   readonly respondWith: ResponseShape;
   /** The HTTP request's abort signal (the connection closed), when the runtime has one. */
@@ -117,8 +114,8 @@ export interface StatelessExchangeInit {
  * `sse` answers are held back like adaptive ones until the first message, so that a -32021 answer can still be an
  * HTTP 400 (then as JSON); once a notification went out, or after `sseAfterMs`, the answer is a 200 stream.
  */
-export class StatelessExchange implements HttpClientChannel {
-  readonly #host: StatelessExchangeHost;
+export class ModernExchange implements HttpClientChannel {
+  readonly #host: ModernExchangeHost;
   readonly #stream: OutStream;
   readonly #id: JsonRpcId;
   readonly #preferSse: boolean;
@@ -126,7 +123,7 @@ export class StatelessExchange implements HttpClientChannel {
   readonly #caller: string | undefined;
   #status: HttpStatusCode = HttpStatus.Ok;
 
-  constructor(init: StatelessExchangeInit) {
+  constructor(init: ModernExchangeInit) {
     this.#host = init.host;
     this.#caller = init.caller;
     this.#id = init.request.id;
@@ -150,7 +147,7 @@ export class StatelessExchange implements HttpClientChannel {
    * Runs the request through `handle` and resolves with the HTTP answer: the JSON body once the response exists,
    * or the SSE stream as soon as the exchange became one (the response then ends it).
    */
-  run(handle: ModernHandle, request: JsonRpcRequest, extra: TransportMessageExtra): Promise<HttpOutput> {
+  run(handle: HttpModernHandle, request: JsonRpcRequest, extra: TransportMessageExtra): Promise<HttpOutput> {
     const stream = this.#stream;
     const answered = stream.settled();
     if (stream.kind === 'adaptive') stream.timer = setTimeout(() => this.#upgrade(), this.#host.sseAfterMs);

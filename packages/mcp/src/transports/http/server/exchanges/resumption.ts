@@ -7,7 +7,7 @@
 import type { Logger } from '@switchboard/jsonrpc';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { OutStream } from './exchange.js';
-import { SseChannel, formatMessageEvent } from '../../sse/channel.js';
+import { SseChannel, formatMessageEvent } from '../../sse/sseChannel.js';
 
 /**
  * Resumed connections kept open per session with nothing left to deliver (see {@link Resumption.park}); beyond

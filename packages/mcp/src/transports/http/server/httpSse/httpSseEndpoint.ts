@@ -12,10 +12,10 @@ import { acceptsMediaType, isJsonContentType } from '../../media.js';
 import { HttpStatus, errorOutput, refusalOutput } from '../refusals.js';
 import { HttpSseSessionTransport, formatEndpointEvent } from './httpSseTransport.js';
 import type { HttpSseEntry } from '../sessions/sessionTable.js';
-import { SSE_HEADERS, SseChannel } from '../../sse/channel.js';
+import { SSE_HEADERS, SseChannel } from '../../sse/sseChannel.js';
 
 /** @internal The 2024-11-05 HTTP+SSE endpoint of one handler. */
-export class Sse2024Endpoint {
+export class HttpSseEndpoint {
   readonly #context: EndpointContext;
   readonly #messagesPath: string;
 
@@ -79,7 +79,7 @@ export class Sse2024Endpoint {
     const id = inbound.kind === 'request' ? inbound.message.id : null;
     const sessionId = new URLSearchParams(input.query).get('sessionId');
     if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId', { id });
-    const entry = context.table.sse2024(sessionId);
+    const entry = context.table.httpSse(sessionId);
     if (entry === undefined || entry.transport.closed) return refusalOutput('sessionNotFound', { id });
     // 2024-11-05 has no JSON-RPC batching (batches arrived with MCP 2025-03-26 basic/index.mdx "Batching"): a batch
     // is refused whole, unless it holds only responses and notifications, which are never answered (JSON-RPC 2.0

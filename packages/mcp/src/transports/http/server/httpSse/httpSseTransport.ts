@@ -13,8 +13,8 @@ import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type { Inbound, JsonRpcMessage, TransportMessageExtra, TransportSendOptions } from '@switchboard/jsonrpc';
 import { HttpSessionTransportBase } from '../sessions/sessionTransportBase.js';
 import type { SessionRecordLink } from '../sessions/sessionTransportBase.js';
-import { formatMessageEvent } from '../../sse/channel.js';
-import type { SseChannel } from '../../sse/channel.js';
+import { formatMessageEvent } from '../../sse/sseChannel.js';
+import type { SseChannel } from '../../sse/sseChannel.js';
 
 /** The `endpoint` event (MCP 2024-11-05 basic/transports.mdx "HTTP with SSE": the first event on connect). */
 export function formatEndpointEvent(uri: string): string {
@@ -87,11 +87,3 @@ export class HttpSseSessionTransport extends HttpSessionTransportBase<HttpSseSes
     this.onmessage?.(inbound, extra);
   }
 }
-
-/**
- * @deprecated Renamed {@link HttpSseSessionTransport} ("legacy" names the session-based protocol era, not this
- * transport); the old name stays as an alias.
- */
-export const LegacySseSessionTransport = HttpSseSessionTransport;
-/** @deprecated Renamed {@link HttpSseSessionTransport}. */
-export type LegacySseSessionTransport = HttpSseSessionTransport;

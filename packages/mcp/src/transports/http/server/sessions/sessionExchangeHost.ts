@@ -7,7 +7,7 @@ import { REVISION_FEATURES, isLegacyRevision } from '../../../../protocol/revisi
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { ExchangeHost, OutStream } from '../exchanges/exchange.js';
 import { JSON_HEADERS } from '../inputOutput.js';
-import { SSE_HEADERS } from '../../sse/channel.js';
+import { SSE_HEADERS } from '../../sse/sseChannel.js';
 
 
 /** What the exchanges of a session need from its transport's settings (`SessionTransportInit` extends it). */

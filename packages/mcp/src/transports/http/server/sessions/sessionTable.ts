@@ -8,7 +8,7 @@
  * store; a session with a request in flight or an open stream is never closed by them, whatever its record says.
  * Internal to the package (not a public entry).
  */
-import { setUnrefTimeout } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
 import { refusalOutput } from '../refusals.js';
 import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../../../stores/sessionStore.js';
@@ -167,7 +167,7 @@ export class SessionTable {
     return entry?.kind === 'streamable-http' ? entry : undefined;
   }
 
-  sse2024(sessionId: string): HttpSseEntry | undefined {
+  httpSse(sessionId: string): HttpSseEntry | undefined {
     const entry = this.#entries.get(sessionId);
     return entry?.kind === 'legacy-sse' ? entry : undefined;
   }

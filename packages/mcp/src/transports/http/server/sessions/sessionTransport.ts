@@ -31,7 +31,7 @@ import { SessionExchangeHost, primesAt, settleCleanup, type SessionExchangeSetti
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { HttpOutput } from '../inputOutput.js';
 import { JSON_HEADERS } from '../inputOutput.js';
-import { SSE_HEADERS, SseChannel, formatMessageEvent } from '../../sse/channel.js';
+import { SSE_HEADERS, SseChannel, formatMessageEvent } from '../../sse/sseChannel.js';
 
 /** @internal Construction options, supplied by the HTTP handler. */
 export interface SessionTransportInit extends SessionExchangeSettings {

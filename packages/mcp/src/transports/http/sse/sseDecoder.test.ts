@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseDecoder, type SseEvent } from './decoder.js';
+import { SseDecoder, type SseEvent } from './sseDecoder.js';
 
 /** Work allowed per code unit of input: each is searched for CR, for LF, and copied into its line once. */
 const WORK_PER_UNIT = 3;

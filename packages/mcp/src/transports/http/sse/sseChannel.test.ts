@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './channel.js';
-import { SseDecoder } from './decoder.js';
+import { SseChannel, formatMessageEvent, formatPrimingEvent, formatRetry } from './sseChannel.js';
+import { SseDecoder } from './sseDecoder.js';
 
 
 /** Feeds `chunks` one by one and collects every event. */

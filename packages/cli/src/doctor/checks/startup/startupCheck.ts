@@ -2,14 +2,14 @@
  * The stdio start-up check: whether the command resolves (with the doctor's PATH and with a desktop host's), whether
  * the process starts, stays up and answers its first request, and how long that first answer took
  * (`facts.startupMs`, also the report's `startupMs` measurement). It speaks first as a host does: `initialize` (MCP 2025-11-25 basic/lifecycle.mdx
- * "Initialization"), or `server/discover` for `--era stateless` (MCP 2026-07-28 basic/transports/stdio.mdx
+ * "Initialization"), or `server/discover` for `--era modern` (MCP 2026-07-28 basic/transports/stdio.mdx
  * "Backward Compatibility"); with `--era auto` a server silent for a second also gets `server/discover`, so a
  * modern-only server that ignores `initialize` still counts as answering.
  */
 import { DESKTOP_HOST_PATHS, pathOf, resolveCommand, type CommandResolution } from '../../pathSearch.js';
 import { STARTUP } from '../../requirements/startup.js';
 import type { Check, CheckContext, StdioLine, StdioWire } from '../../types.js';
-import { discoverRequest, initializeRequest, received, responseOf, sent, short, type WireRequest } from '../stdio/messages.js';
+import { discoverRequest, initializeRequest, received, responseOf, sent, short, type WireRequest } from '../stdio/probeMessages.js';
 import { waitOrEnd } from '../stdio/waits.js';
 
 /**
@@ -62,7 +62,7 @@ async function resolveTarget(ctx: CheckContext, target: StdioTarget, path: strin
 
 /** Sends the first request(s) and waits for the first response; `undefined` on timeout or exit. */
 async function firstAnswer(ctx: CheckContext, wire: StdioWire): Promise<{ readonly line: StdioLine | undefined; readonly sent: readonly WireRequest[] }> {
-  const requests: WireRequest[] = [ctx.era === 'stateless' ? discoverRequest('startup-1') : initializeRequest('startup-1')];
+  const requests: WireRequest[] = [ctx.era === 'modern' ? discoverRequest('startup-1') : initializeRequest('startup-1')];
   const match = (line: StdioLine) => responseOf(line) !== undefined;
   await wire.send(requests[0]).catch(() => undefined);
   const budget = ctx.requestTimeoutMs;

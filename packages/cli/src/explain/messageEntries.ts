@@ -87,7 +87,7 @@ export const MESSAGE_EXPLANATIONS: readonly Explanation[] = [
     ],
     fixes: [
       'Re-initialize without the old session id (the client must do it on 404)',
-      'Route each session to one instance, or use a stateless (2026-07-28) server',
+      'Route each session to one instance, or use a modern-era (2026-07-28) server',
       'Echo Mcp-Session-Id on every request after initialize; expose the header through CORS for browser clients',
       'Negotiate the era (--era auto)',
     ],

@@ -7,7 +7,7 @@
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"
  */
-import { setUnrefTimeout } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { TimerHandle } from '@switchboard/jsonrpc';
 
 /** Headers of every SSE response. `X-Accel-Buffering: no` keeps nginx from buffering (MCP 2026-07-28 streamable-http.mdx "Receiving"). */

@@ -133,8 +133,8 @@ async function inPool<T>(jobs: readonly (() => Promise<T>)[], size: number): Pro
 }
 
 async function run(ctx: CheckContext): Promise<void> {
-  const probeModern = ctx.era !== 'session';
-  const probeLegacy = ctx.era !== 'stateless';
+  const probeModern = ctx.era !== 'legacy';
+  const probeLegacy = ctx.era !== 'modern';
   const revisions = probeLegacy ? [...LEGACY, UNKNOWN_REVISION] : [];
   const offered = inPool(
     revisions.map((revision) => () => (ctx.signal.aborted ? Promise.resolve(undefined) : offer(ctx, revision))),

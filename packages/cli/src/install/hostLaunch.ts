@@ -6,7 +6,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../errors.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import { cliBinPath, inNpxCache } from './cliPaths.js';
 
 /** A command line a host runs, every path in it absolute. */

@@ -30,7 +30,7 @@ export interface SubscriptionLimits {
 }
 
 /** The session-era rules of one server. */
-export class SessionEra {
+export class LegacyEra {
   readonly #capabilities: CapabilityCache;
   readonly #limits: SubscriptionLimits;
   readonly #legacyServed: readonly LegacyRevision[];

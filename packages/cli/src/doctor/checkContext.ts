@@ -9,7 +9,7 @@ import type { ClientConnector, McpClientOptions } from '@switchboard/mcp/client'
 import { VERSION } from '../version.js';
 import type { Budget } from './budget.js';
 import { anySignal } from './budget.js';
-import { isProtocolLine } from './checks/stdio/messages.js';
+import { isProtocolLine } from './checks/stdio/probeMessages.js';
 import { httpProbe } from './httpProbe.js';
 import { pacedResponse } from '../pacedBody.js';
 import { findingOf } from './report.js';
@@ -19,7 +19,7 @@ import { openStdioWire } from './stdioWire.js';
 import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, DoctorTarget, Finding, Observation, ProbeProcess, StdioWire, StdoutNoise } from './types.js';
 
 /** The client era each `--era` choice asks for. */
-export const CLIENT_ERA = { session: 'legacy', stateless: 'modern', auto: 'auto' } as const;
+export const CLIENT_ERA = { legacy: 'legacy', modern: 'modern', auto: 'auto' } as const;
 /** The grace between SIGTERM and SIGKILL when the doctor ends a process, ms. */
 export const KILL_GRACE_MS = 500;
 /** The longest `server/discover` probe of a doctor client, ms. */

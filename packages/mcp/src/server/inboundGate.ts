@@ -11,7 +11,7 @@ import { ErrorCode, JsonRpcError, type JsonRpcNotification, type JsonRpcRequest 
 import { protocolVersionClaim } from '../protocol/envelope.js';
 import { capabilityRefusalOf, inboundRefusalOf, isModernOnlyRequest, type InboundFacts, type InboundRefusal } from '../protocol/inbound.js';
 import type { DispatchContext } from './connection.js';
-import { SESSION_REQUESTS } from './eras/session.js';
+import { SESSION_REQUESTS } from './eras/legacy.js';
 
 function wireError(refusal: InboundRefusal | undefined): JsonRpcError | undefined {
   return refusal === undefined ? undefined : new JsonRpcError(refusal.code, refusal.message, refusal.data);

@@ -10,7 +10,7 @@ import type { JsonRpcNotification, Logger } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, SessionExpiredError, SpawnError } from '../protocol/clientErrors.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import { ClientConnection } from './connection.js';
-import type { CoreSendOptions, InputQuestion } from './core.js';
+import type { CoreSendOptions, InputQuestion } from './clientCore.js';
 import { NegotiationError } from './errors.js';
 import { negotiate, type Negotiated } from './negotiation.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_PROBE_TIMEOUT_MS, defaultMaxTotalTimeoutMs, DEFAULT_RECONNECT_ATTEMPTS, type InputContext, type McpClientOptions } from './options.js';

@@ -5,7 +5,7 @@
 import type { McpClient } from '@switchboard/mcp/client';
 import { openClient, type EraChoice } from '../connect.js';
 import { CliError, describeFailure } from '../errors.js';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { resolveTarget, type Target, type TargetSpec } from '../target.js';
 import { terminalText } from '../terminalText.js';
