@@ -12,18 +12,18 @@ const root = new URL('..', import.meta.url);
 const BIN_ONLY = { cli: { main: 'src/main.ts' } };
 
 /**
- * The source of an "exports" target, from its declarations: `./dist/types/x/y.d.ts` is built from `src/x/y.ts`
- * (tsc -b: rootDir src, outDir dist/types).
- * @param {string} subpath @param {unknown} target
- * @returns {[string, string]} output name (`dist/<name>.js`) and source file
- */
-/**
  * Sources of `"node"` export conditions (the entry Node loads instead of the subpath's runtime-neutral one), per
  * package directory: output name → source file.
  * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
  */
 export const NODE_CONDITIONS = { mcp: { 'client-node': 'src/transports/node/clientEntry.ts' } };
 
+/**
+ * The source of an "exports" target, from its declarations: `./dist/types/x/y.d.ts` is built from `src/x/y.ts`
+ * (tsc -b: rootDir src, outDir dist/types).
+ * @param {string} subpath @param {unknown} target
+ * @returns {[string, string]} output name (`dist/<name>.js`) and source file
+ */
 function entryOf(subpath, target) {
   const { types, default: js } = /** @type {{ types?: string, default?: string }} */ (target);
   const out = js?.match(/^\.\/dist\/([^/]+)\.js$/)?.[1];

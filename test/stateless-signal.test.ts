@@ -42,14 +42,15 @@ async function countControllers(run: () => Promise<void>): Promise<number> {
 function makeServer(events: string[]): McpServer {
   const server = new McpServer({ name: 'signal-test', version: '1.0.0' });
   server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }));
-  server.tool('watch', { inputSchema: { type: 'object' } }, (_args, ctx) => {
+  server.tool('watch', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
     const signal = ctx.signal;
-    return new Promise((resolve) => {
+    await new Promise<void>((resolve) => {
       signal.addEventListener('abort', () => {
         events.push('aborted');
-        resolve({ content: [{ type: 'text', text: 'aborted' }] });
+        resolve();
       }, { once: true });
     });
+    return { content: [{ type: 'text', text: 'aborted' }] };
   });
   server.tool('read', { inputSchema: { type: 'object' } }, (_args, ctx) => ({ content: [{ type: 'text', text: String(ctx.signal.aborted) }] }));
   return server;
