@@ -9,6 +9,7 @@
 //   args       extra server flags
 //   targets    for role 'ours': which of the issue's goals apply (see TARGETS below)
 //   pending    a reason the row is expected to fail for now: its failures are reported, not counted
+//   sessionRow for a 2026-07-28 Switchboard row: the legacy-session row its CPU per request is compared with
 //   protocol   '2025-11-25' (default: the legacy era, initialize handshake, a session) or '2026-07-28' (the
 //              modern era: no handshake, the `_meta` envelope on every request, on HTTP the request metadata
 //              headers too). Rows of each era are grouped, interleaved and compared with the floor of their era.
@@ -44,16 +45,16 @@ export const ROWS = [
   // ---------------------------------------------------------------- stdio, modern era (2026-07-28, no session)
   // Every server here is dual-era and serves both eras from the same process; the modern rows never send initialize.
   { key: 'raw-stdio-modern', label: 'raw floor (stateless)', transport: 'stdio', role: 'raw', script: 'raw-stdio.js', protocol: '2026-07-28' },
-  { key: 'switchboard-stdio-modern', label: 'Switchboard (2026-07-28)', transport: 'stdio', role: 'ours', script: 'switchboard.js', protocol: '2026-07-28', targets: 'stdio-modern' },
+  { key: 'switchboard-stdio-modern', label: 'Switchboard (2026-07-28)', transport: 'stdio', role: 'ours', script: 'switchboard.js', protocol: '2026-07-28', targets: 'stdio-modern', sessionRow: 'switchboard-stdio' },
   { key: 'sdk-v2-stdio-modern', label: 'SDK v2 serveStdio (2026-07-28)', transport: 'stdio', role: 'sdk', script: 'sdk-v2.js', protocol: '2026-07-28' },
   { key: 'tmcp-stdio-modern', label: 'tmcp (2026-07-28)', transport: 'stdio', role: 'sdk', script: 'tmcp.js', protocol: '2026-07-28' },
   // ---------------------------------------------------------------- Streamable HTTP, modern era, JSON bodies
   { key: 'raw-http-json-modern', label: 'raw floor (stateless)', transport: 'http', response: 'json', role: 'raw', script: 'raw-http.js', args: ['--response', 'json'], protocol: '2026-07-28' },
-  { key: 'switchboard-modern-json', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', targets: 'http-modern' },
+  { key: 'switchboard-modern-json', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'json', role: 'ours', script: 'switchboard.js', args: ['--response', 'json'], protocol: '2026-07-28', targets: 'http-modern', sessionRow: 'switchboard-legacy-json' },
   { key: 'sdk-v2-handler-modern-json', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'json', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'json'], protocol: '2026-07-28' },
   // ---------------------------------------------------------------- Streamable HTTP, modern era, SSE bodies
   { key: 'raw-http-sse-modern', label: 'raw floor (stateless)', transport: 'http', response: 'sse', role: 'raw', script: 'raw-http.js', args: ['--response', 'sse'], protocol: '2026-07-28' },
-  { key: 'switchboard-modern-sse', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], protocol: '2026-07-28', targets: 'http-modern' },
+  { key: 'switchboard-modern-sse', label: 'Switchboard (2026-07-28)', transport: 'http', response: 'sse', role: 'ours', script: 'switchboard.js', args: ['--response', 'sse'], protocol: '2026-07-28', targets: 'http-modern', sessionRow: 'switchboard-legacy-sse' },
   { key: 'sdk-v2-handler-modern-sse', label: 'SDK v2 createMcpHandler (2026-07-28)', transport: 'http', response: 'sse', role: 'sdk', script: 'sdk-v2.js', args: ['--mode', 'handler', '--response', 'sse'], protocol: '2026-07-28' },
   { key: 'tmcp-modern-sse', label: 'tmcp (2026-07-28)', transport: 'http', response: 'sse', role: 'sdk', script: 'tmcp.js', protocol: '2026-07-28' },
 ];
@@ -67,21 +68,19 @@ export const CELLS = [
 ];
 
 /**
- * The issues' goals, by row `targets` kind. Ratios are Switchboard ÷ raw floor of the same group (transport,
- * body type, era) and cell; `vsSdkMin` is Switchboard's req/s ÷ that peer's, same group and cell ("ahead of
- * tmcp" = ≥ 1). `rssMax` is optional (the modern rows have no memory goal).
+ * The issues' goals (issue 21 for the C=16 throughput, the 2026-07-28 cost and the peers), by row `targets` kind.
+ * Ratios are Switchboard ÷ raw floor of the same group (transport, body type, era) and cell, except:
+ * - `vsFastestPeerMin`: Switchboard's req/s ÷ the fastest peer's (any `sdk` row of the same group and cell);
+ * - `cpuVsSessionMax` (2026-07-28 rows): CPU per request ÷ that of the row's `sessionRow` (the legacy-session row of
+ *   the same transport and body, same cell, same repetition): a stateless request costs what a session one does.
+ * `rssMax` is optional (peak RSS not above today's: the same bound as before).
  */
+const C16 = (cell) => cell.concurrency === 16;
 export const TARGETS = {
-  stdio: {
-    rpsMin: (cell) => (cell.concurrency === 1 ? 0.8 : 0.75),
-    p99Max: 2,
-    cpuMax: 1.5,
-    rssMax: 1.3,
-    vsSdkMin: { 'sdk-v1-stdio': 2, 'sdk-v2-stdio': 2.5, 'tmcp-stdio': 1 },
-  },
-  'http-legacy': { rpsMin: () => 0.6, p99Max: 2, cpuMax: 2, rssMax: 1.3, vsSdkMin: { 'tmcp-sse': 1 } },
-  'stdio-modern': { rpsMin: () => 0.8, p99Max: 1.5, cpuMax: 1.5, vsSdkMin: { 'tmcp-stdio-modern': 1 } },
-  'http-modern': { rpsMin: () => 0.8, p99Max: 1.5, cpuMax: 1.5, vsSdkMin: { 'sdk-v2-handler-modern-json': 8, 'sdk-v2-handler-modern-sse': 8, 'tmcp-modern-sse': 1 } },
+  stdio: { rpsMin: () => 0.8, p99Max: 2, cpuMax: 1.5, rssMax: 1.3, vsFastestPeerMin: 1.5 },
+  'http-legacy': { rpsMin: (cell) => (C16(cell) ? 0.8 : 0.6), p99Max: 2, cpuMax: 2, rssMax: 1.3, vsFastestPeerMin: 1.5 },
+  'stdio-modern': { rpsMin: () => 0.8, p99Max: 1.5, cpuMax: 1.5, vsFastestPeerMin: 1.5, cpuVsSessionMax: 1.1 },
+  'http-modern': { rpsMin: () => 0.8, p99Max: 1.5, cpuMax: 1.5, vsFastestPeerMin: 1.5, cpuVsSessionMax: 1.1 },
 };
 
 /** Scenario goals. */

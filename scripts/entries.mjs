@@ -12,6 +12,13 @@ const root = new URL('..', import.meta.url);
 const BIN_ONLY = { cli: { main: 'src/main.ts' } };
 
 /**
+ * Sources of `"node"` export conditions (the entry Node loads instead of the subpath's runtime-neutral one), per
+ * package directory: output name → source file.
+ * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
+ */
+export const NODE_CONDITIONS = { mcp: { 'client-node': 'src/transports/node/clientEntry.ts' } };
+
+/**
  * The source of an "exports" target, from its declarations: `./dist/types/x/y.d.ts` is built from `src/x/y.ts`
  * (tsc -b: rootDir src, outDir dist/types).
  * @param {string} subpath @param {unknown} target
@@ -29,7 +36,8 @@ function entryOf(subpath, target) {
 
 /**
  * Entry points per package directory (the root package.json "workspaces", less `packages/`): output name
- * (`dist/<name>.js`) → source file. Every "exports" subpath but `./package.json`, plus {@link BIN_ONLY}.
+ * (`dist/<name>.js`) → source file. Every "exports" subpath but `./package.json`, plus {@link NODE_CONDITIONS} and
+ * {@link BIN_ONLY}.
  * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
  */
 export const PACKAGES = Object.fromEntries(
@@ -37,6 +45,6 @@ export const PACKAGES = Object.fromEntries(
     const dir = workspace.replace(/^packages\//, '');
     const pkg = /** @type {{ exports?: Record<string, unknown> }} */ (JSON.parse(readFileSync(new URL(`${workspace}/package.json`, root), 'utf8')));
     const exported = Object.entries(pkg.exports ?? {}).filter(([subpath]) => subpath !== './package.json').map(([subpath, target]) => entryOf(subpath, target));
-    return [dir, { ...Object.fromEntries(exported), ...BIN_ONLY[dir] }];
+    return [dir, { ...Object.fromEntries(exported), ...NODE_CONDITIONS[dir], ...BIN_ONLY[dir] }];
   }),
 );

@@ -8,13 +8,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PACKAGES } from '../scripts/entries.mjs';
+import { NODE_CONDITIONS, PACKAGES } from '../scripts/entries.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface PackageJson {
   name: string;
-  exports?: Record<string, string | { types?: string; default?: string }>;
+  exports?: Record<string, string | { types?: string; node?: string; default?: string }>;
   bin?: Record<string, string>;
 }
 
@@ -38,20 +38,29 @@ describe('package entry points', () => {
       expect(self).toBe('./package.json');
       // What the bundle inputs imply (less those only a bin script loads): output `index` is ".", `x` is "./x".
       const bins = binTargets(pkgDir, pkg);
+      // A `"node"` condition (`<subpath>-node`, NODE_CONDITIONS) sits in its subpath's target, between the two.
+      const nodeOutputs = Object.keys((NODE_CONDITIONS as Record<string, Record<string, string>>)[dir] ?? {});
       const fromBundle = Object.fromEntries(
         Object.entries(entries)
-          .filter(([out]) => !bins.includes(out))
-          .map(([out, source]) => [out === 'index' ? '.' : `./${out}`, { types: typesOf(source), default: `./dist/${out}.js` }]),
+          .filter(([out]) => !bins.includes(out) && !nodeOutputs.includes(out))
+          .map(([out, source]) => {
+            const node = nodeOutputs.includes(`${out}-node`) ? { node: `./dist/${out}-node.js` } : {};
+            return [out === 'index' ? '.' : `./${out}`, { types: typesOf(source), ...node, default: `./dist/${out}.js` }];
+          }),
       );
       expect(exported).toEqual(fromBundle);
-      // "types" must come first for TypeScript to pick it (publint checks it too, from the tarball).
-      for (const target of Object.values(exported)) expect(Object.keys(target as object)).toEqual(['types', 'default']);
+      // "types" must come first for TypeScript to pick it (publint checks it too, from the tarball), "default" last.
+      for (const target of Object.values(exported)) {
+        const keys = Object.keys(target as object);
+        expect(keys).toEqual(keys.includes('node') ? ['types', 'node', 'default'] : ['types', 'default']);
+      }
     });
 
     it(`${dir}: the bin scripts load exactly the bundle inputs "exports" does not cover`, () => {
       const pkg = readJson(`${pkgDir}package.json`);
       const exportedOutputs = Object.keys(pkg.exports ?? {}).filter((s) => s !== './package.json').map((s) => (s === '.' ? 'index' : s.slice(2)));
-      const rest = Object.keys(entries).filter((out) => !exportedOutputs.includes(out)).sort();
+      const nodeOutputs = Object.keys((NODE_CONDITIONS as Record<string, Record<string, string>>)[dir] ?? {});
+      const rest = Object.keys(entries).filter((out) => !exportedOutputs.includes(out) && !nodeOutputs.includes(out)).sort();
       expect(binTargets(pkgDir, pkg).sort()).toEqual(rest);
     });
 

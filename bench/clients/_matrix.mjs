@@ -10,8 +10,8 @@ export const CLIENT_ROWS = [
   // the same hand-written client, POSTing through globalThis.fetch (undici) as the libraries below do
   { key: 'raw-fetch', label: 'raw client (fetch)', role: 'info', script: 'raw.mjs', args: ['--stack', 'fetch'], transports: ['http'] },
   { key: 'switchboard', label: 'Switchboard McpClient', role: 'ours', script: 'switchboard.mjs', transports: ['stdio', 'http'], needs: '@switchboard/mcp/client' },
-  // the same client handed `nodeFetch` (@switchboard/mcp/node: a streaming fetch on node:http), as the README advises on Node
-  { key: 'switchboard-nodefetch', label: 'Switchboard McpClient + nodeFetch', role: 'ours', script: 'switchboard.mjs', args: ['--fetch', 'node'], transports: ['http'], needs: '@switchboard/mcp/node' },
+  // the same client handed `globalThis.fetch` (undici) explicitly: what the default was before it became nodeFetch on Node
+  { key: 'switchboard-globalfetch', label: 'Switchboard McpClient + globalThis.fetch', role: 'info', script: 'switchboard.mjs', args: ['--fetch', 'global'], transports: ['http'] },
   { key: 'sdk-v1', label: 'SDK v1 Client', role: 'sdk', script: 'sdk-v1.mjs', transports: ['stdio', 'http'] },
   { key: 'sdk-v2', label: 'SDK v2 Client', role: 'sdk', script: 'sdk-v2.mjs', transports: ['stdio', 'http'] },
 ];

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // Switchboard's client (`@switchboard/mcp/client`), used as a user would: `McpClient.connect` with
-// `spawnStdio` (it spawns the server) or `streamableHttp` (default `globalThis.fetch`; `--fetch node`: `nodeFetch`
-// from @switchboard/mcp/node, the node:http fetch the README advises on Node), default options (era
-// `'auto'`: the `server/discover` probe, then `initialize` when the server does not know it, as the raw floor
-// does not), then `client.callTool`. The connect-time probe is outside the measured window.
+// `spawnStdio` (it spawns the server) or `streamableHttp` (its default `fetch`: on Node, `nodeFetch`, the node:http
+// fetch the `./client` entry installs under Node; `--fetch global`: `globalThis.fetch`, undici, handed in
+// explicitly), default options (era `'auto'`: the `server/discover` probe, then `initialize` when the server does
+// not know it, as the raw floor does not), then `client.callTool`. The connect-time probe is outside the window.
 import process from 'node:process';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
-import { nodeFetch } from '@switchboard/mcp/node';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { runClient } from './_harness.mjs';
 
@@ -14,7 +13,7 @@ await runClient((opts) => {
   let client;
   return {
     async connect() {
-      const fetch = opts.fetch === 'node' ? nodeFetch : undefined;
+      const fetch = opts.fetch === 'global' ? (input, init) => globalThis.fetch(input, init) : undefined;
       const connector = opts.transport === 'stdio' ? spawnStdio({ command: process.execPath, args: [opts.server, '--stdio'] }) : streamableHttp({ url: opts.url, ...(fetch ? { fetch } : {}) });
       client = await McpClient.connect({ connector, clientInfo: { name: 'switchboard-bench-client', version: '1.0.0' } });
       return { server: client.serverInfo?.name, protocolVersion: client.protocolVersion, era: client.era };
@@ -22,4 +21,4 @@ await runClient((opts) => {
     callEcho: (text) => client.callTool({ name: 'echo', arguments: { text } }),
     close: () => client?.close(),
   };
-}, { fetch: 'global' });
+}, { fetch: 'default' });

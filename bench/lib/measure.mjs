@@ -6,9 +6,9 @@ import { StdioClient, HttpClient, drive, percentile, echoText, echoRequest, chec
 const MiB = 1024 * 1024;
 
 /** Starts `row`'s server for its transport and connects a client of the row's era (legacy: handshaken). */
-export async function startServer(row, { extraArgs = [], nodeFlags = [], sockets = 16, handshake = true, readyTimeoutMs = 20000 } = {}) {
+export async function startServer(row, { extraArgs = [], nodeFlags = [], sockets = 16, handshake = true, readyTimeoutMs = 20000, wrapper } = {}) {
   const transportArgs = row.transport === 'stdio' ? ['--stdio'] : ['--port', '0'];
-  const h = spawnServer({ script: row.script, args: [...transportArgs, ...(row.args || []), ...extraArgs], nodeFlags: [...(row.nodeFlags || []), ...nodeFlags] });
+  const h = spawnServer({ script: row.script, args: [...transportArgs, ...(row.args || []), ...extraArgs], nodeFlags: [...(row.nodeFlags || []), ...nodeFlags], wrapper });
   const sampler = new RssSampler(h.pid);
   let client;
   try {

@@ -131,9 +131,11 @@ process.on('exit', stopAll);
  * stderr is scanned for `BENCH_READY <url>` and `BENCH_HEAP {…}` lines (everything else is kept for
  * failure messages).
  */
-export function spawnServer({ script, args = [], nodeFlags = [], env, cwd }) {
+export function spawnServer({ script, args = [], nodeFlags = [], env, cwd, wrapper = [] }) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
+  // `wrapper`: a command line the node process runs under (bench/instructions.mjs: valgrind --tool=callgrind …)
+  const argv = [process.execPath, ...nodeFlags, script, ...args];
+  const child = spawn(wrapper.length > 0 ? wrapper[0] : argv[0], [...wrapper.slice(1), ...(wrapper.length > 0 ? argv : argv.slice(1))], {
     cwd,
     env: env ? { ...process.env, ...env } : process.env,
     stdio: ['pipe', 'pipe', 'pipe'],

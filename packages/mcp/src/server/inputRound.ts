@@ -66,14 +66,19 @@ function declares(declared: ClientCapabilities, needed: ClientCapabilities): boo
 
 const REJECTED_HANDLED = (): void => {};
 
+/** The responses of a round whose request carried none (read only). */
+const NO_ANSWERS: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** One round of one modern-era request (see the module comment). */
 export class InputRound {
   /** The handler's own state: read from the carried state, written by `ctx.requestState = …`. */
   state: unknown;
   readonly #responses: Readonly<Record<string, unknown>>;
   readonly #clientCapabilities: ClientCapabilities;
-  readonly #used = new Map<string, unknown>();
-  readonly #counts = new Map<string, number>();
+  /** The responses this round used, by key; made on the first one (most requests ask nothing). */
+  #used: Map<string, unknown> | undefined = undefined;
+  /** Input requests made so far, by key prefix (the default keys' `<n>`); made on the first one. */
+  #counts: Map<string, number> | undefined = undefined;
   #requests: Record<string, InputRequest> | undefined = undefined;
   /** The first input request this request's client capabilities do not allow (the request is then -32021). */
   refusal: MissingClientCapabilityError | undefined = undefined;
@@ -102,7 +107,8 @@ export class InputRound {
     // so a handler never learns more from an answer than that the client sent it).
     const carried = init.carried;
     let answers: Record<string, unknown>;
-    if (carried === undefined) answers = { ...given };
+    // No answers and no state (a first request, the usual case): nothing to copy.
+    if (carried === undefined) answers = given === undefined ? NO_ANSWERS : { ...given };
     else {
       answers = { ...carried.responses };
       const asked = carried.asked ?? [];
@@ -135,7 +141,7 @@ export class InputRound {
 
   /** What the next round's `requestState` carries: the responses used so far, the handler's state, the keys asked now. */
   carried(): CarriedState {
-    const responses = Object.fromEntries(this.#used);
+    const responses = this.#used === undefined ? {} : Object.fromEntries(this.#used);
     const asked: Record<string, AnsweredRequest> = {};
     for (const [key, request] of Object.entries(this.#requests ?? {})) asked[key] = answeredRequestOf(request);
     return this.state === undefined ? { responses, asked } : { responses, state: this.state, asked };
@@ -160,8 +166,9 @@ export class InputRound {
       return rejected;
     }
     const prefix = KEY_PREFIX[method] ?? method;
-    const n = this.#counts.get(prefix) ?? 0;
-    this.#counts.set(prefix, n + 1);
+    const counts = (this.#counts ??= new Map<string, number>());
+    const n = counts.get(prefix) ?? 0;
+    counts.set(prefix, n + 1);
     const name = key ?? `${prefix}-${n}`;
     if (Object.hasOwn(this.#responses, name)) {
       const response = this.#responses[name];
@@ -175,7 +182,7 @@ export class InputRound {
         rejected.catch(REJECTED_HANDLED);
         return rejected;
       }
-      this.#used.set(name, response);
+      (this.#used ??= new Map<string, unknown>()).set(name, response);
       return Promise.resolve(response as T);
     }
     (this.#requests ??= {})[name] = params === undefined ? { method } : { method, params };

@@ -10,6 +10,7 @@
 import {
   DEFAULT_MAX_QUEUED_INBOUND,
   Dispatcher,
+  type ContextRequest,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -77,6 +78,13 @@ export interface HandleOptions {
   readonly channel?: ClientChannel;
   /** Aborted when the client goes (Streamable HTTP at 2026-07-28: its response stream closed is cancellation). */
   readonly signal?: AbortSignal;
+  /**
+   * For transports, instead of `signal`: the request (its `id`, `method` and a `signal` getter read only when the
+   * handler reads `ctx.signal`, so a transport makes its `AbortController` only then). The response is returned
+   * even when that signal aborted: the transport, which knows its client left, drops it.
+   * @internal
+   */
+  readonly contextRequest?: ContextRequest;
   /** The transport's facts about the message (authentication), exposed as `ctx.authInfo`. */
   readonly extra?: TransportMessageExtra;
   /**
@@ -385,8 +393,11 @@ export class McpServer {
   async handle(message: JsonRpcRequest | JsonRpcNotification, options: HandleOptions = {}): Promise<JsonRpcResponse | undefined> {
     const channel = options.channel ?? UNREACHABLE_CLIENT;
     const facts = protocolVersionClaim(message) === undefined ? (options.facts ?? NO_FACTS) : modernFactsOf(message);
+    const ctx: DispatchContext = { facts, channel, connection: undefined, extra: options.extra };
+    const request = options.contextRequest;
+    if (request !== undefined) return this.#dispatcher.dispatchNow(message, ctx, request);
     const signal = options.signal;
-    const response = await this.#dispatcher.dispatch(message, { facts, channel, connection: undefined, extra: options.extra }, signal);
+    const response = await this.#dispatcher.dispatch(message, ctx, signal);
     return signal?.aborted === true ? undefined : response;
   }
 

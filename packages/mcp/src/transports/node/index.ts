@@ -2,13 +2,18 @@
  * @switchboard/mcp/node — the Node.js `http` adapter of the Streamable HTTP handler: `serveHttp` listens on a
  * port (127.0.0.1 by default), `toNodeListener` plugs the handler into an existing `http.Server` or framework.
  * `@switchboard/mcp/http` stays free of `node:` imports, so it runs on any `fetch` runtime. For the client side,
- * `nodeFetch` / `createNodeFetch` are a `fetch` on `node:http` for `streamableHttp({ url, fetch: nodeFetch })`.
+ * `nodeFetch` / `createNodeFetch` are a `fetch` on `node:http`; importing this entry makes `nodeFetch` the client transports' default.
  *
  * @example
  * import { serveHttp } from '@switchboard/mcp/node';
  * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
  * @packageDocumentation
  */
+import { installNodeFetch } from './installFetch.js';
+
+// A Node entry: the HTTP client transports' default `fetch` becomes `nodeFetch` (see installFetch.ts).
+installNodeFetch();
+
 export { createNodeFetch, DEFAULT_NODE_FETCH_MAX_SOCKETS, nodeFetch } from './nodeFetch.js';
 export type { NodeFetch, NodeFetchOptions } from './nodeFetch.js';
 export { toNodeListener } from './listener.js';

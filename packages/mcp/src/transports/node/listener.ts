@@ -125,10 +125,16 @@ function writeNode(res: ServerResponse, output: HttpOutput, idleMs: number): voi
   }
   if (channel === undefined) {
     if (idleMs > 0) res.setTimeout(idleMs);
-    res.statusCode = output.status;
-    const headers = output.headers;
-    for (const key of Object.keys(headers)) res.setHeader(key, headers[key] as string);
-    res.end(output.body);
+    const body = output.body;
+    if (body === undefined) {
+      res.writeHead(output.status, output.headers);
+      res.end();
+      return;
+    }
+    // With its length the answer leaves in one write (head and body together); without, Node frames it chunked
+    // and writes the pieces with writev (RFC 9112 §6.2: Content-Length delimits the body).
+    res.writeHead(output.status, { 'content-length': Buffer.byteLength(body), ...output.headers });
+    res.end(body);
     return;
   }
   // A response that is produced within the current tick (a quick tool) completes its stream before the next one:

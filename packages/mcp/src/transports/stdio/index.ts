@@ -7,6 +7,11 @@
  *   embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message; it MAY
  *   log to stderr.
  */
+import { installNodeFetch } from '../node/installFetch.js';
+
+// A Node entry: the HTTP client transports' default `fetch` becomes `nodeFetch` (see installFetch.ts).
+installNodeFetch();
+
 export { StdioServerTransport, type StdioServerTransportOptions } from './stdioServerTransport.js';
 export {
   DEFAULT_STDIO_DRAIN_TIMEOUT_MS,

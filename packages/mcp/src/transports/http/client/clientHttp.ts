@@ -12,6 +12,28 @@ import type { SseDecoder, SseEvent } from '../sse/sseDecoder.js';
 /** The `fetch` a client transport calls: the global one, or one a host injects (a proxy agent, a test double). */
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
+/** `globalThis.fetch`, read at each call (so a stub installed later is the one called). */
+const globalFetch: FetchLike = (input, init) => globalThis.fetch(input, init);
+let runtimeFetch: FetchLike | undefined;
+
+/**
+ * The `fetch` of a client transport given none: the runtime's own when its entry installed one (on Node, the
+ * `./node` and `./stdio` entries install `nodeFetch`, a `fetch` on `node:http` that costs a fraction of
+ * `globalThis.fetch`'s CPU per request), else `globalThis.fetch`. Read when a transport is made.
+ */
+export function defaultClientFetch(): FetchLike {
+  return runtimeFetch ?? globalFetch;
+}
+
+/**
+ * Installs the default `fetch` of the client transports (see {@link defaultClientFetch}): what a runtime's entry
+ * does once, when it is imported. It must follow redirects by hand as `fetch` does with `redirect: 'manual'`.
+ * @internal
+ */
+export function installDefaultClientFetch(fetch: FetchLike): void {
+  runtimeFetch = fetch;
+}
+
 /**
  * Headers added to every HTTP request of a client transport (e.g. `Authorization`), or a function called before
  * each request that returns them (for a token that is refreshed). The transport's own headers (`Content-Type`,

@@ -13,6 +13,7 @@ import { echo } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../../protocol/transport.js';
 import {
+  defaultClientFetch,
   DEFAULT_MAX_SSE_EVENT_BYTES,
   discardBody,
   fetchFailure,
@@ -38,7 +39,8 @@ export interface HttpSseClientOptions {
   /**
    * The `fetch` to call, always with `redirect: 'manual'`: a 307/308 to the same origin is followed (5 in a row at
    * most), any other redirect refused with `RedirectRefusedError`, so no body or header goes to another origin.
-   * @default globalThis.fetch
+   * @default on Node, once `@switchboard/mcp/node` or `@switchboard/mcp/stdio` is imported (or `@switchboard/mcp/client`
+   *   is imported under Node), `nodeFetch` (`node:http`, keep-alive); elsewhere `globalThis.fetch`
    */
   readonly fetch?: FetchLike;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
@@ -86,7 +88,7 @@ export class HttpSseClientTransport implements ClientTransport {
 
   constructor(init: HttpSseTransportInit) {
     this.#url = new URL(init.url);
-    const fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    const fetch = init.fetch ?? defaultClientFetch();
     this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};

@@ -16,6 +16,7 @@ import { isModernRevision } from '../../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../../protocol/transport.js';
 import { modernHeaders } from './clientHeaders.js';
 import {
+  defaultClientFetch,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_SSE_EVENT_BYTES,
   discardBody,
@@ -110,7 +111,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
 
   constructor(init: StreamableHttpTransportInit) {
     this.#url = new URL(init.url);
-    const fetch = init.fetch ?? ((input, requestInit) => globalThis.fetch(input, requestInit));
+    const fetch = init.fetch ?? defaultClientFetch();
     this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};

@@ -29,7 +29,8 @@ export interface StreamableHttpClientOptions {
    * The `fetch` to call. It is always called with `redirect: 'manual'`: the transport follows a 307/308 to the same
    * origin itself (5 in a row at most) and refuses any other redirect with `RedirectRefusedError` (code
    * `redirect_refused`), so no body or header goes to another origin.
-   * @default globalThis.fetch
+   * @default on Node, once `@switchboard/mcp/node` or `@switchboard/mcp/stdio` is imported (or `@switchboard/mcp/client`
+   *   is imported under Node), `nodeFetch` (`node:http`, keep-alive); elsewhere `globalThis.fetch`
    */
   readonly fetch?: FetchLike;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. Never sent to another origin. */

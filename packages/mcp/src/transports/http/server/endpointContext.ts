@@ -39,26 +39,40 @@ export interface EndpointContext {
    * buffers): the handler's `callerIdentity`, else `address:<address after trustProxy>` (a loopback peer
    * included), else `undefined` (no address known: the Web handler).
    */
-  callerOf(input: HttpInput): string | undefined;
+  readonly callerOf: (input: HttpInput) => string | undefined;
 }
 
 export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
 
+/** The caller key of an input (see {@link EndpointContext.callerOf}). */
+export type CallerOf = (input: HttpInput) => string | undefined;
+
 /**
  * The {@link TransportMessageExtra} of one request, with the key of its caller (see `callerKeyOf` on the server);
- * headers are collected only if someone reads them.
+ * the key and the headers are worked out only if someone reads them (a per-caller budget: tasks, listen streams,
+ * SSE bytes), so a request no budget looks at costs no address parsing.
  */
 class LazyExtra implements TransportMessageExtra {
   readonly authInfo: unknown;
-  /** See {@link EndpointContext.callerOf}. */
-  readonly caller: string | undefined;
   readonly #input: HttpInput;
+  readonly #callerOf: CallerOf | undefined;
+  #caller: string | undefined = undefined;
+  #callerKnown = false;
   #headers: Record<string, string> | undefined = undefined;
 
-  constructor(input: HttpInput, caller: string | undefined) {
+  constructor(input: HttpInput, callerOf: CallerOf | undefined) {
     this.#input = input;
     this.authInfo = input.authInfo;
-    this.caller = caller;
+    this.#callerOf = callerOf;
+  }
+
+  /** See {@link EndpointContext.callerOf}; computed once, when first read. */
+  get caller(): string | undefined {
+    if (!this.#callerKnown) {
+      this.#caller = this.#callerOf?.(this.#input);
+      this.#callerKnown = true;
+    }
+    return this.#caller;
   }
 
   get headers(): Record<string, string> {
@@ -66,9 +80,12 @@ class LazyExtra implements TransportMessageExtra {
   }
 }
 
-/** The {@link TransportMessageExtra} handed to the server with the messages of `input` (`caller`: its caller key). */
-export function extraOf(input: HttpInput, caller?: string): TransportMessageExtra {
-  return new LazyExtra(input, caller);
+/**
+ * The {@link TransportMessageExtra} handed to the server with the messages of `input`; `callerOf` gives its caller
+ * key when a budget asks for it.
+ */
+export function extraOf(input: HttpInput, callerOf?: CallerOf): TransportMessageExtra {
+  return new LazyExtra(input, callerOf);
 }
 
 /**

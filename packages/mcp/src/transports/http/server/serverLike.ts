@@ -6,6 +6,7 @@
  * `transports` know neither).
  */
 import type {
+  ContextRequest,
   JsonRpcId,
   JsonRpcNotification,
   JsonRpcParams,
@@ -63,6 +64,12 @@ export interface HttpHandleOptions {
   readonly channel?: HttpClientChannel;
   /** Aborts when the client went away (closing the response stream is cancellation, MCP 2026-07-28). */
   readonly signal?: AbortSignal;
+  /**
+   * Instead of `signal`: the request with a `signal` getter, read only when the handler reads `ctx.signal` (the
+   * exchange then makes its `AbortController`); the response is returned even if it aborted (the exchange drops it).
+   * @internal
+   */
+  readonly contextRequest?: ContextRequest;
   /** The HTTP request's headers and authentication facts. */
   readonly extra?: TransportMessageExtra;
 }

@@ -145,7 +145,7 @@ export class StreamableEndpoint {
         return this.#initialize(decision, input);
       case 'message':
         table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
-        return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.callerOf(input)));
+        return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.callerOf));
       case 'listen':
         table.touch(entry as StreamableEntry, 'active');
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);
@@ -168,9 +168,8 @@ export class StreamableEndpoint {
       return ACCEPTED;
     }
     const request = message as JsonRpcRequest;
-    const caller = this.#context.callerOf(input);
-    const exchange = new ModernExchange({ host: this.#modernHost, request, respondWith, clientGone: input.signal, caller });
-    return exchange.run(handle, request, extraOf(input, caller));
+    const exchange = new ModernExchange({ host: this.#modernHost, request, respondWith, input });
+    return exchange.run(handle, request, extraOf(input, this.#context.callerOf));
   }
 
   /**
@@ -179,7 +178,7 @@ export class StreamableEndpoint {
    */
   #notify(handle: HttpModernHandle, message: JsonRpcNotification, input: HttpInput): void {
     if (message.method === 'notifications/cancelled') return;
-    handle(message, { extra: extraOf(input, this.#context.callerOf(input)) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
+    handle(message, { extra: extraOf(input, this.#context.callerOf) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
@@ -212,7 +211,7 @@ export class StreamableEndpoint {
       await transport.close();
       return withRequestId(context.internalError(error), decision.request.id);
     }
-    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input, context.callerOf(input)));
+    const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input, context.callerOf));
     // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
     if (transport.protocolVersion === undefined) await context.table.closeEntry(entry);
     return output;

@@ -4,12 +4,14 @@
  * `text/event-stream` (the same adaptive decision as on a session: the response alone ⇒ JSON; a notification
  * first, or nothing within `sseAfterMs` ⇒ SSE). No session id is minted or read, no event carries an id (there
  * is nothing to resume), SSE streams get keep-alive comments, and the client closing the response stream aborts
- * the request's signal: on this transport that is the cancellation.
+ * the request's signal: on this transport that is the cancellation. The signal is made when the handler first reads
+ * `ctx.signal` (most never do): a request whose handler does not look costs no `AbortController` and no listener.
  *
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages", "Receiving Messages", "Cancellation"
  */
 import { echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
+  ContextRequest,
   JsonRpcId,
   JsonRpcNotification,
   JsonRpcParams,
@@ -21,12 +23,12 @@ import type {
 import { McpErrorCode } from '../../../../protocol/errors.js';
 import { OutStream } from './exchange.js';
 import type { ExchangeHost } from './exchange.js';
-import type { HttpOutput } from '../inputOutput.js';
+import type { HttpInput, HttpOutput } from '../inputOutput.js';
 import { JSON_HEADERS } from '../inputOutput.js';
 import type { ResponseShape } from '../../media.js';
 import { HttpStatus } from '../refusals.js';
 import type { HttpStatusCode } from '../refusals.js';
-import type { HttpChannelNotifyOptions, HttpClientChannel, HttpModernHandle } from '../serverLike.js';
+import type { HttpChannelNotifyOptions, HttpClientChannel, HttpHandleOptions, HttpModernHandle } from '../serverLike.js';
 import { SSE_HEADERS } from '../../sse/sseChannel.js';
 import { SseBufferBudget } from '../sseBudget.js';
 
@@ -103,10 +105,8 @@ export interface ModernExchangeInit {
   readonly host: ModernExchangeHost;
   readonly request: JsonRpcRequest;
   readonly respondWith: ResponseShape;
-  /** The HTTP request's abort signal (the connection closed), when the runtime has one. */
-  readonly clientGone: AbortSignal | undefined;
-  /** The caller key (see `EndpointContext.callerOf`): whose share of the SSE budget the stream is. */
-  readonly caller: string | undefined;
+  /** The HTTP request: its `signal` (the client went away) is read only when the handler reads `ctx.signal`. */
+  readonly input: Pick<HttpInput, 'signal'>;
 }
 
 /**
@@ -114,33 +114,61 @@ export interface ModernExchangeInit {
  * `sse` answers are held back like adaptive ones until the first message, so that a -32021 answer can still be an
  * HTTP 400 (then as JSON); once a notification went out, or after `sseAfterMs`, the answer is a 200 stream.
  */
-export class ModernExchange implements HttpClientChannel {
+export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHandleOptions {
   readonly #host: ModernExchangeHost;
   readonly #stream: OutStream;
-  readonly #id: JsonRpcId;
+  readonly id: JsonRpcId;
+  readonly method: string;
   readonly #preferSse: boolean;
-  readonly #controller = new AbortController();
-  readonly #caller: string | undefined;
+  readonly #input: Pick<HttpInput, 'signal'>;
+  /** Made when `signal` is first read. */
+  #controller: AbortController | undefined = undefined;
+  /** The client left (or its SSE stream was dropped) before the response. */
+  #cancelled = false;
+  /** The HTTP request's facts (set by `run`). */
+  extra: TransportMessageExtra | undefined = undefined;
   #status: HttpStatusCode = HttpStatus.Ok;
 
   constructor(init: ModernExchangeInit) {
     this.#host = init.host;
-    this.#caller = init.caller;
-    this.#id = init.request.id;
+    this.#input = init.input;
+    this.id = init.request.id;
+    this.method = init.request.method;
     this.#preferSse = init.respondWith === 'sse';
     const stream = new OutStream(init.host, init.respondWith === 'json' ? 'json' : 'adaptive');
     stream.remaining = 1;
     this.#stream = stream;
-    const gone = init.clientGone;
-    if (gone !== undefined) {
-      if (gone.aborted) this.#cancel();
-      else gone.addEventListener('abort', () => this.#cancel(), { once: true });
-    }
   }
 
-  /** The request's signal: aborted when the client closed the response stream (or never waited for it). */
+  /**
+   * The request's signal (the handler's `ctx.signal`), made when first read: aborted when the client closed the
+   * response stream (or never waited for it).
+   */
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#controller = controller;
+      if (this.#cancelled) controller.abort();
+      else {
+        const gone = this.#input.signal;
+        if (gone !== undefined) {
+          if (gone.aborted) this.#cancel();
+          else gone.addEventListener('abort', () => this.#cancel(), { once: true });
+        }
+      }
+    }
+    return controller.signal;
+  }
+
+  /** As the `handle` options: the channel is this exchange. */
+  get channel(): HttpClientChannel {
+    return this;
+  }
+
+  /** As the `handle` options: the request whose `signal` is made when read is this exchange. */
+  get contextRequest(): ContextRequest {
+    return this;
   }
 
   /**
@@ -151,11 +179,13 @@ export class ModernExchange implements HttpClientChannel {
     const stream = this.#stream;
     const answered = stream.settled();
     if (stream.kind === 'adaptive') stream.timer = setTimeout(() => this.#upgrade(), this.#host.sseAfterMs);
-    handle(request, { channel: this, signal: this.#controller.signal, extra }).then(
+    this.extra = extra;
+    // The exchange is the options: `signal` stays a getter (a server-like reading it makes the controller then).
+    handle(request, this).then(
       (response) => this.#respond(response),
       (error: unknown) => {
         this.#host.logger.error('Modern request handler rejected', { error });
-        this.#respond({ jsonrpc: '2.0', id: this.#id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
+        this.#respond({ jsonrpc: '2.0', id: this.id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
       },
     );
     return answered.then((settled) => this.#output(settled));
@@ -167,7 +197,7 @@ export class ModernExchange implements HttpClientChannel {
    */
   notify(method: string, params?: JsonRpcParams, _options?: HttpChannelNotifyOptions): Promise<void> {
     const stream = this.#stream;
-    if (stream.done || this.#controller.signal.aborted) return Promise.resolve();
+    if (stream.done || this.#cancelled) return Promise.resolve();
     if (stream.kind === 'adaptive') this.#upgrade();
     if (stream.kind !== 'sse') return Promise.resolve();
     const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
@@ -194,21 +224,23 @@ export class ModernExchange implements HttpClientChannel {
       this.#cancel();
     };
     channel.keepAlive(this.#host.keepAliveMs);
-    this.#host.sseBudget.track(channel, this.#caller);
+    this.#host.sseBudget.track(channel, this.extra?.caller);
   }
 
   /** The client went away before the response: the handler's signal aborts; nothing more is sent. */
   #cancel(): void {
     if (this.#stream.done) return;
-    this.#controller.abort();
+    this.#cancelled = true;
+    this.#controller?.abort();
   }
 
   #respond(response: JsonRpcResponse | undefined): void {
     const stream = this.#stream;
     if (stream.done) return;
     stream.remaining = 0;
-    // Nothing to send: the request was cancelled (the client is gone), or the server answers nothing.
-    if (response === undefined || this.#controller.signal.aborted) {
+    // Nothing to send: the request was cancelled (the client is gone), or the server answers nothing. A client that
+    // left while no one watched (the handler never read its signal) finds a closed response: nothing is written.
+    if (response === undefined || this.#cancelled) {
       stream.complete();
       return;
     }
@@ -216,8 +248,8 @@ export class ModernExchange implements HttpClientChannel {
     try {
       json = JSON.stringify(response);
     } catch (error) {
-      this.#host.logger.error('Modern response could not be serialized', { error, id: echoId(this.#id) });
-      json = JSON.stringify({ jsonrpc: '2.0', id: this.#id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
+      this.#host.logger.error('Modern response could not be serialized', { error, id: echoId(this.id) });
+      json = JSON.stringify({ jsonrpc: '2.0', id: this.id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
     }
     if (stream.kind === 'adaptive') {
       if (this.#preferSse && !isHttpError(response)) this.#upgrade();

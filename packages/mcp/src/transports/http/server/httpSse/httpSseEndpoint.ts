@@ -88,7 +88,7 @@ export class HttpSseEndpoint {
       return refusalOutput('legacyBatch');
     }
     context.table.touch(entry, 'active');
-    entry.transport._receive(inbound, extraOf(input, this.#context.callerOf(input)));
+    entry.transport._receive(inbound, extraOf(input, this.#context.callerOf));
     return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };
   }
 }
