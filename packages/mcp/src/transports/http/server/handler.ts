@@ -260,42 +260,43 @@ export class HttpCore {
     return first === 'https' ? 'https' : first === 'http' ? 'http' : input.scheme;
   }
 
-  /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
-  #admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined> {
-    const { sessionId, kind, input, streamPrefix } = request;
+  /**
+   * Who sent `input`: its address after `trustProxy`, and what `callerIdentity` (default: the principal, else that
+   * address, none for loopback while no proxy is trusted) names it.
+   */
+  #identifyCaller(input: HttpInput): { readonly address: string | undefined; readonly identity: string | undefined } {
     const address = callerAddress(input, this.#trust);
-    const caller = this.#identify({
+    const identity = this.#identify({
       authInfo: input.authInfo,
       remoteAddress: input.remoteAddress,
       callerAddress: address,
       trustsProxy: this.#trust !== undefined,
       header: (name) => input.header(name),
     });
+    return { address, identity: typeof identity === 'string' ? identity : undefined };
+  }
+
+  /** Admits a new session (see {@link SessionTable.admit}): the refusal to send, or `undefined` (slot taken). */
+  #admit(request: EndpointAdmitRequest): Promise<HttpOutput | undefined> {
+    const { sessionId, kind, input, streamPrefix } = request;
+    const { address, identity } = this.#identifyCaller(input);
     // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
     // reclaiming at the cap takes from whoever holds most.
-    const group = typeof caller === 'string' ? caller : address === undefined ? '' : addressKey(address);
-    return this.#table.admit({ sessionId, kind, caller: typeof caller === 'string' ? caller : undefined, group, streamPrefix });
+    const group = identity ?? (address === undefined ? '' : addressKey(address));
+    return this.#table.admit({ sessionId, kind, caller: identity, group, streamPrefix });
   }
 
   /**
    * The caller key of the server's per-caller shares (live tasks, finished task results, listen streams, SSE
-   * bytes): `callerIdentity`, the one notion of a caller, else the peer's address. Unlike the session budget, a
+   * bytes): `callerIdentity`, the one notion of a caller, else the address. Unlike the session budget, a
    * loopback peer is keyed by its address too: a share is a share, and what the session budget exempts loopback
    * for (a reverse proxy on the same host putting every caller in one budget) is what `callerIdentity` (or a
    * trusted proxy's identity) is for; a key is never missing where an address is known, so no caller on a
    * socket escapes the shares.
    */
   #callerOf(input: HttpInput): string | undefined {
-    const address = callerAddress(input, this.#trust);
-    const caller = this.#identify({
-      authInfo: input.authInfo,
-      remoteAddress: input.remoteAddress,
-      callerAddress: address,
-      trustsProxy: this.#trust !== undefined,
-      header: (name) => input.header(name),
-    });
-    if (typeof caller === 'string') return caller;
-    return address === undefined ? undefined : addressKey(address);
+    const { address, identity } = this.#identifyCaller(input);
+    return identity ?? (address === undefined ? undefined : addressKey(address));
   }
 
   close(): Promise<void> {
