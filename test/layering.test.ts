@@ -120,6 +120,14 @@ describe('layering', () => {
     expect(namesExportedTwice(names)).toEqual([]);
   }, 30_000);
 
+  it("the README's table of entries gives each entry's true name count", () => {
+    const names = entryNames(entrySources(ROOT));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const table = new Map([...readme.matchAll(/^\| `(@switchboard\/[^`]+|switchboard\/[^`]+)` \|.*\| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
+    expect(table.size).toBeGreaterThan(5);
+    for (const [entry, count] of table) expect({ entry, count }).toEqual({ entry, count: names.get(entry)?.length });
+  }, 30_000);
+
   it('the one-home check finds a planted name exported twice', () => {
     const planted = new Map([
       ['@x/a', ['One', 'Two']],

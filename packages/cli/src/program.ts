@@ -224,7 +224,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
   program
     .command('dev')
     .argument('<module>', 'a module whose default export is an McpServer (or a function returning one)')
-    .description('like serve, and reloads when a file in the module\'s folder changes (HTTP keeps its port; sessions end)')
+    .description('like serve, and reloads when a file in the module\'s folder changes (hosts stay connected: HTTP keeps its port and each session its id)')
     .option('--port <n>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', port)
     .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
     .addHelpText('after', DEV_HELP)

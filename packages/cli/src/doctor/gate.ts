@@ -90,7 +90,7 @@ export function parseBaseline(text: string): Baseline {
   if (!Array.isArray(record.findings)) throw new TypeError('not a doctor baseline: "findings" is not an array');
   const findings = record.findings.map((entry: unknown, i) => {
     const e = entry as { id?: unknown; fingerprint?: unknown };
-    if (typeof entry !== 'object' || entry === null || typeof e.id !== 'string' || typeof e.fingerprint !== 'string') throw new TypeError(`findings[${i}] has no string "id" and "fingerprint"`);
+    if (typeof entry !== 'object' || entry === null || typeof e.id !== 'string' || typeof e.fingerprint !== 'string') throw new TypeError(`not a doctor baseline: findings[${i}] has no string "id" and "fingerprint"`);
     return { id: e.id, fingerprint: e.fingerprint };
   });
   return { baselineVersion: 1, findings };

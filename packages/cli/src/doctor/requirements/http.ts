@@ -257,7 +257,7 @@ export const HTTP_REQUIREMENTS: readonly Requirement[] = [
     title: 'A foreign `Origin` was not refused with 403',
     rule: 'A foreign `Origin` is refused with 403',
     behaviour: 'A request whose `Origin` header is present and not allowed (`Origin: http://evil.example`) is answered 403 Forbidden.',
-    spec: modern('Security & Endpoint'),
+    spec: legacy('Security Warning'),
     revisions: STREAMABLE,
     transports: ['http'],
     severity: 'error',
