@@ -161,7 +161,7 @@ describe('the packed tarballs', () => {
 
 describe('installed from the tarballs into an empty project', () => {
   it('every subpath export imports under node, with the same named exports as in this workspace', async () => {
-    const specifiers = ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
+    const specifiers = ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
     const script = `
       const out = {};
       for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(await import(spec)).sort();
@@ -175,10 +175,15 @@ describe('installed from the tarballs into an empty project', () => {
 
     for (const spec of specifiers) expect(got[spec], spec).toEqual(Object.keys(await import(spec)).sort());
     expect(got['@switchboard/jsonrpc']).toEqual(expect.arrayContaining(['Dispatcher', 'Peer', 'JsonRpcError', 'parseMessage', 'NdjsonDecoder', 'createMemoryTransportPair']));
-    expect(got['@switchboard/mcp']).toEqual(expect.arrayContaining(['McpServer', 'ToolError', 'PROTOCOL_REVISIONS', 'LEGACY_REVISIONS', 'createStderrLogger']));
+    // The root holds what both sides share (revisions, protocol errors); the server and the client have their own entries.
+    expect(got['@switchboard/mcp']).toEqual(expect.arrayContaining(['McpError', 'PROTOCOL_REVISIONS', 'LEGACY_REVISIONS', 'createStderrLogger']));
+    expect(got['@switchboard/mcp']).not.toContain('McpServer');
+    expect(got['@switchboard/mcp/client']).toEqual(expect.arrayContaining(['McpClient', 'streamableHttp', 'ConnectionRefusedError']));
+    expect(got['@switchboard/mcp/stores']).toEqual(expect.arrayContaining(['InMemoryEventStore', 'InMemorySessionStore', 'InMemoryTaskStore']));
     expect(got['@switchboard/mcp/server']).toEqual(expect.arrayContaining(['McpServer', 'ToolError']));
     expect(got['@switchboard/mcp/stdio']).toEqual(expect.arrayContaining(['serveStdio', 'StdioServerTransport']));
-    expect(got['@switchboard/mcp/http']).toEqual(expect.arrayContaining(['createMcpHttpHandler', 'InMemoryEventStore']));
+    expect(got['@switchboard/mcp/http']).toEqual(expect.arrayContaining(['createMcpHttpHandler']));
+    expect(got['@switchboard/mcp/http']).not.toContain('InMemoryEventStore');
     expect(got['@switchboard/mcp/http']).not.toContain('serveHttp');
     expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'DEFAULT_NODE_FETCH_MAX_SOCKETS', 'createNodeFetch', 'nodeFetch', 'serveHttp', 'toNodeListener']);
     expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
