@@ -107,6 +107,7 @@ describe('the doctor report for a terminal', () => {
             e},"resources":{"subscribe":true,"listChanged":true},"prompts":{"listChanged":true},"completio
             ns":{}},"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"http-fi
             xture","version":"1.0.0"}},"ttlMs":0,"cacheScope":"private"}}
+        Seen at: 2026-07-28
         Rule: A local server refuses a foreign \`Host\` (DNS rebinding)
         Spec: MCP 2025-11-25 basic/transports.mdx “Security Warning”
         Likely causes:

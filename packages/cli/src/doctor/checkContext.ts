@@ -16,7 +16,8 @@ import { findingOf } from './report.js';
 import { requirement } from './requirements/index.js';
 import { doctorStdioConnector } from './stdioConnector.js';
 import { openStdioWire } from './stdioWire.js';
-import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, DoctorTarget, Finding, Observation, ProbeProcess, StdioWire, StdoutNoise } from './types.js';
+import { PROTOCOL_VERSION_META_KEY } from '@switchboard/mcp';
+import type { Check, CheckContext, DoctorEnv, DoctorFacts, DoctorProgress, DoctorTarget, Finding, HttpProbeRequest, Observation, ProbeProcess, StdioWire, StdoutNoise } from './types.js';
 
 /** The client era each `--era` choice asks for. */
 export const CLIENT_ERA = { legacy: 'legacy', modern: 'modern', auto: 'auto' } as const;
@@ -177,6 +178,8 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
   resources.running = check.id;
   const wires: StdioWire[] = [];
   const requestTimeoutMs = (): number => budget.requestTimeoutMs();
+  /** The protocol revision of the last raw HTTP request this check sent, when it named one. */
+  let lastRevision: string | undefined;
   const ctx: CheckContext = {
     target,
     env,
@@ -195,7 +198,9 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
       }
       let finding: Finding;
       try {
-        finding = findingFor(id, observation);
+        // A finding cites the revision it was observed at: the check's own word, else the revision of the last raw
+        // HTTP request the check sent (what an HTTP check observes is the answer to that request).
+        finding = findingFor(id, observation.revision === undefined && lastRevision !== undefined ? { ...observation, revision: lastRevision } : observation);
       } catch (error) {
         misuse = error as Error;
         throw error;
@@ -233,6 +238,7 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
     },
     http(request) {
       if (target.transport !== 'http') return Promise.resolve({ status: 0, headers: {}, text: '', messages: [], eventIds: [], error: 'The target is not an HTTP server' });
+      lastRevision = revisionOfRequest(request) ?? lastRevision;
       return httpProbe({ env, target, request, timeoutMs: requestTimeoutMs(), signal });
     },
     progress(text) {
@@ -255,4 +261,20 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
       }
     },
   };
+}
+
+/**
+ * The protocol revision a raw HTTP request speaks: an `initialize`'s offered `protocolVersion`, else its
+ * `MCP-Protocol-Version` header, else the 2026-07-28 envelope's `_meta` protocol version; `undefined` when it names
+ * none.
+ */
+export function revisionOfRequest(request: HttpProbeRequest): string | undefined {
+  const body = request.body as { method?: unknown; params?: { protocolVersion?: unknown; _meta?: Record<string, unknown> } } | null | undefined;
+  if (typeof body === 'object' && body !== null) {
+    if (body.method === 'initialize' && typeof body.params?.protocolVersion === 'string') return body.params.protocolVersion;
+  }
+  const header = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'mcp-protocol-version')?.[1];
+  if (typeof header === 'string' && header !== '') return header;
+  const meta = typeof body === 'object' && body !== null ? body.params?._meta?.[PROTOCOL_VERSION_META_KEY] : undefined;
+  return typeof meta === 'string' ? meta : undefined;
 }
