@@ -123,7 +123,7 @@ describe('layering', () => {
   it("the README's table of entries gives each entry's true name count", () => {
     const names = entryNames(entrySources(ROOT));
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const table = new Map([...readme.matchAll(/^\| `(@switchboard\/[^`]+|switchboard\/[^`]+)` \|.*\| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
+    const table = new Map([...readme.matchAll(/^\| `(@switchboard\/[^`]+|switchboard\/[^`]+)` \|.*\| (\d+) \|$/gm)].map((m) => [String(m[1]), Number(m[2])] as const));
     expect(table.size).toBeGreaterThan(5);
     for (const [entry, count] of table) expect({ entry, count }).toEqual({ entry, count: names.get(entry)?.length });
   }, 30_000);
