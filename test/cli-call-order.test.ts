@@ -4,27 +4,15 @@
  * neither word names a server, the message says what to type. (Before, `call <tool> … <url>` failed with
  * "No MCP server named <tool>".)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serveHttp } from '@switchboard/mcp/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from './helpers/process.js';
 import server from './fixtures/cli-server-module.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'switchboard.js');
-
-function cli(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', HOME: cwd } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
-}
+const cli = (args: readonly string[], cwd: string): Promise<CliRun> => runCli(args, { cwd, env: { HOME: cwd } });
 
 describe('switchboard call: the order of the tool and the target', () => {
   let handle: Awaited<ReturnType<typeof serveHttp>>;

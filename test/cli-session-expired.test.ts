@@ -5,29 +5,16 @@
  * `tools/list` of a session (as a server that restarted, or `switchboard dev` after a reload, does). Before, the
  * CLI (reconnect off) failed with "session expired … run the command again".
  */
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { fileURLToPath } from 'node:url';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from './helpers/process.js';
 import server from './fixtures/cli-server-module.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'switchboard.js');
-
-function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
-}
+const cli = (args: readonly string[]): Promise<CliRun> => runCli(args);
 
 describe('switchboard list over a Streamable HTTP session that the server forgets', () => {
   const handler = createMcpHttpHandler({ server });

@@ -5,16 +5,12 @@
  * from the modern probe to `initialize`; `list` and `call` print "Nothing listens at <url>" and exit with 2.
  * Before, all of them said "Connection closed … the server ended the connection".
  */
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConnectionRefusedError, McpClient, httpSse, streamableHttp } from '@switchboard/mcp/client';
 import { nodeFetch } from '@switchboard/mcp/node';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from './helpers/process.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'switchboard.js');
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A loopback port nothing listens on: bound by the system, then released. */
@@ -26,16 +22,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Runs the built bin; resolves with its exit code and output (killed by its PID after 20 s). */
-function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
-}
+const cli = (args: readonly string[]): Promise<CliRun> => runCli(args);
 
 describe('a URL where nothing listens', () => {
   it.each([

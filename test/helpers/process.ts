@@ -2,6 +2,7 @@
  * Child-process helpers shared by the tests that start real servers: every process a test starts is stopped by its
  * own PID, and waits are bounded.
  */
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 
 /** Whether a process with this PID still exists (signal 0 probes without killing). */
@@ -42,4 +43,28 @@ export async function endStdin(proc: ChildProcess, killAfterMs = 5000): Promise<
   const code = await exited;
   clearTimeout(timer);
   return code;
+}
+
+/** What {@link runCli} saw. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const CLI_BIN = new URL('../../packages/cli/bin/switchboard.js', import.meta.url);
+
+/**
+ * Runs the built `switchboard` bin with `args` (colour off) and resolves with its exit code and output; the process
+ * is killed by its PID after `killAfterMs`.
+ */
+export function runCli(args: readonly string[], options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>>; readonly killAfterMs?: number } = {}): Promise<CliRun> {
+  const cwd = options.cwd ?? new URL('../../', import.meta.url).pathname;
+  const child = spawn(process.execPath, [CLI_BIN.pathname, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...options.env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  const timer = setTimeout(() => stopByPid(child), options.killAfterMs ?? 20_000);
+  return new Promise((resolve) => child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
 }
