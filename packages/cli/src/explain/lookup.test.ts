@@ -55,6 +55,10 @@ describe('explain(query)', () => {
     ['Error POSTing to endpoint (HTTP 404): Session not found', ['status:404', 'message:session-not-found']],
     ['spawn npx ENOENT', ['message:command-not-found']],
     ['TypeError: fetch failed (ECONNREFUSED)', ['message:connection-refused']],
+    ['switchboard: Nothing listens at http://127.0.0.1:9/mcp (connection refused)', ['message:connection-refused']],
+    ['RedirectRefusedError: redirect_refused: 307 to https://other.example/mcp', ['message:redirect-refused']],
+    ['ResponseTooLargeError: Response too large: 70000000 bytes', ['message:response-too-large']],
+    ['switchboard: The command did not finish within its budget of 3000 ms (--timeout-ms)', ['message:command-budget', 'message:request-timed-out']],
     ['Not Acceptable: Client must accept both application/json and text/event-stream', ['message:not-acceptable']],
   ])('a message: %s', (message, ids) => {
     expect(explainMessage(message).map((entry) => entry.id)).toEqual(ids);

@@ -10,6 +10,60 @@ const STDIO_2025 = 'MCP 2025-11-25 basic/transports.mdx "stdio"';
 /** The message entries, most specific first. */
 export const MESSAGE_EXPLANATIONS: readonly Explanation[] = [
   {
+    id: 'message:redirect-refused',
+    kind: 'message',
+    title: 'Redirect refused',
+    pattern: /redirect_refused|redirect.*refused|refused.*redirect/i,
+    meanings: [{ revisions: ALL, meaning: 'The server answered with a redirect the client does not follow: to another origin (the body and the configured headers, such as an API key, would go there), a 301/302/303 (they turn a POST into a GET), or more than 5 same-origin 307/308 in a row. Raised by the client (`RedirectRefusedError`, code `redirect_refused`), naming the target.' }],
+    causes: [
+      'The server moved and redirects its old URL elsewhere',
+      'A proxy or load balancer redirects http:// to https://, or adds or removes a trailing slash',
+      'A redirect loop in the server or proxy configuration',
+    ],
+    fixes: [
+      'Use the redirect target (the error names it) as the server URL',
+      'Configure the client with the https:// URL, or the exact path the server answers on',
+      'Fix the loop in the proxy or server configuration',
+    ],
+    spec: ['MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"'],
+  },
+  {
+    id: 'message:response-too-large',
+    kind: 'message',
+    title: 'Response too large',
+    pattern: /response_too_large|response too large|exceeded \d+ (characters|bytes)/i,
+    meanings: [{ revisions: ALL, meaning: 'An answer was larger than the client keeps (a stdio line over `maxLineBytes`, an SSE event over its cap): the request it answers fails at once with its size instead of waiting for its timeout. Raised by the client (`ResponseTooLargeError`, code `response_too_large`).' }],
+    causes: [
+      'A tool returns a whole file, a large query result or an image as one message',
+      'A list (tools, resources) is not paginated and holds thousands of entries',
+      'A server that never ends a line or an event (a bug, or a hostile server)',
+    ],
+    fixes: [
+      'Return less per call: paginate, summarise, or return a resource link instead of the content',
+      'Paginate the list on the server (a page size)',
+      'Raise the client\'s limit only for a server you trust',
+    ],
+    spec: ['MCP 2025-11-25 server/utilities/pagination.mdx "Pagination"'],
+  },
+  {
+    id: 'message:command-budget',
+    kind: 'message',
+    title: 'The command did not finish within its budget',
+    pattern: /did not finish within its budget|command_timeout/i,
+    meanings: [{ revisions: ALL, meaning: 'A switchboard command ran out of its whole budget (`--timeout-ms`, 60 s by default): connecting, every request and the output together. Its requests were cancelled and the server closed; raised by the CLI, not the server.' }],
+    causes: [
+      'The tool runs longer than the budget (progress does not extend it)',
+      'The server is slow to start (npx downloading, a cold container) or never answers',
+      'A server that streams without end (progress or an SSE line that never finishes)',
+    ],
+    fixes: [
+      'Raise --timeout-ms for that command',
+      'Install the server instead of fetching it at each start; `switchboard doctor` measures the start',
+      'Run `switchboard doctor` on the server to see what it sends',
+    ],
+    spec: ['MCP 2025-11-25 basic/lifecycle.mdx "Timeouts"'],
+  },
+  {
     id: 'message:connection-closed',
     kind: 'message',
     title: 'Connection closed',
@@ -111,8 +165,8 @@ export const MESSAGE_EXPLANATIONS: readonly Explanation[] = [
     id: 'message:connection-refused',
     kind: 'message',
     title: 'ECONNREFUSED / fetch failed',
-    pattern: /ECONNREFUSED|fetch failed|ENOTFOUND|EAI_AGAIN|ECONNRESET|getaddrinfo/i,
-    meanings: [{ revisions: ALL, meaning: 'No HTTP server answered at that address.' }],
+    pattern: /ECONNREFUSED|fetch failed|ENOTFOUND|EAI_AGAIN|ECONNRESET|getaddrinfo|nothing listens|connection refused|connection_refused/i,
+    meanings: [{ revisions: ALL, meaning: 'No HTTP server answered at that address. Switchboard\'s client says "Nothing listens at <url> (connection refused)" (`ConnectionRefusedError`, code `connection_refused`).' }],
     causes: ['The server is not running, or listens on another port or interface', 'localhost resolves to ::1 and the server listens on 127.0.0.1 only (or the reverse)', 'A wrong host name'],
     fixes: ['Start the server and check the port it prints', 'Use http://127.0.0.1:<port>/… instead of localhost', 'Check the URL'],
     spec: ['MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"'],
