@@ -8,6 +8,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { post } from './http-wire.js';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { McpServer } from '@switchboard/mcp/server';
 import { serveHttp } from '@switchboard/mcp/node';
@@ -48,30 +49,6 @@ async function start(options: Partial<ServeHttpOptions>): Promise<ServeHttpHandl
     ...options,
   });
   return served;
-}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** One POST from `localAddress`, its whole answer read. */
-function post(port: number, localAddress: string, body: unknown, headers: Record<string, string> = {}, agent: http.Agent | false = false): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/mcp', method: 'POST', localAddress, agent,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
 }
 
 const session = (sid: string): Record<string, string> => ({ 'mcp-session-id': sid, 'mcp-protocol-version': REVISION });

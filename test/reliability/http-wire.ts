@@ -142,3 +142,32 @@ export function inSession(sid: string): Record<string, string> {
 export function messagesOf(events: readonly SseEvent[]): unknown[] {
   return events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as unknown);
 }
+
+/** A whole HTTP answer, read to its end. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** One POST from `localAddress`, its whole answer read. */
+/**
+ * POSTs `body` as JSON to `/mcp` on 127.0.0.1:`port` from the loopback address `localAddress` (so that tests can
+ * play distinct callers) and reads the whole answer. No keep-alive unless an `agent` is given.
+ */
+export function post(port: number, localAddress: string, body: unknown, headers: Record<string, string> = {}, agent: http.Agent | false = false): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1', port, path: '/mcp', method: 'POST', localAddress, agent,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

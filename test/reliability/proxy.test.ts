@@ -9,11 +9,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { post, type Answer } from './http-wire.js';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { McpServer } from '@switchboard/mcp/server';
 import { serveHttp } from '@switchboard/mcp/node';
@@ -138,30 +138,6 @@ function createServer(): McpServer {
   server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }, ctx) =>
     ({ content: [{ type: 'text', text: `echo:${args.text ?? ''} caller:${String((ctx as { extra?: { caller?: string } }).extra?.caller)}` }] }));
   return server;
-}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** One POST to nginx from `localAddress`, its whole answer read. */
-function post(port: number, localAddress: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/mcp', method: 'POST', localAddress, agent: false,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
 }
 
 const session = (sid: string): Record<string, string> => ({ 'mcp-session-id': sid, 'mcp-protocol-version': REVISION });
