@@ -38,7 +38,7 @@ const notFrom = (folders, message) => ({ regex: `^(\\.\\./)+(${folders.join('|')
 const restrict = (...patterns) => ['error', { patterns: [BARE_BUILTINS, ...patterns] }];
 
 const MCP = 'packages/mcp/src';
-const LIB = ['packages/jsonrpc/src/**/*.ts', 'packages/mcp/src/**/*.ts'];
+const LIB = ['packages/jsonrpc/src/**/*.ts', 'packages/mcp/src/**/*.ts', 'packages/gateway/src/**/*.ts'];
 const TESTS = ['**/*.test.ts', 'test/**/*.ts'];
 
 export default tseslint.config(

@@ -17,7 +17,7 @@ import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = ['jsonrpc', 'mcp', 'cli'] as const;
+const DIRS = ['jsonrpc', 'mcp', 'gateway', 'cli'] as const;
 /** Budget of the whole set-up (3 packs and one install take 3-6 s on 2 idle cores). */
 const SETUP_TIMEOUT_MS = 60_000;
 
@@ -161,11 +161,11 @@ describe('the packed tarballs', () => {
 
 describe('installed from the tarballs into an empty project', () => {
   it('every subpath export imports under node, with the same named exports as in this workspace', async () => {
-    const specifiers = ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
+    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
     const script = `
       const out = {};
       for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(await import(spec)).sort();
-      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', 'switchboard']) {
+      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', 'switchboard']) {
         out[name + '/package.json'] = (await import(name + '/package.json', { with: { type: 'json' } })).default.version;
       }
       try { await import('@switchboard/mcp/dist/server.js'); out.deep = 'imported'; } catch (e) { out.deep = e.code; }

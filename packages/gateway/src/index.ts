@@ -1,0 +1,7 @@
+/**
+ * `@switchboard/gateway`: MCP servers of any era and transport behind one Switchboard endpoint — a proxy per
+ * upstream (the era bridge) and a gateway over many. It sits at the edge: it builds on `@switchboard/mcp`'s server
+ * and client entries, which never import each other.
+ * @packageDocumentation
+ */
+export {};
