@@ -8,7 +8,7 @@
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
-import { McpClient, type ClientConnector, type ClientConnectorOpenOptions, type ClientTransport, type McpClientOptions, type RequestOptions } from '@switchboard/mcp/client';
+import { McpClient, type ClientConnector, type ClientConnectorOpenOptions, type ClientTransport, type ListenSubscription, type McpClientOptions, type RequestOptions } from '@switchboard/mcp/client';
 import { backoffDelayMs, type BackoffPolicy } from './backoff.js';
 
 /**
@@ -88,6 +88,13 @@ export class UpstreamDeadlineError extends Error {
 }
 
 type ListKind = 'tools' | 'resources' | 'prompts';
+
+/** The list each list-changed notification is about (MCP 2025-11-25 schema.ts `ServerNotification`). */
+const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/resources/list_changed': 'resources',
+  'notifications/prompts/list_changed': 'prompts',
+};
 
 /** The message of anything thrown. */
 function describe(error: unknown): string {
@@ -278,6 +285,7 @@ export class Upstream {
       this.#rt.logger.info(`Upstream "${this.name}" is ready`, { era: client?.era, revision: client?.protocolVersion, tools: listing.tools.length, ms: Date.now() - started });
       this.#rt.onListing(this.name);
       this.#startHealthChecks(generation);
+      if (client?.era === 'modern') void this.#listen(client, generation);
     } catch (error) {
       // Abandon the attempt: abort the opening, close the channel (a pending initialize fails at once), and close
       // the client if it still comes up.
@@ -349,6 +357,39 @@ export class Upstream {
     } catch (error) {
       this.#lost(generation, error);
     }
+  }
+
+  /**
+   * Modern era: list changes come only on a `subscriptions/listen` stream (MCP 2026-07-28
+   * basic/patterns/subscriptions.mdx: the server sends notifications only on a stream the client opened), so one is
+   * opened for the lists the upstream says change. A stream that ends with its connection takes the upstream down.
+   */
+  async #listen(client: McpClient, generation: number): Promise<void> {
+    const capabilities = client.serverCapabilities;
+    const filter = {
+      ...(capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    let subscription: ListenSubscription;
+    try {
+      subscription = await client.listen(filter, { timeoutMs: this.spec.connectTimeoutMs ?? this.#rt.connectTimeoutMs });
+    } catch (error) {
+      if (generation === this.#generation) this.#rt.logger.info(`Upstream "${this.name}" does not stream list changes: its lists are read at each reconnection`, { error: describe(error) });
+      return;
+    }
+    if (generation !== this.#generation) {
+      void subscription.close();
+      return;
+    }
+    subscription.on((notification) => {
+      const kind = LIST_CHANGED[notification.method];
+      if (kind !== undefined) this.#relist(kind, generation);
+    });
+    void subscription.closed.then((end) => {
+      if (end.reason === 'connection') this.#lost(generation, end.error);
+    });
   }
 
   #startHealthChecks(generation: number): void {

@@ -1,0 +1,215 @@
+/**
+ * createGateway over in-memory upstreams (real McpServers, real McpClients, in memory): the namespaced catalog
+ * and the tool rules through the front, an upstream that never answers left out without holding the others, an
+ * upstream that dies and comes back (reconnected with backoff, a list change on the front each way), an upstream's
+ * own list change reaching the front, and a config update that keeps unchanged upstreams connected.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from '@switchboard/jsonrpc';
+import { McpClient, type ClientConnector } from '@switchboard/mcp/client';
+import { McpServer } from '@switchboard/mcp/server';
+import { inMemoryConnector } from '@switchboard/mcp/testing';
+import { createGateway, type Gateway } from './gateway.js';
+import type { UpstreamHealth } from './fanout/upstream.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A logger that keeps its lines. */
+function recordingLogger(): Logger & { readonly lines: string[] } {
+  const lines: string[] = [];
+  const log = (level: string) => (message: string, fields?: unknown) => {
+    lines.push(`${level} ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields, (_k, v: unknown) => (v instanceof Error ? v.message : v))}`}`);
+  };
+  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** An upstream server with an `echo` tool (it answers its arguments) and the given extra tools. */
+function upstreamServer(name: string, tools: readonly string[] = []): McpServer {
+  const server = new McpServer({ name, version: '1.0.0' }, { logger: recordingLogger() });
+  server.tool('echo', { description: `echo of ${name}`, inputSchema: { type: 'object', properties: { text: { type: 'string' }, token: { type: 'string' } }, required: ['text', 'token'] } }, (args) => ({
+    content: [{ type: 'text', text: JSON.stringify({ from: name, args }) }],
+  }));
+  for (const tool of tools) server.tool(tool, {}, () => ({ content: [{ type: 'text', text: `${name}.${tool}` }] }));
+  server.prompt('greet', { description: 'a greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: `hello from ${name}` } }] }));
+  return server;
+}
+
+/** A connector whose channel never opens (until its open is aborted). */
+function hungConnector(): ClientConnector {
+  return {
+    kind: 'stdio',
+    verdictKey: 'memory:hung',
+    open: (options) =>
+      new Promise((_resolve, reject) => {
+        options.signal?.addEventListener('abort', () => reject(new Error('open aborted')), { once: true });
+      }),
+  };
+}
+
+let gateway: Gateway | undefined;
+let front: McpClient | undefined;
+afterEach(async () => {
+  await front?.close();
+  await gateway?.close();
+  front = undefined;
+  gateway = undefined;
+});
+
+/** A host of the front: a session (legacy era) gets list changes as notifications; a modern one listens. */
+async function frontClient(g: Gateway, onToolsChanged?: () => void, era: 'legacy' | 'modern' = 'legacy'): Promise<McpClient> {
+  const client = await McpClient.connect({ connector: inMemoryConnector(g.server), era, logger: recordingLogger(), notifications: { ...(onToolsChanged === undefined ? {} : { toolsListChanged: onToolsChanged }) } });
+  front = client;
+  if (era === 'modern' && onToolsChanged !== undefined) {
+    const subscription = await client.listen({ toolsListChanged: true });
+    subscription.on((n) => {
+      if (n.method === 'notifications/tools/list_changed') onToolsChanged();
+    });
+  }
+  return client;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+describe('createGateway', () => {
+  it('serves every upstream under its namespace, with allow/deny, renames and hidden fixed arguments', async () => {
+    const logger = recordingLogger();
+    gateway = createGateway({
+      logger,
+      healthCheckIntervalMs: 0,
+      upstreams: {
+        files: { connector: inMemoryConnector(upstreamServer('files', ['read', 'write', 'delete'])), tools: { deny: ['delete'], rename: { read: 'cat' }, fixedArguments: { echo: { token: 'secret' } } } },
+        web: { connector: inMemoryConnector(upstreamServer('web', ['fetch', 'post'])), prefix: 'w', tools: { allow: ['f*', 'echo'] } },
+      },
+    });
+    await gateway.settled();
+    const client = await frontClient(gateway);
+    const tools = await client.listAllTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['files_cat', 'files_echo', 'files_write', 'w_echo', 'w_fetch']);
+    const echo = tools.find((t) => t.name === 'files_echo');
+    // The fixed argument is neither listed nor required.
+    expect(Object.keys(echo?.inputSchema.properties as object)).toEqual(['text']);
+    expect(echo?.inputSchema.required).toEqual(['text']);
+    const result = await client.callTool({ name: 'files_echo', arguments: { text: 'hi' } });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({ from: 'files', args: { text: 'hi', token: 'secret' } });
+    expect((await client.callTool({ name: 'files_cat' })).content).toEqual([{ type: 'text', text: 'files.read' }]);
+    // A denied tool is not callable through the front either.
+    await expect(client.callTool({ name: 'files_delete' })).rejects.toMatchObject({ code: -32602 });
+    const prompts = await client.listAllPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['files_greet', 'w_greet']);
+    expect((await client.getPrompt({ name: 'w_greet' })).messages[0]?.content).toEqual({ type: 'text', text: 'hello from web' });
+    expect(gateway.health().map((h) => [h.name, h.state])).toEqual([['files', 'ready'], ['web', 'ready']]);
+  });
+
+  it('leaves out an upstream that never answers, without waiting for it, and names it', async () => {
+    const logger = recordingLogger();
+    const changes: UpstreamHealth[] = [];
+    gateway = createGateway({
+      logger,
+      healthCheckIntervalMs: 0,
+      backoff: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+      onHealth: (health) => changes.push(health),
+      upstreams: {
+        good: { connector: inMemoryConnector(upstreamServer('good')) },
+        dead: { connector: hungConnector(), connectTimeoutMs: 300 },
+      },
+    });
+    const client = await frontClient(gateway);
+    const started = Date.now();
+    await until('the good upstream', async () => (await client.listAllTools()).some((t) => t.name === 'good_echo'));
+    const healthyAfterMs = Date.now() - started;
+    // The dead upstream is still within its deadline: it held nothing.
+    expect(gateway.health().find((h) => h.name === 'dead')?.state).toBe('connecting');
+    expect(healthyAfterMs).toBeLessThan(300);
+    await gateway.settled();
+    const dead = gateway.health().find((h) => h.name === 'dead');
+    expect(dead).toMatchObject({ state: 'down', failures: 1, lastError: 'No answer within 300 ms (connect and list)' });
+    expect(dead?.nextAttemptAt).toBeGreaterThan(Date.now());
+    expect(logger.lines.some((line) => line.startsWith('warn Upstream "dead" is down: No answer within 300 ms'))).toBe(true);
+    expect(changes.filter((h) => h.name === 'dead').map((h) => h.state)).toEqual(['connecting', 'down']);
+  });
+
+  it('drops an upstream that dies, reconnects it with backoff, and tells the front both times', async () => {
+    const logger = recordingLogger();
+    const inner = inMemoryConnector(upstreamServer('flaky', ['ping_me']));
+    let refusals = 0;
+    let down = false;
+    // While `down`, opening fails as a server that is not there would.
+    const connector: ClientConnector = {
+      kind: inner.kind,
+      verdictKey: inner.verdictKey,
+      open: async (options) => {
+        if (down) {
+          refusals++;
+          throw new Error('connect ECONNREFUSED');
+        }
+        return inner.open(options);
+      },
+    };
+    gateway = createGateway({ logger, healthCheckIntervalMs: 0, backoff: { initialDelayMs: 20, maxDelayMs: 80, jitter: 0 }, upstreams: { flaky: { connector }, steady: { connector: inMemoryConnector(upstreamServer('steady')) } } });
+    await gateway.settled();
+    let listChanged = 0;
+    const client = await frontClient(gateway, () => listChanged++);
+    expect((await client.listAllTools()).map((t) => t.name)).toContain('flaky_ping_me');
+
+    down = true;
+    await inner.drop({ reason: 'the server went away' });
+    await until('the dead upstream to leave the front', async () => !(await client.listAllTools()).some((t) => t.name.startsWith('flaky_')));
+    await until('a list change on the front', () => listChanged >= 1);
+    expect(gateway.health().find((h) => h.name === 'flaky')?.lastError).toContain('The connection ended (the server went away)');
+    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['steady_echo']);
+    await until('three refused attempts', () => refusals >= 3);
+    const health = gateway.health().find((h) => h.name === 'flaky');
+    expect(health?.failures).toBeGreaterThanOrEqual(3);
+    expect(health?.lastError).toBe('connect ECONNREFUSED');
+
+    const before = listChanged;
+    down = false;
+    await until('the upstream to come back', async () => (await client.listAllTools()).some((t) => t.name === 'flaky_ping_me'), 2_000);
+    await until('a second list change on the front', () => listChanged > before);
+    expect(gateway.health().find((h) => h.name === 'flaky')).toMatchObject({ state: 'ready', failures: 0 });
+    expect((await client.callTool({ name: 'flaky_ping_me' })).content).toEqual([{ type: 'text', text: 'flaky.ping_me' }]);
+    // The delays grew and stayed under the cap: 20, 40, 80, 80 … ms (jitter 0).
+    const delays = logger.lines.filter((l) => l.includes('Upstream "flaky" is down')).map((l) => Number(/"retryInMs":(\d+)/.exec(l)?.[1]));
+    expect(delays.slice(0, 4)).toEqual([20, 40, 80, 80].slice(0, Math.min(4, delays.length)));
+  });
+
+  it("re-reads an upstream's list when it announces a change and passes the change on", async () => {
+    const server = upstreamServer('live');
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { live: { connector: inMemoryConnector(server) } } });
+    await gateway.settled();
+    let listChanged = 0;
+    const client = await frontClient(gateway, () => listChanged++, 'modern');
+    server.tool('added_later', {}, () => ({ content: [] }));
+    await until('the new tool on the front', async () => (await client.listAllTools()).some((t) => t.name === 'live_added_later'));
+    await until('a list change on the front', () => listChanged >= 1);
+  });
+
+  it('update() keeps unchanged upstreams connected, adds, replaces and removes the others', async () => {
+    const keep = inMemoryConnector(upstreamServer('keep'));
+    const replaced = upstreamServer('changed', ['old']);
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { keep: { connector: keep }, changed: { connector: inMemoryConnector(replaced) }, gone: { connector: inMemoryConnector(upstreamServer('gone')) } } });
+    await gateway.settled();
+    const client = keep.sessions.length;
+    const changes = await gateway.update({
+      keep: { connector: keep },
+      changed: { connector: inMemoryConnector(replaced), prefix: 'c' },
+      fresh: { connector: inMemoryConnector(upstreamServer('fresh')) },
+    });
+    expect(changes).toEqual({ added: ['fresh'], removed: ['gone'], replaced: ['changed'], kept: ['keep'] });
+    await gateway.settled();
+    await sleep(0);
+    expect(keep.sessions.length).toBe(client);
+    expect([...gateway.catalog().tools.keys()].sort()).toEqual(['c_echo', 'c_old', 'fresh_echo', 'keep_echo']);
+  });
+
+  it('refuses an upstream with no way to reach it or two', () => {
+    expect(() => createGateway({ upstreams: { x: {} } })).toThrow('Invalid upstream "x": expected exactly one of connector, command or url, got 0');
+    expect(() => createGateway({ upstreams: { x: { command: 'a', url: 'http://127.0.0.1:1/mcp' } } })).toThrow('got 2');
+  });
+});
