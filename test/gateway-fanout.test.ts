@@ -1,0 +1,143 @@
+/**
+ * Fan-out that never waits in line (issue 23): twenty upstreams on 127.0.0.1 over Streamable HTTP, each answering
+ * its first request only after its own start-up delay (50 … 1,000 ms), and one stdio child process that never
+ * answers. Through the gateway's HTTP front, connect + `tools/list` of every healthy upstream completes within the
+ * slowest one's delay plus a margin, not the sum of the delays; the dead one is named (health snapshot and a log
+ * line) and never held the others; closing the gateway stops its process group. Timings are printed; the
+ * assertions on them are structural (parallel: well under a quarter of the sum), since this machine is loaded.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Logger } from '@switchboard/jsonrpc';
+import { createGateway, type Gateway, type UpstreamHealth } from '@switchboard/gateway';
+import { McpClient, streamableHttp } from '@switchboard/mcp/client';
+import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
+import { McpServer } from '@switchboard/mcp/server';
+import { isAlive } from './helpers/process.js';
+
+const UPSTREAMS = 20;
+const STEP_MS = 50;
+const DEAD_DEADLINE_MS = 4_000;
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const pidFile = path.join(os.tmpdir(), `switchboard-gateway-fanout-${process.pid}.pids`);
+
+const handles: ServeHttpHandle[] = [];
+let gateway: Gateway | undefined;
+let front: McpClient | undefined;
+let frontHandle: ServeHttpHandle | undefined;
+
+afterAll(async () => {
+  await front?.close();
+  await frontHandle?.close();
+  await gateway?.close();
+  await Promise.all(handles.map((h) => h.close()));
+  for (const pid of recordedPids()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(pidFile, { force: true });
+});
+
+function recordedPids(): number[] {
+  try {
+    return [...new Set(readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number))];
+  } catch {
+    return [];
+  }
+}
+
+function recordingLogger(): Logger & { readonly lines: string[] } {
+  const lines: string[] = [];
+  const log = (level: string) => (message: string) => {
+    lines.push(`${level} ${message}`);
+  };
+  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** An upstream on 127.0.0.1 whose first request (its negotiation) is answered only after `delayMs`. */
+async function slowUpstream(index: number, delayMs: number): Promise<ServeHttpHandle> {
+  const server = new McpServer({ name: `upstream-${index}`, version: '1.0.0' }, { logger: recordingLogger() });
+  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args) => ({ content: [{ type: 'text', text: `${index}:${String(args.text)}` }] }));
+  const handle = await serveHttp({ server, port: 0 });
+  const [listener] = handle.httpServer.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (listener === undefined) throw new Error('serveHttp installed no request listener');
+  handle.httpServer.removeAllListeners('request');
+  let first = true;
+  handle.httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!first) return listener(req, res);
+    first = false;
+    setTimeout(() => listener(req, res), delayMs);
+  });
+  handles.push(handle);
+  return handle;
+}
+
+const name = (i: number) => `u${String(i).padStart(2, '0')}`;
+
+describe('gateway fan-out', () => {
+  it('connects and lists twenty upstreams in parallel, within the slowest one plus a margin, and names the dead one', async () => {
+    const delays = Array.from({ length: UPSTREAMS }, (_, i) => (i + 1) * STEP_MS);
+    const upstreams = await Promise.all(delays.map((delay, i) => slowUpstream(i + 1, delay)));
+    const logger = recordingLogger();
+    const readyAt = new Map<string, number>();
+    const health: UpstreamHealth[] = [];
+    const started = performance.now();
+    gateway = createGateway({
+      logger,
+      healthCheckIntervalMs: 0,
+      backoff: { initialDelayMs: 200, maxDelayMs: 400 },
+      onHealth: (h) => {
+        health.push(h);
+        if (h.state === 'ready' && !readyAt.has(h.name)) readyAt.set(h.name, performance.now() - started);
+      },
+      upstreams: {
+        ...Object.fromEntries(upstreams.map((u, i) => [name(i + 1), { url: u.url }])),
+        dead: {
+          command: process.execPath,
+          args: ['--import', path.join(FIXTURES, 'record-pid.mjs'), path.join(FIXTURES, 'broken-servers', 'stdio-no-answer.mjs')],
+          env: { SWITCHBOARD_PID_FILE: pidFile },
+          connectTimeoutMs: DEAD_DEADLINE_MS,
+        },
+      },
+    });
+    frontHandle = await serveHttp({ server: gateway.server, port: 0 });
+    front = await McpClient.connect({ connector: streamableHttp({ url: frontHandle.url }), logger: recordingLogger() });
+    // Connect + tools/list of every healthy upstream, seen through the front.
+    let tools: string[] = [];
+    while (tools.length < UPSTREAMS) {
+      tools = (await front.listAllTools()).map((t) => t.name);
+      if (performance.now() - started > 20_000) throw new Error(`Only ${tools.length} upstreams after 20 s`);
+      if (tools.length < UPSTREAMS) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const throughFrontMs = performance.now() - started;
+    const lastReadyMs = Math.max(...readyAt.values());
+    const slowestMs = Math.max(...delays);
+    const sumMs = delays.reduce((a, b) => a + b, 0);
+    process.stderr.write(
+      `gateway fan-out: ${UPSTREAMS} upstreams, delays ${delays[0]}…${slowestMs} ms (sum ${sumMs} ms): last ready at ${lastReadyMs.toFixed(1)} ms ` +
+        `(${(lastReadyMs - slowestMs).toFixed(1)} ms over the slowest), all listed through the front at ${throughFrontMs.toFixed(1)} ms\n`,
+    );
+    expect(tools.sort()).toEqual(Array.from({ length: UPSTREAMS }, (_, i) => `${name(i + 1)}_echo`));
+    // In parallel: sequential connects would take the sum of the delays.
+    expect(lastReadyMs).toBeLessThan(sumMs / 4);
+    expect(lastReadyMs).toBeGreaterThanOrEqual(slowestMs);
+    // Every upstream came up about its own delay after the start, not after the ones before it.
+    for (const [i, delay] of delays.entries()) expect(readyAt.get(name(i + 1))).toBeLessThan(delay + 1_500);
+    // The dead one held nothing: it is still within its deadline.
+    expect(gateway.health().find((h) => h.name === 'dead')?.state).toBe('connecting');
+    expect((await front.callTool({ name: 'u07_echo', arguments: { text: 'hi' } })).content).toEqual([{ type: 'text', text: '7:hi' }]);
+
+    await gateway.settled();
+    const dead = gateway.health().find((h) => h.name === 'dead');
+    expect(dead).toMatchObject({ state: 'down', failures: 1, lastError: `No answer within ${DEAD_DEADLINE_MS} ms (connect and list)` });
+    expect(logger.lines).toContain(`warn Upstream "dead" is down: No answer within ${DEAD_DEADLINE_MS} ms (connect and list)`);
+    expect(gateway.health().filter((h) => h.state === 'ready')).toHaveLength(UPSTREAMS);
+    expect(recordedPids().length).toBeGreaterThanOrEqual(1);
+
+    // Closing the gateway stops every upstream process (the dead one is being retried with backoff).
+    await gateway.close();
+    const deadline = Date.now() + 10_000;
+    while (recordedPids().some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(recordedPids().filter(isAlive)).toEqual([]);
+  }, 60_000);
+});
