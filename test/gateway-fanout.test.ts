@@ -140,4 +140,47 @@ describe('gateway fan-out', () => {
     while (recordedPids().some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(recordedPids().filter(isAlive)).toEqual([]);
   }, 60_000);
+
+  it('respawns a stdio upstream killed under it, with backoff, and the front hears it leave and come back', async () => {
+    const logger = recordingLogger();
+    const g = createGateway({
+      logger,
+      healthCheckIntervalMs: 0,
+      backoff: { initialDelayMs: 100, maxDelayMs: 400, jitter: 0 },
+      upstreams: {
+        proc: {
+          command: process.execPath,
+          args: ['--import', path.join(FIXTURES, 'record-pid.mjs'), path.join(FIXTURES, 'stdio-server.mjs')],
+          env: { SWITCHBOARD_PID_FILE: pidFile },
+        },
+      },
+    });
+    const served = await serveHttp({ server: g.server, port: 0 });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: served.url }), logger: recordingLogger() });
+    try {
+      await g.settled();
+      expect(g.health()[0]?.state).toBe('ready');
+      let listChanged = 0;
+      const subscription = await client.listen({ toolsListChanged: true });
+      subscription.on((n) => {
+        if (n.method === 'notifications/tools/list_changed') listChanged++;
+      });
+      expect((await client.listAllTools()).map((t) => t.name)).toContain('proc_echo');
+      const before = new Set(recordedPids());
+      const [victim] = [...before].filter(isAlive);
+      process.kill(victim ?? 0, 'SIGKILL');
+      await expect.poll(() => listChanged, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      await expect.poll(() => g.health()[0]?.state, { timeout: 10_000 }).toBe('ready');
+      await expect.poll(() => listChanged, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      expect((await client.listAllTools()).map((t) => t.name)).toContain('proc_echo');
+      expect((await client.callTool({ name: 'proc_echo', arguments: { text: 'again' } })).content).toEqual([{ type: 'text', text: 'again' }]);
+      expect(recordedPids().filter((pid) => !before.has(pid))).toHaveLength(1);
+      expect(logger.lines.some((line) => line.startsWith('warn Upstream "proc" is down: The connection ended'))).toBe(true);
+      await subscription.close();
+    } finally {
+      await client.close();
+      await served.close();
+      await g.close();
+    }
+  }, 60_000);
 });
