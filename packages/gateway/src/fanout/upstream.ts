@@ -252,11 +252,11 @@ export class Upstream {
     });
     const work = (async () => {
       client = await McpClient.connect({
-        // The negotiation itself is bounded by the attempt's deadline, whatever the client's call budget.
-        probeTimeoutMs: Math.min(deadlineMs, this.spec.client?.probeTimeoutMs ?? deadlineMs),
-        timeoutMs: deadlineMs,
         logger: this.#rt.logger,
         ...this.spec.client,
+        // The negotiation is bounded by the attempt's deadline (past it the channel is closed, which fails the
+        // pending initialize); the calls keep the client's own budget (`timeoutMs`).
+        probeTimeoutMs: Math.min(deadlineMs, this.spec.client?.probeTimeoutMs ?? deadlineMs),
         connector,
         reconnect: false,
         notifications: {
