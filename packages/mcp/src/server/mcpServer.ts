@@ -46,7 +46,7 @@ import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { visibilityOption } from './visibility.js';
+import { visibilityOption, type VisibilityHost } from './visibility.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
@@ -175,6 +175,7 @@ export class McpServer {
   readonly #host: ConnectionHost;
   readonly #tasks: ToolTasks;
   readonly #mounts: MountPoint;
+  readonly #visibilityHost: VisibilityHost;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -234,6 +235,7 @@ export class McpServer {
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
     const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize, visibility };
+    this.#visibilityHost = { registry: this.#registry, visibility };
     this.#mounts = new MountPoint({
       registry: this.#registry,
       visibility,
@@ -288,6 +290,15 @@ export class McpServer {
    */
   paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
     return this.#registry.tools.get(toolName)?.paramHeaders;
+  }
+
+  /**
+   * What `visibility.ts` checks against (this server's registry and visibility function), for the features that
+   * search or call tools on a caller's behalf (`visibleTool`, `visibleEntries`).
+   * @internal
+   */
+  get visibilityHost(): VisibilityHost {
+    return this.#visibilityHost;
   }
 
   /** Live sessions (one per connected transport). */
