@@ -46,7 +46,7 @@ import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { visibilityOption, type VisibilityHost } from './visibility.js';
+import { visibilityOption, visibleToCaller, type VisibilityCaller, type VisibilityHost } from './visibility.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
@@ -285,11 +285,13 @@ export class McpServer {
 
   /**
    * The arguments of tool `toolName` that Streamable HTTP clients mirror into `Mcp-Param-*` headers (its
-   * `x-mcp-header` annotations, compiled at registration), or `undefined` for an unknown tool.
+   * `x-mcp-header` annotations, compiled at registration), or `undefined` for an unknown tool, and, when `caller`
+   * is given, for a tool hidden from it ({@link McpServerOptions.visibility}), so that a transport checking the
+   * headers before the call answers a hidden tool as an unknown one.
    * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"
    */
-  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
-    return this.#registry.tools.get(toolName)?.paramHeaders;
+  paramHeaders(toolName: string, caller?: VisibilityCaller): readonly ParamHeader[] | undefined {
+    return caller === undefined ? this.#registry.tools.get(toolName)?.paramHeaders : visibleToCaller(this.#visibilityHost, toolName, caller)?.paramHeaders;
   }
 
   /**

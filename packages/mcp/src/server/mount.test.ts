@@ -121,11 +121,11 @@ describe('McpServer.mount: the mounted server served under its prefix', () => {
     parent.mount('k', child);
     const raw = await connectRawClient(parent);
     await raw.initialize();
-    const first = await raw.request(1, 'tools/list');
+    const first = (await raw.request(1, 'tools/list')) as { result: unknown };
     const page1 = first.result as { tools: { name: string }[]; nextCursor: string };
     expect(page1.tools.map((t) => t.name)).toEqual(['a', 'b']);
-    const page2 = (await raw.request(2, 'tools/list', { cursor: page1.nextCursor })).result as { tools: { name: string }[]; nextCursor: string };
-    const page3 = (await raw.request(3, 'tools/list', { cursor: page2.nextCursor })).result as { tools: { name: string }[]; nextCursor?: string };
+    const page2 = ((await raw.request(2, 'tools/list', { cursor: page1.nextCursor })) as { result: unknown }).result as { tools: { name: string }[]; nextCursor: string };
+    const page3 = ((await raw.request(3, 'tools/list', { cursor: page2.nextCursor })) as { result: unknown }).result as { tools: { name: string }[]; nextCursor?: string };
     expect([...page2.tools, ...page3.tools].map((t) => t.name)).toEqual(['c', 'k_x', 'k_y', 'k_z']);
     expect(page3.nextCursor).toBeUndefined();
     await raw.close();
@@ -272,7 +272,7 @@ describe('McpServer.mount: changes propagated', () => {
     parent.mount('wx', child);
     const raw = await connectRawClient(parent);
     await raw.initialize();
-    expect((await raw.request(1, 'resources/subscribe', { uri: 'wx+weather://city/Oslo' })).result).toEqual({});
+    expect(await raw.request(1, 'resources/subscribe', { uri: 'wx+weather://city/Oslo' })).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     await child.notifyResourceUpdated('weather://city/Oslo');
     const updated = await raw.waitFor((m) => (m as { method?: string }).method === 'notifications/resources/updated');
     expect(updated).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'wx+weather://city/Oslo' } });

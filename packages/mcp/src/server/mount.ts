@@ -126,7 +126,7 @@ class Translation {
           withPrefixedContents(prefix, resource.handler(key, ctx)) as ReadResourceResult;
         return { ...resource, ...origin, descriptor: { ...resource.descriptor, uri: at }, handler } as RegistryEntries[K];
       }
-      default: {
+      case 'resourceTemplates': {
         const template = entry as RegistryEntries['resourceTemplates'];
         const handler = (uri: string, variables: Record<string, string | readonly string[]>, ctx: RequestContext): ReadResourceResult | Promise<ReadResourceResult> =>
           withPrefixedContents(prefix, template.handler(unprefixedUri(prefix, uri), variables, ctx)) as ReadResourceResult;

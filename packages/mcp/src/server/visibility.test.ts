@@ -13,8 +13,9 @@ import { visibleEntries, visibleTool, type Visibility, type VisibilityCaller, ty
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-const ADMIN = { authInfo: { token: 't', clientId: 'c', scopes: ['admin'] } };
-const USER = { authInfo: { token: 'u', clientId: 'c', scopes: [] } };
+interface Extra { readonly authInfo: { readonly token: string; readonly clientId: string; readonly scopes: readonly string[] } }
+const ADMIN: Extra = { authInfo: { token: 't', clientId: 'c', scopes: ['admin'] } };
+const USER: Extra = { authInfo: { token: 'u', clientId: 'c', scopes: [] } };
 
 /** `secret_*` items (and the admin template) need the `admin` scope. */
 const adminOnly: Visibility = (item, caller) => !item.name.includes('secret') || ((caller.authInfo as { scopes?: string[] } | undefined)?.scopes ?? []).includes('admin');
@@ -41,7 +42,7 @@ function build(options: McpServerOptions & { withSecrets?: boolean } = {}): { se
 const modern = (id: number, method: string, params: Record<string, unknown> = {}): JsonRpcRequest => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } });
 
 /** What a caller (its `authInfo`) is answered, in the modern era (stateless `handle`). */
-async function ask(server: McpServer, request: JsonRpcRequest, extra = USER): Promise<JsonRpcResponse | undefined> {
+async function ask(server: McpServer, request: JsonRpcRequest, extra: Extra = USER): Promise<JsonRpcResponse | undefined> {
   return server.handle(request, { extra });
 }
 
@@ -57,7 +58,7 @@ const PROBES: readonly [string, Record<string, unknown>][] = [
 describe('visibility: one function decides list and call', () => {
   it('2026-07-28: hidden items are left out of every list; the admin sees them', async () => {
     const { server } = build({ visibility: adminOnly });
-    const names = async (method: string, key: string, extra = USER) => {
+    const names = async (method: string, key: string, extra: Extra = USER) => {
       const r = (await ask(server, modern(1, method), extra)) as { result: Record<string, { name: string; uri?: string; uriTemplate?: string }[]> };
       return r.result[key]!.map((i) => i.uriTemplate ?? i.uri ?? i.name);
     };
@@ -129,7 +130,7 @@ describe('visibility: caching and cost', () => {
     const { server } = build({ visibility: adminOnly });
     const raw = await connectRawClient(server);
     await raw.initialize();
-    expect((await raw.request(1, 'tools/list')).result).toEqual({ tools: [{ name: 'open', inputSchema: { type: 'object' } }] });
+    expect(await raw.request(1, 'tools/list')).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'open', inputSchema: { type: 'object' } }] } });
     await raw.close();
   });
 
@@ -143,6 +144,16 @@ describe('visibility: caching and cost', () => {
     expect(Object.isFrozen(((await filtered.handle(modern(1, 'tools/list'))) as { result: { tools: unknown[] } }).result.tools)).toBe(false);
   });
 
+  it('paramHeaders(name, caller) answers a hidden tool as an unknown one (for a transport checking Mcp-Param-* first)', () => {
+    const server = new McpServer({ name: 'h', version: '1' }, { logger: silent, visibility: adminOnly });
+    server.tool('secret_region', { inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }, () => ({ content: [] }));
+    const user: VisibilityCaller = { authInfo: USER.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', session: undefined };
+    expect(server.paramHeaders('secret_region', user)).toBeUndefined();
+    expect(server.paramHeaders('secret_region', { ...user, authInfo: ADMIN.authInfo })).toEqual([{ header: 'Region', field: 'mcp-param-region', path: ['region'], type: 'string' }]);
+    // Without a caller (today's HTTP ladder) the headers are the tool's.
+    expect(server.paramHeaders('secret_region')).toHaveLength(1);
+  });
+
   it('refuses a visibility option that is not a function', () => {
     expect(() => new McpServer({ name: 'x', version: '1' }, { visibility: 'admins' as never })).toThrow(new TypeError('Invalid option visibility: expected a function (item, caller) => boolean, got string'));
   });
@@ -153,7 +164,7 @@ describe('visibility: mounted servers and the search helpers', () => {
     const child = build({ visibility: adminOnly }).server;
     const parent = new McpServer({ name: 'parent', version: '1' }, { logger: silent, visibility: (item) => item.name !== 'c_open' });
     parent.mount('c', child);
-    const tools = async (extra: typeof USER) => ((await ask(parent, modern(1, 'tools/list'), extra)) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    const tools = async (extra: Extra) => ((await ask(parent, modern(1, 'tools/list'), extra)) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
     expect(await tools(USER)).toEqual([]);
     expect(await tools(ADMIN)).toEqual(['c_secret_drop']);
     expect(await ask(parent, modern(2, 'tools/call', { name: 'c_secret_drop' }))).toMatchObject({ error: { code: -32602, message: 'Invalid params: unknown tool "c_secret_drop"' } });

@@ -95,7 +95,8 @@ export function itemOf<K extends ListKind>(kind: K, entry: RegistryEntries[K]): 
 }
 
 /** Whether `entry` of list `kind` is visible to `caller`: its mounted server's rule, then this server's. */
-export function isVisible<K extends ListKind>(host: VisibilityHost, kind: K, entry: RegistryEntries[K], caller: VisibilityCaller): boolean {
+export function isVisible<K extends ListKind>(host: VisibilityHost, target: { readonly kind: K; readonly entry: RegistryEntries[K] }, caller: VisibilityCaller): boolean {
+  const { kind, entry } = target;
   if (entry.gate !== undefined && !entry.gate(caller)) return false;
   const visibility = host.visibility;
   return visibility === undefined || visibility(itemOf(kind, entry), caller) === true;
@@ -112,7 +113,7 @@ export function visibleItems(host: VisibilityHost, list: { readonly kind: ListKi
   const out: unknown[] = [];
   let i = 0;
   for (const entry of host.registry.mapOf(kind).values()) {
-    if (isVisible(host, kind, entry, caller)) out.push(items[i]);
+    if (isVisible(host, { kind, entry }, caller)) out.push(items[i]);
     i++;
   }
   return out;
@@ -140,14 +141,19 @@ export function visibleEntries<K extends ListKind>(host: VisibilityHost, kind: K
   const entries = [...host.registry.mapOf(kind).values()];
   if (!listsPerCaller(host)) return entries;
   const caller = callerOf(ctx);
-  return entries.filter((entry) => isVisible(host, kind, entry, caller));
+  return entries.filter((entry) => isVisible(host, { kind, entry }, caller));
 }
 
 /** The tool `name` when it exists and the caller of `ctx` may see it; `undefined` otherwise (hidden = unknown). */
 export function visibleTool(host: VisibilityHost, name: string, ctx: unknown): RegistryEntries['tools'] | undefined {
+  return listsPerCaller(host) ? visibleToCaller(host, name, callerOf(ctx)) : host.registry.tools.get(name);
+}
+
+/** The tool `name` when it exists and `caller` may see it; `undefined` otherwise. */
+export function visibleToCaller(host: VisibilityHost, name: string, caller: VisibilityCaller): RegistryEntries['tools'] | undefined {
   const entry = host.registry.tools.get(name);
   if (entry === undefined || !listsPerCaller(host)) return entry;
-  return isVisible(host, 'tools', entry, callerOf(ctx)) ? entry : undefined;
+  return isVisible(host, { kind: 'tools', entry }, caller) ? entry : undefined;
 }
 
 /** What the operations read of one list: an entry by name, and every entry in registration order. */
@@ -164,7 +170,7 @@ export function visibleLookup<K extends ListKind>(host: VisibilityHost, kind: K,
   const map = host.registry.mapOf(kind);
   if (!listsPerCaller(host)) return map;
   let caller: VisibilityCaller | undefined;
-  const shown = (entry: RegistryEntries[K]): boolean => isVisible(host, kind, entry, (caller ??= callerOf(ctx)));
+  const shown = (entry: RegistryEntries[K]): boolean => isVisible(host, { kind, entry }, (caller ??= callerOf(ctx)));
   return {
     get: (key) => {
       const entry = map.get(key);
