@@ -4,4 +4,11 @@
  * and client entries, which never import each other.
  * @packageDocumentation
  */
-export {};
+export { ProxyServer, createProxyServer } from './proxy/proxyServer.js';
+export {
+  DEFAULT_HOLD_TIMEOUT_MS,
+  DEFAULT_MAX_HELD_REQUESTS,
+  DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS,
+  type ProxyServerOptions,
+  type UpstreamClientOptions,
+} from './proxy/options.js';
