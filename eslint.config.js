@@ -99,6 +99,18 @@ export default tseslint.config(
     },
   },
   {
+    // The gateway sits at the edge: it reaches the other packages only through their public entries.
+    files: ['packages/gateway/src/**/*.ts'],
+    ignores: TESTS,
+    rules: {
+      'no-restricted-imports': restrict(
+        NO_NODE,
+        { regex: '^(\\.\\./)*(\\.\\./)(jsonrpc|mcp|cli)(/|$)|/(jsonrpc|mcp|cli)/src(/|$)', message: 'the gateway imports other packages by name (their public entries), never their sources' },
+        { regex: '^@switchboard/(jsonrpc/internal|mcp/testing)$', message: 'the gateway uses public API only: not @switchboard/jsonrpc/internal nor @switchboard/mcp/testing' },
+      ),
+    },
+  },
+  {
     files: [`${MCP}/server/**/*.ts`],
     ignores: TESTS,
     rules: {

@@ -78,6 +78,23 @@ describe('layering', () => {
     expect(bad).toEqual([]);
   });
 
+  it('the gateway imports other packages only by their public entries (never their sources, internal or testing entries)', () => {
+    const entries = new Set(entrySources(ROOT).keys());
+    entries.delete('@switchboard/jsonrpc/internal');
+    entries.delete('@switchboard/mcp/testing');
+    const dir = join(ROOT, 'packages/gateway/src');
+    const files = sources(dir);
+    expect(files.length).toBeGreaterThan(3); // the scan sees the sources
+    const bad: string[] = [];
+    for (const f of files) {
+      for (const spec of imports(f)) {
+        const own = spec.startsWith('.') && !relative(dir, join(f, '..', spec)).startsWith('..');
+        if (!own && !entries.has(spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('no import cycles in any package, type-only imports included', () => {
     const packages = join(ROOT, 'packages');
     const graph = importGraph(readdirSync(packages).map((pkg) => join(packages, pkg, 'src')).filter((dir) => existsSync(dir)));

@@ -14,6 +14,7 @@ import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
 import { revisionsCommand } from './commands/revisions.js';
 import { serveCommand } from './commands/serve.js';
+import { bridgeCommand } from './commands/bridge.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
 import { runGeneration } from './dev/child.js';
 import type { CliIo } from './cliIo.js';
@@ -21,7 +22,7 @@ import { Output } from './output.js';
 import { VERSION } from './version.js';
 
 /** The commands that take a `-- <command> [args…]`: those with a `<target>`, and `install`. */
-export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor', 'install']);
+export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor', 'install', 'bridge']);
 
 const EXIT_CODES = `
 Exit codes:
@@ -87,6 +88,18 @@ Example gateway.json:
 
 Examples:
   switchboard gateway --config gateway.json --port 3000
+`;
+
+const BRIDGE_HELP = `
+The front is a dual-era server: 2026-07-28 clients (server/discover, per-request _meta, input_required rounds,
+subscriptions/listen) and 2024-11-05 … 2025-11-25 clients (initialize sessions) reach the same upstream, whatever
+era it speaks. One upstream session serves every client for the bridge's life. The URL goes to stderr; stdout
+stays empty. SIGINT/SIGTERM drain the requests in flight (10 s at most), then stop the upstream (its process group).
+
+Examples:
+  switchboard bridge -- node old-server.js --stdio
+  switchboard bridge --port 3000 -- npx -y @modelcontextprotocol/server-everything
+  switchboard bridge --port 3001 https://example.com/mcp
 `;
 
 /** The state one parse leaves: the exit code of the command that ran. */
@@ -248,6 +261,28 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .addHelpText('after', GATEWAY_HELP)
     .action(async (flags: { config: string; port: number; host: string; verbose?: boolean }) => {
       state.exitCode = await gatewayCommand({ io, output, config: flags.config, port: flags.port, host: flags.host, verbose: flags.verbose === true });
+    });
+  program
+    .command('bridge')
+    .usage('[options] <url | name>  |  bridge [options] -- <command> [args…]')
+    .argument('[target]', 'the upstream server: URL or host configuration name (omit with -- <command>)')
+    .description('serve one MCP server of any era and transport on Streamable HTTP to clients of every era (2026-07-28 and 2024-11-05 … 2025-11-25)')
+    .option('--port <n>', 'the HTTP port (0: any free port)', port, 0)
+    .option('--host <host>', 'the address to bind', '127.0.0.1')
+    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
+    .option('--cwd <dir>', 'working directory of a stdio server')
+    .option('--config <file>', 'read server names from this host configuration file only')
+    .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .addHelpText('after', BRIDGE_HELP)
+    .action(async (target: string | undefined, flags: { port: number; host: string; env: string[]; cwd?: string; config?: string; era: EraChoice }) => {
+      state.exitCode = await bridgeCommand({
+        io,
+        output,
+        spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+        port: flags.port,
+        host: flags.host,
+        era: flags.era,
+      });
     });
   program
     .command('dev')

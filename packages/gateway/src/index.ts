@@ -4,6 +4,14 @@
  * and client entries, which never import each other.
  * @packageDocumentation
  */
+export { ProxyServer, createProxyServer } from './proxy/proxyServer.js';
+export {
+  DEFAULT_HOLD_TIMEOUT_MS,
+  DEFAULT_MAX_HELD_REQUESTS,
+  DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS,
+  type ProxyServerOptions,
+  type UpstreamClientOptions,
+} from './proxy/options.js';
 export { createGateway, DEFAULT_GATEWAY_INFO } from './gateway.js';
 export type { Gateway, GatewayChanges, GatewayMiddlewareOptions, GatewayOptions, GatewaySearchOptions, GatewayUpstreamOptions } from './gateway.js';
 export { connectorFor } from './config/connector.js';

@@ -71,6 +71,21 @@ export class CapabilityCache {
     if (r.resources.size > 0 || r.templates.size > 0) derived.resources = { subscribe: true, listChanged: true };
     if (r.prompts.size > 0) derived.prompts = { listChanged: true };
     if (r.prompts.size > 0 || r.templates.size > 0) derived.completions = {};
+    // A mounted server's primitives are served here (mount.ts): the union of what each advertises, configured
+    // capabilities included (its tools may come later), and nothing of what only its own endpoint serves.
+    for (const mounted of r.mountedCapabilities) mergePrimitives(derived, mounted());
     return { ...derived, ...this.#configured };
+  }
+}
+
+/** The capabilities a mounted server's primitives bring, ORed into `into`: `tools`, `resources`, `prompts`, `completions`. */
+function mergePrimitives(into: Record<string, unknown>, from: ServerCapabilities): void {
+  for (const key of ['tools', 'resources', 'prompts', 'completions'] as const) {
+    const theirs = from[key];
+    if (theirs === undefined) continue;
+    const ours = into[key] as Record<string, unknown> | undefined;
+    const merged: Record<string, unknown> = { ...ours };
+    for (const [flag, value] of Object.entries(theirs)) if (value === true || merged[flag] === undefined) merged[flag] = value;
+    into[key] = merged;
   }
 }

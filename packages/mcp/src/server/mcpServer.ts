@@ -45,6 +45,8 @@ import { ToolCalls, listTools } from './features/tools.js';
 import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
+import { MountPoint, mountServer } from './mount.js';
+import { visibilityOption, visibleToCaller, type VisibilityCaller, type VisibilityHost } from './visibility.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
@@ -172,6 +174,8 @@ export class McpServer {
   readonly #pendingListChanged = new Set<'tools' | 'resources' | 'prompts'>();
   readonly #host: ConnectionHost;
   readonly #tasks: ToolTasks;
+  readonly #mounts: MountPoint;
+  readonly #visibilityHost: VisibilityHost;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -192,7 +196,8 @@ export class McpServer {
     this.#logger = options.logger ?? createStderrLogger({ name: info.name });
     const pageSize = positiveIntegerOption('pageSize', options.pageSize, DEFAULT_PAGE_SIZE);
     this.#bus = options.bus ?? new InMemoryNotificationBus();
-    this.#registry = new Registry({ logger: this.#logger, onchange: (kind) => this.#changed(kind) });
+    this.#registry = new Registry({ name: info.name, logger: this.#logger, onchange: (kind) => this.#changed(kind) });
+    const visibility = visibilityOption(options.visibility);
     this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: options.capabilities, instructions: options.instructions });
     const cache = this.#capabilities;
     const served = servedRevisionsOption(options.revisions);
@@ -229,7 +234,15 @@ export class McpServer {
       // One object per request: methods on the prototype, the signal made only when read.
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
-    const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize };
+    const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize, visibility };
+    this.#visibilityHost = { registry: this.#registry, visibility };
+    this.#mounts = new MountPoint({
+      registry: this.#registry,
+      visibility,
+      capabilities: () => this.capabilities,
+      invalidateCapabilities: () => this.#capabilities.invalidate(),
+      notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
+    });
     // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
     this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools, wrap: (method, handler) => this.#modern.wrap(method, handler) });
     this.#registerOperations(dispatcher, host);
@@ -272,11 +285,22 @@ export class McpServer {
 
   /**
    * The arguments of tool `toolName` that Streamable HTTP clients mirror into `Mcp-Param-*` headers (its
-   * `x-mcp-header` annotations, compiled at registration), or `undefined` for an unknown tool.
+   * `x-mcp-header` annotations, compiled at registration), or `undefined` for an unknown tool, and, when `caller`
+   * is given, for a tool hidden from it ({@link McpServerOptions.visibility}), so that a transport checking the
+   * headers before the call answers a hidden tool as an unknown one.
    * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"
    */
-  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
-    return this.#registry.tools.get(toolName)?.paramHeaders;
+  paramHeaders(toolName: string, caller?: VisibilityCaller): readonly ParamHeader[] | undefined {
+    return caller === undefined ? this.#registry.tools.get(toolName)?.paramHeaders : visibleToCaller(this.#visibilityHost, toolName, caller)?.paramHeaders;
+  }
+
+  /**
+   * What `visibility.ts` checks against (this server's registry and visibility function), for the features that
+   * search or call tools on a caller's behalf (`visibleTool`, `visibleEntries`).
+   * @internal
+   */
+  get visibilityHost(): VisibilityHost {
+    return this.#visibilityHost;
   }
 
   /** Live sessions (one per connected transport). */
@@ -359,7 +383,35 @@ export class McpServer {
    * once the local connections handed it to their transports; failures to reach one are logged at debug level.
    */
   notifyResourceUpdated(uri: string): Promise<void> {
-    return this.#bus.publish({ type: 'resource_updated', uri });
+    // Where this server is mounted, the servers above publish it too, under their name for the URI (mount.ts).
+    return this.#mounts.resourceUpdated(uri, this.#bus.publish({ type: 'resource_updated', uri }));
+  }
+
+  /**
+   * Serves `server`'s tools, prompts, resources, resource templates and completions from this server, renamed
+   * under `prefix`: tool and prompt `name` as `<prefix>_<name>`, a resource URI `scheme:rest` as
+   * `<prefix>+scheme:rest` (and its URI templates alike; see `namespace.ts`). Its handlers run in this server's
+   * pipeline with this server's `ctx`. What it registers or removes later appears or goes here (with this
+   * server's `list_changed` notifications), its `notifyResourceUpdated` reaches this server's subscribers under
+   * the renamed URI, and this server advertises the union of both servers' primitive capabilities. Its own
+   * visibility function still hides what it hides; this server's applies on top. A server may be mounted on
+   * several servers, and servers nest.
+   *
+   * A name that would exist twice is refused: at mount time (nothing is mounted), and afterwards by the
+   * registration that would cause it, on either server (`tool()`, `prompt()`, `resource()`,
+   * `resourceTemplate()` or a nested `mount()` throws and registers nothing).
+   *
+   * @param prefix a lower-case letter, then lower-case letters, digits or `-`
+   * @param server the server to serve from this one (it keeps serving its own connections too)
+   * @returns the unmount function: its entries leave this server (idempotent)
+   * @throws TypeError for a bad prefix, a prefix already mounted here, a cycle (this server or one mounted on it),
+   *   a name that would exist twice (the message names both owners), a renamed tool name over 128 characters,
+   *   or a resource template that does not begin with a literal scheme
+   * @see MCP 2025-11-25 server/tools.mdx "Tool Names"
+   */
+  mount(prefix: string, server: McpServer): () => void {
+    if (!(server instanceof McpServer)) throw new TypeError('Invalid mount: expected an McpServer to mount');
+    return mountServer({ parent: this.#mounts, child: server.#mounts, prefix });
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -454,11 +506,11 @@ export class McpServer {
     request('ping', () => EMPTY_RESULT);
     request('tools/list', (params, ctx) => listTools(host, params, ctx));
     request('tools/call', (params, ctx) => tools.call(params, ctx));
-    request('resources/list', (params) => listResources(host, params));
-    request('resources/templates/list', (params) => listResourceTemplates(host, params));
+    request('resources/list', (params, ctx) => listResources(host, params, ctx));
+    request('resources/templates/list', (params, ctx) => listResourceTemplates(host, params, ctx));
     request('resources/read', (params, ctx) => readResource(host, params, ctx));
-    request('prompts/list', (params) => listPrompts(host, params));
+    request('prompts/list', (params, ctx) => listPrompts(host, params, ctx));
     request('prompts/get', (params, ctx) => getPrompt(host, params, ctx));
-    request('completion/complete', (params) => complete(host, params));
+    request('completion/complete', (params, ctx) => complete(host, params, ctx));
   }
 }

@@ -11,6 +11,7 @@ import type { CachePolicy } from './cachePolicy.js';
 import type { CacheableMethod } from '../protocol/methods.js';
 import type { RequestStateOptions } from './requestState.js';
 import type { RequestStateStore } from '../stores/requestStateStore.js';
+import type { Visibility } from './visibility.js';
 
 /** Task limits and defaults of a server ({@link McpServerOptions.tasks}). */
 export interface ServerTaskOptions {
@@ -53,6 +54,22 @@ export interface McpServerOptions {
   readonly capabilities?: ServerCapabilities;
   /** Where handler failures and protocol anomalies are reported. @default a logger writing to stderr */
   readonly logger?: Logger;
+  /**
+   * Who may see what: called with an item (a tool, prompt, resource or resource template, and its descriptor) and
+   * the caller (`authInfo`, `clientInfo`, era, revision, session), `true` shows it. One rule for every path: the
+   * lists leave out what it hides, and a `tools/call`, `prompts/get`, `resources/read` or `completion/complete`
+   * naming a hidden item is answered exactly as one naming an unknown item (same code, message and data), so
+   * existence does not leak. Items of mounted servers are included (under their names here).
+   *
+   * Cost: without it the lists are frozen arrays built once per change; with it each list request calls it once
+   * per item, and modern-era list results are `cacheScope: "private"` (MCP 2026-07-28
+   * server/utilities/caching.mdx). It is synchronous and must not throw (a throw fails the request, -32603).
+   * @default every item visible to every caller
+   * @example
+   * // Admin tools only for tokens with the "admin" scope.
+   * new McpServer(info, { visibility: (item, caller) => !item.name.startsWith('admin_') || hasScope(caller.authInfo, 'admin') });
+   */
+  readonly visibility?: Visibility;
   /** Page size of the list methods (`tools/list` …), a positive integer. @default 100 */
   readonly pageSize?: number;
   /** Inbound requests handled at once per session, a positive integer. @default 64 */

@@ -35,8 +35,9 @@ export function requireString(params: Record<string, unknown>, key: string): str
  * The `name` and `arguments` of a `tools/call` or `prompts/get`: an unknown name is -32602 (MCP 2025-11-25
  * server/tools.mdx and server/prompts.mdx "Error Handling"); `arguments` is optional, but when present it is an
  * object, `null` included as not one (B09; MCP 2025-11-25 schema.ts CallToolRequestParams, GetPromptRequestParams).
+ * An entry hidden from the caller is not in `registry` (`visibility.ts`), so it is refused exactly as unknown.
  */
-export function namedCall<E>(p: Record<string, unknown>, registry: ReadonlyMap<string, E>, what: 'tool' | 'prompt'): { name: string; entry: E; args: Record<string, unknown> } {
+export function namedCall<E>(p: Record<string, unknown>, registry: { get(key: string): E | undefined }, what: 'tool' | 'prompt'): { name: string; entry: E; args: Record<string, unknown> } {
   const name = requireString(p, 'name');
   const entry = registry.get(name);
   if (entry === undefined) throw invalidParams(`unknown ${what} "${echo(name)}"`, { name: echo(name) });

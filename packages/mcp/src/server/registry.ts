@@ -5,7 +5,7 @@
  * @see MCP 2025-11-25 server/tools.mdx, server/resources.mdx, server/prompts.mdx
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types.js';
+import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
 import { checkPromptDefinition, checkResourceDefinition, checkResourceTemplateDefinition, checkToolDefinition } from './definitions.js';
 import type { ListKind } from './pagination.js';
 import { compact } from './params.js';
@@ -25,9 +25,21 @@ import type {
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
 import { checkCachePolicy, type CachePolicy } from './cachePolicy.js';
+import type { EntryGate } from './visibility.js';
+
+/**
+ * Where an entry comes from, when not from its own server's registration: a mounted server (`mount.ts`). Every
+ * entry type carries it.
+ */
+export interface EntryOrigin {
+  /** Who registered it, as a conflict names it (`mounted server "weather" (prefix "w")`); `undefined`: this server. */
+  readonly owner?: string;
+  /** The mounted server's own visibility rule for it (see `visibility.ts`); `undefined`: none. */
+  readonly gate?: EntryGate;
+}
 
 /** A registered tool with its compiled schemas. */
-export interface ToolEntry {
+export interface ToolEntry extends EntryOrigin {
   readonly descriptor: Tool;
   /**
    * The descriptor a legacy-era client sees when it differs: an `outputSchema` whose root is not an object exists
@@ -43,9 +55,9 @@ export interface ToolEntry {
   readonly task: ToolTaskSettings | undefined;
 }
 /** A registered static resource. */
-export interface ResourceEntry { readonly descriptor: Resource; readonly handler: ResourceHandler; readonly cache: CachePolicy | undefined }
+export interface ResourceEntry extends EntryOrigin { readonly descriptor: Resource; readonly handler: ResourceHandler; readonly cache: CachePolicy | undefined }
 /** A registered resource template with its matcher. */
-export interface TemplateEntry {
+export interface TemplateEntry extends EntryOrigin {
   readonly descriptor: ResourceTemplate;
   readonly template: UriTemplate;
   readonly handler: ResourceTemplateHandler;
@@ -53,37 +65,119 @@ export interface TemplateEntry {
   readonly cache: CachePolicy | undefined;
 }
 /** A registered prompt with the names of its required arguments. */
-export interface PromptEntry {
+export interface PromptEntry extends EntryOrigin {
   readonly descriptor: Prompt;
   readonly required: readonly string[];
   readonly handler: PromptHandler;
   readonly complete: Readonly<Record<string, CompletionHandler>> | undefined;
 }
 
+/** The entry type of each list. */
+export interface RegistryEntries {
+  readonly tools: ToolEntry;
+  readonly resources: ResourceEntry;
+  readonly resourceTemplates: TemplateEntry;
+  readonly prompts: PromptEntry;
+}
+
+/** One addition (`entry` set) or removal (`entry` undefined) at `key` of list `kind`. */
+export interface RegistryChange<K extends ListKind = ListKind> {
+  readonly kind: K;
+  readonly key: string;
+  readonly entry: RegistryEntries[K] | undefined;
+}
+
+/** A check run before an entry is added at `key` of list `kind` (a mount's: the name it would have above); throws to refuse. */
+export type RegistryGuard = (kind: ListKind, key: string) => void;
+
+const WHAT: Readonly<Record<ListKind, string>> = { tools: 'Tool', resources: 'Resource', resourceTemplates: 'Resource template', prompts: 'Prompt' };
+
 /** What is registered, compiled once; `onchange` hears of every addition and removal. */
 export class Registry {
+  /** The server's `serverInfo.name`, as conflicts name it. */
+  readonly name: string;
   readonly tools = new Map<string, ToolEntry>();
   readonly resources = new Map<string, ResourceEntry>();
   readonly templates = new Map<string, TemplateEntry>();
   readonly prompts = new Map<string, PromptEntry>();
+  /**
+   * The capabilities of the servers mounted here (`mount.ts`), each read when this server's are derived, so the
+   * union is advertised (see `CapabilityCache`).
+   */
+  readonly mountedCapabilities = new Set<() => ServerCapabilities>();
   readonly #lists = new Map<ListKind, readonly unknown[]>();
   #legacyTools: readonly unknown[] | undefined = undefined;
   #toolsWithTaskSupport: readonly unknown[] | undefined;
   readonly #compile = createSchemaCompiler();
   readonly #logger: Logger;
   readonly #onchange: (kind: ListKind) => void;
+  readonly #guards = new Set<RegistryGuard>();
+  readonly #watchers = new Set<(change: RegistryChange) => void>();
+  #gated = 0;
 
-  /** @param options `logger`: receives naming warnings; `onchange`: called after each list changes */
-  constructor(options: { readonly logger: Logger; readonly onchange: (kind: ListKind) => void }) {
+  /**
+   * @param options `name`: the server's, for conflict messages; `logger`: receives naming warnings; `onchange`:
+   *   called after each list changes
+   */
+  constructor(options: { readonly name: string; readonly logger: Logger; readonly onchange: (kind: ListKind) => void }) {
+    this.name = options.name;
     this.#logger = options.logger;
     this.#onchange = options.onchange;
+  }
+
+  /** The logger registration warnings go to. */
+  get logger(): Logger {
+    return this.#logger;
+  }
+
+  /** How many entries carry a mounted server's visibility rule ({@link EntryOrigin.gate}). */
+  get gated(): number {
+    return this.#gated;
+  }
+
+  /** The map of list `kind`. */
+  mapOf<K extends ListKind>(kind: K): Map<string, RegistryEntries[K]> {
+    const map = kind === 'tools' ? this.tools : kind === 'resources' ? this.resources : kind === 'resourceTemplates' ? this.templates : this.prompts;
+    return map as Map<string, RegistryEntries[K]>;
+  }
+
+  /** Runs `guard` before every later addition; the disposer removes it. */
+  guard(guard: RegistryGuard): () => void {
+    this.#guards.add(guard);
+    return () => this.#guards.delete(guard);
+  }
+
+  /** Calls `watcher` after every later addition and removal; the disposer removes it. */
+  watch(watcher: (change: RegistryChange) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  /**
+   * Refuses, with a `TypeError` naming both owners, an entry at `key` of list `kind` that exists already here or
+   * would exist twice on a server this one is mounted on (its guards).
+   * @param newcomer who would register it, as the message names it @default this server
+   */
+  claim(kind: ListKind, key: string, newcomer?: string): void {
+    const existing = this.mapOf(kind).get(key);
+    if (existing !== undefined) {
+      const holder = existing.owner ?? `server "${this.name}"`;
+      throw new TypeError(`${WHAT[kind]} already registered on server "${this.name}": "${key}" (by ${holder}); refused: registered again by ${newcomer ?? `server "${this.name}"`}`);
+    }
+    for (const guard of this.#guards) guard(kind, key);
+  }
+
+  /** Adds a ready entry (a mounted server's, `mount.ts`) after {@link Registry.claim}; the disposer removes it. @throws TypeError as `claim` */
+  addEntry<K extends ListKind>(kind: K, key: string, entry: RegistryEntries[K]): () => void {
+    this.claim(kind, key, entry.owner);
+    return this.#add(kind, this.mapOf(kind), { key, entry });
   }
 
   /** See `McpServer.tool`. @throws TypeError as documented there */
   addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
     checkToolDefinition({ name, definition, handler }, this.#logger);
     const task = toolTaskSettings(name, definition.task);
-    refuseDuplicate(this.tools, name, 'Tool');
+    this.claim('tools', name);
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
     if (input.json.type === undefined) {
@@ -111,7 +205,7 @@ export class Registry {
   /** See `McpServer.resource`. @throws TypeError as documented there */
   addResource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): () => void {
     checkResourceDefinition(uri, definition, handler);
-    refuseDuplicate(this.resources, uri, 'Resource');
+    this.claim('resources', uri);
     const { cache, ...listed } = definition;
     checkCachePolicy(cache, `resource "${uri}"`);
     return this.#add('resources', this.resources, { key: uri, entry: { descriptor: compact({ uri, ...listed }), handler, cache } });
@@ -120,7 +214,7 @@ export class Registry {
   /** See `McpServer.resourceTemplate`. @throws TypeError as documented there */
   addTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): () => void {
     checkResourceTemplateDefinition(uriTemplate, definition, handler);
-    refuseDuplicate(this.templates, uriTemplate, 'Resource template');
+    this.claim('resourceTemplates', uriTemplate);
     const { complete, cache, ...rest } = definition;
     checkCachePolicy(cache, `resource template "${uriTemplate}"`);
     const entry: TemplateEntry = { descriptor: compact({ uriTemplate, ...rest }), template: new UriTemplate(uriTemplate), handler, complete, cache };
@@ -130,7 +224,7 @@ export class Registry {
   /** See `McpServer.prompt`. @throws TypeError as documented there */
   addPrompt(name: string, definition: PromptDefinition, handler: PromptHandler): () => void {
     checkPromptDefinition(name, definition, handler);
-    refuseDuplicate(this.prompts, name, 'Prompt');
+    this.claim('prompts', name);
     const { complete, ...rest } = definition;
     const required = (definition.arguments ?? []).filter((a) => a.required === true).map((a) => a.name);
     return this.#add('prompts', this.prompts, { key: name, entry: { descriptor: compact({ name, ...rest }), required, handler, complete } });
@@ -140,8 +234,7 @@ export class Registry {
   list(kind: ListKind): readonly unknown[] {
     let list = this.#lists.get(kind);
     if (list === undefined) {
-      const source = kind === 'tools' ? this.tools : kind === 'resources' ? this.resources : kind === 'resourceTemplates' ? this.templates : this.prompts;
-      list = Object.freeze([...source.values()].map((e) => e.descriptor));
+      list = Object.freeze([...this.mapOf(kind).values()].map((e) => e.descriptor));
       this.#lists.set(kind, list);
     }
     return list;
@@ -176,25 +269,26 @@ export class Registry {
   }
 
   /** Adds `entry` at `key` of `map` and announces the change of list `kind`; the disposer removes that very entry once. */
-  #add<E>(kind: ListKind, map: Map<string, E>, added: { readonly key: string; readonly entry: E }): () => void {
+  #add<K extends ListKind>(kind: K, map: Map<string, RegistryEntries[K]>, added: { readonly key: string; readonly entry: RegistryEntries[K] }): () => void {
     const { key, entry } = added;
     map.set(key, entry);
-    this.#changed(kind);
+    if (entry.gate !== undefined) this.#gated++;
+    this.#changed({ kind, key, entry });
     return () => {
-      if (map.get(key) === entry && map.delete(key)) this.#changed(kind);
+      if (map.get(key) !== entry || !map.delete(key)) return;
+      if (entry.gate !== undefined) this.#gated--;
+      this.#changed({ kind, key, entry: undefined });
     };
   }
 
-  #changed(kind: ListKind): void {
+  #changed(change: RegistryChange): void {
+    const kind = change.kind;
     this.#lists.delete(kind);
     if (kind === 'tools') {
       this.#legacyTools = undefined;
       this.#toolsWithTaskSupport = undefined;
     }
     this.#onchange(kind);
+    for (const watcher of this.#watchers) watcher(change);
   }
-}
-
-function refuseDuplicate(map: ReadonlyMap<string, unknown>, key: string, what: string): void {
-  if (map.has(key)) throw new TypeError(`${what} already registered: "${key}"`);
 }

@@ -9,12 +9,13 @@ import type { CompleteResult } from '../../protocol/types.js';
 import { EMPTY_RESULT, invalidParams, isRecord, paramsRecord } from '../params.js';
 import type { CompletionHandler } from '../types.js';
 import type { FeatureHost } from './featureHost.js';
+import { visibleLookup } from '../visibility.js';
 
 /** Maximum number of values in a `completion/complete` result (MCP 2025-11-25 server/utilities/completion.mdx). */
 export const MAX_COMPLETION_VALUES = 100;
 
 /** `completion/complete`: at most {@link MAX_COMPLETION_VALUES} values, with `total` and `hasMore`. */
-export async function complete(host: FeatureHost, params: JsonRpcParams | undefined): Promise<CompleteResult> {
+export async function complete(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Promise<CompleteResult> {
   const p = paramsRecord(params);
   const ref = p.ref;
   const argument = p.argument;
@@ -22,17 +23,17 @@ export async function complete(host: FeatureHost, params: JsonRpcParams | undefi
   if (!isRecord(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
     throw invalidParams('"argument" must be an object with string "name" and "value"');
   }
-  const registry = host.registry;
+  // A prompt or template hidden from the caller is unknown to it (visibility.ts): the same -32602.
   let completers: Readonly<Record<string, CompletionHandler>> | undefined;
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalidParams('"ref.name" must be a string');
-    const prompt = registry.prompts.get(ref.name);
+    const prompt = visibleLookup(host, 'prompts', ctx).get(ref.name);
     if (prompt === undefined) throw invalidParams(`unknown prompt "${echo(ref.name)}"`);
     completers = prompt.complete;
   } else if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalidParams('"ref.uri" must be a string');
-    const template = registry.templates.get(ref.uri);
-    if (template === undefined && !registry.resources.has(ref.uri)) throw invalidParams(`unknown resource template "${echo(ref.uri)}"`);
+    const template = visibleLookup(host, 'resourceTemplates', ctx).get(ref.uri);
+    if (template === undefined && visibleLookup(host, 'resources', ctx).get(ref.uri) === undefined) throw invalidParams(`unknown resource template "${echo(ref.uri)}"`);
     completers = template?.complete;
   } else {
     throw invalidParams(`unknown reference type "${echo(ref.type)}"`);

@@ -6,6 +6,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { ServerRequestContext } from '../context.js';
 import { isRecord } from '../params.js';
 import type { Registry } from '../registry.js';
+import type { Visibility } from '../visibility.js';
 
 /** The server facts an operation reads. */
 export interface FeatureHost {
@@ -15,6 +16,8 @@ export interface FeatureHost {
   readonly checkResults: boolean;
   /** See `McpServerOptions.pageSize`. */
   readonly pageSize: number;
+  /** See `McpServerOptions.visibility`. */
+  readonly visibility: Visibility | undefined;
 }
 
 /** The handler's context is the dispatcher's (see `createContext`); this records the request's `_meta` on it. */

@@ -6,21 +6,21 @@
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
 import { echo } from '@switchboard/jsonrpc';
 import { ResourceNotFoundError } from '../../protocol/errors.js';
-import { page } from '../pagination.js';
 import { invalidParams, namedCall, paramsRecord } from '../params.js';
 import { invalidResult, promptResultProblem } from '../results.js';
 import { withMeta, type FeatureHost } from './featureHost.js';
 import { eraError } from './resources.js';
+import { listPage, visibleLookup } from '../visibility.js';
 
 /** `prompts/list`: one page. */
-export function listPrompts(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page({ kind: 'prompts', items: host.registry.list('prompts'), pageSize: host.pageSize }, params);
+export function listPrompts(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Record<string, unknown> {
+  return listPage(host, { kind: 'prompts', items: host.registry.list('prompts'), params, ctx });
 }
 
 /** `prompts/get`: unknown prompt, a non-string argument or a missing required one → -32602 (MCP 2025-11-25 server/prompts.mdx). */
 export async function getPrompt(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Promise<unknown> {
   const p = paramsRecord(params);
-  const { name, entry: prompt, args } = namedCall(p, host.registry.prompts, 'prompt');
+  const { name, entry: prompt, args } = namedCall(p, visibleLookup(host, 'prompts', ctx), 'prompt');
   for (const key of Object.keys(args)) {
     if (typeof args[key] !== 'string') throw invalidParams(`argument "${echo(key)}" of prompt "${name}" must be a string`);
   }

@@ -7,21 +7,21 @@ import type { JsonRpcParams } from '@switchboard/jsonrpc';
 import type { CachePolicy } from '../cachePolicy.js';
 import { MissingClientCapabilityError, ResourceNotFoundError, resourceNotFound } from '../../protocol/errors.js';
 import { isLegacyRevision } from '../../protocol/revisions.js';
-import { page } from '../pagination.js';
 import { invalidParams, paramsRecord, requireString } from '../params.js';
 import { isUri } from '../definitions.js';
 import { echo } from '@switchboard/jsonrpc';
 import { invalidResult, resourceResultProblem } from '../results.js';
 import { withMeta, type FeatureHost } from './featureHost.js';
+import { listPage, visibleLookup } from '../visibility.js';
 
 /** `resources/list`: one page. */
-export function listResources(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page({ kind: 'resources', items: host.registry.list('resources'), pageSize: host.pageSize }, params);
+export function listResources(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Record<string, unknown> {
+  return listPage(host, { kind: 'resources', items: host.registry.list('resources'), params, ctx });
 }
 
 /** `resources/templates/list`: one page. */
-export function listResourceTemplates(host: FeatureHost, params: JsonRpcParams | undefined): Record<string, unknown> {
-  return page({ kind: 'resourceTemplates', items: host.registry.list('resourceTemplates'), pageSize: host.pageSize }, params);
+export function listResourceTemplates(host: FeatureHost, params: JsonRpcParams | undefined, ctx: unknown): Record<string, unknown> {
+  return listPage(host, { kind: 'resourceTemplates', items: host.registry.list('resourceTemplates'), params, ctx });
 }
 
 /**
@@ -36,7 +36,8 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
   // "not found": MCP 2025-11-25 schema.ts ReadResourceRequestParams `uri` is format uri).
   if (!isUri(uri)) throw invalidParams('"uri" must be a URI', { uri: echo(uri) });
   const call = withMeta(ctx, p);
-  const fixed = host.registry.resources.get(uri);
+  // A resource or template hidden from the caller does not exist for it: not found, as an unknown URI.
+  const fixed = visibleLookup(host, 'resources', ctx).get(uri);
   let result: unknown;
   let cache: CachePolicy | undefined;
   try {
@@ -45,7 +46,7 @@ export async function readResource(host: FeatureHost, params: JsonRpcParams | un
       result = await fixed.handler(uri, call);
     } else {
       let found = false;
-      for (const entry of host.registry.templates.values()) {
+      for (const entry of visibleLookup(host, 'resourceTemplates', ctx).values()) {
         const variables = entry.template.match(uri);
         if (variables === undefined) continue;
         found = true;

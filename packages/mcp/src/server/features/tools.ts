@@ -8,7 +8,6 @@ import { MissingClientCapabilityError, ResourceNotFoundError } from '../../proto
 import { isLegacyRevision } from '../../protocol/revisions.js';
 import type { CallToolResult } from '../../protocol/types.js';
 import type { ServerRequestContext } from '../context.js';
-import { page } from '../pagination.js';
 import { isRecord, namedCall, paramsRecord } from '../params.js';
 import { InputRequiredSignal } from '../inputRound.js';
 import type { ToolEntry } from '../registry.js';
@@ -17,6 +16,7 @@ import type { ValidationOutcome } from '../schema.js';
 import type { ToolTasks } from '../tasks/toolTasks.js';
 import { CORE_TASKS_REVISION } from '../tasks/wire.js';
 import { withMeta, type FeatureHost } from './featureHost.js';
+import { listPage, visibleLookup } from '../visibility.js';
 
 /**
  * A model-visible tool failure. Thrown from a tool handler it becomes
@@ -38,7 +38,7 @@ export function listTools(host: FeatureHost, params: JsonRpcParams | undefined, 
   const facts = (ctx as ServerRequestContext).facts;
   const registry = host.registry;
   const items = facts.era === 'modern' ? registry.list('tools') : facts.protocolVersion === CORE_TASKS_REVISION ? registry.toolsWithTaskSupport() : registry.legacyTools();
-  return page({ kind: 'tools', items, pageSize: host.pageSize }, params);
+  return listPage(host, { kind: 'tools', items, params, ctx });
 }
 
 /**
@@ -64,7 +64,8 @@ export class ToolCalls {
   /** Answers one `tools/call`; `ctx` is the dispatcher's handler context (a {@link ServerRequestContext}). */
   call(params: JsonRpcParams | undefined, ctx: unknown): CallToolResult | Promise<CallToolResult> {
     const p = paramsRecord(params);
-    const { entry: tool, args: rawArgs } = namedCall(p, this.#host.registry.tools, 'tool');
+    // A tool hidden from the caller is unknown to it: the same -32602 (visibility.ts).
+    const { entry: tool, args: rawArgs } = namedCall(p, visibleLookup(this.#host, 'tools', ctx), 'tool');
     const call = withMeta(ctx, p);
     // Task-capable tools (and 2025-11-25 `params.task`) go to the task runner, which runs #execute itself.
     if (this.#tasks !== undefined && (tool.task !== undefined || p.task !== undefined)) {

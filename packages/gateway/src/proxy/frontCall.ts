@@ -1,0 +1,122 @@
+/**
+ * One front request being served by an upstream request, and the set of those in flight on one upstream session.
+ *
+ * Attribution. On a session-based upstream over stdio (and on HTTP+SSE's one stream), an upstream's server → client
+ * request and its `notifications/message` name no request of ours: the wire has no field for it (MCP 2025-11-25
+ * basic/transports.mdx; only Streamable HTTP routes a message on the request's own stream, and our client does not
+ * expose which). Progress is exact (its token is ours, per request). A question or a log is given to the front
+ * request in flight on that upstream session, the newest when several are: exact whenever one request at a time
+ * reaches the session; several concurrent callers that each elicit at the same instant could see each other's
+ * questions. Deployments that serve several principals and proxy elicitation should give each principal its own
+ * proxy (or upstream session).
+ */
+import type { ProgressParams } from '@switchboard/mcp';
+import type { RequestContext } from '@switchboard/mcp/server';
+import type { UpstreamQuestion } from './questions.js';
+
+/** What a front request waits for from its upstream request: its end, or a question the upstream asks meanwhile. */
+export type UpstreamEvent<R> =
+  | { readonly kind: 'result'; readonly value: R }
+  | { readonly kind: 'error'; readonly error: unknown }
+  | { readonly kind: 'question'; readonly question: UpstreamQuestion; readonly answer: (value: unknown) => void; readonly fail: (error: unknown) => void };
+
+/**
+ * One upstream request made for the front: started once, then followed by one front request (legacy, or a modern
+ * first round) or several in turn (a modern request's retries, which each take the call over). Events are queued
+ * until the current front request takes them.
+ */
+export class FrontCall<R = unknown> {
+  /** The front request serving this call now (a retry replaces it). */
+  ctx: RequestContext;
+  /** Aborts the upstream request (a front cancel, a hold expired, the proxy closed). */
+  readonly controller = new AbortController();
+  /** Modern front: the id the signed `requestState` carries while the call is held. */
+  readonly id: string;
+  /** Modern front: input rounds asked so far (each question's key is `upstream-<n>`). */
+  rounds = 0;
+  /** The question asked on the last round, waiting for the retry's answer (modern front). */
+  pending: Extract<UpstreamEvent<R>, { kind: 'question' }> | undefined = undefined;
+  readonly #events: UpstreamEvent<R>[] = [];
+  #wake: (() => void) | undefined = undefined;
+  #done = false;
+
+  constructor(ctx: RequestContext, id: string) {
+    this.ctx = ctx;
+    this.id = id;
+  }
+
+  /** Starts the upstream request; its end is the call's last event. */
+  start(request: (signal: AbortSignal, onprogress: (progress: ProgressParams) => void) => Promise<R>): void {
+    request(this.controller.signal, (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {})).then(
+      (value) => this.#push({ kind: 'result', value }),
+      (error: unknown) => this.#push({ kind: 'error', error }),
+    );
+  }
+
+  /** The upstream asks a question during this call: it waits for the front's answer. */
+  ask(question: UpstreamQuestion): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.#push({ kind: 'question', question, answer: resolve, fail: reject });
+    });
+  }
+
+  /** The next event: the upstream request's end, or a question. */
+  async next(): Promise<UpstreamEvent<R>> {
+    for (;;) {
+      const event = this.#events.shift();
+      if (event !== undefined) return event;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /** Whether the upstream request ended. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Ends the call from the front: a pending question fails with `error`, the upstream request is cancelled. */
+  cancel(reason: unknown): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.fail(reason);
+    for (const event of this.#events.splice(0)) if (event.kind === 'question') event.fail(reason);
+    if (!this.#done) this.controller.abort(reason);
+  }
+
+  #push(event: UpstreamEvent<R>): void {
+    if (event.kind !== 'question') this.#done = true;
+    this.#events.push(event);
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
+
+/** The front calls in flight on one upstream session, in start order (see the module comment on attribution). */
+export class CallsInFlight {
+  readonly #calls = new Set<FrontCall>();
+
+  add(call: FrontCall): void {
+    this.#calls.add(call);
+  }
+
+  delete(call: FrontCall): void {
+    this.#calls.delete(call);
+  }
+
+  /** The newest call in flight, if any. */
+  newest(): FrontCall | undefined {
+    let last: FrontCall | undefined;
+    for (const call of this.#calls) last = call;
+    return last;
+  }
+
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  /** Every call, for the proxy's close. */
+  all(): FrontCall[] {
+    return [...this.#calls];
+  }
+}

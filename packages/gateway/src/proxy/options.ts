@@ -1,0 +1,56 @@
+/**
+ * What a proxy is configured with ({@link ProxyServerOptions}) and its defaults.
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import type { Implementation } from '@switchboard/mcp';
+import type { ClientConnector, McpClient, McpClientOptions } from '@switchboard/mcp/client';
+import type { McpServerOptions } from '@switchboard/mcp/server';
+
+/** Default of {@link ProxyServerOptions.maxHeldRequests}. */
+export const DEFAULT_MAX_HELD_REQUESTS = 1000;
+/** Default of {@link ProxyServerOptions.holdTimeoutMs}, in ms. */
+export const DEFAULT_HOLD_TIMEOUT_MS = 60_000;
+/** Default of {@link ProxyServerOptions.maxUpstreamSubscriptions}. */
+export const DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS = 1000;
+
+/** The upstream client's options the proxy lets an application set (the callbacks and listeners are the proxy's). */
+export type UpstreamClientOptions = Omit<McpClientOptions, 'connector' | 'onElicitation' | 'onSampling' | 'onListRoots' | 'notifications' | 'capabilities'>;
+
+/** Options of {@link createProxyServer}. */
+export interface ProxyServerOptions {
+  /**
+   * The upstream server: a connector (`spawnStdio({ command, args })` of `@switchboard/mcp/stdio`,
+   * `streamableHttp({ url })` or `httpSse({ url })` of `@switchboard/mcp/client`), which the proxy connects once
+   * and owns (closed with the proxy), or an `McpClient` already connected, which the proxy uses as it is and never
+   * closes. An `McpClient` keeps its own callbacks and listeners: its server's sampling, elicitation and roots
+   * requests, its logs and its list changes are not bridged (give a connector for those).
+   */
+  readonly upstream: ClientConnector | McpClient;
+  /** The front's `serverInfo`. @default the upstream's `serverInfo` (else `{ name: 'switchboard-proxy' }`) */
+  readonly info?: Implementation;
+  /**
+   * The front server's options (revisions served, logger, limits, `requestState` keys…). `capabilities` and
+   * `instructions` default to the upstream's; `cache` defaults to none (every proxied result uncacheable: a
+   * legacy upstream gives no cache hint, and the bridge will not invent one).
+   * @default dual-era, every revision
+   */
+  readonly server?: McpServerOptions;
+  /** The upstream client's options (era, pin, timeouts, logger…). `cache` is forced off: the upstream is read live. @default the client's defaults */
+  readonly client?: UpstreamClientOptions;
+  /**
+   * 2026-07-28 front, session-based upstream: how many upstream requests may be held at once while the front's
+   * client answers an `input_required` (the upstream's live elicitation, sampling or roots request waits on its
+   * session for the retry). Past it, a request that needs input fails with -32603 and the upstream request is
+   * cancelled. @default 1000
+   */
+  readonly maxHeldRequests?: number;
+  /**
+   * How long a held upstream request waits for the front client's retry, in ms; past it the upstream question is
+   * answered with an error and the upstream request is cancelled. @default 60_000
+   */
+  readonly holdTimeoutMs?: number;
+  /** Upstream `resources/subscribe` held at once for the front's subscribers (reference-counted). @default 1000 */
+  readonly maxUpstreamSubscriptions?: number;
+  /** Where the proxy logs. @default the front server's logger */
+  readonly logger?: Logger;
+}

@@ -1,0 +1,184 @@
+/**
+ * Who may see what: one visibility function ({@link McpServerOptions.visibility}) decides, per caller, which tools,
+ * prompts, resources and resource templates exist. The lists leave out what it hides, and a call, read, `get` or
+ * completion naming a hidden item is answered exactly as one naming an unknown item (the same code, message and
+ * data), so a caller can never learn that a hidden item exists. A catalog search over the tools calls
+ * {@link visibleTool} / {@link visibleEntries} here, so list, search and call apply the same rule.
+ *
+ * Cost: with no visibility function (and no mounted server that has one) the lists are the registry's frozen
+ * arrays, as before. With one, every list request calls it once per item (O(items) per page request, one small
+ * object per item checked) and its results are the caller's own: modern-era list results are then
+ * `cacheScope: "private"` (MCP 2026-07-28 server/utilities/caching.mdx: "private" caches "MUST NOT be shared
+ * across authorization contexts"; the same scope on every page of one list).
+ *
+ * @see MCP 2026-07-28 server/tools.mdx, server/prompts.mdx, server/resources.mdx "Error Handling" (unknown names
+ *   are -32602; an unknown resource is resource-not-found)
+ */
+import type { Era } from '../protocol/revisions.js';
+import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types.js';
+import type { ServerRequestContext } from './context.js';
+import type { JsonRpcParams } from '@switchboard/jsonrpc';
+import { page, type ListKind } from './pagination.js';
+import type { Registry, RegistryEntries } from './registry.js';
+import type { ServerSession } from './types.js';
+
+/** One item a visibility function is asked about: its kind, its name (a resource's URI, a template's URI template) and its listed descriptor. */
+export type VisibilityItem =
+  | { readonly kind: 'tool'; readonly name: string; readonly descriptor: Tool }
+  | { readonly kind: 'prompt'; readonly name: string; readonly descriptor: Prompt }
+  | { readonly kind: 'resource'; readonly name: string; readonly descriptor: Resource }
+  | { readonly kind: 'resourceTemplate'; readonly name: string; readonly descriptor: ResourceTemplate };
+
+/** Who is asking: the request's facts, as its handler's `ctx` has them. */
+export interface VisibilityCaller {
+  /** The transport's authentication facts (`ctx.authInfo`), untouched; `undefined` without authentication. */
+  readonly authInfo: unknown;
+  /** The client's self-reported `clientInfo` (not an identity: anyone may claim any name). */
+  readonly clientInfo: Implementation | undefined;
+  /** `modern` for a 2026-07-28 request, else `legacy`. */
+  readonly era: Era;
+  /** The revision the request is served at; `undefined` before a session negotiated one. */
+  readonly protocolVersion: string | undefined;
+  /** The session (legacy era), `undefined` on stateless requests. */
+  readonly session: ServerSession | undefined;
+}
+
+/**
+ * Decides whether `item` exists for `caller`: `true` shows it. Called synchronously on every list request (once per
+ * item) and on every call, read, `get` and completion naming an item; it must not throw (an exception fails the
+ * request with -32603) and should be a pure function of its arguments, or lists and calls disagree.
+ */
+export type Visibility = (item: VisibilityItem, caller: VisibilityCaller) => boolean;
+
+/**
+ * The rule a mounted server's own {@link Visibility} adds to its items on the server it is mounted on: the item as
+ * the mounted server names it, checked for the same caller.
+ */
+export type EntryGate = (caller: VisibilityCaller) => boolean;
+
+/**
+ * The `visibility` option, checked.
+ * @throws TypeError when it is neither a function nor `undefined`
+ */
+export function visibilityOption(value: unknown): Visibility | undefined {
+  if (value === undefined || typeof value === 'function') return value as Visibility | undefined;
+  throw new TypeError(`Invalid option visibility: expected a function (item, caller) => boolean, got ${value === null ? 'null' : typeof value}`);
+}
+
+/** What the checks need from a server: its registry and its visibility function. */
+export interface VisibilityHost {
+  readonly registry: Registry;
+  readonly visibility: Visibility | undefined;
+}
+
+const ITEM_KIND = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resourceTemplate' } as const;
+
+/**
+ * The caller of a request, from its handler context (`ctx`, a {@link ServerRequestContext}).
+ * @param ctx the dispatcher's handler context
+ */
+export function callerOf(ctx: unknown): VisibilityCaller {
+  const c = ctx as ServerRequestContext;
+  return { authInfo: c.authInfo, clientInfo: c.clientInfo, era: c.facts.era ?? 'legacy', protocolVersion: c.facts.protocolVersion, session: c.session };
+}
+
+/** Whether the lists depend on the caller (a visibility function here, or on an item of a mounted server). */
+export function listsPerCaller(host: VisibilityHost): boolean {
+  return host.visibility !== undefined || host.registry.gated > 0;
+}
+
+/** The item `entry` of list `kind` as a visibility function is asked about it. */
+export function itemOf<K extends ListKind>(kind: K, entry: RegistryEntries[K]): VisibilityItem {
+  const descriptor = entry.descriptor;
+  const name = 'uriTemplate' in descriptor ? descriptor.uriTemplate : 'uri' in descriptor ? descriptor.uri : descriptor.name;
+  return { kind: ITEM_KIND[kind], name, descriptor } as VisibilityItem;
+}
+
+/** Whether `entry` of list `kind` is visible to `caller`: its mounted server's rule, then this server's. */
+export function isVisible<K extends ListKind>(host: VisibilityHost, target: { readonly kind: K; readonly entry: RegistryEntries[K] }, caller: VisibilityCaller): boolean {
+  const { kind, entry } = target;
+  if (entry.gate !== undefined && !entry.gate(caller)) return false;
+  const visibility = host.visibility;
+  return visibility === undefined || visibility(itemOf(kind, entry), caller) === true;
+}
+
+/**
+ * `items` (the descriptors of list `kind`, one per entry in registration order, as the registry builds them)
+ * less those hidden from the caller of `ctx`; the same array when nothing is hidden from anyone.
+ */
+export function visibleItems(host: VisibilityHost, list: { readonly kind: ListKind; readonly items: readonly unknown[] }, ctx: unknown): readonly unknown[] {
+  if (!listsPerCaller(host)) return list.items;
+  const { kind, items } = list;
+  const caller = callerOf(ctx);
+  const out: unknown[] = [];
+  let i = 0;
+  for (const entry of host.registry.mapOf(kind).values()) {
+    if (isVisible(host, { kind, entry }, caller)) out.push(items[i]);
+    i++;
+  }
+  return out;
+}
+
+/**
+ * One page of list `kind` for the caller of `ctx` (`items`: the registry's descriptors of that list). When lists
+ * depend on the caller, a modern-era page is `cacheScope: "private"` on every page (MCP 2026-07-28
+ * server/utilities/caching.mdx: "private" results "MUST NOT be shared across authorization contexts", and "the
+ * same cacheScope MUST be used on all pages of one list"); the modern-era rules keep a scope the result carries.
+ */
+export function listPage(
+  host: VisibilityHost & { readonly pageSize: number },
+  list: { readonly kind: ListKind; readonly items: readonly unknown[]; readonly params: JsonRpcParams | undefined; readonly ctx: unknown },
+): Record<string, unknown> {
+  const { kind, params, ctx } = list;
+  if (!listsPerCaller(host)) return page({ kind, items: list.items, pageSize: host.pageSize }, params);
+  const result = page({ kind, items: visibleItems(host, list, ctx), pageSize: host.pageSize }, params);
+  if ((ctx as ServerRequestContext).facts.era === 'modern') result.cacheScope = 'private';
+  return result;
+}
+
+/** The entries of list `kind` visible to the caller of `ctx`, in registration order (for a catalog search). */
+export function visibleEntries<K extends ListKind>(host: VisibilityHost, kind: K, ctx: unknown): RegistryEntries[K][] {
+  const entries = [...host.registry.mapOf(kind).values()];
+  if (!listsPerCaller(host)) return entries;
+  const caller = callerOf(ctx);
+  return entries.filter((entry) => isVisible(host, { kind, entry }, caller));
+}
+
+/** The tool `name` when it exists and the caller of `ctx` may see it; `undefined` otherwise (hidden = unknown). */
+export function visibleTool(host: VisibilityHost, name: string, ctx: unknown): RegistryEntries['tools'] | undefined {
+  return listsPerCaller(host) ? visibleToCaller(host, name, callerOf(ctx)) : host.registry.tools.get(name);
+}
+
+/** The tool `name` when it exists and `caller` may see it; `undefined` otherwise. */
+export function visibleToCaller(host: VisibilityHost, name: string, caller: VisibilityCaller): RegistryEntries['tools'] | undefined {
+  const entry = host.registry.tools.get(name);
+  if (entry === undefined || !listsPerCaller(host)) return entry;
+  return isVisible(host, { kind: 'tools', entry }, caller) ? entry : undefined;
+}
+
+/** What the operations read of one list: an entry by name, and every entry in registration order. */
+export interface EntryLookup<E> {
+  get(key: string): E | undefined;
+  values(): Iterable<E>;
+}
+
+/**
+ * A lookup of list `kind` that answers `undefined` for an entry hidden from the caller of `ctx` and skips it when
+ * walking, so the unknown-item refusal serves both (one code path: the answers cannot differ).
+ */
+export function visibleLookup<K extends ListKind>(host: VisibilityHost, kind: K, ctx: unknown): EntryLookup<RegistryEntries[K]> {
+  const map = host.registry.mapOf(kind);
+  if (!listsPerCaller(host)) return map;
+  let caller: VisibilityCaller | undefined;
+  const shown = (entry: RegistryEntries[K]): boolean => isVisible(host, { kind, entry }, (caller ??= callerOf(ctx)));
+  return {
+    get: (key) => {
+      const entry = map.get(key);
+      return entry !== undefined && shown(entry) ? entry : undefined;
+    },
+    // Template matching walks the entries in order: the hidden ones are skipped.
+    *values() {
+      for (const entry of map.values()) if (shown(entry)) yield entry;
+    },
+  };
+}
