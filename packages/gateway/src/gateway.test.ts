@@ -30,6 +30,7 @@ function upstreamServer(name: string, tools: readonly string[] = []): McpServer 
     content: [{ type: 'text', text: JSON.stringify({ from: name, args }) }],
   }));
   for (const tool of tools) server.tool(tool, {}, () => ({ content: [{ type: 'text', text: `${name}.${tool}` }] }));
+  server.resource(`memo://${name}/readme`, { name: 'readme', mimeType: 'text/plain' }, (uri) => ({ contents: [{ uri, text: `readme of ${name}` }] }));
   server.prompt('greet', { description: 'a greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: `hello from ${name}` } }] }));
   return server;
 }
@@ -103,7 +104,14 @@ describe('createGateway', () => {
     const prompts = await client.listAllPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual(['files_greet', 'w_greet']);
     expect((await client.getPrompt({ name: 'w_greet' })).messages[0]?.content).toEqual({ type: 'text', text: 'hello from web' });
-    expect(gateway.health().map((h) => [h.name, h.state])).toEqual([['files', 'ready'], ['web', 'ready']]);
+    // A mounted upstream's resources are namespaced in their scheme; a forwarded one's keep their URI.
+    const resources = (await client.listAllResources()).map((r) => r.uri).sort();
+    expect(resources).toEqual(['memo://files/readme', 'w+memo://web/readme']);
+    expect((await client.readResource({ uri: 'w+memo://web/readme' })).contents[0]).toMatchObject({ text: 'readme of web' });
+    expect((await client.readResource({ uri: 'memo://files/readme' })).contents[0]).toMatchObject({ text: 'readme of files' });
+    expect(gateway.health().map((h) => [h.name, h.state, h.tools])).toEqual([['files', 'ready', 4], ['web', 'ready', 3]]);
+    // The forwarded upstream is in the catalog; the mounted one is served by its proxy.
+    expect([...gateway.catalog().tools.keys()].sort()).toEqual(['files_cat', 'files_echo', 'files_write']);
   });
 
   it('leaves out an upstream that never answers, without waiting for it, and names it', async () => {
@@ -203,9 +211,9 @@ describe('createGateway', () => {
     });
     expect(changes).toEqual({ added: ['fresh'], removed: ['gone'], replaced: ['changed'], kept: ['keep'] });
     await gateway.settled();
-    await sleep(0);
     expect(keep.sessions.length).toBe(client);
-    expect([...gateway.catalog().tools.keys()].sort()).toEqual(['c_echo', 'c_old', 'fresh_echo', 'keep_echo']);
+    const front = await frontClient(gateway);
+    await until('the new set on the front', async () => (await front.listAllTools()).map((t) => t.name).sort().join() === 'c_echo,c_old,fresh_echo,keep_echo');
   });
 
   it('refuses an upstream with no way to reach it or two', () => {

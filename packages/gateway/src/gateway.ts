@@ -1,20 +1,33 @@
 /**
  * `createGateway`: one MCP endpoint over many upstream servers. A front `McpServer` (dual-era: it serves every
- * revision whatever each upstream speaks) serves each ready upstream's tools, prompts and resources under the
- * upstream's namespace, from the merged catalog of the upstream pool (`fanout/`). Upstreams are connected and
- * listed in parallel, each under its own deadline; a hung or dead one is reported and left out, and tried again
- * with backoff; when one comes or goes, the front's hosts get a list-changed notification.
+ * revision whatever each upstream speaks) serves each ready upstream under the upstream's namespace. Upstreams are
+ * connected and listed in parallel by the pool (`fanout/`), each under its own deadline; a hung or dead one is
+ * reported and left out, and tried again with backoff; when one comes or goes, the front's hosts get a
+ * list-changed notification.
+ *
+ * Two ways an upstream is served, chosen per upstream:
+ * - **mounted** (the default): the attempt makes a proxy server of the upstream (`createProxyServer`: every
+ *   primitive, completions, templates, subscriptions, progress, logs, the upstream's sampling, elicitation and roots
+ *   requests asked of the front's client), mounted on the front under the prefix (`server.mount`: `<prefix>_<tool>`,
+ *   resource URIs `<prefix>+<scheme>:…`, list changes propagated); `tools.allow` / `tools.deny` are the proxy's
+ *   visibility function (a hidden tool is neither listed nor callable);
+ * - **forwarded**, for an upstream whose tools are renamed or given fixed arguments (which a mirror of the
+ *   upstream cannot express) or whose prefix is not a mount prefix: its tools, prompts and static resources are
+ *   registered on the front from the merged catalog (`fanout/catalog.ts`, `fanout/front.ts`), forwarding to its
+ *   client (progress and cancellation pass; the upstream's own requests to the client do not).
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger, type Implementation } from '@switchboard/mcp';
 import { McpServer, type McpServerOptions } from '@switchboard/mcp/server';
+import type { McpClient } from '@switchboard/mcp/client';
 import { connectorFor, type UpstreamEndpoint } from './config/connector.js';
 import type { BackoffOptions } from './fanout/backoff.js';
 import { DEFAULT_MAX_CATALOG_TOOLS, MergedCatalog, type CatalogSnapshot, type NamespaceRule } from './fanout/catalog.js';
 import { FrontRegistrar } from './fanout/front.js';
 import { UpstreamPool, type HealthListener } from './fanout/pool.js';
 import { CompiledToolPolicy, type ToolPolicy } from './fanout/toolPolicy.js';
-import type { UpstreamHealth, UpstreamSpec } from './fanout/upstream.js';
+import type { UpstreamHealth, UpstreamLink, UpstreamLinkInit, UpstreamSpec } from './fanout/upstream.js';
+import { createProxyServer, type ProxyServer } from './proxy/proxyServer.js';
 
 /** The front's `serverInfo` by default. */
 export const DEFAULT_GATEWAY_INFO: Implementation = Object.freeze({ name: 'switchboard-gateway', version: '0.1.0' });
@@ -132,6 +145,17 @@ interface Prepared {
   readonly spec: UpstreamSpec;
   readonly rule: NamespaceRule;
   readonly fingerprint: string;
+  /** How the front serves it (see the module comment). */
+  readonly mode: 'mounted' | 'forwarded';
+}
+
+/** A mount prefix (`server.mount`): a lower-case letter, then lower-case letters, digits or `-`. */
+const MOUNT_PREFIX = /^[a-z][a-z0-9-]*$/;
+
+/** How an upstream is served: mounted unless its tools are rewritten or its prefix cannot be mounted. */
+function modeOf(prefix: string, tools: ToolPolicy | undefined): Prepared['mode'] {
+  const rewritten = Object.keys(tools?.rename ?? {}).length > 0 || Object.keys(tools?.fixedArguments ?? {}).length > 0;
+  return rewritten || !MOUNT_PREFIX.test(prefix) ? 'forwarded' : 'mounted';
 }
 
 /**
@@ -146,16 +170,44 @@ interface Prepared {
 export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? createStderrLogger({ name: 'switchboard-gateway' });
   const connectorIds = { ids: new WeakMap<object, number>(), next: 0 };
-  const prepare = (name: string, upstream: GatewayUpstreamOptions): Prepared => ({
-    spec: {
-      name,
-      connector: connectorFor(name, upstream),
-      ...(upstream.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: upstream.connectTimeoutMs }),
-      ...(upstream.client === undefined ? {} : { client: upstream.client }),
-    },
-    rule: { prefix: upstream.prefix ?? name, tools: new CompiledToolPolicy(upstream.tools) },
-    fingerprint: fingerprint(upstream, connectorIds),
-  });
+  /** The proxy server of each mounted upstream's current connection, by its client. */
+  const proxies = new Map<McpClient, ProxyServer>();
+  const prepare = (name: string, upstream: GatewayUpstreamOptions): Prepared => {
+    const prefix = upstream.prefix ?? name;
+    const tools = new CompiledToolPolicy(upstream.tools);
+    const mode = modeOf(prefix, upstream.tools);
+    return {
+      spec: {
+        name,
+        connector: connectorFor(name, upstream),
+        ...(upstream.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: upstream.connectTimeoutMs }),
+        ...(upstream.client === undefined ? {} : { client: upstream.client }),
+        ...(mode === 'mounted' ? { link: (init: UpstreamLinkInit) => proxyLink(init, tools) } : {}),
+      },
+      rule: { prefix, tools },
+      fingerprint: fingerprint(upstream, connectorIds),
+      mode,
+    };
+  };
+  /** One attempt of a mounted upstream: its proxy server, which owns the client. */
+  const proxyLink = async (init: UpstreamLinkInit, tools: CompiledToolPolicy): Promise<UpstreamLink> => {
+    const { onElicitation: _e, onSampling: _s, onListRoots: _r, capabilities: _c, ...client } = init.client;
+    const proxy = await createProxyServer({
+      upstream: init.connector,
+      client,
+      server: { logger, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
+      logger,
+    });
+    proxies.set(proxy.upstream, proxy);
+    return {
+      client: proxy.upstream,
+      followsListChanges: true,
+      close: async () => {
+        proxies.delete(proxy.upstream);
+        await proxy.close();
+      },
+    };
+  };
   const prepareAll = (upstreams: Readonly<Record<string, GatewayUpstreamOptions>>): Map<string, Prepared> => new Map(Object.entries(upstreams).map(([name, upstream]) => [name, prepare(name, upstream)]));
   let prepared = prepareAll(options.upstreams);
   if (options.search?.enabled === true) logger.warn('Gateway option "search" is passed through: this build serves the full catalog');
@@ -186,14 +238,35 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (options.onHealth !== undefined) pool.onHealth(options.onHealth);
   const maxTools = options.maxCatalogTools ?? DEFAULT_MAX_CATALOG_TOOLS;
   if (!Number.isSafeInteger(maxTools) || maxTools < 1) throw new RangeError(`Invalid maxCatalogTools: expected a positive integer, got ${String(maxTools)}`);
+  let closed = false;
   const catalog = new MergedCatalog({
     pool,
     maxTools,
     logger,
     rule: (name) => prepared.get(name)?.rule ?? { prefix: name, tools: new CompiledToolPolicy() },
+    includes: (name) => prepared.get(name)?.mode === 'forwarded',
   });
+  /** The mounted upstreams: the client whose proxy is mounted, and how to unmount it. */
+  const mounts = new Map<string, { readonly client: McpClient; readonly unmount: () => void }>();
+  /** Mounts a mounted upstream's proxy once it is ready; unmounts it when it is not (or no longer the same connection). */
+  const remount = (name: string): void => {
+    const client = pool.client(name);
+    const current = mounts.get(name);
+    if (current !== undefined && current.client !== client) {
+      current.unmount();
+      mounts.delete(name);
+    }
+    const entry = prepared.get(name);
+    if (closed || entry?.mode !== 'mounted' || client === undefined || mounts.has(name)) return;
+    const proxy = proxies.get(client);
+    if (proxy === undefined) return;
+    try {
+      mounts.set(name, { client, unmount: server.mount(entry.rule.prefix, proxy) });
+    } catch (error) {
+      logger.warn(`Upstream "${name}" cannot be served: ${(error as Error).message}`);
+    }
+  };
   const front = new FrontRegistrar({ server, pool, logger, forward: { ...(options.middleware?.toolTimeoutsMs === undefined ? {} : { toolTimeoutsMs: options.middleware.toolTimeoutsMs }) } });
-  let closed = false;
   let syncQueued = false;
   const sync = (): void => {
     catalog.invalidate();
@@ -205,7 +278,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (!closed) front.sync(catalog.snapshot);
     });
   };
-  pool.onListing(sync);
+  pool.onListing((name) => {
+    remount(name);
+    sync();
+  });
   for (const { spec } of prepared.values()) pool.add(spec);
   pool.start();
 
@@ -242,6 +318,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     async close() {
       if (closed) return;
       closed = true;
+      for (const { unmount } of mounts.values()) unmount();
+      mounts.clear();
       await Promise.all([server.close(), pool.close()]);
     },
   };

@@ -33,7 +33,7 @@ export type { HealthListener, UpstreamPoolOptions } from './fanout/pool.js';
 export { CompiledToolPolicy } from './fanout/toolPolicy.js';
 export type { PolicedTool, ToolPolicy } from './fanout/toolPolicy.js';
 export { UpstreamDeadlineError } from './fanout/upstream.js';
-export type { UpstreamHealth, UpstreamListing, UpstreamSpec, UpstreamState } from './fanout/upstream.js';
+export type { UpstreamHealth, UpstreamLink, UpstreamLinkInit, UpstreamListing, UpstreamSpec, UpstreamState } from './fanout/upstream.js';
 export { GATEWAY_CONFIG_SCHEMA, GATEWAY_CONFIG_SCHEMA_ID } from './config/configSchema.js';
 export { GatewayConfigError, gatewayOptionsFromConfig, parseGatewayConfig, upstreamOptionsFromConfig, validateGatewayConfig } from './config/gatewayConfig.js';
 export type { GatewayConfig, GatewayConfigContext, UpstreamConfig } from './config/gatewayConfig.js';

@@ -1,5 +1,5 @@
 /**
- * The merged catalog: what every `ready` upstream lists, under its namespace (`<prefix>_<name>` for tools and
+ * The merged catalog: what every `ready` upstream the gateway forwards (rather than mounts) lists, under its namespace (`<prefix>_<name>` for tools and
  * prompts; resources keep their URIs), after its tool rules (`toolPolicy.ts`). Built once and cached until an
  * upstream's listing changes (it became ready or down, or it announced a list change and was re-read). Names
  * that collide are refused: the upstream added first keeps the name, the other's item is left out with a warning.
@@ -64,14 +64,17 @@ export function namespaced(prefix: string, name: string): string {
 export class MergedCatalog {
   readonly #pool: UpstreamPool;
   readonly #rule: (upstream: string) => NamespaceRule;
+  readonly #includes: (upstream: string) => boolean;
   readonly #maxTools: number;
   readonly #logger: Logger;
   #snapshot: CatalogSnapshot | undefined;
   #version = 0;
 
-  constructor(options: { readonly pool: UpstreamPool; readonly rule: (upstream: string) => NamespaceRule; readonly maxTools: number; readonly logger: Logger }) {
+  /** @param options.includes which upstreams the catalog holds (the gateway mounts the others) @default every one */
+  constructor(options: { readonly pool: UpstreamPool; readonly rule: (upstream: string) => NamespaceRule; readonly includes?: (upstream: string) => boolean; readonly maxTools: number; readonly logger: Logger }) {
     this.#pool = options.pool;
     this.#rule = options.rule;
+    this.#includes = options.includes ?? (() => true);
     this.#maxTools = options.maxTools;
     this.#logger = options.logger;
   }
@@ -93,6 +96,7 @@ export class MergedCatalog {
     const resources = new Map<string, CatalogResource>();
     let dropped = 0;
     for (const upstream of this.#pool.names()) {
+      if (!this.#includes(upstream)) continue;
       const listing = this.#pool.listing(upstream);
       if (listing === undefined) continue;
       const rule = this.#rule(upstream);

@@ -76,6 +76,11 @@ export class CompiledToolPolicy {
     }
   }
 
+  /** Whether the policy hides anything (an allow or a deny list). */
+  get filters(): boolean {
+    return this.#allow !== undefined || this.#deny.length > 0;
+  }
+
   /** Whether the upstream's tool `upstreamName` is shown. */
   visible(upstreamName: string): boolean {
     if (this.#allow !== undefined && !matchesAny(upstreamName, this.#allow)) return false;

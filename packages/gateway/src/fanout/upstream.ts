@@ -64,6 +64,29 @@ export interface UpstreamSpec {
    * @default none
    */
   readonly client?: Omit<McpClientOptions, 'connector' | 'notifications' | 'reconnect'>;
+  /**
+   * Makes the connection of one attempt from the pool's connector and client options, when something else owns the
+   * client (the gateway's proxy server, which sets the client's callbacks and follows list changes itself).
+   * @default `McpClient.connect` with the pool's options
+   */
+  readonly link?: (init: UpstreamLinkInit) => Promise<UpstreamLink>;
+}
+
+/** What an {@link UpstreamSpec.link} is given for one attempt. */
+export interface UpstreamLinkInit {
+  /** The upstream's connector, watched by the pool (its channels abandoned past the deadline, their end seen). */
+  readonly connector: ClientConnector;
+  /** The client options the pool wants (the spec's, reconnection off, the probe bounded by the deadline). */
+  readonly client: Omit<McpClientOptions, 'connector' | 'notifications'>;
+}
+
+/** One attempt's connection: the client the pool lists, pings and reports on, and how to end it. */
+export interface UpstreamLink {
+  readonly client: McpClient;
+  /** Ends the connection (and whatever owns the client). */
+  close(): Promise<void>;
+  /** Whether the owner follows the upstream's list changes itself (the pool then does not listen for them). @default false */
+  readonly followsListChanges?: boolean;
 }
 
 /** What an {@link Upstream} is run with (the pool's settings and listeners). @internal */
@@ -148,7 +171,7 @@ export class Upstream {
   #lastError: string | undefined;
   #lastErrorAt: number | undefined;
   #nextAttemptAt: number | undefined;
-  #client: McpClient | undefined;
+  #link: UpstreamLink | undefined;
   #listing: UpstreamListing | undefined;
   /** Bumped by every attempt and by close: callbacks of an older one are ignored. */
   #generation = 0;
@@ -178,7 +201,7 @@ export class Upstream {
 
   /** The connected client while `ready`. */
   get client(): McpClient | undefined {
-    return this.#state === 'ready' ? this.#client : undefined;
+    return this.#state === 'ready' ? this.#link?.client : undefined;
   }
 
   /** The listing while `ready`. */
@@ -223,14 +246,14 @@ export class Upstream {
     clearTimeout(this.#retryTimer);
     clearInterval(this.#healthTimer);
     this.#abort?.abort();
-    const client = this.#client;
+    const link = this.#link;
     const hadListing = this.#listing !== undefined && this.#state === 'ready';
-    this.#client = undefined;
+    this.#link = undefined;
     this.#listing = undefined;
     this.#setState('closed');
     this.#settle();
     if (hadListing) this.#rt.onListing(this.name);
-    await client?.close().catch(() => undefined);
+    await link?.close().catch(() => undefined);
   }
 
   async #attempt(): Promise<void> {
@@ -242,7 +265,7 @@ export class Upstream {
     this.#setState('connecting');
     const started = Date.now();
     let transport: ClientTransport | undefined;
-    let client: McpClient | undefined;
+    let link: UpstreamLink | undefined;
     const connector = watchedConnector(this.spec.connector, {
       signal: abort.signal,
       opened: (opened) => {
@@ -250,23 +273,31 @@ export class Upstream {
       },
       closed: () => this.#lost(generation, new Error(`The connection ended${describeEnd(transport)}`)),
     });
+    const client: UpstreamLinkInit['client'] = {
+      logger: this.#rt.logger,
+      ...this.spec.client,
+      // The negotiation is bounded by the attempt's deadline (past it the channel is closed, which fails the
+      // pending initialize); the calls keep the client's own budget (`timeoutMs`).
+      probeTimeoutMs: Math.min(deadlineMs, this.spec.client?.probeTimeoutMs ?? deadlineMs),
+      reconnect: false,
+    };
     const work = (async () => {
-      client = await McpClient.connect({
-        logger: this.#rt.logger,
-        ...this.spec.client,
-        // The negotiation is bounded by the attempt's deadline (past it the channel is closed, which fails the
-        // pending initialize); the calls keep the client's own budget (`timeoutMs`).
-        probeTimeoutMs: Math.min(deadlineMs, this.spec.client?.probeTimeoutMs ?? deadlineMs),
-        connector,
-        reconnect: false,
-        notifications: {
-          toolsListChanged: () => this.#relist('tools', generation),
-          resourcesListChanged: () => this.#relist('resources', generation),
-          promptsListChanged: () => this.#relist('prompts', generation),
-        },
-      });
+      link =
+        this.spec.link === undefined
+          ? ownLink(
+              await McpClient.connect({
+                ...client,
+                connector,
+                notifications: {
+                  toolsListChanged: () => this.#relist('tools', generation),
+                  resourcesListChanged: () => this.#relist('resources', generation),
+                  promptsListChanged: () => this.#relist('prompts', generation),
+                },
+              }),
+            )
+          : await this.spec.link({ connector, client });
       const remaining = Math.max(0, deadlineMs - (Date.now() - started));
-      return this.#readAll(client, { signal: abort.signal, timeoutMs: remaining, maxTotalTimeoutMs: remaining });
+      return this.#readAll(link.client, { signal: abort.signal, timeoutMs: remaining, maxTotalTimeoutMs: remaining });
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -274,26 +305,27 @@ export class Upstream {
     });
     try {
       const listing = await Promise.race([work, deadline]);
+      const ready = link as UpstreamLink;
       if (generation !== this.#generation) {
-        await client?.close().catch(() => undefined);
+        await ready.close().catch(() => undefined);
         return;
       }
-      this.#client = client;
+      this.#link = ready;
       this.#listing = listing;
       this.#failures = 0;
       this.#setState('ready');
-      this.#rt.logger.info(`Upstream "${this.name}" is ready`, { era: client?.era, revision: client?.protocolVersion, tools: listing.tools.length, ms: Date.now() - started });
+      this.#rt.logger.info(`Upstream "${this.name}" is ready`, { era: ready.client.era, revision: ready.client.protocolVersion, tools: listing.tools.length, ms: Date.now() - started });
       this.#rt.onListing(this.name);
       this.#startHealthChecks(generation);
-      if (client?.era === 'modern') void this.#listen(client, generation);
+      if (ready.client.era === 'modern' && ready.followsListChanges !== true) void this.#listen(ready.client, generation);
     } catch (error) {
       // Abandon the attempt: abort the opening, close the channel (a pending initialize fails at once), and close
-      // the client if it still comes up.
+      // the connection if it still comes up.
       abort.abort();
       void transport?.close().catch(() => undefined);
       void work.then(
-        () => client?.close(),
-        () => client?.close(),
+        () => link?.close(),
+        () => link?.close(),
       ).catch(() => undefined);
       if (generation !== this.#generation) return;
       this.#down(error);
@@ -338,7 +370,7 @@ export class Upstream {
   }
 
   async #reread(kind: ListKind, generation: number): Promise<void> {
-    const client = this.#client;
+    const client = this.#link?.client;
     const listing = this.#listing;
     if (client === undefined || listing === undefined || this.#state !== 'ready') return;
     const options: RequestOptions = { timeoutMs: this.spec.connectTimeoutMs ?? this.#rt.connectTimeoutMs };
@@ -397,7 +429,7 @@ export class Upstream {
     if (every <= 0) return;
     clearInterval(this.#healthTimer);
     this.#healthTimer = setInterval(() => {
-      const client = this.#client;
+      const client = this.#link?.client;
       if (generation !== this.#generation || client === undefined) return;
       client.ping({ timeoutMs: Math.min(every, this.spec.connectTimeoutMs ?? this.#rt.connectTimeoutMs) }).catch((error: unknown) => this.#lost(generation, error));
     }, every);
@@ -408,10 +440,10 @@ export class Upstream {
     if (generation !== this.#generation || this.#state !== 'ready') return;
     this.#generation++;
     clearInterval(this.#healthTimer);
-    const client = this.#client;
-    this.#client = undefined;
+    const link = this.#link;
+    this.#link = undefined;
     this.#listing = undefined;
-    void client?.close().catch(() => undefined);
+    void link?.close().catch(() => undefined);
     this.#down(error);
     this.#rt.onListing(this.name);
   }
@@ -435,6 +467,11 @@ export class Upstream {
     this.#since = Date.now();
     this.#rt.onHealth(this.health);
   }
+}
+
+/** The link of a client the pool made itself. */
+function ownLink(client: McpClient): UpstreamLink {
+  return { client, close: () => client.close() };
 }
 
 /** ` (<reason>, exit code N)` from how a channel ended, when it says. */
