@@ -216,6 +216,21 @@ describe('createGateway', () => {
     await until('the new set on the front', async () => (await front.listAllTools()).map((t) => t.name).sort().join() === 'c_echo,c_old,fresh_echo,keep_echo');
   });
 
+  it("bridges a mounted upstream's elicitation to the front's client, in both eras", async () => {
+    const server = upstreamServer('asker');
+    server.tool('ask', {}, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
+    });
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { asker: { connector: inMemoryConnector(server), client: { era: 'legacy' } } } });
+    await gateway.settled();
+    for (const era of ['legacy', 'modern'] as const) {
+      const client = await McpClient.connect({ connector: inMemoryConnector(gateway.server), era, logger: recordingLogger(), onElicitation: () => Promise.resolve({ action: 'accept', content: { name: era } }) });
+      expect((await client.callTool({ name: 'asker_ask' })).content).toEqual([{ type: 'text', text: `hello ${era}` }]);
+      await client.close();
+    }
+  });
+
   it('refuses an upstream with no way to reach it or two', () => {
     expect(() => createGateway({ upstreams: { x: {} } })).toThrow('Invalid upstream "x": expected exactly one of connector, command or url, got 0');
     expect(() => createGateway({ upstreams: { x: { command: 'a', url: 'http://127.0.0.1:1/mcp' } } })).toThrow('got 2');
