@@ -124,6 +124,11 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
       try {
         const changes = await gateway.update(upstreamOptionsFromConfig(next, { resolvePath }));
         note(`reloaded ${path.basename(file)}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.replaced.length} restarted, ${changes.kept.length} kept`);
+        // Only the upstreams are applied while running; the gateway-wide settings are read at start.
+        const { upstreams: _before, ...settings } = config;
+        const { upstreams: _after, ...nextSettings } = next;
+        if (JSON.stringify(settings) !== JSON.stringify(nextSettings)) note('settings other than "upstreams" changed too: they apply after a restart');
+        config = { ...config, upstreams: next.upstreams };
       } catch (error) {
         note(`Invalid gateway config: ${(error as Error).message} — keeping the running configuration`);
       }
