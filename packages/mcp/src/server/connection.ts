@@ -23,7 +23,8 @@ import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
 import { modernFactsOf, type RequestFacts } from './requestFacts.js';
 import type { ClientChannel } from './channel.js';
 import type { SessionState } from './sessionState.js';
-import type { ClientRequestOptions, ConnectOptions, ServerSession } from './types.js';
+import type { ClientRequestOptions, ServerSession } from './types.js';
+import type { ConnectOptions } from './options.js';
 
 const EMPTY_CAPABILITIES: ClientCapabilities = Object.freeze({});
 

@@ -5,11 +5,9 @@
 export type {
   ClientRequestOptions,
   CompletionHandler,
-  ConnectOptions,
   InferSchema,
   JsonSchema,
   JsonSchemaType,
-  McpServerOptions,
   PromptArgs,
   PromptDefinition,
   PromptHandler,
@@ -20,7 +18,6 @@ export type {
   ResourceTemplateHandler,
   SchemaLike,
   ServerSession,
-  ServerTaskOptions,
   StandardSchemaV1,
   TemplateVariables,
   ToolArgs,
@@ -29,9 +26,10 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
+export type { ConnectOptions, McpServerOptions, ServerTaskOptions } from './options.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export type { CachePolicy } from './cachePolicy.js';
-export type { Visibility, VisibilityCaller, VisibilityItem } from './visibility.js';
+export type { Visibility, VisibilityCaller, VisibilityItem } from './types.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export { InvalidInputResponseError } from './inputResponses.js';
 export {

@@ -9,7 +9,7 @@ import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResp
 import type { ClientChannel } from './channel.js';
 import { InvalidInputResponseError } from './inputResponses.js';
 import { McpServer } from './mcpServer.js';
-import type { McpServerOptions } from './types.js';
+import type { McpServerOptions } from './options.js';
 
 const INFO = { name: 'rounds', version: '1' };
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': INFO };

@@ -10,7 +10,7 @@ import { InMemoryNotificationBus, type BusMessage } from '../stores/notification
 import { connectRawClient } from '../testing/index.js';
 import type { ClientChannel } from './channel.js';
 import { McpServer } from './mcpServer.js';
-import type { McpServerOptions } from './types.js';
+import type { McpServerOptions } from './options.js';
 
 const INFO = { name: 'listen', version: '1' };
 const SUB = 'io.modelcontextprotocol/subscriptionId';

@@ -46,13 +46,13 @@ import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { visibilityOption, visibleToCaller, type VisibilityCaller, type VisibilityHost } from './visibility.js';
+import { visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
+import type { VisibilityCaller } from './types.js';
+import type { ConnectOptions, McpServerOptions } from './options.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
 import type {
-  ConnectOptions,
-  McpServerOptions,
   PromptArgs,
   PromptDefinition,
   PromptHandler,

@@ -9,7 +9,7 @@ import { silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchbo
 import type { ClientChannel } from './channel.js';
 import { connectRawClient } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
-import type { McpServerOptions } from './types.js';
+import type { McpServerOptions } from './options.js';
 
 /** Records what a handler sends; a modern request must never reach `request`. */
 class RecordingChannel implements ClientChannel {

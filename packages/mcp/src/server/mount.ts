@@ -25,7 +25,8 @@ import type { EntryOrigin, Registry, RegistryChange, RegistryEntries } from './r
 import type { ReadResourceResult } from '../protocol/types.js';
 import type { RequestContext } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
-import { itemOf, type EntryGate, type Visibility } from './visibility.js';
+import { itemOf } from './visibility.js';
+import type { EntryGate, Visibility } from './types.js';
 
 /** What composition needs of one server: made by `McpServer` for itself, read only here. */
 export interface MountPointOptions {

@@ -11,7 +11,7 @@ import type { CachePolicy } from './cachePolicy.js';
 import type { CacheableMethod } from '../protocol/methods.js';
 import type { RequestStateOptions } from './requestState.js';
 import type { RequestStateStore } from '../stores/requestStateStore.js';
-import type { Visibility } from './visibility.js';
+import type { Visibility } from './types.js';
 
 /** Task limits and defaults of a server ({@link McpServerOptions.tasks}). */
 export interface ServerTaskOptions {

@@ -25,7 +25,7 @@ import type {
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
 import { checkCachePolicy, type CachePolicy } from './cachePolicy.js';
-import type { EntryGate } from './visibility.js';
+import type { EntryGate } from './types.js';
 
 /**
  * Where an entry comes from, when not from its own server's registration: a mounted server (`mount.ts`). Every

@@ -5,7 +5,7 @@ import { McpError, ResourceNotFoundError as RootResourceNotFoundError } from '..
 import { McpServer } from './index.js';
 import { ResourceNotFoundError } from '../index.js';
 import { contentBlockProblem, resultChecksEnabled } from './results.js';
-import type { McpServerOptions } from './types.js';
+import type { McpServerOptions } from './options.js';
 
 function recordingLogger(): Logger & { readonly lines: string[] } {
   const lines: string[] = [];

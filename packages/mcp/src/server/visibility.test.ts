@@ -9,7 +9,8 @@ import type { JsonRpcRequest, JsonRpcResponse, Logger } from '@switchboard/jsonr
 import { connectRawClient } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './options.js';
-import { visibleEntries, visibleTool, type Visibility, type VisibilityCaller, type VisibilityItem } from './visibility.js';
+import { visibleEntries, visibleTool } from './visibility.js';
+import type { Visibility, VisibilityCaller, VisibilityItem } from './types.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

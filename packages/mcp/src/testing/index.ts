@@ -16,7 +16,8 @@ import {
 import type { ConnectionEndFacts } from '../protocol/clientErrors.js';
 import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import type { McpServer } from '../server/mcpServer.js';
-import type { ConnectOptions, ServerSession } from '../server/types.js';
+import type { ServerSession } from '../server/types.js';
+import type { ConnectOptions } from '../server/options.js';
 
 /** A scripted client speaking raw JSON-RPC to a server. */
 export interface RawClient {

@@ -5,7 +5,7 @@ import { McpError } from '../../protocol/errors.js';
 import { connectRawClient, type RawClient } from '../../testing/index.js';
 import { ToolError } from '../features/tools.js';
 import { McpServer } from '../mcpServer.js';
-import type { McpServerOptions } from '../types.js';
+import type { McpServerOptions } from '../options.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) as unknown;
 

@@ -7,7 +7,7 @@ import type { NotificationBus } from '../../stores/notificationBus.js';
 import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
 import type { DispatchContext } from '../connection.js';
 import { positiveIntegerOption } from '../params.js';
-import type { ServerTaskOptions } from '../types.js';
+import type { ServerTaskOptions } from '../options.js';
 import { registerTaskMethods, type MethodWrapper } from './taskMethods.js';
 import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, DEFAULT_SUGGESTED_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
 import { DEFAULT_MAX_TASK_TTL_MS, DEFAULT_TASK_TTL_MS, ToolTasks } from './toolTasks.js';
