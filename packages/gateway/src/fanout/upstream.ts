@@ -8,8 +8,9 @@
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
-import { McpClient, type ClientConnector, type ClientConnectorOpenOptions, type ClientTransport, type ListenSubscription, type McpClientOptions, type RequestOptions } from '@switchboard/mcp/client';
+import { McpClient, type ClientConnector, type ClientTransport, type ListenSubscription, type McpClientOptions, type RequestOptions } from '@switchboard/mcp/client';
 import { backoffDelayMs, type BackoffPolicy } from './backoff.js';
+import { describeEnd, watchedConnector } from './watchedConnector.js';
 
 /**
  * Where an upstream stands: `connecting` (an attempt under way), `ready` (connected and listed: in the catalog),
@@ -122,43 +123,6 @@ const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
 /** The message of anything thrown. */
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * `connector` with two hooks: every channel it opens is abandoned when `signal` aborts (the connector's own
- * `signal` option: a spawn is killed, a fetch aborted), and `closed` is called once the channel ends. The channel's
- * `onclose` belongs to the JSON-RPC peer that runs on it, which assigns it once; an accessor on the transport
- * object keeps the peer's listener and calls `closed` after it.
- */
-function watchedConnector(inner: ClientConnector, hooks: { readonly signal: AbortSignal; readonly opened: (transport: ClientTransport) => void; readonly closed: () => void }): ClientConnector {
-  const watch = (transport: ClientTransport): ClientTransport => {
-    let listener = transport.onclose;
-    const fire = (): void => {
-      try {
-        listener?.();
-      } finally {
-        hooks.closed();
-      }
-    };
-    Object.defineProperty(transport, 'onclose', {
-      configurable: true,
-      enumerable: true,
-      get: () => fire,
-      set: (next: (() => void) | undefined) => {
-        listener = next;
-      },
-    });
-    hooks.opened(transport);
-    return transport;
-  };
-  const open = (options: ClientConnectorOpenOptions): ClientConnectorOpenOptions => ({ ...options, signal: options.signal === undefined ? hooks.signal : AbortSignal.any([options.signal, hooks.signal]) });
-  const openHttpSse = inner.openHttpSse?.bind(inner);
-  return {
-    kind: inner.kind,
-    verdictKey: inner.verdictKey,
-    open: async (options) => watch(await inner.open(open(options))),
-    ...(openHttpSse === undefined ? {} : { openHttpSse: async (options: ClientConnectorOpenOptions) => watch(await openHttpSse(open(options))) }),
-  };
 }
 
 /** One upstream's life; see the module comment. Made and driven by the pool. @internal */
@@ -472,15 +436,4 @@ export class Upstream {
 /** The link of a client the pool made itself. */
 function ownLink(client: McpClient): UpstreamLink {
   return { client, close: () => client.close() };
-}
-
-/** ` (<reason>, exit code N)` from how a channel ended, when it says. */
-function describeEnd(transport: ClientTransport | undefined): string {
-  const facts = transport?.endFacts;
-  if (facts === undefined) return '';
-  const parts: string[] = [];
-  if (facts.reason !== undefined) parts.push(facts.reason);
-  if (typeof facts.exitCode === 'number') parts.push(`exit code ${facts.exitCode}`);
-  if (typeof facts.signal === 'string') parts.push(`signal ${facts.signal}`);
-  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
