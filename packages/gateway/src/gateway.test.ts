@@ -231,6 +231,33 @@ describe('createGateway', () => {
     }
   });
 
+  it('bounds calls by the tool timeouts: per name on a forwarded upstream, "*" on a mounted one', async () => {
+    const slow = (name: string) => {
+      const server = upstreamServer(name);
+      server.tool('slow', {}, async () => {
+        await sleep(2_000);
+        return { content: [{ type: 'text', text: 'late' }] };
+      });
+      return server;
+    };
+    gateway = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 0,
+      middleware: { toolTimeoutsMs: { '*': 150, fwd_slow: 100 } },
+      upstreams: { mnt: { connector: inMemoryConnector(slow('mnt')) }, fwd: { connector: inMemoryConnector(slow('fwd')), tools: { rename: { echo: 'say' } } } },
+    });
+    await gateway.settled();
+    const client = await frontClient(gateway);
+    for (const name of ['mnt_slow', 'fwd_slow']) {
+      const started = Date.now();
+      const outcome = await client.callTool({ name }).then(
+        (result) => (result.isError === true ? 'tool error' : 'answered'),
+        () => 'error answer',
+      );
+      expect([name, outcome === 'answered', Date.now() - started < 1_500]).toEqual([name, false, true]);
+    }
+  });
+
   it('refuses an upstream with no way to reach it or two', () => {
     expect(() => createGateway({ upstreams: { x: {} } })).toThrow('Invalid upstream "x": expected exactly one of connector, command or url, got 0');
     expect(() => createGateway({ upstreams: { x: { command: 'a', url: 'http://127.0.0.1:1/mcp' } } })).toThrow('got 2');

@@ -60,7 +60,11 @@ export interface GatewaySearchOptions {
  * server's middleware once available (logged and ignored until then).
  */
 export interface GatewayMiddlewareOptions {
-  /** Idle budget of a forwarded call in ms, by front tool name; `*` for every other tool. @default the client's (60_000) */
+  /**
+   * Idle budget of a call in ms, by front tool name; `*` for every other tool. A mounted upstream's calls take the
+   * `*` budget (its client's `timeoutMs`); the per-name budgets apply to forwarded upstreams.
+   * @default the client's (60_000)
+   */
   readonly toolTimeoutsMs?: Readonly<Record<string, number>>;
   /** Calls per minute per caller (the authenticated identity, else the remote address). @default none */
   readonly rateLimit?: { readonly perMinute: number };
@@ -192,9 +196,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   /** One attempt of a mounted upstream: its proxy server, which owns the client. */
   const proxyLink = async (init: UpstreamLinkInit, tools: CompiledToolPolicy): Promise<UpstreamLink> => {
     const { onElicitation: _e, onSampling: _s, onListRoots: _r, capabilities: _c, ...client } = init.client;
+    // A mounted upstream's calls run on its client: the `*` tool timeout is that client's budget.
+    const everyTool = options.middleware?.toolTimeoutsMs?.['*'];
     const proxy = await createProxyServer({
       upstream: init.connector,
-      client,
+      client: client.timeoutMs === undefined && everyTool !== undefined ? { ...client, timeoutMs: everyTool } : client,
       server: { logger, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
       logger,
     });

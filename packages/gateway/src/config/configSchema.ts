@@ -43,7 +43,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        toolTimeoutsMs: { description: 'Idle budget of a forwarded call in ms, by front tool name; "*" for every other tool', type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+        toolTimeoutsMs: { description: 'Idle budget of a call in ms, by front tool name; "*" for every other tool (a mounted upstream\'s calls take the "*" budget)', type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
         rateLimit: {
           description: 'Calls per minute per caller (passed to the server middleware when available)',
           type: 'object',
