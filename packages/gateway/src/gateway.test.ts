@@ -124,21 +124,18 @@ describe('createGateway', () => {
       onHealth: (health) => changes.push(health),
       upstreams: {
         good: { connector: inMemoryConnector(upstreamServer('good')) },
-        dead: { connector: hungConnector(), connectTimeoutMs: 300 },
+        dead: { connector: hungConnector(), connectTimeoutMs: 1_500 },
       },
     });
     const client = await frontClient(gateway);
-    const started = Date.now();
     await until('the good upstream', async () => (await client.listAllTools()).some((t) => t.name === 'good_echo'));
-    const healthyAfterMs = Date.now() - started;
     // The dead upstream is still within its deadline: it held nothing.
     expect(gateway.health().find((h) => h.name === 'dead')?.state).toBe('connecting');
-    expect(healthyAfterMs).toBeLessThan(300);
     await gateway.settled();
     const dead = gateway.health().find((h) => h.name === 'dead');
-    expect(dead).toMatchObject({ state: 'down', failures: 1, lastError: 'No answer within 300 ms (connect and list)' });
+    expect(dead).toMatchObject({ state: 'down', failures: 1, lastError: 'No answer within 1500 ms (connect and list)' });
     expect(dead?.nextAttemptAt).toBeGreaterThan(Date.now());
-    expect(logger.lines.some((line) => line.startsWith('warn Upstream "dead" is down: No answer within 300 ms'))).toBe(true);
+    expect(logger.lines.some((line) => line.startsWith('warn Upstream "dead" is down: No answer within 1500 ms'))).toBe(true);
     expect(changes.filter((h) => h.name === 'dead').map((h) => h.state)).toEqual(['connecting', 'down']);
   });
 
