@@ -204,4 +204,40 @@ describe('gateway fan-out', () => {
       await g.close();
     }
   }, 60_000);
+
+  it('notices an HTTP upstream that went away by its health check, and takes it back when it returns on its port', async () => {
+    const upstream = () => {
+      const server = new McpServer({ name: 'web', version: '1.0.0' }, { logger: recordingLogger() });
+      server.tool('echo', {}, () => ({ content: [{ type: 'text', text: 'web' }] }));
+      return server;
+    };
+    let handle = await serveHttp({ server: upstream(), port: 0 });
+    const port = handle.port;
+    const states: string[] = [];
+    const g = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 100,
+      backoff: { initialDelayMs: 100, maxDelayMs: 200, jitter: 0 },
+      onHealth: (h) => states.push(h.state),
+      upstreams: { web: { url: handle.url } },
+    });
+    try {
+      await g.settled();
+      expect(g.health()[0]?.state).toBe('ready');
+      await handle.close();
+      await expect.poll(() => g.health()[0]?.state, { timeout: 10_000 }).toBe('down');
+      expect(g.health()[0]?.lastError).toBeDefined();
+      handle = await serveHttp({ server: upstream(), port });
+      await expect.poll(() => g.health()[0]?.state, { timeout: 10_000 }).toBe('ready');
+      expect(states.slice(0, 3)).toEqual(['connecting', 'ready', 'down']);
+      const served = await serveHttp({ server: g.server, port: 0 });
+      handles.push(served);
+      const front = await McpClient.connect({ connector: streamableHttp({ url: served.url }), logger: recordingLogger() });
+      expect((await front.callTool({ name: 'web_echo' })).content).toEqual([{ type: 'text', text: 'web' }]);
+      await front.close();
+    } finally {
+      await g.close();
+      await handle.close();
+    }
+  }, 60_000);
 });
