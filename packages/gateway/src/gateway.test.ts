@@ -112,6 +112,7 @@ describe('createGateway', () => {
     expect(gateway.health().map((h) => [h.name, h.state, h.tools])).toEqual([['files', 'ready', 4], ['web', 'ready', 3]]);
     // The forwarded upstream is in the catalog; the mounted one is served by its proxy.
     expect([...gateway.catalog().tools.keys()].sort()).toEqual(['files_cat', 'files_echo', 'files_write']);
+    expect(gateway.mounted()).toEqual(['web']);
   });
 
   it('leaves out an upstream that never answers, without waiting for it, and names it', async () => {

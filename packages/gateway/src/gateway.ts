@@ -92,7 +92,7 @@ export interface GatewayOptions {
   readonly maxUpstreams?: number;
   /** The most items served per list of one upstream. @default 1_000 */
   readonly maxItemsPerList?: number;
-  /** The most tools the merged catalog holds. @default 10_000 */
+  /** The most tools the merged catalog (the forwarded upstreams) holds. @default 10_000 */
   readonly maxCatalogTools?: number;
   /** Called with an upstream's health on every change (also {@link Gateway.pool}'s `onHealth`). @default none */
   readonly onHealth?: HealthListener;
@@ -120,8 +120,13 @@ export interface Gateway {
   readonly pool: UpstreamPool;
   /** A snapshot of every upstream's health. */
   health(): UpstreamHealth[];
-  /** The merged catalog as served now. */
+  /**
+   * The merged catalog of the forwarded upstreams (those whose tools are renamed or given fixed arguments) as
+   * served now; the mounted upstreams are served by their proxy servers (list the front to see everything).
+   */
   catalog(): CatalogSnapshot;
+  /** The upstreams mounted on the front now (ready, served by their proxy server), by name. */
+  mounted(): string[];
   /** Resolves once every upstream's first attempt ended (ready, or down after its deadline). */
   settled(): Promise<void>;
   /**
@@ -296,6 +301,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     pool,
     health: () => pool.health(),
     catalog: () => catalog.snapshot,
+    mounted: () => [...mounts.keys()],
     settled: () => pool.settled(),
     async update(upstreams) {
       const next = prepareAll(upstreams);
