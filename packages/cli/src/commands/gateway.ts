@@ -59,6 +59,8 @@ type Logger = NonNullable<GatewayOptions['logger']>;
 /** A logger on the io's stderr: warnings and errors, and info with `verbose`. Never throws. */
 function stderrLogger(io: CliIo, verbose: boolean): Logger {
   const write = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    // An upstream's state changes are the health lines already.
+    if (/^Upstream "[^"]*" is (down|ready)/.test(message)) return;
     try {
       const extra = fields === undefined ? '' : ` ${JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? value.message : value))}`;
       io.stderr(`switchboard gateway: ${level} ${terminalText(message)}${extra}\n`);
