@@ -194,6 +194,8 @@ describe('createGateway', () => {
     server.tool('added_later', {}, () => ({ content: [] }));
     await until('the new tool on the front', async () => (await client.listAllTools()).some((t) => t.name === 'live_added_later'));
     await until('a list change on the front', () => listChanged >= 1);
+    // The pool's listing follows too (the health counts).
+    await until('the health count', () => gateway?.health()[0]?.tools === 2);
   });
 
   it('update() keeps unchanged upstreams connected, adds, replaces and removes the others', async () => {

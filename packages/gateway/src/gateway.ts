@@ -19,6 +19,7 @@
 import type { Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger, type Implementation } from '@switchboard/mcp';
 import { McpServer, type McpServerOptions } from '@switchboard/mcp/server';
+import { InMemoryNotificationBus } from '@switchboard/mcp/stores';
 import type { McpClient } from '@switchboard/mcp/client';
 import { connectorFor, type UpstreamEndpoint } from './config/connector.js';
 import type { BackoffOptions } from './fanout/backoff.js';
@@ -203,16 +204,23 @@ export function createGateway(options: GatewayOptions): Gateway {
     const { onElicitation: _e, onSampling: _s, onListRoots: _r, capabilities: _c, ...client } = init.client;
     // A mounted upstream's calls run on its client: the `*` tool timeout is that client's budget.
     const everyTool = options.middleware?.toolTimeoutsMs?.['*'];
+    // The proxy server's own bus: its list changes (the mirror re-synced) also refresh the pool's listing.
+    const bus = new InMemoryNotificationBus();
     const proxy = await createProxyServer({
       upstream: init.connector,
       client: client.timeoutMs === undefined && everyTool !== undefined ? { ...client, timeoutMs: everyTool } : client,
-      server: { logger, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
+      server: { logger, bus, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
       logger,
     });
     proxies.set(proxy.upstream, proxy);
     return {
       client: proxy.upstream,
       followsListChanges: true,
+      onListChanged: (listener) => {
+        bus.subscribe((message) => {
+          if (message.type === 'list_changed') listener(message.capability);
+        });
+      },
       close: async () => {
         proxies.delete(proxy.upstream);
         await proxy.close();

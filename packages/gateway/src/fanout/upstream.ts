@@ -88,6 +88,8 @@ export interface UpstreamLink {
   close(): Promise<void>;
   /** Whether the owner follows the upstream's list changes itself (the pool then does not listen for them). @default false */
   readonly followsListChanges?: boolean;
+  /** With `followsListChanges`: tells the pool when a list changed, so that its listing (and health counts) follow. @default none */
+  readonly onListChanged?: (listener: (list: 'tools' | 'resources' | 'prompts') => void) => void;
 }
 
 /** What an {@link Upstream} is run with (the pool's settings and listeners). @internal */
@@ -282,6 +284,7 @@ export class Upstream {
       this.#rt.onListing(this.name);
       this.#startHealthChecks(generation);
       if (ready.client.era === 'modern' && ready.followsListChanges !== true) void this.#listen(ready.client, generation);
+      ready.onListChanged?.((list) => this.#relist(list, generation));
     } catch (error) {
       // Abandon the attempt: abort the opening, close the channel (a pending initialize fails at once), and close
       // the connection if it still comes up.
