@@ -19,7 +19,6 @@ export const CUT_ANSWER_CODE = -32603;
 /** How much of a skipped line the logger is told, in characters. */
 const ECHO_CHARS = 200;
 
-
 /** What {@link doctorStdioConnector} is given. */
 export interface DoctorStdioConnectorOptions {
   readonly env: DoctorEnv;

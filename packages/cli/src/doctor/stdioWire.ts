@@ -1,15 +1,14 @@
 /**
  * {@link StdioWire}: a stdio server spoken to line by line, raw, for the checks that look at the bytes themselves
  * (a banner, CRLF, a BOM, an answer to a notification, an id echoed with another type), read as `stdioStreams.ts`
- * says (the library's line reader and stderr tail). Everything it keeps is
- * bounded: the first {@link MAX_KEPT_LINES} stdout lines (each at most 64 MiB, a longer one cut and flagged; at most
- * {@link MAX_KEPT_BYTES} in all, the oldest lines' text dropped first) and the last 50 stderr
- * lines. A response cut at the line limit still ends the `request()` waiting for it (its id is read from the cut
- * line), with the line flagged `truncatedBytes` and no `json`, so the check can say how big the answer was.
+ * says (the library's line reader and stderr tail). Everything it keeps is bounded: the first
+ * {@link MAX_KEPT_LINES} stdout lines (each at most 64 MiB, a longer one cut and flagged; at most
+ * {@link MAX_KEPT_BYTES} in all, the oldest lines' text dropped first) and the last 50 stderr lines. A response
+ * cut at the line limit still ends the `request()` waiting for it (its id is read from the cut line), with the line
+ * flagged `truncatedBytes` and no `json`, so the check can say how big the answer was.
  */
 import { MAX_LINE_BYTES, parseLine, type RawLine, readStderr, readStdoutLines, stderrTail } from './stdioStreams.js';
 import type { DoctorEnv, ProbeProcess, StdioLine, StdioWire } from './types.js';
-
 
 /** The stdout lines a wire keeps; later lines still reach `waitFor` and `request`, but are not kept. */
 export const MAX_KEPT_LINES = 10_000;
