@@ -32,7 +32,7 @@ export interface DoctorStdioConnectorOptions {
   /** Passed to {@link ProbeProcess.kill} on close, ms. @default 1000 */
   readonly killGraceMs?: number;
   /**
-   * Called with every stdout line that is not a JSON-RPC message (a line over 4 MiB, cut, is not judged): its text,
+   * Called with every stdout line that is not a JSON-RPC message (a line over 64 MiB, cut, is not judged): its text,
    * its number on stdout (from 1) and the milliseconds since the process started.
    */
   readonly onNotProtocol?: (seen: { readonly line: string; readonly lineNumber: number; readonly afterMs: number }) => void;
