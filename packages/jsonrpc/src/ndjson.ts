@@ -44,6 +44,7 @@ export const OVERSIZED_HEAD_BYTES = 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
+const EMPTY = new Uint8Array(0);
 
 /** Whether the text is only JSON insignificant whitespace (space, tab, CR, LF; RFC 8259 §2). */
 function isBlank(text: string): boolean {
@@ -85,7 +86,7 @@ export class NdjsonDecoder {
   readonly #rawDecoder: TextDecoder | undefined;
   /** `raw` mode: the bytes of the current line past `maxLineBytes` (not kept), and the last of them. */
   #overBytes = 0;
-  #tail = new Uint8Array(0);
+  #tail = EMPTY;
 
   /**
    * @param options - See {@link NdjsonDecoderOptions}.
@@ -129,11 +130,11 @@ export class NdjsonDecoder {
   end(): NdjsonEvent[] {
     const events: NdjsonEvent[] = [];
     if (this.#rawDecoder !== undefined) {
-      if (this.#partBytes > 0 || this.#overBytes > 0) this.#finishRawLine(new Uint8Array(0), events);
+      if (this.#partBytes > 0 || this.#overBytes > 0) this.#finishRawLine(EMPTY, events);
     } else if (this.#discarding) {
       this.#discarding = false;
     } else if (this.#partBytes > 0) {
-      this.#finishLine(new Uint8Array(0), events);
+      this.#finishLine(EMPTY, events);
     }
     return events;
   }
@@ -194,20 +195,7 @@ export class NdjsonDecoder {
         events.push({ kind: 'oversized', bytes: total, head });
         return;
       }
-      const parts = this.#parts;
-      if (parts.length === 1 && last.length === 0) {
-        line = parts[0]!;
-      } else {
-        line = new Uint8Array(total);
-        let offset = 0;
-        for (const part of parts) {
-          line.set(part, offset);
-          offset += part.length;
-        }
-        line.set(last, offset);
-      }
-      this.#parts = [];
-      this.#partBytes = 0;
+      line = this.#takeLine(last);
     } else if (last.length > this.#maxLineBytes) {
       events.push({ kind: 'oversized', bytes: last.length, head: this.#head(last) });
       return;
@@ -219,6 +207,29 @@ export class NdjsonDecoder {
     const text = this.#decoder.decode(end === line.length ? line : line.subarray(0, end));
     if (text.length === 0 || isBlank(text)) return;
     events.push({ kind: 'line', text });
+  }
+
+  /**
+   * The kept parts of the current line followed by `last`, as one array (joined once, at the line's end: no
+   * quadratic concatenation; a line in one part is not copied), and the parts cleared. Both modes end a line here.
+   */
+  #takeLine(last: Uint8Array): Uint8Array {
+    const parts = this.#parts;
+    let line: Uint8Array;
+    if (parts.length === 0) line = last;
+    else if (parts.length === 1 && last.length === 0) line = parts[0]!;
+    else {
+      line = new Uint8Array(this.#partBytes + last.length);
+      let offset = 0;
+      for (const part of parts) {
+        line.set(part, offset);
+        offset += part.length;
+      }
+      line.set(last, offset);
+    }
+    this.#parts = [];
+    this.#partBytes = 0;
+    return line;
   }
 
   /** `raw` mode: keeps the bytes of the current line up to `maxLineBytes`; of the rest, its length and its last bytes. */
@@ -247,24 +258,12 @@ export class NdjsonDecoder {
       return;
     }
     this.#keepRaw(last);
-    const parts = this.#parts;
-    let line: Uint8Array;
-    if (parts.length === 1) line = parts[0]!;
-    else {
-      line = new Uint8Array(this.#partBytes);
-      let offset = 0;
-      for (const part of parts) {
-        line.set(part, offset);
-        offset += part.length;
-      }
-    }
-    const text = decoder.decode(line);
     const bytes = this.#partBytes + this.#overBytes;
+    const line = this.#takeLine(EMPTY);
+    const text = decoder.decode(line);
     const tail = this.#tail;
-    this.#parts = [];
-    this.#partBytes = 0;
     this.#overBytes = 0;
-    this.#tail = new Uint8Array(0);
+    this.#tail = EMPTY;
     if (bytes === line.length) events.push({ kind: 'line', text });
     else events.push({ kind: 'oversized', bytes, head: text, tail: this.#decoder.decode(tail) });
   }
