@@ -27,6 +27,7 @@ export type {
   ToolDefinition,
   ToolHandler,
   ToolResult,
+  ToolSearchOptions,
   ToolTaskOptions,
 } from './types.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
@@ -46,4 +47,5 @@ export {
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
 export type { RequestFacts } from './requestFacts.js';
 export { SessionState, type SessionStateRecord } from './sessionState.js';
+export { DEFAULT_TOOL_SEARCH_MAX_RESULTS, DEFAULT_TOOL_SEARCH_RESULTS } from './features/toolSearch.js';
 export { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, TaskLimitError } from './tasks/runner.js';

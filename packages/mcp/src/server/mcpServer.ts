@@ -42,6 +42,7 @@ import type { FeatureHost } from './features/featureHost.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
 import { listResourceTemplates, listResources, readResource } from './features/resources.js';
 import { ToolCalls, listTools } from './features/tools.js';
+import { ToolSearch } from './features/toolSearch.js';
 import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
@@ -172,6 +173,8 @@ export class McpServer {
   readonly #pendingListChanged = new Set<'tools' | 'resources' | 'prompts'>();
   readonly #host: ConnectionHost;
   readonly #tasks: ToolTasks;
+  /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
+  #toolSearch: ToolSearch | undefined;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -232,7 +235,7 @@ export class McpServer {
     const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize };
     // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
     this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools, wrap: (method, handler) => this.#modern.wrap(method, handler) });
-    this.#registerOperations(dispatcher, host);
+    this.#registerOperations(dispatcher, host, options);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
     this.#host = {
@@ -307,6 +310,7 @@ export class McpServer {
     handler: ToolHandler<ToolArgs<In>, ToolResult<Out>>,
   ): () => void;
   tool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
+    this.#toolSearch?.refuseName(name);
     return this.#registry.addTool(name, definition, handler);
   }
 
@@ -428,6 +432,7 @@ export class McpServer {
   /** A list changed: forget what was derived, and publish one list-changed message per capability per burst. */
   #changed(kind: ListKind): void {
     this.#capabilities.invalidate();
+    if (kind === 'tools') this.#toolSearch?.changed();
     // Coalesce a burst of registrations into one notification per list (MCP 2025-11-25 "List Changed Notification").
     if (this.#pendingListChanged.size === 0) queueMicrotask(() => this.#flushListChanged());
     this.#pendingListChanged.add(LIST_CAPABILITY[kind]);
@@ -440,7 +445,7 @@ export class McpServer {
   }
 
   /** The era-neutral operations: the same handlers serve a connection and {@link McpServer.handle}. */
-  #registerOperations(dispatcher: Dispatcher<DispatchContext>, host: FeatureHost): void {
+  #registerOperations(dispatcher: Dispatcher<DispatchContext>, host: FeatureHost, options: McpServerOptions): void {
     // MCP methods are either requests or notifications (MCP 2025-11-25 schema.ts ClientRequest /
     // ClientNotification): a request naming a notification is -32601 (B07), a notification naming a request is ignored.
     // Every operation serves both eras: a modern-era request gets its input round and its result decorated.
@@ -452,8 +457,16 @@ export class McpServer {
     request('subscriptions/listen', (params, ctx) => this.#listens.listen(params, ctx as unknown as ServerRequestContext));
     // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
     request('ping', () => EMPTY_RESULT);
-    request('tools/list', (params, ctx) => listTools(host, params, ctx));
-    request('tools/call', (params, ctx) => tools.call(params, ctx));
+    // Tool-search mode lists the search and call tools instead of the catalog (features/toolSearch.ts).
+    const search = options.toolSearch === undefined ? undefined : new ToolSearch({ registry: host.registry, calls: tools, pageSize: host.pageSize }, options.toolSearch);
+    this.#toolSearch = search;
+    if (search === undefined) {
+      request('tools/list', (params, ctx) => listTools(host, params, ctx));
+      request('tools/call', (params, ctx) => tools.call(params, ctx));
+    } else {
+      request('tools/list', (params, ctx) => search.list(params, ctx));
+      request('tools/call', (params, ctx) => search.call(params, ctx));
+    }
     request('resources/list', (params) => listResources(host, params));
     request('resources/templates/list', (params) => listResourceTemplates(host, params));
     request('resources/read', (params, ctx) => readResource(host, params, ctx));
