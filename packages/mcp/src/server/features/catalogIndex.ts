@@ -1,31 +1,20 @@
 /**
- * The searchable index of a server's tools behind tool-search mode: BM25 ranking (MiniSearch's BM25+) over each
- * tool's name (and title), description and argument names, and a regular-expression mode over the same fields.
+ * The searchable index of a server's tools behind tool-search mode: BM25+ ranking (`bm25.ts`) over each tool's name
+ * (and title), description and argument names, and a regular-expression mode over the same fields.
  *
  * The index follows the registry: {@link CatalogIndex.changed} (the registry's change event for tools) marks it
- * stale, and the next query, or the microtask after a burst of registrations, brings it up to date by adding and
- * discarding only the tools that changed. A query never rebuilds it.
+ * stale, and the microtask after a burst of registrations (or the next query, if it comes first) rebuilds it, in
+ * time linear in the catalog's words. A query never rebuilds it.
  *
- * Both libraries are loaded on first use (`import()`), so a server that never searches pays nothing at start-up:
- * `minisearch` (BM25+, pure JS) and `re2js` (RE2 in pure JS: linear-time matching whatever the pattern, because a
- * regular expression sent by a client must not be able to stall the process with catastrophic backtracking, as a
- * JavaScript `RegExp` would on `(a+)+$`).
+ * Regular expressions run on `re2js` (RE2 in pure JS: linear-time matching whatever the pattern, because a regular
+ * expression sent by a client must not be able to stall the process with catastrophic backtracking, as a
+ * JavaScript `RegExp` would on `(a+)+$`). It is loaded on the first regex query (`import()`), so a server that
+ * never gets one pays nothing for it at start-up.
  */
-import type MiniSearch from 'minisearch';
-import type * as MiniSearchModule from 'minisearch';
 import type { RE2JS } from 're2js';
 import type * as Re2Module from 're2js';
 import type { Registry, ToolEntry } from '../registry.js';
-
-/** The fields of one indexed tool. */
-interface ToolDocument {
-  readonly id: string;
-  /** The name and title. */
-  readonly name: string;
-  readonly description: string;
-  /** The top-level property names of its `inputSchema`. */
-  readonly args: string;
-}
+import { Bm25Index } from './bm25.js';
 
 /** One query. */
 export interface CatalogQuery {
@@ -47,10 +36,10 @@ export class CatalogQueryError extends Error {
 }
 
 /**
- * Relative weight of each field in the ranking: a word of the name says more about what the tool is than a word of
- * its description; an argument name is between.
+ * Relative weight of each field in the ranking, in the order of {@link fieldsOf}: a word of the name says more about
+ * what the tool is than a word of its description; an argument name is between.
  */
-const FIELD_BOOST = { name: 3, args: 1.5, description: 1 } as const;
+const FIELD_BOOSTS = [3, 1, 1.5] as const;
 
 /** English function words: matching them says nothing about a tool, and leaving them out keeps queries short. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -75,51 +64,41 @@ export function processTerm(term: string): string | null {
   return word;
 }
 
-function documentOf(entry: ToolEntry): ToolDocument {
-  const { name, title, description } = entry.descriptor;
+/** The argument names of a tool: the top-level properties of its `inputSchema`. */
+function argumentNames(entry: ToolEntry): string[] {
   const properties = entry.descriptor.inputSchema.properties;
-  const args = typeof properties === 'object' && properties !== null ? Object.keys(properties).join(' ') : '';
-  return { id: name, name: title === undefined ? name : `${name} ${title}`, description: description ?? '', args };
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+}
+
+/** The texts indexed for a tool: name and title, description, argument names. */
+function fieldsOf(entry: ToolEntry): [string, string, string] {
+  const { name, title, description } = entry.descriptor;
+  return [title === undefined ? name : `${name} ${title}`, description ?? '', argumentNames(entry).join(' ')];
 }
 
 /** The index of one registry's tools (see the module comment). */
 export class CatalogIndex {
   readonly #registry: Registry;
-  #search: MiniSearch<ToolDocument> | undefined;
-  #loading: Promise<void> | undefined;
+  readonly #bm25 = new Bm25Index({ tokenize, processTerm, boosts: FIELD_BOOSTS });
+  /** The tools by document number, as last indexed. */
+  #entries: ToolEntry[] = [];
   #re2: Promise<typeof Re2Module> | undefined;
-  /** What the index holds: the entry indexed under each name. */
-  readonly #indexed = new Map<string, ToolEntry>();
   #stale = true;
-  #syncQueued = false;
+  #rebuildQueued = false;
 
   /** @param registry the tools indexed */
   constructor(registry: Registry) {
     this.#registry = registry;
   }
 
-  /** Loads the BM25 library now rather than at the first query (a server in tool-search mode calls this at construction). */
-  preload(): Promise<void> {
-    this.#loading ??= import('minisearch').then((module: typeof MiniSearchModule) => {
-      this.#search = new module.default<ToolDocument>({
-        fields: ['name', 'description', 'args'],
-        tokenize,
-        processTerm,
-        searchOptions: { boost: FIELD_BOOST, combineWith: 'OR', tokenize, processTerm },
-      });
-      this.#sync();
-    });
-    return this.#loading;
-  }
-
-  /** The registry's tools changed: the index catches up once, after the burst (a microtask), or at the next query. */
+  /** The registry's tools changed: the index is rebuilt once, after the burst (a microtask), or at the next query. */
   changed(): void {
     this.#stale = true;
-    if (this.#search === undefined || this.#syncQueued) return;
-    this.#syncQueued = true;
+    if (this.#rebuildQueued) return;
+    this.#rebuildQueued = true;
     queueMicrotask(() => {
-      this.#syncQueued = false;
-      this.#sync();
+      this.#rebuildQueued = false;
+      this.#rebuild();
     });
   }
 
@@ -132,25 +111,14 @@ export class CatalogIndex {
    */
   async query(q: CatalogQuery): Promise<ToolEntry[]> {
     if (q.regex === true) return this.#regex(q, await (this.#re2 ??= import('re2js')));
-    if (this.#search === undefined) await this.preload();
-    return this.queryLoaded(q);
+    return this.rank(q);
   }
 
-  /** {@link CatalogIndex.query} by words once the library is loaded (after {@link CatalogIndex.preload}): synchronous. */
-  queryLoaded(q: CatalogQuery): ToolEntry[] {
-    const search = this.#search;
-    if (search === undefined) throw new Error('CatalogIndex.queryLoaded before preload()');
-    if (this.#stale) this.#sync();
-    const found: ToolEntry[] = [];
-    if (q.limit <= 0) return found;
-    const tools = this.#registry.tools;
-    for (const hit of search.search(q.query)) {
-      const entry = tools.get(hit.id as string);
-      if (entry === undefined || !q.accept(entry)) continue;
-      found.push(entry);
-      if (found.length >= q.limit) break;
-    }
-    return found;
+  /** {@link CatalogIndex.query} by words: synchronous. */
+  rank(q: CatalogQuery): ToolEntry[] {
+    this.#rebuild();
+    const entries = this.#entries;
+    return this.#bm25.search(q.query, { limit: q.limit, accept: (doc) => q.accept(entries[doc]!) }).map((doc) => entries[doc]!);
   }
 
   #regex(q: CatalogQuery, module: typeof Re2Module): ToolEntry[] {
@@ -164,34 +132,21 @@ export class CatalogIndex {
     const tiers: ToolEntry[][] = [[], [], []];
     for (const entry of this.#registry.tools.values()) {
       if (!q.accept(entry)) continue;
-      const { name, title, description, inputSchema } = entry.descriptor;
-      const properties = inputSchema.properties;
-      const argNames = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+      const { name, title, description } = entry.descriptor;
       if (pattern.test(name) || (title !== undefined && pattern.test(title))) {
         tiers[0]!.push(entry);
         if (tiers[0]!.length >= q.limit) break;
-      }
-      else if (argNames.some((arg) => pattern.test(arg))) tiers[1]!.push(entry);
+      } else if (argumentNames(entry).some((arg) => pattern.test(arg))) tiers[1]!.push(entry);
       else if (description !== undefined && pattern.test(description)) tiers[2]!.push(entry);
     }
     return tiers.flat().slice(0, q.limit);
   }
 
-  /** Adds what was registered or replaced since the last sync, discards what was removed. */
-  #sync(): void {
-    const search = this.#search;
-    if (search === undefined || !this.#stale) return;
+  /** Indexes the registry's tools as they are now, if they changed since the last time. */
+  #rebuild(): void {
+    if (!this.#stale) return;
     this.#stale = false;
-    const tools = this.#registry.tools;
-    for (const [name, entry] of this.#indexed) {
-      if (tools.get(name) === entry) continue;
-      search.discard(name);
-      this.#indexed.delete(name);
-    }
-    for (const [name, entry] of tools) {
-      if (this.#indexed.has(name)) continue;
-      search.add(documentOf(entry));
-      this.#indexed.set(name, entry);
-    }
+    this.#entries = [...this.#registry.tools.values()];
+    this.#bm25.build(this.#entries.map(fieldsOf));
   }
 }

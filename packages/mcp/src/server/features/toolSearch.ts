@@ -148,8 +148,6 @@ export class ToolSearch {
     this.#defaultResults = Math.min(positiveIntegerOption('toolSearch.defaultResults', options.defaultResults, DEFAULT_TOOL_SEARCH_RESULTS), this.#maxResults);
     [this.#searchTool, this.#callTool] = toolSearchTools({ search: searchName, call: callName });
     this.#index = new CatalogIndex(host.registry);
-    // Loaded now, in the background, so that the first search does not wait for it.
-    void this.#index.preload().catch(() => undefined);
   }
 
   /** The search tool's and the call tool's names. */
@@ -205,7 +203,7 @@ export class ToolSearch {
     return this.#annotations;
   }
 
-  async #search(args: Record<string, unknown>, ctx: ServerRequestContext): Promise<CallToolResult> {
+  #search(args: Record<string, unknown>, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
     const invalid = (problem: string): CallToolResult => toolErrorResult(`Invalid arguments for tool "${this.#searchTool.name}": ${problem}`);
     const extra = unexpectedKey(args, ['query', 'limit', 'regex']);
     if (extra !== undefined) return invalid(`unexpected argument "${echo(extra)}"`);
@@ -214,14 +212,14 @@ export class ToolSearch {
     if (query.length > MAX_SEARCH_QUERY_LENGTH) return invalid(`"query" is longer than ${MAX_SEARCH_QUERY_LENGTH} characters`);
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)) return invalid('"limit" must be a positive integer');
     if (regex !== undefined && typeof regex !== 'boolean') return invalid('"regex" must be a boolean');
-    let found: ToolEntry[];
-    try {
-      found = await this.#index.query({ query, limit: Math.min(limit ?? this.#defaultResults, this.#maxResults), regex: regex === true, accept: (entry) => this.#visible(entry, ctx) });
-    } catch (error) {
+    const q = { query, limit: Math.min(limit ?? this.#defaultResults, this.#maxResults), accept: (entry: ToolEntry) => this.#visible(entry, ctx) };
+    const answer = (found: readonly ToolEntry[]): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(found.map((entry) => listedAs(entry, ctx))) }] });
+    // Words are ranked in this turn; a regular expression waits for its engine on the first use.
+    if (regex !== true) return answer(this.#index.rank(q));
+    return this.#index.query({ ...q, regex: true }).then(answer, (error: unknown) => {
       if (error instanceof CatalogQueryError) return invalid(`"query" is not a valid regular expression (RE2 syntax): ${echo(error.message)}`);
       throw error;
-    }
-    return { content: [{ type: 'text', text: JSON.stringify(found.map((entry) => listedAs(entry, ctx))) }] };
+    });
   }
 
   #call(p: Record<string, unknown>, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
