@@ -196,7 +196,9 @@ export class McpServer {
     const pageSize = positiveIntegerOption('pageSize', options.pageSize, DEFAULT_PAGE_SIZE);
     this.#bus = options.bus ?? new InMemoryNotificationBus();
     this.#registry = new Registry({ logger: this.#logger, onchange: (kind) => this.#changed(kind) });
-    this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: options.capabilities, instructions: options.instructions });
+    // Tool-search mode lists its two tools even before any tool is registered: the tools capability is always on.
+    const configured = options.toolSearch === undefined || options.capabilities?.tools !== undefined ? options.capabilities : { ...options.capabilities, tools: { listChanged: true } };
+    this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: configured, instructions: options.instructions });
     const cache = this.#capabilities;
     const served = servedRevisionsOption(options.revisions);
     this.#era = new LegacyEra({ capabilities: this.#capabilities, limits, servedRevisions: served });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
+import { connectRawClient } from '../../testing/index.js';
 import { toolSearchTools } from '../../protocol/toolSearchTools.js';
 import type { Tool } from '../../protocol/types.js';
 import type { ClientChannel } from '../channel.js';
@@ -352,5 +353,33 @@ describe('the visibility seam: (tool, ctx) => boolean', () => {
     expect(() => search.call({ name: 'call_tool', arguments: { name: 'secret_wipe' } }, ctx)).toThrow('Invalid params: unknown tool "secret_wipe"');
     hidden.clear();
     expect(await search.call({ name: 'call_tool', arguments: { name: 'secret_wipe' } }, ctx)).toEqual(text('wiped'));
+  });
+});
+
+describe('over a session (2025-11-25)', () => {
+  it('a server with no tool yet advertises tools and lists the two; a task-capable tool makes call_tool task-capable, and params.task goes with the call', async () => {
+    const s = new McpServer(INFO, { logger: silentLogger, toolSearch: {} });
+    const client = await connectRawClient(s);
+    try {
+      const init = (await client.initialize()) as { result: { capabilities: Record<string, unknown> } };
+      expect(init.result.capabilities.tools).toEqual({ listChanged: true });
+      const list = async (id: number) => ((await client.request(id, 'tools/list')) as { result: { tools: Tool[] } }).result.tools;
+      expect((await list(1)).map((t) => t.name)).toEqual(['search_tools', 'call_tool']);
+      expect((await list(2))[1]).not.toHaveProperty('execution');
+      s.tool('job', { task: true, description: 'A long job.' }, () => text('job done'));
+      s.tool('plain', {}, () => text('plain'));
+      expect((await list(3))[1]).toMatchObject({ name: 'call_tool', execution: { taskSupport: 'optional' } });
+      // Search results carry each tool's own execution.taskSupport at this revision.
+      const found = (await client.request(4, 'tools/call', { name: 'search_tools', arguments: { query: 'long job' } })) as { result: { content: [{ text: string }] } };
+      expect(JSON.parse(found.result.content[0].text)).toEqual([{ name: 'job', description: 'A long job.', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } }]);
+      const viaCallTool = (await client.request(5, 'tools/call', { name: 'call_tool', arguments: { name: 'job' }, task: { ttl: 60_000 } })) as { result: { task: { taskId: string; status: string } } };
+      expect(viaCallTool.result.task).toMatchObject({ taskId: expect.any(String) as unknown, status: 'working' });
+      const { id: _6, ...proxied } = await client.request(6, 'tools/call', { name: 'call_tool', arguments: { name: 'plain' }, task: {} });
+      const { id: _7, ...direct } = await client.request(7, 'tools/call', { name: 'plain', task: {} });
+      expect(proxied).toEqual(direct);
+    } finally {
+      await client.close();
+      await s.close();
+    }
   });
 });

@@ -171,7 +171,7 @@ export class ToolSearch {
   /** `tools/list` in tool-search mode: the search tool, the call tool (with its annotations), the pinned tools. */
   list(params: JsonRpcParams | undefined, ctx: unknown): Record<string, unknown> {
     const call = ctx as ServerRequestContext;
-    const items: Tool[] = [this.#searchTool, { ...this.#callTool, annotations: this.#callAnnotations(call) }];
+    const items: Tool[] = [this.#searchTool, this.#callToolFor(call)];
     for (const name of this.#pinned) {
       const entry = this.#host.registry.tools.get(name);
       if (entry !== undefined && this.#visible(entry, call)) items.push(listedAs(entry, call));
@@ -190,6 +190,21 @@ export class ToolSearch {
   #visible(entry: ToolEntry, ctx: ServerRequestContext): boolean {
     const visible = this.#host.visible;
     return visible === undefined || visible(entry.descriptor, ctx);
+  }
+
+  /**
+   * The call tool as this request sees it: the annotations of what it reaches, and at 2025-11-25, when a tool it
+   * reaches is task-capable, `execution.taskSupport: "optional"` (MCP 2025-11-25 basic/utilities/tasks.mdx
+   * "Tool-Level Negotiation": a client asks for a task only of a tool that declares support); `params.task` then goes
+   * with the named tool's call, which refuses it as `tools/call` would when that tool has no task support.
+   */
+  #callToolFor(ctx: ServerRequestContext): Tool {
+    const tool = { ...this.#callTool, annotations: this.#callAnnotations(ctx) };
+    if (ctx.facts.protocolVersion !== CORE_TASKS_REVISION || ctx.facts.era === 'modern') return tool;
+    for (const entry of this.#host.registry.tools.values()) {
+      if (entry.task !== undefined && this.#visible(entry, ctx)) return { ...tool, execution: { taskSupport: 'optional' } } as Tool;
+    }
+    return tool;
   }
 
   #callAnnotations(ctx: ServerRequestContext): ToolAnnotations {
