@@ -82,6 +82,8 @@ export class CatalogIndex {
   readonly #bm25 = new Bm25Index({ tokenize, processTerm, boosts: FIELD_BOOSTS });
   /** The tools by document number, as last indexed. */
   #entries: ToolEntry[] = [];
+  /** Each tool's name, title, argument names and description joined by line feeds (the regex prefilter's text). */
+  #haystacks: string[] = [];
   #re2: Promise<typeof Re2Module> | undefined;
   #stale = true;
   #rebuildQueued = false;
@@ -122,15 +124,26 @@ export class CatalogIndex {
   }
 
   #regex(q: CatalogQuery, module: typeof Re2Module): ToolEntry[] {
+    const { RE2JS: Re2 } = module;
     let pattern: RE2JS;
+    let prefilter: RE2JS | undefined;
     try {
-      pattern = module.RE2JS.compile(q.query, module.RE2JS.CASE_INSENSITIVE);
+      pattern = Re2.compile(q.query, Re2.CASE_INSENSITIVE);
+      // One test of a tool's fields joined by line feeds first: multiline, it matches wherever a field alone would
+      // (`^`, `$` at each field's ends), so a miss rules the tool out in one call instead of one per field. Not for
+      // patterns whose anchors or flags could tell the joined text from a field (`\A`, `\z`, inline flags).
+      prefilter = /\\[Az]|\(\?/.test(q.query) ? undefined : Re2.compile(q.query, Re2.CASE_INSENSITIVE | Re2.MULTILINE);
     } catch (error) {
       throw new CatalogQueryError(error instanceof Error ? error.message : String(error));
     }
+    this.#rebuild();
+    const entries = this.#entries;
+    const haystacks = this.#haystacks;
     // Where it matched: 0 name or title, 1 an argument name, 2 the description.
     const tiers: ToolEntry[][] = [[], [], []];
-    for (const entry of this.#registry.tools.values()) {
+    for (let i = 0; i < entries.length; i++) {
+      if (prefilter !== undefined && !prefilter.test(haystacks[i]!)) continue;
+      const entry = entries[i]!;
       if (!q.accept(entry)) continue;
       const { name, title, description } = entry.descriptor;
       if (pattern.test(name) || (title !== undefined && pattern.test(title))) {
@@ -148,5 +161,9 @@ export class CatalogIndex {
     this.#stale = false;
     this.#entries = [...this.#registry.tools.values()];
     this.#bm25.build(this.#entries.map(fieldsOf));
+    this.#haystacks = this.#entries.map((entry) => {
+      const { name, title, description } = entry.descriptor;
+      return [name, title ?? '', ...argumentNames(entry), description ?? ''].join('\n');
+    });
   }
 }

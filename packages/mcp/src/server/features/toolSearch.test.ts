@@ -167,6 +167,15 @@ describe('search_tools with regex: true', () => {
     expect(await search(server, { query: 'email|mailbox', regex: true, limit: 10 })).toEqual(['send_email', 'list_emails']);
     expect(await search(server, { query: 'sql|database', regex: true })).toEqual(['execute_sql']);
     expect(await search(server, { query: 'workspace', regex: true })).toEqual(['read_file', 'write_file']);
+    // Anchors hold per field: a whole argument name, the end of a name, the start of a description.
+    expect(await search(server, { query: '^city$', regex: true })).toEqual(['get_weather']);
+    expect(await search(server, { query: '_file$', regex: true })).toEqual(['read_file', 'write_file']);
+    expect(await search(server, { query: '^schedules', regex: true })).toEqual(['create_calendar_event']);
+    expect(await search(server, { query: '\\Aget_|\\Acreate_issue\\z', regex: true })).toEqual(['create_issue', 'get_weather']);
+    expect(await search(server, { query: '(?i)^READ_file$', regex: true })).toEqual(['read_file']);
+    // Never across fields: the end of one and the start of the next are not one text.
+    expect(await search(server, { query: 'email.*recipients.*to', regex: true })).toEqual([]);
+    expect(await search(server, { query: 'send_email[\\s\\S]*recipients', regex: true })).toEqual([]);
   });
 
   it('runs in linear time: a pattern that backtracks catastrophically in RegExp is answered at once', async () => {
