@@ -356,7 +356,7 @@ describe('the visibility seam: (tool, ctx) => boolean', () => {
     expect(listed.map((t) => t.name)).toEqual(['search_tools', 'call_tool', 'public_read']);
     expect(listed[1]!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     for (const regex of [false, true]) {
-      const found = (await search.call({ name: 'search_tools', arguments: { query: 'wipe', regex } }, ctx)) as { content: [{ text: string }] };
+      const found = (await search.call({ name: 'search_tools', arguments: { query: 'wipe', regex } }, ctx)) as unknown as { content: [{ text: string }] };
       expect((JSON.parse(found.content[0].text) as Tool[]).map((t) => t.name)).toEqual(['public_read']);
     }
     expect(() => search.call({ name: 'call_tool', arguments: { name: 'secret_wipe' } }, ctx)).toThrow('Invalid params: unknown tool "secret_wipe"');
