@@ -366,7 +366,7 @@ describe('the visibility seam: (tool, ctx) => boolean', () => {
 });
 
 describe('over a session (2025-11-25)', () => {
-  it('a server with no tool yet advertises tools and lists the two; a task-capable tool makes call_tool task-capable, and params.task goes with the call', async () => {
+  it('a server with no tool yet advertises tools and lists the two; a task-capable tool makes call_tool task-capable, params.task and cancellation go with the call', async () => {
     const s = new McpServer(INFO, { logger: silentLogger, toolSearch: {} });
     const client = await connectRawClient(s);
     try {
@@ -383,6 +383,15 @@ describe('over a session (2025-11-25)', () => {
       expect(JSON.parse(found.result.content[0].text)).toEqual([{ name: 'job', description: 'A long job.', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } }]);
       const viaCallTool = (await client.request(5, 'tools/call', { name: 'call_tool', arguments: { name: 'job' }, task: { ttl: 60_000 } })) as { result: { task: { taskId: string; status: string } } };
       expect(viaCallTool.result.task).toMatchObject({ taskId: expect.any(String) as unknown, status: 'working' });
+      // Cancellation: notifications/cancelled of the call_tool request aborts the named tool's handler, and no answer comes.
+      let aborted!: () => void;
+      const abortSeen = new Promise<void>((resolve) => (aborted = resolve));
+      s.tool('wait', {}, (_args, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => (aborted(), reject(new Error('stopped'))))));
+      await client.send({ jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'call_tool', arguments: { name: 'wait' } } });
+      await client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'w' } });
+      await abortSeen;
+      expect(await client.request(8, 'ping')).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
+      expect(client.received.some((m) => 'id' in m && m.id === 'w')).toBe(false);
       const { id: _6, ...proxied } = await client.request(6, 'tools/call', { name: 'call_tool', arguments: { name: 'plain' }, task: {} });
       const { id: _7, ...direct } = await client.request(7, 'tools/call', { name: 'plain', task: {} });
       expect(proxied).toEqual(direct);
