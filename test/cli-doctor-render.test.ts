@@ -179,9 +179,10 @@ describe('the doctor report for a terminal', () => {
           (error, muted by --ignore stdio.stdout-not-protocol)
 
       Measurements
-        tools/list.tokens     1,840 (estimated with gpt-tokenizer, o200k_base)
-        latencyMs.ping        3 ms
-        latencyMs.tools/list  12 ms
+        tools/list.tokens            1,840 (estimated with gpt-tokenizer, o200k_base)
+        tools/list.tokensWithSearch  228 (as tool search, o200k_base)
+        latencyMs.ping               3 ms
+        latencyMs.tools/list         12 ms
 
       6 checks: 2 passed, 3 with findings, 1 skipped (http.transport: a stdio target)
       Verdict: 0 errors, 1 warning, 1 info, 1 muted · exit code 0: no error (--fail-on
@@ -232,9 +233,10 @@ describe('the doctor report for a terminal', () => {
         Spec: MCP 2026-07-28 basic/lifecycle.mdx “Version Negotiation”
 
       Measurements
-        tools/list.tokens     1,840 (estimated with gpt-tokenizer, o200k_base)
-        latencyMs.ping        3 ms
-        latencyMs.tools/list  12 ms
+        tools/list.tokens            1,840 (estimated with gpt-tokenizer, o200k_base)
+        tools/list.tokensWithSearch  228 (as tool search, o200k_base)
+        latencyMs.ping               3 ms
+        latencyMs.tools/list         12 ms
 
       7 checks: 2 passed, 3 with findings, 1 skipped (http.transport: a stdio target),
       1 timed out (protocol.codes: no answer to tools/call within 2000 ms)

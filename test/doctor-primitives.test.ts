@@ -57,6 +57,9 @@ describe('doctor primitives checks', () => {
       expect(facts.prompts?.length).toBe(1);
       expect(facts.measurements['tools/list.tokens']).toBeGreaterThan(300);
       expect(facts.measurements['tools/list.tokens']).toBeLessThan(2000);
+      // The same list in tool-search mode: the two tools' definitions, a few hundred tokens whatever the catalog.
+      expect(facts.measurements['tools/list.tokensWithSearch']).toBeGreaterThan(100);
+      expect(facts.measurements['tools/list.tokensWithSearch']).toBeLessThan(400);
       for (const key of ['latencyMs.ping', 'latencyMs.tools/list', 'latencyMs.resources/list', 'latencyMs.resources/templates/list', 'latencyMs.prompts/list']) {
         expect(facts.measurements[key], key).toBeGreaterThanOrEqual(0);
       }
@@ -119,12 +122,13 @@ describe('doctor primitives checks', () => {
     const { findings, facts } = await runPrimitives(fixture('primitives-huge-catalogue'));
     expect(ids(findings)).toEqual(['primitives.token-cost']);
     expect(findings[0]?.severity).toBe('error');
-    expect(findings[0]?.message).toMatch(/^The 1,001 tools cost about [\d,]+ tokens of a model's context \(o200k_base\), above 100,000$/);
+    expect(findings[0]?.message).toMatch(/^The 1,001 tools cost about [\d,]+ tokens of a model's context \(o200k_base\), above 100,000; listed as tool search \(search_tools \+ call_tool\) about \d{3}$/);
     expect(findings[0]?.evidence).toHaveLength(3);
     expect(findings[0]?.evidence[0]).toMatch(/^largest tool: get_\w+ \(\d+ tokens\)$/);
     expect(facts.tools?.length).toBe(1001);
     expect(facts.measurements['tools/list.tokens']).toBeGreaterThan(150_000);
     expect(facts.measurements['tools/list.tokens']).toBeLessThan(300_000);
+    expect(facts.measurements['tools/list.tokensWithSearch']! / facts.measurements['tools/list.tokens']!).toBeLessThan(0.01);
   });
 
   it('reports a slow tools/list once, without reading it three times', async () => {

@@ -61,7 +61,7 @@ export const STDIO_RUN: ReportInput = {
     serverInfo: { name: 'notes', version: '2.3.1' },
     legacyRevisions: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'],
     startupMs: 212,
-    measurements: { 'tools/list.tokens': 1840, 'latencyMs.ping': 3, 'latencyMs.tools/list': 12 },
+    measurements: { 'tools/list.tokens': 1840, 'tools/list.tokensWithSearch': 228, 'latencyMs.ping': 3, 'latencyMs.tools/list': 12 },
   }),
   findings: [
     findingOf(LEGACY_ONLY, { message: 'server/discover answered -32601 and initialize settled on 2025-11-25' }),

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** Whether a process with this PID still exists (signal 0 probes without killing). */
 export function isAlive(pid: number): boolean {
@@ -12,6 +13,24 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Whether the process runs: it answers signal 0 and is not a zombie (exited, not yet reaped by whoever inherited it,
+ * which no init may do here); on Linux `/proc` tells them apart, elsewhere a process that answers counts as running.
+ */
+export function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return process.platform !== 'linux';
   }
 }
 

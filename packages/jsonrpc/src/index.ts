@@ -46,4 +46,5 @@ export { DEFAULT_MAX_CONCURRENT_INBOUND, DEFAULT_MAX_QUEUED_INBOUND } from './pe
 export type { PeerNotifyOptions, PeerOptions } from './peerOptions.js';
 export { DEFAULT_MAX_LINE_BYTES, encodeNdjson, NdjsonDecoder, OVERSIZED_HEAD_BYTES } from './ndjson.js';
 export type { NdjsonDecoderOptions, NdjsonEvent } from './ndjson.js';
+export { oversizedLineId } from './cutLineId.js';
 export { createMemoryTransportPair } from './memory.js';

@@ -143,6 +143,39 @@ describe('NdjsonDecoder', () => {
   });
 });
 
+describe('NdjsonDecoder raw mode', () => {
+  const raw = (maxLineBytes?: number): NdjsonDecoder => new NdjsonDecoder({ raw: true, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) });
+
+  it('hands out every line as written: CR, BOM, blank and empty lines and U+FFFD for invalid bytes, across any chunking', () => {
+    const data = Uint8Array.from([...bytes('{"a":1}\r\n\uFEFF{"b":2}\n\n  \n\u20ac'), 0xff, ...bytes('\n')]);
+    const expected = ['{"a":1}\r', '\uFEFF{"b":2}', '', '  ', '\u20ac\uFFFD'];
+    expect(lines(feed(raw(), [data]))).toEqual(expected);
+    expect(lines(feed(raw(), Array.from(data, (b) => Uint8Array.of(b))))).toEqual(expected);
+    expect(lines(feed(raw(), [bytes('last')]))).toEqual(['last']);
+    expect(feed(raw(), [bytes('x\n')]).length).toBe(1);
+  });
+
+  it('reports a line over the limit once, at its end, with its whole length, its first maxLineBytes and its last bytes', () => {
+    const decoder = raw(10);
+    const events: NdjsonEvent[] = [];
+    events.push(...decoder.push(bytes('{"id":1,"result":"')));
+    for (let i = 0; i < 20; i++) {
+      events.push(...decoder.push(bytes('A'.repeat(100))));
+      expect(decoder.bufferedBytes).toBeLessThanOrEqual(10);
+    }
+    expect(events).toEqual([]);
+    events.push(...decoder.push(bytes('"}\r\n{"next":1}\n')));
+    expect(events).toEqual([
+      { kind: 'oversized', bytes: 18 + 2000 + 3, head: '{"id":1,"r', tail: `${'A'.repeat(1021)}"}\r` },
+      { kind: 'line', text: '{"next":1}' },
+    ]);
+    expect(raw(4).push(bytes('12345'))).toEqual([]);
+    const atEnd = raw(4);
+    atEnd.push(bytes('123456'));
+    expect(atEnd.end()).toEqual([{ kind: 'oversized', bytes: 6, head: '1234', tail: '56' }]);
+  });
+});
+
 describe('encodeNdjson', () => {
   it('encodeNdjson writes one line with a single trailing LF and no raw newlines', () => {
     const line = encodeNdjson({ jsonrpc: '2.0', id: 1, result: { text: 'a\nb\r\nc\u2028' } });

@@ -16,23 +16,35 @@ export interface NdjsonDecoderOptions {
    * @default 4 MiB ({@link DEFAULT_MAX_LINE_BYTES})
    */
   readonly maxLineBytes?: number;
+  /**
+   * Hands out every line as it was written, for a reader that reports on the framing itself (a conformance
+   * probe): a CR before the LF and a leading BOM stay in `text`, blank and empty lines are lines too (invalid UTF-8
+   * still becomes U+FFFD). A line over `maxLineBytes` is reported once, at its end (its LF, or `end()`), as an
+   * `oversized` event whose `bytes` is its whole length, `head` its first `maxLineBytes` bytes and `tail` its last
+   * {@link OVERSIZED_HEAD_BYTES} past them; memory stays bounded by `maxLineBytes`.
+   * @default false
+   */
+  readonly raw?: boolean;
 }
 
 /** What the decoder yields for each line. */
 export type NdjsonEvent =
-  /** One complete line, decoded (CR, leading BOM removed); never blank. */
+  /** One complete line, decoded (CR, leading BOM removed); never blank. In `raw` mode: as written, blank or not. */
   | { readonly kind: 'line'; readonly text: string }
   /**
    * A line that exceeded `maxLineBytes`; `bytes` is how many bytes were dropped so far when detected, `head` its first
-   * {@link OVERSIZED_HEAD_BYTES} bytes decoded (where a reader can look for the message's `id` cheaply).
+   * {@link OVERSIZED_HEAD_BYTES} bytes decoded (where a reader can look for the message's `id` cheaply, see
+   * `oversizedLineId`). In `raw` mode it comes at the line's end: `bytes` is the whole line, `head` its first
+   * `maxLineBytes` bytes, `tail` its last {@link OVERSIZED_HEAD_BYTES} bytes past them (an `id` written last is there).
    */
-  | { readonly kind: 'oversized'; readonly bytes: number; readonly head: string };
+  | { readonly kind: 'oversized'; readonly bytes: number; readonly head: string; readonly tail?: string };
 
-/** How many bytes of an oversized line its event keeps as `head`. */
+/** How many bytes of an oversized line its event keeps as `head` (and in `raw` mode as `tail`). */
 export const OVERSIZED_HEAD_BYTES = 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
+const EMPTY = new Uint8Array(0);
 
 /** Whether the text is only JSON insignificant whitespace (space, tab, CR, LF; RFC 8259 §2). */
 function isBlank(text: string): boolean {
@@ -70,6 +82,11 @@ export class NdjsonDecoder {
   #partBytes = 0;
   /** Dropping an oversized line until its newline. */
   #discarding = false;
+  /** `raw` mode: the decoder that keeps a BOM, else `undefined`. */
+  readonly #rawDecoder: TextDecoder | undefined;
+  /** `raw` mode: the bytes of the current line past `maxLineBytes` (not kept), and the last of them. */
+  #overBytes = 0;
+  #tail = EMPTY;
 
   /**
    * @param options - See {@link NdjsonDecoderOptions}.
@@ -81,6 +98,7 @@ export class NdjsonDecoder {
       throw new RangeError(`Invalid maxLineBytes: expected a positive integer, got ${String(max)}`);
     }
     this.#maxLineBytes = max;
+    this.#rawDecoder = options.raw === true ? new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }) : undefined;
   }
 
   /** Bytes currently buffered for an unfinished line (at most `maxLineBytes`). */
@@ -111,10 +129,12 @@ export class NdjsonDecoder {
   /** Flushes a final unterminated line at end of stream, and resets the decoder. */
   end(): NdjsonEvent[] {
     const events: NdjsonEvent[] = [];
-    if (this.#discarding) {
+    if (this.#rawDecoder !== undefined) {
+      if (this.#partBytes > 0 || this.#overBytes > 0) this.#finishRawLine(EMPTY, events);
+    } else if (this.#discarding) {
       this.#discarding = false;
     } else if (this.#partBytes > 0) {
-      this.#finishLine(new Uint8Array(0), events);
+      this.#finishLine(EMPTY, events);
     }
     return events;
   }
@@ -124,6 +144,10 @@ export class NdjsonDecoder {
   // eslint-disable-next-line @typescript-eslint/max-params
   #keep(chunk: Uint8Array, start: number, end: number, events: NdjsonEvent[]): void {
     const size = end - start;
+    if (this.#rawDecoder !== undefined) {
+      this.#keepRaw(chunk.subarray(start, end));
+      return;
+    }
     if (this.#discarding) return;
     if (this.#partBytes + size > this.#maxLineBytes) {
       const dropped = this.#partBytes + size;
@@ -153,6 +177,10 @@ export class NdjsonDecoder {
 
   /** Ends the current line with `last` (the bytes before its LF in the current chunk). */
   #finishLine(last: Uint8Array, events: NdjsonEvent[]): void {
+    if (this.#rawDecoder !== undefined) {
+      this.#finishRawLine(last, events);
+      return;
+    }
     if (this.#discarding) {
       this.#discarding = false;
       return;
@@ -167,20 +195,7 @@ export class NdjsonDecoder {
         events.push({ kind: 'oversized', bytes: total, head });
         return;
       }
-      const parts = this.#parts;
-      if (parts.length === 1 && last.length === 0) {
-        line = parts[0]!;
-      } else {
-        line = new Uint8Array(total);
-        let offset = 0;
-        for (const part of parts) {
-          line.set(part, offset);
-          offset += part.length;
-        }
-        line.set(last, offset);
-      }
-      this.#parts = [];
-      this.#partBytes = 0;
+      line = this.#takeLine(last);
     } else if (last.length > this.#maxLineBytes) {
       events.push({ kind: 'oversized', bytes: last.length, head: this.#head(last) });
       return;
@@ -192,6 +207,65 @@ export class NdjsonDecoder {
     const text = this.#decoder.decode(end === line.length ? line : line.subarray(0, end));
     if (text.length === 0 || isBlank(text)) return;
     events.push({ kind: 'line', text });
+  }
+
+  /**
+   * The kept parts of the current line followed by `last`, as one array (joined once, at the line's end: no
+   * quadratic concatenation; a line in one part is not copied), and the parts cleared. Both modes end a line here.
+   */
+  #takeLine(last: Uint8Array): Uint8Array {
+    const parts = this.#parts;
+    let line: Uint8Array;
+    if (parts.length === 0) line = last;
+    else if (parts.length === 1 && last.length === 0) line = parts[0]!;
+    else {
+      line = new Uint8Array(this.#partBytes + last.length);
+      let offset = 0;
+      for (const part of parts) {
+        line.set(part, offset);
+        offset += part.length;
+      }
+      line.set(last, offset);
+    }
+    this.#parts = [];
+    this.#partBytes = 0;
+    return line;
+  }
+
+  /** `raw` mode: keeps the bytes of the current line up to `maxLineBytes`; of the rest, its length and its last bytes. */
+  #keepRaw(bytes: Uint8Array): void {
+    const room = this.#maxLineBytes - this.#partBytes;
+    const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
+    if (kept.length > 0) {
+      this.#parts.push(kept.slice());
+      this.#partBytes += kept.length;
+    }
+    if (kept.length === bytes.length) return;
+    const over = bytes.subarray(kept.length);
+    this.#overBytes += over.length;
+    const tail = new Uint8Array(Math.min(OVERSIZED_HEAD_BYTES, this.#tail.length + over.length));
+    const fromOld = tail.length - Math.min(over.length, tail.length);
+    tail.set(this.#tail.subarray(this.#tail.length - fromOld), 0);
+    tail.set(over.subarray(over.length - (tail.length - fromOld)), fromOld);
+    this.#tail = tail;
+  }
+
+  /** `raw` mode: ends the current line with `last`, as written (CR and BOM kept, blank or not), or as `oversized`. */
+  #finishRawLine(last: Uint8Array, events: NdjsonEvent[]): void {
+    const decoder = this.#rawDecoder!;
+    if (this.#partBytes === 0 && this.#overBytes === 0 && last.length <= this.#maxLineBytes) {
+      events.push({ kind: 'line', text: decoder.decode(last) });
+      return;
+    }
+    this.#keepRaw(last);
+    const bytes = this.#partBytes + this.#overBytes;
+    const line = this.#takeLine(EMPTY);
+    const text = decoder.decode(line);
+    const tail = this.#tail;
+    this.#overBytes = 0;
+    this.#tail = EMPTY;
+    if (bytes === line.length) events.push({ kind: 'line', text });
+    else events.push({ kind: 'oversized', bytes, head: text, tail: this.#decoder.decode(tail) });
   }
 }
 

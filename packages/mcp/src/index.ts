@@ -41,6 +41,14 @@ export {
   type ProgressParams,
 } from './protocol/notifications.js';
 export type { McpServerTransport } from './protocol/transport.js';
+export {
+  DEFAULT_CALL_TOOL_NAME,
+  DEFAULT_SEARCH_TOOL_NAME,
+  MAX_SEARCH_QUERY_LENGTH,
+  SEARCH_TOOL_ANNOTATIONS,
+  toolSearchTools,
+  type ToolSearchNames,
+} from './protocol/toolSearchTools.js';
 export type {
   Annotations,
   AudioContent,

@@ -129,7 +129,7 @@ function noteNoise(facts: DoctorFacts, noise: StdoutNoise): void {
   facts.stdoutNoise ??= noise;
 }
 
-/** The first line of a wire that is not a JSON-RPC message (a line cut at 4 MiB is not judged). */
+/** The first line of a wire that is not a JSON-RPC message (a line cut at 64 MiB is not judged). */
 function noiseOf(wire: StdioWire, by: string): StdoutNoise | undefined {
   const index = wire.lines.findIndex((line) => line.truncatedBytes === undefined && !isProtocolLine(line));
   if (index === -1) return undefined;

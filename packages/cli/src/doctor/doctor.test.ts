@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE_CHECKS } from './checks/primitives/catalogue.js';
 import { runDoctor } from './doctor.js';
+import { processRunning as alive } from '../../../../test/helpers/process.js';
 import { nodeDoctorEnv } from './nodeEnv.js';
 import { REQUIREMENTS } from './requirements/index.js';
 import type { Check, DoctorEnv, DoctorProgress, DoctorTarget, ProbeProcess } from './types.js';
@@ -14,21 +15,6 @@ const demoStdio: DoctorTarget = { transport: 'stdio', command: process.execPath,
 /** A server that reads stdin and never answers. */
 const mute: DoctorTarget = { transport: 'stdio', command: process.execPath, args: ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)'] };
 /** The first requirement of the manifest is borrowed by the test checks (any valid id will do). */
-
-/** Whether the process runs (a zombie, exited but not yet reaped by whoever inherited it, does not). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
 
 /** nodeDoctorEnv, recording every process it starts. */
 function recordingEnv(): { env: DoctorEnv; processes: ProbeProcess[] } {

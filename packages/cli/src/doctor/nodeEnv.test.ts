@@ -1,26 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { processRunning as alive } from '../../../../test/helpers/process.js';
 import { nodeDoctorEnv } from './nodeEnv.js';
 
 const env = nodeDoctorEnv();
-
-/** Whether the process runs (a zombie, exited but not yet reaped by whoever inherited it, does not). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
 
 describe('nodeDoctorEnv', () => {
   it('kill() ends the whole process group, a child that ignores SIGTERM included, and settles once it is gone', async () => {

@@ -10,14 +10,13 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { createNodeFetch } from '@switchboard/mcp/node';
-import { groupRunning, guardGroup, signalGroup, spawnGroup } from '@switchboard/mcp/stdio';
+import { groupGone, groupRunning, guardGroup, signalGroup, spawnGroup } from '@switchboard/mcp/stdio';
 import type { DoctorEnv, ProbeProcess } from './types.js';
 
 /** Default grace of {@link ProbeProcess.kill} between SIGTERM and SIGKILL, ms. */
 export const DEFAULT_KILL_GRACE_MS = 1000;
 /** How long a group may take to be gone after SIGKILL, ms. */
 const AFTER_KILL_MS = 1000;
-const POLL_MS = 20;
 
 /** What {@link nodeDoctorEnv} may be given. */
 export interface NodeDoctorEnvOptions {
@@ -28,10 +27,6 @@ export interface NodeDoctorEnvOptions {
    * fetch replaces a `Host` header with the URL's, and the DNS-rebinding check must send `Host: evil.example`
    */
   readonly fetch?: typeof globalThis.fetch;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
@@ -56,17 +51,11 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
   child.stdout.on('error', () => {});
   child.stderr.on('error', () => {});
   let killing: Promise<void> | undefined;
-  const gone = async (ms: number): Promise<boolean> => {
-    const pid = child.pid;
-    const deadline = performance.now() + ms;
-    for (;;) {
-      if (exitedValue !== undefined && (pid === undefined || !(await groupRunning(pid)))) {
-        release();
-        return true;
-      }
-      if (performance.now() >= deadline) return false;
-      await delay(POLL_MS);
-    }
+  /** Whether the group is gone within `ms` (the library's wait, as spawnStdio's shutdown waits); then it is forgotten. */
+  const gone = async (pid: number, ms: number): Promise<boolean> => {
+    const isGone = await groupGone({ pid, exited: () => exitedValue !== undefined, exit: exited }, ms);
+    if (isGone) release();
+    return isGone;
   };
   const kill = async (graceMs: number): Promise<void> => {
     const pid = child.pid;
@@ -77,15 +66,16 @@ function spawnProbe(options: Parameters<DoctorEnv['spawn']>[0]): ProbeProcess {
     }
     if (graceMs > 0) {
       signalGroup(child, 'SIGTERM');
-      if (await gone(graceMs)) return;
+      if (await gone(pid, graceMs)) return;
     }
     signalGroup(child, 'SIGKILL');
-    await gone(AFTER_KILL_MS);
+    await gone(pid, AFTER_KILL_MS);
   };
   /** `kill(0)` while a gentler kill is under way escalates it: SIGKILL to the group now. */
   const killNow = async (): Promise<void> => {
     signalGroup(child, 'SIGKILL');
-    await gone(AFTER_KILL_MS);
+    if (child.pid === undefined) await exited;
+    else await gone(child.pid, AFTER_KILL_MS);
   };
   return {
     get pid() {

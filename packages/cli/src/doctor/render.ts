@@ -82,6 +82,9 @@ export function targetText(target: DoctorReport['target']): string {
 function measurementText(key: string, value: number): string {
   if (key === 'tools/list.tokens') return `${number.format(value)} (estimated with gpt-tokenizer, ${TOKEN_ENCODING})`;
   if (key === 'tools/list.tokensEstimated') return `${number.format(value)} (${tokenMethodText('estimate')})`;
+  // The same list as tool search would show it (search_tools + call_tool), counted the same way.
+  if (key === 'tools/list.tokensWithSearch') return `${number.format(value)} (as tool search, ${TOKEN_ENCODING})`;
+  if (key === 'tools/list.tokensWithSearchEstimated') return `${number.format(value)} (as tool search, ${tokenMethodText('estimate')})`;
   return /Ms(\.|$)/.test(key) ? msText(value) : number.format(value);
 }
 

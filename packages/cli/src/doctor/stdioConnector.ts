@@ -1,26 +1,23 @@
 /**
  * An `McpClient` connector for a stdio target over the injected {@link DoctorEnv.spawn}, so the doctor's clients
- * run on the same processes it can watch and kill (and tests may inject the spawn). Stdout is read with the
- * doctor's own line splitter: a line that is not JSON-RPC is skipped and told to the logger (the stdio checks
- * report it; the client only needs the messages), as the library's stdio client does (B15). A response over the
+ * run on the same processes it can watch and kill (and tests may inject the spawn). Stdout and stderr are read as
+ * `stdioStreams.ts` says (the library's line reader and stderr tail), each line judged by `@switchboard/jsonrpc`'s
+ * `parseMessage`: a line that is not JSON-RPC is skipped and told to the logger (the stdio checks report it; the
+ * client only needs the messages), as the library's stdio client does (B15). A response over the
  * line limit (64 MiB) is not read; its request ends at once with a local error response ({@link CUT_ANSWER_CODE},
  * `data.truncatedBytes`) instead of waiting for its timeout.
  */
 import { ConnectionClosedError, SpawnError } from '@switchboard/mcp/client';
 import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport, ConnectionEndFacts } from '@switchboard/mcp/client';
-import { LineSplitter, MAX_LINE_BYTES, parseLine, type RawLine, TextTail } from './lineSplitter.js';
+import { parseMessage, type Inbound, type InboundSingle } from '@switchboard/jsonrpc';
+import { MAX_LINE_BYTES, type RawLine, readStderr, readStdoutLines, stderrTail } from './stdioStreams.js';
 import type { DoctorEnv, ProbeProcess } from './types.js';
 
 /** The error code of the response made up for an answer over the line limit (JSON-RPC "Internal error"). */
 export const CUT_ANSWER_CODE = -32603;
 
-/** The stderr lines kept for the end facts. */
-const STDERR_TAIL_LINES = 50;
 /** How much of a skipped line the logger is told, in characters. */
 const ECHO_CHARS = 200;
-
-type Inbound = Parameters<NonNullable<ClientTransport['onmessage']>>[0];
-type InboundSingle = Exclude<Inbound, { readonly kind: 'batch' }>;
 
 /** What {@link doctorStdioConnector} is given. */
 export interface DoctorStdioConnectorOptions {
@@ -35,38 +32,23 @@ export interface DoctorStdioConnectorOptions {
   /** Passed to {@link ProbeProcess.kill} on close, ms. @default 1000 */
   readonly killGraceMs?: number;
   /**
-   * Called with every stdout line that is not a JSON-RPC message (a line over 4 MiB, cut, is not judged): its text,
+   * Called with every stdout line that is not a JSON-RPC message (a line over 64 MiB, cut, is not judged): its text,
    * its number on stdout (from 1) and the milliseconds since the process started.
    */
   readonly onNotProtocol?: (seen: { readonly line: string; readonly lineNumber: number; readonly afterMs: number }) => void;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A member the client may take: not refused by the classifier, and not a malformed response (the client would only log it). */
+function usable(item: InboundSingle): boolean {
+  return item.kind !== 'invalid' && !(item.kind === 'response' && item.invalid !== undefined);
 }
 
-function isId(value: unknown): value is string | number {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-}
-
-/** One JSON value as a message the client may take, or `undefined` for anything that is not JSON-RPC. */
-function classifyOne(value: unknown): InboundSingle | undefined {
-  if (!isObject(value) || value.jsonrpc !== '2.0') return undefined;
-  if (typeof value.method === 'string') {
-    if ('result' in value || 'error' in value) return undefined;
-    if (value.params !== undefined && typeof value.params !== 'object') return undefined;
-    if (!('id' in value)) return { kind: 'notification', message: value as never };
-    return isId(value.id) ? { kind: 'request', message: value as never } : undefined;
-  }
-  if (!('id' in value) || !(isId(value.id) || value.id === null)) return undefined;
-  if (('result' in value) === ('error' in value)) return undefined;
-  if ('error' in value && !(isObject(value.error) && Number.isInteger(value.error.code) && typeof value.error.message === 'string')) return undefined;
-  return { kind: 'response', message: value as never };
-}
-
-function classify(value: unknown): Inbound | undefined {
-  if (!Array.isArray(value)) return classifyOne(value);
-  const items = value.map(classifyOne).filter((item): item is InboundSingle => item !== undefined);
+/** A line as a message the client may take (a batch keeps its usable members), or `undefined`: not JSON-RPC. */
+function classify(raw: string): Inbound | undefined {
+  // parseMessage ignores a leading BOM, and a trailing CR is JSON whitespace (RFC 8259 §2): the line is read leniently.
+  const inbound = parseMessage(raw);
+  if (inbound.kind !== 'batch') return usable(inbound) ? inbound : undefined;
+  const items = inbound.items.filter(usable);
   return items.length === 0 ? undefined : { kind: 'batch', items };
 }
 
@@ -83,7 +65,7 @@ class ProbeTransport implements ClientTransport {
   readonly #now: () => number;
   readonly #startedAtMs: number;
   #lineCount = 0;
-  readonly #stderr = new TextTail(STDERR_TAIL_LINES);
+  readonly #stderr = stderrTail();
   readonly #encoder = new TextEncoder();
   #heard = false;
   #closedByClient = false;
@@ -115,8 +97,8 @@ class ProbeTransport implements ClientTransport {
   setProtocol(_protocol: ClientProtocol): void {}
 
   start(): Promise<void> {
-    const stdout = this.#readStdout();
-    const stderr = this.#readStderr();
+    const stdout = readStdoutLines(this.#process.stdout, { online: (line) => this.#deliver(line) });
+    const stderr = readStderr(this.#process.stderr, this.#stderr);
     this.#ended = this.#process.exited.then(async (exit) => {
       this.#exit = exit;
       await Promise.all([stdout, stderr]);
@@ -124,25 +106,6 @@ class ProbeTransport implements ClientTransport {
       this.onclose?.();
     });
     return Promise.resolve();
-  }
-
-  async #readStdout(): Promise<void> {
-    const splitter = new LineSplitter();
-    try {
-      for await (const chunk of this.#process.stdout) for (const line of splitter.push(chunk)) this.#deliver(line);
-    } catch {
-      // Ends like a closed stream.
-    }
-    for (const line of splitter.end()) this.#deliver(line);
-  }
-
-  async #readStderr(): Promise<void> {
-    try {
-      for await (const chunk of this.#process.stderr) this.#stderr.push(chunk);
-    } catch {
-      // As for stdout.
-    }
-    this.#stderr.end();
   }
 
   #deliver(line: RawLine): void {
@@ -155,7 +118,7 @@ class ProbeTransport implements ClientTransport {
       this.onmessage?.({ kind: 'response', message: { jsonrpc: '2.0', id: line.cutId, error: { code: CUT_ANSWER_CODE, message, data: { truncatedBytes } } } as never });
       return;
     }
-    const message = truncatedBytes === undefined ? classify(parseLine(raw)) : undefined;
+    const message = truncatedBytes === undefined ? classify(raw) : undefined;
     if (message === undefined && truncatedBytes === undefined) this.#onNotProtocol?.({ line: raw, lineNumber: this.#lineCount, afterMs: this.#now() - this.#startedAtMs });
     if (raw.trim() === '') return;
     if (message === undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES } from './lineSplitter.js';
+import { MAX_LINE_BYTES } from './stdioStreams.js';
 import { nodeDoctorEnv } from './nodeEnv.js';
 import { MAX_KEPT_LINES, openStdioWire } from './stdioWire.js';
 import type { ProbeProcess } from './types.js';

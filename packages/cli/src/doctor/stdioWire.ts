@@ -1,12 +1,13 @@
 /**
  * {@link StdioWire}: a stdio server spoken to line by line, raw, for the checks that look at the bytes themselves
- * (a banner, CRLF, a BOM, an answer to a notification, an id echoed with another type). Everything it keeps is
- * bounded: the first {@link MAX_KEPT_LINES} stdout lines (each at most 64 MiB, a longer one cut and flagged; at most
- * {@link MAX_KEPT_BYTES} in all, the oldest lines' text dropped first) and the last {@link STDERR_TAIL_LINES} stderr
- * lines. A response cut at the line limit still ends the `request()` waiting for it (its id is read from the cut
- * line), with the line flagged `truncatedBytes` and no `json`, so the check can say how big the answer was.
+ * (a banner, CRLF, a BOM, an answer to a notification, an id echoed with another type), read as `stdioStreams.ts`
+ * says (the library's line reader and stderr tail). Everything it keeps is bounded: the first
+ * {@link MAX_KEPT_LINES} stdout lines (each at most 64 MiB, a longer one cut and flagged; at most
+ * {@link MAX_KEPT_BYTES} in all, the oldest lines' text dropped first) and the last 50 stderr lines. A response
+ * cut at the line limit still ends the `request()` waiting for it (its id is read from the cut line), with the line
+ * flagged `truncatedBytes` and no `json`, so the check can say how big the answer was.
  */
-import { LineSplitter, MAX_LINE_BYTES, parseLine, type RawLine, TextTail } from './lineSplitter.js';
+import { MAX_LINE_BYTES, parseLine, type RawLine, readStderr, readStdoutLines, stderrTail } from './stdioStreams.js';
 import type { DoctorEnv, ProbeProcess, StdioLine, StdioWire } from './types.js';
 
 /** The stdout lines a wire keeps; later lines still reach `waitFor` and `request`, but are not kept. */
@@ -16,8 +17,6 @@ export const MAX_KEPT_LINES = 10_000;
  * kept lines lose their text (`raw` becomes `''`, `json` goes, `truncatedBytes` says how long they were).
  */
 export const MAX_KEPT_BYTES = 128 * 1024 * 1024;
-/** The stderr lines a wire keeps (the last ones). */
-export const STDERR_TAIL_LINES = 50;
 /** How long stdout may take to end once the process exited, or the exit to come once stdout ended, ms. */
 const STDOUT_AFTER_EXIT_MS = 500;
 
@@ -69,7 +68,7 @@ class ProcessWire implements StdioWire {
   #keptBytes = 0;
   /** The first kept line whose text has not been dropped. */
   #oldestWithText = 0;
-  readonly #stderr = new TextTail(STDERR_TAIL_LINES);
+  readonly #stderr = stderrTail();
   readonly #waiters = new Set<Waiter>();
   #exit: StdioWire['exit'];
   #ended = false;
@@ -85,8 +84,8 @@ class ProcessWire implements StdioWire {
     this.pid = options.process.pid;
     this.startedAtMs = options.env.now();
     this.#signal?.addEventListener('abort', () => this.#wakeAll(), { once: true });
-    const stdout = this.#readStdout();
-    void this.#readStderr();
+    const stdout = readStdoutLines(this.#process.stdout, { maxLineBytes: this.#maxLineBytes, online: (line) => this.#add(line) });
+    void readStderr(this.#process.stderr, this.#stderr);
     const exited = this.#process.exited.then((exit) => {
       this.#exit = exit;
     });
@@ -109,25 +108,6 @@ class ProcessWire implements StdioWire {
 
   get exit(): StdioWire['exit'] {
     return this.#exit;
-  }
-
-  async #readStdout(): Promise<void> {
-    const splitter = new LineSplitter({ maxLineBytes: this.#maxLineBytes });
-    try {
-      for await (const chunk of this.#process.stdout) for (const line of splitter.push(chunk)) this.#add(line);
-    } catch {
-      // A stream that fails ends like one that closes.
-    }
-    for (const line of splitter.end()) this.#add(line);
-  }
-
-  async #readStderr(): Promise<void> {
-    try {
-      for await (const chunk of this.#process.stderr) this.#stderr.push(chunk);
-    } catch {
-      // As for stdout.
-    }
-    this.#stderr.end();
   }
 
   #add(read: RawLine): void {

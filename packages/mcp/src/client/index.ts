@@ -66,5 +66,7 @@ export { HttpSseClientTransport } from '../transports/http/client/httpSseClient.
 export type { HttpSseClientOptions, HttpSseTransportInit } from '../transports/http/client/httpSseClient.js';
 export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_SSE_EVENT_BYTES } from '../transports/http/client/clientHttp.js';
 export { SseDecoder } from '../transports/http/sse/sseDecoder.js';
+export { MAX_STDERR_LINE_CHARS, StderrTail } from '../transports/stdio/stderrTail.js';
+export type { StderrTailOptions } from '../transports/stdio/stderrTail.js';
 export type { SseEvent } from '../transports/http/sse/sseDecoder.js';
 export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/client/clientHttp.js';

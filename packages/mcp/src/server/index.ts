@@ -26,7 +26,7 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
-export type { ConnectOptions, McpServerOptions, ServerTaskOptions } from './options.js';
+export type { ConnectOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions } from './options.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export type { CachePolicy } from './cachePolicy.js';
 export type { Visibility, VisibilityCaller, VisibilityItem } from './types.js';
@@ -45,4 +45,5 @@ export {
 export type { ClientChannel, ChannelNotifyOptions, ChannelRequestOptions } from './channel.js';
 export type { RequestFacts } from './requestFacts.js';
 export { SessionState, type SessionStateRecord } from './sessionState.js';
+export { DEFAULT_TOOL_SEARCH_MAX_RESULTS, DEFAULT_TOOL_SEARCH_RESULTS } from './features/toolSearch.js';
 export { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, TaskLimitError } from './tasks/runner.js';

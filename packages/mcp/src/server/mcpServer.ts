@@ -22,7 +22,7 @@ import {
 import { protocolVersionClaim } from '../protocol/envelope.js';
 import type { ParamHeader } from '../protocol/paramHeaders.js';
 import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision, isProtocolRevision, type Era, type ProtocolRevision } from '../protocol/revisions.js';
-import type { PromptArgument, ServerCapabilities, Implementation } from '../protocol/types.js';
+import type { PromptArgument, ServerCapabilities, Implementation, Tool } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
 import { InMemoryNotificationBus, type NotificationBus } from '../stores/notificationBus.js';
 import { CapabilityCache } from './capabilities.js';
@@ -42,11 +42,12 @@ import type { FeatureHost } from './features/featureHost.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
 import { listResourceTemplates, listResources, readResource } from './features/resources.js';
 import { ToolCalls, listTools } from './features/tools.js';
+import { ToolSearch } from './features/toolSearch.js';
 import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
+import { listsPerCaller, visibilityOption, visibleToCaller, visibleTool, type VisibilityHost } from './visibility.js';
 import type { VisibilityCaller } from './types.js';
 import type { ConnectOptions, McpServerOptions } from './options.js';
 import { resultChecksEnabled } from './results.js';
@@ -176,6 +177,8 @@ export class McpServer {
   readonly #tasks: ToolTasks;
   readonly #mounts: MountPoint;
   readonly #visibilityHost: VisibilityHost;
+  /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
+  #toolSearch: ToolSearch | undefined;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -198,7 +201,9 @@ export class McpServer {
     this.#bus = options.bus ?? new InMemoryNotificationBus();
     this.#registry = new Registry({ name: info.name, logger: this.#logger, onchange: (kind) => this.#changed(kind) });
     const visibility = visibilityOption(options.visibility);
-    this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: options.capabilities, instructions: options.instructions });
+    // Tool-search mode lists its two tools even before any tool is registered: the tools capability is always on.
+    const configured = options.toolSearch === undefined || options.capabilities?.tools !== undefined ? options.capabilities : { ...options.capabilities, tools: { listChanged: true } };
+    this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: configured, instructions: options.instructions });
     const cache = this.#capabilities;
     const served = servedRevisionsOption(options.revisions);
     this.#era = new LegacyEra({ capabilities: this.#capabilities, limits, servedRevisions: served });
@@ -245,7 +250,7 @@ export class McpServer {
     });
     // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
     this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools, wrap: (method, handler) => this.#modern.wrap(method, handler) });
-    this.#registerOperations(dispatcher, host);
+    this.#registerOperations(dispatcher, host, options);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
     this.#host = {
@@ -331,6 +336,7 @@ export class McpServer {
     handler: ToolHandler<ToolArgs<In>, ToolResult<Out>>,
   ): () => void;
   tool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
+    this.#toolSearch?.refuseName(name);
     return this.#registry.addTool(name, definition, handler);
   }
 
@@ -480,6 +486,7 @@ export class McpServer {
   /** A list changed: forget what was derived, and publish one list-changed message per capability per burst. */
   #changed(kind: ListKind): void {
     this.#capabilities.invalidate();
+    if (kind === 'tools') this.#toolSearch?.changed();
     // Coalesce a burst of registrations into one notification per list (MCP 2025-11-25 "List Changed Notification").
     if (this.#pendingListChanged.size === 0) queueMicrotask(() => this.#flushListChanged());
     this.#pendingListChanged.add(LIST_CAPABILITY[kind]);
@@ -492,7 +499,7 @@ export class McpServer {
   }
 
   /** The era-neutral operations: the same handlers serve a connection and {@link McpServer.handle}. */
-  #registerOperations(dispatcher: Dispatcher<DispatchContext>, host: FeatureHost): void {
+  #registerOperations(dispatcher: Dispatcher<DispatchContext>, host: FeatureHost, options: McpServerOptions): void {
     // MCP methods are either requests or notifications (MCP 2025-11-25 schema.ts ClientRequest /
     // ClientNotification): a request naming a notification is -32601 (B07), a notification naming a request is ignored.
     // Every operation serves both eras: a modern-era request gets its input round and its result decorated.
@@ -504,8 +511,19 @@ export class McpServer {
     request('subscriptions/listen', (params, ctx) => this.#listens.listen(params, ctx as unknown as ServerRequestContext));
     // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
     request('ping', () => EMPTY_RESULT);
-    request('tools/list', (params, ctx) => listTools(host, params, ctx));
-    request('tools/call', (params, ctx) => tools.call(params, ctx));
+    // Tool-search mode lists the search and call tools instead of the catalog (features/toolSearch.ts); the one
+    // visibility function decides what it lists, finds and calls, as it does for tools/list.
+    const visibilityHost = this.#visibilityHost;
+    const visible = (tool: Tool, ctx: unknown): boolean => !listsPerCaller(visibilityHost) || visibleTool(visibilityHost, tool.name, ctx) !== undefined;
+    const search = options.toolSearch === undefined ? undefined : new ToolSearch({ registry: host.registry, calls: tools, pageSize: host.pageSize, visible }, options.toolSearch);
+    this.#toolSearch = search;
+    if (search === undefined) {
+      request('tools/list', (params, ctx) => listTools(host, params, ctx));
+      request('tools/call', (params, ctx) => tools.call(params, ctx));
+    } else {
+      request('tools/list', (params, ctx) => search.list(params, ctx));
+      request('tools/call', (params, ctx) => search.call(params, ctx));
+    }
     request('resources/list', (params, ctx) => listResources(host, params, ctx));
     request('resources/templates/list', (params, ctx) => listResourceTemplates(host, params, ctx));
     request('resources/read', (params, ctx) => readResource(host, params, ctx));

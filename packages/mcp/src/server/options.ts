@@ -32,6 +32,34 @@ export interface ServerTaskOptions {
   readonly pollIntervalMs?: number;
 }
 
+/**
+ * Tool-search mode ({@link McpServerOptions.toolSearch}): `tools/list` answers the search tool, the call tool and
+ * the pinned tools only. The search tool takes `{ query, limit?, regex? }` and returns the matching tools' full
+ * `tools/list` entries (a JSON array in one text block), ranked by BM25 over names and titles, descriptions and
+ * argument names, or, with `regex: true`, every tool whose name, an argument name or description matches the
+ * case-insensitive RE2 expression. The call tool takes `{ name, arguments? }` and answers as `tools/call` of that
+ * tool would. Every tool stays callable directly with `tools/call`.
+ *
+ * @example
+ * const server = new McpServer({ name: 'gateway', version: '1.0.0' }, { toolSearch: { pinned: ['get_time'] } });
+ * // tools/list → search_tools, call_tool, get_time
+ */
+export interface ToolSearchOptions {
+  /** Tools listed as usual besides the two (names; a name not registered is ignored until it is). @default [] */
+  readonly pinned?: readonly string[];
+  /** Tools a search returns when its `limit` is absent, a positive integer. @default 5 */
+  readonly defaultResults?: number;
+  /** Most tools one search returns; a larger `limit` is lowered to it. A positive integer. @default 20 */
+  readonly maxResults?: number;
+  /**
+   * Name of the search tool. Registering a tool of this name is refused (TypeError), as is this name equal to
+   * `callToolName`. @default "search_tools"
+   */
+  readonly searchToolName?: string;
+  /** Name of the call tool, refused like `searchToolName`. @default "call_tool" */
+  readonly callToolName?: string;
+}
+
 /** {@link McpServer} options. */
 export interface McpServerOptions {
   /** Free-text instructions returned by `initialize`. */
@@ -182,6 +210,15 @@ export interface McpServerOptions {
   readonly taskStore?: TaskStore;
   /** Task limits and defaults. */
   readonly tasks?: ServerTaskOptions;
+  /**
+   * Tool-search mode, for catalogs too large for a model's context: `tools/list` answers only a search tool
+   * (`search_tools`: BM25 or a regular expression over names, descriptions and argument names, returning the
+   * matches' full definitions), a call tool (`call_tool`: `{ name, arguments }`, answered as `tools/call` of that
+   * tool, with the least permissive annotations of the tools it reaches) and the `pinned` tools. Every tool stays
+   * callable with `tools/call`. See {@link ToolSearchOptions}.
+   * @default off: `tools/list` lists every tool
+   */
+  readonly toolSearch?: ToolSearchOptions;
 }
 
 /** Options of {@link McpServer.connect}. */

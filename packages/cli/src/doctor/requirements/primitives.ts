@@ -235,7 +235,7 @@ export const PRIMITIVES_REQUIREMENTS: readonly Requirement[] = [
     transports: BOTH,
     severity: 'warning',
     causes: ['Many tools generated from an API description, one per endpoint', 'Long descriptions or full JSON Schemas of large request bodies', 'Enumerations with hundreds of values in a schema'],
-    fix: 'Expose fewer, broader tools (or let the user enable groups of tools), shorten descriptions, and move reference text into resources the model reads on demand',
+    fix: 'Expose fewer, broader tools (or let the user enable groups of tools), shorten descriptions, and move reference text into resources the model reads on demand; or list a search tool and a call tool instead of the catalog (Switchboard: McpServerOptions.toolSearch; the message gives what that list costs)',
     fixture: { file: 'primitives-huge-catalogue', transport: 'stdio' },
   },
   {

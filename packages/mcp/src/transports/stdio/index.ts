@@ -24,4 +24,4 @@ export {
 export { spawnStdio, StdioClientTransport } from './stdioClientTransport.js';
 export { DEFAULT_SPAWN_MAX_LINE_BYTES, DEFAULT_SPAWN_SHUTDOWN_GRACE_MS, type SpawnStdioOptions } from './spawnOptions.js';
 export { DEFAULT_MAX_STDERR_LINES } from './stderrTail.js';
-export { groupRunning, guardGroup, signalGroup, spawnGroup, type GroupSpawn } from './processGroup.js';
+export { groupGone, groupRunning, guardGroup, signalGroup, spawnGroup, type GroupLeader, type GroupSpawn } from './processGroup.js';

@@ -4,12 +4,12 @@
  * the launcher dies on its own, and when this process exits without closing.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { silentLogger, type Inbound } from '@switchboard/jsonrpc';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioClientTransport, type SpawnStdioOptions } from './index.js';
 import { guardedGroupCount } from './processGroup.js';
+import { processRunning as running } from '../../../../../test/helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const FIXTURES = `${ROOT}test/fixtures/stdio-servers/`;
@@ -23,21 +23,6 @@ afterEach(async () => {
   for (const pid of pids) if (running(pid)) process.kill(pid, 'SIGKILL');
   pids.clear();
 });
-
-/** Whether the process runs: it answers signal 0 and is not a zombie (which no init may reap here). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return process.platform === 'linux' ? false : true;
-  }
-}
 
 async function start(options: SpawnStdioOptions): Promise<{ transport: StdioClientTransport; closed: Promise<void>; call: (method: string) => Promise<unknown> }> {
   const transport = await StdioClientTransport.spawn(options, { logger: silentLogger });

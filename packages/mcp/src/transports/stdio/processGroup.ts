@@ -89,6 +89,47 @@ export async function groupRunning(pid: number): Promise<boolean> {
   return false;
 }
 
+/** The first wait before looking at a group that outlives its leader again, in ms. */
+const GROUP_POLL_MS = 25;
+/** The longest wait between two looks at such a group, in ms. */
+const MAX_GROUP_POLL_MS = 200;
+
+/** What {@link groupGone} watches: a group's leader. */
+export interface GroupLeader {
+  /** The leader's PID, the group's id. */
+  readonly pid: number;
+  /** Whether the leader has exited (its `'exit'` event came). */
+  readonly exited: () => boolean;
+  /** Settles once the leader exits. */
+  readonly exit: Promise<unknown>;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Waits up to `timeoutMs` for the leader to exit and its group to be empty; whether it happened. Until the leader
+ * exits its `exit` is awaited (looking again every 25 ms); after, while the group outlives it (a grandchild that
+ * ignores SIGTERM), the group is looked at after 25 ms, then twice as long each time up to 200 ms: the look reads
+ * `/proc` ({@link groupRunning}), and looking again at once spun a core for the whole wait.
+ */
+export async function groupGone(leader: GroupLeader, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let wait = GROUP_POLL_MS;
+  for (;;) {
+    if (leader.exited() && !(await groupRunning(leader.pid))) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    if (!leader.exited()) {
+      await Promise.race([leader.exit, sleep(Math.min(GROUP_POLL_MS, left))]);
+    } else {
+      await sleep(Math.min(wait, left));
+      wait = Math.min(wait * 2, MAX_GROUP_POLL_MS);
+    }
+  }
+}
+
 /** The groups of the transports still open, SIGKILLed if this process exits first. */
 const openGroups = new Set<number>();
 

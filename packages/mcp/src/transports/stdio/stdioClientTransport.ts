@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   encodeNdjson,
   NdjsonDecoder,
+  oversizedLineId,
   parseMessage,
   type Inbound,
   type JsonRpcMessage,
@@ -26,15 +27,10 @@ import { echo } from '@switchboard/jsonrpc';
 import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport } from '../../protocol/transport.js';
 import { StderrTail } from './stderrTail.js';
 import { childEnv, settle, type Settings, type SpawnStdioOptions } from './spawnOptions.js';
-import { responseIdAtHead } from './cutLineId.js';
-import { groupRunning, guardGroup, notFoundDetail, signalGroup, spawnGroup } from './processGroup.js';
+import { groupGone, guardGroup, notFoundDetail, signalGroup, spawnGroup } from './processGroup.js';
 
 /** How long the shutdown waits, after SIGKILL, for the group to be gone (a zombie can make it look alive). */
 const KILL_WAIT_MS = 1000;
-/** How often the shutdown looks whether the process exited, and the first wait before it looks at its group again, in ms. */
-const POLL_MS = 25;
-/** The longest wait between two looks at a group that outlives its leader, in ms. */
-const MAX_POLL_MS = 200;
 /** How long stdout and stderr may take, once the group is gone, to deliver what is left and end. */
 const STREAMS_AFTER_EXIT_MS = 1000;
 /** A skipped stdout line is warned about for the first few, then once per this many. */
@@ -346,26 +342,9 @@ export class StdioClientTransport implements ClientTransport {
     this.onclose?.();
   }
 
-  /**
-   * Waits up to `ms` for the process to exit and its group to be empty; whether it happened. Until the leader exits
-   * its `'exit'` event is awaited; after, while the group outlives it (a grandchild that ignores SIGTERM), the group
-   * is looked at after {@link POLL_MS}, then twice as long each time up to {@link MAX_POLL_MS}: the look reads
-   * `/proc`, and looking again at once spun a core for the whole grace period.
-   */
-  async #gone(ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    let wait = POLL_MS;
-    for (;;) {
-      if (this.#exit !== undefined && !(await groupRunning(this.#pid))) return true;
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      if (this.#exit === undefined) {
-        await Promise.race([this.#exited, sleep(Math.min(POLL_MS, left))]);
-      } else {
-        await sleep(Math.min(wait, left));
-        wait = Math.min(wait * 2, MAX_POLL_MS);
-      }
-    }
+  /** Waits up to `ms` for the process to exit and its group to be empty ({@link groupGone}); whether it happened. */
+  #gone(ms: number): Promise<boolean> {
+    return groupGone({ pid: this.#pid, exited: () => this.#exit !== undefined, exit: this.#exited }, ms);
   }
 
   #reason(): string {
@@ -391,7 +370,7 @@ export class StdioClientTransport implements ClientTransport {
     if (event.kind === 'oversized') {
       this.#skip(`a line longer than ${this.#settings.maxLineBytes} bytes`);
       // The response it holds is lost: the request it answers fails now, with the size, instead of at its timeout.
-      const id = responseIdAtHead(event.head);
+      const id = oversizedLineId(event);
       if (id !== undefined) {
         const maxBytes = this.#settings.maxLineBytes;
         this.onresponselost?.(id, new ResponseTooLargeError({ bytes: event.bytes, maxBytes, what: `the stdout line answering request ${JSON.stringify(id)}` }));

@@ -2,6 +2,7 @@
  * The catalogue checks: read each list the server's capabilities declare (and probe those it does not declare),
  * then hold what was listed to the definition rules, then estimate what the tool list costs a model's context.
  */
+import { toolSearchTools } from '@switchboard/mcp';
 import type { McpClient } from '@switchboard/mcp/client';
 import { TOKEN_ERROR, TOKEN_WARNING } from '../../requirements/primitives.js';
 import type { Check, CheckContext } from '../../types.js';
@@ -114,16 +115,30 @@ async function checkDefinitions(ctx: CheckContext): Promise<void> {
   }
 }
 
+/**
+ * What `tools/list` would cost in tool-search mode: a search tool and a call tool listed instead of the catalog
+ * (`toolSearchTools`: Switchboard's `McpServerOptions.toolSearch`, FastMCP's search transforms), so the operator sees
+ * what the mode would save. The pinned tools a server might keep listed are not counted.
+ */
+async function searchModeTokens(ctx: CheckContext): Promise<number> {
+  const { total } = await catalogueTokens(toolSearchTools() as unknown as readonly Readonly<Record<string, unknown>>[], 0, ctx.signal);
+  return total;
+}
+
 async function checkTokens(ctx: CheckContext): Promise<void> {
   const tools = ctx.facts.tools;
   if (tools === undefined) return;
   const { total, method, largest } = await catalogueTokens(tools, 3, ctx.signal);
   // An estimate is reported under its own key, so that a reader of the JSON never takes it for an o200k_base count.
-  ctx.facts.measurements[method === 'o200k_base' ? 'tools/list.tokens' : 'tools/list.tokensEstimated'] = total;
-  ctx.progress(`${tools.length} tools, about ${total} tokens (${tokenMethodText(method)})`);
+  const estimated = method === 'o200k_base' ? '' : 'Estimated';
+  ctx.facts.measurements[`tools/list.tokens${estimated}`] = total;
+  const withSearch = tools.length === 0 ? undefined : await searchModeTokens(ctx);
+  if (withSearch !== undefined) ctx.facts.measurements[`tools/list.tokensWithSearch${estimated}`] = withSearch;
+  const searchText = withSearch === undefined ? '' : `; listed as tool search (search_tools + call_tool) about ${withSearch.toLocaleString('en-US')}`;
+  ctx.progress(`${tools.length} tools, about ${total} tokens (${tokenMethodText(method)})${searchText}`);
   if (total > TOKEN_WARNING) {
     ctx.report('primitives.token-cost', {
-      message: `The ${tools.length.toLocaleString('en-US')} tools cost about ${total.toLocaleString('en-US')} tokens of a model's context (${tokenMethodText(method)}), above ${(total >= TOKEN_ERROR ? TOKEN_ERROR : TOKEN_WARNING).toLocaleString('en-US')}`,
+      message: `The ${tools.length.toLocaleString('en-US')} tools cost about ${total.toLocaleString('en-US')} tokens of a model's context (${tokenMethodText(method)}), above ${(total >= TOKEN_ERROR ? TOKEN_ERROR : TOKEN_WARNING).toLocaleString('en-US')}${searchText}`,
       evidence: largest.map((t) => `largest tool: ${t.name} (${t.tokens.toLocaleString('en-US')} tokens)`),
       ...(total >= TOKEN_ERROR ? { severity: 'error' as const } : {}),
     });

@@ -3,8 +3,20 @@
  * Schema Usage": no `$schema` means 2020-12; implementations MUST support 2020-12, other dialects are optional), and
  * whether it is a valid schema of that dialect. Validity is decided by Ajv: it checks a schema against its dialect's
  * meta-schema and compiles it (bad local `$ref`s, bad regular expressions), as the official TypeScript SDK's client
- * does with the same library, so what fails here fails there. `@cfworker/json-schema` (the library our own client
- * validates results with) does not check a schema against a meta-schema, so a malformed schema would go unseen.
+ * does with the same library, so what fails here fails there.
+ *
+ * Why Ajv beside the library's `@cfworker/json-schema` (kept on a measurement, issue #20): the doctor says what a
+ * host's client will do, and the official TypeScript SDK's `Client` validates `structuredContent` with Ajv by
+ * default (`AjvJsonSchemaValidator`, `@modelcontextprotocol/sdk` client/index.js). Measured on 12 schemas (Ajv 8.20.0,
+ * cfworker 4.1.6): cfworker's `Validator` takes 8 of the 9 invalid ones without a word (`required: "q"`, `type:
+ * "strng"`, `pattern: "("`, `minLength: -1`, a 2020-12 `items` array, a remote `$ref`, …: it checks no meta-schema,
+ * and throws only on a dangling local `$ref`); the
+ * library's registration check (`server/schemaCheck.ts`, behind `./server`, which the doctor may not import) reaches
+ * Ajv's verdicts on the keyword faults but in its own words; and a value is refused in other words than the SDK's
+ * (`structuredContent/sum: must be number` from Ajv, `Instance type "string" is invalid. Expected "number".` from
+ * cfworker). The doctor quotes the words the host will show (its tests pin them), so it keeps Ajv, loaded only
+ * when a primitives check needs it.
+ *
  * Unknown keywords (`x-mcp-header`, vendor keys) are allowed (`strict: false`), formats are not checked, and a `$ref`
  * to another document is never fetched: it is reported as unresolved, not as invalid. Ajv is loaded on first use
  * ({@link loadSchemaCompilers}): it costs a quarter of a second, which the CLI's other commands need not pay.
