@@ -258,6 +258,28 @@ describe('createGateway', () => {
     }
   });
 
+  it('serves the merged front as tool search when asked: search_tools, call_tool and the pinned tools', async () => {
+    gateway = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 0,
+      search: { enabled: true, pinned: ['web_fetch'] },
+      upstreams: {
+        files: { connector: inMemoryConnector(upstreamServer('files', ['read'])), tools: { fixedArguments: { echo: { token: 't' } } } },
+        web: { connector: inMemoryConnector(upstreamServer('web', ['fetch'])) },
+      },
+    });
+    await gateway.settled();
+    const client = await frontClient(gateway);
+    await until('the search listing', async () => (await client.listAllTools()).map((t) => t.name).sort().join() === 'call_tool,search_tools,web_fetch');
+    const found = await client.callTool({ name: 'search_tools', arguments: { query: 'echo of files' } });
+    expect((found.content[0] as { text: string }).text).toContain('files_echo');
+    const called = await client.callTool({ name: 'call_tool', arguments: { name: 'files_echo', arguments: { text: 'via search' } } });
+    expect(JSON.parse((called.content[0] as { text: string }).text)).toEqual({ from: 'files', args: { text: 'via search', token: 't' } });
+    // A mounted upstream's tool through call_tool too.
+    const mounted = await client.callTool({ name: 'call_tool', arguments: { name: 'web_echo', arguments: { text: 'm', token: 'k' } } });
+    expect(JSON.parse((mounted.content[0] as { text: string }).text)).toEqual({ from: 'web', args: { text: 'm', token: 'k' } });
+  });
+
   it('refuses an upstream with no way to reach it or two', () => {
     expect(() => createGateway({ upstreams: { x: {} } })).toThrow('Invalid upstream "x": expected exactly one of connector, command or url, got 0');
     expect(() => createGateway({ upstreams: { x: { command: 'a', url: 'http://127.0.0.1:1/mcp' } } })).toThrow('got 2');

@@ -46,13 +46,14 @@ export interface GatewayUpstreamOptions extends UpstreamEndpoint {
 }
 
 /**
- * Catalog search (`search_tools` + `call_tool` instead of every schema). Passed through: the gateway's front takes
- * it once the server's tool-search mode is available; until then it is logged and ignored.
+ * Catalog search: the front lists `search_tools` + `call_tool` (and the pinned tools) instead of every upstream's
+ * schemas — the server's tool-search mode (`McpServerOptions.toolSearch`), over the whole merged front, mounted and
+ * forwarded upstreams alike. `server.toolSearch`, when given, wins.
  */
 export interface GatewaySearchOptions {
   /** @default false */
   readonly enabled?: boolean;
-  /** Front tool names that stay listed in search mode. @default none */
+  /** Front tool names (`<prefix>_<name>`) that stay listed in search mode. @default none */
   readonly pinned?: readonly string[];
 }
 
@@ -79,7 +80,7 @@ export interface GatewayOptions {
   readonly info?: Implementation;
   /** Options of the front `McpServer` (revisions, limits, cache hints). Its list capabilities always say `listChanged`. @default none */
   readonly server?: McpServerOptions;
-  /** See {@link GatewaySearchOptions}. @default off */
+  /** See {@link GatewaySearchOptions}. @default off (every tool listed) */
   readonly search?: GatewaySearchOptions;
   /** See {@link GatewayMiddlewareOptions}. @default none */
   readonly middleware?: GatewayMiddlewareOptions;
@@ -229,12 +230,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
   const prepareAll = (upstreams: Readonly<Record<string, GatewayUpstreamOptions>>): Map<string, Prepared> => new Map(Object.entries(upstreams).map(([name, upstream]) => [name, prepare(name, upstream)]));
   let prepared = prepareAll(options.upstreams);
-  if (options.search?.enabled === true) logger.warn('Gateway option "search" is passed through: this build serves the full catalog');
   if (options.middleware?.rateLimit !== undefined) logger.warn('Gateway option "middleware.rateLimit" is passed through: this build does not limit rates');
 
   const serverOptions = options.server ?? {};
+  const search = options.search?.enabled === true ? { toolSearch: { pinned: options.search.pinned ?? [] } } : {};
   const server = new McpServer(options.info ?? DEFAULT_GATEWAY_INFO, {
     logger,
+    ...search,
     ...serverOptions,
     // Upstreams come and go after a host initialized: each list may change (MCP 2025-11-25 server/tools.mdx
     // "Capabilities": listChanged indicates whether the server will emit notifications when the list changes).

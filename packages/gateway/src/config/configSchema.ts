@@ -31,12 +31,12 @@ export const GATEWAY_CONFIG_SCHEMA = {
       additionalProperties: { $ref: '#/$defs/upstream' },
     },
     search: {
-      description: 'Serve the catalog as search_tools + call_tool instead of every schema (passed to the front server when its search mode is available)',
+      description: 'List search_tools + call_tool (and the pinned tools) instead of every upstream tool\'s schema',
       type: 'object',
       additionalProperties: false,
       properties: {
         enabled: { type: 'boolean', default: false },
-        pinned: { description: 'Front tool names that stay listed in search mode', type: 'array', items: { type: 'string' }, maxItems: 1000 },
+        pinned: { description: 'Front tool names (<prefix>_<name>) that stay listed in search mode', type: 'array', items: { type: 'string' }, maxItems: 1000 },
       },
     },
     middleware: {
