@@ -68,8 +68,11 @@ export interface GatewayMiddlewareOptions {
    * @default the client's (60_000)
    */
   readonly toolTimeoutsMs?: Readonly<Record<string, number>>;
-  /** Calls per minute per caller (the authenticated identity, else the remote address). @default none */
-  readonly rateLimit?: { readonly perMinute: number };
+  /**
+   * A token bucket per caller (the authenticated identity, else the remote address): `requestsPerSecond` sustained
+   * (default 10), `burst` at once (default 20) — the server's rate-limit middleware's options. @default none
+   */
+  readonly rateLimit?: { readonly requestsPerSecond?: number; readonly burst?: number };
 }
 
 /** Options of {@link createGateway}. */

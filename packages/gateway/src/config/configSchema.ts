@@ -45,11 +45,13 @@ export const GATEWAY_CONFIG_SCHEMA = {
       properties: {
         toolTimeoutsMs: { description: 'Idle budget of a call in ms, by front tool name; "*" for every other tool (a mounted upstream\'s calls take the "*" budget)', type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
         rateLimit: {
-          description: 'Calls per minute per caller (passed to the server middleware when available)',
+          description: 'A token bucket per caller (the authenticated client, else the remote address): passed to the server\'s rate-limit middleware when available',
           type: 'object',
-          required: ['perMinute'],
           additionalProperties: false,
-          properties: { perMinute: { type: 'integer', minimum: 1 } },
+          properties: {
+            requestsPerSecond: { description: 'Sustained requests per second (default 10)', type: 'number', exclusiveMinimum: 0 },
+            burst: { description: 'Requests at once after being idle (default 20)', type: 'integer', minimum: 1 },
+          },
         },
       },
     },
