@@ -28,10 +28,12 @@ export type {
   ToolHandler,
   ToolResult,
   ToolTaskOptions,
+  Visibility,
+  VisibilityCaller,
+  VisibilityItem,
 } from './types.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export type { CachePolicy } from './cachePolicy.js';
-export type { Visibility, VisibilityCaller, VisibilityItem } from './visibility.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export { InvalidInputResponseError } from './inputResponses.js';
 export {

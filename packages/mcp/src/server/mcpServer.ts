@@ -46,7 +46,7 @@ import type { ListKind } from './pagination.js';
 import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { visibilityOption, visibleToCaller, type VisibilityCaller, type VisibilityHost } from './visibility.js';
+import { visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
@@ -64,6 +64,7 @@ import type {
   ServerSession,
   TemplateVariables,
   ToolArgs,
+  VisibilityCaller,
   ToolDefinition,
   ToolHandler,
   ToolResult,

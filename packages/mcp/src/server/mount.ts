@@ -25,7 +25,8 @@ import type { EntryOrigin, Registry, RegistryChange, RegistryEntries } from './r
 import type { ReadResourceResult } from '../protocol/types.js';
 import type { RequestContext } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
-import { itemOf, type EntryGate, type Visibility } from './visibility.js';
+import type { Visibility, VisibilityCaller } from './types.js';
+import { itemOf } from './visibility.js';
 
 /** What composition needs of one server: made by `McpServer` for itself, read only here. */
 export interface MountPointOptions {
@@ -147,12 +148,12 @@ class Translation {
   }
 
   /** The mounted server's visibility rule (and its own mounted servers') for `entry`, for the caller here. */
-  #gate<K extends ListKind>(kind: K, entry: RegistryEntries[K]): EntryGate | undefined {
+  #gate<K extends ListKind>(kind: K, entry: RegistryEntries[K]): ((caller: VisibilityCaller) => boolean) | undefined {
     const visibility = this.#child.options.visibility;
     const inner = entry.gate;
     if (visibility === undefined) return inner;
     const item = itemOf(kind, entry);
-    return (caller) => (inner === undefined || inner(caller)) && visibility(item, caller) === true;
+    return (caller: VisibilityCaller) => (inner === undefined || inner(caller)) && visibility(item, caller) === true;
   }
 }
 

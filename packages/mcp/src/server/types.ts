@@ -391,7 +391,7 @@ export type PromptHandler<Args = Readonly<Record<string, string>>> = (
   ctx: RequestContext,
 ) => GetPromptResult | Promise<GetPromptResult>;
 
-export type { ConnectOptions, McpServerOptions, ServerTaskOptions } from './options.js';
+export type { ConnectOptions, McpServerOptions, ServerTaskOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 
 /** One legacy-era session: a connection that went through (or is going through) `initialize`. */
 export interface ServerSession {

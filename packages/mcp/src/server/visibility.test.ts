@@ -9,7 +9,8 @@ import type { JsonRpcRequest, JsonRpcResponse, Logger } from '@switchboard/jsonr
 import { connectRawClient } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './options.js';
-import { visibleEntries, visibleTool, type Visibility, type VisibilityCaller, type VisibilityItem } from './visibility.js';
+import type { Visibility, VisibilityCaller, VisibilityItem } from './options.js';
+import { visibleEntries, visibleTool } from './visibility.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -108,7 +109,7 @@ describe('visibility: one function decides list and call', () => {
     await ask(server, modern(1, 'tools/call', { name: 'secret_drop' }), ADMIN);
     expect(asked).toEqual([[
       { kind: 'tool', name: 'secret_drop', descriptor: { name: 'secret_drop', inputSchema: { type: 'object' } } },
-      { authInfo: ADMIN.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', session: undefined },
+      { authInfo: ADMIN.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined },
     ]]);
   });
 });
@@ -147,7 +148,7 @@ describe('visibility: caching and cost', () => {
   it('paramHeaders(name, caller) answers a hidden tool as an unknown one (for a transport checking Mcp-Param-* first)', () => {
     const server = new McpServer({ name: 'h', version: '1' }, { logger: silent, visibility: adminOnly });
     server.tool('secret_region', { inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }, () => ({ content: [] }));
-    const user: VisibilityCaller = { authInfo: USER.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', session: undefined };
+    const user: VisibilityCaller = { authInfo: USER.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined };
     expect(server.paramHeaders('secret_region', user)).toBeUndefined();
     expect(server.paramHeaders('secret_region', { ...user, authInfo: ADMIN.authInfo })).toEqual([{ header: 'Region', field: 'mcp-param-region', path: ['region'], type: 'string' }]);
     // Without a caller (today's HTTP ladder) the headers are the tool's.

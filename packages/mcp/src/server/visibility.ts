@@ -14,47 +14,11 @@
  * @see MCP 2026-07-28 server/tools.mdx, server/prompts.mdx, server/resources.mdx "Error Handling" (unknown names
  *   are -32602; an unknown resource is resource-not-found)
  */
-import type { Era } from '../protocol/revisions.js';
-import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/types.js';
 import type { ServerRequestContext } from './context.js';
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
 import { page, type ListKind } from './pagination.js';
 import type { Registry, RegistryEntries } from './registry.js';
-import type { ServerSession } from './types.js';
-
-/** One item a visibility function is asked about: its kind, its name (a resource's URI, a template's URI template) and its listed descriptor. */
-export type VisibilityItem =
-  | { readonly kind: 'tool'; readonly name: string; readonly descriptor: Tool }
-  | { readonly kind: 'prompt'; readonly name: string; readonly descriptor: Prompt }
-  | { readonly kind: 'resource'; readonly name: string; readonly descriptor: Resource }
-  | { readonly kind: 'resourceTemplate'; readonly name: string; readonly descriptor: ResourceTemplate };
-
-/** Who is asking: the request's facts, as its handler's `ctx` has them. */
-export interface VisibilityCaller {
-  /** The transport's authentication facts (`ctx.authInfo`), untouched; `undefined` without authentication. */
-  readonly authInfo: unknown;
-  /** The client's self-reported `clientInfo` (not an identity: anyone may claim any name). */
-  readonly clientInfo: Implementation | undefined;
-  /** `modern` for a 2026-07-28 request, else `legacy`. */
-  readonly era: Era;
-  /** The revision the request is served at; `undefined` before a session negotiated one. */
-  readonly protocolVersion: string | undefined;
-  /** The session (legacy era), `undefined` on stateless requests. */
-  readonly session: ServerSession | undefined;
-}
-
-/**
- * Decides whether `item` exists for `caller`: `true` shows it. Called synchronously on every list request (once per
- * item) and on every call, read, `get` and completion naming an item; it must not throw (an exception fails the
- * request with -32603) and should be a pure function of its arguments, or lists and calls disagree.
- */
-export type Visibility = (item: VisibilityItem, caller: VisibilityCaller) => boolean;
-
-/**
- * The rule a mounted server's own {@link Visibility} adds to its items on the server it is mounted on: the item as
- * the mounted server names it, checked for the same caller.
- */
-export type EntryGate = (caller: VisibilityCaller) => boolean;
+import type { Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 
 /**
  * The `visibility` option, checked.
@@ -79,7 +43,7 @@ const ITEM_KIND = { tools: 'tool', prompts: 'prompt', resources: 'resource', res
  */
 export function callerOf(ctx: unknown): VisibilityCaller {
   const c = ctx as ServerRequestContext;
-  return { authInfo: c.authInfo, clientInfo: c.clientInfo, era: c.facts.era ?? 'legacy', protocolVersion: c.facts.protocolVersion, session: c.session };
+  return { authInfo: c.authInfo, clientInfo: c.clientInfo, era: c.facts.era ?? 'legacy', protocolVersion: c.facts.protocolVersion, sessionId: c.session?.id };
 }
 
 /** Whether the lists depend on the caller (a visibility function here, or on an item of a mounted server). */
