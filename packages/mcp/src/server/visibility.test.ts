@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcRequest, JsonRpcResponse, Logger } from '@switchboard/jsonrpc';
-import { connectRawClient } from '../testing/index.js';
+import { McpClient } from '../client/mcpClient.js';
+import { InMemoryEraVerdictStore } from '../client/verdicts.js';
+import { connectRawClient, inMemoryConnector } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './options.js';
 import type { Visibility, VisibilityCaller, VisibilityItem } from './options.js';
@@ -112,6 +114,26 @@ describe('visibility: one function decides list and call', () => {
       { authInfo: ADMIN.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined },
     ]]);
   });
+});
+
+describe('visibility through McpClient', () => {
+  for (const pin of ['2025-11-25', '2026-07-28'] as const) {
+    it(`${pin}: the hidden tool is neither listed nor callable, and the failure is the unknown tool's`, async () => {
+      const hidden = build({ visibility: adminOnly });
+      const absent = build({ withSecrets: false });
+      const open = async (server: McpServer) => McpClient.connect({ connector: inMemoryConnector(server, { connect: { authInfo: USER.authInfo } }), logger: silent, verdictStore: new InMemoryEraVerdictStore(), pin });
+      const a = await open(hidden.server);
+      const b = await open(absent.server);
+      expect((await a.listAllTools()).map((t) => t.name)).toEqual(['open']);
+      const failure = (client: McpClient) => client.callTool({ name: 'secret_drop' }).then(() => 'served', (error: unknown) => ({ ...(error as object), message: (error as Error).message }));
+      const got = await failure(a);
+      expect(got).toMatchObject({ code: -32602, message: 'Invalid params: unknown tool "secret_drop"' });
+      expect(got).toEqual(await failure(b));
+      expect(hidden.calls).toEqual([]);
+      await a.close();
+      await b.close();
+    });
+  }
 });
 
 describe('visibility: caching and cost', () => {
