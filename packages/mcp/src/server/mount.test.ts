@@ -106,6 +106,29 @@ describe('McpServer.mount: the mounted server served under its prefix', () => {
     });
   }
 
+  it('links a mounted tool or prompt returns to its own resources are renamed; other links are left as they are', async () => {
+    const child = weather();
+    child.tool('links', {}, () => ({
+      content: [
+        { type: 'resource_link', uri: 'weather://city/Oslo', name: 'oslo' },
+        { type: 'resource_link', uri: 'https://example.com/a', name: 'web' },
+        { type: 'resource', resource: { uri: 'weather://stations', text: 'Paris, Oslo' } },
+        { type: 'text', text: 'weather://stations' },
+      ],
+    }));
+    child.prompt('embed', {}, () => ({ messages: [{ role: 'user', content: { type: 'resource', resource: { uri: 'weather://stations', text: 'x' } } }] }));
+    const parent = main();
+    parent.mount('wx', child);
+    const client = await connect(parent, MODERN);
+    expect((await client.callTool({ name: 'wx_links' })).content).toEqual([
+      { type: 'resource_link', uri: 'wx+weather://city/Oslo', name: 'oslo' },
+      { type: 'resource_link', uri: 'https://example.com/a', name: 'web' },
+      { type: 'resource', resource: { uri: 'wx+weather://stations', text: 'Paris, Oslo' } },
+      { type: 'text', text: 'weather://stations' },
+    ]);
+    expect((await client.getPrompt({ name: 'wx_embed' })).messages).toEqual([{ role: 'user', content: { type: 'resource', resource: { uri: 'wx+weather://stations', text: 'x' } } }]);
+  });
+
   it('the mounted server keeps serving its own clients under its own names', async () => {
     const child = weather();
     main().mount('wx', child);
