@@ -4,13 +4,14 @@
  * this server's registry as they are (compiled schemas, handlers, completions), renamed: a call through this
  * server runs the other server's handler in this server's request pipeline, with this server's `ctx` (logging,
  * progress, elicitation and sampling in both eras, cancellation), with no second dispatch and no copy of the
- * arguments. The mount watches the other registry: what the other server registers or removes later appears or
- * goes here too (with this server's list-changed notifications), and a later registration on either side that
- * would make a name exist twice is refused by the registration itself, with a `TypeError` naming both owners.
+ * arguments; resource links its tools and prompts return to its own resources are renamed too. The mount watches
+ * the other registry: what the other server registers or removes later appears or goes here too (with this
+ * server's list-changed notifications), and a later registration on either side that would make a name exist
+ * twice is refused by the registration itself, with a `TypeError` naming both owners.
  *
  * What does not cross: the other server's options (page size, cache hints, limits) and its own endpoint's state
  * (its sessions, subscriptions, tasks); this server's govern. Its visibility function does cross: an item it
- * hides stays hidden here (checked with the mounted name, for the same caller).
+ * hides stays hidden here (asked about the item under its own name, for the same caller).
  *
  * @see MCP 2025-11-25 server/tools.mdx "Tool Names", "List Changed Notification"; server/resources.mdx
  *   "Subscriptions"
