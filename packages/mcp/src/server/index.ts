@@ -26,10 +26,9 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
-export type { ConnectOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions } from './options.js';
+export type { ConnectOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export type { CachePolicy } from './cachePolicy.js';
-export type { Visibility, VisibilityCaller, VisibilityItem } from './types.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export { InvalidInputResponseError } from './inputResponses.js';
 export {
