@@ -140,6 +140,14 @@ export interface ContextRequest {
  */
 export type ContextFactory<Ctx> = (ctx: Ctx, request: ContextRequest) => Ctx & HandlerContext;
 
+/**
+ * Runs in place of a handler call (see {@link Dispatcher.intercept}): it is given the handler the message's method
+ * is registered with, the params and the handler's context, and returns what the handler would (a value or a
+ * promise; thrown errors and rejections are answered as a handler's). It may call `handler` with other params or
+ * another context, once, later, or not at all (its own result then answers the message).
+ */
+export type HandlerInterceptor<Ctx> = (handler: MethodHandler<Ctx>, params: JsonRpcParams | undefined, ctx: Ctx & HandlerContext) => unknown;
+
 /** A signal that never aborts, shared by every dispatch that is given none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
@@ -202,6 +210,7 @@ export class Dispatcher<Ctx = unknown> {
   readonly #logger: Logger;
   readonly #guard: DispatcherOptions<Ctx>['guard'];
   readonly #createContext: ContextFactory<Ctx> | undefined;
+  #intercept: HandlerInterceptor<Ctx> | undefined = undefined;
 
   /**
    * @param options - See {@link DispatcherOptions}.
@@ -244,6 +253,17 @@ export class Dispatcher<Ctx = unknown> {
     return () => {
       if (this.#methods.get(method) === entry) this.#methods.delete(method);
     };
+  }
+
+  /**
+   * Sets (or with `undefined` removes) the one {@link HandlerInterceptor} every handler call then goes through: after
+   * the guard, the method lookup (-32601) and the validator (-32602), so a message refused by any of them never
+   * reaches it, and with the handler's context already built. Without one a handler is called directly (a field
+   * read is the whole cost). A protocol layer uses it for a middleware chain around its methods.
+   */
+  intercept(interceptor: HandlerInterceptor<Ctx> | undefined): void {
+    if (interceptor !== undefined && typeof interceptor !== 'function') throw new TypeError('Invalid interceptor: expected a function or undefined');
+    this.#intercept = interceptor;
   }
 
   /** Whether a handler is registered for `method` (own entries only). */
@@ -339,7 +359,8 @@ export class Dispatcher<Ctx = unknown> {
         factory !== undefined
           ? factory(ctx, request ?? { id, method, signal: NEVER_ABORTED })
           : handlerContext(ctx, id, method, request === undefined ? NEVER_ABORTED : request.signal);
-      result = entry.handler(params, handlerCtx);
+      const intercept = this.#intercept;
+      result = intercept === undefined ? entry.handler(params, handlerCtx) : intercept(entry.handler, params, handlerCtx);
     } catch (error) {
       return this.#failed(error, method, id);
     }

@@ -37,6 +37,8 @@ import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
 import { gateInbound } from './inboundGate.js';
+import type { Middleware, MiddlewareFilter } from './middleware/call.js';
+import { MiddlewareChain } from './middleware/chain.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/featureHost.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
@@ -172,6 +174,7 @@ export class McpServer {
   readonly #pendingListChanged = new Set<'tools' | 'resources' | 'prompts'>();
   readonly #host: ConnectionHost;
   readonly #tasks: ToolTasks;
+  readonly #middleware: MiddlewareChain;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -235,6 +238,12 @@ export class McpServer {
     this.#registerOperations(dispatcher, host);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
+    const modern = this.#modern;
+    this.#middleware = new MiddlewareChain({
+      dispatcher,
+      host: { logger: this.#logger, tool: (name) => registry.tools.get(name)?.descriptor },
+      complete: (method, result) => modern.decorate(method, result),
+    });
     this.#host = {
       dispatcher,
       logger: this.#logger,
@@ -360,6 +369,31 @@ export class McpServer {
    */
   notifyResourceUpdated(uri: string): Promise<void> {
     return this.#bus.publish({ type: 'resource_updated', uri });
+  }
+
+  /**
+   * Adds a middleware around every inbound request and notification, or only those whose method `filter.methods`
+   * lists. The first added is the outermost. Middleware runs after the protocol has judged the message (a message
+   * the transport or the inbound step refuses, or an unknown method, never reaches it) and before the operation
+   * (for a 2026-07-28 request: before its `requestState` is checked and its result decorated; for `tools/call`:
+   * before the tool is looked up and its arguments validated), in both eras and on every transport. Allowed at any
+   * time; a message keeps the chain it started with. Built-ins: `timingMiddleware`, `rateLimitMiddleware`,
+   * `toolTimeoutMiddleware`, `coerceArgumentsMiddleware`, `responseSizeMiddleware`.
+   *
+   * @returns a disposer that removes the middleware
+   * @throws TypeError when the middleware is not a function or the filter is malformed
+   * @example
+   * server.use(timingMiddleware());
+   * server.use({ methods: ['tools/call'] }, async (call, next) => {
+   *   const result = await next();
+   *   return result;
+   * });
+   */
+  use(middleware: Middleware): () => void;
+  use(filter: MiddlewareFilter, middleware: Middleware): () => void;
+  use(first: Middleware | MiddlewareFilter, second?: Middleware): () => void {
+    if (typeof first === 'function') return this.#middleware.add(undefined, first);
+    return this.#middleware.add(first, second as Middleware);
   }
 
   // ---------------------------------------------------------------------------------------------------------
