@@ -117,7 +117,8 @@ export function rateLimitMiddleware(options: RateLimitMiddlewareOptions = {}): M
     }
     buckets.set(key, bucket);
     if (bucket.tokens < 1) {
-      const retryAfterMs = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs));
+      // Rounded up, less a hair of floating-point error (0.998 tokens at 2/s is 1 ms, not 1.0000000000000009).
+      const retryAfterMs = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs - 1e-9));
       call.logger.debug('Request refused by the rate limit', { method: echo(call.method), caller: echo(key), retryAfterMs });
       throw new RateLimitedError(retryAfterMs);
     }
