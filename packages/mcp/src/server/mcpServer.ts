@@ -239,11 +239,8 @@ export class McpServer {
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
     const modern = this.#modern;
-    this.#middleware = new MiddlewareChain({
-      dispatcher,
-      host: { logger: this.#logger, tool: (name) => registry.tools.get(name)?.descriptor },
-      complete: (method, result) => modern.decorate(method, result),
-    });
+    const middlewareHost = { logger: this.#logger, tool: (name: string) => registry.tools.get(name)?.descriptor };
+    this.#middleware = new MiddlewareChain({ dispatcher, host: middlewareHost, complete: (method, result) => modern.decorate(method, result) });
     this.#host = {
       dispatcher,
       logger: this.#logger,
@@ -372,22 +369,15 @@ export class McpServer {
   }
 
   /**
-   * Adds a middleware around every inbound request and notification, or only those whose method `filter.methods`
-   * lists. The first added is the outermost. Middleware runs after the protocol has judged the message (a message
-   * the transport or the inbound step refuses, or an unknown method, never reaches it) and before the operation
-   * (for a 2026-07-28 request: before its `requestState` is checked and its result decorated; for `tools/call`:
-   * before the tool is looked up and its arguments validated), in both eras and on every transport. Allowed at any
-   * time; a message keeps the chain it started with. Built-ins: `timingMiddleware`, `rateLimitMiddleware`,
-   * `toolTimeoutMiddleware`, `coerceArgumentsMiddleware`, `responseSizeMiddleware`.
-   *
-   * @returns a disposer that removes the middleware
+   * Adds a middleware around every inbound request and notification (or those `filter.methods` names), in both eras
+   * and on every transport; the first added is the outermost. It runs after the protocol judged the message (what
+   * the inbound step refuses never reaches it) and before the operation (see `server/middleware/chain.ts`).
+   * Allowed at any time; a message keeps the chain it started with.
+   * @returns a disposer that removes it
    * @throws TypeError when the middleware is not a function or the filter is malformed
    * @example
    * server.use(timingMiddleware());
-   * server.use({ methods: ['tools/call'] }, async (call, next) => {
-   *   const result = await next();
-   *   return result;
-   * });
+   * server.use({ methods: ['tools/call'] }, (call, next) => (call.name === 'rm' ? { content: [], isError: true } : next()));
    */
   use(middleware: Middleware): () => void;
   use(filter: MiddlewareFilter, middleware: Middleware): () => void;
