@@ -13,7 +13,7 @@ function server(options: Parameters<typeof toolTimeoutMiddleware>[0]) {
   const reasons: unknown[] = [];
   const s = new McpServer({ name: 'deadlines', version: '1' }, { logger });
   s.tool('hang', {}, (_args, ctx) =>
-    new Promise((resolve) => {
+    new Promise<{ content: { type: 'text'; text: string }[] }>((resolve) => {
       ctx.signal.addEventListener('abort', () => {
         reasons.push(ctx.signal.reason);
         resolve({ content: [{ type: 'text', text: 'stopped' }] });
