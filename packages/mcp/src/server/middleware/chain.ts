@@ -14,6 +14,13 @@
  * Order: the first middleware added is the outermost (it runs first on the way in and last on the way out). The
  * list is copied on change: a message keeps the chain it started with, and `use` is allowed at any time, before or
  * after `connect`.
+ *
+ * Timing: `next()` is a promise, so a message a middleware covers is answered asynchronously even when its handler
+ * is synchronous. The handler still runs in the turn the message arrived in when every middleware before it calls
+ * `next()` at once (a session's `initialize` is recorded before the next message is judged), but its answer is no
+ * longer sent before the next message is dispatched. Only a client that sends requests behind `initialize` before
+ * its answer can tell, which MCP 2025-11-25 basic/lifecycle.mdx "Initialization" says a client SHOULD NOT do
+ * (pings aside).
  */
 import type { Dispatcher, HandlerInterceptor, JsonRpcParams, MethodHandler } from '@switchboard/jsonrpc';
 import type { DispatchContext } from '../connection.js';
