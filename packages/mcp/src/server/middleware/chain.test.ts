@@ -183,6 +183,20 @@ describe('McpServer.use: the middleware chain', () => {
     expect(seen).toEqual(['initialize', 'notifications/initialized']);
   });
 
+  it('runs a handler in its message\'s turn when the middlewares call next() at once: a pipelined request sees the session initialize made', async () => {
+    const server = makeServer();
+    server.use(async (_call, next) => {
+      const result = await next();
+      return result;
+    });
+    const raw = await connectRawClient(server);
+    void raw.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'eager', version: '1' } } });
+    void raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    void raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(await raw.waitFor((m) => 'id' in m && m.id === 2)).toMatchObject({ result: { tools: expect.any(Array) } });
+    await raw.close();
+  });
+
   it('is added or removed at any time, also after connect; a disposer removes one middleware', async () => {
     const server = makeServer();
     const raw = await connectRawClient(server);
