@@ -37,6 +37,8 @@ import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
 import { gateInbound } from './inboundGate.js';
+import type { Middleware, MiddlewareFilter } from './middleware/call.js';
+import { MiddlewareChain } from './middleware/chain.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/featureHost.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
@@ -177,6 +179,7 @@ export class McpServer {
   readonly #mounts: MountPoint;
   /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
   #toolSearch: ToolSearch | undefined;
+  readonly #middleware: MiddlewareChain;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -250,6 +253,9 @@ export class McpServer {
     this.#registerOperations(dispatcher, host, options);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
+    const modern = this.#modern;
+    const middlewareHost = { logger: this.#logger, tool: (name: string) => registry.tools.get(name)?.descriptor };
+    this.#middleware = new MiddlewareChain({ dispatcher, host: middlewareHost, complete: (method, result) => modern.decorate(method, result) });
     this.#host = {
       dispatcher,
       logger: this.#logger,
@@ -403,6 +409,24 @@ export class McpServer {
   mount(prefix: string, server: McpServer): () => void {
     if (!(server instanceof McpServer)) throw new TypeError('Invalid mount: expected an McpServer to mount');
     return mountServer({ parent: this.#mounts, child: server.#mounts, prefix });
+  }
+
+  /**
+   * Adds a middleware around every inbound request and notification (or those `filter.methods` names), in both eras
+   * and on every transport; the first added is the outermost. It runs after the protocol judged the message (what
+   * the inbound step refuses never reaches it) and before the operation (see `server/middleware/chain.ts`).
+   * Allowed at any time; a message keeps the chain it started with.
+   * @returns a disposer that removes it
+   * @throws TypeError when the middleware is not a function or the filter is malformed
+   * @example
+   * server.use(timingMiddleware());
+   * server.use({ methods: ['tools/call'] }, (call, next) => (call.name === 'rm' ? { content: [], isError: true } : next()));
+   */
+  use(middleware: Middleware): () => void;
+  use(filter: MiddlewareFilter, middleware: Middleware): () => void;
+  use(first: Middleware | MiddlewareFilter, second?: Middleware): () => void {
+    if (typeof first === 'function') return this.#middleware.add(undefined, first);
+    return this.#middleware.add(first, second as Middleware);
   }
 
   // ---------------------------------------------------------------------------------------------------------
