@@ -13,7 +13,7 @@
 // process and stops it by its PID. Results: bench/results/<run>.jsonl (one JSON line per measurement),
 // bench/results/latest.md, bench/results/ratios.svg.
 import { mkdirSync, appendFileSync, readFileSync } from 'node:fs';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -154,6 +154,13 @@ if (modeName === 'smoke') {
     });
     log(`${res.ok ? 'ok   ' : r.pending ? 'XFAIL' : 'FAIL '}  ${r.key.padEnd(28)} ${res.ok ? `${res.requests} calls checked` : res.firstFailure}`);
     record('smoke', r, {}, res);
+  }
+  // The middleware chain (bench/middleware.mjs): the same tool call with ten no-op middlewares, both eras, checked.
+  if (selected('smoke', 'middleware')) {
+    const child = spawnSync(process.execPath, [join(here, 'middleware.mjs'), '--smoke'], { encoding: 'utf8', timeout: 60000 });
+    const res = child.status === 0 ? { ok: true, failures: 0 } : { ok: false, failures: 1, firstFailure: (child.stderr || child.stdout || String(child.error)).trim().split('\n').pop() };
+    log(`${res.ok ? 'ok   ' : 'FAIL '}  ${'middleware'.padEnd(28)} ${res.ok ? 'ten no-op middlewares, both eras, calls checked' : res.firstFailure}`);
+    record('smoke', { key: 'middleware' }, {}, res);
   }
 }
 

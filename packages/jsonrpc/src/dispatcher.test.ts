@@ -290,3 +290,45 @@ describe('Dispatcher echoes', () => {
     });
   });
 });
+
+describe('Dispatcher.intercept', () => {
+  it('runs every handler call through the interceptor, which may change params, answer itself, or throw', async () => {
+    const dispatcher = new Dispatcher();
+    dispatcher.register('add', (params) => (params as number[])[0]! + (params as number[])[1]!);
+    dispatcher.register('note', () => 'ignored');
+    const seen: unknown[] = [];
+    dispatcher.intercept((handler, params, ctx) => {
+      seen.push([ctx.method, ctx.id]);
+      if (ctx.method === 'add' && (params as number[])[0] === 0) return 'short-circuit';
+      if (ctx.method === 'add' && (params as number[])[0] === -1) throw new JsonRpcError(-32001, 'refused');
+      return handler((params as number[]).map((n) => n * 10), ctx);
+    });
+    expect(await reply(dispatcher, request(1, 'add', [1, 2]))).toEqual({ jsonrpc: '2.0', id: 1, result: 30 });
+    expect(await reply(dispatcher, request(2, 'add', [0, 2]))).toEqual({ jsonrpc: '2.0', id: 2, result: 'short-circuit' });
+    expect(await reply(dispatcher, request(3, 'add', [-1, 2]))).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32001, message: 'refused' } });
+    expect(await reply(dispatcher, JSON.stringify({ jsonrpc: '2.0', method: 'note', params: [1] }))).toBeUndefined();
+    expect(seen).toEqual([['add', 1], ['add', 2], ['add', 3], ['note', undefined]]);
+  });
+
+  it('is not called for what the guard, the method table or a validator refuses; undefined removes it', async () => {
+    const dispatcher = new Dispatcher({ guard: (message) => (message.method === 'guarded' ? new JsonRpcError(-32600, 'no') : undefined) });
+    dispatcher.register('guarded', () => 1);
+    dispatcher.register('checked', () => 1, { validate: () => 'bad' });
+    dispatcher.register('ok', () => 'handler');
+    let calls = 0;
+    dispatcher.intercept((handler, params, ctx) => {
+      calls++;
+      return handler(params, ctx);
+    });
+    await reply(dispatcher, request(1, 'guarded'));
+    await reply(dispatcher, request(2, 'missing'));
+    await reply(dispatcher, request(3, 'checked'));
+    expect(calls).toBe(0);
+    await reply(dispatcher, request(4, 'ok'));
+    expect(calls).toBe(1);
+    dispatcher.intercept(undefined);
+    expect(await reply(dispatcher, request(5, 'ok'))).toEqual({ jsonrpc: '2.0', id: 5, result: 'handler' });
+    expect(calls).toBe(1);
+    expect(() => dispatcher.intercept('x' as never)).toThrow(TypeError);
+  });
+});

@@ -140,6 +140,14 @@ export interface ContextRequest {
  */
 export type ContextFactory<Ctx> = (ctx: Ctx, request: ContextRequest) => Ctx & HandlerContext;
 
+/**
+ * Runs in place of a handler call (see {@link Dispatcher.intercept}): it is given the handler the message's method
+ * is registered with, the params and the handler's context, and returns what the handler would (a value or a
+ * promise; thrown errors and rejections are answered as a handler's). It may call `handler` with other params or
+ * another context, once, later, or not at all (its own result then answers the message).
+ */
+export type HandlerInterceptor<Ctx> = (handler: MethodHandler<Ctx>, params: JsonRpcParams | undefined, ctx: Ctx & HandlerContext) => unknown;
+
 /** A signal that never aborts, shared by every dispatch that is given none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
@@ -197,11 +205,18 @@ function handlerContext<Ctx>(
  * // '{"jsonrpc":"2.0","id":1,"result":19}'
  */
 export class Dispatcher<Ctx = unknown> {
-  readonly #methods = new Map<string, MethodEntry<Ctx>>();
+  /** The registered methods. */
+  readonly #registered = new Map<string, MethodEntry<Ctx>>();
+  /**
+   * What dispatch reads: {@link Dispatcher.#registered} itself, or while an interceptor is set a map of the same
+   * entries whose handlers go through it (so without one, dispatch is exactly what it was before interceptors).
+   */
+  #methods: Map<string, MethodEntry<Ctx>> = this.#registered;
   readonly #maxBatchSize: number;
   readonly #logger: Logger;
   readonly #guard: DispatcherOptions<Ctx>['guard'];
   readonly #createContext: ContextFactory<Ctx> | undefined;
+  #interceptor: HandlerInterceptor<Ctx> | undefined = undefined;
 
   /**
    * @param options - See {@link DispatcherOptions}.
@@ -240,15 +255,51 @@ export class Dispatcher<Ctx = unknown> {
     }
     if (typeof handler !== 'function') throw new TypeError(`Invalid handler for "${method}": expected a function`);
     const entry: MethodEntry<Ctx> = { handler, validate: options?.validate, kind: options?.kind ?? 'any' };
-    this.#methods.set(method, entry);
+    this.#registered.set(method, entry);
+    if (this.#methods !== this.#registered) this.#methods.set(method, this.#intercepted(entry));
     return () => {
-      if (this.#methods.get(method) === entry) this.#methods.delete(method);
+      if (this.#registered.get(method) !== entry) return;
+      this.#registered.delete(method);
+      this.#methods.delete(method);
+    };
+  }
+
+  /**
+   * Sets (or with `undefined` removes) the one {@link HandlerInterceptor} every handler call then goes through: after
+   * the guard, the method lookup (-32601) and the validator (-32602), so a message refused by any of them never
+   * reaches it, and with the handler's context already built. Without one, dispatch is what it is without this
+   * method: the interceptor is put in front of each handler of the method table while it is set, never tested for
+   * per message. A protocol layer uses it for a middleware chain around its methods.
+   */
+  intercept(interceptor: HandlerInterceptor<Ctx> | undefined): void {
+    if (interceptor !== undefined && typeof interceptor !== 'function') throw new TypeError('Invalid interceptor: expected a function or undefined');
+    if (interceptor === this.#interceptor) return;
+    this.#interceptor = interceptor;
+    if (interceptor === undefined) {
+      this.#methods = this.#registered;
+      return;
+    }
+    const methods = new Map<string, MethodEntry<Ctx>>();
+    for (const [method, entry] of this.#registered) methods.set(method, this.#intercepted(entry));
+    this.#methods = methods;
+  }
+
+  /** `entry` with its handler called through the interceptor (read at each call, so it is always the current one). */
+  #intercepted(entry: MethodEntry<Ctx>): MethodEntry<Ctx> {
+    const handler = entry.handler;
+    return {
+      handler: (params, ctx) => {
+        const interceptor = this.#interceptor;
+        return interceptor === undefined ? handler(params, ctx) : interceptor(handler, params, ctx);
+      },
+      validate: entry.validate,
+      kind: entry.kind,
     };
   }
 
   /** Whether a handler is registered for `method` (own entries only). */
   has(method: string): boolean {
-    return this.#methods.has(method);
+    return this.#registered.has(method);
   }
 
   /**

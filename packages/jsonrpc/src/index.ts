@@ -33,6 +33,7 @@ export type {
   ContextRequest,
   DispatcherOptions,
   HandlerContext,
+  HandlerInterceptor,
   MethodHandler,
   MethodOptions,
   ParamsValidator,

@@ -37,6 +37,8 @@ import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
 import { gateInbound } from './inboundGate.js';
+import type { Middleware, MiddlewareFilter } from './middleware/call.js';
+import { MiddlewareChain } from './middleware/chain.js';
 import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/featureHost.js';
 import { getPrompt, listPrompts } from './features/prompts.js';
@@ -48,8 +50,7 @@ import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
 import { listsPerCaller, visibilityOption, visibleToCaller, visibleTool, type VisibilityHost } from './visibility.js';
-import type { VisibilityCaller } from './types.js';
-import type { ConnectOptions, McpServerOptions } from './options.js';
+import type { ConnectOptions, McpServerOptions, VisibilityCaller } from './options.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
@@ -176,9 +177,9 @@ export class McpServer {
   readonly #host: ConnectionHost;
   readonly #tasks: ToolTasks;
   readonly #mounts: MountPoint;
-  readonly #visibilityHost: VisibilityHost;
   /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
   #toolSearch: ToolSearch | undefined;
+  readonly #middleware: MiddlewareChain;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -240,7 +241,6 @@ export class McpServer {
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
     const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize, visibility };
-    this.#visibilityHost = { registry: this.#registry, visibility };
     this.#mounts = new MountPoint({
       registry: this.#registry,
       visibility,
@@ -253,6 +253,9 @@ export class McpServer {
     this.#registerOperations(dispatcher, host, options);
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
+    const modern = this.#modern;
+    const middlewareHost = { logger: this.#logger, tool: (name: string) => registry.tools.get(name)?.descriptor };
+    this.#middleware = new MiddlewareChain({ dispatcher, host: middlewareHost, complete: (method, result) => modern.decorate(method, result) });
     this.#host = {
       dispatcher,
       logger: this.#logger,
@@ -296,16 +299,12 @@ export class McpServer {
    * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata Headers"
    */
   paramHeaders(toolName: string, caller?: VisibilityCaller): readonly ParamHeader[] | undefined {
-    return caller === undefined ? this.#registry.tools.get(toolName)?.paramHeaders : visibleToCaller(this.#visibilityHost, toolName, caller)?.paramHeaders;
+    return caller === undefined ? this.#registry.tools.get(toolName)?.paramHeaders : visibleToCaller(this.#mounts.options, toolName, caller)?.paramHeaders;
   }
 
-  /**
-   * What `visibility.ts` checks against (this server's registry and visibility function), for the features that
-   * search or call tools on a caller's behalf (`visibleTool`, `visibleEntries`).
-   * @internal
-   */
+  /** This server's registry and visibility function, for a catalog search (`visibility.ts`). @internal */
   get visibilityHost(): VisibilityHost {
-    return this.#visibilityHost;
+    return this.#mounts.options;
   }
 
   /** Live sessions (one per connected transport). */
@@ -394,19 +393,11 @@ export class McpServer {
   }
 
   /**
-   * Serves `server`'s tools, prompts, resources, resource templates and completions from this server, renamed
-   * under `prefix`: tool and prompt `name` as `<prefix>_<name>`, a resource URI `scheme:rest` as
-   * `<prefix>+scheme:rest` (and its URI templates alike; see `namespace.ts`). Its handlers run in this server's
-   * pipeline with this server's `ctx`. What it registers or removes later appears or goes here (with this
-   * server's `list_changed` notifications), its `notifyResourceUpdated` reaches this server's subscribers under
-   * the renamed URI, and this server advertises the union of both servers' primitive capabilities. Its own
-   * visibility function still hides what it hides; this server's applies on top. A server may be mounted on
-   * several servers, and servers nest.
-   *
-   * A name that would exist twice is refused: at mount time (nothing is mounted), and afterwards by the
-   * registration that would cause it, on either server (`tool()`, `prompt()`, `resource()`,
-   * `resourceTemplate()` or a nested `mount()` throws and registers nothing).
-   *
+   * Serves `server`'s tools, prompts, resources, templates and completions from this one, renamed under `prefix`
+   * (`<prefix>_<name>`, `<prefix>+scheme:rest`; `namespace.ts`), its handlers run with this server's `ctx`; later
+   * changes on it, its resource updates and its capabilities propagate here (`mount.ts`). A name that would exist
+   * twice is refused at mount time (nothing mounted) and later by the registration that would cause it, on either
+   * server (it throws and registers nothing).
    * @param prefix a lower-case letter, then lower-case letters, digits or `-`
    * @param server the server to serve from this one (it keeps serving its own connections too)
    * @returns the unmount function: its entries leave this server (idempotent)
@@ -418,6 +409,24 @@ export class McpServer {
   mount(prefix: string, server: McpServer): () => void {
     if (!(server instanceof McpServer)) throw new TypeError('Invalid mount: expected an McpServer to mount');
     return mountServer({ parent: this.#mounts, child: server.#mounts, prefix });
+  }
+
+  /**
+   * Adds a middleware around every inbound request and notification (or those `filter.methods` names), in both eras
+   * and on every transport; the first added is the outermost. It runs after the protocol judged the message (what
+   * the inbound step refuses never reaches it) and before the operation (see `server/middleware/chain.ts`).
+   * Allowed at any time; a message keeps the chain it started with.
+   * @returns a disposer that removes it
+   * @throws TypeError when the middleware is not a function or the filter is malformed
+   * @example
+   * server.use(timingMiddleware());
+   * server.use({ methods: ['tools/call'] }, (call, next) => (call.name === 'rm' ? { content: [], isError: true } : next()));
+   */
+  use(middleware: Middleware): () => void;
+  use(filter: MiddlewareFilter, middleware: Middleware): () => void;
+  use(first: Middleware | MiddlewareFilter, second?: Middleware): () => void {
+    if (typeof first === 'function') return this.#middleware.add(undefined, first);
+    return this.#middleware.add(first, second as Middleware);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -513,7 +522,7 @@ export class McpServer {
     request('ping', () => EMPTY_RESULT);
     // Tool-search mode lists the search and call tools instead of the catalog (features/toolSearch.ts); the one
     // visibility function decides what it lists, finds and calls, as it does for tools/list.
-    const visibilityHost = this.#visibilityHost;
+    const visibilityHost = this.#mounts.options;
     const visible = (tool: Tool, ctx: unknown): boolean => !listsPerCaller(visibilityHost) || visibleTool(visibilityHost, tool.name, ctx) !== undefined;
     const search = options.toolSearch === undefined ? undefined : new ToolSearch({ registry: host.registry, calls: tools, pageSize: host.pageSize, visible }, options.toolSearch);
     this.#toolSearch = search;

@@ -41,6 +41,10 @@ function weather(): McpServer {
     const who = await ctx.elicit(ASK, { key: 'who' });
     return { content: [{ type: 'text', text: `${city}: sunny, ${String(who.content?.name)} (aborted: ${String(ctx.signal.aborted)})` }] };
   });
+  s.tool('summary', {}, async (_args, ctx) => {
+    const sampled = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }], maxTokens: 10 });
+    return { content: [{ type: 'text', text: `model said: ${JSON.stringify(sampled.content)}` }] };
+  });
   s.prompt('outlook', { arguments: [{ name: 'city', required: true }], complete: { city: (value) => ['Paris', 'Pisa', 'Oslo'].filter((c) => c.startsWith(value)) } }, ({ city }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Outlook for ${city}?` } }],
   }));
@@ -64,6 +68,7 @@ async function connect(s: McpServer, pin: ProtocolRevision, options: { notificat
     verdictStore: new InMemoryEraVerdictStore(),
     pin,
     onElicitation: () => Promise.resolve({ action: 'accept' as const, content: { name: 'Ada' } }),
+    onSampling: () => Promise.resolve({ role: 'assistant' as const, content: { type: 'text' as const, text: 'mild' }, model: 'm' }),
     notifications: options.notifications,
   });
   clients.push(client);
@@ -77,7 +82,7 @@ describe('McpServer.mount: the mounted server served under its prefix', () => {
       parent.mount('wx', weather());
       const logs: unknown[] = [];
       const client = await connect(parent, pin, { notifications: { message: (p: unknown) => logs.push(p) } });
-      expect((await client.listAllTools()).map((t) => t.name)).toEqual(['echo', 'wx_forecast']);
+      expect((await client.listAllTools()).map((t) => t.name)).toEqual(['echo', 'wx_forecast', 'wx_summary']);
       expect((await client.listAllPrompts()).map((p) => p.name)).toEqual(['wx_outlook']);
       expect((await client.listAllResources()).map((r) => r.uri)).toEqual(['wx+weather://stations']);
       expect((await client.listAllResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['wx+weather://city/{name}']);
@@ -89,7 +94,13 @@ describe('McpServer.mount: the mounted server served under its prefix', () => {
         // A session carries the log and the progress as the handler sends them.
         expect(logs).toEqual([{ level: 'info', data: 'forecast for Oslo' }]);
         expect(progress).toEqual([expect.objectContaining({ progress: 1, total: 2, message: 'halfway' })]);
+      } else {
+        // 2026-07-28: the handler runs once per round (the elicitation's input_required, then the retry); each
+        // round's progress reaches the request's progress token. No log without a requested log level.
+        expect(progress).toEqual([expect.objectContaining({ progress: 1, total: 2, message: 'halfway' }), expect.objectContaining({ progress: 1, total: 2, message: 'halfway' })]);
+        expect(logs).toEqual([]);
       }
+      expect((await client.callTool({ name: 'wx_summary' })).content).toEqual([{ type: 'text', text: 'model said: {"type":"text","text":"mild"}' }]);
       // Arguments are checked against the mounted tool's own compiled schema.
       expect(await client.callTool({ name: 'wx_forecast', arguments: {} })).toMatchObject({ isError: true });
 
@@ -106,11 +117,34 @@ describe('McpServer.mount: the mounted server served under its prefix', () => {
     });
   }
 
+  it('links a mounted tool or prompt returns to its own resources are renamed; other links are left as they are', async () => {
+    const child = weather();
+    child.tool('links', {}, () => ({
+      content: [
+        { type: 'resource_link', uri: 'weather://city/Oslo', name: 'oslo' },
+        { type: 'resource_link', uri: 'https://example.com/a', name: 'web' },
+        { type: 'resource', resource: { uri: 'weather://stations', text: 'Paris, Oslo' } },
+        { type: 'text', text: 'weather://stations' },
+      ],
+    }));
+    child.prompt('embed', {}, () => ({ messages: [{ role: 'user', content: { type: 'resource', resource: { uri: 'weather://stations', text: 'x' } } }] }));
+    const parent = main();
+    parent.mount('wx', child);
+    const client = await connect(parent, MODERN);
+    expect((await client.callTool({ name: 'wx_links' })).content).toEqual([
+      { type: 'resource_link', uri: 'wx+weather://city/Oslo', name: 'oslo' },
+      { type: 'resource_link', uri: 'https://example.com/a', name: 'web' },
+      { type: 'resource', resource: { uri: 'wx+weather://stations', text: 'Paris, Oslo' } },
+      { type: 'text', text: 'weather://stations' },
+    ]);
+    expect((await client.getPrompt({ name: 'wx_embed' })).messages).toEqual([{ role: 'user', content: { type: 'resource', resource: { uri: 'wx+weather://stations', text: 'x' } } }]);
+  });
+
   it('the mounted server keeps serving its own clients under its own names', async () => {
     const child = weather();
     main().mount('wx', child);
     const client = await connect(child, LEGACY);
-    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['forecast']);
+    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['forecast', 'summary']);
   });
 
   it('pages the merged lists with the existing cursors', async () => {
@@ -232,11 +266,11 @@ describe('McpServer.mount: changes propagated', () => {
     const remove = child.tool('late', {}, () => ({ content: [] }));
     await settle();
     expect(changed).toBe(1);
-    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['echo', 'wx_forecast', 'wx_late']);
+    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['echo', 'wx_forecast', 'wx_summary', 'wx_late']);
     remove();
     await settle();
     expect(changed).toBe(2);
-    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['echo', 'wx_forecast']);
+    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['echo', 'wx_forecast', 'wx_summary']);
     unmount();
     unmount(); // idempotent
     await settle();

@@ -4,29 +4,29 @@
  * this server's registry as they are (compiled schemas, handlers, completions), renamed: a call through this
  * server runs the other server's handler in this server's request pipeline, with this server's `ctx` (logging,
  * progress, elicitation and sampling in both eras, cancellation), with no second dispatch and no copy of the
- * arguments. The mount watches the other registry: what the other server registers or removes later appears or
- * goes here too (with this server's list-changed notifications), and a later registration on either side that
- * would make a name exist twice is refused by the registration itself, with a `TypeError` naming both owners.
+ * arguments; resource links its tools and prompts return to its own resources are renamed too. The mount watches
+ * the other registry: what the other server registers or removes later appears or goes here too (with this
+ * server's list-changed notifications), and a later registration on either side that would make a name exist
+ * twice is refused by the registration itself, with a `TypeError` naming both owners.
  *
  * What does not cross: the other server's options (page size, cache hints, limits) and its own endpoint's state
  * (its sessions, subscriptions, tasks); this server's govern. Its visibility function does cross: an item it
- * hides stays hidden here (checked with the mounted name, for the same caller).
+ * hides stays hidden here (asked about the item under its own name, for the same caller).
  *
  * @see MCP 2025-11-25 server/tools.mdx "Tool Names", "List Changed Notification"; server/resources.mdx
  *   "Subscriptions"
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { ServerCapabilities } from '../protocol/types.js';
+import type { ReadResourceResult, ServerCapabilities } from '../protocol/types.js';
 import { checkToolDefinition } from './definitions.js';
 import { checkMountPrefix, prefixedName, prefixedUri, prefixedUriTemplate, unprefixedUri } from './namespace.js';
 import type { ListKind } from './pagination.js';
 import { isRecord } from './params.js';
 import type { EntryOrigin, Registry, RegistryChange, RegistryEntries } from './registry.js';
-import type { ReadResourceResult } from '../protocol/types.js';
 import type { RequestContext } from './types.js';
+import type { Visibility, VisibilityCaller } from './options.js';
 import { UriTemplate } from './uriTemplate.js';
 import { itemOf } from './visibility.js';
-import type { EntryGate, Visibility } from './types.js';
 
 /** What composition needs of one server: made by `McpServer` for itself, read only here. */
 export interface MountPointOptions {
@@ -86,16 +86,69 @@ function withPrefixedContents(prefix: string, result: unknown): unknown {
   return { ...result, contents };
 }
 
+/** Whether the server of `registry` serves `uri` itself (a static resource, or a URI one of its templates matches). */
+function serves(registry: Registry, uri: string): boolean {
+  if (registry.resources.has(uri)) return true;
+  for (const entry of registry.templates.values()) if (entry.template.match(uri) !== undefined) return true;
+  return false;
+}
+
+/**
+ * A content block naming a resource the mounted server serves (`resource_link`, or an embedded `resource`), named
+ * as this server serves it; any other block (a link elsewhere, `https:` say) as it is.
+ * @see MCP 2025-11-25 server/tools.mdx "Resource Links", "Embedded Resources"
+ */
+function relinkedBlock(block: unknown, relink: (uri: string) => string | undefined): unknown {
+  if (!isRecord(block)) return block;
+  if (block.type === 'resource_link' && typeof block.uri === 'string') {
+    const uri = relink(block.uri);
+    return uri === undefined ? block : { ...block, uri };
+  }
+  if (block.type === 'resource' && isRecord(block.resource) && typeof block.resource.uri === 'string') {
+    const uri = relink(block.resource.uri);
+    return uri === undefined ? block : { ...block, resource: { ...block.resource, uri } };
+  }
+  return block;
+}
+
+/** `result` (a tool result or a prompt result) with its resource links relinked; the same object when none is. */
+function relinked(result: unknown, relink: (uri: string) => string | undefined): unknown {
+  if (result instanceof Promise) return result.then((r: unknown) => relinked(r, relink));
+  if (!isRecord(result)) return result;
+  if (Array.isArray(result.content)) {
+    // Most results hold no resource block: they are returned as they are, with no copy.
+    if (!result.content.some((b: unknown) => isRecord(b) && (b.type === 'resource_link' || b.type === 'resource'))) return result;
+    const content = result.content.map((b: unknown) => relinkedBlock(b, relink));
+    return content.some((b, i) => b !== (result.content as unknown[])[i]) ? { ...result, content } : result;
+  }
+  if (Array.isArray(result.messages)) {
+    let changed = false;
+    const messages = result.messages.map((m: unknown) => {
+      if (!isRecord(m)) return m;
+      const content = relinkedBlock(m.content, relink);
+      if (content === m.content) return m;
+      changed = true;
+      return { ...m, content };
+    });
+    return changed ? { ...result, messages } : result;
+  }
+  return result;
+}
+
 /** How one mount renames and wraps the entries of the mounted server. */
 class Translation {
   readonly #prefix: string;
   readonly #child: MountPoint;
   readonly #logger: Logger;
+  /** The URI here of a URI the mounted server serves; `undefined` for any other. */
+  readonly #relink: (uri: string) => string | undefined;
 
   constructor(prefix: string, child: MountPoint, logger: Logger) {
     this.#prefix = prefix;
     this.#child = child;
     this.#logger = logger;
+    const below = child.options.registry;
+    this.#relink = (uri) => (serves(below, uri) ? prefixedUri(prefix, uri) : undefined);
   }
 
   /** Who owns the entry `key` of list `kind` here, as a conflict names it. */
@@ -114,11 +167,16 @@ class Translation {
       case 'tools': {
         const tool = entry as RegistryEntries['tools'];
         const legacyDescriptor = tool.legacyDescriptor === undefined ? undefined : { ...tool.legacyDescriptor, name: at };
-        return { ...tool, ...origin, descriptor: { ...tool.descriptor, name: at }, legacyDescriptor } as RegistryEntries[K];
+        // Links to the mounted server's own resources are renamed so the client can read them here.
+        const relink = this.#relink;
+        const handler = (args: never, ctx: RequestContext): unknown => relinked(tool.handler(args, ctx), relink);
+        return { ...tool, ...origin, descriptor: { ...tool.descriptor, name: at }, legacyDescriptor, handler } as RegistryEntries[K];
       }
       case 'prompts': {
         const prompt = entry as RegistryEntries['prompts'];
-        return { ...prompt, ...origin, descriptor: { ...prompt.descriptor, name: at } } as RegistryEntries[K];
+        const relink = this.#relink;
+        const handler = (args: Readonly<Record<string, string>>, ctx: RequestContext): unknown => relinked(prompt.handler(args, ctx), relink);
+        return { ...prompt, ...origin, descriptor: { ...prompt.descriptor, name: at }, handler } as RegistryEntries[K];
       }
       case 'resources': {
         const resource = entry as RegistryEntries['resources'];
@@ -148,12 +206,12 @@ class Translation {
   }
 
   /** The mounted server's visibility rule (and its own mounted servers') for `entry`, for the caller here. */
-  #gate<K extends ListKind>(kind: K, entry: RegistryEntries[K]): EntryGate | undefined {
+  #gate<K extends ListKind>(kind: K, entry: RegistryEntries[K]): ((caller: VisibilityCaller) => boolean) | undefined {
     const visibility = this.#child.options.visibility;
     const inner = entry.gate;
     if (visibility === undefined) return inner;
     const item = itemOf(kind, entry);
-    return (caller) => (inner === undefined || inner(caller)) && visibility(item, caller) === true;
+    return (caller: VisibilityCaller) => (inner === undefined || inner(caller)) && visibility(item, caller) === true;
   }
 }
 

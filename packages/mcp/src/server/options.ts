@@ -4,14 +4,14 @@
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import type { ProtocolRevision } from '../protocol/revisions.js';
-import type { ServerCapabilities } from '../protocol/types.js';
+import type { Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
+import type { Era } from '../protocol/revisions.js';
 import type { NotificationBus } from '../stores/notificationBus.js';
 import type { TaskStore } from '../stores/taskStore.js';
 import type { CachePolicy } from './cachePolicy.js';
 import type { CacheableMethod } from '../protocol/methods.js';
 import type { RequestStateOptions } from './requestState.js';
 import type { RequestStateStore } from '../stores/requestStateStore.js';
-import type { Visibility } from './types.js';
 
 /** Task limits and defaults of a server ({@link McpServerOptions.tasks}). */
 export interface ServerTaskOptions {
@@ -231,3 +231,30 @@ export interface ConnectOptions {
   readonly batches?: boolean;
 }
 
+/** One item a visibility function is asked about: its kind, its name (a resource's URI, a template's URI template) and its listed descriptor. */
+export type VisibilityItem =
+  | { readonly kind: 'tool'; readonly name: string; readonly descriptor: Tool }
+  | { readonly kind: 'prompt'; readonly name: string; readonly descriptor: Prompt }
+  | { readonly kind: 'resource'; readonly name: string; readonly descriptor: Resource }
+  | { readonly kind: 'resourceTemplate'; readonly name: string; readonly descriptor: ResourceTemplate };
+
+/** Who is asking: the request's facts, as its handler's `ctx` has them. */
+export interface VisibilityCaller {
+  /** The transport's authentication facts (`ctx.authInfo`), untouched; `undefined` without authentication. */
+  readonly authInfo: unknown;
+  /** The client's self-reported `clientInfo` (not an identity: anyone may claim any name). */
+  readonly clientInfo: Implementation | undefined;
+  /** `modern` for a 2026-07-28 request, else `legacy`. */
+  readonly era: Era;
+  /** The revision the request is served at; `undefined` before a session negotiated one. */
+  readonly protocolVersion: string | undefined;
+  /** The id of the session the request arrived on (legacy era, a transport that names sessions); else `undefined`. */
+  readonly sessionId: string | undefined;
+}
+
+/**
+ * Decides whether `item` exists for `caller`: `true` shows it. Called synchronously on every list request (once per
+ * item) and on every call, read, `get` and completion naming an item; it must not throw (an exception fails the
+ * request with -32603) and should be a pure function of its arguments, or lists and calls disagree.
+ */
+export type Visibility = (item: VisibilityItem, caller: VisibilityCaller) => boolean;

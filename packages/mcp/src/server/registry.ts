@@ -25,7 +25,7 @@ import type {
 } from './types.js';
 import { UriTemplate } from './uriTemplate.js';
 import { checkCachePolicy, type CachePolicy } from './cachePolicy.js';
-import type { EntryGate } from './types.js';
+import type { VisibilityCaller } from './options.js';
 
 /**
  * Where an entry comes from, when not from its own server's registration: a mounted server (`mount.ts`). Every
@@ -34,8 +34,8 @@ import type { EntryGate } from './types.js';
 export interface EntryOrigin {
   /** Who registered it, as a conflict names it (`mounted server "weather" (prefix "w")`); `undefined`: this server. */
   readonly owner?: string;
-  /** The mounted server's own visibility rule for it (see `visibility.ts`); `undefined`: none. */
-  readonly gate?: EntryGate;
+  /** The mounted server's own visibility rule for it, for a caller here (see `visibility.ts`); `undefined`: none. */
+  readonly gate?: (caller: VisibilityCaller) => boolean;
 }
 
 /** A registered tool with its compiled schemas. */

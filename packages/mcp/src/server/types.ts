@@ -15,15 +15,12 @@ import type {
   ListRootsResult,
   LoggingLevel,
   Meta,
-  Prompt,
   PromptArgument,
   ReadResourceResult,
   Resource,
   ResourceTemplate,
-  Tool,
   ToolAnnotations,
 } from '../protocol/types.js';
-import type { Era } from '../protocol/revisions.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CachePolicy } from './cachePolicy.js';
 
@@ -426,37 +423,3 @@ export interface ServerSession {
   /** Fired once when the session closes. */
   onclose: (() => void) | undefined;
 }
-
-/** One item a visibility function is asked about: its kind, its name (a resource's URI, a template's URI template) and its listed descriptor. */
-export type VisibilityItem =
-  | { readonly kind: 'tool'; readonly name: string; readonly descriptor: Tool }
-  | { readonly kind: 'prompt'; readonly name: string; readonly descriptor: Prompt }
-  | { readonly kind: 'resource'; readonly name: string; readonly descriptor: Resource }
-  | { readonly kind: 'resourceTemplate'; readonly name: string; readonly descriptor: ResourceTemplate };
-
-/** Who is asking: the request's facts, as its handler's `ctx` has them. */
-export interface VisibilityCaller {
-  /** The transport's authentication facts (`ctx.authInfo`), untouched; `undefined` without authentication. */
-  readonly authInfo: unknown;
-  /** The client's self-reported `clientInfo` (not an identity: anyone may claim any name). */
-  readonly clientInfo: Implementation | undefined;
-  /** `modern` for a 2026-07-28 request, else `legacy`. */
-  readonly era: Era;
-  /** The revision the request is served at; `undefined` before a session negotiated one. */
-  readonly protocolVersion: string | undefined;
-  /** The session (legacy era), `undefined` on stateless requests. */
-  readonly session: ServerSession | undefined;
-}
-
-/**
- * Decides whether `item` exists for `caller`: `true` shows it. Called synchronously on every list request (once per
- * item) and on every call, read, `get` and completion naming an item; it must not throw (an exception fails the
- * request with -32603) and should be a pure function of its arguments, or lists and calls disagree.
- */
-export type Visibility = (item: VisibilityItem, caller: VisibilityCaller) => boolean;
-
-/**
- * The rule a mounted server's own {@link Visibility} adds to its items on the server it is mounted on: the item as
- * the mounted server names it, checked for the same caller.
- */
-export type EntryGate = (caller: VisibilityCaller) => boolean;

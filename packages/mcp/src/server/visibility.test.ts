@@ -6,11 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcRequest, JsonRpcResponse, Logger } from '@switchboard/jsonrpc';
-import { connectRawClient } from '../testing/index.js';
+import { McpClient } from '../client/mcpClient.js';
+import { InMemoryEraVerdictStore } from '../client/verdicts.js';
+import { connectRawClient, inMemoryConnector } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
 import type { McpServerOptions } from './options.js';
+import type { Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 import { visibleEntries, visibleTool } from './visibility.js';
-import type { Visibility, VisibilityCaller, VisibilityItem } from './types.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -109,9 +111,29 @@ describe('visibility: one function decides list and call', () => {
     await ask(server, modern(1, 'tools/call', { name: 'secret_drop' }), ADMIN);
     expect(asked).toEqual([[
       { kind: 'tool', name: 'secret_drop', descriptor: { name: 'secret_drop', inputSchema: { type: 'object' } } },
-      { authInfo: ADMIN.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', session: undefined },
+      { authInfo: ADMIN.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined },
     ]]);
   });
+});
+
+describe('visibility through McpClient', () => {
+  for (const pin of ['2025-11-25', '2026-07-28'] as const) {
+    it(`${pin}: the hidden tool is neither listed nor callable, and the failure is the unknown tool's`, async () => {
+      const hidden = build({ visibility: adminOnly });
+      const absent = build({ withSecrets: false });
+      const open = async (server: McpServer) => McpClient.connect({ connector: inMemoryConnector(server, { connect: { authInfo: USER.authInfo } }), logger: silent, verdictStore: new InMemoryEraVerdictStore(), pin });
+      const a = await open(hidden.server);
+      const b = await open(absent.server);
+      expect((await a.listAllTools()).map((t) => t.name)).toEqual(['open']);
+      const failure = (client: McpClient) => client.callTool({ name: 'secret_drop' }).then(() => 'served', (error: unknown) => ({ ...(error as object), message: (error as Error).message }));
+      const got = await failure(a);
+      expect(got).toMatchObject({ code: -32602, message: 'Invalid params: unknown tool "secret_drop"' });
+      expect(got).toEqual(await failure(b));
+      expect(hidden.calls).toEqual([]);
+      await a.close();
+      await b.close();
+    });
+  }
 });
 
 describe('visibility: caching and cost', () => {
@@ -148,7 +170,7 @@ describe('visibility: caching and cost', () => {
   it('paramHeaders(name, caller) answers a hidden tool as an unknown one (for a transport checking Mcp-Param-* first)', () => {
     const server = new McpServer({ name: 'h', version: '1' }, { logger: silent, visibility: adminOnly });
     server.tool('secret_region', { inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }, () => ({ content: [] }));
-    const user: VisibilityCaller = { authInfo: USER.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', session: undefined };
+    const user: VisibilityCaller = { authInfo: USER.authInfo, clientInfo: undefined, era: 'modern', protocolVersion: '2026-07-28', sessionId: undefined };
     expect(server.paramHeaders('secret_region', user)).toBeUndefined();
     expect(server.paramHeaders('secret_region', { ...user, authInfo: ADMIN.authInfo })).toEqual([{ header: 'Region', field: 'mcp-param-region', path: ['region'], type: 'string' }]);
     // Without a caller (today's HTTP ladder) the headers are the tool's.

@@ -18,7 +18,7 @@ import type { ServerRequestContext } from './context.js';
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
 import { page, type ListKind } from './pagination.js';
 import type { Registry, RegistryEntries } from './registry.js';
-import type { Visibility, VisibilityCaller, VisibilityItem } from './types.js';
+import type { Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 
 /**
  * The `visibility` option, checked.
@@ -43,7 +43,7 @@ const ITEM_KIND = { tools: 'tool', prompts: 'prompt', resources: 'resource', res
  */
 export function callerOf(ctx: unknown): VisibilityCaller {
   const c = ctx as ServerRequestContext;
-  return { authInfo: c.authInfo, clientInfo: c.clientInfo, era: c.facts.era ?? 'legacy', protocolVersion: c.facts.protocolVersion, session: c.session };
+  return { authInfo: c.authInfo, clientInfo: c.clientInfo, era: c.facts.era ?? 'legacy', protocolVersion: c.facts.protocolVersion, sessionId: c.session?.id };
 }
 
 /** Whether the lists depend on the caller (a visibility function here, or on an item of a mounted server). */

@@ -6,7 +6,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { ServerRequestContext } from '../context.js';
 import { isRecord } from '../params.js';
 import type { Registry } from '../registry.js';
-import type { Visibility } from '../types.js';
+import type { Visibility } from '../options.js';
 
 /** The server facts an operation reads. */
 export interface FeatureHost {
