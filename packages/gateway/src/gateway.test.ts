@@ -231,7 +231,7 @@ describe('createGateway', () => {
     }
   });
 
-  it('bounds calls by the tool timeouts: per name on a forwarded upstream, "*" on a mounted one', async () => {
+  it('bounds calls by the tool timeouts (the server middleware: per front name, or "*"), mounted and forwarded alike', async () => {
     const slow = (name: string) => {
       const server = upstreamServer(name);
       server.tool('slow', {}, async () => {
@@ -243,7 +243,7 @@ describe('createGateway', () => {
     gateway = createGateway({
       logger: recordingLogger(),
       healthCheckIntervalMs: 0,
-      middleware: { toolTimeoutsMs: { '*': 150, fwd_slow: 100 } },
+      middleware: { toolTimeoutsMs: { '*': 60_000, mnt_slow: 150, fwd_slow: 100 } },
       upstreams: { mnt: { connector: inMemoryConnector(slow('mnt')) }, fwd: { connector: inMemoryConnector(slow('fwd')), tools: { rename: { echo: 'say' } } } },
     });
     await gateway.settled();
@@ -278,6 +278,16 @@ describe('createGateway', () => {
     // A mounted upstream's tool through call_tool too.
     const mounted = await client.callTool({ name: 'call_tool', arguments: { name: 'web_echo', arguments: { text: 'm', token: 'k' } } });
     expect(JSON.parse((mounted.content[0] as { text: string }).text)).toEqual({ from: 'web', args: { text: 'm', token: 'k' } });
+  });
+
+  it('limits the rate of each caller (the server middleware)', async () => {
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, middleware: { rateLimit: { requestsPerSecond: 0.001, burst: 2 } }, upstreams: { a: { connector: inMemoryConnector(upstreamServer('a', ['ping'])) } } });
+    await gateway.settled();
+    const client = await frontClient(gateway);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await client.callTool({ name: 'a_ping' }).then(() => 'ok', (error: unknown) => String((error as { code?: number }).code)));
+    // The session's initialize took one token of the burst; the first call the other; then 429 (in-band).
+    expect(outcomes).toEqual(['ok', '429', '429', '429']);
   });
 
   it('refuses an upstream with no way to reach it or two', () => {

@@ -18,7 +18,7 @@
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger, type Implementation } from '@switchboard/mcp';
-import { McpServer, type McpServerOptions } from '@switchboard/mcp/server';
+import { McpServer, rateLimitMiddleware, toolTimeoutMiddleware, type McpServerOptions } from '@switchboard/mcp/server';
 import { InMemoryNotificationBus } from '@switchboard/mcp/stores';
 import type { McpClient } from '@switchboard/mcp/client';
 import { connectorFor, type UpstreamEndpoint } from './config/connector.js';
@@ -58,19 +58,19 @@ export interface GatewaySearchOptions {
 }
 
 /**
- * Middleware of the front. `toolTimeoutsMs` is applied by the gateway; `rateLimit` is passed through to the
- * server's middleware once available (logged and ignored until then).
+ * Middleware of the front (the server's built-ins, installed with `server.use` in this order: rate limit, then tool
+ * timeouts). More can be added with `gateway.server.use(…)`.
  */
 export interface GatewayMiddlewareOptions {
   /**
-   * Idle budget of a call in ms, by front tool name; `*` for every other tool. A mounted upstream's calls take the
-   * `*` budget (its client's `timeoutMs`); the per-name budgets apply to forwarded upstreams.
-   * @default the client's (60_000)
+   * A deadline per call in ms, by front tool name (`<prefix>_<name>`); `*` for every other tool. Past it the call is
+   * answered `isError` and cancelled upstream (`toolTimeoutMiddleware`).
+   * @default none (the upstream clients' own idle budget, 60_000)
    */
   readonly toolTimeoutsMs?: Readonly<Record<string, number>>;
   /**
    * A token bucket per caller (the authenticated identity, else the remote address): `requestsPerSecond` sustained
-   * (default 10), `burst` at once (default 20) — the server's rate-limit middleware's options. @default none
+   * (default 10), `burst` at once (default 20) (`rateLimitMiddleware`). @default none
    */
   readonly rateLimit?: { readonly requestsPerSecond?: number; readonly burst?: number };
 }
@@ -172,6 +172,19 @@ function modeOf(prefix: string, tools: ToolPolicy | undefined): Prepared['mode']
   return rewritten || !MOUNT_PREFIX.test(prefix) ? 'forwarded' : 'mounted';
 }
 
+/** The configured built-ins on the front: the rate limit first (a refused call costs nothing more), then the tool timeouts. */
+function installMiddleware(server: McpServer, middleware: GatewayMiddlewareOptions | undefined): void {
+  const rate = middleware?.rateLimit;
+  if (rate !== undefined) {
+    server.use(rateLimitMiddleware({ ...(rate.requestsPerSecond === undefined ? {} : { requestsPerSecond: rate.requestsPerSecond }), ...(rate.burst === undefined ? {} : { burst: rate.burst }) }));
+  }
+  const timeouts = middleware?.toolTimeoutsMs;
+  if (timeouts !== undefined) {
+    const { '*': every, ...tools } = timeouts;
+    server.use(toolTimeoutMiddleware({ timeoutMs: every ?? Infinity, tools }));
+  }
+}
+
 /**
  * Makes a gateway and starts connecting every upstream at once (the call returns at once; hosts may connect to
  * the front while upstreams come up, and see them appear).
@@ -206,13 +219,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   /** One attempt of a mounted upstream: its proxy server, which owns the client. */
   const proxyLink = async (init: UpstreamLinkInit, tools: CompiledToolPolicy): Promise<UpstreamLink> => {
     const { onElicitation: _e, onSampling: _s, onListRoots: _r, capabilities: _c, ...client } = init.client;
-    // A mounted upstream's calls run on its client: the `*` tool timeout is that client's budget.
-    const everyTool = options.middleware?.toolTimeoutsMs?.['*'];
     // The proxy server's own bus: its list changes (the mirror re-synced) also refresh the pool's listing.
     const bus = new InMemoryNotificationBus();
     const proxy = await createProxyServer({
       upstream: init.connector,
-      client: client.timeoutMs === undefined && everyTool !== undefined ? { ...client, timeoutMs: everyTool } : client,
+      client,
       server: { logger, bus, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
       logger,
     });
@@ -233,7 +244,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
   const prepareAll = (upstreams: Readonly<Record<string, GatewayUpstreamOptions>>): Map<string, Prepared> => new Map(Object.entries(upstreams).map(([name, upstream]) => [name, prepare(name, upstream)]));
   let prepared = prepareAll(options.upstreams);
-  if (options.middleware?.rateLimit !== undefined) logger.warn('Gateway option "middleware.rateLimit" is passed through: this build does not limit rates');
 
   const serverOptions = options.server ?? {};
   const search = options.search?.enabled === true ? { toolSearch: { pinned: options.search.pinned ?? [] } } : {};
@@ -290,7 +300,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       logger.warn(`Upstream "${name}" cannot be served: ${(error as Error).message}`);
     }
   };
-  const front = new FrontRegistrar({ server, pool, logger, forward: { ...(options.middleware?.toolTimeoutsMs === undefined ? {} : { toolTimeoutsMs: options.middleware.toolTimeoutsMs }) } });
+  const front = new FrontRegistrar({ server, pool, logger });
+  installMiddleware(server, options.middleware);
   let syncQueued = false;
   const sync = (): void => {
     catalog.invalidate();

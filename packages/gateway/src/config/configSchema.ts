@@ -43,9 +43,9 @@ export const GATEWAY_CONFIG_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        toolTimeoutsMs: { description: 'Idle budget of a call in ms, by front tool name; "*" for every other tool (a mounted upstream\'s calls take the "*" budget)', type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+        toolTimeoutsMs: { description: 'A deadline per call in ms, by front tool name (<prefix>_<name>); "*" for every other tool', type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
         rateLimit: {
-          description: 'A token bucket per caller (the authenticated client, else the remote address): passed to the server\'s rate-limit middleware when available',
+          description: 'A token bucket per caller (the authenticated client, else the remote address)',
           type: 'object',
           additionalProperties: false,
           properties: {

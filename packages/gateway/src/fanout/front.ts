@@ -15,12 +15,6 @@ import { ToolError, type McpServer, type RequestContext } from '@switchboard/mcp
 import type { CatalogPrompt, CatalogResource, CatalogSnapshot, CatalogTool } from './catalog.js';
 import type { UpstreamPool } from './pool.js';
 
-/** Per-call settings of forwarded tools. */
-export interface ForwardOptions {
-  /** Idle budget of a forwarded call, in ms, by front tool name; `*` for every other tool. @default the upstream client's (60_000) */
-  readonly toolTimeoutsMs?: Readonly<Record<string, number>>;
-}
-
 interface Registered {
   readonly key: string;
   readonly dispose: () => void;
@@ -36,16 +30,14 @@ export class FrontRegistrar {
   readonly #server: McpServer;
   readonly #pool: UpstreamPool;
   readonly #logger: Logger;
-  readonly #forward: ForwardOptions;
   readonly #tools = new Map<string, Registered>();
   readonly #prompts = new Map<string, Registered>();
   readonly #resources = new Map<string, Registered>();
 
-  constructor(options: { readonly server: McpServer; readonly pool: UpstreamPool; readonly logger: Logger; readonly forward?: ForwardOptions }) {
+  constructor(options: { readonly server: McpServer; readonly pool: UpstreamPool; readonly logger: Logger }) {
     this.#server = options.server;
     this.#pool = options.pool;
     this.#logger = options.logger;
-    this.#forward = options.forward ?? {};
   }
 
   /** Makes the front serve exactly `snapshot`. */
@@ -108,14 +100,11 @@ export class FrontRegistrar {
   async #callTool(entry: CatalogTool, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
     const client = this.#pool.client(entry.upstream);
     if (client === undefined) throw new ToolError(`Upstream "${entry.upstream}" is unavailable`);
-    const timeouts = this.#forward.toolTimeoutsMs;
-    const timeoutMs = timeouts?.[entry.name] ?? timeouts?.['*'];
     try {
       return await client.callTool(
         { name: entry.upstreamName, arguments: entry.fixedArguments === undefined ? args : { ...args, ...entry.fixedArguments } },
         {
           signal: ctx.signal,
-          ...(timeoutMs === undefined ? {} : { timeoutMs }),
           onprogress: (progress) => {
             void ctx.progress(progress.progress, progress.total, progress.message);
           },
