@@ -8,6 +8,7 @@ import { doctorCommand } from './commands/doctor.js';
 import type { ServerCommandOptions } from './commands/serverCommand.js';
 import { DEV_HELP, devCommand } from './commands/dev.js';
 import { explainCommand } from './commands/explain.js';
+import { gatewayCommand } from './commands/gateway.js';
 import { INSTALL_HELP, INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
 import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
@@ -71,6 +72,22 @@ Examples:
   switchboard doctor --call add --args '{"a":2,"b":3}' -- node server.js --stdio
   switchboard doctor --write-baseline doctor-baseline.json -- node server.js --stdio
   switchboard doctor --baseline doctor-baseline.json --fail-on error -- node server.js --stdio
+`;
+
+const GATEWAY_HELP = `
+The upstreams are connected and listed in parallel, each under its own deadline (connectTimeoutMs); one that
+hangs or dies is reported on stderr and left out of the catalog, then tried again with backoff. Each upstream's
+tools and prompts are served as <prefix>_<name> (the prefix defaults to the upstream's name). Editing the file
+adds, removes or restarts the upstreams that changed; the others stay connected.
+
+Example gateway.json:
+  { "upstreams": {
+      "files":  { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
+                  "tools": { "deny": ["write_*"] } },
+      "search": { "url": "http://127.0.0.1:3001/mcp", "prefix": "web" } } }
+
+Examples:
+  switchboard gateway --config gateway.json --port 3000
 `;
 
 const BRIDGE_HELP = `
@@ -233,6 +250,17 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
     .action(async (module: string, flags: { port?: number; host: string }) => {
       state.exitCode = await serveCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
+    });
+  program
+    .command('gateway')
+    .description('many MCP servers behind one Streamable HTTP endpoint: upstreams connected in parallel, namespaced, filtered, reconnected; health on stderr, the file reloaded on change')
+    .requiredOption('--config <file>', 'the gateway configuration (JSON; schema: @switchboard/gateway/schema/gateway-config.schema.json)')
+    .option('--port <n>', 'the port to serve on (0: any free port; the URL is printed on stderr)', port, 0)
+    .option('--host <host>', 'the address to bind', '127.0.0.1')
+    .option('--verbose', 'log every upstream event on stderr')
+    .addHelpText('after', GATEWAY_HELP)
+    .action(async (flags: { config: string; port: number; host: string; verbose?: boolean }) => {
+      state.exitCode = await gatewayCommand({ io, output, config: flags.config, port: flags.port, host: flags.host, verbose: flags.verbose === true });
     });
   program
     .command('bridge')

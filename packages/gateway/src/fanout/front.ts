@@ -1,0 +1,159 @@
+/**
+ * The front: the catalog served by the gateway's `McpServer`. Each catalog item is registered on the front with a
+ * handler that forwards to its upstream's client (fixed arguments set, progress relayed, cancellation passed on);
+ * a sync registers what is new, removes what is gone and re-registers what changed, so the front's own list-changed
+ * notifications (one per list per burst) tell hosts what moved. A call that fails on the upstream's connection
+ * takes the upstream out (the pool reconnects it) and answers a tool error naming it.
+ *
+ * This is the gateway's assembly seam: the front could equally be made of one proxy server per upstream mounted
+ * under its prefix; the pool and the catalog do not change with it.
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import type { CallToolResult } from '@switchboard/mcp';
+import { ConnectionClosedError, ConnectionRefusedError, RequestTimeoutError, SessionExpiredError, SpawnError } from '@switchboard/mcp/client';
+import { ToolError, type McpServer, type RequestContext } from '@switchboard/mcp/server';
+import type { CatalogPrompt, CatalogResource, CatalogSnapshot, CatalogTool } from './catalog.js';
+import type { UpstreamPool } from './pool.js';
+
+interface Registered {
+  readonly key: string;
+  readonly dispose: () => void;
+}
+
+/** Whether `error` says the upstream's connection is gone (as opposed to an answer of the upstream). */
+function connectionLost(error: unknown): boolean {
+  return error instanceof ConnectionClosedError || error instanceof ConnectionRefusedError || error instanceof SessionExpiredError || error instanceof SpawnError;
+}
+
+/** See the module comment. */
+export class FrontRegistrar {
+  readonly #server: McpServer;
+  readonly #pool: UpstreamPool;
+  readonly #logger: Logger;
+  readonly #tools = new Map<string, Registered>();
+  readonly #prompts = new Map<string, Registered>();
+  readonly #resources = new Map<string, Registered>();
+
+  constructor(options: { readonly server: McpServer; readonly pool: UpstreamPool; readonly logger: Logger }) {
+    this.#server = options.server;
+    this.#pool = options.pool;
+    this.#logger = options.logger;
+  }
+
+  /** Makes the front serve exactly `snapshot`. */
+  sync(snapshot: CatalogSnapshot): void {
+    this.#syncKind(this.#tools, snapshot.tools, (entry) => this.#registerTool(entry));
+    this.#syncKind(this.#prompts, snapshot.prompts, (entry) => this.#registerPrompt(entry));
+    this.#syncKind(this.#resources, snapshot.resources, (entry) => this.#registerResource(entry));
+  }
+
+  /** Removes everything registered. */
+  clear(): void {
+    for (const registered of [this.#tools, this.#prompts, this.#resources]) {
+      for (const entry of registered.values()) entry.dispose();
+      registered.clear();
+    }
+  }
+
+  #syncKind<T>(registered: Map<string, Registered>, wanted: ReadonlyMap<string, T>, register: (entry: T) => (() => void) | undefined): void {
+    for (const [name, entry] of registered) {
+      if (!wanted.has(name)) {
+        entry.dispose();
+        registered.delete(name);
+      }
+    }
+    for (const [name, entry] of wanted) {
+      const key = JSON.stringify(entry);
+      const current = registered.get(name);
+      if (current?.key === key) continue;
+      current?.dispose();
+      registered.delete(name);
+      const dispose = register(entry);
+      if (dispose !== undefined) registered.set(name, { key, dispose });
+    }
+  }
+
+  #registerTool(entry: CatalogTool): (() => void) | undefined {
+    const { tool } = entry;
+    try {
+      return this.#server.tool(
+        entry.name,
+        {
+          ...(tool.title === undefined ? {} : { title: tool.title }),
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          inputSchema: tool.inputSchema,
+          ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+          ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+          ...(tool.icons === undefined ? {} : { icons: tool.icons }),
+          ...(tool._meta === undefined ? {} : { _meta: tool._meta }),
+        },
+        // The front forwards the upstream's result as it is; the typed result of a declared outputSchema does
+        // not apply to a result the gateway did not make.
+        ((args: Record<string, unknown>, ctx: RequestContext) => this.#callTool(entry, args, ctx)) as never,
+      );
+    } catch (error) {
+      this.#logger.warn(`Tool "${entry.name}" of upstream "${entry.upstream}" is left out: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  async #callTool(entry: CatalogTool, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+    const client = this.#pool.client(entry.upstream);
+    if (client === undefined) throw new ToolError(`Upstream "${entry.upstream}" is unavailable`);
+    try {
+      return await client.callTool(
+        { name: entry.upstreamName, arguments: entry.fixedArguments === undefined ? args : { ...args, ...entry.fixedArguments } },
+        {
+          signal: ctx.signal,
+          onprogress: (progress) => {
+            void ctx.progress(progress.progress, progress.total, progress.message);
+          },
+        },
+      );
+    } catch (error) {
+      if (connectionLost(error)) {
+        this.#pool.reportFailure(entry.upstream, error);
+        throw new ToolError(`Upstream "${entry.upstream}" is unavailable: ${(error as Error).message}`);
+      }
+      if (error instanceof RequestTimeoutError) throw new ToolError(`Upstream "${entry.upstream}" did not answer in time`);
+      throw error;
+    }
+  }
+
+  #registerPrompt(entry: CatalogPrompt): (() => void) | undefined {
+    const { prompt } = entry;
+    try {
+      return this.#server.prompt(
+        entry.name,
+        {
+          ...(prompt.title === undefined ? {} : { title: prompt.title }),
+          ...(prompt.description === undefined ? {} : { description: prompt.description }),
+          ...(prompt.arguments === undefined ? {} : { arguments: prompt.arguments }),
+          ...(prompt.icons === undefined ? {} : { icons: prompt.icons }),
+        },
+        async (args, ctx) => {
+          const client = this.#pool.client(entry.upstream);
+          if (client === undefined) throw new Error(`Upstream "${entry.upstream}" is unavailable`);
+          return client.getPrompt({ name: entry.upstreamName, arguments: args as Record<string, string> }, { signal: ctx.signal });
+        },
+      );
+    } catch (error) {
+      this.#logger.warn(`Prompt "${entry.name}" of upstream "${entry.upstream}" is left out: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  #registerResource(entry: CatalogResource): (() => void) | undefined {
+    const { uri, ...definition } = entry.resource;
+    try {
+      return this.#server.resource(uri, definition, async (read, ctx) => {
+        const client = this.#pool.client(entry.upstream);
+        if (client === undefined) throw new Error(`Upstream "${entry.upstream}" is unavailable`);
+        return client.readResource({ uri: read }, { signal: ctx.signal });
+      });
+    } catch (error) {
+      this.#logger.warn(`Resource "${uri}" of upstream "${entry.upstream}" is left out: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}

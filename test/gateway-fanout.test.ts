@@ -1,0 +1,243 @@
+/**
+ * Fan-out that never waits in line (issue 23): twenty upstreams on 127.0.0.1 over Streamable HTTP, each answering
+ * its first request only after its own start-up delay (50 … 1,000 ms), and one stdio child process that never
+ * answers. Through the gateway's HTTP front, connect + `tools/list` of every healthy upstream completes within the
+ * slowest one's delay plus a margin, not the sum of the delays; the dead one is named (health snapshot and a log
+ * line) and never held the others; closing the gateway stops its process group. Timings are printed; the
+ * assertions on them are structural (parallel: well under a quarter of the sum), since this machine is loaded.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Logger } from '@switchboard/jsonrpc';
+import { createGateway, type Gateway, type UpstreamHealth } from '@switchboard/gateway';
+import { McpClient, streamableHttp } from '@switchboard/mcp/client';
+import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
+import { McpServer } from '@switchboard/mcp/server';
+import { isAlive } from './helpers/process.js';
+
+const UPSTREAMS = 20;
+const STEP_MS = 50;
+const DEAD_DEADLINE_MS = 4_000;
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const pidFile = path.join(os.tmpdir(), `switchboard-gateway-fanout-${process.pid}.pids`);
+
+const handles: ServeHttpHandle[] = [];
+let gateway: Gateway | undefined;
+let front: McpClient | undefined;
+let frontHandle: ServeHttpHandle | undefined;
+
+afterAll(async () => {
+  await front?.close();
+  await frontHandle?.close();
+  await gateway?.close();
+  await Promise.all(handles.map((h) => h.close()));
+  for (const pid of recordedPids()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(pidFile, { force: true });
+});
+
+function recordedPids(): number[] {
+  try {
+    return [...new Set(readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number))];
+  } catch {
+    return [];
+  }
+}
+
+function recordingLogger(): Logger & { readonly lines: string[] } {
+  const lines: string[] = [];
+  const log = (level: string) => (message: string) => {
+    lines.push(`${level} ${message}`);
+  };
+  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** An upstream on 127.0.0.1 whose first request (its negotiation) is answered only after `delayMs`. */
+async function slowUpstream(index: number, delayMs: number): Promise<ServeHttpHandle> {
+  const server = new McpServer({ name: `upstream-${index}`, version: '1.0.0' }, { logger: recordingLogger() });
+  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args) => ({ content: [{ type: 'text', text: `${index}:${String(args.text)}` }] }));
+  const handle = await serveHttp({ server, port: 0 });
+  const [listener] = handle.httpServer.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (listener === undefined) throw new Error('serveHttp installed no request listener');
+  handle.httpServer.removeAllListeners('request');
+  let first = true;
+  handle.httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!first) return listener(req, res);
+    first = false;
+    setTimeout(() => listener(req, res), delayMs);
+  });
+  handles.push(handle);
+  return handle;
+}
+
+/** `min / median / max` of `values`, one decimal. */
+function describeSpread(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN).toFixed(1);
+  return `${at(0)} / ${at(0.5)} / ${at(1)} (min / median / max)`;
+}
+
+const name = (i: number) => `u${String(i).padStart(2, '0')}`;
+
+describe('gateway fan-out', () => {
+  it('connects and lists twenty upstreams in parallel, within the slowest one plus a margin, and names the dead one', async () => {
+    const delays = Array.from({ length: UPSTREAMS }, (_, i) => (i + 1) * STEP_MS);
+    const upstreams = await Promise.all(delays.map((delay, i) => slowUpstream(i + 1, delay)));
+    // Warm up what a running process has loaded already (the HTTP client's fetch is loaded at its first request), on
+    // a server of its own, so the figure is the fan-out's and not the module loader's.
+    const warm = await slowUpstream(0, 0);
+    const directMs: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      const t0 = performance.now();
+      const warmClient = await McpClient.connect({ connector: streamableHttp({ url: warm.url }), logger: recordingLogger() });
+      await warmClient.listAllTools();
+      directMs.push(performance.now() - t0);
+      await warmClient.close();
+    }
+    const logger = recordingLogger();
+    const readyAt = new Map<string, number>();
+    const health: UpstreamHealth[] = [];
+    const started = performance.now();
+    gateway = createGateway({
+      logger,
+      healthCheckIntervalMs: 0,
+      backoff: { initialDelayMs: 200, maxDelayMs: 400 },
+      onHealth: (h) => {
+        health.push(h);
+        if (h.state === 'ready' && !readyAt.has(h.name)) readyAt.set(h.name, performance.now() - started);
+      },
+      upstreams: {
+        ...Object.fromEntries(upstreams.map((u, i) => [name(i + 1), { url: u.url }])),
+        dead: {
+          command: process.execPath,
+          args: ['--import', path.join(FIXTURES, 'record-pid.mjs'), path.join(FIXTURES, 'broken-servers', 'stdio-no-answer.mjs')],
+          env: { SWITCHBOARD_PID_FILE: pidFile },
+          connectTimeoutMs: DEAD_DEADLINE_MS,
+        },
+      },
+    });
+    const createdMs = performance.now() - started;
+    frontHandle = await serveHttp({ server: gateway.server, port: 0 });
+    front = await McpClient.connect({ connector: streamableHttp({ url: frontHandle.url }), logger: recordingLogger() });
+    // Connect + tools/list of every healthy upstream, seen through the front.
+    let tools: string[] = [];
+    while (tools.length < UPSTREAMS) {
+      tools = (await front.listAllTools()).map((t) => t.name);
+      if (performance.now() - started > 20_000) throw new Error(`Only ${tools.length} upstreams after 20 s`);
+      if (tools.length < UPSTREAMS) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const throughFrontMs = performance.now() - started;
+    const lastReadyMs = Math.max(...readyAt.values());
+    const slowestMs = Math.max(...delays);
+    const sumMs = delays.reduce((a, b) => a + b, 0);
+    process.stderr.write(
+      `gateway fan-out: ${UPSTREAMS} upstreams, delays ${delays[0]}…${slowestMs} ms (sum ${sumMs} ms): last ready at ${lastReadyMs.toFixed(1)} ms ` +
+        `(${(lastReadyMs - slowestMs).toFixed(1)} ms over the slowest), all listed through the front at ${throughFrontMs.toFixed(1)} ms (createGateway returned at ${createdMs.toFixed(1)} ms); ` +
+        `each upstream ready after its own delay + ${describeSpread(delays.map((delay, i) => (readyAt.get(name(i + 1)) ?? NaN) - delay))} ms; ` +
+        `one direct connect + tools/list alone: ${directMs.map((ms) => ms.toFixed(1)).join(' ms, then ')} ms\n`,
+    );
+    expect(tools.sort()).toEqual(Array.from({ length: UPSTREAMS }, (_, i) => `${name(i + 1)}_echo`));
+    // In parallel: sequential connects would take the sum of the delays.
+    expect(lastReadyMs).toBeLessThan(sumMs / 4);
+    expect(lastReadyMs).toBeGreaterThanOrEqual(slowestMs);
+    // Every upstream came up about its own delay after the start, not after the ones before it.
+    for (const [i, delay] of delays.entries()) expect(readyAt.get(name(i + 1))).toBeLessThan(delay + 1_500);
+    // The dead one held nothing: it is still within its deadline.
+    expect(gateway.health().find((h) => h.name === 'dead')?.state).toBe('connecting');
+    expect((await front.callTool({ name: 'u07_echo', arguments: { text: 'hi' } })).content).toEqual([{ type: 'text', text: '7:hi' }]);
+
+    await gateway.settled();
+    const dead = gateway.health().find((h) => h.name === 'dead');
+    expect(dead).toMatchObject({ state: 'down', failures: 1, lastError: `No answer within ${DEAD_DEADLINE_MS} ms (connect and list)` });
+    expect(logger.lines).toContain(`warn Upstream "dead" is down: No answer within ${DEAD_DEADLINE_MS} ms (connect and list)`);
+    expect(gateway.health().filter((h) => h.state === 'ready')).toHaveLength(UPSTREAMS);
+    expect(recordedPids().length).toBeGreaterThanOrEqual(1);
+
+    // Closing the gateway stops every upstream process (the dead one is being retried with backoff).
+    await gateway.close();
+    const deadline = Date.now() + 10_000;
+    while (recordedPids().some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(recordedPids().filter(isAlive)).toEqual([]);
+  }, 60_000);
+
+  it('respawns a stdio upstream killed under it, with backoff, and the front hears it leave and come back', async () => {
+    const logger = recordingLogger();
+    const g = createGateway({
+      logger,
+      healthCheckIntervalMs: 0,
+      backoff: { initialDelayMs: 100, maxDelayMs: 400, jitter: 0 },
+      upstreams: {
+        proc: {
+          command: process.execPath,
+          args: ['--import', path.join(FIXTURES, 'record-pid.mjs'), path.join(FIXTURES, 'stdio-server.mjs')],
+          env: { SWITCHBOARD_PID_FILE: pidFile },
+        },
+      },
+    });
+    const served = await serveHttp({ server: g.server, port: 0 });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: served.url }), logger: recordingLogger() });
+    try {
+      await g.settled();
+      expect(g.health()[0]?.state).toBe('ready');
+      let listChanged = 0;
+      const subscription = await client.listen({ toolsListChanged: true });
+      subscription.on((n) => {
+        if (n.method === 'notifications/tools/list_changed') listChanged++;
+      });
+      expect((await client.listAllTools()).map((t) => t.name)).toContain('proc_echo');
+      const before = new Set(recordedPids());
+      const [victim] = [...before].filter(isAlive);
+      process.kill(victim ?? 0, 'SIGKILL');
+      await expect.poll(() => listChanged, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      await expect.poll(() => g.health()[0]?.state, { timeout: 10_000 }).toBe('ready');
+      await expect.poll(() => listChanged, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      expect((await client.listAllTools()).map((t) => t.name)).toContain('proc_echo');
+      expect((await client.callTool({ name: 'proc_echo', arguments: { text: 'again' } })).content).toEqual([{ type: 'text', text: 'again' }]);
+      expect(recordedPids().filter((pid) => !before.has(pid))).toHaveLength(1);
+      expect(logger.lines.some((line) => line.startsWith('warn Upstream "proc" is down: The connection ended'))).toBe(true);
+      await subscription.close();
+    } finally {
+      await client.close();
+      await served.close();
+      await g.close();
+    }
+  }, 60_000);
+
+  it('notices an HTTP upstream that went away by its health check, and takes it back when it returns on its port', async () => {
+    const upstream = () => {
+      const server = new McpServer({ name: 'web', version: '1.0.0' }, { logger: recordingLogger() });
+      server.tool('echo', {}, () => ({ content: [{ type: 'text', text: 'web' }] }));
+      return server;
+    };
+    let handle = await serveHttp({ server: upstream(), port: 0 });
+    const port = handle.port;
+    const states: string[] = [];
+    const g = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 100,
+      backoff: { initialDelayMs: 100, maxDelayMs: 200, jitter: 0 },
+      onHealth: (h) => states.push(h.state),
+      upstreams: { web: { url: handle.url } },
+    });
+    try {
+      await g.settled();
+      expect(g.health()[0]?.state).toBe('ready');
+      await handle.close();
+      await expect.poll(() => g.health()[0]?.state, { timeout: 10_000 }).toBe('down');
+      expect(g.health()[0]?.lastError).toBeDefined();
+      handle = await serveHttp({ server: upstream(), port });
+      await expect.poll(() => g.health()[0]?.state, { timeout: 10_000 }).toBe('ready');
+      expect(states.slice(0, 3)).toEqual(['connecting', 'ready', 'down']);
+      const served = await serveHttp({ server: g.server, port: 0 });
+      handles.push(served);
+      const front = await McpClient.connect({ connector: streamableHttp({ url: served.url }), logger: recordingLogger() });
+      expect((await front.callTool({ name: 'web_echo' })).content).toEqual([{ type: 'text', text: 'web' }]);
+      await front.close();
+    } finally {
+      await g.close();
+      await handle.close();
+    }
+  }, 60_000);
+});
