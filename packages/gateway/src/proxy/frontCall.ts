@@ -18,7 +18,16 @@ import type { UpstreamQuestion } from './questions.js';
 export type UpstreamEvent<R> =
   | { readonly kind: 'result'; readonly value: R }
   | { readonly kind: 'error'; readonly error: unknown }
-  | { readonly kind: 'question'; readonly question: UpstreamQuestion; readonly answer: (value: unknown) => void; readonly fail: (error: unknown) => void };
+  | QuestionEvent;
+
+/** An upstream question queued for the front; `key` is its input request key once asked of a 2026-07-28 client. */
+export interface QuestionEvent {
+  readonly kind: 'question';
+  readonly question: UpstreamQuestion;
+  readonly answer: (value: unknown) => void;
+  readonly fail: (error: unknown) => void;
+  key?: string;
+}
 
 /**
  * One upstream request made for the front: started once, then followed by one front request (legacy, or a modern
@@ -32,10 +41,12 @@ export class FrontCall<R = unknown> {
   readonly controller = new AbortController();
   /** Modern front: the id the signed `requestState` carries while the call is held. */
   readonly id: string;
-  /** Modern front: input rounds asked so far (each question's key is `upstream-<n>`). */
-  rounds = 0;
-  /** The question asked on the last round, waiting for the retry's answer (modern front). */
-  pending: Extract<UpstreamEvent<R>, { kind: 'question' }> | undefined = undefined;
+  /** Modern front: questions asked so far (each question's key is `upstream-<n>`, n counting from 0). */
+  asked = 0;
+  /** A session-era front client's answer the front refused (it did not fit the question), if any. */
+  refused: unknown = undefined;
+  /** The questions asked on the last round, waiting for the retry's answers (modern front). */
+  pending: QuestionEvent[] = [];
   readonly #events: UpstreamEvent<R>[] = [];
   #wake: (() => void) | undefined = undefined;
   #done = false;
@@ -69,6 +80,13 @@ export class FrontCall<R = unknown> {
     }
   }
 
+  /** The questions queued now, taken off the queue (a handler that asks several at once gets one round for them). */
+  takeQuestions(): QuestionEvent[] {
+    const taken: QuestionEvent[] = [];
+    while (this.#events[0]?.kind === 'question') taken.push(this.#events.shift() as QuestionEvent);
+    return taken;
+  }
+
   /** Whether the upstream request ended. */
   get done(): boolean {
     return this.#done;
@@ -76,9 +94,7 @@ export class FrontCall<R = unknown> {
 
   /** Ends the call from the front: a pending question fails with `error`, the upstream request is cancelled. */
   cancel(reason: unknown): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    pending?.fail(reason);
+    for (const question of this.pending.splice(0)) question.fail(reason);
     for (const event of this.#events.splice(0)) if (event.kind === 'question') event.fail(reason);
     if (!this.#done) this.controller.abort(reason);
   }
