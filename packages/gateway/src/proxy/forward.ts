@@ -160,6 +160,13 @@ export class Forwarder {
       for (const question of questions) question.answer(await askFront(ctx, question.question, undefined).catch((error: unknown) => Promise.reject(upstreamAnswerError(error))));
       return;
     }
+    // Bounded before anything is asked: once asked, the front answers input_required whatever the handler throws.
+    if (this.#held.size >= this.#maxHeld) {
+      this.#logger.warn('Proxy: too many upstream requests held for input; one more is refused', { max: this.#maxHeld });
+      const refusal = new McpError(McpErrorCode.InternalError, 'Too many requests waiting for input');
+      for (const question of questions) question.fail(refusal);
+      throw new McpError(McpErrorCode.InternalError, 'Internal error');
+    }
     try {
       // Only tools/call, prompts/get and resources/read may ask for input (MCP 2026-07-28 basic/patterns/mrtr.mdx):
       // elsewhere setting the state throws, and the upstream is answered with an error.
@@ -189,11 +196,6 @@ export class Forwarder {
 
   /** Holds `call` for the front client's retry, bounded in count and time. */
   #park<R>(call: FrontCall<R>): void {
-    if (this.#held.size >= this.#maxHeld) {
-      this.#logger.warn('Proxy: too many upstream requests held for input; one more is cancelled', { max: this.#maxHeld });
-      call.cancel(new McpError(McpErrorCode.InternalError, 'Too many requests waiting for input'));
-      throw new McpError(McpErrorCode.InternalError, 'Internal error');
-    }
     const timer = setTimeout(() => {
       this.#held.delete(call.id);
       call.cancel(new McpError(McpErrorCode.InternalError, 'The client did not answer in time'));
