@@ -4,6 +4,7 @@
 //   node bench/gateway.mjs            # both scenarios, both eras, C = 1, 8, 32; 3 interleaved repetitions (≈ 4 min)
 //   node bench/gateway.mjs --smoke    # tiny N: every path answers correctly, exit 1 otherwise (CI, ≈ 20 s)
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
+//   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (≈ 4 min)
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -14,7 +15,12 @@
 // warm-up, then a measured window. Printed per scenario, era and C: p50 direct / proxied and the p50 the hop adds,
 // throughput proxied ÷ direct, and the proxy process's own CPU per call (utime+stime from /proc, its upstream
 // child excluded). The gates of issue #23: added p50 ≤ 100 µs at C=1, throughput ≥ 0.55× at every C. Timing on a
-// loaded shared machine is noise: read the ratios, measured interleaved in the same run.
+// loaded shared machine is noise: read the ratios, measured interleaved in the same run. `--instructions` gives the
+// one figure load does not move: the proxy process's instructions per call under `valgrind --tool=callgrind` (its
+// stdio upstream child not traced), beside the echo server's own on Streamable HTTP (bench/instructions.mjs' method).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -127,8 +133,49 @@ function printRow(row) {
   );
 }
 
+/** Instructions per call of the process `script` runs in (under callgrind), driven at C=8 with 64-byte echoes. */
+async function instructionsPerCall(script, args, protocol) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sb-gateway-callgrind-'));
+  const wrapper = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, '--dump-instr=no', '--dump-line=no'];
+  const h = spawnServer({ script, args, nodeFlags: ['--single-threaded'], wrapper });
+  h.child.stdout.on('data', () => {});
+  try {
+    const url = (await h.waitLine('BENCH_READY ', 300_000)).trim();
+    const client = new HttpClient(url, { sockets: 8, protocol });
+    await client.handshake();
+    const warm = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: 1e9, maxRequests: 3000, record: false, nextId: 1 });
+    if (warm.failures > 0) throw new Error(`warm-up: ${warm.firstFailure}`);
+    execFileSync('callgrind_control', ['-z', String(h.pid)], { stdio: 'ignore', timeout: 60_000 });
+    const counted = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: 1e9, maxRequests: 2000, record: false, nextId: warm.nextId, drainTimeoutMs: 120_000 });
+    if (counted.failures > 0) throw new Error(`counted: ${counted.firstFailure}`);
+    execFileSync('callgrind_control', ['-d', String(h.pid)], { stdio: 'ignore', timeout: 60_000 });
+    await client.close();
+    const dump = readdirSync(dir).find((f) => /\.\d+$/.test(f));
+    const total = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(path.join(dir, dump ?? 'none'), 'utf8'))?.[1]);
+    return total / counted.completed;
+  } finally {
+    await h.stop(5000);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function instructionsReport() {
+  console.log('instructions per call (callgrind, C=8, 64-byte echo, 3,000 warm-up + 2,000 counted; the proxy process alone, its stdio upstream not traced)');
+  for (const protocol of ERAS) {
+    const era = protocol === MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
+    const direct = await instructionsPerCall(ECHO, ['--port', '0'], protocol);
+    const proxied = await instructionsPerCall(PROXY, ['--port', '0', '--upstream-stdio'], protocol);
+    console.log(`${era.padEnd(6)} echo server on HTTP ${Math.round(direct).toLocaleString('en-US').padStart(9)}   proxy (HTTP front, stdio upstream) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}   ratio ${(proxied / direct).toFixed(2)}×`);
+  }
+}
+
 let failed = false;
 try {
+  if (argv.includes('--instructions')) {
+    await instructionsReport();
+    stopAll();
+    process.exit(0);
+  }
   console.log(`gateway hop: ${smoke ? 'smoke' : `${REPS} interleaved repetitions`}, warm-up ${WARMUP_MS} ms, window ${DURATION_MS} ms, ${PAYLOAD_BYTES}-byte echo, Node ${process.version}`);
   const rows = [...(await scenario('stdio→http')), ...(await scenario('http→http'))];
   if (!smoke) {

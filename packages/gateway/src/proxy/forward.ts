@@ -15,7 +15,7 @@
 import type { Logger } from '@switchboard/jsonrpc';
 import { McpError, McpErrorCode, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
-import { CallsInFlight, FrontCall, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
+import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
 
 /** The upstream request of one front request, given the signal that cancels it and the progress listener. */
@@ -36,7 +36,7 @@ function heldState(value: unknown): string | undefined {
  * Requirements"). When a 2026-07-28 upstream refused, with -32602, the answer the front had already refused, the
  * session-era client gets what a session-era server gives: an `isError` result saying why.
  */
-function toolFailure(call: FrontCall, error: unknown): unknown {
+function toolFailure(call: CallInFlight, error: unknown): unknown {
   const refused = call.refused;
   if (!(refused instanceof InvalidInputResponseError) || !(error instanceof McpError) || error.code !== McpErrorCode.InvalidParams) return error;
   return new ToolError(`The tool's question was not answered: ${refused.message}`);
@@ -67,9 +67,9 @@ export class Forwarder {
    * Serves one front request with `request` made upstream. `tool`: it is a `tools/call` (see {@link toolFailure}).
    */
   async run<R>(ctx: RequestContext, request: UpstreamRequest<R>, tool = false): Promise<R> {
-    const modern = isModernRevision(ctx.protocolVersion);
+    if (!isModernRevision(ctx.protocolVersion)) return this.#live(ctx, request, tool);
     let call: FrontCall<R>;
-    const id = modern ? heldState(ctx.requestState) : undefined;
+    const id = heldState(ctx.requestState);
     if (id !== undefined) {
       const held = this.#held.get(id);
       // The state is genuine (the front verified its signature) but the call it names is gone: it expired, the
@@ -120,19 +120,35 @@ export class Forwarder {
   }
 
   /**
+   * A session-era front request: one upstream request, cancelled by the front request's own signal (a
+   * `notifications/cancelled`, the session's end); its questions are asked live (see {@link question}).
+   */
+  async #live<R>(ctx: RequestContext, request: UpstreamRequest<R>, tool: boolean): Promise<R> {
+    const call = new LiveCall(ctx);
+    this.inFlight.add(call);
+    try {
+      return await request(ctx.signal, (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => {}));
+    } catch (error) {
+      throw tool ? toolFailure(call, error) : error;
+    } finally {
+      this.inFlight.delete(call);
+    }
+  }
+
+  /**
    * A question of the upstream session: given to the newest front call in flight. A legacy front asks its client
    * at once; a modern front's call takes it as its next event.
    */
   question(question: UpstreamQuestion): Promise<unknown> {
     const call = this.inFlight.newest();
     if (call === undefined) return Promise.reject(unattributedQuestion(question.method));
-    if (!isModernRevision(call.ctx.protocolVersion)) {
+    if (!(call instanceof FrontCall) || !isModernRevision(call.ctx.protocolVersion)) {
       return askFront(call.ctx, question, undefined).catch((error: unknown) => {
         if (error instanceof InvalidInputResponseError) call.refused = error;
         return Promise.reject(upstreamAnswerError(error));
       });
     }
-    return call.ask(question);
+    return (call as FrontCall).ask(question);
   }
 
   /** Cancels every held and running call (the proxy closes). */

@@ -29,12 +29,35 @@ export interface QuestionEvent {
   key?: string;
 }
 
+/** A front request in flight on the upstream session: its context (where questions and logs go). */
+export interface CallInFlight {
+  /** The front request serving the call now. */
+  readonly ctx: RequestContext;
+  /** A session-era front client's answer the front refused (it did not fit the question), if any. */
+  refused: unknown;
+  /** Ends the call from the front (the proxy closes). */
+  cancel(reason: unknown): void;
+}
+
+/** A session-era front request: served by one upstream request, cancelled through the front request's own signal. */
+export class LiveCall implements CallInFlight {
+  readonly ctx: RequestContext;
+  refused: unknown = undefined;
+
+  constructor(ctx: RequestContext) {
+    this.ctx = ctx;
+  }
+
+  /** Nothing of its own: closing the front aborts the front request's signal, which the upstream request follows. */
+  cancel(): void {}
+}
+
 /**
- * One upstream request made for the front: started once, then followed by one front request (legacy, or a modern
+ * One upstream request made for a 2026-07-28 front request: started once, then followed by one front request (legacy, or a modern
  * first round) or several in turn (a modern request's retries, which each take the call over). Events are queued
  * until the current front request takes them.
  */
-export class FrontCall<R = unknown> {
+export class FrontCall<R = unknown> implements CallInFlight {
   /** The front request serving this call now (a retry replaces it). */
   ctx: RequestContext;
   /** Aborts the upstream request (a front cancel, a hold expired, the proxy closed). */
@@ -110,19 +133,19 @@ export class FrontCall<R = unknown> {
 
 /** The front calls in flight on one upstream session, in start order (see the module comment on attribution). */
 export class CallsInFlight {
-  readonly #calls = new Set<FrontCall>();
+  readonly #calls = new Set<CallInFlight>();
 
-  add(call: FrontCall): void {
+  add(call: CallInFlight): void {
     this.#calls.add(call);
   }
 
-  delete(call: FrontCall): void {
+  delete(call: CallInFlight): void {
     this.#calls.delete(call);
   }
 
   /** The newest call in flight, if any. */
-  newest(): FrontCall | undefined {
-    let last: FrontCall | undefined;
+  newest(): CallInFlight | undefined {
+    let last: CallInFlight | undefined;
     for (const call of this.#calls) last = call;
     return last;
   }
@@ -132,7 +155,7 @@ export class CallsInFlight {
   }
 
   /** Every call, for the proxy's close. */
-  all(): FrontCall[] {
+  all(): CallInFlight[] {
     return [...this.#calls];
   }
 }
