@@ -44,7 +44,9 @@ const RUNS = [
 ];
 
 const args = process.argv.slice(2);
+/** @param {string} name */
 const flag = (name) => args.includes(name);
+/** @param {string} name */
 const option = (name) => {
   const at = args.indexOf(name);
   return at >= 0 ? args[at + 1] : undefined;
@@ -151,7 +153,7 @@ async function startBridge(revisions, log) {
   if (upstreamTransport === 'http') {
     const server = node([SERVER, '--port', String(await freePort()), '--revisions', revisions], { stdio: ['ignore', 'ignore', 'pipe'] });
     started.push(server);
-    upstream = [(await waitFor(server, /listening on (http:\/\/\S+)/, log))[1]];
+    upstream = [/** @type {string} */ ((await waitFor(server, /listening on (http:\/\/\S+)/, log))[1])];
   } else {
     upstream = ['--', process.execPath, SERVER, '--stdio', '--revisions', revisions];
   }
@@ -178,6 +180,7 @@ for (const run of RUNS.filter((r) => only === undefined || r.key === only)) {
     log.end();
   }
   if (bridged.code !== 0) failed = true;
+  /** @param {Awaited<ReturnType<typeof conformance>> | undefined} r */
   const totals = (r) => (r === undefined ? 'not run' : r.passed === undefined ? `no totals (exit ${r.code})` : `${r.passed} passed, ${r.failed} failed (${r.seconds} s)`);
   const era = run.upstream === 'legacy' ? 'session-based revisions only' : '2026-07-28 only';
   lines.push(`${run.label}: direct ${totals(direct)} | bridged (server: ${era}, ${upstreamTransport}) ${totals(bridged)}`);

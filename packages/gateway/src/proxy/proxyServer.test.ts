@@ -17,6 +17,10 @@ const ELICITING = { elicitation: {} };
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A response as the assertions read it (either member may be there). */
+type Answer = { readonly result?: any; readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown } } | undefined;
+const ask = async (front: McpServer, message: JsonRpcRequest): Promise<Answer> => (await front.handle(message));
+
 let ids = 0;
 function modernCall(name: string, extra: Record<string, unknown> = {}, capabilities: Record<string, unknown> = ELICITING): JsonRpcRequest {
   return {
@@ -53,10 +57,10 @@ describe('createProxyServer (in memory)', () => {
   it('lists the upstream tool as listed (schemas, annotations, _meta) and does not validate its arguments itself', async () => {
     const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer()), server: { logger: silent } });
     try {
-      const listed = (await front.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: modernCall('x').params as Record<string, unknown> }))?.result as { tools: unknown[] };
+      const listed = (await ask(front, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: modernCall('x').params }))?.result as { tools: unknown[] };
       expect(listed.tools).toContainEqual({ name: 'echo', title: 'Echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 3 } } }, annotations: { readOnlyHint: true }, _meta: { 'x/y': 1 } });
       // "ab" breaks minLength: the upstream's own validation answers (isError result on 2025-11-25), not the front's.
-      const answer = await front.handle(modernCall('echo', { arguments: { text: 'ab' } }));
+      const answer = await ask(front, modernCall('echo', { arguments: { text: 'ab' } }));
       expect(answer?.result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('Invalid arguments') }] });
     } finally {
       await front.close();
@@ -67,16 +71,16 @@ describe('createProxyServer (in memory)', () => {
     const seen: { outcome?: string } = {};
     const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent } });
     try {
-      const first = (await front.handle(modernCall('ask')))?.result as { resultType: string; inputRequests: Record<string, { method: string; params: unknown }>; requestState: string };
+      const first = (await ask(front, modernCall('ask')))?.result as { resultType: string; inputRequests: Record<string, { method: string; params: unknown }>; requestState: string };
       expect(first.resultType).toBe('input_required');
       expect(first.inputRequests).toEqual({ 'upstream-0': { method: 'elicitation/create', params: expect.objectContaining({ message: 'Name?' }) } });
       expect(front.stats.held).toBe(1);
-      const retry = await front.handle(modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
+      const retry = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
       expect(retry?.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hello Ada' }] });
       expect(seen.outcome).toBe('answered {"action":"accept","content":{"name":"Ada"}}');
       expect(front.stats).toEqual({ inFlight: 0, held: 0, upstreamSubscriptions: 0 });
       // The state was redeemed: a replay is refused by the front.
-      const replay = await front.handle(modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Eve' } } }, requestState: first.requestState }));
+      const replay = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Eve' } } }, requestState: first.requestState }));
       expect(replay?.error?.code).toBe(-32602);
     } finally {
       await front.close();
@@ -87,12 +91,12 @@ describe('createProxyServer (in memory)', () => {
     const seen: { outcome?: string } = {};
     const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent }, holdTimeoutMs: 50 });
     try {
-      const first = (await front.handle(modernCall('ask')))?.result as { requestState: string };
+      const first = (await ask(front, modernCall('ask')))?.result as { requestState: string };
       expect(front.stats.held).toBe(1);
       for (let i = 0; i < 100 && seen.outcome === undefined; i++) await sleep(10);
       expect(seen.outcome).toMatch(/^failed /);
       expect(front.stats.held).toBe(0);
-      const late = await front.handle(modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
+      const late = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
       expect(late?.error).toMatchObject({ code: -32602, message: expect.stringContaining('has expired; send the request again') });
     } finally {
       await front.close();
@@ -103,8 +107,8 @@ describe('createProxyServer (in memory)', () => {
     const seen: { outcome?: string } = {};
     const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent }, maxHeldRequests: 1 });
     try {
-      expect((await front.handle(modernCall('ask')))?.result).toMatchObject({ resultType: 'input_required' });
-      const second = await front.handle(modernCall('ask'));
+      expect((await ask(front, modernCall('ask')))?.result).toMatchObject({ resultType: 'input_required' });
+      const second = await ask(front, modernCall('ask'));
       expect(second?.error?.code).toBe(-32603);
       expect(front.stats.held).toBe(1);
     } finally {
@@ -117,7 +121,7 @@ describe('createProxyServer (in memory)', () => {
     const seen: { outcome?: string } = {};
     const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent } });
     try {
-      const answer = await front.handle(modernCall('ask', {}, {}));
+      const answer = await ask(front, modernCall('ask', {}, {}));
       expect(answer?.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
       for (let i = 0; i < 100 && seen.outcome === undefined; i++) await sleep(10);
       expect(seen.outcome).toMatch(/^failed /);
@@ -136,10 +140,10 @@ describe('createProxyServer (in memory)', () => {
       const call = client.request(10, 'tools/call', { name: 'ask', arguments: {} });
       const question = (await client.waitFor((m) => 'method' in m && m.method === 'elicitation/create')) as JsonRpcRequest;
       await client.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Bo' } } });
-      expect((await call).result).toMatchObject({ content: [{ type: 'text', text: 'hello Bo' }] });
+      expect(((await call) as Answer)?.result).toMatchObject({ content: [{ type: 'text', text: 'hello Bo' }] });
       upstream.tool('added', { inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: 'new' }] }));
       await client.waitFor((m) => 'method' in m && m.method === 'notifications/tools/list_changed');
-      const listed = (await client.request(11, 'tools/list', {})).result as { tools: Array<{ name: string }> };
+      const listed = ((await client.request(11, 'tools/list', {})) as Answer)?.result as { tools: Array<{ name: string }> };
       expect(listed.tools.map((t) => t.name)).toContain('added');
     } finally {
       await client.close();
