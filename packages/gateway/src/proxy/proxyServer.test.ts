@@ -150,4 +150,26 @@ describe('createProxyServer (in memory)', () => {
       await front.close();
     }
   });
+
+  it('resource subscriptions: the first front subscriber subscribes upstream, updates reach it, the last to leave unsubscribes', async () => {
+    const upstream = upstreamServer();
+    upstream.resource('demo://doc', { name: 'doc' }, (uri) => ({ contents: [{ uri, text: 'v1' }] }));
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent } });
+    const client = await connectRawClient(front);
+    try {
+      await client.initialize();
+      expect(((await client.request(20, 'resources/read', { uri: 'demo://doc' })) as Answer)?.result).toMatchObject({ contents: [{ uri: 'demo://doc', text: 'v1' }] });
+      await client.request(21, 'resources/subscribe', { uri: 'demo://doc' });
+      expect(front.stats.upstreamSubscriptions).toBe(1);
+      for (let i = 0; i < 50 && upstream.sessions.size === 0; i++) await sleep(5);
+      await sleep(20);
+      await upstream.notifyResourceUpdated('demo://doc');
+      await client.waitFor((m) => 'method' in m && m.method === 'notifications/resources/updated');
+      await client.request(22, 'resources/unsubscribe', { uri: 'demo://doc' });
+      expect(front.stats.upstreamSubscriptions).toBe(0);
+    } finally {
+      await client.close();
+      await front.close();
+    }
+  });
 });
