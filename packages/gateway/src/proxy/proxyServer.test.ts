@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonRpcRequest } from '@switchboard/jsonrpc';
 import { McpServer, type RequestContext } from '@switchboard/mcp/server';
 import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
+import type { ProtocolRevision } from '@switchboard/mcp';
 import { createProxyServer } from '../index.js';
 
 const MODERN = '2026-07-28';
@@ -37,8 +38,8 @@ function modernCall(name: string, extra: Record<string, unknown> = {}, capabilit
 }
 
 /** A session-based-only upstream: `ask` elicits a name (live, on its session), `echo` answers at once. */
-function upstreamServer(seen: { outcome?: string } = {}) {
-  const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
+function upstreamServer(seen: { outcome?: string } = {}, revisions: readonly ProtocolRevision[] = LEGACY_ONLY) {
+  const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...revisions], logger: silent });
   upstream.tool('echo', { title: 'Echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 3 } } }, annotations: { readOnlyHint: true }, _meta: { 'x/y': 1 } }, (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: String(args.text) }] }));
   upstream.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: RequestContext) => {
     try {
@@ -167,6 +168,24 @@ describe('createProxyServer (in memory)', () => {
       await client.waitFor((m) => 'method' in m && m.method === 'notifications/resources/updated');
       await client.request(22, 'resources/unsubscribe', { uri: 'demo://doc' });
       expect(front.stats.upstreamSubscriptions).toBe(0);
+    } finally {
+      await client.close();
+      await front.close();
+    }
+  });
+
+  it('a 2025-11-25 session reaches a 2026-07-28-only upstream: its input_required rounds become a live elicitation', async () => {
+    const seen: { outcome?: string } = {};
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen, [MODERN])), server: { logger: silent } });
+    const client = await connectRawClient(front);
+    try {
+      expect(front.upstream.era).toBe('modern');
+      await client.initialize({ capabilities: { elicitation: {} } });
+      const call = client.request(30, 'tools/call', { name: 'ask', arguments: {} });
+      const question = (await client.waitFor((m) => 'method' in m && m.method === 'elicitation/create')) as JsonRpcRequest;
+      await client.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Lin' } } });
+      expect(((await call) as Answer)?.result).toEqual({ content: [{ type: 'text', text: 'hello Lin' }] });
+      expect(seen.outcome).toBe('answered {"action":"accept","content":{"name":"Lin"}}');
     } finally {
       await client.close();
       await front.close();
