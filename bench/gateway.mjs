@@ -4,7 +4,8 @@
 //   node bench/gateway.mjs            # both scenarios, both eras, C = 1, 8, 32; 3 interleaved repetitions (≈ 4 min)
 //   node bench/gateway.mjs --smoke    # tiny N: every path answers correctly, exit 1 otherwise (CI, ≈ 20 s)
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
-//   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (≈ 4 min)
+//   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
+//                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern)
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -42,7 +43,9 @@ const WARMUP_MS = numberFlag('--warmup-ms', smoke ? 150 : 1500);
 const DURATION_MS = numberFlag('--duration-ms', smoke ? 200 : 2000);
 const MAX_REQUESTS = smoke ? 300 : 200_000;
 const CONCURRENCY = smoke ? [1, 8] : [1, 8, 32];
-const ERAS = [PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION];
+// `--era legacy|modern`: one era only.
+const ERA_FLAG = argv.includes('--era') ? argv[argv.indexOf('--era') + 1] : undefined;
+const ERAS = [PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION].filter((p) => ERA_FLAG === undefined || (ERA_FLAG === 'modern') === (p === MODERN_PROTOCOL_VERSION));
 const PAYLOAD_BYTES = 64;
 const ADDED_P50_TARGET_US = 100;
 const THROUGHPUT_TARGET = 0.55;
