@@ -273,8 +273,9 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--cwd <dir>', 'working directory of a stdio server')
     .option('--config <file>', 'read server names from this host configuration file only')
     .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .addOption(new Option('--response-mode <mode>', 'how POSTs are answered: auto (JSON, SSE once the handler sends a message first), json, sse').choices(['auto', 'json', 'sse']).default('auto'))
     .addHelpText('after', BRIDGE_HELP)
-    .action(async (target: string | undefined, flags: { port: number; host: string; env: string[]; cwd?: string; config?: string; era: EraChoice }) => {
+    .action(async (target: string | undefined, flags: { port: number; host: string; env: string[]; cwd?: string; config?: string; era: EraChoice; responseMode: 'auto' | 'json' | 'sse' }) => {
       state.exitCode = await bridgeCommand({
         io,
         output,
@@ -282,6 +283,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
         port: flags.port,
         host: flags.host,
         era: flags.era,
+        responseMode: flags.responseMode,
       });
     });
   program

@@ -30,6 +30,8 @@ export interface BridgeOptions {
   readonly host?: string;
   /** The era the upstream is spoken in (`auto`: probe, then fall back). @default 'auto' */
   readonly era?: EraChoice;
+  /** How POSTs are answered (the HTTP handler's `responseMode`). @default 'auto' */
+  readonly responseMode?: 'auto' | 'json' | 'sse';
 }
 
 /** Runs the command: resolves once the bridge stopped. */
@@ -46,7 +48,7 @@ export async function bridgeCommand(options: BridgeOptions): Promise<number> {
   }
   let handle: Awaited<ReturnType<typeof serveHttp>>;
   try {
-    handle = await serveHttp({ server: front, host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    handle = await serveHttp({ server: front, host: options.host ?? '127.0.0.1', port: options.port ?? 0, responseMode: options.responseMode ?? 'auto' });
   } catch (error) {
     await front.close();
     return reportFailure(output, error, true);

@@ -13,9 +13,9 @@
  * instance finds nothing (-32602, "send the request again").
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
-import { InputRequiredSignal, type RequestContext } from '@switchboard/mcp/server';
-import { CallsInFlight, FrontCall, type UpstreamEvent } from './frontCall.js';
+import { McpError, McpErrorCode, isModernRevision, type ProgressParams } from '@switchboard/mcp';
+import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
+import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
 
 /** The upstream request of one front request, given the signal that cancels it and the progress listener. */
@@ -26,6 +26,20 @@ interface HeldState { readonly held: string }
 
 function heldState(value: unknown): string | undefined {
   return typeof value === 'object' && value !== null && typeof (value as Partial<HeldState>).held === 'string' ? (value as HeldState).held : undefined;
+}
+
+/**
+ * What a failed upstream `tools/call` becomes on the front. One case is translated between eras: a session-era
+ * client's answer that does not fit the question is a rejection inside the tool's handler on a session (which then
+ * reports the failure as a tool result: MCP 2025-11-25 server/tools.mdx "Error Handling"), but at 2026-07-28 a
+ * malformed input response fails the whole request with -32602 (MCP 2026-07-28 basic/patterns/mrtr.mdx "Server
+ * Requirements"). When a 2026-07-28 upstream refused, with -32602, the answer the front had already refused, the
+ * session-era client gets what a session-era server gives: an `isError` result saying why.
+ */
+function toolFailure(call: CallInFlight, error: unknown): unknown {
+  const refused = call.refused;
+  if (!(refused instanceof InvalidInputResponseError) || !(error instanceof McpError) || error.code !== McpErrorCode.InvalidParams) return error;
+  return new ToolError(`The tool's question was not answered: ${refused.message}`);
 }
 
 /** Runs front requests against one upstream session; see the module comment. */
@@ -49,11 +63,13 @@ export class Forwarder {
     return this.#held.size;
   }
 
-  /** Serves one front request with `request` made upstream. */
-  async run<R>(ctx: RequestContext, request: UpstreamRequest<R>): Promise<R> {
-    const modern = isModernRevision(ctx.protocolVersion);
+  /**
+   * Serves one front request with `request` made upstream. `tool`: it is a `tools/call` (see {@link toolFailure}).
+   */
+  async run<R>(ctx: RequestContext, request: UpstreamRequest<R>, tool = false): Promise<R> {
+    if (!isModernRevision(ctx.protocolVersion)) return this.#live(ctx, request, tool);
     let call: FrontCall<R>;
-    const id = modern ? heldState(ctx.requestState) : undefined;
+    const id = heldState(ctx.requestState);
     if (id !== undefined) {
       const held = this.#held.get(id);
       // The state is genuine (the front verified its signature) but the call it names is gone: it expired, the
@@ -73,29 +89,49 @@ export class Forwarder {
     this.inFlight.add(call);
     let parked = false;
     try {
-      let event: UpstreamEvent<R> | undefined = call.pending;
-      // A retry: its inputResponses answer the question the last round asked (under the same key).
-      call.pending = undefined;
+      // A retry: its inputResponses answer the questions the last round asked (under the same keys).
+      let questions: QuestionEvent[] = call.pending;
+      call.pending = [];
       for (;;) {
-        event ??= await call.next();
-        if (event.kind === 'result') return event.value;
-        if (event.kind === 'error') throw event.error;
-        // A question queued for this call (modern front): ask it as an input request.
+        if (questions.length === 0) {
+          const event: UpstreamEvent<R> = await call.next();
+          if (event.kind === 'result') return event.value;
+          if (event.kind === 'error') throw tool ? toolFailure(call, event.error) : event.error;
+          // Questions the upstream sends together (a handler asking several at once) make one round.
+          await new Promise<void>((resolve) => setTimeout(resolve, 0));
+          questions = [event, ...call.takeQuestions()];
+        }
         try {
-          await this.#answer(call, event, modern);
+          await this.#round(call, questions);
         } catch (error) {
           if (error instanceof InputRequiredSignal) {
-            this.#park(call, event);
+            this.#park(call);
             parked = true;
           }
           throw error;
         }
-        event = undefined;
+        questions = [];
       }
     } finally {
       signal.removeEventListener('abort', cancel);
       this.inFlight.delete(call);
       if (!parked && !call.done) call.cancel(new McpError(McpErrorCode.InternalError, 'Request ended'));
+    }
+  }
+
+  /**
+   * A session-era front request: one upstream request, cancelled by the front request's own signal (a
+   * `notifications/cancelled`, the session's end); its questions are asked live (see {@link question}).
+   */
+  async #live<R>(ctx: RequestContext, request: UpstreamRequest<R>, tool: boolean): Promise<R> {
+    const call = new LiveCall(ctx);
+    this.inFlight.add(call);
+    try {
+      return await request(ctx.signal, (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => {}));
+    } catch (error) {
+      throw tool ? toolFailure(call, error) : error;
+    } finally {
+      this.inFlight.delete(call);
     }
   }
 
@@ -106,8 +142,13 @@ export class Forwarder {
   question(question: UpstreamQuestion): Promise<unknown> {
     const call = this.inFlight.newest();
     if (call === undefined) return Promise.reject(unattributedQuestion(question.method));
-    if (!isModernRevision(call.ctx.protocolVersion)) return askFront(call.ctx, question, undefined).catch((error: unknown) => Promise.reject(upstreamAnswerError(error)));
-    return call.ask(question);
+    if (!(call instanceof FrontCall) || !isModernRevision(call.ctx.protocolVersion)) {
+      return askFront(call.ctx, question, undefined).catch((error: unknown) => {
+        if (error instanceof InvalidInputResponseError) call.refused = error;
+        return Promise.reject(upstreamAnswerError(error));
+      });
+    }
+    return (call as FrontCall).ask(question);
   }
 
   /** Cancels every held and running call (the proxy closes). */
@@ -121,40 +162,56 @@ export class Forwarder {
     for (const call of this.inFlight.all()) call.cancel(reason);
   }
 
-  /** Asks a modern front call's question under its round's key and hands the answer (or the failure) upstream. */
-  async #answer<R>(call: FrontCall<R>, event: Extract<UpstreamEvent<R>, { kind: 'question' }>, modern: boolean): Promise<void> {
-    if (!modern) {
-      // A legacy retry cannot happen; a question queued while the front was modern is asked live.
-      event.answer(await askFront(call.ctx, event.question, undefined).catch((error: unknown) => Promise.reject(upstreamAnswerError(error))));
+  /**
+   * One input round of a modern front call: each question asked under its key (`upstream-<n>`, kept across the
+   * retries), answered at once when the retry carries its answer. Unanswered ones make the front request answer
+   * `input_required` (the `InputRequiredSignal` rejection is thrown, `call.pending` holds them). A question the front
+   * client has no capability for fails the front request with -32021, as a direct server's would (MCP 2026-07-28
+   * basic/patterns/mrtr.mdx "Server Requirements"), and the upstream is told -32601.
+   */
+  async #round(call: FrontCall, questions: readonly QuestionEvent[]): Promise<void> {
+    const ctx = call.ctx;
+    if (!isModernRevision(ctx.protocolVersion)) {
+      // Queued while the front request was modern, taken over by a session-era one: asked live.
+      for (const question of questions) question.answer(await askFront(ctx, question.question, undefined).catch((error: unknown) => Promise.reject(upstreamAnswerError(error))));
       return;
     }
-    const key = `upstream-${call.rounds}`;
-    let answer: unknown;
+    // Bounded before anything is asked: once asked, the front answers input_required whatever the handler throws.
+    if (this.#held.size >= this.#maxHeld) {
+      this.#logger.warn('Proxy: too many upstream requests held for input; one more is refused', { max: this.#maxHeld });
+      const refusal = new McpError(McpErrorCode.InternalError, 'Too many requests waiting for input');
+      for (const question of questions) question.fail(refusal);
+      throw new McpError(McpErrorCode.InternalError, 'Internal error');
+    }
     try {
       // Only tools/call, prompts/get and resources/read may ask for input (MCP 2026-07-28 basic/patterns/mrtr.mdx):
       // elsewhere setting the state throws, and the upstream is answered with an error.
-      call.ctx.requestState = { held: call.id } satisfies HeldState;
-      answer = await askFront(call.ctx, event.question, key);
+      ctx.requestState = { held: call.id } satisfies HeldState;
     } catch (error) {
-      if (error instanceof InputRequiredSignal) throw error;
-      event.fail(upstreamAnswerError(error));
-      // The front client lacks the capability (it is not asked, and the front round stays complete): the upstream
-      // is told so (-32601) and decides; the front request goes on waiting for its result.
-      if (error instanceof MissingClientCapabilityError) return;
+      for (const question of questions) question.fail(upstreamAnswerError(error));
       throw error;
     }
-    call.rounds += 1;
-    event.answer(answer);
+    const asks = questions.map((question) => askFront(ctx, question.question, (question.key ??= `upstream-${call.asked++}`)));
+    const settled = await Promise.allSettled(asks);
+    let failure: Error | undefined;
+    let pending: InputRequiredSignal | undefined;
+    settled.forEach((outcome, i) => {
+      const question = questions[i] as QuestionEvent;
+      if (outcome.status === 'fulfilled') question.answer(outcome.value);
+      else if (outcome.reason instanceof InputRequiredSignal) {
+        call.pending.push(question);
+        pending ??= outcome.reason;
+      } else {
+        question.fail(upstreamAnswerError(outcome.reason));
+        failure ??= outcome.reason instanceof Error ? outcome.reason : new McpError(McpErrorCode.InternalError, 'Internal error');
+      }
+    });
+    if (failure !== undefined) throw failure;
+    if (pending !== undefined) throw pending;
   }
 
   /** Holds `call` for the front client's retry, bounded in count and time. */
-  #park<R>(call: FrontCall<R>, event: Extract<UpstreamEvent<R>, { kind: 'question' }>): void {
-    if (this.#held.size >= this.#maxHeld) {
-      this.#logger.warn('Proxy: too many upstream requests held for input; one more is cancelled', { max: this.#maxHeld });
-      call.cancel(new McpError(McpErrorCode.InternalError, 'Too many requests waiting for input'));
-      throw new McpError(McpErrorCode.InternalError, 'Internal error');
-    }
-    call.pending = event;
+  #park<R>(call: FrontCall<R>): void {
     const timer = setTimeout(() => {
       this.#held.delete(call.id);
       call.cancel(new McpError(McpErrorCode.InternalError, 'The client did not answer in time'));

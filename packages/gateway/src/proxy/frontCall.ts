@@ -18,24 +18,58 @@ import type { UpstreamQuestion } from './questions.js';
 export type UpstreamEvent<R> =
   | { readonly kind: 'result'; readonly value: R }
   | { readonly kind: 'error'; readonly error: unknown }
-  | { readonly kind: 'question'; readonly question: UpstreamQuestion; readonly answer: (value: unknown) => void; readonly fail: (error: unknown) => void };
+  | QuestionEvent;
+
+/** An upstream question queued for the front; `key` is its input request key once asked of a 2026-07-28 client. */
+export interface QuestionEvent {
+  readonly kind: 'question';
+  readonly question: UpstreamQuestion;
+  readonly answer: (value: unknown) => void;
+  readonly fail: (error: unknown) => void;
+  key?: string;
+}
+
+/** A front request in flight on the upstream session: its context (where questions and logs go). */
+export interface CallInFlight {
+  /** The front request serving the call now. */
+  readonly ctx: RequestContext;
+  /** A session-era front client's answer the front refused (it did not fit the question), if any. */
+  refused: unknown;
+  /** Ends the call from the front (the proxy closes). */
+  cancel(reason: unknown): void;
+}
+
+/** A session-era front request: served by one upstream request, cancelled through the front request's own signal. */
+export class LiveCall implements CallInFlight {
+  readonly ctx: RequestContext;
+  refused: unknown = undefined;
+
+  constructor(ctx: RequestContext) {
+    this.ctx = ctx;
+  }
+
+  /** Nothing of its own: closing the front aborts the front request's signal, which the upstream request follows. */
+  cancel(): void {}
+}
 
 /**
- * One upstream request made for the front: started once, then followed by one front request (legacy, or a modern
+ * One upstream request made for a 2026-07-28 front request: started once, then followed by one front request (legacy, or a modern
  * first round) or several in turn (a modern request's retries, which each take the call over). Events are queued
  * until the current front request takes them.
  */
-export class FrontCall<R = unknown> {
+export class FrontCall<R = unknown> implements CallInFlight {
   /** The front request serving this call now (a retry replaces it). */
   ctx: RequestContext;
   /** Aborts the upstream request (a front cancel, a hold expired, the proxy closed). */
   readonly controller = new AbortController();
   /** Modern front: the id the signed `requestState` carries while the call is held. */
   readonly id: string;
-  /** Modern front: input rounds asked so far (each question's key is `upstream-<n>`). */
-  rounds = 0;
-  /** The question asked on the last round, waiting for the retry's answer (modern front). */
-  pending: Extract<UpstreamEvent<R>, { kind: 'question' }> | undefined = undefined;
+  /** Modern front: questions asked so far (each question's key is `upstream-<n>`, n counting from 0). */
+  asked = 0;
+  /** A session-era front client's answer the front refused (it did not fit the question), if any. */
+  refused: unknown = undefined;
+  /** The questions asked on the last round, waiting for the retry's answers (modern front). */
+  pending: QuestionEvent[] = [];
   readonly #events: UpstreamEvent<R>[] = [];
   #wake: (() => void) | undefined = undefined;
   #done = false;
@@ -69,6 +103,13 @@ export class FrontCall<R = unknown> {
     }
   }
 
+  /** The questions queued now, taken off the queue (a handler that asks several at once gets one round for them). */
+  takeQuestions(): QuestionEvent[] {
+    const taken: QuestionEvent[] = [];
+    while (this.#events[0]?.kind === 'question') taken.push(this.#events.shift() as QuestionEvent);
+    return taken;
+  }
+
   /** Whether the upstream request ended. */
   get done(): boolean {
     return this.#done;
@@ -76,9 +117,7 @@ export class FrontCall<R = unknown> {
 
   /** Ends the call from the front: a pending question fails with `error`, the upstream request is cancelled. */
   cancel(reason: unknown): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    pending?.fail(reason);
+    for (const question of this.pending.splice(0)) question.fail(reason);
     for (const event of this.#events.splice(0)) if (event.kind === 'question') event.fail(reason);
     if (!this.#done) this.controller.abort(reason);
   }
@@ -94,19 +133,19 @@ export class FrontCall<R = unknown> {
 
 /** The front calls in flight on one upstream session, in start order (see the module comment on attribution). */
 export class CallsInFlight {
-  readonly #calls = new Set<FrontCall>();
+  readonly #calls = new Set<CallInFlight>();
 
-  add(call: FrontCall): void {
+  add(call: CallInFlight): void {
     this.#calls.add(call);
   }
 
-  delete(call: FrontCall): void {
+  delete(call: CallInFlight): void {
     this.#calls.delete(call);
   }
 
   /** The newest call in flight, if any. */
-  newest(): FrontCall | undefined {
-    let last: FrontCall | undefined;
+  newest(): CallInFlight | undefined {
+    let last: CallInFlight | undefined;
     for (const call of this.#calls) last = call;
     return last;
   }
@@ -116,7 +155,7 @@ export class CallsInFlight {
   }
 
   /** Every call, for the proxy's close. */
-  all(): FrontCall[] {
+  all(): CallInFlight[] {
     return [...this.#calls];
   }
 }

@@ -147,7 +147,7 @@ export class Mirror {
       ...(outputSchema === undefined ? {} : { outputSchema: passThroughSchema(outputSchema) }),
     };
     const handler: ToolHandler = (args, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.callTool({ name, arguments: args }, { signal, onprogress })).then((result) => forFront(result, ctx));
+      forward.run(ctx, (signal, onprogress) => client.callTool({ name, arguments: args }, { signal, onprogress }), true).then((result) => forFront(result, ctx));
     // The schemas are Standard Schemas of unknown output: the handler's result type is the plain CallToolResult.
     return (this.#server as unknown as { tool(name: string, definition: ToolDefinition, handler: ToolHandler): () => void }).tool(name, definition, handler);
   }

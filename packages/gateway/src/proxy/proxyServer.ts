@@ -68,6 +68,16 @@ class Bridge {
   }
 }
 
+/** What a {@link ProxyServer} is made with. */
+interface ProxyInit {
+  readonly info: Implementation;
+  readonly options: McpServerOptions;
+  readonly client: McpClient;
+  readonly owned: boolean;
+  readonly bridge: Bridge;
+  readonly proxy: ProxyServerOptions;
+}
+
 function isClient(upstream: ClientConnector | McpClient): upstream is McpClient {
   return upstream instanceof McpClient;
 }
@@ -99,8 +109,15 @@ export class ProxyServer extends McpServer {
   readonly #mirror: Mirror;
   readonly #subscriptions: UpstreamSubscriptions;
 
-  /** @internal made by {@link createProxyServer} */
-  constructor(init: { readonly info: Implementation; readonly options: McpServerOptions; readonly client: McpClient; readonly owned: boolean; readonly bridge: Bridge; readonly proxy: ProxyServerOptions }) {
+  /**
+   * Made by {@link createProxyServer} only (its upstream must be connected first).
+   * @internal
+   */
+  static make(init: ProxyInit): ProxyServer {
+    return new ProxyServer(init);
+  }
+
+  private constructor(init: ProxyInit) {
     super(init.info, init.options);
     const logger = init.proxy.logger ?? this.logger;
     this.upstream = init.client;
@@ -245,7 +262,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       ...(options.server?.instructions === undefined && client.instructions === undefined ? {} : { instructions: options.server?.instructions ?? client.instructions }),
     };
     const info = options.info ?? client.serverInfo ?? { name: 'switchboard-proxy', version: '0.1.0' };
-    const front = new ProxyServer({ info, options: serverOptions, client, owned, bridge, proxy: options });
+    const front = ProxyServer.make({ info, options: serverOptions, client, owned, bridge, proxy: options });
     // Every upstream log is wanted: the front filters per client (its sessions' levels, a modern request's logLevel).
     if (owned && caps.logging !== undefined) await client.setLoggingLevel('debug').catch(() => {});
     // A 2026-07-28 upstream tells of list changes only on a listen stream.

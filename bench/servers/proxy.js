@@ -1,0 +1,42 @@
+// The gateway benchmark's proxy: `createProxyServer` of @switchboard/gateway in front of one upstream, served on
+// Streamable HTTP (responses decided per exchange, as serveHttp does by default).
+//
+//   node bench/servers/proxy.js --port <N> --upstream-stdio        upstream: node bench/servers/switchboard.js --stdio (its child)
+//   node bench/servers/proxy.js --port <N> --upstream-url <URL>     upstream: a Streamable HTTP server already running
+//   options: --upstream-era legacy|modern|auto   the era the proxy speaks upstream (default legacy: the era bridge's case)
+//
+// Prints `BENCH_READY <url>` on stderr once it accepts connections; stops the upstream (its process group) on exit.
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { createProxyServer } from '@switchboard/gateway';
+import { streamableHttp } from '@switchboard/mcp/client';
+import { serveHttp } from '@switchboard/mcp/node';
+import { spawnStdio } from '@switchboard/mcp/stdio';
+import { announceReady, installShutdown } from './_common.js';
+
+const argv = process.argv.slice(2);
+const take = (flag) => {
+  const at = argv.indexOf(flag);
+  if (at === -1) return undefined;
+  const [, value] = argv.splice(at, 2);
+  return value;
+};
+const url = take('--upstream-url');
+const era = take('--upstream-era') ?? 'legacy';
+const stdio = argv.includes('--upstream-stdio');
+if (stdio) argv.splice(argv.indexOf('--upstream-stdio'), 1);
+const port = Number(take('--port') ?? '0');
+if (argv.length > 0 || stdio === (url !== undefined)) {
+  process.stderr.write('usage: node bench/servers/proxy.js --port <N> (--upstream-stdio | --upstream-url <URL>) [--upstream-era legacy|modern|auto]\n');
+  process.exit(2);
+}
+const echoServer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'switchboard.js');
+const upstream = stdio ? spawnStdio({ command: process.execPath, args: [echoServer, '--stdio'] }) : streamableHttp({ url });
+const front = await createProxyServer({ upstream, client: { era } });
+const handle = await serveHttp({ server: front, port, host: '127.0.0.1' });
+announceReady(handle.url);
+installShutdown(async () => {
+  await handle.close();
+  await front.close();
+});

@@ -1,0 +1,194 @@
+/**
+ * The proxy in process: a session-based-only upstream `McpServer` reached in memory, the front driven with
+ * `McpServer.handle` (2026-07-28 requests, no session) and `connectRawClient` (a 2025-11-25 session). What the
+ * end-to-end tests (test/gateway-everything.test.ts, scripts/conformance-bridge.mjs) cannot pin down cheaply: the
+ * held upstream request across a 2026-07-28 client's rounds, its bounds (count, time) and its settlement, the
+ * mirror's re-sync on list changes, subscriptions counted upstream, and tool definitions listed verbatim.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonRpcRequest } from '@switchboard/jsonrpc';
+import { McpServer, type RequestContext } from '@switchboard/mcp/server';
+import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
+import type { ProtocolRevision } from '@switchboard/mcp';
+import { createProxyServer } from '../index.js';
+
+const MODERN = '2026-07-28';
+const LEGACY_ONLY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+const ELICITING = { elicitation: {} };
+const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A response as the assertions read it (either member may be there). */
+type Answer = { readonly result?: any; readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown } } | undefined;
+const ask = async (front: McpServer, message: JsonRpcRequest): Promise<Answer> => (await front.handle(message));
+
+let ids = 0;
+function modernCall(name: string, extra: Record<string, unknown> = {}, capabilities: Record<string, unknown> = ELICITING): JsonRpcRequest {
+  return {
+    jsonrpc: '2.0',
+    id: ++ids,
+    method: 'tools/call',
+    params: {
+      name,
+      arguments: {},
+      ...extra,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': capabilities, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } },
+    },
+  };
+}
+
+/** A session-based-only upstream: `ask` elicits a name (live, on its session), `echo` answers at once. */
+function upstreamServer(seen: { outcome?: string } = {}, revisions: readonly ProtocolRevision[] = LEGACY_ONLY) {
+  const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...revisions], logger: silent });
+  upstream.tool('echo', { title: 'Echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 3 } } }, annotations: { readOnlyHint: true }, _meta: { 'x/y': 1 } }, (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: String(args.text) }] }));
+  upstream.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: RequestContext) => {
+    try {
+      const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+      seen.outcome = `answered ${JSON.stringify(answer)}`;
+      return { content: [{ type: 'text', text: `hello ${String((answer.content as { name?: string } | undefined)?.name)}` }] };
+    } catch (error) {
+      seen.outcome = `failed ${(error as Error).message}`;
+      throw error;
+    }
+  });
+  return upstream;
+}
+
+describe('createProxyServer (in memory)', () => {
+  it('lists the upstream tool as listed (schemas, annotations, _meta) and does not validate its arguments itself', async () => {
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer()), server: { logger: silent } });
+    try {
+      const listed = (await ask(front, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: modernCall('x').params }))?.result as { tools: unknown[] };
+      expect(listed.tools).toContainEqual({ name: 'echo', title: 'Echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 3 } } }, annotations: { readOnlyHint: true }, _meta: { 'x/y': 1 } });
+      // "ab" breaks minLength: the upstream's own validation answers (isError result on 2025-11-25), not the front's.
+      const answer = await ask(front, modernCall('echo', { arguments: { text: 'ab' } }));
+      expect(answer?.result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('Invalid arguments') }] });
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('a 2026-07-28 client answers the upstream\'s live elicitation across input_required rounds; the held request settles', async () => {
+    const seen: { outcome?: string } = {};
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent } });
+    try {
+      const first = (await ask(front, modernCall('ask')))?.result as { resultType: string; inputRequests: Record<string, { method: string; params: unknown }>; requestState: string };
+      expect(first.resultType).toBe('input_required');
+      expect(first.inputRequests).toEqual({ 'upstream-0': { method: 'elicitation/create', params: expect.objectContaining({ message: 'Name?' }) } });
+      expect(front.stats.held).toBe(1);
+      const retry = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
+      expect(retry?.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hello Ada' }] });
+      expect(seen.outcome).toBe('answered {"action":"accept","content":{"name":"Ada"}}');
+      expect(front.stats).toEqual({ inFlight: 0, held: 0, upstreamSubscriptions: 0 });
+      // The state was redeemed: a replay is refused by the front.
+      const replay = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Eve' } } }, requestState: first.requestState }));
+      expect(replay?.error?.code).toBe(-32602);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('a held request expires after holdTimeoutMs: the upstream question fails, the upstream call ends, the retry is told to start again', async () => {
+    const seen: { outcome?: string } = {};
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent }, holdTimeoutMs: 50 });
+    try {
+      const first = (await ask(front, modernCall('ask')))?.result as { requestState: string };
+      expect(front.stats.held).toBe(1);
+      for (let i = 0; i < 100 && seen.outcome === undefined; i++) await sleep(10);
+      expect(seen.outcome).toMatch(/^failed /);
+      expect(front.stats.held).toBe(0);
+      const late = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
+      expect(late?.error).toMatchObject({ code: -32602, message: expect.stringContaining('has expired; send the request again') });
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('held requests are bounded in count: past maxHeldRequests the request fails and its upstream call is cancelled', async () => {
+    const seen: { outcome?: string } = {};
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent }, maxHeldRequests: 1 });
+    try {
+      expect((await ask(front, modernCall('ask')))?.result).toMatchObject({ resultType: 'input_required' });
+      const second = await ask(front, modernCall('ask'));
+      expect(second?.error?.code).toBe(-32603);
+      expect(front.stats.held).toBe(1);
+    } finally {
+      await front.close();
+    }
+    expect(front.stats.held).toBe(0);
+  });
+
+  it('a 2026-07-28 client without the elicitation capability gets -32021, and the upstream call is ended', async () => {
+    const seen: { outcome?: string } = {};
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen)), server: { logger: silent } });
+    try {
+      const answer = await ask(front, modernCall('ask', {}, {}));
+      expect(answer?.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+      for (let i = 0; i < 100 && seen.outcome === undefined; i++) await sleep(10);
+      expect(seen.outcome).toMatch(/^failed /);
+      expect(front.stats).toMatchObject({ inFlight: 0, held: 0 });
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('a 2025-11-25 session: the upstream elicitation is a live request to that session; list changes are re-synced', async () => {
+    const upstream = upstreamServer();
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent } });
+    const client = await connectRawClient(front);
+    try {
+      await client.initialize({ capabilities: { elicitation: {} } });
+      const call = client.request(10, 'tools/call', { name: 'ask', arguments: {} });
+      const question = (await client.waitFor((m) => 'method' in m && m.method === 'elicitation/create')) as JsonRpcRequest;
+      await client.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Bo' } } });
+      expect(((await call) as Answer)?.result).toMatchObject({ content: [{ type: 'text', text: 'hello Bo' }] });
+      upstream.tool('added', { inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: 'new' }] }));
+      await client.waitFor((m) => 'method' in m && m.method === 'notifications/tools/list_changed');
+      const listed = ((await client.request(11, 'tools/list', {})) as Answer)?.result as { tools: Array<{ name: string }> };
+      expect(listed.tools.map((t) => t.name)).toContain('added');
+    } finally {
+      await client.close();
+      await front.close();
+    }
+  });
+
+  it('resource subscriptions: the first front subscriber subscribes upstream, updates reach it, the last to leave unsubscribes', async () => {
+    const upstream = upstreamServer();
+    upstream.resource('demo://doc', { name: 'doc' }, (uri) => ({ contents: [{ uri, text: 'v1' }] }));
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent } });
+    const client = await connectRawClient(front);
+    try {
+      await client.initialize();
+      expect(((await client.request(20, 'resources/read', { uri: 'demo://doc' })) as Answer)?.result).toMatchObject({ contents: [{ uri: 'demo://doc', text: 'v1' }] });
+      await client.request(21, 'resources/subscribe', { uri: 'demo://doc' });
+      expect(front.stats.upstreamSubscriptions).toBe(1);
+      for (let i = 0; i < 50 && upstream.sessions.size === 0; i++) await sleep(5);
+      await sleep(20);
+      await upstream.notifyResourceUpdated('demo://doc');
+      await client.waitFor((m) => 'method' in m && m.method === 'notifications/resources/updated');
+      await client.request(22, 'resources/unsubscribe', { uri: 'demo://doc' });
+      expect(front.stats.upstreamSubscriptions).toBe(0);
+    } finally {
+      await client.close();
+      await front.close();
+    }
+  });
+
+  it('a 2025-11-25 session reaches a 2026-07-28-only upstream: its input_required rounds become a live elicitation', async () => {
+    const seen: { outcome?: string } = {};
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstreamServer(seen, [MODERN])), server: { logger: silent } });
+    const client = await connectRawClient(front);
+    try {
+      expect(front.upstream.era).toBe('modern');
+      await client.initialize({ capabilities: { elicitation: {} } });
+      const call = client.request(30, 'tools/call', { name: 'ask', arguments: {} });
+      const question = (await client.waitFor((m) => 'method' in m && m.method === 'elicitation/create')) as JsonRpcRequest;
+      await client.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Lin' } } });
+      expect(((await call) as Answer)?.result).toEqual({ content: [{ type: 'text', text: 'hello Lin' }] });
+      expect(seen.outcome).toBe('answered {"action":"accept","content":{"name":"Lin"}}');
+    } finally {
+      await client.close();
+      await front.close();
+    }
+  });
+});
