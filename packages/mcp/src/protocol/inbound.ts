@@ -202,27 +202,37 @@ export function eraRefusalOf(message: JsonRpcRequest | JsonRpcNotification, serv
  * The envelope and version rungs of a modern-era message (one with a version claim), in this order: a required
  * `_meta` field missing or malformed → `invalidEnvelope` (-32602; a message with no claim at all too: a transport
  * calls this only for a message it classified modern, e.g. by its version header), then a revision not served →
- * `unsupportedRevision` (-32022). `undefined` when both pass.
+ * `unsupportedRevision` (-32022). `undefined` when both pass. `claim`: the message's
+ * {@link protocolVersionClaim}, when the caller already read it.
  * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"; basic/versioning.mdx "Protocol Version Negotiation"
  */
-export function modernEnvelopeRefusalOf(message: JsonRpcRequest | JsonRpcNotification, servedRevisions: readonly ProtocolRevision[]): InboundRefusal | undefined {
+export function modernEnvelopeRefusalOf(
+  message: JsonRpcRequest | JsonRpcNotification,
+  servedRevisions: readonly ProtocolRevision[],
+  claim: string | undefined = protocolVersionClaim(message),
+): InboundRefusal | undefined {
   const problem = envelopeProblem(message);
   if (problem !== undefined) return inboundRefusal('invalidEnvelope', { problem });
-  return claimRefusal(protocolVersionClaim(message) as string, servedRevisions);
+  // The envelope passed, so the claim is a non-empty string.
+  return claimRefusal(claim as string, servedRevisions);
 }
 
 /**
  * The method rungs of a modern-era request whose envelope passed ({@link modernEnvelopeRefusalOf}): the method is
  * a request the client sends at the claimed revision and the server advertises its capability (-32601), and the
  * client declared the capability the method itself needs (-32021, `data.requiredCapabilities`). `undefined` for a
- * notification or when every rung passes.
+ * notification or when every rung passes. `claim`: the message's {@link protocolVersionClaim}, when the caller
+ * already read it.
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Protocol Version Header"; basic/index.mdx "Error Codes"
  */
-export function modernMethodRefusalOf(message: JsonRpcRequest | JsonRpcNotification, serverCapabilities: ServerCapabilities): InboundRefusal | undefined {
+export function modernMethodRefusalOf(
+  message: JsonRpcRequest | JsonRpcNotification,
+  serverCapabilities: ServerCapabilities,
+  claim: string | undefined = protocolVersionClaim(message),
+): InboundRefusal | undefined {
   if (!('id' in message)) return undefined;
-  const claim = protocolVersionClaim(message) as ProtocolRevision;
   const method = message.method;
-  const row = requestRow(method, claim, serverCapabilities);
+  const row = requestRow(method, claim as ProtocolRevision, serverCapabilities);
   if ('refusal' in row) return row;
   const need = Object.hasOwn(MODERN_CLIENT_NEEDS, method) ? MODERN_CLIENT_NEEDS[method] : undefined;
   if (need === undefined) return undefined;
@@ -273,9 +283,26 @@ function clientCapabilitiesOf(message: JsonRpcRequest | JsonRpcNotification): Re
  * inboundRefusalOf({ jsonrpc: '2.0', id: 1, method: 'ping' }, { servedRevisions: SERVED_REVISIONS, serverCapabilities: {} }) // undefined
  */
 export function inboundRefusalOf(message: JsonRpcRequest | JsonRpcNotification, facts: InboundFacts): InboundRefusal | undefined {
-  if (protocolVersionClaim(message) !== undefined) {
-    return modernEnvelopeRefusalOf(message, facts.servedRevisions) ?? modernMethodRefusalOf(message, facts.serverCapabilities);
-  }
+  const claim = protocolVersionClaim(message);
+  return claim === undefined ? legacyRefusalOf(message, facts) : modernRefusalOf(message, claim, facts);
+}
+
+/**
+ * {@link inboundRefusalOf} for a message whose version claim the caller already read and found (rule 1, the
+ * modern era): the envelope, revision, method and client-capability rungs, in that order.
+ * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"; basic/versioning.mdx "Protocol Version Negotiation"
+ */
+export function modernRefusalOf(message: JsonRpcRequest | JsonRpcNotification, claim: string, facts: InboundFacts): InboundRefusal | undefined {
+  return modernEnvelopeRefusalOf(message, facts.servedRevisions, claim) ?? modernMethodRefusalOf(message, facts.serverCapabilities, claim);
+}
+
+/**
+ * {@link inboundRefusalOf} for a message the caller found without a version claim (rule 2, the legacy era): the
+ * lifecycle (`initialize` once, only `ping` before it), then the negotiated revision's method table and the
+ * advertised capabilities. A notification is never refused here.
+ * @see MCP 2025-11-25 basic/lifecycle.mdx "Initialization", "Capability Negotiation"
+ */
+export function legacyRefusalOf(message: JsonRpcRequest | JsonRpcNotification, facts: InboundFacts): InboundRefusal | undefined {
   if (!('id' in message)) return undefined;
   const method = message.method;
   const session = facts.session;

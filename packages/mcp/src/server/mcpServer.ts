@@ -36,7 +36,7 @@ import { ModernEra } from './eras/modern.js';
 import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
-import { gateInbound } from './inboundGate.js';
+import { gateInbound, type GateContext } from './inboundGate.js';
 import type { Middleware, MiddlewareFilter } from './middleware/call.js';
 import { MiddlewareChain } from './middleware/chain.js';
 import { complete } from './features/completion.js';
@@ -91,6 +91,14 @@ export interface HandleOptions {
   readonly contextRequest?: ContextRequest;
   /** The transport's facts about the message (authentication), exposed as `ctx.authInfo`. */
   readonly extra?: TransportMessageExtra;
+  /**
+   * For transports: the message already passed the inbound step (`protocol/inbound.ts`) over this server's
+   * `servedRevisions` and `capabilities`, so the server's gate does not run it again (`server/inboundGate.ts`).
+   * The Streamable HTTP ladder sets it on the modern messages it accepted.
+   * @default false
+   * @internal
+   */
+  readonly judged?: boolean;
   /**
    * Legacy-era messages only (answered with no session): what is known about the client. A modern-era message's
    * facts come from its own `_meta` envelope and this is ignored.
@@ -460,7 +468,7 @@ export class McpServer {
   async handle(message: JsonRpcRequest | JsonRpcNotification, options: HandleOptions = {}): Promise<JsonRpcResponse | undefined> {
     const channel = options.channel ?? UNREACHABLE_CLIENT;
     const facts = protocolVersionClaim(message) === undefined ? (options.facts ?? NO_FACTS) : modernFactsOf(message);
-    const ctx: DispatchContext = { facts, channel, connection: undefined, extra: options.extra };
+    const ctx: GateContext = { facts, channel, connection: undefined, extra: options.extra, judged: options.judged === true };
     const request = options.contextRequest;
     if (request !== undefined) return this.#dispatcher.dispatchNow(message, ctx, request);
     const signal = options.signal;

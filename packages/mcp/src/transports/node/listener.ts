@@ -13,7 +13,7 @@ import { nodeBodyStream, readNodeBody } from './nodeBody.js';
 import { peerAddress } from '../http/server/inputOutput.js';
 import { REQUEST_PEERS } from '../http/server/web.js';
 import type { SseChannel } from '../http/sse/sseChannel.js';
-import { HTTP_CORE } from '../http/server/handler.js';
+import { httpCoreOf } from '../http/server/handler.js';
 import type { McpHttpHandler } from '../http/server/handler.js';
 
 /** A Node request listener; with `next` (Express/Connect) requests for other paths are passed on. */
@@ -279,16 +279,17 @@ async function viaFetch(route: FetchRoute, req: IncomingMessage, res: ServerResp
 /**
  * Adapts an MCP HTTP handler to Node's `http` (or Express/Connect: with `next`, other paths are passed on).
  *
- * @param handler - From {@link createMcpHttpHandler}.
+ * @param handler - From {@link createMcpHttpHandler} (that object itself: the listener drives the core behind it).
  * @param options - `via`: `direct` (default, lean) or `fetch` (through `Request`/`Response`); `idleTimeoutMs`.
  * @returns A request listener.
+ * @throws TypeError when `handler` is not an object {@link createMcpHttpHandler} returned (a copy or a wrapper).
  * @throws RangeError when `idleTimeoutMs` is negative, NaN or above 2^31 − 1.
  * @example
  * const handler = createMcpHttpHandler({ server });
  * http.createServer(toNodeListener(handler)).listen(3000, '127.0.0.1');
  */
 export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOptions = {}): NodeListener {
-  const core = handler[HTTP_CORE];
+  const core = httpCoreOf(handler);
   const idleMs = options.idleTimeoutMs ?? 0;
   checkTimeout('idleTimeoutMs', idleMs);
   const fail = (res: ServerResponse, error: unknown): void => {

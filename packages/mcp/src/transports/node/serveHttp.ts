@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HTTP_CORE, createMcpHttpHandler } from '../http/server/handler.js';
+import { createMcpHttpHandler, httpCoreOf } from '../http/server/handler.js';
 import type { McpHttpHandler } from '../http/server/handler.js';
 import type { McpHttpHandlerOptions } from '../http/server/handlerOptions.js';
 import { isLoopbackHost } from '../http/server/security.js';
@@ -224,8 +224,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
+  // The handler's core: its logger, proxy trust and admission switch (the listener drives the same core).
+  const core = httpCoreOf(handler);
   const warning = bindWarning(host, protection, options.allowAnyOrigin === true);
-  if (warning !== undefined) handler[HTTP_CORE].logger.warn(warning);
+  if (warning !== undefined) core.logger.warn(warning);
   const listener = toNodeListener(handler, { via: options.via ?? 'direct', idleTimeoutMs: idleTimeout });
   /** The connection budget's look at a request before the handler's (set below when there is a budget). */
   let admit: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
@@ -239,7 +241,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   });
   // Before a request and between requests the socket idles under Node's own timers; this covers the rest.
   httpServer.timeout = idleTimeout;
-  const logger = handler[HTTP_CORE].logger;
+  const logger = core.logger;
   let dropped = 0;
   let reportedAt = -Infinity;
   const drop = (limit: string): void => {
@@ -264,7 +266,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     const budget = new ConnectionBudget({
       max: maxConnections,
       perCaller: perAddress,
-      trust: handler[HTTP_CORE].trust,
+      trust: core.trust,
       freshMs: Math.min(FRESH_MS, headersTimeout > 0 ? headersTimeout : FRESH_MS),
       report: (what, limit) => (what === 'refused' ? drop(limit) : reclaim(limit)),
     });
@@ -321,7 +323,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
           // Drain: new sessions are refused (503), but the listener stays open, because a call in flight may be
           // waiting for its client's answer to a server-to-client request (sampling, elicitation), which the client
           // is free to POST on a new connection. Answers are sent with `Connection: close`.
-          handler[HTTP_CORE].stopAdmitting();
+          core.stopAdmitting();
           draining = true;
           let timer: ReturnType<typeof setTimeout> | undefined;
           const done = await Promise.race([
@@ -329,7 +331,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
             new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), Math.min(drainMs, MAX_TIMER_DELAY_MS)); }),
           ]);
           clearTimeout(timer);
-          if (!done) handler[HTTP_CORE].logger.warn('MCP HTTP server closing with requests in flight: the drain deadline passed', { unanswered: posts, drainMs });
+          if (!done) core.logger.warn('MCP HTTP server closing with requests in flight: the drain deadline passed', { unanswered: posts, drainMs });
         }
         // Stop listening: new connections are refused, idle keep-alive ones closed (Node >= 19).
         const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -2,7 +2,8 @@
  * The MCP HTTP handler: routes a request by path to the Streamable HTTP endpoint (MCP 2025-03-26 … 2025-11-25)
  * or the deprecated 2024-11-05 HTTP+SSE endpoint beside it, both serving the same McpServer, after the Host and
  * Origin checks every path shares; and the Web-standard `(Request) => Promise<Response>` facade over it. The Node
- * adapter (`toNodeListener`, `serveHttp`) drives the same core without building `Request`/`Response` objects.
+ * adapter (`toNodeListener`, `serveHttp`) drives the same core without building `Request`/`Response` objects: it
+ * gets it with {@link httpCoreOf}.
  */
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
@@ -42,9 +43,6 @@ import { webInput, webResponse } from './web.js';
 import { InMemoryEventStore } from '../../../stores/eventStore.js';
 import { InMemorySessionStore } from '../../../stores/sessionStore.js';
 
-/** @internal The key under which a handler exposes its core to the Node adapter. */
-export const HTTP_CORE: unique symbol = Symbol.for('switchboard.mcp.httpCore');
-
 /** The handler returned by {@link createMcpHttpHandler}. */
 export interface McpHttpHandler {
   /**
@@ -65,8 +63,6 @@ export interface McpHttpHandler {
   readonly bufferedSseBytes: number;
   /** Closes every session and stops the idle reaper; later `initialize` requests get 503. Idempotent. */
   close(): Promise<void>;
-  /** @internal */
-  readonly [HTTP_CORE]: HttpCore;
 }
 
 const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, headers: TEXT_HEADERS, body: 'Not Found' });
@@ -304,6 +300,21 @@ export class HttpCore {
   }
 }
 
+/** The core of each handler {@link createMcpHttpHandler} made, for {@link httpCoreOf}. */
+const CORES = new WeakMap<McpHttpHandler, HttpCore>();
+
+/**
+ * @internal The core behind `handler`, for the Node adapter (`transports/node/listener.ts` `toNodeListener`,
+ * `transports/node/serveHttp.ts`): it drives the core straight from Node's request and response, and reads the
+ * core's logger, proxy trust and admission switch. Called once per adapter, not per request.
+ * @throws TypeError when `handler` was not made by {@link createMcpHttpHandler} (a copy or a wrapper has no core)
+ */
+export function httpCoreOf(handler: McpHttpHandler): HttpCore {
+  const core = CORES.get(handler);
+  if (core === undefined) throw new TypeError('Invalid handler: expected the object createMcpHttpHandler returned');
+  return core;
+}
+
 /**
  * Creates the MCP HTTP handler: Streamable HTTP on `path` (POST, GET, DELETE) and, unless disabled, the
  * 2024-11-05 HTTP+SSE transport on `/sse` + `/messages`, all serving `server`.
@@ -346,7 +357,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     }
     return core.handle(input).then(webResponse, (error: unknown) => webResponse(core.internalError(error)));
   };
-  return {
+  const handler: McpHttpHandler = {
     fetch,
     handle: fetch,
     matches: (path: string) => core.matches(path),
@@ -357,6 +368,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       return core.bufferedSseBytes;
     },
     close: () => core.close(),
-    [HTTP_CORE]: core,
   };
+  CORES.set(handler, core);
+  return handler;
 }

@@ -72,6 +72,13 @@ export interface HttpHandleOptions {
   readonly contextRequest?: ContextRequest;
   /** The HTTP request's headers and authentication facts. */
   readonly extra?: TransportMessageExtra;
+  /**
+   * The ladder ran the message through the inbound step (`protocol/inbound.ts`) over the server's own
+   * `servedRevisions` and `capabilities`, and it passed: the server need not judge it again. Always `true` from
+   * the endpoint (every modern message it hands over was judged); a server-like may ignore it.
+   * @internal
+   */
+  readonly judged?: boolean;
 }
 
 /** The modern `handle`: one message, its channel, signal and transport facts (see {@link McpHttpServerLike.handle}). */

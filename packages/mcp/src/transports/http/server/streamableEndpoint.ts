@@ -178,7 +178,7 @@ export class StreamableEndpoint {
    */
   #notify(handle: HttpModernHandle, message: JsonRpcNotification, input: HttpInput): void {
     if (message.method === 'notifications/cancelled') return;
-    handle(message, { extra: extraOf(input, this.#context.callerOf) }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
+    handle(message, { extra: extraOf(input, this.#context.callerOf), judged: true }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }
 
   async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {

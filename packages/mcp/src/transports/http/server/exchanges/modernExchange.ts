@@ -171,6 +171,11 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHa
     return this;
   }
 
+  /** As the `handle` options: the ladder judged the request (`classifyModern`), so the server does not again. */
+  get judged(): boolean {
+    return true;
+  }
+
   /**
    * Runs the request through `handle` and resolves with the HTTP answer: the JSON body once the response exists,
    * or the SSE stream as soon as the exchange became one (the response then ends it).

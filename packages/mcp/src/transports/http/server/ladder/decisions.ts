@@ -23,7 +23,10 @@ export interface HttpServerFacts {
   paramHeaders(toolName: string): readonly ParamHeader[] | undefined;
 }
 
-/** A modern message to answer with no session. */
+/**
+ * A modern message to answer with no session. The inbound step accepted it (`classifyModern` ran its rungs): the
+ * endpoint hands it to the server with `judged: true`, so it is not judged twice.
+ */
 export interface HttpModernDecision {
   readonly kind: 'modern';
   readonly era: 'modern';

@@ -213,13 +213,13 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     const served = server?.servedRevisions ?? LEGACY_REVISIONS;
     // MCP 2026-07-28 basic/versioning.mdx "Eras" + TS SDK inboundClassification.ts step 4: a `_meta` protocol
     // version claim makes the message modern, whatever the headers or the method (even `initialize`).
-    if (claim !== undefined) return server?.servesModern === true ? classifyModern(facts, server, message) : unserved(message, claim, served);
+    if (claim !== undefined) return server?.servesModern === true ? classifyModern(facts, message, claim) : unserved(message, claim, served);
     // Step 6 there, for requests too: without a claim, a message is modern when the header names a modern
     // revision and no live session is named (a request then fails the envelope rung, -32602, rather than the
     // session rungs; a stale session id is ignored, as on all modern traffic).
     const header = facts.protocolVersionHeader?.trim();
     if (header !== undefined && isModernRevision(header) && facts.session === undefined) {
-      if (server?.servesModern === true) return classifyModern(facts, server, message);
+      if (server?.servesModern === true) return classifyModern(facts, message, undefined);
       if (body.kind === 'notification' && facts.sessionId === undefined) return unserved(message, header, served);
     }
     if (server?.servesLegacy === false) return legacyUnserved(message, facts, served);

@@ -1,6 +1,7 @@
 /**
  * The HTTP ladder's rungs for a modern POST (MCP 2026-07-28): the HTTP-only checks (the request metadata headers
- * against the body) interleaved with the transport-neutral ones, in this order:
+ * against the body) interleaved with the inbound step's (`protocol/inbound.ts`, the protocol judgement every
+ * transport shares), in this order:
  * 4. `MCP-Protocol-Version` equals the body's claim (-32020): before the envelope and the revision rungs, so a
  *    header `2026-07-28` with a body claiming `v999.0.0` is -32020, not -32022;
  * 5–6. the envelope (-32602), then the revision served (-32022);
@@ -11,10 +12,13 @@
  * then the answer's type (`Accept`, 406). A notification needs only rungs 4–6 and is accepted with 202 (B23).
  * `Mcp-Session-Id` and `Last-Event-ID` mean nothing here: they are never read.
  *
+ * The inbound step runs here once per message (rungs 5–6 and 8–9 are its `modernEnvelopeRefusalOf` and
+ * `modernMethodRefusalOf`, over the server's own revisions and capabilities): a message this ladder accepts is
+ * handed to the server with `judged: true` (`streamableEndpoint.ts`), and the server's gate does not judge it again.
+ *
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata", "Server Validation"
  */
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { protocolVersionClaim } from '../../../../protocol/envelope.js';
 import { decodeHeaderValue, mcpNameMember, paramHeaderMismatch } from '../../../../protocol/paramHeaders.js';
 import type { HttpModernDecision, HttpRefusalDecision, HttpServerFacts, StreamableHttpFacts } from './decisions.js';
 import { acceptsMediaType, negotiateResponseShape } from '../../media.js';
@@ -82,26 +86,29 @@ function paramHeaderRefusal(facts: StreamableHttpFacts, server: HttpServerFacts,
 /**
  * Classifies one modern POST (a request or notification with a `_meta` claim, or without one when only the
  * `MCP-Protocol-Version` header names a modern revision). Pure.
- * @param facts - The request's facts (headers, `Accept`, the answer mode).
- * @param server - The server's facts; `servesModern` must be true.
+ * @param facts - The request's facts (headers, `Accept`, the answer mode); `facts.server` must serve a modern
+ *   revision (`servesModern`).
  * @param message - The body.
+ * @param claim - Its `_meta` version claim (`protocolVersionClaim`, read once by the ladder), `undefined` when only
+ *   the header names a modern revision.
  * @returns The decision to answer it, or a refusal carrying the request's id when it has one.
  */
 export function classifyModern(
   facts: StreamableHttpFacts,
-  server: HttpServerFacts,
   message: JsonRpcRequest | JsonRpcNotification,
+  claim: string | undefined,
 ): HttpModernDecision | HttpRefusalDecision {
-  const claim = protocolVersionClaim(message);
+  const server = facts.server as HttpServerFacts;
   const isRequest = 'id' in message;
   const id = isRequest ? message.id : null;
-  const early = versionHeaderRefusal(facts, claim) ?? (isRequest || claim !== undefined ? modernEnvelopeRefusalOf(message, server.servedRevisions) : undefined);
+  // A request without a claim (the header alone named a modern revision) fails the envelope rung: -32602.
+  const early = versionHeaderRefusal(facts, claim) ?? (isRequest || claim !== undefined ? modernEnvelopeRefusalOf(message, server.servedRevisions, claim) : undefined);
   if (early !== undefined) return refuseWith(early, id);
   // MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages": a notification accepted ⇒ 202, no body
   // (field bug B23). The headers of notification POSTs are not defined: only the version is cross-checked.
   if (!isRequest) return { kind: 'modern', era: 'modern', message, respondWith: 'accepted' };
   const refusal = standardHeaderRefusal(facts, message)
-    ?? modernMethodRefusalOf(message, server.capabilities)
+    ?? modernMethodRefusalOf(message, server.capabilities, claim)
     ?? paramHeaderRefusal(facts, server, message);
   if (refusal !== undefined) return refuseWith(refusal, id);
   if (message.method === 'subscriptions/listen') {
