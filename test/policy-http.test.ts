@@ -13,14 +13,20 @@ import { modern, modernHeaders, post, silent, type Message } from './helpers/fie
 const calls: string[] = [];
 
 function policyServer(withSecret: boolean): McpServer {
-  const server = new McpServer({ name: 'policy', version: '1' }, { logger: silent, visibility: (item) => item.name !== 'drop_tables' });
+  const server = new McpServer({ name: 'policy', version: '1' }, { logger: silent, visibility: (item) => !item.name.startsWith('drop_') });
   server.tool('read_rows', {}, () => {
     calls.push('read_rows');
     return { content: [{ type: 'text', text: 'rows' }] };
   });
+  const regionSchema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } as const;
   if (withSecret) {
     server.tool('drop_tables', {}, () => {
       calls.push('drop_tables');
+      return { content: [{ type: 'text', text: 'dropped' }] };
+    });
+    // Hidden too, and declares a header: a missing Mcp-Param-Region must not reveal that it exists.
+    server.tool('drop_region', { inputSchema: regionSchema }, () => {
+      calls.push('drop_region');
       return { content: [{ type: 'text', text: 'dropped' }] };
     });
   }
@@ -72,5 +78,16 @@ describe('Mcp-Name against the body, with a hidden tool', () => {
     const ok = call(5, 'read_rows');
     expect((await post(guarded.url, ok, modernHeaders(ok))).body).toMatchObject({ result: { content: [{ type: 'text', text: 'rows' }] } });
     expect(calls).toEqual(['read_rows']);
+  });
+
+  it('a hidden tool that declares an x-mcp-header argument is not revealed by its headers (rung 10 asks with the caller)', async () => {
+    calls.length = 0;
+    const body = modern(6, 'tools/call', { name: 'drop_region', arguments: { region: 'eu' } });
+    // No Mcp-Param-Region header: for a visible tool that is -32020; for a hidden one it must be the unknown-tool answer.
+    const hidden = await post(guarded.url, body, modernHeaders(body));
+    const never = await post(plain.url, body, modernHeaders(body));
+    expect({ status: hidden.status, body: hidden.body }).toEqual({ status: never.status, body: never.body });
+    expect(hidden.body).toMatchObject({ error: { code: -32602, message: 'Invalid params: unknown tool "drop_region"' } });
+    expect(calls).toEqual([]);
   });
 });

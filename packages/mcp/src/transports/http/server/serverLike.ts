@@ -17,6 +17,7 @@ import type {
   TransportMessageExtra,
 } from '@switchboard/jsonrpc';
 import type { ParamHeader } from '../../../protocol/paramHeaders.js';
+import type { HttpCaller } from './ladder/decisions.js';
 import type { ProtocolRevision } from '../../../protocol/revisions.js';
 import type { ServerCapabilities } from '../../../protocol/types.js';
 
@@ -112,5 +113,5 @@ export interface McpHttpServerLike {
    * The `Mcp-Param-*` headers of tool `toolName`, compiled at registration from its `inputSchema`'s
    * `x-mcp-header` annotations; `undefined` for an unknown tool.
    */
-  paramHeaders?(toolName: string): readonly ParamHeader[] | undefined;
+  paramHeaders?(toolName: string, caller?: HttpCaller): readonly ParamHeader[] | undefined;
 }

@@ -15,7 +15,7 @@ import { extraOf, newSessionId } from './endpointContext.js';
 import type { EndpointContext } from './endpointContext.js';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
 import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder/ladder.js';
-import type { HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts } from './ladder/decisions.js';
+import type { HttpCaller, HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts } from './ladder/decisions.js';
 import type { ResponseMode } from '../media.js';
 import { HttpStatus, errorOutput, withRequestId } from './refusals.js';
 import { phaseAfterPost } from './sessions/sessionTable.js';
@@ -68,8 +68,8 @@ class ServedFacts implements HttpServerFacts {
     return this.#server.capabilities ?? NO_CAPABILITIES;
   }
 
-  paramHeaders(toolName: string): readonly ParamHeader[] | undefined {
-    return this.#server.paramHeaders?.(toolName);
+  paramHeaders(toolName: string, caller?: HttpCaller): readonly ParamHeader[] | undefined {
+    return this.#server.paramHeaders?.(toolName, caller);
   }
 }
 
@@ -134,6 +134,7 @@ export class StreamableEndpoint {
       mcpName: input.header('mcp-name'),
       headers: input,
       server: this.#served,
+      authInfo: input.authInfo,
     });
 
     switch (decision.kind) {

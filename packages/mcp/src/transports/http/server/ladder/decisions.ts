@@ -5,7 +5,7 @@
 import type { Inbound, JsonRpcErrorResponse, JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import type { ParamHeader } from '../../../../protocol/paramHeaders.js';
 import type { ProtocolRevision } from '../../../../protocol/revisions.js';
-import type { ServerCapabilities } from '../../../../protocol/types.js';
+import type { Implementation, ServerCapabilities } from '../../../../protocol/types.js';
 import type { ResponseMode, ResponseShape } from '../../media.js';
 import type { HttpStatusCode } from '../refusals.js';
 
@@ -19,8 +19,24 @@ export interface HttpServerFacts {
   readonly servesLegacy: boolean;
   /** The capabilities a modern request is served with (the method rung's gate). */
   readonly capabilities: ServerCapabilities;
-  /** The compiled `x-mcp-header` arguments of tool `toolName`; `undefined` for an unknown tool. */
-  paramHeaders(toolName: string): readonly ParamHeader[] | undefined;
+  /**
+   * The compiled `x-mcp-header` arguments of tool `toolName`; `undefined` for an unknown tool, or for one hidden
+   * from `caller` by the server's visibility rule (so a hidden tool is answered as an unknown one, never by its
+   * headers).
+   */
+  paramHeaders(toolName: string, caller?: HttpCaller): readonly ParamHeader[] | undefined;
+}
+
+/**
+ * Who sends a modern request, as the server's visibility rule is asked about it (structurally the server's
+ * `VisibilityCaller`: the transport imports nothing from `server/`).
+ */
+export interface HttpCaller {
+  readonly authInfo: unknown;
+  readonly clientInfo: Implementation | undefined;
+  readonly era: 'modern';
+  readonly protocolVersion: string | undefined;
+  readonly sessionId: undefined;
 }
 
 /**
@@ -69,6 +85,8 @@ export interface StreamableHttpFacts {
   readonly headers?: { header(name: string): string | undefined } | undefined;
   /** What the server serves; absent: the session-based revisions only (a modern message is refused, -32022). */
   readonly server?: HttpServerFacts | undefined;
+  /** What the transport authenticated (`HttpInput.authInfo`), for the server's visibility rule. */
+  readonly authInfo?: unknown;
 }
 
 /** A refusal: send `jsonrpcError` as the JSON body with `httpStatus` (plus `Allow` when given). */

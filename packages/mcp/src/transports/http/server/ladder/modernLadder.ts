@@ -20,7 +20,8 @@
  */
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { decodeHeaderValue, mcpNameMember, paramHeaderMismatch } from '../../../../protocol/paramHeaders.js';
-import type { HttpModernDecision, HttpRefusalDecision, HttpServerFacts, StreamableHttpFacts } from './decisions.js';
+import type { HttpCaller, HttpModernDecision, HttpRefusalDecision, HttpServerFacts, StreamableHttpFacts } from './decisions.js';
+import { parseRequestEnvelope } from '../../../../protocol/envelope.js';
 import { acceptsMediaType, negotiateResponseShape } from '../../media.js';
 import { inboundRefusal, modernEnvelopeRefusalOf, modernMethodRefusalOf } from '../../../../protocol/inbound.js';
 import type { InboundRefusal } from '../../../../protocol/inbound.js';
@@ -70,17 +71,30 @@ function standardHeaderRefusal(facts: StreamableHttpFacts, request: JsonRpcReque
   return name === value ? undefined : headerMismatch(`Mcp-Name header value '${name}' does not match the body's params.${key} '${value}'`);
 }
 
-/** Rung 10: the `Mcp-Param-*` headers of a `tools/call` against its arguments. */
+/**
+ * Rung 10: the `Mcp-Param-*` headers of a `tools/call` against its arguments. A tool hidden from this caller by the
+ * server's visibility rule has no headers to check: the request goes on and is answered as for an unknown tool
+ * (-32602), so the headers cannot reveal that it exists.
+ */
 function paramHeaderRefusal(facts: StreamableHttpFacts, server: HttpServerFacts, request: JsonRpcRequest): InboundRefusal | undefined {
   if (request.method !== 'tools/call') return undefined;
   const params = paramsOf(request);
   const name = params?.name;
   if (typeof name !== 'string') return undefined;
-  const specs = server.paramHeaders(name);
+  let specs = server.paramHeaders(name);
   if (specs === undefined || specs.length === 0) return undefined;
+  // Only a tool that declares headers pays for the caller (one object) and the visibility check.
+  specs = server.paramHeaders(name, callerOf(facts, request));
+  if (specs === undefined) return undefined;
   const headers = facts.headers;
   const mismatch = paramHeaderMismatch(specs, params?.arguments, (field) => headers?.header(field));
   return mismatch === undefined ? undefined : headerMismatch(mismatch);
+}
+
+/** The caller of a modern request, for the server's visibility rule. */
+function callerOf(facts: StreamableHttpFacts, request: JsonRpcRequest): HttpCaller {
+  const envelope = parseRequestEnvelope(request);
+  return { authInfo: facts.authInfo, clientInfo: envelope.clientInfo, era: 'modern', protocolVersion: envelope.protocolVersion, sessionId: undefined };
 }
 
 /**
