@@ -7,18 +7,14 @@ import { Validator, type OutputUnit } from '@cfworker/json-schema';
 import type { GatewayMiddlewareOptions, GatewayOptions, GatewaySearchOptions, GatewayUpstreamOptions } from '../gateway.js';
 import type { BackoffOptions } from '../fanout/backoff.js';
 import type { ToolPolicy } from '../fanout/toolPolicy.js';
+import type { UpstreamEndpoint } from './connector.js';
 import { GATEWAY_CONFIG_SCHEMA } from './configSchema.js';
 
-/** One upstream of a configuration file: a `command` (stdio) or a `url` (HTTP), and how it is served. */
-export interface UpstreamConfig {
-  readonly command?: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** Relative to the configuration file. */
-  readonly cwd?: string;
-  readonly url?: string;
-  readonly transport?: 'streamable-http' | 'http-sse';
-  readonly headers?: Readonly<Record<string, string>>;
+/**
+ * One upstream of a configuration file: a `command` (stdio) or a `url` (HTTP) as {@link UpstreamEndpoint} has them
+ * (a file cannot hold a `connector`; its `cwd` is relative to the configuration file), and how it is served.
+ */
+export interface UpstreamConfig extends Omit<UpstreamEndpoint, 'connector'> {
   readonly prefix?: string;
   readonly era?: 'auto' | 'legacy' | 'modern';
   readonly connectTimeoutMs?: number;
