@@ -15,6 +15,8 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { TransportMessageExtra } from './transport.js';
 
 const RESOLVED_VOID: Promise<void> = Promise.resolve();
+/** What {@link InboundScheduler}'s context step returns when the context factory threw (no context, no dispatch). */
+const NO_CONTEXT: unique symbol = Symbol('no context');
 /** The -32600 message of a request whose id is still in flight (the HTTP transport's wording). */
 const DUPLICATE_ID_MESSAGE = `${ErrorMessage[ErrorCode.InvalidRequest]}: this request id is already in flight on this session`;
 
@@ -137,9 +139,9 @@ export class InboundScheduler<Ctx> {
 
   /** Dispatches a notification at once (never queued: a cancellation must get through a full queue). */
   notification(message: JsonRpcNotification, extra: TransportMessageExtra | undefined): void {
-    const made = this.#makeContext(message, extra);
-    if (!made.ok) return;
-    const done = this.#dispatcher.dispatchNow(message, made.ctx);
+    const ctx = this.#makeContext(message, extra);
+    if (ctx === NO_CONTEXT) return;
+    const done = this.#dispatcher.dispatchNow(message, ctx);
     if (done instanceof Promise) {
       done.then(undefined, (error: unknown) => {
         this.#logger.error('Notification dispatch failed', { method: echo(message.method), error });
@@ -165,14 +167,14 @@ export class InboundScheduler<Ctx> {
     }
     const hook = this.#instrumentation?.onInboundRequest;
     const end = hook === undefined ? undefined : beginRequest(hook, message, this.#logger);
-    const made = this.#makeContext(message, extra);
-    if (!made.ok) {
+    const ctx = this.#makeContext(message, extra);
+    if (ctx === NO_CONTEXT) {
       const response = errorResponse(message.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] });
       this.#deliver(slot, response);
       if (end !== undefined) endRequest(end, responseOutcome(response), this.#logger);
       return;
     }
-    const job = new InboundJob<Ctx>(message, made.ctx, slot);
+    const job = new InboundJob<Ctx>(message, ctx, slot);
     job.end = end;
     this.#inbound.set(message.id, job);
     if (this.#active < this.#maxConcurrent) this.#run(job);
@@ -221,14 +223,15 @@ export class InboundScheduler<Ctx> {
     endRequest(end, cancelled ? OUTCOME_CANCELLED : { kind: 'local', code: LocalErrorCode.ConnectionClosed }, this.#logger);
   }
 
-  #makeContext(message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined): { ok: true; ctx: Ctx } | { ok: false } {
+  /** The message's dispatcher context, or {@link NO_CONTEXT} when the factory threw (logged). */
+  #makeContext(message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined): Ctx | typeof NO_CONTEXT {
     const factory = this.#context;
-    if (factory === undefined) return { ok: true, ctx: undefined as Ctx };
+    if (factory === undefined) return undefined as Ctx;
     try {
-      return { ok: true, ctx: factory(message, extra) };
+      return factory(message, extra);
     } catch (error) {
       this.#logger.error('Context factory failed', { method: echo(message.method), error });
-      return { ok: false };
+      return NO_CONTEXT;
     }
   }
 

@@ -54,6 +54,8 @@ export class Peer<Ctx = unknown> {
   readonly #transport: Transport;
   readonly #dispatcher: Dispatcher<Ctx>;
   readonly #cancelNotification: PeerOptions<Ctx>['cancelNotification'];
+  readonly #batchRefusal: PeerOptions<Ctx>['batchRefusal'];
+  readonly #onNotification: PeerOptions<Ctx>['onNotification'];
   readonly #logger: Logger;
   /** Responses that could not be sent: one line per class, then a summary with the count (a burst is not a line each). */
   readonly #sendFailures: RecurringLog;
@@ -123,6 +125,8 @@ export class Peer<Ctx = unknown> {
     this.#sendFailures = new RecurringLog(logger);
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
     this.#cancelNotification = options.cancelNotification;
+    this.#batchRefusal = options.batchRefusal;
+    this.#onNotification = options.onNotification;
     this.#instrumentation = options.instrumentation;
     this.#inbound = new InboundScheduler<Ctx>(new Peer.#Link<Ctx>(this), {
       dispatcher: this.#dispatcher,
@@ -354,7 +358,7 @@ export class Peer<Ctx = unknown> {
         this.#reply(inbound.reply);
         return;
       case 'notification':
-        this.#inbound.notification(inbound.message, extra);
+        this.#notification(inbound.message, extra);
         return;
       case 'request':
         this.#inbound.request(inbound.message, extra, undefined);
@@ -362,6 +366,32 @@ export class Peer<Ctx = unknown> {
       case 'batch':
         this.#onBatch(inbound.items, extra);
         return;
+    }
+  }
+
+  /** An inbound notification: to {@link PeerOptions.onNotification} when given, else to the dispatcher. */
+  #notification(message: JsonRpcNotification, extra: TransportMessageExtra | undefined): void {
+    const route = this.#onNotification;
+    if (route === undefined) {
+      this.#inbound.notification(message, extra);
+      return;
+    }
+    try {
+      route(message, extra);
+    } catch (error) {
+      this.#logger.error('onNotification handler failed', { method: echo(message.method), error });
+    }
+  }
+
+  /** The answer {@link PeerOptions.batchRefusal} gives a batch instead of running it, if any. */
+  #refusalOf(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined): JsonRpcResponse | undefined {
+    const judge = this.#batchRefusal;
+    if (judge === undefined) return undefined;
+    try {
+      return judge(items, extra);
+    } catch (error) {
+      this.#logger.error('batchRefusal failed', { error });
+      return undefined;
     }
   }
 
@@ -406,6 +436,11 @@ export class Peer<Ctx = unknown> {
   }
 
   #onBatch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined): void {
+    const refusal = this.#refusalOf(items, extra);
+    if (refusal !== undefined) {
+      this.#reply(refusal);
+      return;
+    }
     runBatch(items, {
       maxBatchSize: this.#dispatcher.maxBatchSize,
       member: (item, slot) => {
@@ -415,7 +450,7 @@ export class Peer<Ctx = unknown> {
             slot.settle(undefined);
             return;
           case 'notification':
-            this.#inbound.notification(item.message, extra);
+            this.#notification(item.message, extra);
             slot.settle(undefined);
             return;
           case 'request':

@@ -4,7 +4,8 @@
 import type { Dispatcher } from './dispatcher.js';
 import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from './message.js';
+import type { InboundSingle } from './classify.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './message.js';
 import type { Transport, TransportMessageExtra } from './transport.js';
 
 /** Default for {@link PeerOptions.maxConcurrentInbound}. */
@@ -30,6 +31,19 @@ export interface PeerOptions<Ctx> {
    * @default `() => undefined`
    */
   readonly context?: (message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined) => Ctx;
+  /**
+   * Judges an inbound batch before any of its members is read: return a response to send it instead (an error
+   * with `id: null`, say, where the protocol takes no batches); the batch is then dropped whole (none of its
+   * members runs, a response in it settles nothing). `undefined` lets the batch run. A throw is logged and lets
+   * it run. @default none (every batch runs)
+   */
+  readonly batchRefusal?: (items: readonly InboundSingle[], extra: TransportMessageExtra | undefined) => JsonRpcResponse | undefined;
+  /**
+   * Receives every inbound notification (a batch's members too), in arrival order, in place of the dispatcher;
+   * a throw is logged. For a protocol layer that routes notifications itself (a client handing progress to its
+   * request). @default none (the dispatcher handles them)
+   */
+  readonly onNotification?: (notification: JsonRpcNotification, extra: TransportMessageExtra | undefined) => void;
   /**
    * The notification to send when an outbound request is abandoned (aborted or timed out), e.g. MCP's
    * `notifications/cancelled`. Return `undefined` to send nothing. @default none

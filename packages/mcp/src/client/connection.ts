@@ -4,7 +4,7 @@
  * the server's live requests on a session (`ping`, `sampling/createMessage`, `elicitation/create`, `roots/list`),
  * and the server's notifications handed on as they arrive. Reconnecting makes a new one.
  */
-import { Dispatcher, JsonRpcLocalError, LocalErrorCode, Peer, type Inbound, type JsonRpcId, type InboundSingle, type JsonRpcNotification, type Logger, type PeerRequestOptions, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { Dispatcher, JsonRpcLocalError, LocalErrorCode, Peer, type JsonRpcId, type JsonRpcNotification, type Logger, type PeerRequestOptions } from '@switchboard/jsonrpc';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode } from '../protocol/errors.js';
 import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_METHOD, PROGRESS_METHOD } from '../protocol/notifications.js';
@@ -78,17 +78,12 @@ export class ClientConnection {
       logger: setup.logger,
       // A transport that carries the cancellation itself (2026-07-28 HTTP closes the response stream) sends nothing.
       cancelNotification: (id, reason) => (transport.abandonRequest?.(id) === true ? undefined : this.#withClaim(cancelledNotification({ requestId: id, reason }))),
+      // The server's notifications (a batch's too) come here, not to the dispatcher: progress goes straight to its
+      // request (its timeout is reset whether or not the caller passed `onprogress`), the rest to the listeners.
+      onNotification: (notification) => this.#notification(notification),
     });
     this.#peer.onclose = () => this.onclose?.();
     transport.onresponselost = (id, error) => void this.#peer.failRequest(id, error);
-    // Notifications are taken before the engine sees them: progress goes straight to its request (its timeout is
-    // reset whether or not the caller passed `onprogress`), the rest to the client's listeners.
-    const deliver = transport.onmessage;
-    transport.onmessage = (inbound: Inbound, extra?: TransportMessageExtra) => {
-      if (inbound.kind === 'notification') this.#notification(inbound.message);
-      else if (inbound.kind === 'batch') this.#batch(inbound.items, extra, deliver);
-      else deliver?.(inbound, extra);
-    };
   }
 
   /** Starts the transport. @throws what the transport's `start()` throws (a `SpawnError`, …) */
@@ -217,16 +212,6 @@ export class ClientConnection {
     } catch (error) {
       this.#setup.logger.error('Notification listener failed', { method: notification.method, error });
     }
-  }
-
-  /** A batch from the server: its notifications are taken here, the rest (responses, requests) go to the engine. */
-  #batch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined, deliver: ((inbound: Inbound, extra?: TransportMessageExtra) => void) | undefined): void {
-    const rest: InboundSingle[] = [];
-    for (const item of items) {
-      if (item.kind === 'notification') this.#notification(item.message);
-      else rest.push(item);
-    }
-    if (rest.length > 0) deliver?.({ kind: 'batch', items: rest }, extra);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcResponse,
   type Logger,
   type Transport,
   type TransportMessageExtra,
@@ -20,7 +21,7 @@ import { protocolVersionClaim } from '../protocol/envelope.js';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
-import { modernFactsOf, type RequestFacts } from './requestFacts.js';
+import { ModernFacts, modernMetaOf, type RequestFacts } from './requestFacts.js';
 import type { ClientChannel } from './channel.js';
 import type { SessionState } from './sessionState.js';
 import type { ClientRequestOptions, ServerSession } from './types.js';
@@ -99,6 +100,25 @@ export interface DispatchContext {
   readonly extra: TransportMessageExtra | undefined;
 }
 
+/**
+ * The dispatcher context of the modern-era `message` (one with a version claim in `params._meta`), served beside
+ * any session (MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility").
+ * @param at where it is served: `at.arrivedOn` is the connection it arrived on (stdio cancels its requests through
+ *   it), `undefined` for `McpServer.handle`
+ */
+export function modernDispatchOf(message: JsonRpcRequest | JsonRpcNotification, at: ModernDispatchSite): DispatchContext & { readonly judged: boolean } {
+  return { facts: new ModernFacts(modernMetaOf(message)), channel: at.channel, connection: undefined, arrivedOn: at.arrivedOn, extra: at.extra, judged: at.judged === true };
+}
+
+/** Where a modern-era message is served: its channel back, the connection it arrived on, what its transport knows. */
+export interface ModernDispatchSite {
+  readonly channel: ClientChannel;
+  readonly arrivedOn: Connection | undefined;
+  readonly extra: TransportMessageExtra | undefined;
+  /** The transport already ran the inbound step (the HTTP ladder); see the gate's `GateContext.judged`. */
+  readonly judged?: boolean;
+}
+
 /** A server connection (see the module comment); the `ServerSession` transports and hosts see. */
 export class Connection implements ServerSession, RequestFacts {
   readonly id: string | undefined;
@@ -122,19 +142,14 @@ export class Connection implements ServerSession, RequestFacts {
     this.peer = new Peer<DispatchContext>({
       transport,
       dispatcher: host.dispatcher,
-      context: (message, extra) => {
-        // The dual-era connection: a modern-era message is served statelessly from its own envelope, beside the
-        // session (MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility").
-        if (protocolVersionClaim(message) !== undefined) return { facts: modernFactsOf(message), channel: this.peer, connection: undefined, arrivedOn: this, extra };
-        return extra === undefined ? this.#defaultContext : this.#context(extra);
-      },
+      context: (message, extra) => this.#contextOf(message, extra),
+      batchRefusal: (items) => this.#batchRefusal(items),
       cancelNotification: abandonedRequestNotice,
       maxConcurrentInbound: host.maxConcurrentInbound,
       maxQueuedInbound: host.maxQueuedInbound,
       logger: host.logger,
     });
     this.#defaultContext = { facts: this, channel: this.peer, connection: this, extra: undefined };
-    this.#gateBatches(transport);
     const unsubscribe = host.bus.subscribe((message) => this.#hear(message));
     this.peer.onclose = () => {
       unsubscribe();
@@ -195,8 +210,14 @@ export class Connection implements ServerSession, RequestFacts {
     return this.peer.close();
   }
 
-  #context(extra: TransportMessageExtra): DispatchContext {
-    return { facts: this, channel: this.peer, connection: this, extra };
+  /**
+   * The dispatcher context of one inbound message. The dual-era connection: a modern-era message is served
+   * statelessly from its own envelope, beside the session (MCP 2026-07-28 basic/versioning.mdx "Backward
+   * Compatibility"); any other is served from the session.
+   */
+  #contextOf(message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined): DispatchContext {
+    if (protocolVersionClaim(message) !== undefined) return modernDispatchOf(message, { channel: this.peer, arrivedOn: this, extra });
+    return extra === undefined ? this.#defaultContext : { facts: this, channel: this.peer, connection: this, extra };
   }
 
   /**
@@ -219,23 +240,18 @@ export class Connection implements ServerSession, RequestFacts {
   }
 
   /**
-   * A batch goes through the inbound step first ({@link classifyInboundBatch}): refused whole (one error, `id:
-   * null`) unless the session's revision takes batches and the transport carries them; its members are then
-   * gated one by one like any message (the dispatcher's guard). One wrapper in front of the Peer's reader.
+   * A batch goes through the inbound step first ({@link classifyInboundBatch}; the Peer asks before it reads any
+   * member): refused whole (one error, `id: null`) unless the session's revision takes batches and the transport
+   * carries them; its members are then gated one by one like any message (the dispatcher's guard).
    */
-  #gateBatches(transport: Transport): void {
-    const deliver = transport.onmessage;
-    if (deliver === undefined) return;
-    transport.onmessage = (message, extra) => {
-      if (message.kind !== 'batch') return deliver(message, extra);
-      // JSON-RPC 2.0 §4.1 and §5: a notification and a response are never answered, so a batch that holds no
-      // request (and no invalid member) gets no reply even where batches are not accepted: its members are read
-      // (a response settles the request it answers) and nothing is sent back. §6: "should return nothing at all".
-      if (message.items.every(isUnanswered)) return deliver(message, extra);
-      const verdict = classifyInboundBatch(message.items.filter(isCall).map((item) => item.message), this.inboundFacts);
-      if (!isInboundRefusal(verdict)) return deliver(message, extra);
-      void transport.send({ jsonrpc: '2.0', id: null, error: { code: verdict.code, message: verdict.message } }).catch(() => {});
-    };
+  #batchRefusal(items: readonly InboundSingle[]): JsonRpcResponse | undefined {
+    // JSON-RPC 2.0 §4.1 and §5: a notification and a response are never answered, so a batch that holds no
+    // request (and no invalid member) gets no reply even where batches are not accepted: its members are read
+    // (a response settles the request it answers) and nothing is sent back. §6: "should return nothing at all".
+    if (items.every(isUnanswered)) return undefined;
+    const verdict = classifyInboundBatch(items.filter(isCall).map((item) => item.message), this.inboundFacts);
+    if (!isInboundRefusal(verdict)) return undefined;
+    return { jsonrpc: '2.0', id: null, error: { code: verdict.code, message: verdict.message } };
   }
 }
 

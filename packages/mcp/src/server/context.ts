@@ -23,7 +23,7 @@ import type {
 import type { ClientChannel } from './channel.js';
 import type { Connection, DispatchContext } from './connection.js';
 import type { RequestFacts } from './requestFacts.js';
-import type { InputRound } from './inputRound.js';
+import { InputRound } from './inputRound.js';
 import { checkInputResponse } from './inputResponses.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
@@ -31,8 +31,17 @@ import type { ClientRequestOptions, RequestContext, ServerSession } from './type
 export class ServerRequestContext implements RequestContext, DispatchContext {
   /** `params._meta` of the request, set by the method handler that reads the params. */
   requestMeta: Meta | undefined = undefined;
-  /** Modern era, `tools/call`, `prompts/get`, `resources/read`: this request's input round (`inputRound.ts`). */
+  /**
+   * Modern era, `tools/call`, `prompts/get`, `resources/read`: this request's input round (`inputRound.ts`), once
+   * opened (see {@link ServerRequestContext.openRound}).
+   */
   round: InputRound | undefined = undefined;
+  /**
+   * Whether this request may open an input round when its handler first asks for input or writes `requestState`
+   * (a modern-era `tools/call`, `prompts/get` or `resources/read` that carried neither answers nor a state: most
+   * requests never ask, and make no round).
+   */
+  roundOnDemand = false;
   /** Modern era, the same methods: the request's params (its `requestState` is bound to them). */
   requestParams: Record<string, unknown> | undefined = undefined;
   readonly #dispatch: DispatchContext;
@@ -109,7 +118,7 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
   }
 
   set requestState(value: unknown) {
-    const round = this.round;
+    const round = this.openRound();
     if (round === undefined) throw new TypeError('requestState exists only on a modern-era tools/call, prompts/get or resources/read request');
     round.state = value;
   }
@@ -147,10 +156,21 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
     return this.#clientRequest('roots/list', undefined, options);
   }
 
+  /**
+   * The request's input round: the one it has, or a fresh one (no answers, nothing carried) when it may open one
+   * on demand; `undefined` when it may not (see {@link ServerRequestContext.roundOnDemand}).
+   */
+  openRound(): InputRound | undefined {
+    if (this.round === undefined && this.roundOnDemand) {
+      this.round = new InputRound({ inputResponses: undefined, carried: undefined, clientCapabilities: this.clientCapabilities });
+    }
+    return this.round;
+  }
+
   #clientRequest<T>(method: string, params: object | undefined, options: ClientRequestOptions | undefined): Promise<T> {
     if (this.#dispatch.facts.era === 'modern') {
       // MCP 2026-07-28 basic/patterns/mrtr.mdx: no server → client request exists; it is an input request of the result.
-      const round = this.round;
+      const round = this.openRound();
       if (round === undefined) {
         return Promise.reject(new TypeError(`${method} is asked for only from a modern-era tools/call, prompts/get or resources/read handler`));
       }

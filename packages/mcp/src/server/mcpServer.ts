@@ -27,10 +27,10 @@ import { createStderrLogger } from '../logger.js';
 import { InMemoryNotificationBus, type NotificationBus } from '../stores/notificationBus.js';
 import { CapabilityCache } from './capabilities.js';
 import type { ClientChannel } from './channel.js';
-import { Connection, type ConnectionHost } from './connection.js';
+import { Connection, modernDispatchOf, type ConnectionHost } from './connection.js';
 import type { DispatchContext } from './connection.js';
 import { ServerRequestContext } from './context.js';
-import { modernFactsOf, type RequestFacts } from './requestFacts.js';
+import type { RequestFacts } from './requestFacts.js';
 import { LegacyEra } from './eras/legacy.js';
 import { ModernEra } from './eras/modern.js';
 import { ListenStreams } from './features/listen.js';
@@ -467,8 +467,11 @@ export class McpServer {
    */
   async handle(message: JsonRpcRequest | JsonRpcNotification, options: HandleOptions = {}): Promise<JsonRpcResponse | undefined> {
     const channel = options.channel ?? UNREACHABLE_CLIENT;
-    const facts = protocolVersionClaim(message) === undefined ? (options.facts ?? NO_FACTS) : modernFactsOf(message);
-    const ctx: GateContext = { facts, channel, connection: undefined, extra: options.extra, judged: options.judged === true };
+    const judged = options.judged === true;
+    const ctx: GateContext =
+      protocolVersionClaim(message) === undefined
+        ? { facts: options.facts ?? NO_FACTS, channel, connection: undefined, extra: options.extra, judged }
+        : modernDispatchOf(message, { channel, arrivedOn: undefined, extra: options.extra, judged });
     const request = options.contextRequest;
     if (request !== undefined) return this.#dispatcher.dispatchNow(message, ctx, request);
     const signal = options.signal;

@@ -1,6 +1,7 @@
 /**
  * The facts a request is served with: what the server knows about the client for it ({@link RequestFacts}), and
- * how a modern-era request's facts are read from its own `_meta` envelope ({@link modernFactsOf}).
+ * how a modern-era request's facts are read from its own `_meta` envelope ({@link ModernFacts}, over
+ * {@link modernMetaOf}).
  *
  * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"
  */
@@ -53,6 +54,7 @@ const NO_CAPABILITIES: ClientCapabilities = Object.freeze({});
  */
 export class ModernFacts implements RequestFacts {
   readonly era: Era = 'modern';
+  /** The server's current capabilities: a modern-era client is told of no others. */
   readonly serverCapabilities: ServerCapabilities | undefined = undefined;
   readonly #meta: Readonly<Record<string, unknown>>;
 
@@ -90,9 +92,9 @@ export class ModernFacts implements RequestFacts {
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** The facts of the modern-era `message` (one with a version claim). */
-export function modernFactsOf(message: JsonRpcRequest | JsonRpcNotification): ModernFacts {
+/** The envelope of the modern-era `message` (one with a version claim): its `params._meta`, read in place. */
+export function modernMetaOf(message: JsonRpcRequest | JsonRpcNotification): Readonly<Record<string, unknown>> {
   const params = message.params;
   const meta = isRecord(params) ? params._meta : undefined;
-  return new ModernFacts(isRecord(meta) ? meta : NO_META);
+  return isRecord(meta) ? meta : NO_META;
 }

@@ -8,7 +8,7 @@
  * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields", "ResultType"; server/discover.mdx;
  *   server/utilities/caching.mdx; basic/patterns/mrtr.mdx
  */
-import { JsonRpcError, type MethodHandler } from '@switchboard/jsonrpc';
+import { JsonRpcError, type JsonRpcParams, type MethodHandler } from '@switchboard/jsonrpc';
 import { SERVER_INFO_META_KEY } from '../../protocol/envelope.js';
 import { TASKS_EXTENSION } from '../../protocol/inbound.js';
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
@@ -156,8 +156,11 @@ export class ModernEra {
       call.requestParams = p;
       const token = p?.requestState;
       if (token === undefined) {
-        call.round = new InputRound({ inputResponses: p?.inputResponses, carried: undefined, clientCapabilities: call.clientCapabilities });
-        return this.#run(method, call, () => handler(params, ctx));
+        const answers = p?.inputResponses;
+        // No answers: the round is opened only if the handler asks for input (most never do).
+        if (answers === undefined) call.roundOnDemand = true;
+        else call.round = new InputRound({ inputResponses: answers, carried: undefined, clientCapabilities: call.clientCapabilities });
+        return this.#run(method, call, handler, params);
       }
       if (typeof token !== 'string') throw invalidParams('"requestState" must be a string');
       return this.#options.requestState.openState(token, this.#binding(method, p, call)).then(
@@ -169,7 +172,7 @@ export class ModernEra {
           // Claimed before the handler runs, so two retries racing with one state cannot both continue.
           if (!(await this.#options.usedStates.claim(opened.id, opened.expiresAt))) throw invalidParams(USED_STATE);
           call.round = round;
-          return this.#run(method, call, () => handler(params, ctx));
+          return this.#run(method, call, handler, params);
         },
         () => {
           // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": state that fails verification is rejected.
@@ -211,10 +214,12 @@ export class ModernEra {
     return { method, params: params ?? {}, principal: requestStatePrincipal(call.authInfo, call.clientInfo?.name) };
   }
 
-  #run(method: string, call: ServerRequestContext, run: () => unknown): unknown {
+  /** Runs the handler of an input-capable request (`call` is its context) and settles its outcome. */
+  // eslint-disable-next-line @typescript-eslint/max-params
+  #run(method: string, call: ServerRequestContext, handler: MethodHandler<DispatchContext>, params: JsonRpcParams | undefined): unknown {
     let out: unknown;
     try {
-      out = run();
+      out = handler(params, call);
     } catch (error) {
       return this.#failed(method, call, error);
     }
