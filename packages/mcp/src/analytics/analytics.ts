@@ -1,0 +1,180 @@
+/**
+ * `createAnalytics`: the failure analytics of one server (or several), fed by the server's middleware chain and,
+ * for what is turned away before dispatch, by {@link Analytics.record}.
+ *
+ * Why a module of `@switchboard/mcp` (entry `@switchboard/mcp/analytics`) and not a package: it has no dependency,
+ * it is runtime-neutral, it needs only the middleware's types, and the server, the gateway, the CLI and the
+ * OpenTelemetry package all want the same `classifyOutcome`; a package would add a release unit for ~600 lines.
+ */
+import { JsonRpcError, JsonRpcLocalError } from '@switchboard/jsonrpc';
+import type { Middleware, MiddlewareCall } from '../server/middleware/call.js';
+import { classifyOutcome, type ClassifiedOutcome, type OutcomeFacts } from './classify.js';
+import { AnalyticsStore, type AnalyticsLimits, type AnalyticsSnapshot } from './store.js';
+
+/** Options of {@link createAnalytics}. */
+export interface AnalyticsOptions {
+  /** The store's bounds (caps per dimension, message length, time buckets). @default `DEFAULT_ANALYTICS_LIMITS` */
+  readonly limits?: AnalyticsLimits;
+  /** The server's version, counted per server version (e.g. the `version` of its `serverInfo`). @default none */
+  readonly serverVersion?: string;
+  /**
+   * The user a request is counted for: the authenticated identity, or `undefined` (not counted per user). Return
+   * only an identifier you may keep (hash it if it is personal data).
+   * @default `authInfo.subject`, else `authInfo.clientId` (strings only), else `undefined`
+   */
+  readonly userOf?: (call: MiddlewareCall) => string | undefined;
+  /** The monotonic clock, in milliseconds (tests). @default `performance.now` */
+  readonly now?: () => number;
+  /** The wall clock of the time buckets, in milliseconds since the epoch (tests). @default `Date.now` */
+  readonly wallClock?: () => number;
+}
+
+/** A request turned away or ended outside the middleware chain, given to {@link Analytics.record}. */
+export interface AnalyticsRecord {
+  /** How it ended (e.g. `{ kind: 'refused', status: 403 }`, `{ kind: 'error', code: -32022 }`). */
+  readonly outcome: OutcomeFacts;
+  /** The method, when known. @default `'(unknown)'` */
+  readonly method?: string;
+  readonly tool?: string;
+  /** The client's `clientInfo`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  readonly revision?: string;
+  readonly user?: string;
+  /** Milliseconds it took. @default 0 */
+  readonly durationMs?: number;
+  /** The error message that went on the wire, if any (never an exception's own text). */
+  readonly message?: string;
+}
+
+/** The failure analytics: attach {@link middleware} to a server, read {@link snapshot}. */
+export interface Analytics {
+  /** Records every request the server dispatches (attach with `server.use(analytics.middleware)`). */
+  readonly middleware: Middleware;
+  /** Records one request that ended outside the middleware chain (an HTTP refusal, an inbound-step refusal). */
+  record(entry: AnalyticsRecord): void;
+  /** Everything counted so far as plain JSON (shape: {@link AnalyticsSnapshot}). */
+  snapshot(): AnalyticsSnapshot;
+  /** The store (its `sizes` say how many rows it holds). */
+  readonly store: AnalyticsStore;
+}
+
+/** The default {@link AnalyticsOptions.userOf}. */
+export function defaultUserOf(call: MiddlewareCall): string | undefined {
+  const auth = call.authInfo;
+  if (typeof auth !== 'object' || auth === null) return undefined;
+  const { subject, clientId } = auth as { subject?: unknown; clientId?: unknown };
+  if (typeof subject === 'string' && subject !== '') return subject;
+  return typeof clientId === 'string' && clientId !== '' ? clientId : undefined;
+}
+
+/** The text of an `isError` result as it went on the wire: its first text content item. */
+function toolErrorText(result: unknown): string | undefined {
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) return undefined;
+  for (const item of content) {
+    if (typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'text') {
+      const text = (item as { text?: unknown }).text;
+      if (typeof text === 'string') return text;
+    }
+  }
+  return undefined;
+}
+
+/** A request ended by its signal: cancelled by the client, or its connection closed. */
+function abortedOutcome(call: MiddlewareCall): ClassifiedOutcome | undefined {
+  const signal = call.signal;
+  if (!signal.aborted) return undefined;
+  const reason: unknown = signal.reason;
+  if (reason instanceof JsonRpcLocalError) return classifyOutcome({ kind: 'local', code: reason.code });
+  return classifyOutcome({ kind: 'cancelled' });
+}
+
+/**
+ * Creates the failure analytics. Every dispatched request lands in exactly one class (see `classifyOutcome`) and is
+ * counted in total, per method, per tool, per client `name/version`, per revision, per user and per server
+ * version, with latency percentiles and, per tool, the most frequent error messages that went on the wire (the
+ * text of an `isError` result, the message of a JSON-RPC error; a crashed handler's answer is -32603 "Internal
+ * error", never its exception's text). Memory is bounded by `limits` whatever the traffic.
+ *
+ * What the inbound step refuses (-32022, an unserved era, a malformed envelope) and what the HTTP handler turns
+ * away never reaches a middleware: feed those to {@link Analytics.record}.
+ *
+ * @example
+ * const analytics = createAnalytics({ serverVersion: '1.4.0' });
+ * server.use(analytics.middleware); // first, so it times everything
+ * // later: JSON.stringify(analytics.snapshot())
+ */
+export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
+  const store = new AnalyticsStore(options.limits, options.wallClock);
+  const now = options.now ?? (() => performance.now());
+  const userOf = options.userOf ?? defaultUserOf;
+  const serverVersion = options.serverVersion;
+
+  const finish = (call: MiddlewareCall, started: number, outcome: ClassifiedOutcome, message: string | undefined): void => {
+    const client = call.clientInfo;
+    const method = call.method;
+    store.record({
+      method,
+      tool: method === 'tools/call' ? (call.name ?? '(none)') : undefined,
+      client: client === undefined ? undefined : `${client.name}/${client.version}`,
+      revision: call.revision,
+      user: userOf(call),
+      serverVersion,
+      outcome,
+      durationMs: now() - started,
+      message,
+    });
+  };
+
+  const middleware: Middleware = (call, next) => {
+    if (call.isNotification) return next();
+    const started = now();
+    return next().then(
+      (result) => {
+        try {
+          const aborted = abortedOutcome(call);
+          if (aborted !== undefined) finish(call, started, aborted, undefined);
+          else {
+            const isError = typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
+            finish(call, started, classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined);
+          }
+        } catch {
+          // Counting never fails the request it counts.
+        }
+        return result;
+      },
+      (error: unknown) => {
+        try {
+          const aborted = abortedOutcome(call);
+          if (aborted !== undefined) finish(call, started, aborted, undefined);
+          // What goes on the wire: a JsonRpcError's code and message; anything else is answered -32603 "Internal error".
+          else if (error instanceof JsonRpcError && Number.isInteger(error.code)) finish(call, started, classifyOutcome({ kind: 'error', code: error.code }), error.message);
+          else finish(call, started, classifyOutcome({ kind: 'error', code: -32603 }), 'Internal error');
+        } catch {
+          // Counting never fails the request it counts.
+        }
+        throw error;
+      },
+    );
+  };
+
+  return {
+    middleware,
+    store,
+    snapshot: () => store.snapshot(),
+    record(entry) {
+      const client = entry.clientInfo;
+      store.record({
+        method: entry.method ?? '(unknown)',
+        tool: entry.tool,
+        client: client === undefined ? undefined : `${client.name}/${client.version}`,
+        revision: entry.revision,
+        user: entry.user,
+        serverVersion,
+        outcome: classifyOutcome(entry.outcome),
+        durationMs: entry.durationMs ?? 0,
+        message: entry.message,
+      });
+    },
+  };
+}
