@@ -7,7 +7,9 @@
  * OpenTelemetry package all want the same `classifyOutcome`; a package would add a release unit for ~600 lines.
  */
 import { JsonRpcError, JsonRpcLocalError } from '@switchboard/jsonrpc';
+import type { McpServer } from '../server/mcpServer.js';
 import type { Middleware, MiddlewareCall } from '../server/middleware/call.js';
+import type { InboundRefusalEvent } from '../server/refusals.js';
 import { classifyOutcome, type ClassifiedOutcome, type OutcomeFacts } from './classify.js';
 import { AnalyticsStore, type AnalyticsLimits, type AnalyticsSnapshot } from './store.js';
 
@@ -52,6 +54,8 @@ export interface Analytics {
   readonly middleware: Middleware;
   /** Records one request that ended outside the middleware chain (an HTTP refusal, an inbound-step refusal). */
   record(entry: AnalyticsRecord): void;
+  /** Records one request the inbound step refused (a listener for `McpServer.onRefused`). */
+  readonly onRefused: (event: InboundRefusalEvent) => void;
   /** Everything counted so far as plain JSON (shape: {@link AnalyticsSnapshot}). */
   snapshot(): AnalyticsSnapshot;
   /** The store (its `sizes` say how many rows it holds). */
@@ -61,10 +65,7 @@ export interface Analytics {
 /** The default {@link AnalyticsOptions.userOf}. */
 export function defaultUserOf(call: MiddlewareCall): string | undefined {
   const auth = call.authInfo;
-  if (typeof auth !== 'object' || auth === null) return undefined;
-  const { subject, clientId } = auth as { subject?: unknown; clientId?: unknown };
-  if (typeof subject === 'string' && subject !== '') return subject;
-  return typeof clientId === 'string' && clientId !== '' ? clientId : undefined;
+  return typeof auth === 'object' && auth !== null ? userOfAuth(auth) : undefined;
 }
 
 /** The text of an `isError` result as it went on the wire: its first text content item. */
@@ -110,7 +111,7 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
   const userOf = options.userOf ?? defaultUserOf;
   const serverVersion = options.serverVersion;
 
-  const finish = (call: MiddlewareCall, started: number, outcome: ClassifiedOutcome, message: string | undefined): void => {
+  const finish = (call: MiddlewareCall, started: number, [outcome, message]: readonly [ClassifiedOutcome, string | undefined]): void => {
     const client = call.clientInfo;
     const method = call.method;
     store.record({
@@ -133,10 +134,10 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       (result) => {
         try {
           const aborted = abortedOutcome(call);
-          if (aborted !== undefined) finish(call, started, aborted, undefined);
+          if (aborted !== undefined) finish(call, started, [aborted, undefined]);
           else {
             const isError = typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
-            finish(call, started, classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined);
+            finish(call, started, [classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined]);
           }
         } catch {
           // Counting never fails the request it counts.
@@ -146,10 +147,10 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       (error: unknown) => {
         try {
           const aborted = abortedOutcome(call);
-          if (aborted !== undefined) finish(call, started, aborted, undefined);
+          if (aborted !== undefined) finish(call, started, [aborted, undefined]);
           // What goes on the wire: a JsonRpcError's code and message; anything else is answered -32603 "Internal error".
-          else if (error instanceof JsonRpcError && Number.isInteger(error.code)) finish(call, started, classifyOutcome({ kind: 'error', code: error.code }), error.message);
-          else finish(call, started, classifyOutcome({ kind: 'error', code: -32603 }), 'Internal error');
+          else if (error instanceof JsonRpcError && Number.isInteger(error.code)) finish(call, started, [classifyOutcome({ kind: 'error', code: error.code }), error.message]);
+          else finish(call, started, [classifyOutcome({ kind: 'error', code: -32603 }), 'Internal error']);
         } catch {
           // Counting never fails the request it counts.
         }
@@ -158,23 +159,61 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
     );
   };
 
+  const record = (entry: AnalyticsRecord): void => {
+    const client = entry.clientInfo;
+    store.record({
+      method: entry.method ?? '(unknown)',
+      tool: entry.tool,
+      client: client === undefined ? undefined : `${client.name}/${client.version}`,
+      revision: entry.revision,
+      user: entry.user,
+      serverVersion,
+      outcome: classifyOutcome(entry.outcome),
+      durationMs: entry.durationMs ?? 0,
+      message: entry.message,
+    });
+  };
+
+  const onRefused = (event: InboundRefusalEvent): void => {
+    const user = typeof event.authInfo === 'object' && event.authInfo !== null ? userOfAuth(event.authInfo) : undefined;
+    record({
+      outcome: { kind: 'error', code: event.code },
+      method: event.method,
+      ...(event.toolName === undefined ? {} : { tool: event.toolName }),
+      ...(event.clientInfo === undefined ? {} : { clientInfo: event.clientInfo }),
+      ...(event.revision === undefined ? {} : { revision: event.revision }),
+      ...(user === undefined ? {} : { user }),
+      message: event.message,
+    });
+  };
+
+  return { middleware, store, snapshot: () => store.snapshot(), record, onRefused };
+}
+
+/** `authInfo.subject`, else `authInfo.clientId` (non-empty strings). */
+function userOfAuth(auth: object): string | undefined {
+  const { subject, clientId } = auth as { subject?: unknown; clientId?: unknown };
+  if (typeof subject === 'string' && subject !== '') return subject;
+  return typeof clientId === 'string' && clientId !== '' ? clientId : undefined;
+}
+
+/**
+ * Creates the analytics and attaches them to `server` in one call: its middleware (added now: put this first so it
+ * times every other middleware) and its inbound-step refusals (`server.onRefused`).
+ * @returns the analytics, and `detach` to remove both
+ * @example
+ * const { analytics } = attachAnalytics(server, { serverVersion: '1.4.0' });
+ * console.error(JSON.stringify(analytics.snapshot()));
+ */
+export function attachAnalytics(server: McpServer, options: AnalyticsOptions = {}): { readonly analytics: Analytics; readonly detach: () => void } {
+  const analytics = createAnalytics(options);
+  const removeMiddleware = server.use(analytics.middleware);
+  const removeListener = server.onRefused(analytics.onRefused);
   return {
-    middleware,
-    store,
-    snapshot: () => store.snapshot(),
-    record(entry) {
-      const client = entry.clientInfo;
-      store.record({
-        method: entry.method ?? '(unknown)',
-        tool: entry.tool,
-        client: client === undefined ? undefined : `${client.name}/${client.version}`,
-        revision: entry.revision,
-        user: entry.user,
-        serverVersion,
-        outcome: classifyOutcome(entry.outcome),
-        durationMs: entry.durationMs ?? 0,
-        message: entry.message,
-      });
+    analytics,
+    detach: () => {
+      removeMiddleware();
+      removeListener();
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 export { classifyOutcome, OUTCOME_CLASSES, UNSUPPORTED_PROTOCOL_VERSION_CODE, RATE_LIMITED_CODE } from './classify.js';
 export type { OutcomeClass, OutcomeFacts, ClassifiedOutcome } from './classify.js';
-export { createAnalytics, defaultUserOf } from './analytics.js';
+export { attachAnalytics, createAnalytics, defaultUserOf } from './analytics.js';
 export type { Analytics, AnalyticsOptions, AnalyticsRecord } from './analytics.js';
 export { AnalyticsStore, DEFAULT_ANALYTICS_LIMITS, OTHER_KEY } from './store.js';
 export type { AnalyticsLimits, AnalyticsEntry, AnalyticsRow, AnalyticsBucket, AnalyticsSnapshot, LatencySnapshot } from './store.js';

@@ -152,7 +152,7 @@ class Row {
     this.latency.record(entry.durationMs);
     const code = entry.outcome.code;
     if (code !== undefined) {
-      const codes = (this.codes ??= new Map());
+      const codes = (this.codes ??= new Map<string, number>());
       const key = codes.has(String(code)) || codes.size < MAX_CODES ? String(code) : 'other';
       codes.set(key, (codes.get(key) ?? 0) + 1);
     }
@@ -160,7 +160,7 @@ class Row {
 
   addMessage(message: string, maxMessages: number, maxLength: number): void {
     const text = message.length > maxLength ? message.slice(0, maxLength) : message;
-    const messages = (this.messages ??= new Map());
+    const messages = (this.messages ??= new Map<string, number>());
     const seen = messages.get(text);
     if (seen !== undefined) messages.set(text, seen + 1);
     else if (messages.size < maxMessages) messages.set(text, 1);
