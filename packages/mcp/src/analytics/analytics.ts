@@ -133,12 +133,10 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
     return next().then(
       (result) => {
         try {
-          const aborted = abortedOutcome(call);
-          if (aborted !== undefined) finish(call, started, [aborted, undefined]);
-          else {
-            const isError = typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
-            finish(call, started, [classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined]);
-          }
+          // A result is counted by what it says: reading the signal here would make every request's
+          // AbortController; a handler that honours a cancellation rejects, and is counted below.
+          const isError = typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
+          finish(call, started, [classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined]);
         } catch {
           // Counting never fails the request it counts.
         }

@@ -41,7 +41,12 @@ export class LatencyHistogram {
 
   /** Adds one duration, in milliseconds. */
   record(ms: number): void {
-    this.#counts[bucketOf(ms)]!++;
+    this.recordBucket(bucketOf(ms));
+  }
+
+  /** Adds one duration by its bucket ({@link bucketOf}): several histograms fed the same duration compute it once. */
+  recordBucket(bucket: number): void {
+    this.#counts[bucket]!++;
     this.#total++;
   }
 

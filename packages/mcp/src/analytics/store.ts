@@ -8,7 +8,7 @@
  * ring. So the largest store is about (sum of the caps + 7) × 1.1 KB plus the messages.
  */
 import { OUTCOME_CLASSES, type ClassifiedOutcome, type OutcomeClass } from './classify.js';
-import { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR } from './histogram.js';
+import { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, bucketOf } from './histogram.js';
 
 /** The key of the row that counts every key past a dimension's cap. */
 export const OTHER_KEY = '(other)';
@@ -147,9 +147,9 @@ class Row {
 
   constructor(readonly key: string) {}
 
-  add(entry: AnalyticsEntry, classIndex: number): void {
+  add(entry: AnalyticsEntry, classIndex: number, bucket: number): void {
     this.classes[classIndex]!++;
-    this.latency.record(entry.durationMs);
+    this.latency.recordBucket(bucket);
     const code = entry.outcome.code;
     if (code !== undefined) {
       const codes = (this.codes ??= new Map<string, number>());
@@ -257,17 +257,18 @@ export class AnalyticsStore {
   /** Counts one ended request. */
   record(entry: AnalyticsEntry): void {
     const c = CLASS_INDEX[entry.outcome.class];
-    this.#total.add(entry, c);
-    this.#methods.row(entry.method).add(entry, c);
+    const b = bucketOf(entry.durationMs);
+    this.#total.add(entry, c, b);
+    this.#methods.row(entry.method).add(entry, c, b);
     if (entry.tool !== undefined) {
       const row = this.#tools.row(entry.tool);
-      row.add(entry, c);
+      row.add(entry, c, b);
       if (entry.message !== undefined && c !== 0) row.addMessage(entry.message, this.limits.maxMessagesPerTool, this.limits.maxMessageLength);
     }
-    if (entry.client !== undefined) this.#clients.row(entry.client).add(entry, c);
-    if (entry.revision !== undefined) this.#revisions.row(entry.revision).add(entry, c);
-    if (entry.user !== undefined) this.#users.row(entry.user).add(entry, c);
-    if (entry.serverVersion !== undefined) this.#serverVersions.row(entry.serverVersion).add(entry, c);
+    if (entry.client !== undefined) this.#clients.row(entry.client).add(entry, c, b);
+    if (entry.revision !== undefined) this.#revisions.row(entry.revision).add(entry, c, b);
+    if (entry.user !== undefined) this.#users.row(entry.user).add(entry, c, b);
+    if (entry.serverVersion !== undefined) this.#serverVersions.row(entry.serverVersion).add(entry, c, b);
     const id = Math.floor(this.#now() / this.limits.bucketMs);
     const slot = id % this.limits.buckets;
     if (this.#bucketIds[slot] !== id) {
