@@ -4,6 +4,7 @@ import { McpServer } from '../server/mcpServer.js';
 import { rateLimitMiddleware } from '../server/middleware/rateLimit.js';
 import type { RequestFacts } from '../server/requestFacts.js';
 import { connectRawClient } from '../testing/index.js';
+import { createMcpHttpHandler } from '../transports/http/server/handler.js';
 import { attachAnalytics, createAnalytics } from './analytics.js';
 import { OTHER_KEY, type AnalyticsRow } from './store.js';
 
@@ -138,6 +139,35 @@ describe('attachAnalytics: a scripted mix of calls, each in exactly one class', 
     await raw.close();
     expect(answer).toMatchObject({ error: {} });
     expect(analytics.snapshot().total.classes.era_mismatch).toBe(1);
+  });
+});
+
+describe('attachAnalytics over Streamable HTTP (the web handler, in process)', () => {
+  it('modern calls over HTTP: ok, tool_error, protocol_error, and the handler\'s own refusals (-32022, a bad Origin) through onRefused', async () => {
+    const server = makeServer();
+    const { analytics } = attachAnalytics(server);
+    const handler = createMcpHttpHandler({ server, responseMode: 'json', onRefused: analytics.onHttpRefused });
+    const post = async (name: string, revision = MODERN): Promise<unknown> => {
+      const body = call(name, { ...modernMeta('http-client'), 'io.modelcontextprotocol/protocolVersion': revision });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': revision, 'mcp-method': 'tools/call', 'mcp-name': name };
+      const res = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', body: JSON.stringify(body), headers }));
+      return res.json();
+    };
+    try {
+      expect(await post('ok')).toMatchObject({ result: {} });
+      expect(await post('flaky')).toMatchObject({ result: { isError: true } });
+      expect(await post('nope')).toMatchObject({ error: { code: -32602 } });
+      expect(await post('ok', '2099-01-01')).toMatchObject({ error: { code: -32022 } }); // the handler's own refusal
+      const bad = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', body: '{}', headers: { origin: 'http://evil.example', 'content-type': 'application/json' } }));
+      expect(bad.status).toBe(403);
+    } finally {
+      await handler.close();
+    }
+    const snap = analytics.snapshot();
+    expect(row(snap.byClient, 'http-client/2.0.0')?.classes).toEqual({ ok: 1, tool_error: 1, protocol_error: 1, refused: 0, era_mismatch: 0, timeout: 0, cancelled: 0, transport: 0 });
+    // Turned away by the handler before dispatch: no client facts, counted by class and code.
+    expect(snap.total.classes).toEqual({ ok: 1, tool_error: 1, protocol_error: 1, refused: 1, era_mismatch: 1, timeout: 0, cancelled: 0, transport: 0 });
+    expect(snap.total.codes).toMatchObject({ '-32022': 1 });
   });
 });
 

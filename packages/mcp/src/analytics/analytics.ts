@@ -10,7 +10,8 @@ import { JsonRpcError, JsonRpcLocalError } from '@switchboard/jsonrpc';
 import type { McpServer } from '../server/mcpServer.js';
 import type { Middleware, MiddlewareCall } from '../server/middleware/call.js';
 import type { InboundRefusalEvent } from '../server/refusals.js';
-import { classifyOutcome, type ClassifiedOutcome, type OutcomeFacts } from './classify.js';
+import type { HttpRefusalEvent } from '../transports/http/server/handlerOptions.js';
+import { UNSUPPORTED_PROTOCOL_VERSION_CODE, classifyOutcome, type ClassifiedOutcome, type OutcomeFacts } from './classify.js';
 import { AnalyticsStore, type AnalyticsLimits, type AnalyticsSnapshot } from './store.js';
 
 /** Options of {@link createAnalytics}. */
@@ -56,6 +57,13 @@ export interface Analytics {
   record(entry: AnalyticsRecord): void;
   /** Records one request the inbound step refused (a listener for `McpServer.onRefused`). */
   readonly onRefused: (event: InboundRefusalEvent) => void;
+  /**
+   * Records one request the HTTP handler turned away before dispatch: pass it as the handler's `onRefused`
+   * (`createMcpHttpHandler({ server, onRefused: analytics.onHttpRefused })`). -32022 is `era_mismatch`; a 400
+   * carrying another JSON-RPC error is `protocol_error` with its code; every other status (403 Host/Origin, 404
+   * unknown session, 413, 415, 429 and 503 admission, …) is `refused`.
+   */
+  readonly onHttpRefused: (event: HttpRefusalEvent) => void;
   /** Everything counted so far as plain JSON (shape: {@link AnalyticsSnapshot}). */
   snapshot(): AnalyticsSnapshot;
   /** The store (its `sizes` say how many rows it holds). */
@@ -133,10 +141,13 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
     return next().then(
       (result) => {
         try {
-          // A result is counted by what it says: reading the signal here would make every request's
-          // AbortController; a handler that honours a cancellation rejects, and is counted below.
           const isError = typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
-          finish(call, started, [classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined]);
+          // A tool that honours a cancellation (or a closed connection) rejects, and the server answers that with an
+          // isError result: only then is the signal read (reading it makes the request's AbortController, which an
+          // ok result does not pay for; a handler that ignores its signal and succeeds is counted ok).
+          const aborted = isError ? abortedOutcome(call) : undefined;
+          if (aborted !== undefined) finish(call, started, [aborted, undefined]);
+          else finish(call, started, [classifyOutcome({ kind: 'result', isError }), isError ? toolErrorText(result) : undefined]);
         } catch {
           // Counting never fails the request it counts.
         }
@@ -185,7 +196,19 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
     });
   };
 
-  return { middleware, store, snapshot: () => store.snapshot(), record, onRefused };
+  const onHttpRefused = (event: HttpRefusalEvent): void => {
+    const code = event.code;
+    const user = typeof event.authInfo === 'object' && event.authInfo !== null ? userOfAuth(event.authInfo) : undefined;
+    const judged = code !== undefined && (code === UNSUPPORTED_PROTOCOL_VERSION_CODE || event.status === 400);
+    record({
+      outcome: judged ? { kind: 'error', code } : { kind: 'refused', status: event.status },
+      method: event.mcpMethod ?? `HTTP ${event.httpMethod}`,
+      ...(user === undefined ? {} : { user }),
+      ...(event.message === undefined ? {} : { message: event.message }),
+    });
+  };
+
+  return { middleware, store, snapshot: () => store.snapshot(), record, onRefused, onHttpRefused };
 }
 
 /** `authInfo.subject`, else `authInfo.clientId` (non-empty strings). */
