@@ -224,7 +224,7 @@ function userOfAuth(auth: object): string | undefined {
  * @returns the analytics, and `detach` to remove both
  * @example
  * const { analytics } = attachAnalytics(server, { serverVersion: '1.4.0' });
- * console.error(JSON.stringify(analytics.snapshot()));
+ * app.get('/api/analytics', () => Response.json(analytics.snapshot()));
  */
 export function attachAnalytics(server: McpServer, options: AnalyticsOptions = {}): { readonly analytics: Analytics; readonly detach: () => void } {
   const analytics = createAnalytics(options);

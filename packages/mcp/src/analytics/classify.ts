@@ -58,8 +58,11 @@ export interface ClassifiedOutcome {
  * Codes": "-32022 UnsupportedProtocolVersion").
  */
 export const UNSUPPORTED_PROTOCOL_VERSION_CODE = -32022;
-/** 429: the code `rateLimitMiddleware` refuses with (see `server/middleware/rateLimit.ts`). */
-export const RATE_LIMITED_CODE = 429;
+/**
+ * 429: the code `rateLimitMiddleware` refuses with (`RATE_LIMITED_CODE` of `@switchboard/mcp/server`, repeated here
+ * so this file imports nothing but the engine's types).
+ */
+const RATE_LIMITED = 429;
 
 const OK: ClassifiedOutcome = Object.freeze({ class: 'ok' });
 const TOOL_ERROR: ClassifiedOutcome = Object.freeze({ class: 'tool_error' });
@@ -72,7 +75,7 @@ const ERA_MISMATCH: ClassifiedOutcome = Object.freeze({ class: 'era_mismatch' })
 /** A JSON-RPC error code's class. */
 function errorClass(code: number): ClassifiedOutcome {
   if (code === UNSUPPORTED_PROTOCOL_VERSION_CODE) return { class: 'era_mismatch', code };
-  if (code === RATE_LIMITED_CODE) return { class: 'refused', code };
+  if (code === RATE_LIMITED) return { class: 'refused', code };
   return { class: 'protocol_error', code };
 }
 

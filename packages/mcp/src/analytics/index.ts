@@ -3,7 +3,7 @@
  * exactly one {@link OutcomeClass} by {@link classifyOutcome}; counts, error ratios, latency percentiles and top
  * wire error messages per tool, method, client, revision, user and server version in a bounded store.
  */
-export { classifyOutcome, OUTCOME_CLASSES, UNSUPPORTED_PROTOCOL_VERSION_CODE, RATE_LIMITED_CODE } from './classify.js';
+export { classifyOutcome, OUTCOME_CLASSES, UNSUPPORTED_PROTOCOL_VERSION_CODE } from './classify.js';
 export type { OutcomeClass, OutcomeFacts, ClassifiedOutcome } from './classify.js';
 export { attachAnalytics, createAnalytics, defaultUserOf } from './analytics.js';
 export type { Analytics, AnalyticsOptions, AnalyticsRecord } from './analytics.js';
