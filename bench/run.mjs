@@ -162,6 +162,13 @@ if (modeName === 'smoke') {
     log(`${res.ok ? 'ok   ' : 'FAIL '}  ${'middleware'.padEnd(28)} ${res.ok ? 'ten no-op middlewares, both eras, calls checked' : res.firstFailure}`);
     record('smoke', { key: 'middleware' }, {}, res);
   }
+  // The failure analytics (bench/analytics.mjs): the same tool call with attachAnalytics, both eras, answers and counts checked.
+  if (selected('smoke', 'analytics')) {
+    const child = spawnSync(process.execPath, [join(here, 'analytics.mjs'), '--smoke'], { encoding: 'utf8', timeout: 60000 });
+    const res = child.status === 0 ? { ok: true, failures: 0 } : { ok: false, failures: 1, firstFailure: (child.stderr || child.stdout || String(child.error)).trim().split('\n').pop() };
+    log(`${res.ok ? 'ok   ' : 'FAIL '}  ${'analytics'.padEnd(28)} ${res.ok ? 'attachAnalytics, both eras, calls and counts checked' : res.firstFailure}`);
+    record('smoke', { key: 'analytics' }, {}, res);
+  }
 }
 
 // ------------------------------------------------------------------------------------------- throughput

@@ -89,6 +89,7 @@ describe('switchboard call', () => {
     expect(await run(['call', http.url, 'add_numbers', '--args', '{"a":"two"}', '--era', 'legacy'], cli)).toBe(1);
     expect(cli.out()).toMatch(/^Invalid arguments for tool "add_numbers"/);
     expect(cli.err()).toContain('switchboard: the tool "add_numbers" returned an error result (isError: true)');
+    expect(cli.err()).toContain('\n  class: tool_error\n');
   }, TEST_MS);
 
   const SQL = JSON.stringify({ query: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<800) SELECT x FROM c', limit: 800 });
@@ -144,6 +145,7 @@ describe('switchboard read', () => {
     const cli = io();
     expect(await run(['read', http.url, 'sqlite://nope', '--era', era], cli)).toBe(1);
     expect(cli.err()).toContain(`switchboard: The server answered error ${code}: `);
+    expect(cli.err()).toContain('\n  class: protocol_error\n');
     expect(cli.err()).toContain(`hint: switchboard explain ${code}`);
   }, TEST_MS);
 });
@@ -173,6 +175,7 @@ describe('failures to connect are one line and exit code 2', () => {
     const cli = io();
     expect(await run(['list', 'http://127.0.0.1:9/mcp', '--timeout-ms', '5000'], cli)).toBe(2);
     expect(cli.err()).toMatch(/^switchboard: Connection closed/);
+    expect(cli.err()).toContain('\n  class: transport\n');
   }, TEST_MS);
 
   it.each([

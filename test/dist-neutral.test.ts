@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PACKAGES } from '../scripts/entries.mjs';
 
 const DIST = fileURLToPath(new URL('../packages/mcp/dist/', import.meta.url));
-const NEUTRAL_ENTRIES = ['index.js', 'server.js', 'http.js', 'client.js', 'stores.js'];
+const NEUTRAL_ENTRIES = ['index.js', 'server.js', 'http.js', 'client.js', 'stores.js', 'analytics.js'];
 const NODE_ENTRIES = ['node.js', 'stdio.js', 'client-node.js'];
 // testing.js (in-memory pairs for tests) is neither: it is not held to either rule today.
 const BUILTINS = new Set(builtinModules);

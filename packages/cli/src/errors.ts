@@ -3,6 +3,7 @@
  * (read from the error's `code`, never from its class name or message).
  */
 import { McpError } from '@switchboard/mcp';
+import { classifyOutcome, type OutcomeClass } from '@switchboard/mcp/analytics';
 import { McpClientError } from '@switchboard/mcp/client';
 
 /** Exit codes of every command (documented in `--help`). */
@@ -38,6 +39,11 @@ export interface FailureReport {
   /** A hint for the next step, when there is one. */
   readonly hint?: string;
   readonly exitCode: number;
+  /**
+   * The request's failure class in the words of the failure analytics (`classifyOutcome` of
+   * `@switchboard/mcp/analytics`), when a request to the server failed; `undefined` for the CLI's own failures.
+   */
+  readonly outcomeClass?: OutcomeClass;
 }
 
 /** What the connect step raised means "could not connect" (exit 2); later, the same codes are failures (exit 1). */
@@ -49,7 +55,7 @@ const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_
  */
 export function describeFailure(error: unknown, options: { readonly connecting: boolean }): FailureReport {
   if (error instanceof CliError) {
-    if (error.code === 'command_timeout') return { line: error.message, hint: 'raise --timeout-ms (the whole command\'s budget, in ms)', exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure };
+    if (error.code === 'command_timeout') return { line: error.message, hint: 'raise --timeout-ms (the whole command\'s budget, in ms)', exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure, outcomeClass: 'timeout' };
     return { line: error.message, exitCode: error.code === 'write_failed' ? ExitCode.Failure : ExitCode.Usage };
   }
   if (error instanceof McpClientError) {
@@ -64,10 +70,11 @@ export function describeFailure(error: unknown, options: { readonly connecting: 
       session_expired: 'the server forgot the session; run the command again',
     };
     const hint = hints[error.code];
-    return { line: error.message, exitCode, ...(hint === undefined ? {} : { hint }) };
+    const outcomeClass = classifyOutcome({ kind: 'client', code: error.code }).class;
+    return { line: error.message, exitCode, outcomeClass, ...(hint === undefined ? {} : { hint }) };
   }
   if (error instanceof McpError) {
-    return { line: `The server answered error ${error.code}: "${error.message}"`, hint: `switchboard explain ${error.code}`, exitCode: ExitCode.Failure };
+    return { line: `The server answered error ${error.code}: "${error.message}"`, hint: `switchboard explain ${error.code}`, exitCode: ExitCode.Failure, outcomeClass: classifyOutcome({ kind: 'error', code: error.code }).class };
   }
   if (error instanceof SyntaxError || error instanceof TypeError || error instanceof RangeError) {
     return { line: error.message, exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure };

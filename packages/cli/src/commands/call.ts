@@ -4,6 +4,7 @@
  * stderr, elicitation answered at the terminal, then prints the result (text blocks as text, others summarised,
  * `--json` the raw result). Exit code 1 when the result has `isError: true`.
  */
+import { classifyOutcome } from '@switchboard/mcp/analytics';
 import { CliError, ExitCode } from '../errors.js';
 import { findServer } from '../hostConfigs.js';
 import { resolveTarget } from '../target.js';
@@ -82,6 +83,8 @@ export async function callCommand(options: ServerCommandOptions & { readonly too
     else printToolResult(output, result);
     if (result.isError === true) {
       output.error(`the tool "${terminalText(name)}" returned an error result (isError: true)`);
+      // The class in the failure analytics' words (classifyOutcome of @switchboard/mcp/analytics).
+      output.note(`  class: ${classifyOutcome({ kind: 'result', isError: true }).class}`);
       return ExitCode.Failure;
     }
     return ExitCode.Ok;

@@ -61,6 +61,7 @@ function delay(ms: number): Promise<void> {
 export function reportFailure(output: Output, error: unknown, connecting: boolean): number {
   const failure = describeFailure(error, { connecting });
   output.error(terminalText(failure.line));
+  if (failure.outcomeClass !== undefined) output.note(`  class: ${failure.outcomeClass}`);
   if (failure.hint !== undefined) output.note(output.colors.dim(`  hint: ${terminalText(failure.hint)}`));
   return failure.exitCode;
 }

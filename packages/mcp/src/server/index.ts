@@ -29,6 +29,7 @@ export type {
 export type { ConnectOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
 export type { CachePolicy } from './cachePolicy.js';
+export type { InboundRefusalEvent, InboundRefusalListener } from './refusalEvents.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';
 export { InvalidInputResponseError } from './inputResponses.js';
 export {

@@ -15,6 +15,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type Logger,
+  type JsonRpcError,
   type MethodHandler,
   type Transport,
   type TransportMessageExtra,
@@ -37,6 +38,7 @@ import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
 import { gateInbound, type GateContext } from './inboundGate.js';
+import { refusalEventOf, type InboundRefusalListener } from './refusalEvents.js';
 import type { Middleware, MiddlewareFilter } from './middleware/call.js';
 import { MiddlewareChain } from './middleware/chain.js';
 import { complete } from './features/completion.js';
@@ -188,6 +190,7 @@ export class McpServer {
   /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
   #toolSearch: ToolSearch | undefined;
   readonly #middleware: MiddlewareChain;
+  readonly #refusalListeners = new Set<InboundRefusalListener>();
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -244,7 +247,11 @@ export class McpServer {
     const dispatcher = new Dispatcher<DispatchContext>({
       logger: this.#logger,
       // The inbound step, per message (era, envelope, lifecycle, method table, capabilities): inboundGate.ts.
-      guard: (message, ctx) => gateInbound(message, ctx, stateless),
+      guard: (message, ctx) => {
+        const refusal = gateInbound(message, ctx, stateless);
+        if (refusal !== undefined && this.#refusalListeners.size !== 0 && 'id' in message) this.#tellRefused(message, ctx, refusal);
+        return refusal;
+      },
       // One object per request: methods on the prototype, the signal made only when read.
       createContext: (ctx, request) => new ServerRequestContext(ctx, request),
     });
@@ -435,6 +442,31 @@ export class McpServer {
   use(first: Middleware | MiddlewareFilter, second?: Middleware): () => void {
     if (typeof first === 'function') return this.#middleware.add(undefined, first);
     return this.#middleware.add(first, second as Middleware);
+  }
+
+  /**
+   * Tells `listener` of every request the inbound step refuses (-32022 unsupported revision, a malformed
+   * `_meta` envelope, a method its era or session state does not serve, an undeclared client capability): what
+   * no middleware sees. Failure analytics use it (`attachAnalytics` of `@switchboard/mcp/analytics`). Costs
+   * nothing while no listener is added. A listener that throws is logged and ignored.
+   * @returns a disposer that removes it
+   * @throws TypeError when `listener` is not a function
+   */
+  onRefused(listener: InboundRefusalListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('Invalid refusal listener: expected a function');
+    this.#refusalListeners.add(listener);
+    return () => void this.#refusalListeners.delete(listener);
+  }
+
+  #tellRefused(message: JsonRpcRequest, ctx: DispatchContext, refusal: JsonRpcError): void {
+    const event = refusalEventOf(message, ctx, refusal);
+    for (const listener of this.#refusalListeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.error('Refusal listener failed', { method: event.method, error });
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ export {
   DEFAULT_SSE_RETRY_MS,
   defaultCallerIdentity,
 } from './server/handlerOptions.js';
-export type { CallerFacts, HttpSseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
+export type { CallerFacts, HttpRefusalEvent, HttpSseOptions, McpHttpHandlerOptions } from './server/handlerOptions.js';
 export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './server/callerIdentity.js';
 export type { CallerSource, ProxyTrust, TrustProxy } from './server/callerIdentity.js';
 export { DEFAULT_CORS_MAX_AGE_SECONDS } from './server/cors.js';

@@ -29,7 +29,7 @@ import {
   defaultCallerIdentity,
   validateHandlerOptions,
 } from './handlerOptions.js';
-import type { CallerFacts, McpHttpHandlerOptions } from './handlerOptions.js';
+import type { CallerFacts, HttpRefusalEvent, McpHttpHandlerOptions } from './handlerOptions.js';
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard, isSameOrigin } from './security.js';
 import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
@@ -70,6 +70,7 @@ const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, heade
 /** @internal The runtime-independent core shared by the Web handler and the Node adapter. */
 export class HttpCore {
   readonly #logger: Logger;
+  readonly #onRefused: ((event: HttpRefusalEvent) => void) | undefined;
   readonly #path: string;
   readonly #ssePath: string | undefined;
   readonly #messagesPath: string | undefined;
@@ -84,6 +85,7 @@ export class HttpCore {
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
+    this.#onRefused = options.onRefused;
     const logger = options.logger ?? options.server.logger ?? silentLogger;
     this.#logger = logger;
     this.#path = options.path ?? DEFAULT_MCP_PATH;
@@ -172,6 +174,35 @@ export class HttpCore {
    * {@link HttpCore.internalError} (500).
    */
   handle(input: HttpInput): Promise<HttpOutput> {
+    const answer = this.#answer(input);
+    const onRefused = this.#onRefused;
+    return onRefused === undefined ? answer : answer.then((output) => (output.status >= 400 ? this.#tellRefused(onRefused, input, output) : output));
+  }
+
+  /** Tells `onRefused` of an answer given before dispatch (its JSON-RPC error read from the body, when it has one). */
+  #tellRefused(onRefused: (event: HttpRefusalEvent) => void, input: HttpInput, output: HttpOutput): HttpOutput {
+    try {
+      let error: { code?: unknown; message?: unknown } | undefined;
+      if (output.body !== undefined && output.body.startsWith('{')) {
+        const parsed = JSON.parse(output.body) as { error?: { code?: unknown; message?: unknown } };
+        error = typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : undefined;
+      }
+      onRefused({
+        status: output.status,
+        httpMethod: input.method,
+        path: input.path,
+        mcpMethod: input.header('mcp-method'),
+        code: typeof error?.code === 'number' ? error.code : undefined,
+        message: typeof error?.message === 'string' ? error.message : undefined,
+        authInfo: input.authInfo,
+      });
+    } catch (error) {
+      this.#logger.error('onRefused failed', { error });
+    }
+    return output;
+  }
+
+  #answer(input: HttpInput): Promise<HttpOutput> {
     const path = input.path;
     if (!this.matches(path)) return Promise.resolve(NOT_FOUND);
     const forbidden = this.#checkGuard(input);

@@ -285,6 +285,31 @@ export interface McpHttpHandlerOptions {
   readonly httpSse?: boolean | HttpSseOptions;
   /** Where transport anomalies are reported. @default the server's `logger`, else silent */
   readonly logger?: Logger;
+  /**
+   * Told of every answer with an HTTP status of 400 or more that the handler gave without handing a request to the
+   * server: a Host or Origin refusal, a malformed body, a header mismatch, an unknown session, admission (429/503).
+   * Failure analytics count these (`analytics.onHttpRefused` of `@switchboard/mcp/analytics`). Called after the
+   * answer is made; a throw is logged and ignored. Without it the handler does nothing for it. @default none
+   */
+  readonly onRefused?: (event: HttpRefusalEvent) => void;
+}
+
+/** One HTTP answer of status 400 or more given before dispatch (see {@link McpHttpHandlerOptions.onRefused}). */
+export interface HttpRefusalEvent {
+  /** The HTTP status answered. */
+  readonly status: number;
+  /** The request's HTTP method (upper-case). */
+  readonly httpMethod: string;
+  /** The URL path. */
+  readonly path: string;
+  /** The request's `Mcp-Method` header (2026-07-28 requests), when present. */
+  readonly mcpMethod: string | undefined;
+  /** The JSON-RPC error code of the answer's body, when it is a JSON-RPC error. */
+  readonly code: number | undefined;
+  /** The JSON-RPC error message of the answer's body, as it went on the wire. */
+  readonly message: string | undefined;
+  /** The authentication facts established upstream, untouched. */
+  readonly authInfo: unknown;
 }
 
 function quoted(value: unknown): string {

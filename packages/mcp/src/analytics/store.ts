@@ -1,0 +1,312 @@
+/**
+ * The bounded store of the failure analytics: counts per class, error ratios, latency percentiles and the top
+ * wire error messages, per tool, method, client, revision, user and server version, plus per-minute buckets.
+ *
+ * Fixed memory whatever the traffic: every dimension holds at most its cap of distinct keys, and what comes after
+ * is counted in one `(other)` row; each tool keeps at most `maxMessagesPerTool` distinct messages, each cut to
+ * `maxMessageLength` characters; latency lives in fixed-size histograms (`histogram.ts`); the time buckets are a
+ * ring. So the largest store is about (sum of the caps + 7) × 1.1 KB plus the messages.
+ */
+import { OUTCOME_CLASSES, type ClassifiedOutcome, type OutcomeClass } from './classify.js';
+import { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, bucketOf } from './histogram.js';
+
+/** The key of the row that counts every key past a dimension's cap. */
+export const OTHER_KEY = '(other)';
+
+/** Bounds of an {@link AnalyticsStore}. */
+export interface AnalyticsLimits {
+  /** Distinct tool names kept (then `(other)`). @default 200 */
+  readonly maxTools?: number;
+  /** Distinct methods kept. @default 64 */
+  readonly maxMethods?: number;
+  /** Distinct client `name/version` pairs kept. @default 100 */
+  readonly maxClients?: number;
+  /** Distinct users kept. @default 500 */
+  readonly maxUsers?: number;
+  /** Distinct revisions kept. @default 16 */
+  readonly maxRevisions?: number;
+  /** Distinct server versions kept. @default 16 */
+  readonly maxServerVersions?: number;
+  /** Distinct error messages kept per tool (then counted as `otherMessages`). @default 10 */
+  readonly maxMessagesPerTool?: number;
+  /** Characters of an error message kept. @default 200 */
+  readonly maxMessageLength?: number;
+  /** Width of a time bucket in milliseconds. @default 60000 */
+  readonly bucketMs?: number;
+  /** Time buckets kept (the newest ones). @default 60 */
+  readonly buckets?: number;
+}
+
+/** The default {@link AnalyticsLimits}. */
+export const DEFAULT_ANALYTICS_LIMITS: Required<AnalyticsLimits> = Object.freeze({
+  maxTools: 200,
+  maxMethods: 64,
+  maxClients: 100,
+  maxUsers: 500,
+  maxRevisions: 16,
+  maxServerVersions: 16,
+  maxMessagesPerTool: 10,
+  maxMessageLength: 200,
+  bucketMs: 60_000,
+  buckets: 60,
+});
+
+/** One ended request as the store records it. */
+export interface AnalyticsEntry {
+  readonly method: string;
+  /** The tool of a `tools/call`. */
+  readonly tool?: string | undefined;
+  /** `name/version` of the client's `clientInfo`. */
+  readonly client?: string | undefined;
+  readonly revision?: string | undefined;
+  /** The authenticated identity, if any. */
+  readonly user?: string | undefined;
+  readonly serverVersion?: string | undefined;
+  readonly outcome: ClassifiedOutcome;
+  /** Milliseconds from arrival to answer. */
+  readonly durationMs: number;
+  /** The error message that went on the wire (an `isError` text or a JSON-RPC error message), if any. */
+  readonly message?: string | undefined;
+}
+
+/** Latency percentiles in milliseconds (`undefined` members: no sample). */
+export interface LatencySnapshot {
+  readonly p50?: number;
+  readonly p95?: number;
+  readonly p99?: number;
+}
+
+/** One row of a dimension in a {@link AnalyticsSnapshot}. */
+export interface AnalyticsRow {
+  /** The tool, method, `client/version`, revision, user or server version; `(other)` for the overflow row. */
+  readonly key: string;
+  readonly count: number;
+  /** Requests whose class is not `ok`. */
+  readonly errors: number;
+  /** `errors / count`, 0…1. */
+  readonly errorRatio: number;
+  /** Requests per class (every class present, 0 included). */
+  readonly classes: Readonly<Record<OutcomeClass, number>>;
+  /** Error responses per JSON-RPC code (as a string). */
+  readonly codes: Readonly<Record<string, number>>;
+  readonly latencyMs: LatencySnapshot;
+  /** Tools only: the most frequent wire error messages, most frequent first. */
+  readonly topMessages?: readonly { readonly message: string; readonly count: number }[];
+  /** Tools only: failures whose message did not fit in the kept ones. */
+  readonly otherMessages?: number;
+}
+
+/** One time bucket. */
+export interface AnalyticsBucket {
+  /** Start of the bucket, ISO 8601. */
+  readonly start: string;
+  readonly classes: Readonly<Record<OutcomeClass, number>>;
+}
+
+/**
+ * What `snapshot()` returns: plain JSON (`JSON.stringify` it as is). `version` changes only when a member is
+ * removed or changes meaning.
+ */
+export interface AnalyticsSnapshot {
+  readonly version: 1;
+  /** When the store began counting, ISO 8601. */
+  readonly since: string;
+  /** When this snapshot was taken, ISO 8601. */
+  readonly at: string;
+  /** Relative error bound of every `latencyMs` percentile (0.044 = 4.4 %). */
+  readonly latencyRelativeError: number;
+  readonly total: AnalyticsRow;
+  /** Rows sorted by count, most first; `(other)` last when present. */
+  readonly byTool: readonly AnalyticsRow[];
+  readonly byMethod: readonly AnalyticsRow[];
+  readonly byClient: readonly AnalyticsRow[];
+  readonly byRevision: readonly AnalyticsRow[];
+  readonly byUser: readonly AnalyticsRow[];
+  readonly byServerVersion: readonly AnalyticsRow[];
+  /** Oldest first, one per `bucketMs`, only the buckets that saw a request. */
+  readonly overTime: { readonly bucketMs: number; readonly buckets: readonly AnalyticsBucket[] };
+  readonly limits: Required<AnalyticsLimits>;
+}
+
+const CLASS_INDEX: Readonly<Record<OutcomeClass, number>> = Object.freeze(Object.fromEntries(OUTCOME_CLASSES.map((c, i) => [c, i])) as Record<OutcomeClass, number>);
+/** Distinct codes kept per row (the rest count under `other`). */
+const MAX_CODES = 16;
+
+function classRecord(counts: Uint32Array): Record<OutcomeClass, number> {
+  const out = {} as Record<OutcomeClass, number>;
+  for (let i = 0; i < OUTCOME_CLASSES.length; i++) out[OUTCOME_CLASSES[i]!] = counts[i]!;
+  return out;
+}
+
+class Row {
+  readonly classes = new Uint32Array(OUTCOME_CLASSES.length);
+  readonly latency = new LatencyHistogram();
+  codes: Map<string, number> | undefined;
+  messages: Map<string, number> | undefined;
+  otherMessages = 0;
+
+  constructor(readonly key: string) {}
+
+  add(entry: AnalyticsEntry, classIndex: number, bucket: number): void {
+    this.classes[classIndex]!++;
+    this.latency.recordBucket(bucket);
+    const code = entry.outcome.code;
+    if (code !== undefined) {
+      const codes = (this.codes ??= new Map<string, number>());
+      const key = codes.has(String(code)) || codes.size < MAX_CODES ? String(code) : 'other';
+      codes.set(key, (codes.get(key) ?? 0) + 1);
+    }
+  }
+
+  addMessage(message: string, maxMessages: number, maxLength: number): void {
+    const text = message.length > maxLength ? message.slice(0, maxLength) : message;
+    const messages = (this.messages ??= new Map<string, number>());
+    const seen = messages.get(text);
+    if (seen !== undefined) messages.set(text, seen + 1);
+    else if (messages.size < maxMessages) messages.set(text, 1);
+    else this.otherMessages++;
+  }
+
+  snapshot(withMessages: boolean): AnalyticsRow {
+    const count = this.latency.count;
+    const errors = count - this.classes[0]!;
+    const latencyMs: LatencySnapshot = count === 0 ? {} : { p50: this.latency.percentile(0.5)!, p95: this.latency.percentile(0.95)!, p99: this.latency.percentile(0.99)! };
+    const row: AnalyticsRow = {
+      key: this.key,
+      count,
+      errors,
+      errorRatio: count === 0 ? 0 : errors / count,
+      classes: classRecord(this.classes),
+      codes: Object.fromEntries(this.codes ?? []),
+      latencyMs,
+    };
+    if (!withMessages) return row;
+    const topMessages = [...(this.messages ?? [])].sort((a, b) => b[1] - a[1]).map(([message, n]) => ({ message, count: n }));
+    return { ...row, topMessages, otherMessages: this.otherMessages };
+  }
+}
+
+/** One dimension: up to `cap` keyed rows, then the `(other)` row. */
+class Dimension {
+  readonly #rows = new Map<string, Row>();
+  #other: Row | undefined;
+
+  constructor(readonly cap: number) {}
+
+  row(key: string): Row {
+    const row = this.#rows.get(key);
+    if (row !== undefined) return row;
+    if (this.#rows.size < this.cap) {
+      const created = new Row(key);
+      this.#rows.set(key, created);
+      return created;
+    }
+    return (this.#other ??= new Row(OTHER_KEY));
+  }
+
+  /** Distinct rows held, the `(other)` row included. */
+  get size(): number {
+    return this.#rows.size + (this.#other === undefined ? 0 : 1);
+  }
+
+  snapshot(withMessages: boolean): AnalyticsRow[] {
+    const rows = [...this.#rows.values()].sort((a, b) => b.latency.count - a.latency.count).map((r) => r.snapshot(withMessages));
+    if (this.#other !== undefined) rows.push(this.#other.snapshot(withMessages));
+    return rows;
+  }
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`Invalid ${name}: expected an integer ≥ 1, got ${String(value)}`);
+  return value;
+}
+
+/** The counting side of the analytics, fed one {@link AnalyticsEntry} per ended request. */
+export class AnalyticsStore {
+  readonly limits: Required<AnalyticsLimits>;
+  readonly #total = new Row('total');
+  readonly #tools: Dimension;
+  readonly #methods: Dimension;
+  readonly #clients: Dimension;
+  readonly #users: Dimension;
+  readonly #revisions: Dimension;
+  readonly #serverVersions: Dimension;
+  /** Ring of time buckets: the bucket number (time / bucketMs) and its counts per class. */
+  readonly #bucketIds: Float64Array;
+  readonly #bucketCounts: Uint32Array[];
+  readonly #now: () => number;
+  #since: number;
+
+  /** @param now the wall clock in milliseconds since the epoch @default `Date.now` */
+  constructor(limits: AnalyticsLimits = {}, now: () => number = Date.now) {
+    const l = { ...DEFAULT_ANALYTICS_LIMITS, ...limits };
+    for (const [name, value] of Object.entries(l)) positiveInteger(name, value);
+    this.limits = Object.freeze(l);
+    this.#tools = new Dimension(l.maxTools);
+    this.#methods = new Dimension(l.maxMethods);
+    this.#clients = new Dimension(l.maxClients);
+    this.#users = new Dimension(l.maxUsers);
+    this.#revisions = new Dimension(l.maxRevisions);
+    this.#serverVersions = new Dimension(l.maxServerVersions);
+    this.#bucketIds = new Float64Array(l.buckets).fill(-1);
+    this.#bucketCounts = Array.from({ length: l.buckets }, () => new Uint32Array(OUTCOME_CLASSES.length));
+    this.#now = now;
+    this.#since = now();
+  }
+
+  /** Counts one ended request. */
+  record(entry: AnalyticsEntry): void {
+    const c = CLASS_INDEX[entry.outcome.class];
+    const b = bucketOf(entry.durationMs);
+    this.#total.add(entry, c, b);
+    this.#methods.row(entry.method).add(entry, c, b);
+    if (entry.tool !== undefined) {
+      const row = this.#tools.row(entry.tool);
+      row.add(entry, c, b);
+      if (entry.message !== undefined && c !== 0) row.addMessage(entry.message, this.limits.maxMessagesPerTool, this.limits.maxMessageLength);
+    }
+    if (entry.client !== undefined) this.#clients.row(entry.client).add(entry, c, b);
+    if (entry.revision !== undefined) this.#revisions.row(entry.revision).add(entry, c, b);
+    if (entry.user !== undefined) this.#users.row(entry.user).add(entry, c, b);
+    if (entry.serverVersion !== undefined) this.#serverVersions.row(entry.serverVersion).add(entry, c, b);
+    const id = Math.floor(this.#now() / this.limits.bucketMs);
+    const slot = id % this.limits.buckets;
+    if (this.#bucketIds[slot] !== id) {
+      this.#bucketIds[slot] = id;
+      this.#bucketCounts[slot]!.fill(0);
+    }
+    this.#bucketCounts[slot]![c]!++;
+  }
+
+  /** Rows held per dimension (each at most its cap + 1): what bounds the store's memory. */
+  get sizes(): Readonly<Record<'tools' | 'methods' | 'clients' | 'users' | 'revisions' | 'serverVersions', number>> {
+    return { tools: this.#tools.size, methods: this.#methods.size, clients: this.#clients.size, users: this.#users.size, revisions: this.#revisions.size, serverVersions: this.#serverVersions.size };
+  }
+
+  /** Everything counted so far, as plain JSON. */
+  snapshot(): AnalyticsSnapshot {
+    const now = this.#now();
+    const current = Math.floor(now / this.limits.bucketMs);
+    const buckets: AnalyticsBucket[] = [];
+    for (let slot = 0; slot < this.limits.buckets; slot++) {
+      const id = this.#bucketIds[slot]!;
+      if (id >= 0 && id > current - this.limits.buckets) buckets.push({ start: new Date(id * this.limits.bucketMs).toISOString(), classes: classRecord(this.#bucketCounts[slot]!) });
+    }
+    buckets.sort((a, b) => (a.start < b.start ? -1 : 1));
+    return {
+      version: 1,
+      since: new Date(this.#since).toISOString(),
+      at: new Date(now).toISOString(),
+      latencyRelativeError: Math.round(HISTOGRAM_RELATIVE_ERROR * 1000) / 1000,
+      total: this.#total.snapshot(false),
+      byTool: this.#tools.snapshot(true),
+      byMethod: this.#methods.snapshot(false),
+      byClient: this.#clients.snapshot(false),
+      byRevision: this.#revisions.snapshot(false),
+      byUser: this.#users.snapshot(false),
+      byServerVersion: this.#serverVersions.snapshot(false),
+      overTime: { bucketMs: this.limits.bucketMs, buckets },
+      limits: this.limits,
+    };
+  }
+}
