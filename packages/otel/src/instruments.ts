@@ -28,7 +28,7 @@ export interface Instruments {
   readonly tracer: Tracer;
   readonly propagator: TextMapPropagator;
   /** A histogram in seconds with the advised buckets. */
-  histogram(name: string, description: string): Histogram;
+  readonly histogram: (name: string, description: string) => Histogram;
 }
 
 /** The instruments of `providers` (see {@link TelemetryProviders} for the defaults). */

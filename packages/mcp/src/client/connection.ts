@@ -128,11 +128,12 @@ export class ClientConnection {
   request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
     const instrumentation = this.#setup.instrumentation;
     if (instrumentation === undefined) return this.#request<T>(method, params, options);
-    return this.#observed<T>(instrumentation, method, params, options);
+    return this.#observed<T>(instrumentation, { method, params }, options);
   }
 
   /** {@link request} seen by the instrumentation: its `meta` joins the request's `_meta`, its `end` hears the outcome. */
-  async #observed<T>(instrumentation: ClientInstrumentation, method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+  async #observed<T>(instrumentation: ClientInstrumentation, request: { readonly method: string; readonly params: Params | undefined }, options: WireRequestOptions): Promise<T> {
+    const { method, params } = request;
     const protocol = this.#protocol;
     let observation: ClientRequestObservation | undefined;
     try {
