@@ -81,14 +81,16 @@ beforeAll(() => {
 
   // The project a user starts from: TypeScript and Node types at the versions this repository pins.
   const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-  const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']! };
+  // The peer dependencies of the tarballs (@opentelemetry/api of @switchboard/otel) are the user's own dependencies,
+  // at the version this repository pins.
+  const peers = Object.fromEntries(DIRS.flatMap((dir) => Object.keys(peerDependenciesOf(dir))).map((name) => [name, rootPkg.devDependencies[name]!]));
+  const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']!, ...peers };
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-user', private: true, type: 'module', dependencies }, null, 2));
   const rootLock = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
   const lockPackages: Record<string, LockEntry> = { '': { name: 'tarball-user', dependencies } };
-  // TypeScript, @types/node and the registry dependencies of the tarballs (npm installs peer dependencies too:
-  // @opentelemetry/api of @switchboard/otel), with everything they depend on.
-  const pending = [...Object.keys(dependencies), ...DIRS.flatMap((dir) => [...Object.keys(dependenciesOf(dir)), ...Object.keys(peerDependenciesOf(dir))])].filter((n) => !n.startsWith('@switchboard/'));
+  // TypeScript, @types/node, the peers and the registry dependencies of the tarballs, with everything they depend on.
+  const pending = [...Object.keys(dependencies), ...DIRS.flatMap((dir) => Object.keys(dependenciesOf(dir)))].filter((n) => !n.startsWith('@switchboard/'));
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (lockPackages[`node_modules/${name}`] !== undefined) continue;
     const entry = rootLock[`node_modules/${name}`];
@@ -113,8 +115,10 @@ afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
 
+/** The required peer dependencies of a package (an optional one, such as the CLI's gpt-tokenizer, is left out). */
 function peerDependenciesOf(dir: string): Record<string, string> {
-  return (JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string> }).peerDependencies ?? {};
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+  return Object.fromEntries(Object.entries(manifest.peerDependencies ?? {}).filter(([name]) => manifest.peerDependenciesMeta?.[name]?.optional !== true));
 }
 
 function dependenciesOf(dir: string): Record<string, string> {
