@@ -47,7 +47,7 @@ describe.each(['legacy', 'modern'] as const)('McpClientOptions.instrumentation (
     expect(calls[1]?.outcomes[0]).toMatchObject({ kind: 'error', error: { code: -32001 } });
     // The caller's params are not modified; the wire request carries the meta and the era's own members.
     expect(calls[0]?.info.params).toEqual({ name: 'ok', arguments: {} });
-    const sent = wire.find((m) => 'method' in m && m.method === 'tools/call') as { params: { _meta: Record<string, unknown> } };
+    const sent = wire.find((m) => 'method' in m && m.method === 'tools/call') as unknown as { params: { _meta: Record<string, unknown> } };
     expect(sent.params._meta.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     if (era === 'modern') expect(sent.params._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
     // Negotiation requests are seen too, before an era is fixed.
