@@ -17,7 +17,7 @@ import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = ['jsonrpc', 'mcp', 'gateway', 'cli'] as const;
+const DIRS = ['jsonrpc', 'mcp', 'gateway', 'otel', 'cli'] as const;
 /** Budget of the whole set-up (3 packs and one install take 3-6 s on 2 idle cores). */
 const SETUP_TIMEOUT_MS = 60_000;
 
@@ -81,12 +81,15 @@ beforeAll(() => {
 
   // The project a user starts from: TypeScript and Node types at the versions this repository pins.
   const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-  const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']! };
+  // The peer dependencies of the tarballs (@opentelemetry/api of @switchboard/otel) are the user's own dependencies,
+  // at the version this repository pins.
+  const peers = Object.fromEntries(DIRS.flatMap((dir) => Object.keys(peerDependenciesOf(dir))).map((name) => [name, rootPkg.devDependencies[name]!]));
+  const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']!, ...peers };
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-user', private: true, type: 'module', dependencies }, null, 2));
   const rootLock = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
   const lockPackages: Record<string, LockEntry> = { '': { name: 'tarball-user', dependencies } };
-  // TypeScript, @types/node and the registry dependencies of the tarballs, with everything they depend on.
+  // TypeScript, @types/node, the peers and the registry dependencies of the tarballs, with everything they depend on.
   const pending = [...Object.keys(dependencies), ...DIRS.flatMap((dir) => Object.keys(dependenciesOf(dir)))].filter((n) => !n.startsWith('@switchboard/'));
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (lockPackages[`node_modules/${name}`] !== undefined) continue;
@@ -111,6 +114,12 @@ beforeAll(() => {
 afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
 });
+
+/** The required peer dependencies of a package (an optional one, such as the CLI's gpt-tokenizer, is left out). */
+function peerDependenciesOf(dir: string): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+  return Object.fromEntries(Object.entries(manifest.peerDependencies ?? {}).filter(([name]) => manifest.peerDependenciesMeta?.[name]?.optional !== true));
+}
 
 function dependenciesOf(dir: string): Record<string, string> {
   return (JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
@@ -161,11 +170,11 @@ describe('the packed tarballs', () => {
 
 describe('installed from the tarballs into an empty project', () => {
   it('every subpath export imports under node, with the same named exports as in this workspace', async () => {
-    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
+    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/otel', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
     const script = `
       const out = {};
       for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(await import(spec)).sort();
-      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', 'switchboard']) {
+      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', '@switchboard/otel', 'switchboard']) {
         out[name + '/package.json'] = (await import(name + '/package.json', { with: { type: 'json' } })).default.version;
       }
       try { await import('@switchboard/mcp/dist/server.js'); out.deep = 'imported'; } catch (e) { out.deep = e.code; }
@@ -187,6 +196,7 @@ describe('installed from the tarballs into an empty project', () => {
     expect(got['@switchboard/mcp/http']).not.toContain('serveHttp');
     expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'DEFAULT_NODE_FETCH_MAX_SOCKETS', 'createNodeFetch', 'nodeFetch', 'serveHttp', 'toNodeListener']);
     expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
+    expect(got['@switchboard/otel']).toEqual(expect.arrayContaining(['clientTelemetry', 'serverTelemetry']));
     for (const p of packed) expect(got[`${p.name}/package.json`]).toBe(p.version);
     expect(got.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });

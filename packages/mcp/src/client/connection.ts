@@ -13,6 +13,7 @@ import type { ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import type { CoreSendOptions, InputQuestion } from './clientCore.js';
 import { clientFailure } from './failures.js';
+import type { ClientInstrumentation, ClientRequestObservation, ClientRequestOutcome } from './instrumentation.js';
 import type { InputContext } from './options.js';
 
 /** `T` with its fields writable. */
@@ -31,6 +32,8 @@ export interface ConnectionSetup {
   readonly answer: (question: InputQuestion, ctx: InputContext) => Promise<unknown>;
   /** Every server notification, in arrival order (after progress was routed to its request). */
   readonly onNotification: (notification: JsonRpcNotification) => void;
+  /** The client's instrumentation (`McpClientOptions.instrumentation`). @default none */
+  readonly instrumentation?: ClientInstrumentation | undefined;
 }
 
 /** {@link RequestOptions} with the budgets resolved, plus what negotiation needs. */
@@ -117,7 +120,43 @@ export class ClientConnection {
    * @throws the typed errors of `clientFailure` (`RequestTimeoutError`, `RequestAbortedError`, `ConnectionClosedError`,
    *   a transport's `HttpStatusError` / `SessionExpiredError`, or the server's `McpError`)
    */
-  async request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+  request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+    const instrumentation = this.#setup.instrumentation;
+    if (instrumentation === undefined) return this.#request<T>(method, params, options);
+    return this.#observed<T>(instrumentation, { method, params }, options);
+  }
+
+  /** {@link request} seen by the instrumentation: its `meta` joins the request's `_meta`, its `end` hears the outcome. */
+  async #observed<T>(instrumentation: ClientInstrumentation, request: { readonly method: string; readonly params: Params | undefined }, options: WireRequestOptions): Promise<T> {
+    const { method, params } = request;
+    const protocol = this.#protocol;
+    let observation: ClientRequestObservation | undefined;
+    try {
+      observation = instrumentation.onRequest({ method, params, era: protocol?.era, protocolVersion: protocol?.revision, transport: this.transport });
+    } catch (error) {
+      this.#setup.logger.error('Instrumentation failed: request begin', { method, error });
+    }
+    if (observation === undefined) return this.#request<T>(method, params, options);
+    const extra = observation.meta;
+    const sent = extra === undefined ? options : { ...options, meta: { ...extra, ...options.meta } };
+    const end = (outcome: ClientRequestOutcome): void => {
+      try {
+        observation.end(outcome);
+      } catch (error) {
+        this.#setup.logger.error('Instrumentation failed: request end', { method, error });
+      }
+    };
+    try {
+      const result = await this.#request<T>(method, params, sent);
+      end({ kind: 'result', result });
+      return result;
+    } catch (error) {
+      end({ kind: 'error', error });
+      throw error;
+    }
+  }
+
+  async #request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
     const token = options.noProgress === true ? undefined : this.#nextToken++;
     const sentAt = Date.now();
     const onprogress = options.onprogress;

@@ -16,6 +16,7 @@ import type {
   ListRootsResult,
   LoggingLevel,
 } from '../protocol/types.js';
+import type { ClientInstrumentation } from './instrumentation.js';
 import type { SharedResponseStore } from './responseCache.js';
 import type { EraVerdictStore } from './verdicts.js';
 
@@ -123,6 +124,11 @@ export interface RequestOptions {
 export interface McpClientOptions {
   /** How to reach the server: `spawnStdio(…)`, `streamableHttp(…)`, `httpSse(…)`, or `inMemoryConnector(server)` in tests. */
   readonly connector: ClientConnector;
+  /**
+   * Sees each request begin and end, and may add trace context to its `params._meta` (see `client/instrumentation.ts`;
+   * `@switchboard/otel` provides one). @default none (nothing is called or allocated for it)
+   */
+  readonly instrumentation?: ClientInstrumentation | undefined;
   /** This client's name and version. @default `{ name: 'switchboard-client', version: <package version> }` */
   readonly clientInfo?: Implementation;
   /** The capabilities declared. @default derived from the callbacks given (`elicitation`, `sampling`, `roots`) */

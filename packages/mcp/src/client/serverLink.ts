@@ -185,6 +185,7 @@ export class ServerLink {
       capabilities: setup.capabilities,
       answer: setup.answer,
       onNotification: setup.onNotification,
+      instrumentation: setup.options.instrumentation,
     });
     try {
       await connection.start();

@@ -1,0 +1,134 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode, trace, context } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { Logger } from '@switchboard/jsonrpc';
+import { McpClient } from '@switchboard/mcp/client';
+import { McpError } from '@switchboard/mcp';
+import { McpServer } from '@switchboard/mcp/server';
+import { inMemoryConnector } from '@switchboard/mcp/testing';
+import { createProxyServer } from '@switchboard/gateway';
+import { otelSdk } from '../../../test/helpers/otelSdk.js';
+import { clientTelemetry, DURATION_BUCKETS_S, serverTelemetry } from './index.js';
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function weatherServer(): McpServer {
+  const server = new McpServer({ name: 'weather', version: '1.0.0' }, { logger: silent });
+  server.tool('get_weather', { inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: 'sunny' }] }));
+  server.tool('broken', { inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: 'no station' }], isError: true }));
+  server.tool('refuse', { inputSchema: { type: 'object' } }, () => {
+    throw new McpError(-32001, 'refused here');
+  });
+  return server;
+}
+
+let sdk: ReturnType<typeof otelSdk>;
+beforeEach(() => {
+  sdk = otelSdk();
+});
+afterEach(async () => {
+  await sdk.shutdown();
+});
+
+function span(kind: SpanKind, name: string): ReadableSpan {
+  const found = sdk.spans().filter((s) => s.kind === kind && s.name === name);
+  expect(found, `one ${SpanKind[kind]} span "${name}" in ${sdk.spans().map((s) => `${SpanKind[s.kind]} ${s.name}`).join(', ')}`).toHaveLength(1);
+  return found[0] as ReadableSpan;
+}
+
+async function connect(server: McpServer, era: 'legacy' | 'modern') {
+  server.use(serverTelemetry(sdk.providers));
+  return McpClient.connect({ connector: inMemoryConnector(server, { connect: { sessionId: 'session-1' } }), era, logger: silent, instrumentation: clientTelemetry(sdk.providers) });
+}
+
+describe.each([
+  ['legacy', '2025-11-25'],
+  ['modern', '2026-07-28'],
+] as const)('spans and metrics per the MCP semantic conventions (%s era, in memory)', (era, revision) => {
+  it('ok: CLIENT and SERVER spans "tools/call get_weather" in one trace, the server parented on _meta.traceparent', async () => {
+    const client = await connect(weatherServer(), era);
+    try {
+      await client.callTool({ name: 'get_weather', arguments: {} });
+    } finally {
+      await client.close();
+    }
+    const c = span(SpanKind.CLIENT, 'tools/call get_weather');
+    const s = span(SpanKind.SERVER, 'tools/call get_weather');
+    expect(s.spanContext().traceId).toBe(c.spanContext().traceId);
+    expect(s.parentSpanContext?.spanId).toBe(c.spanContext().spanId);
+    const common = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'get_weather', 'gen_ai.operation.name': 'execute_tool', 'mcp.protocol.version': revision, 'network.transport': 'pipe' };
+    expect(c.attributes).toMatchObject(common);
+    expect(s.attributes).toMatchObject(common);
+    expect(s.attributes['jsonrpc.request.id']).toEqual(expect.any(String));
+    for (const x of [c, s]) {
+      expect(x.attributes['error.type']).toBeUndefined();
+      expect(x.status.code).toBe(SpanStatusCode.UNSET);
+    }
+    // mcp.session.id only on a session (never on 2026-07-28 traffic).
+    expect(s.attributes['mcp.session.id']).toBe(era === 'legacy' ? 'session-1' : undefined);
+  });
+
+  it('tool_error, a refused call (-32001) and an unknown tool (-32602, not a server error)', async () => {
+    const client = await connect(weatherServer(), era);
+    try {
+      await client.callTool({ name: 'broken', arguments: {} });
+      await expect(client.callTool({ name: 'refuse', arguments: {} })).rejects.toThrow('refused here');
+      await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow();
+    } finally {
+      await client.close();
+    }
+    for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
+      const broken = span(kind, 'tools/call broken');
+      expect(broken.attributes['error.type']).toBe('tool_error');
+      expect(broken.status.code).toBe(SpanStatusCode.ERROR);
+      const refused = span(kind, 'tools/call refuse');
+      expect(refused.attributes).toMatchObject({ 'error.type': '-32001', 'rpc.response.status_code': '-32001' });
+      expect(refused.status).toEqual({ code: SpanStatusCode.ERROR, message: 'refused here' });
+    }
+    const clientUnknown = span(SpanKind.CLIENT, 'tools/call nope');
+    expect(clientUnknown.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    const serverUnknown = span(SpanKind.SERVER, 'tools/call nope');
+    expect(serverUnknown.attributes['rpc.response.status_code']).toBe('-32602');
+    expect(serverUnknown.attributes['error.type']).toBeUndefined();
+    expect(serverUnknown.status.code).toBe(SpanStatusCode.UNSET);
+
+    const points = await sdk.histograms();
+    expect(new Set(points.map((p) => p.name))).toEqual(new Set(['mcp.client.operation.duration', 'mcp.server.operation.duration']));
+    for (const p of points) {
+      expect(p.unit).toBe('s');
+      expect(p.boundaries).toEqual(DURATION_BUCKETS_S);
+      expect(p.attributes['mcp.session.id']).toBeUndefined();
+      expect(p.attributes['jsonrpc.request.id']).toBeUndefined();
+    }
+    const serverBroken = points.find((p) => p.name === 'mcp.server.operation.duration' && p.attributes['gen_ai.tool.name'] === 'broken');
+    expect(serverBroken?.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'error.type': 'tool_error', 'mcp.protocol.version': revision });
+    expect(serverBroken?.count).toBe(1);
+  });
+});
+
+describe('trace context through the gateway', () => {
+  it('one trace crosses McpClient → createProxyServer → upstream server, each hop parented on the one before', async () => {
+    const upstream = weatherServer();
+    upstream.use(serverTelemetry(sdk.providers));
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent }, client: { logger: silent, instrumentation: clientTelemetry(sdk.providers) } });
+    front.use(serverTelemetry(sdk.providers));
+    const client = await McpClient.connect({ connector: inMemoryConnector(front), logger: silent, instrumentation: clientTelemetry(sdk.providers) });
+    const root = sdk.providers.tracerProvider.getTracer('test').startSpan('root');
+    try {
+      await context.with(trace.setSpan(context.active(), root), () => client.callTool({ name: 'get_weather', arguments: {} }));
+    } finally {
+      root.end();
+      await client.close();
+      await front.close();
+    }
+    const calls = sdk.spans().filter((s) => s.name === 'tools/call get_weather');
+    // client → front server → front's upstream client → upstream server
+    expect(calls.map((s) => SpanKind[s.kind])).toEqual(['SERVER', 'CLIENT', 'SERVER', 'CLIENT']);
+    const [upstreamServer, frontClient, frontServer, downstreamClient] = calls as [ReadableSpan, ReadableSpan, ReadableSpan, ReadableSpan];
+    for (const s of calls) expect(s.spanContext().traceId).toBe(root.spanContext().traceId);
+    expect(downstreamClient.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+    expect(frontServer.parentSpanContext?.spanId).toBe(downstreamClient.spanContext().spanId);
+    expect(frontClient.parentSpanContext?.spanId).toBe(frontServer.spanContext().spanId);
+    expect(upstreamServer.parentSpanContext?.spanId).toBe(frontClient.spanContext().spanId);
+  });
+});

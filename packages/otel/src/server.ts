@@ -1,0 +1,120 @@
+/**
+ * Server telemetry: a middleware (`server.use(serverTelemetry())`) that gives every inbound request a SERVER span
+ * and a `mcp.server.operation.duration` measurement named and attributed per the MCP semantic conventions
+ * (`conventions.ts`), in both eras, parented on the trace context the client put in `params._meta`.
+ *
+ * Requests the server's inbound step refuses before dispatch (unknown method, era mismatch, malformed envelope)
+ * never reach a middleware and are not seen here.
+ */
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Link, type TextMapGetter } from '@opentelemetry/api';
+import type { Middleware, MiddlewareCall } from '@switchboard/mcp/server';
+import { ATTR, EXECUTE_TOOL, isToolError, jsonRpcCodeOf, METRIC, nameOf, SERVER_NON_ERROR_CODES, targetAttribute, TOOL_ERROR } from './conventions.js';
+import { instrumentsOf, type TelemetryProviders } from './instruments.js';
+
+/** Options of {@link serverTelemetry}. */
+export interface ServerTelemetryOptions extends TelemetryProviders {
+  /**
+   * `network.transport` of requests that arrive without HTTP facts (no caller named by an HTTP transport): `pipe`
+   * for stdio (mcp.md). Requests over HTTP are `tcp`. @default 'pipe'
+   */
+  readonly networkTransport?: string | undefined;
+}
+
+/** Reads the W3C fields of a `_meta` object (MCP 2026-07-28 basic/index.mdx "`_meta`": `traceparent`, `tracestate`, `baggage`). */
+const META_GETTER: TextMapGetter<Record<string, unknown>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    return typeof value === 'string' ? value : undefined;
+  },
+};
+
+/** `params._meta` when it is an object. */
+function metaOf(params: unknown): Record<string, unknown> | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const meta = (params as { readonly _meta?: unknown })._meta;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A middleware that traces and measures every inbound request (see the module comment). Install it first so that
+ * its span covers the other middlewares: `server.use(serverTelemetry())`.
+ *
+ * Span: `{mcp.method.name} {target}` (target: `gen_ai.tool.name` of `tools/call`, `gen_ai.prompt.name` of
+ * `prompts/get`), kind SERVER, attributes `mcp.method.name`, the target, `gen_ai.operation.name` (`execute_tool`),
+ * `mcp.session.id` (legacy-era sessions with an id only), `mcp.protocol.version`, `jsonrpc.request.id`,
+ * `network.transport`; on an error `rpc.response.status_code` and, unless the code is one a server must not count
+ * as an error (-32700, -32600, -32601, -32602, -32002), `error.type` and status ERROR; `error.type` = `tool_error`
+ * for a `CallToolResult` with `isError: true`. The parent is the context extracted from `params._meta`; an ambient
+ * span (e.g. an HTTP server span) that is not that parent is linked.
+ *
+ * @example
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' });
+ * server.use(serverTelemetry());
+ */
+export function serverTelemetry(options: ServerTelemetryOptions = {}): Middleware {
+  const { tracer, propagator, histogram } = instrumentsOf(options);
+  const duration: Histogram = histogram(METRIC.serverOperation, 'The duration of an MCP request or notification as observed on the receiver.');
+  const unframed = options.networkTransport ?? 'pipe';
+  return (call, next) => {
+    if (call.isNotification) return next();
+    const started = performance.now();
+    const attributes = requestAttributes(call, unframed);
+    const method = call.method;
+    const target = nameOf(call.params);
+    const ambient = context.active();
+    const meta = metaOf(call.params);
+    const parent: Context = meta === undefined ? ambient : propagator.extract(ambient, meta, META_GETTER);
+    const ambientSpan = trace.getSpanContext(ambient);
+    const links: Link[] | undefined = ambientSpan !== undefined && parent !== ambient ? [{ context: ambientSpan }] : undefined;
+    const spanAttributes: Attributes = { ...attributes };
+    // mcp.md: mcp.session.id only when a session exists (never on 2026-07-28 traffic); jsonrpc.request.id not for a
+    // null id. Both are span attributes only (unbounded values: not on the histogram).
+    const sessionId = call.era === 'legacy' ? call.session?.id : undefined;
+    if (sessionId !== undefined) spanAttributes[ATTR.sessionId] = sessionId;
+    const id = call.id;
+    if (id !== undefined && id !== null) spanAttributes[ATTR.requestId] = String(id);
+    const span = tracer.startSpan(target === undefined || targetAttribute(method) === undefined ? method : `${method} ${target}`, { kind: SpanKind.SERVER, attributes: spanAttributes, ...(links === undefined ? {} : { links }) }, parent);
+    const finish = (errorType: string | undefined, code: number | undefined, message: string | undefined): void => {
+      if (code !== undefined) {
+        attributes[ATTR.statusCode] = String(code);
+        span.setAttribute(ATTR.statusCode, String(code));
+      }
+      if (errorType !== undefined) {
+        attributes[ATTR.errorType] = errorType;
+        span.setAttribute(ATTR.errorType, errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR, ...(message === undefined ? {} : { message }) });
+      }
+      span.end();
+      duration.record((performance.now() - started) / 1000, attributes);
+    };
+    return context.with(trace.setSpan(parent, span), next).then(
+      (result) => {
+        finish(isToolError(result) ? TOOL_ERROR : undefined, undefined, undefined);
+        return result;
+      },
+      (error: unknown) => {
+        // A thrown value without a JSON-RPC code goes on the wire as -32603 (McpServer.use).
+        const code = jsonRpcCodeOf(error) ?? -32603;
+        finish(SERVER_NON_ERROR_CODES.has(code) ? undefined : String(code), code, code === -32603 ? undefined : (error as Error).message);
+        throw error;
+      },
+    );
+  };
+}
+
+/** The attributes of a request known when it begins, shared by its span and its histogram measurement. */
+function requestAttributes(call: MiddlewareCall, unframed: string): Attributes {
+  const method = call.method;
+  const attributes: Attributes = { [ATTR.methodName]: method };
+  const target = targetAttribute(method);
+  const name = target === undefined ? undefined : nameOf(call.params);
+  if (target !== undefined && name !== undefined) attributes[target] = name;
+  if (method === 'tools/call') attributes[ATTR.operationName] = EXECUTE_TOOL;
+  const revision = call.revision;
+  if (revision !== undefined) attributes[ATTR.protocolVersion] = revision;
+  // An HTTP transport names the caller of every message (TransportMessageExtra.caller); stdio names none.
+  attributes[ATTR.networkTransport] = call.caller === undefined ? unframed : 'tcp';
+  if (call.caller !== undefined) attributes[ATTR.networkProtocolName] = 'http';
+  return attributes;
+}
