@@ -19,7 +19,7 @@ import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptio
 import type { JsonRpcNotification, JsonRpcResponse } from '@switchboard/jsonrpc';
 import { Forwarder } from './forward.js';
 import { Mirror, type MirroredList } from './mirror.js';
-import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, type ProxyServerOptions } from './options.js';
+import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_UPSTREAM_CAPABILITIES, type ProxyServerOptions } from './options.js';
 import type { UpstreamQuestion } from './questions.js';
 import { UpstreamSubscriptions } from './subscriptions.js';
 import { TaskBridge } from './taskBridge.js';
@@ -256,7 +256,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
         ...options.client,
         connector: upstream,
         cache: false,
-        capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } },
+        capabilities: options.upstreamCapabilities ?? DEFAULT_UPSTREAM_CAPABILITIES,
         onElicitation: (params, ctx) => bridge.question('elicitation/create', params, ctx),
         onSampling: (params, ctx) => bridge.question('sampling/createMessage', params, ctx),
         onListRoots: (ctx) => bridge.question('roots/list', undefined, ctx),
