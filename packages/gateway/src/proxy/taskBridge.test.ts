@@ -28,7 +28,7 @@ function upstreamServer(seen: { aborted?: boolean; taskIds: (string | undefined)
         reject(new Error('aborted'));
       }, { once: true });
     });
-    return { content: [{ type: 'text', text: `slept ${String(args.ms ?? 50)}` }] };
+    return { content: [{ type: 'text', text: `slept ${Number(args.ms ?? 50)}` }] };
   });
   upstream.tool('confirm', { inputSchema: { type: 'object' }, task: { required: true, ...FAST } }, async (_args, ctx: RequestContext) => {
     const answer = await ctx.elicit({ message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });

@@ -115,20 +115,20 @@ export class TaskBridge {
     const taskId = input.taskId;
     if (taskId === undefined) return undefined;
     if (!this.#fronts.has(taskId) && this.#starting.size === 0) return undefined;
-    return this.#ask(taskId, method, params, input);
+    return this.#ask(taskId, { method, params: isRecord(params) ? withoutRelatedTask(params) : undefined, signal: input.signal }, input.key);
   }
 
-  async #ask(taskId: string, method: UpstreamQuestion['method'], params: unknown, input: InputContext): Promise<unknown> {
+  /** Asks `question` of the front task that follows upstream task `taskId`; `key`: the upstream's input request key, if any. */
+  async #ask(taskId: string, question: UpstreamQuestion, key: string | undefined): Promise<unknown> {
     // The upstream may ask before its CreateTaskResult reached us: wait for the calls being answered.
     if (!this.#fronts.has(taskId)) await Promise.allSettled([...this.#starting]);
     const ctx = this.#fronts.get(taskId);
     if (ctx === undefined) {
-      this.#logger.warn('Proxy: an upstream task asked a question, but no front task follows it', { taskId: taskId.slice(0, 200), method });
+      this.#logger.warn('Proxy: an upstream task asked a question, but no front task follows it', { taskId: taskId.slice(0, 200), method: question.method });
       throw upstreamAnswerError(undefined);
     }
-    const question: UpstreamQuestion = { method, params: isRecord(params) ? withoutRelatedTask(params) : undefined, signal: input.signal };
     // A 2026-07-28 upstream's key names its input request for the task's life: kept as the front task's key.
-    return askFront(ctx, question, ctx.taskId === undefined ? undefined : input.key).catch((error: unknown) => Promise.reject(upstreamAnswerError(error)));
+    return askFront(ctx, question, ctx.taskId === undefined ? undefined : key).catch((error: unknown) => Promise.reject(upstreamAnswerError(error)));
   }
 }
 
