@@ -9,6 +9,7 @@ export {
   DEFAULT_HOLD_TIMEOUT_MS,
   DEFAULT_MAX_HELD_REQUESTS,
   DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS,
+  DEFAULT_UPSTREAM_CAPABILITIES,
   type ProxyServerOptions,
   type UpstreamClientOptions,
 } from './proxy/options.js';

@@ -22,6 +22,7 @@ import type { CompletionHandler, McpServer, ToolDefinition, ToolHandler } from '
 import type { Forwarder } from './forward.js';
 import { passThroughSchema } from './passThroughSchema.js';
 import { forFront } from './results.js';
+import { frontTaskOption, type TaskBridge } from './taskBridge.js';
 
 /** The four lists a server may have. */
 export type MirroredList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -47,17 +48,19 @@ export class Mirror {
   readonly #forward: Forwarder;
   readonly #logger: Logger;
   readonly #completions: boolean;
+  readonly #tasks: TaskBridge | undefined;
   readonly #entries: Record<MirroredList, Map<string, Mirrored>> = { tools: new Map(), resources: new Map(), resourceTemplates: new Map(), prompts: new Map() };
   /** Per list: the sync running now, and whether another must follow it (a change arrived meanwhile). */
   readonly #running = new Map<MirroredList, Promise<void>>();
   readonly #again = new Set<MirroredList>();
 
-  constructor(init: { readonly server: McpServer; readonly client: McpClient; readonly forward: Forwarder; readonly logger: Logger; readonly completions: boolean }) {
+  constructor(init: { readonly server: McpServer; readonly client: McpClient; readonly forward: Forwarder; readonly logger: Logger; readonly completions: boolean; readonly tasks?: TaskBridge }) {
     this.#server = init.server;
     this.#client = init.client;
     this.#forward = init.forward;
     this.#logger = init.logger;
     this.#completions = init.completions;
+    this.#tasks = init.tasks;
   }
 
   /** Re-reads one list now (or once more after the read in progress); resolves when the front shows it. */
@@ -146,10 +149,14 @@ export class Mirror {
       inputSchema: passThroughSchema(inputSchema),
       ...(outputSchema === undefined ? {} : { outputSchema: passThroughSchema(outputSchema) }),
     };
-    const handler: ToolHandler = (args, ctx) =>
+    const plain: ToolHandler = (args, ctx) =>
       forward.run(ctx, (signal, onprogress) => client.callTool({ name, arguments: args }, { signal, onprogress }), true).then((result) => forFront(result, ctx));
+    // A tool the upstream runs as a task is task-capable on the front too (taskBridge.ts).
+    const tasks = this.#tasks;
+    const task = tasks === undefined ? undefined : frontTaskOption(tool, client);
+    const handler: ToolHandler = tasks === undefined || task === undefined ? plain : (args, ctx) => (tasks.takes(ctx, task) ? tasks.run(name, args, ctx) : plain(args, ctx));
     // The schemas are Standard Schemas of unknown output: the handler's result type is the plain CallToolResult.
-    return (this.#server as unknown as { tool(name: string, definition: ToolDefinition, handler: ToolHandler): () => void }).tool(name, definition, handler);
+    return (this.#server as unknown as { tool(name: string, definition: ToolDefinition, handler: ToolHandler): () => void }).tool(name, task === undefined ? definition : { ...definition, task }, handler);
   }
 
   #resource(resource: Resource): () => void {

@@ -2,7 +2,7 @@
  * What a proxy is configured with ({@link ProxyServerOptions}) and its defaults.
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { Implementation } from '@switchboard/mcp';
+import type { ClientCapabilities, Implementation } from '@switchboard/mcp';
 import type { ClientConnector, McpClient, McpClientOptions } from '@switchboard/mcp/client';
 import type { McpServerOptions } from '@switchboard/mcp/server';
 
@@ -10,6 +10,11 @@ import type { McpServerOptions } from '@switchboard/mcp/server';
 export const DEFAULT_MAX_HELD_REQUESTS = 1000;
 /** Default of {@link ProxyServerOptions.holdTimeoutMs}, in ms. */
 export const DEFAULT_HOLD_TIMEOUT_MS = 60_000;
+/**
+ * Default of {@link ProxyServerOptions.upstreamCapabilities}: every question the proxy can carry to its front clients
+ * (form and URL elicitation, sampling, roots with list changes).
+ */
+export const DEFAULT_UPSTREAM_CAPABILITIES: ClientCapabilities = Object.freeze({ elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } });
 /** Default of {@link ProxyServerOptions.maxUpstreamSubscriptions}. */
 export const DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS = 1000;
 
@@ -51,6 +56,16 @@ export interface ProxyServerOptions {
   readonly holdTimeoutMs?: number;
   /** Upstream `resources/subscribe` held at once for the front's subscribers (reference-counted). @default 1000 */
   readonly maxUpstreamSubscriptions?: number;
+  /**
+   * The client capabilities the upstream is told of (its `initialize`, or each 2026-07-28 request's envelope). One
+   * upstream session serves every front client, so it cannot declare per front request what that client declared
+   * (MCP 2025-11-25 basic/lifecycle.mdx: capabilities are negotiated once per session): by default it declares all
+   * the proxy can carry, and a question the front client did not declare is refused on the front (-32021 at
+   * 2026-07-28, -32601 to the upstream). A deployment whose front clients never answer some kind of question (no
+   * sampling, say) declares less here, so an upstream tool that adapts to its client's capabilities adapts.
+   * @default {@link DEFAULT_UPSTREAM_CAPABILITIES}
+   */
+  readonly upstreamCapabilities?: ClientCapabilities;
   /** Where the proxy logs. @default the front server's logger */
   readonly logger?: Logger;
 }

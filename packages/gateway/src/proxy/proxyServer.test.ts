@@ -79,7 +79,7 @@ describe('createProxyServer (in memory)', () => {
       const retry = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
       expect(retry?.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hello Ada' }] });
       expect(seen.outcome).toBe('answered {"action":"accept","content":{"name":"Ada"}}');
-      expect(front.stats).toEqual({ inFlight: 0, held: 0, upstreamSubscriptions: 0 });
+      expect(front.stats).toEqual({ inFlight: 0, held: 0, upstreamSubscriptions: 0, upstreamTasks: 0 });
       // The state was redeemed: a replay is refused by the front.
       const replay = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Eve' } } }, requestState: first.requestState }));
       expect(replay?.error?.code).toBe(-32602);
@@ -189,6 +189,23 @@ describe('createProxyServer (in memory)', () => {
     } finally {
       await client.close();
       await front.close();
+    }
+  });
+
+  it('upstreamCapabilities: the upstream session declares what the option says (by default, every question the proxy carries)', async () => {
+    const declared = (capabilities?: Record<string, unknown>) => {
+      const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
+      upstream.tool('caps', { inputSchema: { type: 'object' } }, (_args, ctx: RequestContext) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.clientCapabilities) }] }));
+      return createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent }, ...(capabilities === undefined ? {} : { upstreamCapabilities: capabilities }) });
+    };
+    for (const [option, expected] of [[undefined, { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } }], [{ roots: {} }, { roots: {} }]] as const) {
+      const front = await declared(option);
+      try {
+        const answer = await ask(front, modernCall('caps'));
+        expect(JSON.parse((answer?.result as { content: { text: string }[] }).content[0]?.text ?? '')).toEqual(expected);
+      } finally {
+        await front.close();
+      }
     }
   });
 });

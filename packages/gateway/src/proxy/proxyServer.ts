@@ -19,9 +19,10 @@ import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptio
 import type { JsonRpcNotification, JsonRpcResponse } from '@switchboard/jsonrpc';
 import { Forwarder } from './forward.js';
 import { Mirror, type MirroredList } from './mirror.js';
-import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, type ProxyServerOptions } from './options.js';
+import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_UPSTREAM_CAPABILITIES, type ProxyServerOptions } from './options.js';
 import type { UpstreamQuestion } from './questions.js';
 import { UpstreamSubscriptions } from './subscriptions.js';
+import { TaskBridge } from './taskBridge.js';
 
 /** What the proxy wires between its front and its upstream, made before either exists. */
 class Bridge {
@@ -29,9 +30,13 @@ class Bridge {
   mirror: Mirror | undefined;
   server: McpServer | undefined;
   subscriptions: UpstreamSubscriptions | undefined;
+  tasks: TaskBridge | undefined;
   logger: Logger | undefined;
 
   question(method: UpstreamQuestion['method'], params: unknown, ctx: InputContext): Promise<never> {
+    // A question of an upstream task goes to the front task that follows it (taskBridge.ts).
+    const ofTask = this.tasks?.question(method, params, ctx);
+    if (ofTask !== undefined) return ofTask as Promise<never>;
     const forward = this.forward;
     if (forward === undefined) return Promise.reject(new McpError(McpErrorCode.InternalError, 'The proxy is not ready'));
     return forward.question({ method, params: params as Record<string, unknown> | undefined, signal: ctx.signal }) as Promise<never>;
@@ -108,6 +113,7 @@ export class ProxyServer extends McpServer {
   readonly #forward: Forwarder;
   readonly #mirror: Mirror;
   readonly #subscriptions: UpstreamSubscriptions;
+  readonly #tasks: TaskBridge;
 
   /**
    * Made by {@link createProxyServer} only (its upstream must be connected first).
@@ -124,19 +130,21 @@ export class ProxyServer extends McpServer {
     this.#owned = init.owned;
     this.#forward = new Forwarder({ maxHeld: init.proxy.maxHeldRequests ?? DEFAULT_MAX_HELD_REQUESTS, holdTimeoutMs: init.proxy.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS, logger });
     const completions = init.client.serverCapabilities.completions !== undefined;
-    this.#mirror = new Mirror({ server: this, client: init.client, forward: this.#forward, logger, completions });
+    this.#tasks = new TaskBridge({ client: init.client, logger });
+    this.#mirror = new Mirror({ server: this, client: init.client, forward: this.#forward, logger, completions, tasks: this.#tasks });
     this.#subscriptions = new UpstreamSubscriptions({ client: init.client, max: init.proxy.maxUpstreamSubscriptions ?? DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, logger });
     const bridge = init.bridge;
     bridge.forward = this.#forward;
     bridge.mirror = this.#mirror;
     bridge.server = this;
     bridge.subscriptions = this.#subscriptions;
+    bridge.tasks = this.#tasks;
     bridge.logger = logger;
   }
 
-  /** Front requests waiting on the upstream now, and upstream requests held for a 2026-07-28 client's retry. */
-  get stats(): { readonly inFlight: number; readonly held: number; readonly upstreamSubscriptions: number } {
-    return { inFlight: this.#forward.inFlight.size, held: this.#forward.heldCount, upstreamSubscriptions: this.#subscriptions.size };
+  /** Front requests waiting on the upstream now, upstream requests held for a 2026-07-28 client's retry, and upstream tasks a front task follows. */
+  get stats(): { readonly inFlight: number; readonly held: number; readonly upstreamSubscriptions: number; readonly upstreamTasks: number } {
+    return { inFlight: this.#forward.inFlight.size, held: this.#forward.heldCount, upstreamSubscriptions: this.#subscriptions.size, upstreamTasks: this.#tasks.size };
   }
 
   /** Reads every upstream list into the front (the proxy does it once at creation; list changes do it after). */
@@ -248,7 +256,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
         ...options.client,
         connector: upstream,
         cache: false,
-        capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } },
+        capabilities: options.upstreamCapabilities ?? DEFAULT_UPSTREAM_CAPABILITIES,
         onElicitation: (params, ctx) => bridge.question('elicitation/create', params, ctx),
         onSampling: (params, ctx) => bridge.question('sampling/createMessage', params, ctx),
         onListRoots: (ctx) => bridge.question('roots/list', undefined, ctx),

@@ -73,7 +73,7 @@ export class ClientConnection {
     // MCP 2025-11-25 basic/utilities/ping.mdx: the receiver MUST answer promptly with an empty result.
     dispatcher.register('ping', () => ({}), { kind: 'request' });
     for (const method of QUESTIONS) {
-      dispatcher.register(method, (params, ctx) => setup.answer({ method, params }, { signal: ctx.signal, era: 'legacy', method }), { kind: 'request' });
+      dispatcher.register(method, (params, ctx) => setup.answer({ method, params }, { signal: ctx.signal, era: 'legacy', method, ...relatedTask(params) }), { kind: 'request' });
     }
     this.#peer = new Peer({
       transport,
@@ -257,4 +257,11 @@ export class ClientConnection {
 /** The -32601 answer to a question the application gave no callback for. */
 export function noCallback(method: string): McpError {
   return new McpError(McpErrorCode.MethodNotFound, `Method not found: "${method}" (the client has no handler for it)`);
+}
+
+/** `{ taskId }` of a request tagged with the related-task `_meta` (MCP 2025-11-25 basic/utilities/tasks.mdx "Related Task Metadata"). */
+function relatedTask(params: unknown): { taskId?: string } {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const related = typeof meta === 'object' && meta !== null ? (meta['io.modelcontextprotocol/related-task'] as { taskId?: unknown } | undefined) : undefined;
+  return typeof related?.taskId === 'string' ? { taskId: related.taskId } : {};
 }

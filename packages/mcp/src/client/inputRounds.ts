@@ -94,7 +94,7 @@ export function readInputRequired(method: string, result: Params): InputRequired
 export async function answerInputRequests(
   host: Pick<InputRoundsHost, 'era' | 'revision' | 'options' | 'answerInput'>,
   requests: Readonly<Record<string, InputQuestion>>,
-  scope: { readonly method: string; readonly signal?: AbortSignal | undefined },
+  scope: { readonly method: string; readonly signal?: AbortSignal | undefined; readonly taskId?: string },
 ): Promise<Params> {
   const outer = scope.signal;
   if (outer?.aborted === true) throw new RequestAbortedError({ method: scope.method, cause: outer.reason });
@@ -121,7 +121,7 @@ export async function answerInputRequests(
           });
         }
         try {
-          return [key, await host.answerInput(question, { signal: round.signal, era: 'modern', method: question.method, key })];
+          return [key, await host.answerInput(question, { signal: round.signal, era: 'modern', method: question.method, key, ...(scope.taskId === undefined ? {} : { taskId: scope.taskId }) })];
         } catch (error) {
           // One failed answer fails the round: the other questions are withdrawn.
           round.abort(error);

@@ -60,6 +60,12 @@ export interface InputContext {
   readonly method: string;
   /** Modern era: the input request's key in `inputRequests` (MCP 2026-07-28 basic/patterns/mrtr.mdx). */
   readonly key?: string;
+  /**
+   * The task the question belongs to, when the server said: a 2026-07-28 task's input request (the tasks extension
+   * "Task Update Requests"), or a 2025-11-25 request tagged with the related-task `_meta` (MCP 2025-11-25
+   * basic/utilities/tasks.mdx "Related Task Metadata").
+   */
+  readonly taskId?: string;
 }
 
 /** Answers `elicitation/create` (MCP 2025-11-25 client/elicitation.mdx). A throw answers with an error. */

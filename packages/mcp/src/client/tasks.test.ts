@@ -145,7 +145,7 @@ describe('callToolAsTask, the 2026-07-28 extension', () => {
         params: { taskId: task.taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } }, _meta: { [PV]: '2026-07-28', [CAPS]: withTasksExtension({ elicitation: {} }) } },
       },
     ]);
-    expect(core.asked).toEqual([{ question: { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } }, ctx: { signal: expect.any(AbortSignal), era: 'modern', method: 'elicitation/create', key: 'name' } }]);
+    expect(core.asked).toEqual([{ question: { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } }, ctx: { signal: expect.any(AbortSignal), era: 'modern', method: 'elicitation/create', key: 'name', taskId: expect.any(String) } }]);
   });
 
   it('an answer the server refuses in tasks/update (-32602) rejects result() with that typed error after one update: no loop', async () => {

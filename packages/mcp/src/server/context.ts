@@ -113,6 +113,11 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
     return this.#dispatch.facts.clientInfo;
   }
 
+  /** Not a task: see {@link RequestContext.taskId} (a task's context answers its id). */
+  get taskId(): string | undefined {
+    return undefined;
+  }
+
   get requestState(): unknown {
     return this.round?.state;
   }

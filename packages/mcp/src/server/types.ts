@@ -183,6 +183,13 @@ export interface RequestContext {
   /** The session (legacy era); `undefined` on stateless requests. */
   readonly session: ServerSession | undefined;
   /**
+   * The id of the task this call runs as: a task-capable tool ({@link ToolDefinition.task}) called as a task
+   * (2025-11-25 `params.task`; 2026-07-28 a request that declared the tasks extension). With `afterMs`, the id is
+   * reserved while the call still runs on its request. `undefined` for a plain call.
+   * @see MCP 2025-11-25 basic/utilities/tasks.mdx; the extension `io.modelcontextprotocol/tasks` "Task Creation"
+   */
+  readonly taskId: string | undefined;
+  /**
    * Reports progress with `notifications/progress` when the request carried `_meta.progressToken`;
    * otherwise does nothing. `progress` should increase with each call (MCP 2025-11-25 basic/utilities/progress.mdx).
    */

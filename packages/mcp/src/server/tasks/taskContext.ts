@@ -53,7 +53,7 @@ export class TaskRequestContext extends ServerRequestContext {
   }
 
   /** The task's id. */
-  get taskId(): string {
+  override get taskId(): string {
     return this.#task.taskId;
   }
 
