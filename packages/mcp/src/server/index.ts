@@ -26,8 +26,9 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
-export type { ConnectOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
-export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER, McpServer, ToolError, type HandleOptions } from './mcpServer.js';
+export type { ConnectOptions, HandleOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
+export { McpServer, ToolError } from './mcpServer.js';
+export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER } from './options.js';
 export type { CachePolicy } from './cachePolicy.js';
 export type { InboundRefusalEvent, InboundRefusalListener } from './refusalEvents.js';
 export { InputRequiredSignal, type InputRequest } from './inputRound.js';

@@ -10,20 +10,17 @@
 import {
   DEFAULT_MAX_QUEUED_INBOUND,
   Dispatcher,
-  type ContextRequest,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   type Logger,
   type JsonRpcError,
-  type MethodHandler,
   type Transport,
-  type TransportMessageExtra,
 } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../protocol/envelope.js';
 import type { ParamHeader } from '../protocol/paramHeaders.js';
-import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision, isProtocolRevision, type Era, type ProtocolRevision } from '../protocol/revisions.js';
-import type { PromptArgument, ServerCapabilities, Implementation, Tool } from '../protocol/types.js';
+import { isLegacyRevision, isModernRevision, type Era, type ProtocolRevision } from '../protocol/revisions.js';
+import type { PromptArgument, ServerCapabilities, Implementation } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
 import { InMemoryNotificationBus, type NotificationBus } from '../stores/notificationBus.js';
 import { CapabilityCache } from './capabilities.js';
@@ -41,18 +38,28 @@ import { gateInbound, type GateContext } from './inboundGate.js';
 import { refusalEventOf, type InboundRefusalListener } from './refusalEvents.js';
 import type { Middleware, MiddlewareFilter } from './middleware/call.js';
 import { MiddlewareChain } from './middleware/chain.js';
-import { complete } from './features/completion.js';
 import type { FeatureHost } from './features/featureHost.js';
-import { getPrompt, listPrompts } from './features/prompts.js';
-import { listResourceTemplates, listResources, readResource } from './features/resources.js';
-import { ToolCalls, listTools } from './features/tools.js';
-import { ToolSearch } from './features/toolSearch.js';
+import type { ToolSearch } from './features/toolSearch.js';
+import { registerOperations } from './operations.js';
 import type { ListKind } from './pagination.js';
-import { EMPTY_RESULT, positiveIntegerOption } from './params.js';
+import { positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { listsPerCaller, visibilityOption, visibleToCaller, visibleTool, type VisibilityHost } from './visibility.js';
-import type { ConnectOptions, McpServerOptions, VisibilityCaller } from './options.js';
+import { visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
+import {
+  DEFAULT_MAX_LISTEN_STREAMS,
+  DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER,
+  DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER,
+  DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL,
+  DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
+  DEFAULT_PAGE_SIZE,
+  servedRevisionsOption,
+  type ConnectOptions,
+  type HandleOptions,
+  type McpServerOptions,
+  type VisibilityCaller,
+} from './options.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
@@ -75,47 +82,6 @@ import type {
 
 export { ToolError } from './features/tools.js';
 
-/** Options of {@link McpServer.handle}. */
-export interface HandleOptions {
-  /**
-   * How the handler reaches the client (notifications on the request's stream). Modern-era requests only ever
-   * notify through it. @default a channel that drops notifications and refuses requests
-   */
-  readonly channel?: ClientChannel;
-  /** Aborted when the client goes (Streamable HTTP at 2026-07-28: its response stream closed is cancellation). */
-  readonly signal?: AbortSignal;
-  /**
-   * For transports, instead of `signal`: the request (its `id`, `method` and a `signal` getter read only when the
-   * handler reads `ctx.signal`, so a transport makes its `AbortController` only then). The response is returned
-   * even when that signal aborted: the transport, which knows its client left, drops it.
-   * @internal
-   */
-  readonly contextRequest?: ContextRequest;
-  /** The transport's facts about the message (authentication), exposed as `ctx.authInfo`. */
-  readonly extra?: TransportMessageExtra;
-  /**
-   * For transports: the message already passed the inbound step (`protocol/inbound.ts`) over this server's
-   * `servedRevisions` and `capabilities`, so the server's gate does not run it again (`server/inboundGate.ts`).
-   * The Streamable HTTP ladder sets it on the modern messages it accepted.
-   * @default false
-   * @internal
-   */
-  readonly judged?: boolean;
-  /**
-   * Legacy-era messages only (answered with no session): what is known about the client. A modern-era message's
-   * facts come from its own `_meta` envelope and this is ignored.
-   * @default the revision unknown, no client capabilities, the server's current capabilities
-   */
-  readonly facts?: RequestFacts;
-}
-
-/** Default for {@link McpServerOptions.maxListenStreams}. */
-export const DEFAULT_MAX_LISTEN_STREAMS = 10_000;
-/** Default for {@link McpServerOptions.maxListenStreamsPerCaller}. */
-export const DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER = 1000;
-/** Default for {@link McpServerOptions.maxListenUriCharsPerCaller}: 1 Mi UTF-16 units (about 2 MiB). */
-export const DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER = 1024 * 1024;
-
 const UNREACHABLE_CLIENT: ClientChannel = {
   notify: () => Promise.resolve(),
   request: () => Promise.reject(new TypeError('No channel to the client: McpServer.handle was given none')),
@@ -128,26 +94,6 @@ const NO_FACTS: RequestFacts = Object.freeze({
   serverCapabilities: undefined,
   logLevelRank: 0,
 });
-
-function servedRevisionsOption(value: readonly ProtocolRevision[] | undefined): readonly ProtocolRevision[] {
-  if (value === undefined) return PROTOCOL_REVISIONS;
-  if (!Array.isArray(value) || value.length === 0) throw new TypeError('Invalid revisions: expected a non-empty array of protocol revisions');
-  for (const revision of value) {
-    if (!isProtocolRevision(revision)) throw new TypeError(`Invalid revisions: "${String(revision)}" is not one of ${PROTOCOL_REVISIONS.join(', ')}`);
-  }
-  // Oldest first, as PROTOCOL_REVISIONS lists them.
-  return Object.freeze(PROTOCOL_REVISIONS.filter((r) => value.includes(r)));
-}
-export { MAX_COMPLETION_VALUES } from './features/completion.js';
-
-/** Default for {@link McpServerOptions.pageSize}. */
-export const DEFAULT_PAGE_SIZE = 100;
-/** Default for {@link McpServerOptions.maxSubscriptionsPerSession}. */
-export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
-/** Default for {@link McpServerOptions.maxSubscriptionUriLength} (UTF-16 units). */
-export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 8192;
-/** Default for {@link McpServerOptions.maxSubscriptionCharsTotal}: 16 Mi UTF-16 units (about 32 MiB). */
-export const DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL = 16 * 1024 * 1024;
 
 /** The server capability whose `listChanged` flag announces each list's notification. */
 const LIST_CAPABILITY: Readonly<Record<ListKind, 'tools' | 'resources' | 'prompts'>> = {
@@ -265,7 +211,7 @@ export class McpServer {
     });
     // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
     this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools, wrap: (method, handler) => this.#modern.wrap(method, handler) });
-    this.#registerOperations(dispatcher, host, options);
+    this.#toolSearch = registerOperations(dispatcher, { host, modern: this.#modern, listens: this.#listens, tasks: this.#tasks, visibility: this.#mounts.options, toolSearch: options.toolSearch });
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
     const modern = this.#modern;
@@ -550,37 +496,4 @@ export class McpServer {
     for (const capability of capabilities) void this.#bus.publish({ type: 'list_changed', capability });
   }
 
-  /** The era-neutral operations: the same handlers serve a connection and {@link McpServer.handle}. */
-  #registerOperations(dispatcher: Dispatcher<DispatchContext>, host: FeatureHost, options: McpServerOptions): void {
-    // MCP methods are either requests or notifications (MCP 2025-11-25 schema.ts ClientRequest /
-    // ClientNotification): a request naming a notification is -32601 (B07), a notification naming a request is ignored.
-    // Every operation serves both eras: a modern-era request gets its input round and its result decorated.
-    const modern = this.#modern;
-    const request = (method: string, handler: MethodHandler<DispatchContext>): unknown => dispatcher.register(method, modern.wrap(method, handler), { kind: 'request' });
-    const tools = new ToolCalls(host, this.#tasks);
-    // MCP 2026-07-28 server/discover.mdx: servers MUST implement it.
-    request('server/discover', () => modern.discover());
-    request('subscriptions/listen', (params, ctx) => this.#listens.listen(params, ctx as unknown as ServerRequestContext));
-    // MCP 2025-11-25 basic/utilities/ping.mdx: answer promptly with an empty result, before initialize too.
-    request('ping', () => EMPTY_RESULT);
-    // Tool-search mode lists the search and call tools instead of the catalog (features/toolSearch.ts); the one
-    // visibility function decides what it lists, finds and calls, as it does for tools/list.
-    const visibilityHost = this.#mounts.options;
-    const visible = (tool: Tool, ctx: unknown): boolean => !listsPerCaller(visibilityHost) || visibleTool(visibilityHost, tool.name, ctx) !== undefined;
-    const search = options.toolSearch === undefined ? undefined : new ToolSearch({ registry: host.registry, calls: tools, pageSize: host.pageSize, visible }, options.toolSearch);
-    this.#toolSearch = search;
-    if (search === undefined) {
-      request('tools/list', (params, ctx) => listTools(host, params, ctx));
-      request('tools/call', (params, ctx) => tools.call(params, ctx));
-    } else {
-      request('tools/list', (params, ctx) => search.list(params, ctx));
-      request('tools/call', (params, ctx) => search.call(params, ctx));
-    }
-    request('resources/list', (params, ctx) => listResources(host, params, ctx));
-    request('resources/templates/list', (params, ctx) => listResourceTemplates(host, params, ctx));
-    request('resources/read', (params, ctx) => readResource(host, params, ctx));
-    request('prompts/list', (params, ctx) => listPrompts(host, params, ctx));
-    request('prompts/get', (params, ctx) => getPrompt(host, params, ctx));
-    request('completion/complete', (params, ctx) => complete(host, params, ctx));
-  }
 }

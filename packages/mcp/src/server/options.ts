@@ -2,8 +2,10 @@
  * What a server is configured with: {@link McpServerOptions} (limits, eras, caching, request state, tasks, stores)
  * and the options of one connection ({@link ConnectOptions}).
  */
-import type { Logger } from '@switchboard/jsonrpc';
-import type { ProtocolRevision } from '../protocol/revisions.js';
+import type { ContextRequest, Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
+import type { ClientChannel } from './channel.js';
+import type { RequestFacts } from './requestFacts.js';
+import { isProtocolRevision, PROTOCOL_REVISIONS, type ProtocolRevision } from '../protocol/revisions.js';
 import type { Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
 import type { Era } from '../protocol/revisions.js';
 import type { NotificationBus } from '../stores/notificationBus.js';
@@ -258,3 +260,65 @@ export interface VisibilityCaller {
  * request with -32603) and should be a pure function of its arguments, or lists and calls disagree.
  */
 export type Visibility = (item: VisibilityItem, caller: VisibilityCaller) => boolean;
+
+/** Default for {@link McpServerOptions.maxListenStreams}. */
+export const DEFAULT_MAX_LISTEN_STREAMS = 10_000;
+/** Default for {@link McpServerOptions.maxListenStreamsPerCaller}. */
+export const DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER = 1000;
+/** Default for {@link McpServerOptions.maxListenUriCharsPerCaller}: 1 Mi UTF-16 units (about 2 MiB). */
+export const DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER = 1024 * 1024;
+
+/** The `revisions` option, checked: the served revisions, oldest first.
+ * @throws TypeError when it is not a non-empty array of protocol revisions */
+export function servedRevisionsOption(value: readonly ProtocolRevision[] | undefined): readonly ProtocolRevision[] {
+  if (value === undefined) return PROTOCOL_REVISIONS;
+  if (!Array.isArray(value) || value.length === 0) throw new TypeError('Invalid revisions: expected a non-empty array of protocol revisions');
+  for (const revision of value) {
+    if (!isProtocolRevision(revision)) throw new TypeError(`Invalid revisions: "${String(revision)}" is not one of ${PROTOCOL_REVISIONS.join(', ')}`);
+  }
+  // Oldest first, as PROTOCOL_REVISIONS lists them.
+  return Object.freeze(PROTOCOL_REVISIONS.filter((r) => value.includes(r)));
+}
+
+/** Default for {@link McpServerOptions.pageSize}. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** Default for {@link McpServerOptions.maxSubscriptionsPerSession}. */
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
+/** Default for {@link McpServerOptions.maxSubscriptionUriLength} (UTF-16 units). */
+export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 8192;
+/** Default for {@link McpServerOptions.maxSubscriptionCharsTotal}: 16 Mi UTF-16 units (about 32 MiB). */
+export const DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL = 16 * 1024 * 1024;
+
+/** Options of {@link McpServer.handle}. */
+export interface HandleOptions {
+  /**
+   * How the handler reaches the client (notifications on the request's stream). Modern-era requests only ever
+   * notify through it. @default a channel that drops notifications and refuses requests
+   */
+  readonly channel?: ClientChannel;
+  /** Aborted when the client goes (Streamable HTTP at 2026-07-28: its response stream closed is cancellation). */
+  readonly signal?: AbortSignal;
+  /**
+   * For transports, instead of `signal`: the request (its `id`, `method` and a `signal` getter read only when the
+   * handler reads `ctx.signal`, so a transport makes its `AbortController` only then). The response is returned
+   * even when that signal aborted: the transport, which knows its client left, drops it.
+   * @internal
+   */
+  readonly contextRequest?: ContextRequest;
+  /** The transport's facts about the message (authentication), exposed as `ctx.authInfo`. */
+  readonly extra?: TransportMessageExtra;
+  /**
+   * For transports: the message already passed the inbound step (`protocol/inbound.ts`) over this server's
+   * `servedRevisions` and `capabilities`, so the server's gate does not run it again (`server/inboundGate.ts`).
+   * The Streamable HTTP ladder sets it on the modern messages it accepted.
+   * @default false
+   * @internal
+   */
+  readonly judged?: boolean;
+  /**
+   * Legacy-era messages only (answered with no session): what is known about the client. A modern-era message's
+   * facts come from its own `_meta` envelope and this is ignored.
+   * @default the revision unknown, no client capabilities, the server's current capabilities
+   */
+  readonly facts?: RequestFacts;
+}
