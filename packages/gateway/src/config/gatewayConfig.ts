@@ -87,7 +87,9 @@ function explain(unit: OutputUnit): string {
       return unit.error.replace(/^Instance type "(.*)" is invalid\. Expected "(.*)"\.$/, 'expected $2, got $1');
     case 'pattern': {
       const pattern = schemaAt(unit.keywordLocation);
-      return `expected a string matching ${typeof pattern === 'string' ? pattern : 'the field\'s pattern'}`;
+      const expected = typeof pattern === 'string' ? pattern : "the field's pattern";
+      // A `propertyNames` rule judges the key itself, not a value under it.
+      return unit.keywordLocation.includes('/propertyNames/') ? `the name is not allowed: expected a name matching ${expected}` : `expected a string matching ${expected}`;
     }
     default:
       return unit.error.replace(/^Instance /, '').replace(/\.$/, '');
@@ -101,10 +103,26 @@ function explain(unit: OutputUnit): string {
 export function validateGatewayConfig(value: unknown): GatewayConfig {
   validator ??= new Validator(GATEWAY_CONFIG_SCHEMA as never, '2020-12', false);
   const result = validator.validate(value);
-  if (result.valid) return value as GatewayConfig;
+  if (result.valid) return distinctPrefixes(value as GatewayConfig);
   const unit = pick(result.errors);
   const field = unit === undefined ? '' : pointer(unit.instanceLocation);
   throw new GatewayConfigError(`Invalid gateway config at ${field === '' ? '/' : field}: ${unit === undefined ? 'does not match the schema' : explain(unit)}`, field);
+}
+
+/**
+ * Two upstreams under one prefix (an upstream's prefix is its name unless set) would serve colliding names: the
+ * second could never be mounted, so the file is refused here rather than reported "ready" and left unserved.
+ * @throws GatewayConfigError naming the second upstream's `prefix`
+ */
+function distinctPrefixes(config: GatewayConfig): GatewayConfig {
+  const owners = new Map<string, string>();
+  for (const [name, upstream] of Object.entries(config.upstreams)) {
+    const prefix = upstream.prefix ?? name;
+    const owner = owners.get(prefix);
+    if (owner !== undefined) throw new GatewayConfigError(`Invalid gateway config at /upstreams/${name}/prefix: "${prefix}" is already the prefix of upstream "${owner}"`, `/upstreams/${name}/prefix`);
+    owners.set(prefix, name);
+  }
+  return config;
 }
 
 /**

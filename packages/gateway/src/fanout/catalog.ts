@@ -61,6 +61,9 @@ export function namespaced(prefix: string, name: string): string {
 }
 
 /** See the module comment. */
+/** At most this many unmatched-rule warnings are remembered (and given). */
+const MAX_WARNED_RULES = 1000;
+
 export class MergedCatalog {
   readonly #pool: UpstreamPool;
   readonly #rule: (upstream: string) => NamespaceRule;
@@ -68,6 +71,8 @@ export class MergedCatalog {
   readonly #maxTools: number;
   readonly #logger: Logger;
   #snapshot: CatalogSnapshot | undefined;
+  /** The unmatched rules already warned of (upstream + rule), so a rebuild does not repeat them. */
+  readonly #warnedUnmatched = new Set<string>();
   #version = 0;
 
   /** @param options.includes which upstreams the catalog holds (the gateway mounts the others) @default every one */
@@ -100,6 +105,12 @@ export class MergedCatalog {
       const listing = this.#pool.listing(upstream);
       if (listing === undefined) continue;
       const rule = this.#rule(upstream);
+      for (const unmatched of rule.tools.unmatched(listing.tools)) {
+        const key = `${upstream}\u0000${unmatched}`;
+        if (this.#warnedUnmatched.has(key) || this.#warnedUnmatched.size >= MAX_WARNED_RULES) continue;
+        this.#warnedUnmatched.add(key);
+        this.#logger.warn(`Upstream "${upstream}": ${unmatched} names no tool it lists; the rule changes nothing`);
+      }
       for (const shown of rule.tools.apply(listing.tools)) {
         const name = namespaced(rule.prefix, shown.name);
         const owner = tools.get(name);

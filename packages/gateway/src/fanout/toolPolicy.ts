@@ -103,4 +103,17 @@ export class CompiledToolPolicy {
     }
     return shown;
   }
+
+  /**
+   * The `rename` and `fixedArguments` entries that name no tool of `tools` (a typo, or a tool the upstream renamed
+   * or dropped): they change nothing, which an operator should hear about.
+   */
+  unmatched(tools: readonly Tool[]): string[] {
+    const listed = new Set(tools.map((t) => t.name));
+    const rules = [
+      ...Object.keys(this.#policy.rename ?? {}).map((name) => ({ name, field: 'rename' })),
+      ...Object.keys(this.#policy.fixedArguments ?? {}).map((name) => ({ name, field: 'fixedArguments' })),
+    ];
+    return rules.filter((r) => !listed.has(r.name)).map((r) => `tools.${r.field}["${r.name}"]`);
+  }
 }
