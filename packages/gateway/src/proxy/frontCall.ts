@@ -39,14 +39,25 @@ export interface CallInFlight {
   cancel(reason: unknown): void;
 }
 
-/** A session-era front request: served by one upstream request, cancelled through the front request's own signal. */
+/**
+ * A session-era front request: served by one upstream request, cancelled through the front request's own signal.
+ * It is also the upstream request's options (`signal`, `onprogress`): one object per call.
+ */
 export class LiveCall implements CallInFlight {
   readonly ctx: RequestContext;
   refused: unknown = undefined;
+  /** The front request's signal (a `notifications/cancelled`, the session's end): the upstream request follows it. */
+  readonly signal: AbortSignal;
 
   constructor(ctx: RequestContext) {
     this.ctx = ctx;
+    this.signal = ctx.signal;
   }
+
+  /** Upstream progress, reported on the front request (a no-op when it carried no progress token). */
+  readonly onprogress = (p: ProgressParams): void => {
+    this.ctx.progress(p.progress, p.total, p.message).catch(() => {});
+  };
 
   /** Nothing of its own: closing the front aborts the front request's signal, which the upstream request follows. */
   cancel(): void {}
@@ -80,8 +91,8 @@ export class FrontCall<R = unknown> implements CallInFlight {
   }
 
   /** Starts the upstream request; its end is the call's last event. */
-  start(request: (signal: AbortSignal, onprogress: (progress: ProgressParams) => void) => Promise<R>): void {
-    request(this.controller.signal, (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {})).then(
+  start(request: (options: { readonly signal: AbortSignal; readonly onprogress: (progress: ProgressParams) => void }) => Promise<R>): void {
+    request({ signal: this.controller.signal, onprogress: (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {}) }).then(
       (value) => this.#push({ kind: 'result', value }),
       (error: unknown) => this.#push({ kind: 'error', error }),
     );

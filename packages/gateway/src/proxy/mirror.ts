@@ -16,12 +16,11 @@
  * URI template it cannot serve, invalid `x-mcp-header` annotations) is left out with a warning.
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
-import type { McpClient } from '@switchboard/mcp/client';
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
+import type { CallToolParams, McpClient } from '@switchboard/mcp/client';
 import type { CompletionHandler, McpServer, ToolDefinition, ToolHandler } from '@switchboard/mcp/server';
-import type { Forwarder } from './forward.js';
+import type { Forwarder, UpstreamOptions } from './forward.js';
 import { passThroughSchema } from './passThroughSchema.js';
-import { forFront } from './results.js';
 
 /** The four lists a server may have. */
 export type MirroredList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -146,8 +145,9 @@ export class Mirror {
       inputSchema: passThroughSchema(inputSchema),
       ...(outputSchema === undefined ? {} : { outputSchema: passThroughSchema(outputSchema) }),
     };
-    const handler: ToolHandler = (args, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.callTool({ name, arguments: args }, { signal, onprogress }), true).then((result) => forFront(result, ctx));
+    // Per call: the upstream's params (one object) and the forwarder's; the requester is made once per tool.
+    const call = (params: CallToolParams, options: UpstreamOptions): Promise<CallToolResult> => client.callTool(params, options);
+    const handler: ToolHandler = (args, ctx) => forward.run(ctx, call, { name, arguments: args }, true);
     // The schemas are Standard Schemas of unknown output: the handler's result type is the plain CallToolResult.
     return (this.#server as unknown as { tool(name: string, definition: ToolDefinition, handler: ToolHandler): () => void }).tool(name, definition, handler);
   }
@@ -156,9 +156,8 @@ export class Mirror {
     const client = this.#client;
     const forward = this.#forward;
     const { uri: listed, ...rest } = resource;
-    return this.#server.resource(listed, rest, (uri, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.readResource({ uri }, { signal, onprogress })).then((result) => forFront(result, ctx)),
-    );
+    const read = (uri: string, options: UpstreamOptions): Promise<ReadResourceResult> => client.readResource({ uri }, options);
+    return this.#server.resource(listed, rest, (uri, ctx) => forward.run(ctx, read, uri));
   }
 
   #template(template: ResourceTemplate): () => void {
@@ -166,9 +165,8 @@ export class Mirror {
     const forward = this.#forward;
     const { uriTemplate, ...rest } = template;
     const complete = this.#completers(templateVariables(uriTemplate), { type: 'ref/resource', uri: uriTemplate });
-    return this.#server.resourceTemplate(uriTemplate, { ...rest, ...(complete === undefined ? {} : { complete }) }, (uri, _variables, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.readResource({ uri }, { signal, onprogress })).then((result) => forFront(result, ctx)),
-    );
+    const read = (uri: string, options: UpstreamOptions): Promise<ReadResourceResult> => client.readResource({ uri }, options);
+    return this.#server.resourceTemplate(uriTemplate, { ...rest, ...(complete === undefined ? {} : { complete }) }, (uri, _variables, ctx) => forward.run(ctx, read, uri));
   }
 
   #prompt(prompt: Prompt): () => void {
@@ -176,10 +174,11 @@ export class Mirror {
     const forward = this.#forward;
     const { name, ...rest } = prompt;
     const complete = this.#completers((prompt.arguments ?? []).map((a) => a.name), { type: 'ref/prompt', name });
+    const get = (strings: Record<string, string>, options: UpstreamOptions): Promise<GetPromptResult> => client.getPrompt({ name, arguments: strings }, options);
     return this.#server.prompt(name, { ...rest, ...(complete === undefined ? {} : { complete }) }, (args, ctx) => {
       const strings: Record<string, string> = {};
       for (const [key, value] of Object.entries(args)) if (typeof value === 'string') strings[key] = value;
-      return forward.run(ctx, (signal, onprogress) => client.getPrompt({ name, arguments: strings }, { signal, onprogress })).then((result) => forFront(result, ctx));
+      return forward.run(ctx, get, strings);
     });
   }
 
