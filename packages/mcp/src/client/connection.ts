@@ -16,7 +16,6 @@ import { clientFailure } from './failures.js';
 import type { InputContext } from './options.js';
 
 /** `T` with its fields writable. */
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The live server → client requests a session may carry, answered by the application's callbacks. */
 const QUESTIONS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
@@ -33,9 +32,11 @@ export interface ConnectionSetup {
   readonly onNotification: (notification: JsonRpcNotification) => void;
 }
 
-/** {@link RequestOptions} with the budgets resolved, plus what negotiation needs. */
-export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs'> {
-  readonly timeoutMs: number;
+/**
+ * {@link CoreSendOptions} plus what negotiation needs; the budgets are `request`'s own arguments, resolved by the
+ * caller (so a call's options object is passed on as it came, not copied per call).
+ */
+export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs' | 'maxTotalTimeoutMs'> {
   /** Give up without telling the server (`initialize`, and the probe of an unknown server). @default true */
   readonly cancellable?: boolean;
   /** Claim this modern revision in `_meta` whatever the connection's protocol (the probe). @default none */
@@ -122,7 +123,7 @@ export class ClientConnection {
    * @throws the typed errors of `clientFailure` (`RequestTimeoutError`, `RequestAbortedError`, `ConnectionClosedError`,
    *   a transport's `HttpStatusError` / `SessionExpiredError`, or the server's `McpError`)
    */
-  async request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+  async request<T>(method: string, params: Params | undefined, options: WireRequestOptions, timeoutMs: number, maxTotalTimeoutMs?: number): Promise<T> {
     const token = options.noProgress === true ? undefined : this.#nextToken++;
     const sentAt = Date.now();
     const onprogress = options.onprogress;
@@ -137,20 +138,24 @@ export class ClientConnection {
           }
         : options.onRequestId;
     try {
-      // One object, its optional fields set only when given (no spread of a temporary per field: this runs per call).
-      const peerOptions: Mutable<PeerRequestOptions> = { timeoutMs: options.timeoutMs, resetTimeoutOnProgress: true };
-      if (options.maxTotalTimeoutMs !== undefined) peerOptions.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
-      if (options.signal !== undefined) peerOptions.signal = options.signal;
-      if (token !== undefined) peerOptions.progressToken = token;
-      if (onprogress !== undefined) peerOptions.onprogress = onprogress as (progress: unknown) => void;
-      if (options.cancellable === false) peerOptions.cancelOnAbandon = false;
-      if (onRequestId !== undefined) peerOptions.onRequestId = onRequestId;
+      // One literal of one shape whatever is given (the engine reads each field as `!== undefined`): no spread of a
+      // temporary and no field added later, which would change the object's shape per call (this runs per call).
+      const peerOptions: PeerRequestOptions = {
+        timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeoutMs,
+        signal: options.signal,
+        progressToken: token,
+        onprogress: onprogress as ((progress: unknown) => void) | undefined,
+        cancelOnAbandon: options.cancellable === false ? false : undefined,
+        onRequestId,
+      };
       return await this.#peer.request<T>(method, this.#envelope(params, options, token), peerOptions);
     } catch (error) {
       if (sentId !== undefined && error instanceof JsonRpcLocalError && (error.code === LocalErrorCode.RequestTimeout || error.code === LocalErrorCode.RequestAborted)) {
         this.transport.abandonRequest?.(sentId);
       }
-      throw clientFailure(error, { method, timeoutMs: options.timeoutMs, maxTotalTimeoutMs: options.maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
+      throw clientFailure(error, { method, timeoutMs, maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
     }
   }
 
