@@ -31,6 +31,9 @@ export interface UpstreamOptions {
  */
 export type UpstreamRequest<I, R> = (input: I, options: UpstreamOptions) => Promise<R>;
 
+/** The listener options of a front request's abort (one object for every call). */
+const ONCE = { once: true } as const;
+
 /** What a modern front request's `requestState` carries while its upstream request is held. */
 interface HeldState { readonly held: string }
 
@@ -91,12 +94,12 @@ export class Forwarder {
       call = held.call as FrontCall<R>;
       call.ctx = ctx;
     } else {
-      call = new FrontCall<R>(ctx, `${this.#prefix}.${this.#nextId++}`);
+      call = new FrontCall<R>(ctx, this.#prefix, this.#nextId++);
       call.start((options) => request(input, options));
     }
     const signal = ctx.signal;
     const cancel = (): void => call.cancel(new McpError(McpErrorCode.InternalError, 'Request cancelled'));
-    signal.addEventListener('abort', cancel, { once: true });
+    signal.addEventListener('abort', cancel, ONCE);
     this.inFlight.add(call);
     let parked = false;
     try {

@@ -73,8 +73,9 @@ export class FrontCall<R = unknown> implements CallInFlight {
   ctx: RequestContext;
   /** Aborts the upstream request (a front cancel, a hold expired, the proxy closed). */
   readonly controller = new AbortController();
-  /** Modern front: the id the signed `requestState` carries while the call is held. */
-  readonly id: string;
+  readonly #idPrefix: string;
+  readonly #seq: number;
+  #id: string | undefined = undefined;
   /** Modern front: questions asked so far (each question's key is `upstream-<n>`, n counting from 0). */
   asked = 0;
   /** A session-era front client's answer the front refused (it did not fit the question), if any. */
@@ -85,9 +86,16 @@ export class FrontCall<R = unknown> implements CallInFlight {
   #wake: (() => void) | undefined = undefined;
   #done = false;
 
-  constructor(ctx: RequestContext, id: string) {
+  /** `id` is `<idPrefix>.<seq>`, made when first read (most calls are never held). */
+  constructor(ctx: RequestContext, idPrefix: string, seq: number) {
     this.ctx = ctx;
-    this.id = id;
+    this.#idPrefix = idPrefix;
+    this.#seq = seq;
+  }
+
+  /** Modern front: the id the signed `requestState` carries while the call is held. */
+  get id(): string {
+    return (this.#id ??= `${this.#idPrefix}.${this.#seq}`);
   }
 
   /** Starts the upstream request; its end is the call's last event. */
