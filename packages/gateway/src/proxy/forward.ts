@@ -31,6 +31,12 @@ export interface UpstreamOptions {
  */
 export type UpstreamRequest<I, R> = (input: I, options: UpstreamOptions) => Promise<R>;
 
+/** One mirrored definition's upstream request; `tool`: it is a `tools/call` (see {@link toolFailure}). */
+export interface Upstream<I, R> {
+  readonly request: UpstreamRequest<I, R>;
+  readonly tool: boolean;
+}
+
 /** The listener options of a front request's abort (one object for every call). */
 const ONCE = { once: true } as const;
 
@@ -77,11 +83,12 @@ export class Forwarder {
   }
 
   /**
-   * Serves one front request with `request(input, …)` made upstream; the result as the front serves it (results.ts).
-   * `tool`: it is a `tools/call` (see {@link toolFailure}).
+   * Serves one front request with `upstream.request(input, …)` made upstream; the result as the front serves it
+   * (results.ts).
    */
-  async run<I, R>(ctx: RequestContext, request: UpstreamRequest<I, R>, input: I, tool = false): Promise<R> {
-    if (!isModernRevision(ctx.protocolVersion)) return this.#live(ctx, request, input, tool);
+  async run<I, R>(ctx: RequestContext, upstream: Upstream<I, R>, input: I): Promise<R> {
+    if (!isModernRevision(ctx.protocolVersion)) return this.#live(ctx, upstream, input);
+    const { request, tool } = upstream;
     let call: FrontCall<R>;
     const id = heldState(ctx.requestState);
     if (id !== undefined) {
@@ -137,13 +144,13 @@ export class Forwarder {
    * A session-era front request: one upstream request, cancelled by the front request's own signal (a
    * `notifications/cancelled`, the session's end); its questions are asked live (see {@link question}).
    */
-  async #live<I, R>(ctx: RequestContext, request: UpstreamRequest<I, R>, input: I, tool: boolean): Promise<R> {
+  async #live<I, R>(ctx: RequestContext, upstream: Upstream<I, R>, input: I): Promise<R> {
     const call = new LiveCall(ctx);
     this.inFlight.add(call);
     try {
-      return forFront(await request(input, call), ctx);
+      return forFront(await upstream.request(input, call), ctx);
     } catch (error) {
-      throw tool ? toolFailure(call, error) : error;
+      throw upstream.tool ? toolFailure(call, error) : error;
     } finally {
       this.inFlight.delete(call);
     }

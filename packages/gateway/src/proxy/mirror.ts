@@ -19,7 +19,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
 import type { CallToolParams, McpClient } from '@switchboard/mcp/client';
 import type { CompletionHandler, McpServer, ToolDefinition, ToolHandler } from '@switchboard/mcp/server';
-import type { Forwarder, UpstreamOptions } from './forward.js';
+import type { Forwarder, Upstream } from './forward.js';
 import { passThroughSchema } from './passThroughSchema.js';
 
 /** The four lists a server may have. */
@@ -146,8 +146,8 @@ export class Mirror {
       ...(outputSchema === undefined ? {} : { outputSchema: passThroughSchema(outputSchema) }),
     };
     // Per call: the upstream's params (one object) and the forwarder's; the requester is made once per tool.
-    const call = (params: CallToolParams, options: UpstreamOptions): Promise<CallToolResult> => client.callTool(params, options);
-    const handler: ToolHandler = (args, ctx) => forward.run(ctx, call, { name, arguments: args }, true);
+    const call: Upstream<CallToolParams, CallToolResult> = { request: (params, options) => client.callTool(params, options), tool: true };
+    const handler: ToolHandler = (args, ctx) => forward.run(ctx, call, { name, arguments: args });
     // The schemas are Standard Schemas of unknown output: the handler's result type is the plain CallToolResult.
     return (this.#server as unknown as { tool(name: string, definition: ToolDefinition, handler: ToolHandler): () => void }).tool(name, definition, handler);
   }
@@ -156,7 +156,7 @@ export class Mirror {
     const client = this.#client;
     const forward = this.#forward;
     const { uri: listed, ...rest } = resource;
-    const read = (uri: string, options: UpstreamOptions): Promise<ReadResourceResult> => client.readResource({ uri }, options);
+    const read: Upstream<string, ReadResourceResult> = { request: (uri, options) => client.readResource({ uri }, options), tool: false };
     return this.#server.resource(listed, rest, (uri, ctx) => forward.run(ctx, read, uri));
   }
 
@@ -165,7 +165,7 @@ export class Mirror {
     const forward = this.#forward;
     const { uriTemplate, ...rest } = template;
     const complete = this.#completers(templateVariables(uriTemplate), { type: 'ref/resource', uri: uriTemplate });
-    const read = (uri: string, options: UpstreamOptions): Promise<ReadResourceResult> => client.readResource({ uri }, options);
+    const read: Upstream<string, ReadResourceResult> = { request: (uri, options) => client.readResource({ uri }, options), tool: false };
     return this.#server.resourceTemplate(uriTemplate, { ...rest, ...(complete === undefined ? {} : { complete }) }, (uri, _variables, ctx) => forward.run(ctx, read, uri));
   }
 
@@ -174,7 +174,7 @@ export class Mirror {
     const forward = this.#forward;
     const { name, ...rest } = prompt;
     const complete = this.#completers((prompt.arguments ?? []).map((a) => a.name), { type: 'ref/prompt', name });
-    const get = (strings: Record<string, string>, options: UpstreamOptions): Promise<GetPromptResult> => client.getPrompt({ name, arguments: strings }, options);
+    const get: Upstream<Record<string, string>, GetPromptResult> = { request: (strings, options) => client.getPrompt({ name, arguments: strings }, options), tool: false };
     return this.#server.prompt(name, { ...rest, ...(complete === undefined ? {} : { complete }) }, (args, ctx) => {
       const strings: Record<string, string> = {};
       for (const [key, value] of Object.entries(args)) if (typeof value === 'string') strings[key] = value;

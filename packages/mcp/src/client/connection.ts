@@ -32,9 +32,17 @@ export interface ConnectionSetup {
   readonly onNotification: (notification: JsonRpcNotification) => void;
 }
 
+/** One request: its method, params and budgets (resolved by the caller). */
+export interface WireCall {
+  readonly method: string;
+  readonly params: Params | undefined;
+  readonly timeoutMs: number;
+  readonly maxTotalTimeoutMs?: number | undefined;
+}
+
 /**
- * {@link CoreSendOptions} plus what negotiation needs; the budgets are `request`'s own arguments, resolved by the
- * caller (so a call's options object is passed on as it came, not copied per call).
+ * {@link CoreSendOptions} plus what negotiation needs; the budgets are in the {@link WireCall}, so a call's options
+ * object is passed on as it came, not copied per call.
  */
 export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs' | 'maxTotalTimeoutMs'> {
   /** Give up without telling the server (`initialize`, and the probe of an unknown server). @default true */
@@ -123,7 +131,8 @@ export class ClientConnection {
    * @throws the typed errors of `clientFailure` (`RequestTimeoutError`, `RequestAbortedError`, `ConnectionClosedError`,
    *   a transport's `HttpStatusError` / `SessionExpiredError`, or the server's `McpError`)
    */
-  async request<T>(method: string, params: Params | undefined, options: WireRequestOptions, timeoutMs: number, maxTotalTimeoutMs?: number): Promise<T> {
+  async request<T>(call: WireCall, options: WireRequestOptions): Promise<T> {
+    const { method, params, timeoutMs, maxTotalTimeoutMs } = call;
     const token = options.noProgress === true ? undefined : this.#nextToken++;
     const sentAt = Date.now();
     const onprogress = options.onprogress;
