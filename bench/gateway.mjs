@@ -5,7 +5,8 @@
 //   node bench/gateway.mjs --smoke    # tiny N: every path answers correctly, exit 1 otherwise (CI, ≈ 20 s)
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
-//                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern)
+//                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern,
+//                                           # --proxy-only, --keep-callgrind)
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -46,6 +47,10 @@ const CONCURRENCY = smoke ? [1, 8] : [1, 8, 32];
 // `--era legacy|modern`: one era only.
 const ERA_FLAG = argv.includes('--era') ? argv[argv.indexOf('--era') + 1] : undefined;
 const ERAS = [PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION].filter((p) => ERA_FLAG === undefined || (ERA_FLAG === 'modern') === (p === MODERN_PROTOCOL_VERSION));
+// `--proxy-only`: instructions of the proxy alone (the echo server's own count skipped); `--keep-callgrind`: the
+// callgrind output left in its temporary directory (printed) for callgrind_annotate.
+const PROXY_ONLY = argv.includes('--proxy-only');
+const KEEP_DUMP = argv.includes('--keep-callgrind');
 const PAYLOAD_BYTES = 64;
 const ADDED_P50_TARGET_US = 100;
 const THROUGHPUT_TARGET = 0.55;
@@ -158,7 +163,8 @@ async function instructionsPerCall(script, args, protocol) {
     return total / counted.completed;
   } finally {
     await h.stop(5000);
-    rmSync(dir, { recursive: true, force: true });
+    if (KEEP_DUMP) console.log(`callgrind output kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -166,8 +172,12 @@ async function instructionsReport() {
   console.log('instructions per call (callgrind, C=8, 64-byte echo, 3,000 warm-up + 2,000 counted; the proxy process alone, its stdio upstream not traced)');
   for (const protocol of ERAS) {
     const era = protocol === MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
-    const direct = await instructionsPerCall(ECHO, ['--port', '0'], protocol);
     const proxied = await instructionsPerCall(PROXY, ['--port', '0', '--upstream-stdio'], protocol);
+    if (PROXY_ONLY) {
+      console.log(`${era.padEnd(6)} proxy (HTTP front, stdio upstream) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}`);
+      continue;
+    }
+    const direct = await instructionsPerCall(ECHO, ['--port', '0'], protocol);
     console.log(`${era.padEnd(6)} echo server on HTTP ${Math.round(direct).toLocaleString('en-US').padStart(9)}   proxy (HTTP front, stdio upstream) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}   ratio ${(proxied / direct).toFixed(2)}×`);
   }
 }

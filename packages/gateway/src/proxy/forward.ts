@@ -17,9 +17,28 @@ import { McpError, McpErrorCode, isModernRevision, type ProgressParams } from '@
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
 import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
+import { forFront } from './results.js';
 
-/** The upstream request of one front request, given the signal that cancels it and the progress listener. */
-export type UpstreamRequest<R> = (signal: AbortSignal, onprogress: (progress: ProgressParams) => void) => Promise<R>;
+/** How an upstream request is made: its signal (cancels it) and progress listener, an `McpClient` call's options. */
+export interface UpstreamOptions {
+  readonly signal: AbortSignal;
+  readonly onprogress: (progress: ProgressParams) => void;
+}
+
+/**
+ * The upstream request of one front request, for `input` (the front request's own part: a tool's name and
+ * arguments, a URI). Made once per mirrored definition, not per call: the per-call part is `input`.
+ */
+export type UpstreamRequest<I, R> = (input: I, options: UpstreamOptions) => Promise<R>;
+
+/** One mirrored definition's upstream request; `tool`: it is a `tools/call` (see {@link toolFailure}). */
+export interface Upstream<I, R> {
+  readonly request: UpstreamRequest<I, R>;
+  readonly tool: boolean;
+}
+
+/** The listener options of a front request's abort (one object for every call). */
+const ONCE = { once: true } as const;
 
 /** What a modern front request's `requestState` carries while its upstream request is held. */
 interface HeldState { readonly held: string }
@@ -64,10 +83,12 @@ export class Forwarder {
   }
 
   /**
-   * Serves one front request with `request` made upstream. `tool`: it is a `tools/call` (see {@link toolFailure}).
+   * Serves one front request with `upstream.request(input, …)` made upstream; the result as the front serves it
+   * (results.ts).
    */
-  async run<R>(ctx: RequestContext, request: UpstreamRequest<R>, tool = false): Promise<R> {
-    if (!isModernRevision(ctx.protocolVersion)) return this.#live(ctx, request, tool);
+  async run<I, R>(ctx: RequestContext, upstream: Upstream<I, R>, input: I): Promise<R> {
+    if (!isModernRevision(ctx.protocolVersion)) return this.#live(ctx, upstream, input);
+    const { request, tool } = upstream;
     let call: FrontCall<R>;
     const id = heldState(ctx.requestState);
     if (id !== undefined) {
@@ -80,12 +101,12 @@ export class Forwarder {
       call = held.call as FrontCall<R>;
       call.ctx = ctx;
     } else {
-      call = new FrontCall<R>(ctx, `${this.#prefix}.${this.#nextId++}`);
-      call.start(request);
+      call = new FrontCall<R>(ctx, this.#prefix, this.#nextId++);
+      call.start((options) => request(input, options));
     }
     const signal = ctx.signal;
     const cancel = (): void => call.cancel(new McpError(McpErrorCode.InternalError, 'Request cancelled'));
-    signal.addEventListener('abort', cancel, { once: true });
+    signal.addEventListener('abort', cancel, ONCE);
     this.inFlight.add(call);
     let parked = false;
     try {
@@ -95,7 +116,7 @@ export class Forwarder {
       for (;;) {
         if (questions.length === 0) {
           const event: UpstreamEvent<R> = await call.next();
-          if (event.kind === 'result') return event.value;
+          if (event.kind === 'result') return forFront(event.value, call.ctx);
           if (event.kind === 'error') throw tool ? toolFailure(call, event.error) : event.error;
           // Questions the upstream sends together (a handler asking several at once) make one round.
           await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -123,13 +144,13 @@ export class Forwarder {
    * A session-era front request: one upstream request, cancelled by the front request's own signal (a
    * `notifications/cancelled`, the session's end); its questions are asked live (see {@link question}).
    */
-  async #live<R>(ctx: RequestContext, request: UpstreamRequest<R>, tool: boolean): Promise<R> {
+  async #live<I, R>(ctx: RequestContext, upstream: Upstream<I, R>, input: I): Promise<R> {
     const call = new LiveCall(ctx);
     this.inFlight.add(call);
     try {
-      return await request(ctx.signal, (p) => void ctx.progress(p.progress, p.total, p.message).catch(() => {}));
+      return forFront(await upstream.request(input, call), ctx);
     } catch (error) {
-      throw tool ? toolFailure(call, error) : error;
+      throw upstream.tool ? toolFailure(call, error) : error;
     } finally {
       this.inFlight.delete(call);
     }

@@ -39,14 +39,25 @@ export interface CallInFlight {
   cancel(reason: unknown): void;
 }
 
-/** A session-era front request: served by one upstream request, cancelled through the front request's own signal. */
+/**
+ * A session-era front request: served by one upstream request, cancelled through the front request's own signal.
+ * It is also the upstream request's options (`signal`, `onprogress`): one object per call.
+ */
 export class LiveCall implements CallInFlight {
   readonly ctx: RequestContext;
   refused: unknown = undefined;
+  /** The front request's signal (a `notifications/cancelled`, the session's end): the upstream request follows it. */
+  readonly signal: AbortSignal;
 
   constructor(ctx: RequestContext) {
     this.ctx = ctx;
+    this.signal = ctx.signal;
   }
+
+  /** Upstream progress, reported on the front request (a no-op when it carried no progress token). */
+  readonly onprogress = (p: ProgressParams): void => {
+    this.ctx.progress(p.progress, p.total, p.message).catch(() => {});
+  };
 
   /** Nothing of its own: closing the front aborts the front request's signal, which the upstream request follows. */
   cancel(): void {}
@@ -62,8 +73,9 @@ export class FrontCall<R = unknown> implements CallInFlight {
   ctx: RequestContext;
   /** Aborts the upstream request (a front cancel, a hold expired, the proxy closed). */
   readonly controller = new AbortController();
-  /** Modern front: the id the signed `requestState` carries while the call is held. */
-  readonly id: string;
+  readonly #idPrefix: string;
+  readonly #seq: number;
+  #id: string | undefined = undefined;
   /** Modern front: questions asked so far (each question's key is `upstream-<n>`, n counting from 0). */
   asked = 0;
   /** A session-era front client's answer the front refused (it did not fit the question), if any. */
@@ -74,14 +86,21 @@ export class FrontCall<R = unknown> implements CallInFlight {
   #wake: (() => void) | undefined = undefined;
   #done = false;
 
-  constructor(ctx: RequestContext, id: string) {
+  /** `id` is `<idPrefix>.<seq>`, made when first read (most calls are never held). */
+  constructor(ctx: RequestContext, idPrefix: string, seq: number) {
     this.ctx = ctx;
-    this.id = id;
+    this.#idPrefix = idPrefix;
+    this.#seq = seq;
+  }
+
+  /** Modern front: the id the signed `requestState` carries while the call is held. */
+  get id(): string {
+    return (this.#id ??= `${this.#idPrefix}.${this.#seq}`);
   }
 
   /** Starts the upstream request; its end is the call's last event. */
-  start(request: (signal: AbortSignal, onprogress: (progress: ProgressParams) => void) => Promise<R>): void {
-    request(this.controller.signal, (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {})).then(
+  start(request: (options: { readonly signal: AbortSignal; readonly onprogress: (progress: ProgressParams) => void }) => Promise<R>): void {
+    request({ signal: this.controller.signal, onprogress: (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {}) }).then(
       (value) => this.#push({ kind: 'result', value }),
       (error: unknown) => this.#push({ kind: 'error', error }),
     );

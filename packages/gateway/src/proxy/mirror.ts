@@ -16,12 +16,11 @@
  * URI template it cannot serve, invalid `x-mcp-header` annotations) is left out with a warning.
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
-import type { McpClient } from '@switchboard/mcp/client';
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
+import type { CallToolParams, McpClient } from '@switchboard/mcp/client';
 import type { CompletionHandler, McpServer, ToolDefinition, ToolHandler } from '@switchboard/mcp/server';
-import type { Forwarder } from './forward.js';
+import type { Forwarder, Upstream } from './forward.js';
 import { passThroughSchema } from './passThroughSchema.js';
-import { forFront } from './results.js';
 import { frontTaskOption, type TaskBridge } from './taskBridge.js';
 
 /** The four lists a server may have. */
@@ -149,8 +148,9 @@ export class Mirror {
       inputSchema: passThroughSchema(inputSchema),
       ...(outputSchema === undefined ? {} : { outputSchema: passThroughSchema(outputSchema) }),
     };
-    const plain: ToolHandler = (args, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.callTool({ name, arguments: args }, { signal, onprogress }), true).then((result) => forFront(result, ctx));
+    // Per call: the upstream's params (one object) and the forwarder's; the requester is made once per tool.
+    const call: Upstream<CallToolParams, CallToolResult> = { request: (params, options) => client.callTool(params, options), tool: true };
+    const plain: ToolHandler = (args, ctx) => forward.run(ctx, call, { name, arguments: args });
     // A tool the upstream runs as a task is task-capable on the front too (taskBridge.ts).
     const tasks = this.#tasks;
     const task = tasks === undefined ? undefined : frontTaskOption(tool, client);
@@ -163,9 +163,8 @@ export class Mirror {
     const client = this.#client;
     const forward = this.#forward;
     const { uri: listed, ...rest } = resource;
-    return this.#server.resource(listed, rest, (uri, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.readResource({ uri }, { signal, onprogress })).then((result) => forFront(result, ctx)),
-    );
+    const read: Upstream<string, ReadResourceResult> = { request: (uri, options) => client.readResource({ uri }, options), tool: false };
+    return this.#server.resource(listed, rest, (uri, ctx) => forward.run(ctx, read, uri));
   }
 
   #template(template: ResourceTemplate): () => void {
@@ -173,9 +172,8 @@ export class Mirror {
     const forward = this.#forward;
     const { uriTemplate, ...rest } = template;
     const complete = this.#completers(templateVariables(uriTemplate), { type: 'ref/resource', uri: uriTemplate });
-    return this.#server.resourceTemplate(uriTemplate, { ...rest, ...(complete === undefined ? {} : { complete }) }, (uri, _variables, ctx) =>
-      forward.run(ctx, (signal, onprogress) => client.readResource({ uri }, { signal, onprogress })).then((result) => forFront(result, ctx)),
-    );
+    const read: Upstream<string, ReadResourceResult> = { request: (uri, options) => client.readResource({ uri }, options), tool: false };
+    return this.#server.resourceTemplate(uriTemplate, { ...rest, ...(complete === undefined ? {} : { complete }) }, (uri, _variables, ctx) => forward.run(ctx, read, uri));
   }
 
   #prompt(prompt: Prompt): () => void {
@@ -183,10 +181,11 @@ export class Mirror {
     const forward = this.#forward;
     const { name, ...rest } = prompt;
     const complete = this.#completers((prompt.arguments ?? []).map((a) => a.name), { type: 'ref/prompt', name });
+    const get: Upstream<Record<string, string>, GetPromptResult> = { request: (strings, options) => client.getPrompt({ name, arguments: strings }, options), tool: false };
     return this.#server.prompt(name, { ...rest, ...(complete === undefined ? {} : { complete }) }, (args, ctx) => {
       const strings: Record<string, string> = {};
       for (const [key, value] of Object.entries(args)) if (typeof value === 'string') strings[key] = value;
-      return forward.run(ctx, (signal, onprogress) => client.getPrompt({ name, arguments: strings }, { signal, onprogress })).then((result) => forFront(result, ctx));
+      return forward.run(ctx, get, strings);
     });
   }
 

@@ -17,7 +17,6 @@ import type { ClientInstrumentation, ClientRequestObservation, ClientRequestOutc
 import type { InputContext } from './options.js';
 
 /** `T` with its fields writable. */
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The live server → client requests a session may carry, answered by the application's callbacks. */
 const QUESTIONS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
@@ -36,9 +35,19 @@ export interface ConnectionSetup {
   readonly instrumentation?: ClientInstrumentation | undefined;
 }
 
-/** {@link RequestOptions} with the budgets resolved, plus what negotiation needs. */
-export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs'> {
+/** One request: its method, params and budgets (resolved by the caller). */
+export interface WireCall {
+  readonly method: string;
+  readonly params: Params | undefined;
   readonly timeoutMs: number;
+  readonly maxTotalTimeoutMs?: number | undefined;
+}
+
+/**
+ * {@link CoreSendOptions} plus what negotiation needs; the budgets are in the {@link WireCall}, so a call's options
+ * object is passed on as it came, not copied per call.
+ */
+export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs' | 'maxTotalTimeoutMs'> {
   /** Give up without telling the server (`initialize`, and the probe of an unknown server). @default true */
   readonly cancellable?: boolean;
   /** Claim this modern revision in `_meta` whatever the connection's protocol (the probe). @default none */
@@ -120,15 +129,15 @@ export class ClientConnection {
    * @throws the typed errors of `clientFailure` (`RequestTimeoutError`, `RequestAbortedError`, `ConnectionClosedError`,
    *   a transport's `HttpStatusError` / `SessionExpiredError`, or the server's `McpError`)
    */
-  request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+  request<T>(call: WireCall, options: WireRequestOptions): Promise<T> {
     const instrumentation = this.#setup.instrumentation;
-    if (instrumentation === undefined) return this.#request<T>(method, params, options);
-    return this.#observed<T>(instrumentation, { method, params }, options);
+    if (instrumentation === undefined) return this.#request<T>(call, options);
+    return this.#observed<T>(instrumentation, call, options);
   }
 
   /** {@link request} seen by the instrumentation: its `meta` joins the request's `_meta`, its `end` hears the outcome. */
-  async #observed<T>(instrumentation: ClientInstrumentation, request: { readonly method: string; readonly params: Params | undefined }, options: WireRequestOptions): Promise<T> {
-    const { method, params } = request;
+  async #observed<T>(instrumentation: ClientInstrumentation, call: WireCall, options: WireRequestOptions): Promise<T> {
+    const { method, params } = call;
     const protocol = this.#protocol;
     let observation: ClientRequestObservation | undefined;
     try {
@@ -136,7 +145,7 @@ export class ClientConnection {
     } catch (error) {
       this.#setup.logger.error('Instrumentation failed: request begin', { method, error });
     }
-    if (observation === undefined) return this.#request<T>(method, params, options);
+    if (observation === undefined) return this.#request<T>(call, options);
     const extra = observation.meta;
     const sent = extra === undefined ? options : { ...options, meta: { ...extra, ...options.meta } };
     const end = (outcome: ClientRequestOutcome): void => {
@@ -147,7 +156,7 @@ export class ClientConnection {
       }
     };
     try {
-      const result = await this.#request<T>(method, params, sent);
+      const result = await this.#request<T>(call, sent);
       end({ kind: 'result', result });
       return result;
     } catch (error) {
@@ -156,7 +165,8 @@ export class ClientConnection {
     }
   }
 
-  async #request<T>(method: string, params: Params | undefined, options: WireRequestOptions): Promise<T> {
+  async #request<T>(call: WireCall, options: WireRequestOptions): Promise<T> {
+    const { method, params, timeoutMs, maxTotalTimeoutMs } = call;
     const token = options.noProgress === true ? undefined : this.#nextToken++;
     const sentAt = Date.now();
     const onprogress = options.onprogress;
@@ -171,20 +181,24 @@ export class ClientConnection {
           }
         : options.onRequestId;
     try {
-      // One object, its optional fields set only when given (no spread of a temporary per field: this runs per call).
-      const peerOptions: Mutable<PeerRequestOptions> = { timeoutMs: options.timeoutMs, resetTimeoutOnProgress: true };
-      if (options.maxTotalTimeoutMs !== undefined) peerOptions.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
-      if (options.signal !== undefined) peerOptions.signal = options.signal;
-      if (token !== undefined) peerOptions.progressToken = token;
-      if (onprogress !== undefined) peerOptions.onprogress = onprogress as (progress: unknown) => void;
-      if (options.cancellable === false) peerOptions.cancelOnAbandon = false;
-      if (onRequestId !== undefined) peerOptions.onRequestId = onRequestId;
+      // One literal of one shape whatever is given (the engine reads each field as `!== undefined`): no spread of a
+      // temporary and no field added later, which would change the object's shape per call (this runs per call).
+      const peerOptions: PeerRequestOptions = {
+        timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeoutMs,
+        signal: options.signal,
+        progressToken: token,
+        onprogress: onprogress as ((progress: unknown) => void) | undefined,
+        cancelOnAbandon: options.cancellable === false ? false : undefined,
+        onRequestId,
+      };
       return await this.#peer.request<T>(method, this.#envelope(params, options, token), peerOptions);
     } catch (error) {
       if (sentId !== undefined && error instanceof JsonRpcLocalError && (error.code === LocalErrorCode.RequestTimeout || error.code === LocalErrorCode.RequestAborted)) {
         this.transport.abandonRequest?.(sentId);
       }
-      throw clientFailure(error, { method, timeoutMs: options.timeoutMs, maxTotalTimeoutMs: options.maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
+      throw clientFailure(error, { method, timeoutMs, maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
     }
   }
 

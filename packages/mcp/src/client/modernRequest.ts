@@ -31,10 +31,15 @@ export interface ModernRequestHost {
  * checks its `resultType`).
  * @throws the errors of `requestWithInputRounds` and of `ClientCore.send`
  */
-export async function modernRequest(host: ModernRequestHost, request: { readonly method: string; readonly params: Params | undefined }, options?: RequestOptions): Promise<unknown> {
+export function modernRequest(host: ModernRequestHost, request: { readonly method: string; readonly params: Params | undefined }, options?: RequestOptions): Promise<unknown> {
+  // A session: the request as it is (not wrapped in one more promise: this runs per call).
+  if (host.core.era !== 'modern') return host.core.send<unknown>(request.method, request.params, options);
+  return modern(host, request, options);
+}
+
+async function modern(host: ModernRequestHost, request: { readonly method: string; readonly params: Params | undefined }, options?: RequestOptions): Promise<unknown> {
   const { core } = host;
   const { method, params } = request;
-  if (core.era !== 'modern') return core.send<unknown>(method, params, options);
   const cache = host.cache;
   const hit = await cache?.get(method, params);
   if (hit !== undefined) return hit;

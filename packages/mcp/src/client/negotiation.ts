@@ -170,7 +170,7 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
   const { revision, strict = false, retried = false } = at;
   let result: unknown;
   try {
-    result = await connection.request('server/discover', {}, { timeoutMs: setup.probeTimeoutMs, claim: revision, cancellable: false });
+    result = await connection.request({ method: 'server/discover', params: {}, timeoutMs: setup.probeTimeoutMs }, { claim: revision, cancellable: false });
   } catch (error) {
     const modern = modernErrorOf(error);
     if (modern instanceof UnsupportedProtocolVersionError) {
@@ -242,11 +242,8 @@ async function initialize(connection: ClientConnection, setup: NegotiationSetup,
   let result: unknown;
   try {
     // MCP 2025-11-25 basic/utilities/cancellation.mdx: the client MUST NOT cancel `initialize`.
-    result = await connection.request('initialize', { protocolVersion: revision, capabilities: setup.capabilities, clientInfo: setup.clientInfo }, {
-      timeoutMs: setup.timeoutMs,
-      cancellable: false,
-      noProgress: true,
-    });
+    const params = { protocolVersion: revision, capabilities: setup.capabilities, clientInfo: setup.clientInfo };
+    result = await connection.request({ method: 'initialize', params, timeoutMs: setup.timeoutMs }, { cancellable: false, noProgress: true });
   } catch (error) {
     const modern = modernErrorOf(error);
     if (modern instanceof UnsupportedProtocolVersionError && setup.pin === undefined) {

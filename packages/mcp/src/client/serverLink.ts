@@ -113,7 +113,7 @@ export class ServerLink {
     // MCP 2025-11-25 basic/lifecycle.mdx "Timeouts": progress may reset the timeout, but implementations SHOULD
     // always enforce a maximum timeout regardless of progress. On by default: 10 × the idle budget.
     const maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? client.maxTotalTimeoutMs ?? defaultMaxTotalTimeoutMs(timeoutMs);
-    const sent = connection.request<T>(method, params, { ...options, timeoutMs, maxTotalTimeoutMs });
+    const sent = connection.request<T>({ method, params, timeoutMs, maxTotalTimeoutMs }, options);
     // Only a Streamable HTTP session expires; other requests skip the extra promise.
     if (!call.retry || this.#maxAttempts === 0 || connection.transport.kind !== 'streamable-http') return sent;
     return sent.catch((error: unknown) => {
