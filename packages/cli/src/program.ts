@@ -274,8 +274,9 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--config <file>', 'read server names from this host configuration file only')
     .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .addOption(new Option('--response-mode <mode>', 'how POSTs are answered: auto (JSON, SSE once the handler sends a message first), json, sse').choices(['auto', 'json', 'sse']).default('auto'))
+    .option('--request-timeout-ms <ms>', 'give up on an upstream request silent this long: a tool answers that it timed out (default 60000)', positiveInteger)
     .addHelpText('after', BRIDGE_HELP)
-    .action(async (target: string | undefined, flags: { port: number; host: string; env: string[]; cwd?: string; config?: string; era: EraChoice; responseMode: 'auto' | 'json' | 'sse' }) => {
+    .action(async (target: string | undefined, flags: { port: number; host: string; env: string[]; cwd?: string; config?: string; era: EraChoice; responseMode: 'auto' | 'json' | 'sse'; requestTimeoutMs?: number }) => {
       state.exitCode = await bridgeCommand({
         io,
         output,
@@ -284,6 +285,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
         host: flags.host,
         era: flags.era,
         responseMode: flags.responseMode,
+        ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
       });
     });
   program

@@ -32,6 +32,12 @@ export interface BridgeOptions {
   readonly era?: EraChoice;
   /** How POSTs are answered (the HTTP handler's `responseMode`). @default 'auto' */
   readonly responseMode?: 'auto' | 'json' | 'sse';
+  /**
+   * How long an upstream request may stay silent (no answer, no progress) before the bridge gives up on it, in ms:
+   * a tool call then answers an `isError` result saying it timed out, and the upstream is sent
+   * `notifications/cancelled`. @default the client's `DEFAULT_REQUEST_TIMEOUT_MS` (60,000)
+   */
+  readonly requestTimeoutMs?: number;
 }
 
 /** Runs the command: resolves once the bridge stopped. */
@@ -42,7 +48,7 @@ export async function bridgeCommand(options: BridgeOptions): Promise<number> {
   try {
     target = resolveTarget(options.spec, io);
     const connector = connectorFor(target, { io, onstderr: (line) => output.note(output.colors.dim(`upstream: ${terminalText(line)}`)) });
-    front = await createProxyServer({ upstream: connector, client: { era: ERA_CHOICES[options.era ?? 'auto'] } });
+    front = await createProxyServer({ upstream: connector, client: { era: ERA_CHOICES[options.era ?? 'auto'], ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }) } });
   } catch (error) {
     return reportFailure(output, error, true);
   }

@@ -13,11 +13,11 @@
  * instance finds nothing (-32602, "send the request again").
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import { McpError, McpErrorCode, isModernRevision, type ProgressParams } from '@switchboard/mcp';
+import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
 import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
-import { forFront } from './results.js';
+import { failureForFront, forFront } from './results.js';
 
 /** How an upstream request is made: its signal (cancels it) and progress listener, an `McpClient` call's options. */
 export interface UpstreamOptions {
@@ -59,6 +59,11 @@ function toolFailure(call: CallInFlight, error: unknown): unknown {
   const refused = call.refused;
   if (!(refused instanceof InvalidInputResponseError) || !(error instanceof McpError) || error.code !== McpErrorCode.InvalidParams) return error;
   return new ToolError(`The tool's question was not answered: ${refused.message}`);
+}
+
+/** The tool a `tools/call` names (its input is the call's params), for the words of a failure. */
+function toolName<I, R>(upstream: Upstream<I, R>, input: I): string | undefined {
+  return upstream.tool ? (input as { readonly name?: string }).name : undefined;
 }
 
 /** Runs front requests against one upstream session; see the module comment. */
@@ -117,7 +122,7 @@ export class Forwarder {
         if (questions.length === 0) {
           const event: UpstreamEvent<R> = await call.next();
           if (event.kind === 'result') return forFront(event.value, call.ctx);
-          if (event.kind === 'error') throw tool ? toolFailure(call, event.error) : event.error;
+          if (event.kind === 'error') throw failureForFront(tool ? toolFailure(call, event.error) : event.error, toolName(upstream, input));
           // Questions the upstream sends together (a handler asking several at once) make one round.
           await new Promise<void>((resolve) => setTimeout(resolve, 0));
           questions = [event, ...call.takeQuestions()];
@@ -150,7 +155,7 @@ export class Forwarder {
     try {
       return forFront(await upstream.request(input, call), ctx);
     } catch (error) {
-      throw upstream.tool ? toolFailure(call, error) : error;
+      throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input));
     } finally {
       this.inFlight.delete(call);
     }
@@ -158,11 +163,18 @@ export class Forwarder {
 
   /**
    * A question of the upstream session: given to the newest front call in flight. A legacy front asks its client
-   * at once; a modern front's call takes it as its next event.
+   * at once; a modern front's call takes it as its next event (a client that did not declare what it needs gets
+   * -32021 for that call, as from a server asking of it directly). `roots/list` is the exception: servers ask it on
+   * their own (after `notifications/initialized`, on a roots change), not because of the call in flight, so it goes
+   * only to a call whose client declared `roots` (MCP 2025-11-25 client/roots.mdx), else the upstream is answered
+   * -32601 as a client without roots answers; a call is never failed by a question it did not cause.
    */
   question(question: UpstreamQuestion): Promise<unknown> {
-    const call = this.inFlight.newest();
-    if (call === undefined) return Promise.reject(unattributedQuestion(question.method));
+    const roots = question.method === 'roots/list';
+    const call = roots ? this.inFlight.newest((c) => c.ctx.clientCapabilities.roots !== undefined) : this.inFlight.newest();
+    if (call === undefined) {
+      return Promise.reject(roots && this.inFlight.size > 0 ? upstreamAnswerError(new MissingClientCapabilityError({ roots: {} })) : unattributedQuestion(question.method));
+    }
     if (!(call instanceof FrontCall) || !isModernRevision(call.ctx.protocolVersion)) {
       return askFront(call.ctx, question, undefined).catch((error: unknown) => {
         if (error instanceof InvalidInputResponseError) call.refused = error;

@@ -162,10 +162,10 @@ export class CallsInFlight {
     this.#calls.delete(call);
   }
 
-  /** The newest call in flight, if any. */
-  newest(): CallInFlight | undefined {
+  /** The newest call in flight that `accepts` (every call when no test is given), if any. */
+  newest(accepts?: (call: CallInFlight) => boolean): CallInFlight | undefined {
     let last: CallInFlight | undefined;
-    for (const call of this.#calls) last = call;
+    for (const call of this.#calls) if (accepts === undefined || accepts(call)) last = call;
     return last;
   }
 

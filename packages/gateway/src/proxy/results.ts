@@ -5,8 +5,9 @@
  * is kept for a 2026-07-28 front client (a proxied result is cacheable only as the upstream says) and dropped for a
  * session-era one, which has no such fields. A session-era upstream's result is returned as it is.
  */
-import { isModernRevision } from '@switchboard/mcp';
-import type { RequestContext } from '@switchboard/mcp/server';
+import { McpError, McpErrorCode, ResourceNotFoundError, isModernRevision } from '@switchboard/mcp';
+import { RequestTimeoutError } from '@switchboard/mcp/client';
+import { ToolError, type RequestContext } from '@switchboard/mcp/server';
 
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
@@ -25,4 +26,30 @@ export function forFront<T>(result: T, ctx: RequestContext): T {
     if (Object.keys(meta).length > 0) out._meta = meta;
   }
   return out as T;
+}
+
+/**
+ * An upstream failure as the front answers it:
+ * - -32603 is answered "Internal error" with none of the upstream's text: it may describe the upstream's
+ *   internals, which a server never sends (as for the front's own handlers);
+ * - the upstream's "resource not found" (-32002 through 2025-11-25, -32602 with `data.uri` from 2026-07-28: MCP
+ *   2026-07-28 server/resources.mdx "Error Handling") becomes a {@link ResourceNotFoundError}, which the front
+ *   answers with the code of its client's revision;
+ * - an upstream request that ran out of time (the upstream client's `timeoutMs`) says so: a tool's as an `isError`
+ *   result the model can act on, any other as -32603 "Upstream request timed out";
+ * - anything else as it is.
+ * @param tool the tool's name when the request is a `tools/call`
+ */
+export function failureForFront(error: unknown, tool: string | undefined): unknown {
+  if (error instanceof RequestTimeoutError) {
+    return tool === undefined ? new McpError(McpErrorCode.InternalError, 'Upstream request timed out') : new ToolError(`Tool "${tool}" timed out: the upstream server did not answer in time`);
+  }
+  if (!(error instanceof McpError)) return error;
+  if (error instanceof ResourceNotFoundError) return error;
+  if (error.code === McpErrorCode.InternalError) return new McpError(McpErrorCode.InternalError, 'Internal error');
+  const data = error.data as { uri?: unknown } | undefined;
+  if ((error.code === McpErrorCode.ResourceNotFound || error.code === McpErrorCode.InvalidParams) && typeof data?.uri === 'string' && error.message.startsWith('Resource not found')) {
+    return new ResourceNotFoundError(data.uri);
+  }
+  return error;
 }
