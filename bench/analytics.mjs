@@ -10,21 +10,14 @@
 // see the same machine load; the figure is the median over rounds of the per-round difference (on − off) in µs per
 // call, and the ratio of the medians. Target (issue #24): ≤ 2 µs per call. `--gate` exits 1 when it is missed;
 // without it the verdict is printed only, since a loaded machine can move any timing.
+import { costFlags, median, silent } from './lib/inprocess.mjs';
 import process from 'node:process';
 import { attachAnalytics } from '@switchboard/mcp/analytics';
 import { McpServer } from '@switchboard/mcp/server';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = argv.indexOf(name);
-  return at === -1 ? fallback : Number(argv[at + 1]);
-};
-const smoke = argv.includes('--smoke');
-const rounds = option('--rounds', smoke ? 1 : 15);
-const calls = option('--calls', smoke ? 50 : 10_000);
+const { smoke, gate, rounds, calls } = costFlags({ calls: 10_000, smokeCalls: 50 });
 const TARGET_US = 2;
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const meta = (client) => ({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } });
 const METAS = [meta('bench-a'), meta('bench-b')];
 const facts = (client, subject) => ({ protocolVersion: '2025-11-25', clientInfo: { name: client, version: '1' }, clientCapabilities: {}, serverCapabilities: undefined, logLevelRank: 0, authInfo: { subject } });
@@ -65,10 +58,6 @@ async function time(server, modern, count, firstId) {
   return ((performance.now() - started) * 1000) / count;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 let missed = 0;
 let nextId = 1;
@@ -114,4 +103,4 @@ if (snap.total.count !== timed || counted !== timed || snap.byClient.length !== 
   console.error(`the analytics counted ${snap.total.count} calls (${JSON.stringify(snap.total.classes)}), expected ${timed}`);
   process.exit(1);
 }
-if (missed > 0 && argv.includes('--gate')) process.exit(1);
+if (missed > 0 && gate) process.exit(1);

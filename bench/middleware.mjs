@@ -10,21 +10,14 @@
 // per-round difference (ten − none) in µs per call, and the ratio of the medians. Target: ≤ 5 µs per call
 // (mcp-proxy's loaded stack adds about 5 µs). `--gate` exits 1 when a target is missed; without it the verdict is
 // printed only, since a loaded machine can move any timing.
+import { costFlags, median, silent } from './lib/inprocess.mjs';
 import process from 'node:process';
 import { McpServer } from '@switchboard/mcp/server';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = argv.indexOf(name);
-  return at === -1 ? fallback : Number(argv[at + 1]);
-};
-const smoke = argv.includes('--smoke');
-const rounds = option('--rounds', smoke ? 1 : 15);
-const calls = option('--calls', smoke ? 50 : 10_000);
+const { smoke, gate, rounds, calls } = costFlags({ calls: 10_000, smokeCalls: 50 });
 const TARGET_US = 5;
 const MIDDLEWARES = 10;
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } };
 const FACTS = { protocolVersion: '2025-11-25', clientInfo: { name: 'bench', version: '1' }, clientCapabilities: {}, serverCapabilities: undefined, logLevelRank: 0 };
 
@@ -61,10 +54,6 @@ async function time(server, modern, count, firstId) {
   return ((performance.now() - started) * 1000) / count;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 let missed = 0;
 let nextId = 1;
@@ -106,4 +95,4 @@ if (seen !== expected) {
   console.error(`the middlewares ran ${seen} times, expected ${expected}`);
   process.exit(1);
 }
-if (missed > 0 && argv.includes('--gate')) process.exit(1);
+if (missed > 0 && gate) process.exit(1);

@@ -15,6 +15,7 @@
 // both sides, as both run here), per era, printed with ✓/✗ against issue 24's target — OpenTelemetry on costs
 // ≤ 15 µs per call — for each side on its own; `both` is shown for a client and server in one process (a gateway
 // pays both sides per call). `--gate` makes a miss exit 1.
+import { costFlags, median, silent } from './lib/inprocess.mjs';
 import process from 'node:process';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -26,17 +27,9 @@ import { McpServer } from '@switchboard/mcp/server';
 import { inMemoryConnector } from '@switchboard/mcp/testing';
 import { clientTelemetry, serverTelemetry } from '@switchboard/otel';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = argv.indexOf(name);
-  return at === -1 ? fallback : Number(argv[at + 1]);
-};
-const smoke = argv.includes('--smoke');
-const rounds = option('--rounds', smoke ? 1 : 15);
-const calls = option('--calls', smoke ? 20 : 3_000);
+const { smoke, gate, rounds, calls } = costFlags({ calls: 3_000, smokeCalls: 20 });
 const TARGET_US = 15;
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 let exported = 0;
 const noopExporter = {
@@ -82,10 +75,6 @@ async function time(client, count, firstId) {
   return (used.user + used.system) / count;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 let missed = 0;
 let nextId = 1;
@@ -144,4 +133,4 @@ if (exported < onCalls) {
   console.error(`the no-op exporter saw ${exported} spans, expected at least ${onCalls}`);
   process.exit(1);
 }
-if (missed > 0 && argv.includes('--gate')) process.exit(1);
+if (missed > 0 && gate) process.exit(1);
