@@ -36,14 +36,31 @@ const META_SETTER: TextMapSetter<Record<string, string>> = {
  * on an error response `rpc.response.status_code` and `error.type` = the code; `tool_error` for `isError: true`; a
  * client-side failure has `error.type` = its `ClientErrorCode` (`request_timeout`, `connection_closed`, …), else `_OTHER`.
  *
+ * Each connection (from the start of its transport to its close, whoever closed it) is one
+ * `mcp.client.session.duration` measurement with `mcp.protocol.version` (once negotiated), `network.transport` and
+ * `server.address` / `server.port` when given; `error.type` is left out (the client does not learn why a channel ended).
+ *
  * @example
  * const client = await McpClient.connect({ connector: streamableHttp({ url }), instrumentation: clientTelemetry() });
  */
 export function clientTelemetry(options: ClientTelemetryOptions = {}): ClientInstrumentation {
   const { tracer, propagator, histogram } = instrumentsOf(options);
   const duration: Histogram = histogram(METRIC.clientOperation, 'The duration of an MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.');
+  const sessionDuration: Histogram = histogram(METRIC.clientSession, 'The duration of the MCP session as observed on the MCP client.');
   const { serverAddress, serverPort } = options;
   return {
+    onConnection(transport) {
+      const started = performance.now();
+      return (end) => {
+        const attributes: Attributes = {};
+        if (end.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = end.protocolVersion;
+        attributes[ATTR.networkTransport] = transport.kind === 'stdio' ? 'pipe' : 'tcp';
+        if (transport.kind !== 'stdio') attributes[ATTR.networkProtocolName] = 'http';
+        if (serverAddress !== undefined) attributes[ATTR.serverAddress] = serverAddress;
+        if (serverPort !== undefined) attributes[ATTR.serverPort] = serverPort;
+        sessionDuration.record((performance.now() - started) / 1000, attributes);
+      };
+    },
     onRequest(info) {
       const started = performance.now();
       const attributes = requestAttributes(info);

@@ -4,6 +4,6 @@
  * other Switchboard packages do not depend on it, so nothing is loaded and nothing costs when it is not used.
  */
 export { clientTelemetry, type ClientTelemetryOptions } from './client.js';
-export { serverTelemetry, type ServerTelemetryOptions } from './server.js';
+export { instrumentServer, serverTelemetry, type ServerTelemetryOptions } from './server.js';
 export { DURATION_BUCKETS_S, SEMCONV_VERSION } from './conventions.js';
 export type { TelemetryProviders } from './instruments.js';

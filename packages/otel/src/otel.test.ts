@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SpanKind, SpanStatusCode, trace, context } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Logger } from '@switchboard/jsonrpc';
@@ -8,7 +8,7 @@ import { McpServer } from '@switchboard/mcp/server';
 import { inMemoryConnector } from '@switchboard/mcp/testing';
 import { createProxyServer } from '@switchboard/gateway';
 import { otelSdk } from '../../../test/helpers/otelSdk.js';
-import { clientTelemetry, DURATION_BUCKETS_S, serverTelemetry } from './index.js';
+import { clientTelemetry, DURATION_BUCKETS_S, instrumentServer, serverTelemetry } from './index.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -93,7 +93,7 @@ describe.each([
     expect(serverUnknown.status.code).toBe(SpanStatusCode.UNSET);
 
     const points = await sdk.histograms();
-    expect(new Set(points.map((p) => p.name))).toEqual(new Set(['mcp.client.operation.duration', 'mcp.server.operation.duration']));
+    expect(new Set(points.map((p) => p.name))).toEqual(new Set(['mcp.client.operation.duration', 'mcp.server.operation.duration', 'mcp.client.session.duration']));
     for (const p of points) {
       expect(p.unit).toBe('s');
       expect(p.boundaries).toEqual(DURATION_BUCKETS_S);
@@ -130,5 +130,54 @@ describe('trace context through the gateway', () => {
     expect(frontServer.parentSpanContext?.spanId).toBe(downstreamClient.spanContext().spanId);
     expect(frontClient.parentSpanContext?.spanId).toBe(frontServer.spanContext().spanId);
     expect(upstreamServer.parentSpanContext?.spanId).toBe(frontClient.spanContext().spanId);
+  });
+});
+
+describe('instrumentServer: what no middleware sees', () => {
+  const envelope = (revision: string) => ({
+    'io.modelcontextprotocol/protocolVersion': revision,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+  });
+
+  it('a refused modern request (-32022) is a SERVER span with error.type "-32022" and a histogram point; a -32601 refusal has no error.type', async () => {
+    const server = weatherServer();
+    const detach = instrumentServer(server, sdk.providers);
+    const refused = await server.handle({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_weather', arguments: {}, _meta: envelope('2099-01-01') } });
+    expect(refused).toMatchObject({ error: { code: -32022 } });
+    // A session-only method without a session: -32601, which a server must not count as an error (mcp.md).
+    expect(await server.handle({ jsonrpc: '2.0', id: 8, method: 'logging/setLevel', params: { level: 'info' } })).toMatchObject({ error: { code: -32601 } });
+    const s = span(SpanKind.SERVER, 'tools/call get_weather');
+    expect(s.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'get_weather', 'mcp.protocol.version': '2099-01-01', 'error.type': '-32022', 'rpc.response.status_code': '-32022', 'jsonrpc.request.id': '7' });
+    expect(s.status.code).toBe(SpanStatusCode.ERROR);
+    const setLevel = span(SpanKind.SERVER, 'logging/setLevel');
+    expect(setLevel.attributes['rpc.response.status_code']).toBe('-32601');
+    expect(setLevel.attributes['error.type']).toBeUndefined();
+    expect(setLevel.status.code).toBe(SpanStatusCode.UNSET);
+    const points = (await sdk.histograms()).filter((p) => p.name === 'mcp.server.operation.duration');
+    expect(points.find((p) => p.attributes['error.type'] === '-32022')?.count).toBe(1);
+    expect(points.find((p) => p.attributes['mcp.method.name'] === 'logging/setLevel')?.count).toBe(1);
+
+    detach();
+    await server.handle({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_weather', arguments: {}, _meta: envelope('2099-01-01') } });
+    expect(sdk.spans()).toHaveLength(2);
+  });
+
+  it('one legacy session is one mcp.server.session.duration point and one mcp.client.session.duration point once the client closes', async () => {
+    const server = weatherServer();
+    instrumentServer(server, sdk.providers);
+    const client = await McpClient.connect({ connector: inMemoryConnector(server), era: 'legacy', logger: silent, instrumentation: clientTelemetry(sdk.providers) });
+    await client.callTool({ name: 'get_weather', arguments: {} });
+    expect((await sdk.histograms()).filter((p) => p.name.endsWith('.session.duration'))).toEqual([]);
+    await client.close();
+    await vi.waitFor(() => expect(server.sessions.size).toBe(0));
+    const points = (await sdk.histograms()).filter((p) => p.name.endsWith('.session.duration'));
+    expect(points.map((p) => p.name).sort()).toEqual(['mcp.client.session.duration', 'mcp.server.session.duration']);
+    for (const p of points) {
+      expect(p.count).toBe(1);
+      expect(p.unit).toBe('s');
+      expect(p.boundaries).toEqual(DURATION_BUCKETS_S);
+      expect(p.attributes).toEqual({ 'mcp.protocol.version': '2025-11-25', 'network.transport': 'pipe' });
+    }
   });
 });

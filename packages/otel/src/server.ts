@@ -3,11 +3,12 @@
  * and a `mcp.server.operation.duration` measurement named and attributed per the MCP semantic conventions
  * (`conventions.ts`), in both eras, parented on the trace context the client put in `params._meta`.
  *
- * Requests the server's inbound step refuses before dispatch (unknown method, era mismatch, malformed envelope)
- * never reach a middleware and are not seen here.
+ * Requests the server's inbound step refuses before dispatch (era mismatch, malformed envelope, a session-only
+ * method) never reach a middleware: {@link instrumentServer} installs the middleware and also hears those
+ * (`McpServer.onRefused`) and the sessions' ends (`McpServer.onSessionClosed`, for `mcp.server.session.duration`).
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Link, type TextMapGetter } from '@opentelemetry/api';
-import type { Middleware, MiddlewareCall } from '@switchboard/mcp/server';
+import type { InboundRefusalEvent, McpServer, Middleware, MiddlewareCall, ServerSession } from '@switchboard/mcp/server';
 import { ATTR, EXECUTE_TOOL, isToolError, jsonRpcCodeOf, METRIC, nameOf, SERVER_NON_ERROR_CODES, targetAttribute, TOOL_ERROR } from './conventions.js';
 import { instrumentsOf, type TelemetryProviders } from './instruments.js';
 
@@ -53,10 +54,79 @@ function metaOf(params: unknown): Record<string, unknown> | undefined {
  * server.use(serverTelemetry());
  */
 export function serverTelemetry(options: ServerTelemetryOptions = {}): Middleware {
+  return telemetryOf(options).middleware;
+}
+
+/**
+ * Instruments `server` whole: installs {@link serverTelemetry}'s middleware (call it before any other `use`), and
+ * also records
+ * - every request the inbound step refuses before dispatch (`McpServer.onRefused`: -32022 unsupported revision, a
+ *   malformed `_meta` envelope, a method its era or session does not serve, an undeclared client capability): a
+ *   SERVER span named like the others with `mcp.method.name`, the target, `mcp.protocol.version` (the revision it
+ *   claimed or its session negotiated), `jsonrpc.request.id`, `rpc.response.status_code`, `network.transport` (the
+ *   `networkTransport` option: the event does not say which transport it came on), and, unless the code is one a
+ *   server must not count (see {@link serverTelemetry}), `error.type` = the code and status ERROR; plus a
+ *   `mcp.server.operation.duration` point of 0 s (the refusal is immediate and the event carries no start time);
+ * - every legacy-era session, from its successful `initialize` to its close (whoever closed it): one
+ *   `mcp.server.session.duration` measurement with `mcp.protocol.version` and `network.transport`; `error.type`
+ *   is left out (the server does not learn why a connection ended). Modern-era traffic has no session.
+ *
+ * @returns a function that detaches all of it (middleware and listeners)
+ * @example
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' });
+ * const detach = instrumentServer(server);
+ */
+export function instrumentServer(server: McpServer, options: ServerTelemetryOptions = {}): () => void {
+  const telemetry = telemetryOf(options);
+  const disposers = [server.use(telemetry.middleware), server.onRefused(telemetry.refused), server.onSessionClosed(telemetry.sessionClosed)];
+  return () => {
+    for (const dispose of disposers) dispose();
+  };
+}
+
+/** When a session's `initialize` began and the `network.transport` it came on. */
+interface SessionStart {
+  readonly started: number;
+  readonly networkTransport: string;
+}
+
+/** The middleware and the listeners of one set of instruments. */
+function telemetryOf(options: ServerTelemetryOptions): { readonly middleware: Middleware; readonly refused: (event: InboundRefusalEvent) => void; readonly sessionClosed: (session: ServerSession) => void } {
   const { tracer, propagator, histogram } = instrumentsOf(options);
   const duration: Histogram = histogram(METRIC.serverOperation, 'The duration of an MCP request or notification as observed on the receiver.');
+  const sessionDuration: Histogram = histogram(METRIC.serverSession, 'The duration of the MCP session as observed on the MCP server.');
   const unframed = options.networkTransport ?? 'pipe';
-  return (call, next) => {
+  const sessions = new WeakMap<ServerSession, SessionStart>();
+  const refused = (event: InboundRefusalEvent): void => {
+    const method = event.method;
+    const attributes: Attributes = { [ATTR.methodName]: method };
+    const target = targetAttribute(method);
+    const name = target === undefined ? undefined : event.toolName ?? undefined;
+    if (target !== undefined && name !== undefined) attributes[target] = name;
+    if (method === 'tools/call') attributes[ATTR.operationName] = EXECUTE_TOOL;
+    if (event.revision !== undefined) attributes[ATTR.protocolVersion] = event.revision;
+    attributes[ATTR.networkTransport] = unframed;
+    const code = event.code;
+    attributes[ATTR.statusCode] = String(code);
+    const counted = !SERVER_NON_ERROR_CODES.has(code);
+    if (counted) attributes[ATTR.errorType] = String(code);
+    const spanAttributes: Attributes = { ...attributes };
+    if (event.id !== null) spanAttributes[ATTR.requestId] = String(event.id);
+    const span = tracer.startSpan(name === undefined ? method : `${method} ${name}`, { kind: SpanKind.SERVER, attributes: spanAttributes });
+    if (counted) span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+    span.end();
+    duration.record(0, attributes);
+  };
+  const sessionClosed = (session: ServerSession): void => {
+    const start = sessions.get(session);
+    if (start === undefined) return;
+    sessions.delete(session);
+    const attributes: Attributes = {};
+    if (session.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = session.protocolVersion;
+    attributes[ATTR.networkTransport] = start.networkTransport;
+    sessionDuration.record((performance.now() - start.started) / 1000, attributes);
+  };
+  const middleware: Middleware = (call, next) => {
     if (call.isNotification) return next();
     const started = performance.now();
     const attributes = requestAttributes(call, unframed);
@@ -90,6 +160,8 @@ export function serverTelemetry(options: ServerTelemetryOptions = {}): Middlewar
     };
     return context.with(trace.setSpan(parent, span), next).then(
       (result) => {
+        // A legacy session begins with its accepted initialize (mcp.server.session.duration).
+        if (method === 'initialize' && call.session !== undefined) sessions.set(call.session, { started, networkTransport: call.caller === undefined ? unframed : 'tcp' });
         finish(isToolError(result) ? TOOL_ERROR : undefined, undefined, undefined);
         return result;
       },
@@ -101,6 +173,7 @@ export function serverTelemetry(options: ServerTelemetryOptions = {}): Middlewar
       },
     );
   };
+  return { middleware, refused, sessionClosed };
 }
 
 /** The attributes of a request known when it begins, shared by its span and its histogram measurement. */

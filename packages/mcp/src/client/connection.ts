@@ -13,7 +13,7 @@ import type { ClientProtocol, ClientTransport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import type { CoreSendOptions, InputQuestion } from './clientCore.js';
 import { clientFailure } from './failures.js';
-import type { ClientInstrumentation, ClientRequestObservation, ClientRequestOutcome } from './instrumentation.js';
+import type { ClientConnectionEnd, ClientInstrumentation, ClientRequestObservation, ClientRequestOutcome } from './instrumentation.js';
 import type { InputContext } from './options.js';
 
 /** `T` with its fields writable. */
@@ -100,7 +100,30 @@ export class ClientConnection {
 
   /** Starts the transport. @throws what the transport's `start()` throws (a `SpawnError`, …) */
   start(): Promise<void> {
+    const instrumentation = this.#setup.instrumentation;
+    if (instrumentation?.onConnection !== undefined) this.#observeConnection(instrumentation.onConnection);
     return this.#peer.start();
+  }
+
+  /** Tells the instrumentation this channel starts, and when it ends ({@link ClientInstrumentation.onConnection}). */
+  #observeConnection(onConnection: NonNullable<ClientInstrumentation['onConnection']>): void {
+    let end: ((end: ClientConnectionEnd) => void) | undefined;
+    try {
+      end = onConnection(this.transport);
+    } catch (error) {
+      this.#setup.logger.error('Instrumentation failed', { error });
+      return;
+    }
+    if (end === undefined) return;
+    const ended = end;
+    this.#peer.onclose = () => {
+      try {
+        ended({ era: this.#protocol?.era, protocolVersion: this.#protocol?.revision });
+      } catch (error) {
+        this.#setup.logger.error('Instrumentation failed', { error });
+      }
+      this.onclose?.();
+    };
   }
 
   /** The era and revision once negotiated. */

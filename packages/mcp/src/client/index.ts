@@ -33,7 +33,7 @@ export type {
   RequestOptions,
   SamplingHandler,
 } from './options.js';
-export type { ClientInstrumentation, ClientRequestInfo, ClientRequestObservation, ClientRequestOutcome } from './instrumentation.js';
+export type { ClientConnectionEnd, ClientInstrumentation, ClientRequestInfo, ClientRequestObservation, ClientRequestOutcome } from './instrumentation.js';
 export { InputRoundsExceededError, InvalidResultError, NegotiationError, NotSupportedError, PaginationLimitError } from './errors.js';
 export type { PaginationStop } from './errors.js';
 export { ACKNOWLEDGED_METHOD } from './listen.js';

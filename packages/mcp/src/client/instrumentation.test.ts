@@ -71,3 +71,42 @@ describe.each(['legacy', 'modern'] as const)('McpClientOptions.instrumentation (
     expect(errors).toContain('Instrumentation failed: request begin');
   });
 });
+
+describe('ClientInstrumentation.onConnection and McpServer.onSessionClosed', () => {
+  it('the client hears its connection start and end once, with the negotiated revision; the server hears the session close once', async () => {
+    const s = server();
+    const closedSessions: (string | undefined)[] = [];
+    s.onSessionClosed((session) => closedSessions.push(session.protocolVersion));
+    const events: string[] = [];
+    const instrumentation: ClientInstrumentation = {
+      onRequest: () => undefined,
+      onConnection: (transport) => {
+        events.push(`start ${transport.kind}`);
+        return (end) => events.push(`end ${end.era} ${end.protocolVersion}`);
+      },
+    };
+    const client = await McpClient.connect({ connector: inMemoryConnector(s), era: 'legacy', logger: s.logger, instrumentation });
+    expect(events).toHaveLength(1);
+    expect(closedSessions).toEqual([]);
+    await client.close();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(events.slice(1)).toEqual(['end legacy 2025-11-25']);
+    expect(closedSessions).toEqual(['2025-11-25']);
+  });
+
+  it('a throwing onSessionClosed listener is ignored, a disposed one is not called', async () => {
+    const s = server();
+    const calls: string[] = [];
+    s.onSessionClosed(() => {
+      throw new Error('boom');
+    });
+    const dispose = s.onSessionClosed(() => calls.push('disposed'));
+    s.onSessionClosed(() => calls.push('kept'));
+    dispose();
+    const client = await McpClient.connect({ connector: inMemoryConnector(s), era: 'legacy', logger: s.logger });
+    await client.close();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(calls).toEqual(['kept']);
+    expect(() => s.onSessionClosed(42 as never)).toThrow(TypeError);
+  });
+});

@@ -38,8 +38,22 @@ export interface ClientRequestObservation {
   readonly end: (outcome: ClientRequestOutcome) => void;
 }
 
+/** What is known of a connection when it ends (see {@link ClientInstrumentation.onConnection}). */
+export interface ClientConnectionEnd {
+  /** The era negotiated; `undefined` when the connection ended before negotiation finished. */
+  readonly era: 'legacy' | 'modern' | undefined;
+  /** The revision negotiated; `undefined` likewise. */
+  readonly protocolVersion: string | undefined;
+}
+
 /** Hooks that see each client request begin and end. A hook that throws is logged and the request goes on unobserved. */
 export interface ClientInstrumentation {
   /** A request is about to be sent; `undefined`: not interested. */
   readonly onRequest: (info: ClientRequestInfo) => ClientRequestObservation | undefined;
+  /**
+   * A connection (one channel to one server: `McpClient.connect`, or a reconnect) is about to start its transport;
+   * the function it returns is called exactly once when that channel ends, from either side (`McpClient.close`,
+   * the server or the transport closing it). A throw is logged and ignored. @default none
+   */
+  readonly onConnection?: ((transport: ClientTransport) => ((end: ClientConnectionEnd) => void) | undefined) | undefined;
 }

@@ -137,6 +137,7 @@ export class McpServer {
   #toolSearch: ToolSearch | undefined;
   readonly #middleware: MiddlewareChain;
   readonly #refusalListeners = new Set<InboundRefusalListener>();
+  readonly #sessionClosedListeners = new Set<(session: ServerSession) => void>();
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -230,6 +231,7 @@ export class McpServer {
       connectionClosed: (connection) => {
         this.#connections.delete(connection);
         this.#era.connectionClosed(connection);
+        this.#tellSessionClosed(connection);
       },
     };
   }
@@ -402,6 +404,31 @@ export class McpServer {
     if (typeof listener !== 'function') throw new TypeError('Invalid refusal listener: expected a function');
     this.#refusalListeners.add(listener);
     return () => void this.#refusalListeners.delete(listener);
+  }
+
+  /**
+   * Tells `listener` of every session-era connection ({@link McpServer.connect}) that closes, whoever closed it
+   * (the client, the transport, {@link McpServer.close}), once, after it left {@link McpServer.sessions}; the
+   * session's facts (`protocolVersion`, `clientInfo`) are still readable. Session telemetry uses it
+   * (`mcp.server.session.duration` of `@switchboard/otel`). Unlike `ServerSession.onclose` (one slot, the
+   * host's), any number of listeners. A listener that throws is logged and ignored.
+   * @returns a disposer that removes it
+   * @throws TypeError when `listener` is not a function
+   */
+  onSessionClosed(listener: (session: ServerSession) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('Invalid session listener: expected a function');
+    this.#sessionClosedListeners.add(listener);
+    return () => void this.#sessionClosedListeners.delete(listener);
+  }
+
+  #tellSessionClosed(session: ServerSession): void {
+    for (const listener of this.#sessionClosedListeners) {
+      try {
+        listener(session);
+      } catch (error) {
+        this.#logger.error('Session listener failed', { sessionId: session.id, error });
+      }
+    }
   }
 
   #tellRefused(message: JsonRpcRequest, ctx: DispatchContext, refusal: JsonRpcError): void {
