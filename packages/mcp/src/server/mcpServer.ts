@@ -35,7 +35,8 @@ import { ListenStreams } from './features/listen.js';
 import { RequestStateCodec } from './requestState.js';
 import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
 import { gateInbound, type GateContext } from './inboundGate.js';
-import { refusalEventOf, type InboundRefusalListener } from './refusalEvents.js';
+import { refusalEventOf, type InboundRefusalEvent, type InboundRefusalListener } from './refusalEvents.js';
+import { Listeners } from './listeners.js';
 import type { Middleware, MiddlewareFilter } from './middleware/call.js';
 import { MiddlewareChain } from './middleware/chain.js';
 import type { FeatureHost } from './features/featureHost.js';
@@ -136,8 +137,8 @@ export class McpServer {
   /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
   #toolSearch: ToolSearch | undefined;
   readonly #middleware: MiddlewareChain;
-  readonly #refusalListeners = new Set<InboundRefusalListener>();
-  readonly #sessionClosedListeners = new Set<(session: ServerSession) => void>();
+  readonly #refusalListeners = new Listeners<InboundRefusalEvent>('refusal');
+  readonly #sessionClosedListeners = new Listeners<ServerSession>('session');
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -401,9 +402,7 @@ export class McpServer {
    * @throws TypeError when `listener` is not a function
    */
   onRefused(listener: InboundRefusalListener): () => void {
-    if (typeof listener !== 'function') throw new TypeError('Invalid refusal listener: expected a function');
-    this.#refusalListeners.add(listener);
-    return () => void this.#refusalListeners.delete(listener);
+    return this.#refusalListeners.add(listener);
   }
 
   /**
@@ -416,30 +415,16 @@ export class McpServer {
    * @throws TypeError when `listener` is not a function
    */
   onSessionClosed(listener: (session: ServerSession) => void): () => void {
-    if (typeof listener !== 'function') throw new TypeError('Invalid session listener: expected a function');
-    this.#sessionClosedListeners.add(listener);
-    return () => void this.#sessionClosedListeners.delete(listener);
+    return this.#sessionClosedListeners.add(listener);
   }
 
   #tellSessionClosed(session: ServerSession): void {
-    for (const listener of this.#sessionClosedListeners) {
-      try {
-        listener(session);
-      } catch (error) {
-        this.#logger.error('Session listener failed', { sessionId: session.id, error });
-      }
-    }
+    this.#sessionClosedListeners.emit(session, { logger: this.#logger, facts: { sessionId: session.id } });
   }
 
   #tellRefused(message: JsonRpcRequest, ctx: DispatchContext, refusal: JsonRpcError): void {
     const event = refusalEventOf(message, ctx, refusal);
-    for (const listener of this.#refusalListeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger.error('Refusal listener failed', { method: event.method, error });
-      }
-    }
+    this.#refusalListeners.emit(event, { logger: this.#logger, facts: { method: event.method } });
   }
 
   // ---------------------------------------------------------------------------------------------------------
