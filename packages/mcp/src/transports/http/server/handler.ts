@@ -237,7 +237,12 @@ export class HttpCore {
   #route(input: HttpInput): Promise<HttpOutput> {
     const auth = this.#auth;
     if (auth === undefined) return this.#routeTo(input);
-    return auth.authenticate(input).then((verdict) => (isOutput(verdict) ? verdict : this.#routeTo(verdict)));
+    return auth.authenticate(input).then((verdict) => {
+      if (isOutput(verdict)) return verdict;
+      // A session is bound to the principal that opened it (`auth/resourceServer.ts` `sessionRefusal`).
+      const foreign = auth.sessionRefusal(verdict);
+      return foreign ?? this.#routeTo(verdict).then((output) => auth.bindSession(verdict, output));
+    });
   }
 
   #routeTo(input: HttpInput): Promise<HttpOutput> {

@@ -37,6 +37,7 @@ interface Claims {
   readonly iss?: string;
   readonly exp?: number;
   readonly cnf?: unknown;
+  readonly sub?: string;
   /** Signed by a key the authorization server's key set does not hold. */
   readonly stranger?: boolean;
   readonly kid?: string;
@@ -45,7 +46,7 @@ interface Claims {
 /** A JWT access token signed now (default: for this resource, scope `tools:read`, one hour). */
 async function token(claims: Claims = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const payload: Record<string, unknown> = { scope: claims.scope ?? 'tools:read', client_id: 'client-1', sub: 'user-1' };
+  const payload: Record<string, unknown> = { scope: claims.scope ?? 'tools:read', client_id: 'client-1', sub: claims.sub ?? 'user-1' };
   if (claims.cnf !== undefined) payload.cnf = claims.cnf;
   let jwt = new SignJWT(payload)
     .setProtectedHeader({ alg: 'ES256', kid: claims.kid ?? 'k1', typ: 'at+jwt' })
@@ -315,8 +316,17 @@ describe('per-tool scopes, before dispatch', () => {
     expect(allowed.status).toBe(200);
     const text = ((allowed.body?.result as { content: { text: string }[] }).content[0] as { text: string }).text;
     expect(JSON.parse(text)).toMatchObject({ clientId: 'client-1', scopes: ['tools:read', 'notes:delete'] });
-    // Without a token the session is not reachable at all.
+    // Without a token the session is not reachable at all; with another user's token it does not exist (404), and
+    // its GET stream and DELETE are refused the same way.
     expect((await post({ jsonrpc: '2.0', id: 5, method: 'tools/list' }, session)).status).toBe(401);
+    const mallory = bearer(await token({ sub: 'mallory', scope: 'tools:read notes:delete' }));
+    const hijack = await post({ jsonrpc: '2.0', id: 6, method: 'tools/list' }, { ...session, authorization: mallory });
+    expect([hijack.status, hijack.body?.error]).toEqual([404, { code: -32001, message: 'Session not found' }]);
+    for (const method of ['GET', 'DELETE']) {
+      const response = await handler.fetch(new Request(RESOURCE, { method, headers: { ...session, accept: 'text/event-stream', authorization: mallory } }));
+      expect([method, response.status]).toEqual([method, 404]);
+    }
+    expect((await post({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { ...session, authorization: readOnly })).status).toBe(200);
     await handler.close();
   });
 

@@ -15,6 +15,7 @@
 import type { Logger } from '@switchboard/jsonrpc';
 import { expandScopes, scopesGranted, type AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { BodyRead, HttpInput, HttpOutput } from '../inputOutput.js';
+import { refusalOutput } from '../refusals.js';
 import { bearerCredentials, challengeOutput, verificationUnavailableOutput, type BearerChallenge } from './bearer.js';
 import {
   DEFAULT_AUTH_CLOCK_TOLERANCE_SECONDS,
@@ -84,6 +85,14 @@ class AuthenticatedInput implements HttpInput {
   }
 }
 
+/** Sessions whose opener is remembered at most (past it the oldest is forgotten: its session is then unchecked). */
+const MAX_BOUND_SESSIONS = 100_000;
+
+/** Who a token speaks for: its issuer, subject and client. */
+function principalOf(info: AuthInfo): string {
+  return JSON.stringify([info.issuer ?? '', info.subject ?? '', info.clientId]);
+}
+
 /** Why a DPoP request is refused. */
 interface ProofRefusal {
   readonly error: 'invalid_dpop_proof' | 'invalid_token';
@@ -138,6 +147,11 @@ export class ResourceServer {
   readonly #retryAfterSeconds: number;
   readonly #metadataSource: ResourceMetadataSource;
   readonly #metadataPaths: ReadonlySet<string>;
+  /**
+   * Who opened each Streamable HTTP session (its `Mcp-Session-Id` → the principal of the token that sent
+   * `initialize`), bounded: the oldest entries go first past {@link MAX_BOUND_SESSIONS}.
+   */
+  readonly #sessionPrincipals = new Map<string, string>();
   /** DPoP settings when `auth.dpop` is set. */
   readonly #dpop: (DpopSettings & { readonly required: boolean }) | undefined;
 
@@ -264,6 +278,33 @@ export class ResourceServer {
       return challengeOutput(this.challenge(input, { error: 'insufficient_scope', description: 'the access token lacks a scope this server requires', scopes: this.#requiredScopes }));
     }
     return new AuthenticatedInput(input, authInfo);
+  }
+
+  /**
+   * The refusal of a request that names a Streamable HTTP session another principal opened: 404, the answer to an
+   * unknown session, so it reveals nothing (MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking":
+   * servers "SHOULD bind session IDs to user-specific information"; sessions "MUST NOT" be used for
+   * authentication). Sessions of this process only (a session another instance opened is not known here).
+   */
+  sessionRefusal(input: HttpInput): HttpOutput | undefined {
+    const sessionId = input.header('mcp-session-id');
+    if (sessionId === undefined) return undefined;
+    const opener = this.#sessionPrincipals.get(sessionId);
+    return opener === undefined || opener === principalOf(input.authInfo as AuthInfo) ? undefined : refusalOutput('sessionNotFound');
+  }
+
+  /** Records who opened the session an answer started (an `initialize` answered with `Mcp-Session-Id`), and forgets an ended one. */
+  bindSession(input: HttpInput, output: HttpOutput): HttpOutput {
+    const asked = input.header('mcp-session-id');
+    if (asked !== undefined) {
+      if (input.method === 'DELETE' && output.status === 200) this.#sessionPrincipals.delete(asked);
+      return output;
+    }
+    const opened = output.headers['mcp-session-id'];
+    if (opened === undefined) return output;
+    this.#sessionPrincipals.set(opened, principalOf(input.authInfo as AuthInfo));
+    if (this.#sessionPrincipals.size > MAX_BOUND_SESSIONS) this.#sessionPrincipals.delete(this.#sessionPrincipals.keys().next().value as string);
+    return output;
   }
 
   /**
