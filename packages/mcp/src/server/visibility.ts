@@ -92,6 +92,12 @@ export function visibleItems(host: VisibilityHost, list: { readonly kind: ListKi
   if (!listsPerCaller(host)) return list.items;
   const { kind, items } = list;
   const caller = callerOf(ctx);
+  // Only tools' scopes make the lists differ (no visibility function, no mounted server's rule): a list depends on
+  // the caller's scopes alone, so it is kept per scope set (see scopedLists).
+  if (host.visibility === undefined && host.registry.gated === 0) {
+    if (kind !== 'tools' || typeof caller.authInfo !== 'object' || caller.authInfo === null) return items;
+    return scopedList(host, items, caller);
+  }
   const out: unknown[] = [];
   let i = 0;
   for (const entry of host.registry.mapOf(kind).values()) {
@@ -99,6 +105,33 @@ export function visibleItems(host: VisibilityHost, list: { readonly kind: ListKi
     i++;
   }
   return out;
+}
+
+/**
+ * The tools lists already filtered, per registry list (a new array after every change, so a change drops them) and
+ * per scope set of the caller (its granted scopes, sorted): a caller's next `tools/list` costs a lookup, not a walk
+ * of every tool. At most {@link MAX_SCOPE_SETS} scope sets per list (then they are all dropped).
+ */
+const scopedLists = new WeakMap<readonly unknown[], Map<string, readonly unknown[]>>();
+const MAX_SCOPE_SETS = 256;
+
+function scopedList(host: VisibilityHost, items: readonly unknown[], caller: VisibilityCaller): readonly unknown[] {
+  const granted = (caller.authInfo as { scopes?: unknown }).scopes;
+  const key = Array.isArray(granted) ? JSON.stringify([...new Set(granted.filter((g): g is string => typeof g === 'string'))].sort()) : '';
+  let perSet = scopedLists.get(items);
+  const kept = perSet?.get(key);
+  if (kept !== undefined) return kept;
+  const out: unknown[] = [];
+  let i = 0;
+  for (const entry of host.registry.tools.values()) {
+    if (scopesGranted(caller.authInfo, entry.scopes)) out.push(items[i]);
+    i++;
+  }
+  if (perSet === undefined) scopedLists.set(items, (perSet = new Map()));
+  if (perSet.size >= MAX_SCOPE_SETS) perSet.clear();
+  const frozen = Object.freeze(out);
+  perSet.set(key, frozen);
+  return frozen;
 }
 
 /**

@@ -294,6 +294,24 @@ describe('per-tool scopes, before dispatch', () => {
     expect(await names('tools:read notes:delete')).toEqual([['read_notes', 'delete_notes'], 'private']);
   });
 
+  it('tools/list per scope set: the same set in any order gets the same list; a registration is seen at once', async () => {
+    const server = new McpServer({ name: 'scoped', version: '1.0.0' }, { logger: silentLogger });
+    server.tool('a', { scopes: ['s1'] }, () => ({ content: [] }));
+    server.tool('b', { scopes: ['s1', 's2'] }, () => ({ content: [] }));
+    const handler = createMcpHttpHandler({ server, auth: { verifier: jwtVerifier({ issuer: ISSUER, jwks: { keys: [publicJwk] } }), authorizationServers: [ISSUER] } });
+    const names = async (scope: string): Promise<string[]> => {
+      const answer = await modern(handler, { method: 'tools/list', authorization: bearer(await token({ scope })) });
+      return (answer.body?.result as { tools: { name: string }[] }).tools.map((t) => t.name);
+    };
+    expect(await names('s1')).toEqual(['a']);
+    expect(await names('s2 s1')).toEqual(['a', 'b']);
+    expect(await names('s1 s2 s1')).toEqual(['a', 'b']);
+    expect(await names('s2')).toEqual([]);
+    server.tool('c', { scopes: ['s2'] }, () => ({ content: [] }));
+    expect(await names('s2')).toEqual(['c']);
+    expect(await names('s1 s2')).toEqual(['a', 'b', 'c']);
+  });
+
   it('legacy session (2025-11-25): initialize, tools/list filtered, a tools/call lacking the scope is 403 with its id; with it ctx.authInfo is there', async () => {
     const handler = handlerWith();
     const readOnly = bearer(await token());
