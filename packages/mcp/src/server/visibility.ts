@@ -127,7 +127,10 @@ function scopedList(host: VisibilityHost, items: readonly unknown[], caller: Vis
     if (scopesGranted(caller.authInfo, entry.scopes)) out.push(items[i]);
     i++;
   }
-  if (perSet === undefined) scopedLists.set(items, (perSet = new Map()));
+  if (perSet === undefined) {
+    perSet = new Map<string, readonly unknown[]>();
+    scopedLists.set(items, perSet);
+  }
   if (perSet.size >= MAX_SCOPE_SETS) perSet.clear();
   const frozen = Object.freeze(out);
   perSet.set(key, frozen);
