@@ -91,6 +91,8 @@ export class HttpCore {
   readonly #cors: CorsPolicy | undefined;
   /** The resource server of the `auth` option; `undefined` without it. */
   readonly #auth: ResourceServer | undefined;
+  /** With `auth`: the verified `authInfo` of each request, for `onRefused` (a 403 after the token was verified). */
+  readonly #verified = new WeakMap<HttpInput, unknown>();
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
@@ -207,7 +209,7 @@ export class HttpCore {
         mcpMethod: input.header('mcp-method'),
         code: typeof error?.code === 'number' ? error.code : undefined,
         message: typeof error?.message === 'string' ? error.message : undefined,
-        authInfo: input.authInfo,
+        authInfo: this.#verified.get(input) ?? input.authInfo,
       });
     } catch (error) {
       this.#logger.error('onRefused failed', { error });
@@ -239,6 +241,7 @@ export class HttpCore {
     if (auth === undefined) return this.#routeTo(input);
     return auth.authenticate(input).then((verdict) => {
       if (isOutput(verdict)) return verdict;
+      if (this.#onRefused !== undefined) this.#verified.set(input, verdict.authInfo);
       // A session is bound to the principal that opened it (`auth/resourceServer.ts` `sessionRefusal`).
       const foreign = auth.sessionRefusal(verdict);
       return foreign ?? this.#routeTo(verdict).then((output) => auth.bindSession(verdict, output));

@@ -271,6 +271,18 @@ describe('per-tool scopes, before dispatch', () => {
     expect((await callTool(handler, 'read_notes', bearer(await token()))).status).toBe(200);
   });
 
+  it('onRefused hears a 401 without authInfo and a 403 with the verified token authInfo', async () => {
+    const events: { status: number; authInfo: unknown }[] = [];
+    const handler = createMcpHttpHandler({
+      server: createServer(),
+      onRefused: (event) => events.push({ status: event.status, authInfo: event.authInfo }),
+      auth: { verifier: jwtVerifier({ issuer: ISSUER, jwks: { keys: [publicJwk] } }), authorizationServers: [ISSUER] },
+    });
+    await modern(handler, { method: 'tools/list' });
+    await callTool(handler, 'delete_notes', bearer(await token()));
+    expect(events.map((e) => [e.status, (e.authInfo as { clientId?: string } | undefined)?.clientId])).toEqual([[401, undefined], [403, 'client-1']]);
+  });
+
   it('modern: a tool hidden by the visibility rule is not revealed by a 403 (answered as unknown)', async () => {
     const answer = await callTool(handlerWith(), 'hidden_admin', bearer(await token()));
     expect(answer.status).toBe(200);
