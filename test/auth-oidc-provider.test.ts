@@ -4,12 +4,14 @@
  * 8707 resource indicator; our protected server (`serveHttp` with `auth: { verifier: jwtVerifier(…) }`, the key set
  * fetched from the provider's `jwks_uri`) accepts a token minted for it, refuses one minted for another resource,
  * answers a per-tool scope with 403 `insufficient_scope` until the client gets a token with that scope (step-up),
- * and refuses a garbage token; our client reaches it with the token in both eras.
+ * and refuses a garbage token; our client reaches it with the token in both eras. With `dpop: { required: true }`,
+ * a DPoP-bound token the provider issued (RFC 9449: a proof at the token endpoint) passes with a fresh proof per
+ * request, and a replayed proof, another key's proof or the token sent as a bearer token are refused.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger } from '@switchboard/jsonrpc';
-import { exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, base64url, exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryEraVerdictStore, McpClient, streamableHttp } from '../packages/mcp/src/client/index.js';
@@ -23,6 +25,8 @@ const CLIENT = { id: 'notes-agent', secret: 'notes-agent-secret-0123456789abcdef
 let asServer: http.Server;
 let issuer: string;
 let mcp: ServeHttpHandle;
+/** The same server, accepting DPoP-bound tokens only. */
+let dpopMcp: ServeHttpHandle;
 
 beforeAll(async () => {
   asServer = http.createServer();
@@ -36,6 +40,11 @@ beforeAll(async () => {
     port: 0,
     auth: { authorizationServers: [issuer], scopesSupported: ['notes:read'], verifier: jwtVerifier({ issuer, jwksUrl: `${issuer}/jwks` }) },
   });
+  dpopMcp = await serveHttp({
+    server,
+    port: 0,
+    auth: { authorizationServers: [issuer], dpop: { required: true }, verifier: jwtVerifier({ issuer, jwksUrl: `${issuer}/jwks` }) },
+  });
   const signing = await generateKeyPair('ES256', { extractable: true });
   const provider = new Provider(issuer, {
     clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'notes:read notes:purge', id_token_signed_response_alg: 'ES256' }],
@@ -45,11 +54,12 @@ beforeAll(async () => {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      dPoP: { enabled: true },
       resourceIndicators: {
         enabled: true,
         // RFC 8707: a token is minted for the resource the client names; this server knows two.
         getResourceServerInfo: (_ctx: unknown, resource: string) => {
-          if (resource !== mcp.url && resource !== OTHER_RESOURCE) throw new errors.InvalidTarget();
+          if (resource !== mcp.url && resource !== dpopMcp.url && resource !== OTHER_RESOURCE) throw new errors.InvalidTarget();
           return { scope: 'notes:read notes:purge', audience: resource, accessTokenTTL: 300, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
         },
       },
@@ -60,15 +70,37 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mcp.close({ drainMs: 0 });
+  await dpopMcp.close({ drainMs: 0 });
   asServer.closeAllConnections();
   await new Promise<void>((resolve) => asServer.close(() => resolve()));
 });
 
-/** A client credentials token from the provider for `resource` with `scope`. */
-async function tokenFor(resource: string, scope: string): Promise<string> {
+/** A DPoP key of the client and the proofs it makes (RFC 9449 §4.2). */
+interface DpopKey {
+  proof(htm: string, htu: string, accessToken?: string): Promise<string>;
+}
+
+async function dpopKey(): Promise<DpopKey> {
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(pair.publicKey);
+  return {
+    proof: async (htm, htu, accessToken) => {
+      const claims: Record<string, unknown> = { htm, htu, jti: crypto.randomUUID() };
+      if (accessToken !== undefined) claims.ath = base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken))));
+      return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).setIssuedAt().sign(pair.privateKey);
+    },
+  };
+}
+
+/** A client credentials token from the provider for `resource` with `scope` (DPoP-bound when `dpop` is given). */
+async function tokenFor(resource: string, scope: string, dpop?: DpopKey): Promise<string> {
   const response = await fetch(`${issuer}/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`,
+      ...(dpop === undefined ? {} : { dpop: await dpop.proof('POST', `${issuer}/token`) }),
+    },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }).toString(),
   });
   const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
@@ -134,5 +166,26 @@ describe('oidc-provider issues, our resource server verifies', () => {
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
     }
+  });
+
+  it('DPoP: a DPoP-bound token from the provider passes with a fresh proof each request; a replayed proof, a proof of another key and the token as a bearer token are refused', async () => {
+    const key = await dpopKey();
+    const token = await tokenFor(dpopMcp.url, 'notes:read', key);
+    const list = async (authorization: string, proof: string | undefined): Promise<Response> => {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization,
+        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list',
+      };
+      if (proof !== undefined) headers.dpop = proof;
+      return fetch(dpopMcp.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }) });
+    };
+    const proof = await key.proof('POST', dpopMcp.url, token);
+    expect((await list(`DPoP ${token}`, proof)).status).toBe(200);
+    expect((await list(`DPoP ${token}`, await key.proof('POST', dpopMcp.url, token))).status).toBe(200);
+    const replay = await list(`DPoP ${token}`, proof);
+    expect([replay.status, replay.headers.get('www-authenticate')?.startsWith('DPoP error="invalid_dpop_proof"')]).toEqual([401, true]);
+    const stranger = await dpopKey();
+    expect((await list(`DPoP ${token}`, await stranger.proof('POST', dpopMcp.url, token))).status).toBe(401);
+    expect((await list(`Bearer ${token}`, undefined)).status).toBe(401);
   });
 });
