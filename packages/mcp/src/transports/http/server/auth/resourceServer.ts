@@ -168,6 +168,11 @@ export class ResourceServer {
     this.#requiredScopes = Object.freeze([...(auth.requiredScopes ?? [])]);
     this.#challengeScopes = this.#requiredScopes.length > 0 ? this.#requiredScopes : Object.freeze([...(auth.scopesSupported ?? [])]);
     this.#hierarchy = auth.scopeHierarchy;
+    // MCP 2026-07-28 basic/authorization/index.mdx "Refresh Tokens": servers "SHOULD NOT include `offline_access`" in
+    // the challenge's scope or `scopes_supported` (refresh tokens are not a resource requirement).
+    if ([...this.#challengeScopes, ...(auth.scopesSupported ?? [])].includes('offline_access')) {
+      settings.logger.warn('MCP HTTP auth: offline_access is listed in scopesSupported or requiredScopes; MCP servers SHOULD NOT ask for it (clients add it themselves when they want refresh tokens)');
+    }
     this.#toleranceMs = (auth.clockToleranceSeconds ?? DEFAULT_AUTH_CLOCK_TOLERANCE_SECONDS) * 1000;
     this.#retryAfterSeconds = Math.ceil(auth.retryAfterSeconds ?? DEFAULT_AUTH_RETRY_AFTER_SECONDS);
     const dpop = auth.dpop;
