@@ -360,6 +360,25 @@ describe('per-tool scopes, before dispatch', () => {
     await handler.close();
   });
 
+  it('a 2025-03-26 batch holding one call the token may not make is refused whole (403, no id); without it the batch is served', async () => {
+    const handler = handlerWith();
+    const readOnly = bearer(await token());
+    const headers = { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: readOnly };
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = await handler.fetch(new Request(RESOURCE, { method: 'POST', headers, body: JSON.stringify(initialize) }));
+    const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') as string, 'mcp-protocol-version': '2025-03-26' };
+    await init.text();
+    await (await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }))).text();
+    const call = (id: number, name: string): unknown => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+    const refused = await answerOf(await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: session, body: JSON.stringify([call(2, 'read_notes'), call(3, 'delete_notes')]) })));
+    expect([refused.status, refused.body && 'id' in refused.body]).toEqual([403, false]);
+    expect(refused.challenge).toContain('scope="notes:delete"');
+    const served = await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: { ...session, accept: 'application/json' }, body: JSON.stringify([call(4, 'read_notes'), call(5, 'read_notes')]) }));
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as { id: number }[]).map((r) => r.id).sort()).toEqual([4, 5]);
+    await handler.close();
+  });
+
   it('without auth, a tool with scopes is served to a caller with no authentication facts (stdio-like)', async () => {
     const handler = createMcpHttpHandler({ server: createServer() });
     const answer = await modern(handler, { method: 'tools/list' });
