@@ -476,6 +476,13 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
     expect(doc).toMatchObject({ dpop_signing_alg_values_supported: ['ES256'], dpop_bound_access_tokens_required: true });
   });
 
+  it('behind a proxy: with a configured resource the proof is for the public URL the client used', async () => {
+    const handler = handlerWith({ dpop: {}, resource: 'https://mcp.example.com/mcp' });
+    const bound = await token({ cnf: { jkt }, aud: 'https://mcp.example.com/mcp' });
+    expect((await list(handler, bound, await proof({ accessToken: bound, htu: 'https://mcp.example.com/mcp' }))).status).toBe(200);
+    expect((await list(handler, bound, await proof({ accessToken: bound, htu: RESOURCE }))).status).toBe(401);
+  });
+
   it('without the dpop option the DPoP scheme is no credentials (401 without error)', async () => {
     const bound = await token({ cnf: { jkt } });
     const answer = await list(handlerWith(), bound, await proof({ accessToken: bound }));

@@ -246,7 +246,9 @@ export class ResourceServer {
       resource,
       audiences: [resource, ...this.#allowed],
       method: input.method,
-      url: `${this.#schemeOf(input)}://${input.header('host') ?? 'localhost'}${input.path}`,
+      // The URL the client addressed: the configured resource for the endpoint itself (behind a proxy the handler
+      // sees another host and maybe path), else the request's own.
+      url: this.#resource !== undefined && input.path === this.#mcpPath ? this.#resource : `${this.#schemeOf(input)}://${input.header('host') ?? 'localhost'}${input.path}`,
       header: (name) => input.header(name),
     };
     let verdict: AuthInfo | TokenRefusal;
