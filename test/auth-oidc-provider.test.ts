@@ -38,7 +38,8 @@ beforeAll(async () => {
   mcp = await serveHttp({
     server,
     port: 0,
-    auth: { authorizationServers: [issuer], scopesSupported: ['notes:read'], verifier: jwtVerifier({ issuer, jwksUrl: `${issuer}/jwks` }) },
+    // No jwksUrl: the key set is found from the provider's metadata (it serves OpenID Connect Discovery only).
+    auth: { authorizationServers: [issuer], scopesSupported: ['notes:read'], verifier: jwtVerifier({ issuer }) },
   });
   dpopMcp = await serveHttp({
     server,

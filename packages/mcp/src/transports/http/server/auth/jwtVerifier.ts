@@ -14,6 +14,7 @@ import type * as Jose from 'jose';
 import { scopeTokens, type AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { TokenRefusal, TokenVerifier } from './authOptions.js';
 import { DEFAULT_TOKEN_CACHE_MAX_ENTRIES, TokenCache, checkCacheLimits } from './tokenCache.js';
+import { discoverJwksUri } from './issuerMetadata.js';
 
 /** Default {@link JwtVerifierOptions.algorithms}: the asymmetric JWS algorithms (never `none`, never HMAC). */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
@@ -32,7 +33,10 @@ export const DEFAULT_TOKEN_CACHE_MAX_AGE_MS = 60_000;
 export interface JwtVerifierOptions {
   /** The issuer identifier(s) a token's `iss` must equal (OAuth 2.1 §5.2; RFC 9068 §4 step 3). */
   readonly issuer: string | readonly string[];
-  /** The URL of the authorization server's JWK Set (its metadata's `jwks_uri`). Exactly one of `jwksUrl` and `jwks`. */
+  /**
+   * The URL of the authorization server's JWK Set (its metadata's `jwks_uri`). At most one of `jwksUrl` and `jwks`.
+   * @default read from the issuer's metadata (RFC 8414, else OpenID Connect Discovery) on first use; needs one `issuer`
+   */
   readonly jwksUrl?: string | URL;
   /** A JWK Set held locally (public keys), instead of `jwksUrl`. */
   readonly jwks?: Jose.JSONWebKeySet;
@@ -48,7 +52,7 @@ export interface JwtVerifierOptions {
   readonly jwksCooldownMs?: number;
   /** How long a key set fetch may take, in ms; past it the request is answered 503. @default 5000 */
   readonly jwksTimeoutMs?: number;
-  /** The `fetch` that reads `jwksUrl`. @default globalThis.fetch */
+  /** The `fetch` that reads `jwksUrl` (and the issuer's metadata). @default globalThis.fetch */
   readonly fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Accepted tokens kept, so a repeated token is not verified again (least recently used first out; 0: none). @default 1000 */
   readonly cacheMaxEntries?: number;
@@ -101,7 +105,10 @@ function checkOptions(options: JwtVerifierOptions): void {
   if (!Array.isArray(issuers) || issuers.length === 0 || !issuers.every((i) => typeof i === 'string' && i.length > 0)) {
     throw new TypeError('Invalid option jwtVerifier.issuer: expected the issuer identifier (a non-empty string) or a non-empty list of them');
   }
-  if ((options.jwksUrl === undefined) === (options.jwks === undefined)) throw new TypeError('Invalid jwtVerifier options: give exactly one of jwksUrl and jwks');
+  if (options.jwksUrl !== undefined && options.jwks !== undefined) throw new TypeError('Invalid jwtVerifier options: give at most one of jwksUrl and jwks');
+  if (options.jwksUrl === undefined && options.jwks === undefined && (typeof options.issuer !== 'string' || !/^https?:\/\//.test(options.issuer))) {
+    throw new TypeError('Invalid jwtVerifier options: without jwksUrl or jwks the key set is found from one http(s) issuer; give jwksUrl');
+  }
   if (options.jwksUrl !== undefined) {
     const url = new URL(options.jwksUrl);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`Invalid option jwtVerifier.jwksUrl: expected an http(s) URL, got ${url.protocol}`);
@@ -120,7 +127,8 @@ function checkOptions(options: JwtVerifierOptions): void {
  * A token is refused (401 `invalid_token`) for a bad signature, an unknown key, a wrong `iss`, `exp` past (or `nbf`
  * ahead) beyond the tolerance, a missing `exp`, an algorithm not listed, a wrong `typ`; the verification rejects
  * (503) only when the key set cannot be fetched or read.
- * @throws TypeError when `issuer` is missing, not exactly one of `jwksUrl` and `jwks` is given, or `jwksUrl` is not http(s)
+ * @throws TypeError when `issuer` is missing, both `jwksUrl` and `jwks` are given, neither is given with an issuer that
+ *   is not one http(s) URL, or `jwksUrl` is not http(s)
  * @throws RangeError on a negative or non-finite duration, or bad cache limits
  * @example
  * createMcpHttpHandler({ server, auth: {
@@ -149,7 +157,8 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       timeoutDuration: Math.round(options.jwksTimeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS),
       ...(options.fetch === undefined ? {} : { [jose.customFetch]: options.fetch }),
     };
-    return { jose, keys: jose.createRemoteJWKSet(new URL(options.jwksUrl as string | URL), remote) };
+    const jwksUrl = options.jwksUrl ?? (await discoverJwksUri(options.issuer as string, { fetch: options.fetch ?? globalThis.fetch, timeoutMs: options.jwksTimeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS }));
+    return { jose, keys: jose.createRemoteJWKSet(new URL(jwksUrl), remote) };
   };
   return {
     async verify(token: string): Promise<AuthInfo | TokenRefusal> {

@@ -500,9 +500,9 @@ describe('option validation', () => {
     expect(() => handlerWith(auth)).toThrow(message);
   });
 
-  it('jwtVerifier refuses no issuer and both or neither key source', () => {
+  it('jwtVerifier refuses no issuer, both key sources, and discovery over several issuers', () => {
     expect(() => jwtVerifier({ issuer: '', jwks: { keys: [] } })).toThrow(/issuer/);
-    expect(() => jwtVerifier({ issuer: ISSUER })).toThrow(/exactly one of jwksUrl and jwks/);
-    expect(() => jwtVerifier({ issuer: ISSUER, jwks: { keys: [] }, jwksUrl: 'https://x.example/jwks' })).toThrow(/exactly one/);
+    expect(() => jwtVerifier({ issuer: [ISSUER, 'https://other.example'] })).toThrow(/one http\(s\) issuer/);
+    expect(() => jwtVerifier({ issuer: ISSUER, jwks: { keys: [] }, jwksUrl: 'https://x.example/jwks' })).toThrow(/at most one/);
   });
 });
