@@ -194,9 +194,48 @@ describe('the store stays within its bound', () => {
     expect(snap.total.count).toBe(200_000);
     expect(row(snap.byTool, OTHER_KEY)!.count).toBe(200_000 - 100 * 20);
     expect(snap.byTool.every((r) => (r.topMessages?.length ?? 0) <= 10 && r.topMessages!.every((m) => m.message.length <= 200))).toBe(true);
+    expect(snap.byTool.every((r) => r.failingClients!.length <= 10 && r.failingUsers!.length <= 10)).toBe(true);
+    expect(row(snap.byTool, OTHER_KEY)!.failingUsers).toHaveLength(10);
+    expect(row(snap.byTool, OTHER_KEY)!.otherFailingUsers).toBeGreaterThan(0);
+    expect(store.recorded).toBe(200_000);
     // Latency: uniform 0 … 99.9 ms; p50 ≈ 50 ms within the documented 4.4 % (plus one step of the data).
     expect(Math.abs(snap.total.latencyMs.p50! - 50) / 50).toBeLessThan(0.05);
     expect(Math.abs(snap.total.latencyMs.p99! - 99) / 99).toBeLessThan(0.05);
     expect(JSON.stringify(snap).length).toBeLessThan(1_000_000);
+  });
+});
+
+describe('who is behind a tool\'s failures, and what only another seam knows', () => {
+  it('per tool: the clients and users of its failed calls (never of its ok ones), most failures first', () => {
+    const analytics = createAnalytics();
+    const rec = (outcome: { kind: 'result'; isError?: boolean } | { kind: 'timeout' }, client: string, user?: string): void =>
+      analytics.record({ outcome, method: 'tools/call', tool: 'search', clientInfo: { name: client, version: '1' }, ...(user === undefined ? {} : { user }) });
+    rec({ kind: 'result' }, 'happy', 'zoe'); // ok: not behind a failure
+    for (let i = 0; i < 3; i++) rec({ kind: 'result', isError: true }, 'claude', 'alice');
+    rec({ kind: 'timeout' }, 'cursor', 'bob');
+    rec({ kind: 'result', isError: true }, 'cursor'); // no user: counted for its client only
+    expect(analytics.store.recorded).toBe(6);
+    const search = row(analytics.snapshot().byTool, 'search')!;
+    expect(search.failingClients).toEqual([{ key: 'claude/1', failures: 3 }, { key: 'cursor/1', failures: 2 }]);
+    expect(search.failingUsers).toEqual([{ key: 'alice', failures: 3 }, { key: 'bob', failures: 1 }]);
+    expect(search).toMatchObject({ otherFailingClients: 0, otherFailingUsers: 0 });
+  });
+
+  it('endedAs: facts another seam knows win over the answer\'s; the wire message stays; a throwing endedAs is ignored', async () => {
+    const server = makeServer();
+    let facts: ((name: string | undefined) => unknown) = () => undefined;
+    const { analytics } = attachAnalytics(server, { endedAs: (c) => facts(c.name) as never });
+    facts = (name) => (name === 'flaky' ? { kind: 'client', code: 'request_timeout' } : name === 'crash' ? { kind: 'local', code: 'connection_closed' } : undefined);
+    await server.handle(call('flaky'));
+    await server.handle(call('crash'));
+    await server.handle(call('ok'));
+    facts = () => {
+      throw new Error('broken seam');
+    };
+    await server.handle(call('flaky'));
+    const snap = analytics.snapshot();
+    expect(row(snap.byTool, 'flaky')).toMatchObject({ classes: { timeout: 1, tool_error: 1 }, topMessages: [{ message: 'disk full', count: 2 }] });
+    expect(row(snap.byTool, 'crash')?.classes.transport).toBe(1);
+    expect(row(snap.byTool, 'ok')?.classes.ok).toBe(1);
   });
 });

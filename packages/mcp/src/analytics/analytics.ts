@@ -26,6 +26,14 @@ export interface AnalyticsOptions {
    * @default `authInfo.subject`, else `authInfo.clientId` (strings only), else `undefined`
    */
   readonly userOf?: (call: MiddlewareCall) => string | undefined;
+  /**
+   * What another seam knows of how a request ended that its answer does not say, read as the request ends: facts to
+   * count instead of the answer's, or `undefined` (the answer's class). A gateway is the case: its upstream timed out
+   * or closed, and the front answered an `isError` result or -32603 (`createProxyAnalytics` of
+   * `@switchboard/dashboard` uses it). The wire message counted stays the answer's. A throw is ignored (the answer's
+   * class is counted). @default none
+   */
+  readonly endedAs?: (call: MiddlewareCall) => OutcomeFacts | undefined;
   /** The monotonic clock, in milliseconds (tests). @default `performance.now` */
   readonly now?: () => number;
   /** The wall clock of the time buckets, in milliseconds since the epoch (tests). @default `Date.now` */
@@ -118,9 +126,20 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
   const now = options.now ?? (() => performance.now());
   const userOf = options.userOf ?? defaultUserOf;
   const serverVersion = options.serverVersion;
+  const endedAs = options.endedAs;
 
-  const finish = (call: MiddlewareCall, started: number, [outcome, message]: readonly [ClassifiedOutcome, string | undefined]): void => {
+  const finish = (call: MiddlewareCall, started: number, [answered, message]: readonly [ClassifiedOutcome, string | undefined]): void => {
     const client = call.clientInfo;
+    let outcome = answered;
+    if (endedAs !== undefined) {
+      let facts: OutcomeFacts | undefined;
+      try {
+        facts = endedAs(call);
+      } catch {
+        facts = undefined;
+      }
+      if (facts !== undefined) outcome = classifyOutcome(facts);
+    }
     const method = call.method;
     store.record({
       method,

@@ -4,8 +4,9 @@
  *
  * Fixed memory whatever the traffic: every dimension holds at most its cap of distinct keys, and what comes after
  * is counted in one `(other)` row; each tool keeps at most `maxMessagesPerTool` distinct messages, each cut to
- * `maxMessageLength` characters; latency lives in fixed-size histograms (`histogram.ts`); the time buckets are a
- * ring. So the largest store is about (sum of the caps + 7) × 1.1 KB plus the messages.
+ * `maxMessageLength` characters, and at most `maxFailingPerTool` clients and users behind its failures; latency
+ * lives in fixed-size histograms (`histogram.ts`); the time buckets are a ring. So the largest store is about (sum
+ * of the caps + 7) × 1.1 KB plus the messages and each tool's failing clients and users.
  */
 import { OUTCOME_CLASSES, type ClassifiedOutcome, type OutcomeClass } from './classify.js';
 import { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, bucketOf } from './histogram.js';
@@ -29,6 +30,11 @@ export interface AnalyticsLimits {
   readonly maxServerVersions?: number;
   /** Distinct error messages kept per tool (then counted as `otherMessages`). @default 10 */
   readonly maxMessagesPerTool?: number;
+  /**
+   * Distinct clients, and distinct users, kept per tool among its failed calls (then counted as `otherClients` /
+   * `otherUsers`): who is behind a tool's failures. @default 10
+   */
+  readonly maxFailingPerTool?: number;
   /** Characters of an error message kept. @default 200 */
   readonly maxMessageLength?: number;
   /** Width of a time bucket in milliseconds. @default 60000 */
@@ -46,6 +52,7 @@ export const DEFAULT_ANALYTICS_LIMITS: Required<AnalyticsLimits> = Object.freeze
   maxRevisions: 16,
   maxServerVersions: 16,
   maxMessagesPerTool: 10,
+  maxFailingPerTool: 10,
   maxMessageLength: 200,
   bucketMs: 60_000,
   buckets: 60,
@@ -94,6 +101,23 @@ export interface AnalyticsRow {
   readonly topMessages?: readonly { readonly message: string; readonly count: number }[];
   /** Tools only: failures whose message did not fit in the kept ones. */
   readonly otherMessages?: number;
+  /**
+   * Tools only: the clients (`name/version`) behind its failed calls (every class but `ok`), most failures first;
+   * a failure with no client info is not in it.
+   */
+  readonly failingClients?: readonly FailingKey[];
+  /** Tools only: failures of clients that did not fit in `failingClients`. */
+  readonly otherFailingClients?: number;
+  /** Tools only: the users behind its failed calls, most failures first (calls without a user are not in it). */
+  readonly failingUsers?: readonly FailingKey[];
+  /** Tools only: failures of users that did not fit in `failingUsers`. */
+  readonly otherFailingUsers?: number;
+}
+
+/** A client or user behind a tool's failures, and how many. */
+export interface FailingKey {
+  readonly key: string;
+  readonly failures: number;
 }
 
 /** One time bucket. */
@@ -144,6 +168,8 @@ class Row {
   codes: Map<string, number> | undefined;
   messages: Map<string, number> | undefined;
   otherMessages = 0;
+  /** Tools only, made at a first failure: who failed. */
+  failing: Failing | undefined;
 
   constructor(readonly key: string) {}
 
@@ -161,10 +187,13 @@ class Row {
   addMessage(message: string, maxMessages: number, maxLength: number): void {
     const text = message.length > maxLength ? message.slice(0, maxLength) : message;
     const messages = (this.messages ??= new Map<string, number>());
-    const seen = messages.get(text);
-    if (seen !== undefined) messages.set(text, seen + 1);
-    else if (messages.size < maxMessages) messages.set(text, 1);
-    else this.otherMessages++;
+    if (!countIn(messages, text, maxMessages)) this.otherMessages++;
+  }
+
+  addFailure(entry: AnalyticsEntry, max: number): void {
+    const failing = (this.failing ??= new Failing());
+    if (entry.client !== undefined && !countIn(failing.clients, entry.client, max)) failing.otherClients++;
+    if (entry.user !== undefined && !countIn(failing.users, entry.user, max)) failing.otherUsers++;
   }
 
   snapshot(withMessages: boolean): AnalyticsRow {
@@ -182,8 +211,38 @@ class Row {
     };
     if (!withMessages) return row;
     const topMessages = [...(this.messages ?? [])].sort((a, b) => b[1] - a[1]).map(([message, n]) => ({ message, count: n }));
-    return { ...row, topMessages, otherMessages: this.otherMessages };
+    const failing = this.failing;
+    return {
+      ...row,
+      topMessages,
+      otherMessages: this.otherMessages,
+      failingClients: failingKeys(failing?.clients),
+      otherFailingClients: failing?.otherClients ?? 0,
+      failingUsers: failingKeys(failing?.users),
+      otherFailingUsers: failing?.otherUsers ?? 0,
+    };
   }
+}
+
+/** Who is behind one tool's failures: bounded maps of client and user keys to failure counts. */
+class Failing {
+  readonly clients = new Map<string, number>();
+  readonly users = new Map<string, number>();
+  otherClients = 0;
+  otherUsers = 0;
+}
+
+/** Counts `key` in `counts` when it is there or there is room for it (`max` keys); `false`: no room. */
+function countIn(counts: Map<string, number>, key: string, max: number): boolean {
+  const seen = counts.get(key);
+  if (seen !== undefined) counts.set(key, seen + 1);
+  else if (counts.size < max) counts.set(key, 1);
+  else return false;
+  return true;
+}
+
+function failingKeys(counts: Map<string, number> | undefined): FailingKey[] {
+  return counts === undefined ? [] : [...counts].sort((a, b) => b[1] - a[1]).map(([key, failures]) => ({ key, failures }));
 }
 
 /** One dimension: up to `cap` keyed rows, then the `(other)` row. */
@@ -263,7 +322,10 @@ export class AnalyticsStore {
     if (entry.tool !== undefined) {
       const row = this.#tools.row(entry.tool);
       row.add(entry, c, b);
-      if (entry.message !== undefined && c !== 0) row.addMessage(entry.message, this.limits.maxMessagesPerTool, this.limits.maxMessageLength);
+      if (c !== 0) {
+        if (entry.message !== undefined) row.addMessage(entry.message, this.limits.maxMessagesPerTool, this.limits.maxMessageLength);
+        row.addFailure(entry, this.limits.maxFailingPerTool);
+      }
     }
     if (entry.client !== undefined) this.#clients.row(entry.client).add(entry, c, b);
     if (entry.revision !== undefined) this.#revisions.row(entry.revision).add(entry, c, b);
@@ -276,6 +338,14 @@ export class AnalyticsStore {
       this.#bucketCounts[slot]!.fill(0);
     }
     this.#bucketCounts[slot]![c]!++;
+  }
+
+  /**
+   * Requests recorded so far (the total row's count). It only grows: a reader that saw it unchanged has nothing
+   * new to read (the dashboard's live feed polls it).
+   */
+  get recorded(): number {
+    return this.#total.latency.count;
   }
 
   /** Rows held per dimension (each at most its cap + 1): what bounds the store's memory. */
