@@ -135,12 +135,18 @@
 
   // ---- drawing ----
 
+  // A duration in milliseconds, in the unit that reads best: "0.173 ms", "17 ms", "1.2 s".
   function fmtMs(ms) {
     if (ms === undefined || ms === null) return '–';
     if (ms >= 1000) return `${(ms / 1000).toFixed(ms >= 10_000 ? 0 : 1)} s`;
-    if (ms >= 10) return ms.toFixed(0);
-    if (ms >= 1) return ms.toFixed(1);
-    return ms.toFixed(3);
+    if (ms >= 10) return `${ms.toFixed(0)} ms`;
+    if (ms >= 1) return `${ms.toFixed(1)} ms`;
+    return `${ms.toFixed(3)} ms`;
+  }
+
+  // A log axis labelled at the powers of ten only.
+  function powerTick(value) {
+    return Number.isInteger(Math.log10(value)) ? fmtMs(value) : '';
   }
 
   function pct(ratio) {
@@ -230,7 +236,7 @@
       options: {
         animation: false,
         maintainAspectRatio: false,
-        scales: { y: { type: 'logarithmic', title: { display: true, text: 'ms' } } },
+        scales: { y: { type: 'logarithmic', ticks: { callback: powerTick } } },
         plugins: { legend: { position: 'bottom' } },
       },
     });
@@ -258,7 +264,7 @@
     $('kpi-calls').textContent = String(total.count);
     $('kpi-errors').textContent = String(total.errors);
     $('kpi-ratio').textContent = pct(total.errorRatio);
-    $('kpi-latency').textContent = total.count === 0 ? '–' : `${fmtMs(total.latencyMs.p50)} / ${fmtMs(total.latencyMs.p95)} / ${fmtMs(total.latencyMs.p99)} ms`;
+    $('kpi-latency').textContent = total.count === 0 ? '–' : `${fmtMs(total.latencyMs.p50)} / ${fmtMs(total.latencyMs.p95)} / ${fmtMs(total.latencyMs.p99)}`;
     $('kpi-since').textContent = new Date(snapshot.since).toLocaleString();
     $('latency-error').textContent = (snapshot.latencyRelativeError * 100).toFixed(1);
 
