@@ -69,6 +69,9 @@ describe('createProxyAnalytics: any server, through the proxy', () => {
     // Only the front's requests (initialize included), never the proxy's own upstream requests (initialize, lists).
     expect(snap.total.count).toBe(9);
     expect(row(snap.byServerVersion, 'proxy-1')?.count).toBe(9);
+    // Only what went on the wire: the closed connection's own words (its reason) never reach the snapshot.
+    expect(row(snap.byTool, 'die')?.topMessages).toEqual([{ message: 'Tool "die" failed: internal error', count: 1 }]);
+    expect(JSON.stringify(snap)).not.toContain('exited');
 
     // The answer alone says tool_error for the upstream's timeout and its closed connection.
     const answered = plain.snapshot();
