@@ -87,6 +87,11 @@ describe('switchboard dashboard -- <SDK v1 stdio server>', () => {
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    // Every upstream process it started (the first, killed above, and the one that replaced it) is gone.
+    const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(pids.length).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 100 && pids.some(isAlive); i++) await sleep(50);
+    expect(pids.filter(isAlive)).toEqual([]);
     expect(stdout).toBe('');
     expect(stderr).toContain('switchboard: stopped');
   }, 60_000);

@@ -108,7 +108,9 @@ The bridge in front of any MCP server, with every call through it classified (ok
 refused, era_mismatch, timeout, cancelled, transport) and shown live: MCP endpoint at /mcp, the dashboard at /,
 the analytics as JSON at /api/analytics. The page and its data follow the MCP endpoint's Host and Origin rules;
 the data needs the access token (--token, else $SWITCHBOARD_DASHBOARD_TOKEN, else a random one printed in the
-page's address after #, which no browser sends). Addresses go to stderr; stdout stays empty.
+page's address after #, which no browser sends; prefer the variable to --token, which other local users can
+read in the process list). Addresses go to stderr; stdout stays empty. SIGINT/SIGTERM drain the requests in
+flight (10 s at most), then stop the upstream (its process group).
 
 Examples:
   switchboard dashboard -- node server.js --stdio
