@@ -26,6 +26,7 @@ import { ROOT } from './interop-servers/harness.js';
 
 const TOKEN = 'browser-test-token-5f1c0a';
 const USER_META = 'example.com/user';
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const ARTIFACTS = path.join(ROOT, '.artifacts');
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -91,7 +92,8 @@ describe.skipIf(!HAS_CHROMIUM)('the dashboard in headless Chromium', () => {
       for (const city of ['Berlin', 'Rome', 'Atlantis']) await cursor.callTool({ name: 'get_forecast', arguments: { city } }, as('bob'));
       for (let i = 0; i < 5; i++) await (i % 2 === 0 ? desktop : cursor).callTool({ name: 'search_flights', arguments: {} }, as(i % 2 === 0 ? 'alice' : 'bob')).catch(() => undefined); // the last two: refused (429)
       for (let i = 0; i < 3; i++) await desktop.callTool({ name: 'book_hotel', arguments: {} }, as('alice'));
-      await cursor.callTool({ name: 'book_hotel', arguments: {} }, as('carol'));
+      // A host that traces: its W3C trace id goes with the failure to the latest-failures table.
+      await cursor.callTool({ name: 'book_hotel', arguments: {} }, { meta: { [USER_META]: 'carol', traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01` } });
       await cursor.callTool({ name: 'convert_currency', arguments: {} }, as('bob')).catch(() => undefined);
       await cursor.callTool({ name: 'no_such_tool', arguments: {} }, as('bob')).catch(() => undefined);
       const controller = new AbortController();
@@ -166,6 +168,10 @@ describe.skipIf(!HAS_CHROMIUM)('the dashboard in headless Chromium', () => {
         await client.close();
       }
       expect(await page.textContent('#failing-tools tr[data-tool="late_tool"]')).toContain('claude-code/2.0.0 (1)');
+      const latest = await page.textContent('#recent tbody tr:first-child');
+      expect(latest).toContain('late_tool');
+      expect(latest).toContain('Quota exceeded for late_tool');
+      expect(await page.textContent('#recent')).toContain(TRACE_ID);
       await page.waitForFunction(() => window.Chart !== undefined && document.querySelectorAll('canvas').length === 2);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });

@@ -18,6 +18,7 @@
   };
   const TOKEN_KEY = 'switchboard-dashboard-token';
   const MAX_ROWS = 50;
+  const RECENT_ROWS = 12;
   const $ = (id) => document.getElementById(id);
   const state = { token: undefined, renders: 0, controller: undefined, charts: {} };
 
@@ -161,6 +162,7 @@
     return td;
   }
 
+  // One coloured chip per key: its count (or, for a row of the latest failures, its code; '' for none).
   function chips(td, counts, keys) {
     for (const key of keys) {
       const n = counts[key];
@@ -168,7 +170,7 @@
       const span = document.createElement('span');
       span.className = 'chip';
       span.style.background = COLORS[key] ?? '#555';
-      span.textContent = `${key} ${n}`;
+      span.textContent = n === '' ? key : `${key} ${n}`;
       td.appendChild(span);
     }
   }
@@ -179,6 +181,7 @@
     td.textContent = parts.length === 0 ? '–' : parts.join(', ');
   }
 
+  // The table's rows made anew (at most MAX_ROWS: pass fewer rows for less).
   function fill(tableId, rows, makeRow) {
     const body = $(tableId).tBodies[0];
     const fresh = document.createElement('tbody');
@@ -307,6 +310,21 @@
     });
 
     drawLatency(snapshot.byTool);
+
+    const recent = snapshot.recentFailures ?? [];
+    $('no-recent').hidden = recent.length > 0;
+    fill('recent', recent.slice(0, RECENT_ROWS), (f) => {
+      const tr = document.createElement('tr');
+      cell(tr, timeLabel(f.at, 0), 'time');
+      cell(tr, f.tool ?? f.method);
+      chips(cell(tr, ''), { [f.class]: f.code ?? '' }, [f.class]);
+      cell(tr, f.client ?? '–');
+      cell(tr, f.user ?? '–');
+      cell(tr, fmtMs(f.durationMs), 'num');
+      cell(tr, f.message ?? '', 'message');
+      cell(tr, f.traceId ?? '', 'trace');
+      return tr;
+    });
 
     const messages = [];
     for (const t of snapshot.byTool) for (const m of t.topMessages ?? []) messages.push({ tool: t.key, message: m.message, count: m.count });

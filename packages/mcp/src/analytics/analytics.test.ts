@@ -198,6 +198,8 @@ describe('the store stays within its bound', () => {
     expect(row(snap.byTool, OTHER_KEY)!.failingUsers).toHaveLength(10);
     expect(row(snap.byTool, OTHER_KEY)!.otherFailingUsers).toBeGreaterThan(0);
     expect(store.recorded).toBe(200_000);
+    expect(snap.recentFailures).toHaveLength(50);
+    expect(snap.recentFailures.every((f) => (f.message?.length ?? 0) <= 200)).toBe(true);
     // Latency: uniform 0 … 99.9 ms; p50 ≈ 50 ms within the documented 4.4 % (plus one step of the data).
     expect(Math.abs(snap.total.latencyMs.p50! - 50) / 50).toBeLessThan(0.05);
     expect(Math.abs(snap.total.latencyMs.p99! - 99) / 99).toBeLessThan(0.05);
@@ -237,5 +239,29 @@ describe('who is behind a tool\'s failures, and what only another seam knows', (
     expect(row(snap.byTool, 'flaky')).toMatchObject({ classes: { timeout: 1, tool_error: 1 }, topMessages: [{ message: 'disk full', count: 2 }] });
     expect(row(snap.byTool, 'crash')?.classes.transport).toBe(1);
     expect(row(snap.byTool, 'ok')?.classes.ok).toBe(1);
+  });
+});
+
+describe('the live tail of failures', () => {
+  it('keeps the latest failures newest first, in a ring of recentFailures, with the trace id the request carried', async () => {
+    let wall = Date.parse('2026-12-02T10:00:00Z');
+    const server = makeServer();
+    const { analytics } = attachAnalytics(server, { limits: { recentFailures: 3 }, wallClock: () => wall });
+    const traceId = (n: number) => String(n).padStart(32, 'a');
+    const traceparent = (n: number) => `00-${traceId(n)}-00f067aa0ba902b7-01`;
+    const traced = (name: string, n: number): JsonRpcRequest => ({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: {}, _meta: { traceparent: traceparent(n) } } });
+    await server.handle(traced('ok', 1)); // ok: not in the tail
+    for (const [i, name] of ['flaky', 'nope', 'flaky', 'crash'].entries()) {
+      wall += 1000;
+      await server.handle(i === 1 ? { ...traced(name, 2), params: { name, arguments: {}, _meta: { traceparent: 'garbage' } } } : traced(name, i + 2));
+    }
+    const tail = analytics.snapshot().recentFailures;
+    expect(tail.map((f) => [f.tool, f.class, f.code, f.message, f.traceId, f.at])).toEqual([
+      ['crash', 'tool_error', undefined, 'Tool "crash" failed: internal error', traceId(5), '2026-12-02T10:00:04.000Z'],
+      ['flaky', 'tool_error', undefined, 'disk full', traceId(4), '2026-12-02T10:00:03.000Z'],
+      ['nope', 'protocol_error', -32602, expect.stringContaining('nope'), undefined, '2026-12-02T10:00:02.000Z'], // a malformed traceparent is not kept
+    ]);
+    expect(tail[0]!.method).toBe('tools/call');
+    expect(tail[0]!.durationMs).toBeGreaterThanOrEqual(0);
   });
 });

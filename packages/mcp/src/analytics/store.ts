@@ -41,6 +41,8 @@ export interface AnalyticsLimits {
   readonly bucketMs?: number;
   /** Time buckets kept (the newest ones). @default 60 */
   readonly buckets?: number;
+  /** The latest failed requests kept for a live tail (`recentFailures`), newest first. @default 50 */
+  readonly recentFailures?: number;
 }
 
 /** The default {@link AnalyticsLimits}. */
@@ -56,6 +58,7 @@ export const DEFAULT_ANALYTICS_LIMITS: Required<AnalyticsLimits> = Object.freeze
   maxMessageLength: 200,
   bucketMs: 60_000,
   buckets: 60,
+  recentFailures: 50,
 });
 
 /** One ended request as the store records it. */
@@ -74,6 +77,27 @@ export interface AnalyticsEntry {
   readonly durationMs: number;
   /** The error message that went on the wire (an `isError` text or a JSON-RPC error message), if any. */
   readonly message?: string | undefined;
+  /**
+   * The W3C trace id the request carried (`params._meta.traceparent`, MCP 2026-07-28 basic/index.mdx "`_meta`"), kept
+   * with a failure so its trace can be found. @default none
+   */
+  readonly traceId?: string | undefined;
+}
+
+/** One failed request of the live tail (`recentFailures`). */
+export interface RecentFailure {
+  /** When it was recorded, ISO 8601. */
+  readonly at: string;
+  readonly method: string;
+  readonly tool?: string;
+  readonly class: OutcomeClass;
+  readonly code?: number;
+  readonly client?: string;
+  readonly user?: string;
+  readonly durationMs: number;
+  /** What went on the wire, cut to `maxMessageLength`. */
+  readonly message?: string;
+  readonly traceId?: string;
 }
 
 /** Latency percentiles in milliseconds (`undefined` members: no sample). */
@@ -149,6 +173,8 @@ export interface AnalyticsSnapshot {
   readonly byServerVersion: readonly AnalyticsRow[];
   /** Oldest first, one per `bucketMs`, only the buckets that saw a request. */
   readonly overTime: { readonly bucketMs: number; readonly buckets: readonly AnalyticsBucket[] };
+  /** The latest failed requests (every class but `ok`), newest first, at most `limits.recentFailures`. */
+  readonly recentFailures: readonly RecentFailure[];
   readonly limits: Required<AnalyticsLimits>;
 }
 
@@ -295,6 +321,9 @@ export class AnalyticsStore {
   readonly #bucketCounts: Uint32Array[];
   readonly #now: () => number;
   #since: number;
+  /** Ring of the latest failures; `#nextFailure` is where the next one goes. */
+  readonly #failures: (RecentFailure | undefined)[];
+  #nextFailure = 0;
 
   /** @param now the wall clock in milliseconds since the epoch @default `Date.now` */
   constructor(limits: AnalyticsLimits = {}, now: () => number = Date.now) {
@@ -311,6 +340,7 @@ export class AnalyticsStore {
     this.#bucketCounts = Array.from({ length: l.buckets }, () => new Uint32Array(OUTCOME_CLASSES.length));
     this.#now = now;
     this.#since = now();
+    this.#failures = new Array<RecentFailure | undefined>(l.recentFailures);
   }
 
   /** Counts one ended request. */
@@ -331,13 +361,34 @@ export class AnalyticsStore {
     if (entry.revision !== undefined) this.#revisions.row(entry.revision).add(entry, c, b);
     if (entry.user !== undefined) this.#users.row(entry.user).add(entry, c, b);
     if (entry.serverVersion !== undefined) this.#serverVersions.row(entry.serverVersion).add(entry, c, b);
-    const id = Math.floor(this.#now() / this.limits.bucketMs);
+    const wall = this.#now();
+    const id = Math.floor(wall / this.limits.bucketMs);
     const slot = id % this.limits.buckets;
     if (this.#bucketIds[slot] !== id) {
       this.#bucketIds[slot] = id;
       this.#bucketCounts[slot]!.fill(0);
     }
     this.#bucketCounts[slot]![c]!++;
+    if (c !== 0) this.#tail(entry, wall);
+  }
+
+  /** Keeps a failure in the live tail's ring (overwriting the oldest). */
+  #tail(entry: AnalyticsEntry, wall: number): void {
+    const { outcome, message } = entry;
+    const max = this.limits.maxMessageLength;
+    this.#failures[this.#nextFailure] = {
+      at: new Date(wall).toISOString(),
+      method: entry.method,
+      class: outcome.class,
+      durationMs: Math.round(entry.durationMs * 1000) / 1000,
+      ...(entry.tool === undefined ? {} : { tool: entry.tool }),
+      ...(outcome.code === undefined ? {} : { code: outcome.code }),
+      ...(entry.client === undefined ? {} : { client: entry.client }),
+      ...(entry.user === undefined ? {} : { user: entry.user }),
+      ...(message === undefined ? {} : { message: message.length > max ? message.slice(0, max) : message }),
+      ...(entry.traceId === undefined ? {} : { traceId: entry.traceId }),
+    };
+    this.#nextFailure = (this.#nextFailure + 1) % this.#failures.length;
   }
 
   /**
@@ -351,6 +402,17 @@ export class AnalyticsStore {
   /** Rows held per dimension (each at most its cap + 1): what bounds the store's memory. */
   get sizes(): Readonly<Record<'tools' | 'methods' | 'clients' | 'users' | 'revisions' | 'serverVersions', number>> {
     return { tools: this.#tools.size, methods: this.#methods.size, clients: this.#clients.size, users: this.#users.size, revisions: this.#revisions.size, serverVersions: this.#serverVersions.size };
+  }
+
+  /** The live tail, newest first. */
+  #recentFailures(): RecentFailure[] {
+    const ring = this.#failures;
+    const out: RecentFailure[] = [];
+    for (let i = 1; i <= ring.length; i++) {
+      const failure = ring[(this.#nextFailure - i + ring.length) % ring.length];
+      if (failure !== undefined) out.push(failure);
+    }
+    return out;
   }
 
   /** Everything counted so far, as plain JSON. */
@@ -376,6 +438,7 @@ export class AnalyticsStore {
       byUser: this.#users.snapshot(false),
       byServerVersion: this.#serverVersions.snapshot(false),
       overTime: { bucketMs: this.limits.bucketMs, buckets },
+      recentFailures: this.#recentFailures(),
       limits: this.limits,
     };
   }
