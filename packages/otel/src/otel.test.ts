@@ -9,7 +9,8 @@ import { inMemoryConnector } from '@switchboard/mcp/testing';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { createProxyServer } from '@switchboard/gateway';
 import { otelSdk } from '../../../test/helpers/otelSdk.js';
-import { clientTelemetry, DURATION_BUCKETS_S, httpRefusalTelemetry, instrumentServer, serverTelemetry } from './index.js';
+import { analyticsMetrics, clientTelemetry, DURATION_BUCKETS_S, httpRefusalTelemetry, instrumentServer, serverTelemetry } from './index.js';
+import { attachAnalytics } from '@switchboard/mcp/analytics';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -211,5 +212,35 @@ describe('httpRefusalTelemetry: what the HTTP handler turns away before the serv
     expect(refused.status.code).toBe(SpanStatusCode.ERROR);
     const points = (await sdk.histograms()).filter((p) => p.name === 'mcp.server.operation.duration');
     expect(points.map((p) => [p.attributes['error.type'], p.count])).toEqual([['-32022', 1]]);
+  });
+});
+
+describe('analyticsMetrics: the failure analytics as OpenTelemetry counters', () => {
+  it('one cumulative point per row and class, per method, tool and client; users only when asked', async () => {
+    const server = weatherServer();
+    const { analytics } = attachAnalytics(server);
+    const detach = analyticsMetrics(analytics, sdk.providers);
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'host', version: '2' } };
+    const callTool = (id: number, name: string) => server.handle({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
+    await callTool(1, 'get_weather');
+    await callTool(2, 'broken');
+    await callTool(3, 'broken');
+    await callTool(4, 'nope');
+    analytics.record({ outcome: { kind: 'client', code: 'request_timeout' }, method: 'tools/call', tool: 'get_weather', user: 'alice' });
+    const points = (await sdk.sums()).map((p) => ({ name: p.name, unit: p.unit, value: p.value, attributes: p.attributes }));
+    expect(points).toEqual(expect.arrayContaining([
+      { name: 'switchboard.mcp.requests', unit: '{request}', value: 2, attributes: { 'mcp.method.name': 'tools/call', 'switchboard.mcp.outcome': 'tool_error' } },
+      { name: 'switchboard.mcp.tool.requests', unit: '{request}', value: 2, attributes: { 'gen_ai.tool.name': 'broken', 'switchboard.mcp.outcome': 'tool_error' } },
+      { name: 'switchboard.mcp.tool.requests', unit: '{request}', value: 1, attributes: { 'gen_ai.tool.name': 'get_weather', 'switchboard.mcp.outcome': 'timeout' } },
+      { name: 'switchboard.mcp.tool.requests', unit: '{request}', value: 1, attributes: { 'gen_ai.tool.name': 'nope', 'switchboard.mcp.outcome': 'protocol_error' } },
+      { name: 'switchboard.mcp.client.requests', unit: '{request}', value: 2, attributes: { 'switchboard.mcp.client': 'host/2', 'switchboard.mcp.outcome': 'tool_error' } },
+    ]));
+    expect(points.filter((p) => p.name === 'switchboard.mcp.tool.requests')).toHaveLength(4); // no zero points
+    expect(points.some((p) => p.name === 'switchboard.mcp.user.requests')).toBe(false);
+    detach();
+    const users = analyticsMetrics(analytics, { ...sdk.providers, users: true });
+    const after = await sdk.sums();
+    expect(after.find((p) => p.name === 'switchboard.mcp.user.requests')).toMatchObject({ value: 1, attributes: { 'user.id': 'alice', 'switchboard.mcp.outcome': 'timeout' } });
+    users();
   });
 });
