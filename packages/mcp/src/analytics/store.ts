@@ -271,6 +271,54 @@ function failingKeys(counts: Map<string, number> | undefined): FailingKey[] {
   return counts === undefined ? [] : [...counts].sort((a, b) => b[1] - a[1]).map(([key, failures]) => ({ key, failures }));
 }
 
+/**
+ * One failure of the live tail as kept: the entry's facts copied (never the entry itself, whose message may be a
+ * long text), the message cut to `maxLength`. A cut is copied out of the text it was cut from: V8 keeps a long
+ * string alive behind a slice of it, which would let 50 kept slices hold 50 long texts.
+ */
+class TailItem {
+  readonly method: string;
+  readonly tool: string | undefined;
+  readonly outcome: ClassifiedOutcome;
+  readonly client: string | undefined;
+  readonly user: string | undefined;
+  readonly durationMs: number;
+  readonly message: string | undefined;
+  readonly traceId: string | undefined;
+
+  constructor(
+    readonly wall: number,
+    entry: AnalyticsEntry,
+    maxLength: number,
+  ) {
+    this.method = entry.method;
+    this.tool = entry.tool;
+    this.outcome = entry.outcome;
+    this.client = entry.client;
+    this.user = entry.user;
+    this.durationMs = entry.durationMs;
+    const message = entry.message;
+    this.message = message === undefined || message.length <= maxLength ? message : message.slice(0, maxLength).split('').join('');
+    this.traceId = entry.traceId;
+  }
+
+  toJSON(): RecentFailure {
+    const { outcome, tool, client, user, message, traceId } = this;
+    return {
+      at: new Date(this.wall).toISOString(),
+      method: this.method,
+      ...(tool === undefined ? {} : { tool }),
+      class: outcome.class,
+      ...(outcome.code === undefined ? {} : { code: outcome.code }),
+      ...(client === undefined ? {} : { client }),
+      ...(user === undefined ? {} : { user }),
+      durationMs: Math.round(this.durationMs * 1000) / 1000,
+      ...(message === undefined ? {} : { message }),
+      ...(traceId === undefined ? {} : { traceId }),
+    };
+  }
+}
+
 /** One dimension: up to `cap` keyed rows, then the `(other)` row. */
 class Dimension {
   readonly #rows = new Map<string, Row>();
@@ -322,7 +370,7 @@ export class AnalyticsStore {
   readonly #now: () => number;
   #since: number;
   /** Ring of the latest failures; `#nextFailure` is where the next one goes. */
-  readonly #failures: (RecentFailure | undefined)[];
+  readonly #failures: (TailItem | undefined)[];
   #nextFailure = 0;
 
   /** @param now the wall clock in milliseconds since the epoch @default `Date.now` */
@@ -340,7 +388,7 @@ export class AnalyticsStore {
     this.#bucketCounts = Array.from({ length: l.buckets }, () => new Uint32Array(OUTCOME_CLASSES.length));
     this.#now = now;
     this.#since = now();
-    this.#failures = new Array<RecentFailure | undefined>(l.recentFailures);
+    this.#failures = new Array<TailItem | undefined>(l.recentFailures);
   }
 
   /** Counts one ended request. */
@@ -372,22 +420,9 @@ export class AnalyticsStore {
     if (c !== 0) this.#tail(entry, wall);
   }
 
-  /** Keeps a failure in the live tail's ring (overwriting the oldest). */
+  /** Keeps a failure in the live tail's ring (overwriting the oldest); its JSON shape is made only by `snapshot()`. */
   #tail(entry: AnalyticsEntry, wall: number): void {
-    const { outcome, message } = entry;
-    const max = this.limits.maxMessageLength;
-    this.#failures[this.#nextFailure] = {
-      at: new Date(wall).toISOString(),
-      method: entry.method,
-      class: outcome.class,
-      durationMs: Math.round(entry.durationMs * 1000) / 1000,
-      ...(entry.tool === undefined ? {} : { tool: entry.tool }),
-      ...(outcome.code === undefined ? {} : { code: outcome.code }),
-      ...(entry.client === undefined ? {} : { client: entry.client }),
-      ...(entry.user === undefined ? {} : { user: entry.user }),
-      ...(message === undefined ? {} : { message: message.length > max ? message.slice(0, max) : message }),
-      ...(entry.traceId === undefined ? {} : { traceId: entry.traceId }),
-    };
+    this.#failures[this.#nextFailure] = new TailItem(wall, entry, this.limits.maxMessageLength);
     this.#nextFailure = (this.#nextFailure + 1) % this.#failures.length;
   }
 
@@ -410,7 +445,7 @@ export class AnalyticsStore {
     const out: RecentFailure[] = [];
     for (let i = 1; i <= ring.length; i++) {
       const failure = ring[(this.#nextFailure - i + ring.length) % ring.length];
-      if (failure !== undefined) out.push(failure);
+      if (failure !== undefined) out.push(failure.toJSON());
     }
     return out;
   }
