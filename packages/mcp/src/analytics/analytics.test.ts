@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import { McpServer } from '../server/mcpServer.js';
@@ -172,6 +174,25 @@ describe('attachAnalytics over Streamable HTTP (the web handler, in process)', (
 });
 
 describe('the store stays within its bound', () => {
+  it('long wire messages are not kept behind their cuts: 200 failures of 1 MB each leave about 1 MB of heap', () => {
+    // V8 makes a slice of a long string a view that keeps all of it alive; the store copies what it keeps (found by
+    // this test: 101 MB kept before, by the top messages' keys).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const used = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const analytics = createAnalytics({ limits: { maxTools: 10 } });
+    const before = used();
+    for (let i = 0; i < 200; i++) {
+      analytics.record({ outcome: { kind: 'result', isError: true }, method: 'tools/call', tool: `t${i % 10}`, message: `failure ${i} ${'x'.repeat(1_000_000)}` });
+    }
+    expect((used() - before) / 1e6).toBeLessThan(20);
+    expect(analytics.snapshot().recentFailures[0]?.message).toHaveLength(200);
+  });
+
   it('200,000 calls over 10,000 distinct tools and users keep at most cap + 1 rows per dimension', () => {
     let clock = 0;
     const analytics = createAnalytics({ now: () => clock, limits: { maxTools: 100, maxUsers: 100, maxClients: 10 } });

@@ -211,9 +211,13 @@ class Row {
   }
 
   addMessage(message: string, maxMessages: number, maxLength: number): void {
-    const text = message.length > maxLength ? message.slice(0, maxLength) : message;
     const messages = (this.messages ??= new Map<string, number>());
-    if (!countIn(messages, text, maxMessages)) this.otherMessages++;
+    const text = message.length > maxLength ? message.slice(0, maxLength) : message;
+    const seen = messages.get(text);
+    if (seen !== undefined) messages.set(text, seen + 1);
+    // A new key that was cut is kept as a copy (see `copied`); a counted one keeps its first key.
+    else if (messages.size < maxMessages) messages.set(text === message ? text : copied(text), 1);
+    else this.otherMessages++;
   }
 
   addFailure(entry: AnalyticsEntry, max: number): void {
@@ -258,6 +262,14 @@ class Failing {
   otherUsers = 0;
 }
 
+/**
+ * `text` in a string of its own. V8 makes a slice of a long string a view that keeps the whole string alive, so a
+ * kept cut of a long wire message would hold all of it: what the store keeps is copied out.
+ */
+function copied(text: string): string {
+  return text.split('').join('');
+}
+
 /** Counts `key` in `counts` when it is there or there is room for it (`max` keys); `false`: no room. */
 function countIn(counts: Map<string, number>, key: string, max: number): boolean {
   const seen = counts.get(key);
@@ -273,8 +285,7 @@ function failingKeys(counts: Map<string, number> | undefined): FailingKey[] {
 
 /**
  * One failure of the live tail as kept: the entry's facts copied (never the entry itself, whose message may be a
- * long text), the message cut to `maxLength`. A cut is copied out of the text it was cut from: V8 keeps a long
- * string alive behind a slice of it, which would let 50 kept slices hold 50 long texts.
+ * long text), the message cut to `maxLength` and copied out of it (`copied`).
  */
 class TailItem {
   readonly method: string;
@@ -298,7 +309,7 @@ class TailItem {
     this.user = entry.user;
     this.durationMs = entry.durationMs;
     const message = entry.message;
-    this.message = message === undefined || message.length <= maxLength ? message : message.slice(0, maxLength).split('').join('');
+    this.message = message === undefined || message.length <= maxLength ? message : copied(message.slice(0, maxLength));
     this.traceId = entry.traceId;
   }
 
