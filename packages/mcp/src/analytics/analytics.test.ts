@@ -193,6 +193,29 @@ describe('the store stays within its bound', () => {
     expect(analytics.snapshot().recentFailures[0]?.message).toHaveLength(200);
   });
 
+  it('long keys from the wire (tool names, clients, users) are cut: 300 unknown tools of 100 KB names stay small in heap and JSON', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const used = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const analytics = createAnalytics();
+    const before = used();
+    for (let i = 0; i < 300; i++) {
+      const long = `${i}-${'n'.repeat(100_000)}`;
+      analytics.record({ outcome: { kind: 'error', code: -32602 }, method: 'tools/call', tool: long, clientInfo: { name: long, version: '1' }, user: long, message: 'Unknown tool' });
+    }
+    expect((used() - before) / 1e6).toBeLessThan(10);
+    const snap = analytics.snapshot();
+    expect(JSON.stringify(snap).length).toBeLessThan(1_000_000);
+    expect(snap.byTool[0]!.key).toHaveLength(200);
+    expect(snap.byTool[0]!.key.endsWith('…')).toBe(true);
+    expect(snap.byUser[0]!.key).toHaveLength(200);
+    expect(snap.recentFailures[0]!.client).toHaveLength(200);
+  });
+
   it('200,000 calls over 10,000 distinct tools and users keep at most cap + 1 rows per dimension', () => {
     let clock = 0;
     const analytics = createAnalytics({ now: () => clock, limits: { maxTools: 100, maxUsers: 100, maxClients: 10 } });

@@ -37,6 +37,12 @@ export interface AnalyticsLimits {
   readonly maxFailingPerTool?: number;
   /** Characters of an error message kept. @default 200 */
   readonly maxMessageLength?: number;
+  /**
+   * Characters of a key kept (a tool name, method, client `name/version`, user, revision or server version, all
+   * from the wire): a longer one is cut and ends with `…`, so a client cannot make the store hold long names.
+   * @default 200
+   */
+  readonly maxKeyLength?: number;
   /** Width of a time bucket in milliseconds. @default 60000 */
   readonly bucketMs?: number;
   /** Time buckets kept (the newest ones). @default 60 */
@@ -56,6 +62,7 @@ export const DEFAULT_ANALYTICS_LIMITS: Required<AnalyticsLimits> = Object.freeze
   maxMessagesPerTool: 10,
   maxFailingPerTool: 10,
   maxMessageLength: 200,
+  maxKeyLength: 200,
   bucketMs: 60_000,
   buckets: 60,
   recentFailures: 50,
@@ -403,7 +410,8 @@ export class AnalyticsStore {
   }
 
   /** Counts one ended request. */
-  record(entry: AnalyticsEntry): void {
+  record(input: AnalyticsEntry): void {
+    const entry = this.#bounded(input);
     const c = CLASS_INDEX[entry.outcome.class];
     const b = bucketOf(entry.durationMs);
     this.#total.add(entry, c, b);
@@ -429,6 +437,15 @@ export class AnalyticsStore {
     }
     this.#bucketCounts[slot]![c]!++;
     if (c !== 0) this.#tail(entry, wall);
+  }
+
+  /** `entry` itself when every key fits `maxKeyLength` (the usual case: six length checks), else a copy with them cut. */
+  #bounded(entry: AnalyticsEntry): AnalyticsEntry {
+    const max = this.limits.maxKeyLength;
+    const { method, tool, client, user, revision, serverVersion } = entry;
+    if (method.length <= max && (tool?.length ?? 0) <= max && (client?.length ?? 0) <= max && (user?.length ?? 0) <= max && (revision?.length ?? 0) <= max && (serverVersion?.length ?? 0) <= max) return entry;
+    const cut = <T extends string | undefined>(key: T): T => (key === undefined || key.length <= max ? key : (`${copied(key.slice(0, max - 1))}…` as T));
+    return { ...entry, method: cut(method), tool: cut(tool), client: cut(client), user: cut(user), revision: cut(revision), serverVersion: cut(serverVersion) };
   }
 
   /** Keeps a failure in the live tail's ring (overwriting the oldest); its JSON shape is made only by `snapshot()`. */
