@@ -112,6 +112,24 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard is a Node package at the edge: node: modules allowed, the other packages by their public
+    // entries only, never console (it runs inside servers).
+    files: ['packages/dashboard/src/**/*.ts'],
+    ignores: TESTS,
+    rules: {
+      'no-console': 'error',
+      'no-restricted-imports': restrict(
+        { regex: '^(\\.\\./)*(\\.\\./)(jsonrpc|mcp|gateway|cli)(/|$)|/(jsonrpc|mcp|gateway|cli)/src(/|$)', message: 'the dashboard imports other packages by name (their public entries), never their sources' },
+        { regex: '^@switchboard/(jsonrpc/internal|mcp/testing)$', message: 'the dashboard uses public API only: not @switchboard/jsonrpc/internal nor @switchboard/mcp/testing' },
+      ),
+    },
+  },
+  {
+    // The dashboard's page: plain browser JavaScript, served as written.
+    files: ['packages/dashboard/page/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+  {
     files: [`${MCP}/server/**/*.ts`],
     ignores: TESTS,
     rules: {

@@ -23,6 +23,7 @@ export const FULL_TIER: Readonly<Record<string, string>> = {
   'packages/cli/src/doctor/httpProbe.test.ts': 'probes a node:http server on 127.0.0.1',
   'packages/cli/src/doctor/nodeEnv.test.ts': 'spawns process groups and kills them (SIGTERM, SIGKILL)',
   'packages/cli/src/doctor/stdioWire.test.ts': 'one test reads a real child process (stderr tail, exit facts)',
+  'packages/dashboard/src/dashboard.test.ts': 'the dashboard beside serveHttp on 127.0.0.1 (page, token, Host/Origin, live stream over real sockets)',
   'packages/mcp/src/client/modernHttp.test.ts': 'McpClient against serveHttp on 127.0.0.1',
   'packages/mcp/src/client/transports.test.ts': 'McpClient over a stdio child process and over HTTP on 127.0.0.1',
   'packages/mcp/src/transports/stdio/stdioClientTransport.test.ts': 'spawns stdio servers (fixtures and the demo)',

@@ -4,7 +4,9 @@
 // per entry instead of ~30 cuts start-up by ~25 ms (measured: bench/ cold start, a benchmark target).
 // Every bare import (other workspace packages, dependencies, node:) stays external, so classes such as
 // JsonRpcError are shared, never duplicated, across packages.
-import { readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 import { PACKAGES } from './entries.mjs';
@@ -35,4 +37,32 @@ for (const [name, entries] of Object.entries(PACKAGES)) {
     chunkFileNames: 'chunks/[name]-[hash].js',
   });
   await bundle.close();
+}
+
+/**
+ * Browser files a package serves as they are (the dashboard's page loads Chart.js), copied at build time from a
+ * development dependency into the package's `dist/vendor/`: a user installs one 200 KB file, not the library's
+ * 6 MB package, and nothing is fetched or built at run time. Each copy starts with the library's licence text and
+ * loses its `sourceMappingURL` (the map is not shipped). Package directory → [dependency, file in it, copy's name].
+ */
+/** @type {Readonly<Record<string, readonly (readonly [string, string, string])[]>>} */
+const VENDORED = { dashboard: [['chart.js', 'dist/chart.umd.min.js', 'chart.umd.min.js']] };
+
+for (const [name, files] of Object.entries(VENDORED)) {
+  const dir = `${root}packages/${name}/`;
+  const require = createRequire(`${dir}package.json`);
+  await mkdir(`${dir}dist/vendor`, { recursive: true });
+  for (const [dependency, file, copy] of files) {
+    // The package's folder: up from its entry to the package.json naming it (its `exports` may not name that file).
+    let home = dirname(require.resolve(dependency));
+    while (JSON.parse(await readFile(join(home, 'package.json'), 'utf8').catch(() => '{}')).name !== dependency) {
+      if (dirname(home) === home) throw new Error(`bundle: ${dependency} has no package.json above its entry`);
+      home = dirname(home);
+    }
+    const manifest = join(home, 'package.json');
+    const licence = (await readFile(join(home, 'LICENSE.md'), 'utf8')).replaceAll('*/', '* /').trim();
+    const body = (await readFile(join(home, file), 'utf8')).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+    const { version } = JSON.parse(await readFile(manifest, 'utf8'));
+    await writeFile(`${dir}dist/vendor/${copy}`, `/*! ${dependency} ${version}, ${file}, under this licence:\n${licence}\n*/\n${body}`);
+  }
 }

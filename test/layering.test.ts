@@ -98,6 +98,26 @@ describe('layering', () => {
     expect(bad).toEqual([]);
   });
 
+  it('the dashboard imports other packages only by their public entries, its own dependencies and node: modules', () => {
+    const entries = new Set(entrySources(ROOT).keys());
+    entries.delete('@switchboard/jsonrpc/internal');
+    entries.delete('@switchboard/mcp/testing');
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'packages/dashboard/package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const name of Object.keys(manifest.dependencies ?? {})) if (!name.startsWith('@switchboard/')) entries.add(name);
+    const dir = join(ROOT, 'packages/dashboard/src');
+    const files = sources(dir);
+    expect(files.length).toBeGreaterThan(3); // the scan sees the sources
+    const bad: string[] = [];
+    for (const f of files) {
+      for (const spec of imports(f)) {
+        const own = spec.startsWith('.') && !relative(dir, join(f, '..', spec)).startsWith('..');
+        if (!own && !spec.startsWith('node:') && !entries.has(spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+      }
+      if (/\bconsole\.|process\.stdout/.test(readFileSync(f, 'utf8'))) bad.push(`${relative(ROOT, f)} uses console or process.stdout`);
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('no import cycles in any package, type-only imports included', () => {
     const packages = join(ROOT, 'packages');
     const graph = importGraph(readdirSync(packages).map((pkg) => join(packages, pkg, 'src')).filter((dir) => existsSync(dir)));

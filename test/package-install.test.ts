@@ -17,7 +17,7 @@ import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = ['jsonrpc', 'mcp', 'gateway', 'otel', 'cli'] as const;
+const DIRS = ['jsonrpc', 'mcp', 'gateway', 'otel', 'dashboard', 'cli'] as const;
 /** Budget of the whole set-up (3 packs and one install take 3-6 s on 2 idle cores). */
 const SETUP_TIMEOUT_MS = 60_000;
 
@@ -133,7 +133,7 @@ describe('the packed tarballs', () => {
       expect(paths.filter((f) => f.startsWith('dist/')).length, p.name).toBeGreaterThan(0);
       expect(paths.filter((f) => f.startsWith('src/')).length, p.name).toBeGreaterThan(0);
       if (p.name === 'switchboard') expect(paths, p.name).toContain('schema/doctor-report.schema.json');
-      expect(paths.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts|bin\/[^/]+\.js|schema\/[^/]+\.schema\.json)$/.test(f)), p.name).toEqual([]);
+      expect(paths.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts|bin\/[^/]+\.js|schema\/[^/]+\.schema\.json|page\/[^/]+\.(html|js|css))$/.test(f)), p.name).toEqual([]);
       expect(paths.filter((f) => /tsbuildinfo|\.test\.ts$|(^|\/)test\//.test(f)), p.name).toEqual([]);
     }
   });
@@ -170,11 +170,11 @@ describe('the packed tarballs', () => {
 
 describe('installed from the tarballs into an empty project', () => {
   it('every subpath export imports under node, with the same named exports as in this workspace', async () => {
-    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/otel', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
+    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/otel', '@switchboard/dashboard', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
     const script = `
       const out = {};
       for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(await import(spec)).sort();
-      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', '@switchboard/otel', 'switchboard']) {
+      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', '@switchboard/otel', '@switchboard/dashboard', 'switchboard']) {
         out[name + '/package.json'] = (await import(name + '/package.json', { with: { type: 'json' } })).default.version;
       }
       try { await import('@switchboard/mcp/dist/server.js'); out.deep = 'imported'; } catch (e) { out.deep = e.code; }
@@ -197,6 +197,7 @@ describe('installed from the tarballs into an empty project', () => {
     expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'DEFAULT_NODE_FETCH_MAX_SOCKETS', 'createNodeFetch', 'nodeFetch', 'serveHttp', 'toNodeListener']);
     expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
     expect(got['@switchboard/otel']).toEqual(expect.arrayContaining(['clientTelemetry', 'serverTelemetry']));
+    expect(got['@switchboard/dashboard']).toEqual(expect.arrayContaining(['createDashboard', 'createProxyAnalytics']));
     for (const p of packed) expect(got[`${p.name}/package.json`]).toBe(p.version);
     expect(got.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });

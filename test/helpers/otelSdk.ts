@@ -6,7 +6,7 @@
 import { context, type Attributes } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { DataPointType, MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 
 class OnDemandReader extends MetricReader {
@@ -47,6 +47,18 @@ export function otelSdk() {
           for (const point of metric.dataPoints) {
             points.push({ name: metric.descriptor.name, unit: metric.descriptor.unit, attributes: point.attributes, count: point.value.count, boundaries: point.value.buckets.boundaries });
           }
+        }
+      }
+      return points;
+    },
+    /** The sum (counter) points collected now: the metric's name and unit, the point's attributes and value. */
+    async sums(): Promise<readonly { readonly name: string; readonly unit: string; readonly attributes: Attributes; readonly value: number }[]> {
+      const { resourceMetrics } = await reader.collect();
+      const points: { name: string; unit: string; attributes: Attributes; value: number }[] = [];
+      for (const scope of resourceMetrics.scopeMetrics) {
+        for (const metric of scope.metrics) {
+          if (metric.dataPointType !== DataPointType.SUM) continue;
+          for (const point of metric.dataPoints) points.push({ name: metric.descriptor.name, unit: metric.descriptor.unit, attributes: point.attributes, value: point.value });
         }
       }
       return points;

@@ -13,7 +13,7 @@ import { run } from './run.js';
 import { SERVE_DRAIN_MS } from './commands/serve.js';
 
 /** The commands that serve until a signal stops them. */
-const LONG_RUNNING: ReadonlySet<string> = new Set(['serve', 'dev', 'bridge']);
+const LONG_RUNNING: ReadonlySet<string> = new Set(['serve', 'dev', 'bridge', 'dashboard']);
 
 // A reader that went away (`switchboard list … | head`) is not an error of the command.
 for (const stream of [process.stdout, process.stderr]) {

@@ -15,6 +15,7 @@ import { readCommand } from './commands/read.js';
 import { revisionsCommand } from './commands/revisions.js';
 import { serveCommand } from './commands/serve.js';
 import { bridgeCommand } from './commands/bridge.js';
+import { dashboardCommand } from './commands/dashboard.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
 import { runGeneration } from './dev/child.js';
 import type { CliIo } from './cliIo.js';
@@ -22,7 +23,7 @@ import { Output } from './output.js';
 import { VERSION } from './version.js';
 
 /** The commands that take a `-- <command> [args…]`: those with a `<target>`, and `install`. */
-export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor', 'install', 'bridge']);
+export const SERVER_COMMANDS: ReadonlySet<string> = new Set(['list', 'call', 'read', 'doctor', 'install', 'bridge', 'dashboard']);
 
 const EXIT_CODES = `
 Exit codes:
@@ -100,6 +101,21 @@ Examples:
   switchboard bridge -- node old-server.js --stdio
   switchboard bridge --port 3000 -- npx -y @modelcontextprotocol/server-everything
   switchboard bridge --port 3001 https://example.com/mcp
+`;
+
+const DASHBOARD_HELP = `
+The bridge in front of any MCP server, with every call through it classified (ok, tool_error, protocol_error,
+refused, era_mismatch, timeout, cancelled, transport) and shown live: MCP endpoint at /mcp, the dashboard at /,
+the analytics as JSON at /api/analytics. The page and its data follow the MCP endpoint's Host and Origin rules;
+the data needs the access token (--token, else $SWITCHBOARD_DASHBOARD_TOKEN, else a random one printed in the
+page's address after #, which no browser sends; prefer the variable to --token, which other local users can
+read in the process list). Addresses go to stderr; stdout stays empty. SIGINT/SIGTERM drain the requests in
+flight (10 s at most), then stop the upstream (its process group).
+
+Examples:
+  switchboard dashboard -- node server.js --stdio
+  switchboard dashboard --port 3000 -- npx -y @modelcontextprotocol/server-everything
+  switchboard dashboard --port 3001 https://example.com/mcp
 `;
 
 /** The state one parse leaves: the exit code of the command that ran. */
@@ -285,6 +301,32 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
         host: flags.host,
         era: flags.era,
         responseMode: flags.responseMode,
+        ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
+      });
+    });
+  program
+    .command('dashboard')
+    .usage('[options] <url | name>  |  dashboard [options] -- <command> [args…]')
+    .argument('[target]', 'the MCP server to watch: URL or host configuration name (omit with -- <command>)')
+    .description('the bridge in front of any MCP server, with a live failure-analytics dashboard: MCP at /mcp, the page at /, JSON at /api/analytics')
+    .option('--port <n>', 'the HTTP port (0: any free port)', port, 0)
+    .option('--host <host>', 'the address to bind', '127.0.0.1')
+    .option('--token <token>', 'the access token of the dashboard\'s data (default: $SWITCHBOARD_DASHBOARD_TOKEN, else a random one)')
+    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
+    .option('--cwd <dir>', 'working directory of a stdio server')
+    .option('--config <file>', 'read server names from this host configuration file only')
+    .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
+    .option('--request-timeout-ms <ms>', 'give up on an upstream request silent this long: counted as a timeout (default 60000)', positiveInteger)
+    .addHelpText('after', DASHBOARD_HELP)
+    .action(async (target: string | undefined, flags: { port: number; host: string; token?: string; env: string[]; cwd?: string; config?: string; era: EraChoice; requestTimeoutMs?: number }) => {
+      state.exitCode = await dashboardCommand({
+        io,
+        output,
+        spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+        port: flags.port,
+        host: flags.host,
+        era: flags.era,
+        ...(flags.token === undefined ? {} : { token: flags.token }),
         ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
       });
     });

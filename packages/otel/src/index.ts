@@ -5,5 +5,7 @@
  */
 export { clientTelemetry, type ClientTelemetryOptions } from './client.js';
 export { instrumentServer, serverTelemetry, type ServerTelemetryOptions } from './server.js';
+export { httpRefusalTelemetry } from './httpRefusals.js';
+export { analyticsMetrics, type AnalyticsMetricsOptions } from './analyticsMetrics.js';
 export { DURATION_BUCKETS_S, SEMCONV_VERSION } from './conventions.js';
 export type { TelemetryProviders } from './instruments.js';

@@ -6,9 +6,11 @@ import { McpClient } from '@switchboard/mcp/client';
 import { McpError } from '@switchboard/mcp';
 import { McpServer } from '@switchboard/mcp/server';
 import { inMemoryConnector } from '@switchboard/mcp/testing';
+import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { createProxyServer } from '@switchboard/gateway';
 import { otelSdk } from '../../../test/helpers/otelSdk.js';
-import { clientTelemetry, DURATION_BUCKETS_S, instrumentServer, serverTelemetry } from './index.js';
+import { analyticsMetrics, clientTelemetry, DURATION_BUCKETS_S, httpRefusalTelemetry, instrumentServer, serverTelemetry } from './index.js';
+import { attachAnalytics } from '@switchboard/mcp/analytics';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -179,5 +181,66 @@ describe('instrumentServer: what no middleware sees', () => {
       expect(p.boundaries).toEqual(DURATION_BUCKETS_S);
       expect(p.attributes).toEqual({ 'mcp.protocol.version': '2025-11-25', 'network.transport': 'pipe' });
     }
+  });
+});
+
+describe('httpRefusalTelemetry: what the HTTP handler turns away before the server sees a message', () => {
+  it('a foreign Origin (403, -32000), a -32022 (error.type "-32022", a histogram point), an unknown session (404, -32001)', async () => {
+    const handler = createMcpHttpHandler({ server: weatherServer(), responseMode: 'json', onRefused: httpRefusalTelemetry(sdk.providers) });
+    const post = (headers: Record<string, string>, body: unknown) =>
+      handler.fetch(new Request('http://localhost/mcp', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }));
+    try {
+      expect((await post({ origin: 'http://evil.example' }, {})).status).toBe(403);
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } };
+      const era = await post({ 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/call', 'mcp-name': 'get_weather' }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: {}, _meta: meta } });
+      expect(((await era.json()) as { error: { code: number } }).error.code).toBe(-32022);
+      expect((await post({ 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(404);
+    } finally {
+      await handler.close();
+    }
+    const servers = sdk.spans().filter((s) => s.kind === SpanKind.SERVER);
+    expect(servers.map((s) => s.name)).toEqual(['POST /mcp', 'tools/call', 'POST /mcp']);
+    const origin = servers[0]!;
+    expect(servers[2]!.attributes).toMatchObject({ 'http.response.status_code': 404, 'rpc.response.status_code': '-32001', 'error.type': '-32001' });
+    expect(origin.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 403, 'http.route': '/mcp', 'network.transport': 'tcp', 'network.protocol.name': 'http' });
+    // The handler's 403 carries a JSON-RPC error (-32000) in its body: its code decides, as on every MCP span.
+    expect(origin.attributes).toMatchObject({ 'rpc.response.status_code': '-32000', 'error.type': '-32000' });
+    expect(origin.status.code).toBe(SpanStatusCode.ERROR);
+    expect(origin.attributes['mcp.method.name']).toBeUndefined();
+    const refused = span(SpanKind.SERVER, 'tools/call');
+    expect(refused.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'rpc.response.status_code': '-32022', 'error.type': '-32022', 'http.response.status_code': 400 });
+    expect(refused.status.code).toBe(SpanStatusCode.ERROR);
+    const points = (await sdk.histograms()).filter((p) => p.name === 'mcp.server.operation.duration');
+    expect(points.map((p) => [p.attributes['error.type'], p.count])).toEqual([['-32022', 1]]);
+  });
+});
+
+describe('analyticsMetrics: the failure analytics as OpenTelemetry counters', () => {
+  it('one cumulative point per row and class, per method, tool and client; users only when asked', async () => {
+    const server = weatherServer();
+    const { analytics } = attachAnalytics(server);
+    const detach = analyticsMetrics(analytics, sdk.providers);
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'host', version: '2' } };
+    const callTool = (id: number, name: string) => server.handle({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
+    await callTool(1, 'get_weather');
+    await callTool(2, 'broken');
+    await callTool(3, 'broken');
+    await callTool(4, 'nope');
+    analytics.record({ outcome: { kind: 'client', code: 'request_timeout' }, method: 'tools/call', tool: 'get_weather', user: 'alice' });
+    const points = (await sdk.sums()).map((p) => ({ name: p.name, unit: p.unit, value: p.value, attributes: p.attributes }));
+    expect(points).toEqual(expect.arrayContaining([
+      { name: 'switchboard.mcp.requests', unit: '{request}', value: 2, attributes: { 'mcp.method.name': 'tools/call', 'switchboard.mcp.outcome': 'tool_error' } },
+      { name: 'switchboard.mcp.tool.requests', unit: '{request}', value: 2, attributes: { 'gen_ai.tool.name': 'broken', 'switchboard.mcp.outcome': 'tool_error' } },
+      { name: 'switchboard.mcp.tool.requests', unit: '{request}', value: 1, attributes: { 'gen_ai.tool.name': 'get_weather', 'switchboard.mcp.outcome': 'timeout' } },
+      { name: 'switchboard.mcp.tool.requests', unit: '{request}', value: 1, attributes: { 'gen_ai.tool.name': 'nope', 'switchboard.mcp.outcome': 'protocol_error' } },
+      { name: 'switchboard.mcp.client.requests', unit: '{request}', value: 2, attributes: { 'switchboard.mcp.client': 'host/2', 'switchboard.mcp.outcome': 'tool_error' } },
+    ]));
+    expect(points.filter((p) => p.name === 'switchboard.mcp.tool.requests')).toHaveLength(4); // no zero points
+    expect(points.some((p) => p.name === 'switchboard.mcp.user.requests')).toBe(false);
+    detach();
+    const users = analyticsMetrics(analytics, { ...sdk.providers, users: true });
+    const after = await sdk.sums();
+    expect(after.find((p) => p.name === 'switchboard.mcp.user.requests')).toMatchObject({ value: 1, attributes: { 'user.id': 'alice', 'switchboard.mcp.outcome': 'timeout' } });
+    users();
   });
 });

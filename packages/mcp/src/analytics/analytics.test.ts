@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import { McpServer } from '../server/mcpServer.js';
@@ -172,6 +174,48 @@ describe('attachAnalytics over Streamable HTTP (the web handler, in process)', (
 });
 
 describe('the store stays within its bound', () => {
+  it('long wire messages are not kept behind their cuts: 200 failures of 1 MB each leave about 1 MB of heap', () => {
+    // V8 makes a slice of a long string a view that keeps all of it alive; the store copies what it keeps (found by
+    // this test: 101 MB kept before, by the top messages' keys).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const used = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const analytics = createAnalytics({ limits: { maxTools: 10 } });
+    const before = used();
+    for (let i = 0; i < 200; i++) {
+      analytics.record({ outcome: { kind: 'result', isError: true }, method: 'tools/call', tool: `t${i % 10}`, message: `failure ${i} ${'x'.repeat(1_000_000)}` });
+    }
+    expect((used() - before) / 1e6).toBeLessThan(20);
+    expect(analytics.snapshot().recentFailures[0]?.message).toHaveLength(200);
+  });
+
+  it('long keys from the wire (tool names, clients, users) are cut: 300 unknown tools of 100 KB names stay small in heap and JSON', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const used = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const analytics = createAnalytics();
+    const before = used();
+    for (let i = 0; i < 300; i++) {
+      const long = `${i}-${'n'.repeat(100_000)}`;
+      analytics.record({ outcome: { kind: 'error', code: -32602 }, method: 'tools/call', tool: long, clientInfo: { name: long, version: '1' }, user: long, message: 'Unknown tool' });
+    }
+    expect((used() - before) / 1e6).toBeLessThan(10);
+    const snap = analytics.snapshot();
+    expect(JSON.stringify(snap).length).toBeLessThan(1_000_000);
+    expect(snap.byTool[0]!.key).toHaveLength(200);
+    expect(snap.byTool[0]!.key.endsWith('…')).toBe(true);
+    expect(snap.byUser[0]!.key).toHaveLength(200);
+    expect(snap.recentFailures[0]!.client).toHaveLength(200);
+  });
+
   it('200,000 calls over 10,000 distinct tools and users keep at most cap + 1 rows per dimension', () => {
     let clock = 0;
     const analytics = createAnalytics({ now: () => clock, limits: { maxTools: 100, maxUsers: 100, maxClients: 10 } });
@@ -194,9 +238,74 @@ describe('the store stays within its bound', () => {
     expect(snap.total.count).toBe(200_000);
     expect(row(snap.byTool, OTHER_KEY)!.count).toBe(200_000 - 100 * 20);
     expect(snap.byTool.every((r) => (r.topMessages?.length ?? 0) <= 10 && r.topMessages!.every((m) => m.message.length <= 200))).toBe(true);
+    expect(snap.byTool.every((r) => r.failingClients!.length <= 10 && r.failingUsers!.length <= 10)).toBe(true);
+    expect(row(snap.byTool, OTHER_KEY)!.failingUsers).toHaveLength(10);
+    expect(row(snap.byTool, OTHER_KEY)!.otherFailingUsers).toBeGreaterThan(0);
+    expect(store.recorded).toBe(200_000);
+    expect(snap.recentFailures).toHaveLength(50);
+    expect(snap.recentFailures.every((f) => (f.message?.length ?? 0) <= 200)).toBe(true);
     // Latency: uniform 0 … 99.9 ms; p50 ≈ 50 ms within the documented 4.4 % (plus one step of the data).
     expect(Math.abs(snap.total.latencyMs.p50! - 50) / 50).toBeLessThan(0.05);
     expect(Math.abs(snap.total.latencyMs.p99! - 99) / 99).toBeLessThan(0.05);
     expect(JSON.stringify(snap).length).toBeLessThan(1_000_000);
+  });
+});
+
+describe('who is behind a tool\'s failures, and what only another seam knows', () => {
+  it('per tool: the clients and users of its failed calls (never of its ok ones), most failures first', () => {
+    const analytics = createAnalytics();
+    const rec = (outcome: { kind: 'result'; isError?: boolean } | { kind: 'timeout' }, client: string, user?: string): void =>
+      analytics.record({ outcome, method: 'tools/call', tool: 'search', clientInfo: { name: client, version: '1' }, ...(user === undefined ? {} : { user }) });
+    rec({ kind: 'result' }, 'happy', 'zoe'); // ok: not behind a failure
+    for (let i = 0; i < 3; i++) rec({ kind: 'result', isError: true }, 'claude', 'alice');
+    rec({ kind: 'timeout' }, 'cursor', 'bob');
+    rec({ kind: 'result', isError: true }, 'cursor'); // no user: counted for its client only
+    expect(analytics.store.recorded).toBe(6);
+    const search = row(analytics.snapshot().byTool, 'search')!;
+    expect(search.failingClients).toEqual([{ key: 'claude/1', failures: 3 }, { key: 'cursor/1', failures: 2 }]);
+    expect(search.failingUsers).toEqual([{ key: 'alice', failures: 3 }, { key: 'bob', failures: 1 }]);
+    expect(search).toMatchObject({ otherFailingClients: 0, otherFailingUsers: 0 });
+  });
+
+  it('endedAs: facts another seam knows win over the answer\'s; the wire message stays; a throwing endedAs is ignored', async () => {
+    const server = makeServer();
+    let facts: ((name: string | undefined) => unknown) = () => undefined;
+    const { analytics } = attachAnalytics(server, { endedAs: (c) => facts(c.name) as never });
+    facts = (name) => (name === 'flaky' ? { kind: 'client', code: 'request_timeout' } : name === 'crash' ? { kind: 'local', code: 'connection_closed' } : undefined);
+    await server.handle(call('flaky'));
+    await server.handle(call('crash'));
+    await server.handle(call('ok'));
+    facts = () => {
+      throw new Error('broken seam');
+    };
+    await server.handle(call('flaky'));
+    const snap = analytics.snapshot();
+    expect(row(snap.byTool, 'flaky')).toMatchObject({ classes: { timeout: 1, tool_error: 1 }, topMessages: [{ message: 'disk full', count: 2 }] });
+    expect(row(snap.byTool, 'crash')?.classes.transport).toBe(1);
+    expect(row(snap.byTool, 'ok')?.classes.ok).toBe(1);
+  });
+});
+
+describe('the live tail of failures', () => {
+  it('keeps the latest failures newest first, in a ring of recentFailures, with the trace id the request carried', async () => {
+    let wall = Date.parse('2026-12-02T10:00:00Z');
+    const server = makeServer();
+    const { analytics } = attachAnalytics(server, { limits: { recentFailures: 3 }, wallClock: () => wall });
+    const traceId = (n: number) => String(n).padStart(32, 'a');
+    const traceparent = (n: number) => `00-${traceId(n)}-00f067aa0ba902b7-01`;
+    const traced = (name: string, n: number): JsonRpcRequest => ({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: {}, _meta: { traceparent: traceparent(n) } } });
+    await server.handle(traced('ok', 1)); // ok: not in the tail
+    for (const [i, name] of ['flaky', 'nope', 'flaky', 'crash'].entries()) {
+      wall += 1000;
+      await server.handle(i === 1 ? { ...traced(name, 2), params: { name, arguments: {}, _meta: { traceparent: 'garbage' } } } : traced(name, i + 2));
+    }
+    const tail = analytics.snapshot().recentFailures;
+    expect(tail.map((f) => [f.tool, f.class, f.code, f.message, f.traceId, f.at])).toEqual([
+      ['crash', 'tool_error', undefined, 'Tool "crash" failed: internal error', traceId(5), '2026-12-02T10:00:04.000Z'],
+      ['flaky', 'tool_error', undefined, 'disk full', traceId(4), '2026-12-02T10:00:03.000Z'],
+      ['nope', 'protocol_error', -32602, expect.stringContaining('nope'), undefined, '2026-12-02T10:00:02.000Z'], // a malformed traceparent is not kept
+    ]);
+    expect(tail[0]!.method).toBe('tools/call');
+    expect(tail[0]!.durationMs).toBeGreaterThanOrEqual(0);
   });
 });

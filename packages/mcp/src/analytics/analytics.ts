@@ -26,6 +26,14 @@ export interface AnalyticsOptions {
    * @default `authInfo.subject`, else `authInfo.clientId` (strings only), else `undefined`
    */
   readonly userOf?: (call: MiddlewareCall) => string | undefined;
+  /**
+   * What another seam knows of how a request ended that its answer does not say, read as the request ends: facts to
+   * count instead of the answer's, or `undefined` (the answer's class). A gateway is the case: its upstream timed out
+   * or closed, and the front answered an `isError` result or -32603 (`createProxyAnalytics` of
+   * `@switchboard/dashboard` uses it). The wire message counted stays the answer's. A throw is ignored (the answer's
+   * class is counted). @default none
+   */
+  readonly endedAs?: (call: MiddlewareCall) => OutcomeFacts | undefined;
   /** The monotonic clock, in milliseconds (tests). @default `performance.now` */
   readonly now?: () => number;
   /** The wall clock of the time buckets, in milliseconds since the epoch (tests). @default `Date.now` */
@@ -47,6 +55,8 @@ export interface AnalyticsRecord {
   readonly durationMs?: number;
   /** The error message that went on the wire, if any (never an exception's own text). */
   readonly message?: string;
+  /** The W3C trace id of the request, if it carried one (kept with a failure in `recentFailures`). */
+  readonly traceId?: string;
 }
 
 /** The failure analytics: attach {@link middleware} to a server, read {@link snapshot}. */
@@ -89,6 +99,24 @@ function toolErrorText(result: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The trace id of a W3C `traceparent` (`version-traceid-parentid-flags`, W3C Trace Context §3.2: 32 lower-case hex
+ * digits, not all zero) in `params._meta` (MCP 2026-07-28 basic/index.mdx "`_meta`": `traceparent` is reserved for
+ * W3C Trace Context); `undefined` when there is none or it is malformed.
+ */
+function traceIdOf(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const meta = (params as { _meta?: unknown })._meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const traceparent = (meta as { traceparent?: unknown }).traceparent;
+  if (typeof traceparent !== 'string') return undefined;
+  const match = TRACEPARENT.exec(traceparent);
+  return match === null || match[1] === ZERO_TRACE_ID ? undefined : match[1];
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
+const ZERO_TRACE_ID = '0'.repeat(32);
+
 /** A request ended by its signal: cancelled by the client, or its connection closed. */
 function abortedOutcome(call: MiddlewareCall): ClassifiedOutcome | undefined {
   const signal = call.signal;
@@ -118,9 +146,20 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
   const now = options.now ?? (() => performance.now());
   const userOf = options.userOf ?? defaultUserOf;
   const serverVersion = options.serverVersion;
+  const endedAs = options.endedAs;
 
-  const finish = (call: MiddlewareCall, started: number, [outcome, message]: readonly [ClassifiedOutcome, string | undefined]): void => {
+  const finish = (call: MiddlewareCall, started: number, [answered, message]: readonly [ClassifiedOutcome, string | undefined]): void => {
     const client = call.clientInfo;
+    let outcome = answered;
+    if (endedAs !== undefined) {
+      let facts: OutcomeFacts | undefined;
+      try {
+        facts = endedAs(call);
+      } catch {
+        facts = undefined;
+      }
+      if (facts !== undefined) outcome = classifyOutcome(facts);
+    }
     const method = call.method;
     store.record({
       method,
@@ -132,6 +171,8 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       outcome,
       durationMs: now() - started,
       message,
+      // Only a failure's trace is kept (the live tail), so only a failure pays for reading it.
+      traceId: outcome.class === 'ok' ? undefined : traceIdOf(call.params),
     });
   };
 
@@ -180,6 +221,7 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       outcome: classifyOutcome(entry.outcome),
       durationMs: entry.durationMs ?? 0,
       message: entry.message,
+      traceId: entry.traceId,
     });
   };
 

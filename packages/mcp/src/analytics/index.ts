@@ -8,5 +8,5 @@ export type { OutcomeClass, OutcomeFacts, ClassifiedOutcome } from './classify.j
 export { attachAnalytics, createAnalytics, defaultUserOf } from './analytics.js';
 export type { Analytics, AnalyticsOptions, AnalyticsRecord } from './analytics.js';
 export { AnalyticsStore, DEFAULT_ANALYTICS_LIMITS, OTHER_KEY } from './store.js';
-export type { AnalyticsLimits, AnalyticsEntry, AnalyticsRow, AnalyticsBucket, AnalyticsSnapshot, LatencySnapshot } from './store.js';
+export type { AnalyticsLimits, AnalyticsEntry, AnalyticsRow, AnalyticsBucket, AnalyticsSnapshot, FailingKey, LatencySnapshot, RecentFailure } from './store.js';
 export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_BUCKETS } from './histogram.js';

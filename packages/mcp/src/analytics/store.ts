@@ -4,8 +4,9 @@
  *
  * Fixed memory whatever the traffic: every dimension holds at most its cap of distinct keys, and what comes after
  * is counted in one `(other)` row; each tool keeps at most `maxMessagesPerTool` distinct messages, each cut to
- * `maxMessageLength` characters; latency lives in fixed-size histograms (`histogram.ts`); the time buckets are a
- * ring. So the largest store is about (sum of the caps + 7) × 1.1 KB plus the messages.
+ * `maxMessageLength` characters, and at most `maxFailingPerTool` clients and users behind its failures; latency
+ * lives in fixed-size histograms (`histogram.ts`); the time buckets are a ring. So the largest store is about (sum
+ * of the caps + 7) × 1.1 KB plus the messages and each tool's failing clients and users.
  */
 import { OUTCOME_CLASSES, type ClassifiedOutcome, type OutcomeClass } from './classify.js';
 import { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, bucketOf } from './histogram.js';
@@ -29,12 +30,25 @@ export interface AnalyticsLimits {
   readonly maxServerVersions?: number;
   /** Distinct error messages kept per tool (then counted as `otherMessages`). @default 10 */
   readonly maxMessagesPerTool?: number;
+  /**
+   * Distinct clients, and distinct users, kept per tool among its failed calls (then counted as `otherClients` /
+   * `otherUsers`): who is behind a tool's failures. @default 10
+   */
+  readonly maxFailingPerTool?: number;
   /** Characters of an error message kept. @default 200 */
   readonly maxMessageLength?: number;
+  /**
+   * Characters of a key kept (a tool name, method, client `name/version`, user, revision or server version, all
+   * from the wire): a longer one is cut and ends with `…`, so a client cannot make the store hold long names.
+   * @default 200
+   */
+  readonly maxKeyLength?: number;
   /** Width of a time bucket in milliseconds. @default 60000 */
   readonly bucketMs?: number;
   /** Time buckets kept (the newest ones). @default 60 */
   readonly buckets?: number;
+  /** The latest failed requests kept for a live tail (`recentFailures`), newest first. @default 50 */
+  readonly recentFailures?: number;
 }
 
 /** The default {@link AnalyticsLimits}. */
@@ -46,9 +60,12 @@ export const DEFAULT_ANALYTICS_LIMITS: Required<AnalyticsLimits> = Object.freeze
   maxRevisions: 16,
   maxServerVersions: 16,
   maxMessagesPerTool: 10,
+  maxFailingPerTool: 10,
   maxMessageLength: 200,
+  maxKeyLength: 200,
   bucketMs: 60_000,
   buckets: 60,
+  recentFailures: 50,
 });
 
 /** One ended request as the store records it. */
@@ -67,6 +84,27 @@ export interface AnalyticsEntry {
   readonly durationMs: number;
   /** The error message that went on the wire (an `isError` text or a JSON-RPC error message), if any. */
   readonly message?: string | undefined;
+  /**
+   * The W3C trace id the request carried (`params._meta.traceparent`, MCP 2026-07-28 basic/index.mdx "`_meta`"), kept
+   * with a failure so its trace can be found. @default none
+   */
+  readonly traceId?: string | undefined;
+}
+
+/** One failed request of the live tail (`recentFailures`). */
+export interface RecentFailure {
+  /** When it was recorded, ISO 8601. */
+  readonly at: string;
+  readonly method: string;
+  readonly tool?: string;
+  readonly class: OutcomeClass;
+  readonly code?: number;
+  readonly client?: string;
+  readonly user?: string;
+  readonly durationMs: number;
+  /** What went on the wire, cut to `maxMessageLength`. */
+  readonly message?: string;
+  readonly traceId?: string;
 }
 
 /** Latency percentiles in milliseconds (`undefined` members: no sample). */
@@ -94,6 +132,23 @@ export interface AnalyticsRow {
   readonly topMessages?: readonly { readonly message: string; readonly count: number }[];
   /** Tools only: failures whose message did not fit in the kept ones. */
   readonly otherMessages?: number;
+  /**
+   * Tools only: the clients (`name/version`) behind its failed calls (every class but `ok`), most failures first;
+   * a failure with no client info is not in it.
+   */
+  readonly failingClients?: readonly FailingKey[];
+  /** Tools only: failures of clients that did not fit in `failingClients`. */
+  readonly otherFailingClients?: number;
+  /** Tools only: the users behind its failed calls, most failures first (calls without a user are not in it). */
+  readonly failingUsers?: readonly FailingKey[];
+  /** Tools only: failures of users that did not fit in `failingUsers`. */
+  readonly otherFailingUsers?: number;
+}
+
+/** A client or user behind a tool's failures, and how many. */
+export interface FailingKey {
+  readonly key: string;
+  readonly failures: number;
 }
 
 /** One time bucket. */
@@ -125,6 +180,8 @@ export interface AnalyticsSnapshot {
   readonly byServerVersion: readonly AnalyticsRow[];
   /** Oldest first, one per `bucketMs`, only the buckets that saw a request. */
   readonly overTime: { readonly bucketMs: number; readonly buckets: readonly AnalyticsBucket[] };
+  /** The latest failed requests (every class but `ok`), newest first, at most `limits.recentFailures`. */
+  readonly recentFailures: readonly RecentFailure[];
   readonly limits: Required<AnalyticsLimits>;
 }
 
@@ -144,6 +201,8 @@ class Row {
   codes: Map<string, number> | undefined;
   messages: Map<string, number> | undefined;
   otherMessages = 0;
+  /** Tools only, made at a first failure: who failed. */
+  failing: Failing | undefined;
 
   constructor(readonly key: string) {}
 
@@ -159,12 +218,19 @@ class Row {
   }
 
   addMessage(message: string, maxMessages: number, maxLength: number): void {
-    const text = message.length > maxLength ? message.slice(0, maxLength) : message;
     const messages = (this.messages ??= new Map<string, number>());
+    const text = message.length > maxLength ? message.slice(0, maxLength) : message;
     const seen = messages.get(text);
     if (seen !== undefined) messages.set(text, seen + 1);
-    else if (messages.size < maxMessages) messages.set(text, 1);
+    // A new key that was cut is kept as a copy (see `copied`); a counted one keeps its first key.
+    else if (messages.size < maxMessages) messages.set(text === message ? text : copied(text), 1);
     else this.otherMessages++;
+  }
+
+  addFailure(entry: AnalyticsEntry, max: number): void {
+    const failing = (this.failing ??= new Failing());
+    if (entry.client !== undefined && !countIn(failing.clients, entry.client, max)) failing.otherClients++;
+    if (entry.user !== undefined && !countIn(failing.users, entry.user, max)) failing.otherUsers++;
   }
 
   snapshot(withMessages: boolean): AnalyticsRow {
@@ -182,7 +248,92 @@ class Row {
     };
     if (!withMessages) return row;
     const topMessages = [...(this.messages ?? [])].sort((a, b) => b[1] - a[1]).map(([message, n]) => ({ message, count: n }));
-    return { ...row, topMessages, otherMessages: this.otherMessages };
+    const failing = this.failing;
+    return {
+      ...row,
+      topMessages,
+      otherMessages: this.otherMessages,
+      failingClients: failingKeys(failing?.clients),
+      otherFailingClients: failing?.otherClients ?? 0,
+      failingUsers: failingKeys(failing?.users),
+      otherFailingUsers: failing?.otherUsers ?? 0,
+    };
+  }
+}
+
+/** Who is behind one tool's failures: bounded maps of client and user keys to failure counts. */
+class Failing {
+  readonly clients = new Map<string, number>();
+  readonly users = new Map<string, number>();
+  otherClients = 0;
+  otherUsers = 0;
+}
+
+/**
+ * `text` in a string of its own. V8 makes a slice of a long string a view that keeps the whole string alive, so a
+ * kept cut of a long wire message would hold all of it: what the store keeps is copied out.
+ */
+function copied(text: string): string {
+  return text.split('').join('');
+}
+
+/** Counts `key` in `counts` when it is there or there is room for it (`max` keys); `false`: no room. */
+function countIn(counts: Map<string, number>, key: string, max: number): boolean {
+  const seen = counts.get(key);
+  if (seen !== undefined) counts.set(key, seen + 1);
+  else if (counts.size < max) counts.set(key, 1);
+  else return false;
+  return true;
+}
+
+function failingKeys(counts: Map<string, number> | undefined): FailingKey[] {
+  return counts === undefined ? [] : [...counts].sort((a, b) => b[1] - a[1]).map(([key, failures]) => ({ key, failures }));
+}
+
+/**
+ * One failure of the live tail as kept: the entry's facts copied (never the entry itself, whose message may be a
+ * long text), the message cut to `maxLength` and copied out of it (`copied`).
+ */
+class TailItem {
+  readonly method: string;
+  readonly tool: string | undefined;
+  readonly outcome: ClassifiedOutcome;
+  readonly client: string | undefined;
+  readonly user: string | undefined;
+  readonly durationMs: number;
+  readonly message: string | undefined;
+  readonly traceId: string | undefined;
+
+  constructor(
+    readonly wall: number,
+    entry: AnalyticsEntry,
+    maxLength: number,
+  ) {
+    this.method = entry.method;
+    this.tool = entry.tool;
+    this.outcome = entry.outcome;
+    this.client = entry.client;
+    this.user = entry.user;
+    this.durationMs = entry.durationMs;
+    const message = entry.message;
+    this.message = message === undefined || message.length <= maxLength ? message : copied(message.slice(0, maxLength));
+    this.traceId = entry.traceId;
+  }
+
+  toJSON(): RecentFailure {
+    const { outcome, tool, client, user, message, traceId } = this;
+    return {
+      at: new Date(this.wall).toISOString(),
+      method: this.method,
+      ...(tool === undefined ? {} : { tool }),
+      class: outcome.class,
+      ...(outcome.code === undefined ? {} : { code: outcome.code }),
+      ...(client === undefined ? {} : { client }),
+      ...(user === undefined ? {} : { user }),
+      durationMs: Math.round(this.durationMs * 1000) / 1000,
+      ...(message === undefined ? {} : { message }),
+      ...(traceId === undefined ? {} : { traceId }),
+    };
   }
 }
 
@@ -236,6 +387,9 @@ export class AnalyticsStore {
   readonly #bucketCounts: Uint32Array[];
   readonly #now: () => number;
   #since: number;
+  /** Ring of the latest failures; `#nextFailure` is where the next one goes. */
+  readonly #failures: (TailItem | undefined)[];
+  #nextFailure = 0;
 
   /** @param now the wall clock in milliseconds since the epoch @default `Date.now` */
   constructor(limits: AnalyticsLimits = {}, now: () => number = Date.now) {
@@ -252,10 +406,12 @@ export class AnalyticsStore {
     this.#bucketCounts = Array.from({ length: l.buckets }, () => new Uint32Array(OUTCOME_CLASSES.length));
     this.#now = now;
     this.#since = now();
+    this.#failures = new Array<TailItem | undefined>(l.recentFailures);
   }
 
   /** Counts one ended request. */
-  record(entry: AnalyticsEntry): void {
+  record(input: AnalyticsEntry): void {
+    const entry = this.#bounded(input);
     const c = CLASS_INDEX[entry.outcome.class];
     const b = bucketOf(entry.durationMs);
     this.#total.add(entry, c, b);
@@ -263,24 +419,63 @@ export class AnalyticsStore {
     if (entry.tool !== undefined) {
       const row = this.#tools.row(entry.tool);
       row.add(entry, c, b);
-      if (entry.message !== undefined && c !== 0) row.addMessage(entry.message, this.limits.maxMessagesPerTool, this.limits.maxMessageLength);
+      if (c !== 0) {
+        if (entry.message !== undefined) row.addMessage(entry.message, this.limits.maxMessagesPerTool, this.limits.maxMessageLength);
+        row.addFailure(entry, this.limits.maxFailingPerTool);
+      }
     }
     if (entry.client !== undefined) this.#clients.row(entry.client).add(entry, c, b);
     if (entry.revision !== undefined) this.#revisions.row(entry.revision).add(entry, c, b);
     if (entry.user !== undefined) this.#users.row(entry.user).add(entry, c, b);
     if (entry.serverVersion !== undefined) this.#serverVersions.row(entry.serverVersion).add(entry, c, b);
-    const id = Math.floor(this.#now() / this.limits.bucketMs);
+    const wall = this.#now();
+    const id = Math.floor(wall / this.limits.bucketMs);
     const slot = id % this.limits.buckets;
     if (this.#bucketIds[slot] !== id) {
       this.#bucketIds[slot] = id;
       this.#bucketCounts[slot]!.fill(0);
     }
     this.#bucketCounts[slot]![c]!++;
+    if (c !== 0) this.#tail(entry, wall);
+  }
+
+  /** `entry` itself when every key fits `maxKeyLength` (the usual case: six length checks), else a copy with them cut. */
+  #bounded(entry: AnalyticsEntry): AnalyticsEntry {
+    const max = this.limits.maxKeyLength;
+    const { method, tool, client, user, revision, serverVersion } = entry;
+    if (method.length <= max && (tool?.length ?? 0) <= max && (client?.length ?? 0) <= max && (user?.length ?? 0) <= max && (revision?.length ?? 0) <= max && (serverVersion?.length ?? 0) <= max) return entry;
+    const cut = <T extends string | undefined>(key: T): T => (key === undefined || key.length <= max ? key : (`${copied(key.slice(0, max - 1))}…` as T));
+    return { ...entry, method: cut(method), tool: cut(tool), client: cut(client), user: cut(user), revision: cut(revision), serverVersion: cut(serverVersion) };
+  }
+
+  /** Keeps a failure in the live tail's ring (overwriting the oldest); its JSON shape is made only by `snapshot()`. */
+  #tail(entry: AnalyticsEntry, wall: number): void {
+    this.#failures[this.#nextFailure] = new TailItem(wall, entry, this.limits.maxMessageLength);
+    this.#nextFailure = (this.#nextFailure + 1) % this.#failures.length;
+  }
+
+  /**
+   * Requests recorded so far (the total row's count). It only grows: a reader that saw it unchanged has nothing
+   * new to read (the dashboard's live feed polls it).
+   */
+  get recorded(): number {
+    return this.#total.latency.count;
   }
 
   /** Rows held per dimension (each at most its cap + 1): what bounds the store's memory. */
   get sizes(): Readonly<Record<'tools' | 'methods' | 'clients' | 'users' | 'revisions' | 'serverVersions', number>> {
     return { tools: this.#tools.size, methods: this.#methods.size, clients: this.#clients.size, users: this.#users.size, revisions: this.#revisions.size, serverVersions: this.#serverVersions.size };
+  }
+
+  /** The live tail, newest first. */
+  #recentFailures(): RecentFailure[] {
+    const ring = this.#failures;
+    const out: RecentFailure[] = [];
+    for (let i = 1; i <= ring.length; i++) {
+      const failure = ring[(this.#nextFailure - i + ring.length) % ring.length];
+      if (failure !== undefined) out.push(failure.toJSON());
+    }
+    return out;
   }
 
   /** Everything counted so far, as plain JSON. */
@@ -306,6 +501,7 @@ export class AnalyticsStore {
       byUser: this.#users.snapshot(false),
       byServerVersion: this.#serverVersions.snapshot(false),
       overTime: { bucketMs: this.limits.bucketMs, buckets },
+      recentFailures: this.#recentFailures(),
       limits: this.limits,
     };
   }

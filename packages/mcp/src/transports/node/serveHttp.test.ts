@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bindWarning } from './serveHttp.js';
+import { McpServer } from '../../server/mcpServer.js';
+import { bindWarning, serveHttp } from './serveHttp.js';
 
 describe('serveHttp bind warning', () => {
   it('a non-loopback bind without Host validation says what is off, what is still checked and what to set', () => {
@@ -12,5 +13,12 @@ describe('serveHttp bind warning', () => {
     expect(bindWarning('0.0.0.0', true, false)).toBeUndefined();
     expect(bindWarning('127.0.0.1', false, false)).toBeUndefined();
     expect(bindWarning('localhost', false, true)).toBeUndefined();
+  });
+});
+
+describe('serveHttp otherPaths', () => {
+  it('refuses a value that is not a listener before anything listens (served paths: packages/dashboard/src/dashboard.test.ts)', async () => {
+    const server = new McpServer({ name: 'x', version: '1' });
+    await expect(serveHttp({ server, otherPaths: 'dashboard' as never })).rejects.toThrow('Invalid option otherPaths: expected a function, got "string"');
   });
 });

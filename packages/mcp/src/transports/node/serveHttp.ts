@@ -128,6 +128,12 @@ export interface ServeHttpOptions extends McpHttpHandlerOptions {
    * are still the first reclaimed from when they hold most. `Infinity` disables. @default 256
    */
   readonly maxConnectionsPerAddress?: number;
+  /**
+   * Answers the requests for paths the MCP handler does not serve (instead of its 404), under the same connection
+   * limits and timeouts: e.g. a dashboard (`createDashboard(…).listener` of `@switchboard/dashboard`). It applies
+   * its own access rules (the MCP handler's Host and Origin checks do not run for it). @default none: 404
+   */
+  readonly otherPaths?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /** A running server from {@link serveHttp}. */
@@ -221,6 +227,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   if (perAddress !== Infinity && (!Number.isSafeInteger(perAddress) || perAddress < 1)) {
     throw new RangeError(`Invalid option maxConnectionsPerAddress: expected a positive integer or Infinity, got "${String(perAddress)}"`);
   }
+  const otherPaths = options.otherPaths;
+  if (otherPaths !== undefined && typeof otherPaths !== 'function') throw new TypeError(`Invalid option otherPaths: expected a function, got "${typeof otherPaths}"`);
   const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });
@@ -237,7 +245,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
   }, (req, res) => {
-    if (admit === undefined || admit(req, res)) listener(req, res);
+    if (admit !== undefined && !admit(req, res)) return;
+    if (otherPaths === undefined) listener(req, res);
+    // With `next`, the listener passes on the paths the handler does not serve.
+    else listener(req, res, () => otherPaths(req, res));
   });
   // Before a request and between requests the socket idles under Node's own timers; this covers the rest.
   httpServer.timeout = idleTimeout;
