@@ -38,8 +38,10 @@ const SKIP_WARN_FIRST = 5;
 const SKIP_WARN_EVERY = 100;
 
 /**
- * Messages at least this long (UTF-16 units) are written at once; of shorter ones, the first of a turn is written at
- * once and the turn's later ones are joined into one write, as the server transport does (measured in bench/).
+ * Messages at least this long (UTF-16 units) are written at once; shorter ones are joined with the other sends of
+ * the same event-loop turn into one write at `setImmediate` (measured in bench/: writing the first of a turn at once
+ * and the rest at `process.nextTick`, as the server transport does, cost the client ≈ 7k more instructions per call
+ * at C=1, bench/client-instructions.mjs).
  */
 const DIRECT_WRITE_CHARS = 8192;
 /** The joined lines are written as soon as they reach this many UTF-16 units (64 KiB of ASCII). */
@@ -118,7 +120,7 @@ export class StdioClientTransport implements ClientTransport {
   /** While stdin is backed up: settles `true` on its `'drain'`, `false` when the connection ends first. */
   #drain: Promise<boolean> | undefined;
   #settleDrain: (drained: boolean) => void = ignore;
-  /** The lines sent this turn after its first, written together by {@link #flush}. */
+  /** The lines sent this event-loop turn, written together by {@link #flush}. */
   #outbox = '';
   #flushScheduled = false;
 
@@ -247,8 +249,8 @@ export class StdioClientTransport implements ClientTransport {
   }
 
   /**
-   * Writes one message (or batch) as one line on the server's stdin: the first short line of a turn at once, the
-   * turn's later ones together in one write. Resolves at once, or while the pipe is backed up (backpressure), once it drained.
+   * Writes one message (or batch) as one line on the server's stdin; the short lines sent in one event-loop turn go
+   * out in one write. Resolves at once, or while the pipe is backed up (backpressure), once it drained.
    * @throws ConnectionClosedError (code `connection_closed`) once the process exited or the connection is closing;
    *   the {@link SpawnError} of {@link endFacts} when the server ended before its first message
    * @throws TypeError when the message has no JSON form
@@ -265,15 +267,13 @@ export class StdioClientTransport implements ClientTransport {
       // A large message goes on its own: gluing it to others would only cost a copy.
       this.#flush();
       this.#write(line);
-    } else if (!this.#flushScheduled) {
-      // The first message of a turn goes out at once (the server starts on it), the turn's later ones together
-      // when its ticks are done (process.nextTick: after the microtasks that send them, before any I/O).
-      this.#flushScheduled = true;
-      process.nextTick(this.#flush);
-      this.#write(line);
     } else {
       this.#outbox += line;
       if (this.#outbox.length >= MAX_OUTBOX_CHARS) this.#flush();
+      else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
     }
     const drain = this.#drain;
     if (drain === undefined) return RESOLVED;
