@@ -3,6 +3,8 @@
 //
 //   node bench/instructions.mjs                          every row below, C=16 64 B, 3,000 warm-up + 2,000 counted
 //   node bench/instructions.mjs --only 'modern' --requests 4000 --warmup 3000 --payload 16384 --concurrency 16
+//   node bench/instructions.mjs --only '^switchboard-stdio' --concurrency 1 --warmup 8000 --keep /tmp/cg
+//                                                        (then: callgrind_annotate /tmp/cg/<row>.callgrind)
 //
 // Each row's server runs under `valgrind --tool=callgrind` (every thread of the process: the JIT's and the
 // GC's background threads count too). The load generator (bench/lib/loadgen.mjs, the same client as
@@ -11,7 +13,7 @@
 // dumps them: instructions ÷ requests. Valgrind runs one thread at a time and V8 tiers up by call counts, so
 // two runs agree to about 1 %; the figures are ratios between rows (Switchboard ÷ raw floor of the same era
 // and transport; 2026-07-28 ÷ legacy session of the same transport), never times. Slow: ≈ 1 min a row.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,6 +34,8 @@ const requests = Number(value('--requests', 2000));
 const warmup = Number(value('--warmup', 3000));
 const payloadBytes = Number(value('--payload', 64));
 const concurrency = Number(value('--concurrency', 16));
+/** `--keep <dir>`: keep each row's callgrind dump there (`<row>.callgrind`) for `callgrind_annotate`. */
+const keep = value('--keep');
 
 /** The rows counted by default: the floor and Switchboard, both eras, stdio and JSON-bodied HTTP. */
 const KEYS = [
@@ -61,6 +65,10 @@ async function count(row) {
     const dumps = readdirSync(dir).filter((f) => /\.\d+$/.test(f));
     if (dumps.length !== 1) throw new Error(`expected one dump, found ${dumps.join(', ') || 'none'}`);
     const text = readFileSync(join(dir, dumps[0]), 'utf8');
+    if (keep !== undefined) {
+      mkdirSync(keep, { recursive: true });
+      copyFileSync(join(dir, dumps[0]), join(keep, `${row.key}.callgrind`));
+    }
     const total = Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1]);
     return { instructions: total, requests: m.completed };
   } finally {

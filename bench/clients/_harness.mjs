@@ -14,7 +14,9 @@
 //   parent → STATS            the parent has read the counters again; the child sorts latencies
 //   child → STATS {latency}
 //   parent → CLOSE            the child closes its client (stdio: the server process goes with it) and exits
-// `--smoke` instead makes a few checked calls at C=1 and C=16 and prints one SMOKE line.
+// `--smoke` instead makes a few checked calls at C=1 and C=16 and prints one SMOKE line. `--callgrind W:N` (the
+// process runs under valgrind, bench/client-instructions.mjs) makes W warm-up calls at C=1, zeroes the counters, makes
+// N calls, dumps the counters, prints CALLGRIND_DONE and exits.
 //
 // The stdio server is spawned by the client under test, as a user's client would: it is the client's child,
 // and its CPU is not in the client's utime+stime (fields 14 and 15 of /proc/<pid>/stat count the process's
@@ -22,11 +24,12 @@
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
+import { execFile } from 'node:child_process';
 import { echoText } from '../lib/loadgen.mjs';
 
 /** Parses the shared flags; a client adds its own through `extra` (name → default, all strings). */
 export function parseClientArgs(argv = process.argv.slice(2), extra = {}) {
-  const opts = { transport: undefined, server: undefined, url: undefined, concurrency: 1, payload: 64, warmupMs: 0, durationMs: 1000, maxCalls: 1_000_000, smoke: false, ...extra };
+  const opts = { transport: undefined, server: undefined, url: undefined, concurrency: 1, payload: 64, warmupMs: 0, durationMs: 1000, maxCalls: 1_000_000, smoke: false, callgrind: undefined, ...extra };
   const numeric = { '--concurrency': 'concurrency', '--payload': 'payload', '--warmup-ms': 'warmupMs', '--duration-ms': 'durationMs', '--max-calls': 'maxCalls' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -39,6 +42,7 @@ export function parseClientArgs(argv = process.argv.slice(2), extra = {}) {
     else if (a === '--server') opts.server = next();
     else if (a === '--url') opts.url = next();
     else if (a === '--smoke') opts.smoke = true;
+    else if (a === '--callgrind') opts.callgrind = next();
     else if (numeric[a]) opts[numeric[a]] = Number(next());
     else if (a.startsWith('--') && a.slice(2) in extra) opts[a.slice(2)] = next();
     else fail(`unknown flag ${a}`);
@@ -154,6 +158,20 @@ export async function runClient(makeAdapter, extraFlags = {}) {
     return bail('connect', err);
   }
   const seq = { next: 1 };
+  if (opts.callgrind !== undefined) {
+    const [warmCalls, countedCalls] = opts.callgrind.split(':').map(Number);
+    const control = (flag) => new Promise((resolve, reject) => execFile('callgrind_control', [flag, String(process.pid)], (error) => (error ? reject(error) : resolve())));
+    const run = (maxCalls) => drive(adapter, { concurrency: 1, payload: opts.payload, durationMs: Infinity, maxCalls, record: false, seq });
+    const warm = await run(warmCalls);
+    if (warm.failures) return bail('warm-up', new Error(warm.firstFailure));
+    await control('-z');
+    const m = await run(countedCalls);
+    await control('-d');
+    if (m.failures) return bail('counted', new Error(m.firstFailure));
+    ctl.say('CALLGRIND_DONE', { calls: m.completed });
+    await adapter.close();
+    process.exit(0);
+  }
   if (opts.smoke) {
     let calls = 0;
     for (const concurrency of [1, 16]) {

@@ -332,3 +332,51 @@ describe('Dispatcher.intercept', () => {
     expect(() => dispatcher.intercept('x' as never)).toThrow(TypeError);
   });
 });
+
+describe('Dispatcher.dispatchInto', () => {
+  const message = (id: number | undefined, method: string) => (id === undefined ? { jsonrpc: '2.0' as const, method } : { jsonrpc: '2.0' as const, id, method });
+  const sink = () => {
+    const got: (JsonRpcResponse | undefined)[] = [];
+    return { got, id: undefined, method: '', signal: new AbortController().signal, settle: (reply: JsonRpcResponse | undefined) => void got.push(reply) };
+  };
+
+  it('settles a synchronous answer (and a refusal) within the call, once', () => {
+    const dispatcher = new Dispatcher();
+    dispatcher.register('now', () => 'sync');
+    const s = sink();
+    dispatcher.dispatchInto(message(1, 'now'), undefined, s);
+    dispatcher.dispatchInto(message(2, 'nope'), undefined, s);
+    dispatcher.dispatchInto(message(undefined, 'now'), undefined, s);
+    expect(s.got).toEqual([{ jsonrpc: '2.0', id: 1, result: 'sync' }, { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found: "nope"' } }, undefined]);
+  });
+
+  it('settles an asynchronous answer when the handler settles: its result, a wire error, or -32603 with no internal text', async () => {
+    const logger = captureLogger();
+    const dispatcher = new Dispatcher({ logger });
+    dispatcher.register('later', () => Promise.resolve('async'));
+    dispatcher.register('refuse', () => Promise.reject(new JsonRpcError(-32602, 'Invalid params: no')));
+    dispatcher.register('crash', () => Promise.reject(new Error('secret detail')));
+    const s = sink();
+    dispatcher.dispatchInto(message(1, 'later'), undefined, s);
+    dispatcher.dispatchInto(message(2, 'refuse'), undefined, s);
+    dispatcher.dispatchInto(message(3, 'crash'), undefined, s);
+    expect(s.got).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(s.got).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 'async' },
+      { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: no' } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error' } },
+    ]);
+    expect(JSON.stringify(s.got)).not.toContain('secret');
+  });
+
+  it('answers -32603 even when the logger throws on the failure it reports', async () => {
+    const throwing = { debug() {}, info() {}, warn() {}, error() { throw new Error('logger down'); } };
+    const dispatcher = new Dispatcher({ logger: throwing });
+    dispatcher.register('crash', () => Promise.reject(new Error('boom')));
+    const s = sink();
+    dispatcher.dispatchInto(message(1, 'crash'), undefined, s);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(s.got).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } }]);
+  });
+});

@@ -151,6 +151,8 @@ export type HandlerInterceptor<Ctx> = (handler: MethodHandler<Ctx>, params: Json
 /** A signal that never aborts, shared by every dispatch that is given none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
+/** What `#invoke` answers when the handler returned a thenable (left in `#pending`). */
+const PENDING: unique symbol = Symbol('pending');
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -217,6 +219,8 @@ export class Dispatcher<Ctx = unknown> {
   readonly #guard: DispatcherOptions<Ctx>['guard'];
   readonly #createContext: ContextFactory<Ctx> | undefined;
   #interceptor: HandlerInterceptor<Ctx> | undefined = undefined;
+  /** The thenable of the handler {@link Dispatcher.#invoke} just ran, when it answered {@link PENDING}. */
+  #pending: PromiseLike<unknown> | undefined = undefined;
 
   /**
    * @param options - See {@link DispatcherOptions}.
@@ -355,6 +359,61 @@ export class Dispatcher<Ctx = unknown> {
    * @returns The response (`undefined` for a notification), or a promise of it that never rejects.
    */
   dispatchNow(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, request?: ContextRequest): Reply | Promise<Reply> {
+    const reply = this.#invoke(message, ctx, request);
+    if (reply !== PENDING) return reply;
+    const result = this.#pending;
+    this.#pending = undefined;
+    const method = message.method;
+    const id = (message as { readonly id?: JsonRpcId }).id;
+    return Promise.resolve(result).then(
+      (value) => (id === undefined ? undefined : successResponse(id, value)),
+      (error: unknown) => this.#failed(error, method, id),
+    );
+  }
+
+  /**
+   * {@link Dispatcher.dispatchNow} with the answer handed to `request.settle` instead of returned: in this call when it
+   * is known at once (a synchronous handler, a refusal), else when the handler's promise settles; exactly once, with
+   * the response or `undefined` (a notification), never a rejection. For a transport loop that keeps an object per
+   * request anyway (its {@link ContextRequest}): an asynchronous request then costs one promise reaction here instead
+   * of the promise `dispatchNow` returns and the caller's own `then` on it.
+   *
+   * @param message - A valid request or notification (as classified; ids are not re-validated here).
+   * @param ctx - The dispatcher context.
+   * @param request - The request being dispatched (see {@link Dispatcher.dispatchNow}), which also receives its
+   *   answer: `settle` should not throw (what it throws is not caught here).
+   */
+  dispatchInto(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, request: ContextRequest & { settle(reply: JsonRpcResponse | undefined): void }): void {
+    const sink = request;
+    const reply = this.#invoke(message, ctx, request);
+    if (reply !== PENDING) {
+      sink.settle(reply);
+      return;
+    }
+    const result = this.#pending;
+    this.#pending = undefined;
+    const method = message.method;
+    const id = (message as { readonly id?: JsonRpcId }).id;
+    Promise.resolve(result).then(
+      (value) => sink.settle(id === undefined ? undefined : successResponse(id, value)),
+      (error: unknown) => {
+        let failed: Reply;
+        try {
+          failed = this.#failed(error, method, id);
+        } catch {
+          // A logger that throws: the request is still answered.
+          failed = id === undefined ? undefined : internalError(id);
+        }
+        sink.settle(failed);
+      },
+    );
+  }
+
+  /**
+   * Runs the guard, the lookup, the validator and the handler: the answer when it is known now, else {@link PENDING}
+   * with the handler's thenable left in {@link Dispatcher.#pending} for the caller to take at once.
+   */
+  #invoke(message: JsonRpcRequest | JsonRpcNotification, ctx: Ctx, request: ContextRequest | undefined): Reply | typeof PENDING {
     const method = message.method;
     const id = (message as { readonly id?: JsonRpcId }).id;
     let entry = this.#methods.get(method);
@@ -395,10 +454,8 @@ export class Dispatcher<Ctx = unknown> {
       return this.#failed(error, method, id);
     }
     if (isThenable(result)) {
-      return Promise.resolve(result).then(
-        (value) => (id === undefined ? undefined : successResponse(id, value)),
-        (error: unknown) => this.#failed(error, method, id),
-      );
+      this.#pending = result;
+      return PENDING;
     }
     return id === undefined ? undefined : successResponse(id, result);
   }

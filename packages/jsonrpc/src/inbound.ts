@@ -63,11 +63,18 @@ class InboundJob<Ctx> implements ContextRequest {
   /** The instrumentation's end callback, until called. */
   end: RequestEnd | undefined = undefined;
 
+  // eslint-disable-next-line @typescript-eslint/max-params -- one per request: positional, no options object made for it
   constructor(
+    readonly scheduler: InboundScheduler<Ctx>,
     readonly message: JsonRpcRequest,
     readonly ctx: Ctx,
     readonly slot: BatchSlot | undefined,
   ) {}
+
+  /** The dispatcher's answer (this job is its sink: `Dispatcher.dispatchInto`). */
+  settle(response: JsonRpcResponse | undefined): void {
+    this.scheduler.finishJob(this, response);
+  }
 
   get id(): JsonRpcId {
     return this.message.id;
@@ -174,7 +181,7 @@ export class InboundScheduler<Ctx> {
       if (end !== undefined) endRequest(end, responseOutcome(response), this.#logger);
       return;
     }
-    const job = new InboundJob<Ctx>(message, ctx, slot);
+    const job = new InboundJob<Ctx>(this, message, ctx, slot);
     job.end = end;
     this.#inbound.set(message.id, job);
     if (this.#active < this.#maxConcurrent) this.#run(job);
@@ -195,7 +202,7 @@ export class InboundScheduler<Ctx> {
     this.#ended(job, true);
     this.#host.requestCancelled(id);
     if (!job.running) {
-      this.#finishJob(job, undefined);
+      this.finishJob(job, undefined);
       this.#drain();
     }
     this.#notifyIfIdle();
@@ -251,23 +258,14 @@ export class InboundScheduler<Ctx> {
   #run(job: InboundJob<Ctx>): void {
     this.#active++;
     job.running = true;
-    // A synchronous handler's answer is sent right away, before the next inbound message is dispatched, so
-    // replies keep arrival order (e.g. the initialize result precedes notifications of a pipelined request).
-    const reply = this.#dispatcher.dispatchNow(job.message, job.ctx, job);
-    if (!(reply instanceof Promise)) {
-      this.#finishJob(job, reply);
-      return;
-    }
-    reply.then(
-      (response) => this.#finishJob(job, response),
-      (error: unknown) => {
-        this.#logger.error('Request dispatch failed', { method: echo(job.message.method), error });
-        this.#finishJob(job, errorResponse(job.message.id, { code: ErrorCode.InternalError, message: ErrorMessage[ErrorCode.InternalError] }));
-      },
-    );
+    // A synchronous handler's answer is sent right away (settled within this call), before the next inbound message
+    // is dispatched, so replies keep arrival order (e.g. the initialize result precedes notifications of a pipelined
+    // request). The job is the dispatcher's sink: no promise of our own per asynchronous request.
+    this.#dispatcher.dispatchInto(job.message, job.ctx, job);
   }
 
-  #finishJob(job: InboundJob<Ctx>, response: JsonRpcResponse | undefined): void {
+  /** A job's answer (or `undefined`: none), from the dispatcher; later calls for the same job are ignored. */
+  finishJob(job: InboundJob<Ctx>, response: JsonRpcResponse | undefined): void {
     if (job.done) return;
     job.done = true;
     if (job.running) {

@@ -1,5 +1,5 @@
 /**
- * The outbound half of the {@link Peer}: the pending table. Fresh ids, the timeout and total-timeout timers, the
+ * The outbound half of the {@link Peer}: the pending table. Fresh ids, the timeouts and total timeouts (one timer), the
  * caller's abort signal, progress routing by token, response matching by id, and settling every request exactly
  * once (then telling the {@link Instrumentation}, when there is one).
  *
@@ -10,7 +10,7 @@ import { echo } from './echo.js';
 import { beginRequest, endRequest, failureOutcome, OUTCOME_RESULT, type Instrumentation, type RequestEnd } from './instrument.js';
 import type { Logger } from './logger.js';
 import { JSONRPC_VERSION, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from './message.js';
-import { setUnrefTimeout, type TimerHandle } from './timers.js';
+import { clampTimerMs, setUnrefTimeout, type TimerHandle } from './timers.js';
 
 /** Default for {@link PeerRequestOptions.timeoutMs}, in ms. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -85,14 +85,27 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly options: PeerRequestOptions;
   readonly timeoutMs: number;
-  timer: TimerHandle | undefined;
-  totalTimer: TimerHandle | undefined;
+  /** `maxTotalTimeoutMs` (`Infinity`: none). */
+  readonly totalMs: number;
+  /** When `timeoutMs` runs out, on the `Date.now()` clock (`Infinity`: never); moved on by progress. */
+  deadline: number;
+  /** When `maxTotalTimeoutMs` runs out, on the same clock (`Infinity`: never). */
+  readonly totalDeadline: number;
   onabort: (() => void) | undefined;
   end: RequestEnd | undefined;
 }
 
 
-/** The outbound pending table of one peer. */
+/** When a request's budget of `ms` started at `now` runs out (`Infinity` never does; as `setUnrefTimeout` clamps). */
+function deadlineOf(now: number, ms: number): number {
+  return ms < Infinity ? now + clampTimerMs(ms) : Infinity;
+}
+
+/**
+ * The outbound pending table of one peer. The timeouts of all its requests share one timer, armed for the earliest
+ * deadline and left running when requests are answered (it re-arms for the next deadline, or stops, when it fires):
+ * a request that is answered in time, as most are, costs a clock read instead of a timer started and cleared.
+ */
 export class PendingRequests {
   readonly #host: PendingHost;
   readonly #logger: Logger;
@@ -102,6 +115,9 @@ export class PendingRequests {
   readonly #progress = new Map<string | number, Pending>();
   /** Ids of requests given up on (timeout or abort), oldest first, at most {@link ABANDONED_IDS_REMEMBERED}. */
   readonly #abandoned = new Set<number>();
+  /** The shared timeout timer (see the class comment), and the deadline it is armed for (`Infinity`: none). */
+  #timer: TimerHandle | undefined = undefined;
+  #armedFor = Infinity;
 
   constructor(host: PendingHost, logger: Logger, instrumentation: Instrumentation | undefined) {
     this.#host = host;
@@ -137,6 +153,7 @@ export class PendingRequests {
     }
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
+    const now = Date.now();
     return new Promise<T>((resolve, reject) => {
       const entry: Pending = {
         id,
@@ -145,18 +162,16 @@ export class PendingRequests {
         reject,
         options,
         timeoutMs,
-        timer: undefined,
-        totalTimer: undefined,
+        totalMs: total ?? Infinity,
+        deadline: deadlineOf(now, timeoutMs),
+        totalDeadline: total === undefined ? Infinity : deadlineOf(now, total),
         onabort: undefined,
         end: undefined,
       };
       const hook = this.#instrumentation?.onOutboundRequest;
       if (hook !== undefined) entry.end = beginRequest(hook, message, this.#logger);
       this.#pending.set(id, entry);
-      entry.timer = setUnrefTimeout(() => this.#timedOut(entry, entry.timeoutMs), entry.timeoutMs);
-      if (total !== undefined) {
-        entry.totalTimer = setUnrefTimeout(() => this.#timedOut(entry, total), total);
-      }
+      this.#arm(Math.min(entry.deadline, entry.totalDeadline), now);
       if (signal !== undefined) {
         entry.onabort = () =>
           this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason), 'Request aborted');
@@ -207,6 +222,12 @@ export class PendingRequests {
   failAll(message: (method: string) => string): number {
     const entries = [...this.#pending.values()];
     for (const entry of entries) this.#settle(entry, undefined, localError(LocalErrorCode.ConnectionClosed, message(entry.method)));
+    // The connection is done: its timer does not wait for a deadline that no longer matters.
+    if (this.#pending.size === 0 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#armedFor = Infinity;
+    }
     return entries.length;
   }
 
@@ -214,10 +235,8 @@ export class PendingRequests {
   reportProgress(token: string | number, progress: unknown): boolean {
     const entry = this.#progress.get(token);
     if (entry === undefined) return false;
-    if (entry.options.resetTimeoutOnProgress === true && entry.timer !== undefined) {
-      clearTimeout(entry.timer);
-      entry.timer = setUnrefTimeout(() => this.#timedOut(entry, entry.timeoutMs), entry.timeoutMs);
-    }
+    // The deadline only moves later: the timer, armed for an earlier one, looks again when it fires.
+    if (entry.options.resetTimeoutOnProgress === true && entry.deadline < Infinity) entry.deadline = deadlineOf(Date.now(), entry.timeoutMs);
     const onprogress = entry.options.onprogress;
     if (onprogress !== undefined) {
       try {
@@ -233,8 +252,6 @@ export class PendingRequests {
   #settle(entry: Pending, result: unknown, error: Error | undefined): void {
     if (this.#pending.get(entry.id) !== entry) return;
     this.#pending.delete(entry.id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    if (entry.totalTimer !== undefined) clearTimeout(entry.totalTimer);
     if (entry.onabort !== undefined) entry.options.signal?.removeEventListener('abort', entry.onabort);
     const token = entry.options.progressToken;
     if (token !== undefined && this.#progress.get(token) === entry) this.#progress.delete(token);
@@ -246,6 +263,38 @@ export class PendingRequests {
     if (error === undefined) entry.resolve(result);
     else entry.reject(error);
   }
+
+  /** Makes sure the timer fires no later than `due` (a `Date.now()` time; `now` is the clock read by the caller). */
+  #arm(due: number, now: number): void {
+    if (!(due < this.#armedFor)) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    // A deadline further than a timer can wait is looked at again when the longest timer fires.
+    const delay = clampTimerMs(due - now);
+    this.#armedFor = now + delay;
+    this.#timer = setUnrefTimeout(this.#expire, delay);
+  }
+
+  /**
+   * The timer fired: every request whose deadline has passed times out (with the budget that ran out first), and
+   * the timer is armed for the next deadline, if any request is left. The deadline it was armed for counts as
+   * passed even when the clock reads a little earlier (the timer's own clock is the event loop's).
+   */
+  readonly #expire = (): void => {
+    this.#timer = undefined;
+    const now = Math.max(Date.now(), this.#armedFor);
+    this.#armedFor = Infinity;
+    let expired: Pending[] | undefined;
+    let next = Infinity;
+    for (const entry of this.#pending.values()) {
+      const due = Math.min(entry.deadline, entry.totalDeadline);
+      if (due <= now) (expired ??= []).push(entry);
+      else if (due < next) next = due;
+    }
+    if (expired !== undefined) {
+      for (const entry of expired) this.#timedOut(entry, entry.totalDeadline < entry.deadline ? entry.totalMs : entry.timeoutMs);
+    }
+    if (next < Infinity) this.#arm(next, Date.now());
+  };
 
   #timedOut(entry: Pending, ms: number): void {
     this.#abandon(

@@ -98,6 +98,37 @@ export interface DispatchContext {
   /** The connection a modern-era message arrived on (stdio cancels its requests through it); else `undefined`. */
   readonly arrivedOn?: Connection;
   readonly extra: TransportMessageExtra | undefined;
+  /**
+   * The message's modern-era version claim (`protocolVersionClaim`: `''` for a claim that is not a string), when this
+   * context was built for a modern-era message from it; the inbound gate reads it instead of reading the envelope
+   * again. `undefined`: not known here (the gate reads the message).
+   */
+  readonly claim?: string;
+}
+
+/**
+ * The dispatcher context of one modern-era message, which is also its facts (read from its own envelope, see
+ * {@link ModernFacts}): one object per message, where a context and a facts object would be two.
+ */
+class ModernDispatch extends ModernFacts implements DispatchContext {
+  readonly facts: RequestFacts;
+  readonly channel: ClientChannel;
+  readonly connection: undefined = undefined;
+  readonly arrivedOn: Connection | undefined;
+  readonly extra: TransportMessageExtra | undefined;
+  readonly judged: boolean;
+  readonly claim: string;
+
+  // eslint-disable-next-line @typescript-eslint/max-params -- built per message: positional, so no options object is made for it
+  constructor(message: JsonRpcRequest | JsonRpcNotification, claim: string, channel: ClientChannel, arrivedOn: Connection | undefined, extra: TransportMessageExtra | undefined, judged: boolean) {
+    super(modernMetaOf(message));
+    this.facts = this;
+    this.channel = channel;
+    this.arrivedOn = arrivedOn;
+    this.extra = extra;
+    this.judged = judged;
+    this.claim = claim;
+  }
 }
 
 /**
@@ -107,7 +138,7 @@ export interface DispatchContext {
  *   it), `undefined` for `McpServer.handle`
  */
 export function modernDispatchOf(message: JsonRpcRequest | JsonRpcNotification, at: ModernDispatchSite): DispatchContext & { readonly judged: boolean } {
-  return { facts: new ModernFacts(modernMetaOf(message)), channel: at.channel, connection: undefined, arrivedOn: at.arrivedOn, extra: at.extra, judged: at.judged === true };
+  return new ModernDispatch(message, at.claim ?? protocolVersionClaim(message) ?? '', at.channel, at.arrivedOn, at.extra, at.judged === true);
 }
 
 /** Where a modern-era message is served: its channel back, the connection it arrived on, what its transport knows. */
@@ -117,6 +148,8 @@ export interface ModernDispatchSite {
   readonly extra: TransportMessageExtra | undefined;
   /** The transport already ran the inbound step (the HTTP ladder); see the gate's `GateContext.judged`. */
   readonly judged?: boolean;
+  /** The message's version claim (`protocolVersionClaim`), when the caller already read it. @default read here */
+  readonly claim?: string;
 }
 
 /** A server connection (see the module comment); the `ServerSession` transports and hosts see. */
@@ -216,7 +249,8 @@ export class Connection implements ServerSession, RequestFacts {
    * Compatibility"); any other is served from the session.
    */
   #contextOf(message: JsonRpcRequest | JsonRpcNotification, extra: TransportMessageExtra | undefined): DispatchContext {
-    if (protocolVersionClaim(message) !== undefined) return modernDispatchOf(message, { channel: this.peer, arrivedOn: this, extra });
+    const claim = protocolVersionClaim(message);
+    if (claim !== undefined) return new ModernDispatch(message, claim, this.peer, this, extra, false);
     return extra === undefined ? this.#defaultContext : { facts: this, channel: this.peer, connection: this, extra };
   }
 

@@ -38,8 +38,9 @@ function wireError(refusal: InboundRefusal | undefined): JsonRpcError | undefine
 export function gateInbound(message: JsonRpcRequest | JsonRpcNotification, ctx: GateContext, stateless: InboundFacts): JsonRpcError | undefined {
   // Judged once: the transport's verdict stands.
   if (ctx.judged === true) return undefined;
-  // A modern-era message is judged by its own envelope, on a connection or not (the dual-era server).
-  const claim = protocolVersionClaim(message);
+  // A modern-era message is judged by its own envelope, on a connection or not (the dual-era server). Its context
+  // was built from its claim (`modernDispatchOf`): read there, not from the envelope again.
+  const claim = ctx.claim ?? protocolVersionClaim(message);
   if (claim !== undefined) return wireError(modernRefusalOf(message, claim, stateless));
   const connection = ctx.connection;
   if (connection !== undefined) return wireError(legacyRefusalOf(message, connection.inboundFacts));

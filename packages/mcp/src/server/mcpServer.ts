@@ -466,18 +466,27 @@ export class McpServer {
    * @returns the response, or `undefined` for a notification or a request whose `signal` aborted; never rejects
    * @see MCP 2026-07-28 basic/index.mdx "Statelessness"
    */
-  async handle(message: JsonRpcRequest | JsonRpcNotification, options: HandleOptions = {}): Promise<JsonRpcResponse | undefined> {
-    const channel = options.channel ?? UNREACHABLE_CLIENT;
-    const judged = options.judged === true;
-    const ctx: GateContext =
-      protocolVersionClaim(message) === undefined
-        ? { facts: options.facts ?? NO_FACTS, channel, connection: undefined, extra: options.extra, judged }
-        : modernDispatchOf(message, { channel, arrivedOn: undefined, extra: options.extra, judged });
-    const request = options.contextRequest;
-    if (request !== undefined) return this.#dispatcher.dispatchNow(message, ctx, request);
-    const signal = options.signal;
-    const response = await this.#dispatcher.dispatch(message, ctx, signal);
-    return signal?.aborted === true ? undefined : response;
+  handle(message: JsonRpcRequest | JsonRpcNotification, options: HandleOptions = {}): Promise<JsonRpcResponse | undefined> {
+    // Not an async function: its promise would settle two turns after the dispatcher's (this runs per request).
+    try {
+      const channel = options.channel ?? UNREACHABLE_CLIENT;
+      const judged = options.judged === true;
+      const claim = protocolVersionClaim(message);
+      const ctx: GateContext =
+        claim === undefined
+          ? { facts: options.facts ?? NO_FACTS, channel, connection: undefined, extra: options.extra, judged }
+          : modernDispatchOf(message, { channel, arrivedOn: undefined, extra: options.extra, judged, claim });
+      const request = options.contextRequest;
+      if (request !== undefined) {
+        const reply = this.#dispatcher.dispatchNow(message, ctx, request);
+        return reply instanceof Promise ? reply : Promise.resolve(reply);
+      }
+      const signal = options.signal;
+      const response = this.#dispatcher.dispatch(message, ctx, signal);
+      return signal === undefined ? response : response.then((r) => (signal.aborted ? undefined : r));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /**

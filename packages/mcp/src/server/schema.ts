@@ -13,6 +13,7 @@
 import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem } from './schemaCheck.js';
+import { simpleObjectCheck } from './simpleSchema.js';
 import type { JsonSchema, SchemaLike, StandardSchemaV1 } from './types.js';
 
 /** The outcome of a validation: the (possibly transformed) value, or a readable description of what is wrong. */
@@ -70,9 +71,12 @@ function compileJson(schema: JsonSchema, what: string): CompiledSchema {
   // `lookup` is private in cfworker's typings only: it is the validator's table of the schema's URIs.
   const dangling = unresolvedRefProblem((validator as unknown as { readonly lookup: Record<string, unknown> }).lookup);
   if (dangling !== undefined) throw new TypeError(`Invalid ${what}: ${dangling}`);
+  // A flat object schema (most tool inputs) answers "valid" without the general validator (simpleSchema.ts).
+  const quick = simpleObjectCheck(schema);
   return {
     json: schema,
     validate: (value) => {
+      if (quick !== undefined && quick(value)) return undefined;
       const result = validator.validate(value);
       return result.valid ? undefined : { error: describeErrors(result.errors) };
     },

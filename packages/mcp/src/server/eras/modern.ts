@@ -29,6 +29,21 @@ const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get',
 /** Methods whose results the server builds itself, fresh per request (decorated in place). */
 const BUILT_HERE: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 
+/** The cache fields of a cacheable method's results (from the server's cache policy). */
+interface CacheFields {
+  readonly ttlMs: number;
+  readonly cacheScope: 'public' | 'private';
+}
+
+/** What the decoration of one method's results needs to know of it (one per wrapped method). */
+interface MethodRules {
+  readonly method: string;
+  /** The server builds the method's results itself, fresh per request: they are decorated in place. */
+  readonly builtHere: boolean;
+  /** The cache fields of its results, when it is cacheable. */
+  readonly cache: CacheFields | undefined;
+}
+
 /** The -32602 detail of a replayed `requestState`. */
 const USED_STATE = '"requestState" was already used: a request state continues one retry only';
 
@@ -104,13 +119,13 @@ export class ModernEra {
   readonly #options: ModernEraOptions;
   /** `_meta` of a result that has none of its own: the server's identity (one frozen object). */
   readonly #meta: Readonly<Record<string, unknown>>;
-  readonly #cache: ReadonlyMap<string, { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' }>;
+  readonly #cache: ReadonlyMap<string, CacheFields>;
 
   /** @throws RangeError when a cache policy's `ttlMs` is not an integer ≥ 0 */
   constructor(options: ModernEraOptions) {
     this.#options = options;
     this.#meta = Object.freeze({ [SERVER_INFO_META_KEY]: options.info });
-    const cache = new Map<string, { readonly ttlMs: number; readonly cacheScope: 'public' | 'private' }>();
+    const cache = new Map<string, CacheFields>();
     checkCachePolicy(options.cache, 'the server');
     for (const method of CACHEABLE_METHODS) {
       checkCachePolicy(options.cacheByMethod?.[method], `"${method}"`);
@@ -148,10 +163,12 @@ export class ModernEra {
    */
   wrap(method: string, handler: MethodHandler<DispatchContext>): MethodHandler<DispatchContext> {
     const inputs = INPUT_METHODS.has(method);
+    // What the result's decoration needs to know of the method, looked up once here rather than per request.
+    const rules: MethodRules = { method, builtHere: BUILT_HERE.has(method), cache: this.#cache.get(method) };
     return (params, ctx) => {
       const call = ctx as unknown as ServerRequestContext;
       if (call.facts.era !== 'modern') return handler(params, ctx);
-      if (!inputs) return this.#settle(method, call, handler(params, ctx));
+      if (!inputs) return this.#settle(rules, call, handler(params, ctx));
       const p = isRecord(params) ? params : undefined;
       call.requestParams = p;
       const token = p?.requestState;
@@ -160,7 +177,7 @@ export class ModernEra {
         // No answers: the round is opened only if the handler asks for input (most never do).
         if (answers === undefined) call.roundOnDemand = true;
         else call.round = new InputRound({ inputResponses: answers, carried: undefined, clientCapabilities: call.clientCapabilities });
-        return this.#run(method, call, handler, params);
+        return this.#run(rules, call, handler, params);
       }
       if (typeof token !== 'string') throw invalidParams('"requestState" must be a string');
       return this.#options.requestState.openState(token, this.#binding(method, p, call)).then(
@@ -172,7 +189,7 @@ export class ModernEra {
           // Claimed before the handler runs, so two retries racing with one state cannot both continue.
           if (!(await this.#options.usedStates.claim(opened.id, opened.expiresAt))) throw invalidParams(USED_STATE);
           call.round = round;
-          return this.#run(method, call, handler, params);
+          return this.#run(rules, call, handler, params);
         },
         () => {
           // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": state that fails verification is rejected.
@@ -184,12 +201,17 @@ export class ModernEra {
 
   /** Decorates a complete modern-era result: `resultType`, the server's identity, and cache fields when cacheable. */
   decorate(method: string, result: unknown): Record<string, unknown> {
+    return this.#decorate(result, { method, builtHere: BUILT_HERE.has(method), cache: this.#cache.get(method) });
+  }
+
+  /** {@link ModernEra.decorate} with what it needs of the method already looked up (`wrap` does it once per method). */
+  #decorate(result: unknown, rules: MethodRules): Record<string, unknown> {
     const r = isRecord(result) ? result : {};
     const own = r._meta;
     const meta = isRecord(own) ? { ...own, ...this.#meta } : this.#meta;
     const resultType = typeof r.resultType === 'string' ? r.resultType : 'complete';
     let out: Record<string, unknown>;
-    if (BUILT_HERE.has(method) && !Object.isFrozen(r)) {
+    if (rules.builtHere && !Object.isFrozen(r)) {
       // A result the server built itself (the lists, server/discover) is completed in place.
       out = r;
       out.resultType = resultType;
@@ -202,7 +224,7 @@ export class ModernEra {
       out.resultType = resultType;
       out._meta = meta;
     }
-    const policy = out.resultType === 'complete' ? this.#cache.get(method) : undefined;
+    const policy = out.resultType === 'complete' ? rules.cache : undefined;
     if (policy !== undefined) {
       if (typeof out.ttlMs !== 'number') out.ttlMs = policy.ttlMs;
       if (out.cacheScope !== 'public' && out.cacheScope !== 'private') out.cacheScope = policy.cacheScope;
@@ -216,26 +238,26 @@ export class ModernEra {
 
   /** Runs the handler of an input-capable request (`call` is its context) and settles its outcome. */
   // eslint-disable-next-line @typescript-eslint/max-params
-  #run(method: string, call: ServerRequestContext, handler: MethodHandler<DispatchContext>, params: JsonRpcParams | undefined): unknown {
+  #run(rules: MethodRules, call: ServerRequestContext, handler: MethodHandler<DispatchContext>, params: JsonRpcParams | undefined): unknown {
     let out: unknown;
     try {
       out = handler(params, call);
     } catch (error) {
-      return this.#failed(method, call, error);
+      return this.#failed(rules, call, error);
     }
-    if (!isThenable(out)) return this.#settle(method, call, out);
+    if (!isThenable(out)) return this.#settle(rules, call, out);
     return out.then(
-      (result) => this.#settle(method, call, result),
-      (error: unknown) => this.#failed(method, call, error),
+      (result) => this.#settle(rules, call, result),
+      (error: unknown) => this.#failed(rules, call, error),
     );
   }
 
-  #settle(method: string, call: ServerRequestContext, out: unknown): unknown {
-    if (isThenable(out)) return out.then((result) => this.#settle(method, call, result));
+  #settle(rules: MethodRules, call: ServerRequestContext, out: unknown): unknown {
+    if (isThenable(out)) return out.then((result) => this.#settle(rules, call, result));
     const round = call.round;
     if (round?.invalid !== undefined) throw round.invalid;
-    if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
-    const result = this.decorate(method, out);
+    if (round !== undefined && round.pending) return this.#inputRequired(rules, call, round);
+    const result = this.#decorate(out, rules);
     // MCP 2026-07-28 server/utilities/caching.mdx: the result of a retry (it carried inputResponses or
     // requestState) MUST NOT be cached.
     const p = call.requestParams;
@@ -246,10 +268,10 @@ export class ModernEra {
     return result;
   }
 
-  #failed(method: string, call: ServerRequestContext, error: unknown): unknown {
+  #failed(rules: MethodRules, call: ServerRequestContext, error: unknown): unknown {
     const round = call.round;
     if (round?.invalid !== undefined) throw round.invalid;
-    if (round !== undefined && round.pending) return this.#inputRequired(method, call, round);
+    if (round !== undefined && round.pending) return this.#inputRequired(rules, call, round);
     if (error instanceof InputRequiredSignal) throw new JsonRpcError(-32603, 'Internal error');
     throw error;
   }
@@ -260,13 +282,13 @@ export class ModernEra {
    * others first would only lead to it on the retry). A handler that caught that refusal and asked nothing else
    * answers as it chose.
    */
-  async #inputRequired(method: string, call: ServerRequestContext, round: InputRound): Promise<Record<string, unknown>> {
+  async #inputRequired(rules: MethodRules, call: ServerRequestContext, round: InputRound): Promise<Record<string, unknown>> {
     if (round.refusal !== undefined) throw round.refusal;
     const params = call.requestParams;
     // MCP 2026-07-28 basic/patterns/mrtr.mdx: the state is bound to the method, the params, the principal and an expiry.
     let requestState: string;
     try {
-      requestState = await this.#options.requestState.issue(round.carried(), this.#binding(method, params, call));
+      requestState = await this.#options.requestState.issue(round.carried(), this.#binding(rules.method, params, call));
     } catch (error) {
       // The answers carried between rounds outgrew the state's size limit: the client's answers were too large.
       if (error instanceof RequestStateError && error.code === RequestStateErrorCode.TooLarge) {

@@ -39,7 +39,9 @@ const SKIP_WARN_EVERY = 100;
 
 /**
  * Messages at least this long (UTF-16 units) are written at once; shorter ones are joined with the other sends of
- * the same event-loop turn into one write, as the server transport does (measured in bench/).
+ * the same event-loop turn into one write at `setImmediate` (measured in bench/: writing the first of a turn at once
+ * and the rest at `process.nextTick`, as the server transport does, cost the client ≈ 7k more instructions per call
+ * at C=1, bench/client-instructions.mjs).
  */
 const DIRECT_WRITE_CHARS = 8192;
 /** The joined lines are written as soon as they reach this many UTF-16 units (64 KiB of ASCII). */

@@ -68,8 +68,8 @@ export interface StdioServerTransportOptions {
 /**
  * Server-side stdio transport. Reads stdin as bytes (no `readline`: U+2028/U+2029 stay inside strings),
  * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
- * one line on stdout, coalescing the writes of one event-loop turn into a single `write` call, and closes on
- * stdin end-of-file.
+ * one line on stdout (the first of a turn at once, the turn's later ones coalesced into a single `write` call once its
+ * ticks are done), and closes on stdin end-of-file.
  *
  * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
  * yet) and while the session has `maxQueuedInbound` (1,024) requests waiting for a concurrency slot
@@ -242,15 +242,19 @@ export class StdioServerTransport implements Transport {
       // A large message is written on its own: gluing it to others only costs a copy (measured in bench/).
       if (this.#outbox !== '') this.#flush();
       this.#write(line);
+    } else if (!this.#flushScheduled) {
+      // The first message of a turn goes out at once, and the turn's later ones together when its ticks are done
+      // (process.nextTick: after the microtasks that answer the rest of a chunk's requests, before any I/O): the
+      // client starts on this answer while the others are made (when all of a turn's answers went out in one write
+      // at the end of the event-loop iteration, client and server took turns instead of working at once).
+      this.#flushScheduled = true;
+      process.nextTick(this.#flush);
+      this.#write(line);
     } else {
       this.#outbox += line;
       // Bounded memory: a producer that never yields to the event loop (a handler awaiting ctx.log in a loop)
       // would otherwise grow the outbox without limit before the scheduled flush runs.
       if (this.#outbox.length >= MAX_OUTBOX_CHARS) this.#flush();
-      else if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(this.#flush);
-      }
     }
     return this.#drain ?? RESOLVED;
   }

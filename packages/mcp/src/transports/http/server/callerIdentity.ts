@@ -289,8 +289,23 @@ export function principalOf(authInfo: unknown): string | undefined {
 export function callerKey(source: CallerSource, trust: ProxyTrust | undefined): string | undefined {
   const principal = principalOf(source.authInfo);
   if (principal !== undefined) return `client:${principal}`;
+  if (trust === undefined) return peerKey(source.remoteAddress);
   const address = callerAddress(source, trust);
   return address === undefined ? undefined : addressKey(address);
+}
+
+/** The last peer address {@link peerKey} keyed, and its key: a keep-alive client sends every request from one. */
+let lastPeer: string | undefined;
+let lastPeerKey: string | undefined;
+
+/** The caller key of a peer address when no proxy is trusted (what `callerKey` answers then: a function of it alone). */
+function peerKey(peerText: string | undefined): string | undefined {
+  if (peerText === undefined) return undefined;
+  if (peerText === lastPeer) return lastPeerKey;
+  const key = addressKey(callerAddress({ remoteAddress: peerText, authInfo: undefined, header: () => undefined }, undefined) as string);
+  lastPeer = peerText;
+  lastPeerKey = key;
+  return key;
 }
 
 /**
