@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { McpServer } from '../../../server/index.js';
 import { createMcpHttpHandler } from '../index.js';
 import type { McpHttpHandler } from '../index.js';
-import { InMemoryClusterBus, InMemoryEventStore, InMemoryNotificationBus, InMemorySessionStore } from '../../../stores/index.js';
+import { InMemoryClusterBus, InMemoryEventStore, InMemoryLeaseStore, InMemoryNotificationBus, InMemorySessionStore } from '../../../stores/index.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = JSON.stringify({
@@ -22,6 +22,7 @@ interface Shared {
   readonly eventStore: InMemoryEventStore;
   readonly bus: InMemoryClusterBus | undefined;
   readonly notifications: InMemoryNotificationBus;
+  readonly leases?: InMemoryLeaseStore;
 }
 
 function instance(name: string, shared: Shared): McpHttpHandler {
@@ -36,12 +37,17 @@ function instance(name: string, shared: Shared): McpHttpHandler {
     const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 5 });
     return { content: [{ type: 'text', text: `${name}: ${(answer.content as { text: string }).text}` }] };
   });
+  server.tool('slow', {}, async (_args, ctx) => {
+    await ctx.log('info', 'started');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    return { content: [{ type: 'text', text: `${name} done` }] };
+  });
   return createMcpHttpHandler({
     server,
     logger: silentLogger,
     sessionStore: shared.sessionStore,
     eventStore: shared.eventStore,
-    cluster: shared.bus === undefined ? undefined : { bus: shared.bus, instanceId: name },
+    cluster: shared.bus === undefined ? undefined : { bus: shared.bus, leases: shared.leases, instanceId: name, leaseTtlMs: 60 },
   });
 }
 
@@ -112,6 +118,37 @@ describe('a session served by another instance sharing the session store', () =>
     expect((await send(b, headers, '', 'DELETE')).status).toBe(200);
     expect(a.sessionCount + b.sessionCount).toBe(0);
     expect((await send(a, headers, call(5, 'who'))).status).toBe(404);
+    await a.close();
+    await b.close();
+  });
+
+  it('with leases: a stream resumed on another instance while its instance lives is followed until it finishes there', async () => {
+    const s = { ...shared(true), leases: new InMemoryLeaseStore() };
+    const a = instance('a', s);
+    const b = instance('b', s);
+    const headers = await open(a);
+    await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const controller = new AbortController();
+    const res = await a.fetch(new Request('http://localhost/mcp', { method: 'POST', body: call(1, 'slow'), headers: { ...HEADERS, ...headers }, signal: controller.signal }));
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('started')) text += new TextDecoder().decode((await reader.read()).value);
+    const lastEventId = [...text.matchAll(/^id: (.+)$/gmu)].at(-1)![1]!;
+    expect(lastEventId.startsWith((await s.sessionStore.get(headers['mcp-session-id'] as string))!.streamPrefix!)).toBe(true);
+    // The client loses the stream; the call goes on on a.
+    await reader.cancel();
+    const resume = () => send(b, { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId }, '', 'GET');
+    // On b, the stream is a's and a lives: the connection waits, and ends once the call finished on a.
+    const first = await resume();
+    expect(first.status).toBe(200);
+    expect(await first.text()).not.toContain('done');
+    // Resumed again, the replay carries the answer a stored.
+    const second = await resume();
+    const replay = (second.body as ReadableStream<Uint8Array>).getReader();
+    let replayed = '';
+    while (!replayed.includes('"id":1')) replayed += new TextDecoder().decode((await replay.read()).value);
+    expect(replayed).toContain('a done');
+    await replay.cancel();
     await a.close();
     await b.close();
   });
