@@ -18,8 +18,8 @@ import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder/ladder
 import type { HttpCaller, HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts } from './ladder/decisions.js';
 import type { ResponseMode } from '../media.js';
 import { HttpStatus, errorOutput, withRequestId } from './refusals.js';
-import { phaseAfterPost } from './sessions/sessionTable.js';
-import type { StreamableEntry } from './sessions/sessionTable.js';
+import { phaseAfterPost } from './sessions/sessionEntry.js';
+import type { StreamableEntry } from './sessions/sessionEntry.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
 import { ClusterSession } from './sessions/clusterSession.js';
