@@ -90,8 +90,15 @@ describe('a session served by another instance sharing the session store', () =>
     expect(res.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
     expect(await res.json()).toMatchObject({ id: 1, result: { content: [{ text: 'b 7' }] } });
     expect(b.sessionCount).toBe(1);
-    // An id no instance knows is still 404.
-    expect((await send(b, { ...headers, 'mcp-session-id': 'no-such-session' }, call(2, 'who'))).status).toBe(404);
+    // An id no instance knows is still 404; asked again soon, the store is not read again.
+    let reads = 0;
+    const get = s.sessionStore.get.bind(s.sessionStore);
+    s.sessionStore.get = (id) => {
+      reads++;
+      return get(id);
+    };
+    for (let i = 0; i < 3; i++) expect((await send(b, { ...headers, 'mcp-session-id': 'no-such-session' }, call(2, 'who'))).status).toBe(404);
+    expect(reads).toBe(1);
     await a.close();
     await b.close();
   });
