@@ -34,7 +34,7 @@ class DyingLeases extends InMemoryLeaseStore {
   }
 }
 
-function instance(name: string, shared: Shared): McpHttpHandler {
+function instance(name: string, shared: Shared, sessionIdleTimeoutMs?: number): McpHttpHandler {
   const server = new McpServer({ name: 'adoption-test', version: '1.0.0' }, { logger: silentLogger, capabilities: { tools: {}, logging: {} }, bus: shared.notifications });
   server.tool('who', {}, (_args, ctx) => ({ content: [{ type: 'text', text: `${name} ${ctx.session?.clientInfo?.version ?? '-'}` }] }));
   server.tool('log', {}, async (_args, ctx) => {
@@ -57,6 +57,7 @@ function instance(name: string, shared: Shared): McpHttpHandler {
     sessionStore: shared.sessionStore,
     eventStore: shared.eventStore,
     cluster: shared.bus === undefined ? undefined : { bus: shared.bus, leases: shared.leases, instanceId: name, leaseTtlMs: 60 },
+    sessionIdleTimeoutMs,
   });
 }
 
@@ -188,6 +189,27 @@ describe('a session served by another instance sharing the session store', () =>
     const body = await resumed.text();
     const error = JSON.parse(/^data: (.*"id":100.*)$/mu.exec(body)![1]!) as unknown;
     expect(error).toEqual({ jsonrpc: '2.0', id: 100, error: { code: -32603, message: 'Internal error: the server instance running this request stopped before answering', data: { reason: 'instance_lost' } } });
+    await a.close();
+    await b.close();
+  });
+
+  it('an instance lets go of its copy of a session idle there but used elsewhere, and rebuilds it when asked again', async () => {
+    const s = shared(true);
+    const a = instance('a', s, 200);
+    const b = instance('b', s, 200);
+    const headers = await open(a);
+    await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    expect(b.sessionCount).toBe(1);
+    // Used on a every 50 ms for 400 ms: its record stays fresh, b's copy goes idle.
+    for (let i = 0; i < 8; i++) {
+      expect((await send(a, headers, call(10 + i, 'who'))).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(b.sessionCount).toBe(0);
+    expect(a.sessionCount).toBe(1);
+    expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+    expect(await (await send(b, headers, call(20, 'who'))).json()).toMatchObject({ result: { content: [{ text: 'b 7' }] } });
+    expect(b.sessionCount).toBe(1);
     await a.close();
     await b.close();
   });

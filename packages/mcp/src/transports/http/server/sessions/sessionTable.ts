@@ -415,6 +415,26 @@ export class SessionTable {
       this.remove(id, entry.transport);
       void this.closeEntry(entry);
     }
+    this.#letGoOfIdleCopies(now);
+  }
+
+  /**
+   * Lets go (here only) of the Streamable HTTP sessions unused *on this instance* for `idleMs` while their record
+   * lives on (they are used on other instances, or a shared store expired their record by TTL and the scan no longer
+   * meets them): a request that comes back here rebuilds the session from its record. Bounds the copies an instance
+   * keeps to the sessions it served lately. With one instance, the scan above has already reaped these.
+   */
+  #letGoOfIdleCopies(now: number): void {
+    if (this.#idleMs <= 0 || this.#closed) return;
+    for (const entry of [...this.#entries.values()]) {
+      if (entry.kind !== 'streamable-http' || entry.transport.lastActivity + this.#idleMs > now || this.#busy(entry)) continue;
+      const id = entry.transport.sessionId;
+      this.#logger.debug('Letting go of an HTTP session idle on this instance', { sessionId: id });
+      entry.transport._detach();
+      this.#localOnly.add(id);
+      this.remove(id, entry.transport);
+      void this.closeEntry(entry);
+    }
   }
 
   #settle(write: Promise<void>): void {
