@@ -87,6 +87,8 @@ export type {
 export { LOGGING_LEVELS } from './protocol/types.js';
 export { createStderrLogger, type StderrLoggerOptions } from './logger.js';
 export { CACHEABLE_METHODS, type CacheableMethod } from './protocol/methods.js';
+export { scopesGranted } from './protocol/auth/authInfo.js';
+export type { AuthInfo } from './protocol/auth/authInfo.js';
 export { TASKS_EXTENSION } from './protocol/inbound.js';
 export { PROTOCOL_VERSION_META_KEY } from './protocol/envelope.js';
 export { compileParamHeaders, decodeHeaderValue, encodeHeaderValue, paramHeaderMismatch } from './protocol/paramHeaders.js';

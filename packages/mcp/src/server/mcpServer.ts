@@ -47,7 +47,7 @@ import type { ListKind } from './pagination.js';
 import { positiveIntegerOption } from './params.js';
 import { Registry } from './registry.js';
 import { MountPoint, mountServer } from './mount.js';
-import { visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
+import { toolScopesFor, visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
 import {
   DEFAULT_MAX_LISTEN_STREAMS,
   DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER,
@@ -265,6 +265,17 @@ export class McpServer {
    */
   paramHeaders(toolName: string, caller?: VisibilityCaller): readonly ParamHeader[] | undefined {
     return caller === undefined ? this.#registry.tools.get(toolName)?.paramHeaders : visibleToCaller(this.#mounts.options, toolName, caller)?.paramHeaders;
+  }
+
+  /**
+   * The OAuth scopes tool `toolName` needs ({@link ToolDefinition.scopes}), for a transport that refuses a caller
+   * lacking one before dispatch (the HTTP handler's 403 `insufficient_scope`); `undefined` for an unknown tool, one
+   * that needs none, or, when `caller` is given, one hidden from it by {@link McpServerOptions.visibility} (so the
+   * refusal never reveals a hidden tool).
+   * @see MCP 2026-07-28 basic/authorization/index.mdx "Scope Challenge Handling"
+   */
+  toolScopes(toolName: string, caller?: VisibilityCaller): readonly string[] | undefined {
+    return toolScopesFor(this.#mounts.options, toolName, caller);
   }
 
   /** This server's registry and visibility function, for a catalog search (`visibility.ts`). @internal */

@@ -53,6 +53,8 @@ export interface ToolEntry extends EntryOrigin {
   readonly handler: ToolHandler<never>;
   /** How the tool runs as a task; `undefined` when it is not task-capable. */
   readonly task: ToolTaskSettings | undefined;
+  /** The OAuth scopes a caller needs ({@link ToolDefinition.scopes}), frozen; `undefined` when none. */
+  readonly scopes?: readonly string[] | undefined;
 }
 /** A registered static resource. */
 export interface ResourceEntry extends EntryOrigin { readonly descriptor: Resource; readonly handler: ResourceHandler; readonly cache: CachePolicy | undefined }
@@ -114,6 +116,7 @@ export class Registry {
   readonly #guards = new Set<RegistryGuard>();
   readonly #watchers = new Set<(change: RegistryChange) => void>();
   #gated = 0;
+  #scoped = 0;
 
   /**
    * @param options `name`: the server's, for conflict messages; `logger`: receives naming warnings; `onchange`:
@@ -133,6 +136,11 @@ export class Registry {
   /** How many entries carry a mounted server's visibility rule ({@link EntryOrigin.gate}). */
   get gated(): number {
     return this.#gated;
+  }
+
+  /** How many tools need scopes ({@link ToolEntry.scopes}): lists then depend on the caller. */
+  get scoped(): number {
+    return this.#scoped;
   }
 
   /** The map of list `kind`. */
@@ -177,6 +185,7 @@ export class Registry {
   addTool(name: string, definition: ToolDefinition, handler: ToolHandler<never>): () => void {
     checkToolDefinition({ name, definition, handler }, this.#logger);
     const task = toolTaskSettings(name, definition.task);
+    const scopes = toolScopes(name, definition.scopes);
     this.claim('tools', name);
     const input = this.#compile(definition.inputSchema ?? { type: 'object' }, `inputSchema of tool "${name}"`);
     // B42 / MCP 2025-11-25 server/tools.mdx: every advertised inputSchema has an object root.
@@ -199,7 +208,7 @@ export class Registry {
       _meta: definition._meta,
     });
     const legacyDescriptor = output === undefined || output.json.type === 'object' ? undefined : compact({ ...descriptor, outputSchema: undefined });
-    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, paramHeaders, input, output, handler, task } });
+    return this.#add('tools', this.tools, { key: name, entry: { descriptor, legacyDescriptor, paramHeaders, input, output, handler, task, scopes } });
   }
 
   /** See `McpServer.resource`. @throws TypeError as documented there */
@@ -273,10 +282,13 @@ export class Registry {
     const { key, entry } = added;
     map.set(key, entry);
     if (entry.gate !== undefined) this.#gated++;
+    const scoped = kind === 'tools' && (entry as ToolEntry).scopes !== undefined;
+    if (scoped) this.#scoped++;
     this.#changed({ kind, key, entry });
     return () => {
       if (map.get(key) !== entry || !map.delete(key)) return;
       if (entry.gate !== undefined) this.#gated--;
+      if (scoped) this.#scoped--;
       this.#changed({ kind, key, entry: undefined });
     };
   }
@@ -291,4 +303,16 @@ export class Registry {
     this.#onchange(kind);
     for (const watcher of this.#watchers) watcher(change);
   }
+}
+
+/**
+ * A tool's `scopes` option, checked and frozen (`undefined` when absent or empty).
+ * @throws TypeError when it is not an array of non-empty scope tokens (RFC 6749 §3.3: `%x21 / %x23-5B / %x5D-7E`)
+ */
+function toolScopes(name: string, value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((s) => typeof s === 'string' && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))) {
+    throw new TypeError(`Invalid scopes of tool "${name}": expected an array of OAuth scope tokens (RFC 6749 §3.3: visible ASCII, no space, quote or backslash), got ${JSON.stringify(value)}`);
+  }
+  return value.length === 0 ? undefined : Object.freeze([...new Set(value as string[])]);
 }

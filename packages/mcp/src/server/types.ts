@@ -253,6 +253,18 @@ export interface ToolDefinition<In extends SchemaLike | undefined = SchemaLike |
    * @default not task-capable
    */
   readonly task?: boolean | ToolTaskOptions;
+  /**
+   * The OAuth scopes a caller needs to use the tool (every one of them). Where the transport authenticates the
+   * caller (`ctx.authInfo` an object: the HTTP handler's `auth` option, or authentication facts set upstream), a
+   * caller lacking one is refused before dispatch over HTTP (403 `WWW-Authenticate: Bearer
+   * error="insufficient_scope", scope="<these scopes>"`, so the client can step up), and the tool is hidden from
+   * that caller everywhere else (`tools/list`, tool search, `tools/call` answer it as unknown), like a tool
+   * `McpServerOptions.visibility` hides. A caller with no authentication facts (stdio, in memory) is not held
+   * to scopes. Not part of the `tools/list` entry.
+   * @default none
+   * @see MCP 2026-07-28 basic/authorization/index.mdx "Scope Challenge Handling"
+   */
+  readonly scopes?: readonly string[];
 }
 
 /** How a task-capable tool runs as a task (see {@link ToolDefinition.task}). */

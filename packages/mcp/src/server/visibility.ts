@@ -5,7 +5,12 @@
  * data), so a caller can never learn that a hidden item exists. A catalog search over the tools calls
  * {@link visibleTool} / {@link visibleEntries} here, so list, search and call apply the same rule.
  *
- * Cost: with no visibility function (and no mounted server that has one) the lists are the registry's frozen
+ * A tool that needs OAuth scopes (`ToolDefinition.scopes`) is hidden the same way from an authenticated caller that
+ * lacks one of them (`protocol/auth/authInfo.ts` `scopesGranted`; MCP 2026-07-28 server/tools.mdx "Capabilities":
+ * the lists "MAY vary by the authorization presented on the request"). Over HTTP such a call never gets here: the
+ * handler answers it 403 `insufficient_scope` first (`transports/http/server/auth/`), asking {@link toolScopesFor}.
+ *
+ * Cost: with no visibility function (and no mounted server that has one, and no tool that needs scopes) the lists are the registry's frozen
  * arrays, as before. With one, every list request calls it once per item (O(items) per page request, one small
  * object per item checked) and its results are the caller's own: modern-era list results are then
  * `cacheScope: "private"` (MCP 2026-07-28 server/utilities/caching.mdx: "private" caches "MUST NOT be shared
@@ -19,6 +24,7 @@ import type { JsonRpcParams } from '@switchboard/jsonrpc';
 import { page, type ListKind } from './pagination.js';
 import type { Registry, RegistryEntries } from './registry.js';
 import type { Visibility, VisibilityCaller, VisibilityItem } from './options.js';
+import { scopesGranted } from '../protocol/auth/authInfo.js';
 
 /**
  * The `visibility` option, checked.
@@ -46,9 +52,12 @@ export function callerOf(ctx: unknown): VisibilityCaller {
   return { authInfo: c.authInfo, clientInfo: c.clientInfo, era: c.facts.era ?? 'legacy', protocolVersion: c.facts.protocolVersion, sessionId: c.session?.id };
 }
 
-/** Whether the lists depend on the caller (a visibility function here, or on an item of a mounted server). */
+/**
+ * Whether the lists depend on the caller (a visibility function here, or on an item of a mounted server, or a tool
+ * that needs scopes).
+ */
 export function listsPerCaller(host: VisibilityHost): boolean {
-  return host.visibility !== undefined || host.registry.gated > 0;
+  return host.visibility !== undefined || host.registry.gated > 0 || host.registry.scoped > 0;
 }
 
 /** The item `entry` of list `kind` as a visibility function is asked about it. */
@@ -58,8 +67,17 @@ export function itemOf<K extends ListKind>(kind: K, entry: RegistryEntries[K]): 
   return { kind: ITEM_KIND[kind], name, descriptor } as VisibilityItem;
 }
 
-/** Whether `entry` of list `kind` is visible to `caller`: its mounted server's rule, then this server's. */
+/**
+ * Whether `entry` of list `kind` is visible to `caller`: the scopes a tool needs, its mounted server's rule, then
+ * this server's.
+ */
 export function isVisible<K extends ListKind>(host: VisibilityHost, target: { readonly kind: K; readonly entry: RegistryEntries[K] }, caller: VisibilityCaller): boolean {
+  if (target.kind === 'tools' && !scopesGranted(caller.authInfo, (target.entry as RegistryEntries['tools']).scopes)) return false;
+  return ruleAllows(host, target, caller);
+}
+
+/** Whether the visibility rules (a mounted server's, then this server's) show `entry` to `caller`, scopes aside. */
+function ruleAllows<K extends ListKind>(host: VisibilityHost, target: { readonly kind: K; readonly entry: RegistryEntries[K] }, caller: VisibilityCaller): boolean {
   const { kind, entry } = target;
   if (entry.gate !== undefined && !entry.gate(caller)) return false;
   const visibility = host.visibility;
@@ -74,6 +92,12 @@ export function visibleItems(host: VisibilityHost, list: { readonly kind: ListKi
   if (!listsPerCaller(host)) return list.items;
   const { kind, items } = list;
   const caller = callerOf(ctx);
+  // Only tools' scopes make the lists differ (no visibility function, no mounted server's rule): a list depends on
+  // the caller's scopes alone, so it is kept per scope set (see scopedLists).
+  if (host.visibility === undefined && host.registry.gated === 0) {
+    if (kind !== 'tools' || typeof caller.authInfo !== 'object' || caller.authInfo === null) return items;
+    return scopedList(host, items, caller);
+  }
   const out: unknown[] = [];
   let i = 0;
   for (const entry of host.registry.mapOf(kind).values()) {
@@ -81,6 +105,36 @@ export function visibleItems(host: VisibilityHost, list: { readonly kind: ListKi
     i++;
   }
   return out;
+}
+
+/**
+ * The tools lists already filtered, per registry list (a new array after every change, so a change drops them) and
+ * per scope set of the caller (its granted scopes, sorted): a caller's next `tools/list` costs a lookup, not a walk
+ * of every tool. At most {@link MAX_SCOPE_SETS} scope sets per list (then they are all dropped).
+ */
+const scopedLists = new WeakMap<readonly unknown[], Map<string, readonly unknown[]>>();
+const MAX_SCOPE_SETS = 256;
+
+function scopedList(host: VisibilityHost, items: readonly unknown[], caller: VisibilityCaller): readonly unknown[] {
+  const granted = (caller.authInfo as { scopes?: unknown }).scopes;
+  const key = Array.isArray(granted) ? JSON.stringify([...new Set(granted.filter((g): g is string => typeof g === 'string'))].sort()) : '';
+  let perSet = scopedLists.get(items);
+  const kept = perSet?.get(key);
+  if (kept !== undefined) return kept;
+  const out: unknown[] = [];
+  let i = 0;
+  for (const entry of host.registry.tools.values()) {
+    if (scopesGranted(caller.authInfo, entry.scopes)) out.push(items[i]);
+    i++;
+  }
+  if (perSet === undefined) {
+    perSet = new Map<string, readonly unknown[]>();
+    scopedLists.set(items, perSet);
+  }
+  if (perSet.size >= MAX_SCOPE_SETS) perSet.clear();
+  const frozen = Object.freeze(out);
+  perSet.set(key, frozen);
+  return frozen;
 }
 
 /**
@@ -118,6 +172,18 @@ export function visibleToCaller(host: VisibilityHost, name: string, caller: Visi
   const entry = host.registry.tools.get(name);
   if (entry === undefined || !listsPerCaller(host)) return entry;
   return isVisible(host, { kind: 'tools', entry }, caller) ? entry : undefined;
+}
+
+/**
+ * The scopes tool `name` needs, for a transport that refuses a call before dispatch (HTTP 403
+ * `insufficient_scope`): `undefined` for an unknown tool, one that needs none, or one the visibility rules hide
+ * from `caller` for another reason (so the refusal cannot reveal that a hidden tool exists).
+ */
+export function toolScopesFor(host: VisibilityHost, name: string, caller: VisibilityCaller | undefined): readonly string[] | undefined {
+  const entry = host.registry.tools.get(name);
+  const scopes = entry?.scopes;
+  if (scopes === undefined || caller === undefined) return scopes;
+  return ruleAllows(host, { kind: 'tools', entry: entry as RegistryEntries['tools'] }, caller) ? scopes : undefined;
 }
 
 /** What the operations read of one list: an entry by name, and every entry in registration order. */

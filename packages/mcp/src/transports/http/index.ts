@@ -42,6 +42,7 @@ export type {
   HttpHandleOptions,
   HttpModernHandle,
   HttpSessionHandle,
+  HttpToolCaller,
   McpHttpServerLike,
 } from './server/serverLike.js';
 export { StreamableHttpSessionTransport } from './server/sessions/sessionTransport.js';
@@ -51,5 +52,30 @@ export { HttpSseSessionTransport } from './server/httpSse/httpSseTransport.js';
 export type { SessionLease } from './server/sessions/sessionTransportBase.js';
 export { LOOPBACK_HOSTS, isLoopbackHost } from './server/security.js';
 export type { ResponseMode, ResponseShape } from './media.js';
+export { DEFAULT_AUTH_CLOCK_TOLERANCE_SECONDS, DEFAULT_AUTH_RETRY_AFTER_SECONDS } from './server/auth/authOptions.js';
+export type { HttpAuthOptions, TokenRefusal, TokenVerifier, TokenVerifyRequest } from './server/auth/authOptions.js';
+export {
+  DEFAULT_JWKS_CACHE_MAX_AGE_MS,
+  DEFAULT_JWKS_COOLDOWN_MS,
+  DEFAULT_JWKS_TIMEOUT_MS,
+  DEFAULT_JWT_ALGORITHMS,
+  DEFAULT_JWT_CLOCK_TOLERANCE_SECONDS,
+  DEFAULT_TOKEN_CACHE_MAX_AGE_MS,
+  jwtVerifier,
+} from './server/auth/jwtVerifier.js';
+export type { JwtVerifierOptions } from './server/auth/jwtVerifier.js';
+export { DEFAULT_INTROSPECTION_MAX_RESPONSE_BYTES, DEFAULT_INTROSPECTION_TIMEOUT_MS, introspectionVerifier } from './server/auth/introspectionVerifier.js';
+export type { IntrospectionVerifierOptions } from './server/auth/introspectionVerifier.js';
+export { DEFAULT_TOKEN_CACHE_MAX_ENTRIES } from './server/auth/tokenCache.js';
+export { DEFAULT_DPOP_ALGORITHMS, DEFAULT_DPOP_MAX_PROOF_AGE_SECONDS } from './server/auth/dpop.js';
+export type { DpopOptions } from './server/auth/dpop.js';
+export {
+  ClientMetadataError,
+  DEFAULT_CIMD_CACHE_TTL_MS,
+  DEFAULT_CIMD_MAX_BYTES,
+  DEFAULT_CIMD_TIMEOUT_MS,
+  clientMetadataFetcher,
+} from './server/auth/clientMetadataDocument.js';
+export type { ClientMetadataFetcherOptions, FetchedClientMetadata } from './server/auth/clientMetadataDocument.js';
 export { HttpStatus } from './server/refusals.js';
 export type { HttpStatusCode } from './server/refusals.js';

@@ -42,13 +42,15 @@ export interface McpCorsOptions {
  * The request headers an MCP client sends beyond the CORS-safelisted ones (lower case, as a browser lists them in
  * `Access-Control-Request-Headers`): MCP 2025-11-25 basic/transports.mdx (`Mcp-Session-Id`, `MCP-Protocol-Version`,
  * `Last-Event-ID` on a resuming GET), MCP 2026-07-28 streamable-http.mdx (`Mcp-Method`, `Mcp-Name`, and
- * `Mcp-Param-{Name}` below), `Authorization` (MCP 2025-06-18 basic/authorization.mdx), and `Content-Type` and
+ * `Mcp-Param-{Name}` below), `Authorization` (MCP 2025-06-18 basic/authorization.mdx), `DPoP` (RFC 9449 §4.1: the
+ * proof of a DPoP-bound token, the handler's `auth.dpop`), and `Content-Type` and
  * `Accept` whenever their values are not safelisted (Fetch #cors-safelisted-request-header).
  */
 export const MCP_REQUEST_HEADERS: readonly string[] = Object.freeze([
   'accept',
   'authorization',
   'content-type',
+  'dpop',
   'last-event-id',
   'mcp-method',
   'mcp-name',

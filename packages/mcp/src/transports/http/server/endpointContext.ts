@@ -3,13 +3,22 @@
  * the server, the session table and the settings they share, and the small helpers both use.
  * Internal to the package (not a public entry).
  */
-import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
+import type { Inbound, Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
 import type { BodyLimits } from './body.js';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { SessionTable } from './sessions/sessionTable.js';
 import type { SessionEntry } from './sessions/sessionEntry.js';
 import type { ClusterHub } from './sessions/clusterHub.js';
+
+/** What {@link EndpointContext.authorize} is asked about: a body read, before it is dispatched. */
+export interface EndpointAuthorizeRequest {
+  /** The request (its `authInfo` the verified token's). */
+  readonly input: HttpInput;
+  readonly inbound: Inbound;
+  /** The session the body came on; `undefined` for a modern POST. */
+  readonly session: SessionEntry | undefined;
+}
 
 /** A session an endpoint asks to open for the HTTP request `input`. */
 export interface EndpointAdmitRequest {
@@ -44,6 +53,11 @@ export interface EndpointContext {
    * included), else `undefined` (no address known: the Web handler).
    */
   readonly callerOf: (input: HttpInput) => string | undefined;
+  /**
+   * With the handler's `auth` option: the 403 `insufficient_scope` answering a body whose `tools/call` needs a scope
+   * the caller lacks (`auth/toolScopeCheck.ts`), else `undefined`. Absent without `auth`.
+   */
+  readonly authorize?: ((request: EndpointAuthorizeRequest) => HttpOutput | undefined) | undefined;
 }
 
 export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });

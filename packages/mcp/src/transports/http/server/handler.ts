@@ -44,6 +44,8 @@ import { StreamableEndpoint } from './streamableEndpoint.js';
 import { webInput, webResponse } from './web.js';
 import { InMemoryEventStore } from '../../../stores/eventStore.js';
 import { InMemorySessionStore } from '../../../stores/sessionStore.js';
+import { ResourceServer } from './auth/resourceServer.js';
+import { toolScopeRefusal } from './auth/toolScopeCheck.js';
 
 /** The handler returned by {@link createMcpHttpHandler}. */
 export interface McpHttpHandler {
@@ -69,6 +71,11 @@ export interface McpHttpHandler {
 
 const NOT_FOUND: HttpOutput = Object.freeze({ status: HttpStatus.NotFound, headers: TEXT_HEADERS, body: 'Not Found' });
 
+/** Whether the resource server answered (a refusal) rather than handed the request on. */
+function isOutput(verdict: HttpInput | HttpOutput): verdict is HttpOutput {
+  return typeof (verdict as Partial<HttpOutput>).status === 'number';
+}
+
 /** @internal The runtime-independent core shared by the Web handler and the Node adapter. */
 export class HttpCore {
   readonly #logger: Logger;
@@ -84,6 +91,10 @@ export class HttpCore {
   readonly #httpSse: HttpSseEndpoint | undefined;
   /** CORS for the listed origins; `undefined` when none is listed or `cors: false`. */
   readonly #cors: CorsPolicy | undefined;
+  /** The resource server of the `auth` option; `undefined` without it. */
+  readonly #auth: ResourceServer | undefined;
+  /** With `auth`: the verified `authInfo` of each request, for `onRefused` (a 403 after the token was verified). */
+  readonly #verified = new WeakMap<HttpInput, unknown>();
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
@@ -116,6 +127,8 @@ export class HttpCore {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
     this.#identify = options.callerIdentity ?? defaultCallerIdentity;
+    const auth = options.auth === undefined ? undefined : new ResourceServer({ auth: options.auth, mcpPath: this.#path, schemeOf: (input) => this.#schemeOf(input), logger });
+    this.#auth = auth;
     const cluster = options.cluster;
     // The hub reads the table when a message arrives, the table reads the hub when it needs it: both lazily.
     const hub = cluster === undefined ? undefined : new ClusterHub({
@@ -152,6 +165,7 @@ export class HttpCore {
       admit: (request) => this.#admit(request),
       internalError: (error) => this.internalError(error),
       callerOf: (input) => this.#callerOf(input),
+      authorize: auth === undefined ? undefined : (request) => toolScopeRefusal(auth, options.server, request),
     };
     this.#streamable = new StreamableEndpoint(context, {
       responseMode: options.responseMode ?? 'auto',
@@ -179,8 +193,9 @@ export class HttpCore {
     this.#table.stopAdmitting();
   }
 
+  /** Whether `path` is served: an endpoint, or (with `auth`) a well-known path of the protected resource metadata. */
   matches(path: string): boolean {
-    return path === this.#path || path === this.#ssePath || path === this.#messagesPath;
+    return path === this.#path || path === this.#ssePath || path === this.#messagesPath || (this.#auth?.servesMetadata(path) ?? false);
   }
 
   /**
@@ -208,7 +223,7 @@ export class HttpCore {
         mcpMethod: input.header('mcp-method'),
         code: typeof error?.code === 'number' ? error.code : undefined,
         message: typeof error?.message === 'string' ? error.message : undefined,
-        authInfo: input.authInfo,
+        authInfo: this.#verified.get(input) ?? input.authInfo,
       });
     } catch (error) {
       this.#logger.error('onRefused failed', { error });
@@ -219,14 +234,35 @@ export class HttpCore {
   #answer(input: HttpInput): Promise<HttpOutput> {
     const path = input.path;
     if (!this.matches(path)) return Promise.resolve(NOT_FOUND);
+    const auth = this.#auth;
+    if (auth?.servesMetadata(path) === true) {
+      // RFC 9728 §3: public metadata, readable by pages of any origin (no Origin check, CORS `*`); Host still checked.
+      const host = input.header('host');
+      return Promise.resolve(this.#guard.hostAllowed(host) ? auth.metadata(input) : refusalOutput('forbiddenHost', { detail: `'${host ?? ''}'` }));
+    }
     const forbidden = this.#checkGuard(input);
     if (forbidden !== undefined) return Promise.resolve(forbidden);
     if (this.#cors !== undefined) return this.#handleCors(input, this.#cors);
     return this.#route(input);
   }
 
-  /** Hands a request that passed the Host and Origin checks to the endpoint of its path. */
+  /**
+   * Hands a request that passed the Host and Origin checks to the endpoint of its path; with `auth`, once its bearer
+   * token is verified (`auth/resourceServer.ts`: the answer is the refusal otherwise).
+   */
   #route(input: HttpInput): Promise<HttpOutput> {
+    const auth = this.#auth;
+    if (auth === undefined) return this.#routeTo(input);
+    return auth.authenticate(input).then((verdict) => {
+      if (isOutput(verdict)) return verdict;
+      if (this.#onRefused !== undefined) this.#verified.set(input, verdict.authInfo);
+      // A session is bound to the principal that opened it (`auth/resourceServer.ts` `sessionRefusal`).
+      const foreign = auth.sessionRefusal(verdict);
+      return foreign ?? this.#routeTo(verdict).then((output) => auth.bindSession(verdict, output));
+    });
+  }
+
+  #routeTo(input: HttpInput): Promise<HttpOutput> {
     const path = input.path;
     if (path === this.#path) return this.#streamable.handle(input);
     const httpSse = this.#httpSse as HttpSseEndpoint;
@@ -370,6 +406,10 @@ export function httpCoreOf(handler: McpHttpHandler): HttpCore {
  * `Host`, or an `Origin` that is neither the request's own nor in `allowedOrigins` (any bind address); 404 unknown or ended session (-32001) and unknown paths; 405 other methods (`Allow`); 406
  * unacceptable `Accept`; 409 second GET stream; 413 body over `maxBodyBytes`; 415 non-JSON `Content-Type`; 429 a
  * caller over `maxSessionsPerCaller` and 503 over `maxSessions`, both with `Retry-After` when a slot will free.
+ *
+ * With `auth` (an OAuth resource server): 401 no or an invalid bearer token, 403 `insufficient_scope` (the server's
+ * `requiredScopes` or a tool's `scopes`), 400 a malformed `Authorization` or a token in the query, 503 a verifier
+ * that could not tell; each with `WWW-Authenticate` (see {@link McpHttpHandlerOptions.auth}).
  *
  * Error bodies (4xx/5xx) are JSON-RPC error responses with no `id` member when the request id is unknown, and with
  * the id when it is known (field bug B45; see `httpErrorBody`). JSON-RPC responses inside a 200 answer keep

@@ -10,6 +10,7 @@ import type { ResponseMode } from '../media.js';
 import { addressKey, compileTrustProxy, exemptFromShare, principalOf } from './callerIdentity.js';
 import type { TrustProxy } from './callerIdentity.js';
 import type { McpHttpServerLike } from './serverLike.js';
+import type { HttpAuthOptions } from './auth/authOptions.js';
 import type { EventStore } from '../../../stores/eventStore.js';
 import type { SessionStore } from '../../../stores/sessionStore.js';
 import { checkClusterOptions } from './clusterOptions.js';
@@ -303,6 +304,16 @@ export interface McpHttpHandlerOptions {
    * answer is made; a throw is logged and ignored. Without it the handler does nothing for it. @default none
    */
   readonly onRefused?: (event: HttpRefusalEvent) => void;
+  /**
+   * Makes the handler an OAuth 2.1 resource server (MCP authorization): every request to its endpoints needs a
+   * bearer token the verifier accepts for this resource (else 401 with `WWW-Authenticate: Bearer
+   * resource_metadata="…", scope="…"`), the protected resource metadata is served at both well-known forms, and a
+   * tool declaring `scopes` is refused before dispatch (403 `insufficient_scope`) to a caller lacking one. The
+   * verified token reaches handlers as `ctx.authInfo` (an `AuthInfo`). See {@link HttpAuthOptions}.
+   * @default none: no authentication (`authInfo` is whatever the Node adapter's `req.auth` holds)
+   * @see MCP 2026-07-28 basic/authorization/index.mdx
+   */
+  readonly auth?: HttpAuthOptions;
 }
 
 /** One HTTP answer of status 400 or more given before dispatch (see {@link McpHttpHandlerOptions.onRefused}). */

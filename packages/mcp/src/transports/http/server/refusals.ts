@@ -19,6 +19,7 @@ export const HttpStatus = {
   Ok: 200,
   Accepted: 202,
   BadRequest: 400,
+  Unauthorized: 401,
   Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,

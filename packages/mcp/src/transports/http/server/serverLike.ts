@@ -19,7 +19,7 @@ import type {
 import type { ParamHeader } from '../../../protocol/paramHeaders.js';
 import type { HttpCaller } from './ladder/decisions.js';
 import type { ProtocolRevision } from '../../../protocol/revisions.js';
-import type { ServerCapabilities } from '../../../protocol/types.js';
+import type { Implementation, ServerCapabilities } from '../../../protocol/types.js';
 
 /** What the HTTP handler tells the server about a session it connects. */
 export interface HttpConnectOptions {
@@ -36,10 +36,24 @@ export interface HttpConnectOptions {
   readonly sessionState?: Readonly<Record<string, unknown>>;
 }
 
-/** What the HTTP handler keeps of one connected session: a way to end it. */
+/** What the HTTP handler keeps of one connected session: a way to end it (and who the client said it is). */
 export interface HttpSessionHandle {
   /** Ends the session (and its transport). */
   close(): Promise<void>;
+  /** The client's `clientInfo` from `initialize` (an `McpServer` session has it), for the visibility rule. */
+  readonly clientInfo?: Implementation | undefined;
+}
+
+/**
+ * Who calls a tool, as the server's visibility rule is asked about it before the handler refuses the call for
+ * its scopes (structurally the server's `VisibilityCaller`).
+ */
+export interface HttpToolCaller {
+  readonly authInfo: unknown;
+  readonly clientInfo: Implementation | undefined;
+  readonly era: 'modern' | 'legacy';
+  readonly protocolVersion: string | undefined;
+  readonly sessionId: string | undefined;
 }
 
 /** Options of {@link HttpClientChannel.notify}. */
@@ -119,4 +133,10 @@ export interface McpHttpServerLike {
    * `x-mcp-header` annotations; `undefined` for an unknown tool.
    */
   paramHeaders?(toolName: string, caller?: HttpCaller): readonly ParamHeader[] | undefined;
+  /**
+   * The OAuth scopes tool `toolName` needs (`ToolDefinition.scopes`); `undefined` for an unknown tool, one that
+   * needs none, or one the visibility rule hides from `caller`. With the `auth` option, a `tools/call` whose caller
+   * lacks one is answered 403 `insufficient_scope` before dispatch.
+   */
+  toolScopes?(toolName: string, caller?: HttpToolCaller): readonly string[] | undefined;
 }

@@ -156,13 +156,19 @@ export class StreamableEndpoint {
     switch (decision.kind) {
       case 'refuse':
         return decisionOutput(decision);
-      case 'modern':
-        return this.#modern(decision, input);
+      case 'modern': {
+        // Per-tool scopes, before dispatch (`auth/toolScopeCheck.ts`); the ladder has cross-checked `Mcp-Name`.
+        const forbidden = 'id' in decision.message ? this.#context.authorize?.({ input, inbound: { kind: 'request', message: decision.message }, session: undefined }) : undefined;
+        return forbidden ?? this.#modern(decision, input);
+      }
       case 'initialize':
         return this.#initialize(decision, input);
-      case 'message':
+      case 'message': {
+        const forbidden = this.#context.authorize?.({ input, inbound: decision.inbound, session: entry });
+        if (forbidden !== undefined) return forbidden;
         table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
         return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.callerOf));
+      }
       case 'listen':
         table.touch(entry as StreamableEntry, 'active');
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);

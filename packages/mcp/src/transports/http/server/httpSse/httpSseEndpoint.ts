@@ -87,6 +87,8 @@ export class HttpSseEndpoint {
     if (inbound.kind === 'batch' && !inbound.items.every((item) => item.kind === 'response' || item.kind === 'notification')) {
       return refusalOutput('legacyBatch');
     }
+    const forbidden = context.authorize?.({ input, inbound, session: entry });
+    if (forbidden !== undefined) return forbidden;
     context.table.touch(entry, 'active');
     entry.transport._receive(inbound, extraOf(input, this.#context.callerOf));
     return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };

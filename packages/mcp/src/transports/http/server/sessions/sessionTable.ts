@@ -16,6 +16,8 @@ import type { HttpOutput } from '../inputOutput.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
 import type { ClusterHub } from './clusterHub.js';
 import type { AdmitRequest, AdoptableRecord, HttpSseEntry, SessionEntry, SessionTableInit, StreamableEntry } from './sessionEntry.js';
+// Where other modules (and branches) have always found them.
+export type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionEntry.js';
 
 /** A timeout option as a comparable span: `0` (or less) means never. */
 function positiveOr(ms: number): number {
