@@ -14,6 +14,8 @@ import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, McpError,
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../packages/mcp/src/server/mcpServer.js';
 import { serveHttp, type ServeHttpHandle } from '../packages/mcp/src/transports/node/serveHttp.js';
+import { toNodeListener } from '../packages/mcp/src/transports/node/listener.js';
+import { createMcpHttpHandler } from '../packages/mcp/src/transports/http/server/handler.js';
 import { InMemoryClusterBus } from '../packages/mcp/src/stores/clusterBus.js';
 import { InMemoryEventStore } from '../packages/mcp/src/stores/eventStore.js';
 import { InMemoryLeaseStore } from '../packages/mcp/src/stores/leaseStore.js';
@@ -311,5 +313,45 @@ describe('a session served by any instance, no sticky sessions', () => {
     const left = victim === a ? b : a;
     const result = await client.callTool({ name: 'whoami', arguments: {} });
     expect((result.content as { text: string }[])[0]!.text).toBe(left.name);
+  });
+
+  it('a session is served on another instance only to the principal that opened it (404 for another)', async () => {
+    const s = shared();
+    const servers: http.Server[] = [];
+    const urls: string[] = [];
+    for (const name of ['a', 'b']) {
+      const server = new McpServer({ name: 'cluster-test', version: '1.0.0' }, { capabilities: { tools: {} }, bus: s.notifications });
+      server.tool('whoami', { description: 'the instance', inputSchema: { type: 'object' } }, () => text(name));
+      const handler = createMcpHttpHandler({ server, sessionStore: s.sessionStore, eventStore: s.eventStore, cluster: { bus: s.bus, instanceId: name } });
+      cleanup.push(() => handler.close());
+      const listener = toNodeListener(handler);
+      // What an authentication middleware in front would set (Node: req.auth), from a test header.
+      const web = http.createServer((req, res) => {
+        (req as { auth?: unknown }).auth = { token: 't', clientId: String(req.headers['x-test-client']), scopes: [] };
+        void listener(req, res);
+      });
+      await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+      servers.push(web);
+      urls.push(`http://127.0.0.1:${(web.address() as AddressInfo).port}/mcp`);
+      cleanup.push(() => new Promise<void>((resolve) => {
+        web.closeAllConnections();
+        web.close(() => resolve());
+      }));
+    }
+    const post = (url: string, client: string, body: unknown, session?: string) => fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-test-client': client, ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }) },
+      body: JSON.stringify(body),
+    });
+    const init = await post(urls[0]!, 'alice', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
+    const stranger = await post(urls[1]!, 'mallory', call, session);
+    expect(stranger.status).toBe(404);
+    await stranger.text();
+    const owner = await post(urls[1]!, 'alice', call, session);
+    expect(owner.status).toBe(200);
+    expect(await owner.json()).toMatchObject({ id: 1, result: { content: [{ text: 'b' }] } });
   });
 });

@@ -82,6 +82,13 @@ export interface SessionRecord {
    * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
    */
   readonly state?: SessionStateJson | null;
+  /**
+   * Who opened the session, when its `initialize` was authenticated: the issuer, subject and client of its
+   * credentials as JSON text; another instance serves the session only to requests of the same opener (404
+   * otherwise), as the instance that opened it does. Absent or `null`: not authenticated, nothing to match.
+   * @see MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking"
+   */
+  readonly opener?: string | null;
 }
 
 /** What {@link SessionStore.touch} changes. */

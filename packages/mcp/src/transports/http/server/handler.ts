@@ -33,7 +33,7 @@ import type { CallerFacts, HttpRefusalEvent, McpHttpHandlerOptions } from './han
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard, isSameOrigin } from './security.js';
 import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
-import { addressKey, callerAddress, compileTrustProxy } from './callerIdentity.js';
+import { addressKey, callerAddress, compileTrustProxy, openerOf } from './callerIdentity.js';
 import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessions/sessionTable.js';
 import { ClusterHub } from './sessions/clusterHub.js';
@@ -360,7 +360,7 @@ export class HttpCore {
     // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
     // reclaiming at the cap takes from whoever holds most.
     const group = identity ?? (address === undefined ? '' : addressKey(address));
-    return this.#table.admit({ sessionId, kind, caller: identity, group, streamPrefix });
+    return this.#table.admit({ sessionId, kind, caller: identity, group, streamPrefix, opener: openerOf(input.authInfo) });
   }
 
   /**

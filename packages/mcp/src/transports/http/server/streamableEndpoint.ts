@@ -23,6 +23,7 @@ import type { StreamableEntry } from './sessions/sessionEntry.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
 import { ClusterSession } from './sessions/clusterSession.js';
+import { openerOf } from './callerIdentity.js';
 import { ModernExchange, ModernExchangeHost } from './exchanges/modernExchange.js';
 import type { HttpModernHandle, McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../../stores/eventStore.js';
@@ -248,16 +249,19 @@ export class StreamableEndpoint {
     const table = context.table;
     let record;
     try {
-      record = await table.adoptable(sessionId);
+      record = await table.adoptable(sessionId, openerOf(input.authInfo));
     } catch (error) {
       context.logger.error('Session store failed reading a session opened elsewhere', { error });
       return undefined;
     }
-    if (record === undefined) {
+    if (record === null) {
+      // Remembered only when the store has no record at all (never for a record this request may not use: that
+      // would let a stranger make the session unreachable here).
       if (this.#missing.size >= MAX_MISSING) this.#missing.clear();
       this.#missing.set(sessionId, Date.now() + MISSING_MS);
       return undefined;
     }
+    if (record === undefined) return undefined;
     const raced = table.streamable(sessionId);
     if (raced !== undefined) return raced;
     const transport = this.#newTransport(sessionId, record.streamPrefix ?? newStreamPrefix());

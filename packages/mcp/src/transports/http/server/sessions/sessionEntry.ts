@@ -40,6 +40,8 @@ export interface AdmitRequest {
   readonly group: string;
   /** The session's stream prefix, kept in its record (`null`: the transport has no resumption). */
   readonly streamPrefix: string | null;
+  /** Who opened it (see `SessionRecord.opener`); `null` when not authenticated. */
+  readonly opener: string | null;
 }
 
 /** {@link SessionTable} settings (validated by the handler). */

@@ -148,13 +148,18 @@ export class SessionTable {
 
   /**
    * The record of a session this instance does not hold, when it can serve it (a Streamable HTTP session whose
-   * `initialize` succeeded on some instance sharing the store); `undefined` otherwise. One store read.
+   * `initialize` succeeded on some instance sharing the store, opened by `opener`); `null` when the store has no
+   * such record; `undefined` when it has one this request may not be served from. One store read.
    * @see MCP 2025-11-25 basic/transports.mdx "Session Management" item 4 (an unknown or ended session is 404)
    */
-  async adoptable(sessionId: string): Promise<AdoptableRecord | undefined> {
+  async adoptable(sessionId: string, opener: string | null): Promise<AdoptableRecord | null | undefined> {
     if (this.#closed) return undefined;
     const record = await this.#store.get(sessionId);
-    if (record === undefined || record.transport !== 'streamable-http' || record.protocolVersion === null) return undefined;
+    if (record === undefined) return null;
+    // MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking": a session id is no credential of its own;
+    // the session is served only to whoever opened it.
+    if (typeof record.opener === 'string' && record.opener !== opener) return undefined;
+    if (record.transport !== 'streamable-http' || record.protocolVersion === null) return undefined;
     if (record.state === undefined || record.state === null) return undefined;
     return record as AdoptableRecord;
   }
@@ -182,7 +187,7 @@ export class SessionTable {
   }
 
   async #admitNow(request: AdmitRequest): Promise<HttpOutput | undefined> {
-    const { sessionId, kind, caller, group, streamPrefix } = request;
+    const { sessionId, kind, caller, group, streamPrefix, opener } = request;
     if (this.#closed) return refusalOutput('handlerClosed');
     if (this.#admissionsStopped) return refusalOutput('shuttingDown');
     const now = Date.now();
@@ -208,6 +213,7 @@ export class SessionTable {
       ttlMs: Number.isFinite(handshake) ? handshake : 0,
       streamPrefix,
       protocolVersion: null,
+      ...(opener === null ? {} : { opener }),
     };
     await this.#store.create(record);
     this.#phases.set(sessionId, 'opened');
