@@ -274,6 +274,16 @@ export function callerAddress(source: CallerSource, trust: ProxyTrust | undefine
   return address;
 }
 
+/**
+ * Who opened a session, for its record (`SessionRecord.opener`): the issuer, subject and client of `authInfo` as JSON
+ * text, or `null` without authentication facts.
+ */
+export function openerOf(authInfo: unknown): string | null {
+  if (typeof authInfo !== 'object' || authInfo === null) return null;
+  const { issuer, subject, clientId } = authInfo as { issuer?: unknown; subject?: unknown; clientId?: unknown };
+  return JSON.stringify([typeof issuer === 'string' ? issuer : '', typeof subject === 'string' ? subject : '', typeof clientId === 'string' ? clientId : '']);
+}
+
 /** The principal of `authInfo`: its string `clientId` (the official SDK's `AuthInfo`), else `undefined`. */
 export function principalOf(authInfo: unknown): string | undefined {
   const auth = authInfo as { clientId?: unknown } | null | undefined;

@@ -7,7 +7,9 @@ import type { Inbound, Logger, TransportMessageExtra } from '@switchboard/jsonrp
 import type { BodyLimits } from './body.js';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
 import type { McpHttpServerLike } from './serverLike.js';
-import type { SessionEntry, SessionTable } from './sessions/sessionTable.js';
+import type { SessionTable } from './sessions/sessionTable.js';
+import type { SessionEntry } from './sessions/sessionEntry.js';
+import type { ClusterHub } from './sessions/clusterHub.js';
 
 /** What {@link EndpointContext.authorize} is asked about: a body read, before it is dispatched. */
 export interface EndpointAuthorizeRequest {
@@ -32,6 +34,8 @@ export interface EndpointContext {
   readonly server: McpHttpServerLike;
   readonly logger: Logger;
   readonly table: SessionTable;
+  /** The instance's side of a cluster (the handler's `cluster` option); absent: one instance. */
+  readonly hub?: ClusterHub | undefined;
   readonly body: BodyLimits;
   /** Interval (ms) of SSE keep-alive comments on long-lived streams; `0` disables. */
   readonly keepAliveMs: number;

@@ -33,9 +33,11 @@ import type { CallerFacts, HttpRefusalEvent, McpHttpHandlerOptions } from './han
 import { HttpStatus, errorOutput, refusalOutput } from './refusals.js';
 import { HostGuard, isSameOrigin } from './security.js';
 import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
-import { addressKey, callerAddress, compileTrustProxy } from './callerIdentity.js';
+import { addressKey, callerAddress, compileTrustProxy, openerOf } from './callerIdentity.js';
 import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessions/sessionTable.js';
+import { ClusterHub } from './sessions/clusterHub.js';
+import { DEFAULT_CLUSTER_LEASE_TTL_MS, newInstanceId } from './clusterOptions.js';
 import { HttpSseEndpoint } from './httpSse/httpSseEndpoint.js';
 import { isLegacyRevision } from '../../../protocol/revisions.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
@@ -127,7 +129,18 @@ export class HttpCore {
     this.#identify = options.callerIdentity ?? defaultCallerIdentity;
     const auth = options.auth === undefined ? undefined : new ResourceServer({ auth: options.auth, mcpPath: this.#path, schemeOf: (input) => this.#schemeOf(input), logger });
     this.#auth = auth;
+    const cluster = options.cluster;
+    // The hub reads the table when a message arrives, the table reads the hub when it needs it: both lazily.
+    const hub = cluster === undefined ? undefined : new ClusterHub({
+      bus: cluster.bus,
+      leases: cluster.leases,
+      instanceId: cluster.instanceId ?? newInstanceId(),
+      leaseTtlMs: cluster.leaseTtlMs ?? DEFAULT_CLUSTER_LEASE_TTL_MS,
+      logger,
+      host: { transportOf: (id) => this.#table.streamable(id)?.transport, closedElsewhere: (id) => this.#table.closedElsewhere(id) },
+    });
     this.#table = new SessionTable({
+      hub: () => hub,
       store: options.sessionStore ?? new InMemorySessionStore(),
       logger,
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
@@ -140,6 +153,7 @@ export class HttpCore {
       server: options.server,
       logger,
       table: this.#table,
+      hub,
       body: {
         maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
@@ -346,7 +360,7 @@ export class HttpCore {
     // Sessions without a budget (loopback, or `callerIdentity` said none) are still grouped by address, so that
     // reclaiming at the cap takes from whoever holds most.
     const group = identity ?? (address === undefined ? '' : addressKey(address));
-    return this.#table.admit({ sessionId, kind, caller: identity, group, streamPrefix });
+    return this.#table.admit({ sessionId, kind, caller: identity, group, streamPrefix, opener: openerOf(input.authInfo) });
   }
 
   /**

@@ -9,80 +9,19 @@
  * Internal to the package (not a public entry).
  */
 import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
-import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
+import type { Logger, TimerHandle } from '@switchboard/jsonrpc';
 import { refusalOutput } from '../refusals.js';
-import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../../../stores/sessionStore.js';
+import type { SessionPhase, SessionRecord, SessionStore } from '../../../../stores/sessionStore.js';
 import type { HttpOutput } from '../inputOutput.js';
-import type { HttpSseSessionTransport } from '../httpSse/httpSseTransport.js';
-import type { HttpSessionHandle } from '../serverLike.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
-import type { StreamableHttpSessionTransport } from './sessionTransport.js';
-
-/** A live Streamable HTTP session. */
-export interface StreamableEntry {
-  readonly kind: 'streamable-http';
-  readonly transport: StreamableHttpSessionTransport;
-  session: HttpSessionHandle | undefined;
-}
-
-/** A live 2024-11-05 HTTP+SSE session (it lives as long as its stream). */
-export interface HttpSseEntry {
-  readonly kind: 'legacy-sse';
-  readonly transport: HttpSseSessionTransport;
-  session: HttpSessionHandle | undefined;
-}
-
-export type SessionEntry = StreamableEntry | HttpSseEntry;
-
-/** What {@link SessionTable.admit} is asked to admit. */
-export interface AdmitRequest {
-  readonly sessionId: string;
-  readonly kind: SessionTransportKind;
-  /** The caller identity the session counts against; `undefined`: no per-caller budget applies. */
-  readonly caller: string | undefined;
-  /**
-   * Whom the session is counted for when reclaiming at the cap (the caller, else its address; `''` when unknown):
-   * the group holding most sessions gives one up first.
-   */
-  readonly group: string;
-  /** The session's stream prefix, kept in its record (`null`: the transport has no resumption). */
-  readonly streamPrefix: string | null;
-}
-
-/** {@link SessionTable} settings (validated by the handler). */
-export interface SessionTableInit {
-  readonly store: SessionStore;
-  readonly logger: Logger;
-  readonly maxSessions: number;
-  readonly maxSessionsPerCaller: number;
-  /** `0`: never reaped for idleness. */
-  readonly idleMs: number;
-  /** `0`: never reaped for an unfinished handshake. */
-  readonly handshakeMs: number;
-  /** How long after its last request a session that made two or more requests is kept from being reclaimed. */
-  readonly graceMs: number;
-}
+import type { ClusterHub } from './clusterHub.js';
+import type { AdmitRequest, AdoptableRecord, HttpSseEntry, SessionEntry, SessionTableInit, StreamableEntry } from './sessionEntry.js';
+// Where other modules (and branches) have always found them.
+export type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionEntry.js';
 
 /** A timeout option as a comparable span: `0` (or less) means never. */
 function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
-}
-
-/**
- * The phase a Streamable HTTP POST moves a session to: a request or a response makes it `active`, except `ping`: a
- * session whose client only pings after the handshake has done no work, so it stays reclaimable `graceMs` after
- * its last ping (one ping per session per idle timeout used to hold a flood of sessions for good).
- */
-export function phaseAfterPost(inbound: Inbound): SessionPhase {
-  if (worked(inbound)) return 'active';
-  if (inbound.kind === 'batch') {
-    for (const item of inbound.items) if (worked(item)) return 'active';
-  }
-  return 'initialized';
-}
-
-function worked(inbound: Inbound): boolean {
-  return inbound.kind === 'response' || (inbound.kind === 'request' && inbound.message.method !== 'ping');
 }
 
 /** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
@@ -135,6 +74,11 @@ export class SessionTable {
   #closed = false;
   /** Set while the server drains before it closes: live sessions are served, new ones refused. */
   #admissionsStopped = false;
+  readonly #hub: () => ClusterHub | undefined;
+  /** Sessions closing here only (they live on elsewhere, or ended elsewhere): their record is not touched. */
+  readonly #localOnly = new Set<string>();
+  /** Set when the table closes with a cluster: every session closes here only. */
+  #detachAll = false;
 
   constructor(init: SessionTableInit) {
     this.#store = init.store;
@@ -144,6 +88,7 @@ export class SessionTable {
     this.#idleMs = init.idleMs;
     this.#handshakeMs = init.handshakeMs;
     this.#graceMs = init.graceMs;
+    this.#hub = init.hub ?? (() => undefined);
     const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
     this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
   }
@@ -190,11 +135,59 @@ export class SessionTable {
         if (this.#phases.has(sessionId)) this.#settle(this.#store.touch(sessionId, { at: Date.now(), protocolVersion }));
       },
       recordedStreamPrefix: async () => (await this.#store.get(sessionId))?.streamPrefix ?? undefined,
+      recordState: (state) => {
+        if (!this.#phases.has(sessionId)) return Promise.resolve();
+        // The record first, then the word: an instance that hears of the change and reads the record finds it.
+        return this.#store.touch(sessionId, { at: Date.now(), state, protocolVersion: state.protocolVersion }).then(
+          () => this.#hub()?.stateChanged(sessionId, state),
+          (error: unknown) => this.#logger.error('Session store failed', { error }),
+        );
+      },
     };
   }
 
+  /**
+   * The record of a session this instance does not hold, when it can serve it (a Streamable HTTP session whose
+   * `initialize` succeeded on some instance sharing the store, opened by `opener`); `null` when the store has no
+   * such record; `undefined` when it has one this request may not be served from. One store read.
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" item 4 (an unknown or ended session is 404)
+   */
+  async adoptable(sessionId: string, opener: string | null): Promise<AdoptableRecord | null | undefined> {
+    if (this.#closed) return undefined;
+    const record = await this.#store.get(sessionId);
+    if (record === undefined) return null;
+    // MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking": a session id is no credential of its own;
+    // the session is served only to whoever opened it.
+    if (typeof record.opener === 'string' && record.opener !== opener) return undefined;
+    if (record.transport !== 'streamable-http' || record.protocolVersion === null) return undefined;
+    if (record.state === undefined || record.state === null) return undefined;
+    return record as AdoptableRecord;
+  }
+
+  /**
+   * Registers the live entry of a session rebuilt from `record` (no admission: the session exists, its slot was
+   * taken when it was opened). It counts as a session that did work, so it is not reclaimed before its grace.
+   */
+  addAdopted(entry: StreamableEntry, record: SessionRecord): void {
+    const id = entry.transport.sessionId;
+    this.#phases.set(id, record.phase);
+    const group = record.caller ?? '';
+    this.#usage.set(id, { group, requests: 2 });
+    this.#groups.set(group, (this.#groups.get(group) ?? 0) + 1);
+    this.add(entry);
+  }
+
+  /** The session ended on another instance: its copy here closes, its record (already gone) is not touched. */
+  closedElsewhere(sessionId: string): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) return;
+    this.#localOnly.add(sessionId);
+    this.remove(sessionId, entry.transport);
+    void this.closeEntry(entry);
+  }
+
   async #admitNow(request: AdmitRequest): Promise<HttpOutput | undefined> {
-    const { sessionId, kind, caller, group, streamPrefix } = request;
+    const { sessionId, kind, caller, group, streamPrefix, opener } = request;
     if (this.#closed) return refusalOutput('handlerClosed');
     if (this.#admissionsStopped) return refusalOutput('shuttingDown');
     const now = Date.now();
@@ -220,6 +213,7 @@ export class SessionTable {
       ttlMs: Number.isFinite(handshake) ? handshake : 0,
       streamPrefix,
       protocolVersion: null,
+      ...(opener === null ? {} : { opener }),
     };
     await this.#store.create(record);
     this.#phases.set(sessionId, 'opened');
@@ -234,6 +228,7 @@ export class SessionTable {
     // A new session is reclaimable at once until its handshake completes: what the last scans found is stale.
     this.#nothingUntil.clear();
     this.#startReaper();
+    if (entry.kind === 'streamable-http') this.#hub()?.hold(entry.transport.sessionId);
   }
 
   /**
@@ -268,7 +263,14 @@ export class SessionTable {
     if (transport !== undefined && entry !== undefined && entry.transport !== transport) return;
     this.#entries.delete(sessionId);
     this.#forgetUsage(sessionId);
-    if (this.#phases.delete(sessionId)) this.#settle(this.#store.delete(sessionId));
+    const hub = this.#hub();
+    hub?.drop(sessionId);
+    const here = this.#localOnly.delete(sessionId) || this.#detachAll;
+    if (!this.#phases.delete(sessionId) || here) return;
+    this.#settle(this.#store.delete(sessionId));
+    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: once ended, the session's id gets 404 on
+    // every instance: the others close their copies.
+    hub?.sessionClosed(sessionId);
   }
 
   #forgetUsage(sessionId: string): void {
@@ -297,6 +299,15 @@ export class SessionTable {
     this.#closed = true;
     if (this.#reaper !== undefined) clearTimeout(this.#reaper);
     this.#reaper = undefined;
+    const hub = this.#hub();
+    if (hub !== undefined) {
+      // With a cluster the sessions live on: this instance gives its lease up first (the others then fail what it
+      // was running as soon as a client resumes there) and lets go of them (records, history and its streams'
+      // records kept).
+      this.#detachAll = true;
+      await hub.close();
+      for (const entry of this.#entries.values()) if (entry.kind === 'streamable-http') entry.transport._detach();
+    }
     await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
   }
 
@@ -375,6 +386,8 @@ export class SessionTable {
     this.#phases.delete(id);
     this.#forgetUsage(id);
     await this.#store.delete(id);
+    this.#hub()?.drop(id);
+    this.#hub()?.sessionClosed(id);
     void this.closeEntry(victim);
     return undefined;
   }
@@ -407,6 +420,26 @@ export class SessionTable {
     for (const entry of expired) {
       const id = entry.transport.sessionId;
       this.#logger.debug(this.#phases.get(id) === 'opened' ? 'Reaping HTTP session that never completed its handshake' : 'Reaping idle HTTP session', { sessionId: id });
+      this.remove(id, entry.transport);
+      void this.closeEntry(entry);
+    }
+    this.#letGoOfIdleCopies(now);
+  }
+
+  /**
+   * Lets go (here only) of the Streamable HTTP sessions unused *on this instance* for `idleMs` while their record
+   * lives on (they are used on other instances, or a shared store expired their record by TTL and the scan no longer
+   * meets them): a request that comes back here rebuilds the session from its record. Bounds the copies an instance
+   * keeps to the sessions it served lately. With one instance, the scan above has already reaped these.
+   */
+  #letGoOfIdleCopies(now: number): void {
+    if (this.#idleMs <= 0 || this.#closed) return;
+    for (const entry of [...this.#entries.values()]) {
+      if (entry.kind !== 'streamable-http' || entry.transport.lastActivity + this.#idleMs > now || this.#busy(entry)) continue;
+      const id = entry.transport.sessionId;
+      this.#logger.debug('Letting go of an HTTP session idle on this instance', { sessionId: id });
+      entry.transport._detach();
+      this.#localOnly.add(id);
       this.remove(id, entry.transport);
       void this.closeEntry(entry);
     }
