@@ -1,0 +1,248 @@
+/**
+ * `RedisSessionStore`: the HTTP session records of every instance in one Redis, so a session's record, its caller's
+ * count and the scan of the least recently active sessions are the same on every instance.
+ *
+ * Expiry: a record's key lives `ttlMs` (the record's handshake or idle timeout; `orphanTtlMs` when it is `0`)
+ * after its last write. While the instance that created it runs, it extends the keys of its records every
+ * `heartbeatMs` and its own reaper (the handler's) closes idle sessions and deletes their records, as with the
+ * in-memory store; when that instance dies, its records expire by themselves — the TTL replaces the dead instance's
+ * reaper, and no record outlives its session by more than its TTL plus one heartbeat.
+ *
+ * Keys (`P` = the key prefix): `P:ss:r:<id>` (a hash: each record field as JSON text), `P:ss:idx` (every id by last
+ * activity), `P:ss:c:<caller>` (a caller's ids by last activity), `P:ss:exp` (ids by expiry, Redis clock),
+ * `P:ss:who` (id → caller, to clean the indexes of expired records). `create`, `touch`, `delete` and `count` are one
+ * Lua script each (one round trip, atomic); a scan reads 100 records a round trip.
+ * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
+ */
+import type { SessionActivity, SessionQuery, SessionRecord, SessionStore } from '@switchboard/mcp/stores';
+import type { Redis } from 'ioredis';
+import { DEFAULT_KEY_PREFIX, guarded, LuaScript } from './connection.js';
+
+/** Default of {@link RedisSessionStoreOptions.orphanTtlMs}: one hour. */
+export const DEFAULT_ORPHAN_TTL_MS = 60 * 60 * 1000;
+/** Default of {@link RedisSessionStoreOptions.heartbeatMs}: ten seconds. */
+export const DEFAULT_SESSION_HEARTBEAT_MS = 10_000;
+
+/** Options of {@link RedisSessionStore}. */
+export interface RedisSessionStoreOptions {
+  /** The connection (see `connectRedis`); the store does not close it. */
+  readonly redis: Redis;
+  /** Prefix of every key. @default 'switchboard:' */
+  readonly keyPrefix?: string;
+  /** How long (ms) a record whose `ttlMs` is `0` (never idle) outlives the instance that holds it. @default 3_600_000 (1 h) */
+  readonly orphanTtlMs?: number;
+  /** How often (ms) the records this instance created have their keys extended. @default 10_000 */
+  readonly heartbeatMs?: number;
+}
+
+const FIELDS = ['sessionId', 'transport', 'caller', 'createdAt', 'lastActivity', 'phase', 'ttlMs', 'streamPrefix', 'protocolVersion'] as const;
+
+const COMMON = `
+local p = ARGV[1]
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function forget(id)
+  local who = redis.call('HGET', p .. 'ss:who', id)
+  if who then redis.call('ZREM', p .. 'ss:c:' .. who, id) end
+  redis.call('ZREM', p .. 'ss:idx', id)
+  redis.call('ZREM', p .. 'ss:exp', id)
+  redis.call('HDEL', p .. 'ss:who', id)
+end
+local function purge()
+  local gone = redis.call('ZRANGEBYSCORE', p .. 'ss:exp', '-inf', now(), 'LIMIT', 0, 1000)
+  for _, id in ipairs(gone) do
+    local left = redis.call('PTTL', p .. 'ss:r:' .. id)
+    if left > 0 then redis.call('ZADD', p .. 'ss:exp', now() + left, id) else forget(id) end
+  end
+end
+`;
+
+/** ARGV: prefix, id, caller ('' = none), hasCaller, lastActivity, expireMs, field, value, … */
+const CREATE = new LuaScript(`${COMMON}
+local id, caller, hasCaller, at, ms = ARGV[2], ARGV[3], ARGV[4] == '1', tonumber(ARGV[5]), tonumber(ARGV[6])
+local key = p .. 'ss:r:' .. id
+forget(id)
+redis.call('DEL', key)
+redis.call('HSET', key, unpack(ARGV, 7))
+redis.call('PEXPIRE', key, ms)
+redis.call('ZADD', p .. 'ss:idx', at, id)
+redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
+if hasCaller then
+  redis.call('ZADD', p .. 'ss:c:' .. caller, at, id)
+  redis.call('HSET', p .. 'ss:who', id, caller)
+end
+return 1
+`);
+
+/** ARGV: prefix, id, lastActivity, ttlMs ('' = unchanged), orphanMs, field, value, … → 0 when unknown. */
+const TOUCH = new LuaScript(`${COMMON}
+local id, at = ARGV[2], tonumber(ARGV[3])
+local key = p .. 'ss:r:' .. id
+if redis.call('EXISTS', key) == 0 then return 0 end
+redis.call('HSET', key, unpack(ARGV, 6))
+local ttl = tonumber(redis.call('HGET', key, 'ttlMs'))
+local ms = ttl > 0 and ttl or tonumber(ARGV[5])
+redis.call('PEXPIRE', key, ms)
+redis.call('ZADD', p .. 'ss:idx', 'XX', at, id)
+redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
+local who = redis.call('HGET', p .. 'ss:who', id)
+if who then redis.call('ZADD', p .. 'ss:c:' .. who, 'XX', at, id) end
+return 1
+`);
+
+/** ARGV: prefix, id. */
+const DELETE = new LuaScript(`${COMMON}
+forget(ARGV[2])
+redis.call('DEL', p .. 'ss:r:' .. ARGV[2])
+return 1
+`);
+
+/** ARGV: prefix, caller ('' with hasCaller 0 = all), hasCaller → the count, expired records left out. */
+const COUNT = new LuaScript(`${COMMON}
+purge()
+if ARGV[3] == '1' then return redis.call('ZCARD', p .. 'ss:c:' .. ARGV[2]) end
+return redis.call('ZCARD', p .. 'ss:idx')
+`);
+
+/** ARGV: prefix, caller, hasCaller, start, count → flat list of HGETALL replies (empty for gone records) and ids. */
+const PAGE = new LuaScript(`${COMMON}
+if ARGV[4] == '0' then purge() end
+local index = ARGV[3] == '1' and (p .. 'ss:c:' .. ARGV[2]) or (p .. 'ss:idx')
+local ids = redis.call('ZRANGE', index, tonumber(ARGV[4]), tonumber(ARGV[4]) + tonumber(ARGV[5]) - 1)
+local out = {}
+for i, id in ipairs(ids) do out[i] = redis.call('HGETALL', p .. 'ss:r:' .. id) end
+return out
+`);
+
+/** ARGV: prefix, then id, expireMs pairs → the ids whose record is gone. */
+const HEARTBEAT = new LuaScript(`${COMMON}
+local gone = {}
+for i = 2, #ARGV, 2 do
+  local id, ms = ARGV[i], tonumber(ARGV[i + 1])
+  if redis.call('PEXPIRE', p .. 'ss:r:' .. id, ms) == 1 then redis.call('ZADD', p .. 'ss:exp', now() + ms, id) else gone[#gone + 1] = id end
+end
+return gone
+`);
+
+const SCAN_PAGE = 100;
+const HEARTBEAT_BATCH = 500;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`Invalid ${name}: expected a positive integer, got ${String(n)}`);
+  return n;
+}
+
+function toRecord(flat: readonly string[]): SessionRecord | undefined {
+  if (flat.length === 0) return undefined;
+  const fields: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = JSON.parse(flat[i + 1]!);
+  return Object.fromEntries(FIELDS.map((name) => [name, fields[name] ?? null])) as unknown as SessionRecord;
+}
+
+/**
+ * A {@link SessionStore} in Redis, shared by every instance (see the file's description for expiry and keys). Its
+ * methods reject with a `RedisStoreError` while Redis is unreachable: the HTTP handler then refuses new sessions
+ * (503) and logs failed touches, and the sessions it serves go on. Call {@link close} to stop the heartbeat.
+ * @example
+ * const sessionStore = new RedisSessionStore({ redis: connectRedis({ url }) });
+ */
+export class RedisSessionStore implements SessionStore {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #orphanMs: number;
+  /** The records this instance created and has not deleted: id → the key's lifetime (ms). */
+  readonly #held = new Map<string, number>();
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  /** @throws RangeError when `orphanTtlMs` or `heartbeatMs` is not a positive integer */
+  constructor(options: RedisSessionStoreOptions) {
+    this.#redis = options.redis;
+    this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.#orphanMs = positive('orphanTtlMs', options.orphanTtlMs, DEFAULT_ORPHAN_TTL_MS);
+    const every = positive('heartbeatMs', options.heartbeatMs, DEFAULT_SESSION_HEARTBEAT_MS);
+    this.#heartbeat = setInterval(() => void this.#beat().catch(() => undefined), every);
+    (this.#heartbeat as { unref?: () => void }).unref?.();
+  }
+
+  #lifetime(ttlMs: number): number {
+    return ttlMs > 0 ? ttlMs : this.#orphanMs;
+  }
+
+  create(record: SessionRecord): Promise<void> {
+    return guarded('RedisSessionStore.create', async () => {
+      const ms = this.#lifetime(record.ttlMs);
+      const pairs = FIELDS.flatMap((name) => [name, JSON.stringify(record[name])]);
+      await CREATE.run(this.#redis, [this.#prefix, record.sessionId, record.caller ?? '', record.caller === null ? '0' : '1', record.lastActivity, ms, ...pairs]);
+      this.#held.set(record.sessionId, ms);
+    });
+  }
+
+  get(sessionId: string): Promise<SessionRecord | undefined> {
+    return guarded('RedisSessionStore.get', async () => toRecord(await this.#redis.hgetall(`${this.#prefix}ss:r:${sessionId}`).then((o) => Object.entries(o).flat())));
+  }
+
+  touch(sessionId: string, activity: SessionActivity): Promise<void> {
+    return guarded('RedisSessionStore.touch', async () => {
+      const pairs = ['lastActivity', JSON.stringify(activity.at)];
+      if (activity.phase !== undefined) pairs.push('phase', JSON.stringify(activity.phase));
+      if (activity.ttlMs !== undefined) pairs.push('ttlMs', JSON.stringify(activity.ttlMs));
+      if (activity.protocolVersion !== undefined) pairs.push('protocolVersion', JSON.stringify(activity.protocolVersion));
+      const found = await TOUCH.run(this.#redis, [this.#prefix, sessionId, activity.at, activity.ttlMs ?? '', this.#orphanMs, ...pairs]);
+      if (found === 0) this.#held.delete(sessionId);
+      else if (activity.ttlMs !== undefined && this.#held.has(sessionId)) this.#held.set(sessionId, this.#lifetime(activity.ttlMs));
+    });
+  }
+
+  delete(sessionId: string): Promise<void> {
+    this.#held.delete(sessionId);
+    return guarded('RedisSessionStore.delete', async () => {
+      await DELETE.run(this.#redis, [this.#prefix, sessionId]);
+    });
+  }
+
+  count(query?: SessionQuery): Promise<number> {
+    return guarded('RedisSessionStore.count', async () => (await COUNT.run(this.#redis, [this.#prefix, query?.caller ?? '', query?.caller === undefined ? '0' : '1'])) as number);
+  }
+
+  scan(visit: (record: SessionRecord) => boolean | void, query?: SessionQuery): Promise<void> {
+    return guarded('RedisSessionStore.scan', async () => {
+      const caller = query?.caller;
+      const seen = new Set<string>();
+      for (let start = 0; ; start += SCAN_PAGE) {
+        const page = (await PAGE.run(this.#redis, [this.#prefix, caller ?? '', caller === undefined ? '0' : '1', start, SCAN_PAGE])) as string[][];
+        for (const flat of page) {
+          const record = toRecord(flat);
+          if (record === undefined || seen.has(record.sessionId)) continue;
+          seen.add(record.sessionId);
+          if (visit(record) === false) return;
+        }
+        if (page.length < SCAN_PAGE) return;
+      }
+    });
+  }
+
+  /** Records this instance created and still extends (see the file's description). */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** Extends the keys of the records this instance holds; forgets those whose record is gone. */
+  async #beat(): Promise<void> {
+    const entries = [...this.#held];
+    for (let i = 0; i < entries.length; i += HEARTBEAT_BATCH) {
+      const args: (string | number)[] = [this.#prefix];
+      for (const [id, ms] of entries.slice(i, i + HEARTBEAT_BATCH)) args.push(id, ms);
+      const gone = (await HEARTBEAT.run(this.#redis, args)) as string[];
+      for (const id of gone) this.#held.delete(id);
+    }
+  }
+
+  /** Stops the heartbeat (the records this instance holds then expire by their TTL). The connection stays open. */
+  close(): void {
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+}

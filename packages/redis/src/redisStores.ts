@@ -1,0 +1,89 @@
+/**
+ * `redisStores`: every store of a Switchboard server on one Redis URL, in the shape the options want them —
+ * `sessionStore` and `eventStore` for `serveHttp` / `createMcpHttpHandler`, `bus`, `taskStore` and
+ * `requestStateStore` for `McpServer` — over two connections (commands, and the bus's subscriber).
+ */
+import type { Logger } from '@switchboard/jsonrpc';
+import type { Redis } from 'ioredis';
+import { connectRedis, type RedisConnectionOptions } from './connection.js';
+import { RedisEventStore, type RedisEventStoreOptions } from './redisEventStore.js';
+import { RedisNotificationBus } from './redisNotificationBus.js';
+import { RedisRequestStateStore } from './redisRequestStateStore.js';
+import { RedisSessionStore, type RedisSessionStoreOptions } from './redisSessionStore.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './redisTaskStore.js';
+
+/** Options of {@link redisStores}: the connection's, the key prefix, and each store's bounds. */
+export interface RedisStoresOptions extends RedisConnectionOptions {
+  /**
+   * Prefix of every key and of the bus channel: instances that share it share their sessions, events, tasks and
+   * notifications; give each deployment its own. @default 'switchboard:'
+   */
+  readonly keyPrefix?: string;
+  /** Where connection losses and failed publishes are reported. @default silent */
+  readonly logger?: Logger;
+  /** Bounds and expiry of the event store (see {@link RedisEventStoreOptions}). */
+  readonly events?: Omit<RedisEventStoreOptions, 'redis' | 'keyPrefix'>;
+  /** Expiry of session records (see {@link RedisSessionStoreOptions}). */
+  readonly sessions?: Omit<RedisSessionStoreOptions, 'redis' | 'keyPrefix'>;
+  /** Bounds of the task store (see {@link RedisTaskStoreOptions}). */
+  readonly tasks?: Omit<RedisTaskStoreOptions, 'redis' | 'keyPrefix'>;
+}
+
+/** What {@link redisStores} returns. */
+export interface RedisStores {
+  /** The command connection every store uses. */
+  readonly redis: Redis;
+  /** For `serveHttp` / `createMcpHttpHandler`'s `sessionStore`. */
+  readonly sessionStore: RedisSessionStore;
+  /** For `serveHttp` / `createMcpHttpHandler`'s `eventStore`. */
+  readonly eventStore: RedisEventStore;
+  /** For `McpServer`'s `bus`. */
+  readonly bus: RedisNotificationBus;
+  /** For `McpServer`'s `taskStore`. */
+  readonly taskStore: RedisTaskStore;
+  /** For `McpServer`'s `requestStateStore` (share the `requestState` keys between instances too). */
+  readonly requestStateStore: RedisRequestStateStore;
+  /** `{ bus, taskStore, requestStateStore }`: the options of `new McpServer(info, options)` (spread them into yours). */
+  readonly serverOptions: { readonly bus: RedisNotificationBus; readonly taskStore: RedisTaskStore; readonly requestStateStore: RedisRequestStateStore };
+  /** `{ sessionStore, eventStore }`: spread into `serveHttp({ … })`. */
+  readonly httpOptions: { readonly sessionStore: RedisSessionStore; readonly eventStore: RedisEventStore };
+  /** Resolves once the bus listens (the first command connects too). */
+  readonly ready: Promise<void>;
+  /** Stops the session heartbeat and closes both connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Every store on the Redis at `url` (see {@link RedisStoresOptions}).
+ * @example
+ * const stores = redisStores({ url: process.env.SWITCHBOARD_REDIS_URL, keyPrefix: 'myapp:' });
+ * const server = new McpServer({ name: 'x', version: '1' }, stores.serverOptions);
+ * await serveHttp({ server, port: 3000, ...stores.httpOptions });
+ * @throws TypeError when `url` is not a `redis:` or `rediss:` URL
+ */
+export function redisStores(options: RedisStoresOptions = {}): RedisStores {
+  const redis = connectRedis(options);
+  const keyPrefix = options.keyPrefix;
+  const shared = { redis, ...(keyPrefix === undefined ? {} : { keyPrefix }) };
+  const sessionStore = new RedisSessionStore({ ...options.sessions, ...shared });
+  const eventStore = new RedisEventStore({ ...options.events, ...shared });
+  const taskStore = new RedisTaskStore({ ...options.tasks, ...shared });
+  const requestStateStore = new RedisRequestStateStore(shared);
+  const bus = new RedisNotificationBus({ ...shared, ...(options.logger === undefined ? {} : { logger: options.logger }) });
+  return {
+    redis,
+    sessionStore,
+    eventStore,
+    bus,
+    taskStore,
+    requestStateStore,
+    serverOptions: { bus, taskStore, requestStateStore },
+    httpOptions: { sessionStore, eventStore },
+    ready: bus.ready,
+    async close() {
+      sessionStore.close();
+      await bus.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
