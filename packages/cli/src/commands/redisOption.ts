@@ -1,10 +1,11 @@
 /**
  * `--redis-url` (or `SWITCHBOARD_REDIS_URL`) of `serve` and `gateway`: the shared stores of `@switchboard/redis`,
- * loaded only when asked for (the CLI starts without `ioredis` otherwise). The HTTP handler gets the session and
+ * loaded only when asked for: an optional peer dependency of the CLI (install `@switchboard/redis` beside it), so the
+ * CLI neither installs nor loads `ioredis` otherwise. The HTTP handler gets the session and
  * event stores; the server gets the bus, the task store and the request state store where the command builds it
  * (the gateway's front server, a `serve` module whose default export is a function: it is called with them).
  */
-import type { RedisStores } from '@switchboard/redis';
+import type { RedisStores, redisStores as RedisStoresFactory } from '@switchboard/redis';
 import type { CliIo } from '../cliIo.js';
 
 /** The environment variable read when `--redis-url` is not given. */
@@ -21,7 +22,13 @@ export function redisUrlOf(flag: string | undefined, io: CliIo): string | undefi
  * @throws Error naming the URL (password hidden) when Redis cannot be reached within `timeoutMs`
  */
 export async function openRedisStores(url: string, options: { readonly keyPrefix?: string; readonly io: CliIo; readonly timeoutMs?: number }): Promise<RedisStores> {
-  const { redisStores } = await import('@switchboard/redis');
+  let redisStores: typeof RedisStoresFactory;
+  try {
+    ({ redisStores } = await import('@switchboard/redis'));
+  } catch (error) {
+    // An optional peer dependency of the CLI: only --redis-url needs it.
+    throw new Error('--redis-url needs the package @switchboard/redis next to the CLI: npm install @switchboard/redis', { cause: error });
+  }
   const shown = url.replace(/\/\/[^@/]*@/, '//…@');
   const stores = redisStores({
     url,
