@@ -1,8 +1,10 @@
 /**
  * @switchboard/mcp/stores — what a server keeps between messages, as interfaces with their in-memory
  * implementations: sessions ({@link SessionStore}), resumable stream events ({@link EventStore}), tasks
- * ({@link TaskStore}), the notification bus between instances ({@link NotificationBus}) and single-use request
- * states ({@link RequestStateStore}). A Redis or Postgres store implements one interface from here and is handed to
+ * ({@link TaskStore}), the notification bus between instances ({@link NotificationBus}), single-use request
+ * states ({@link RequestStateStore}), and what a cluster of instances shares to serve any session's request on any
+ * instance: the {@link ClusterBus} (answers, cancellations and state changes that landed on the wrong instance) and
+ * the {@link LeaseStore} (which instance is alive, which holds a response stream). A Redis or Postgres store implements one interface from here and is handed to
  * `McpServer` or `createMcpHttpHandler` through their options.
  *
  * @example
@@ -19,7 +21,25 @@ export {
 } from './eventStore.js';
 export type { EventReplaySink, EventStore, InMemoryEventStoreOptions, PrimingEvent } from './eventStore.js';
 export { InMemorySessionStore } from './sessionStore.js';
-export type { SessionActivity, SessionPhase, SessionQuery, SessionRecord, SessionStore, SessionTransportKind } from './sessionStore.js';
+export type { SessionActivity, SessionPhase, SessionQuery, SessionRecord, SessionStateJson, SessionStore, SessionTransportKind } from './sessionStore.js';
+export {
+  InMemoryClusterBus,
+  instanceChannel,
+  sessionChannel,
+  type ClusterBus,
+  type ClusterJsonRpcMessage,
+  type ClusterListener,
+  type ClusterMessage,
+} from './clusterBus.js';
+export {
+  InMemoryLeaseStore,
+  instanceLeaseKey,
+  streamLeaseKey,
+  type InMemoryLeaseStoreOptions,
+  type Lease,
+  type LeaseRequest,
+  type LeaseStore,
+} from './leaseStore.js';
 export {
   FINAL_TASK_STATUSES,
   InMemoryTaskStore,

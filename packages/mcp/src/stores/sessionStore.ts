@@ -4,7 +4,8 @@
  * instance needs to serve a resume (the negotiated revision, the prefix of the session's SSE event ids). The live
  * transport objects (streams, pending requests) stay in the process that serves the session; the store holds
  * only these plain, JSON-serializable facts, which admission under a session flood, the idle reaper and
- * `Last-Event-ID` resumption read.
+ * `Last-Event-ID` resumption read, and the session's MCP state ({@link SessionRecord.state}), from which another
+ * instance rebuilds the session when a request for it lands there.
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
  */
@@ -19,6 +20,30 @@ export type SessionPhase = 'opened' | 'initialized' | 'active';
 
 /** The transport a session was opened on. */
 export type SessionTransportKind = 'streamable-http' | 'legacy-sse';
+
+/**
+ * The MCP state of one session as plain JSON (what `initialize` negotiated and what the client changed since):
+ * everything another instance needs to serve the session without the `initialize` exchange.
+ * @see MCP 2025-11-25 basic/lifecycle.mdx "Initialization"; server/utilities/logging.mdx; server/resources.mdx "Subscriptions"
+ */
+export interface SessionStateJson {
+  /** The revision `initialize` negotiated, e.g. `'2025-11-25'`. */
+  readonly protocolVersion: string;
+  /** `clientInfo` of the `initialize` request; absent when the client sent none. */
+  readonly clientInfo?: Readonly<Record<string, unknown>>;
+  /** The capabilities the client declared in `initialize`. */
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** The server capabilities this session was told (fixed for its life). */
+  readonly serverCapabilities: Readonly<Record<string, unknown>>;
+  /** `logging/setLevel` as a rank (0 sends everything). */
+  readonly logLevelRank: number;
+  /** The URIs of `resources/subscribe`, in subscription order. */
+  readonly subscriptions: readonly string[];
+  /** The id of the `initialize` request (never cancelled); `null` when unknown. */
+  readonly initializeRequestId: string | number | null;
+  /** Whether `notifications/initialized` arrived. */
+  readonly initialized: boolean;
+}
 
 /** One session's record: plain data (numbers are `Date.now()` milliseconds), safe to `JSON.stringify`. */
 export interface SessionRecord {
@@ -49,6 +74,14 @@ export interface SessionRecord {
    * @see MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"
    */
   readonly protocolVersion: string | null;
+  /**
+   * The session's MCP state (client capabilities and info, log level, subscriptions…), written when `initialize`
+   * succeeds and each time the client changes it, so that any instance sharing the store can serve the session
+   * (see {@link SessionStateJson}). Absent or `null` until `initialize` succeeded, and on the 2024-11-05 `HttpSse`
+   * transport, whose session lives on one instance with its stream. A store keeps it as given (plain JSON).
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
+   */
+  readonly state?: SessionStateJson | null;
 }
 
 /** What {@link SessionStore.touch} changes. */
@@ -61,6 +94,8 @@ export interface SessionActivity {
   readonly ttlMs?: number;
   /** The negotiated revision, when `initialize` just negotiated it. */
   readonly protocolVersion?: string;
+  /** The session's new MCP state, when it changed (replaces the whole {@link SessionRecord.state}). */
+  readonly state?: SessionStateJson;
 }
 
 /** A filter for {@link SessionStore.count} and {@link SessionStore.scan}. */
@@ -133,6 +168,7 @@ export class InMemorySessionStore implements SessionStore {
       phase: activity.phase ?? record.phase,
       ttlMs: activity.ttlMs ?? record.ttlMs,
       protocolVersion: activity.protocolVersion ?? record.protocolVersion,
+      state: activity.state ?? record.state ?? null,
     };
     this.#records.delete(sessionId);
     this.#records.set(sessionId, next);
