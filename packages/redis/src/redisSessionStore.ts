@@ -8,7 +8,7 @@
  * in-memory store; when that instance dies, its records expire by themselves — the TTL replaces the dead instance's
  * reaper, and no record outlives its session by more than its TTL plus one heartbeat.
  *
- * Keys (`P` = the key prefix): `P:ss:r:<id>` (a hash: each record field as JSON text), `P:ss:idx` (every id by last
+ * Keys (`P` = the key prefix): `P:ss:r:<id>` (a hash: each record field as JSON text, the session's MCP state too), `P:ss:idx` (every id by last
  * activity), `P:ss:c:<caller>` (a caller's ids by last activity), `P:ss:exp` (ids by expiry, Redis clock),
  * `P:ss:who` (id → caller, to clean the indexes of expired records). `create`, `touch`, `delete` and `count` are one
  * Lua script each (one round trip, atomic); a scan reads 100 records a round trip.
@@ -139,7 +139,10 @@ function toRecord(flat: readonly string[]): SessionRecord | undefined {
   if (flat.length === 0) return undefined;
   const fields: Record<string, unknown> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = JSON.parse(flat[i + 1]!);
-  return Object.fromEntries(FIELDS.map((name) => [name, fields[name] ?? null])) as unknown as SessionRecord;
+  const record = Object.fromEntries(FIELDS.map((name) => [name, fields[name] ?? null])) as Record<string, unknown>;
+  // The MCP state (a cluster's): kept as given, absent until written.
+  if (fields.state !== undefined) record.state = fields.state;
+  return record as unknown as SessionRecord;
 }
 
 /**
@@ -175,6 +178,7 @@ export class RedisSessionStore implements SessionStore {
     return guarded('RedisSessionStore.create', async () => {
       const ms = this.#lifetime(record.ttlMs);
       const pairs = FIELDS.flatMap((name) => [name, JSON.stringify(record[name])]);
+      if (record.state !== undefined) pairs.push('state', JSON.stringify(record.state));
       await CREATE.run(this.#redis, [this.#prefix, record.sessionId, record.caller ?? '', record.caller === null ? '0' : '1', record.lastActivity, ms, ...pairs]);
       this.#held.set(record.sessionId, ms);
     });
@@ -190,6 +194,7 @@ export class RedisSessionStore implements SessionStore {
       if (activity.phase !== undefined) pairs.push('phase', JSON.stringify(activity.phase));
       if (activity.ttlMs !== undefined) pairs.push('ttlMs', JSON.stringify(activity.ttlMs));
       if (activity.protocolVersion !== undefined) pairs.push('protocolVersion', JSON.stringify(activity.protocolVersion));
+      if (activity.state !== undefined) pairs.push('state', JSON.stringify(activity.state));
       const found = await TOUCH.run(this.#redis, [this.#prefix, sessionId, activity.at, activity.ttlMs ?? '', this.#orphanMs, ...pairs]);
       if (found === 0) this.#held.delete(sessionId);
       else if (activity.ttlMs !== undefined && this.#held.has(sessionId)) this.#held.set(sessionId, this.#lifetime(activity.ttlMs));

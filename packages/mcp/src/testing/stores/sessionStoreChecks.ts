@@ -4,7 +4,7 @@
  * names and never creates a record; counts and scans per caller see only that caller's records; a scan meets the
  * least recently active first and stops when told; instances sharing the store see each other's records.
  */
-import type { SessionRecord, SessionStore } from '../../stores/sessionStore.js';
+import type { SessionRecord, SessionStateJson, SessionStore } from '../../stores/sessionStore.js';
 import { assertEqual, makeCheck, type CheckContext, type ConformanceFactory, type StoreCheck } from './conformanceKit.js';
 
 function record(sessionId: string, caller: string | null, lastActivity: number): SessionRecord {
@@ -19,6 +19,13 @@ function record(sessionId: string, caller: string | null, lastActivity: number):
     streamPrefix: `${sessionId}-token.`,
     protocolVersion: null,
   };
+}
+
+/** A record as compared: `state: null` and no `state` are the same (both: no MCP state yet). */
+function plain(record: SessionRecord | undefined): SessionRecord | undefined {
+  if (record === undefined || (record.state !== undefined && record.state !== null)) return record;
+  const { state: _none, ...rest } = record;
+  return rest;
 }
 
 async function scanIds(store: SessionStore, caller?: string, stopAfter = Infinity): Promise<string[]> {
@@ -41,20 +48,42 @@ export function sessionStoreChecks(factory: ConformanceFactory<SessionStore>, de
       const legacy: SessionRecord = { ...record('b', null, now), transport: 'legacy-sse', streamPrefix: null, phase: 'active', ttlMs: 0 };
       await s.create(record('a', 'alice', now));
       await s.create(legacy);
-      assertEqual(await s.get('a'), record('a', 'alice', now), 'the record of a');
-      assertEqual(await s.get('b'), legacy, 'a record with a null caller, a null prefix and a TTL of 0');
+      assertEqual(plain(await s.get('a')), record('a', 'alice', now), 'the record of a');
+      assertEqual(plain(await s.get('b')), legacy, 'a record with a null caller, a null prefix and a TTL of 0');
       assertEqual(await s.get('nope'), undefined, 'an unknown id');
     }),
     check('touch changes the activity, and the phase, TTL and revision when given; an unknown id is ignored', async (ctx) => {
       const s = await open(ctx);
       await s.create(record('a', 'alice', now));
       await s.touch('a', { at: now + 5 });
-      assertEqual(await s.get('a'), { ...record('a', 'alice', now), lastActivity: now + 5 }, 'after a plain touch');
+      assertEqual(plain(await s.get('a')), { ...record('a', 'alice', now), lastActivity: now + 5 }, 'after a plain touch');
       await s.touch('a', { at: now + 9, phase: 'active', ttlMs: 30_000, protocolVersion: '2025-11-25' });
-      assertEqual(await s.get('a'), { ...record('a', 'alice', now), lastActivity: now + 9, phase: 'active', ttlMs: 30_000, protocolVersion: '2025-11-25' }, 'after a full touch');
+      assertEqual(plain(await s.get('a')), { ...record('a', 'alice', now), lastActivity: now + 9, phase: 'active', ttlMs: 30_000, protocolVersion: '2025-11-25' }, 'after a full touch');
       await s.touch('ghost', { at: now });
       assertEqual(await s.get('ghost'), undefined, 'a touched unknown id');
       assertEqual(await s.count(), 1, 'the count after touching an unknown id');
+    }),
+    check("the session's MCP state reads back as written, a touch replaces it whole, and another instance reads it", async (ctx) => {
+      const space = ctx.space();
+      const a = await open(ctx, space);
+      const b = await open(ctx, space);
+      const state: SessionStateJson = {
+        protocolVersion: '2025-11-25',
+        clientInfo: { name: 'c', version: '1' },
+        clientCapabilities: { elicitation: { form: {} } },
+        serverCapabilities: { tools: { listChanged: true } },
+        logLevelRank: 0,
+        subscriptions: ['file:///a'],
+        initializeRequestId: 0,
+        initialized: false,
+      };
+      await a.create({ ...record('s', null, now), state });
+      assertEqual((await b.get('s'))?.state, state, 'the state on the other instance');
+      const next: SessionStateJson = { ...state, clientInfo: undefined, logLevelRank: 3, subscriptions: [], initialized: true };
+      const { clientInfo: _gone, ...expected } = next;
+      await b.touch('s', { at: now + 1, state: expected });
+      assertEqual((await a.get('s'))?.state, expected, 'the state after a touch replaced it (clientInfo gone)');
+      assertEqual((await a.get('s'))?.lastActivity, now + 1, 'the activity of that touch');
     }),
     check('counts all records and each caller\'s; a record without a caller counts under none', async (ctx) => {
       const s = await open(ctx);
@@ -89,7 +118,7 @@ export function sessionStoreChecks(factory: ConformanceFactory<SessionStore>, de
       const b = await open(ctx, space);
       await a.create(record('x', 'alice', now));
       await a.create(record('y', 'bob', now + 1));
-      assertEqual([await b.count(), await b.count({ caller: 'alice' }), await b.get('x')], [2, 1, record('x', 'alice', now)], 'what the other instance sees');
+      assertEqual([await b.count(), await b.count({ caller: 'alice' }), plain(await b.get('x'))], [2, 1, record('x', 'alice', now)], 'what the other instance sees');
       await b.touch('x', { at: now + 7, phase: 'active' });
       assertEqual(await scanIds(a), ['y', 'x'], 'the first instance\'s scan after the other touched x');
       await b.delete('y');
