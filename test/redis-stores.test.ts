@@ -6,7 +6,7 @@
  * line naming the package.
  */
 import { describeStoreConformance } from '@switchboard/mcp/testing';
-import { connectRedis, RedisEventStore, RedisNotificationBus, RedisRequestStateStore, RedisSessionStore, RedisTaskStore, redisStores } from '@switchboard/redis';
+import { connectRedis, RedisClusterBus, RedisEventStore, RedisLeaseStore, RedisNotificationBus, RedisRequestStateStore, RedisSessionStore, RedisTaskStore, redisStores } from '@switchboard/redis';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_REDIS, REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redisServer.js';
@@ -39,6 +39,8 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
       return bus;
     },
     requestStateStore: ({ space }) => new RedisRequestStateStore({ redis: on(), keyPrefix: `${space}:` }),
+    clusterBus: ({ space }) => new RedisClusterBus({ redis: on(), keyPrefix: `${space}:` }),
+    leaseStore: ({ space }) => new RedisLeaseStore({ redis: on(), keyPrefix: `${space}:` }),
   }, { describe, it });
 
   it('a session record expires by its TTL once the instance holding it is gone, and not while it runs', async () => {

@@ -12,7 +12,9 @@
  * @packageDocumentation
  */
 export { connectRedis, DEFAULT_KEY_PREFIX, RedisStoreError, type RedisConnectionOptions } from './connection.js';
+export { RedisClusterBus, type RedisClusterBusOptions } from './redisClusterBus.js';
 export { DEFAULT_STREAM_TTL_MS, RedisEventStore, type RedisEventStoreOptions } from './redisEventStore.js';
+export { RedisLeaseStore, type RedisLeaseStoreOptions } from './redisLeaseStore.js';
 export { RedisNotificationBus, type RedisNotificationBusOptions } from './redisNotificationBus.js';
 export { RedisRequestStateStore, type RedisRequestStateStoreOptions } from './redisRequestStateStore.js';
 export { DEFAULT_ORPHAN_TTL_MS, DEFAULT_SESSION_HEARTBEAT_MS, RedisSessionStore, type RedisSessionStoreOptions } from './redisSessionStore.js';

@@ -1,12 +1,15 @@
 /**
  * `redisStores`: every store of a Switchboard server on one Redis URL, in the shape the options want them —
  * `sessionStore` and `eventStore` for `serveHttp` / `createMcpHttpHandler`, `bus`, `taskStore` and
- * `requestStateStore` for `McpServer` — over two connections (commands, and the bus's subscriber).
+ * `requestStateStore` for `McpServer` — and the cluster's `clusterBus` and `leaseStore`, over three connections
+ * (commands, and one subscriber per bus).
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import type { Redis } from 'ioredis';
 import { connectRedis, type RedisConnectionOptions } from './connection.js';
+import { RedisClusterBus } from './redisClusterBus.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './redisEventStore.js';
+import { RedisLeaseStore } from './redisLeaseStore.js';
 import { RedisNotificationBus } from './redisNotificationBus.js';
 import { RedisRequestStateStore } from './redisRequestStateStore.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './redisSessionStore.js';
@@ -43,13 +46,17 @@ export interface RedisStores {
   readonly taskStore: RedisTaskStore;
   /** For `McpServer`'s `requestStateStore` (share the `requestState` keys between instances too). */
   readonly requestStateStore: RedisRequestStateStore;
+  /** The cluster bus (per-instance and per-session channels between instances). */
+  readonly clusterBus: RedisClusterBus;
+  /** The lease store (instance heartbeats and work records). */
+  readonly leaseStore: RedisLeaseStore;
   /** `{ bus, taskStore, requestStateStore }`: the options of `new McpServer(info, options)` (spread them into yours). */
   readonly serverOptions: { readonly bus: RedisNotificationBus; readonly taskStore: RedisTaskStore; readonly requestStateStore: RedisRequestStateStore };
   /** `{ sessionStore, eventStore }`: spread into `serveHttp({ … })`. */
   readonly httpOptions: { readonly sessionStore: RedisSessionStore; readonly eventStore: RedisEventStore };
   /** Resolves once the bus listens (the first command connects too). */
   readonly ready: Promise<void>;
-  /** Stops the session heartbeat and closes both connections. */
+  /** Stops the session heartbeat and closes the three connections. */
   close(): Promise<void>;
 }
 
@@ -69,7 +76,10 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
   const eventStore = new RedisEventStore({ ...options.events, ...shared });
   const taskStore = new RedisTaskStore({ ...options.tasks, ...shared });
   const requestStateStore = new RedisRequestStateStore(shared);
-  const bus = new RedisNotificationBus({ ...shared, ...(options.logger === undefined ? {} : { logger: options.logger }) });
+  const logging = options.logger === undefined ? {} : { logger: options.logger };
+  const bus = new RedisNotificationBus({ ...shared, ...logging });
+  const clusterBus = new RedisClusterBus({ ...shared, ...logging });
+  const leaseStore = new RedisLeaseStore(shared);
   return {
     redis,
     sessionStore,
@@ -77,12 +87,15 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
     bus,
     taskStore,
     requestStateStore,
+    clusterBus,
+    leaseStore,
     serverOptions: { bus, taskStore, requestStateStore },
     httpOptions: { sessionStore, eventStore },
     ready: bus.ready,
     async close() {
       sessionStore.close();
       await bus.close();
+      await clusterBus.close();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

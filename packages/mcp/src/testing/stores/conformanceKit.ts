@@ -13,7 +13,9 @@
  * import { describe, it } from 'vitest';
  * describeStoreConformance('my Postgres stores', { sessionStore: ({ space }) => new PgSessionStore({ schema: space }) }, { describe, it });
  */
+import type { ClusterBus } from '../../stores/clusterBus.js';
 import type { EventStore } from '../../stores/eventStore.js';
+import type { LeaseStore } from '../../stores/leaseStore.js';
 import type { NotificationBus } from '../../stores/notificationBus.js';
 import type { RequestStateStore } from '../../stores/requestStateStore.js';
 import type { SessionStore } from '../../stores/sessionStore.js';
@@ -52,12 +54,15 @@ export interface StoreConformanceSubjects {
   readonly taskStore?: ConformanceFactory<TaskStore, ConformanceTaskStoreLimits>;
   readonly notificationBus?: ConformanceFactory<NotificationBus>;
   readonly requestStateStore?: ConformanceFactory<RequestStateStore>;
+  /** A cluster bus; if what it returns has `subscribed(): Promise<void>`, the kit awaits it after subscribing. */
+  readonly clusterBus?: ConformanceFactory<ClusterBus>;
+  readonly leaseStore?: ConformanceFactory<LeaseStore>;
   /** How long (ms) a message published on one bus instance may take to reach another. @default 2000 */
   readonly deliveryTimeoutMs?: number;
 }
 
 /** The interface a check is about. */
-export type StoreKind = 'SessionStore' | 'EventStore' | 'TaskStore' | 'NotificationBus' | 'RequestStateStore';
+export type StoreKind = 'SessionStore' | 'EventStore' | 'TaskStore' | 'NotificationBus' | 'RequestStateStore' | 'ClusterBus' | 'LeaseStore';
 
 /** One named check: resolves when the store behaves, rejects with a {@link StoreConformanceError} when not. */
 export interface StoreCheck {

@@ -3,7 +3,9 @@
  * stores by sharing the instance). And the kit can fail: a store that breaks a rule fails the check about it.
  */
 import { describe, expect, it } from 'vitest';
+import { InMemoryClusterBus } from '../../stores/clusterBus.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
+import { InMemoryLeaseStore } from '../../stores/leaseStore.js';
 import { InMemoryNotificationBus } from '../../stores/notificationBus.js';
 import { InMemoryRequestStateStore } from '../../stores/requestStateStore.js';
 import { InMemorySessionStore } from '../../stores/sessionStore.js';
@@ -28,6 +30,8 @@ describeStoreConformance('the in-memory stores', {
   taskStore: perSpace((limits) => new InMemoryTaskStore(limits)),
   notificationBus: perSpace(() => new InMemoryNotificationBus()),
   requestStateStore: perSpace(() => new InMemoryRequestStateStore()),
+  clusterBus: perSpace(() => new InMemoryClusterBus()),
+  leaseStore: perSpace(() => new InMemoryLeaseStore()),
 }, { describe, it });
 
 describe('the store conformance kit', () => {

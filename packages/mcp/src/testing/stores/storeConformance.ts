@@ -4,6 +4,7 @@
  * `node:test` all fit). See `conformanceKit.ts` for how stores are handed over (factories and spaces).
  */
 import { notificationBusChecks, requestStateStoreChecks } from './busChecks.js';
+import { clusterBusChecks, leaseStoreChecks } from './clusterChecks.js';
 import type { StoreCheck, StoreConformanceSubjects } from './conformanceKit.js';
 import { eventStoreChecks } from './eventStoreChecks.js';
 import { sessionStoreChecks } from './sessionStoreChecks.js';
@@ -13,7 +14,7 @@ const DEFAULT_DELIVERY_TIMEOUT_MS = 2000;
 
 /**
  * The conformance checks for every store `subjects` names, grouped by interface (sessions, events, tasks, bus,
- * request states). Each check opens its stores in spaces of its own and closes them (`close()`, when they have one)
+ * request states, cluster bus, leases). Each check opens its stores in spaces of its own and closes them (`close()`, when they have one)
  * when it ends; a check rejects with a `StoreConformanceError` saying what the store did.
  * @example
  * for (const check of storeConformanceChecks({ eventStore: () => new InMemoryEventStore() })) await check.run();
@@ -26,6 +27,8 @@ export function storeConformanceChecks(subjects: StoreConformanceSubjects): Stor
     ...(subjects.taskStore === undefined ? [] : taskStoreChecks(subjects.taskStore, timeout)),
     ...(subjects.notificationBus === undefined ? [] : notificationBusChecks(subjects.notificationBus, timeout)),
     ...(subjects.requestStateStore === undefined ? [] : requestStateStoreChecks(subjects.requestStateStore, timeout)),
+    ...(subjects.clusterBus === undefined ? [] : clusterBusChecks(subjects.clusterBus, timeout)),
+    ...(subjects.leaseStore === undefined ? [] : leaseStoreChecks(subjects.leaseStore, timeout)),
   ];
 }
 
