@@ -10,7 +10,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import process from 'node:process';
-import { connectRedis, RedisEventStore, RedisSessionStore, RedisTaskStore } from '@switchboard/redis';
+import { silentLogger } from '@switchboard/jsonrpc';
+import { serveHttp } from '@switchboard/mcp/node';
+import { McpServer } from '@switchboard/mcp/server';
+import { connectRedis, RedisEventStore, RedisSessionStore, RedisTaskStore, redisStores } from '@switchboard/redis';
 
 const N = 1000;
 if (spawnSync('redis-server', ['--version']).status !== 0) {
@@ -55,7 +58,55 @@ try {
     const { tasks: all } = await tasks.list();
     for (const task of all) await tasks.update(task.taskId, { status: 'completed', result: { content: [{ type: 'text', text: 'y'.repeat(60) }] } });
   });
+  await commandsPerRequest(`redis://127.0.0.1:${port}`);
 } finally {
   await redis.quit();
   child.kill('SIGTERM');
+}
+
+/** Redis commands per request of each kind, through serveHttp on redisStores. */
+async function commandsPerRequest(url) {
+  const stores = redisStores({ url, keyPrefix: 'c:' });
+  await stores.ready;
+  const server = new McpServer({ name: 'cost', version: '1' }, { ...stores.serverOptions, logger: silentLogger });
+  server.tool('echo', {}, () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  server.tool('logs', {}, async (_args, ctx) => {
+    await ctx.log('info', 'one');
+    return { content: [{ type: 'text', text: 'ok' }] };
+  });
+  const http = await serveHttp({ server, ...stores.httpOptions, logger: silentLogger });
+  const endpoint = `http://127.0.0.1:${http.port}/mcp`;
+  const post = async (body, headers) => {
+    const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    await res.text();
+    return res;
+  };
+  const legacy = { 'mcp-protocol-version': '2025-11-25' };
+  const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, legacy);
+  const session = { ...legacy, 'mcp-session-id': init.headers.get('mcp-session-id') };
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+  const modernMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } };
+  const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
+  let sent = 0;
+  const send = stores.redis.sendCommand;
+  stores.redis.sendCommand = function counted(...args) {
+    sent++;
+    return send.apply(this, args);
+  };
+  const commands = () => Promise.resolve(sent);
+  const rounds = 200;
+  const kinds = [
+    ['2025-11-25 session tools/call (JSON answer)', (i) => post({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: {} } }, session)],
+    ['2025-11-25 session tools/call with one log (SSE answer: 2 events)', (i) => post({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'logs', arguments: {} } }, session)],
+    ['2026-07-28 tools/call (no session)', (i) => post({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: modernMeta } }, modern)],
+  ];
+  for (const [name, request] of kinds) {
+    const before = await commands();
+    for (let i = 0; i < rounds; i++) await request(i);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the touches are not awaited by the handler
+    const after = await commands();
+    console.log(`${name}: ${((after - before) / rounds).toFixed(2)} Redis round trips per request`);
+  }
+  await http.close();
+  await stores.close();
 }
