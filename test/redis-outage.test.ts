@@ -4,7 +4,8 @@
  * `RedisStoreError` naming the operation within a bounded time, the bus still delivers locally, an HTTP instance
  * on the stores answers (a refused `initialize`, its other sessions untouched) and nothing rejects unhandled; one
  * line is logged for the loss. Once it is back, the same store objects work again (the Lua scripts are loaded again:
- * the restarted server has none) and the bus carries messages between instances again.
+ * the restarted server has none), the session opened before the outage is written again by the instance that holds it
+ * (the restarted Redis came back empty), and the bus carries messages between instances again.
  */
 import { silentLogger, type Logger } from '@switchboard/jsonrpc';
 import { serveHttp } from '@switchboard/mcp/node';
@@ -54,7 +55,7 @@ describe.skipIf(REDIS_SERVER === undefined)('a Redis outage (redis-server killed
     process.on('unhandledRejection', onUnhandled);
     redis = await startRedisServer();
     const lines: string[] = [];
-    const a = redisStores({ url: redis.url, keyPrefix: 'out:', logger: recordingLogger(lines) });
+    const a = redisStores({ url: redis.url, keyPrefix: 'out:', logger: recordingLogger(lines), sessions: { heartbeatMs: 100 } });
     const b = redisStores({ url: redis.url, keyPrefix: 'out:', logger: silentLogger });
     opened.push(a, b);
     await Promise.all([a.ready, b.ready]);
@@ -95,12 +96,15 @@ describe.skipIf(REDIS_SERVER === undefined)('a Redis outage (redis-server killed
       await redis.restart();
       expect(await eventually(async () => (await a.sessionStore.count()) >= 0, 10_000)).toBe(true);
       expect(lines).toContain('Redis connection restored');
-      // The restarted server is empty (no persistence) and has no scripts: they are loaded again on first use.
+      // The restarted server is empty (no persistence) and has no scripts: they are loaded again on first use. The
+      // session opened before the outage is written again by its instance (the store's epoch key was lost).
+      expect(await eventually(async () => (await b.sessionStore.count()) === 1, 10_000)).toBe(true);
       expect(await a.taskStore.get('before')).toBeUndefined();
       expect((await a.taskStore.create({ taskId: 'after', ttlMs: 60_000 })).status).toBe('working');
       expect((await b.taskStore.get('after'))?.status).toBe('working');
       expect(await a.eventStore.storeEvent('tok.1', {})).toMatch(/^tok\.1\.\d+$/);
       expect((await initialize(url)).status).toBe(200);
+      expect(await b.sessionStore.count()).toBe(2); // the refused one left nothing behind
       // The subscribers reconnected and resubscribed: B hears A again.
       const fromA: BusMessage[] = [];
       b.bus.subscribe((m) => void fromA.push(m));

@@ -6,7 +6,9 @@
  * after its last write. While the instance that created it runs, it extends the keys of its records every
  * `heartbeatMs` and its own reaper (the handler's) closes idle sessions and deletes their records, as with the
  * in-memory store; when that instance dies, its records expire by themselves — the TTL replaces the dead instance's
- * reaper, and no record outlives its session by more than its TTL plus one heartbeat.
+ * reaper, and no record outlives its session by more than its TTL plus one heartbeat. Redis losing its data (a
+ * restart without persistence) is seen by the loss of the key `P:ss:epoch`: each instance then writes the records
+ * it holds again (it keeps a copy of each), so its sessions are counted and reaped again.
  *
  * Keys (`P` = the key prefix): `P:ss:r:<id>` (a hash: each record field as JSON text, the session's MCP state too), `P:ss:idx` (every id by last
  * activity), `P:ss:c:<caller>` (a caller's ids by last activity), `P:ss:exp` (ids by expiry, Redis clock),
@@ -50,6 +52,14 @@ local function forget(id)
   redis.call('ZREM', p .. 'ss:exp', id)
   redis.call('HDEL', p .. 'ss:who', id)
 end
+-- The store's epoch: a token set on first use; Redis losing its data (a restart without persistence) loses it too,
+-- and the next writer sets a fresh one (ARGV[2]), which tells every instance to write its records again.
+local function epoch()
+  local current = redis.call('GET', p .. 'ss:epoch')
+  if current then return current end
+  redis.call('SET', p .. 'ss:epoch', ARGV[2])
+  return ARGV[2]
+end
 local function purge()
   local gone = redis.call('ZRANGEBYSCORE', p .. 'ss:exp', '-inf', now(), 'LIMIT', 0, 1000)
   for _, id in ipairs(gone) do
@@ -59,13 +69,13 @@ local function purge()
 end
 `;
 
-/** ARGV: prefix, id, caller ('' = none), hasCaller, lastActivity, expireMs, field, value, … */
+/** ARGV: prefix, fresh epoch, id, caller ('' = none), hasCaller, lastActivity, expireMs, field, value, … → the epoch. */
 const CREATE = new LuaScript(`${COMMON}
-local id, caller, hasCaller, at, ms = ARGV[2], ARGV[3], ARGV[4] == '1', tonumber(ARGV[5]), tonumber(ARGV[6])
+local id, caller, hasCaller, at, ms = ARGV[3], ARGV[4], ARGV[5] == '1', tonumber(ARGV[6]), tonumber(ARGV[7])
 local key = p .. 'ss:r:' .. id
 forget(id)
 redis.call('DEL', key)
-redis.call('HSET', key, unpack(ARGV, 7))
+redis.call('HSET', key, unpack(ARGV, 8))
 redis.call('PEXPIRE', key, ms)
 redis.call('ZADD', p .. 'ss:idx', at, id)
 redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
@@ -73,14 +83,14 @@ if hasCaller then
   redis.call('ZADD', p .. 'ss:c:' .. caller, at, id)
   redis.call('HSET', p .. 'ss:who', id, caller)
 end
-return 1
+return epoch()
 `);
 
-/** ARGV: prefix, id, lastActivity, ttlMs ('' = unchanged), orphanMs, field, value, … → 0 when unknown. */
+/** ARGV: prefix, fresh epoch, id, lastActivity, orphanMs, field, value, … → { found (1/0), epoch }. */
 const TOUCH = new LuaScript(`${COMMON}
-local id, at = ARGV[2], tonumber(ARGV[3])
+local id, at = ARGV[3], tonumber(ARGV[4])
 local key = p .. 'ss:r:' .. id
-if redis.call('EXISTS', key) == 0 then return 0 end
+if redis.call('EXISTS', key) == 0 then return { 0, epoch() } end
 redis.call('HSET', key, unpack(ARGV, 6))
 local ttl = tonumber(redis.call('HGET', key, 'ttlMs'))
 local ms = ttl > 0 and ttl or tonumber(ARGV[5])
@@ -89,7 +99,7 @@ redis.call('ZADD', p .. 'ss:idx', 'XX', at, id)
 redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
 local who = redis.call('HGET', p .. 'ss:who', id)
 if who then redis.call('ZADD', p .. 'ss:c:' .. who, 'XX', at, id) end
-return 1
+return { 1, epoch() }
 `);
 
 /** ARGV: prefix, id. */
@@ -116,15 +126,20 @@ for i, id in ipairs(ids) do out[i] = redis.call('HGETALL', p .. 'ss:r:' .. id) e
 return out
 `);
 
-/** ARGV: prefix, then id, expireMs pairs → the ids whose record is gone. */
+/** ARGV: prefix, fresh epoch, then id, expireMs pairs → { epoch, the ids whose record is gone … }. */
 const HEARTBEAT = new LuaScript(`${COMMON}
-local gone = {}
-for i = 2, #ARGV, 2 do
+local gone = { epoch() }
+for i = 3, #ARGV, 2 do
   local id, ms = ARGV[i], tonumber(ARGV[i + 1])
   if redis.call('PEXPIRE', p .. 'ss:r:' .. id, ms) == 1 then redis.call('ZADD', p .. 'ss:exp', now() + ms, id) else gone[#gone + 1] = id end
 end
 return gone
 `);
+
+/** A new epoch token (used only when the store has none: first use, or after Redis lost its data). */
+function freshEpoch(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
 
 const SCAN_PAGE = 100;
 const HEARTBEAT_BATCH = 500;
@@ -148,7 +163,9 @@ function toRecord(flat: readonly string[]): SessionRecord | undefined {
 /**
  * A {@link SessionStore} in Redis, shared by every instance (see the file's description for expiry and keys). Its
  * methods reject with a `RedisStoreError` while Redis is unreachable: the HTTP handler then refuses new sessions
- * (503) and logs failed touches, and the sessions it serves go on. Call {@link close} to stop the heartbeat.
+ * (HTTP 500) and logs failed touches, and the sessions it serves go on. When Redis comes back without its data (a
+ * restart without persistence: the store's epoch key is gone), the store writes the records it holds again at its
+ * next touch or heartbeat. Call {@link close} to stop the heartbeat.
  * @example
  * const sessionStore = new RedisSessionStore({ redis: connectRedis({ url }) });
  */
@@ -156,8 +173,11 @@ export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #orphanMs: number;
-  /** The records this instance created and has not deleted: id → the key's lifetime (ms). */
-  readonly #held = new Map<string, number>();
+  /** The records this instance created and has not deleted, as last written (written again if Redis lost them). */
+  readonly #held = new Map<string, SessionRecord>();
+  /** The store's epoch as this instance last saw it (see the `epoch()` of the scripts). */
+  #epoch: string | undefined;
+  #recovering: Promise<void> | undefined;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
 
   /** @throws RangeError when `orphanTtlMs` or `heartbeatMs` is not a positive integer */
@@ -176,12 +196,36 @@ export class RedisSessionStore implements SessionStore {
 
   create(record: SessionRecord): Promise<void> {
     return guarded('RedisSessionStore.create', async () => {
-      const ms = this.#lifetime(record.ttlMs);
-      const pairs = FIELDS.flatMap((name) => [name, JSON.stringify(record[name])]);
-      if (record.state !== undefined) pairs.push('state', JSON.stringify(record.state));
-      await CREATE.run(this.#redis, [this.#prefix, record.sessionId, record.caller ?? '', record.caller === null ? '0' : '1', record.lastActivity, ms, ...pairs]);
-      this.#held.set(record.sessionId, ms);
+      const epoch = await this.#write(record);
+      // Held once written: a refused admission (the write failed) leaves nothing to write again later.
+      this.#held.set(record.sessionId, record);
+      this.#saw(epoch);
     });
+  }
+
+  /** Writes a whole record; resolves with the store's epoch. */
+  async #write(record: SessionRecord): Promise<string> {
+    const pairs = FIELDS.flatMap((name) => [name, JSON.stringify(record[name])]);
+    if (record.state !== undefined) pairs.push('state', JSON.stringify(record.state));
+    const args = [this.#prefix, freshEpoch(), record.sessionId, record.caller ?? '', record.caller === null ? '0' : '1', record.lastActivity, this.#lifetime(record.ttlMs), ...pairs];
+    return (await CREATE.run(this.#redis, args)) as string;
+  }
+
+  /** Notes the epoch a script returned; when it changed, Redis lost its data: the held records are written again. */
+  #saw(epoch: string): void {
+    const before = this.#epoch;
+    this.#epoch = epoch;
+    if (before === undefined || before === epoch || this.#recovering !== undefined) return;
+    this.#recovering = (async () => {
+      for (const record of [...this.#held.values()]) await this.#write(record);
+    })()
+      .catch(() => {
+        // Redis failed again: the next touch or heartbeat that sees a new epoch tries again.
+        this.#epoch = undefined;
+      })
+      .finally(() => {
+        this.#recovering = undefined;
+      });
   }
 
   get(sessionId: string): Promise<SessionRecord | undefined> {
@@ -195,9 +239,22 @@ export class RedisSessionStore implements SessionStore {
       if (activity.ttlMs !== undefined) pairs.push('ttlMs', JSON.stringify(activity.ttlMs));
       if (activity.protocolVersion !== undefined) pairs.push('protocolVersion', JSON.stringify(activity.protocolVersion));
       if (activity.state !== undefined) pairs.push('state', JSON.stringify(activity.state));
-      const found = await TOUCH.run(this.#redis, [this.#prefix, sessionId, activity.at, activity.ttlMs ?? '', this.#orphanMs, ...pairs]);
-      if (found === 0) this.#held.delete(sessionId);
-      else if (activity.ttlMs !== undefined && this.#held.has(sessionId)) this.#held.set(sessionId, this.#lifetime(activity.ttlMs));
+      const held = this.#held.get(sessionId);
+      if (held !== undefined) {
+        this.#held.set(sessionId, {
+          ...held,
+          lastActivity: activity.at,
+          phase: activity.phase ?? held.phase,
+          ttlMs: activity.ttlMs ?? held.ttlMs,
+          protocolVersion: activity.protocolVersion ?? held.protocolVersion,
+          ...(activity.state === undefined ? {} : { state: activity.state }),
+        });
+      }
+      const before = this.#epoch;
+      const [found, epoch] = (await TOUCH.run(this.#redis, [this.#prefix, freshEpoch(), sessionId, activity.at, this.#orphanMs, ...pairs])) as [number, string];
+      // Gone with the same epoch: deleted (by another instance) or expired; with a new one, Redis lost it: kept.
+      if (found === 0 && (before === undefined || before === epoch)) this.#held.delete(sessionId);
+      this.#saw(epoch);
     });
   }
 
@@ -236,12 +293,14 @@ export class RedisSessionStore implements SessionStore {
 
   /** Extends the keys of the records this instance holds; forgets those whose record is gone. */
   async #beat(): Promise<void> {
-    const entries = [...this.#held];
+    const entries = [...this.#held.values()];
     for (let i = 0; i < entries.length; i += HEARTBEAT_BATCH) {
-      const args: (string | number)[] = [this.#prefix];
-      for (const [id, ms] of entries.slice(i, i + HEARTBEAT_BATCH)) args.push(id, ms);
-      const gone = (await HEARTBEAT.run(this.#redis, args)) as string[];
-      for (const id of gone) this.#held.delete(id);
+      const args: (string | number)[] = [this.#prefix, freshEpoch()];
+      for (const record of entries.slice(i, i + HEARTBEAT_BATCH)) args.push(record.sessionId, this.#lifetime(record.ttlMs));
+      const before = this.#epoch;
+      const [epoch, ...gone] = (await HEARTBEAT.run(this.#redis, args)) as [string, ...string[]];
+      if (before === undefined || before === epoch) for (const id of gone) this.#held.delete(id);
+      this.#saw(epoch);
     }
   }
 
