@@ -4,11 +4,13 @@
  * events of an SSE stream A wrote, cut before its result, are replayed by B's event store after the client's
  * Last-Event-ID; a task created on A is read and cancelled through B over HTTP and stays cancelled on A; a tool
  * registered on A reaches B's bus listeners and the GET stream of a session held by B as
- * `notifications/tools/list_changed`. (Serving A's *session* requests on B is the cross-instance delivery of the
+ * `notifications/tools/list_changed`, and a 2026-07-28 client's listen stream on B too.
+ * (Serving A's *session* requests on B is the cross-instance delivery of the
  * cluster work, not the stores'.) Without redis-server the suite skips with one line naming the package.
  */
 import { silentLogger } from '@switchboard/jsonrpc';
 import type { BusMessage } from '@switchboard/mcp/stores';
+import { McpClient, streamableHttp, type ListenNotification } from '@switchboard/mcp/client';
 import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
 import { McpServer } from '@switchboard/mcp/server';
 import { redisStores, type RedisStores } from '@switchboard/redis';
@@ -178,6 +180,23 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     stop();
     expect(heard).toEqual([{ type: 'list_changed', capability: 'tools' }]);
     expect(text).toContain('"method":"notifications/tools/list_changed"');
+  });
+
+  it("a tool registered on A reaches a 2026-07-28 client's listen stream on B", async () => {
+    const client = await McpClient.connect({ connector: streamableHttp({ url: b.url }), era: 'modern', logger: silentLogger });
+    try {
+      const subscription = await client.listen({ toolsListChanged: true });
+      expect(subscription.acknowledged).toMatchObject({ toolsListChanged: true });
+      const heard: ListenNotification[] = [];
+      subscription.on((n) => void heard.push(n));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      a.server.tool('added-on-a-for-listen', {}, () => ({ content: [] }));
+      await eventually(() => Promise.resolve(heard.length), (n) => n > 0);
+      expect(heard).toEqual([expect.objectContaining({ method: 'notifications/tools/list_changed' })]);
+      await subscription.close();
+    } finally {
+      await client.close();
+    }
   });
 });
 
