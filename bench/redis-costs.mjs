@@ -88,10 +88,18 @@ async function commandsPerRequest(url) {
   const modernMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } };
   const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
   let sent = 0;
+  let writes = 0;
   const send = stores.redis.sendCommand;
   stores.redis.sendCommand = function counted(...args) {
     sent++;
     return send.apply(this, args);
+  };
+  // What goes out on the socket at once: one write per command, or one per batch when commands are pipelined.
+  const socket = stores.redis.stream;
+  const write = socket.write;
+  socket.write = function counted(...args) {
+    writes++;
+    return write.apply(this, args);
   };
   const commands = () => Promise.resolve(sent);
   const rounds = 200;
@@ -102,10 +110,11 @@ async function commandsPerRequest(url) {
   ];
   for (const [name, request] of kinds) {
     const before = await commands();
+    const writesBefore = writes;
     for (let i = 0; i < rounds; i++) await request(i);
     await new Promise((resolve) => setTimeout(resolve, 200)); // the touches are not awaited by the handler
     const after = await commands();
-    console.log(`${name}: ${((after - before) / rounds).toFixed(2)} Redis round trips per request`);
+    console.log(`${name}: ${((after - before) / rounds).toFixed(2)} Redis commands, ${((writes - writesBefore) / rounds).toFixed(2)} socket writes per request`);
   }
   await http.close();
   await stores.close();

@@ -28,6 +28,8 @@ export interface RedisConnectionOptions {
   readonly commandTimeoutMs?: number;
   /** Connecting gives up after this long (ms), and the next attempt follows. @default 2000 */
   readonly connectTimeoutMs?: number;
+  /** Send the commands of one event-loop turn as one pipeline (`ioredis`'s `enableAutoPipelining`). @default true */
+  readonly autoPipelining?: boolean;
 }
 
 /** What a store rejects with when Redis failed it: the connection is down, or a command failed or timed out. */
@@ -58,6 +60,9 @@ export function connectRedis(options: RedisConnectionOptions = {}): Redis {
     connectTimeout: options.connectTimeoutMs ?? 2000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
     enableOfflineQueue: true,
+    // Commands issued in one event-loop turn (the events an SSE stream writes at once, the touches of concurrent
+    // requests) go out as one pipeline: one write, one round trip.
+    enableAutoPipelining: options.autoPipelining ?? true,
     lazyConnect: false,
   });
   watch(redis, logger);
