@@ -62,6 +62,22 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
     expect(await on().keys(`${keyPrefix}*`)).toEqual([`${keyPrefix}ss:epoch`]); // the store's epoch: one key, not per session
   });
 
+  it("an idle stream's SSE history lives as long as its session is held, then expires by its TTL", async () => {
+    const keyPrefix = 'idle:';
+    const sessions = new RedisSessionStore({ redis: on(), keyPrefix, heartbeatMs: 50, eventsTtlMs: 300 });
+    const events = new RedisEventStore({ redis: on(), keyPrefix, streamTtlMs: 300 });
+    const other = new RedisEventStore({ redis: on(), keyPrefix: 'idle-other:', streamTtlMs: 300 });
+    await sessions.create({ sessionId: 'S', transport: 'streamable-http', caller: null, createdAt: Date.now(), lastActivity: Date.now(), phase: 'active', ttlMs: 60_000, streamPrefix: 'tok.', protocolVersion: '2025-11-25' });
+    const priming = await events.storeEvent('tok.1', {});
+    const unheld = await other.storeEvent('tok.1', {});
+    await sleep(800);
+    expect(await events.getStreamIdForEventId(priming)).toBe('tok.1'); // the heartbeat extended it
+    expect(await other.getStreamIdForEventId(unheld)).toBeUndefined(); // no session holds it: expired
+    sessions.close();
+    await sleep(800);
+    expect(await events.getStreamIdForEventId(priming)).toBeUndefined();
+  });
+
   it('keeps its keys under the prefix, with the documented names', async () => {
     const stores = redisStores({ url: (server as RedisServer).url, keyPrefix: 'doc:' });
     try {

@@ -7,7 +7,8 @@
  * to its last `.`, a random token, never the session id), is read from the id itself, and a replay reads only that
  * stream's events, so it can never cross a session. Bounded as `InMemoryEventStore` is — events per stream, streams
  * per session and bytes per session (a session over its budget only ever loses its own streams), streams in all —
- * and each session's keys expire `streamTtlMs` after its last write. Every write and every replay is one Lua
+ * and each session's keys expire `streamTtlMs` after its last write (the `RedisSessionStore` heartbeat extends them while
+ * an instance holds the session). Every write and every replay is one Lua
  * script: one round trip, atomic.
  * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"
  *

@@ -19,6 +19,7 @@
 import type { SessionActivity, SessionQuery, SessionRecord, SessionStore } from '@switchboard/mcp/stores';
 import type { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, guarded, LuaScript } from './connection.js';
+import { DEFAULT_STREAM_TTL_MS } from './redisEventStore.js';
 
 /** Default of {@link RedisSessionStoreOptions.orphanTtlMs}: one hour. */
 export const DEFAULT_ORPHAN_TTL_MS = 60 * 60 * 1000;
@@ -35,6 +36,12 @@ export interface RedisSessionStoreOptions {
   readonly orphanTtlMs?: number;
   /** How often (ms) the records this instance created have their keys extended. @default 10_000 */
   readonly heartbeatMs?: number;
+  /**
+   * The heartbeat also extends the SSE history of each session it holds (the `RedisEventStore` keys of the same prefix)
+   * to at least this long (ms) from now, so an idle stream stays resumable while its session lives.
+   * @default 7_200_000 (2 h, the event store's `streamTtlMs` default)
+   */
+  readonly eventsTtlMs?: number;
 }
 
 const FIELDS = ['sessionId', 'transport', 'caller', 'createdAt', 'lastActivity', 'phase', 'ttlMs', 'streamPrefix', 'protocolVersion'] as const;
@@ -126,12 +133,28 @@ for i, id in ipairs(ids) do out[i] = redis.call('HGETALL', p .. 'ss:r:' .. id) e
 return out
 `);
 
-/** ARGV: prefix, fresh epoch, then id, expireMs pairs → { epoch, the ids whose record is gone … }. */
+/**
+ * ARGV: prefix, fresh epoch, eventsMs, then id, expireMs, stream token ('' = none) triples → { epoch, the ids whose
+ * record is gone … }. A live session's SSE history (the `RedisEventStore` keys of its stream token, same prefix) is
+ * extended too, to at least eventsMs from now: an idle stream's history lives as long as its session.
+ */
 const HEARTBEAT = new LuaScript(`${COMMON}
 local gone = { epoch() }
-for i = 3, #ARGV, 2 do
-  local id, ms = ARGV[i], tonumber(ARGV[i + 1])
-  if redis.call('PEXPIRE', p .. 'ss:r:' .. id, ms) == 1 then redis.call('ZADD', p .. 'ss:exp', now() + ms, id) else gone[#gone + 1] = id end
+local eventsMs = tonumber(ARGV[3])
+for i = 4, #ARGV, 3 do
+  local id, ms, token = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  if redis.call('PEXPIRE', p .. 'ss:r:' .. id, ms) == 1 then
+    redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
+    if token ~= '' then
+      local streams = p .. 'ev:o:' .. token
+      if redis.call('PEXPIRE', streams, eventsMs, 'GT') == 1 or redis.call('PTTL', streams) > 0 then
+        redis.call('PEXPIRE', p .. 'ev:b:' .. token, eventsMs, 'GT')
+        for _, stream in ipairs(redis.call('ZRANGE', streams, 0, -1)) do redis.call('PEXPIRE', p .. 'ev:s:' .. stream, eventsMs, 'GT') end
+      end
+    end
+  else
+    gone[#gone + 1] = id
+  end
 end
 return gone
 `);
@@ -173,6 +196,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #orphanMs: number;
+  readonly #eventsMs: number;
   /** The records this instance created and has not deleted, as last written (written again if Redis lost them). */
   readonly #held = new Map<string, SessionRecord>();
   /** The store's epoch as this instance last saw it (see the `epoch()` of the scripts). */
@@ -185,6 +209,7 @@ export class RedisSessionStore implements SessionStore {
     this.#redis = options.redis;
     this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.#orphanMs = positive('orphanTtlMs', options.orphanTtlMs, DEFAULT_ORPHAN_TTL_MS);
+    this.#eventsMs = positive('eventsTtlMs', options.eventsTtlMs, DEFAULT_STREAM_TTL_MS);
     const every = positive('heartbeatMs', options.heartbeatMs, DEFAULT_SESSION_HEARTBEAT_MS);
     this.#heartbeat = setInterval(() => void this.#beat().catch(() => undefined), every);
     (this.#heartbeat as { unref?: () => void }).unref?.();
@@ -295,8 +320,8 @@ export class RedisSessionStore implements SessionStore {
   async #beat(): Promise<void> {
     const entries = [...this.#held.values()];
     for (let i = 0; i < entries.length; i += HEARTBEAT_BATCH) {
-      const args: (string | number)[] = [this.#prefix, freshEpoch()];
-      for (const record of entries.slice(i, i + HEARTBEAT_BATCH)) args.push(record.sessionId, this.#lifetime(record.ttlMs));
+      const args: (string | number)[] = [this.#prefix, freshEpoch(), this.#eventsMs];
+      for (const record of entries.slice(i, i + HEARTBEAT_BATCH)) args.push(record.sessionId, this.#lifetime(record.ttlMs), record.streamPrefix?.replace(/\.$/, '') ?? '');
       const before = this.#epoch;
       const [epoch, ...gone] = (await HEARTBEAT.run(this.#redis, args)) as [string, ...string[]];
       if (before === undefined || before === epoch) for (const id of gone) this.#held.delete(id);

@@ -72,7 +72,9 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
   const redis = connectRedis(options);
   const keyPrefix = options.keyPrefix;
   const shared = { redis, ...(keyPrefix === undefined ? {} : { keyPrefix }) };
-  const sessionStore = new RedisSessionStore({ ...options.sessions, ...shared });
+  // The heartbeat keeps a live session's SSE history at least as long as the event store keeps a written one.
+  const eventsTtl = options.events?.streamTtlMs === undefined ? {} : { eventsTtlMs: options.events.streamTtlMs };
+  const sessionStore = new RedisSessionStore({ ...eventsTtl, ...options.sessions, ...shared });
   const eventStore = new RedisEventStore({ ...options.events, ...shared });
   const taskStore = new RedisTaskStore({ ...options.tasks, ...shared });
   const requestStateStore = new RedisRequestStateStore(shared);
