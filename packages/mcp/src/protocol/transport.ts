@@ -21,6 +21,19 @@ export interface McpServerTransport extends Transport {
    * stopped: a transport with a stream per request (Streamable HTTP) may close that stream.
    */
   requestCancelled?(id: JsonRpcId): void;
+  /**
+   * Called with the session's state as plain JSON (what `initialize` negotiated, the log level, the subscriptions,
+   * whether `notifications/initialized` arrived) once `initialize` succeeded and after each change, so a transport
+   * whose sessions are served by several instances (Streamable HTTP with a shared session store) keeps it where
+   * the others read it. Absent: the state stays in this process.
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
+   */
+  setSessionState?(state: Readonly<Record<string, unknown>>): void;
+  /**
+   * Set by the server on a transport that has {@link setSessionState}: the transport calls it with the state another
+   * instance serving the same session wrote (its log level, subscriptions…), and the server applies it.
+   */
+  onsessionstate?: ((state: Readonly<Record<string, unknown>>) => void) | undefined;
 }
 
 /** The transports an MCP client runs on. */

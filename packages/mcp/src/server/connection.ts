@@ -23,7 +23,7 @@ import type { ClientCapabilities, Implementation, ServerCapabilities } from '../
 import type { BusMessage, NotificationBus } from '../stores/notificationBus.js';
 import { ModernFacts, modernMetaOf, type RequestFacts } from './requestFacts.js';
 import type { ClientChannel } from './channel.js';
-import type { SessionState } from './sessionState.js';
+import { shareSessionState, type SessionState } from './sessionState.js';
 import type { ClientRequestOptions, ServerSession } from './types.js';
 import type { ConnectOptions } from './options.js';
 
@@ -125,8 +125,7 @@ export class Connection implements ServerSession, RequestFacts {
   readonly transport: Transport;
   readonly peer: Peer<DispatchContext>;
   readonly authInfo: unknown;
-  /** The session record, from `initialize` on (written by the session-era rules only). */
-  session: SessionState | undefined = undefined;
+  #session: SessionState | undefined = undefined;
   onclose: (() => void) | undefined = undefined;
   /** What the inbound step reads for each message of this connection (the dispatcher's guard hands it over). */
   readonly inboundFacts: InboundFacts;
@@ -156,6 +155,19 @@ export class Connection implements ServerSession, RequestFacts {
       host.connectionClosed(this);
       this.onclose?.();
     };
+  }
+
+  /**
+   * The session record, from `initialize` on (written by the session-era rules only, or restored from a shared
+   * store); shared through the transport when it keeps session state for other instances (`shareSessionState`).
+   */
+  get session(): SessionState | undefined {
+    return this.#session;
+  }
+
+  set session(state: SessionState | undefined) {
+    this.#session = state;
+    if (state !== undefined) shareSessionState(this.transport, state);
   }
 
   get protocolVersion(): string | undefined {

@@ -27,6 +27,7 @@ import { CapabilityCache } from './capabilities.js';
 import type { ClientChannel } from './channel.js';
 import { Connection, modernDispatchOf, type ConnectionHost } from './connection.js';
 import type { DispatchContext } from './connection.js';
+import { restoredSessionState } from './sessionState.js';
 import { ServerRequestContext } from './context.js';
 import type { RequestFacts } from './requestFacts.js';
 import { LegacyEra } from './eras/legacy.js';
@@ -435,7 +436,10 @@ export class McpServer {
    * uninitialized: only `initialize` and `ping` are answered until `initialize` succeeds.
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
+    // A session opened on another instance: its state is checked before anything is made for it.
+    const restored = options.sessionState === undefined ? undefined : restoredSessionState(options.sessionState);
     const connection = new Connection(this.#host, transport, options);
+    if (restored !== undefined) connection.session = restored;
     this.#connections.add(connection);
     await connection.peer.start();
     return connection;

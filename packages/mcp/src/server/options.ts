@@ -231,6 +231,15 @@ export interface ConnectOptions {
   readonly authInfo?: unknown;
   /** Whether the transport can receive JSON-RPC batches at all (HTTP POST bodies: yes; stdio: yes). @default true */
   readonly batches?: boolean;
+  /**
+   * The state of a session another instance opened (`initialize` ran there), read from a shared session store
+   * (`SessionRecord.state`, the output of the session's `toJSON`): the connection starts as that session, initialized
+   * at its revision with its client's capabilities, log level and subscriptions, with no `initialize` exchange. What
+   * the HTTP handler hands over when a request lands on an instance that does not hold its session yet.
+   * @default none: the connection waits for `initialize`
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
+   */
+  readonly sessionState?: Readonly<Record<string, unknown>>;
 }
 
 /** One item a visibility function is asked about: its kind, its name (a resource's URI, a template's URI template) and its listed descriptor. */

@@ -5,6 +5,7 @@
  */
 import type { JsonRpcId } from '@switchboard/jsonrpc';
 import type { InboundSessionFacts } from '../protocol/inbound.js';
+import type { McpServerTransport } from '../protocol/transport.js';
 import type { LegacyRevision } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 
@@ -28,6 +29,44 @@ export interface SessionStateRecord {
   readonly initialized: boolean;
 }
 
+/**
+ * A `Set` of subscribed URIs that tells its session state when it changed (so the change can be shared with the
+ * other instances serving the session).
+ */
+class SubscriptionSet extends Set<string> {
+  readonly #owner: SessionState;
+
+  constructor(owner: SessionState) {
+    super();
+    this.#owner = owner;
+  }
+
+  override add(uri: string): this {
+    if (this.has(uri)) return this;
+    super.add(uri);
+    this.#owner.changed();
+    return this;
+  }
+
+  override delete(uri: string): boolean {
+    if (!super.delete(uri)) return false;
+    this.#owner.changed();
+    return true;
+  }
+
+  override clear(): void {
+    if (this.size === 0) return;
+    super.clear();
+    this.#owner.changed();
+  }
+
+  /** Replaces the content without telling the owner (a state applied from elsewhere). */
+  replaceQuietly(uris: readonly string[]): void {
+    super.clear();
+    for (const uri of uris) super.add(uri);
+  }
+}
+
 /** What a session's `initialize` negotiated, and what it changed since. */
 export class SessionState implements InboundSessionFacts {
   /** The negotiated revision. */
@@ -43,12 +82,18 @@ export class SessionState implements InboundSessionFacts {
   readonly serverCapabilities: ServerCapabilities;
   /** The id of the `initialize` request, which MUST NOT be cancelled (MCP 2025-11-25 basic/utilities/cancellation.mdx). */
   readonly initializeRequestId: JsonRpcId | undefined;
-  /** Messages below this rank are not sent (`logging/setLevel`); 0 sends everything. */
-  logLevelRank = 0;
-  /** Whether `notifications/initialized` arrived. */
-  initialized = false;
   /** The URIs subscribed to with `resources/subscribe`. */
-  readonly subscriptions = new Set<string>();
+  readonly subscriptions: Set<string> = new SubscriptionSet(this);
+  /**
+   * Called after each change of {@link logLevelRank}, {@link initialized} or {@link subscriptions} (not for a state
+   * applied with {@link assign}); set by the connection when its transport shares the session (see
+   * `McpServerTransport.setSessionState`).
+   */
+  onchange: ((state: SessionState) => void) | undefined = undefined;
+  /** Whether this state came from a record ({@link fromJSON}): it is already shared, nothing to announce. */
+  restored = false;
+  #logLevelRank = 0;
+  #initialized = false;
 
   /** @param negotiated what `initialize` settled */
   constructor(negotiated: {
@@ -63,6 +108,49 @@ export class SessionState implements InboundSessionFacts {
     this.clientCapabilities = negotiated.clientCapabilities;
     this.serverCapabilities = negotiated.serverCapabilities;
     this.initializeRequestId = negotiated.initializeRequestId;
+  }
+
+  /** Messages below this rank are not sent (`logging/setLevel`); 0 sends everything. */
+  get logLevelRank(): number {
+    return this.#logLevelRank;
+  }
+
+  set logLevelRank(rank: number) {
+    if (rank === this.#logLevelRank) return;
+    this.#logLevelRank = rank;
+    this.changed();
+  }
+
+  /** Whether `notifications/initialized` arrived. */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  set initialized(value: boolean) {
+    if (value === this.#initialized) return;
+    this.#initialized = value;
+    this.changed();
+  }
+
+  /** @internal Tells {@link onchange} (a listener's failure is its own). */
+  changed(): void {
+    const onchange = this.onchange;
+    if (onchange === undefined) return;
+    try {
+      onchange(this);
+    } catch {
+      // Sharing the state is best effort: the session goes on here whatever the listener did.
+    }
+  }
+
+  /**
+   * Applies what another instance serving this session changed (its log level, `notifications/initialized`, its
+   * subscriptions), without telling {@link onchange}. What `initialize` negotiated is fixed and is not read.
+   */
+  assign(record: Pick<SessionStateRecord, 'logLevelRank' | 'initialized' | 'subscriptions'>): void {
+    this.#logLevelRank = record.logLevelRank;
+    this.#initialized = record.initialized;
+    (this.subscriptions as SubscriptionSet).replaceQuietly(record.subscriptions);
   }
 
   /** The negotiated revision, as the inbound step reads it (`initialize` only ever negotiates a legacy one). */
@@ -87,9 +175,45 @@ export class SessionState implements InboundSessionFacts {
   /** Rebuilds a state from {@link SessionState.toJSON}'s output. */
   static fromJSON(record: SessionStateRecord): SessionState {
     const state = new SessionState({ ...record, clientInfo: record.clientInfo, initializeRequestId: record.initializeRequestId ?? undefined });
-    state.logLevelRank = record.logLevelRank;
-    state.initialized = record.initialized;
-    for (const uri of record.subscriptions) state.subscriptions.add(uri);
+    state.assign(record);
+    state.restored = true;
     return state;
   }
+}
+
+/**
+ * Shares `state` through `transport` when the transport keeps session state for other instances
+ * ({@link McpServerTransport.setSessionState}): each change is handed to it, and a state it receives from elsewhere
+ * ({@link McpServerTransport.onsessionstate}) is applied. A state made by `initialize` is handed over at once; a
+ * restored one ({@link SessionState.restored}) is already where the others read it. No-op for other transports.
+ */
+export function shareSessionState(transport: McpServerTransport, state: SessionState): void {
+  if (typeof transport.setSessionState !== 'function') return;
+  state.onchange = (changed) => transport.setSessionState?.(changed.toJSON() as unknown as Readonly<Record<string, unknown>>);
+  transport.onsessionstate = (record) => state.assign(record as unknown as SessionStateRecord);
+  if (!state.restored) transport.setSessionState(state.toJSON() as unknown as Readonly<Record<string, unknown>>);
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The {@link SessionState} of a record another instance wrote (`ConnectOptions.sessionState`), checked for shape:
+ * a record that is not one (a foreign or corrupted store entry) is refused rather than served half-understood.
+ * @throws TypeError when `json` is not a {@link SessionStateRecord}
+ */
+export function restoredSessionState(json: Readonly<Record<string, unknown>>): SessionState {
+  const ok =
+    typeof json.protocolVersion === 'string' &&
+    isObject(json.clientCapabilities) &&
+    isObject(json.serverCapabilities) &&
+    typeof json.logLevelRank === 'number' &&
+    Array.isArray(json.subscriptions) &&
+    json.subscriptions.every((uri) => typeof uri === 'string') &&
+    typeof json.initialized === 'boolean' &&
+    (json.clientInfo === undefined || isObject(json.clientInfo));
+  if (!ok) throw new TypeError('Invalid sessionState: expected the JSON of a session state (protocolVersion, clientCapabilities, serverCapabilities, logLevelRank, subscriptions, initialized)');
+  const id = json.initializeRequestId;
+  return SessionState.fromJSON({ ...(json as unknown as SessionStateRecord), initializeRequestId: typeof id === 'string' || typeof id === 'number' ? id : null });
 }

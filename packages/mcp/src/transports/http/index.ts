@@ -33,6 +33,8 @@ export { callerAddress, callerKey, compileTrustProxy, forwardingChain } from './
 export type { CallerSource, ProxyTrust, TrustProxy } from './server/callerIdentity.js';
 export { DEFAULT_CORS_MAX_AGE_SECONDS } from './server/cors.js';
 export type { McpCorsOptions } from './server/cors.js';
+export { DEFAULT_CLUSTER_LEASE_TTL_MS } from './server/clusterOptions.js';
+export type { HttpClusterOptions } from './server/clusterOptions.js';
 export type {
   HttpChannelNotifyOptions,
   HttpClientChannel,

@@ -233,15 +233,22 @@ describe('session admission (web handler, fake clock)', () => {
     expect(await workStatus(client, id)).toBe(200);
     const streamPrefix = (await store.get(id))?.streamPrefix;
     expect(streamPrefix).toMatch(/^[0-9a-f]{32}\.$/u);
+    // The session's MCP state (what another instance rebuilds the session from), written with the revision by
+    // initialize and again when notifications/initialized changed it.
+    const state = {
+      protocolVersion: '2025-11-25', clientCapabilities: {}, clientInfo: { name: 'probe', version: '0' }, serverCapabilities: { logging: {}, tools: { listChanged: true } },
+      logLevelRank: 0, subscriptions: [], initializeRequestId: 'init', initialized: false,
+    };
     expect(await store.get(id)).toEqual({
       sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0 + 9, phase: 'active', ttlMs: 600_000,
-      streamPrefix, protocolVersion: '2025-11-25',
+      streamPrefix, protocolVersion: '2025-11-25', state: { ...state, initialized: true },
     });
     await client.send('DELETE', undefined, sessionHeaders(id));
     expect(writes).toEqual([
       ['create', { sessionId: id, transport: 'streamable-http', caller: 'me', createdAt: T0, lastActivity: T0, phase: 'opened', ttlMs: 20_000, streamPrefix, protocolVersion: null }],
-      ['touch', { at: T0, protocolVersion: '2025-11-25' }],
+      ['touch', { at: T0, protocolVersion: '2025-11-25', state }],
       ['touch', { at: T0 + 5, phase: 'initialized', ttlMs: 600_000 }],
+      ['touch', { at: T0 + 5, protocolVersion: '2025-11-25', state: { ...state, initialized: true } }],
       ['touch', { at: T0 + 9, phase: 'active', ttlMs: 600_000 }],
       ['delete', id],
     ]);

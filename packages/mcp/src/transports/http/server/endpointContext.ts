@@ -8,6 +8,7 @@ import type { BodyLimits } from './body.js';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { SessionEntry, SessionTable } from './sessions/sessionTable.js';
+import type { ClusterHub } from './sessions/clusterHub.js';
 
 /** A session an endpoint asks to open for the HTTP request `input`. */
 export interface EndpointAdmitRequest {
@@ -23,6 +24,8 @@ export interface EndpointContext {
   readonly server: McpHttpServerLike;
   readonly logger: Logger;
   readonly table: SessionTable;
+  /** The instance's side of a cluster (the handler's `cluster` option); absent: one instance. */
+  readonly hub?: ClusterHub | undefined;
   readonly body: BodyLimits;
   /** Interval (ms) of SSE keep-alive comments on long-lived streams; `0` disables. */
   readonly keepAliveMs: number;

@@ -36,6 +36,8 @@ import { STREAMABLE_HTTP_ALLOW } from './ladder/ladder.js';
 import { addressKey, callerAddress, compileTrustProxy } from './callerIdentity.js';
 import type { ProxyTrust } from './callerIdentity.js';
 import { SessionTable } from './sessions/sessionTable.js';
+import { ClusterHub } from './sessions/clusterHub.js';
+import { DEFAULT_CLUSTER_LEASE_TTL_MS, newInstanceId } from './clusterOptions.js';
 import { HttpSseEndpoint } from './httpSse/httpSseEndpoint.js';
 import { isLegacyRevision } from '../../../protocol/revisions.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
@@ -114,7 +116,18 @@ export class HttpCore {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
     this.#identify = options.callerIdentity ?? defaultCallerIdentity;
+    const cluster = options.cluster;
+    // The hub reads the table when a message arrives, the table reads the hub when it needs it: both lazily.
+    const hub = cluster === undefined ? undefined : new ClusterHub({
+      bus: cluster.bus,
+      leases: cluster.leases,
+      instanceId: cluster.instanceId ?? newInstanceId(),
+      leaseTtlMs: cluster.leaseTtlMs ?? DEFAULT_CLUSTER_LEASE_TTL_MS,
+      logger,
+      host: { transportOf: (id) => this.#table.streamable(id)?.transport, closedElsewhere: (id) => this.#table.closedElsewhere(id) },
+    });
     this.#table = new SessionTable({
+      hub: () => hub,
       store: options.sessionStore ?? new InMemorySessionStore(),
       logger,
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
@@ -127,6 +140,7 @@ export class HttpCore {
       server: options.server,
       logger,
       table: this.#table,
+      hub,
       body: {
         maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,

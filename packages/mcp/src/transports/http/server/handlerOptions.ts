@@ -12,6 +12,8 @@ import type { TrustProxy } from './callerIdentity.js';
 import type { McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../../stores/eventStore.js';
 import type { SessionStore } from '../../../stores/sessionStore.js';
+import { checkClusterOptions } from './clusterOptions.js';
+import type { HttpClusterOptions } from './clusterOptions.js';
 
 /** Default {@link McpHttpHandlerOptions.path}. */
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -274,10 +276,19 @@ export interface McpHttpHandlerOptions {
    */
   readonly callerIdentity?: (facts: CallerFacts) => string | undefined;
   /**
-   * Where session records (opened, last request, phase, caller, TTL) are kept; the live transports stay in this
-   * process. @default a new `InMemorySessionStore`
+   * Where session records (opened, last request, phase, caller, TTL, the session's MCP state) are kept; the live
+   * transports stay in this process. A request for a session this process does not hold but the store knows
+   * (opened on another instance sharing it) is served here: the session is rebuilt from its record (one store read).
+   * @default a new `InMemorySessionStore`
    */
   readonly sessionStore?: SessionStore;
+  /**
+   * Serve the sessions of a cluster of instances (shared `sessionStore`, `eventStore` and bus; no sticky sessions
+   * needed): see {@link HttpClusterOptions}. @default none: sessions are served by the instance that opened them
+   * (another instance sharing `sessionStore` still rebuilds a session from its record, but server→client requests,
+   * cancellations and state changes do not cross instances)
+   */
+  readonly cluster?: HttpClusterOptions;
   /**
    * Serve the deprecated 2024-11-05 HTTP+SSE transport beside the endpoint; `false` disables.
    * @default true ('/sse', '/messages') when the server serves a session-based revision, else false
@@ -395,6 +406,7 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
       throw new TypeError(`Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got ${quoted(store)}`);
     }
   }
+  checkClusterOptions(options.cluster);
   checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
   checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
   checkSpan('sseAfterMs', options.sseAfterMs, MAX_TIMER_MS);

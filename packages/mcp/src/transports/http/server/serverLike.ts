@@ -29,6 +29,11 @@ export interface HttpConnectOptions {
   readonly authInfo?: unknown;
   /** Whether the transport can carry JSON-RPC batches (Streamable HTTP: yes; 2024-11-05 HTTP+SSE: no). */
   readonly batches?: boolean;
+  /**
+   * The state of a session opened on another instance (its record's `state`): the server serves the session from it,
+   * with no `initialize` exchange (see `ConnectOptions.sessionState`).
+   */
+  readonly sessionState?: Readonly<Record<string, unknown>>;
 }
 
 /** What the HTTP handler keeps of one connected session: a way to end it. */

@@ -22,6 +22,7 @@ import { phaseAfterPost } from './sessions/sessionTable.js';
 import type { StreamableEntry } from './sessions/sessionTable.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
+import { ClusterSession } from './sessions/clusterSession.js';
 import { ModernExchange, ModernExchangeHost } from './exchanges/modernExchange.js';
 import type { HttpModernHandle, McpHttpServerLike } from './serverLike.js';
 import type { EventStore } from '../../../stores/eventStore.js';
@@ -81,6 +82,8 @@ export class StreamableEndpoint {
   readonly #modernHost: ModernExchangeHost;
   /** The server's modern `handle`, bound once; only called when the server serves a modern revision. */
   readonly #handle: HttpModernHandle | undefined;
+  /** Rebuilds of sessions opened elsewhere, in flight (see {@link #adopt}). */
+  readonly #adopting = new Map<string, Promise<StreamableEntry | undefined>>();
 
   constructor(context: EndpointContext, settings: StreamableEndpointSettings) {
     this.#context = context;
@@ -119,7 +122,9 @@ export class StreamableEndpoint {
 
     const table = this.#context.table;
     const sessionId = input.header('mcp-session-id');
-    const entry = sessionId === undefined ? undefined : table.streamable(sessionId);
+    let entry = sessionId === undefined ? undefined : table.streamable(sessionId);
+    // A session opened on another instance sharing the session store: rebuilt here from its record.
+    if (entry === undefined && sessionId !== undefined) entry = await this.#adopt(sessionId, input);
     const decision = classifyStreamableHttp({
       httpMethod: method,
       contentType,
@@ -182,17 +187,12 @@ export class StreamableEndpoint {
     handle(message, { extra: extraOf(input, this.#context.callerOf), judged: true }).catch((error: unknown) => this.#context.logger.error('Modern notification handler rejected', { error }));
   }
 
-  async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
+  /** A new session transport of this endpoint. */
+  #newTransport(sessionId: string, streamPrefix: string): StreamableHttpSessionTransport {
     const context = this.#context;
     const settings = this.#settings;
-    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: the id is assigned on the response that
-    // carries the InitializeResult.
-    const sessionId = newSessionId();
-    const streamPrefix = newStreamPrefix();
-    const refused = await context.admit({ sessionId, kind: 'streamable-http', input, streamPrefix });
-    // The initialize request was read: the refusal (503, 429) carries its id (JSON-RPC 2.0 §5).
-    if (refused !== undefined) return withRequestId(refused, decision.request.id);
-    const transport = new StreamableHttpSessionTransport({
+    const hub = context.hub;
+    return new StreamableHttpSessionTransport({
       sessionId,
       eventStore: settings.eventStore,
       logger: context.logger,
@@ -203,7 +203,62 @@ export class StreamableEndpoint {
       onClosed: (t) => context.table.remove(t.sessionId, t),
       streamPrefix,
       record: context.table.link(sessionId),
+      cluster: hub === undefined ? undefined : new ClusterSession(hub, sessionId),
     });
+  }
+
+  /**
+   * The live entry of a session this instance does not hold yet but the session store knows (opened on another
+   * instance): rebuilt from its record, so the request is served here (one store read). Concurrent requests for
+   * the same session share one rebuild. `undefined`: no such session (the ladder answers 404).
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
+   */
+  #adopt(sessionId: string, input: HttpInput): Promise<StreamableEntry | undefined> {
+    const running = this.#adopting.get(sessionId);
+    if (running !== undefined) return running;
+    const run = this.#adoptNow(sessionId, input).finally(() => this.#adopting.delete(sessionId));
+    this.#adopting.set(sessionId, run);
+    return run;
+  }
+
+  async #adoptNow(sessionId: string, input: HttpInput): Promise<StreamableEntry | undefined> {
+    const context = this.#context;
+    const table = context.table;
+    let record;
+    try {
+      record = await table.adoptable(sessionId);
+    } catch (error) {
+      context.logger.error('Session store failed reading a session opened elsewhere', { error });
+      return undefined;
+    }
+    if (record === undefined) return undefined;
+    const raced = table.streamable(sessionId);
+    if (raced !== undefined) return raced;
+    const transport = this.#newTransport(sessionId, record.streamPrefix ?? newStreamPrefix());
+    transport._restore(record.protocolVersion);
+    const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
+    table.addAdopted(entry, record);
+    try {
+      entry.session = await context.server.connect(transport, { sessionId, authInfo: input.authInfo, batches: true, sessionState: record.state as unknown as Readonly<Record<string, unknown>> });
+    } catch (error) {
+      context.logger.error('Rebuilding a session opened elsewhere failed', { sessionId, error });
+      transport._detach();
+      table.closedElsewhere(sessionId);
+      return undefined;
+    }
+    return entry;
+  }
+
+  async #initialize(decision: HttpInitializeDecision, input: HttpInput): Promise<HttpOutput> {
+    const context = this.#context;
+    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 1: the id is assigned on the response that
+    // carries the InitializeResult.
+    const sessionId = newSessionId();
+    const streamPrefix = newStreamPrefix();
+    const refused = await context.admit({ sessionId, kind: 'streamable-http', input, streamPrefix });
+    // The initialize request was read: the refusal (503, 429) carries its id (JSON-RPC 2.0 §5).
+    if (refused !== undefined) return withRequestId(refused, decision.request.id);
+    const transport = this.#newTransport(sessionId, streamPrefix);
     const entry: StreamableEntry = { kind: 'streamable-http', transport, session: undefined };
     context.table.add(entry);
     try {

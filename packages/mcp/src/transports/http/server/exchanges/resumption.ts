@@ -4,7 +4,9 @@
  * one it holds), a `GET` + `Last-Event-ID` replays what came after that event on that stream only and then goes
  * on with the stream if it is live, and a resumed connection of a finished stream is parked open.
  */
-import type { Logger } from '@switchboard/jsonrpc';
+import type { JsonRpcId, Logger } from '@switchboard/jsonrpc';
+import { INSTANCE_LOST_ERROR, type StreamHolder } from '../sessions/clusterHub.js';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { OutStream } from './exchange.js';
 import { SseChannel, formatMessageEvent } from '../../sse/sseChannel.js';
@@ -33,6 +35,11 @@ export interface ResumptionInit {
   readonly recordedPrefix?: (() => Promise<string | undefined>) | undefined;
   readonly keepAliveMs: number;
   readonly maxSseBufferBytes: number;
+  /**
+   * With a cluster: who holds a stream that is not live here (see `ClusterHub.streamHolder`), and how often (ms) to
+   * look again while a living instance holds it.
+   */
+  readonly holder?: { readonly of: (streamId: string) => Promise<StreamHolder | undefined>; readonly recheckMs: number } | undefined;
 }
 
 /** Why a resumption failed, as the name of an HTTP refusal. */
@@ -66,17 +73,32 @@ export class Resumption {
       }
       const channel = new SseChannel(this.#init.maxSseBufferBytes);
       let replayedResult = false;
+      /** The ids of the responses replayed (read only when the stream's instance is gone). */
+      const answered = new Set<unknown>();
       const streamId = await store.replayEventsAfter(lastEventId, {
         send: (eventId, message) => {
           if (isPriming(message)) return;
           if (Object.hasOwn(message, 'result')) replayedResult = true;
+          if (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error')) answered.add((message as { id?: unknown }).id);
           channel.preload(formatMessageEvent(JSON.stringify(message), eventId));
         },
       });
       if (streamId === undefined || streamId === '' || !streamId.startsWith(prefix)) return 'unknownLastEventId';
       if (closed()) return 'sessionNotFound';
       const live = find(streamId);
-      if (live === undefined || live.done) {
+      const holder = live === undefined ? this.#init.holder : undefined;
+      const held = holder === undefined ? undefined : await holder.of(streamId);
+      if (held !== undefined) {
+        if (!held.alive) {
+          failLost(channel, held.requestIds, answered);
+          channel.end();
+        } else {
+          // Another living instance holds the stream: wait here, and look again until it finishes there (then the
+          // client resumes again and the replay carries the answer) or its instance dies (then fail its requests).
+          this.park(channel);
+          this.#watch(channel, streamId, answered);
+        }
+      } else if (live === undefined || live.done) {
         // The stream is complete: the replay is all there is.
         if (replayedResult) channel.end();
         else this.park(channel);
@@ -118,9 +140,55 @@ export class Resumption {
     }
   }
 
+  /** Looks again, every `recheckMs`, at who holds a stream another instance was answering (see {@link resume}). */
+  #watch(channel: SseChannel, streamId: string, answered: ReadonlySet<unknown>): void {
+    const holder = this.#init.holder;
+    if (holder === undefined) return;
+    let timer: ReturnType<typeof setUnrefTimeout> | undefined;
+    const parkedDetach = channel.ondetach;
+    channel.ondetach = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      parkedDetach?.();
+    };
+    const look = (): void => {
+      timer = undefined;
+      if (channel.ended) return;
+      holder.of(streamId).then(
+        (held) => {
+          if (channel.ended) return;
+          if (held?.alive === true) {
+            timer = setUnrefTimeout(look, holder.recheckMs);
+            return;
+          }
+          if (held !== undefined) failLost(channel, held.requestIds, answered);
+          // Finished elsewhere: ending makes the client resume again, and that replay carries the answer.
+          this.#parked.delete(channel);
+          channel.end();
+        },
+        (error: unknown) => {
+          this.#init.logger.warn('Lease store failed while following a stream held elsewhere', { streamId, error });
+          this.#parked.delete(channel);
+          channel.end();
+        },
+      );
+    };
+    timer = setUnrefTimeout(look, holder.recheckMs);
+  }
+
   /** Ends every parked connection (the session closed). */
   close(): void {
     for (const channel of this.#parked) channel.end();
     this.#parked.clear();
+  }
+}
+
+/**
+ * Answers each request of a stream whose instance died and that the replay did not answer, with
+ * `INSTANCE_LOST_ERROR`: it will never be answered otherwise (JSON-RPC 2.0 §5: a request gets a response).
+ */
+function failLost(channel: SseChannel, requestIds: readonly JsonRpcId[], answered: ReadonlySet<unknown>): void {
+  for (const id of requestIds) {
+    if (!answered.has(id)) channel.write(formatMessageEvent(JSON.stringify({ jsonrpc: '2.0', id, error: INSTANCE_LOST_ERROR })));
   }
 }

@@ -18,6 +18,11 @@ export class StreamRouter {
   standalone: OutStream | undefined = undefined;
   /** The POST stream whose messages are being handed to the session right now (see {@link refuseWhole}). */
   delivering: OutStream | undefined = undefined;
+  /**
+   * With a cluster: takes a server→client request that has no stream connected here (no related request here, no
+   * open GET stream) to the instance holding the client's GET stream; returns whether it did.
+   */
+  elsewhere: ((message: JsonRpcMessage) => boolean) | undefined = undefined;
   readonly #sessionId: string;
   readonly #logger: Logger;
 
@@ -93,6 +98,8 @@ export class StreamRouter {
         return;
       }
       const standalone = this.standalone;
+      const elsewhere = isRequest && standalone?.channel?.open !== true ? this.elsewhere : undefined;
+      if (elsewhere !== undefined && elsewhere(message)) return;
       if (standalone !== undefined && (standalone.channel !== undefined || standalone.resumable)) {
         return standalone.emit(message, text ?? JSON.stringify(message));
       }

@@ -6,6 +6,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { REVISION_FEATURES, isLegacyRevision } from '../../../../protocol/revisions.js';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { ExchangeHost, OutStream } from '../exchanges/exchange.js';
+import type { ClusterHub } from './clusterHub.js';
 import { JSON_HEADERS } from '../inputOutput.js';
 import { SSE_HEADERS } from '../../sse/sseChannel.js';
 
@@ -41,11 +42,16 @@ export class SessionExchangeHost implements ExchangeHost {
   readonly acceptedHeaders: Readonly<Record<string, string>>;
   /** Set when the session transport closes. */
   closed = false;
+  /** Set when this instance lets go of a session that lives on elsewhere: its streams' records stay. */
+  detached = false;
+  /** The instance's side of the cluster (records which response streams it holds); absent: one instance. */
+  readonly #hub: ClusterHub | undefined;
   readonly #owner: { readonly protocolVersion: string | undefined };
   readonly #prefix: string;
   readonly #streams: Map<string, OutStream>;
   readonly #stored: Set<string>;
   #counter = 0;
+  readonly #tag: string;
 
   constructor(options: {
     readonly owner: { readonly protocolVersion: string | undefined };
@@ -53,6 +59,7 @@ export class SessionExchangeHost implements ExchangeHost {
     readonly prefix: string;
     readonly streams: Map<string, OutStream>;
     readonly stored: Set<string>;
+    readonly hub?: ClusterHub | undefined;
   }) {
     const init = options.init;
     this.sessionId = init.sessionId;
@@ -67,6 +74,10 @@ export class SessionExchangeHost implements ExchangeHost {
     this.#prefix = options.prefix;
     this.#streams = options.streams;
     this.#stored = options.stored;
+    this.#hub = options.hub;
+    // With a cluster, stream ids carry the instance id: the instances of one session share its event history, and
+    // their counters would otherwise mint the same ids.
+    this.#tag = options.hub === undefined ? '' : `${options.hub.instanceId}-`;
   }
 
   primes(): boolean {
@@ -74,12 +85,16 @@ export class SessionExchangeHost implements ExchangeHost {
   }
 
   opened(stream: OutStream): void {
-    stream.id = `${this.#prefix}${++this.#counter}`;
+    stream.id = `${this.#prefix}${this.#tag}${++this.#counter}`;
     this.#streams.set(stream.id, stream);
+    const hub = this.#hub;
+    // The request ids are registered right after the stream opens (same turn): read them once they are.
+    if (hub !== undefined && stream.resumable) queueMicrotask(() => hub.streamOpened(stream.id, stream.ids));
   }
 
   finished(stream: OutStream): void {
     this.#streams.delete(stream.id);
+    if (this.#hub !== undefined && !this.detached && stream.resumable) this.#hub.streamFinished(stream.id);
   }
 
   stored(streamId: string): void {

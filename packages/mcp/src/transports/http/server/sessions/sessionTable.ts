@@ -11,12 +11,13 @@
 import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
 import { refusalOutput } from '../refusals.js';
-import type { SessionPhase, SessionRecord, SessionStore, SessionTransportKind } from '../../../../stores/sessionStore.js';
+import type { SessionPhase, SessionRecord, SessionStateJson, SessionStore, SessionTransportKind } from '../../../../stores/sessionStore.js';
 import type { HttpOutput } from '../inputOutput.js';
 import type { HttpSseSessionTransport } from '../httpSse/httpSseTransport.js';
 import type { HttpSessionHandle } from '../serverLike.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
 import type { StreamableHttpSessionTransport } from './sessionTransport.js';
+import type { ClusterHub } from './clusterHub.js';
 
 /** A live Streamable HTTP session. */
 export interface StreamableEntry {
@@ -61,7 +62,15 @@ export interface SessionTableInit {
   readonly handshakeMs: number;
   /** How long after its last request a session that made two or more requests is kept from being reclaimed. */
   readonly graceMs: number;
+  /**
+   * The instance's side of a cluster (the handler's `cluster` option), read when first needed; absent: one
+   * instance.
+   */
+  readonly hub?: () => ClusterHub | undefined;
 }
+
+/** A record another instance wrote that this one can serve: a Streamable HTTP session past `initialize`. */
+export type AdoptableRecord = SessionRecord & { readonly protocolVersion: string; readonly state: SessionStateJson };
 
 /** A timeout option as a comparable span: `0` (or less) means never. */
 function positiveOr(ms: number): number {
@@ -135,6 +144,11 @@ export class SessionTable {
   #closed = false;
   /** Set while the server drains before it closes: live sessions are served, new ones refused. */
   #admissionsStopped = false;
+  readonly #hub: () => ClusterHub | undefined;
+  /** Sessions closing here only (they live on elsewhere, or ended elsewhere): their record is not touched. */
+  readonly #localOnly = new Set<string>();
+  /** Set when the table closes with a cluster: every session closes here only. */
+  #detachAll = false;
 
   constructor(init: SessionTableInit) {
     this.#store = init.store;
@@ -144,6 +158,7 @@ export class SessionTable {
     this.#idleMs = init.idleMs;
     this.#handshakeMs = init.handshakeMs;
     this.#graceMs = init.graceMs;
+    this.#hub = init.hub ?? (() => undefined);
     const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
     this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
   }
@@ -190,7 +205,50 @@ export class SessionTable {
         if (this.#phases.has(sessionId)) this.#settle(this.#store.touch(sessionId, { at: Date.now(), protocolVersion }));
       },
       recordedStreamPrefix: async () => (await this.#store.get(sessionId))?.streamPrefix ?? undefined,
+      recordState: (state) => {
+        if (!this.#phases.has(sessionId)) return Promise.resolve();
+        // The record first, then the word: an instance that hears of the change and reads the record finds it.
+        return this.#store.touch(sessionId, { at: Date.now(), state, protocolVersion: state.protocolVersion }).then(
+          () => this.#hub()?.stateChanged(sessionId, state),
+          (error: unknown) => this.#logger.error('Session store failed', { error }),
+        );
+      },
     };
+  }
+
+  /**
+   * The record of a session this instance does not hold, when it can serve it (a Streamable HTTP session whose
+   * `initialize` succeeded on some instance sharing the store); `undefined` otherwise. One store read.
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" item 4 (an unknown or ended session is 404)
+   */
+  async adoptable(sessionId: string): Promise<AdoptableRecord | undefined> {
+    if (this.#closed) return undefined;
+    const record = await this.#store.get(sessionId);
+    if (record === undefined || record.transport !== 'streamable-http' || record.protocolVersion === null) return undefined;
+    if (record.state === undefined || record.state === null) return undefined;
+    return record as AdoptableRecord;
+  }
+
+  /**
+   * Registers the live entry of a session rebuilt from `record` (no admission: the session exists, its slot was
+   * taken when it was opened). It counts as a session that did work, so it is not reclaimed before its grace.
+   */
+  addAdopted(entry: StreamableEntry, record: SessionRecord): void {
+    const id = entry.transport.sessionId;
+    this.#phases.set(id, record.phase);
+    const group = record.caller ?? '';
+    this.#usage.set(id, { group, requests: 2 });
+    this.#groups.set(group, (this.#groups.get(group) ?? 0) + 1);
+    this.add(entry);
+  }
+
+  /** The session ended on another instance: its copy here closes, its record (already gone) is not touched. */
+  closedElsewhere(sessionId: string): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) return;
+    this.#localOnly.add(sessionId);
+    this.remove(sessionId, entry.transport);
+    void this.closeEntry(entry);
   }
 
   async #admitNow(request: AdmitRequest): Promise<HttpOutput | undefined> {
@@ -234,6 +292,7 @@ export class SessionTable {
     // A new session is reclaimable at once until its handshake completes: what the last scans found is stale.
     this.#nothingUntil.clear();
     this.#startReaper();
+    if (entry.kind === 'streamable-http') this.#hub()?.hold(entry.transport.sessionId);
   }
 
   /**
@@ -268,7 +327,14 @@ export class SessionTable {
     if (transport !== undefined && entry !== undefined && entry.transport !== transport) return;
     this.#entries.delete(sessionId);
     this.#forgetUsage(sessionId);
-    if (this.#phases.delete(sessionId)) this.#settle(this.#store.delete(sessionId));
+    const hub = this.#hub();
+    hub?.drop(sessionId);
+    const here = this.#localOnly.delete(sessionId) || this.#detachAll;
+    if (!this.#phases.delete(sessionId) || here) return;
+    this.#settle(this.#store.delete(sessionId));
+    // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: once ended, the session's id gets 404 on
+    // every instance: the others close their copies.
+    hub?.sessionClosed(sessionId);
   }
 
   #forgetUsage(sessionId: string): void {
@@ -297,6 +363,15 @@ export class SessionTable {
     this.#closed = true;
     if (this.#reaper !== undefined) clearTimeout(this.#reaper);
     this.#reaper = undefined;
+    const hub = this.#hub();
+    if (hub !== undefined) {
+      // With a cluster the sessions live on: this instance gives its lease up first (the others then fail what it
+      // was running as soon as a client resumes there) and lets go of them (records, history and its streams'
+      // records kept).
+      this.#detachAll = true;
+      await hub.close();
+      for (const entry of this.#entries.values()) if (entry.kind === 'streamable-http') entry.transport._detach();
+    }
     await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
   }
 
@@ -375,6 +450,8 @@ export class SessionTable {
     this.#phases.delete(id);
     this.#forgetUsage(id);
     await this.#store.delete(id);
+    this.#hub()?.drop(id);
+    this.#hub()?.sessionClosed(id);
     void this.closeEntry(victim);
     return undefined;
   }

@@ -29,6 +29,9 @@ import type { HttpRefusalName } from '../refusals.js';
 import { Resumption } from '../exchanges/resumption.js';
 import { SessionExchangeHost, primesAt, settleCleanup, type SessionExchangeSettings } from './sessionExchangeHost.js';
 import type { EventStore } from '../../../../stores/eventStore.js';
+import type { ClusterMessage } from '../../../../stores/clusterBus.js';
+import type { SessionStateJson } from '../../../../stores/sessionStore.js';
+import type { ClusterSession } from './clusterSession.js';
 import type { HttpOutput } from '../inputOutput.js';
 import { JSON_HEADERS } from '../inputOutput.js';
 import { SSE_HEADERS, SseChannel, formatMessageEvent } from '../../sse/sseChannel.js';
@@ -46,6 +49,8 @@ export interface SessionTransportInit extends SessionExchangeSettings {
   readonly streamPrefix?: string | undefined;
   /** The session's record in the session table; absent without a table (tests). */
   readonly record?: SessionRecordLink | undefined;
+  /** The session's side of the cluster (the handler's `cluster` option); absent: one instance. */
+  readonly cluster?: ClusterSession | undefined;
 }
 
 /** Options of {@link StreamableHttpSessionTransport.closeSseStream}. */
@@ -79,6 +84,13 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   readonly #resumption: Resumption;
   /** The session's streams and where each outbound message goes. */
   readonly #router: StreamRouter;
+  readonly #cluster: ClusterSession | undefined;
+  /** Set by {@link _detach}: this instance lets go of the session, which lives on elsewhere (history kept). */
+  #detached = false;
+  /** The write of the session's state to its record, while in flight (see {@link setSessionState}). */
+  #stateWrite: Promise<void> | undefined = undefined;
+  /** Set by the server (`McpServerTransport.onsessionstate`): applies a state another instance wrote. */
+  onsessionstate: ((state: Readonly<Record<string, unknown>>) => void) | undefined = undefined;
 
   /** @internal Created by the HTTP handler. */
   constructor(init: SessionTransportInit) {
@@ -90,13 +102,23 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.#sseAfterMs = init.sseAfterMs;
     this.#prefix = init.streamPrefix ?? newStreamPrefix();
     this.#router = new StreamRouter({ sessionId: init.sessionId, logger: init.logger });
-    this.#host = new SessionExchangeHost({ owner: this, init, prefix: this.#prefix, streams: this.#router.streams, stored: this.#storedStreams });
+    const cluster = init.cluster;
+    this.#cluster = cluster;
+    if (cluster !== undefined) {
+      // A server→client request with no stream here goes to the instance holding the client's GET stream.
+      this.#router.elsewhere = (message) => {
+        cluster.hub.forwardRequest(init.sessionId, message as never);
+        return true;
+      };
+    }
+    this.#host = new SessionExchangeHost({ owner: this, init, prefix: this.#prefix, streams: this.#router.streams, stored: this.#storedStreams, hub: cluster?.hub });
     this.#resumption = new Resumption({
       sessionId: init.sessionId,
       eventStore: init.eventStore,
       logger: init.logger,
       prefix: this.#prefix,
       recordedPrefix: init.record === undefined ? undefined : () => (init.record as SessionRecordLink).recordedStreamPrefix(),
+      holder: cluster === undefined ? undefined : { of: (streamId) => cluster.hub.streamHolder(streamId), recheckMs: cluster.hub.recheckMs },
       keepAliveMs: init.keepAliveMs,
       maxSseBufferBytes: init.maxSseBufferBytes,
     });
@@ -111,7 +133,9 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
    * @see MCP 2025-11-25 basic/lifecycle.mdx "Version Negotiation"
    */
   override setProtocolVersion(revision: string): void {
-    super.setProtocolVersion(revision);
+    // The server shares the session's state (it carries the revision) just before: no second write for it.
+    if (this.#stateWrite !== undefined) this.restoreProtocolVersion(revision);
+    else super.setProtocolVersion(revision);
   }
 
   /**
@@ -156,6 +180,10 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       return Promise.reject(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, `Session closed: '${this.sessionId}'`));
     }
     let wait: Promise<void> | undefined;
+    const cluster = this.#cluster;
+    if (cluster !== undefined) {
+      message = Array.isArray(message) ? (message as readonly JsonRpcMessage[]).map((m) => cluster.outbound(m)) : cluster.outbound(message as JsonRpcMessage);
+    }
     try {
       if (Array.isArray(message)) {
         const list = message as readonly JsonRpcMessage[];
@@ -216,7 +244,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.#router.abortAll();
     // Every stream that has history leaves the store with its session: the live ones above and the finished ones
     // (ended with an error, cut, or never resumed) that the transport no longer holds.
-    if (store?.deleteStream !== undefined) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
+    if (store?.deleteStream !== undefined && !this.#detached) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
     this.#storedStreams.clear();
     this.#resumption.close();
   }
@@ -242,7 +270,8 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
         : respondWith === 'sse' ? this.#host.sseHeaders : this.#host.jsonHeaders;
       // One request, so one response (initialize is never cancelled, and never batched).
       const json = stream.takeJson(false);
-      return { status: HttpStatus.Ok, headers, body: respondWith === 'sse' ? formatMessageEvent(json) : json };
+      // The session exists for every instance once its record holds its state.
+      return this.#afterStateWrite(() => ({ status: HttpStatus.Ok, headers, body: respondWith === 'sse' ? formatMessageEvent(json) : json }));
     });
   }
 
@@ -251,13 +280,18 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
    * SSE stream that ends after the last response.
    */
   _post(post: HttpMessageDecision, extra: TransportMessageExtra): HttpOutput | Promise<HttpOutput> {
-    const { inbound, requestIds, replies, batch, respondWith } = post;
+    const { requestIds, replies, batch, respondWith } = post;
+    const cluster = this.#cluster;
+    // With a cluster, answers to another instance's requests go there; what is left is this session's.
+    const local = cluster === undefined ? post.inbound : cluster.inbound(post.inbound, (id) => this.#router.byRequest.has(id));
     this.touch();
     if (respondWith === 'accepted') {
-      this.#deliver(inbound, extra);
+      if (local !== undefined) this.#deliver(local, extra);
       // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4: 202, no body.
-      return { status: HttpStatus.Accepted, headers: this.#host.acceptedHeaders };
+      return this.#afterStateWrite(() => ({ status: HttpStatus.Accepted, headers: this.#host.acceptedHeaders }));
     }
+    // A POST with a request: the requests stay here (only responses can leave), so something is left.
+    const inbound = local ?? post.inbound;
     for (const id of requestIds) {
       if (this.#router.byRequest.has(id)) return this.#refusalOutput('duplicateRequestId', id);
     }
@@ -267,7 +301,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       this.#router.register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (stream.kind === 'adaptive' && !stream.done) stream.timer = setTimeout(() => stream.upgrade(), this.#sseAfterMs);
-      return answered.then((settled) => stream.adaptiveOutput(settled, batch));
+      return answered.then((settled) => this.#afterStateWrite(() => stream.adaptiveOutput(settled, batch)));
     }
     if (respondWith === 'json') {
       const stream = new OutStream(this.#host, 'json');
@@ -276,7 +310,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       this.#router.register(stream, requestIds);
       this.#deliverFor(stream, inbound, extra);
       if (requestIds.length === 0) stream.complete();
-      return answered.then((settled) => stream.jsonOutput(settled, batch));
+      return answered.then((settled) => this.#afterStateWrite(() => stream.jsonOutput(settled, batch)));
     }
 
     const channel = new SseChannel(this.#maxSseBuffer);
@@ -322,6 +356,65 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   }
 
   // -------------------------------------------------------------------------------------------------------
+  // Cluster (the handler's `cluster` option)
+
+  /**
+   * Keeps the session's state where the other instances read it (see `McpServerTransport.setSessionState`): the
+   * record in the session store, then a word to the instances holding the session. Ignored once closed (a closing
+   * session clears its subscriptions; that is no change of the session's state elsewhere).
+   */
+  setSessionState(state: Readonly<Record<string, unknown>>): void {
+    if (this.closed) return;
+    const write = this.record?.recordState?.(state as unknown as SessionStateJson);
+    if (write === undefined) return;
+    const settled = write.then(() => {
+      if (this.#stateWrite === settled) this.#stateWrite = undefined;
+    });
+    this.#stateWrite = settled;
+  }
+
+  /**
+   * `output` once the session's state written by the request is recorded (so the client's next request, on any
+   * instance, sees it); at once when nothing is being written.
+   */
+  #afterStateWrite(output: () => HttpOutput): HttpOutput | Promise<HttpOutput> {
+    const write = this.#stateWrite;
+    return write === undefined ? output() : write.then(output);
+  }
+
+  /** @internal A message another instance received for this session (see `ClusterMessage`). */
+  _deliverFromCluster(message: ClusterMessage): void {
+    if (this.closed) return;
+    if (message.type === 'state') {
+      this.onsessionstate?.(message.state as unknown as Readonly<Record<string, unknown>>);
+      return;
+    }
+    if (message.type === 'server_request') {
+      // Only the instance holding the client's GET stream writes it (MCP 2025-11-25 basic/transports.mdx
+      // "Listening for Messages from the Server"); the others drop it.
+      const standalone = this.#router.standalone;
+      if (standalone?.channel?.open === true) void standalone.emit(message.message as never, JSON.stringify(message.message));
+      return;
+    }
+    const inbound = this.#cluster?.fromCluster(message);
+    if (inbound !== undefined) this.#deliver(inbound, undefined);
+  }
+
+  /**
+   * @internal This instance lets go of the session without ending it (the handler shuts down, or the session ended
+   * elsewhere): its stored history and its response streams' records stay for the instance that goes on.
+   */
+  _detach(): void {
+    this.#detached = true;
+    this.#host.detached = true;
+  }
+
+  /** @internal Tells the transport the revision of a session rebuilt from its record (nothing is written back). */
+  _restore(revision: string): void {
+    this.restoreProtocolVersion(revision);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
   // Internals
 
   #primes(): boolean {
@@ -340,7 +433,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     }
   }
 
-  #deliver(inbound: Inbound, extra: TransportMessageExtra): void {
+  #deliver(inbound: Inbound, extra: TransportMessageExtra | undefined): void {
     try {
       this.onmessage?.(inbound, extra);
     } catch (error) {

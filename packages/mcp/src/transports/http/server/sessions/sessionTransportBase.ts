@@ -4,6 +4,7 @@
  * session's record in the `SessionStore`, and one idempotent close.
  */
 import type { JsonRpcMessage, Transport, TransportSendOptions } from '@switchboard/jsonrpc';
+import type { SessionStateJson } from '../../../../stores/sessionStore.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -38,6 +39,11 @@ export interface SessionRecordLink {
   recordProtocolVersion(revision: string): void;
   /** The record's stream prefix; `undefined` when the record is gone or has none. */
   recordedStreamPrefix(): Promise<string | undefined>;
+  /**
+   * Records the session's MCP state and tells the other instances; resolves once recorded (never rejects: a failure
+   * is logged).
+   */
+  recordState?(state: SessionStateJson): Promise<void>;
 }
 
 /** Construction options of {@link HttpSessionTransportBase}. */
@@ -101,6 +107,11 @@ export abstract class HttpSessionTransportBase<T extends HttpSessionTransportBas
   setProtocolVersion(revision: string): void {
     this.#protocolVersion = revision;
     this.record?.recordProtocolVersion(revision);
+  }
+
+  /** @internal The revision of a session rebuilt from its record: known, not written back to it. */
+  protected restoreProtocolVersion(revision: string): void {
+    this.#protocolVersion = revision;
   }
 
   /** Nothing to start: the HTTP handler feeds inbound messages. */

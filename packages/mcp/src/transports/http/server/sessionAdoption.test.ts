@@ -1,0 +1,155 @@
+/**
+ * A session opened on one handler is served by another sharing its session store (two instances behind a load
+ * balancer with no sticky sessions), in process through the Web handler: the second rebuilds the session from its
+ * record (`SessionRecord.state`); with the `cluster` option, state changes, answers to server→client requests and
+ * the session's end cross too. The SDK client over real sockets is in `test/cluster.test.ts`.
+ */
+import { silentLogger } from '@switchboard/jsonrpc';
+import { describe, expect, it } from 'vitest';
+import { McpServer } from '../../../server/index.js';
+import { createMcpHttpHandler } from '../index.js';
+import type { McpHttpHandler } from '../index.js';
+import { InMemoryClusterBus, InMemoryEventStore, InMemoryLeaseStore, InMemoryNotificationBus, InMemorySessionStore } from '../../../stores/index.js';
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const INIT = JSON.stringify({
+  jsonrpc: '2.0', id: 0, method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'probe', version: '7' } },
+});
+
+interface Shared {
+  readonly sessionStore: InMemorySessionStore;
+  readonly eventStore: InMemoryEventStore;
+  readonly bus: InMemoryClusterBus | undefined;
+  readonly notifications: InMemoryNotificationBus;
+  readonly leases?: InMemoryLeaseStore;
+}
+
+function instance(name: string, shared: Shared): McpHttpHandler {
+  const server = new McpServer({ name: 'adoption-test', version: '1.0.0' }, { logger: silentLogger, capabilities: { tools: {}, logging: {} }, bus: shared.notifications });
+  server.tool('who', {}, (_args, ctx) => ({ content: [{ type: 'text', text: `${name} ${ctx.session?.clientInfo?.version ?? '-'}` }] }));
+  server.tool('log', {}, async (_args, ctx) => {
+    await ctx.log('debug', 'debug line');
+    await ctx.log('error', 'error line');
+    return { content: [{ type: 'text', text: name }] };
+  });
+  server.tool('ask', {}, async (_args, ctx) => {
+    const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 5 });
+    return { content: [{ type: 'text', text: `${name}: ${(answer.content as { text: string }).text}` }] };
+  });
+  server.tool('slow', {}, async (_args, ctx) => {
+    await ctx.log('info', 'started');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    return { content: [{ type: 'text', text: `${name} done` }] };
+  });
+  return createMcpHttpHandler({
+    server,
+    logger: silentLogger,
+    sessionStore: shared.sessionStore,
+    eventStore: shared.eventStore,
+    cluster: shared.bus === undefined ? undefined : { bus: shared.bus, leases: shared.leases, instanceId: name, leaseTtlMs: 60 },
+  });
+}
+
+function send(handler: McpHttpHandler, headers: Record<string, string>, body: string, method = 'POST'): Promise<Response> {
+  return handler.fetch(new Request('http://localhost/mcp', { method, body: method === 'POST' ? body : undefined, headers: { ...HEADERS, ...headers } }));
+}
+
+async function open(handler: McpHttpHandler): Promise<Record<string, string>> {
+  const res = await send(handler, {}, INIT);
+  expect(res.status).toBe(200);
+  await res.text();
+  return { 'mcp-session-id': res.headers.get('mcp-session-id') as string, 'mcp-protocol-version': '2025-11-25' };
+}
+
+const call = (id: number, name: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+
+function shared(cluster: boolean): Shared {
+  return { sessionStore: new InMemorySessionStore(), eventStore: new InMemoryEventStore(), bus: cluster ? new InMemoryClusterBus() : undefined, notifications: new InMemoryNotificationBus() };
+}
+
+describe('a session served by another instance sharing the session store', () => {
+  it('is rebuilt from its record: initialized, at its revision, with its client info', async () => {
+    const s = shared(false);
+    const a = instance('a', s);
+    const b = instance('b', s);
+    const headers = await open(a);
+    expect(b.sessionCount).toBe(0);
+    expect((await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+    const res = await send(b, headers, call(1, 'who'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
+    expect(await res.json()).toMatchObject({ id: 1, result: { content: [{ text: 'b 7' }] } });
+    expect(b.sessionCount).toBe(1);
+    // An id no instance knows is still 404.
+    expect((await send(b, { ...headers, 'mcp-session-id': 'no-such-session' }, call(2, 'who'))).status).toBe(404);
+    await a.close();
+    await b.close();
+  });
+
+  it('with cluster: a log level set on one instance holds on the other; an answer to a sampling request crosses; DELETE ends it everywhere', async () => {
+    const s = shared(true);
+    const a = instance('a', s);
+    const b = instance('b', s);
+    const headers = await open(a);
+    await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await send(b, headers, call(1, 'who'));
+    // logging/setLevel on b; the call on a sends only the error line (its POST is SSE: the log lines come first).
+    expect((await send(b, headers, '{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"error"}}')).status).toBe(200);
+    const logged = await (await send(a, { ...headers, accept: 'text/event-stream, application/json' }, call(3, 'log'))).text();
+    expect(logged).toContain('error line');
+    expect(logged).not.toContain('debug line');
+    expect((await s.sessionStore.get(headers['mcp-session-id'] as string))?.state?.logLevelRank).toBeGreaterThan(0);
+
+    // A sampling request raised on a; its answer POSTed to b.
+    const asked = a.fetch(new Request('http://localhost/mcp', { method: 'POST', body: call(4, 'ask'), headers: { ...HEADERS, ...headers } }));
+    const answer = await asked;
+    expect(answer.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('sampling/createMessage')) text += new TextDecoder().decode((await reader.read()).value);
+    const request = JSON.parse(/data: (\{.*"sampling\/createMessage".*\})/u.exec(text)![1]!) as { id: string };
+    expect(request.id).toMatch(/^a:\d+$/u);
+    const reply = JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content: { type: 'text', text: 'yes' }, model: 'm' } });
+    expect((await send(b, headers, reply)).status).toBe(202);
+    while (!text.includes('"id":4')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain('a: yes');
+
+    expect((await send(b, headers, '', 'DELETE')).status).toBe(200);
+    expect(a.sessionCount + b.sessionCount).toBe(0);
+    expect((await send(a, headers, call(5, 'who'))).status).toBe(404);
+    await a.close();
+    await b.close();
+  });
+
+  it('with leases: a stream resumed on another instance while its instance lives is followed until it finishes there', async () => {
+    const s = { ...shared(true), leases: new InMemoryLeaseStore() };
+    const a = instance('a', s);
+    const b = instance('b', s);
+    const headers = await open(a);
+    await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const controller = new AbortController();
+    const res = await a.fetch(new Request('http://localhost/mcp', { method: 'POST', body: call(1, 'slow'), headers: { ...HEADERS, ...headers }, signal: controller.signal }));
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('started')) text += new TextDecoder().decode((await reader.read()).value);
+    const lastEventId = [...text.matchAll(/^id: (.+)$/gmu)].at(-1)![1]!;
+    expect(lastEventId.startsWith((await s.sessionStore.get(headers['mcp-session-id'] as string))!.streamPrefix!)).toBe(true);
+    // The client loses the stream; the call goes on on a.
+    await reader.cancel();
+    const resume = () => send(b, { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId }, '', 'GET');
+    // On b, the stream is a's and a lives: the connection waits, and ends once the call finished on a.
+    const first = await resume();
+    expect(first.status).toBe(200);
+    expect(await first.text()).not.toContain('done');
+    // Resumed again, the replay carries the answer a stored.
+    const second = await resume();
+    const replay = (second.body as ReadableStream<Uint8Array>).getReader();
+    let replayed = '';
+    while (!replayed.includes('"id":1')) replayed += new TextDecoder().decode((await replay.read()).value);
+    expect(replayed).toContain('a done');
+    await replay.cancel();
+    await a.close();
+    await b.close();
+  });
+});
