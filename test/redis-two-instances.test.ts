@@ -30,8 +30,8 @@ interface Instance {
 const gates = new Map<string, () => void>();
 const gate = (name: string): Promise<void> => new Promise((resolve) => gates.set(name, resolve));
 
-async function instance(url: string): Promise<Instance> {
-  const stores = redisStores({ url, keyPrefix: 'two:' });
+async function instance(url: string, name: string): Promise<Instance> {
+  const stores = redisStores({ url, keyPrefix: 'two:', instanceId: name });
   await stores.ready;
   const server = new McpServer({ name: 'two', version: '1' }, { ...stores.serverOptions, logger: silentLogger });
   server.tool('stream', {}, async (_args, ctx) => {
@@ -39,6 +39,7 @@ async function instance(url: string): Promise<Instance> {
     await gate('stream');
     return { content: [{ type: 'text', text: 'streamed' }] };
   });
+  server.tool('whoami', {}, () => ({ content: [{ type: 'text', text: name }] }));
   server.tool('job', { task: { pollIntervalMs: 10 } }, async () => {
     await gate('job');
     return { content: [{ type: 'text', text: 'done' }] };
@@ -90,8 +91,8 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    a = await instance(redis.url);
-    b = await instance(redis.url);
+    a = await instance(redis.url, 'A');
+    b = await instance(redis.url, 'B');
   });
 
   afterAll(async () => {
@@ -113,6 +114,10 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
       return records;
     }, (records) => (records[0] as { protocolVersion?: string } | undefined)?.protocolVersion === REVISION);
     expect(seen).toEqual([expect.objectContaining({ sessionId: session, transport: 'streamable-http', phase: 'initialized', protocolVersion: REVISION, streamPrefix: expect.stringMatching(/\.$/) })]);
+    // With the cluster option (redisStores puts it in httpOptions), B serves a request of A's session: it rebuilds the
+    // session from its record (the state A wrote to Redis).
+    const onB = await rpc(b.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, session);
+    expect(onB.messages).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'B' }] } }]);
   });
 
   it("B's event store replays, after the client's Last-Event-ID, what A stored on a stream cut before its result", async () => {
@@ -141,6 +146,12 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     // An id of another session's stream names a stream that is not this one: the transport refuses it by its prefix.
     const record = await b.stores.sessionStore.get(session);
     expect(last.id!.startsWith(record!.streamPrefix!)).toBe(true);
+    // Over HTTP: the client resumes on B with GET + Last-Event-ID and gets the result A stored.
+    const resumed = await fetch(b.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': session, 'last-event-id': last.id! } });
+    expect(resumed.status).toBe(200);
+    const replay = events(await resumed.text());
+    expect(replay.map((e) => e.data)).toEqual([{ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'streamed' }] } }]);
+    expect(replay[0]!.id).toBe(replayed.out[0]![0]);
   });
 
   it('a task created on A is read and cancelled through B, and stays cancelled on A when its work ends', async () => {

@@ -19,4 +19,4 @@ export { RedisNotificationBus, type RedisNotificationBusOptions } from './redisN
 export { RedisRequestStateStore, type RedisRequestStateStoreOptions } from './redisRequestStateStore.js';
 export { DEFAULT_ORPHAN_TTL_MS, DEFAULT_SESSION_HEARTBEAT_MS, RedisSessionStore, type RedisSessionStoreOptions } from './redisSessionStore.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './redisTaskStore.js';
-export { redisStores, type RedisStores, type RedisStoresOptions } from './redisStores.js';
+export { redisStores, type RedisClusterOptions, type RedisStores, type RedisStoresOptions } from './redisStores.js';

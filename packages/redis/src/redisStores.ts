@@ -30,6 +30,21 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   readonly sessions?: Omit<RedisSessionStoreOptions, 'redis' | 'keyPrefix'>;
   /** Bounds of the task store (see {@link RedisTaskStoreOptions}). */
   readonly tasks?: Omit<RedisTaskStoreOptions, 'redis' | 'keyPrefix'>;
+  /**
+   * Put the handler's `cluster` option (the cluster bus and leases on this Redis) in {@link RedisStores.httpOptions},
+   * so any instance serves any session's requests. `false`: only the shared stores (a session is then served by the
+   * instance that opened it; the others see its record and history). @default true
+   */
+  readonly cluster?: boolean;
+  /** This instance's id in the cluster (letters, digits, `_`, `-`; at most 64). @default a random id */
+  readonly instanceId?: string;
+}
+
+/** The HTTP handler's `cluster` option as {@link redisStores} fills it (the shape of `HttpClusterOptions`). */
+export interface RedisClusterOptions {
+  readonly bus: RedisClusterBus;
+  readonly leases: RedisLeaseStore;
+  readonly instanceId?: string;
 }
 
 /** What {@link redisStores} returns. */
@@ -52,8 +67,8 @@ export interface RedisStores {
   readonly leaseStore: RedisLeaseStore;
   /** `{ bus, taskStore, requestStateStore }`: the options of `new McpServer(info, options)` (spread them into yours). */
   readonly serverOptions: { readonly bus: RedisNotificationBus; readonly taskStore: RedisTaskStore; readonly requestStateStore: RedisRequestStateStore };
-  /** `{ sessionStore, eventStore }`: spread into `serveHttp({ … })`. */
-  readonly httpOptions: { readonly sessionStore: RedisSessionStore; readonly eventStore: RedisEventStore };
+  /** `{ sessionStore, eventStore, cluster }`: spread into `serveHttp({ … })` (no `cluster` with `cluster: false`). */
+  readonly httpOptions: { readonly sessionStore: RedisSessionStore; readonly eventStore: RedisEventStore; readonly cluster?: RedisClusterOptions };
   /** Resolves once the bus listens (the first command connects too). */
   readonly ready: Promise<void>;
   /** Stops the session heartbeat and closes the three connections. */
@@ -92,7 +107,11 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
     clusterBus,
     leaseStore,
     serverOptions: { bus, taskStore, requestStateStore },
-    httpOptions: { sessionStore, eventStore },
+    httpOptions: {
+      sessionStore,
+      eventStore,
+      ...(options.cluster === false ? {} : { cluster: { bus: clusterBus, leases: leaseStore, ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }) } }),
+    },
     ready: bus.ready,
     async close() {
       sessionStore.close();
