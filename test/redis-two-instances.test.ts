@@ -4,9 +4,10 @@
  * events of an SSE stream A wrote, cut before its result, are replayed by B's event store after the client's
  * Last-Event-ID; a task created on A is read and cancelled through B over HTTP and stays cancelled on A; a tool
  * registered on A reaches B's bus listeners and the GET stream of a session held by B as
- * `notifications/tools/list_changed`, and a 2026-07-28 client's listen stream on B too.
- * (Serving A's *session* requests on B is the cross-instance delivery of the
- * cluster work, not the stores'.) Without redis-server the suite skips with one line naming the package.
+ * `notifications/tools/list_changed`, and a 2026-07-28 client's listen stream on B too. With the handler's cluster
+ * option on the same Redis (in `httpOptions`), B serves a request of A's session, replays A's stream over HTTP, and
+ * carries the client's answer to a sampling request A raised back to A (through `RedisClusterBus`). Without
+ * redis-server the suite skips with one line naming the package.
  */
 import { silentLogger } from '@switchboard/jsonrpc';
 import type { BusMessage } from '@switchboard/mcp/stores';
@@ -40,6 +41,10 @@ async function instance(url: string, name: string): Promise<Instance> {
     return { content: [{ type: 'text', text: 'streamed' }] };
   });
   server.tool('whoami', {}, () => ({ content: [{ type: 'text', text: name }] }));
+  server.tool('ask', {}, async (_args, ctx) => {
+    const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: `from ${name}` } }], maxTokens: 10 });
+    return { content: [{ type: 'text', text: `${name} got ${(answer.content as { text?: string }).text ?? '?'}` }] };
+  });
   server.tool('job', { task: { pollIntervalMs: 10 } }, async () => {
     await gate('job');
     return { content: [{ type: 'text', text: 'done' }] };
@@ -68,8 +73,8 @@ async function rpc(url: string, body: unknown, session?: string): Promise<{ sess
   return { session: res.headers.get('mcp-session-id'), messages };
 }
 
-async function open(url: string): Promise<string> {
-  const init = await rpc(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+async function open(url: string, capabilities: Record<string, unknown> = {}): Promise<string> {
+  const init = await rpc(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities, clientInfo: { name: 'c', version: '1' } } });
   const session = init.session as string;
   await fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
   return session;
@@ -152,6 +157,28 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     const replay = events(await resumed.text());
     expect(replay.map((e) => e.data)).toEqual([{ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'streamed' }] } }]);
     expect(replay[0]!.id).toBe(replayed.out[0]![0]);
+  });
+
+  it('a sampling request raised by a tool on A is answered by a POST that lands on B, and the tool finishes on A', async () => {
+    const session = await open(a.url, { sampling: {} });
+    const res = await fetch(a.url, { method: 'POST', headers: { ...headers(session), accept: 'text/event-stream, application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'ask', arguments: {} } }) });
+    const reader = res.body!.getReader();
+    let text = '';
+    const readUntil = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+    };
+    await readUntil('sampling/createMessage');
+    const request = events(text).map((e) => e.data).find((m) => m?.method === 'sampling/createMessage');
+    expect(request.id).toMatch(/^A:/); // tagged with the instance that asked
+    const answer = await fetch(b.url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' } }) });
+    expect(answer.status).toBe(202);
+    await readUntil('"id":11');
+    expect(events(text).map((e) => e.data).find((m) => m?.id === 11)).toEqual({ jsonrpc: '2.0', id: 11, result: { content: [{ type: 'text', text: 'A got hello' }] } });
+    await reader.cancel();
   });
 
   it('a task created on A is read and cancelled through B, and stays cancelled on A when its work ends', async () => {
