@@ -37,11 +37,22 @@ try {
     const after = await used();
     console.log(`${name}: ${Math.round((after - before) / N)} bytes each (${N} items)`);
   };
+  // The MCP state a cluster writes into each record (what the SDK v1 client declares, a log level, a subscription).
+  const STATE = {
+    protocolVersion: '2025-11-25',
+    clientInfo: { name: 'claude-ai', version: '0.1.0' },
+    clientCapabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
+    serverCapabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {} },
+    logLevelRank: 0,
+    subscriptions: ['file:///project/README.md'],
+    initializeRequestId: 0,
+    initialized: true,
+  };
   const sessions = new RedisSessionStore({ redis, keyPrefix: 'm:' });
-  await measure('session record', async () => {
+  await measure('session record (with its MCP state)', async () => {
     for (let i = 0; i < N; i++) {
       const now = Date.now();
-      await sessions.create({ sessionId: crypto.randomUUID(), transport: 'streamable-http', caller: `address:10.0.${i % 50}.1`, createdAt: now, lastActivity: now, phase: 'opened', ttlMs: 1_800_000, streamPrefix: `${crypto.randomUUID().replaceAll('-', '')}.`, protocolVersion: null });
+      await sessions.create({ sessionId: crypto.randomUUID(), transport: 'streamable-http', caller: `address:10.0.${i % 50}.1`, createdAt: now, lastActivity: now, phase: 'opened', ttlMs: 1_800_000, streamPrefix: `${crypto.randomUUID().replaceAll('-', '')}.`, protocolVersion: '2025-11-25', state: STATE });
     }
   });
   sessions.close();

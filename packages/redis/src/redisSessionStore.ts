@@ -10,7 +10,8 @@
  * restart without persistence) is seen by the loss of the key `P:ss:epoch`: each instance then writes the records
  * it holds again (it keeps a copy of each), so its sessions are counted and reaped again.
  *
- * Keys (`P` = the key prefix): `P:ss:r:<id>` (a hash: each record field as JSON text, the session's MCP state too), `P:ss:idx` (every id by last
+ * Keys (`P` = the key prefix): `P:ss:r:<id>` (a hash: each record field as JSON text), `P:ss:st:<id>` (the session's
+ * MCP state, JSON, when written: a string of its own keeps the hash compact), `P:ss:idx` (every id by last
  * activity), `P:ss:c:<caller>` (a caller's ids by last activity), `P:ss:exp` (ids by expiry, Redis clock),
  * `P:ss:who` (id → caller, to clean the indexes of expired records). `create`, `touch`, `delete` and `count` are one
  * Lua script each (one round trip, atomic); a scan reads 100 records a round trip.
@@ -67,6 +68,28 @@ local function epoch()
   redis.call('SET', p .. 'ss:epoch', ARGV[2])
   return ARGV[2]
 end
+-- Writes field/value pairs from ARGV[from]: the MCP state to its own string key (a value that large would turn the
+-- whole hash from the compact listpack encoding into a hash table: twice the memory), the others to the hash.
+local function writeFields(id, from)
+  local plain = {}
+  for i = from, #ARGV, 2 do
+    if ARGV[i] == 'state' then redis.call('SET', p .. 'ss:st:' .. id, ARGV[i + 1])
+    else plain[#plain + 1] = ARGV[i]; plain[#plain + 1] = ARGV[i + 1] end
+  end
+  if #plain > 0 then redis.call('HSET', p .. 'ss:r:' .. id, unpack(plain)) end
+end
+local function expire(id, ms)
+  redis.call('PEXPIRE', p .. 'ss:st:' .. id, ms)
+  return redis.call('PEXPIRE', p .. 'ss:r:' .. id, ms)
+end
+-- A record as field/value pairs, its MCP state last; {} when gone.
+local function readRecord(id)
+  local flat = redis.call('HGETALL', p .. 'ss:r:' .. id)
+  if #flat == 0 then return flat end
+  local st = redis.call('GET', p .. 'ss:st:' .. id)
+  if st then flat[#flat + 1] = 'state'; flat[#flat + 1] = st end
+  return flat
+end
 local function purge()
   local gone = redis.call('ZRANGEBYSCORE', p .. 'ss:exp', '-inf', now(), 'LIMIT', 0, 1000)
   for _, id in ipairs(gone) do
@@ -81,9 +104,9 @@ const CREATE = new LuaScript(`${COMMON}
 local id, caller, hasCaller, at, ms = ARGV[3], ARGV[4], ARGV[5] == '1', tonumber(ARGV[6]), tonumber(ARGV[7])
 local key = p .. 'ss:r:' .. id
 forget(id)
-redis.call('DEL', key)
-redis.call('HSET', key, unpack(ARGV, 8))
-redis.call('PEXPIRE', key, ms)
+redis.call('DEL', key, p .. 'ss:st:' .. id)
+writeFields(id, 8)
+expire(id, ms)
 redis.call('ZADD', p .. 'ss:idx', at, id)
 redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
 if hasCaller then
@@ -98,10 +121,10 @@ const TOUCH = new LuaScript(`${COMMON}
 local id, at = ARGV[3], tonumber(ARGV[4])
 local key = p .. 'ss:r:' .. id
 if redis.call('EXISTS', key) == 0 then return { 0, epoch() } end
-redis.call('HSET', key, unpack(ARGV, 6))
+writeFields(id, 6)
 local ttl = tonumber(redis.call('HGET', key, 'ttlMs'))
 local ms = ttl > 0 and ttl or tonumber(ARGV[5])
-redis.call('PEXPIRE', key, ms)
+expire(id, ms)
 redis.call('ZADD', p .. 'ss:idx', 'XX', at, id)
 redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
 local who = redis.call('HGET', p .. 'ss:who', id)
@@ -109,10 +132,15 @@ if who then redis.call('ZADD', p .. 'ss:c:' .. who, 'XX', at, id) end
 return { 1, epoch() }
 `);
 
+/** ARGV: prefix, id → the record as field/value pairs (its MCP state last), {} when gone. */
+const READ = new LuaScript(`${COMMON}
+return readRecord(ARGV[2])
+`);
+
 /** ARGV: prefix, id. */
 const DELETE = new LuaScript(`${COMMON}
 forget(ARGV[2])
-redis.call('DEL', p .. 'ss:r:' .. ARGV[2])
+redis.call('DEL', p .. 'ss:r:' .. ARGV[2], p .. 'ss:st:' .. ARGV[2])
 return 1
 `);
 
@@ -129,7 +157,7 @@ if ARGV[4] == '0' then purge() end
 local index = ARGV[3] == '1' and (p .. 'ss:c:' .. ARGV[2]) or (p .. 'ss:idx')
 local ids = redis.call('ZRANGE', index, tonumber(ARGV[4]), tonumber(ARGV[4]) + tonumber(ARGV[5]) - 1)
 local out = {}
-for i, id in ipairs(ids) do out[i] = redis.call('HGETALL', p .. 'ss:r:' .. id) end
+for i, id in ipairs(ids) do out[i] = readRecord(id) end
 return out
 `);
 
@@ -143,7 +171,7 @@ local gone = { epoch() }
 local eventsMs = tonumber(ARGV[3])
 for i = 4, #ARGV, 3 do
   local id, ms, token = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
-  if redis.call('PEXPIRE', p .. 'ss:r:' .. id, ms) == 1 then
+  if expire(id, ms) == 1 then
     redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
     if token ~= '' then
       local streams = p .. 'ev:o:' .. token
@@ -254,7 +282,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   get(sessionId: string): Promise<SessionRecord | undefined> {
-    return guarded('RedisSessionStore.get', async () => toRecord(await this.#redis.hgetall(`${this.#prefix}ss:r:${sessionId}`).then((o) => Object.entries(o).flat())));
+    return guarded('RedisSessionStore.get', async () => toRecord((await READ.run(this.#redis, [this.#prefix, sessionId])) as string[]));
   }
 
   touch(sessionId: string, activity: SessionActivity): Promise<void> {
