@@ -82,17 +82,19 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
     const stores = redisStores({ url: (server as RedisServer).url, keyPrefix: 'doc:' });
     try {
       await stores.ready;
-      await stores.sessionStore.create({ sessionId: 'S', transport: 'streamable-http', caller: 'alice', createdAt: 1, lastActivity: 1, phase: 'opened', ttlMs: 60_000, streamPrefix: 'tok.', protocolVersion: null });
+      await stores.sessionStore.create({ sessionId: 'S', transport: 'streamable-http', caller: 'alice', createdAt: 1, lastActivity: 1, phase: 'opened', ttlMs: 60_000, streamPrefix: 'tok.', protocolVersion: null, state: { protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: {}, logLevelRank: 0, subscriptions: [], initializeRequestId: 0, initialized: false } });
       await stores.eventStore.storeEvent('tok.1', { jsonrpc: '2.0', method: 'notifications/message', params: {} }, 60);
       await stores.taskStore.create({ taskId: 'T', ttlMs: 60_000, owner: 'alice', caller: 'address:1' });
       await stores.requestStateStore.claim('R', Date.now() + 60_000);
       expect((await stores.redis.keys('doc:*')).sort()).toEqual([
         'doc:ev:all', 'doc:ev:b:tok', 'doc:ev:o:tok', 'doc:ev:s:tok.1', 'doc:ev:seq',
         'doc:rs:R',
-        'doc:ss:c:alice', 'doc:ss:epoch', 'doc:ss:exp', 'doc:ss:idx', 'doc:ss:r:S', 'doc:ss:who',
+        'doc:ss:c:alice', 'doc:ss:epoch', 'doc:ss:exp', 'doc:ss:idx', 'doc:ss:r:S', 'doc:ss:st:S', 'doc:ss:who',
         'doc:tk:all', 'doc:tk:c:address:1', 'doc:tk:exp', 'doc:tk:o:alice', 'doc:tk:seq', 'doc:tk:t:T', 'doc:tk:who',
       ]);
       expect(await stores.redis.pttl('doc:ss:r:S')).toBeGreaterThan(50_000);
+      expect(await stores.redis.pttl('doc:ss:st:S')).toBeGreaterThan(50_000);
+      expect(await stores.redis.call('OBJECT', 'ENCODING', 'doc:ss:r:S')).toBe('listpack'); // compact: the state is not in it
       expect(await stores.redis.pttl('doc:ev:s:tok.1')).toBeGreaterThan(7_000_000);
     } finally {
       await stores.close();
