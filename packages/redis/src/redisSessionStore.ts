@@ -270,7 +270,10 @@ export class RedisSessionStore implements SessionStore {
     this.#epoch = epoch;
     if (before === undefined || before === epoch || this.#recovering !== undefined) return;
     this.#recovering = (async () => {
-      for (const record of [...this.#held.values()]) await this.#write(record);
+      for (const record of [...this.#held.values()]) {
+        // Deleted meanwhile: not written again.
+        if (this.#held.get(record.sessionId) !== undefined) await this.#write(this.#held.get(record.sessionId)!);
+      }
     })()
       .catch(() => {
         // Redis failed again: the next touch or heartbeat that sees a new epoch tries again.
