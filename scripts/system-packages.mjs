@@ -18,7 +18,7 @@ const PACKAGES = [
   { name: 'nginx', command: 'nginx', tests: 'the reverse-proxy test (test/reliability/proxy.test.ts)', dirs: ['/usr/sbin', '/sbin'] },
   { name: 'chromium', command: 'chromium', tests: 'the browser CORS test (test/cors-browser.test.ts)' },
   // Debian's `redis-server` package holds /usr/bin/redis-server; the tests start their own on a port they pick.
-  { name: 'redis-server', command: 'redis-server', tests: 'the Redis store tests (test/redis-stores.test.ts, test/redis-outage.test.ts, test/redis-two-instances.test.ts)', dirs: ['/usr/bin', '/usr/sbin'] },
+  { name: 'redis-server', command: 'redis-server', tests: 'the Redis store tests (test/redis-*.test.ts, test/cli-redis-url.test.ts)', dirs: ['/usr/bin', '/usr/sbin'] },
 ];
 
 /**
