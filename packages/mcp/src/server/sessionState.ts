@@ -31,10 +31,19 @@ export interface SessionStateRecord {
 
 /**
  * A `Set` of subscribed URIs that tells its session state when it changed (so the change can be shared with the
- * other instances serving the session).
+ * other instances serving the session), and keeps the server-wide subscription budget exact when URIs come from
+ * elsewhere. The budget (`eras/legacy.ts`) adds a URI's length when `resources/subscribe` adds it here, subtracts it
+ * when `delete` says `true`, and subtracts every URI iterated when the session closes. A URI that came from a record
+ * or another instance ({@link replaceQuietly}) was never added to the budget: `delete` says `false` for it and
+ * iteration skips it; a URI added here and then removed quietly was: iteration still yields it (once per time it was
+ * counted), so the close gives back exactly what was taken. `has`, `size` and {@link all} are the session's real set.
  */
 class SubscriptionSet extends Set<string> {
   readonly #owner: SessionState;
+  /** Held but never counted here (came from elsewhere). */
+  readonly #uncounted = new Set<string>();
+  /** Counted here, no longer held (removed elsewhere), with how many times. */
+  readonly #ghosts = new Map<string, number>();
 
   constructor(owner: SessionState) {
     super();
@@ -51,19 +60,48 @@ class SubscriptionSet extends Set<string> {
   override delete(uri: string): boolean {
     if (!super.delete(uri)) return false;
     this.#owner.changed();
-    return true;
+    return !this.#uncounted.delete(uri);
   }
 
   override clear(): void {
+    this.#uncounted.clear();
+    this.#ghosts.clear();
     if (this.size === 0) return;
     super.clear();
     this.#owner.changed();
   }
 
+  /** The URIs this server counted for the session (see the class documentation). */
+  override [Symbol.iterator](): SetIterator<string> {
+    const counted: string[] = [];
+    for (const uri of super.values()) if (!this.#uncounted.has(uri)) counted.push(uri);
+    for (const [uri, times] of this.#ghosts) for (let i = 0; i < times; i++) counted.push(uri);
+    return counted.values();
+  }
+
+  /** Every URI the session holds, in subscription order. */
+  all(): string[] {
+    return Array.from(super.values());
+  }
+
   /** Replaces the content without telling the owner (a state applied from elsewhere). */
   replaceQuietly(uris: readonly string[]): void {
+    const next = new Set(uris);
+    for (const uri of super.values()) {
+      if (next.has(uri)) continue;
+      if (!this.#uncounted.delete(uri)) this.#ghosts.set(uri, (this.#ghosts.get(uri) ?? 0) + 1);
+    }
+    const held = new Set(super.values());
     super.clear();
-    for (const uri of uris) super.add(uri);
+    for (const uri of next) {
+      super.add(uri);
+      if (held.has(uri)) continue;
+      // Back from elsewhere: counted once more only if it was counted here before (then no longer a ghost).
+      const ghost = this.#ghosts.get(uri);
+      if (ghost === undefined) this.#uncounted.add(uri);
+      else if (ghost <= 1) this.#ghosts.delete(uri);
+      else this.#ghosts.set(uri, ghost - 1);
+    }
   }
 }
 
@@ -165,7 +203,7 @@ export class SessionState implements InboundSessionFacts {
       clientCapabilities: this.clientCapabilities,
       serverCapabilities: this.serverCapabilities,
       logLevelRank: this.logLevelRank,
-      subscriptions: [...this.subscriptions],
+      subscriptions: (this.subscriptions as SubscriptionSet).all(),
       initializeRequestId: this.initializeRequestId ?? null,
       initialized: this.initialized,
     };

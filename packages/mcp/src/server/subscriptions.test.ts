@@ -5,7 +5,7 @@
  * params (JSON-RPC 2.0 §5.1), naming the limit in `data`, the URI echoed at most 200 characters long.
  */
 import { describe, expect, it } from 'vitest';
-import { silentLogger, type JsonRpcMessage } from '@switchboard/jsonrpc';
+import { createMemoryTransportPair, silentLogger, type JsonRpcMessage } from '@switchboard/jsonrpc';
 import { connectRawClient } from '../testing/index.js';
 import { McpServer } from './mcpServer.js';
 
@@ -147,6 +147,33 @@ describe('resources/subscribe budget across sessions', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await a.request(5, 'resources/subscribe', { uri: 'test://cccccccc' })).toMatchObject({ result: {} });
     await a.close();
+  });
+
+  it('a session rebuilt from another instance\'s record (its subscriptions counted there) gives back only what it took here', async () => {
+    const server = makeServer({ maxSubscriptionCharsTotal: 20 });
+    const state = {
+      protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: { resources: { subscribe: true } },
+      logLevelRank: 0, subscriptions: ['test://aaaaaaaaaaaaa'], initializeRequestId: 0, initialized: true,
+    };
+    const [serverSide] = createMemoryTransportPair();
+    const copy = await server.connect(serverSide, { sessionState: state });
+    // The copy holds a URI of 20 characters it never counted; closing it must not give 20 back to the budget.
+    await copy.close();
+    const c = await connectRawClient(server);
+    await c.initialize();
+    expect(await c.request(1, 'resources/subscribe', { uri: 'test://bbbbbbbbbbbbb' })).toMatchObject({ result: {} }); // 20
+    expect(await c.request(2, 'resources/subscribe', { uri: 'test://c' })).toMatchObject({ error: { code: -32602, data: { maxSubscriptionCharsTotal: 20 } } });
+    // Another instance unsubscribes it (the state comes back without the URI): the budget still holds it until this
+    // copy closes, then it is given back once.
+    const [session] = [...server.sessions] as unknown as { session: { assign(record: unknown): void } }[];
+    session!.session.assign({ ...state, subscriptions: [] });
+    expect(await c.request(3, 'resources/subscribe', { uri: 'test://c' })).toMatchObject({ error: { code: -32602 } });
+    await c.close();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const d = await connectRawClient(server);
+    await d.initialize();
+    expect(await d.request(1, 'resources/subscribe', { uri: 'test://ddddddddddddd' })).toMatchObject({ result: {} }); // 20
+    await d.close();
   });
 
   it('validates the per-session request limits and pageSize like the other options', () => {

@@ -7,7 +7,8 @@ import type { Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
 import type { BodyLimits } from './body.js';
 import type { HttpInput, HttpOutput } from './inputOutput.js';
 import type { McpHttpServerLike } from './serverLike.js';
-import type { SessionEntry, SessionTable } from './sessions/sessionTable.js';
+import type { SessionTable } from './sessions/sessionTable.js';
+import type { SessionEntry } from './sessions/sessionEntry.js';
 import type { ClusterHub } from './sessions/clusterHub.js';
 
 /** A session an endpoint asks to open for the HTTP request `input`. */

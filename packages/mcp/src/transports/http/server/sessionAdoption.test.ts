@@ -25,7 +25,16 @@ interface Shared {
   readonly leases?: InMemoryLeaseStore;
 }
 
-function instance(name: string, shared: Shared): McpHttpHandler {
+/** A lease store in which an instance can be made to look dead: its renewals are refused, so its lease runs out. */
+class DyingLeases extends InMemoryLeaseStore {
+  readonly dead = new Set<string>();
+
+  override acquire(key: string, request: { readonly holder: string; readonly ttlMs: number; readonly value?: unknown }): Promise<boolean> {
+    return this.dead.has(request.holder) ? Promise.resolve(false) : super.acquire(key, request);
+  }
+}
+
+function instance(name: string, shared: Shared, sessionIdleTimeoutMs?: number): McpHttpHandler {
   const server = new McpServer({ name: 'adoption-test', version: '1.0.0' }, { logger: silentLogger, capabilities: { tools: {}, logging: {} }, bus: shared.notifications });
   server.tool('who', {}, (_args, ctx) => ({ content: [{ type: 'text', text: `${name} ${ctx.session?.clientInfo?.version ?? '-'}` }] }));
   server.tool('log', {}, async (_args, ctx) => {
@@ -39,7 +48,7 @@ function instance(name: string, shared: Shared): McpHttpHandler {
   });
   server.tool('slow', {}, async (_args, ctx) => {
     await ctx.log('info', 'started');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, (ctx.requestId as number) >= 100 ? 3000 : 150));
     return { content: [{ type: 'text', text: `${name} done` }] };
   });
   return createMcpHttpHandler({
@@ -48,6 +57,7 @@ function instance(name: string, shared: Shared): McpHttpHandler {
     sessionStore: shared.sessionStore,
     eventStore: shared.eventStore,
     cluster: shared.bus === undefined ? undefined : { bus: shared.bus, leases: shared.leases, instanceId: name, leaseTtlMs: 60 },
+    sessionIdleTimeoutMs,
   });
 }
 
@@ -81,8 +91,15 @@ describe('a session served by another instance sharing the session store', () =>
     expect(res.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
     expect(await res.json()).toMatchObject({ id: 1, result: { content: [{ text: 'b 7' }] } });
     expect(b.sessionCount).toBe(1);
-    // An id no instance knows is still 404.
-    expect((await send(b, { ...headers, 'mcp-session-id': 'no-such-session' }, call(2, 'who'))).status).toBe(404);
+    // An id no instance knows is still 404; asked again soon, the store is not read again.
+    let reads = 0;
+    const get = s.sessionStore.get.bind(s.sessionStore);
+    s.sessionStore.get = (id) => {
+      reads++;
+      return get(id);
+    };
+    for (let i = 0; i < 3; i++) expect((await send(b, { ...headers, 'mcp-session-id': 'no-such-session' }, call(2, 'who'))).status).toBe(404);
+    expect(reads).toBe(1);
     await a.close();
     await b.close();
   });
@@ -149,6 +166,50 @@ describe('a session served by another instance sharing the session store', () =>
     while (!replayed.includes('"id":1')) replayed += new TextDecoder().decode((await replay.read()).value);
     expect(replayed).toContain('a done');
     await replay.cancel();
+    await a.close();
+    await b.close();
+  });
+
+  it('with leases: when the instance holding a resumed stream dies (its lease runs out), each call it ran gets -32603 instance_lost', async () => {
+    const leases = new DyingLeases();
+    const s = { ...shared(true), leases };
+    const a = instance('a', s);
+    const b = instance('b', s);
+    const headers = await open(a);
+    await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const res = await a.fetch(new Request('http://localhost/mcp', { method: 'POST', body: call(100, 'slow'), headers: { ...HEADERS, ...headers } }));
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('started')) text += new TextDecoder().decode((await reader.read()).value);
+    const lastEventId = [...text.matchAll(/^id: (.+)$/gmu)].at(-1)![1]!;
+    await reader.cancel();
+    // a "dies": it renews its lease no more (as after SIGKILL), which runs out within leaseTtlMs (60 ms).
+    leases.dead.add('a');
+    const resumed = await send(b, { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId }, '', 'GET');
+    const body = await resumed.text();
+    const error = JSON.parse(/^data: (.*"id":100.*)$/mu.exec(body)![1]!) as unknown;
+    expect(error).toEqual({ jsonrpc: '2.0', id: 100, error: { code: -32603, message: 'Internal error: the server instance running this request stopped before answering', data: { reason: 'instance_lost' } } });
+    await a.close();
+    await b.close();
+  });
+
+  it('an instance lets go of its copy of a session idle there but used elsewhere, and rebuilds it when asked again', async () => {
+    const s = shared(true);
+    const a = instance('a', s, 200);
+    const b = instance('b', s, 200);
+    const headers = await open(a);
+    await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    expect(b.sessionCount).toBe(1);
+    // Used on a every 50 ms for 400 ms: its record stays fresh, b's copy goes idle.
+    for (let i = 0; i < 8; i++) {
+      expect((await send(a, headers, call(10 + i, 'who'))).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(b.sessionCount).toBe(0);
+    expect(a.sessionCount).toBe(1);
+    expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+    expect(await (await send(b, headers, call(20, 'who'))).json()).toMatchObject({ result: { content: [{ text: 'b 7' }] } });
+    expect(b.sessionCount).toBe(1);
     await a.close();
     await b.close();
   });

@@ -18,8 +18,8 @@ import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder/ladder
 import type { HttpCaller, HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts } from './ladder/decisions.js';
 import type { ResponseMode } from '../media.js';
 import { HttpStatus, errorOutput, withRequestId } from './refusals.js';
-import { phaseAfterPost } from './sessions/sessionTable.js';
-import type { StreamableEntry } from './sessions/sessionTable.js';
+import { phaseAfterPost } from './sessions/sessionEntry.js';
+import type { StreamableEntry } from './sessions/sessionEntry.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
 import { ClusterSession } from './sessions/clusterSession.js';
@@ -47,6 +47,11 @@ function decisionOutput(decision: HttpRefusalDecision): HttpOutput {
 }
 
 const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
+
+/** How long (ms) an id the session store did not know is answered 404 without asking it again. */
+const MISSING_MS = 5000;
+/** The most such ids remembered (past it, all are forgotten). */
+const MAX_MISSING = 10_000;
 
 /**
  * What the ladder knows of the server, read once (its capabilities when a modern request needs them). The
@@ -84,6 +89,12 @@ export class StreamableEndpoint {
   readonly #handle: HttpModernHandle | undefined;
   /** Rebuilds of sessions opened elsewhere, in flight (see {@link #adopt}). */
   readonly #adopting = new Map<string, Promise<StreamableEntry | undefined>>();
+  /**
+   * Session ids the store lately did not know, with when (ms) that answer goes stale: a client (or a flood) repeating
+   * an unknown or ended id costs one store read per {@link MISSING_MS}, not one per request. Safe to remember: an id
+   * is only known to a client once its session's record holds its state, and an ended session never comes back.
+   */
+  readonly #missing = new Map<string, number>();
 
   constructor(context: EndpointContext, settings: StreamableEndpointSettings) {
     this.#context = context;
@@ -213,7 +224,12 @@ export class StreamableEndpoint {
    * the same session share one rebuild. `undefined`: no such session (the ladder answers 404).
    * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
    */
-  #adopt(sessionId: string, input: HttpInput): Promise<StreamableEntry | undefined> {
+  #adopt(sessionId: string, input: HttpInput): Promise<StreamableEntry | undefined> | undefined {
+    const missing = this.#missing.get(sessionId);
+    if (missing !== undefined) {
+      if (missing > Date.now()) return undefined;
+      this.#missing.delete(sessionId);
+    }
     const running = this.#adopting.get(sessionId);
     if (running !== undefined) return running;
     const run = this.#adoptNow(sessionId, input).finally(() => this.#adopting.delete(sessionId));
@@ -231,7 +247,11 @@ export class StreamableEndpoint {
       context.logger.error('Session store failed reading a session opened elsewhere', { error });
       return undefined;
     }
-    if (record === undefined) return undefined;
+    if (record === undefined) {
+      if (this.#missing.size >= MAX_MISSING) this.#missing.clear();
+      this.#missing.set(sessionId, Date.now() + MISSING_MS);
+      return undefined;
+    }
     const raced = table.streamable(sessionId);
     if (raced !== undefined) return raced;
     const transport = this.#newTransport(sessionId, record.streamPrefix ?? newStreamPrefix());

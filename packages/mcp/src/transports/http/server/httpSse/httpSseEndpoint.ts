@@ -11,7 +11,7 @@ import type { HttpInput, HttpOutput } from '../inputOutput.js';
 import { acceptsMediaType, isJsonContentType } from '../../media.js';
 import { HttpStatus, errorOutput, refusalOutput } from '../refusals.js';
 import { HttpSseSessionTransport, formatEndpointEvent } from './httpSseTransport.js';
-import type { HttpSseEntry } from '../sessions/sessionTable.js';
+import type { HttpSseEntry } from '../sessions/sessionEntry.js';
 import { SSE_HEADERS, SseChannel } from '../../sse/sseChannel.js';
 
 /** @internal The 2024-11-05 HTTP+SSE endpoint of one handler. */

@@ -9,89 +9,17 @@
  * Internal to the package (not a public entry).
  */
 import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
-import type { Inbound, Logger, TimerHandle } from '@switchboard/jsonrpc';
+import type { Logger, TimerHandle } from '@switchboard/jsonrpc';
 import { refusalOutput } from '../refusals.js';
-import type { SessionPhase, SessionRecord, SessionStateJson, SessionStore, SessionTransportKind } from '../../../../stores/sessionStore.js';
+import type { SessionPhase, SessionRecord, SessionStore } from '../../../../stores/sessionStore.js';
 import type { HttpOutput } from '../inputOutput.js';
-import type { HttpSseSessionTransport } from '../httpSse/httpSseTransport.js';
-import type { HttpSessionHandle } from '../serverLike.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
-import type { StreamableHttpSessionTransport } from './sessionTransport.js';
 import type { ClusterHub } from './clusterHub.js';
-
-/** A live Streamable HTTP session. */
-export interface StreamableEntry {
-  readonly kind: 'streamable-http';
-  readonly transport: StreamableHttpSessionTransport;
-  session: HttpSessionHandle | undefined;
-}
-
-/** A live 2024-11-05 HTTP+SSE session (it lives as long as its stream). */
-export interface HttpSseEntry {
-  readonly kind: 'legacy-sse';
-  readonly transport: HttpSseSessionTransport;
-  session: HttpSessionHandle | undefined;
-}
-
-export type SessionEntry = StreamableEntry | HttpSseEntry;
-
-/** What {@link SessionTable.admit} is asked to admit. */
-export interface AdmitRequest {
-  readonly sessionId: string;
-  readonly kind: SessionTransportKind;
-  /** The caller identity the session counts against; `undefined`: no per-caller budget applies. */
-  readonly caller: string | undefined;
-  /**
-   * Whom the session is counted for when reclaiming at the cap (the caller, else its address; `''` when unknown):
-   * the group holding most sessions gives one up first.
-   */
-  readonly group: string;
-  /** The session's stream prefix, kept in its record (`null`: the transport has no resumption). */
-  readonly streamPrefix: string | null;
-}
-
-/** {@link SessionTable} settings (validated by the handler). */
-export interface SessionTableInit {
-  readonly store: SessionStore;
-  readonly logger: Logger;
-  readonly maxSessions: number;
-  readonly maxSessionsPerCaller: number;
-  /** `0`: never reaped for idleness. */
-  readonly idleMs: number;
-  /** `0`: never reaped for an unfinished handshake. */
-  readonly handshakeMs: number;
-  /** How long after its last request a session that made two or more requests is kept from being reclaimed. */
-  readonly graceMs: number;
-  /**
-   * The instance's side of a cluster (the handler's `cluster` option), read when first needed; absent: one
-   * instance.
-   */
-  readonly hub?: () => ClusterHub | undefined;
-}
-
-/** A record another instance wrote that this one can serve: a Streamable HTTP session past `initialize`. */
-export type AdoptableRecord = SessionRecord & { readonly protocolVersion: string; readonly state: SessionStateJson };
+import type { AdmitRequest, AdoptableRecord, HttpSseEntry, SessionEntry, SessionTableInit, StreamableEntry } from './sessionEntry.js';
 
 /** A timeout option as a comparable span: `0` (or less) means never. */
 function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
-}
-
-/**
- * The phase a Streamable HTTP POST moves a session to: a request or a response makes it `active`, except `ping`: a
- * session whose client only pings after the handshake has done no work, so it stays reclaimable `graceMs` after
- * its last ping (one ping per session per idle timeout used to hold a flood of sessions for good).
- */
-export function phaseAfterPost(inbound: Inbound): SessionPhase {
-  if (worked(inbound)) return 'active';
-  if (inbound.kind === 'batch') {
-    for (const item of inbound.items) if (worked(item)) return 'active';
-  }
-  return 'initialized';
-}
-
-function worked(inbound: Inbound): boolean {
-  return inbound.kind === 'response' || (inbound.kind === 'request' && inbound.message.method !== 'ping');
 }
 
 /** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
@@ -484,6 +412,26 @@ export class SessionTable {
     for (const entry of expired) {
       const id = entry.transport.sessionId;
       this.#logger.debug(this.#phases.get(id) === 'opened' ? 'Reaping HTTP session that never completed its handshake' : 'Reaping idle HTTP session', { sessionId: id });
+      this.remove(id, entry.transport);
+      void this.closeEntry(entry);
+    }
+    this.#letGoOfIdleCopies(now);
+  }
+
+  /**
+   * Lets go (here only) of the Streamable HTTP sessions unused *on this instance* for `idleMs` while their record
+   * lives on (they are used on other instances, or a shared store expired their record by TTL and the scan no longer
+   * meets them): a request that comes back here rebuilds the session from its record. Bounds the copies an instance
+   * keeps to the sessions it served lately. With one instance, the scan above has already reaped these.
+   */
+  #letGoOfIdleCopies(now: number): void {
+    if (this.#idleMs <= 0 || this.#closed) return;
+    for (const entry of [...this.#entries.values()]) {
+      if (entry.kind !== 'streamable-http' || entry.transport.lastActivity + this.#idleMs > now || this.#busy(entry)) continue;
+      const id = entry.transport.sessionId;
+      this.#logger.debug('Letting go of an HTTP session idle on this instance', { sessionId: id });
+      entry.transport._detach();
+      this.#localOnly.add(id);
       this.remove(id, entry.transport);
       void this.closeEntry(entry);
     }
