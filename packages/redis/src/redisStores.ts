@@ -38,6 +38,11 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   readonly cluster?: boolean;
   /** This instance's id in the cluster (letters, digits, `_`, `-`; at most 64). @default a random id */
   readonly instanceId?: string;
+  /**
+   * How long (ms) an instance's lease lasts (renewed every third of it): a dead instance's calls are known lost at most
+   * this long after its last renewal. @default the handler's (10_000)
+   */
+  readonly leaseTtlMs?: number;
 }
 
 /** The HTTP handler's `cluster` option as {@link redisStores} fills it (the shape of `HttpClusterOptions`). */
@@ -45,6 +50,7 @@ export interface RedisClusterOptions {
   readonly bus: RedisClusterBus;
   readonly leases: RedisLeaseStore;
   readonly instanceId?: string;
+  readonly leaseTtlMs?: number;
 }
 
 /** What {@link redisStores} returns. */
@@ -110,7 +116,16 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
     httpOptions: {
       sessionStore,
       eventStore,
-      ...(options.cluster === false ? {} : { cluster: { bus: clusterBus, leases: leaseStore, ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }) } }),
+      ...(options.cluster === false
+        ? {}
+        : {
+            cluster: {
+              bus: clusterBus,
+              leases: leaseStore,
+              ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
+              ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+            },
+          }),
     },
     ready: bus.ready,
     async close() {
