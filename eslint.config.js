@@ -38,7 +38,7 @@ const notFrom = (folders, message) => ({ regex: `^(\\.\\./)+(${folders.join('|')
 const restrict = (...patterns) => ['error', { patterns: [BARE_BUILTINS, ...patterns] }];
 
 const MCP = 'packages/mcp/src';
-const LIB = ['packages/jsonrpc/src/**/*.ts', 'packages/mcp/src/**/*.ts', 'packages/gateway/src/**/*.ts', 'packages/otel/src/**/*.ts'];
+const LIB = ['packages/jsonrpc/src/**/*.ts', 'packages/mcp/src/**/*.ts', 'packages/gateway/src/**/*.ts', 'packages/otel/src/**/*.ts', 'packages/redis/src/**/*.ts'];
 const TESTS = ['**/*.test.ts', 'test/**/*.ts'];
 
 export default tseslint.config(
@@ -99,9 +99,9 @@ export default tseslint.config(
     },
   },
   {
-    // The gateway and the OpenTelemetry package sit at the edge: they reach the other packages only through their
-    // public entries.
-    files: ['packages/gateway/src/**/*.ts', 'packages/otel/src/**/*.ts'],
+    // The gateway, the OpenTelemetry package and the Redis stores sit at the edge: they reach the other packages only
+    // through their public entries.
+    files: ['packages/gateway/src/**/*.ts', 'packages/otel/src/**/*.ts', 'packages/redis/src/**/*.ts'],
     ignores: TESTS,
     rules: {
       'no-restricted-imports': restrict(

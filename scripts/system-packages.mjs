@@ -1,5 +1,5 @@
 // The Debian packages some tests drive for real (tmux for the CLI's terminal test, nginx as the reverse proxy in
-// front of serveHttp). `npm test` runs this first:
+// front of serveHttp, chromium for the browser CORS test, redis-server under the Redis stores). `npm test` runs this first:
 // a package whose command is missing is installed with apt-get when we are root and apt-get exists; otherwise one
 // line names what to install, and the tests that need it skip with the same words. CI (`.ci/run`) runs this with
 // `--require`: there a package that cannot be installed fails the run, so those tests always run in CI.
@@ -17,6 +17,8 @@ const PACKAGES = [
   // Debian 12's `nginx` package holds /usr/sbin/nginx (`nginx-light` is only a transitional name there).
   { name: 'nginx', command: 'nginx', tests: 'the reverse-proxy test (test/reliability/proxy.test.ts)', dirs: ['/usr/sbin', '/sbin'] },
   { name: 'chromium', command: 'chromium', tests: 'the browser CORS test (test/cors-browser.test.ts)' },
+  // Debian's `redis-server` package holds /usr/bin/redis-server; the tests start their own on a port they pick.
+  { name: 'redis-server', command: 'redis-server', tests: 'the Redis store tests (test/redis-*.test.ts, test/cli-redis-url.test.ts)', dirs: ['/usr/bin', '/usr/sbin'] },
 ];
 
 /**

@@ -65,7 +65,7 @@ describe('layering', () => {
 
   it('library code never writes to stdout (it is the stdio wire) and never uses console', () => {
     const bad: string[] = [];
-    for (const pkg of ['jsonrpc', 'mcp']) {
+    for (const pkg of ['jsonrpc', 'mcp', 'redis']) {
       for (const f of sources(join(ROOT, 'packages', pkg, 'src'))) {
         const text = readFileSync(f, 'utf8');
         const isStdio = f.endsWith(join('stdio', 'stdioServerTransport.ts')) || f.endsWith(join('stdio', 'serveStdio.ts'));
@@ -114,6 +114,21 @@ describe('layering', () => {
         if (!own && !spec.startsWith('node:') && !entries.has(spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
       }
       if (/\bconsole\.|process\.stdout/.test(readFileSync(f, 'utf8'))) bad.push(`${relative(ROOT, f)} uses console or process.stdout`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('the Redis stores import only the public store entries, the engine and ioredis (no other MCP part, no node:)', () => {
+    const allowed = new Set(['@switchboard/jsonrpc', '@switchboard/mcp/stores', 'ioredis']);
+    const dir = join(ROOT, 'packages/redis/src');
+    const files = sources(dir);
+    expect(files.length).toBeGreaterThan(5); // the scan sees the sources
+    const bad: string[] = [];
+    for (const f of files) {
+      for (const spec of imports(f)) {
+        const own = spec.startsWith('./') && !relative(dir, join(f, '..', spec)).startsWith('..');
+        if (!own && !allowed.has(spec)) bad.push(`${relative(ROOT, f)} imports ${spec}`);
+      }
     }
     expect(bad).toEqual([]);
   });

@@ -1,5 +1,5 @@
 /**
- * The packages as a user gets them: `npm pack` each workspace package, install the three tarballs into an empty
+ * The packages as a user gets them: `npm pack` each workspace package, install the tarballs into an empty
  * project outside the repository, then import every subpath, type-check and run a small server with the
  * installed TypeScript, and run the installed `switchboard` bin. publint lints each tarball.
  *
@@ -17,7 +17,7 @@ import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = ['jsonrpc', 'mcp', 'gateway', 'otel', 'dashboard', 'cli'] as const;
+const DIRS = ['jsonrpc', 'mcp', 'gateway', 'otel', 'dashboard', 'redis', 'cli'] as const;
 /** Budget of the whole set-up (3 packs and one install take 3-6 s on 2 idle cores). */
 const SETUP_TIMEOUT_MS = 60_000;
 
@@ -170,11 +170,11 @@ describe('the packed tarballs', () => {
 
 describe('installed from the tarballs into an empty project', () => {
   it('every subpath export imports under node, with the same named exports as in this workspace', async () => {
-    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/otel', '@switchboard/dashboard', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
+    const specifiers = ['@switchboard/jsonrpc', '@switchboard/gateway', '@switchboard/otel', '@switchboard/dashboard', '@switchboard/redis', '@switchboard/mcp', '@switchboard/mcp/server', '@switchboard/mcp/client', '@switchboard/mcp/stores', '@switchboard/mcp/stdio', '@switchboard/mcp/http', '@switchboard/mcp/node', '@switchboard/mcp/testing'];
     const script = `
       const out = {};
       for (const spec of ${JSON.stringify(specifiers)}) out[spec] = Object.keys(await import(spec)).sort();
-      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', '@switchboard/otel', '@switchboard/dashboard', 'switchboard']) {
+      for (const name of ['@switchboard/jsonrpc', '@switchboard/mcp', '@switchboard/gateway', '@switchboard/otel', '@switchboard/dashboard', '@switchboard/redis', 'switchboard']) {
         out[name + '/package.json'] = (await import(name + '/package.json', { with: { type: 'json' } })).default.version;
       }
       try { await import('@switchboard/mcp/dist/server.js'); out.deep = 'imported'; } catch (e) { out.deep = e.code; }
@@ -198,6 +198,8 @@ describe('installed from the tarballs into an empty project', () => {
     expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
     expect(got['@switchboard/otel']).toEqual(expect.arrayContaining(['clientTelemetry', 'serverTelemetry']));
     expect(got['@switchboard/dashboard']).toEqual(expect.arrayContaining(['createDashboard', 'createProxyAnalytics']));
+    expect(got['@switchboard/redis']).toEqual(expect.arrayContaining(['redisStores', 'RedisSessionStore', 'RedisEventStore']));
+    expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['describeStoreConformance', 'storeConformanceChecks']));
     for (const p of packed) expect(got[`${p.name}/package.json`]).toBe(p.version);
     expect(got.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });

@@ -264,8 +264,9 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .description('run a server module on stdio, or on Streamable HTTP with --port')
     .option('--port <n>', 'serve Streamable HTTP on this port (0: any free port) instead of stdio', port)
     .option('--host <host>', 'the address to bind with --port', '127.0.0.1')
-    .action(async (module: string, flags: { port?: number; host: string }) => {
-      state.exitCode = await serveCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }) });
+    .option('--redis-url <url>', 'share sessions, SSE events, tasks and notifications with other instances through this Redis (default: $SWITCHBOARD_REDIS_URL)')
+    .action(async (module: string, flags: { port?: number; host: string; redisUrl?: string }) => {
+      state.exitCode = await serveCommand({ io, output, module, host: flags.host, ...(flags.port === undefined ? {} : { port: flags.port }), ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }) });
     });
   program
     .command('gateway')
@@ -274,9 +275,10 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--port <n>', 'the port to serve on (0: any free port; the URL is printed on stderr)', port, 0)
     .option('--host <host>', 'the address to bind', '127.0.0.1')
     .option('--verbose', 'log every upstream event on stderr')
+    .option('--redis-url <url>', 'share the front\'s sessions, SSE events, tasks and notifications with other gateway instances through this Redis (default: $SWITCHBOARD_REDIS_URL)')
     .addHelpText('after', GATEWAY_HELP)
-    .action(async (flags: { config: string; port: number; host: string; verbose?: boolean }) => {
-      state.exitCode = await gatewayCommand({ io, output, config: flags.config, port: flags.port, host: flags.host, verbose: flags.verbose === true });
+    .action(async (flags: { config: string; port: number; host: string; verbose?: boolean; redisUrl?: string }) => {
+      state.exitCode = await gatewayCommand({ io, output, config: flags.config, port: flags.port, host: flags.host, verbose: flags.verbose === true, ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }) });
     });
   program
     .command('bridge')

@@ -13,10 +13,12 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { createGateway, gatewayOptionsFromConfig, GatewayConfigError, parseGatewayConfig, upstreamOptionsFromConfig, type Gateway, type GatewayConfig, type GatewayOptions, type UpstreamHealth } from '@switchboard/gateway';
 import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
+import type { RedisStores } from '@switchboard/redis';
 import type { CliIo } from '../cliIo.js';
 import { ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import { terminalText } from '../terminalText.js';
+import { openRedisStores, redisUrlOf } from './redisOption.js';
 import { SERVE_DRAIN_MS } from './serve.js';
 import { reportFailure } from './serverCommand.js';
 
@@ -35,6 +37,11 @@ export interface GatewayCommandOptions {
   readonly host?: string;
   /** Log every upstream event (info level) on stderr. @default false (warnings and errors only) */
   readonly verbose?: boolean;
+  /**
+   * Share the front's sessions, SSE events, tasks, request states and notifications with other gateway instances
+   * through this Redis (`--redis-url`). @default the `SWITCHBOARD_REDIS_URL` environment variable; unset: in memory
+   */
+  readonly redisUrl?: string;
 }
 
 /** One line of an upstream's health, for stderr. */
@@ -96,21 +103,36 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
     return ExitCode.Usage;
   }
   const note = (text: string) => output.note(`switchboard gateway: ${terminalText(text)}`);
+  const redisUrl = redisUrlOf(options.redisUrl, io);
+  let stores: RedisStores | undefined;
+  try {
+    stores = redisUrl === undefined ? undefined : await openRedisStores(redisUrl, { io });
+  } catch (error) {
+    return reportFailure(output, error, true);
+  }
   let gateway: Gateway;
   try {
-    gateway = createGateway({ ...gatewayOptionsFromConfig(config, { resolvePath }), logger: stderrLogger(io, options.verbose === true), onHealth: (health) => note(healthLine(health)) });
+    const fromConfig = gatewayOptionsFromConfig(config, { resolvePath });
+    gateway = createGateway({
+      ...fromConfig,
+      ...(stores === undefined ? {} : { server: { ...fromConfig.server, ...stores.serverOptions } }),
+      logger: stderrLogger(io, options.verbose === true),
+      onHealth: (health) => note(healthLine(health)),
+    });
   } catch (error) {
+    await stores?.close();
     output.error(terminalText(`Invalid gateway config "${file}": ${(error as Error).message}`));
     return ExitCode.Usage;
   }
   let handle: ServeHttpHandle;
   try {
-    handle = await serveHttp({ server: gateway.server, host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    handle = await serveHttp({ server: gateway.server, host: options.host ?? '127.0.0.1', port: options.port ?? 0, ...stores?.httpOptions });
   } catch (error) {
     await gateway.close();
+    await stores?.close();
     return reportFailure(output, error, true);
   }
-  note(`serving ${Object.keys(config.upstreams).length} upstreams on ${handle.url} (Ctrl-C stops)`);
+  note(`serving ${Object.keys(config.upstreams).length} upstreams on ${handle.url}${stores === undefined ? '' : ' with the stores on Redis'} (Ctrl-C stops)`);
 
   // Reload on change: one reload at a time, the latest file wins.
   let reloading: Promise<void> = Promise.resolve();
@@ -153,6 +175,7 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
   await reloading;
   await handle.close({ drainMs: SERVE_DRAIN_MS });
   await gateway.close();
+  await stores?.close();
   note('stopped');
   return ExitCode.Ok;
 }

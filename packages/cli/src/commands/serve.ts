@@ -7,12 +7,14 @@
  */
 import path from 'node:path';
 import type { McpServer } from '@switchboard/mcp/server';
+import type { RedisStores } from '@switchboard/redis';
 import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { CliError, ExitCode } from '../errors.js';
 import { importModuleFile } from '../moduleImport.js';
 import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
+import { openRedisStores, redisUrlOf } from './redisOption.js';
 import { reportFailure } from './serverCommand.js';
 
 /** How long a server may finish the calls in flight once asked to stop (SIGINT, SIGTERM), in ms. */
@@ -52,15 +54,44 @@ export interface ServeOptions {
   readonly port?: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
+  /**
+   * Share sessions, SSE events, tasks, request states and notifications with other instances through this Redis
+   * (`--redis-url`). @default the `SWITCHBOARD_REDIS_URL` environment variable; unset: in-memory stores
+   */
+  readonly redisUrl?: string;
+}
+
+/**
+ * With Redis: a module whose default export is a function is called with the server options of the shared stores
+ * (`{ bus, taskStore, requestStateStore }`), so `export default (options) => new McpServer({ name, version }, options)`
+ * shares them; an `McpServer` exported ready-made keeps its own (and a note says so).
+ */
+async function loadWithStores(options: ServeOptions, stores: RedisStores): Promise<McpServer> {
+  const { module, io, output } = options;
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = await importModuleFile(path.resolve(io.cwd, module));
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError('usage', `Cannot import "${path.resolve(io.cwd, module)}": ${(error as Error).message}`);
+  }
+  const exported = namespace.default;
+  if (typeof exported === 'function' && !isServer(exported)) return loadServerModule(module, io, { default: () => (exported as (options: unknown) => unknown)(stores.serverOptions) });
+  output.note('switchboard: the module exports a ready-made McpServer: its bus and task store stay in memory (export a function (options) => new McpServer({ name, version }, options) to share them); sessions and SSE events are shared');
+  return loadServerModule(module, io, namespace);
 }
 
 /** Runs the command: resolves once the server stopped (stdio: once it is serving; the process ends with stdin). */
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const { io, output } = options;
+  const redisUrl = redisUrlOf(options.redisUrl, io);
+  let stores: RedisStores | undefined;
   let server: McpServer;
   try {
-    server = await loadServerModule(options.module, io);
+    stores = redisUrl === undefined ? undefined : await openRedisStores(redisUrl, { io });
+    server = stores === undefined ? await loadServerModule(options.module, io) : await loadWithStores(options, stores);
   } catch (error) {
+    await stores?.close();
     return reportFailure(output, error, true);
   }
   if (options.port === undefined) {
@@ -75,16 +106,18 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   let handle: Awaited<ReturnType<typeof serveHttp>>;
   try {
-    handle = await serveHttp({ server, host: options.host ?? '127.0.0.1', port: options.port });
+    handle = await serveHttp({ server, host: options.host ?? '127.0.0.1', port: options.port, ...stores?.httpOptions });
   } catch (error) {
+    await stores?.close();
     return reportFailure(output, error, true);
   }
-  output.note(`switchboard: serving ${options.module} on ${handle.url} (Ctrl-C stops)`);
+  output.note(`switchboard: serving ${options.module} on ${handle.url}${stores === undefined ? '' : ' with the stores on Redis'} (Ctrl-C stops)`);
   await new Promise<void>((resolve) => {
     if (io.signal === undefined || io.signal.aborted) return resolve();
     io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await handle.close({ drainMs: SERVE_DRAIN_MS });
+  await stores?.close();
   output.note('switchboard: stopped');
   return ExitCode.Ok;
 }

@@ -203,3 +203,15 @@ export function inMemoryConnector(server: McpServer, options: InMemoryConnectorO
     },
   };
 }
+
+export { describeStoreConformance, storeConformanceChecks, type ConformanceFramework } from './stores/storeConformance.js';
+export {
+  StoreConformanceError,
+  type ConformanceEventStoreLimits,
+  type ConformanceFactory,
+  type ConformanceOpen,
+  type ConformanceTaskStoreLimits,
+  type StoreCheck,
+  type StoreConformanceSubjects,
+  type StoreKind,
+} from './stores/conformanceKit.js';
