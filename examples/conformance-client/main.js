@@ -8,8 +8,9 @@
  *
  * The suite passes the scenario in `MCP_CONFORMANCE_SCENARIO`, the revision to speak in
  * `MCP_CONFORMANCE_PROTOCOL_VERSION` (the client is pinned to it: no probing) and, for some scenarios, a JSON
- * context in `MCP_CONFORMANCE_CONTEXT`. Each scenario is a few calls (see `scenarios.js`); a scenario this file
- * does not know (the `auth/*` ones: OAuth is not implemented yet) connects, lists the tools and closes.
+ * context in `MCP_CONFORMANCE_CONTEXT`. Each scenario is a few calls (see `scenarios.js`); the `auth/*` ones sign in
+ * with `oauth()` when the server answers 401 (the context carries pre-registered credentials for some), list the
+ * tools and call `test-tool`; a scenario this file does not know connects, lists the tools and closes.
  *
  * Exit code 0 when the scenario's calls all succeeded, 1 otherwise (the error on stderr), 2 on bad usage, 3 when
  * the whole run took longer than `RUN_DEADLINE_MS` (so no client outlives the suite), 4 when something was still
@@ -17,7 +18,7 @@
  */
 import process from 'node:process';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
-import { SCENARIOS, defaultScenario, log } from './scenarios.js';
+import { log, scenarioFor } from './scenarios.js';
 
 /** The whole run's bound, in ms: below the per-scenario timeout the runner gives the suite (45 s), so the suite sees an exit. */
 const RUN_DEADLINE_MS = 40_000;
@@ -58,14 +59,14 @@ async function main() {
   if (process.argv.length < 3 || url === undefined || !/^https?:\/\//.test(url)) usage('the last argument must be the server URL');
   const name = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
-  const scenario = SCENARIOS[name] ?? defaultScenario;
+  const scenario = scenarioFor(name);
   const context = readContext();
   /** @type {import('./scenarios.js').Session} */
   const session = {};
   log(`scenario '${name || '(none)'}' at ${revision ?? 'any revision'} against ${url}`);
 
   const client = await McpClient.connect({
-    connector: streamableHttp({ url }),
+    connector: streamableHttp({ url, ...scenario.transport?.(context) }),
     clientInfo: { name: 'switchboard-conformance-client', version: '1.0.0' },
     ...(revision ? { pin: /** @type {import('@switchboard/mcp/client').McpClientOptions['pin']} */ (revision) } : {}),
     timeoutMs: REQUEST_TIMEOUT_MS,

@@ -16,6 +16,7 @@ import { requirement } from '../doctor/requirements/index.js';
 import type { FailOn, GateOptions } from '../doctor/gateTypes.js';
 import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
 import type { EraChoice } from '../connect.js';
+import { storedAuth } from '../credentials.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
@@ -83,8 +84,12 @@ export function readGate(options: Pick<DoctorCommandOptions, 'failOn' | 'ignore'
 export const DOCTOR_REPORT_GRACE_MS = 1000;
 
 /** The doctor's view of a resolved target (a 2024-11-05 HTTP+SSE entry is reached at its URL like any other). */
-export function doctorTarget(target: Target): DoctorTarget {
-  if (target.kind === 'http') return { transport: 'http', url: target.url, ...(Object.keys(target.headers).length === 0 ? {} : { headers: target.headers }) };
+export function doctorTarget(target: Target, io?: CliIo): DoctorTarget {
+  if (target.kind === 'http') {
+    // The user's stored OAuth credentials for this URL (switchboard login), unless the target sets Authorization.
+    const explicit = Object.keys(target.headers).some((h) => h.toLowerCase() === 'authorization');
+    return { transport: 'http', url: target.url, ...(Object.keys(target.headers).length === 0 ? {} : { headers: target.headers }), ...(io === undefined || explicit ? {} : { auth: storedAuth(io) }) };
+  }
   return { transport: 'stdio', command: target.command, args: target.args, ...(Object.keys(target.env).length === 0 ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }) };
 }
 
@@ -132,7 +137,7 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   let report;
   try {
     const running = runDoctor({
-      target: doctorTarget(target),
+      target: doctorTarget(target, io),
       env: io.doctorEnv ?? nodeDoctorEnv({ environment: io.env }),
       era: options.era,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
