@@ -17,7 +17,7 @@ import {
   type AuthorizationServerMetadata,
   type ProtectedResourceMetadata,
 } from '../../../../protocol/auth/metadata.js';
-import { fetchFailure, readBoundedText, type FetchLike } from '../clientHttp.js';
+import { fetchFailure, isStaleSocket, readBoundedText, type FetchLike } from '../clientHttp.js';
 
 /** Bound (bytes) of one metadata document or token endpoint answer read: 256 KiB. */
 export const MAX_OAUTH_DOCUMENT_BYTES = 256 * 1024;
@@ -43,11 +43,16 @@ export interface JsonAnswer {
  */
 export async function callJson(http: OAuthHttp, url: URL, init: RequestInit, reason: string): Promise<JsonAnswer> {
   const signal = AbortSignal.timeout(http.timeoutMs);
-  let response: Response;
-  try {
-    response = await http.fetch(url, { ...init, redirect: 'manual', signal });
-  } catch (error) {
-    throw new AuthorizationError({ reason, message: `${init.method ?? 'GET'} ${url.href} failed: ${fetchFailure(error)}`, cause: error });
+  let response: Response | undefined;
+  for (let attempt = 0; response === undefined; attempt++) {
+    try {
+      response = await http.fetch(url, { ...init, redirect: 'manual', signal });
+    } catch (error) {
+      // A kept-alive connection the server closed as the request went out (seen on a loaded machine: the
+      // authorization server's idle timeout) carried nothing: sent once more on a fresh one.
+      if (attempt === 0 && !signal.aborted && isStaleSocket(error)) continue;
+      throw new AuthorizationError({ reason, message: `${init.method ?? 'GET'} ${url.href} failed: ${fetchFailure(error)}`, cause: error });
+    }
   }
   let text = '';
   try {
