@@ -39,9 +39,9 @@ export interface LoginOptions {
 /** The platform's way to open a URL in the default browser, detached (its failure is reported, never thrown). */
 function systemBrowser(io: CliIo, output: Output): (url: URL) => void {
   return (url) => {
-    const [command, args] = io.platform === 'darwin' ? ['open', [url.href]] : io.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.href]] : ['xdg-open', [url.href]];
+    const [command, args]: [string, string[]] = io.platform === 'darwin' ? ['open', [url.href]] : io.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.href]] : ['xdg-open', [url.href]];
     try {
-      const child = spawn(command as string, args as string[], { detached: true, stdio: 'ignore' });
+      const child = spawn(command, args, { detached: true, stdio: 'ignore' });
       child.on('error', () => output.note(`Could not open a browser; open this URL yourself:\n  ${url.href}`));
       child.unref();
     } catch {

@@ -52,7 +52,7 @@ const DEFAULT_SUCCESS_PAGE = '<!doctype html><meta charset="utf-8"><title>Signed
  * @returns The redirect URI and the `authorize` callback, to give to `oauth({ redirectUri, authorize })`.
  * @throws what `listen` throws (the port is taken)
  * @example
- * const loopback = await startLoopbackRedirect({ open: (url) => console.error(`Open ${url}`) });
+ * const loopback = await startLoopbackRedirect({ open: (url) => showToUser(`Sign in at ${url}`) });
  * const auth = oauth({ redirectUri: loopback.redirectUri, authorize: loopback.authorize });
  */
 export async function startLoopbackRedirect(options: LoopbackAuthorizerOptions = {}): Promise<LoopbackRedirect> {

@@ -41,7 +41,8 @@ export interface JsonAnswer {
  * a 3xx is an answer like any other).
  * @throws AuthorizationError (`reason`) when the call fails at the transport level
  */
-export async function callJson(http: OAuthHttp, url: URL, init: RequestInit, reason: string): Promise<JsonAnswer> {
+export async function callJson(http: OAuthHttp, call: { readonly url: URL; readonly init: RequestInit; readonly reason: string }): Promise<JsonAnswer> {
+  const { url, init, reason } = call;
   const signal = AbortSignal.timeout(http.timeoutMs);
   let response: Response | undefined;
   for (let attempt = 0; response === undefined; attempt++) {
@@ -54,7 +55,7 @@ export async function callJson(http: OAuthHttp, url: URL, init: RequestInit, rea
       throw new AuthorizationError({ reason, message: `${init.method ?? 'GET'} ${url.href} failed: ${fetchFailure(error)}`, cause: error });
     }
   }
-  let text = '';
+  let text: string;
   try {
     text = (await readBoundedText(response, MAX_OAUTH_DOCUMENT_BYTES)).text;
   } catch (error) {
@@ -93,7 +94,7 @@ export async function discoverResource(http: OAuthHttp, serverUrl: URL, resource
     candidates = protectedResourceMetadataUrls(serverUrl);
   }
   for (const url of candidates) {
-    const answer = await callJson(http, url, { method: 'GET', headers: { Accept: 'application/json' } }, 'discovery');
+    const answer = await callJson(http, { url, init: { method: 'GET', headers: { Accept: 'application/json' } }, reason: 'discovery' });
     if (answer.status < 200 || answer.status > 299) {
       if (resourceMetadataUrl !== undefined) throw new AuthorizationError({ reason: 'discovery', message: `${url.href} answered HTTP ${answer.status}` });
       continue;
@@ -130,7 +131,7 @@ export async function discoverAuthorizationServer(http: OAuthHttp, issuer: strin
     throw new AuthorizationError({ reason: 'discovery', message: `the authorization server "${issuer.slice(0, 200)}" is not a URL` });
   }
   for (const { url } of urls) {
-    const answer = await callJson(http, url, { method: 'GET', headers: { Accept: 'application/json' } }, 'discovery');
+    const answer = await callJson(http, { url, init: { method: 'GET', headers: { Accept: 'application/json' } }, reason: 'discovery' });
     if (answer.status < 200 || answer.status > 299) continue;
     const metadata = readAuthorizationServerMetadata(answer.body);
     if (typeof metadata === 'string') continue;

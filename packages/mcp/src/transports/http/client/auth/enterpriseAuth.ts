@@ -55,7 +55,7 @@ export function idJagAssertion(options: IdJagAssertionOptions): (request: OAuthA
     if (options.clientSecret !== undefined) body.set('client_secret', options.clientSecret);
     const endpoint = new URL(options.tokenEndpoint);
     const http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS };
-    const answer = await callJson(http, endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body: body.toString() }, 'token');
+    const answer = await callJson(http, { url: endpoint, init: { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body: body.toString() }, reason: 'token' });
     const value = answer.body as Record<string, unknown> | undefined;
     if (answer.status < 200 || answer.status > 299 || typeof value?.access_token !== 'string') {
       const error = typeof value?.error === 'string' ? value.error : `HTTP ${answer.status}`;

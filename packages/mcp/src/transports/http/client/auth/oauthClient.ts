@@ -130,7 +130,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (request.resent >= this.#maxStepUps) {
         throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${request.resent} re-authorizations of one request` });
       }
-      await this.#single(state, () => this.#authorize(state, request.url, challenge, scopeUnion(state.requestedScope ?? current?.scope, challenge.scope)));
+      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, scope: scopeUnion(state.requestedScope ?? current?.scope, challenge.scope) }));
       return true;
     }
     await this.#single(state, () => this.#reauthorize(state, request.url, challenge));
@@ -148,7 +148,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const url = new URL(serverUrl);
     const state = this.#state(url);
     await this.#tokens(state);
-    await this.#single(state, () => this.#authorize(state, url, undefined, options.scope));
+    await this.#single(state, () => this.#authorize(state, { serverUrl: url, challenge: undefined, scope: options.scope }));
     if (state.tokens === undefined) throw new AuthorizationError({ reason: 'token', message: `no token was obtained for ${state.key}` });
     return state.tokens;
   }
@@ -219,7 +219,7 @@ export class OAuthClientAuth implements HttpClientAuth {
   /** A 401: discover again (the authorization server may have changed), refresh when that can work, else authorize. */
   async #reauthorize(state: ResourceState, serverUrl: URL, challenge: BearerChallenge | undefined): Promise<void> {
     const current = state.tokens;
-    await this.#authorize(state, serverUrl, challenge, challenge?.scope, current?.refreshToken === undefined ? undefined : current);
+    await this.#authorize(state, { serverUrl, challenge, scope: challenge?.scope, refreshable: current?.refreshToken === undefined ? undefined : current });
   }
 
   /**
@@ -227,7 +227,11 @@ export class OAuthClientAuth implements HttpClientAuth {
    * selection strategy of MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's `scope`,
    * else the resource's `scopes_supported`, else none).
    */
-  async #authorize(state: ResourceState, serverUrl: URL, challenge: BearerChallenge | undefined, scope: string | undefined, refreshable?: OAuthTokens): Promise<void> {
+  async #authorize(
+    state: ResourceState,
+    at: { readonly serverUrl: URL; readonly challenge: BearerChallenge | undefined; readonly scope: string | undefined; readonly refreshable?: OAuthTokens | undefined },
+  ): Promise<void> {
+    const { serverUrl, challenge, scope, refreshable } = at;
     const discovered = await discoverResource(this.#http, serverUrl, challenge?.resourceMetadata);
     let issuer: string;
     let resource: string;
@@ -257,24 +261,25 @@ export class OAuthClientAuth implements HttpClientAuth {
       }
     }
     const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
-    const tokens = await this.#grant(metadata, resource, selected, grant);
+    const tokens = await this.#grant({ metadata, resource, scope: selected, grant });
     state.requestedScope = tokens.requested;
     await this.#save(state, tokens.tokens);
   }
 
-  async #grant(metadata: AuthorizationServerMetadata, resource: string, scope: string | undefined, grant: string): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
+  async #grant(at: { readonly metadata: AuthorizationServerMetadata; readonly resource: string; readonly scope: string | undefined; readonly grant: string }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
+    const { metadata, resource, scope, grant } = at;
     if (grant === 'client_credentials') {
       const auth = await this.#client(metadata, false);
-      const response = await requestToken(this.#http, metadata, auth, { grant_type: 'client_credentials', resource, scope }, this.#dpopFor(metadata));
-      return { tokens: this.#tokensOf(metadata, resource, response, scope), requested: scope };
+      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: 'client_credentials', resource, scope }, dpop: this.#dpopFor(metadata) });
+      return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
     if (grant === 'jwt_bearer') {
       if (this.#options.assertion === undefined) throw new AuthorizationError({ reason: 'token', message: 'the jwt_bearer grant needs an `assertion` callback' });
       const assertion = await this.#options.assertion({ issuer: metadata.issuer, resource, ...(scope === undefined ? {} : { scope }) });
       const auth = await this.#client(metadata, false);
       // RFC 7523 §2.1: grant_type jwt-bearer with the assertion; a refusal is surfaced, never retried (SEP-1933).
-      const response = await requestToken(this.#http, metadata, auth, { grant_type: JWT_BEARER, assertion, resource, scope }, this.#dpopFor(metadata));
-      return { tokens: this.#tokensOf(metadata, resource, response, scope), requested: scope };
+      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: JWT_BEARER, assertion, resource, scope }, dpop: this.#dpopFor(metadata) });
+      return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
     const requested = this.#options.offlineAccess !== false && (metadata.scopes_supported ?? []).includes('offline_access') ? scopeUnion(scope, 'offline_access') : scope;
     return { tokens: await this.#authorizationCode(metadata, resource, requested), requested };
@@ -327,14 +332,13 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     const code = params.get('code');
     if (code === null || code === '') throw new AuthorizationError({ reason: 'authorization', message: 'the authorization response has no "code"' });
-    const response = await requestToken(
-      this.#http,
+    const response = await requestToken(this.#http, {
       metadata,
       auth,
-      { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource },
-      this.#dpopFor(metadata),
-    );
-    return this.#tokensOf(metadata, resource, response, scope);
+      params: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource },
+      dpop: this.#dpopFor(metadata),
+    });
+    return this.#tokensOf(response, { metadata, resource, requested: scope });
   }
 
   /** A refresh (RFC 6749 §6) with the same `resource`; a new refresh token replaces the old one, else it is kept. */
@@ -343,22 +347,22 @@ export class OAuthClientAuth implements HttpClientAuth {
     const auth = await this.#client(metadata, (this.#options.grant ?? 'authorization_code') === 'authorization_code');
     let response: TokenResponse;
     try {
-      response = await requestToken(
-        this.#http,
+      response = await requestToken(this.#http, {
         metadata,
         auth,
-        { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, resource: tokens.resource },
-        this.#dpopFor(metadata),
-      );
+        params: { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, resource: tokens.resource },
+        dpop: this.#dpopFor(metadata),
+      });
     } catch (error) {
       await this.#save(state, undefined);
       throw error;
     }
-    const fresh = this.#tokensOf(metadata, tokens.resource, response, tokens.scope);
+    const fresh = this.#tokensOf(response, { metadata, resource: tokens.resource, requested: tokens.scope });
     await this.#save(state, fresh.refreshToken === undefined && tokens.refreshToken !== undefined ? { ...fresh, refreshToken: tokens.refreshToken } : fresh);
   }
 
-  #tokensOf(metadata: AuthorizationServerMetadata, resource: string | undefined, response: TokenResponse, requested: string | undefined): OAuthTokens {
+  #tokensOf(response: TokenResponse, facts: { readonly metadata: AuthorizationServerMetadata; readonly resource: string | undefined; readonly requested: string | undefined }): OAuthTokens {
+    const { metadata, resource, requested } = facts;
     const scope = response.scope ?? requested;
     return {
       issuer: metadata.issuer,

@@ -64,7 +64,7 @@ export class InMemoryOAuthStore implements OAuthStore {
   }
 
   saveTokens(resource: string, tokens: OAuthTokens | undefined): void {
-    put(this.#tokens, resource, tokens, this.#maxEntries);
+    this.#put(this.#tokens, resource, tokens);
   }
 
   loadClient(issuer: string): OAuthClientInformation | undefined {
@@ -72,17 +72,17 @@ export class InMemoryOAuthStore implements OAuthStore {
   }
 
   saveClient(issuer: string, client: OAuthClientInformation | undefined): void {
-    put(this.#clients, issuer, client, this.#maxEntries);
+    this.#put(this.#clients, issuer, client);
   }
-}
 
-function put<T>(map: Map<string, T>, key: string, value: T | undefined, max: number): void {
-  map.delete(key);
-  if (value === undefined) return;
-  map.set(key, value);
-  while (map.size > max) {
-    const oldest = map.keys().next().value;
-    if (oldest === undefined) break;
-    map.delete(oldest);
+  #put<T>(map: Map<string, T>, key: string, value: T | undefined): void {
+    map.delete(key);
+    if (value === undefined) return;
+    map.set(key, value);
+    while (map.size > this.#maxEntries) {
+      const oldest = map.keys().next().value;
+      if (oldest === undefined) break;
+      map.delete(oldest);
+    }
   }
 }

@@ -58,11 +58,14 @@ export function chooseAuthMethod(metadata: AuthorizationServerMetadata, client: 
  */
 export async function requestToken(
   http: OAuthHttp,
-  metadata: AuthorizationServerMetadata,
-  auth: ClientAuthentication,
-  params: Readonly<Record<string, string | undefined>>,
-  dpop?: DpopProver,
+  request: {
+    readonly metadata: AuthorizationServerMetadata;
+    readonly auth: ClientAuthentication;
+    readonly params: Readonly<Record<string, string | undefined>>;
+    readonly dpop?: DpopProver | undefined;
+  },
 ): Promise<TokenResponse> {
+  const { metadata, auth, params, dpop } = request;
   if (metadata.token_endpoint === undefined) throw new AuthorizationError({ reason: 'token', message: `the authorization server ${metadata.issuer} has no token_endpoint` });
   const endpoint = new URL(metadata.token_endpoint);
   const method = chooseAuthMethod(metadata, auth.client, auth.privateKey !== undefined);
@@ -88,7 +91,7 @@ export async function requestToken(
   }
   for (let attempt = 0; ; attempt++) {
     const sent = { ...headers, ...(dpop === undefined ? {} : { DPoP: await dpop.proof('POST', endpoint) }) };
-    const answer = await callJson(http, endpoint, { method: 'POST', headers: sent, body: body.toString() }, 'token');
+    const answer = await callJson(http, { url: endpoint, init: { method: 'POST', headers: sent, body: body.toString() }, reason: 'token' });
     dpop?.nonce(endpoint.origin, answer.headers.get('dpop-nonce'));
     const value = answer.body as Record<string, unknown> | undefined;
     if (answer.status === 400 && value?.error === 'use_dpop_nonce' && dpop !== undefined && attempt === 0) continue;
@@ -115,12 +118,11 @@ export async function registerClient(http: OAuthHttp, metadata: AuthorizationSer
   const endpoint = new URL(metadata.registration_endpoint);
   const supported = metadata.token_endpoint_auth_methods_supported;
   const method = clientMetadata.token_endpoint_auth_method ?? (supported === undefined || supported.includes('none') ? 'none' : supported.includes('client_secret_basic') ? 'client_secret_basic' : supported[0]);
-  const answer = await callJson(
-    http,
-    endpoint,
-    { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ ...clientMetadata, token_endpoint_auth_method: method }) },
-    'registration',
-  );
+  const answer = await callJson(http, {
+    url: endpoint,
+    init: { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ ...clientMetadata, token_endpoint_auth_method: method }) },
+    reason: 'registration',
+  });
   const value = answer.body as Record<string, unknown> | undefined;
   if (answer.status < 200 || answer.status > 299 || typeof value?.client_id !== 'string') {
     const error = typeof value?.error === 'string' ? value.error : `HTTP ${answer.status}`;
