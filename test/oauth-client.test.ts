@@ -288,7 +288,18 @@ describe('switchboard login <url> --no-browser, then list with the stored creden
     expect(as.log.tokens.map((t) => t.grant)).toContain('refresh_token');
     expect(as.log.tokens.every((t) => t.resource === rs.url())).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-  }, 60_000);
+
+    // call and doctor reach the server with the same stored credentials.
+    const called = await runCli(['call', rs.url(), 'whoami'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    expect(called.code, called.stderr).toBe(0);
+    expect(called.stdout).toContain('hello');
+    const doctor = await runCli(['doctor', rs.url(), '--json', '--timeout-ms', '20000'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    const report = JSON.parse(doctor.stdout) as { connected: boolean; server?: { name?: string } | null; findings: { id: string; message: string }[] };
+    expect(report.connected).toBe(true);
+    expect(report.server?.name).toBe('protected');
+    // The raw probes carried the (refreshed) token too: none of them was answered 401.
+    expect(report.findings.filter((f) => f.message.includes('401'))).toEqual([]);
+  }, 90_000);
 
   it('without stored credentials, list reports the 401 with a hint to sign in', async () => {
     const listed = await runCli(['list', rs.url()], { env: { SWITCHBOARD_CREDENTIALS: join(dir, 'none.json') } });

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { oauth, type HttpClientAuth, type OAuthClientInformation, type OAuthStore, type OAuthTokens } from '@switchboard/mcp/client';
+import { oauth, type OAuthClientAuth, type OAuthClientInformation, type OAuthStore, type OAuthTokens } from '@switchboard/mcp/client';
 import type { CliIo } from './cliIo.js';
 
 /** The file's shape. */
@@ -94,6 +94,9 @@ export class FileOAuthStore implements OAuthStore {
  * The auth of a server command that reaches an HTTP URL: the stored credentials, refreshed when they expire; no
  * sign-in (a server that needs one answers its 401, and the CLI says to run `switchboard login`).
  */
-export function storedAuth(io: CliIo): HttpClientAuth {
-  return oauth({ store: new FileOAuthStore(credentialsPath(io)) });
+export function storedAuth(io: CliIo): OAuthClientAuth {
+  return oauth({ store: new FileOAuthStore(credentialsPath(io)), timeoutMs: STORED_AUTH_TIMEOUT_MS });
 }
+
+/** Bound (ms) of each call a command makes to an authorization server (a refresh): the commands have budgets. */
+const STORED_AUTH_TIMEOUT_MS = 10_000;

@@ -84,13 +84,24 @@ export function readGate(options: Pick<DoctorCommandOptions, 'failOn' | 'ignore'
 export const DOCTOR_REPORT_GRACE_MS = 1000;
 
 /** The doctor's view of a resolved target (a 2024-11-05 HTTP+SSE entry is reached at its URL like any other). */
-export function doctorTarget(target: Target, io?: CliIo): DoctorTarget {
-  if (target.kind === 'http') {
-    // The user's stored OAuth credentials for this URL (switchboard login), unless the target sets Authorization.
-    const explicit = Object.keys(target.headers).some((h) => h.toLowerCase() === 'authorization');
-    return { transport: 'http', url: target.url, ...(Object.keys(target.headers).length === 0 ? {} : { headers: target.headers }), ...(io === undefined || explicit ? {} : { auth: storedAuth(io) }) };
-  }
+export function doctorTarget(target: Target): DoctorTarget {
+  if (target.kind === 'http') return { transport: 'http', url: target.url, ...(Object.keys(target.headers).length === 0 ? {} : { headers: target.headers }) };
   return { transport: 'stdio', command: target.command, args: target.args, ...(Object.keys(target.env).length === 0 ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }) };
+}
+
+/**
+ * The doctor's target with the user's stored OAuth credentials for its URL (`switchboard login`), unless the target
+ * sets `Authorization` itself: the doctor's client connection gets them (refreshed as needed), and its raw HTTP probes
+ * the current bearer token (refreshed first when it is about to expire), so a protected server is probed as its users
+ * reach it. A DPoP-bound token cannot be replayed by the probes: they go without it.
+ */
+export async function doctorTargetWithCredentials(target: Target, io: CliIo): Promise<DoctorTarget> {
+  const plain = doctorTarget(target);
+  if (plain.transport !== 'http' || Object.keys(plain.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')) return plain;
+  const auth = storedAuth(io);
+  const fresh: Readonly<Record<string, string>> = await auth.headers({ url: new URL(plain.url), method: 'POST', resent: 0 }).catch(() => ({}));
+  const bearer = fresh.Authorization?.startsWith('Bearer ') === true ? fresh.Authorization : undefined;
+  return { ...plain, auth, ...(bearer === undefined ? {} : { headers: { ...plain.headers, Authorization: bearer } }) };
 }
 
 /**
@@ -137,7 +148,7 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   let report;
   try {
     const running = runDoctor({
-      target: doctorTarget(target, io),
+      target: await doctorTargetWithCredentials(target, io),
       env: io.doctorEnv ?? nodeDoctorEnv({ environment: io.env }),
       era: options.era,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
