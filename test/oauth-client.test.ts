@@ -216,6 +216,26 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('requests refused at once with 401 share one refresh; without an authorize callback a 401 is answered as it is', async () => {
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      const signIns = as.log.authorizations.length;
+      const refreshes = (): number => as.log.tokens.filter((t) => t.grant === 'refresh_token').length;
+      const before = refreshes();
+      as.issued.clear(); // the server now refuses every token it had accepted
+      const results = await Promise.all([client.listAllTools(), client.callTool({ name: 'whoami', arguments: {} }), client.callTool({ name: 'whoami', arguments: {} })]);
+      expect(results[1].content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(refreshes() - before).toBe(1);
+      expect(as.log.authorizations.length).toBe(signIns);
+    } finally {
+      await client.close();
+    }
+    const anonymous = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth: oauth() }), pin: '2025-11-25' }).catch((e: unknown) => e);
+    expect((anonymous as { code?: string; status?: number }).code).toBe('http_status');
+    expect((anonymous as { status?: number }).status).toBe(401);
+  });
+
   it('refuses protected resource metadata that names another resource, before any authorization request', async () => {
     const other = protectedServer({ issued: as.issued, issuer: as.issuer, resourceOverride: 'https://evil.example.com/mcp' });
     await other.start();
