@@ -8,16 +8,17 @@
  *   scope-selection.mdx)
  */
 import { AuthorizationError } from '../../../../protocol/clientErrors.js';
-import { bearerChallengeOf, scopeList, type BearerChallenge } from '../../../../protocol/auth/challenge.js';
+import { bearerChallengeOf, parseWwwAuthenticate, scopeList, type BearerChallenge } from '../../../../protocol/auth/challenge.js';
 import { canonicalResourceUri, type AuthorizationServerMetadata } from '../../../../protocol/auth/metadata.js';
 import { defaultClientFetch } from '../clientHttp.js';
 import type { AuthRequestFacts, HttpClientAuth } from './authorizedFetch.js';
 import { discoverAuthorizationServer, discoverResource, type OAuthHttp } from './discovery.js';
 import { DpopKey } from './dpop.js';
-import { importPrivateKeyPem, isJwsAlgorithm, pkcePair, randomToken } from './oauthCrypto.js';
+import { clientIdentity } from './clientIdentity.js';
+import { pkcePair, randomToken } from './oauthCrypto.js';
 import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, type OAuthOptions } from './oauthOptions.js';
-import { InMemoryOAuthStore, type OAuthClientInformation, type OAuthStore, type OAuthTokens } from './oauthStore.js';
-import { registerClient, requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
+import { InMemoryOAuthStore, type OAuthStore, type OAuthTokens } from './oauthStore.js';
+import { requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
 
 /** What the client knows of one MCP server (keyed by its canonical URI). */
 interface ResourceState {
@@ -28,6 +29,8 @@ interface ResourceState {
   requestedScope: string | undefined;
   /** The authorization running for this server: concurrent 401s wait for it instead of starting their own. */
   flow: Promise<void> | undefined;
+  /** Whether the server offered DPoP (a `DPoP` challenge, or DPoP fields in its metadata). */
+  dpop: boolean;
 }
 
 /** Servers whose state is kept in memory (the store keeps the tokens); the oldest is dropped beyond. */
@@ -35,18 +38,6 @@ const MAX_RESOURCES = 64;
 /** A token this close to its expiry (ms) is refreshed before it is sent. */
 const EXPIRY_MARGIN_MS = 30_000;
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-
-/** The `application_type` of RFC 7591 / OIDC Registration for a redirect URI: loopback or custom scheme is `native`. */
-function applicationTypeOf(redirectUri: string | undefined): string {
-  if (redirectUri === undefined) return 'native';
-  try {
-    const url = new URL(redirectUri);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'native';
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ? 'native' : 'web';
-  } catch {
-    return 'native';
-  }
-}
 
 /** The union of two space-separated scope lists, in order of first appearance. */
 function scopeUnion(a: string | undefined, b: string | undefined): string | undefined {
@@ -95,6 +86,7 @@ export class OAuthClientAuth implements HttpClientAuth {
   async challenged(request: AuthRequestFacts, response: Response): Promise<boolean> {
     const state = this.#state(request.url);
     const challenge = bearerChallengeOf(response.headers);
+    const dpopOffered = parseWwwAuthenticate(response.headers.get('www-authenticate')).some((c) => /^dpop$/i.test(c.scheme));
     if (response.status === 401 && challenge?.error === 'use_dpop_nonce') {
       // RFC 9449 §9: the resource server wants a nonce in the proof; the request is sent again with it.
       const nonce = response.headers.get('dpop-nonce');
@@ -130,10 +122,12 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (request.resent >= this.#maxStepUps) {
         throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${request.resent} re-authorizations of one request` });
       }
-      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, scope: scopeUnion(state.requestedScope ?? current?.scope, challenge.scope) }));
+      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: scopeUnion(state.requestedScope ?? current?.scope, challenge.scope) }));
       return true;
     }
-    await this.#single(state, () => this.#reauthorize(state, request.url, challenge));
+    // A token that a refresh made for this very request and that was refused at once is not refreshed again.
+    const refreshable = request.resent === 0 && current?.refreshToken !== undefined ? current : undefined;
+    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge?.scope, refreshable }));
     return true;
   }
 
@@ -167,7 +161,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const key = canonicalResourceUri(url);
     let state = this.#resources.get(key);
     if (state === undefined) {
-      state = { key, loaded: false, tokens: undefined, requestedScope: undefined, flow: undefined };
+      state = { key, loaded: false, tokens: undefined, requestedScope: undefined, flow: undefined, dpop: false };
       this.#resources.set(key, state);
       if (this.#resources.size > MAX_RESOURCES) {
         const oldest = this.#resources.keys().next().value;
@@ -216,12 +210,6 @@ export class OAuthClientAuth implements HttpClientAuth {
     return found;
   }
 
-  /** A 401: discover again (the authorization server may have changed), refresh when that can work, else authorize. */
-  async #reauthorize(state: ResourceState, serverUrl: URL, challenge: BearerChallenge | undefined): Promise<void> {
-    const current = state.tokens;
-    await this.#authorize(state, { serverUrl, challenge, scope: challenge?.scope, refreshable: current?.refreshToken === undefined ? undefined : current });
-  }
-
   /**
    * Discovery, then (when `refreshable` is from the same issuer) a refresh, else the grant with `scope` (the scope
    * selection strategy of MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's `scope`,
@@ -229,7 +217,13 @@ export class OAuthClientAuth implements HttpClientAuth {
    */
   async #authorize(
     state: ResourceState,
-    at: { readonly serverUrl: URL; readonly challenge: BearerChallenge | undefined; readonly scope: string | undefined; readonly refreshable?: OAuthTokens | undefined },
+    at: {
+      readonly serverUrl: URL;
+      readonly challenge: BearerChallenge | undefined;
+      readonly dpopOffered?: boolean;
+      readonly scope: string | undefined;
+      readonly refreshable?: OAuthTokens | undefined;
+    },
   ): Promise<void> {
     const { serverUrl, challenge, scope, refreshable } = at;
     const discovered = await discoverResource(this.#http, serverUrl, challenge?.resourceMetadata);
@@ -246,6 +240,8 @@ export class OAuthClientAuth implements HttpClientAuth {
       issuer = first;
       resource = discovered.metadata.resource;
     }
+    const prm = discovered?.metadata;
+    state.dpop = at.dpopOffered === true || prm?.dpop_bound_access_tokens_required === true || Array.isArray(prm?.dpop_signing_alg_values_supported);
     const grant = this.#options.grant ?? 'authorization_code';
     const metadata = await this.#metadataOf(issuer, grant === 'authorization_code');
     if (state.tokens !== undefined && state.tokens.issuer !== metadata.issuer) {
@@ -261,16 +257,22 @@ export class OAuthClientAuth implements HttpClientAuth {
       }
     }
     const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
-    const tokens = await this.#grant({ metadata, resource, scope: selected, grant });
+    const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
     state.requestedScope = tokens.requested;
     await this.#save(state, tokens.tokens);
   }
 
-  async #grant(at: { readonly metadata: AuthorizationServerMetadata; readonly resource: string; readonly scope: string | undefined; readonly grant: string }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
-    const { metadata, resource, scope, grant } = at;
+  async #grant(at: {
+    readonly state: ResourceState;
+    readonly metadata: AuthorizationServerMetadata;
+    readonly resource: string;
+    readonly scope: string | undefined;
+    readonly grant: string;
+  }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
+    const { state, metadata, resource, scope, grant } = at;
     if (grant === 'client_credentials') {
       const auth = await this.#client(metadata, false);
-      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: 'client_credentials', resource, scope }, dpop: this.#dpopFor(metadata) });
+      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: 'client_credentials', resource, scope }, dpop: this.#dpopFor(metadata, state) });
       return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
     if (grant === 'jwt_bearer') {
@@ -278,15 +280,16 @@ export class OAuthClientAuth implements HttpClientAuth {
       const assertion = await this.#options.assertion({ issuer: metadata.issuer, resource, ...(scope === undefined ? {} : { scope }) });
       const auth = await this.#client(metadata, false);
       // RFC 7523 §2.1: grant_type jwt-bearer with the assertion; a refusal is surfaced, never retried (SEP-1933).
-      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: JWT_BEARER, assertion, resource, scope }, dpop: this.#dpopFor(metadata) });
+      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: JWT_BEARER, assertion, resource, scope }, dpop: this.#dpopFor(metadata, state) });
       return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
     const requested = this.#options.offlineAccess !== false && (metadata.scopes_supported ?? []).includes('offline_access') ? scopeUnion(scope, 'offline_access') : scope;
-    return { tokens: await this.#authorizationCode(metadata, resource, requested), requested };
+    return { tokens: await this.#authorizationCode({ state, metadata, resource, scope: requested }), requested };
   }
 
   /** The authorization code grant with PKCE S256 (RFC 6749 §4.1, RFC 7636), `resource` (RFC 8707) and `iss` (RFC 9207). */
-  async #authorizationCode(metadata: AuthorizationServerMetadata, resource: string, scope: string | undefined): Promise<OAuthTokens> {
+  async #authorizationCode(at: { readonly state: ResourceState; readonly metadata: AuthorizationServerMetadata; readonly resource: string; readonly scope: string | undefined }): Promise<OAuthTokens> {
+    const { metadata, resource, scope } = at;
     const { authorize, redirectUri } = this.#options;
     if (metadata.authorization_endpoint === undefined) throw new AuthorizationError({ reason: 'discovery', message: `the authorization server ${metadata.issuer} has no authorization_endpoint` });
     if (authorize === undefined || redirectUri === undefined) {
@@ -294,21 +297,21 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     const auth = await this.#client(metadata, true);
     const pkce = await pkcePair();
-    const state = randomToken(16);
+    const stateParam = randomToken(16);
     const url = new URL(metadata.authorization_endpoint);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('client_id', auth.client.clientId);
     url.searchParams.set('redirect_uri', redirectUri);
     url.searchParams.set('code_challenge', pkce.challenge);
     url.searchParams.set('code_challenge_method', 'S256');
-    url.searchParams.set('state', state);
+    url.searchParams.set('state', stateParam);
     // MCP 2025-11-25 basic/authorization.mdx "Resource Parameter Implementation": MUST be included in authorization
     // and token requests.
     url.searchParams.set('resource', resource);
     if (scope !== undefined) url.searchParams.set('scope', scope);
     let answer: URL;
     try {
-      answer = new URL(String(await authorize({ authorizationUrl: url, redirectUri, state, resource })));
+      answer = new URL(String(await authorize({ authorizationUrl: url, redirectUri, state: stateParam, resource })));
     } catch (error) {
       if (error instanceof AuthorizationError) throw error;
       throw new AuthorizationError({ reason: 'authorization', message: `the sign-in did not complete: ${error instanceof Error ? error.message : String(error)}`, cause: error });
@@ -324,7 +327,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     if (iss === null && metadata.authorization_response_iss_parameter_supported === true) {
       throw new AuthorizationError({ reason: 'iss_mismatch', message: `the authorization response has no "iss" although ${metadata.issuer} advertises authorization_response_iss_parameter_supported (RFC 9207 §2.4)` });
     }
-    if (params.get('state') !== state) throw new AuthorizationError({ reason: 'authorization', message: 'the authorization response carries another "state" than the request (RFC 6749 §10.12)' });
+    if (params.get('state') !== stateParam) throw new AuthorizationError({ reason: 'authorization', message: 'the authorization response carries another "state" than the request (RFC 6749 §10.12)' });
     const error = params.get('error');
     if (error !== null) {
       const description = params.get('error_description');
@@ -336,7 +339,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       metadata,
       auth,
       params: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource },
-      dpop: this.#dpopFor(metadata),
+      dpop: this.#dpopFor(metadata, at.state),
     });
     return this.#tokensOf(response, { metadata, resource, requested: scope });
   }
@@ -351,7 +354,8 @@ export class OAuthClientAuth implements HttpClientAuth {
         metadata,
         auth,
         params: { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, resource: tokens.resource },
-        dpop: this.#dpopFor(metadata),
+        // RFC 9449 §5: the refresh token of a DPoP-bound grant is bound to the same key.
+        dpop: tokens.tokenType.toLowerCase() === 'dpop' ? this.#dpop : undefined,
       });
     } catch (error) {
       await this.#save(state, undefined);
@@ -375,54 +379,19 @@ export class OAuthClientAuth implements HttpClientAuth {
     };
   }
 
-  #dpopFor(metadata: AuthorizationServerMetadata): DpopKey | undefined {
-    if (this.#options.dpop === false) return undefined;
+  /**
+   * The DPoP key when a token should be DPoP-bound: the resource offered DPoP (a `DPoP` challenge, RFC 9449 §7.1, or
+   * `dpop_bound_access_tokens_required` / `dpop_signing_alg_values_supported` in its metadata) and the authorization
+   * server accepts ES256 proofs (RFC 9449 §5.1) — never for a server that knows only Bearer tokens.
+   */
+  #dpopFor(metadata: AuthorizationServerMetadata, state: ResourceState): DpopKey | undefined {
+    if (this.#options.dpop === false || !state.dpop) return undefined;
     return (metadata.dpop_signing_alg_values_supported ?? []).includes('ES256') ? this.#dpop : undefined;
   }
 
-  /**
-   * The client's identity at this authorization server, in the order of MCP 2026-07-28 client-registration.mdx:
-   * pre-registered, then a Client ID Metadata Document URL (when the server advertises support), then a registration
-   * kept for this issuer, then dynamic client registration (RFC 7591).
-   * @throws AuthorizationError `registration` when none applies
-   */
-  async #client(metadata: AuthorizationServerMetadata, interactive: boolean): Promise<ClientAuthentication> {
-    const pre = this.#options.client;
-    if (pre !== undefined && (pre.issuer === undefined || pre.issuer === metadata.issuer)) {
-      const client: OAuthClientInformation = {
-        clientId: pre.clientId,
-        ...(pre.clientSecret === undefined ? {} : { clientSecret: pre.clientSecret }),
-        ...(pre.tokenEndpointAuthMethod === undefined ? {} : { tokenEndpointAuthMethod: pre.tokenEndpointAuthMethod }),
-      };
-      if (pre.privateKeyPem === undefined) return { client };
-      const alg = pre.signingAlgorithm ?? 'ES256';
-      if (!isJwsAlgorithm(alg)) throw new AuthorizationError({ reason: 'registration', message: `the signing algorithm "${alg}" is not one of ES256, ES384, RS256, PS256, EdDSA` });
-      return { client, privateKey: await importPrivateKeyPem(pre.privateKeyPem, alg) };
-    }
-    const cimd = this.#options.clientMetadataUrl;
-    if (interactive && cimd !== undefined && metadata.client_id_metadata_document_supported === true) {
-      return { client: { clientId: cimd, tokenEndpointAuthMethod: 'none' } };
-    }
-    const stored = await this.#store.loadClient(metadata.issuer);
-    if (stored !== undefined && (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt > Date.now())) return { client: stored };
-    if (interactive && this.#options.dynamicRegistration !== false && metadata.registration_endpoint !== undefined) {
-      const redirectUri = this.#options.redirectUri;
-      const registered = await registerClient(this.#http, metadata, {
-        client_name: 'Switchboard MCP client',
-        redirect_uris: redirectUri === undefined ? [] : [redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        // MCP 2026-07-28 client-registration.mdx: clients MUST specify an appropriate application_type.
-        application_type: applicationTypeOf(redirectUri),
-        ...this.#options.clientMetadata,
-      });
-      await this.#store.saveClient(metadata.issuer, registered);
-      return { client: registered };
-    }
-    throw new AuthorizationError({
-      reason: 'registration',
-      message: `no client identity for ${metadata.issuer}: no pre-registered client${interactive ? `, ${cimd === undefined ? 'no clientMetadataUrl' : 'no client_id_metadata_document_supported'}, ${metadata.registration_endpoint === undefined ? 'no registration_endpoint' : 'dynamic registration disabled'}` : ''}`,
-    });
+  /** The client's identity at this authorization server (see `clientIdentity`). */
+  #client(metadata: AuthorizationServerMetadata, interactive: boolean): Promise<ClientAuthentication> {
+    return clientIdentity({ options: this.#options, store: this.#store, http: this.#http, metadata, interactive });
   }
 }
 
