@@ -94,8 +94,9 @@ export interface OAuthOptions {
    */
   readonly offlineAccess?: boolean;
   /**
-   * DPoP-bound tokens (RFC 9449): `'auto'` uses them when the authorization server advertises
-   * `dpop_signing_alg_values_supported` with ES256; `false` never. @default 'auto'
+   * DPoP-bound tokens (RFC 9449): `'auto'` uses them when the resource offers DPoP (a `DPoP` challenge, or
+   * `dpop_bound_access_tokens_required` / `dpop_signing_alg_values_supported` in its metadata) and the authorization
+   * server lists ES256 in `dpop_signing_alg_values_supported`; `false` never. @default 'auto'
    */
   readonly dpop?: 'auto' | false;
   /** Re-authorizations for more scope (403 `insufficient_scope`) per resource before giving up (`step_up_limit`). @default 2 */
