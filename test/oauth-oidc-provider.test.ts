@@ -8,13 +8,18 @@
  * `oidc-provider` is a dev dependency of the resource-server work (branch h/rs); where it is not installed this file
  * skips. It was run with it installed on 2026-12-02 (oidc-provider 9.13.3).
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { McpClient, oauth, streamableHttp, type OAuthAuthorizeRequest } from '@switchboard/mcp/client';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { McpServer } from '@switchboard/mcp/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitWithin, runCli, stopByPid } from './helpers/process.js';
 
 type ProviderClass = new (issuer: string, config: Record<string, unknown>) => { callback(): (req: unknown, res: unknown) => void; proxy: boolean };
 const PROVIDER_MODULE = 'oidc-provider';
@@ -166,4 +171,40 @@ describe.skipIf(provider === undefined)('oauth() against oidc-provider (a real a
       await client.close();
     }
   }, 60_000);
+
+  it('switchboard login --no-browser signs in at oidc-provider; list then uses the stored tokens (mode 0600)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-oidc-'));
+    const file = join(dir, 'credentials.json');
+    const bin = new URL('../packages/cli/bin/switchboard.js', import.meta.url).pathname;
+    const child = spawn(process.execPath, [bin, 'login', `${base}/mcp`, '--no-browser', '--timeout-ms', '30000'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', SWITCHBOARD_CREDENTIALS: file } });
+    try {
+      let stderr = '';
+      const printed = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no sign-in URL printed: ${stderr}`)), 20_000);
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const url = /Open this URL in a browser to sign in:\n\s+(\S+)/.exec(stderr)?.[1];
+          if (url !== undefined) {
+            clearTimeout(timer);
+            resolve(url);
+          }
+        });
+      });
+      const authorizationUrl = new URL(printed);
+      const redirectUri = authorizationUrl.searchParams.get('redirect_uri') ?? '';
+      expect(redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      const back = await signInAsAlice({ authorizationUrl, redirectUri, state: '', resource: '' });
+      expect((await fetch(back)).status).toBe(200);
+      expect(await exitWithin(child, 20_000)).toBe(0);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as { tokens: Record<string, { issuer: string }> };
+      expect(stored.tokens[`${base}/mcp`]?.issuer).toBe(issuer);
+      const listed = await runCli(['list', `${base}/mcp`, '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['admin', 'whoami']);
+    } finally {
+      stopByPid(child);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
