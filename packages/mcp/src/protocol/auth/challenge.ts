@@ -1,7 +1,7 @@
 /**
  * `WWW-Authenticate` challenges (RFC 9110 §11.6.1) as an MCP client reads them on a 401 or 403: the scheme and its
  * auth-params, of which MCP uses `resource_metadata` (RFC 9728 §5.1), `scope` and `error` (RFC 6750 §3). Runtime-
- * neutral parsing, shared by the client (which follows challenges) and the resource-server side (which writes them).
+ * neutral parsing: the client follows challenges with it, and the resource-server side can read its own with it.
  *
  * @see MCP 2025-11-25 basic/authorization.mdx "Protected Resource Metadata Discovery Requirements"
  * @see MCP 2026-07-28 basic/authorization/scope-selection.mdx "Runtime Insufficient Scope Errors"

@@ -25,6 +25,19 @@ export function applicationTypeOf(redirectUri: string | undefined): string {
 }
 
 /**
+ * Whether a URL can be a CIMD `client_id`: `https` with a path, no fragment, no user info (MCP 2025-11-25
+ * basic/authorization.mdx "Client ID Metadata Documents": the client_id MUST be an HTTPS URL with a path component).
+ */
+function isClientIdUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.pathname !== '/' && url.hash === '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The client's identity at `metadata`'s issuer. `interactive` (the authorization code grant) allows CIMD and dynamic
  * registration; the machine grants use a pre-registered client or one kept for the issuer.
  * @throws AuthorizationError `registration` when none applies
@@ -50,7 +63,7 @@ export async function clientIdentity(facts: {
     return { client, privateKey: await importPrivateKeyPem(pre.privateKeyPem, alg) };
   }
   const cimd = options.clientMetadataUrl;
-  if (interactive && cimd !== undefined && metadata.client_id_metadata_document_supported === true) {
+  if (interactive && cimd !== undefined && metadata.client_id_metadata_document_supported === true && isClientIdUrl(cimd)) {
     return { client: { clientId: cimd, tokenEndpointAuthMethod: 'none' } };
   }
   const stored = await store.loadClient(metadata.issuer);
