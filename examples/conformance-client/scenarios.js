@@ -9,14 +9,17 @@
  */
 
 import process from 'node:process';
+import { idJagAssertion, oauth } from '@switchboard/mcp/client';
 
 /** @typedef {import('@switchboard/mcp/client').McpClient} McpClient */
 /** @typedef {import('@switchboard/mcp/client').McpClientOptions} McpClientOptions */
+/** @typedef {import('@switchboard/mcp/client').StreamableHttpClientOptions} StreamableHttpClientOptions */
 /** @typedef {Record<string, unknown>} Context */
 /** @typedef {{ client?: McpClient }} Session */
 /**
  * @typedef {object} Scenario
  * @property {(context: Context, session: Session) => Partial<McpClientOptions>} [options]
+ * @property {(context: Context) => Partial<StreamableHttpClientOptions>} [transport] adds to `streamableHttp`'s options
  * @property {(client: McpClient, context: Context) => Promise<void>} run
  */
 
@@ -84,6 +87,54 @@ function sampleArguments(tool) {
     args[key] = type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : 'us-west1';
   }
   return args;
+}
+
+/**
+ * The user-agent step of a sign-in, done the way a browser would with an authorization server that needs no user
+ * interaction (the suite's): follow the authorization URL to its redirect, and hand back where it points.
+ * @param {{ authorizationUrl: URL }} request
+ */
+async function followAuthorization({ authorizationUrl }) {
+  const response = await fetch(authorizationUrl, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  await response.body?.cancel();
+  const location = response.headers.get('location');
+  if (location === null) throw new Error(`the authorization endpoint answered HTTP ${response.status} without a redirect`);
+  log(`authorization redirect -> ${location}`);
+  return new URL(location, authorizationUrl);
+}
+
+/** The CIMD URL the suite expects when the authorization server supports Client ID Metadata Documents (never fetched). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * The OAuth options an application would give for each `auth/*` scenario: a user sign-in (authorization code with
+ * PKCE) by default, with the pre-registered client of the context when there is one; the machine-to-machine grants
+ * for the client-credentials and workload-identity scenarios.
+ * @param {string} name
+ * @param {Context} context
+ * @returns {import('@switchboard/mcp/client').OAuthOptions}
+ */
+export function oauthOptionsFor(name, context) {
+  const clientId = typeof context.client_id === 'string' ? context.client_id : undefined;
+  const clientSecret = typeof context.client_secret === 'string' ? context.client_secret : undefined;
+  if (name === 'auth/client-credentials-jwt' && clientId) {
+    return { grant: 'client_credentials', client: { clientId, privateKeyPem: String(context.private_key_pem), signingAlgorithm: String(context.signing_algorithm ?? 'ES256') } };
+  }
+  if (name === 'auth/client-credentials-basic' && clientId) return { grant: 'client_credentials', client: { clientId, ...(clientSecret ? { clientSecret } : {}) } };
+  if (name === 'auth/wif-jwt-bearer' && clientId) return { grant: 'jwt_bearer', client: { clientId }, assertion: () => String(context.valid_jwt) };
+  if (name === 'auth/enterprise-managed-authorization' && clientId) {
+    return {
+      grant: 'jwt_bearer',
+      client: { clientId, ...(clientSecret ? { clientSecret } : {}) },
+      assertion: idJagAssertion({ tokenEndpoint: String(context.idp_token_endpoint), idToken: String(context.idp_id_token), clientId: String(context.idp_client_id) }),
+    };
+  }
+  return {
+    redirectUri: 'http://localhost:3000/callback',
+    authorize: followAuthorization,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    ...(clientId ? { client: { clientId, ...(clientSecret ? { clientSecret } : {}) } } : {}),
+  };
 }
 
 /** @type {Scenario} */
@@ -182,6 +233,14 @@ export const SCENARIOS = {
 
   'json-schema-ref-no-deref': defaultScenario,
 
+  // Every auth/* scenario (see `scenarioFor`): sign in when the server asks, list the tools, call one.
+  auth: {
+    async run(client) {
+      const tools = await listTools(client);
+      if (tools.some((t) => t.name === 'test-tool')) await call(client, 'test-tool', {});
+    },
+  },
+
   'json-schema-2020-12-preservation': {
     async run(client) {
       const tools = await listTools(client);
@@ -191,3 +250,17 @@ export const SCENARIOS = {
     },
   },
 };
+
+/**
+ * The scenario to run for a name: its entry, the `auth` entry (with OAuth on the transport) for `auth/*`, else the
+ * default.
+ * @param {string} name
+ * @returns {Scenario}
+ */
+export function scenarioFor(name) {
+  const known = SCENARIOS[name];
+  if (known) return known;
+  const auth = SCENARIOS.auth;
+  if (name.startsWith('auth/') && auth) return { ...auth, transport: (context) => ({ auth: oauth(oauthOptionsFor(name, context)) }) };
+  return defaultScenario;
+}

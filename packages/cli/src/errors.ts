@@ -47,7 +47,7 @@ export interface FailureReport {
 }
 
 /** What the connect step raised means "could not connect" (exit 2); later, the same codes are failures (exit 1). */
-const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_refused', 'connection_closed', 'http_status', 'negotiation_failed', 'request_timeout', 'session_expired']);
+const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_refused', 'connection_closed', 'http_status', 'negotiation_failed', 'request_timeout', 'session_expired', 'authorization_failed']);
 
 /**
  * Turns any error into one line, a hint and an exit code.
@@ -68,7 +68,10 @@ export function describeFailure(error: unknown, options: { readonly connecting: 
       http_status: 'switchboard explain <status> says what the status means',
       negotiation_failed: 'try --era legacy or --era modern',
       session_expired: 'the server forgot the session; run the command again',
+      authorization_failed: 'switchboard login <url> signs in again (the stored credentials did not work)',
     };
+    const status = (error as { status?: unknown }).status;
+    if (error.code === 'http_status' && (status === 401 || status === 403)) hints.http_status = 'the server needs a sign-in: switchboard login <url>, then run this again';
     const hint = hints[error.code];
     const outcomeClass = classifyOutcome({ kind: 'client', code: error.code }).class;
     return { line: error.message, exitCode, outcomeClass, ...(hint === undefined ? {} : { hint }) };

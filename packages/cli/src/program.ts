@@ -11,6 +11,7 @@ import { explainCommand } from './commands/explain.js';
 import { gatewayCommand } from './commands/gateway.js';
 import { INSTALL_HELP, INSTALL_HOSTS, INSTALL_SCOPES, installCommand, type InstallOptions } from './commands/install.js';
 import { listCommand } from './commands/list.js';
+import { loginCommand } from './commands/login.js';
 import { readCommand } from './commands/read.js';
 import { revisionsCommand } from './commands/revisions.js';
 import { serveCommand } from './commands/serve.js';
@@ -366,6 +367,29 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .addHelpText('after', INSTALL_HELP)
     .action(async (module: string | undefined, flags: Pick<InstallOptions, 'host' | 'scope' | 'name' | 'print' | 'force' | 'check' | 'timeoutMs'> & { env: string[] }) => {
       state.exitCode = await installCommand({ io, output, command, ...flags, ...(module === undefined ? {} : { module }) });
+    });
+  program
+    .command('login')
+    .argument('[url]', 'the MCP server URL to sign in to (OAuth)')
+    .description('sign in to an MCP server that needs OAuth; tokens are stored per user (mode 0600) and used by list, call, read and doctor')
+    .option('--no-browser', 'print the sign-in URL instead of opening a browser')
+    .option('--scope <scope>', 'the scope to ask for (default: what the server lists)')
+    .option('--timeout-ms <ms>', 'how long to wait for the sign-in (default 300000)', positiveInteger)
+    .option('--client-metadata-url <url>', "this client's Client ID Metadata Document URL, used when the authorization server supports CIMD")
+    .option('--logout', 'forget the stored tokens of this URL')
+    .option('--list', 'list the stored sign-ins')
+    .action(async (url: string | undefined, flags: { browser: boolean; scope?: string; timeoutMs?: number; clientMetadataUrl?: string; logout?: boolean; list?: boolean }) => {
+      state.exitCode = await loginCommand({
+        io,
+        output,
+        ...(url === undefined ? {} : { url }),
+        noBrowser: !flags.browser,
+        ...(flags.scope === undefined ? {} : { scope: flags.scope }),
+        ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
+        ...(flags.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: flags.clientMetadataUrl }),
+        logout: flags.logout === true,
+        list: flags.list === true,
+      });
     });
   program
     .command('revisions')

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { httpSse, streamableHttp, type ClientConnector } from '@switchboard/mcp/client';
+import { storedAuth } from './credentials.js';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { CliError } from './errors.js';
 import { findServer, type HostConfigFile } from './hostConfigs.js';
@@ -105,7 +106,10 @@ export function connectorFor(
 ): ClientConnector {
   if (target.kind === 'http') {
     const headers = Object.keys(target.headers).length === 0 ? undefined : target.headers;
-    const http = { url: target.url, ...(headers === undefined ? {} : { headers }), ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
+    // The user's stored OAuth credentials for this URL (`switchboard login`), refreshed when they expire; an
+    // Authorization header given with the target wins (no OAuth then).
+    const auth = headers !== undefined && Object.keys(headers).some((h) => h.toLowerCase() === 'authorization') ? undefined : storedAuth(options.io);
+    const http = { url: target.url, ...(headers === undefined ? {} : { headers }), ...(auth === undefined ? {} : { auth }), ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
     return target.transport === 'sse' ? httpSse(http) : streamableHttp(http);
   }
   return spawnStdio({

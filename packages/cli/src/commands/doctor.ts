@@ -16,6 +16,7 @@ import { requirement } from '../doctor/requirements/index.js';
 import type { FailOn, GateOptions } from '../doctor/gateTypes.js';
 import type { DoctorOptions, DoctorTarget } from '../doctor/types.js';
 import type { EraChoice } from '../connect.js';
+import { storedAuth } from '../credentials.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
@@ -89,6 +90,21 @@ export function doctorTarget(target: Target): DoctorTarget {
 }
 
 /**
+ * The doctor's target with the user's stored OAuth credentials for its URL (`switchboard login`), unless the target
+ * sets `Authorization` itself: the doctor's client connection gets them (refreshed as needed), and its raw HTTP probes
+ * the current bearer token (refreshed first when it is about to expire), so a protected server is probed as its users
+ * reach it. A DPoP-bound token cannot be replayed by the probes: they go without it.
+ */
+export async function doctorTargetWithCredentials(target: Target, io: CliIo): Promise<DoctorTarget> {
+  const plain = doctorTarget(target);
+  if (plain.transport !== 'http' || Object.keys(plain.headers ?? {}).some((h) => h.toLowerCase() === 'authorization')) return plain;
+  const auth = storedAuth(io);
+  const fresh: Readonly<Record<string, string>> = await auth.headers({ url: new URL(plain.url), method: 'POST', resent: 0 }).catch(() => ({}));
+  const bearer = fresh.Authorization?.startsWith('Bearer ') === true ? fresh.Authorization : undefined;
+  return { ...plain, auth, ...(bearer === undefined ? {} : { headers: { ...plain.headers, Authorization: bearer } }) };
+}
+
+/**
  * Reads `--call` and `--args`.
  * @throws CliError `usage` when `--args` is not a JSON object, or is given without `--call`
  */
@@ -132,7 +148,7 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   let report;
   try {
     const running = runDoctor({
-      target: doctorTarget(target),
+      target: await doctorTargetWithCredentials(target, io),
       env: io.doctorEnv ?? nodeDoctorEnv({ environment: io.env }),
       era: options.era,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

@@ -163,7 +163,7 @@ function connectorOf(options: CheckContextOptions): ClientConnector {
   const paced = { now: () => env.now(), expired: () => options.budget.left() === 0 || resources.fetchSignal.aborted, reason: () => new Error("The doctor's time budget is spent") };
   const fetch: typeof globalThis.fetch = async (input, init) =>
     pacedResponse(await env.fetch(input, { ...init, signal: init?.signal == null ? resources.fetchSignal : anySignal([init.signal, resources.fetchSignal]) }), paced);
-  return streamableHttp({ url: target.url, ...(target.headers === undefined ? {} : { headers: target.headers }), fetch });
+  return streamableHttp({ url: target.url, ...(target.headers === undefined ? {} : { headers: target.headers }), ...(target.auth === undefined ? {} : { auth: target.auth }), fetch });
 }
 
 /**

@@ -4,7 +4,7 @@
  * fetching, the clock — comes through {@link DoctorEnv}, so tests run the doctor in-process and the CLI is a thin
  * shell over {@link runDoctor}.
  */
-import type { McpClient } from '@switchboard/mcp/client';
+import type { HttpClientAuth, McpClient } from '@switchboard/mcp/client';
 import type { FailOn, GateOptions, SdkDefault } from './gateTypes.js';
 
 /** How bad a finding is. `error`: the server breaks a rule a client relies on; `warning`: it works here but fails
@@ -148,6 +148,8 @@ export type DoctorTarget =
       readonly url: string;
       /** Headers sent with every request (e.g. authorization). */
       readonly headers?: Readonly<Record<string, string>>;
+      /** The authorization of the doctor's client connection (the user's stored OAuth credentials). @default none */
+      readonly auth?: HttpClientAuth;
     };
 
 /** The report: what `--json` prints (it validates against the package's `doctor-report.schema.json`). */

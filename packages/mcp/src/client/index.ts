@@ -1,6 +1,6 @@
 /**
  * The `./client` entry of `@switchboard/mcp`: the MCP client, its options and errors, the era verdict store, and the
- * HTTP connectors (`streamableHttp`, `httpSse`). Runtime-neutral; the stdio connector (`spawnStdio`) is in
+ * HTTP connectors (`streamableHttp`, `httpSse`) with their OAuth client (`oauth`). Runtime-neutral; the stdio connector (`spawnStdio`) is in
  * `@switchboard/mcp/stdio`.
  */
 export { DEFAULT_CLIENT_INFO, McpClient } from './mcpClient.js';
@@ -46,6 +46,7 @@ export type { CallToolAsTaskOptions, ClientTask, ClientTaskStatus } from './task
 export { DEFAULT_MAX_VERDICTS, InMemoryEraVerdictStore } from './verdicts.js';
 export type { EraVerdict, EraVerdictStore } from './verdicts.js';
 export {
+  AuthorizationError,
   ClientErrorCode,
   ConnectionClosedError,
   ConnectionRefusedError,
@@ -71,3 +72,12 @@ export { MAX_STDERR_LINE_CHARS, StderrTail } from '../transports/stdio/stderrTai
 export type { StderrTailOptions } from '../transports/stdio/stderrTail.js';
 export type { SseEvent } from '../transports/http/sse/sseDecoder.js';
 export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/client/clientHttp.js';
+export { oauth, OAuthClientAuth } from '../transports/http/client/auth/oauthClient.js';
+export { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS } from '../transports/http/client/auth/oauthOptions.js';
+export type { OAuthAssertionRequest, OAuthAuthorizer, OAuthAuthorizeRequest, OAuthGrant, OAuthOptions, OAuthPreRegisteredClient } from '../transports/http/client/auth/oauthOptions.js';
+export { idJagAssertion } from '../transports/http/client/auth/enterpriseAuth.js';
+export type { IdJagAssertionOptions } from '../transports/http/client/auth/enterpriseAuth.js';
+export { DEFAULT_MAX_OAUTH_ENTRIES, InMemoryOAuthStore } from '../transports/http/client/auth/oauthStore.js';
+export type { OAuthClientInformation, OAuthStore, OAuthTokens } from '../transports/http/client/auth/oauthStore.js';
+export { MAX_AUTH_RESENDS } from '../transports/http/client/auth/authorizedFetch.js';
+export type { AuthRequestFacts, HttpClientAuth } from '../transports/http/client/auth/authorizedFetch.js';

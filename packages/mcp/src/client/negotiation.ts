@@ -15,7 +15,7 @@
  * 4. The verdict `{ era, revision, transport, at }` is stored (not for a pin).
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RequestTimeoutError, SpawnError } from '../protocol/clientErrors.js';
+import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RequestTimeoutError, SpawnError } from '../protocol/clientErrors.js';
 import { SERVER_INFO_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode, UnsupportedProtocolVersionError } from '../protocol/errors.js';
 import {
@@ -183,8 +183,8 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
     }
     if (modern !== undefined) return { kind: 'modern', negotiated: { era: 'modern', revision, serverInfo: undefined, serverCapabilities: {}, instructions: undefined } };
     // A process that exited before answering anything would exit again, and an address where nothing listens
-    // would refuse `initialize` too: neither is a verdict on the era.
-    if (strict || error instanceof SpawnError || error instanceof ConnectionRefusedError) throw error;
+    // would refuse `initialize` too: neither is a verdict on the era. Nor is a sign-in that failed (it would run again).
+    if (strict || error instanceof SpawnError || error instanceof ConnectionRefusedError || error instanceof AuthorizationError) throw error;
     setup.logger.debug('The server did not answer "server/discover" as a modern server: trying "initialize"', { error });
     return { kind: 'legacy', revision: LATEST_LEGACY_REVISION, closed: error instanceof ConnectionClosedError || connection.closed, httpRefusal: error instanceof HttpStatusError };
   }

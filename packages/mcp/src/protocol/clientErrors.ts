@@ -40,6 +40,8 @@ export const ClientErrorCode = {
   RedirectRefused: 'redirect_refused',
   /** A response exceeded the transport's bound on one message (stdio `maxLineBytes`). */
   ResponseTooLarge: 'response_too_large',
+  /** The server asked for authorization (HTTP 401/403) and the client could not obtain a token it accepts. */
+  AuthorizationFailed: 'authorization_failed',
 } as const;
 
 /** The value of one of {@link ClientErrorCode}'s members. */
@@ -249,5 +251,27 @@ export class ResponseTooLargeError extends McpClientError {
     this.name = 'ResponseTooLargeError';
     this.bytes = facts.bytes;
     this.maxBytes = facts.maxBytes;
+  }
+}
+
+/**
+ * The server asked for authorization (HTTP 401, or 403 `insufficient_scope`) and the client's OAuth flow could not
+ * obtain a token it accepts, or refused to go on because the spec says so (an authorization server without PKCE
+ * S256, metadata naming another resource or issuer, an `iss` that does not match). Code `authorization_failed`;
+ * `reason` says which step failed.
+ */
+export class AuthorizationError extends McpClientError {
+  /**
+   * Which step failed: `discovery` (no usable metadata), `resource_mismatch`, `issuer_mismatch` (metadata `issuer`),
+   * `pkce_unsupported`, `registration` (no way to get a client id), `authorization` (the user-agent step, `state`, an
+   * `error` answer), `iss_mismatch` (RFC 9207), `token` (the token endpoint refused), `step_up_limit`, `no_authorizer`
+   * (a user must sign in and no `authorize` callback was given).
+   */
+  readonly reason: string;
+
+  constructor(facts: { readonly reason: string; readonly message: string; readonly cause?: unknown }) {
+    super(ClientErrorCode.AuthorizationFailed, `Authorization failed (${facts.reason}): ${facts.message}`, facts.cause === undefined ? undefined : { cause: facts.cause });
+    this.name = 'AuthorizationError';
+    this.reason = facts.reason;
   }
 }

@@ -20,3 +20,5 @@ export { toNodeListener } from './listener.js';
 export type { NodeListener, NodeListenerOptions } from './listener.js';
 export { AddressInUseError, serveHttp } from './serveHttp.js';
 export type { ServeHttpCloseOptions, ServeHttpHandle, ServeHttpOptions } from './serveHttp.js';
+export { DEFAULT_LOOPBACK_TIMEOUT_MS, startLoopbackRedirect } from './loopbackAuthorizer.js';
+export type { LoopbackAuthorizerOptions, LoopbackRedirect } from './loopbackAuthorizer.js';

@@ -44,7 +44,7 @@ async function started(transport: ClientTransport, signal: AbortSignal | undefin
  * (no request is sent until the client sends one); `openHttpSse` makes an {@link HttpSseClientTransport} for the
  * same URL, which the client tries when an `initialize` POST is refused the way a 2024-11-05 server refuses it.
  *
- * @param options - `url` (required), `fetch`, `headers`, `requestInit`, `maxSseEventBytes`, `maxResponseBytes`,
+ * @param options - `url` (required), `fetch`, `headers`, `auth`, `requestInit`, `maxSseEventBytes`, `maxResponseBytes`,
  *   `reconnect`, `closeTimeoutMs`; see {@link StreamableHttpClientOptions}.
  * @returns A connector of kind `'streamable-http'`, `verdictKey` the URL without query or fragment.
  * @throws TypeError when `url` is not an `http:` or `https:` URL.
@@ -64,6 +64,7 @@ export function streamableHttp(options: StreamableHttpClientOptions): ClientConn
           url: options.url,
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
           ...(options.headers === undefined ? {} : { headers: options.headers }),
+          ...(options.auth === undefined ? {} : { auth: options.auth }),
           ...(options.requestInit === undefined ? {} : { requestInit: options.requestInit }),
           ...(options.maxSseEventBytes === undefined ? {} : { maxSseEventBytes: options.maxSseEventBytes }),
           logger: open.logger,

@@ -7,7 +7,8 @@
  * @see MCP 2024-11-05 basic/transports.mdx "HTTP with SSE"
  */
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ClientErrorCode, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { AuthorizationError, ClientErrorCode, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { authorizedFetch, type HttpClientAuth } from './auth/authorizedFetch.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { echo } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../../protocol/revisions.js';
@@ -45,6 +46,8 @@ export interface HttpSseClientOptions {
   readonly fetch?: FetchLike;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. */
   readonly headers?: HttpClientHeaders;
+  /** Authorization of every request, e.g. `oauth({...})`: its headers win over `headers`; a 401/403 runs its flow. @default none */
+  readonly auth?: HttpClientAuth;
   /** Further `fetch` options for every request; `redirect` is always `'manual'` (see `fetch`). */
   readonly requestInit?: HttpClientRequestInit;
   /** Bound of one SSE event, in characters (bytes for ASCII); a longer one closes the transport. @default 16 MiB */
@@ -88,7 +91,8 @@ export class HttpSseClientTransport implements ClientTransport {
 
   constructor(init: HttpSseTransportInit) {
     this.#url = new URL(init.url);
-    const fetch = init.fetch ?? defaultClientFetch();
+    const base = init.fetch ?? defaultClientFetch();
+    const fetch = init.auth === undefined ? base : authorizedFetch(base, init.auth);
     this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
@@ -140,7 +144,7 @@ export class HttpSseClientTransport implements ClientTransport {
         if (answered.ok) discardBody(answered);
         return answered;
       } catch (error) {
-        if (error instanceof RedirectRefusedError || error instanceof ConnectionClosedError) throw error;
+        if (error instanceof RedirectRefusedError || error instanceof ConnectionClosedError || error instanceof AuthorizationError) throw error;
         if (!isAbort(error, signal) && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: endpoint.href, cause: error });
         throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
       }
@@ -173,7 +177,7 @@ export class HttpSseClientTransport implements ClientTransport {
       const aborted = isAbort(error, signal);
       const reason = aborted ? 'closed by the client' : fetchFailure(error);
       this.#end({ reason });
-      if (error instanceof RedirectRefusedError) throw error;
+      if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) throw error;
       if (!aborted && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
       throw new ConnectionClosedError({ what: 'the HTTP+SSE GET failed', reason, cause: error });
     }

@@ -8,7 +8,8 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { authorizedFetch } from './auth/authorizedFetch.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { McpErrorCode } from '../../../protocol/errors.js';
 import type { ParamHeader } from '../../../protocol/paramHeaders.js';
@@ -111,7 +112,9 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
 
   constructor(init: StreamableHttpTransportInit) {
     this.#url = new URL(init.url);
-    const fetch = init.fetch ?? defaultClientFetch();
+    const base = init.fetch ?? defaultClientFetch();
+    // The auth wraps the raw fetch, so each redirect hop carries credentials (and a DPoP proof) for its own URL.
+    const fetch = init.auth === undefined ? base : authorizedFetch(base, init.auth);
     this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
@@ -244,9 +247,9 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     } catch (error) {
       if (stream === this.#getStream) this.#getAnswered?.();
       if (isAbort(error, stream.controller.signal)) return 'stop';
-      if (error instanceof RedirectRefusedError) {
+      if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) {
         if (stream.exchange !== undefined) stream.exchange.fail(error);
-        else this.logger.warn('The GET stream was redirected and is not followed', { url: this.#url.href, error: error.message });
+        else this.logger.warn('The GET stream was refused and is not retried', { url: this.#url.href, error: error.message });
         return 'stop';
       }
       this.logger.debug('SSE reconnection failed', { url: this.#url.href, error: fetchFailure(error) });
@@ -307,7 +310,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
         response = await this.#fetch(this.#url, init);
       } catch (error) {
         if (exchange?.abandoned === true) return;
-        if (error instanceof RedirectRefusedError) throw error;
+        if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) throw error;
         if (!isAbort(error, signal) && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
         if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
           throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });

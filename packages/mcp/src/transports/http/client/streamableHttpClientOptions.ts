@@ -5,6 +5,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"
  */
 import type { Logger } from '@switchboard/jsonrpc';
+import type { HttpClientAuth } from './auth/authorizedFetch.js';
 import type { FetchLike, HttpClientHeaders, HttpClientRequestInit } from './clientHttp.js';
 
 /** Reconnection of SSE streams that end early (MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"). */
@@ -35,6 +36,12 @@ export interface StreamableHttpClientOptions {
   readonly fetch?: FetchLike;
   /** Headers added to every request (e.g. `Authorization`), or a function returning them per request. Never sent to another origin. */
   readonly headers?: HttpClientHeaders;
+  /**
+   * Authorization of every request, e.g. `oauth({...})` (MCP basic/authorization.mdx): its headers (`Authorization`,
+   * `DPoP`) win over `headers`; a 401 or 403 runs its flow and the request is sent again. Never sent to another origin.
+   * @default none
+   */
+  readonly auth?: HttpClientAuth;
   /** Further `fetch` options for every request (`credentials`, `mode`, …); `redirect` is always `'manual'` (see `fetch`). */
   readonly requestInit?: HttpClientRequestInit;
   /** Bound of one SSE event, in characters (bytes for ASCII); a longer one ends the stream. @default 16 MiB */

@@ -1,0 +1,77 @@
+/**
+ * The seam between an HTTP client transport and authorization: {@link HttpClientAuth} adds credentials to each request
+ * and is told of each 401/403, and {@link authorizedFetch} wraps the transport's `fetch` with it, so the transports
+ * stay as they are (the auth is injected like `fetch`). A request the auth says to resend is sent again with fresh
+ * credentials, a bounded number of times.
+ *
+ * @see MCP 2025-11-25 basic/authorization.mdx "Access Token Usage"
+ */
+import { AuthorizationError } from '../../../../protocol/clientErrors.js';
+import type { FetchLike } from '../clientHttp.js';
+
+/** One request as the auth sees it. */
+export interface AuthRequestFacts {
+  /** The request URL (the MCP endpoint, or where a same-origin redirect pointed). */
+  readonly url: URL;
+  /** The HTTP method (`POST`, `GET`, `DELETE`). */
+  readonly method: string;
+  /** The `Authorization` field the request carried (what the auth's `headers` gave), if any. */
+  readonly authorization?: string;
+  /** How many times this request was already sent again after a challenge. */
+  readonly resent: number;
+}
+
+/**
+ * What an HTTP client transport calls to authorize its requests: `headers` before each one, `challenged` when one
+ * was answered 401 or 403. `oauth()` makes one; a host may write its own (an API key that is rotated, say).
+ */
+export interface HttpClientAuth {
+  /**
+   * The header fields that authorize this request (`Authorization`, and `DPoP` for a DPoP-bound token); `{}` when
+   * the client holds no credentials yet (the server's 401 then starts the flow). May refresh an expired token first.
+   */
+  headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Called with a 401 or 403 answer (its body unread). Resolves `true` when credentials changed and the request
+   * should be sent again, `false` to hand the answer to the transport as it is.
+   * @throws AuthorizationError when the flow started and failed (the request fails with it)
+   */
+  challenged(request: AuthRequestFacts, response: Response): Promise<boolean>;
+}
+
+/**
+ * How many times one request is sent again after a challenge: a 401 (sign in), a 403 step-up, and a DPoP nonce
+ * retry. The auth's own limits (`maxStepUps`) usually stop it sooner.
+ */
+export const MAX_AUTH_RESENDS = 3;
+
+/**
+ * `fetch` with {@link HttpClientAuth}: each request carries the auth's headers (over the caller's); a 401 or 403 is
+ * shown to `challenged`, and when it says so the request is sent again (same method, body and other headers) with
+ * fresh credentials, at most {@link MAX_AUTH_RESENDS} times. The body must be replayable (a string: what the
+ * transports send).
+ */
+export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLike {
+  return async (input, init = {}) => {
+    const url = new URL(input);
+    const method = (init.method ?? 'GET').toUpperCase();
+    for (let resent = 0; ; resent++) {
+      const headers = new Headers(init.headers);
+      const own = await auth.headers({ url, method, resent });
+      for (const [name, value] of Object.entries(own)) headers.set(name, value);
+      const facts: AuthRequestFacts = { url, method, resent, ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }) };
+      const response = await fetch(input, { ...init, headers });
+      if ((response.status !== 401 && response.status !== 403) || resent === MAX_AUTH_RESENDS) return response;
+      let again: boolean;
+      try {
+        again = await auth.challenged(facts, response);
+      } catch (error) {
+        response.body?.cancel().catch(() => undefined);
+        throw error instanceof AuthorizationError ? error : new AuthorizationError({ reason: 'authorization', message: error instanceof Error ? error.message : String(error), cause: error });
+      }
+      if (!again) return response;
+      response.body?.cancel().catch(() => undefined);
+      init.signal?.throwIfAborted();
+    }
+  };
+}

@@ -1,0 +1,414 @@
+/**
+ * The OAuth 2.1 client of an MCP client ({@link oauth}): an {@link HttpClientAuth} that follows a server's 401 through
+ * discovery, registration, the grant and the token request, refreshes tokens, steps up on 403 `insufficient_scope`,
+ * and refuses what the spec says to refuse. Runtime-neutral: `fetch`, Web Crypto, and a callback for the user-agent.
+ *
+ * @see MCP 2025-11-25 basic/authorization.mdx
+ * @see MCP 2026-07-28 basic/authorization/ (index.mdx, authorization-server-discovery.mdx, client-registration.mdx,
+ *   scope-selection.mdx)
+ */
+import { AuthorizationError } from '../../../../protocol/clientErrors.js';
+import { bearerChallengeOf, parseWwwAuthenticate, scopeList, type BearerChallenge } from '../../../../protocol/auth/challenge.js';
+import { canonicalResourceUri, type AuthorizationServerMetadata } from '../../../../protocol/auth/metadata.js';
+import { defaultClientFetch } from '../clientHttp.js';
+import type { AuthRequestFacts, HttpClientAuth } from './authorizedFetch.js';
+import { discoverAuthorizationServer, discoverResource, type OAuthHttp } from './discovery.js';
+import { DpopKey } from './dpop.js';
+import { clientIdentity } from './clientIdentity.js';
+import { pkcePair, randomToken } from './oauthCrypto.js';
+import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, type OAuthOptions } from './oauthOptions.js';
+import { InMemoryOAuthStore, type OAuthStore, type OAuthTokens } from './oauthStore.js';
+import { requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
+
+/** What the client knows of one MCP server (keyed by its canonical URI). */
+interface ResourceState {
+  readonly key: string;
+  loaded: boolean;
+  tokens: OAuthTokens | undefined;
+  /** The scope of the last authorization request (the base of a step-up's union). */
+  requestedScope: string | undefined;
+  /** The authorization running for this server: concurrent 401s wait for it instead of starting their own. */
+  flow: Promise<void> | undefined;
+  /** Whether the server offered DPoP (a `DPoP` challenge, or DPoP fields in its metadata). */
+  dpop: boolean;
+}
+
+/** Servers whose state is kept in memory (the store keeps the tokens); the oldest is dropped beyond. */
+const MAX_RESOURCES = 64;
+/** A token this close to its expiry (ms) is refreshed before it is sent. */
+const EXPIRY_MARGIN_MS = 30_000;
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** The union of two space-separated scope lists, in order of first appearance. */
+function scopeUnion(a: string | undefined, b: string | undefined): string | undefined {
+  const all = [...new Set([...scopeList(a), ...scopeList(b)])];
+  return all.length === 0 ? undefined : all.join(' ');
+}
+
+/**
+ * The {@link HttpClientAuth} that `oauth()` returns. One instance may serve several connectors and servers: state is
+ * kept per server (its canonical URI), tokens in the {@link OAuthStore}.
+ */
+export class OAuthClientAuth implements HttpClientAuth {
+  readonly #options: OAuthOptions;
+  readonly #store: OAuthStore;
+  readonly #http: OAuthHttp;
+  readonly #maxStepUps: number;
+  readonly #dpop = new DpopKey();
+  readonly #resources = new Map<string, ResourceState>();
+  readonly #metadata = new Map<string, Promise<AuthorizationServerMetadata>>();
+
+  constructor(options: OAuthOptions = {}) {
+    this.#options = options;
+    this.#store = options.store ?? new InMemoryOAuthStore();
+    this.#http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS };
+    this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
+  }
+
+  async headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>> {
+    const state = this.#state(request.url);
+    let tokens = await this.#tokens(state);
+    if (tokens === undefined) return {};
+    if (tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS < Date.now() && tokens.refreshToken !== undefined) {
+      // Refreshed before it is sent; when that fails the token goes out as it is and the server's 401 decides.
+      await this.#single(state, () => this.#refresh(state, tokens as OAuthTokens)).catch(() => undefined);
+      tokens = state.tokens;
+      if (tokens === undefined) return {};
+    }
+    if (tokens.tokenType.toLowerCase() === 'dpop') {
+      // RFC 9449 §7.1: a DPoP-bound token goes in `Authorization: DPoP`, with a proof of this request bound to it.
+      return { Authorization: `DPoP ${tokens.accessToken}`, DPoP: await this.#dpop.proof(request.method, request.url, tokens.accessToken) };
+    }
+    // RFC 6750 §2.1, MCP 2025-11-25 basic/authorization.mdx "Token Requirements": the token in `Authorization: Bearer`.
+    return { Authorization: `Bearer ${tokens.accessToken}` };
+  }
+
+  async challenged(request: AuthRequestFacts, response: Response): Promise<boolean> {
+    const state = this.#state(request.url);
+    const challenge = bearerChallengeOf(response.headers);
+    const dpopOffered = parseWwwAuthenticate(response.headers.get('www-authenticate')).some((c) => /^dpop$/i.test(c.scheme));
+    if (response.status === 401 && challenge?.error === 'use_dpop_nonce') {
+      // RFC 9449 §9: the resource server wants a nonce in the proof; the request is sent again with it.
+      const nonce = response.headers.get('dpop-nonce');
+      if (nonce !== null && request.authorization !== undefined) {
+        this.#dpop.nonce(request.url.origin, nonce);
+        return true;
+      }
+    }
+    if (state.flow !== undefined) {
+      await state.flow;
+      return true;
+    }
+    const current = state.tokens;
+    if (current !== undefined && (request.authorization === undefined || !request.authorization.endsWith(` ${current.accessToken}`))) {
+      // Another request obtained new credentials since this one was sent: send it again with them.
+      return true;
+    }
+    const interactive = (this.#options.grant ?? 'authorization_code') === 'authorization_code';
+    const canSignIn = !interactive || this.#options.authorize !== undefined;
+    if (!canSignIn && (response.status === 403 || current?.refreshToken === undefined)) {
+      // No way to sign in and nothing to refresh: the answer goes to the caller as it is (HttpStatusError 401/403).
+      return false;
+    }
+    if (response.status === 403) {
+      // MCP 2025-11-25 basic/authorization.mdx "Scope Challenge Handling": a 403 `insufficient_scope` names the scopes
+      // the request needs; the client re-authorizes with them (2026-07-28: with the union of what it already asked).
+      if (challenge?.error !== 'insufficient_scope') return false;
+      const needed = scopeList(challenge.scope);
+      const granted = scopeList(current?.scope);
+      if (needed.length > 0 && current !== undefined && needed.every((s) => granted.includes(s))) {
+        throw new AuthorizationError({ reason: 'step_up_limit', message: `the server refused a token already granted "${needed.join(' ')}" (403 insufficient_scope): authorizing again would not help` });
+      }
+      if (request.resent >= this.#maxStepUps) {
+        throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${request.resent} re-authorizations of one request` });
+      }
+      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: scopeUnion(state.requestedScope ?? current?.scope, challenge.scope) }));
+      return true;
+    }
+    // A token that a refresh made for this very request and that was refused at once is not refreshed again.
+    const refreshable = request.resent === 0 && current?.refreshToken !== undefined ? current : undefined;
+    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge?.scope, refreshable }));
+    return true;
+  }
+
+  /**
+   * Signs in to `serverUrl` now, without waiting for a 401: discovery from the well-known URLs (no challenge), then
+   * the grant, the tokens saved in the store. What `switchboard login` does.
+   * @param options - `scope`: the scope to ask for. @default the resource's `scopes_supported`, else none
+   * @returns The tokens obtained.
+   * @throws AuthorizationError as a request would
+   */
+  async signIn(serverUrl: string | URL, options: { readonly scope?: string } = {}): Promise<OAuthTokens> {
+    const url = new URL(serverUrl);
+    const state = this.#state(url);
+    await this.#tokens(state);
+    await this.#single(state, () => this.#authorize(state, { serverUrl: url, challenge: undefined, scope: options.scope }));
+    if (state.tokens === undefined) throw new AuthorizationError({ reason: 'token', message: `no token was obtained for ${state.key}` });
+    return state.tokens;
+  }
+
+  /**
+   * Forgets the tokens of `serverUrl` (signs out locally); the next request that needs authorization starts over.
+   */
+  async forget(serverUrl: string | URL): Promise<void> {
+    const state = this.#state(new URL(serverUrl));
+    state.tokens = undefined;
+    state.loaded = true;
+    await this.#store.saveTokens(state.key, undefined);
+  }
+
+  #state(url: URL): ResourceState {
+    const key = canonicalResourceUri(url);
+    let state = this.#resources.get(key);
+    if (state === undefined) {
+      state = { key, loaded: false, tokens: undefined, requestedScope: undefined, flow: undefined, dpop: false };
+      this.#resources.set(key, state);
+      if (this.#resources.size > MAX_RESOURCES) {
+        const oldest = this.#resources.keys().next().value;
+        if (oldest !== undefined) this.#resources.delete(oldest);
+      }
+    }
+    return state;
+  }
+
+  async #tokens(state: ResourceState): Promise<OAuthTokens | undefined> {
+    if (!state.loaded) {
+      state.tokens = await this.#store.loadTokens(state.key);
+      state.loaded = true;
+    }
+    return state.tokens;
+  }
+
+  async #save(state: ResourceState, tokens: OAuthTokens | undefined): Promise<void> {
+    state.tokens = tokens;
+    state.loaded = true;
+    await this.#store.saveTokens(state.key, tokens);
+  }
+
+  /** Runs `flow` unless one runs for this server already, in which case that one is awaited. */
+  #single(state: ResourceState, flow: () => Promise<void>): Promise<void> {
+    if (state.flow !== undefined) return state.flow;
+    const running = flow().finally(() => {
+      if (state.flow === running) state.flow = undefined;
+    });
+    state.flow = running;
+    return running;
+  }
+
+  #metadataOf(issuer: string, requirePkce: boolean): Promise<AuthorizationServerMetadata> {
+    const key = `${requirePkce ? 'pkce' : 'any'} ${issuer}`;
+    let found = this.#metadata.get(key);
+    if (found === undefined) {
+      found = discoverAuthorizationServer(this.#http, issuer, requirePkce);
+      this.#metadata.set(key, found);
+      found.catch(() => this.#metadata.delete(key));
+      if (this.#metadata.size > MAX_RESOURCES) {
+        const oldest = this.#metadata.keys().next().value;
+        if (oldest !== undefined) this.#metadata.delete(oldest);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Discovery, then (when `refreshable` is from the same issuer) a refresh, else the grant with `scope` (the scope
+   * selection strategy of MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's `scope`,
+   * else the resource's `scopes_supported`, else none).
+   */
+  async #authorize(
+    state: ResourceState,
+    at: {
+      readonly serverUrl: URL;
+      readonly challenge: BearerChallenge | undefined;
+      readonly dpopOffered?: boolean;
+      readonly scope: string | undefined;
+      readonly refreshable?: OAuthTokens | undefined;
+    },
+  ): Promise<void> {
+    const { serverUrl, challenge, scope, refreshable } = at;
+    const discovered = await discoverResource(this.#http, serverUrl, challenge?.resourceMetadata);
+    let issuer: string;
+    let resource: string;
+    if (discovered === undefined) {
+      // No protected resource metadata (a 2025-03-26 server): its origin is the authorization server.
+      issuer = serverUrl.origin;
+      resource = canonicalResourceUri(serverUrl);
+    } else {
+      const servers = discovered.metadata.authorization_servers ?? [];
+      const first = servers[0];
+      if (first === undefined) throw new AuthorizationError({ reason: 'discovery', message: `the protected resource metadata at ${discovered.url.href} lists no authorization_servers` });
+      issuer = first;
+      resource = discovered.metadata.resource;
+    }
+    const prm = discovered?.metadata;
+    state.dpop = at.dpopOffered === true || prm?.dpop_bound_access_tokens_required === true || Array.isArray(prm?.dpop_signing_alg_values_supported);
+    const grant = this.#options.grant ?? 'authorization_code';
+    const metadata = await this.#metadataOf(issuer, grant === 'authorization_code');
+    if (state.tokens !== undefined && state.tokens.issuer !== metadata.issuer) {
+      // MCP 2026-07-28 client-registration.mdx: credentials of one authorization server are never used at another.
+      await this.#save(state, undefined);
+    }
+    if (refreshable !== undefined && refreshable.issuer === metadata.issuer) {
+      try {
+        await this.#refresh(state, refreshable, metadata);
+        return;
+      } catch {
+        // The refresh token is spent or revoked: a new grant follows.
+      }
+    }
+    const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
+    const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
+    state.requestedScope = tokens.requested;
+    await this.#save(state, tokens.tokens);
+  }
+
+  async #grant(at: {
+    readonly state: ResourceState;
+    readonly metadata: AuthorizationServerMetadata;
+    readonly resource: string;
+    readonly scope: string | undefined;
+    readonly grant: string;
+  }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
+    const { state, metadata, resource, scope, grant } = at;
+    if (grant === 'client_credentials') {
+      const auth = await this.#client(metadata, false);
+      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: 'client_credentials', resource, scope }, dpop: this.#dpopFor(metadata, state) });
+      return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
+    }
+    if (grant === 'jwt_bearer') {
+      if (this.#options.assertion === undefined) throw new AuthorizationError({ reason: 'token', message: 'the jwt_bearer grant needs an `assertion` callback' });
+      const assertion = await this.#options.assertion({ issuer: metadata.issuer, resource, ...(scope === undefined ? {} : { scope }) });
+      const auth = await this.#client(metadata, false);
+      // RFC 7523 §2.1: grant_type jwt-bearer with the assertion; a refusal is surfaced, never retried (SEP-1933).
+      const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: JWT_BEARER, assertion, resource, scope }, dpop: this.#dpopFor(metadata, state) });
+      return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
+    }
+    const requested = this.#options.offlineAccess !== false && (metadata.scopes_supported ?? []).includes('offline_access') ? scopeUnion(scope, 'offline_access') : scope;
+    return { tokens: await this.#authorizationCode({ state, metadata, resource, scope: requested }), requested };
+  }
+
+  /** The authorization code grant with PKCE S256 (RFC 6749 §4.1, RFC 7636), `resource` (RFC 8707) and `iss` (RFC 9207). */
+  async #authorizationCode(at: { readonly state: ResourceState; readonly metadata: AuthorizationServerMetadata; readonly resource: string; readonly scope: string | undefined }): Promise<OAuthTokens> {
+    const { metadata, resource, scope } = at;
+    const { authorize, redirectUri } = this.#options;
+    if (metadata.authorization_endpoint === undefined) throw new AuthorizationError({ reason: 'discovery', message: `the authorization server ${metadata.issuer} has no authorization_endpoint` });
+    if (authorize === undefined || redirectUri === undefined) {
+      throw new AuthorizationError({ reason: 'no_authorizer', message: `${resource} needs a sign-in at ${metadata.issuer} and no \`authorize\` callback and \`redirectUri\` were given` });
+    }
+    const auth = await this.#client(metadata, true);
+    const pkce = await pkcePair();
+    const stateParam = randomToken(16);
+    const url = new URL(metadata.authorization_endpoint);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', auth.client.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('code_challenge', pkce.challenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+    url.searchParams.set('state', stateParam);
+    // MCP 2025-11-25 basic/authorization.mdx "Resource Parameter Implementation": MUST be included in authorization
+    // and token requests.
+    url.searchParams.set('resource', resource);
+    if (scope !== undefined) url.searchParams.set('scope', scope);
+    let answer: URL;
+    try {
+      answer = new URL(String(await authorize({ authorizationUrl: url, redirectUri, state: stateParam, resource })));
+    } catch (error) {
+      if (error instanceof AuthorizationError) throw error;
+      throw new AuthorizationError({ reason: 'authorization', message: `the sign-in did not complete: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+    }
+    const params = answer.searchParams;
+    // RFC 9207 §2.4 (MCP 2026-07-28 basic/authorization/index.mdx): a present `iss` MUST equal the recorded issuer by
+    // simple string comparison; an absent one is refused when the server advertised
+    // `authorization_response_iss_parameter_supported`.
+    const iss = params.get('iss');
+    if (iss !== null && iss !== metadata.issuer) {
+      throw new AuthorizationError({ reason: 'iss_mismatch', message: `the authorization response came from "${iss.slice(0, 200)}", not the issuer "${metadata.issuer}" the request went to (RFC 9207)` });
+    }
+    if (iss === null && metadata.authorization_response_iss_parameter_supported === true) {
+      throw new AuthorizationError({ reason: 'iss_mismatch', message: `the authorization response has no "iss" although ${metadata.issuer} advertises authorization_response_iss_parameter_supported (RFC 9207 §2.4)` });
+    }
+    if (params.get('state') !== stateParam) throw new AuthorizationError({ reason: 'authorization', message: 'the authorization response carries another "state" than the request (RFC 6749 §10.12)' });
+    const error = params.get('error');
+    if (error !== null) {
+      const description = params.get('error_description');
+      throw new AuthorizationError({ reason: 'authorization', message: `the authorization server answered "${error.slice(0, 100)}"${description === null ? '' : `: ${description.slice(0, 300)}`}` });
+    }
+    const code = params.get('code');
+    if (code === null || code === '') throw new AuthorizationError({ reason: 'authorization', message: 'the authorization response has no "code"' });
+    const response = await requestToken(this.#http, {
+      metadata,
+      auth,
+      params: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource },
+      dpop: this.#dpopFor(metadata, at.state),
+    });
+    return this.#tokensOf(response, { metadata, resource, requested: scope });
+  }
+
+  /** A refresh (RFC 6749 §6) with the same `resource`; a new refresh token replaces the old one, else it is kept. */
+  async #refresh(state: ResourceState, tokens: OAuthTokens, known?: AuthorizationServerMetadata): Promise<void> {
+    const metadata = known ?? (await this.#metadataOf(tokens.issuer, false));
+    const auth = await this.#client(metadata, (this.#options.grant ?? 'authorization_code') === 'authorization_code');
+    let response: TokenResponse;
+    try {
+      response = await requestToken(this.#http, {
+        metadata,
+        auth,
+        params: { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, resource: tokens.resource },
+        // RFC 9449 §5: the refresh token of a DPoP-bound grant is bound to the same key.
+        dpop: tokens.tokenType.toLowerCase() === 'dpop' ? this.#dpop : undefined,
+      });
+    } catch (error) {
+      await this.#save(state, undefined);
+      throw error;
+    }
+    const fresh = this.#tokensOf(response, { metadata, resource: tokens.resource, requested: tokens.scope });
+    await this.#save(state, fresh.refreshToken === undefined && tokens.refreshToken !== undefined ? { ...fresh, refreshToken: tokens.refreshToken } : fresh);
+  }
+
+  #tokensOf(response: TokenResponse, facts: { readonly metadata: AuthorizationServerMetadata; readonly resource: string | undefined; readonly requested: string | undefined }): OAuthTokens {
+    const { metadata, resource, requested } = facts;
+    const scope = response.scope ?? requested;
+    return {
+      issuer: metadata.issuer,
+      ...(resource === undefined ? {} : { resource }),
+      accessToken: response.access_token,
+      tokenType: response.token_type,
+      ...(response.refresh_token === undefined ? {} : { refreshToken: response.refresh_token }),
+      ...(response.expires_in === undefined ? {} : { expiresAt: Date.now() + response.expires_in * 1000 }),
+      ...(scope === undefined ? {} : { scope }),
+    };
+  }
+
+  /**
+   * The DPoP key when a token should be DPoP-bound: the resource offered DPoP (a `DPoP` challenge, RFC 9449 §7.1, or
+   * `dpop_bound_access_tokens_required` / `dpop_signing_alg_values_supported` in its metadata) and the authorization
+   * server accepts ES256 proofs (RFC 9449 §5.1) — never for a server that knows only Bearer tokens.
+   */
+  #dpopFor(metadata: AuthorizationServerMetadata, state: ResourceState): DpopKey | undefined {
+    if (this.#options.dpop === false || !state.dpop) return undefined;
+    return (metadata.dpop_signing_alg_values_supported ?? []).includes('ES256') ? this.#dpop : undefined;
+  }
+
+  /** The client's identity at this authorization server (see `clientIdentity`). */
+  #client(metadata: AuthorizationServerMetadata, interactive: boolean): Promise<ClientAuthentication> {
+    return clientIdentity({ options: this.#options, store: this.#store, http: this.#http, metadata, interactive });
+  }
+}
+
+/**
+ * An OAuth 2.1 client for the HTTP client transports: pass it as `auth` to `streamableHttp()` or `httpSse()`. When a
+ * server answers 401 it discovers the authorization server, identifies the client (pre-registered, CIMD, or dynamic
+ * registration), runs the grant (`authorization_code` with PKCE through `authorize`, or `client_credentials`, or
+ * `jwt_bearer`), and sends the request again with the token; 403 `insufficient_scope` re-authorizes with more scope.
+ *
+ * @param options - See {@link OAuthOptions}.
+ * @returns An {@link OAuthClientAuth} (an `HttpClientAuth`), reusable across connectors.
+ * @throws (from requests) AuthorizationError, code `authorization_failed`, with a `reason`
+ * @see MCP 2025-11-25 basic/authorization.mdx
+ * @example
+ * const auth = oauth({ redirectUri: 'http://127.0.0.1:8765/callback', authorize: async ({ authorizationUrl }) => openAndWait(authorizationUrl) });
+ * const client = await McpClient.connect({ connector: streamableHttp({ url: 'https://mcp.example.com/mcp', auth }) });
+ */
+export function oauth(options: OAuthOptions = {}): OAuthClientAuth {
+  return new OAuthClientAuth(options);
+}

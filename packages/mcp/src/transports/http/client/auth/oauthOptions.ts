@@ -1,0 +1,115 @@
+/**
+ * The options of `oauth()` ({@link OAuthOptions}): how the client identifies itself to authorization servers, how the
+ * user-agent step runs (a callback, so the library stays runtime-neutral), which grant it uses, where it keeps tokens.
+ *
+ * @see MCP 2025-11-25 basic/authorization.mdx
+ * @see MCP 2026-07-28 basic/authorization/client-registration.mdx "Client Registration Approaches" (the priority)
+ */
+import type { FetchLike } from '../clientHttp.js';
+import type { OAuthStore } from './oauthStore.js';
+
+/** What the `authorize` callback is given: the URL to open in a user-agent, and what the redirect must carry. */
+export interface OAuthAuthorizeRequest {
+  /** The authorization request (RFC 6749 §4.1.1 with PKCE, `state`, `resource` and `scope`): open it in a browser. */
+  readonly authorizationUrl: URL;
+  /** Where the authorization server sends the user-agent back (the client's `redirect_uri`). */
+  readonly redirectUri: string;
+  /** The `state` the redirect must carry back (checked by the library too). */
+  readonly state: string;
+  /** The MCP server being signed in to (its canonical URI). */
+  readonly resource: string;
+}
+
+/**
+ * The user-agent step of the authorization code flow: open `authorizationUrl`, wait for the redirect to
+ * `redirectUri`, resolve the full URL it was sent to (with `code`, `state`, and `iss` when the server sends it). On
+ * Node, `startLoopbackRedirect()` (`@switchboard/mcp/node`) receives the redirect on 127.0.0.1.
+ */
+export type OAuthAuthorizer = (request: OAuthAuthorizeRequest) => Promise<string | URL>;
+
+/** What an `assertion` callback is told: for which authorization server and resource the grant is. */
+export interface OAuthAssertionRequest {
+  /** The authorization server's issuer identifier (the audience of an ID-JAG). */
+  readonly issuer: string;
+  /** The RFC 8707 resource the token is for. */
+  readonly resource: string;
+  /** The scope asked for, if any. */
+  readonly scope?: string;
+}
+
+/** A client registered with the authorization server beforehand (MCP: "pre-registration"). */
+export interface OAuthPreRegisteredClient {
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  /** `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`. @default chosen from what the server supports */
+  readonly tokenEndpointAuthMethod?: string;
+  /** For `private_key_jwt` (RFC 7523 §2.2): the client's private key, PKCS #8 PEM. */
+  readonly privateKeyPem?: string;
+  /** The JWS algorithm of `privateKeyPem`: `ES256`, `ES384`, `RS256`, `PS256` or `EdDSA`. @default 'ES256' */
+  readonly signingAlgorithm?: string;
+  /** Only for this authorization server (its issuer identifier). @default any */
+  readonly issuer?: string;
+}
+
+/**
+ * The grant the client uses when a server asks for authorization:
+ * - `authorization_code` (default): a user signs in through `authorize` (PKCE S256, RFC 6749 §4.1).
+ * - `client_credentials`: the client acts for itself with `client` (RFC 6749 §4.4; SEP-1046), no user.
+ * - `jwt_bearer`: a workload identity's JWT from `assertion` is exchanged for a token (RFC 7523 §2.1; SEP-1933).
+ */
+export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+
+/** Options of `oauth()`. */
+export interface OAuthOptions {
+  /** @default 'authorization_code' */
+  readonly grant?: OAuthGrant;
+  /** Where the authorization server redirects after sign-in (`authorization_code`), e.g. `http://127.0.0.1:8765/callback`. */
+  readonly redirectUri?: string;
+  /** The user-agent step (`authorization_code`); without it a server that needs a sign-in fails the request (`no_authorizer`). */
+  readonly authorize?: OAuthAuthorizer;
+  /** A pre-registered client: tried first (MCP 2026-07-28 client-registration.mdx). */
+  readonly client?: OAuthPreRegisteredClient;
+  /**
+   * The HTTPS URL of this client's Client ID Metadata Document: used as the `client_id` when the authorization server
+   * advertises `client_id_metadata_document_supported` (tried after a pre-registered client, before registration).
+   */
+  readonly clientMetadataUrl?: string;
+  /**
+   * Fields of the client metadata sent in dynamic client registration (RFC 7591 §2), over the defaults: `client_name`
+   * "Switchboard MCP client", `redirect_uris` [`redirectUri`], `grant_types` authorization_code and refresh_token,
+   * `response_types` code, `application_type` `native` for a loopback or custom-scheme redirect, else `web`.
+   */
+  readonly clientMetadata?: Readonly<Record<string, unknown>>;
+  /** Whether dynamic client registration is used when nothing else identifies the client. @default true */
+  readonly dynamicRegistration?: boolean;
+  /**
+   * The JWT for `jwt_bearer`, asked for each time a token is needed: a workload identity token (SEP-1933), or an
+   * Identity Assertion JWT Authorization Grant from the enterprise IdP (`idJagAssertion()`, SEP-990), given the
+   * authorization server's issuer and the resource the token is for.
+   */
+  readonly assertion?: (request: OAuthAssertionRequest) => string | Promise<string>;
+  /**
+   * Ask for `offline_access` (a refresh token) when the authorization server lists it in `scopes_supported`
+   * (MCP 2026-07-28 basic/authorization/index.mdx "Refresh Tokens"). @default true
+   */
+  readonly offlineAccess?: boolean;
+  /**
+   * DPoP-bound tokens (RFC 9449): `'auto'` uses them when the resource offers DPoP (a `DPoP` challenge, or
+   * `dpop_bound_access_tokens_required` / `dpop_signing_alg_values_supported` in its metadata) and the authorization
+   * server lists ES256 in `dpop_signing_alg_values_supported`; `false` never. @default 'auto'
+   */
+  readonly dpop?: 'auto' | false;
+  /** Re-authorizations for more scope (403 `insufficient_scope`) per resource before giving up (`step_up_limit`). @default 2 */
+  readonly maxStepUps?: number;
+  /** Where tokens and registrations are kept. @default a new `InMemoryOAuthStore` */
+  readonly store?: OAuthStore;
+  /** The `fetch` for metadata, registration and token calls. @default the runtime's client fetch */
+  readonly fetch?: FetchLike;
+  /** Bound (ms) of each call to a metadata, registration or token endpoint. @default 30_000 */
+  readonly timeoutMs?: number;
+}
+
+/** Default of {@link OAuthOptions.maxStepUps}. */
+export const DEFAULT_MAX_STEP_UPS = 2;
+/** Default of {@link OAuthOptions.timeoutMs}. */
+export const DEFAULT_OAUTH_TIMEOUT_MS = 30_000;

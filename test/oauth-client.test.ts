@@ -1,0 +1,329 @@
+/**
+ * The OAuth client end to end on 127.0.0.1: a real Switchboard server (createMcpHttpHandler) behind a bearer check
+ * that serves RFC 9728 metadata and answers 401/403 the way MCP says, a small authorization server in this file that
+ * checks what a client must send (PKCE S256 verifier against the challenge, RFC 8707 `resource` on both requests,
+ * `state`), our `McpClient` with `oauth()`, and the `switchboard login` bin with `--no-browser`, its sign-in URL driven
+ * by an HTTP client that follows the redirects (no browser). The authorization server is ours and minimal on purpose
+ * (it asks nothing interactively); the official conformance suite's client auth scenarios (scripts/conformance.mjs)
+ * cover the flows against the suite's own servers.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { AuthorizationError, McpClient, oauth, streamableHttp, type OAuthAuthorizeRequest } from '@switchboard/mcp/client';
+import { createMcpHttpHandler } from '@switchboard/mcp/http';
+import { McpServer } from '@switchboard/mcp/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitWithin, runCli, stopByPid } from './helpers/process.js';
+
+interface Issued {
+  readonly scope: string;
+  readonly resource: string;
+}
+
+/** What the authorization server saw. */
+interface AsLog {
+  authorizations: { scope: string | null; resource: string | null; clientId: string | null }[];
+  tokens: { grant: string; resource: string | null }[];
+  registrations: number;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function stop(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+function body(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+function json(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(value));
+}
+
+/** A minimal authorization server: RFC 8414 metadata, RFC 7591 registration, code + PKCE, refresh; tokens expire in `expiresIn` s. */
+function authorizationServer(expiresIn: number): { server: Server; log: AsLog; issued: Map<string, Issued>; issuer: () => string; start(): Promise<void> } {
+  let issuer = '';
+  const log: AsLog = { authorizations: [], tokens: [], registrations: 0 };
+  const issued = new Map<string, Issued>();
+  const codes = new Map<string, { challenge: string; scope: string; resource: string; redirectUri: string }>();
+  const refresh = new Map<string, Issued>();
+  const mint = (grant: Issued): Record<string, unknown> => {
+    const accessToken = `at-${randomUUID()}`;
+    const refreshToken = `rt-${randomUUID()}`;
+    issued.set(accessToken, grant);
+    refresh.set(refreshToken, grant);
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, refresh_token: refreshToken, scope: grant.scope };
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', issuer);
+      if (req.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
+        json(res, 200, {
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          registration_endpoint: `${issuer}/register`,
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['none'],
+          scopes_supported: ['mcp:tools', 'mcp:admin', 'offline_access'],
+          authorization_response_iss_parameter_supported: true,
+        });
+      } else if (req.method === 'POST' && url.pathname === '/register') {
+        log.registrations++;
+        const meta = JSON.parse(await body(req)) as Record<string, unknown>;
+        json(res, 201, { ...meta, client_id: `client-${log.registrations}` });
+      } else if (req.method === 'GET' && url.pathname === '/authorize') {
+        const p = url.searchParams;
+        log.authorizations.push({ scope: p.get('scope'), resource: p.get('resource'), clientId: p.get('client_id') });
+        const code = randomUUID();
+        if (p.get('code_challenge_method') !== 'S256' || !p.get('resource')) return json(res, 400, { error: 'invalid_request' });
+        codes.set(code, { challenge: p.get('code_challenge') ?? '', scope: p.get('scope') ?? '', resource: p.get('resource') ?? '', redirectUri: p.get('redirect_uri') ?? '' });
+        const back = new URL(p.get('redirect_uri') ?? '');
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', p.get('state') ?? '');
+        back.searchParams.set('iss', issuer);
+        res.writeHead(302, { Location: back.href }).end();
+      } else if (req.method === 'POST' && url.pathname === '/token') {
+        const p = new URLSearchParams(await body(req));
+        log.tokens.push({ grant: p.get('grant_type') ?? '', resource: p.get('resource') });
+        if (p.get('grant_type') === 'authorization_code') {
+          const code = codes.get(p.get('code') ?? '');
+          codes.delete(p.get('code') ?? '');
+          const verifier = p.get('code_verifier') ?? '';
+          const s256 = createHash('sha256').update(verifier).digest('base64url');
+          if (code === undefined || s256 !== code.challenge || p.get('resource') !== code.resource || p.get('redirect_uri') !== code.redirectUri) return json(res, 400, { error: 'invalid_grant' });
+          return json(res, 200, mint({ scope: code.scope, resource: code.resource }));
+        }
+        if (p.get('grant_type') === 'refresh_token') {
+          const grant = refresh.get(p.get('refresh_token') ?? '');
+          refresh.delete(p.get('refresh_token') ?? '');
+          if (grant === undefined || p.get('resource') !== grant.resource) return json(res, 400, { error: 'invalid_grant' });
+          return json(res, 200, mint(grant));
+        }
+        json(res, 400, { error: 'unsupported_grant_type' });
+      } else json(res, 404, { error: 'not_found' });
+    })();
+  });
+  return {
+    server,
+    log,
+    issued,
+    issuer: () => issuer,
+    start: async () => {
+      issuer = await listen(server);
+    },
+  };
+}
+
+/** A Switchboard server behind a bearer check: `admin` needs the `mcp:admin` scope (403 insufficient_scope). */
+function protectedServer(options: { issued: Map<string, Issued>; issuer: () => string; resourceOverride?: string }): { front: Server; start(): Promise<void>; close(): Promise<void>; url: () => string; seen: string[] } {
+  const mcp = new McpServer({ name: 'protected', version: '1.0.0' });
+  mcp.tool('whoami', { description: 'Says hello', inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: 'hello' }] }));
+  mcp.tool('admin', { description: 'Needs mcp:admin', inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: 'admin done' }] }));
+  const handler = createMcpHttpHandler({ server: mcp });
+  let base = '';
+  const seen: string[] = [];
+  const prm = (): string => `${base}/.well-known/oauth-protected-resource/mcp`;
+  const front = createServer((req, res) => {
+    void (async () => {
+      const raw = await body(req);
+      const url = new URL(req.url ?? '/', base);
+      if (req.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource/mcp') {
+        return json(res, 200, { resource: options.resourceOverride ?? `${base}/mcp`, authorization_servers: [options.issuer()], scopes_supported: ['mcp:tools'] });
+      }
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const grant = token === undefined ? undefined : options.issued.get(token);
+      seen.push(`${req.method} ${token === undefined ? 'no token' : grant === undefined ? 'bad token' : 'token'}`);
+      if (grant === undefined || grant.resource !== `${base}/mcp`) {
+        return json(res, 401, { error: 'invalid_token' }, { 'WWW-Authenticate': `Bearer resource_metadata="${prm()}", scope="mcp:tools"` });
+      }
+      const message = req.method === 'POST' ? (JSON.parse(raw) as { method?: string; params?: { name?: string } }) : {};
+      if (message.method === 'tools/call' && message.params?.name === 'admin' && !grant.scope.split(' ').includes('mcp:admin')) {
+        return json(res, 403, { error: 'insufficient_scope' }, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="mcp:admin", resource_metadata="${prm()}"` });
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const response = await handler.fetch(new Request(url, { method: req.method!, headers, ...(req.method === 'POST' ? { body: raw } : {}) }));
+      const out: Record<string, string> = {};
+      response.headers.forEach((value, name) => { out[name] = value; });
+      res.writeHead(response.status, out);
+      if (response.body === null) res.end();
+      else Readable.fromWeb(response.body as WebReadableStream).pipe(res);
+    })();
+  });
+  return {
+    front,
+    seen,
+    url: () => `${base}/mcp`,
+    start: async () => {
+      base = await listen(front);
+    },
+    close: async () => {
+      await stop(front);
+      await handler.close();
+    },
+  };
+}
+
+/** The user-agent step without a browser: GET the authorization URL, resolve where it redirects. */
+async function follow({ authorizationUrl }: OAuthAuthorizeRequest): Promise<string> {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  await response.body?.cancel();
+  return response.headers.get('location') ?? '';
+}
+
+describe('oauth(): our client signs in to a protected Switchboard server', () => {
+  const as = authorizationServer(3600);
+  const rs = protectedServer({ issued: as.issued, issuer: as.issuer });
+  beforeAll(async () => {
+    await as.start();
+    await rs.start();
+  });
+  afterAll(async () => {
+    await stop(as.server);
+    await rs.close();
+  });
+
+  it('signs in on the first 401 (DCR, PKCE S256, resource, iss), then steps up on a per-tool 403 with the union of scopes', async () => {
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      expect((await client.listAllTools()).map((t) => t.name).sort()).toEqual(['admin', 'whoami']);
+      expect(as.log.registrations).toBe(1);
+      expect(as.log.authorizations[0]).toEqual({ scope: 'mcp:tools offline_access', resource: rs.url(), clientId: 'client-1' });
+      const result = await client.callTool({ name: 'admin', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'admin done' }]);
+      expect(as.log.authorizations[1]?.scope?.split(' ').sort()).toEqual(['mcp:admin', 'mcp:tools', 'offline_access']);
+      expect(as.log.tokens.every((t) => t.resource === rs.url())).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('requests refused at once with 401 share one refresh; without an authorize callback a 401 is answered as it is', async () => {
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      const signIns = as.log.authorizations.length;
+      const refreshes = (): number => as.log.tokens.filter((t) => t.grant === 'refresh_token').length;
+      const before = refreshes();
+      as.issued.clear(); // the server now refuses every token it had accepted
+      const results = await Promise.all([client.listAllTools(), client.callTool({ name: 'whoami', arguments: {} }), client.callTool({ name: 'whoami', arguments: {} })]);
+      expect(results[1].content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(refreshes() - before).toBe(1);
+      expect(as.log.authorizations.length).toBe(signIns);
+    } finally {
+      await client.close();
+    }
+    const anonymous = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth: oauth() }), pin: '2025-11-25' }).catch((e: unknown) => e);
+    expect((anonymous as { code?: string; status?: number }).code).toBe('http_status');
+    expect((anonymous as { status?: number }).status).toBe(401);
+  });
+
+  it('refuses protected resource metadata that names another resource, before any authorization request', async () => {
+    const other = protectedServer({ issued: as.issued, issuer: as.issuer, resourceOverride: 'https://evil.example.com/mcp' });
+    await other.start();
+    const before = as.log.authorizations.length;
+    try {
+      const error = await McpClient.connect({ connector: streamableHttp({ url: other.url(), auth: oauth({ redirectUri: 'http://127.0.0.1:1/cb', authorize: follow }) }) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthorizationError);
+      expect((error as AuthorizationError).reason).toBe('resource_mismatch');
+      expect(as.log.authorizations.length).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('switchboard login <url> --no-browser, then list with the stored credentials', () => {
+  const as = authorizationServer(1);
+  const rs = protectedServer({ issued: as.issued, issuer: as.issuer });
+  const dir = mkdtempSync(join(tmpdir(), 'sb-login-'));
+  const file = join(dir, 'credentials.json');
+  beforeAll(async () => {
+    await as.start();
+    await rs.start();
+  });
+  afterAll(async () => {
+    await stop(as.server);
+    await rs.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints the sign-in URL, receives the redirect on 127.0.0.1, stores the tokens with mode 0600; list then refreshes and uses them', async () => {
+    const bin = new URL('../packages/cli/bin/switchboard.js', import.meta.url).pathname;
+    const child = spawn(process.execPath, [bin, 'login', rs.url(), '--no-browser', '--timeout-ms', '20000'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', SWITCHBOARD_CREDENTIALS: file } });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    try {
+      const signInUrl = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no sign-in URL printed: ${stderr}`)), 15_000);
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString();
+          const m = /Open this URL in a browser to sign in:\n\s+(\S+)/.exec(stderr);
+          if (m?.[1]) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+      });
+      // The browser's part: the authorization server redirects to the loopback listener, which answers the page.
+      const redirect = await fetch(signInUrl, { redirect: 'manual' });
+      const location = redirect.headers.get('location') ?? '';
+      expect(location).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
+      const page = await fetch(location);
+      expect(page.status).toBe(200);
+      expect(await exitWithin(child, 15_000)).toBe(0);
+    } finally {
+      stopByPid(child);
+    }
+    expect(stdout).toContain(`Signed in to ${rs.url()}`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { tokens: Record<string, { issuer: string; refreshToken?: string }> };
+    expect(stored.tokens[rs.url()]?.issuer).toBe(as.issuer());
+    expect(stored.tokens[rs.url()]?.refreshToken).toMatch(/^rt-/);
+
+    // The token expires in 1 s: list refreshes it (a refresh_token grant with the same resource) and lists the tools.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const listed = await runCli(['list', rs.url(), '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['admin', 'whoami']);
+    expect(as.log.tokens.map((t) => t.grant)).toContain('refresh_token');
+    expect(as.log.tokens.every((t) => t.resource === rs.url())).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // call and doctor reach the server with the same stored credentials.
+    const called = await runCli(['call', rs.url(), 'whoami'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    expect(called.code, called.stderr).toBe(0);
+    expect(called.stdout).toContain('hello');
+    const doctor = await runCli(['doctor', rs.url(), '--json', '--timeout-ms', '20000'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    const report = JSON.parse(doctor.stdout) as { connected: boolean; server?: { name?: string } | null; findings: { id: string; message: string }[] };
+    expect(report.connected).toBe(true);
+    expect(report.server?.name).toBe('protected');
+    // The raw probes carried the (refreshed) token too: none of them was answered 401.
+    expect(report.findings.filter((f) => f.message.includes('401'))).toEqual([]);
+  }, 90_000);
+
+  it('without stored credentials, list reports the 401 with a hint to sign in', async () => {
+    const listed = await runCli(['list', rs.url()], { env: { SWITCHBOARD_CREDENTIALS: join(dir, 'none.json') } });
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain('switchboard login');
+  });
+});
