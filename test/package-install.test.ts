@@ -138,7 +138,7 @@ describe('the packed tarballs', () => {
     }
   });
 
-  it('have source maps and declaration maps whose sources are all in the tarball', () => {
+  it('have source maps whose sources are all in the tarball (declaration maps are not shipped: 417 KB the install budgets need)', () => {
     const broken: string[] = [];
     for (const p of packed) {
       const base = installed(p.name);
@@ -194,7 +194,7 @@ describe('installed from the tarballs into an empty project', () => {
     expect(got['@switchboard/mcp/http']).toEqual(expect.arrayContaining(['createMcpHttpHandler']));
     expect(got['@switchboard/mcp/http']).not.toContain('InMemoryEventStore');
     expect(got['@switchboard/mcp/http']).not.toContain('serveHttp');
-    expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'DEFAULT_NODE_FETCH_MAX_SOCKETS', 'createNodeFetch', 'nodeFetch', 'serveHttp', 'toNodeListener']);
+    expect(got['@switchboard/mcp/node']).toEqual(['AddressInUseError', 'DEFAULT_LOOPBACK_TIMEOUT_MS', 'DEFAULT_NODE_FETCH_MAX_SOCKETS', 'createNodeFetch', 'nodeFetch', 'serveHttp', 'startLoopbackRedirect', 'toNodeListener']);
     expect(got['@switchboard/mcp/testing']).toEqual(expect.arrayContaining(['connectRawClient']));
     expect(got['@switchboard/otel']).toEqual(expect.arrayContaining(['clientTelemetry', 'serverTelemetry']));
     expect(got['@switchboard/dashboard']).toEqual(expect.arrayContaining(['createDashboard', 'createProxyAnalytics']));

@@ -9,7 +9,9 @@
  * Regular expressions run on `re2js` (RE2 in pure JS: linear-time matching whatever the pattern, because a regular
  * expression sent by a client must not be able to stall the process with catastrophic backtracking, as a
  * JavaScript `RegExp` would on `(a+)+$`). It is loaded on the first regex query (`import()`), so a server that
- * never gets one pays nothing for it at start-up.
+ * never gets one pays nothing for it at start-up. It is an optional peer dependency of `@switchboard/mcp` (the
+ * library stays under its install-size budget; `@switchboard/gateway` depends on it): without it, a regex query
+ * is answered with a {@link CatalogQueryError} that names the package, and word queries work as ever.
  */
 import type { RE2JS } from 're2js';
 import type * as Re2Module from 're2js';
@@ -26,6 +28,9 @@ export interface CatalogQuery {
   /** Whether a tool may be returned (the caller's visibility); the ranking skips the others. */
   readonly accept: (tool: ToolEntry) => boolean;
 }
+
+/** The answer to a regex query when the optional `re2js` package is not installed. */
+const RE2_MISSING = 'regular-expression search is not available on this server: install the optional package re2js';
 
 /** A query that cannot be run: its text says why (a regular expression that does not compile). */
 export class CatalogQueryError extends Error {
@@ -112,7 +117,7 @@ export class CatalogIndex {
    * @throws CatalogQueryError when `q.regex` and the pattern is not a valid RE2 expression
    */
   async query(q: CatalogQuery): Promise<ToolEntry[]> {
-    if (q.regex === true) return this.#regex(q, await (this.#re2 ??= import('re2js')));
+    if (q.regex === true) return this.#regex(q, await (this.#re2 ??= import('re2js').catch(() => Promise.reject(new CatalogQueryError(RE2_MISSING)))));
     return this.rank(q);
   }
 

@@ -38,8 +38,11 @@ export interface JwtVerifierOptions {
    * @default read from the issuer's metadata (RFC 8414, else OpenID Connect Discovery) on first use; needs one `issuer`
    */
   readonly jwksUrl?: string | URL;
-  /** A JWK Set held locally (public keys), instead of `jwksUrl`. */
-  readonly jwks?: Jose.JSONWebKeySet;
+  /**
+   * A JWK Set held locally (public keys, RFC 7517 §5: `{ keys: [{ kty, kid, n, e, … }] }`), instead of `jwksUrl`.
+   * Typed here without `jose`'s types, so that the declarations need no optional peer dependency installed.
+   */
+  readonly jwks?: { readonly keys: readonly Readonly<Record<string, unknown>>[] };
   /** The JWS algorithms accepted. @default {@link DEFAULT_JWT_ALGORITHMS} */
   readonly algorithms?: readonly string[];
   /** Leeway, in seconds, for `exp` and `nbf` (clock skew between the two servers). @default 30 */
@@ -150,7 +153,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   let ready: Promise<{ readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey }> | undefined;
   const load = async (): Promise<{ readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey }> => {
     const jose = await import('jose');
-    if (options.jwks !== undefined) return { jose, keys: jose.createLocalJWKSet(options.jwks) };
+    if (options.jwks !== undefined) return { jose, keys: jose.createLocalJWKSet(options.jwks as unknown as Jose.JSONWebKeySet) };
     const remote: Jose.RemoteJWKSetOptions = {
       cacheMaxAge: options.jwksCacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,
       cooldownDuration: options.jwksCooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
