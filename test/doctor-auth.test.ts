@@ -16,6 +16,8 @@ import { REQUIREMENTS } from '../packages/cli/src/doctor/requirements/index.js';
 import { McpServer } from '../packages/mcp/src/server/index.js';
 import { createMcpHttpHandler, jwtVerifier, type TokenVerifier } from '../packages/mcp/src/transports/http/index.js';
 import { toNodeListener } from '../packages/mcp/src/transports/node/index.js';
+import { captureIo } from '../packages/cli/src/cliIo.js';
+import { run } from '../packages/cli/src/run.js';
 import { startBrokenServer } from './helpers/brokenServer.js';
 
 const OTHER_RESOURCE = 'https://other.example.com/mcp';
@@ -130,6 +132,22 @@ describe('the doctor on a protected server', () => {
     expect(authFindings(accepted)).toEqual(['error http.auth-other-audience-accepted', 'info http.auth-server-registration']);
     // The token shown in the evidence is cut: the report never carries a whole credential.
     expect(accepted.findings.find((f) => f.id === 'http.auth-other-audience-accepted')?.evidence.join('\n')).not.toMatch(/Bearer [\w-]+\.[\w-]+\.[\w-]+/);
+  });
+});
+
+describe('switchboard doctor --foreign-token', () => {
+  async function cli(argv: string[], env: Record<string, string> = {}): Promise<DoctorReport> {
+    const io = captureIo({ env: { PATH: process.env.PATH, ...env } });
+    await run(['doctor', '--json', '--request-timeout-ms', '3000', ...argv], io);
+    return JSON.parse(io.out()) as DoctorReport;
+  }
+  const blindToken = (): Promise<string> => new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(audienceBlind.origin).setAudience(OTHER_RESOURCE).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+
+  it('the option, else SWITCHBOARD_DOCTOR_FOREIGN_TOKEN, reaches the audience check', async () => {
+    const token = await blindToken();
+    expect(authFindings(await cli([audienceBlind.url, '--foreign-token', token]))).toContain('error http.auth-other-audience-accepted');
+    expect(authFindings(await cli([audienceBlind.url], { SWITCHBOARD_DOCTOR_FOREIGN_TOKEN: token }))).toContain('error http.auth-other-audience-accepted');
+    expect(check(await cli([audienceBlind.url]), 'http.auth-audience')).toMatch(/^skipped: .*--foreign-token/);
   });
 });
 
