@@ -34,7 +34,7 @@ let publicJwk: Record<string, unknown>;
 /** A protected server and its authorization server's metadata and JWKS on one listener. */
 async function serveProtected(verifierOf: (origin: string) => TokenVerifier): Promise<Protected> {
   let origin = '';
-  let listener: http.RequestListener | undefined;
+  const route: { listener?: http.RequestListener } = {};
   const httpServer = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', origin).pathname;
     const json = (value: unknown): void => {
@@ -45,14 +45,14 @@ async function serveProtected(verifierOf: (origin: string) => TokenVerifier): Pr
       return json({ issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, jwks_uri: `${origin}/jwks`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true, registration_endpoint: `${origin}/register` });
     }
     if (path === '/jwks') return json({ keys: [publicJwk] });
-    listener?.(req, res);
+    route.listener?.(req, res);
   });
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
   const server = new McpServer({ name: 'protected', version: '1.0.0' });
   server.tool('echo', { description: 'Echoes.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }));
   const handler = createMcpHttpHandler({ server, auth: { authorizationServers: [origin], verifier: verifierOf(origin) } });
-  listener = toNodeListener(handler);
+  route.listener = toNodeListener(handler);
   return {
     url: `${origin}/mcp`,
     origin,
@@ -91,7 +91,7 @@ beforeAll(async () => {
     verify: async (token) => {
       try {
         const { payload } = await jwtVerify(token, pair.publicKey, { issuer: origin });
-        return { token, clientId: String(payload.client_id ?? 'c'), scopes: [], audience: [`${origin}/mcp`] };
+        return { token, clientId: typeof payload.client_id === 'string' ? payload.client_id : 'c', scopes: [], audience: [`${origin}/mcp`] };
       } catch {
         return { refused: 'the token is not valid' };
       }
