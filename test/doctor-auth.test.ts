@@ -154,7 +154,7 @@ describe('switchboard doctor --foreign-token', () => {
 describe('the auth fixtures of the broken-servers gallery', () => {
   const rows = REQUIREMENTS.filter((r) => r.id.startsWith('http.auth-') && r.fixture !== undefined);
   it('there is one per planted fault', () => {
-    expect(rows.map((r) => r.fixture?.file).sort()).toEqual(['auth-garbage-token-accepted', 'auth-no-challenge', 'auth-root-metadata-only', 'auth-server-no-s256', 'auth-wrong-resource']);
+    expect(rows.map((r) => r.fixture?.file).sort()).toEqual(['http-auth-garbage-token-accepted', 'http-auth-no-challenge', 'http-auth-root-metadata-only', 'http-auth-server-no-s256', 'http-auth-wrong-resource']);
   });
   for (const rule of rows) {
     it(`${rule.fixture?.file ?? ''}: exactly ${rule.id} among the auth findings (besides the registration information)`, async () => {

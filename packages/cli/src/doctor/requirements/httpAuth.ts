@@ -44,7 +44,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['the auth middleware answers 401 itself with a JSON body only', 'a proxy strips the header', 'the challenge names another scheme (`Basic`)'],
     fix: 'Answer 401 with `WWW-Authenticate: Bearer resource_metadata="<the metadata URL>"` (a Switchboard server does with the `auth` option).',
-    fixture: { file: 'auth-no-challenge', transport: 'http' },
+    fixture: { file: 'http-auth-no-challenge', transport: 'http' },
   },
   {
     id: HTTP_AUTH.challengeNoMetadata,
@@ -90,7 +90,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['the metadata route was written for a server at the root of its host'],
     fix: 'Serve the metadata at `/.well-known/oauth-protected-resource/<path of the MCP endpoint>` too, and name that URL in `resource_metadata`.',
-    fixture: { file: 'auth-root-metadata-only', transport: 'http' },
+    fixture: { file: 'http-auth-root-metadata-only', transport: 'http' },
   },
   {
     id: HTTP_AUTH.wrongResource,
@@ -106,7 +106,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['`resource` is the origin (`https://host`) instead of the endpoint URL', 'the server is configured with its internal URL behind a proxy'],
     fix: 'Set `resource` to the public URL of the MCP endpoint, path included (the `auth.resource` option of a Switchboard server).',
-    fixture: { file: 'auth-wrong-resource', transport: 'http' },
+    fixture: { file: 'http-auth-wrong-resource', transport: 'http' },
   },
   {
     id: HTTP_AUTH.noAuthorizationServers,
@@ -135,7 +135,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['the middleware checks that a token is present, not that it is valid', 'a verifier that decodes a JWT without checking its signature'],
     fix: 'Validate every token (signature, issuer, expiry, audience) before serving; answer 401 `invalid_token` otherwise.',
-    fixture: { file: 'auth-garbage-token-accepted', transport: 'http' },
+    fixture: { file: 'http-auth-garbage-token-accepted', transport: 'http' },
   },
   {
     id: HTTP_AUTH.otherAudience,
@@ -179,7 +179,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['the field is left out even though PKCE works', 'only `plain` is listed'],
     fix: 'Support PKCE S256 and list it: `"code_challenge_methods_supported": ["S256"]`.',
-    fixture: { file: 'auth-server-no-s256', transport: 'http' },
+    fixture: { file: 'http-auth-server-no-s256', transport: 'http' },
   },
   {
     id: HTTP_AUTH.serverRegistration,
