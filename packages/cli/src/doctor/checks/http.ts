@@ -1,11 +1,8 @@
 /**
  * The Streamable HTTP checks, in order: media types first (they say whether a plain POST works at all), then
- * GET and DELETE, sessions, the protocol version header, Host and Origin, CORS, resumption; last the auth checks (they
- * need no connection: a server that asks for credentials is probed without any).
+ * GET and DELETE, sessions, the protocol version header, Host and Origin, CORS, resumption.
  */
 import type { Check } from '../types.js';
-import { AUTH_AUDIENCE_CHECK, AUTH_CHECK } from './http/auth.js';
-import { AUTH_SERVER_CHECK } from './http/authServer.js';
 import { CORS_CHECK } from './http/cors.js';
 import { DNS_REBINDING_CHECK } from './http/dnsRebinding.js';
 import { MEDIA_TYPES_CHECK } from './http/mediaTypes.js';
@@ -23,7 +20,4 @@ export const HTTP_CHECKS: readonly Check[] = [
   DNS_REBINDING_CHECK,
   CORS_CHECK,
   RESUMPTION_CHECK,
-  AUTH_CHECK,
-  AUTH_AUDIENCE_CHECK,
-  AUTH_SERVER_CHECK,
 ];
