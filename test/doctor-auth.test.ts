@@ -154,7 +154,17 @@ describe('switchboard doctor --foreign-token', () => {
 describe('the auth fixtures of the broken-servers gallery', () => {
   const rows = REQUIREMENTS.filter((r) => r.id.startsWith('http.auth-') && r.fixture !== undefined);
   it('there is one per planted fault', () => {
-    expect(rows.map((r) => r.fixture?.file).sort()).toEqual(['http-auth-garbage-token-accepted', 'http-auth-no-challenge', 'http-auth-root-metadata-only', 'http-auth-server-no-s256', 'http-auth-wrong-resource']);
+    expect(rows.map((r) => r.fixture?.file).sort()).toEqual([
+      'http-auth-challenge-no-resource-metadata',
+      'http-auth-garbage-token-accepted',
+      'http-auth-no-authorization-servers',
+      'http-auth-no-challenge',
+      'http-auth-no-metadata',
+      'http-auth-root-metadata-only',
+      'http-auth-server-metadata-missing',
+      'http-auth-server-no-s256',
+      'http-auth-wrong-resource',
+    ]);
   });
   for (const rule of rows) {
     it(`${rule.fixture?.file ?? ''}: exactly ${rule.id} among the auth findings (besides the registration information)`, async () => {

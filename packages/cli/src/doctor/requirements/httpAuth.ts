@@ -60,6 +60,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'warning',
     causes: ['the challenge is `Bearer` or `Bearer realm="…"` only'],
     fix: 'Add `resource_metadata="<origin>/.well-known/oauth-protected-resource<path>"` to the Bearer challenge.',
+    fixture: { file: 'http-auth-challenge-no-resource-metadata', transport: 'http' },
   },
   {
     id: HTTP_AUTH.metadataMissing,
@@ -75,6 +76,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['the metadata route is not mounted (or only on another port)', 'the document is served as HTML or behind the same auth'],
     fix: 'Serve `{"resource": "<server URL>", "authorization_servers": ["<issuer>"]}` at `/.well-known/oauth-protected-resource<path>` without auth.',
+    fixture: { file: 'http-auth-no-metadata', transport: 'http' },
   },
   {
     id: HTTP_AUTH.metadataRootOnly,
@@ -121,6 +123,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['`authorization_servers` is left out or empty'],
     fix: 'List the issuer URL of your authorization server in `authorization_servers`.',
+    fixture: { file: 'http-auth-no-authorization-servers', transport: 'http' },
   },
   {
     id: HTTP_AUTH.tokenNotValidated,
@@ -165,6 +168,7 @@ export const HTTP_AUTH_REQUIREMENTS: readonly Requirement[] = [
     severity: 'error',
     causes: ['`authorization_servers` names a URL that is not the issuer (a login page, the token endpoint)', 'the issuer has a path and its metadata is served only at another well-known form'],
     fix: 'Name the exact issuer in `authorization_servers`, and serve its metadata at `/.well-known/oauth-authorization-server<issuer path>` or `/.well-known/openid-configuration<issuer path>`.',
+    fixture: { file: 'http-auth-server-metadata-missing', transport: 'http' },
   },
   {
     id: HTTP_AUTH.serverNoS256,
