@@ -201,13 +201,14 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .addOption(new Option('--era <era>', 'which protocol era the checks connect in: legacy (session-based), modern (2026-07-28), auto').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--call <tool>', 'call this tool (and no other) and check its result; the doctor calls no tool otherwise')
     .option('--args <json>', 'the arguments of --call, a JSON object')
+    .option('--foreign-token <token>', 'an access token issued for another resource: an HTTP server that asks for credentials must refuse it (else SWITCHBOARD_DOCTOR_FOREIGN_TOKEN)')
     .option('--json', 'print the report as JSON on stdout (it validates against schema/doctor-report.schema.json)')
     .addOption(new Option('--fail-on <severity>', 'the lowest severity that makes the exit code 1').choices(['error', 'warning']).default('warning'))
     .option('--ignore <finding-id>', 'mute this finding id (repeatable); muted findings are listed but never fail the run', collect, [])
     .option('--baseline <file>', 'mute the findings this file lists (by id and evidence fingerprint)')
     .option('--write-baseline <file>', "write this run's findings to a baseline file (they are muted in this run's report too)")
     .addHelpText('after', DOCTOR_HELP)
-    .action(async (target: string | undefined, flags: Omit<ServerFlags, 'timeoutMs'> & { timeoutMs?: number; requestTimeoutMs?: number; call?: string; args?: string; failOn: 'error' | 'warning'; ignore: string[]; baseline?: string; writeBaseline?: string }) => {
+    .action(async (target: string | undefined, flags: Omit<ServerFlags, 'timeoutMs'> & { timeoutMs?: number; requestTimeoutMs?: number; call?: string; args?: string; foreignToken?: string; failOn: 'error' | 'warning'; ignore: string[]; baseline?: string; writeBaseline?: string }) => {
       state.exitCode = await doctorCommand({
         io,
         output,
@@ -217,6 +218,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
         ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
         ...(flags.call === undefined ? {} : { call: flags.call }),
         ...(flags.args === undefined ? {} : { args: flags.args }),
+        ...(flags.foreignToken === undefined ? {} : { foreignToken: flags.foreignToken }),
         json: flags.json === true,
         failOn: flags.failOn,
         ignore: flags.ignore,

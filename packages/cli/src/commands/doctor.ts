@@ -24,6 +24,12 @@ import { progressDisplay } from '../progress.js';
 import { describeTarget, resolveTarget, type Target, type TargetSpec } from '../target.js';
 import { reportFailure } from './serverCommand.js';
 
+/** `--foreign-token`, else `SWITCHBOARD_DOCTOR_FOREIGN_TOKEN` (an empty value is none). */
+function foreignTokenOf(options: Pick<DoctorCommandOptions, 'foreignToken' | 'io'>): { foreignToken?: string } {
+  const token = options.foreignToken ?? options.io.env.SWITCHBOARD_DOCTOR_FOREIGN_TOKEN;
+  return token === undefined || token === '' ? {} : { foreignToken: token };
+}
+
 /** What the command line gave `doctor`. */
 export interface DoctorCommandOptions {
   readonly io: CliIo;
@@ -39,6 +45,8 @@ export interface DoctorCommandOptions {
   readonly call?: string;
   /** `--args JSON`: its arguments, a JSON object (only with `--call`). */
   readonly args?: string;
+  /** `--foreign-token`: a token issued for another resource, which the server must refuse. @default `SWITCHBOARD_DOCTOR_FOREIGN_TOKEN`, else none (that check is skipped) */
+  readonly foreignToken?: string;
   /** `--json`: the report as JSON on stdout. */
   readonly json: boolean;
   /** `--fail-on`: the lowest severity that fails the run (exit code 1). @default 'warning' */
@@ -154,6 +162,7 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(call === undefined ? {} : { call }),
+      ...foreignTokenOf(options),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onProgress: progress.onProgress,
       gate,

@@ -100,6 +100,7 @@ export interface CheckContextOptions {
   readonly abort: AbortSignal;
   readonly era: CheckContext['era'];
   readonly call?: CheckContext['call'];
+  readonly foreignToken?: string;
   readonly facts: DoctorFacts;
   readonly resources: RunResources;
   readonly onFinding: (finding: Finding) => void;
@@ -189,6 +190,7 @@ export function createCheckContext(options: CheckContextOptions): CheckContextHa
     },
     era: options.era,
     ...(options.call === undefined ? {} : { call: options.call }),
+    ...(options.foreignToken === undefined ? {} : { foreignToken: options.foreignToken }),
     facts,
     report(id, observation) {
       if (retired) return;

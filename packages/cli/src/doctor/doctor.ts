@@ -72,6 +72,7 @@ async function runCheck(run: Run, check: Check, thrown: ThrowStatus = 'crashed')
     abort: abort.signal,
     era: options.era ?? 'auto',
     ...(options.call === undefined ? {} : { call: options.call }),
+    ...(options.foreignToken === undefined ? {} : { foreignToken: options.foreignToken }),
     facts: run.facts,
     resources: run.resources,
     onFinding: (finding) => {

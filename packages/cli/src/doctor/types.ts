@@ -326,6 +326,8 @@ export interface DoctorFacts {
   measurements: Record<string, number>;
   /** The first stdout line that is not a JSON-RPC message, seen by any process the doctor started (stdio only). */
   stdoutNoise?: StdoutNoise;
+  /** Set when the server answered a request without credentials 401 (HTTP): the authorization servers its metadata names (empty when none was found). */
+  auth?: { readonly authorizationServers: readonly string[] };
 }
 
 /** A stdout line that is not a JSON-RPC message, and where it was seen (see {@link DoctorFacts.stdoutNoise}). */
@@ -370,6 +372,8 @@ export interface CheckContext {
   readonly era: 'legacy' | 'modern' | 'auto';
   /** `--call NAME --args JSON`: the one tool the doctor may call. */
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  /** `--foreign-token`: a token issued for another resource, which the server must refuse. */
+  readonly foreignToken?: string;
   /** What earlier checks learned (this check may add to it). */
   readonly facts: DoctorFacts;
   /** Reports a violation of a requirement (its id must be in the check's `requirements`). */
@@ -442,6 +446,11 @@ export interface DoctorOptions {
   readonly era?: 'legacy' | 'modern' | 'auto';
   /** `--call NAME --args JSON`: the one tool the doctor may call (absent: it calls no tool). */
   readonly call?: { readonly name: string; readonly args: Readonly<Record<string, unknown>> };
+  /**
+   * `--foreign-token`: an access token issued for another resource (another audience), sent once to an HTTP server
+   * that asks for credentials; it must be refused (RFC 8707). Absent: that check is skipped.
+   */
+  readonly foreignToken?: string;
   /** Told each check's start, notes and end (the progress display). */
   readonly onProgress?: (event: DoctorProgress) => void;
   /** Aborted when the user stops the run (Ctrl-C): the doctor then ends like at its deadline (checks still running are `timed-out`), closes and kills what it started, and returns the report. */

@@ -5,6 +5,7 @@
 import type { Requirement } from '../types.js';
 import { ERAS_REQUIREMENTS } from './eras.js';
 import { HTTP_REQUIREMENTS } from './http.js';
+import { HTTP_AUTH_REQUIREMENTS } from './httpAuth.js';
 import { PRIMITIVES_REQUIREMENTS } from './primitives.js';
 import { PROTOCOL_REQUIREMENTS } from './protocol.js';
 import { STARTUP_REQUIREMENTS } from './startup.js';
@@ -15,6 +16,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
   ...STARTUP_REQUIREMENTS,
   ...STDIO_REQUIREMENTS,
   ...HTTP_REQUIREMENTS,
+  ...HTTP_AUTH_REQUIREMENTS,
   ...ERAS_REQUIREMENTS,
   ...PROTOCOL_REQUIREMENTS,
   ...PRIMITIVES_REQUIREMENTS,
