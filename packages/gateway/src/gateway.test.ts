@@ -328,6 +328,28 @@ describe('createGateway', () => {
     }
   });
 
+  it('lists a mounted upstream once to bring it up: the pool takes the listing its proxy read', async () => {
+    const sent: string[] = [];
+    const inner = inMemoryConnector(upstreamServer('once'));
+    // The requests the gateway's client sends upstream, by method.
+    const counting: ClientConnector = {
+      ...inner,
+      open: async (options) => {
+        const transport = await inner.open(options);
+        const send = transport.send.bind(transport);
+        transport.send = (message, sendOptions) => {
+          if (!Array.isArray(message) && 'method' in message && 'id' in message) sent.push((message as { method: string }).method);
+          return send(message, sendOptions);
+        };
+        return transport;
+      },
+    };
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { once: { connector: counting, client: { era: 'legacy' } } } });
+    await gateway.settled();
+    expect(gateway.health()[0]).toMatchObject({ state: 'ready', tools: 1, resources: 1, prompts: 1 });
+    expect(sent.filter((m) => m.endsWith('/list')).sort()).toEqual(['prompts/list', 'resources/list', 'resources/templates/list', 'tools/list']);
+  });
+
   it('refuses an upstream with no way to reach it or two', () => {
     expect(() => createGateway({ upstreams: { x: {} } })).toThrow('Invalid upstream "x": expected exactly one of connector, command or url, got 0');
     expect(() => createGateway({ upstreams: { x: { command: 'a', url: 'http://127.0.0.1:1/mcp' } } })).toThrow('got 2');

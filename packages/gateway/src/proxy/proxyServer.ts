@@ -334,18 +334,19 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     const front = ProxyServer.make({ info, options: serverOptions, client, relay: shared.relay, owned, bridge, proxy: options, openCaller });
     // Every upstream log is wanted: the front filters per client (its sessions' levels, a modern request's logLevel).
     const logging = owned && caps.logging !== undefined ? client.setLoggingLevel('debug').catch(() => {}) : undefined;
-    // A 2026-07-28 upstream tells of list changes only on a listen stream. It is opened while the lists are read
-    // (one round trip instead of two: a proxy comes up as soon as its lists are in); a change the upstream makes
-    // before the stream is acknowledged may be missed, as one made before the proxy connected is.
-    const listening =
-      owned && client.era === 'modern'
-        ? client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }).then(
-            () => undefined,
-            (error: unknown) => front.logger.warn('Proxy: the upstream refused subscriptions/listen; list changes will not be followed', { error }),
-          )
-        : undefined;
-    // The level, the listen stream and the lists at once: a proxy is ready one round trip after its negotiation.
-    await Promise.all([front.sync(), listening, logging]);
+    // The lists first (on the connection the negotiation warmed), the level at once. A 2026-07-28 upstream tells of
+    // list changes only on a listen stream: opened now but not waited for (on HTTP it is a connection of its own,
+    // which can take longer than the lists), and once it is acknowledged the lists are read once more, so a change
+    // made before the stream existed is not missed (unchanged definitions stay as they are, unannounced).
+    const lists = front.sync();
+    if (owned && client.era === 'modern') {
+      void client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }).then(
+        () => (client.closed ? undefined : front.sync()),
+        (error: unknown) => front.logger.warn('Proxy: the upstream refused subscriptions/listen; list changes will not be followed', { error }),
+      );
+    }
+    // Ready one round trip after the negotiation.
+    await Promise.all([lists, logging]);
     return front;
   } catch (error) {
     if (owned) await client.close();
