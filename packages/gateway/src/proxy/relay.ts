@@ -24,11 +24,16 @@
 import type { Inbound, InboundSingle, JsonRpcId, JsonRpcMessage, TransportMessageExtra, TransportSendOptions } from '@switchboard/jsonrpc';
 import { mcpErrorFromWire, type ProgressParams } from '@switchboard/mcp';
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError, type ClientConnector, type ClientConnectorOpenOptions, type ClientTransport } from '@switchboard/mcp/client';
-import type { UpstreamOptions } from './forward.js';
 
 const PROGRESS = 'notifications/progress';
 const INITIALIZED = 'notifications/initialized';
 const ONCE = { once: true } as const;
+
+/** How a relayed request is made: the signal that cancels it and its progress listener (forward.ts's `UpstreamOptions`). */
+interface UpstreamOptions {
+  readonly signal: AbortSignal;
+  readonly onprogress: (progress: ProgressParams) => void;
+}
 
 /** One relayed request waiting for its response. */
 interface Pending {
