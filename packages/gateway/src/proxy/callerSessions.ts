@@ -18,7 +18,6 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { McpError, McpErrorCode } from '@switchboard/mcp';
 import type { ClientConnector, McpClient } from '@switchboard/mcp/client';
 import type { RequestContext } from '@switchboard/mcp/server';
-import type { UpstreamRelay } from './relay.js';
 
 /** Default of {@link SessionPerCallerOptions.maxSessions}. */
 export const DEFAULT_MAX_CALLER_SESSIONS = 100;
@@ -44,8 +43,6 @@ export interface UpstreamSession {
   readonly key: string | undefined;
   /** The connected client (a caller's: once its connect resolved). */
   client: McpClient | undefined;
-  /** The raw relay on its channel (relay.ts), when it has one. */
-  relay: UpstreamRelay | undefined;
   /** Front requests being served on it now. */
   busy: number;
   /** When it last served a request (ms, `performance.now()`). */
@@ -84,8 +81,8 @@ export class CallerSessions {
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
-  constructor(init: { readonly client: McpClient; readonly relay: UpstreamRelay | undefined; readonly options: boolean | SessionPerCallerOptions | undefined; readonly open: (session: UpstreamSession) => Promise<McpClient>; readonly logger: Logger }) {
-    this.shared = { key: undefined, client: init.client, relay: init.relay, busy: 0, used: 0, opening: undefined };
+  constructor(init: { readonly client: McpClient; readonly options: boolean | SessionPerCallerOptions | undefined; readonly open: (session: UpstreamSession) => Promise<McpClient>; readonly logger: Logger }) {
+    this.shared = { key: undefined, client: init.client, busy: 0, used: 0, opening: undefined };
     const options = init.options;
     this.#perCaller = options !== undefined && options !== false;
     const settings = typeof options === 'object' ? options : {};
@@ -121,7 +118,7 @@ export class CallerSessions {
       this.#logger.warn('Proxy: every upstream session per caller is in use; a new caller is refused', { max: this.#max });
       throw new McpError(McpErrorCode.InternalError, 'Too many upstream sessions in use');
     }
-    session = { key, client: undefined, relay: undefined, busy: 0, used: performance.now(), opening: undefined };
+    session = { key, client: undefined, busy: 0, used: performance.now(), opening: undefined };
     this.#sessions.set(key, session);
     this.#sweep();
     return session;

@@ -34,7 +34,7 @@ interface SessionCall extends UpstreamOptions {
 
 /**
  * The upstream request of one front request, for `input` (the front request's own part: a tool's name and
- * arguments, a URI), made on `session` (the caller's upstream session, connected: its client, its relay). Made once
+ * arguments, a URI), made on `session` (the caller's upstream session, connected). Made once
  * per mirrored definition, not per call: the per-call part is `input`.
  */
 export type UpstreamRequest<I, R> = (session: ConnectedSession, input: I, options: UpstreamOptions) => Promise<R>;

@@ -4,15 +4,12 @@
  * upstream says a list changed (MCP 2025-11-25 server/tools.mdx "List Changed Notification"). Every page of the
  * upstream's lists is read (`listAll…`), so the front paginates with its own cursors.
  *
- * Why a mirror on the front and not a raw JSON-RPC relay end to end: the front is then an ordinary `McpServer`, so
- * everything era-specific is the server's own code, already conformance-tested — `initialize` and
- * `server/discover`, the 2026-07-28 envelope,
+ * Why a mirror and not a raw JSON-RPC relay: the front is then an ordinary `McpServer`, so everything era-specific is
+ * the server's own code, already conformance-tested — `initialize` and `server/discover`, the 2026-07-28 envelope,
  * header checks (`Mcp-Name`, `Mcp-Param-*` from the tools' `x-mcp-header`), `resultType`, cache hints, input rounds
  * with signed `requestState`, `subscriptions/listen`, sessions and their limits. A relay would have to translate
  * each of those by hand between eras. The cost is one registry lookup and one handler call per request (measured
- * in bench/gateway.mjs), and a listing that is as fresh as the upstream's last list-changed notification. Toward a
- * session-based upstream the other half is a raw relay (relay.ts): the handler's request goes out on the upstream
- * channel as it is, beside the upstream client's machinery.
+ * in bench/gateway.mjs), and a listing that is as fresh as the upstream's last list-changed notification.
  *
  * Definitions are registered exactly as listed (name, title, description, schemas, annotations, icons, `_meta`); a
  * tool's arguments are not validated here (see passThroughSchema.ts). A definition the front refuses (a name or
@@ -43,18 +40,9 @@ export function templateVariables(template: string): string[] {
   return names;
 }
 
-/**
- * The upstream requests of the mirrored definitions, on the caller's upstream session: relayed raw when the session's
- * relay can (relay.ts), else through its client.
- */
-const callTool: UpstreamRequest<CallToolParams, CallToolResult> = (session, params, options) => {
-  const relay = session.relay;
-  return relay?.usable === true ? (relay.request('tools/call', params as unknown as Record<string, unknown>, options) as Promise<CallToolResult>) : session.client.callTool(params, options);
-};
-const readResource: UpstreamRequest<string, ReadResourceResult> = (session, uri, options) => {
-  const relay = session.relay;
-  return relay?.usable === true ? (relay.request('resources/read', { uri }, options) as Promise<ReadResourceResult>) : session.client.readResource({ uri }, options);
-};
+/** The upstream requests of the mirrored definitions, on the caller's upstream session. */
+const callTool: UpstreamRequest<CallToolParams, CallToolResult> = (session, params, options) => session.client.callTool(params, options);
+const readResource: UpstreamRequest<string, ReadResourceResult> = (session, uri, options) => session.client.readResource({ uri }, options);
 
 /** Mirrors one upstream's lists into one front server; see the module comment. */
 export class Mirror {
@@ -202,13 +190,7 @@ export class Mirror {
     const forward = this.#forward;
     const { name, ...rest } = prompt;
     const complete = this.#completers((prompt.arguments ?? []).map((a) => a.name), { type: 'ref/prompt', name });
-    const get: Upstream<Record<string, string>, GetPromptResult> = {
-      request: (session, strings, options) => {
-        const relay = session.relay;
-        return relay?.usable === true ? (relay.request('prompts/get', { name, arguments: strings }, options) as Promise<GetPromptResult>) : session.client.getPrompt({ name, arguments: strings }, options);
-      },
-      tool: false,
-    };
+    const get: Upstream<Record<string, string>, GetPromptResult> = { request: (session, strings, options) => session.client.getPrompt({ name, arguments: strings }, options), tool: false };
     return this.#server.prompt(name, { ...rest, ...(complete === undefined ? {} : { complete }) }, (args, ctx) => {
       const strings: Record<string, string> = {};
       for (const [key, value] of Object.entries(args)) if (typeof value === 'string') strings[key] = value;

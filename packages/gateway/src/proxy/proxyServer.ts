@@ -14,13 +14,12 @@
  */
 import type { JsonRpcRequest, Logger, Transport } from '@switchboard/jsonrpc';
 import { McpError, McpErrorCode, type Implementation, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities, type Tool } from '@switchboard/mcp';
-import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_MAX_TOTAL_TIMEOUT_FACTOR, McpClient, type ClientConnector, type ClientNotificationHandlers, type InputContext, type LogMessageParams } from '@switchboard/mcp/client';
+import { McpClient, type ClientConnector, type ClientNotificationHandlers, type InputContext, type LogMessageParams } from '@switchboard/mcp/client';
 import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptions, type ServerSession } from '@switchboard/mcp/server';
 import type { JsonRpcNotification, JsonRpcResponse } from '@switchboard/jsonrpc';
 import { CallerSessions, type UpstreamSession } from './callerSessions.js';
 import { Forwarder } from './forward.js';
 import { Mirror, type MirroredList } from './mirror.js';
-import { UpstreamRelay } from './relay.js';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_UPSTREAM_CAPABILITIES, type ProxyServerOptions } from './options.js';
 import type { UpstreamQuestion } from './questions.js';
 import { UpstreamSubscriptions } from './subscriptions.js';
@@ -91,8 +90,6 @@ interface ProxyInit {
   readonly info: Implementation;
   readonly options: McpServerOptions;
   readonly client: McpClient;
-  /** The shared session's raw relay, when the proxy opened the session. */
-  readonly relay: UpstreamRelay | undefined;
   readonly owned: boolean;
   readonly bridge: Bridge;
   readonly proxy: ProxyServerOptions;
@@ -146,7 +143,7 @@ export class ProxyServer extends McpServer {
     const logger = init.proxy.logger ?? this.logger;
     this.upstream = init.client;
     this.#owned = init.owned;
-    this.#sessions = new CallerSessions({ client: init.client, relay: init.relay, options: init.proxy.sessionPerCaller, open: init.openCaller, logger });
+    this.#sessions = new CallerSessions({ client: init.client, options: init.proxy.sessionPerCaller, open: init.openCaller, logger });
     if (this.#sessions.perCaller) this.onSessionClosed((session) => this.#sessions.sessionClosed(session.id));
     this.#forward = new Forwarder({ maxHeld: init.proxy.maxHeldRequests ?? DEFAULT_MAX_HELD_REQUESTS, holdTimeoutMs: init.proxy.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS, logger, sessions: this.#sessions });
     const completions = init.client.serverCapabilities.completions !== undefined;
@@ -296,16 +293,11 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
   const perCaller = options.sessionPerCaller;
   const callerConnector = (typeof perCaller === 'object' ? perCaller.connector : undefined) ?? (isClient(upstream) ? undefined : upstream);
   if (perCaller !== undefined && perCaller !== false && callerConnector === undefined) throw new TypeError('sessionPerCaller with an McpClient upstream needs sessionPerCaller.connector');
-  // The raw relay (relay.ts) keeps the client's budgets; client instrumentation would miss relayed calls: none then.
-  const timeoutMs = options.client?.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
-  const budget = { timeoutMs, maxTotalTimeoutMs: options.client?.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_MAX_TOTAL_TIMEOUT_FACTOR };
-  const relays = options.client?.instrumentation === undefined;
-  /** An upstream session with the proxy's callbacks and its relay; `caller`: a caller's (see callerSessions.ts), else the shared one. */
-  const connect = async (connector: ClientConnector, caller: string | undefined): Promise<{ readonly client: McpClient; readonly relay: UpstreamRelay | undefined }> => {
-    const relay = relays ? new UpstreamRelay(budget) : undefined;
-    const connected = await McpClient.connect({
+  /** An upstream session with the proxy's callbacks; `caller`: a caller's (see callerSessions.ts), else the shared one. */
+  const connect = (connector: ClientConnector, caller: string | undefined): Promise<McpClient> =>
+    McpClient.connect({
       ...options.client,
-      connector: relay === undefined ? connector : relay.wrap(connector),
+      connector,
       cache: false,
       capabilities: options.upstreamCapabilities ?? DEFAULT_UPSTREAM_CAPABILITIES,
       onElicitation: (params, ctx) => bridge.question({ method: 'elicitation/create', params, caller }, ctx),
@@ -313,16 +305,12 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       onListRoots: (ctx) => bridge.question({ method: 'roots/list', params: undefined, caller }, ctx),
       notifications: caller === undefined ? bridge.handlers() : bridge.callerHandlers(caller),
     });
-    return { client: connected, relay };
-  };
   const openCaller = async (session: UpstreamSession): Promise<McpClient> => {
-    const { client: opened, relay } = await connect(callerConnector as ClientConnector, session.key);
-    session.relay = relay;
+    const opened = await connect(callerConnector as ClientConnector, session.key);
     if (opened.serverCapabilities.logging !== undefined) await opened.setLoggingLevel('debug').catch(() => {});
     return opened;
   };
-  const shared = isClient(upstream) ? { client: upstream, relay: undefined } : await connect(upstream, undefined);
-  const client = shared.client;
+  const client = isClient(upstream) ? upstream : await connect(upstream, undefined);
   try {
     const caps = client.serverCapabilities;
     const serverOptions: McpServerOptions = {
@@ -331,7 +319,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       ...(options.server?.instructions === undefined && client.instructions === undefined ? {} : { instructions: options.server?.instructions ?? client.instructions }),
     };
     const info = options.info ?? client.serverInfo ?? { name: 'switchboard-proxy', version: '0.1.0' };
-    const front = ProxyServer.make({ info, options: serverOptions, client, relay: shared.relay, owned, bridge, proxy: options, openCaller });
+    const front = ProxyServer.make({ info, options: serverOptions, client, owned, bridge, proxy: options, openCaller });
     // Every upstream log is wanted: the front filters per client (its sessions' levels, a modern request's logLevel).
     const logging = owned && caps.logging !== undefined ? client.setLoggingLevel('debug').catch(() => {}) : undefined;
     // The lists first (on the connection the negotiation warmed), the level at once. A 2026-07-28 upstream tells of
