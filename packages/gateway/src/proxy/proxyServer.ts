@@ -322,16 +322,21 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     const front = ProxyServer.make({ info, options: serverOptions, client, owned, bridge, proxy: options, openCaller });
     // Every upstream log is wanted: the front filters per client (its sessions' levels, a modern request's logLevel).
     const logging = owned && caps.logging !== undefined ? client.setLoggingLevel('debug').catch(() => {}) : undefined;
-    // The lists first (on the connection the negotiation warmed), the level at once. A 2026-07-28 upstream tells of
-    // list changes only on a listen stream: opened now but not waited for (on HTTP it is a connection of its own,
-    // which can take longer than the lists), and once it is acknowledged the lists are read once more, so a change
-    // made before the stream existed is not missed (unchanged definitions stay as they are, unannounced).
+    // The lists at once (on the connection the negotiation warmed), the level too. A 2026-07-28 upstream tells of list
+    // changes only on a listen stream: opened once the first lists are in, not waited for (on HTTP it holds a
+    // connection of its own: opened first, it would take the warm one and send the lists to a new connection), then
+    // the lists are read once more, so a change made before the stream existed is not missed (unchanged definitions
+    // stay as they are, unannounced).
     const lists = front.sync();
     if (owned && client.era === 'modern') {
-      void client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }).then(
-        () => (client.closed ? undefined : front.sync()),
-        (error: unknown) => front.logger.warn('Proxy: the upstream refused subscriptions/listen; list changes will not be followed', { error }),
-      );
+      void lists
+        .then(() => client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }))
+        .then(
+          () => (client.closed ? undefined : front.sync()),
+          (error: unknown) => {
+            if (!client.closed) front.logger.warn('Proxy: the upstream refused subscriptions/listen; list changes will not be followed', { error });
+          },
+        );
     }
     // Ready one round trip after the negotiation.
     await Promise.all([lists, logging]);
