@@ -40,7 +40,13 @@ export interface DashboardOptions {
   readonly title?: string;
   /**
    * `Host` validation (DNS-rebinding protection), as the MCP HTTP handler's option: on, only `allowedHosts` are
-   * served. @default true
+   * served. The four Host/Origin options have `serveHttp`'s names and meaning, so one object can be spread into both
+   * (`const hostRules = { allowedHosts: ['mcp.example.com'] }`, then `serveHttp({ ...hostRules, … })` and
+   * `createDashboard({ ...hostRules, … })`): one rule set for the MCP endpoint and the dashboard. Unlike
+   * `serveHttp`, which turns Host validation off when bound to a non-loopback address without `allowedHosts`, the
+   * dashboard keeps it on: bound elsewhere, give `allowedHosts` (to both).
+   * @default true
+   * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
    */
   readonly dnsRebindingProtection?: boolean;
   /** Allowed `Host` values (`name` for any port, or `name:port`). @default `LOOPBACK_HOSTS` (localhost, 127.0.0.1, [::1]) */
@@ -141,6 +147,11 @@ function pathOf(url: string | undefined): string {
  * const dashboard = createDashboard({ analytics, token: process.env.DASHBOARD_TOKEN! });
  * await serveHttp({ server, port: 3000, onRefused: analytics.onHttpRefused, otherPaths: dashboard.listener });
  * // http://127.0.0.1:3000/dashboard/#token=…
+ * @example
+ * // Bound to every interface: the same Host/Origin rules for the MCP endpoint and the dashboard.
+ * const hostRules = { allowedHosts: ['mcp.example.com'] };
+ * const dashboard = createDashboard({ ...hostRules, analytics, token: process.env.DASHBOARD_TOKEN! });
+ * await serveHttp({ ...hostRules, server, host: '0.0.0.0', port: 3000, otherPaths: dashboard.listener });
  */
 export function createDashboard(options: DashboardOptions): Dashboard {
   const { analytics } = options;
