@@ -145,7 +145,11 @@ describe('switchboard dashboard: one Host/Origin rule set for /mcp and the page 
       expect((await request(port, '/', { headers: { host: 'evil.example' } })).status).toBe(403);
       // The allowed name: served on both.
       expect((await request(port, '/mcp', { method: 'POST', headers: { ...POST_HEADERS, ...named }, body: INITIALIZE })).status).toBe(200);
-      expect((await request(port, '/', { headers: named })).status).toBe(200);
+      const page = await request(port, '/', { headers: named });
+      expect(page.status).toBe(200);
+      expect(page.body).not.toContain(upstream.url); // the public page names no target (review-1 finding 5)
+      const meta = await request(port, '/api/meta', { headers: { ...named, authorization: `Bearer ${TOKEN}` } });
+      expect(JSON.parse(meta.body)).toEqual({ title: `Switchboard dashboard: ${upstream.url}` });
       expect((await request(port, '/api/analytics', { headers: { ...named, authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     } finally {
       stop.abort();
