@@ -220,6 +220,19 @@ describe('onHttpRefused: what the HTTP handler turns away before dispatch (revie
   });
 });
 
+describe('record: a trace id from the public API (review-1 finding 12)', () => {
+  it('keeps a valid W3C trace id and drops anything else: a 100 KB id, upper case, all zeros, not a string', () => {
+    const analytics = createAnalytics();
+    const good = '4bf92f3577b34da6a3ce929d0e0e4736';
+    for (const traceId of [good, 'f'.repeat(100_000), good.toUpperCase(), '0'.repeat(32), `${good}0`, 42 as unknown as string]) {
+      analytics.record({ outcome: { kind: 'refused', status: 403 }, method: 'tools/call', traceId });
+    }
+    const snap = analytics.snapshot();
+    expect(snap.recentFailures.map((f) => f.traceId)).toEqual([undefined, undefined, undefined, undefined, undefined, good]);
+    expect(JSON.stringify(snap).length).toBeLessThan(10_000);
+  });
+});
+
 describe('the store stays within its bound', () => {
   it('long wire messages are not kept behind their cuts: 200 failures of 1 MB each leave about 1 MB of heap', () => {
     // V8 makes a slice of a long string a view that keeps all of it alive; the store copies what it keeps (found by

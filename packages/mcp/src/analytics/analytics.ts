@@ -63,7 +63,10 @@ export interface AnalyticsRecord {
   readonly durationMs?: number;
   /** The error message that went on the wire, if any (never an exception's own text). */
   readonly message?: string;
-  /** The W3C trace id of the request, if it carried one (kept with a failure in `recentFailures`). */
+  /**
+   * The W3C trace id of the request, if it carried one (kept with a failure in `recentFailures`): 32 lower-case hex
+   * digits, not all zero (W3C Trace Context §3.2.2.3 `trace-id`); anything else is dropped (not counted, not kept).
+   */
   readonly traceId?: string;
 }
 
@@ -126,6 +129,8 @@ function traceIdOf(params: unknown): string | undefined {
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
 const ZERO_TRACE_ID = '0'.repeat(32);
+/** A whole trace id (W3C Trace Context §3.2.2.3: "32HEXDIGLC"). */
+const TRACE_ID = /^[0-9a-f]{32}$/;
 
 /** A request ended by its signal: cancelled by the client, or its connection closed. */
 function abortedOutcome(call: MiddlewareCall): ClassifiedOutcome | undefined {
@@ -231,7 +236,7 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       outcome: classifyOutcome(entry.outcome),
       durationMs: entry.durationMs ?? 0,
       message: entry.message,
-      traceId: entry.traceId,
+      traceId: typeof entry.traceId === 'string' && TRACE_ID.test(entry.traceId) && entry.traceId !== ZERO_TRACE_ID ? entry.traceId : undefined,
     });
   };
 
