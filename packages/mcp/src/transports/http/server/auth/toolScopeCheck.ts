@@ -71,3 +71,18 @@ export function toolScopeRefusal(
   const description = 'the access token lacks a scope this tool requires';
   return challengeOutput(auth.challenge(input, { error: 'insufficient_scope', description, scopes: [...needed] }), id);
 }
+
+/**
+ * The tool a body's `tools/call` requests name, when they name one (a batch naming two tools: `undefined`): what a
+ * 403 of {@link toolScopeRefusal} is counted under by the failure analytics (`HttpRefusalEvent.toolName`).
+ */
+export function calledToolName(inbound: Inbound): string | undefined {
+  let name: string | undefined;
+  for (const item of inbound.kind === 'batch' ? inbound.items : [inbound]) {
+    const call = calledTool(item);
+    if (call === undefined) continue;
+    if (name !== undefined && name !== call.name) return undefined;
+    name = call.name;
+  }
+  return name;
+}
