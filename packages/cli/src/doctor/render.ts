@@ -90,7 +90,12 @@ function measurementText(key: string, value: number): string {
 
 function checksLine(checks: readonly CheckOutcome[]): string {
   const of = (status: CheckOutcome['status']): CheckOutcome[] => checks.filter((c) => c.status === status);
-  const named = (list: readonly CheckOutcome[]): string => list.map((c) => terminalText(c.reason === undefined ? c.id : `${c.id}: ${c.reason}`)).join('; ');
+  // Checks that share a reason are named together, the reason once ("a, b, c: the server asks for no credentials").
+  const named = (list: readonly CheckOutcome[]): string => {
+    const byReason = new Map<string | undefined, string[]>();
+    for (const c of list) byReason.set(c.reason, [...(byReason.get(c.reason) ?? []), c.id]);
+    return [...byReason].map(([reason, ids]) => terminalText(reason === undefined ? ids.join(', ') : `${ids.join(', ')}: ${reason}`)).join('; ');
+  };
   const parts = [`${of('passed').length} passed`];
   const failed = of('failed');
   const said = failed.filter((c) => c.reason !== undefined);
