@@ -62,7 +62,10 @@ export interface HttpAuthOptions {
   /**
    * The canonical URI of this MCP server (RFC 8707 §2), e.g. `https://mcp.example.com/mcp`: the metadata's
    * `resource` and the audience tokens must have. Set it in production (behind a proxy, the URL clients use).
-   * @default derived from each request: `<scheme>://<Host><path>` (the scheme after `trustProxy`)
+   * Without it the handler must validate `Host` (`dnsRebindingProtection` on: `allowedHosts`, else the loopback
+   * names), else creating the handler throws a TypeError: an audience taken from an unvalidated `Host` is the
+   * client's choice (RFC 8707 §2).
+   * @default derived from each request: `<scheme>://<Host><path>` (the scheme after `trustProxy`), Host validated
    */
   readonly resource?: string;
   /**

@@ -107,6 +107,11 @@ export interface ResourceServerSettings {
   /** The scheme the client used (the handler's, after `trustProxy`). */
   readonly schemeOf: (input: HttpInput) => 'http' | 'https';
   readonly logger: Logger;
+  /**
+   * Whether the handler validates `Host` (its `dnsRebindingProtection`: against `allowedHosts`, else the loopback
+   * names): only then may the resource be derived from a request.
+   */
+  readonly hostValidated: boolean;
 }
 
 function isRefusal(value: AuthInfo | TokenRefusal): value is TokenRefusal {
@@ -155,10 +160,21 @@ export class ResourceServer {
   /** DPoP settings when `auth.dpop` is set. */
   readonly #dpop: (DpopSettings & { readonly required: boolean }) | undefined;
 
-  /** @throws TypeError, RangeError as {@link validateAuthOptions} */
+  /**
+   * @throws TypeError, RangeError as {@link validateAuthOptions}; TypeError when `auth.resource` is not set and the
+   *   handler does not validate `Host`
+   */
   constructor(settings: ResourceServerSettings) {
     const auth = settings.auth;
     validateAuthOptions(auth);
+    // RFC 8707 §2 and MCP 2025-11-25 basic/authorization.mdx "Token Audience Binding and Validation": servers "MUST
+    // validate that access tokens were issued specifically for them as the intended audience". The audience is this
+    // server's canonical URI; derived from a request, it is only as trustworthy as the request's `Host`: unvalidated,
+    // any client picks it (`Host: evil.example` makes a token for `http://evil.example/mcp` pass, RFC 9068 §4 item 3
+    // defeated). So without `resource`, `Host` must be validated (allowedHosts, or the loopback names).
+    if (auth.resource === undefined && !settings.hostValidated) {
+      throw new TypeError('Invalid option auth: without auth.resource the audience would come from each request\'s unvalidated Host header; set auth.resource to this server\'s canonical URL (e.g. "https://mcp.example.com/mcp"), or allowedHosts to the names clients use (Host validation on)');
+    }
     this.#verifier = auth.verifier;
     this.#logger = settings.logger;
     this.#schemeOf = settings.schemeOf;
