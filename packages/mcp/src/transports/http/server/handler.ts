@@ -172,6 +172,7 @@ export class HttpCore {
       internalError: (error) => this.internalError(error),
       callerOf: (input) => this.#callerOf(input),
       authorize: auth === undefined ? undefined : (request) => toolScopeRefusal(auth, options.server, request),
+      principalOf: auth === undefined ? undefined : (input) => auth.principal(input),
     };
     this.#streamable = new StreamableEndpoint(context, {
       responseMode: options.responseMode ?? 'auto',

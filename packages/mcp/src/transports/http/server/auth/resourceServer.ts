@@ -303,6 +303,11 @@ export class ResourceServer {
     return new AuthenticatedInput(input, authInfo);
   }
 
+  /** Who the verified token of `input` (an authenticated input) speaks for: its issuer, subject and client. */
+  principal(input: HttpInput): string {
+    return principalOf(input.authInfo as AuthInfo);
+  }
+
   /**
    * The refusal of a request that names a Streamable HTTP session another principal opened: 404, the answer to an
    * unknown session, so it reveals nothing (MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking":
