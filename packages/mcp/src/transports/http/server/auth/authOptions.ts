@@ -71,7 +71,10 @@ export interface HttpAuthOptions {
   /**
    * Audiences accepted besides the canonical resource URI, for clients that send no RFC 8707 `resource` (their
    * tokens' `aud` is then whatever the authorization server puts there, often the client id). Each is an explicit
-   * exception to the MCP rule that a token was "issued specifically for" this server; keep the list short.
+   * exception to the MCP rule that a token was "issued specifically for" this server; keep the list short. An
+   * OpenID Connect ID token carries the client id as its `aud` too: `jwtVerifier` lets a token in through this list
+   * only when its `typ` is `at+jwt` (RFC 9068 §2.1; RFC 8725 §3.11), so an ID token is refused; a verifier of your
+   * own must tell access tokens apart itself.
    * @default [] (strict: only tokens for this resource)
    */
   readonly allowedAudiences?: readonly string[];
