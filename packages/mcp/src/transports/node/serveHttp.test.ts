@@ -25,17 +25,6 @@ describe('serveHttp auth without resource', () => {
     await expect(serveHttp({ server, host: '0.0.0.0', port: 0, auth })).rejects.toThrow(TypeError);
     await expect(serveHttp({ server, host: '0.0.0.0', port: 0, auth })).rejects.toThrow(/set auth\.resource to this server's canonical URL .*or allowedHosts/);
   });
-
-  it('on loopback (Host validated by default) it serves, and the metadata names the loopback resource', async () => {
-    const server = new McpServer({ name: 'x', version: '1' });
-    const handle = await serveHttp({ server, port: 0, auth: { authorizationServers: ['https://as.example'], verifier } });
-    try {
-      const doc = (await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', handle.url))).json()) as { resource: string };
-      expect(doc.resource).toBe(handle.url.replace(/\/$/, ''));
-    } finally {
-      await handle.close();
-    }
-  });
 });
 
 describe('serveHttp otherPaths', () => {
