@@ -56,7 +56,7 @@ function authorizationOf(req: IncomingMessage): string | undefined {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
     if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
-    joined = joined === undefined ? (raw[i + 1]) : `${joined}, ${raw[i + 1] as string}`;
+    joined = joined === undefined ? raw[i + 1] : `${joined}, ${raw[i + 1] as string}`;
   }
   return joined;
 }

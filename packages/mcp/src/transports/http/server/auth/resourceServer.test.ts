@@ -380,7 +380,7 @@ describe('per-tool scopes, before dispatch', () => {
     await handler.close();
   });
 
-  it('a 2025-03-26 batch holding one call the token may not make is refused whole (403, no id); without it the batch is served', async () => {
+  it('a 2025-03-26 batch holding one call the token may not make is refused whole (403, "id": null: JSON-RPC 2.0 §5); without it the batch is served', async () => {
     const handler = handlerWith();
     const readOnly = bearer(await token());
     const headers = { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: readOnly };
@@ -391,7 +391,9 @@ describe('per-tool scopes, before dispatch', () => {
     await (await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }))).text();
     const call = (id: number, name: string): unknown => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
     const refused = await answerOf(await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: session, body: JSON.stringify([call(2, 'read_notes'), call(3, 'delete_notes')]) })));
-    expect([refused.status, refused.body && 'id' in refused.body]).toEqual([403, false]);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    expect(refused.body && 'id' in refused.body).toBe(true);
     expect(refused.challenge).toContain('scope="notes:delete"');
     const served = await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: { ...session, accept: 'application/json' }, body: JSON.stringify([call(4, 'read_notes'), call(5, 'read_notes')]) }));
     expect(served.status).toBe(200);
