@@ -1,11 +1,12 @@
 /**
  * `jwtVerifier` rules beyond the signature (the refusal table: resourceServer.test.ts): explicit typing of a token
- * let in only by `allowedAudiences` (RFC 9068 §2.1; RFC 8725 §3.11). Real JWTs signed with `jose` at test time,
- * through the Web handler in process.
+ * let in only by `allowedAudiences` (RFC 9068 §2.1; RFC 8725 §3.11); `jose` (an optional peer dependency) absent.
+ * Real JWTs signed with `jose` at test time, through the Web handler in process.
  */
-import { silentLogger } from '@switchboard/jsonrpc';
+import { silentLogger, type Logger } from '@switchboard/jsonrpc';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setJoseImporter } from './joseLoader.js';
 import { McpServer } from '../../../../server/index.js';
 import { PROTOCOL_VERSION_META_KEY } from '../../../../protocol/envelope.js';
 import { createMcpHttpHandler, jwtVerifier, type McpHttpHandler } from '../../index.js';
@@ -31,11 +32,12 @@ async function jwt(typ: string, aud: string, idToken = false): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1', typ }).setIssuer(ISSUER).setIssuedAt(now).setExpirationTime(now + 3600).setAudience(aud).sign(signingKey);
 }
 
-function handlerWith(options: { readonly allowedAudiences?: readonly string[]; readonly typ?: string } = {}): McpHttpHandler {
+function handlerWith(options: { readonly allowedAudiences?: readonly string[]; readonly typ?: string; readonly logger?: Logger } = {}): McpHttpHandler {
   const server = new McpServer({ name: 'protected', version: '1.0.0' }, { logger: silentLogger });
   server.tool('read_notes', {}, () => ({ content: [{ type: 'text', text: 'notes' }] }));
   return createMcpHttpHandler({
     server,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     auth: {
       verifier: jwtVerifier({ issuer: ISSUER, jwks: { keys: [publicJwk] }, ...(options.typ === undefined ? {} : { typ: options.typ }) }),
       authorizationServers: [ISSUER],
@@ -73,5 +75,25 @@ describe('jwtVerifier: explicit typing of tokens let in by allowedAudiences (RFC
     const strict = handlerWith({ typ: 'at+jwt' });
     expect(await statusWith(strict, await jwt('JWT', RESOURCE))).toBe(401);
     expect(await statusWith(strict, await jwt('at+jwt', RESOURCE))).toBe(200);
+  });
+});
+
+describe('jwtVerifier without jose installed (an optional peer dependency)', () => {
+  afterEach(() => setJoseImporter(undefined));
+
+  it('answers 503 and logs one line naming the package to install; with jose back, the token passes', async () => {
+    // The import fails as Node's loader fails when the package is absent (the seam replaces only the import).
+    setJoseImporter(() => Promise.reject(Object.assign(new Error("Cannot find package 'jose' imported from /srv/app/node_modules/@switchboard/mcp/dist/http.js"), { code: 'ERR_MODULE_NOT_FOUND' })));
+    const errors: string[] = [];
+    const logger: Logger = { ...silentLogger, error: (message, fields) => errors.push(fields === undefined ? message : `${message} ${JSON.stringify(Object.keys(fields))}`) };
+    const handler = handlerWith({ logger });
+    const accessToken = await jwt('at+jwt', RESOURCE);
+    expect(await statusWith(handler, accessToken)).toBe(503);
+    expect(await statusWith(handler, accessToken)).toBe(503);
+    expect(errors).toEqual([
+      'MCP HTTP auth: jwtVerifier needs the package jose, an optional peer dependency of @switchboard/mcp that is not installed: npm install jose (every request needing it is answered 503 until then)',
+    ]);
+    setJoseImporter(undefined);
+    expect(await statusWith(handler, accessToken)).toBe(200);
   });
 });

@@ -16,6 +16,7 @@ import type { TokenRefusal, TokenVerifier, TokenVerifyRequest } from './authOpti
 import { audienceAccepted } from './protectedResource.js';
 import { DEFAULT_TOKEN_CACHE_MAX_ENTRIES, TokenCache, checkCacheLimits } from './tokenCache.js';
 import { discoverJwksUri } from './issuerMetadata.js';
+import { loadJose } from './joseLoader.js';
 
 /** Default {@link JwtVerifierOptions.algorithms}: the asymmetric JWS algorithms (never `none`, never HMAC). */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
@@ -179,7 +180,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   };
   let ready: Promise<{ readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey }> | undefined;
   const load = async (): Promise<{ readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey }> => {
-    const jose = await import('jose');
+    const jose = await loadJose('jwtVerifier');
     if (options.jwks !== undefined) return { jose, keys: jose.createLocalJWKSet(options.jwks as unknown as Jose.JSONWebKeySet) };
     const remote: Jose.RemoteJWKSetOptions = {
       cacheMaxAge: options.jwksCacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,

@@ -28,6 +28,7 @@ import {
 } from './authOptions.js';
 import { DEFAULT_DPOP_ALGORITHMS, DEFAULT_DPOP_MAX_PROOF_AGE_SECONDS, boundThumbprint, verifyDpopProof, type DpopSettings } from './dpop.js';
 import { InMemoryRequestStateStore } from '../../../../stores/requestStateStore.js';
+import { MissingPeerDependencyError } from './joseLoader.js';
 import {
   audienceAccepted,
   canonicalResource,
@@ -157,6 +158,8 @@ export class ResourceServer {
    * `initialize`), bounded: the oldest entries go first past {@link MAX_BOUND_SESSIONS}.
    */
   readonly #sessionPrincipals = new Map<string, string>();
+  /** Whether a missing optional peer dependency was logged (once: every request then fails alike). */
+  #missingLogged = false;
   /** DPoP settings when `auth.dpop` is set. */
   readonly #dpop: (DpopSettings & { readonly required: boolean }) | undefined;
 
@@ -208,6 +211,20 @@ export class ResourceServer {
     // prefix), of the handler's; and the root form.
     const resourcePath = this.#resource === undefined ? settings.mcpPath : new URL(this.#resource).pathname;
     this.#metadataPaths = new Set([...resourceMetadataPaths(resourcePath), ...resourceMetadataPaths(settings.mcpPath)]);
+  }
+
+  /**
+   * Logs why a request could not be verified (answered 503). A missing optional peer dependency (`jose`) is a server
+   * misconfiguration: one line naming what to install, logged once, instead of a module-not-found on every request.
+   */
+  #logFailure(what: string, error: unknown): void {
+    if (!(error instanceof MissingPeerDependencyError)) {
+      this.#logger.error(`MCP HTTP auth: ${what}`, { error });
+      return;
+    }
+    if (this.#missingLogged) return;
+    this.#missingLogged = true;
+    this.#logger.error(`MCP HTTP auth: ${error.message} (every request needing it is answered 503 until then)`);
   }
 
   /** The scopes every request needs (`auth.requiredScopes`). */
@@ -271,7 +288,7 @@ export class ResourceServer {
     try {
       verdict = await this.#verifier.verify(credentials.token, request);
     } catch (error) {
-      this.#logger.error('MCP HTTP auth: the token verifier failed (answered 503)', { error });
+      this.#logFailure('the token verifier failed (answered 503)', error);
       return verificationUnavailableOutput(this.#retryAfterSeconds);
     }
     const refusal = this.#refusalOf(verdict, resource);
@@ -290,7 +307,7 @@ export class ResourceServer {
       try {
         proofRefusal = await this.#proofRefusal(input, { token: credentials.token, url: request.url, bound });
       } catch (error) {
-        this.#logger.error('MCP HTTP auth: the DPoP replay store failed (answered 503)', { error });
+        this.#logFailure('the DPoP replay store failed (answered 503)', error);
         return verificationUnavailableOutput(this.#retryAfterSeconds);
       }
       if (proofRefusal !== undefined) return challengeOutput(this.challenge(input, { scheme, ...proofRefusal, scopes: this.#challengeScopes }));
