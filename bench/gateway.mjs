@@ -7,6 +7,7 @@
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
 //                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern,
 //                                           # --proxy-only, --keep-callgrind)
+//   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -31,7 +32,10 @@ import { cpuMicros, spawnServer, stopAll } from './lib/proc.mjs';
 
 const DIR = path.dirname(fileURLToPath(import.meta.url));
 const ECHO = path.join(DIR, 'servers', 'switchboard.js');
-const PROXY = path.join(DIR, 'servers', 'proxy.js');
+
+const argv0 = process.argv.slice(2);
+// `--proxy-script <file>`: another proxy server script (an A/B build: the same flags, BENCH_READY on stderr).
+const PROXY = argv0.includes('--proxy-script') ? path.resolve(argv0[argv0.indexOf('--proxy-script') + 1]) : path.join(DIR, 'servers', 'proxy.js');
 
 const argv = process.argv.slice(2);
 const smoke = argv.includes('--smoke');

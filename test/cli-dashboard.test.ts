@@ -8,11 +8,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalyticsRow, AnalyticsSnapshot } from '@switchboard/mcp/analytics';
 import { InMemoryEraVerdictStore, McpClient, streamableHttp } from '@switchboard/mcp/client';
+import { serveHttp } from '@switchboard/mcp/node';
+import { McpServer } from '@switchboard/mcp/server';
+import { captureIo } from '../packages/cli/src/cliIo.js';
+import { run } from '../packages/cli/src/run.js';
 import { isAlive } from './helpers/process.js';
 import { ROOT } from './interop-servers/harness.js';
 
@@ -95,4 +100,61 @@ describe('switchboard dashboard -- <SDK v1 stdio server>', () => {
     expect(stdout).toBe('');
     expect(stderr).toContain('switchboard: stopped');
   }, 60_000);
+});
+
+/** One request over node:http to 127.0.0.1 (so `Host` can be anything). */
+function request(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('switchboard dashboard: one Host/Origin rule set for /mcp and the page (in-process, an HTTP upstream)', () => {
+  it('refuses a non-loopback --host without --allowed-host, in one line, before binding anything', async () => {
+    const io = captureIo();
+    expect(await run(['dashboard', '--host', '0.0.0.0', '--port', '0', 'http://127.0.0.1:9/mcp'], io)).toBe(2);
+    expect(io.err().trim().split('\n')).toHaveLength(1);
+    expect(io.err()).toContain('--allowed-host');
+    expect(io.err()).not.toContain('MCP endpoint');
+  });
+
+  it('gives the --allowed-host names to both the MCP endpoint and the dashboard', async () => {
+    const server = new McpServer({ name: 'upstream', version: '1.0.0' });
+    server.tool('ok', {}, () => ({ content: [{ type: 'text', text: 'ok' }] }));
+    const upstream = await serveHttp({ server, port: 0 });
+    const stop = new AbortController();
+    const io = captureIo({ signal: stop.signal });
+    const done = run(['dashboard', '--port', '0', '--allowed-host', 'dash.test', '--token', TOKEN, upstream.url], io);
+    try {
+      for (let i = 0; i < 200 && !/MCP endpoint: http:\/\/127\.0\.0\.1:\d+\/mcp/.test(io.err()); i++) await sleep(25);
+      const port = Number(/MCP endpoint: http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(io.err())?.[1]);
+      expect(port, io.err()).toBeGreaterThan(0);
+      const named = { host: `dash.test:${port}` };
+      // A foreign Host: refused on /mcp as on the page.
+      expect((await request(port, '/mcp', { method: 'POST', headers: { ...POST_HEADERS, host: 'evil.example', origin: 'http://evil.example' }, body: INITIALIZE })).status).toBe(403);
+      expect((await request(port, '/', { headers: { host: 'evil.example' } })).status).toBe(403);
+      // The allowed name: served on both.
+      expect((await request(port, '/mcp', { method: 'POST', headers: { ...POST_HEADERS, ...named }, body: INITIALIZE })).status).toBe(200);
+      const page = await request(port, '/', { headers: named });
+      expect(page.status).toBe(200);
+      expect(page.body).not.toContain(upstream.url); // the public page names no target (review-1 finding 5)
+      const meta = await request(port, '/api/meta', { headers: { ...named, authorization: `Bearer ${TOKEN}` } });
+      expect(JSON.parse(meta.body)).toEqual({ title: `Switchboard dashboard: ${upstream.url}` });
+      expect((await request(port, '/api/analytics', { headers: { ...named, authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    } finally {
+      stop.abort();
+      await done;
+      await upstream.close();
+    }
+  }, 30_000);
 });

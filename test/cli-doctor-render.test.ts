@@ -131,7 +131,10 @@ describe('the doctor report for a terminal', () => {
         Rule: Browser clients on another origin
         Source: https://fetch.spec.whatwg.org/#http-cors-protocol
 
-      9 checks: 8 passed, 1 with findings
+      12 checks: 8 passed, 1 with findings, 3 skipped (http.auth: the server asks for no credentials (a
+      request without any was not answered 401); http.auth-audience: the server asks for no credentials (a
+      request without any was not answered 401); http.auth-server: the server asks for no credentials (a
+      request without any was not answered 401))
       Verdict: 1 error, 0 warnings, 1 info · exit code 1: a warning or an error was found
       "
     `);

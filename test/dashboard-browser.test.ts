@@ -141,6 +141,9 @@ describe.skipIf(!HAS_CHROMIUM)('the dashboard in headless Chromium', () => {
       await page.goto(`${base}#token=${TOKEN}`);
       await page.waitForFunction(() => Number(document.body.dataset.renders ?? 0) >= 1, undefined, { timeout: 10_000 });
       expect(page.url()).toBe(base); // the token left the address bar (and never went on the wire: a fragment)
+      // The title comes through the token (api/meta), set as text: the public page names no target.
+      await page.waitForFunction(() => document.title === 'travel-demo', undefined, { timeout: 5000 });
+      expect(await page.textContent('#title')).toBe('travel-demo');
       const total = analytics.snapshot().total;
       expect(await page.textContent('#kpi-calls')).toBe(String(total.count));
       expect(await page.textContent('#classes li[data-class="tool_error"] .count')).toBe(String(total.classes.tool_error));
@@ -188,6 +191,8 @@ describe.skipIf(!HAS_CHROMIUM)('the dashboard in headless Chromium', () => {
       await page.waitForSelector('#login:not([hidden])');
       expect(await page.isHidden('#main')).toBe(true);
       expect(await page.evaluate(() => fetch('api/analytics').then((r) => r.status))).toBe(401);
+      expect(await page.title()).toBe('Switchboard dashboard'); // no target named without the token
+      expect(await page.textContent('#title')).toBe('Switchboard dashboard');
       await page.fill('#token-input', 'not-the-token');
       await page.click('#token-form button');
       await page.waitForFunction(() => (document.getElementById('login-error')?.textContent ?? '').includes('refused'));

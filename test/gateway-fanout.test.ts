@@ -3,8 +3,9 @@
  * its first request only after its own start-up delay (50 … 1,000 ms), and one stdio child process that never
  * answers. Through the gateway's HTTP front, connect + `tools/list` of every healthy upstream completes within the
  * slowest one's delay plus a margin, not the sum of the delays; the dead one is named (health snapshot and a log
- * line) and never held the others; closing the gateway stops its process group. Timings are printed; the
- * assertions on them are structural (parallel: well under a quarter of the sum), since this machine is loaded.
+ * line) and never held the others; closing the gateway stops its process group. Timings are printed; the margin
+ * over the slowest is bounded against a control measured at the same moment (see the assertion), since this
+ * machine is loaded and an absolute figure would be its load's, not the gateway's.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -54,6 +55,11 @@ function recordingLogger(): Logger & { readonly lines: string[] } {
   return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
+/** What an upstream was asked: each request's `Mcp-Method` (a 2026-07-28 client's; `?` otherwise) and when it arrived (`performance.now()`). */
+const arrivals = new Map<number, Array<{ readonly method: string; readonly at: number }>>();
+/** When each upstream's delayed first request was let through (`performance.now()`, the timer's actual firing). */
+const releases = new Map<number, number>();
+
 /** An upstream on 127.0.0.1 whose first request (its negotiation) is answered only after `delayMs`. */
 async function slowUpstream(index: number, delayMs: number): Promise<ServeHttpHandle> {
   const server = new McpServer({ name: `upstream-${index}`, version: '1.0.0' }, { logger: recordingLogger() });
@@ -63,10 +69,17 @@ async function slowUpstream(index: number, delayMs: number): Promise<ServeHttpHa
   if (listener === undefined) throw new Error('serveHttp installed no request listener');
   handle.httpServer.removeAllListeners('request');
   let first = true;
+  const seen: Array<{ readonly method: string; readonly at: number }> = [];
+  arrivals.set(index, seen);
   handle.httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.headers['mcp-method'];
+    seen.push({ method: typeof method === 'string' ? method : `? ${req.method ?? ''}`, at: performance.now() });
     if (!first) return listener(req, res);
     first = false;
-    setTimeout(() => listener(req, res), delayMs);
+    setTimeout(() => {
+      releases.set(index, performance.now());
+      listener(req, res);
+    }, delayMs);
   });
   handles.push(handle);
   return handle;
@@ -88,6 +101,10 @@ describe('gateway fan-out', () => {
     // Warm up what a running process has loaded already (the HTTP client's fetch is loaded at its first request), on
     // a server of its own, so the figure is the fan-out's and not the module loader's.
     const warm = await slowUpstream(0, 0);
+    // The control: one more upstream as slow as the slowest, outside the gateway, connected and listed directly at the
+    // same moment: what connect + tools/list takes on this machine right then, loaded as it is.
+    const CONTROL = 99;
+    const control = await slowUpstream(CONTROL, Math.max(...delays));
     const directMs: number[] = [];
     for (let round = 0; round < 2; round++) {
       const t0 = performance.now();
@@ -119,19 +136,67 @@ describe('gateway fan-out', () => {
       },
     });
     const createdMs = performance.now() - started;
+    let controlReadyMs = NaN;
+    const controlDone = (async () => {
+      const direct = await McpClient.connect({ connector: streamableHttp({ url: control.url }), logger: recordingLogger() });
+      await direct.listAllTools();
+      controlReadyMs = performance.now() - started;
+      await direct.close();
+    })();
     frontHandle = await serveHttp({ server: gateway.server, port: 0 });
-    front = await McpClient.connect({ connector: streamableHttp({ url: frontHandle.url }), logger: recordingLogger() });
-    // Connect + tools/list of every healthy upstream, seen through the front.
+    // Connect + tools/list of every healthy upstream, seen through the front as a host sees it: a session that
+    // re-lists on each list change the gateway announces (not a busy poll, whose own work in this one process would
+    // delay what it measures).
     let tools: string[] = [];
-    while (tools.length < UPSTREAMS) {
-      tools = (await front.listAllTools()).map((t) => t.name);
-      if (performance.now() - started > 20_000) throw new Error(`Only ${tools.length} upstreams after 20 s`);
-      if (tools.length < UPSTREAMS) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    let listing: Promise<void> | undefined;
+    let again = false;
+    let allListed!: () => void;
+    const everyUpstream = new Promise<void>((resolve) => (allListed = resolve));
+    const relist = (): void => {
+      if (front === undefined) return; // connecting: the first listing follows
+      if (listing !== undefined) {
+        again = true;
+        return;
+      }
+      listing = (async () => {
+        try {
+          do {
+            again = false;
+            tools = (await front.listAllTools()).map((t) => t.name);
+          } while (again && tools.length < UPSTREAMS);
+        } catch {
+          // The front closed (the end of the test): nothing more to list.
+        } finally {
+          listing = undefined;
+        }
+        if (tools.length >= UPSTREAMS) allListed();
+      })();
+    };
+    front = await McpClient.connect({ connector: streamableHttp({ url: frontHandle.url }), era: 'legacy', logger: recordingLogger(), notifications: { toolsListChanged: relist } });
+    relist();
+    const timeout = setTimeout(() => allListed(), 20_000);
+    await everyUpstream;
+    clearTimeout(timeout);
+    if (tools.length < UPSTREAMS) throw new Error(`Only ${tools.length} upstreams after 20 s`);
     const throughFrontMs = performance.now() - started;
+    await controlDone;
+    const controlMarginMs = controlReadyMs - ((releases.get(CONTROL) ?? NaN) - started);
     const lastReadyMs = Math.max(...readyAt.values());
     const slowestMs = Math.max(...delays);
     const sumMs = delays.reduce((a, b) => a + b, 0);
+    // When each upstream's first answer was released (its first request's arrival + its delay), and what it was
+    // asked from then until it was ready: the fan-out's own share, free of the cold start before the first request.
+    const released = (i: number): number => (releases.get(i + 1) ?? NaN) - started;
+    const margins = delays.map((_, i) => (readyAt.get(name(i + 1)) ?? NaN) - released(i));
+    const slowest = UPSTREAMS - 1;
+    const slowestAsked = (arrivals.get(slowest + 1) ?? []).map((a) => ({ method: a.method, afterMs: a.at - started - released(slowest) }));
+    const beforeReady = slowestAsked.filter((a) => a.afterMs <= (readyAt.get(name(slowest + 1)) ?? Infinity) - released(slowest));
+    process.stderr.write(
+      `gateway fan-out: the slowest upstream released its answer at ${released(slowest).toFixed(1)} ms, was ready ${(margins[slowest] ?? NaN).toFixed(1)} ms later, ` +
+        `listed through the front ${(throughFrontMs - released(slowest)).toFixed(1)} ms later; asked before ready: ${beforeReady.map((a) => `${a.method} at ${a.afterMs.toFixed(1)} ms`).join(', ')}; ` +
+        `each upstream ready after its release + ${describeSpread(margins)} ms (in delay order: ${margins.map((m) => m.toFixed(0)).join(' ')}); ` +
+        `the control, connected and listed directly at the same moment: ${controlMarginMs.toFixed(1)} ms after its release\n`,
+    );
     process.stderr.write(
       `gateway fan-out: ${UPSTREAMS} upstreams, delays ${delays[0]}…${slowestMs} ms (sum ${sumMs} ms): last ready at ${lastReadyMs.toFixed(1)} ms ` +
         `(${(lastReadyMs - slowestMs).toFixed(1)} ms over the slowest), all listed through the front at ${throughFrontMs.toFixed(1)} ms (createGateway returned at ${createdMs.toFixed(1)} ms); ` +
@@ -141,6 +206,15 @@ describe('gateway fan-out', () => {
     expect(tools.sort()).toEqual(Array.from({ length: UPSTREAMS }, (_, i) => `${name(i + 1)}_echo`));
     // In parallel: sequential connects would take the sum of the delays.
     expect(lastReadyMs).toBeLessThan(sumMs / 4);
+    // The margin over the slowest upstream, through the front (issue 23: "within the slowest healthy upstream + 5 ms"),
+    // against the control: a direct connect + tools/list of an upstream as slow, made at the same moment in this same
+    // process. On a quiet machine the control took 3-16 ms and the gateway's front listed the slowest 14-36 ms after
+    // it answered (ready in the pool as fast as the control; then it mounts it and tells the front, which lists
+    // again); at load 18 the control took 140-270 ms and the gateway 1.2-2.2 times that. The bound, 3 × the control + 100 ms,
+    // leaves that room, and still fails on what a timer in the path would add: a backoff step (250 ms), a poll, a
+    // debounce of 100 ms or more whenever the control is fast, which no load makes the control slower by.
+    const throughFrontMarginMs = throughFrontMs - released(slowest);
+    expect(throughFrontMarginMs).toBeLessThan(3 * controlMarginMs + 100);
     expect(lastReadyMs).toBeGreaterThanOrEqual(slowestMs);
     // Every upstream came up about its own delay after the start, not after the ones before it.
     for (const [i, delay] of delays.entries()) expect(readyAt.get(name(i + 1))).toBeLessThan(delay + 1_500);

@@ -107,8 +107,8 @@ Examples:
 const DASHBOARD_HELP = `
 The bridge in front of any MCP server, with every call through it classified (ok, tool_error, protocol_error,
 refused, era_mismatch, timeout, cancelled, transport) and shown live: MCP endpoint at /mcp, the dashboard at /,
-the analytics as JSON at /api/analytics. The page and its data follow the MCP endpoint's Host and Origin rules;
-the data needs the access token (--token, else $SWITCHBOARD_DASHBOARD_TOKEN, else a random one printed in the
+the analytics as JSON at /api/analytics. The MCP endpoint, the page and its data follow one set of Host and Origin
+rules (loopback names, or the --allowed-host names; a non-loopback --host needs them); the data needs the access token (--token, else $SWITCHBOARD_DASHBOARD_TOKEN, else a random one printed in the
 page's address after #, which no browser sends; prefer the variable to --token, which other local users can
 read in the process list). Addresses go to stderr; stdout stays empty. SIGINT/SIGTERM drain the requests in
 flight (10 s at most), then stop the upstream (its process group).
@@ -316,6 +316,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .description('the bridge in front of any MCP server, with a live failure-analytics dashboard: MCP at /mcp, the page at /, JSON at /api/analytics')
     .option('--port <n>', 'the HTTP port (0: any free port)', port, 0)
     .option('--host <host>', 'the address to bind', '127.0.0.1')
+    .option('--allowed-host <name>', 'a Host value (name, or name:port) the MCP endpoint and the dashboard answer instead of the loopback names (repeatable; required with a non-loopback --host)', collect, [])
     .option('--token <token>', 'the access token of the dashboard\'s data (default: $SWITCHBOARD_DASHBOARD_TOKEN, else a random one)')
     .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
     .option('--cwd <dir>', 'working directory of a stdio server')
@@ -323,13 +324,14 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--request-timeout-ms <ms>', 'give up on an upstream request silent this long: counted as a timeout (default 60000)', positiveInteger)
     .addHelpText('after', DASHBOARD_HELP)
-    .action(async (target: string | undefined, flags: { port: number; host: string; token?: string; env: string[]; cwd?: string; config?: string; era: EraChoice; requestTimeoutMs?: number }) => {
+    .action(async (target: string | undefined, flags: { port: number; host: string; allowedHost: string[]; token?: string; env: string[]; cwd?: string; config?: string; era: EraChoice; requestTimeoutMs?: number }) => {
       state.exitCode = await dashboardCommand({
         io,
         output,
         spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
         port: flags.port,
         host: flags.host,
+        allowedHosts: flags.allowedHost,
         era: flags.era,
         ...(flags.token === undefined ? {} : { token: flags.token }),
         ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),

@@ -360,11 +360,26 @@
     document.body.dataset.calls = String(total.count);
   }
 
+  // The dashboard's title (it may name the watched command or URL): only through the token, set as text.
+  async function showTitle() {
+    try {
+      const response = await fetch('api/meta', { headers: { authorization: `Bearer ${state.token}` }, cache: 'no-store' });
+      if (!response.ok) return;
+      const meta = await response.json();
+      if (typeof meta?.title !== 'string') return;
+      document.title = meta.title;
+      $('title').textContent = meta.title;
+    } catch {
+      // the generic title stays
+    }
+  }
+
   function start() {
     state.token = takeToken();
     if (state.token === undefined) return askToken();
     $('login').hidden = true;
     setStatus('connecting…');
+    void showTitle();
     void follow();
   }
 

@@ -38,7 +38,7 @@ const CHART_FILE = 'chart.umd.min.js';
 const VENDOR_DIR = fileURLToPath(new URL('../dist/vendor/', import.meta.url));
 
 /** An asset of `body`, with its validator. */
-export function assetOf(body: Uint8Array, contentType: string): Asset {
+function assetOf(body: Uint8Array, contentType: string): Asset {
   return { body, contentType, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 

@@ -87,18 +87,21 @@ describe('createDashboard beside the MCP endpoint', () => {
     server.tool('ok', {}, () => ({ content: [{ type: 'text', text: 'fine' }] }));
     server.tool('flaky', {}, () => ({ content: [{ type: 'text', text: 'disk <b>full</b>' }], isError: true }));
     const { analytics } = attachAnalytics(server);
-    dashboard = createDashboard({ analytics, token: TOKEN, title: 'Test <dashboard>', ...options });
+    dashboard = createDashboard({ analytics, token: TOKEN, title: 'Test <dashboard> node up.mjs --api-key sk-live-SECRET123', ...options });
     served = await serveHttp({ server, port: 0, logger: silent, onRefused: analytics.onHttpRefused, otherPaths: dashboard.listener });
     return { port: served.port, server, url: served.url };
   }
 
-  it('serves the page (its policy, the title as text), its files and Chart.js from the package; the MCP endpoint stays at /mcp', async () => {
+  it('serves the page (its policy, a generic title), its files and Chart.js from the package; the MCP endpoint stays at /mcp', async () => {
     const { port, url } = await start();
     const page = await request(port, '/dashboard/');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(page.body).toContain('<h1>Test &#60;dashboard&#62;</h1>');
+    // The page is public: its title never names what is watched (review-1 finding 5); the title is in api/meta.
+    expect(page.body).toContain('<h1 id="title">Switchboard dashboard</h1>');
+    expect(page.body).not.toContain('SECRET123');
+    expect(page.body).not.toContain('Test');
     expect(page.body).not.toMatch(/https?:\/\//); // nothing from another origin
     const chart = await request(port, '/dashboard/assets/chart.umd.min.js');
     expect(chart.status).toBe(200);
@@ -135,6 +138,10 @@ describe('createDashboard beside the MCP endpoint', () => {
       expect(refused.body).not.toContain('flaky');
     }
     expect((await request(port, '/dashboard/api/events')).status).toBe(401);
+    const hidden = await request(port, '/dashboard/api/meta');
+    expect([hidden.status, hidden.body.includes('SECRET123')]).toEqual([401, false]);
+    const meta = await request(port, '/dashboard/api/meta', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect([meta.status, meta.headers['cache-control'], JSON.parse(meta.body)]).toEqual([200, 'no-store', { title: 'Test <dashboard> node up.mjs --api-key sk-live-SECRET123' }]);
     const ok = await request(port, '/dashboard/api/analytics', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
     expect(ok.headers['cache-control']).toBe('no-store');

@@ -4,18 +4,21 @@
  * of your own, or Express/Connect (with `next`, other paths are passed on).
  *
  * Under its base path (`/dashboard` by default; `/` for `switchboard dashboard`):
- * - `GET <base>/`: the page (public: it holds no data; it asks for the token);
+ * - `GET <base>/`: the page (public: it holds no data and names no target, its title is generic; it asks for the
+ *   token);
  * - `GET <base>/assets/…`: its script and styles and Chart.js, from the package's files (`assets.ts`);
  * - `GET <base>/api/analytics`: the analytics snapshot as JSON (`AnalyticsSnapshot` of `@switchboard/mcp/analytics`);
- * - `GET <base>/api/events`: the same snapshot as Server-Sent Events, pushed when it changed (`liveFeed.ts`).
- * Every path passes the MCP endpoint's Host and Origin rules; the two `api/` paths also need the access token
+ * - `GET <base>/api/events`: the same snapshot as Server-Sent Events, pushed when it changed (`liveFeed.ts`);
+ * - `GET <base>/api/meta`: `{ "title": … }`, the dashboard's own title (which may name what it watches: a command
+ *   line, a URL), set by the page's script as text once it has the token.
+ * Every path passes the MCP endpoint's Host and Origin rules; the three `api/` paths also need the access token
  * (`access.ts`). Only `GET` and `HEAD` are served (405 otherwise, 403 first for a foreign Origin).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AnalyticsSnapshot } from '@switchboard/mcp/analytics';
 import { Access, type AccessInput, type Refusal } from './access.js';
-import { assetOf, loadAssets, type Asset, type Assets } from './assets.js';
+import { loadAssets } from './assets.js';
 import { LiveFeed, MAX_UNSENT_BYTES, type FeedSink } from './liveFeed.js';
 
 /** What the dashboard reads: an `Analytics` of `@switchboard/mcp/analytics` (or anything shaped like it). */
@@ -36,11 +39,21 @@ export interface DashboardOptions {
   readonly token: string;
   /** The base path, starting with `/` (`/` puts the page at the root). @default '/dashboard' */
   readonly path?: string;
-  /** The page's heading and title. @default 'Switchboard dashboard' */
+  /**
+   * The page's heading and title, once the token is given: it is served only to the token (`api/meta`), so it may
+   * name what is watched (a command line can hold secrets); the public page says "Switchboard dashboard".
+   * @default 'Switchboard dashboard'
+   */
   readonly title?: string;
   /**
    * `Host` validation (DNS-rebinding protection), as the MCP HTTP handler's option: on, only `allowedHosts` are
-   * served. @default true
+   * served. The four Host/Origin options have `serveHttp`'s names and meaning, so one object can be spread into both
+   * (`const hostRules = { allowedHosts: ['mcp.example.com'] }`, then `serveHttp({ ...hostRules, … })` and
+   * `createDashboard({ ...hostRules, … })`): one rule set for the MCP endpoint and the dashboard. Unlike
+   * `serveHttp`, which turns Host validation off when bound to a non-loopback address without `allowedHosts`, the
+   * dashboard keeps it on: bound elsewhere, give `allowedHosts` (to both).
+   * @default true
+   * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
    */
   readonly dnsRebindingProtection?: boolean;
   /** Allowed `Host` values (`name` for any port, or `name:port`). @default `LOOPBACK_HOSTS` (localhost, 127.0.0.1, [::1]) */
@@ -55,6 +68,8 @@ export interface DashboardOptions {
   readonly pushIntervalMs?: number;
 }
 
+/** Default {@link DashboardOptions.title}, and the public page's title whatever `title` is. */
+const DEFAULT_DASHBOARD_TITLE = 'Switchboard dashboard';
 /** Default {@link DashboardOptions.path}. */
 export const DEFAULT_DASHBOARD_PATH = '/dashboard';
 /** Default {@link DashboardOptions.maxStreams}. */
@@ -117,11 +132,6 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-/** `<`, `>`, `&`, `"` and `'` as HTML character references: the title goes into the page's markup. */
-function escapeHtml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 function pathOf(url: string | undefined): string {
   const u = url ?? '/';
   const q = u.indexOf('?');
@@ -141,6 +151,11 @@ function pathOf(url: string | undefined): string {
  * const dashboard = createDashboard({ analytics, token: process.env.DASHBOARD_TOKEN! });
  * await serveHttp({ server, port: 3000, onRefused: analytics.onHttpRefused, otherPaths: dashboard.listener });
  * // http://127.0.0.1:3000/dashboard/#token=…
+ * @example
+ * // Bound to every interface: the same Host/Origin rules for the MCP endpoint and the dashboard.
+ * const hostRules = { allowedHosts: ['mcp.example.com'] };
+ * const dashboard = createDashboard({ ...hostRules, analytics, token: process.env.DASHBOARD_TOKEN! });
+ * await serveHttp({ ...hostRules, server, host: '0.0.0.0', port: 3000, otherPaths: dashboard.listener });
  */
 export function createDashboard(options: DashboardOptions): Dashboard {
   const { analytics } = options;
@@ -155,7 +170,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     allowedOrigins: options.allowedOrigins,
     allowAnyOrigin: options.allowAnyOrigin,
   });
-  const assets = pageAssets(loadAssets(), options.title ?? 'Switchboard dashboard');
+  const assets = loadAssets();
+  const meta = JSON.stringify({ title: options.title ?? DEFAULT_DASHBOARD_TITLE });
   const feed = new LiveFeed({
     source: { recorded: () => analytics.store.recorded, snapshotJson: () => JSON.stringify(analytics.snapshot()) },
     intervalMs: positive('pushIntervalMs', options.pushIntervalMs ?? DEFAULT_DASHBOARD_PUSH_INTERVAL_MS),
@@ -171,9 +187,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     // The page's files are addressed relative to it, so its address must end with `/`.
     if (path === bare) return { status: 308, headers: { ...SECURITY_HEADERS, location: base } };
     const rest = path.slice(base.length);
-    if (rest === 'api/analytics' || rest === 'api/events') {
+    if (rest === 'api/analytics' || rest === 'api/events' || rest === 'api/meta') {
       const unauthorized = access.authorize(input);
       if (unauthorized !== undefined) return refused(unauthorized);
+      if (rest === 'api/meta') return { status: 200, headers: JSON_HEADERS, body: meta };
       return rest === 'api/events' ? 'events' : json(200, analytics.snapshot());
     }
     const file = assets.get(rest);
@@ -253,13 +270,4 @@ function write(res: ServerResponse, method: string, answer: Answer): void {
   const length = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(length) });
   res.end(method === 'HEAD' || body === undefined ? undefined : body);
-}
-
-/** The package's files with this dashboard's title in its page. */
-function pageAssets(files: Assets, title: string): Assets {
-  const page = files.get('') as Asset;
-  const html = new TextDecoder().decode(page.body).replaceAll('{{title}}', escapeHtml(title));
-  const copy = new Map(files);
-  copy.set('', assetOf(new TextEncoder().encode(html), page.contentType));
-  return copy;
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '@switchboard/jsonrpc';
 import { McpClient, type ClientConnector } from '@switchboard/mcp/client';
 import { McpServer } from '@switchboard/mcp/server';
-import { inMemoryConnector } from '@switchboard/mcp/testing';
+import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
 import { createGateway, type Gateway } from './gateway.js';
 import type { UpstreamHealth } from './fanout/upstream.js';
 
@@ -288,6 +288,66 @@ describe('createGateway', () => {
     for (let i = 0; i < 4; i++) outcomes.push(await client.callTool({ name: 'a_ping' }).then(() => 'ok', (error: unknown) => String((error as { code?: number }).code)));
     // The session's initialize took one token of the burst; the first call the other; then 429 (in-band).
     expect(outcomes).toEqual(['ok', '429', '429', '429']);
+  });
+
+  it('gives each front caller an upstream session of its own with sessionPerCaller (mounted), one shared without', async () => {
+    const memory = new WeakMap<object, string>();
+    let closedSessions = 0;
+    const stateful = (): McpServer => {
+      const server = new McpServer({ name: 'stateful', version: '1.0.0' }, { logger: recordingLogger() });
+      server.onSessionClosed(() => closedSessions++);
+      server.tool('set', { inputSchema: { type: 'object', properties: { value: { type: 'string' } } } }, (args, ctx) => {
+        if (ctx.session !== undefined) memory.set(ctx.session, String(args.value));
+        return { content: [{ type: 'text', text: 'ok' }] };
+      });
+      server.tool('get', {}, (_args, ctx) => ({ content: [{ type: 'text', text: (ctx.session === undefined ? undefined : memory.get(ctx.session)) ?? '(nothing)' }] }));
+      return server;
+    };
+    gateway = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 0,
+      upstreams: { own: { connector: inMemoryConnector(stateful()), client: { era: 'legacy' }, sessionPerCaller: { maxSessions: 4 } }, shared: { connector: inMemoryConnector(stateful()), client: { era: 'legacy' } } },
+    });
+    await gateway.settled();
+    const a = await connectRawClient(gateway.server, { sessionId: 'a' });
+    const b = await connectRawClient(gateway.server, { sessionId: 'b' });
+    const text = (answer: unknown): unknown => (answer as { result?: { content?: Array<{ text?: string }> } }).result?.content?.[0]?.text;
+    try {
+      await a.initialize();
+      await b.initialize();
+      for (const prefix of ['own', 'shared']) expect(text(await a.request(`${prefix}-set`, 'tools/call', { name: `${prefix}_set`, arguments: { value: 'from a' } }))).toBe('ok');
+      expect(text(await b.request(1, 'tools/call', { name: 'own_get', arguments: {} }))).toBe('(nothing)');
+      expect(text(await a.request(2, 'tools/call', { name: 'own_get', arguments: {} }))).toBe('from a');
+      expect(text(await b.request(3, 'tools/call', { name: 'shared_get', arguments: {} }))).toBe('from a');
+      // The front session of `a` ends: so does its upstream session (not only when idle).
+      await a.close();
+      await until('the caller session closed upstream', () => closedSessions === 1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('lists a mounted upstream once to bring it up: the pool takes the listing its proxy read', async () => {
+    const sent: string[] = [];
+    const inner = inMemoryConnector(upstreamServer('once'));
+    // The requests the gateway's client sends upstream, by method.
+    const counting: ClientConnector = {
+      ...inner,
+      open: async (options) => {
+        const transport = await inner.open(options);
+        const send = transport.send.bind(transport);
+        transport.send = (message, sendOptions) => {
+          if (!Array.isArray(message) && 'method' in message && 'id' in message) sent.push((message as { method: string }).method);
+          return send(message, sendOptions);
+        };
+        return transport;
+      },
+    };
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { once: { connector: counting, client: { era: 'legacy' } } } });
+    await gateway.settled();
+    expect(gateway.health()[0]).toMatchObject({ state: 'ready', tools: 1, resources: 1, prompts: 1 });
+    expect(sent.filter((m) => m.endsWith('/list')).sort()).toEqual(['prompts/list', 'resources/list', 'resources/templates/list', 'tools/list']);
   });
 
   it('refuses an upstream with no way to reach it or two', () => {

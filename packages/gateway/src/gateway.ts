@@ -28,6 +28,7 @@ import { FrontRegistrar } from './fanout/front.js';
 import { UpstreamPool, type HealthListener } from './fanout/pool.js';
 import { CompiledToolPolicy, type ToolPolicy } from './fanout/toolPolicy.js';
 import type { UpstreamHealth, UpstreamLink, UpstreamLinkInit, UpstreamSpec } from './fanout/upstream.js';
+import type { SessionPerCallerOptions } from './proxy/callerSessions.js';
 import { createProxyServer, type ProxyServer } from './proxy/proxyServer.js';
 
 /** The front's `serverInfo` by default. */
@@ -43,6 +44,13 @@ export interface GatewayUpstreamOptions extends UpstreamEndpoint {
   readonly connectTimeoutMs?: number;
   /** More options of its client (era, pin, call timeouts). @default none */
   readonly client?: UpstreamSpec['client'];
+  /**
+   * An upstream session per front caller (the proxy's `sessionPerCaller`: the authenticated identity, else the front
+   * session; LRU-bounded, closed when idle), for an upstream that keeps state per session. Mounted upstreams only: a
+   * forwarded one (renames, fixed arguments) keeps one session and says so in a warning.
+   * @default false (one upstream session for every caller)
+   */
+  readonly sessionPerCaller?: boolean | Omit<SessionPerCallerOptions, 'connector'>;
 }
 
 /**
@@ -203,13 +211,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     const prefix = upstream.prefix ?? name;
     const tools = new CompiledToolPolicy(upstream.tools);
     const mode = modeOf(prefix, upstream.tools);
+    const connector = connectorFor(name, upstream);
+    const perCaller = upstream.sessionPerCaller ?? false;
+    if (perCaller !== false && mode === 'forwarded') logger.warn(`Upstream "${name}": sessionPerCaller applies to mounted upstreams only; its renamed or fixed tools are served on one session`);
+    // Caller sessions open on the upstream's own connector, not the pool's watched one: a caller's session that
+    // ends is not the upstream's end.
+    const sessions = perCaller === false ? undefined : { ...(perCaller === true ? {} : perCaller), connector };
     return {
       spec: {
         name,
-        connector: connectorFor(name, upstream),
+        connector,
         ...(upstream.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: upstream.connectTimeoutMs }),
         ...(upstream.client === undefined ? {} : { client: upstream.client }),
-        ...(mode === 'mounted' ? { link: (init: UpstreamLinkInit) => proxyLink(init, tools) } : {}),
+        ...(mode === 'mounted' ? { link: (init: UpstreamLinkInit) => proxyLink(init, tools, sessions) } : {}),
       },
       rule: { prefix, tools },
       fingerprint: fingerprint(upstream, connectorIds),
@@ -217,7 +231,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   };
   /** One attempt of a mounted upstream: its proxy server, which owns the client. */
-  const proxyLink = async (init: UpstreamLinkInit, tools: CompiledToolPolicy): Promise<UpstreamLink> => {
+  const proxyLink = async (init: UpstreamLinkInit, tools: CompiledToolPolicy, sessionPerCaller: SessionPerCallerOptions | undefined): Promise<UpstreamLink> => {
     const { onElicitation: _e, onSampling: _s, onListRoots: _r, capabilities: _c, ...client } = init.client;
     // The proxy server's own bus: its list changes (the mirror re-synced) also refresh the pool's listing.
     const bus = new InMemoryNotificationBus();
@@ -226,10 +240,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       client,
       server: { logger, bus, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
       logger,
+      ...(sessionPerCaller === undefined ? {} : { sessionPerCaller }),
     });
     proxies.set(proxy.upstream, proxy);
+    // Mounted, the proxy does not see the front's sessions: a caller session ends with its front session here.
+    const unfollow =
+      sessionPerCaller === undefined
+        ? undefined
+        : server.onSessionClosed((session) => {
+            if (session.id !== undefined) proxy.endCallerSession(session.id);
+          });
     return {
       client: proxy.upstream,
+      listing: () => proxy.listed,
       followsListChanges: true,
       onListChanged: (listener) => {
         bus.subscribe((message) => {
@@ -237,6 +260,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         });
       },
       close: async () => {
+        unfollow?.();
         proxies.delete(proxy.upstream);
         await proxy.close();
       },

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export { ProxyServer, createProxyServer } from './proxy/proxyServer.js';
+export { DEFAULT_CALLER_SESSION_IDLE_MS, DEFAULT_MAX_CALLER_SESSIONS, type SessionPerCallerOptions } from './proxy/callerSessions.js';
 export {
   DEFAULT_HOLD_TIMEOUT_MS,
   DEFAULT_MAX_HELD_REQUESTS,

@@ -90,6 +90,20 @@ export const GATEWAY_CONFIG_SCHEMA = {
         prefix: { description: 'Put before its tool and prompt names with _ ("" for none; default the upstream name)', type: 'string', pattern: '^[A-Za-z0-9_.-]{0,64}$' },
         era: { description: 'Which era to speak to it: auto probes and falls back (default), legacy, modern', enum: ['auto', 'legacy', 'modern'] },
         connectTimeoutMs: ms,
+        sessionPerCaller: {
+          description: 'An upstream session per front caller (the authenticated client, else the front session), for an upstream that keeps state per session; mounted upstreams only (default false: one shared session)',
+          oneOf: [
+            { type: 'boolean' },
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                maxSessions: { description: 'The most caller sessions at once; past it the least recently used idle one is closed (default 100)', type: 'integer', minimum: 1 },
+                idleTimeoutMs: { description: 'A caller session with no request in flight for this long is closed, in ms (default 300000)', type: 'integer', minimum: 1 },
+              },
+            },
+          ],
+        },
         tools: {
           type: 'object',
           additionalProperties: false,

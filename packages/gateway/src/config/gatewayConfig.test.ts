@@ -62,6 +62,12 @@ describe('gateway config', () => {
     expect(error.message).toBe(`Invalid gateway config at ${field === '' ? '/' : field}: ${why}`);
   });
 
+  it('takes sessionPerCaller per upstream (true or bounds) into the gateway options, and refuses a bad bound', () => {
+    const options = gatewayOptionsFromConfig({ upstreams: { a: { command: 'a', sessionPerCaller: true }, b: { url: 'http://127.0.0.1:1/mcp', sessionPerCaller: { maxSessions: 5, idleTimeoutMs: 60_000 } } } });
+    expect(options.upstreams).toEqual({ a: { command: 'a', sessionPerCaller: true }, b: { url: 'http://127.0.0.1:1/mcp', sessionPerCaller: { maxSessions: 5, idleTimeoutMs: 60_000 } } });
+    expect(() => validateGatewayConfig({ upstreams: { a: { command: 'a', sessionPerCaller: { maxSessions: 0 } } } })).toThrow(/^Invalid gateway config at \/upstreams\/a\/sessionPerCaller/);
+  });
+
   it('says when the file is not JSON', () => {
     expect(() => parseGatewayConfig('{ "upstreams": ')).toThrow(/^Invalid gateway config: not JSON: /);
   });

@@ -19,6 +19,7 @@ export interface UpstreamConfig extends Omit<UpstreamEndpoint, 'connector'> {
   readonly era?: 'auto' | 'legacy' | 'modern';
   readonly connectTimeoutMs?: number;
   readonly tools?: ToolPolicy;
+  readonly sessionPerCaller?: boolean | { readonly maxSessions?: number; readonly idleTimeoutMs?: number };
 }
 
 /** A gateway configuration file (see `schema/gateway-config.schema.json` for every field). */

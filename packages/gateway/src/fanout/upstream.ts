@@ -90,6 +90,12 @@ export interface UpstreamLink {
   readonly followsListChanges?: boolean;
   /** With `followsListChanges`: tells the pool when a list changed, so that its listing (and health counts) follow. @default none */
   readonly onListChanged?: (listener: (list: 'tools' | 'resources' | 'prompts') => void) => void;
+  /**
+   * What the owner listed already (the gateway's proxy server reads every list to mirror it): the pool takes it
+   * instead of listing the upstream once more, after the connection and after each list change the owner tells of.
+   * @default none (the pool lists the upstream itself)
+   */
+  readonly listing?: () => UpstreamListing;
 }
 
 /** What an {@link Upstream} is run with (the pool's settings and listeners). @internal */
@@ -262,6 +268,7 @@ export class Upstream {
               }),
             )
           : await this.spec.link({ connector, client });
+      if (link.listing !== undefined) return this.#boundedListing(link.listing());
       const remaining = Math.max(0, deadlineMs - (Date.now() - started));
       return this.#readAll(link.client, { signal: abort.signal, timeoutMs: remaining, maxTotalTimeoutMs: remaining });
     })();
@@ -311,6 +318,11 @@ export class Upstream {
       capabilities.resources === undefined ? [] : client.listAllResourceTemplates(options),
       capabilities.prompts === undefined ? [] : client.listAllPrompts(options),
     ]);
+    return this.#boundedListing({ tools, resources, resourceTemplates, prompts });
+  }
+
+  #boundedListing(listing: UpstreamListing): UpstreamListing {
+    const { tools, resources, resourceTemplates, prompts } = listing;
     return { tools: this.#bounded('tools', tools), resources: this.#bounded('resources', resources), resourceTemplates: this.#bounded('resource templates', resourceTemplates), prompts: this.#bounded('prompts', prompts) };
   }
 
@@ -340,6 +352,14 @@ export class Upstream {
     const client = this.#link?.client;
     const listing = this.#listing;
     if (client === undefined || listing === undefined || this.#state !== 'ready') return;
+    const listed = this.#link?.listing;
+    if (listed !== undefined) {
+      // The owner read the list already (it tells of the change once its read is in).
+      this.#listing = this.#boundedListing(listed());
+      this.#rt.onListing(this.name);
+      this.#rt.onHealth(this.health);
+      return;
+    }
     const options: RequestOptions = { timeoutMs: this.spec.connectTimeoutMs ?? this.#rt.connectTimeoutMs };
     try {
       let next: UpstreamListing;

@@ -14,17 +14,21 @@ import type { ClientConnector, ClientConnectorOpenOptions, ClientTransport } fro
 export function watchedConnector(inner: ClientConnector, hooks: { readonly signal: AbortSignal; readonly opened: (transport: ClientTransport) => void; readonly closed: () => void }): ClientConnector {
   const watch = (transport: ClientTransport): ClientTransport => {
     let listener = transport.onclose;
-    const fire = (): void => {
-      try {
-        listener?.();
-      } finally {
-        hooks.closed();
-      }
-    };
+    // The listener is the one set when the transport reads `onclose`: the HTTP transports read it, clear it, then
+    // call it (a listener read at the call would be the cleared one, and the peer would never hear of the end).
     Object.defineProperty(transport, 'onclose', {
       configurable: true,
       enumerable: true,
-      get: () => fire,
+      get: () => {
+        const current = listener;
+        return (): void => {
+          try {
+            current?.();
+          } finally {
+            hooks.closed();
+          }
+        };
+      },
       set: (next: (() => void) | undefined) => {
         listener = next;
       },

@@ -13,9 +13,11 @@
  * instance finds nothing (-32602, "send the request again").
  */
 import type { Logger } from '@switchboard/jsonrpc';
+import type { McpClient } from '@switchboard/mcp/client';
 import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
 import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
+import type { CallerSessions, UpstreamSession } from './callerSessions.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
 import { failureForFront, forFront } from './results.js';
 
@@ -25,11 +27,20 @@ export interface UpstreamOptions {
   readonly onprogress: (progress: ProgressParams) => void;
 }
 
+/** An upstream request's options and the upstream session it is made on (a {@link LiveCall} is one). */
+interface SessionCall extends UpstreamOptions {
+  readonly session: UpstreamSession;
+}
+
 /**
  * The upstream request of one front request, for `input` (the front request's own part: a tool's name and
- * arguments, a URI). Made once per mirrored definition, not per call: the per-call part is `input`.
+ * arguments, a URI), made on `session` (the caller's upstream session, connected). Made once
+ * per mirrored definition, not per call: the per-call part is `input`.
  */
-export type UpstreamRequest<I, R> = (input: I, options: UpstreamOptions) => Promise<R>;
+export type UpstreamRequest<I, R> = (session: ConnectedSession, input: I, options: UpstreamOptions) => Promise<R>;
+
+/** An upstream session whose client is connected. */
+export type ConnectedSession = UpstreamSession & { readonly client: McpClient };
 
 /** One mirrored definition's upstream request; `tool`: it is a `tools/call` (see {@link toolFailure}). */
 export interface Upstream<I, R> {
@@ -73,10 +84,12 @@ export class Forwarder {
   readonly #maxHeld: number;
   readonly #holdTimeoutMs: number;
   readonly #logger: Logger;
+  readonly #sessions: CallerSessions;
   #nextId = 0;
   readonly #prefix = globalThis.crypto.randomUUID();
 
-  constructor(options: { readonly maxHeld: number; readonly holdTimeoutMs: number; readonly logger: Logger }) {
+  constructor(options: { readonly maxHeld: number; readonly holdTimeoutMs: number; readonly logger: Logger; readonly sessions: CallerSessions }) {
+    this.#sessions = options.sessions;
     this.#maxHeld = options.maxHeld;
     this.#holdTimeoutMs = options.holdTimeoutMs;
     this.#logger = options.logger;
@@ -106,8 +119,9 @@ export class Forwarder {
       call = held.call as FrontCall<R>;
       call.ctx = ctx;
     } else {
-      call = new FrontCall<R>(ctx, this.#prefix, this.#nextId++);
-      call.start((options) => request(input, options));
+      const session = this.#sessions.for(ctx);
+      call = new FrontCall<R>(ctx, session, { prefix: this.#prefix, seq: this.#nextId++ });
+      call.start((options) => this.#request(options, request, input));
     }
     const signal = ctx.signal;
     const cancel = (): void => call.cancel(new McpError(McpErrorCode.InternalError, 'Request cancelled'));
@@ -150,10 +164,11 @@ export class Forwarder {
    * `notifications/cancelled`, the session's end); its questions are asked live (see {@link question}).
    */
   async #live<I, R>(ctx: RequestContext, upstream: Upstream<I, R>, input: I): Promise<R> {
-    const call = new LiveCall(ctx);
+    const session = this.#sessions.for(ctx);
+    const call = new LiveCall(ctx, session);
     this.inFlight.add(call);
     try {
-      return forFront(await upstream.request(input, call), ctx);
+      return forFront(await this.#request(call, upstream.request, input), ctx);
     } catch (error) {
       throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input));
     } finally {
@@ -161,19 +176,40 @@ export class Forwarder {
     }
   }
 
+  /** `request` made on `call`'s session (a caller's is connected on its first request, and counted busy meanwhile). */
+  #request<I, R>(call: SessionCall, request: UpstreamRequest<I, R>, input: I): Promise<R> {
+    const session = call.session;
+    // The shared session: no bookkeeping on the hot path.
+    if (session.key === undefined && session.client !== undefined) return request(session as ConnectedSession, input, call);
+    return this.#onCallerSession(call, request, input);
+  }
+
+  async #onCallerSession<I, R>(call: SessionCall, request: UpstreamRequest<I, R>, input: I): Promise<R> {
+    const session = call.session;
+    session.busy++;
+    try {
+      if (session.client === undefined) await this.#sessions.client(session);
+      return await request(session as ConnectedSession, input, call);
+    } finally {
+      session.busy--;
+      session.used = performance.now();
+    }
+  }
+
   /**
-   * A question of the upstream session: given to the newest front call in flight. A legacy front asks its client
+   * A question of an upstream session (`caller`: a caller's, see callerSessions.ts; `undefined`: the shared one):
+   * given to the newest front call in flight on that session. A legacy front asks its client
    * at once; a modern front's call takes it as its next event (a client that did not declare what it needs gets
    * -32021 for that call, as from a server asking of it directly). `roots/list` is the exception: servers ask it on
    * their own (after `notifications/initialized`, on a roots change), not because of the call in flight, so it goes
    * only to a call whose client declared `roots` (MCP 2025-11-25 client/roots.mdx), else the upstream is answered
    * -32601 as a client without roots answers; a call is never failed by a question it did not cause.
    */
-  question(question: UpstreamQuestion): Promise<unknown> {
+  question(question: UpstreamQuestion, caller: string | undefined): Promise<unknown> {
     const roots = question.method === 'roots/list';
-    const call = roots ? this.inFlight.newest((c) => c.ctx.clientCapabilities.roots !== undefined) : this.inFlight.newest();
+    const call = this.inFlight.newest((c) => c.caller === caller && (!roots || c.ctx.clientCapabilities.roots !== undefined));
     if (call === undefined) {
-      return Promise.reject(roots && this.inFlight.size > 0 ? upstreamAnswerError(new MissingClientCapabilityError({ roots: {} })) : unattributedQuestion(question.method));
+      return Promise.reject(roots && this.inFlight.newest((c) => c.caller === caller) !== undefined ? upstreamAnswerError(new MissingClientCapabilityError({ roots: {} })) : unattributedQuestion(question.method));
     }
     if (!(call instanceof FrontCall) || !isModernRevision(call.ctx.protocolVersion)) {
       return askFront(call.ctx, question, undefined).catch((error: unknown) => {

@@ -12,6 +12,7 @@
  */
 import type { ProgressParams } from '@switchboard/mcp';
 import type { RequestContext } from '@switchboard/mcp/server';
+import type { UpstreamSession } from './callerSessions.js';
 import type { UpstreamQuestion } from './questions.js';
 
 /** What a front request waits for from its upstream request: its end, or a question the upstream asks meanwhile. */
@@ -29,10 +30,12 @@ export interface QuestionEvent {
   key?: string;
 }
 
-/** A front request in flight on the upstream session: its context (where questions and logs go). */
+/** A front request in flight on an upstream session: its context (where questions and logs go). */
 export interface CallInFlight {
   /** The front request serving the call now. */
   readonly ctx: RequestContext;
+  /** The caller session it runs on (callerSessions.ts); `undefined`: the shared session. */
+  readonly caller: string | undefined;
   /** A session-era front client's answer the front refused (it did not fit the question), if any. */
   refused: unknown;
   /** Ends the call from the front (the proxy closes). */
@@ -45,12 +48,17 @@ export interface CallInFlight {
  */
 export class LiveCall implements CallInFlight {
   readonly ctx: RequestContext;
+  /** The upstream session it runs on. */
+  readonly session: UpstreamSession;
+  readonly caller: string | undefined;
   refused: unknown = undefined;
   /** The front request's signal (a `notifications/cancelled`, the session's end): the upstream request follows it. */
   readonly signal: AbortSignal;
 
-  constructor(ctx: RequestContext) {
+  constructor(ctx: RequestContext, session: UpstreamSession) {
     this.ctx = ctx;
+    this.session = session;
+    this.caller = session.key;
     this.signal = ctx.signal;
   }
 
@@ -71,6 +79,9 @@ export class LiveCall implements CallInFlight {
 export class FrontCall<R = unknown> implements CallInFlight {
   /** The front request serving this call now (a retry replaces it). */
   ctx: RequestContext;
+  /** The upstream session it runs on. */
+  readonly session: UpstreamSession;
+  readonly caller: string | undefined;
   /** Aborts the upstream request (a front cancel, a hold expired, the proxy closed). */
   readonly controller = new AbortController();
   readonly #idPrefix: string;
@@ -86,11 +97,13 @@ export class FrontCall<R = unknown> implements CallInFlight {
   #wake: (() => void) | undefined = undefined;
   #done = false;
 
-  /** `id` is `<idPrefix>.<seq>`, made when first read (most calls are never held). */
-  constructor(ctx: RequestContext, idPrefix: string, seq: number) {
+  /** `id` is `<prefix>.<seq>`, made when first read (most calls are never held). */
+  constructor(ctx: RequestContext, session: UpstreamSession, id: { readonly prefix: string; readonly seq: number }) {
     this.ctx = ctx;
-    this.#idPrefix = idPrefix;
-    this.#seq = seq;
+    this.session = session;
+    this.caller = session.key;
+    this.#idPrefix = id.prefix;
+    this.#seq = id.seq;
   }
 
   /** Modern front: the id the signed `requestState` carries while the call is held. */
@@ -98,9 +111,9 @@ export class FrontCall<R = unknown> implements CallInFlight {
     return (this.#id ??= `${this.#idPrefix}.${this.#seq}`);
   }
 
-  /** Starts the upstream request; its end is the call's last event. */
-  start(request: (options: { readonly signal: AbortSignal; readonly onprogress: (progress: ProgressParams) => void }) => Promise<R>): void {
-    request({ signal: this.controller.signal, onprogress: (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {}) }).then(
+  /** Starts the upstream request on the call's session; its end is the call's last event. */
+  start(request: (options: { readonly session: UpstreamSession; readonly signal: AbortSignal; readonly onprogress: (progress: ProgressParams) => void }) => Promise<R>): void {
+    request({ session: this.session, signal: this.controller.signal, onprogress: (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {}) }).then(
       (value) => this.#push({ kind: 'result', value }),
       (error: unknown) => this.#push({ kind: 'error', error }),
     );

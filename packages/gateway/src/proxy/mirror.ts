@@ -19,7 +19,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@switchboard/mcp';
 import type { CallToolParams, McpClient } from '@switchboard/mcp/client';
 import type { CompletionHandler, McpServer, ToolDefinition, ToolHandler } from '@switchboard/mcp/server';
-import type { Forwarder, Upstream } from './forward.js';
+import type { Forwarder, Upstream, UpstreamRequest } from './forward.js';
 import { passThroughSchema } from './passThroughSchema.js';
 import { frontTaskOption, type TaskBridge } from './taskBridge.js';
 
@@ -40,6 +40,10 @@ export function templateVariables(template: string): string[] {
   return names;
 }
 
+/** The upstream requests of the mirrored definitions, on the caller's upstream session. */
+const callTool: UpstreamRequest<CallToolParams, CallToolResult> = (session, params, options) => session.client.callTool(params, options);
+const readResource: UpstreamRequest<string, ReadResourceResult> = (session, uri, options) => session.client.readResource({ uri }, options);
+
 /** Mirrors one upstream's lists into one front server; see the module comment. */
 export class Mirror {
   readonly #server: McpServer;
@@ -52,6 +56,8 @@ export class Mirror {
   /** Per list: the sync running now, and whether another must follow it (a change arrived meanwhile). */
   readonly #running = new Map<MirroredList, Promise<void>>();
   readonly #again = new Set<MirroredList>();
+  /** Per list: the items the last successful read returned, as listed. */
+  readonly #listed: Record<MirroredList, readonly (Tool | Resource | ResourceTemplate | Prompt)[]> = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 
   constructor(init: { readonly server: McpServer; readonly client: McpClient; readonly forward: Forwarder; readonly logger: Logger; readonly completions: boolean; readonly tasks?: TaskBridge }) {
     this.#server = init.server;
@@ -83,6 +89,11 @@ export class Mirror {
     return run;
   }
 
+  /** What the upstream listed at the last read of `list` (empty before the first). */
+  listed(list: MirroredList): readonly (Tool | Resource | ResourceTemplate | Prompt)[] {
+    return this.#listed[list];
+  }
+
   /** Removes every mirrored definition. */
   clear(): void {
     for (const entries of Object.values(this.#entries)) {
@@ -101,6 +112,7 @@ export class Mirror {
       this.#logger.warn(`Proxy: listing the upstream's ${list} failed; the front keeps the last listing`, { error });
       return;
     }
+    this.#listed[list] = items;
     const entries = this.#entries[list];
     const seen = new Set<string>();
     for (const item of items) {
@@ -149,7 +161,7 @@ export class Mirror {
       ...(outputSchema === undefined ? {} : { outputSchema: passThroughSchema(outputSchema) }),
     };
     // Per call: the upstream's params (one object) and the forwarder's; the requester is made once per tool.
-    const call: Upstream<CallToolParams, CallToolResult> = { request: (params, options) => client.callTool(params, options), tool: true };
+    const call: Upstream<CallToolParams, CallToolResult> = { request: callTool, tool: true };
     const plain: ToolHandler = (args, ctx) => forward.run(ctx, call, { name, arguments: args });
     // A tool the upstream runs as a task is task-capable on the front too (taskBridge.ts).
     const tasks = this.#tasks;
@@ -160,28 +172,25 @@ export class Mirror {
   }
 
   #resource(resource: Resource): () => void {
-    const client = this.#client;
     const forward = this.#forward;
     const { uri: listed, ...rest } = resource;
-    const read: Upstream<string, ReadResourceResult> = { request: (uri, options) => client.readResource({ uri }, options), tool: false };
+    const read: Upstream<string, ReadResourceResult> = { request: readResource, tool: false };
     return this.#server.resource(listed, rest, (uri, ctx) => forward.run(ctx, read, uri));
   }
 
   #template(template: ResourceTemplate): () => void {
-    const client = this.#client;
     const forward = this.#forward;
     const { uriTemplate, ...rest } = template;
     const complete = this.#completers(templateVariables(uriTemplate), { type: 'ref/resource', uri: uriTemplate });
-    const read: Upstream<string, ReadResourceResult> = { request: (uri, options) => client.readResource({ uri }, options), tool: false };
+    const read: Upstream<string, ReadResourceResult> = { request: readResource, tool: false };
     return this.#server.resourceTemplate(uriTemplate, { ...rest, ...(complete === undefined ? {} : { complete }) }, (uri, _variables, ctx) => forward.run(ctx, read, uri));
   }
 
   #prompt(prompt: Prompt): () => void {
-    const client = this.#client;
     const forward = this.#forward;
     const { name, ...rest } = prompt;
     const complete = this.#completers((prompt.arguments ?? []).map((a) => a.name), { type: 'ref/prompt', name });
-    const get: Upstream<Record<string, string>, GetPromptResult> = { request: (strings, options) => client.getPrompt({ name, arguments: strings }, options), tool: false };
+    const get: Upstream<Record<string, string>, GetPromptResult> = { request: (session, strings, options) => session.client.getPrompt({ name, arguments: strings }, options), tool: false };
     return this.#server.prompt(name, { ...rest, ...(complete === undefined ? {} : { complete }) }, (args, ctx) => {
       const strings: Record<string, string> = {};
       for (const [key, value] of Object.entries(args)) if (typeof value === 'string') strings[key] = value;

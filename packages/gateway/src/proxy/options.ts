@@ -5,6 +5,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { ClientCapabilities, Implementation } from '@switchboard/mcp';
 import type { ClientConnector, McpClient, McpClientOptions } from '@switchboard/mcp/client';
 import type { McpServerOptions } from '@switchboard/mcp/server';
+import type { SessionPerCallerOptions } from './callerSessions.js';
 
 /** Default of {@link ProxyServerOptions.maxHeldRequests}. */
 export const DEFAULT_MAX_HELD_REQUESTS = 1000;
@@ -66,6 +67,18 @@ export interface ProxyServerOptions {
    * @default {@link DEFAULT_UPSTREAM_CAPABILITIES}
    */
   readonly upstreamCapabilities?: ClientCapabilities;
+  /**
+   * Upstream sessions per front caller, for an upstream that keeps state per session (a login, a working
+   * directory, an open document): `true` or bounds. The caller is the authenticated identity (`authInfo.subject`, else `authInfo.clientId`),
+   * else the front session (a session-era client); a 2026-07-28 request with neither is served on the shared
+   * session. A caller's session is opened on its first request with the upstream's connector (a stdio upstream: one
+   * process per caller) and closed when idle for `idleTimeoutMs`, when its front session closes, or, past
+   * `maxSessions`, least recently used first (a new caller is refused with -32603 when every one has a request in
+   * flight). The catalog, list changes, resource subscriptions, completions and upstream tasks stay on the shared
+   * session. A caller's questions (elicitation, sampling, roots) and logs reach only that caller's requests.
+   * @default false (one upstream session shared by every front client)
+   */
+  readonly sessionPerCaller?: boolean | SessionPerCallerOptions;
   /** Where the proxy logs. @default the front server's logger */
   readonly logger?: Logger;
 }

@@ -79,7 +79,7 @@ describe('createProxyServer (in memory)', () => {
       const retry = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.requestState }));
       expect(retry?.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hello Ada' }] });
       expect(seen.outcome).toBe('answered {"action":"accept","content":{"name":"Ada"}}');
-      expect(front.stats).toEqual({ inFlight: 0, held: 0, upstreamSubscriptions: 0, upstreamTasks: 0 });
+      expect(front.stats).toEqual({ inFlight: 0, held: 0, upstreamSubscriptions: 0, upstreamTasks: 0, callerSessions: 0 });
       // The state was redeemed: a replay is refused by the front.
       const replay = await ask(front, modernCall('ask', { inputResponses: { 'upstream-0': { action: 'accept', content: { name: 'Eve' } } }, requestState: first.requestState }));
       expect(replay?.error?.code).toBe(-32602);

@@ -13,10 +13,11 @@
  * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"
  */
 import type { JsonRpcRequest, Logger, Transport } from '@switchboard/jsonrpc';
-import { McpError, McpErrorCode, type Implementation, type ServerCapabilities } from '@switchboard/mcp';
+import { McpError, McpErrorCode, type Implementation, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities, type Tool } from '@switchboard/mcp';
 import { McpClient, type ClientConnector, type ClientNotificationHandlers, type InputContext, type LogMessageParams } from '@switchboard/mcp/client';
 import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptions, type ServerSession } from '@switchboard/mcp/server';
 import type { JsonRpcNotification, JsonRpcResponse } from '@switchboard/jsonrpc';
+import { CallerSessions, type UpstreamSession } from './callerSessions.js';
 import { Forwarder } from './forward.js';
 import { Mirror, type MirroredList } from './mirror.js';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_UPSTREAM_CAPABILITIES, type ProxyServerOptions } from './options.js';
@@ -33,35 +34,46 @@ class Bridge {
   tasks: TaskBridge | undefined;
   logger: Logger | undefined;
 
-  question(method: UpstreamQuestion['method'], params: unknown, ctx: InputContext): Promise<never> {
-    // A question of an upstream task goes to the front task that follows it (taskBridge.ts).
-    const ofTask = this.tasks?.question(method, params, ctx);
+  /** A question of upstream session `caller` (`undefined`: the shared one). */
+  question(asked: { readonly method: UpstreamQuestion['method']; readonly params: unknown; readonly caller: string | undefined }, ctx: InputContext): Promise<never> {
+    const { method, params, caller } = asked;
+    // A question of an upstream task goes to the front task that follows it (taskBridge.ts; tasks run on the shared session).
+    const ofTask = caller === undefined ? this.tasks?.question(method, params, ctx) : undefined;
     if (ofTask !== undefined) return ofTask as Promise<never>;
     const forward = this.forward;
     if (forward === undefined) return Promise.reject(new McpError(McpErrorCode.InternalError, 'The proxy is not ready'));
-    return forward.question({ method, params: params as Record<string, unknown> | undefined, signal: ctx.signal }) as Promise<never>;
+    return forward.question({ method, params: params as Record<string, unknown> | undefined, signal: ctx.signal }, caller) as Promise<never>;
   }
 
   changed(list: MirroredList): void {
     void this.mirror?.sync(list);
   }
 
-  /** An upstream log: to the newest front request in flight (its level and era rules apply), else to every session. */
-  log(params: LogMessageParams): void {
-    const call = this.forward?.inFlight.newest();
+  /**
+   * An upstream log of session `caller`: to the newest front request in flight on it (its level and era rules
+   * apply), else to every front session (the shared session), or to the caller's own front session.
+   */
+  log(params: LogMessageParams, caller: string | undefined): void {
+    const call = this.forward?.inFlight.newest((c) => c.caller === caller);
     if (call !== undefined) {
       void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
       return;
     }
-    // Nothing in flight: the upstream session's own log goes to every live front session (they share the upstream).
+    // Nothing in flight: the shared session's own log goes to every live front session (they share the upstream),
+    // a caller session's to its front session when it is keyed by one (an identity's has none to go to).
     for (const session of this.server?.sessions ?? []) {
-      if (session.initialized) void session.notify('notifications/message', { ...params }).catch(() => {});
+      if (session.initialized && (caller === undefined || caller === `session:${String(session.id)}`)) void session.notify('notifications/message', { ...params }).catch(() => {});
     }
+  }
+
+  /** The listeners of a caller session's client: its logs; its catalog and subscriptions are the shared session's. */
+  callerHandlers(caller: string): ClientNotificationHandlers {
+    return { message: (p) => this.log(p, caller) };
   }
 
   handlers(): ClientNotificationHandlers {
     return {
-      message: (p) => this.log(p),
+      message: (p) => this.log(p, undefined),
       toolsListChanged: () => this.changed('tools'),
       promptsListChanged: () => this.changed('prompts'),
       resourcesListChanged: () => {
@@ -81,6 +93,8 @@ interface ProxyInit {
   readonly owned: boolean;
   readonly bridge: Bridge;
   readonly proxy: ProxyServerOptions;
+  /** Opens a caller's upstream session (`sessionPerCaller`). */
+  readonly openCaller: (session: UpstreamSession) => Promise<McpClient>;
 }
 
 function isClient(upstream: ClientConnector | McpClient): upstream is McpClient {
@@ -114,6 +128,7 @@ export class ProxyServer extends McpServer {
   readonly #mirror: Mirror;
   readonly #subscriptions: UpstreamSubscriptions;
   readonly #tasks: TaskBridge;
+  readonly #sessions: CallerSessions;
 
   /**
    * Made by {@link createProxyServer} only (its upstream must be connected first).
@@ -128,7 +143,9 @@ export class ProxyServer extends McpServer {
     const logger = init.proxy.logger ?? this.logger;
     this.upstream = init.client;
     this.#owned = init.owned;
-    this.#forward = new Forwarder({ maxHeld: init.proxy.maxHeldRequests ?? DEFAULT_MAX_HELD_REQUESTS, holdTimeoutMs: init.proxy.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS, logger });
+    this.#sessions = new CallerSessions({ client: init.client, options: init.proxy.sessionPerCaller, open: init.openCaller, logger });
+    if (this.#sessions.perCaller) this.onSessionClosed((session) => this.#sessions.sessionClosed(session.id));
+    this.#forward = new Forwarder({ maxHeld: init.proxy.maxHeldRequests ?? DEFAULT_MAX_HELD_REQUESTS, holdTimeoutMs: init.proxy.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS, logger, sessions: this.#sessions });
     const completions = init.client.serverCapabilities.completions !== undefined;
     this.#tasks = new TaskBridge({ client: init.client, logger });
     this.#mirror = new Mirror({ server: this, client: init.client, forward: this.#forward, logger, completions, tasks: this.#tasks });
@@ -142,9 +159,30 @@ export class ProxyServer extends McpServer {
     bridge.logger = logger;
   }
 
-  /** Front requests waiting on the upstream now, upstream requests held for a 2026-07-28 client's retry, and upstream tasks a front task follows. */
-  get stats(): { readonly inFlight: number; readonly held: number; readonly upstreamSubscriptions: number; readonly upstreamTasks: number } {
-    return { inFlight: this.#forward.inFlight.size, held: this.#forward.heldCount, upstreamSubscriptions: this.#subscriptions.size, upstreamTasks: this.#tasks.size };
+  /**
+   * Front requests waiting on the upstream now, upstream requests held for a 2026-07-28 client's retry, upstream
+   * tasks a front task follows, and upstream sessions open per caller (`sessionPerCaller`; the shared one not counted).
+   */
+  get stats(): { readonly inFlight: number; readonly held: number; readonly upstreamSubscriptions: number; readonly upstreamTasks: number; readonly callerSessions: number } {
+    return { inFlight: this.#forward.inFlight.size, held: this.#forward.heldCount, upstreamSubscriptions: this.#subscriptions.size, upstreamTasks: this.#tasks.size, callerSessions: this.#sessions.size };
+  }
+
+  /**
+   * What the upstream listed at the last read of each list (every page, as listed; a list the upstream does not
+   * have is empty): the mirror's own reads, so that a gateway need not list the upstream once more.
+   */
+  get listed(): { readonly tools: readonly Tool[]; readonly resources: readonly Resource[]; readonly resourceTemplates: readonly ResourceTemplate[]; readonly prompts: readonly Prompt[] } {
+    const mirror = this.#mirror;
+    return { tools: mirror.listed('tools') as Tool[], resources: mirror.listed('resources') as Resource[], resourceTemplates: mirror.listed('resourceTemplates') as ResourceTemplate[], prompts: mirror.listed('prompts') };
+  }
+
+  /**
+   * A front session ended where the proxy does not see it (the proxy mounted on another server, whose sessions are
+   * that server's): its upstream session per caller (`sessionPerCaller`), if any, is closed now rather than when
+   * idle. The proxy's own sessions are followed without it.
+   */
+  endCallerSession(sessionId: string): void {
+    this.#sessions.sessionClosed(sessionId);
   }
 
   /** Reads every upstream list into the front (the proxy does it once at creation; list changes do it after). */
@@ -181,6 +219,7 @@ export class ProxyServer extends McpServer {
     this.#forward.close();
     await super.close();
     this.#mirror.clear();
+    await this.#sessions.close();
     if (this.#owned) await this.upstream.close();
   }
 
@@ -240,7 +279,8 @@ function listenUris(params: unknown): string[] | undefined {
  * const front = await createProxyServer({ upstream: spawnStdio({ command: 'node', args: ['old-server.js'] }) });
  * const http = await serveHttp(front, { port: 3000 }); // 2026-07-28 and 2025 clients alike
  * @throws what `McpClient.connect` throws for the upstream (SpawnError, ConnectionRefusedError, NegotiationError…)
- * @throws RangeError when `maxHeldRequests`, `holdTimeoutMs` or `maxUpstreamSubscriptions` is not a positive number
+ * @throws RangeError when `maxHeldRequests`, `holdTimeoutMs`, `maxUpstreamSubscriptions` or a `sessionPerCaller`
+ *   bound is not a positive number; TypeError for `sessionPerCaller` over an `McpClient` without its `connector`
  */
 export async function createProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   for (const name of ['maxHeldRequests', 'holdTimeoutMs', 'maxUpstreamSubscriptions'] as const) {
@@ -250,18 +290,27 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
   const bridge = new Bridge();
   const upstream = options.upstream;
   const owned = !isClient(upstream);
-  const client = isClient(upstream)
-    ? upstream
-    : await McpClient.connect({
-        ...options.client,
-        connector: upstream,
-        cache: false,
-        capabilities: options.upstreamCapabilities ?? DEFAULT_UPSTREAM_CAPABILITIES,
-        onElicitation: (params, ctx) => bridge.question('elicitation/create', params, ctx),
-        onSampling: (params, ctx) => bridge.question('sampling/createMessage', params, ctx),
-        onListRoots: (ctx) => bridge.question('roots/list', undefined, ctx),
-        notifications: bridge.handlers(),
-      });
+  const perCaller = options.sessionPerCaller;
+  const callerConnector = (typeof perCaller === 'object' ? perCaller.connector : undefined) ?? (isClient(upstream) ? undefined : upstream);
+  if (perCaller !== undefined && perCaller !== false && callerConnector === undefined) throw new TypeError('sessionPerCaller with an McpClient upstream needs sessionPerCaller.connector');
+  /** An upstream session with the proxy's callbacks; `caller`: a caller's (see callerSessions.ts), else the shared one. */
+  const connect = (connector: ClientConnector, caller: string | undefined): Promise<McpClient> =>
+    McpClient.connect({
+      ...options.client,
+      connector,
+      cache: false,
+      capabilities: options.upstreamCapabilities ?? DEFAULT_UPSTREAM_CAPABILITIES,
+      onElicitation: (params, ctx) => bridge.question({ method: 'elicitation/create', params, caller }, ctx),
+      onSampling: (params, ctx) => bridge.question({ method: 'sampling/createMessage', params, caller }, ctx),
+      onListRoots: (ctx) => bridge.question({ method: 'roots/list', params: undefined, caller }, ctx),
+      notifications: caller === undefined ? bridge.handlers() : bridge.callerHandlers(caller),
+    });
+  const openCaller = async (session: UpstreamSession): Promise<McpClient> => {
+    const opened = await connect(callerConnector as ClientConnector, session.key);
+    if (opened.serverCapabilities.logging !== undefined) await opened.setLoggingLevel('debug').catch(() => {});
+    return opened;
+  };
+  const client = isClient(upstream) ? upstream : await connect(upstream, undefined);
   try {
     const caps = client.serverCapabilities;
     const serverOptions: McpServerOptions = {
@@ -270,14 +319,27 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       ...(options.server?.instructions === undefined && client.instructions === undefined ? {} : { instructions: options.server?.instructions ?? client.instructions }),
     };
     const info = options.info ?? client.serverInfo ?? { name: 'switchboard-proxy', version: '0.1.0' };
-    const front = ProxyServer.make({ info, options: serverOptions, client, owned, bridge, proxy: options });
+    const front = ProxyServer.make({ info, options: serverOptions, client, owned, bridge, proxy: options, openCaller });
     // Every upstream log is wanted: the front filters per client (its sessions' levels, a modern request's logLevel).
-    if (owned && caps.logging !== undefined) await client.setLoggingLevel('debug').catch(() => {});
-    // A 2026-07-28 upstream tells of list changes only on a listen stream.
+    const logging = owned && caps.logging !== undefined ? client.setLoggingLevel('debug').catch(() => {}) : undefined;
+    // The lists at once (on the connection the negotiation warmed), the level too. A 2026-07-28 upstream tells of list
+    // changes only on a listen stream: opened once the first lists are in, not waited for (on HTTP it holds a
+    // connection of its own: opened first, it would take the warm one and send the lists to a new connection), then
+    // the lists are read once more, so a change made before the stream existed is not missed (unchanged definitions
+    // stay as they are, unannounced).
+    const lists = front.sync();
     if (owned && client.era === 'modern') {
-      await client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }).catch((error: unknown) => front.logger.warn('Proxy: the upstream refused subscriptions/listen; list changes will not be followed', { error }));
+      void lists
+        .then(() => client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }))
+        .then(
+          () => (client.closed ? undefined : front.sync()),
+          (error: unknown) => {
+            if (!client.closed) front.logger.warn('Proxy: the upstream refused subscriptions/listen; list changes will not be followed', { error });
+          },
+        );
     }
-    await front.sync();
+    // Ready one round trip after the negotiation.
+    await Promise.all([lists, logging]);
     return front;
   } catch (error) {
     if (owned) await client.close();

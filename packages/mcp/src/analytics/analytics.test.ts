@@ -173,6 +173,66 @@ describe('attachAnalytics over Streamable HTTP (the web handler, in process)', (
   });
 });
 
+describe('onHttpRefused: what the HTTP handler turns away before dispatch (review-1 finding 7)', () => {
+  const post = (handler: ReturnType<typeof createMcpHttpHandler>, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+    handler.fetch(new Request('http://localhost/mcp', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }));
+
+  it('a 400 refusal is refused whatever JSON-RPC code its body carries (its code kept); an unsupported MCP-Protocol-Version is era_mismatch', async () => {
+    const server = makeServer();
+    const { analytics } = attachAnalytics(server);
+    const handler = createMcpHttpHandler({ server, responseMode: 'json', onRefused: analytics.onHttpRefused });
+    try {
+      // A legacy request without Mcp-Session-Id (MCP 2025-11-25 basic/transports.mdx "Session Management": 400).
+      const noSession = await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' });
+      expect(noSession.status).toBe(400);
+      const code = ((await noSession.json()) as { error: { code: number } }).error.code;
+      const init = await post(handler, { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'h', version: '1' } } });
+      const session = init.headers.get('mcp-session-id') ?? '';
+      expect(session).not.toBe('');
+      const oldHeader = await post(handler, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': session, 'mcp-protocol-version': '1999-01-01' });
+      expect(oldHeader.status).toBe(400);
+      const snap = analytics.snapshot();
+      expect(snap.total.classes).toMatchObject({ refused: 1, era_mismatch: 1, protocol_error: 0 });
+      expect(snap.total.codes).toMatchObject({ [String(code)]: 1 });
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it('a tools/call refused 403 insufficient_scope counts under its tool, with the user behind it', async () => {
+    const server = makeServer();
+    server.tool('admin_only', { scopes: ['admin'] }, () => ({ content: [{ type: 'text', text: 'done' }] }));
+    const { analytics } = attachAnalytics(server);
+    const verifier = { verify: () => ({ token: 't', clientId: 'client-1', subject: 'mallory', scopes: [], audience: ['http://localhost/mcp'] }) };
+    const handler = createMcpHttpHandler({ server, responseMode: 'json', onRefused: analytics.onHttpRefused, auth: { resource: 'http://localhost/mcp', authorizationServers: ['https://as.example'], verifier } });
+    try {
+      const body = { ...call('admin_only', modernMeta('scoped-client')) };
+      const refused = await post(handler, body, { authorization: 'Bearer t', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'admin_only' });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
+    } finally {
+      await handler.close();
+    }
+    const snap = analytics.snapshot();
+    expect(row(snap.byTool, 'admin_only')).toMatchObject({ count: 1, errors: 1, classes: { refused: 1 } });
+    expect(row(snap.byTool, 'admin_only')?.failingUsers).toEqual([{ key: 'mallory', failures: 1 }]);
+    expect(snap.recentFailures[0]).toMatchObject({ method: 'tools/call', tool: 'admin_only', class: 'refused', user: 'mallory' });
+  });
+});
+
+describe('record: a trace id from the public API (review-1 finding 12)', () => {
+  it('keeps a valid W3C trace id and drops anything else: a 100 KB id, upper case, all zeros, not a string', () => {
+    const analytics = createAnalytics();
+    const good = '4bf92f3577b34da6a3ce929d0e0e4736';
+    for (const traceId of [good, 'f'.repeat(100_000), good.toUpperCase(), '0'.repeat(32), `${good}0`, 42 as unknown as string]) {
+      analytics.record({ outcome: { kind: 'refused', status: 403 }, method: 'tools/call', traceId });
+    }
+    const snap = analytics.snapshot();
+    expect(snap.recentFailures.map((f) => f.traceId)).toEqual([undefined, undefined, undefined, undefined, undefined, good]);
+    expect(JSON.stringify(snap).length).toBeLessThan(10_000);
+  });
+});
+
 describe('the store stays within its bound', () => {
   it('long wire messages are not kept behind their cuts: 200 failures of 1 MB each leave about 1 MB of heap', () => {
     // V8 makes a slice of a long string a view that keeps all of it alive; the store copies what it keeps (found by

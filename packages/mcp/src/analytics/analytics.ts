@@ -14,6 +14,14 @@ import type { HttpRefusalEvent } from '../transports/http/server/handlerOptions.
 import { UNSUPPORTED_PROTOCOL_VERSION_CODE, classifyOutcome, type ClassifiedOutcome, type OutcomeFacts } from './classify.js';
 import { AnalyticsStore, type AnalyticsLimits, type AnalyticsSnapshot } from './store.js';
 
+/**
+ * The message of the HTTP handler's 400 to an unsupported `MCP-Protocol-Version` header (`unsupportedProtocolVersion`
+ * in `transports/http/server/refusals.ts`; MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": "If the
+ * server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad
+ * Request"): a revision the server does not serve, so `era_mismatch`, though its code is the generic -32000.
+ */
+const UNSUPPORTED_VERSION_HEADER_MESSAGE = 'Bad Request: unsupported MCP-Protocol-Version';
+
 /** Options of {@link createAnalytics}. */
 export interface AnalyticsOptions {
   /** The store's bounds (caps per dimension, message length, time buckets). @default `DEFAULT_ANALYTICS_LIMITS` */
@@ -55,7 +63,10 @@ export interface AnalyticsRecord {
   readonly durationMs?: number;
   /** The error message that went on the wire, if any (never an exception's own text). */
   readonly message?: string;
-  /** The W3C trace id of the request, if it carried one (kept with a failure in `recentFailures`). */
+  /**
+   * The W3C trace id of the request, if it carried one (kept with a failure in `recentFailures`): 32 lower-case hex
+   * digits, not all zero (W3C Trace Context §3.2.2.3 `trace-id`); anything else is dropped (not counted, not kept).
+   */
   readonly traceId?: string;
 }
 
@@ -69,9 +80,11 @@ export interface Analytics {
   readonly onRefused: (event: InboundRefusalEvent) => void;
   /**
    * Records one request the HTTP handler turned away before dispatch: pass it as the handler's `onRefused`
-   * (`createMcpHttpHandler({ server, onRefused: analytics.onHttpRefused })`). -32022 is `era_mismatch`; a 400
-   * carrying another JSON-RPC error is `protocol_error` with its code; every other status (403 Host/Origin, 404
-   * unknown session, 413, 415, 429 and 503 admission, …) is `refused`.
+   * (`createMcpHttpHandler({ server, onRefused: analytics.onHttpRefused })`). An unsupported revision (-32022, or the
+   * 400 of an unsupported `MCP-Protocol-Version` header) is `era_mismatch`; every other status (a 400 such as a
+   * token in the query or a missing `Mcp-Session-Id`, 401/403 auth, 403 Host/Origin, 404 unknown session, 413, 415,
+   * 429 and 503 admission, …) is `refused`, whatever JSON-RPC code its body carries (kept in `codes`). A 403
+   * `insufficient_scope` for a `tools/call` is counted under its tool (`event.toolName`).
    */
   readonly onHttpRefused: (event: HttpRefusalEvent) => void;
   /** Everything counted so far as plain JSON (shape: {@link AnalyticsSnapshot}). */
@@ -116,6 +129,8 @@ function traceIdOf(params: unknown): string | undefined {
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
 const ZERO_TRACE_ID = '0'.repeat(32);
+/** A whole trace id (W3C Trace Context §3.2.2.3: "32HEXDIGLC"). */
+const TRACE_ID = /^[0-9a-f]{32}$/;
 
 /** A request ended by its signal: cancelled by the client, or its connection closed. */
 function abortedOutcome(call: MiddlewareCall): ClassifiedOutcome | undefined {
@@ -221,7 +236,7 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       outcome: classifyOutcome(entry.outcome),
       durationMs: entry.durationMs ?? 0,
       message: entry.message,
-      traceId: entry.traceId,
+      traceId: typeof entry.traceId === 'string' && TRACE_ID.test(entry.traceId) && entry.traceId !== ZERO_TRACE_ID ? entry.traceId : undefined,
     });
   };
 
@@ -241,10 +256,17 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
   const onHttpRefused = (event: HttpRefusalEvent): void => {
     const code = event.code;
     const user = typeof event.authInfo === 'object' && event.authInfo !== null ? userOfAuth(event.authInfo) : undefined;
-    const judged = code !== undefined && (code === UNSUPPORTED_PROTOCOL_VERSION_CODE || event.status === 400);
+    const outcome: OutcomeFacts =
+      code === UNSUPPORTED_PROTOCOL_VERSION_CODE
+        ? { kind: 'error', code }
+        : event.status === 400 && event.message?.startsWith(UNSUPPORTED_VERSION_HEADER_MESSAGE) === true
+          ? { kind: 'era_unserved' }
+          : { kind: 'refused', status: event.status, code };
+    const tool = typeof event.toolName === 'string' ? event.toolName : undefined;
     record({
-      outcome: judged ? { kind: 'error', code } : { kind: 'refused', status: event.status },
-      method: event.mcpMethod ?? `HTTP ${event.httpMethod}`,
+      outcome,
+      method: event.mcpMethod ?? (tool === undefined ? `HTTP ${event.httpMethod}` : 'tools/call'),
+      ...(tool === undefined ? {} : { tool }),
       ...(user === undefined ? {} : { user }),
       ...(event.message === undefined ? {} : { message: event.message }),
     });

@@ -13,6 +13,7 @@ const TABLE: readonly (readonly [string, OutcomeFacts, ClassifiedOutcome])[] = [
   ['-32022 unsupported protocol version', { kind: 'error', code: -32022 }, { class: 'era_mismatch', code: -32022 }],
   ['429 rate limited', { kind: 'error', code: 429 }, { class: 'refused', code: 429 }],
   ['an HTTP refusal', { kind: 'refused', status: 403 }, { class: 'refused' }],
+  ['an HTTP refusal whose body is a JSON-RPC error: its code kept', { kind: 'refused', status: 400, code: -32000 }, { class: 'refused', code: -32000 }],
   ['a request of an era the server does not serve', { kind: 'era_unserved' }, { class: 'era_mismatch' }],
   ['the engine: connection closed', { kind: 'local', code: 'connection_closed' }, { class: 'transport' }],
   ['the engine: send failed', { kind: 'local', code: 'send_failed' }, { class: 'transport' }],

@@ -16,7 +16,7 @@ import type { RequestOutcome } from '@switchboard/jsonrpc';
  * | `ok` | a result that is not an `isError` tool result |
  * | `tool_error` | a `tools/call` result with `isError: true` (the tool ran and failed) |
  * | `protocol_error` | a JSON-RPC error response (its `code` is kept) |
- * | `refused` | turned away before dispatch: an HTTP status without a JSON-RPC answer, Origin/Host, admission, rate limit (code 429) |
+ * | `refused` | turned away before dispatch: an HTTP status (Origin/Host, auth, a missing session id, admission; its JSON-RPC code kept when the body had one), rate limit (code 429) |
  * | `era_mismatch` | -32022 unsupported protocol version, or a request of an era the server does not serve |
  * | `timeout` | no answer in time |
  * | `cancelled` | cancelled by the caller (`notifications/cancelled`, an aborted signal) |
@@ -33,7 +33,8 @@ export const OUTCOME_CLASSES: readonly OutcomeClass[] = Object.freeze(['ok', 'to
  * facts only a transport or a client knows.
  *
  * - `{ kind: 'result', isError }`: a result; `isError: true` is a tool error.
- * - `{ kind: 'refused', status? }`: turned away before dispatch (HTTP `status` when there is one).
+ * - `{ kind: 'refused', status?, code? }`: turned away before dispatch (HTTP `status` when there is one; `code`, the
+ *   JSON-RPC error code of the refusal's body, when it had one: kept in the class's `code`).
  * - `{ kind: 'era_unserved' }`: a request of an era the server does not serve (a legacy `initialize` to a
  *   modern-only server, a modern request to a legacy-only one), however the server answered it.
  * - `{ kind: 'client', code }`: a local client failure, by its `McpClientError` code (`request_timeout`,
@@ -42,7 +43,7 @@ export const OUTCOME_CLASSES: readonly OutcomeClass[] = Object.freeze(['ok', 'to
 export type OutcomeFacts =
   | RequestOutcome
   | { readonly kind: 'result'; readonly isError?: boolean | undefined }
-  | { readonly kind: 'refused'; readonly status?: number | undefined }
+  | { readonly kind: 'refused'; readonly status?: number | undefined; readonly code?: number | undefined }
   | { readonly kind: 'era_unserved' }
   | { readonly kind: 'client'; readonly code: string };
 
@@ -122,7 +123,7 @@ export function classifyOutcome(facts: OutcomeFacts): ClassifiedOutcome {
     case 'timeout':
       return TIMEOUT;
     case 'refused':
-      return REFUSED;
+      return 'code' in facts && typeof facts.code === 'number' ? { class: 'refused', code: facts.code } : REFUSED;
     case 'era_unserved':
       return ERA_MISMATCH;
     default:

@@ -249,7 +249,8 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       if (isAbort(error, stream.controller.signal)) return 'stop';
       if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) {
         if (stream.exchange !== undefined) stream.exchange.fail(error);
-        else this.logger.warn('The GET stream was refused and is not retried', { url: this.#url.href, error: error.message });
+        else if (error instanceof RedirectRefusedError) this.logger.warn('The GET stream was redirected and is not followed', { url: this.#url.href, error: error.message });
+        else this.logger.warn('The GET stream was refused by the authorization flow and is not retried', { url: this.#url.href, error: error.message });
         return 'stop';
       }
       this.logger.debug('SSE reconnection failed', { url: this.#url.href, error: fetchFailure(error) });

@@ -45,7 +45,7 @@ import { webInput, webResponse } from './web.js';
 import { InMemoryEventStore } from '../../../stores/eventStore.js';
 import { InMemorySessionStore } from '../../../stores/sessionStore.js';
 import { ResourceServer } from './auth/resourceServer.js';
-import { toolScopeRefusal } from './auth/toolScopeCheck.js';
+import { calledToolName, toolScopeRefusal } from './auth/toolScopeCheck.js';
 
 /** The handler returned by {@link createMcpHttpHandler}. */
 export interface McpHttpHandler {
@@ -95,6 +95,8 @@ export class HttpCore {
   readonly #auth: ResourceServer | undefined;
   /** With `auth`: the verified `authInfo` of each request, for `onRefused` (a 403 after the token was verified). */
   readonly #verified = new WeakMap<HttpInput, unknown>();
+  /** With `auth` and `onRefused`: the tool of a `tools/call` refused `insufficient_scope`, for `onRefused`. */
+  readonly #refusedTools = new WeakMap<HttpInput, string>();
 
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
@@ -171,7 +173,12 @@ export class HttpCore {
       admit: (request) => this.#admit(request),
       internalError: (error) => this.internalError(error),
       callerOf: (input) => this.#callerOf(input),
-      authorize: auth === undefined ? undefined : (request) => toolScopeRefusal(auth, options.server, request),
+      authorize: auth === undefined ? undefined : (request) => {
+        const refusal = toolScopeRefusal(auth, options.server, request);
+        const tool = refusal === undefined || this.#onRefused === undefined ? undefined : calledToolName(request.inbound);
+        if (tool !== undefined) this.#refusedTools.set(request.input, tool);
+        return refusal;
+      },
       principalOf: auth === undefined ? undefined : (input) => auth.principal(input),
     };
     this.#streamable = new StreamableEndpoint(context, {
@@ -231,6 +238,7 @@ export class HttpCore {
         code: typeof error?.code === 'number' ? error.code : undefined,
         message: typeof error?.message === 'string' ? error.message : undefined,
         authInfo: this.#verified.get(input) ?? input.authInfo,
+        toolName: this.#refusedTools.get(input),
       });
     } catch (error) {
       this.#logger.error('onRefused failed', { error });
@@ -265,7 +273,11 @@ export class HttpCore {
       if (this.#onRefused !== undefined) this.#verified.set(input, verdict.authInfo);
       // A session is bound to the principal that opened it (`auth/resourceServer.ts` `sessionRefusal`).
       const foreign = auth.sessionRefusal(verdict);
-      return foreign ?? this.#routeTo(verdict).then((output) => auth.bindSession(verdict, output));
+      return foreign ?? this.#routeTo(verdict).then((output) => {
+        const tool = this.#refusedTools.get(verdict);
+        if (tool !== undefined) this.#refusedTools.set(input, tool);
+        return auth.bindSession(verdict, output);
+      });
     });
   }
 

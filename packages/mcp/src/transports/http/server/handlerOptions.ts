@@ -330,6 +330,11 @@ export interface HttpRefusalEvent {
   readonly code: number | undefined;
   /** The JSON-RPC error message of the answer's body, as it went on the wire. */
   readonly message: string | undefined;
+  /**
+   * The tool of a `tools/call` refused 403 `insufficient_scope` for a scope the tool declares (its `params.name`;
+   * for a batch, when its calls name one tool), so permission failures count under the failing tool. @default none
+   */
+  readonly toolName?: string | undefined;
   /** The authentication facts established upstream, untouched. */
   readonly authInfo: unknown;
 }

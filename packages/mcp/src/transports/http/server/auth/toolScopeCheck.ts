@@ -72,3 +72,18 @@ export function toolScopeRefusal(
   // JSON-RPC 2.0 §5: a batch refused whole names no one request: `"id": null`.
   return challengeOutput(auth.challenge(input, { error: 'insufficient_scope', description, scopes: [...needed] }), id, { batch: inbound.kind === 'batch' });
 }
+
+/**
+ * The tool a body's `tools/call` requests name, when they name one (a batch naming two tools: `undefined`): what a
+ * 403 of {@link toolScopeRefusal} is counted under by the failure analytics (`HttpRefusalEvent.toolName`).
+ */
+export function calledToolName(inbound: Inbound): string | undefined {
+  let name: string | undefined;
+  for (const item of inbound.kind === 'batch' ? inbound.items : [inbound]) {
+    const call = calledTool(item);
+    if (call === undefined) continue;
+    if (name !== undefined && name !== call.name) return undefined;
+    name = call.name;
+  }
+  return name;
+}
