@@ -38,6 +38,7 @@ export const FULL_TIER: Readonly<Record<string, string>> = {
   'packages/mcp/src/transports/http/client/httpClientOwnServer.test.ts': 'the HTTP client transports against serveHttp on 127.0.0.1',
   'packages/mcp/src/transports/http/client/httpSseClient.test.ts': 'the 2024-11-05 HTTP+SSE client against the fake node:http server',
   'packages/mcp/src/transports/http/server/largeEvent.test.ts': 'a 9 MiB SSE event over a real socket',
+  'packages/mcp/src/transports/node/serveHttpAuth.test.ts': 'serveHttp with auth on 127.0.0.1 (raw requests with several Authorization headers)',
   'packages/mcp/src/transports/http/server/modern.test.ts': 'the node and node-fetch paths over real sockets',
   'packages/mcp/src/transports/http/server/node413.test.ts': 'oversized bodies sent over real sockets',
   'packages/mcp/src/transports/http/client/streamableHttpClient.test.ts': 'the Streamable HTTP client against the fake node:http server',

@@ -44,6 +44,23 @@ function schemeOf(req: IncomingMessage): 'http' | 'https' {
   return (req.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http';
 }
 
+/**
+ * Every `Authorization` value of a request joined by `, `, or `undefined`. Node keeps only the first of repeated
+ * `Authorization` headers in `req.headers`, so `Bearer good` then `Bearer garbage` would pass as `Bearer good`;
+ * RFC 9110 §5.3 makes a repeated field the same as its values joined by commas, which the resource server refuses as
+ * malformed (400 `invalid_request`: RFC 6750 §2.1 credentials are one `Bearer` token). Read from `rawHeaders`.
+ */
+function authorizationOf(req: IncomingMessage): string | undefined {
+  const raw = req.rawHeaders;
+  let joined: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    joined = joined === undefined ? raw[i + 1] : `${joined}, ${raw[i + 1] as string}`;
+  }
+  return joined;
+}
+
 /** {@link HttpInput} over a Node request; methods live on the prototype (no per-request closures). */
 class NodeHttpInput implements HttpInput {
   readonly method: string;
@@ -78,6 +95,7 @@ class NodeHttpInput implements HttpInput {
   }
 
   header(name: string): string | undefined {
+    if (name === 'authorization') return authorizationOf(this.#req);
     const value = this.#req.headers[name];
     return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : value;
   }
@@ -87,6 +105,7 @@ class NodeHttpInput implements HttpInput {
     for (const [key, value] of Object.entries(this.#req.headers)) {
       if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
     }
+    if (out.authorization !== undefined) out.authorization = authorizationOf(this.#req) as string;
     return out;
   }
 
@@ -217,6 +236,8 @@ async function viaFetch(route: FetchRoute, req: IncomingMessage, res: ServerResp
     if (Array.isArray(value)) for (const v of value) headers.append(key, v);
     else headers.set(key, value);
   }
+  // Every Authorization value, as the direct path reads them (see `authorizationOf`).
+  if (req.headers.authorization !== undefined) headers.set('authorization', authorizationOf(req) as string);
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   // The Request's signal tells the handler when the client goes away (a modern request's cancellation).

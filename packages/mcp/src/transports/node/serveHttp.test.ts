@@ -16,6 +16,17 @@ describe('serveHttp bind warning', () => {
   });
 });
 
+describe('serveHttp auth without resource', () => {
+  const verifier = { verify: () => ({ refused: 'no' }) };
+
+  it('bound elsewhere than loopback without allowedHosts, it refuses before listening (the audience would come from any Host, RFC 8707 §2)', async () => {
+    const server = new McpServer({ name: 'x', version: '1' });
+    const auth = { authorizationServers: ['https://as.example'], verifier };
+    await expect(serveHttp({ server, host: '0.0.0.0', port: 0, auth })).rejects.toThrow(TypeError);
+    await expect(serveHttp({ server, host: '0.0.0.0', port: 0, auth })).rejects.toThrow(/set auth\.resource to this server's canonical URL .*or allowedHosts/);
+  });
+});
+
 describe('serveHttp otherPaths', () => {
   it('refuses a value that is not a listener before anything listens (served paths: packages/dashboard/src/dashboard.test.ts)', async () => {
     const server = new McpServer({ name: 'x', version: '1' });

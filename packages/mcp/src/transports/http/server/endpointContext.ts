@@ -58,6 +58,11 @@ export interface EndpointContext {
    * the caller lacks (`auth/toolScopeCheck.ts`), else `undefined`. Absent without `auth`.
    */
   readonly authorize?: ((request: EndpointAuthorizeRequest) => HttpOutput | undefined) | undefined;
+  /**
+   * With the handler's `auth` option: who the verified token of `input` speaks for (issuer, subject, client), the
+   * principal a 2024-11-05 HTTP+SSE session is bound to. Absent without `auth`.
+   */
+  readonly principalOf?: ((input: HttpInput) => string) | undefined;
 }
 
 export const TEXT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });

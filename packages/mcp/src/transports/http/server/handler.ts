@@ -129,7 +129,13 @@ export class HttpCore {
       logger.warn('MCP HTTP handler accepts any Origin (allowAnyOrigin: true): any web page can send it requests from a browser; list trusted pages in allowedOrigins instead');
     }
     this.#identify = options.callerIdentity ?? defaultCallerIdentity;
-    const auth = options.auth === undefined ? undefined : new ResourceServer({ auth: options.auth, mcpPath: this.#path, schemeOf: (input) => this.#schemeOf(input), logger });
+    const auth = options.auth === undefined ? undefined : new ResourceServer({
+      auth: options.auth,
+      mcpPath: this.#path,
+      schemeOf: (input) => this.#schemeOf(input),
+      logger,
+      hostValidated: options.dnsRebindingProtection ?? true,
+    });
     this.#auth = auth;
     const cluster = options.cluster;
     // The hub reads the table when a message arrives, the table reads the hub when it needs it: both lazily.
@@ -173,6 +179,7 @@ export class HttpCore {
         if (tool !== undefined) this.#refusedTools.set(request.input, tool);
         return refusal;
       },
+      principalOf: auth === undefined ? undefined : (input) => auth.principal(input),
     };
     this.#streamable = new StreamableEndpoint(context, {
       responseMode: options.responseMode ?? 'auto',

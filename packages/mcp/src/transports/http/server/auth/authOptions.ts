@@ -62,13 +62,19 @@ export interface HttpAuthOptions {
   /**
    * The canonical URI of this MCP server (RFC 8707 §2), e.g. `https://mcp.example.com/mcp`: the metadata's
    * `resource` and the audience tokens must have. Set it in production (behind a proxy, the URL clients use).
-   * @default derived from each request: `<scheme>://<Host><path>` (the scheme after `trustProxy`)
+   * Without it the handler must validate `Host` (`dnsRebindingProtection` on: `allowedHosts`, else the loopback
+   * names), else creating the handler throws a TypeError: an audience taken from an unvalidated `Host` is the
+   * client's choice (RFC 8707 §2).
+   * @default derived from each request: `<scheme>://<Host><path>` (the scheme after `trustProxy`), Host validated
    */
   readonly resource?: string;
   /**
    * Audiences accepted besides the canonical resource URI, for clients that send no RFC 8707 `resource` (their
    * tokens' `aud` is then whatever the authorization server puts there, often the client id). Each is an explicit
-   * exception to the MCP rule that a token was "issued specifically for" this server; keep the list short.
+   * exception to the MCP rule that a token was "issued specifically for" this server; keep the list short. An
+   * OpenID Connect ID token carries the client id as its `aud` too: `jwtVerifier` lets a token in through this list
+   * only when its `typ` is `at+jwt` (RFC 9068 §2.1; RFC 8725 §3.11), so an ID token is refused; a verifier of your
+   * own must tell access tokens apart itself.
    * @default [] (strict: only tokens for this resource)
    */
   readonly allowedAudiences?: readonly string[];

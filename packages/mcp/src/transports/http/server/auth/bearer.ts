@@ -106,13 +106,17 @@ const MESSAGES = {
  * The answer refusing a request with `challenge`: 401 when there was no token or it is invalid, 403
  * `insufficient_scope`, 400 `invalid_request` (RFC 6750 §3.1); the `WWW-Authenticate` header in every case.
  * @param id - The request's id when it was read (a per-tool refusal after the body), else `null`.
+ * @param options - `batch`: the body refuses a JSON-RPC batch as a whole: it keeps `"id": null` (JSON-RPC 2.0 §5:
+ *   "If there was an error in detecting the id in the Request object … it MUST be Null"; a batch has no one id). A
+ *   refusal of one request whose id is unknown has no `id` member (the HTTP transport's form, field bug B45).
  */
-export function challengeOutput(challenge: BearerChallenge, id: JsonRpcId | null = null): HttpOutput {
+export function challengeOutput(challenge: BearerChallenge, id: JsonRpcId | null = null, options: { readonly batch?: boolean } = {}): HttpOutput {
   const error = challenge.error;
   const status = error === 'insufficient_scope' ? HttpStatus.Forbidden : error === 'invalid_request' ? HttpStatus.BadRequest : HttpStatus.Unauthorized;
   const base = MESSAGES[error ?? 'none'];
   const message = challenge.description === undefined ? base : `${base}: ${echo(challenge.description)}`;
-  return errorOutput(status, { jsonrpc: '2.0', id, error: { code: McpErrorCode.ServerError, message } }, { 'www-authenticate': bearerChallenge(challenge) });
+  const output = errorOutput(status, { jsonrpc: '2.0', id, error: { code: McpErrorCode.ServerError, message } }, { 'www-authenticate': bearerChallenge(challenge) });
+  return options.batch === true ? { ...output, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: McpErrorCode.ServerError, message } }) } : output;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import type * as Jose from 'jose';
 import type { RequestStateStore } from '../../../../stores/requestStateStore.js';
+import { loadJose } from './joseLoader.js';
 
 /** Default {@link DpopOptions.maxProofAgeSeconds}. */
 export const DEFAULT_DPOP_MAX_PROOF_AGE_SECONDS = 60;
@@ -86,7 +87,7 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
  * @returns The key's thumbprint, or why the proof is refused.
  */
 export async function verifyDpopProof(proof: string, expect: DpopExpectation, settings: DpopSettings): Promise<DpopProofVerdict | DpopProofRefusal> {
-  const jose = await import('jose');
+  const jose = await loadJose('DPoP proof verification');
   let jwk: Jose.JWK | undefined;
   let payload: Jose.JWTPayload;
   try {

@@ -52,6 +52,16 @@ describe('introspectionVerifier', () => {
     expect(await introspectionVerifier({ endpoint: ENDPOINT, issuer: 'https://as.example.com', fetch: as.fetch }).verify('t', REQUEST)).toEqual({ refused: 'the access token was issued by another authorization server' });
   });
 
+  it('refuses an nbf ahead beyond the clock tolerance (30 s, as jwtVerifier), accepts one within it (RFC 7662 §2.2)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const answer = (nbf: number) => endpoint(() => json({ active: true, nbf, exp: inAnHour() })).fetch;
+    expect(await introspectionVerifier({ endpoint: ENDPOINT, fetch: answer(now + 600) }).verify('t', REQUEST)).toEqual({ refused: 'the access token is not valid yet (nbf)' });
+    expect(await introspectionVerifier({ endpoint: ENDPOINT, fetch: answer(now + 10) }).verify('t', REQUEST)).toMatchObject({ token: 't' });
+    expect(await introspectionVerifier({ endpoint: ENDPOINT, fetch: answer(now + 10), clockToleranceSeconds: 0 }).verify('t', REQUEST)).toEqual({ refused: 'the access token is not valid yet (nbf)' });
+    expect(await introspectionVerifier({ endpoint: ENDPOINT, fetch: answer(now - 10), clockToleranceSeconds: 0 }).verify('t', REQUEST)).toMatchObject({ token: 't' });
+    expect(() => introspectionVerifier({ endpoint: ENDPOINT, clockToleranceSeconds: -1 })).toThrow(RangeError);
+  });
+
   it.each<[string, () => Response | Promise<Response>, RegExp]>([
     ['a 500', () => new Response('down', { status: 500 }), /HTTP 500/],
     ['a redirect', () => new Response(null, { status: 302, headers: { location: 'https://elsewhere.example/' } }), /HTTP 302/],

@@ -10,7 +10,7 @@
  */
 import type { AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { TokenRefusal, TokenVerifier } from './authOptions.js';
-import { DEFAULT_TOKEN_CACHE_MAX_AGE_MS, authInfoOfClaims } from './jwtVerifier.js';
+import { DEFAULT_JWT_CLOCK_TOLERANCE_SECONDS, DEFAULT_TOKEN_CACHE_MAX_AGE_MS, authInfoOfClaims } from './jwtVerifier.js';
 import { DEFAULT_TOKEN_CACHE_MAX_ENTRIES, TokenCache, checkCacheLimits } from './tokenCache.js';
 
 /** Default {@link IntrospectionVerifierOptions.timeoutMs}. */
@@ -30,6 +30,8 @@ export interface IntrospectionVerifierOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The issuer an answer's `iss` must equal, when the answer has one. @default not checked */
   readonly issuer?: string;
+  /** Leeway, in seconds, for an answer's `nbf` (clock skew between the two servers), as `jwtVerifier`'s. @default 30 */
+  readonly clockToleranceSeconds?: number;
   /** The `fetch` that calls the endpoint. @default globalThis.fetch */
   readonly fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** How long the endpoint may take to answer, in ms; past it the request is answered 503. @default 5000 */
@@ -85,16 +87,21 @@ function checkOptions(options: IntrospectionVerifierOptions): void {
       throw new RangeError(`Invalid option introspectionVerifier.${name}: expected a positive number, got ${String(value)}`);
     }
   }
+  const tolerance = options.clockToleranceSeconds;
+  if (tolerance !== undefined && (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0)) {
+    throw new RangeError(`Invalid option introspectionVerifier.clockToleranceSeconds: expected a number of 0 or more, got ${String(tolerance)}`);
+  }
   checkCacheLimits('introspectionVerifier', options);
 }
 
 /**
  * A {@link TokenVerifier} that asks the authorization server about each token (RFC 7662; see the module comment).
- * An inactive token or an `iss` other than `issuer` is refused (401 `invalid_token`; the handler refuses an `exp` past
- * beyond its clock tolerance); an endpoint
+ * An inactive token, an `iss` other than `issuer`, or an `nbf` ahead beyond `clockToleranceSeconds` is refused (401
+ * `invalid_token`; the handler refuses an `exp` past beyond its clock tolerance); an endpoint
  * that fails, times out or answers other than 200 with a JSON object makes the verification reject (503).
  * @throws TypeError when `endpoint` is not an http(s) URL, or only one of `clientId` and `clientSecret` is given
- * @throws RangeError on a non-positive `timeoutMs` or `maxResponseBytes`, or bad cache limits
+ * @throws RangeError on a non-positive `timeoutMs` or `maxResponseBytes`, a negative or non-finite
+ *   `clockToleranceSeconds`, or bad cache limits
  * @example
  * verifier: introspectionVerifier({ endpoint: 'https://auth.example.com/token/introspection', clientId: 'mcp-server', clientSecret })
  */
@@ -109,6 +116,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_INTROSPECTION_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_INTROSPECTION_MAX_RESPONSE_BYTES;
+  const toleranceMs = (options.clockToleranceSeconds ?? DEFAULT_JWT_CLOCK_TOLERANCE_SECONDS) * 1000;
   return {
     async verify(token: string): Promise<AuthInfo | TokenRefusal> {
       const kept = cache.get(token);
@@ -126,6 +134,9 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
       // RFC 7662 §2.2: `active` is REQUIRED; anything but `true` is an inactive token.
       if (claims.active !== true) return { refused: 'the access token is not active' };
       if (options.issuer !== undefined && claims.iss !== undefined && claims.iss !== options.issuer) return { refused: 'the access token was issued by another authorization server' };
+      // RFC 7662 §2.2 `nbf`: the token "is not to be used before" it (RFC 7519 §4.1.5: "MUST NOT be accepted for
+      // processing" before it), with the leeway jwtVerifier gives (clock skew). Not cached: it becomes valid later.
+      if (typeof claims.nbf === 'number' && claims.nbf * 1000 > Date.now() + toleranceMs) return { refused: 'the access token is not valid yet (nbf)' };
       const info = authInfoOfClaims(token, claims);
       cache.set(token, info);
       return info;

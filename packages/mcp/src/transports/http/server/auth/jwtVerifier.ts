@@ -12,9 +12,11 @@
  */
 import type * as Jose from 'jose';
 import { scopeTokens, type AuthInfo } from '../../../../protocol/auth/authInfo.js';
-import type { TokenRefusal, TokenVerifier } from './authOptions.js';
+import type { TokenRefusal, TokenVerifier, TokenVerifyRequest } from './authOptions.js';
+import { audienceAccepted } from './protectedResource.js';
 import { DEFAULT_TOKEN_CACHE_MAX_ENTRIES, TokenCache, checkCacheLimits } from './tokenCache.js';
 import { discoverJwksUri } from './issuerMetadata.js';
+import { loadJose } from './joseLoader.js';
 
 /** Default {@link JwtVerifierOptions.algorithms}: the asymmetric JWS algorithms (never `none`, never HMAC). */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
@@ -47,7 +49,12 @@ export interface JwtVerifierOptions {
   readonly algorithms?: readonly string[];
   /** Leeway, in seconds, for `exp` and `nbf` (clock skew between the two servers). @default 30 */
   readonly clockToleranceSeconds?: number;
-  /** The `typ` header a token must have (RFC 9068 §4: `at+jwt`); many servers issue plain `JWT`. @default not checked */
+  /**
+   * The `typ` header every token must have (RFC 9068 §4: `at+jwt`); many servers issue plain `JWT`. Whatever this
+   * says, a token whose audience is not this resource (let in by the handler's `allowedAudiences` only) must be
+   * typed `at+jwt` (see {@link jwtVerifier}).
+   * @default not checked for tokens issued for this resource
+   */
   readonly typ?: string;
   /** How long a fetched key set is used before it is fetched again, in ms. @default 600_000 */
   readonly jwksCacheMaxAgeMs?: number;
@@ -89,6 +96,14 @@ export function authInfoOfClaims(token: string, payload: Readonly<Record<string,
   return info;
 }
 
+/**
+ * Whether a JWT's `typ` header says it is an access token: `at+jwt`, or `application/at+jwt` (RFC 9068 §2.1; media
+ * types compare case-insensitively, RFC 7515 §4.1.9).
+ */
+function isAccessTokenTyp(typ: unknown): boolean {
+  return typeof typ === 'string' && /^(?:application\/)?at\+jwt$/i.test(typ);
+}
+
 /** The jose error codes that mean "this token is not valid" (anything else means the key set could not be had). */
 const TOKEN_FAULTS: Readonly<Record<string, string>> = {
   ERR_JWT_EXPIRED: 'the access token expired',
@@ -128,8 +143,11 @@ function checkOptions(options: JwtVerifierOptions): void {
 /**
  * A {@link TokenVerifier} for JWT access tokens signed by the authorization server (see the module comment).
  * A token is refused (401 `invalid_token`) for a bad signature, an unknown key, a wrong `iss`, `exp` past (or `nbf`
- * ahead) beyond the tolerance, a missing `exp`, an algorithm not listed, a wrong `typ`; the verification rejects
- * (503) only when the key set cannot be fetched or read.
+ * ahead) beyond the tolerance, a missing `exp`, an algorithm not listed, a wrong `typ`; and a token whose audience is
+ * not this resource (`request.resource`: it could only pass through the handler's `allowedAudiences`) unless its
+ * `typ` is `at+jwt` — such an audience is often a client id, which an OpenID Connect ID token carries too, and only
+ * the explicit type tells an access token from one (RFC 9068 §2.1; RFC 8725 §3.11 explicit typing). The verification
+ * rejects (503) only when the key set cannot be fetched or read.
  * @throws TypeError when `issuer` is missing, both `jwksUrl` and `jwks` are given, neither is given with an issuer that
  *   is not one http(s) URL, or `jwksUrl` is not http(s)
  * @throws RangeError on a negative or non-finite duration, or bad cache limits
@@ -150,9 +168,19 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     requiredClaims: ['exp'],
     ...(options.typ === undefined ? {} : { typ: options.typ }),
   };
+  /** The verified tokens whose `typ` is `at+jwt` (see {@link isAccessTokenTyp}). */
+  const accessTyped = new WeakSet<AuthInfo>();
+  // RFC 9068 §2.1: access tokens "MUST include this media type in the typ header parameter"; RFC 8725 §3.11: explicit
+  // typing keeps one kind of JWT from being taken for another. A token bound to this resource (RFC 8707) cannot be
+  // an ID token (whose `aud` is the client id, OpenID Connect Core §2), so its `typ` is checked only as `typ` asks;
+  // one whose audience matched nothing but `allowedAudiences` must say it is an access token.
+  const typedForAudience = (info: AuthInfo, request: TokenVerifyRequest | undefined): AuthInfo | TokenRefusal => {
+    if (accessTyped.has(info) || request === undefined || audienceAccepted(info.audience, request.resource, [])) return info;
+    return { refused: 'the access token is not for this resource and not typed at+jwt (RFC 9068 section 2.1): an ID token or another JWT is not an access token' };
+  };
   let ready: Promise<{ readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey }> | undefined;
   const load = async (): Promise<{ readonly jose: typeof Jose; readonly keys: Jose.JWTVerifyGetKey }> => {
-    const jose = await import('jose');
+    const jose = await loadJose('jwtVerifier');
     if (options.jwks !== undefined) return { jose, keys: jose.createLocalJWKSet(options.jwks as unknown as Jose.JSONWebKeySet) };
     const remote: Jose.RemoteJWKSetOptions = {
       cacheMaxAge: options.jwksCacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MAX_AGE_MS,
@@ -164,16 +192,17 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     return { jose, keys: jose.createRemoteJWKSet(new URL(jwksUrl), remote) };
   };
   return {
-    async verify(token: string): Promise<AuthInfo | TokenRefusal> {
+    async verify(token: string, request: TokenVerifyRequest): Promise<AuthInfo | TokenRefusal> {
       const kept = cache.get(token);
-      if (kept !== undefined) return kept;
+      if (kept !== undefined) return typedForAudience(kept, request);
       const { jose, keys } = await (ready ??= load().catch((error: unknown) => {
         ready = undefined;
         throw error;
       }));
       let payload: Jose.JWTPayload;
+      let header: Jose.JWTHeaderParameters;
       try {
-        ({ payload } = await jose.jwtVerify(token, keys, verifyOptions));
+        ({ payload, protectedHeader: header } = await jose.jwtVerify(token, keys, verifyOptions));
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         const fault = typeof code === 'string' && Object.hasOwn(TOKEN_FAULTS, code) ? TOKEN_FAULTS[code] : undefined;
@@ -182,8 +211,9 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
         return { refused: code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && typeof claim === 'string' ? `the ${claim} claim of the access token is not accepted` : fault };
       }
       const info = authInfoOfClaims(token, payload);
+      if (isAccessTokenTyp(header.typ)) accessTyped.add(info);
       cache.set(token, info);
-      return info;
+      return typedForAudience(info, request);
     },
   };
 }

@@ -209,6 +209,26 @@ describe('401, 400 and 503 before routing', () => {
     expect((await modern(handler, { method: 'tools/list' })).challenge).toBe('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="tools:read"');
   });
 
+  it('without resource the audience comes from a validated Host only: no Host validation is refused at creation (RFC 8707 §2)', async () => {
+    const auth = { verifier: jwtVerifier({ issuer: ISSUER, jwks: { keys: [publicJwk] } }), authorizationServers: [ISSUER] };
+    // Review finding 1: a token for http://evil.example/mcp sent with `Host: evil.example` passed.
+    expect(() => createMcpHttpHandler({ server: createServer(), dnsRebindingProtection: false, auth })).toThrow(TypeError);
+    expect(() => createMcpHttpHandler({ server: createServer(), dnsRebindingProtection: false, auth })).toThrow(/set auth\.resource .*or allowedHosts/);
+    expect(() => createMcpHttpHandler({ server: createServer(), dnsRebindingProtection: false, auth: { ...auth, resource: 'https://mcp.example.com/mcp' } })).not.toThrow();
+    const call = async (handler: McpHttpHandler, url: string, aud: string): Promise<number> => {
+      const headers = { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list', authorization: bearer(await token({ aud })) };
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+      return (await handler.fetch(new Request(url, { method: 'POST', headers, body }))).status;
+    };
+    // Host validated (the loopback names by default, or allowedHosts): a foreign Host never reaches the verifier.
+    const loopback = createMcpHttpHandler({ server: createServer(), auth });
+    expect(await call(loopback, 'http://evil.example/mcp', 'http://evil.example/mcp')).toBe(403);
+    expect(await call(loopback, RESOURCE, RESOURCE)).toBe(200);
+    const named = createMcpHttpHandler({ server: createServer(), allowedHosts: ['mcp.example.com'], auth });
+    expect(await call(named, 'http://evil.example/mcp', 'http://evil.example/mcp')).toBe(403);
+    expect(await call(named, 'http://mcp.example.com/mcp', 'http://mcp.example.com/mcp')).toBe(200);
+  });
+
   it('a verifier that throws is 503 with Retry-After (not 401: the token may be good); one that resolves junk is 401', async () => {
     const throwing: TokenVerifier = { verify: () => Promise.reject(new Error('JWKS unreachable')) };
     const unavailable = await modern(handlerWith({ verifier: throwing, retryAfterSeconds: 7 }), { method: 'tools/list', authorization: bearer('abc') });
@@ -360,7 +380,7 @@ describe('per-tool scopes, before dispatch', () => {
     await handler.close();
   });
 
-  it('a 2025-03-26 batch holding one call the token may not make is refused whole (403, no id); without it the batch is served', async () => {
+  it('a 2025-03-26 batch holding one call the token may not make is refused whole (403, "id": null: JSON-RPC 2.0 §5); without it the batch is served', async () => {
     const handler = handlerWith();
     const readOnly = bearer(await token());
     const headers = { 'content-type': 'application/json', accept: ACCEPT_BOTH, authorization: readOnly };
@@ -371,7 +391,9 @@ describe('per-tool scopes, before dispatch', () => {
     await (await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }))).text();
     const call = (id: number, name: string): unknown => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
     const refused = await answerOf(await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: session, body: JSON.stringify([call(2, 'read_notes'), call(3, 'delete_notes')]) })));
-    expect([refused.status, refused.body && 'id' in refused.body]).toEqual([403, false]);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    expect(refused.body && 'id' in refused.body).toBe(true);
     expect(refused.challenge).toContain('scope="notes:delete"');
     const served = await handler.fetch(new Request(RESOURCE, { method: 'POST', headers: { ...session, accept: 'application/json' }, body: JSON.stringify([call(4, 'read_notes'), call(5, 'read_notes')]) }));
     expect(served.status).toBe(200);

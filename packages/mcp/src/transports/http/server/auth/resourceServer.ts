@@ -28,6 +28,7 @@ import {
 } from './authOptions.js';
 import { DEFAULT_DPOP_ALGORITHMS, DEFAULT_DPOP_MAX_PROOF_AGE_SECONDS, boundThumbprint, verifyDpopProof, type DpopSettings } from './dpop.js';
 import { InMemoryRequestStateStore } from '../../../../stores/requestStateStore.js';
+import { MissingPeerDependencyError } from './joseLoader.js';
 import {
   audienceAccepted,
   canonicalResource,
@@ -107,6 +108,11 @@ export interface ResourceServerSettings {
   /** The scheme the client used (the handler's, after `trustProxy`). */
   readonly schemeOf: (input: HttpInput) => 'http' | 'https';
   readonly logger: Logger;
+  /**
+   * Whether the handler validates `Host` (its `dnsRebindingProtection`: against `allowedHosts`, else the loopback
+   * names): only then may the resource be derived from a request.
+   */
+  readonly hostValidated: boolean;
 }
 
 function isRefusal(value: AuthInfo | TokenRefusal): value is TokenRefusal {
@@ -152,13 +158,26 @@ export class ResourceServer {
    * `initialize`), bounded: the oldest entries go first past {@link MAX_BOUND_SESSIONS}.
    */
   readonly #sessionPrincipals = new Map<string, string>();
+  /** Whether a missing optional peer dependency was logged (once: every request then fails alike). */
+  #missingLogged = false;
   /** DPoP settings when `auth.dpop` is set. */
   readonly #dpop: (DpopSettings & { readonly required: boolean }) | undefined;
 
-  /** @throws TypeError, RangeError as {@link validateAuthOptions} */
+  /**
+   * @throws TypeError, RangeError as {@link validateAuthOptions}; TypeError when `auth.resource` is not set and the
+   *   handler does not validate `Host`
+   */
   constructor(settings: ResourceServerSettings) {
     const auth = settings.auth;
     validateAuthOptions(auth);
+    // RFC 8707 §2 and MCP 2025-11-25 basic/authorization.mdx "Token Audience Binding and Validation": servers "MUST
+    // validate that access tokens were issued specifically for them as the intended audience". The audience is this
+    // server's canonical URI; derived from a request, it is only as trustworthy as the request's `Host`: unvalidated,
+    // any client picks it (`Host: evil.example` makes a token for `http://evil.example/mcp` pass, RFC 9068 §4 item 3
+    // defeated). So without `resource`, `Host` must be validated (allowedHosts, or the loopback names).
+    if (auth.resource === undefined && !settings.hostValidated) {
+      throw new TypeError('Invalid option auth: without auth.resource the audience would come from each request\'s unvalidated Host header; set auth.resource to this server\'s canonical URL (e.g. "https://mcp.example.com/mcp"), or allowedHosts to the names clients use (Host validation on)');
+    }
     this.#verifier = auth.verifier;
     this.#logger = settings.logger;
     this.#schemeOf = settings.schemeOf;
@@ -192,6 +211,20 @@ export class ResourceServer {
     // prefix), of the handler's; and the root form.
     const resourcePath = this.#resource === undefined ? settings.mcpPath : new URL(this.#resource).pathname;
     this.#metadataPaths = new Set([...resourceMetadataPaths(resourcePath), ...resourceMetadataPaths(settings.mcpPath)]);
+  }
+
+  /**
+   * Logs why a request could not be verified (answered 503). A missing optional peer dependency (`jose`) is a server
+   * misconfiguration: one line naming what to install, logged once, instead of a module-not-found on every request.
+   */
+  #logFailure(what: string, error: unknown): void {
+    if (!(error instanceof MissingPeerDependencyError)) {
+      this.#logger.error(`MCP HTTP auth: ${what}`, { error });
+      return;
+    }
+    if (this.#missingLogged) return;
+    this.#missingLogged = true;
+    this.#logger.error(`MCP HTTP auth: ${error.message} (every request needing it is answered 503 until then)`);
   }
 
   /** The scopes every request needs (`auth.requiredScopes`). */
@@ -255,7 +288,7 @@ export class ResourceServer {
     try {
       verdict = await this.#verifier.verify(credentials.token, request);
     } catch (error) {
-      this.#logger.error('MCP HTTP auth: the token verifier failed (answered 503)', { error });
+      this.#logFailure('the token verifier failed (answered 503)', error);
       return verificationUnavailableOutput(this.#retryAfterSeconds);
     }
     const refusal = this.#refusalOf(verdict, resource);
@@ -274,7 +307,7 @@ export class ResourceServer {
       try {
         proofRefusal = await this.#proofRefusal(input, { token: credentials.token, url: request.url, bound });
       } catch (error) {
-        this.#logger.error('MCP HTTP auth: the DPoP replay store failed (answered 503)', { error });
+        this.#logFailure('the DPoP replay store failed (answered 503)', error);
         return verificationUnavailableOutput(this.#retryAfterSeconds);
       }
       if (proofRefusal !== undefined) return challengeOutput(this.challenge(input, { scheme, ...proofRefusal, scopes: this.#challengeScopes }));
@@ -285,6 +318,11 @@ export class ResourceServer {
       return challengeOutput(this.challenge(input, { error: 'insufficient_scope', description: 'the access token lacks a scope this server requires', scopes: this.#requiredScopes }));
     }
     return new AuthenticatedInput(input, authInfo);
+  }
+
+  /** Who the verified token of `input` (an authenticated input) speaks for: its issuer, subject and client. */
+  principal(input: HttpInput): string {
+    return principalOf(input.authInfo as AuthInfo);
   }
 
   /**

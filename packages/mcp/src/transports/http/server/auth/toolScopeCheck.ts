@@ -42,7 +42,7 @@ function callerOf(input: HttpInput, request: JsonRpcRequest, session: SessionEnt
 /**
  * The 403 answering the `tools/call` requests of `inbound` whose caller lacks a scope of the tool, or `undefined`
  * when every call (or none) may go on. A body with one request carries its id; a batch (2025-03-26) is refused as a
- * whole when one member is.
+ * whole when one member is, with `"id": null`.
  * @param check - `input`: the authenticated request; `inbound`: its body; `session`: the legacy session it came on
  *   (`undefined` for a modern POST).
  */
@@ -69,7 +69,8 @@ export function toolScopeRefusal(
   // MCP 2026-07-28 basic/authorization/index.mdx "Runtime Insufficient Scope Errors": 403, `error="insufficient_scope"`,
   // `scope`, `resource_metadata` "for consistency with 401 responses".
   const description = 'the access token lacks a scope this tool requires';
-  return challengeOutput(auth.challenge(input, { error: 'insufficient_scope', description, scopes: [...needed] }), id);
+  // JSON-RPC 2.0 §5: a batch refused whole names no one request: `"id": null`.
+  return challengeOutput(auth.challenge(input, { error: 'insufficient_scope', description, scopes: [...needed] }), id, { batch: inbound.kind === 'batch' });
 }
 
 /**

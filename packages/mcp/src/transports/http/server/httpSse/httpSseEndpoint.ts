@@ -46,7 +46,7 @@ export class HttpSseEndpoint {
       },
       record: context.table.link(sessionId),
     });
-    const entry: HttpSseEntry = { kind: 'legacy-sse', transport, session: undefined };
+    const entry: HttpSseEntry = { kind: 'legacy-sse', transport, session: undefined, principal: context.principalOf?.(input) };
     context.table.add(entry);
     // The session lives as long as its stream (2024-11-05 has no resumability).
     channel.ondetach = () => {
@@ -81,6 +81,11 @@ export class HttpSseEndpoint {
     if (sessionId === null || sessionId === '') return refusalOutput('legacyMissingSessionId', { id });
     const entry = context.table.httpSse(sessionId);
     if (entry === undefined || entry.transport.closed) return refusalOutput('sessionNotFound', { id });
+    // MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking": servers "SHOULD bind session IDs to
+    // user-specific information" and "MUST NOT use sessions for authentication". With `auth`, a session is its
+    // opener's: another principal's message (a request, or a bare response to the opener's server→client request)
+    // gets the answer to an unknown session (404), as on Streamable HTTP, so it learns nothing.
+    if (entry.principal !== undefined && context.principalOf?.(input) !== entry.principal) return refusalOutput('sessionNotFound', { id });
     // 2024-11-05 has no JSON-RPC batching (batches arrived with MCP 2025-03-26 basic/index.mdx "Batching"): a batch
     // is refused whole, unless it holds only responses and notifications, which are never answered (JSON-RPC 2.0
     // §4.1, §5): those are read and accepted like a lone response.

@@ -23,6 +23,8 @@ export interface HttpSseEntry {
   readonly kind: 'legacy-sse';
   readonly transport: HttpSseSessionTransport;
   session: HttpSessionHandle | undefined;
+  /** With the handler's `auth`: the principal whose token opened the session (`GET /sse`); its POSTs must be theirs. */
+  readonly principal?: string | undefined;
 }
 
 export type SessionEntry = StreamableEntry | HttpSseEntry;
