@@ -4,6 +4,7 @@
  * the MCP endpoint's Host and Origin rules on every path, the live feed (a new call within 1 s), its bound.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachAnalytics, type AnalyticsSnapshot } from '@switchboard/mcp/analytics';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
@@ -138,6 +139,15 @@ describe('createDashboard beside the MCP endpoint', () => {
       expect(refused.body).not.toContain('flaky');
     }
     expect((await request(port, '/dashboard/api/events')).status).toBe(401);
+    // Two Authorization lines, the right token first: Node's req.headers keeps only the first; refused all the same.
+    const twice = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end(`GET /dashboard/api/analytics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nAuthorization: Bearer wrong\r\nConnection: close\r\n\r\n`);
+      });
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(twice.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
     const hidden = await request(port, '/dashboard/api/meta');
     expect([hidden.status, hidden.body.includes('SECRET123')]).toEqual([401, false]);
     const meta = await request(port, '/dashboard/api/meta', { headers: { authorization: `Bearer ${TOKEN}` } });

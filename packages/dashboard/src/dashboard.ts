@@ -212,10 +212,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     const method = req.method ?? 'GET';
     const input: AccessInput = {
-      header: (name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
+      // Every field line of the name: Node keeps only the first of repeated Authorization (or Host) lines in
+      // `req.headers`, so a good token followed by another would pass; joined (RFC 9110 §5.3) they match no token.
+      header: (name) => req.headersDistinct[name]?.join(', '),
       scheme: (req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http',
     };
     let result: Answer | 'events';
