@@ -1,0 +1,218 @@
+/**
+ * Both sides of OAuth against each other and a real authorization server, no mock: `oidc-provider` run in process on
+ * 127.0.0.1 (dynamic registration, PKCE required, RFC 8707 resource indicators minting JWT access tokens, refresh
+ * tokens, its development login and consent pages filled in over HTTP), a Switchboard server protected by the
+ * library's own `auth` option (`jwtVerifier` against the provider's key set, `resource` set, a tool with `scopes`),
+ * our client (`oauth()` on `streamableHttp`) and the CLI (`switchboard login --no-browser`, then `call`).
+ * Sign-in with PKCE, a refresh, a step-up from the per-tool 403 `insufficient_scope`, a token minted for another
+ * resource refused (401) and a garbage token refused, in both eras.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '@switchboard/jsonrpc';
+import Provider from 'oidc-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryEraVerdictStore, InMemoryOAuthStore, McpClient, oauth, streamableHttp } from '../packages/mcp/src/client/index.js';
+import { McpServer } from '../packages/mcp/src/server/index.js';
+import { createMcpHttpHandler, jwtVerifier, type McpHttpHandler } from '../packages/mcp/src/transports/http/index.js';
+import { toNodeListener } from '../packages/mcp/src/transports/node/index.js';
+import { signInAtOidcProvider } from './helpers/oidcUserAgent.js';
+import { exitWithin, runCli, stopByPid } from './helpers/process.js';
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const asServer = createServer();
+const front = createServer();
+/** A second protected server at another resource URL, same authorization server. */
+const otherFront = createServer();
+let issuer = '';
+let resource = '';
+let otherResource = '';
+const handlers: McpHttpHandler[] = [];
+/** `grant_type` of every token request our client made, in order. */
+const grants: string[] = [];
+/** The `scope` of every authorization request our client sent to the provider. */
+const authorizationScopes: string[] = [];
+
+function protectedServer(): McpServer {
+  const server = new McpServer({ name: 'notes', version: '1.0.0' }, { logger: silentLogger });
+  server.tool('whoami', { inputSchema: { type: 'object' } }, (_args, ctx) => ({ content: [{ type: 'text', text: `hello ${String(ctx.authInfo?.subject)}` }] }));
+  server.tool('purge', { inputSchema: { type: 'object' }, scopes: ['notes:purge'] }, () => ({ content: [{ type: 'text', text: 'purged' }] }));
+  return server;
+}
+
+beforeAll(async () => {
+  issuer = await listen(asServer);
+  resource = `${await listen(front)}/mcp`;
+  otherResource = `${await listen(otherFront)}/mcp`;
+  const provider = new Provider(issuer, {
+    features: {
+      registration: { enabled: true },
+      devInteractions: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        // A 1 s lifetime: our client refreshes ahead of expiry (30 s), so every request after sign-in refreshes.
+        getResourceServerInfo: (_ctx: unknown, audience: string) => ({ scope: 'notes:read notes:purge', audience, accessTokenFormat: 'jwt', accessTokenTTL: 1 }),
+      },
+    },
+    scopes: ['openid', 'offline_access', 'notes:read', 'notes:purge'],
+    pkce: { required: () => true },
+    issueRefreshToken: () => true,
+    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+  });
+  asServer.on('request', provider.callback());
+  for (const [server, url] of [[front, resource], [otherFront, otherResource]] as const) {
+    const handler = createMcpHttpHandler({
+      server: protectedServer(),
+      auth: { resource: url, authorizationServers: [issuer], scopesSupported: ['notes:read'], verifier: jwtVerifier({ issuer }) },
+    });
+    handlers.push(handler);
+    server.on('request', toNodeListener(handler));
+  }
+});
+
+afterAll(async () => {
+  for (const handler of handlers) await handler.close();
+  for (const server of [asServer, front, otherFront]) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** A `fetch` that records the grants and authorization scopes our client asks for. */
+const observed: typeof fetch = async (input, init) => {
+  const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  if (target === `${issuer}/token`) grants.push(new URLSearchParams(typeof init?.body === 'string' ? init.body : '').get('grant_type') ?? '');
+  return fetch(input, init);
+};
+
+function signIn(store = new InMemoryOAuthStore()): ReturnType<typeof oauth> {
+  return oauth({
+    redirectUri: 'http://127.0.0.1:9/callback',
+    store,
+    fetch: observed,
+    authorize: async ({ authorizationUrl, redirectUri }) => {
+      authorizationScopes.push(authorizationUrl.searchParams.get('scope') ?? '');
+      expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(authorizationUrl.searchParams.get('resource')).toBe(resource);
+      return signInAtOidcProvider(authorizationUrl, redirectUri);
+    },
+  });
+}
+
+async function postRaw(url: string, token: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+}
+
+describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
+  for (const era of ['modern', 'legacy'] as const) {
+    it(`${era}: signs in with PKCE, refreshes, steps up from the per-tool 403, and the server sees the subject`, async () => {
+      grants.length = 0;
+      authorizationScopes.length = 0;
+      const store = new InMemoryOAuthStore();
+      const auth = signIn(store);
+      await auth.signIn(resource);
+      const client = await McpClient.connect({ connector: streamableHttp({ url: resource, auth }), era, verdictStore: new InMemoryEraVerdictStore(), clientInfo: { name: 't', version: '1' } });
+      try {
+        expect(client.era).toBe(era);
+        expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello alice' }]);
+        // The token has notes:read only: purge is hidden from the list.
+        expect((await client.listAllTools()).map((t) => t.name)).toEqual(['whoami']);
+        expect(grants).toContain('refresh_token');
+        expect((await client.callTool({ name: 'purge', arguments: {} })).content).toEqual([{ type: 'text', text: 'purged' }]);
+        expect(grants.filter((g) => g === 'authorization_code')).toHaveLength(2);
+        expect(authorizationScopes[0]?.split(' ')).toContain('notes:read');
+        expect(authorizationScopes.at(-1)?.split(' ')).toEqual(expect.arrayContaining(['notes:read', 'notes:purge']));
+        expect((await client.listAllTools()).map((t) => t.name).sort()).toEqual(['purge', 'whoami']);
+        expect(store.loadTokens(resource)?.scope?.split(' ')).toEqual(expect.arrayContaining(['notes:purge']));
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
+  }
+
+  it('a token minted for another resource is refused (401 invalid_token), and so is a garbage token', async () => {
+    const store = new InMemoryOAuthStore();
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', store, authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
+    await auth.signIn(otherResource);
+    const foreign = store.loadTokens(otherResource)?.accessToken;
+    expect(foreign).toBeDefined();
+    // It works where it was minted for …
+    expect((await postRaw(otherResource, foreign!)).status).toBe(200);
+    // … and nowhere else; neither does a garbage token.
+    for (const token of [foreign!, 'garbage.token.value']) {
+      const response = await postRaw(resource, token);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    }
+  }, 60_000);
+
+  it('switchboard login --no-browser signs in (tokens stored 0600); call uses them in both eras; a scoped tool needs login --scope', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-auth-'));
+    const file = join(dir, 'credentials.json');
+    try {
+      await cliLogin(file, []);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as { tokens: Record<string, { issuer: string }> };
+      expect(stored.tokens[resource]?.issuer).toBe(issuer);
+      for (const era of ['modern', 'legacy']) {
+        const who = await runCli(['call', resource, 'whoami', '--era', era, '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+        expect(who.code, who.stderr).toBe(0);
+        expect(who.stdout).toContain('hello alice');
+      }
+      // The stored token lacks notes:purge: the server's per-tool 403 reaches the user (no browser to step up in).
+      const refused = await runCli(['call', resource, 'purge', '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/insufficient scope/)]);
+      await cliLogin(file, ['--scope', 'notes:read notes:purge']);
+      for (const era of ['modern', 'legacy']) {
+        const purge = await runCli(['call', resource, 'purge', '--era', era, '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+        expect(purge.code, purge.stderr).toBe(0);
+        expect(purge.stdout).toContain('purged');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+/** `switchboard login <resource> --no-browser …`: the printed URL is signed in at the provider, the CLI exits 0. */
+async function cliLogin(file: string, extra: readonly string[]): Promise<void> {
+  const bin = new URL('../packages/cli/bin/switchboard.js', import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, 'login', resource, '--no-browser', '--timeout-ms', '30000', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', SWITCHBOARD_CREDENTIALS: file } });
+  try {
+    let stderr = '';
+    const printed = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no sign-in URL printed: ${stderr}`)), 20_000);
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const url = /Open this URL in a browser to sign in:\n\s+(\S+)/.exec(stderr)?.[1];
+        if (url !== undefined) {
+          clearTimeout(timer);
+          resolve(url);
+        }
+      });
+    });
+    const authorizationUrl = new URL(printed);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('resource')).toBe(resource);
+    const redirectUri = authorizationUrl.searchParams.get('redirect_uri') ?? '';
+    expect(redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect((await fetch(await signInAtOidcProvider(authorizationUrl, redirectUri))).status).toBe(200);
+    expect(await exitWithin(child, 20_000)).toBe(0);
+  } finally {
+    stopByPid(child);
+  }
+}
