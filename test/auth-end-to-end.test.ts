@@ -5,7 +5,9 @@
  * library's own `auth` option (`jwtVerifier` against the provider's key set, `resource` set, a tool with `scopes`),
  * our client (`oauth()` on `streamableHttp`) and the CLI (`switchboard login --no-browser`, then `call`).
  * Sign-in with PKCE, a refresh, a step-up from the per-tool 403 `insufficient_scope`, a token minted for another
- * resource refused (401) and a garbage token refused, in both eras.
+ * resource refused (401) and a garbage token refused, in both eras. And the official SDK v2 client
+ * (`@modelcontextprotocol/client`, its `OAuthClientProvider` on `StreamableHTTPClientTransport`, as its docs show)
+ * signs in to the same server at the same provider and calls a tool.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as SdkClient, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { silentLogger } from '@switchboard/jsonrpc';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +31,8 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+const SDK_CLIENT_ID = 'sdk-v2-preregistered';
+const SDK_REDIRECT = 'http://127.0.0.1:9/callback';
 const asServer = createServer();
 const front = createServer();
 /** A second protected server at another resource URL, same authorization server. */
@@ -65,6 +70,8 @@ beforeAll(async () => {
       },
     },
     scopes: ['openid', 'offline_access', 'notes:read', 'notes:purge'],
+    // A pre-registered public client (no `scope`: every scope the provider knows), for the SDK's step-up.
+    clients: [{ client_id: SDK_CLIENT_ID, token_endpoint_auth_method: 'none', application_type: 'native', redirect_uris: [SDK_REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
     pkce: { required: () => true },
     issueRefreshToken: () => true,
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
@@ -186,6 +193,131 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+/**
+ * The official SDK v2 client's OAuth provider, as its docs show (`OAuthClientProvider`): everything in memory, the
+ * redirect kept so that the test, playing the user agent, signs in at the provider.
+ */
+class MemoryOAuthProvider implements OAuthClientProvider {
+  #client: StoredOAuthClientInformation | undefined;
+  #tokens: StoredOAuthTokens | undefined;
+  #verifier = '';
+  #state = '';
+  #discovery: OAuthDiscoveryState | undefined;
+  authorizationUrl: URL | undefined;
+
+  /** @param preregistered - a client registered with the provider beforehand (and its issuer); else the SDK registers (RFC 7591). */
+  constructor(readonly redirectUrl: string, preregistered?: { readonly clientId: string; readonly issuer: string }) {
+    if (preregistered !== undefined) this.#client = { client_id: preregistered.clientId, issuer: preregistered.issuer };
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'sdk-v2-e2e', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+
+  state(): string {
+    this.#state = crypto.randomUUID();
+    return this.#state;
+  }
+
+  get expectedState(): string {
+    return this.#state;
+  }
+
+  clientInformation(): StoredOAuthClientInformation | undefined {
+    return this.#client;
+  }
+
+  saveClientInformation(client: StoredOAuthClientInformation): void {
+    this.#client = client;
+  }
+
+  tokens(): StoredOAuthTokens | undefined {
+    return this.#tokens;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.#tokens = tokens;
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.authorizationUrl = authorizationUrl;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.#verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery;
+  }
+}
+
+/** The SDK's first sign-in: a 401, its `auth()` redirect, the user agent at the provider, `finishAuth`, a new transport. */
+async function sdkSignIn(provider: MemoryOAuthProvider): Promise<{ client: SdkClient; transport: StreamableHTTPClientTransport }> {
+  const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+  await expect(new SdkClient({ name: 'sdk-v2-e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+  const authorizationUrl = provider.authorizationUrl!;
+  expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+  expect(authorizationUrl.searchParams.get('resource')).toBe(resource);
+  const callback = new URL(await signInAtOidcProvider(authorizationUrl, provider.redirectUrl));
+  expect(callback.searchParams.get('state')).toBe(provider.expectedState);
+  await first.finishAuth(callback.searchParams);
+  expect(provider.tokens()?.access_token).toBeDefined();
+  const client = new SdkClient({ name: 'sdk-v2-e2e', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** A `tools/call` of purge answered by our per-tool 403: the SDK asks to re-authorize (its step-up); the URL it built. */
+async function sdkStepUpUrl(client: SdkClient, provider: MemoryOAuthProvider): Promise<URL> {
+  provider.authorizationUrl = undefined;
+  await expect(client.callTool({ name: 'purge', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+  const stepUp = provider.authorizationUrl as URL | undefined;
+  expect(stepUp?.searchParams.get('scope')?.split(' ')).toEqual(expect.arrayContaining(['notes:read', 'notes:purge']));
+  return stepUp!;
+}
+
+describe('the official SDK v2 client signs in to our protected server at oidc-provider', () => {
+  it('dynamic registration: 401 → discovery → registration → PKCE sign-in → finishAuth → reconnect → tools/call', async () => {
+    const provider = new MemoryOAuthProvider(SDK_REDIRECT);
+    const { client } = await sdkSignIn(provider);
+    try {
+      expect(await client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'hello alice' }] });
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
+      // The SDK registered the first challenge's scope as the client's `scope` (RFC 7591 §2), so oidc-provider
+      // refuses its step-up to notes:purge for that client (an SDK limitation, seen here; not ours).
+      expect(provider.clientInformation()).toMatchObject({ scope: 'notes:read offline_access' });
+      const refused = new URL(await signInAtOidcProvider(await sdkStepUpUrl(client, provider), provider.redirectUrl));
+      expect(refused.searchParams.get('error')).toBe('invalid_scope');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('a pre-registered client steps up from our per-tool 403 insufficient_scope and calls the tool', async () => {
+    const provider = new MemoryOAuthProvider(SDK_REDIRECT, { clientId: SDK_CLIENT_ID, issuer });
+    const { client, transport } = await sdkSignIn(provider);
+    try {
+      expect(await client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'hello alice' }] });
+      const stepUp = await sdkStepUpUrl(client, provider);
+      await transport.finishAuth(new URL(await signInAtOidcProvider(stepUp, provider.redirectUrl)).searchParams);
+      expect(await client.callTool({ name: 'purge', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'purged' }] });
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['purge', 'whoami']);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
 
 /** `switchboard login <resource> --no-browser …`: the printed URL is signed in at the provider, the CLI exits 0. */
