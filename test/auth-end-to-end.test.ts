@@ -19,6 +19,7 @@ import { Client as SdkClient, StreamableHTTPClientTransport, UnauthorizedError, 
 import { silentLogger } from '@switchboard/jsonrpc';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuthInfo } from '../packages/mcp/src/index.js';
 import { InMemoryEraVerdictStore, InMemoryOAuthStore, McpClient, oauth, streamableHttp } from '../packages/mcp/src/client/index.js';
 import { McpServer } from '../packages/mcp/src/server/index.js';
 import { createMcpHttpHandler, jwtVerifier, type McpHttpHandler } from '../packages/mcp/src/transports/http/index.js';
@@ -48,7 +49,7 @@ const authorizationScopes: string[] = [];
 
 function protectedServer(): McpServer {
   const server = new McpServer({ name: 'notes', version: '1.0.0' }, { logger: silentLogger });
-  server.tool('whoami', { inputSchema: { type: 'object' } }, (_args, ctx) => ({ content: [{ type: 'text', text: `hello ${String(ctx.authInfo?.subject)}` }] }));
+  server.tool('whoami', { inputSchema: { type: 'object' } }, (_args, ctx) => ({ content: [{ type: 'text', text: `hello ${String((ctx.authInfo as AuthInfo | undefined)?.subject)}` }] }));
   server.tool('purge', { inputSchema: { type: 'object' }, scopes: ['notes:purge'] }, () => ({ content: [{ type: 'text', text: 'purged' }] }));
   return server;
 }
