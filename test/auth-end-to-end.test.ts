@@ -292,8 +292,10 @@ async function sdkStepUpUrl(client: SdkClient, provider: MemoryOAuthProvider): P
 describe('the official SDK v2 client signs in to our protected server at oidc-provider', () => {
   it('dynamic registration: 401 → discovery → registration → PKCE sign-in → finishAuth → reconnect → tools/call', async () => {
     const provider = new MemoryOAuthProvider(SDK_REDIRECT);
-    const { client } = await sdkSignIn(provider);
+    const { client, transport } = await sdkSignIn(provider);
     try {
+      // SDK v2 2.4.0 negotiates 2025-11-25 with our dual-era server: the session era, each request authorized.
+      expect(transport.protocolVersion).toBe('2025-11-25');
       expect(await client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'hello alice' }] });
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami']);
       // The SDK registered the first challenge's scope as the client's `scope` (RFC 7591 §2), so oidc-provider
