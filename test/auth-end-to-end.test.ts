@@ -3,7 +3,8 @@
  * 127.0.0.1 (dynamic registration, PKCE required, RFC 8707 resource indicators minting JWT access tokens, refresh
  * tokens, its development login and consent pages filled in over HTTP), a Switchboard server protected by the
  * library's own `auth` option (`jwtVerifier` against the provider's key set, `resource` set, a tool with `scopes`),
- * our client (`oauth()` on `streamableHttp`) and the CLI (`switchboard login --no-browser`, then `call`).
+ * our client (`oauth()` on `streamableHttp`) and the CLI (`switchboard login --no-browser`, then `call`, and
+ * `doctor` with a foreign token: its auth checks pass against a real protected server).
  * Sign-in with PKCE, a refresh, a step-up from the per-tool 403 `insufficient_scope`, a token minted for another
  * resource refused (401) and a garbage token refused, in both eras. And the official SDK v2 client
  * (`@modelcontextprotocol/client`, its `OAuthClientProvider` on `StreamableHTTPClientTransport`, as its docs show)
@@ -49,8 +50,8 @@ const authorizationScopes: string[] = [];
 
 function protectedServer(): McpServer {
   const server = new McpServer({ name: 'notes', version: '1.0.0' }, { logger: silentLogger });
-  server.tool('whoami', { inputSchema: { type: 'object' } }, (_args, ctx) => ({ content: [{ type: 'text', text: `hello ${String((ctx.authInfo as AuthInfo | undefined)?.subject)}` }] }));
-  server.tool('purge', { inputSchema: { type: 'object' }, scopes: ['notes:purge'] }, () => ({ content: [{ type: 'text', text: 'purged' }] }));
+  server.tool('whoami', { description: 'Who the caller is.', inputSchema: { type: 'object' } }, (_args, ctx) => ({ content: [{ type: 'text', text: `hello ${String((ctx.authInfo as AuthInfo | undefined)?.subject)}` }] }));
+  server.tool('purge', { description: 'Purges the notes.', inputSchema: { type: 'object' }, scopes: ['notes:purge'] }, () => ({ content: [{ type: 'text', text: 'purged' }] }));
   return server;
 }
 
@@ -117,6 +118,16 @@ function signIn(store = new InMemoryOAuthStore()): ReturnType<typeof oauth> {
   });
 }
 
+/** A token our client got from the provider for the other protected server (its `aud` is that server's URL). */
+async function foreignToken(): Promise<string> {
+  const store = new InMemoryOAuthStore();
+  const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', store, authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
+  await auth.signIn(otherResource);
+  const token = store.loadTokens(otherResource)?.accessToken;
+  if (token === undefined) throw new Error('no token for the other resource');
+  return token;
+}
+
 async function postRaw(url: string, token: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
@@ -153,22 +164,18 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
   }
 
   it('a token minted for another resource is refused (401 invalid_token), and so is a garbage token', async () => {
-    const store = new InMemoryOAuthStore();
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', store, authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
-    await auth.signIn(otherResource);
-    const foreign = store.loadTokens(otherResource)?.accessToken;
-    expect(foreign).toBeDefined();
+    const foreign = await foreignToken();
     // It works where it was minted for …
-    expect((await postRaw(otherResource, foreign!)).status).toBe(200);
+    expect((await postRaw(otherResource, foreign)).status).toBe(200);
     // … and nowhere else; neither does a garbage token.
-    for (const token of [foreign!, 'garbage.token.value']) {
+    for (const token of [foreign, 'garbage.token.value']) {
       const response = await postRaw(resource, token);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
     }
   }, 60_000);
 
-  it('switchboard login --no-browser signs in (tokens stored 0600); call uses them in both eras; a scoped tool needs login --scope', async () => {
+  it('switchboard login --no-browser signs in (tokens stored 0600); call and doctor use them; a scoped tool needs login --scope', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-auth-'));
     const file = join(dir, 'credentials.json');
     try {
@@ -181,6 +188,12 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
         expect(who.code, who.stderr).toBe(0);
         expect(who.stdout).toContain('hello alice');
       }
+      const doc = await runCli(['doctor', resource, '--json', '--foreign-token', await foreignToken()], { env: { SWITCHBOARD_CREDENTIALS: file } });
+      // The doctor's auth checks against a real protected server: all pass (no false finding), the audience one too.
+      expect(doc.code, doc.stderr).toBe(0);
+      const report = JSON.parse(doc.stdout) as { checks: { id: string; status: string }[]; summary: { errors: number; warnings: number } };
+      expect(report.checks.filter((c) => c.id.startsWith('http.auth')).map((c) => [c.id, c.status])).toEqual([['http.auth', 'passed'], ['http.auth-audience', 'passed'], ['http.auth-server', 'passed']]);
+      expect(report.summary).toMatchObject({ errors: 0, warnings: 0 });
       // The stored token lacks notes:purge: the server's per-tool 403 reaches the user (no browser to step up in).
       const refused = await runCli(['call', resource, 'purge', '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
       expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/insufficient scope/)]);
