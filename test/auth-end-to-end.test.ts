@@ -6,7 +6,8 @@
  * our client (`oauth()` on `streamableHttp`) and the CLI (`switchboard login --no-browser`, then `call`, and
  * `doctor` with a foreign token: its auth checks pass against a real protected server).
  * Sign-in with PKCE, a refresh, a step-up from the per-tool 403 `insufficient_scope`, a token minted for another
- * resource refused (401) and a garbage token refused, in both eras. And the official SDK v2 client
+ * resource refused (401) and a garbage token refused, in both eras; DPoP-bound tokens (RFC 9449) between our client
+ * and a server with `dpop: { required: true }`. And the official SDK v2 client
  * (`@modelcontextprotocol/client`, its `OAuthClientProvider` on `StreamableHTTPClientTransport`, as its docs show)
  * signs in to the same server at the same provider and calls a tool.
  */
@@ -39,9 +40,12 @@ const asServer = createServer();
 const front = createServer();
 /** A second protected server at another resource URL, same authorization server. */
 const otherFront = createServer();
+/** A third one that takes DPoP-bound tokens only (`dpop: { required: true }`). */
+const dpopFront = createServer();
 let issuer = '';
 let resource = '';
 let otherResource = '';
+let dpopResource = '';
 const handlers: McpHttpHandler[] = [];
 /** `grant_type` of every token request our client made, in order. */
 const grants: string[] = [];
@@ -59,10 +63,12 @@ beforeAll(async () => {
   issuer = await listen(asServer);
   resource = `${await listen(front)}/mcp`;
   otherResource = `${await listen(otherFront)}/mcp`;
+  dpopResource = `${await listen(dpopFront)}/mcp`;
   const provider = new Provider(issuer, {
     features: {
       registration: { enabled: true },
       devInteractions: { enabled: true },
+      dPoP: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -79,10 +85,10 @@ beforeAll(async () => {
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
   });
   asServer.on('request', provider.callback());
-  for (const [server, url] of [[front, resource], [otherFront, otherResource]] as const) {
+  for (const [server, url] of [[front, resource], [otherFront, otherResource], [dpopFront, dpopResource]] as const) {
     const handler = createMcpHttpHandler({
       server: protectedServer(),
-      auth: { resource: url, authorizationServers: [issuer], scopesSupported: ['notes:read'], verifier: jwtVerifier({ issuer }) },
+      auth: { resource: url, authorizationServers: [issuer], scopesSupported: ['notes:read'], verifier: jwtVerifier({ issuer }), ...(server === dpopFront ? { dpop: { required: true } } : {}) },
     });
     handlers.push(handler);
     server.on('request', toNodeListener(handler));
@@ -91,7 +97,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const handler of handlers) await handler.close();
-  for (const server of [asServer, front, otherFront]) {
+  for (const server of [asServer, front, otherFront, dpopFront]) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -162,6 +168,30 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
       }
     }, 60_000);
   }
+
+  it('DPoP: against a server that requires it, oauth() gets a DPoP-bound token from the provider and proves it per request', async () => {
+    grants.length = 0;
+    const store = new InMemoryOAuthStore();
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', store, fetch: observed, authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
+    await auth.signIn(dpopResource);
+    const bound = store.loadTokens(dpopResource)!;
+    // Bound to the client's key (RFC 9449 §6.1: the token's cnf.jkt), and typed DPoP.
+    expect(bound.tokenType).toBe('DPoP');
+    expect((JSON.parse(Buffer.from(bound.accessToken.split('.')[1] ?? '', 'base64url').toString()) as { cnf?: { jkt?: string } }).cnf?.jkt).toMatch(/^[\w-]{43}$/);
+    // The server refuses it as a bearer token (RFC 9449 §7.2) …
+    expect((await postRaw(dpopResource, bound.accessToken)).status).toBe(401);
+    for (const era of ['modern', 'legacy'] as const) {
+      const client = await McpClient.connect({ connector: streamableHttp({ url: dpopResource, auth }), era, verdictStore: new InMemoryEraVerdictStore(), clientInfo: { name: 't', version: '1' } });
+      try {
+        // … and takes it with our client's proofs, refreshed (1 s tokens) with DPoP at the token endpoint too.
+        expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello alice' }]);
+      } finally {
+        await client.close();
+      }
+    }
+    expect(grants).toContain('refresh_token');
+    expect(store.loadTokens(dpopResource)?.tokenType).toBe('DPoP');
+  }, 60_000);
 
   it('a token minted for another resource is refused (401 invalid_token), and so is a garbage token', async () => {
     const foreign = await foreignToken();
