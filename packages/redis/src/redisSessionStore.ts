@@ -206,8 +206,10 @@ function toRecord(flat: readonly string[]): SessionRecord | undefined {
   const fields: Record<string, unknown> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = JSON.parse(flat[i + 1]!);
   const record = Object.fromEntries(FIELDS.map((name) => [name, fields[name] ?? null])) as Record<string, unknown>;
-  // The MCP state (a cluster's): kept as given, absent until written.
+  // The MCP state (a cluster's) and the opener (who may be served the session elsewhere): kept as given, absent when
+  // never written.
   if (fields.state !== undefined) record.state = fields.state;
+  if (fields.opener !== undefined) record.opener = fields.opener;
   return record as unknown as SessionRecord;
 }
 
@@ -260,6 +262,7 @@ export class RedisSessionStore implements SessionStore {
   async #write(record: SessionRecord): Promise<string> {
     const pairs = FIELDS.flatMap((name) => [name, JSON.stringify(record[name])]);
     if (record.state !== undefined) pairs.push('state', JSON.stringify(record.state));
+    if (record.opener !== undefined) pairs.push('opener', JSON.stringify(record.opener));
     const args = [this.#prefix, freshEpoch(), record.sessionId, record.caller ?? '', record.caller === null ? '0' : '1', record.lastActivity, this.#lifetime(record.ttlMs), ...pairs];
     return (await CREATE.run(this.#redis, args)) as string;
   }

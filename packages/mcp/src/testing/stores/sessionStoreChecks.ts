@@ -85,6 +85,18 @@ export function sessionStoreChecks(factory: ConformanceFactory<SessionStore>, de
       assertEqual((await a.get('s'))?.state, expected, 'the state after a touch replaced it (clientInfo gone)');
       assertEqual((await a.get('s'))?.lastActivity, now + 1, 'the activity of that touch');
     }),
+    check('the opener (who opened the session) reads back as written on another instance, and a touch keeps it', async (ctx) => {
+      // The HTTP handler serves a session on another instance only to requests of the same opener (MCP 2025-11-25
+      // basic/security_best_practices.mdx "Session Hijacking"): a store that drops it lets anyone holding the id in.
+      const space = ctx.space();
+      const a = await open(ctx, space);
+      const b = await open(ctx, space);
+      const opener = JSON.stringify({ issuer: 'https://as.example', subject: 'alice', clientId: 'app' });
+      await a.create({ ...record('o', 'alice', now), opener });
+      assertEqual((await b.get('o'))?.opener, opener, 'the opener on the other instance');
+      await b.touch('o', { at: now + 1, phase: 'active' });
+      assertEqual((await a.get('o'))?.opener, opener, 'the opener after a touch');
+    }),
     check('counts all records and each caller\'s; a record without a caller counts under none', async (ctx) => {
       const s = await open(ctx);
       await s.create(record('a1', 'alice', now));

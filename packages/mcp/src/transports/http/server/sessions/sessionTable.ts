@@ -158,7 +158,8 @@ export class SessionTable {
     if (record === undefined) return null;
     // MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking": a session id is no credential of its own;
     // the session is served only to whoever opened it.
-    if (typeof record.opener === 'string' && record.opener !== opener) return undefined;
+    // Fail closed: a record without an opener (a store that dropped it) is served only to requests with none.
+    if ((record.opener ?? null) !== opener) return undefined;
     if (record.transport !== 'streamable-http' || record.protocolVersion === null) return undefined;
     if (record.state === undefined || record.state === null) return undefined;
     return record as AdoptableRecord;
