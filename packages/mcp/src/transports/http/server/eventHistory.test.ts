@@ -44,4 +44,44 @@ describe('event history and the session', () => {
     expect(store.size).toBe(0);
     await handler.close();
   });
+
+  it('a store that fails later (a Redis outage mid-call) still lets the answer through, without an event id', async () => {
+    // The store takes the priming event, then fails asynchronously for the answer, as a remote store does when its
+    // connection drops: the client must get its result all the same (it was dropped before).
+    class FailingLater extends InMemoryEventStore {
+      failing = false;
+      override storeEvent(...args: Parameters<InMemoryEventStore['storeEvent']>): string {
+        // A rejected promise where the interface allows one (EventStore.storeEvent: string | Promise<string>).
+        if (this.failing && Object.hasOwn(args[1], 'jsonrpc')) return Promise.reject(new Error('store down')) as unknown as string;
+        return super.storeEvent(...args);
+      }
+    }
+    const server = new McpServer({ name: 'outage', version: '0' });
+    server.tool('echo', {}, () => ({ content: [{ type: 'text' as const, text: 'still here' }] }));
+    const store = new FailingLater();
+    const errors: string[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (message: string) => void errors.push(message) };
+    const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse', logger });
+    const init = await handler.fetch(new Request(BASE, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
+    }));
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    store.failing = true;
+    const response = await handler.fetch(new Request(BASE, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } }),
+    }));
+    const body = await response.text();
+    expect(body).toContain('still here');
+    const answer = body.split('\n\n').find((event) => event.includes('still here'))!;
+    expect(answer).not.toMatch(/^id:/m);
+    expect(errors).toContain('Event store failed; event sent without an id');
+    await handler.close();
+  });
 });

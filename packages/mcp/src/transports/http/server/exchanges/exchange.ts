@@ -78,7 +78,10 @@ export function storeAndWrite(stream: OutStream, message: JsonRpcMessage | Primi
     .then(
       (eventId) => stream.writeEvent(json, eventId, priming),
       (error: unknown) => {
-        host.logger.error('Event store failed; event dropped', { sessionId: host.sessionId, error });
+        // As for a store that throws at once (above): the client still gets the message, without an id, so a store
+        // outage (Redis down mid-call) costs resumability, never the answer itself.
+        host.logger.error('Event store failed; event sent without an id', { sessionId: host.sessionId, error });
+        if (!priming) stream.channel?.write(formatMessageEvent(json));
       },
     );
   stream.chain = next;
