@@ -93,6 +93,12 @@ describe('sessionPerCaller', () => {
       expect(textOf(await front.handle(modernCall('set', { value: 'carol' }), user('carol')))).toBe('ok');
       expect(textOf(await front.handle(modernCall('get', {}), user('dave')))).toBe('(nothing)');
       expect(textOf(await front.handle(modernCall('get', {}), user('carol')))).toBe('carol');
+      // One subject of two issuers, or of one issuer through another client, is another caller (review 2, finding 6).
+      const issued = (issuer: string, clientId = 'host-app') => ({ extra: { authInfo: { clientId, subject: 'erin', issuer, token: 't', scopes: [] } } });
+      expect(textOf(await front.handle(modernCall('set', { value: 'erin-as1-secret' }), issued('https://as1.example')))).toBe('ok');
+      expect(textOf(await front.handle(modernCall('get', {}), issued('https://as2.example')))).toBe('(nothing)');
+      expect(textOf(await front.handle(modernCall('get', {}), issued('https://as1.example', 'evil-app')))).toBe('(nothing)');
+      expect(textOf(await front.handle(modernCall('get', {}), issued('https://as1.example')))).toBe('erin-as1-secret');
     } finally {
       await front.close();
     }

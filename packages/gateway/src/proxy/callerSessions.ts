@@ -53,11 +53,13 @@ export interface UpstreamSession {
 
 /** The caller of a front request: its authenticated identity, else its session; `undefined` for the shared session. */
 export function callerOf(ctx: RequestContext): string | undefined {
-  const auth = ctx.authInfo as { readonly clientId?: unknown; readonly subject?: unknown } | undefined;
+  const auth = ctx.authInfo as { readonly clientId?: unknown; readonly subject?: unknown; readonly issuer?: unknown } | undefined;
   if (typeof auth === 'object' && auth !== null) {
-    // The user a token names (several users may share one OAuth client), else the client it was issued to.
-    if (typeof auth.subject === 'string' && auth.subject !== '') return `subject:${auth.subject}`;
-    if (typeof auth.clientId === 'string' && auth.clientId !== '') return `client:${auth.clientId}`;
+    // The user a token names, for the client it was issued to, by its issuer: a subject is unique only within its
+    // issuer (OpenID Connect Core 1.0 §2, `sub`), and a front may trust several authorization servers; two clients
+    // of one user are two callers, as the HTTP handler binds a session to issuer, subject and client together.
+    const part = (value: unknown): string => (typeof value === 'string' ? value : '');
+    if (part(auth.subject) !== '' || part(auth.clientId) !== '') return `auth:${JSON.stringify([part(auth.issuer), part(auth.subject), part(auth.clientId)])}`;
   }
   const session = ctx.session?.id;
   return session === undefined ? undefined : `session:${session}`;
