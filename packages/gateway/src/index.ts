@@ -38,4 +38,4 @@ export { UpstreamDeadlineError } from './fanout/upstream.js';
 export type { UpstreamHealth, UpstreamLink, UpstreamLinkInit, UpstreamListing, UpstreamSpec, UpstreamState } from './fanout/upstream.js';
 export { GATEWAY_CONFIG_SCHEMA, GATEWAY_CONFIG_SCHEMA_ID } from './config/configSchema.js';
 export { GatewayConfigError, gatewayOptionsFromConfig, parseGatewayConfig, upstreamOptionsFromConfig, validateGatewayConfig } from './config/gatewayConfig.js';
-export type { GatewayConfig, GatewayConfigContext, UpstreamConfig } from './config/gatewayConfig.js';
+export type { GatewayAuthConfig, GatewayConfig, GatewayConfigContext, UpstreamConfig } from './config/gatewayConfig.js';

@@ -11,7 +11,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { createGateway, gatewayOptionsFromConfig, GatewayConfigError, parseGatewayConfig, upstreamOptionsFromConfig, type Gateway, type GatewayConfig, type GatewayOptions, type UpstreamHealth } from '@switchboard/gateway';
+import { createGateway, gatewayOptionsFromConfig, GatewayConfigError, parseGatewayConfig, upstreamOptionsFromConfig, type Gateway, type GatewayAuthConfig, type GatewayConfig, type GatewayOptions, type UpstreamHealth } from '@switchboard/gateway';
+import { jwtVerifier, type HttpAuthOptions } from '@switchboard/mcp/http';
 import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
 import type { RedisStores } from '@switchboard/redis';
 import type { CliIo } from '../cliIo.js';
@@ -89,6 +90,23 @@ async function readConfig(file: string): Promise<GatewayConfig> {
   return parseGatewayConfig(text);
 }
 
+/**
+ * The HTTP handler's `auth` option for the config's `auth` block: bearer JWTs of `issuer` (default the first
+ * authorization server) checked against its key set, for the gateway's own endpoint only (upstreams keep their own
+ * credentials, `headers`, and never see a caller's token). Read once at start: a reload does not change it.
+ */
+function frontAuth(config: GatewayAuthConfig): HttpAuthOptions {
+  const issuer = config.issuer ?? config.authorizationServers[0]!;
+  return {
+    resource: config.resource,
+    authorizationServers: config.authorizationServers,
+    verifier: jwtVerifier({ issuer, ...(config.jwksUrl === undefined ? {} : { jwksUrl: config.jwksUrl }) }),
+    ...(config.allowedAudiences === undefined ? {} : { allowedAudiences: config.allowedAudiences }),
+    ...(config.requiredScopes === undefined ? {} : { requiredScopes: config.requiredScopes }),
+    ...(config.scopesSupported === undefined ? {} : { scopesSupported: config.scopesSupported }),
+  };
+}
+
 /** Runs the command: resolves once the gateway stopped (the io's signal aborted), with the exit code. */
 export async function gatewayCommand(options: GatewayCommandOptions): Promise<number> {
   const { io, output } = options;
@@ -126,7 +144,8 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
   }
   let handle: ServeHttpHandle;
   try {
-    handle = await serveHttp({ server: gateway.server, host: options.host ?? '127.0.0.1', port: options.port ?? 0, ...stores?.httpOptions });
+    const auth = config.auth === undefined ? undefined : frontAuth(config.auth);
+    handle = await serveHttp({ server: gateway.server, host: options.host ?? '127.0.0.1', port: options.port ?? 0, ...stores?.httpOptions, ...(auth === undefined ? {} : { auth }) });
   } catch (error) {
     await gateway.close();
     await stores?.close();

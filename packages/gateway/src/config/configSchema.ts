@@ -59,6 +59,22 @@ export const GATEWAY_CONFIG_SCHEMA = {
     healthCheckIntervalMs: { ...ms, description: 'How often a ready upstream is pinged, in ms; 0 disables (default 15000)' },
     maxCatalogTools: { type: 'integer', minimum: 1, description: 'The most tools of the merged catalog (default 10000)' },
     maxItemsPerList: { type: 'integer', minimum: 1, description: 'The most tools, resources or prompts served of one upstream (default 1000)' },
+    auth: {
+      description:
+        "OAuth on the gateway's own endpoint, independent of the upstreams (which never see a caller's token): bearer JWTs checked against the issuer's key set (needs the package jose), RFC 9728 metadata served (MCP 2025-11-25 basic/authorization)",
+      type: 'object',
+      additionalProperties: false,
+      required: ['resource', 'authorizationServers'],
+      properties: {
+        resource: { description: "The gateway endpoint's canonical URL, the audience its tokens must name (RFC 8707)", type: 'string', pattern: '^https?://' },
+        authorizationServers: { description: 'The issuers a client may get a token from (RFC 9728 authorization_servers)', type: 'array', minItems: 1, maxItems: 16, items: { type: 'string', pattern: '^https?://' } },
+        issuer: { description: "The issuer a token's iss must equal (default: the first authorization server)", type: 'string', pattern: '^https?://' },
+        jwksUrl: { description: "The issuer's key set URL (default: its metadata's jwks_uri)", type: 'string', pattern: '^https?://' },
+        allowedAudiences: { description: 'Other audiences accepted (such tokens must be typ at+jwt)', type: 'array', maxItems: 64, items: { type: 'string' } },
+        requiredScopes: { description: 'Scopes every request needs (403 insufficient_scope without)', type: 'array', maxItems: 64, items: { type: 'string' } },
+        scopesSupported: { description: 'Scopes the metadata lists (RFC 9728 scopes_supported)', type: 'array', maxItems: 256, items: { type: 'string' } },
+      },
+    },
     backoff: {
       description: 'When a failed or dead upstream is tried again: initial × multiplier^(n-1), capped, the jitter share random',
       type: 'object',

@@ -32,6 +32,29 @@ export interface GatewayConfig {
   readonly maxCatalogTools?: number;
   readonly maxItemsPerList?: number;
   readonly backoff?: BackoffOptions;
+  /** OAuth on the gateway's own endpoint (served by `switchboard gateway`; see {@link GatewayAuthConfig}). */
+  readonly auth?: GatewayAuthConfig;
+}
+
+/**
+ * OAuth on the gateway's front, as the configuration file gives it: `switchboard gateway` makes of it the HTTP
+ * handler's `auth` option with a `jwtVerifier` (MCP 2025-11-25 basic/authorization; RFC 8707, RFC 9728).
+ */
+export interface GatewayAuthConfig {
+  /** The gateway endpoint's canonical URL: the audience its tokens must name. */
+  readonly resource: string;
+  /** The issuers a client may get a token from. */
+  readonly authorizationServers: readonly string[];
+  /** The issuer a token's `iss` must equal. @default the first of `authorizationServers` */
+  readonly issuer?: string;
+  /** The issuer's key set URL. @default its metadata's `jwks_uri` */
+  readonly jwksUrl?: string;
+  /** Other audiences accepted (such tokens must be `typ: at+jwt`). @default none */
+  readonly allowedAudiences?: readonly string[];
+  /** Scopes every request needs. @default none */
+  readonly requiredScopes?: readonly string[];
+  /** Scopes the protected-resource metadata lists. @default none */
+  readonly scopesSupported?: readonly string[];
 }
 
 /** A configuration that is not JSON or breaks the schema; `field` is the JSON Pointer of the offending value. */
