@@ -1,5 +1,5 @@
 // The Debian packages some tests drive for real (tmux for the CLI's terminal test, nginx as the reverse proxy in
-// front of serveHttp, chromium for the browser CORS test, redis-server under the Redis stores). `npm test` runs this first:
+// front of serveHttp, chromium for the browser CORS test, redis-server under the Redis stores, openssl for a test CA). `npm test` runs this first:
 // a package whose command is missing is installed with apt-get when we are root and apt-get exists; otherwise one
 // line names what to install, and the tests that need it skip with the same words. CI (`.ci/run`) runs this with
 // `--require`: there a package that cannot be installed fails the run, so those tests always run in CI.
@@ -19,6 +19,8 @@ const PACKAGES = [
   { name: 'chromium', command: 'chromium', tests: 'the browser CORS test (test/cors-browser.test.ts)' },
   // Debian's `redis-server` package holds /usr/bin/redis-server; the tests start their own on a port they pick.
   { name: 'redis-server', command: 'redis-server', tests: 'the Redis store tests (test/redis-*.test.ts, test/cli-redis-url.test.ts)', dirs: ['/usr/bin', '/usr/sbin'] },
+  // `openssl` makes the test CA and the 127.0.0.1 certificate of the CIMD-over-HTTPS test (node:crypto cannot sign one).
+  { name: 'openssl', command: 'openssl', tests: 'the CIMD over HTTPS test (test/auth-cimd-https.test.ts)' },
 ];
 
 /**
