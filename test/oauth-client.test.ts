@@ -383,4 +383,25 @@ describe('oauth(): authorization servers only over https, or http on a loopback 
       }
     }
   });
+
+  it('never hands a file:, javascript: or remote plain-http authorization_endpoint to the authorize callback', async () => {
+    for (const endpoint of ['file:///etc/passwd', 'javascript:alert(1)//', 'http://as.example.test/authorize']) {
+      const as = authorizationServer(3600, () => ({ authorization_endpoint: endpoint }));
+      await as.start();
+      const rs = protectedServer({ issued: as.issued, issuer: as.issuer });
+      await rs.start();
+      const opened: string[] = [];
+      try {
+        const auth = oauth({ redirectUri: 'http://127.0.0.1:1/cb', authorize: ({ authorizationUrl }) => (opened.push(authorizationUrl.href), Promise.resolve('http://127.0.0.1:1/cb?error=access_denied')) });
+        const error = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }) }).catch((e: unknown) => e);
+        expect((error as AuthorizationError).reason, endpoint).toBe('insecure_endpoint');
+        expect((error as AuthorizationError).message).toContain('authorization_endpoint');
+        expect(opened).toEqual([]);
+        expect(as.log.registrations).toBe(0);
+      } finally {
+        await stop(as.server);
+        await rs.close();
+      }
+    }
+  });
 });

@@ -118,14 +118,13 @@ export async function discoverResource(http: OAuthHttp, serverUrl: URL, resource
 
 /**
  * The endpoint fields of authorization server metadata checked by {@link discoverAuthorizationServer}: every string
- * field named `…_endpoint` (RFC 8414 §2 and its extensions: token, registration, revocation, introspection, pushed
- * authorization requests, device authorization, OpenID userinfo and end session) and `jwks_uri`, except
- * `authorization_endpoint`, which the client never fetches itself.
+ * field named `…_endpoint` (RFC 8414 §2 and its extensions: authorization, token, registration, revocation,
+ * introspection, pushed authorization requests, device authorization, OpenID userinfo and end session) and
+ * `jwks_uri`. The `authorization_endpoint` is checked here too, so the `authorize` callback (a browser, `xdg-open`)
+ * is only ever handed an https (or loopback http) URL — never `file:` or `javascript:`.
  */
 function endpointFields(metadata: AuthorizationServerMetadata): [string, string][] {
-  return Object.entries(metadata).filter(
-    (entry): entry is [string, string] => typeof entry[1] === 'string' && (entry[0] === 'jwks_uri' || (entry[0].endsWith('_endpoint') && entry[0] !== 'authorization_endpoint')),
-  );
+  return Object.entries(metadata).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && (entry[0] === 'jwks_uri' || entry[0].endsWith('_endpoint')));
 }
 
 /**
