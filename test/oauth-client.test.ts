@@ -317,6 +317,10 @@ describe('switchboard login <url> --no-browser, then list with the stored creden
     const called = await runCli(['call', rs.url(), 'whoami'], { env: { SWITCHBOARD_CREDENTIALS: file } });
     expect(called.code, called.stderr).toBe(0);
     expect(called.stdout).toContain('hello');
+    // A tool the stored token's scope does not cover: the server's 403 challenge names the scope, and so does the hint.
+    const refused = await runCli(['call', rs.url(), 'admin'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`switchboard login ${rs.url()} --scope "mcp:admin"`);
     const doctor = await runCli(['doctor', rs.url(), '--json', '--timeout-ms', '20000'], { env: { SWITCHBOARD_CREDENTIALS: file } });
     const report = JSON.parse(doctor.stdout) as { connected: boolean; server?: { name?: string } | null; findings: { id: string; message: string }[] };
     expect(report.connected).toBe(true);
