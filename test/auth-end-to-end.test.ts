@@ -227,6 +227,8 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
       // The stored token lacks notes:purge: the server's per-tool 403 reaches the user (no browser to step up in).
       const refused = await runCli(['call', resource, 'purge', '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });
       expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/insufficient scope/)]);
+      // Its hint is the sign-in that helps: the scope of the 403 challenge (not `switchboard explain -32000`).
+      expect(refused.stderr).toContain(`switchboard login ${resource} --scope "notes:purge"`);
       await cliLogin(file, ['--scope', 'notes:read notes:purge']);
       for (const era of ['modern', 'legacy']) {
         const purge = await runCli(['call', resource, 'purge', '--era', era, '--json'], { env: { SWITCHBOARD_CREDENTIALS: file } });

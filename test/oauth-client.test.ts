@@ -56,8 +56,11 @@ function json(res: ServerResponse, status: number, value: unknown, headers: Reco
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(value));
 }
 
-/** A minimal authorization server: RFC 8414 metadata, RFC 7591 registration, code + PKCE, refresh; tokens expire in `expiresIn` s. */
-function authorizationServer(expiresIn: number): { server: Server; log: AsLog; issued: Map<string, Issued>; issuer: () => string; start(): Promise<void> } {
+/**
+ * A minimal authorization server: RFC 8414 metadata (with `metadata(issuer)`'s fields over it), RFC 7591 registration,
+ * code + PKCE, refresh; tokens expire in `expiresIn` s.
+ */
+function authorizationServer(expiresIn: number, metadata: (issuer: string) => Record<string, unknown> = () => ({})): { server: Server; log: AsLog; issued: Map<string, Issued>; issuer: () => string; start(): Promise<void> } {
   let issuer = '';
   const log: AsLog = { authorizations: [], tokens: [], registrations: 0 };
   const issued = new Map<string, Issued>();
@@ -83,6 +86,7 @@ function authorizationServer(expiresIn: number): { server: Server; log: AsLog; i
           token_endpoint_auth_methods_supported: ['none'],
           scopes_supported: ['mcp:tools', 'mcp:admin', 'offline_access'],
           authorization_response_iss_parameter_supported: true,
+          ...metadata(issuer),
         });
       } else if (req.method === 'POST' && url.pathname === '/register') {
         log.registrations++;
@@ -313,6 +317,10 @@ describe('switchboard login <url> --no-browser, then list with the stored creden
     const called = await runCli(['call', rs.url(), 'whoami'], { env: { SWITCHBOARD_CREDENTIALS: file } });
     expect(called.code, called.stderr).toBe(0);
     expect(called.stdout).toContain('hello');
+    // A tool the stored token's scope does not cover: the server's 403 challenge names the scope, and so does the hint.
+    const refused = await runCli(['call', rs.url(), 'admin'], { env: { SWITCHBOARD_CREDENTIALS: file } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`switchboard login ${rs.url()} --scope "mcp:admin"`);
     const doctor = await runCli(['doctor', rs.url(), '--json', '--timeout-ms', '20000'], { env: { SWITCHBOARD_CREDENTIALS: file } });
     const report = JSON.parse(doctor.stdout) as { connected: boolean; server?: { name?: string } | null; findings: { id: string; message: string }[] };
     expect(report.connected).toBe(true);
@@ -325,5 +333,79 @@ describe('switchboard login <url> --no-browser, then list with the stored creden
     const listed = await runCli(['list', rs.url()], { env: { SWITCHBOARD_CREDENTIALS: join(dir, 'none.json') } });
     expect(listed.code).toBe(2);
     expect(listed.stderr).toContain('switchboard login');
+  });
+});
+
+describe('oauth(): authorization servers only over https, or http on a loopback host (MCP 2025-11-25 "Communication Security")', () => {
+  /** A fetch that records every URL and reaches 127.0.0.1 only (a refused host fails at once, no DNS). */
+  function recordingFetch(): { fetch: (input: string | URL, init?: RequestInit) => Promise<Response>; urls: string[] } {
+    const urls: string[] = [];
+    return {
+      urls,
+      fetch: (input, init) => {
+        urls.push(String(input));
+        return new URL(input).hostname === '127.0.0.1' ? fetch(input, init) : Promise.reject(new TypeError('fetch failed (test: not loopback)'));
+      },
+    };
+  }
+
+  it('refuses protected resource metadata naming a plain-http authorization server on another host, before any request to it', async () => {
+    const rs = protectedServer({ issued: new Map(), issuer: () => 'http://as.example.test' });
+    await rs.start();
+    const calls = recordingFetch();
+    let authorized = 0;
+    try {
+      const auth = oauth({ fetch: calls.fetch, redirectUri: 'http://127.0.0.1:1/cb', authorize: async (request) => (authorized++, follow(request)) });
+      const error = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthorizationError);
+      expect((error as AuthorizationError).reason).toBe('insecure_endpoint');
+      expect((error as AuthorizationError).message).toContain('http://as.example.test');
+      expect(calls.urls.filter((u) => u.includes('as.example.test'))).toEqual([]);
+      expect(authorized).toBe(0);
+    } finally {
+      await rs.close();
+    }
+  });
+
+  it('refuses a loopback authorization server whose metadata sends registration and tokens to plain http elsewhere', async () => {
+    for (const field of ['token_endpoint', 'registration_endpoint', 'jwks_uri']) {
+      const as = authorizationServer(3600, () => ({ [field]: 'http://as.example.test/endpoint' }));
+      await as.start();
+      const rs = protectedServer({ issued: as.issued, issuer: as.issuer });
+      await rs.start();
+      const calls = recordingFetch();
+      try {
+        const auth = oauth({ fetch: calls.fetch, redirectUri: 'http://127.0.0.1:1/cb', authorize: follow });
+        const error = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }) }).catch((e: unknown) => e);
+        expect((error as AuthorizationError).reason, field).toBe('insecure_endpoint');
+        expect((error as AuthorizationError).message).toContain(field);
+        expect(calls.urls.filter((u) => u.includes('as.example.test'))).toEqual([]);
+        expect(as.log.registrations + as.log.authorizations.length + as.log.tokens.length).toBe(0);
+      } finally {
+        await stop(as.server);
+        await rs.close();
+      }
+    }
+  });
+
+  it('never hands a file:, javascript: or remote plain-http authorization_endpoint to the authorize callback', async () => {
+    for (const endpoint of ['file:///etc/passwd', 'javascript:alert(1)//', 'http://as.example.test/authorize']) {
+      const as = authorizationServer(3600, () => ({ authorization_endpoint: endpoint }));
+      await as.start();
+      const rs = protectedServer({ issued: as.issued, issuer: as.issuer });
+      await rs.start();
+      const opened: string[] = [];
+      try {
+        const auth = oauth({ redirectUri: 'http://127.0.0.1:1/cb', authorize: ({ authorizationUrl }) => (opened.push(authorizationUrl.href), Promise.resolve('http://127.0.0.1:1/cb?error=access_denied')) });
+        const error = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }) }).catch((e: unknown) => e);
+        expect((error as AuthorizationError).reason, endpoint).toBe('insecure_endpoint');
+        expect((error as AuthorizationError).message).toContain('authorization_endpoint');
+        expect(opened).toEqual([]);
+        expect(as.log.registrations).toBe(0);
+      } finally {
+        await stop(as.server);
+        await rs.close();
+      }
+    }
   });
 });

@@ -38,6 +38,8 @@ export interface ConnectOptions {
    * steps (so closing fits in the command's close grace), and the client's warnings are dropped once it passed.
    */
   readonly deadline?: { readonly signal: AbortSignal; readonly at: number };
+  /** Told the `scope` of each 403 `insufficient_scope` challenge of an HTTP server, `undefined` at each new POST (see `connectorFor`). */
+  readonly onScopeChallenge?: (scope: string | undefined) => void;
 }
 
 /**
@@ -85,6 +87,7 @@ export function openClient(options: ConnectOptions): Promise<McpClient> {
     connector: connectorFor(target, {
       io,
       onstderr,
+      ...(options.onScopeChallenge === undefined ? {} : { onScopeChallenge: options.onScopeChallenge }),
       ...(options.deadline === undefined ? {} : { fetch: deadlineFetch(options.deadline), shutdownGraceMs: SHUTDOWN_GRACE_MS }),
     }),
     clientInfo: { name: 'switchboard-cli', version: '0.1.0' },

@@ -6,8 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { oauth, type OAuthClientAuth, type OAuthClientInformation, type OAuthStore, type OAuthTokens } from '@switchboard/mcp/client';
+import { oauth, type HttpClientAuth, type OAuthClientAuth, type OAuthClientInformation, type OAuthStore, type OAuthTokens } from '@switchboard/mcp/client';
 import type { CliIo } from './cliIo.js';
+import { bearerChallenge } from './doctor/checks/http/authProbe.js';
 
 /** The file's shape. */
 interface CredentialsFile {
@@ -100,3 +101,25 @@ export function storedAuth(io: CliIo): OAuthClientAuth {
 
 /** Bound (ms) of each call a command makes to an authorization server (a refresh): the commands have budgets. */
 const STORED_AUTH_TIMEOUT_MS = 10_000;
+
+/**
+ * `auth` that also tells `onScope` the `scope` of each 403 `insufficient_scope` challenge it is shown (the scopes the
+ * request needs: MCP 2025-11-25 basic/authorization.mdx "Scope Challenge Handling", RFC 6750 §3.1), and `undefined`
+ * as each new POST goes out, so that what it was last told is about the last request: a command which cannot sign
+ * in again itself can then say which `switchboard login --scope` would help.
+ */
+export function watchScopeChallenges(auth: HttpClientAuth, onScope: (scope: string | undefined) => void): HttpClientAuth {
+  return {
+    headers: (request) => {
+      if (request.method === 'POST' && request.resent === 0) onScope(undefined);
+      return auth.headers(request);
+    },
+    challenged: (request, response) => {
+      if (response.status === 403) {
+        const challenge = bearerChallenge(response.headers.get('www-authenticate') ?? undefined);
+        if (challenge?.error === 'insufficient_scope' && challenge.scope !== undefined && challenge.scope.trim() !== '') onScope(challenge.scope.trim());
+      }
+      return auth.challenged(request, response);
+    },
+  };
+}

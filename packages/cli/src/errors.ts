@@ -46,14 +46,37 @@ export interface FailureReport {
   readonly outcomeClass?: OutcomeClass;
 }
 
+/** A server's 403 `insufficient_scope` challenge: the server's URL and the challenge's `scope`. */
+export interface ScopeChallenge {
+  readonly url: string;
+  readonly scope: string;
+}
+
+/** What can go in a hint the user may paste into a shell (sh, cmd, PowerShell) inside double quotes: nothing they read. */
+const PASTE_SAFE = /^[A-Za-z0-9:/._~%@+=,*-]+$/;
+
+/**
+ * The hint for a request refused 403 `insufficient_scope` (MCP 2025-11-25 basic/authorization.mdx "Scope Challenge
+ * Handling": the challenge's `scope` names the scopes the request needs): sign in again asking for them. The URL
+ * and the scopes come from the server: each is shown only when nothing in it means something to a shell.
+ */
+export function scopeLoginHint(challenge: ScopeChallenge): string {
+  const scopes = challenge.scope.split(/\s+/).filter((s) => s !== '');
+  const url = PASTE_SAFE.test(challenge.url) && challenge.url.length <= 300 ? challenge.url : '<url>';
+  const safe = scopes.length > 0 && scopes.length <= 20 && scopes.every((s) => s.length <= 200 && PASTE_SAFE.test(s));
+  return `the server needs more scope (403 insufficient_scope): switchboard login ${url} --scope "${safe ? scopes.join(' ') : '<the scopes of its WWW-Authenticate challenge>'}", then run this again`;
+}
+
 /** What the connect step raised means "could not connect" (exit 2); later, the same codes are failures (exit 1). */
 const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_refused', 'connection_closed', 'http_status', 'negotiation_failed', 'request_timeout', 'session_expired', 'authorization_failed']);
 
 /**
  * Turns any error into one line, a hint and an exit code.
- * @param options `connecting`: the error came from connecting (a client error is then exit code 2)
+ * @param options `connecting`: the error came from connecting (a client error is then exit code 2);
+ *   `scopeChallenge`: the server answered a 403 `insufficient_scope` challenge on the way (the hint is then
+ *   {@link scopeLoginHint} for the server's error answer or HTTP 403)
  */
-export function describeFailure(error: unknown, options: { readonly connecting: boolean }): FailureReport {
+export function describeFailure(error: unknown, options: { readonly connecting: boolean; readonly scopeChallenge?: ScopeChallenge }): FailureReport {
   if (error instanceof CliError) {
     if (error.code === 'command_timeout') return { line: error.message, hint: 'raise --timeout-ms (the whole command\'s budget, in ms)', exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure, outcomeClass: 'timeout' };
     return { line: error.message, exitCode: error.code === 'write_failed' ? ExitCode.Failure : ExitCode.Usage };
@@ -72,12 +95,16 @@ export function describeFailure(error: unknown, options: { readonly connecting: 
     };
     const status = (error as { status?: unknown }).status;
     if (error.code === 'http_status' && (status === 401 || status === 403)) hints.http_status = 'the server needs a sign-in: switchboard login <url>, then run this again';
+    if (error.code === 'http_status' && status === 403 && options.scopeChallenge !== undefined) hints.http_status = scopeLoginHint(options.scopeChallenge);
     const hint = hints[error.code];
     const outcomeClass = classifyOutcome({ kind: 'client', code: error.code }).class;
     return { line: error.message, exitCode, outcomeClass, ...(hint === undefined ? {} : { hint }) };
   }
   if (error instanceof McpError) {
-    return { line: `The server answered error ${error.code}: "${error.message}"`, hint: `switchboard explain ${error.code}`, exitCode: ExitCode.Failure, outcomeClass: classifyOutcome({ kind: 'error', code: error.code }).class };
+    // A 403 insufficient_scope answer carries a JSON-RPC error too (-32000 from a Switchboard server): the challenge
+    // of that same request says what would help.
+    const hint = options.scopeChallenge === undefined ? `switchboard explain ${error.code}` : scopeLoginHint(options.scopeChallenge);
+    return { line: `The server answered error ${error.code}: "${error.message}"`, hint, exitCode: ExitCode.Failure, outcomeClass: classifyOutcome({ kind: 'error', code: error.code }).class };
   }
   if (error instanceof SyntaxError || error instanceof TypeError || error instanceof RangeError) {
     return { line: error.message, exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure };

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { httpSse, streamableHttp, type ClientConnector } from '@switchboard/mcp/client';
-import { storedAuth } from './credentials.js';
+import { storedAuth, watchScopeChallenges } from './credentials.js';
 import { spawnStdio } from '@switchboard/mcp/stdio';
 import { CliError } from './errors.js';
 import { findServer, type HostConfigFile } from './hostConfigs.js';
@@ -98,17 +98,26 @@ export function describeTarget(target: Target): string {
 /**
  * The client connector for a target. A stdio child gets the CLI's environment with the target's `env` over it,
  * and its stderr lines go to `onstderr`; `shutdownGraceMs` is each step of its shutdown (spawnStdio's, 2 s by
- * default). An HTTP target is reached with `fetch` (globalThis.fetch by default).
+ * default). An HTTP target is reached with `fetch` (globalThis.fetch by default); `onScopeChallenge` is told the
+ * `scope` of each 403 `insufficient_scope` challenge answered to the stored credentials (`undefined` as each new POST
+ * goes out: see `watchScopeChallenges`).
  */
 export function connectorFor(
   target: Target,
-  options: { readonly io: CliIo; readonly onstderr?: (line: string) => void; readonly fetch?: typeof globalThis.fetch; readonly shutdownGraceMs?: number },
+  options: {
+    readonly io: CliIo;
+    readonly onstderr?: (line: string) => void;
+    readonly fetch?: typeof globalThis.fetch;
+    readonly shutdownGraceMs?: number;
+    readonly onScopeChallenge?: (scope: string | undefined) => void;
+  },
 ): ClientConnector {
   if (target.kind === 'http') {
     const headers = Object.keys(target.headers).length === 0 ? undefined : target.headers;
     // The user's stored OAuth credentials for this URL (`switchboard login`), refreshed when they expire; an
     // Authorization header given with the target wins (no OAuth then).
-    const auth = headers !== undefined && Object.keys(headers).some((h) => h.toLowerCase() === 'authorization') ? undefined : storedAuth(options.io);
+    const stored = headers !== undefined && Object.keys(headers).some((h) => h.toLowerCase() === 'authorization') ? undefined : storedAuth(options.io);
+    const auth = stored === undefined || options.onScopeChallenge === undefined ? stored : watchScopeChallenges(stored, options.onScopeChallenge);
     const http = { url: target.url, ...(headers === undefined ? {} : { headers }), ...(auth === undefined ? {} : { auth }), ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
     return target.transport === 'sse' ? httpSse(http) : streamableHttp(http);
   }

@@ -32,20 +32,39 @@ export interface LoginOptions {
   readonly list?: boolean;
   /** The client's CIMD URL, used when the authorization server supports Client ID Metadata Documents. */
   readonly clientMetadataUrl?: string;
-  /** Opens a URL in the user's browser. @default the platform's opener (`open`, `xdg-open`, `start`) */
+  /** Opens a URL in the user's browser. @default the platform's opener ({@link browserCommand}: `open`, `xdg-open`, `rundll32`) */
   readonly openBrowser?: (url: URL) => void;
+}
+
+/**
+ * The command that opens `url` in the default browser on `platform`, as an argument vector run without a shell, so
+ * nothing in the URL (`&`, `|`, `^`, `%`) is read as shell syntax: `open <url>` on macOS, `xdg-open <url>` elsewhere,
+ * and on Windows `rundll32 url.dll,FileProtocolHandler <url>` (the URL handed to the shell's protocol handler as one
+ * argument; `cmd /c start` would cut the URL at its first `&` and run what follows as a command). Only `https:` and
+ * `http:` URLs are opened (the OAuth client already refuses other authorization endpoints, MCP 2025-11-25
+ * basic/authorization.mdx "Communication Security"); a URL never starts with `-`, so it cannot be read as an option.
+ * @returns The command and its arguments, or `undefined` for a URL of another scheme.
+ */
+export function browserCommand(platform: string, url: URL): { readonly command: string; readonly args: readonly string[] } | undefined {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (platform === 'darwin') return { command: 'open', args: [url.href] };
+  if (platform === 'win32') return { command: 'rundll32', args: ['url.dll,FileProtocolHandler', url.href] };
+  return { command: 'xdg-open', args: [url.href] };
 }
 
 /** The platform's way to open a URL in the default browser, detached (its failure is reported, never thrown). */
 function systemBrowser(io: CliIo, output: Output): (url: URL) => void {
   return (url) => {
-    const [command, args]: [string, string[]] = io.platform === 'darwin' ? ['open', [url.href]] : io.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.href]] : ['xdg-open', [url.href]];
+    const fallback = (): void => output.note(`Could not open a browser; open this URL yourself:\n  ${url.href}`);
+    const opener = browserCommand(io.platform, url);
+    if (opener === undefined) return fallback();
     try {
-      const child = spawn(command, args, { detached: true, stdio: 'ignore' });
-      child.on('error', () => output.note(`Could not open a browser; open this URL yourself:\n  ${url.href}`));
+      // No `shell`: the URL reaches the opener as one argument, never through a command interpreter.
+      const child = spawn(opener.command, [...opener.args], { detached: true, stdio: 'ignore', shell: false, windowsHide: true });
+      child.on('error', fallback);
       child.unref();
     } catch {
-      output.note(`Could not open a browser; open this URL yourself:\n  ${url.href}`);
+      fallback();
     }
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { McpClient } from '@switchboard/mcp/client';
 import { openClient, type EraChoice } from '../connect.js';
-import { CliError, describeFailure } from '../errors.js';
+import { CliError, describeFailure, type ScopeChallenge } from '../errors.js';
 import type { CliIo } from '../cliIo.js';
 import type { Output } from '../output.js';
 import { resolveTarget, type Target, type TargetSpec } from '../target.js';
@@ -57,9 +57,14 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
-/** Reports a failure on stderr (its text may be the server's: made safe, on one line) and returns its exit code. */
-export function reportFailure(output: Output, error: unknown, connecting: boolean): number {
-  const failure = describeFailure(error, { connecting });
+/**
+ * Reports a failure on stderr (its text may be the server's: made safe, on one line) and returns its exit code.
+ * @param how - `connecting` (see `describeFailure`), or `{ connecting, scopeChallenge }` with the server's 403
+ *   `insufficient_scope` challenge to the request that failed, for the hint.
+ */
+export function reportFailure(output: Output, error: unknown, how: boolean | { readonly connecting: boolean; readonly scopeChallenge?: ScopeChallenge | undefined }): number {
+  const { connecting, scopeChallenge } = typeof how === 'boolean' ? { connecting: how, scopeChallenge: undefined } : how;
+  const failure = describeFailure(error, { connecting, ...(scopeChallenge === undefined ? {} : { scopeChallenge }) });
   output.error(terminalText(failure.line));
   if (failure.outcomeClass !== undefined) output.note(`  class: ${failure.outcomeClass}`);
   if (failure.hint !== undefined) output.note(output.colors.dim(`  hint: ${terminalText(failure.hint)}`));
@@ -88,6 +93,9 @@ export async function withClient(
   const expired = rejectOnAbort(deadline.signal);
   // A failure once the time is spent is the budget's (a paced HTTP body ends by the clock, before the timer fires).
   const failureOf = (error: unknown): unknown => (!(error instanceof CliError) && performance.now() >= deadlineAt ? spent() : error);
+  // The last 403 insufficient_scope challenge of the server, for the failure's hint.
+  let scopeChallenge: ScopeChallenge | undefined;
+  const report = (error: unknown, connecting: boolean): number => reportFailure(output, failureOf(error), { connecting, scopeChallenge });
   try {
     let target: Target;
     let client: McpClient;
@@ -103,17 +111,20 @@ export async function withClient(
         ...(options.live === undefined ? {} : { live: options.live }),
         ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
         deadline: { signal: deadline.signal, at: deadlineAt },
+        onScopeChallenge: (scope) => {
+          scopeChallenge = scope === undefined || target.kind !== 'http' ? undefined : { url: target.url, scope };
+        },
       });
       client = await Promise.race([connecting, expired]);
     } catch (error) {
       // A connect still under way when the budget ran out: its client, if it ever comes, is closed.
       connecting?.then((late) => late.close(), () => undefined).catch(() => undefined);
-      return reportFailure(output, failureOf(error), true);
+      return report(error, true);
     }
     try {
       return await Promise.race([work(client, target, deadline.signal), expired]);
     } catch (error) {
-      return reportFailure(output, failureOf(error), false);
+      return report(error, false);
     } finally {
       await Promise.race([client.close().catch(() => undefined), delay(Math.max(0, Math.min(CLOSE_GRACE_MS, endsAt - performance.now())))]);
     }

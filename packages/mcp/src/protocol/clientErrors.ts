@@ -257,12 +257,13 @@ export class ResponseTooLargeError extends McpClientError {
 /**
  * The server asked for authorization (HTTP 401, or 403 `insufficient_scope`) and the client's OAuth flow could not
  * obtain a token it accepts, or refused to go on because the spec says so (an authorization server without PKCE
- * S256, metadata naming another resource or issuer, an `iss` that does not match). Code `authorization_failed`;
- * `reason` says which step failed.
+ * S256 or not on https, metadata naming another resource or issuer, an `iss` that does not match). Code
+ * `authorization_failed`; `reason` says which step failed.
  */
 export class AuthorizationError extends McpClientError {
   /**
    * Which step failed: `discovery` (no usable metadata), `resource_mismatch`, `issuer_mismatch` (metadata `issuer`),
+   * `insecure_endpoint` (an authorization server or one of its endpoints not on https, loopback http excepted),
    * `pkce_unsupported`, `registration` (no way to get a client id), `authorization` (the user-agent step, `state`, an
    * `error` answer), `iss_mismatch` (RFC 9207), `token` (the token endpoint refused), `step_up_limit`, `no_authorizer`
    * (a user must sign in and no `authorize` callback was given).

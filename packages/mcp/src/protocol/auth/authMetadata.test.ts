@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bearerChallengeOf, parseWwwAuthenticate, scopeList } from './challenge.js';
-import { authorizationServerMetadataUrls, canonicalResourceUri, protectedResourceMetadataUrls, readAuthorizationServerMetadata, readProtectedResourceMetadata, resourceCovers } from './metadata.js';
+import { authorizationServerMetadataUrls, authorizationServerUrlProblem, canonicalResourceUri, protectedResourceMetadataUrls, readAuthorizationServerMetadata, readProtectedResourceMetadata, resourceCovers } from './metadata.js';
 
 describe('parseWwwAuthenticate: the challenges of a WWW-Authenticate field (RFC 9110 §11.6.1)', () => {
   it('reads a Bearer challenge with quoted, unquoted and escaped parameters, names lower-cased', () => {
@@ -87,5 +87,19 @@ describe('the resource (RFC 8707, RFC 9728 §3.3)', () => {
     expect(readProtectedResourceMetadata({ resource: 'x', scopes_supported: 'a b' })).toBe('"scopes_supported" is not an array of strings');
     expect(readAuthorizationServerMetadata({ issuer: 'https://as.example', token_endpoint: 5 })).toBe('"token_endpoint" is not a string');
     expect(readAuthorizationServerMetadata({ token_endpoint: 'x' })).toBe('the document has no "issuer" string');
+  });
+});
+
+describe('authorizationServerUrlProblem: https, or http on loopback (MCP 2025-11-25 basic/authorization.mdx "Communication Security")', () => {
+  it('takes https anywhere and http on localhost, 127.0.0.0/8 and [::1]', () => {
+    for (const ok of ['https://as.example.com', 'https://as.example.com/tenant/x', 'http://localhost:9000', 'http://LOCALHOST/', 'http://127.0.0.1:8080/as', 'http://127.5.6.7', 'http://127.1/', 'http://[::1]:3000']) {
+      expect(authorizationServerUrlProblem(ok), ok).toBeUndefined();
+    }
+  });
+
+  it('refuses http on any other host, look-alike hosts, other schemes and what is not a URL', () => {
+    for (const bad of ['http://as.example.com', 'http://10.0.0.1/as', 'http://127.0.0.1.nip.io/', 'http://localhost.example.com/', 'http://[::2]/', 'file:///etc/passwd', 'javascript:alert(1)//', 'ftp://as.example.com', 'not a url', '']) {
+      expect(authorizationServerUrlProblem(bad), bad).toMatch(/MUST be https|not a URL/);
+    }
   });
 });

@@ -110,6 +110,38 @@ export function resourceCovers(resource: string, serverUrl: string | URL): boole
   return path === base || path.startsWith(`${base}/`);
 }
 
+/**
+ * Whether `host` (a parsed URL's `hostname`) names the loopback interface: `localhost`, an IPv4 address in
+ * 127.0.0.0/8, or `[::1]`. The WHATWG URL parser has already turned every IPv4 spelling into dotted decimal and
+ * treats a host ending in a number as an address, so `127.0.0.1.evil.example` is a domain name here, not loopback.
+ */
+function isLoopbackHostname(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * What is wrong with a URL of an authorization server (its issuer identifier or an endpoint of its metadata) for an
+ * MCP client to use, or `undefined` when it may be used: it must be `https`, or `http` on a loopback host (a local
+ * authorization server, the way RFC 8252 §7.3 lets a native client's redirect use loopback http). MCP 2025-11-25
+ * basic/authorization.mdx "Security Considerations" › "Communication Security" (2026-07-28
+ * basic/authorization/security-considerations.mdx, same words): "All authorization server endpoints MUST be served
+ * over HTTPS", following OAuth 2.1 §1.5 "Communication Security". `file:`, `javascript:` and every other scheme are
+ * refused.
+ * @param value - The URL as the document gave it.
+ * @returns A sentence saying what is wrong, or `undefined`.
+ */
+export function authorizationServerUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return isLoopbackHostname(url.hostname) ? undefined : 'is plain http on a host that is not loopback (authorization server endpoints MUST be https)';
+  return `has the scheme "${url.protocol.slice(0, -1).slice(0, 40)}" (authorization server endpoints MUST be https)`;
+}
+
 /** Whether a value is a JSON object (not an array, not null). */
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

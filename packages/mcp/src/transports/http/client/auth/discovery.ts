@@ -10,6 +10,7 @@ import { parseJson } from '@switchboard/jsonrpc';
 import { AuthorizationError } from '../../../../protocol/clientErrors.js';
 import {
   authorizationServerMetadataUrls,
+  authorizationServerUrlProblem,
   protectedResourceMetadataUrls,
   readAuthorizationServerMetadata,
   readProtectedResourceMetadata,
@@ -116,12 +117,36 @@ export async function discoverResource(http: OAuthHttp, serverUrl: URL, resource
 }
 
 /**
+ * The endpoint fields of authorization server metadata checked by {@link discoverAuthorizationServer}: every string
+ * field named `…_endpoint` (RFC 8414 §2 and its extensions: authorization, token, registration, revocation,
+ * introspection, pushed authorization requests, device authorization, OpenID userinfo and end session) and
+ * `jwks_uri`. The `authorization_endpoint` is checked here too, so the `authorize` callback (a browser, `xdg-open`)
+ * is only ever handed an https (or loopback http) URL — never `file:` or `javascript:`.
+ */
+function endpointFields(metadata: AuthorizationServerMetadata): [string, string][] {
+  return Object.entries(metadata).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && (entry[0] === 'jwks_uri' || entry[0].endsWith('_endpoint')));
+}
+
+/**
+ * Refuses an authorization server URL that is not https (loopback http excepted): MCP 2025-11-25
+ * basic/authorization.mdx "Communication Security": "All authorization server endpoints MUST be served over HTTPS"
+ * (OAuth 2.1 §1.5). Checked before anything is sent to it — registration, a PKCE verifier or a refresh token.
+ * @throws AuthorizationError `insecure_endpoint`
+ */
+function requireSecure(what: string, value: string): void {
+  const problem = authorizationServerUrlProblem(value);
+  if (problem !== undefined) throw new AuthorizationError({ reason: 'insecure_endpoint', message: `${what} "${value.slice(0, 200)}" ${problem}; nothing is sent to it` });
+}
+
+/**
  * Fetches an authorization server's metadata from the well-known URLs built from its issuer identifier, in the
- * spec's order, and checks it: `issuer` identical to the identifier the URL was built from (RFC 8414 §3.3), and PKCE
- * `S256` in `code_challenge_methods_supported` (MCP 2025-11-25 basic/authorization.mdx "Authorization Code
- * Protection": "MCP clients MUST verify PKCE support ... If code_challenge_methods_supported is absent, the
- * authorization server does not support PKCE and MCP clients MUST refuse to proceed") when `requirePkce`.
- * @throws AuthorizationError `discovery` (no document), `issuer_mismatch`, `pkce_unsupported`
+ * spec's order, and checks it: the issuer and every endpoint https, or http on a loopback host (MCP 2025-11-25
+ * basic/authorization.mdx "Communication Security"), `issuer` identical to the identifier the URL was built from
+ * (RFC 8414 §3.3), and PKCE `S256` in `code_challenge_methods_supported` (MCP 2025-11-25 basic/authorization.mdx
+ * "Authorization Code Protection": "MCP clients MUST verify PKCE support ... If code_challenge_methods_supported is
+ * absent, the authorization server does not support PKCE and MCP clients MUST refuse to proceed") when `requirePkce`.
+ * @throws AuthorizationError `insecure_endpoint` (the issuer, before any request, or an endpoint), `discovery` (no
+ *   document), `issuer_mismatch`, `pkce_unsupported`
  */
 export async function discoverAuthorizationServer(http: OAuthHttp, issuer: string, requirePkce: boolean): Promise<AuthorizationServerMetadata> {
   let urls: { readonly url: URL; readonly openid: boolean }[];
@@ -130,6 +155,7 @@ export async function discoverAuthorizationServer(http: OAuthHttp, issuer: strin
   } catch {
     throw new AuthorizationError({ reason: 'discovery', message: `the authorization server "${issuer.slice(0, 200)}" is not a URL` });
   }
+  requireSecure('the authorization server', issuer);
   for (const { url } of urls) {
     const answer = await callJson(http, { url, init: { method: 'GET', headers: { Accept: 'application/json' } }, reason: 'discovery' });
     if (answer.status < 200 || answer.status > 299) continue;
@@ -141,6 +167,7 @@ export async function discoverAuthorizationServer(http: OAuthHttp, issuer: strin
         message: `the metadata at ${url.href} names the issuer "${metadata.issuer.slice(0, 200)}", not "${issuer.slice(0, 200)}" (RFC 8414 §3.3: they MUST be identical)`,
       });
     }
+    for (const [field, value] of endpointFields(metadata)) requireSecure(`the ${field} of ${issuer.slice(0, 200)}`, value);
     if (requirePkce && !(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
       throw new AuthorizationError({ reason: 'pkce_unsupported', message: `the authorization server ${issuer} does not list S256 in code_challenge_methods_supported, so MCP clients refuse to proceed` });
     }
