@@ -371,10 +371,10 @@ describe('the reader\'s project', () => {
 // The install recipe: one, shared by the README and the guide
 
 describe('the install recipe', () => {
-  it('the README gives the guide\'s pack step verbatim, and both install the three tarballs npm pack makes', () => {
+  it('the README gives the guide\'s pack step verbatim, and both install the five tarballs npm pack makes (the CLI needs the gateway and the dashboard)', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(excerpt('docs/guide/commands.sh', 'pack'));
-    const tarballs = ['jsonrpc', 'mcp', 'cli'].map((dir) => {
+    const tarballs = ['jsonrpc', 'mcp', 'gateway', 'dashboard', 'cli'].map((dir) => {
       const pkg = JSON.parse(readFileSync(path.join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string };
       return `/tmp/switchboard/${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`; // npm pack's file name
     });
@@ -382,7 +382,7 @@ describe('the install recipe', () => {
     expect(named(excerpt('docs/guide/commands.sh', 'project'))).toEqual([...tarballs].sort());
     const readmeInstall = /```sh\n(npm install \/tmp\/switchboard\/[\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(named(readmeInstall)).toEqual([...tarballs].sort());
-    expect(excerpt('docs/guide/commands.sh', 'pack')).toMatch(/-w packages\/jsonrpc -w packages\/mcp -w packages\/cli --pack-destination \/tmp\/switchboard$/);
+    expect(excerpt('docs/guide/commands.sh', 'pack')).toMatch(/-w packages\/jsonrpc -w packages\/mcp -w packages\/gateway -w packages\/dashboard -w packages\/cli \\\n  --pack-destination \/tmp\/switchboard$/);
   });
 });
 

@@ -7,7 +7,8 @@ set -e
 # in your Switchboard checkout
 npm ci
 mkdir -p /tmp/switchboard
-npm pack -w packages/jsonrpc -w packages/mcp -w packages/cli --pack-destination /tmp/switchboard
+npm pack -w packages/jsonrpc -w packages/mcp -w packages/gateway -w packages/dashboard -w packages/cli \
+  --pack-destination /tmp/switchboard
 # #endregion
 
 # #region project
@@ -15,6 +16,7 @@ mkdir weather && cd weather
 npm init -y
 npm pkg set type=module scripts.build=tsc scripts.test="vitest run"
 npm install /tmp/switchboard/switchboard-jsonrpc-0.1.0.tgz /tmp/switchboard/switchboard-mcp-0.1.0.tgz \
+  /tmp/switchboard/switchboard-gateway-0.1.0.tgz /tmp/switchboard/switchboard-dashboard-0.1.0.tgz \
   /tmp/switchboard/switchboard-0.1.0.tgz zod
 npm install --save-dev typescript @types/node vitest
 # #endregion
