@@ -82,7 +82,9 @@ function nginxConfig(dir: string, port: number, upstreams: readonly number[]): s
     `error_log ${dir}/error.log warn;`,
     'events { worker_connections 1024; }',
     'http {',
-    '  access_log off;',
+    // Which upstream served each request of which session: the test reads it to see one session cross instances.
+    "  log_format cluster '$upstream_addr $request_method $http_mcp_session_id';",
+    `  access_log ${dir}/access.log cluster;`,
     `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;`,
     `  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;`,
     `  upstream switchboard { ${upstreams.map((p) => `server 127.0.0.1:${p};`).join(' ')} }`,
@@ -216,17 +218,33 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
       expect(served.every((name) => LIVE.test(name))).toBe(true);
       expect(new Set(served).size).toBeGreaterThanOrEqual(2);
       expect(transport.sessionId).toBe(session);
+      // nginx's own log: the session's requests (answers to sampling and elicitation included) went to every instance.
+      const upstreams = readFileSync(path.join(nginx!.dir, 'access.log'), 'utf8').split('\n').filter((line) => line.endsWith(` ${session!}`)).map((line) => line.split(' ')[0]);
+      expect(new Set(upstreams)).toEqual(new Set(instances.map((one) => `127.0.0.1:${one.port}`)));
     } finally {
       await client.close();
     }
   }, 60_000);
 
-  it('a 2026-07-28 McpClient calls tools through nginx on several instances', async () => {
-    const client = await McpClient.connect({ connector: streamableHttp({ url }), era: 'modern', logger: silent, reconnect: false });
+  it('a 2026-07-28 McpClient calls tools through nginx on several instances, multi round-trip sampling and elicitation too', async () => {
+    const client = await McpClient.connect({
+      connector: streamableHttp({ url }), era: 'modern', logger: silent, reconnect: false,
+      onSampling: () => Promise.resolve({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
+      onElicitation: () => Promise.resolve({ action: 'accept', content: { ok: true } }),
+    });
     try {
       expect(client.era).toBe('modern');
       const served: string[] = [];
       for (let i = 0; i < 6; i++) served.push(textOf(await client.callTool({ name: 'whoami', arguments: {} })));
+      // Each is two rounds (the input request, then the retry with the answer and the sealed requestState), so with
+      // three upstreams in turn the retry lands on another instance than the first round: the shared key verifies it.
+      for (let i = 0; i < 3; i++) {
+        const sampled = textOf(await client.callTool({ name: 'ask', arguments: {} }));
+        expect(sampled).toMatch(/^[ABC] sampled hello$/);
+        const elicited = textOf(await client.callTool({ name: 'confirm', arguments: {} }));
+        expect(elicited).toMatch(/^[ABC] elicited accept true$/);
+        served.push(sampled[0]!, elicited[0]!);
+      }
       expect(served.every((name) => LIVE.test(name))).toBe(true);
       expect(new Set(served).size).toBeGreaterThanOrEqual(2);
     } finally {
