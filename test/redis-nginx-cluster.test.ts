@@ -52,10 +52,10 @@ interface Instance {
 function startInstance(redisUrl: string, name: string): Promise<Instance> {
   const child = spawn(process.execPath, [FIXTURE, redisUrl, name], { cwd: path.dirname(FIXTURE), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = /^(\{.*\})\n/.exec(out)?.[1];
       if (line !== undefined) resolve({ name, child, port: (JSON.parse(line) as { port: number }).port });
@@ -117,7 +117,7 @@ async function startNginx(upstreams: readonly number[]): Promise<Nginx> {
   writeFileSync(conf, nginxConfig(dir, port, upstreams));
   const child = spawn(NGINX as string, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 10_000;
   for (;;) {
     const up = await new Promise<boolean>((resolve) => {
@@ -167,7 +167,7 @@ async function readUntil(body: ReadableStream<Uint8Array>, done: (text: string) 
 }
 
 const dataOf = (text: string): any[] => text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter((d) => d !== '').map((d) => JSON.parse(d));
-const textOf = (result: { content: unknown }): string => (result.content as { text: string }[])[0]!.text;
+const textOf = (result: object): string => ((result as { content: { text: string }[] }).content)[0]!.text;
 const LIVE = /^[ABC]$/;
 
 describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instances on one Redis behind nginx round-robin (no stickiness)', () => {
