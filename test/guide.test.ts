@@ -382,7 +382,7 @@ describe('the install recipe', () => {
     expect(named(excerpt('docs/guide/commands.sh', 'project'))).toEqual([...tarballs].sort());
     const readmeInstall = /```sh\n(npm install \/tmp\/switchboard\/[\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(named(readmeInstall)).toEqual([...tarballs].sort());
-    expect(excerpt('docs/guide/commands.sh', 'pack')).toMatch(/-w packages\/jsonrpc -w packages\/mcp -w packages\/gateway -w packages\/dashboard -w packages\/cli \\\n  --pack-destination \/tmp\/switchboard$/);
+    expect(excerpt('docs/guide/commands.sh', 'pack')).toMatch(/-w packages\/jsonrpc -w packages\/mcp -w packages\/gateway -w packages\/dashboard -w packages\/cli \\\n {2}--pack-destination \/tmp\/switchboard$/);
   });
 });
 
