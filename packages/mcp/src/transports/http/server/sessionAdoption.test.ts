@@ -213,4 +213,24 @@ describe('a session served by another instance sharing the session store', () =>
     await a.close();
     await b.close();
   });
+
+  it('a session id that no session can have (not visible ASCII, or over 256 characters) is 404 without asking the store', async () => {
+    class CountingStore extends InMemorySessionStore {
+      gets = 0;
+      override get(sessionId: string): ReturnType<InMemorySessionStore['get']> {
+        this.gets++;
+        return super.get(sessionId);
+      }
+    }
+    const store = new CountingStore();
+    const b = instance('B', { ...shared(false), sessionStore: store });
+    for (const id of ['has space', 'x'.repeat(257), 'caf\u00e9']) {
+      const res = await send(b, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, call(1, 'who'));
+      expect(res.status).toBe(404);
+    }
+    expect(store.gets).toBe(0);
+    const unknown = await send(b, { 'mcp-session-id': 'well-formed-but-unknown', 'mcp-protocol-version': '2025-11-25' }, call(1, 'who'));
+    expect([unknown.status, store.gets]).toEqual([404, 1]);
+    await b.close();
+  });
 });

@@ -19,6 +19,9 @@ import type { AdmitRequest, AdoptableRecord, HttpSseEntry, SessionEntry, Session
 // Where other modules (and branches) have always found them.
 export type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionEntry.js';
 
+/** What a session id can be (visible ASCII, bounded): anything else names no session, on any instance. */
+const SESSION_ID = /^[\x21-\x7E]{1,256}$/;
+
 /** A timeout option as a comparable span: `0` (or less) means never. */
 function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
@@ -154,6 +157,9 @@ export class SessionTable {
    */
   async adoptable(sessionId: string, opener: string | null): Promise<AdoptableRecord | null | undefined> {
     if (this.#closed) return undefined;
+    // MCP 2025-11-25 basic/transports.mdx "Session Management": a session ID "MUST only contain visible ASCII
+    // characters (ranging from 0x21 to 0x7E)"; no session has another, so a shared store is not asked for one.
+    if (!SESSION_ID.test(sessionId)) return null;
     const record = await this.#store.get(sessionId);
     if (record === undefined) return null;
     // MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking": a session id is no credential of its own;
