@@ -13,96 +13,21 @@
  * and stopped by its PID. Without /usr/bin/chromium the file skips with one line naming what to install
  * (`npm test` installs it when run as root: scripts/system-packages.mjs).
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '../packages/mcp/src/server/index.js';
 import { createMcpHttpHandler } from '../packages/mcp/src/transports/http/index.js';
 import type { McpHttpHandler } from '../packages/mcp/src/transports/http/index.js';
 import { toNodeListener } from '../packages/mcp/src/transports/node/index.js';
-import { isAlive } from './helpers/process.js';
+import { HAS_CHROMIUM, startBrowser, stopBrowser, type RunningBrowser } from './helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const MODERN = '2026-07-28';
-
-/** A running browser: its process (own group), its DevTools connection, its profile folder. */
-interface RunningBrowser {
-  readonly child: ChildProcess;
-  readonly browser: Browser;
-  readonly profile: string;
-}
-
-/** Starts headless Chromium with a fresh profile and connects to its DevTools endpoint (127.0.0.1, a free port). */
-async function startBrowser(): Promise<RunningBrowser> {
-  const profile = mkdtempSync(path.join(os.tmpdir(), 'switchboard-chromium-'));
-  const args = [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
-    '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', 'about:blank',
-  ];
-  const child = spawn(CHROMIUM, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  try {
-    const endpoint = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      const timer = setTimeout(() => reject(new Error(`chromium printed no DevTools endpoint within 30 s:\n${seen.slice(-2000)}`)), 30_000);
-      child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (chunk: string) => {
-        seen += chunk;
-        const match = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
-        if (match !== null) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`chromium exited (${String(code)}) before DevTools listened:\n${seen.slice(-2000)}`));
-      });
-    });
-    child.stderr?.resume();
-    return { child, browser: await chromium.connectOverCDP(endpoint), profile };
-  } catch (error) {
-    stopBrowserGroup(child);
-    rmSync(profile, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-/** Signals the browser's process group (its renderers, GPU and zygote processes) by the PID of its leader. */
-function stopBrowserGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/** Disconnects, asks the browser's group to end (SIGTERM), kills it after 3 s, then removes the profile folder. */
-async function stopBrowser(running: RunningBrowser | undefined): Promise<void> {
-  if (running === undefined) return;
-  const { child } = running;
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await running.browser.close().catch(() => undefined);
-  stopBrowserGroup(child, 'SIGTERM');
-  const killed = setTimeout(() => stopBrowserGroup(child), 3000);
-  await exited;
-  clearTimeout(killed);
-  // Whatever of the group outlived its leader goes too.
-  stopBrowserGroup(child);
-  expect(isAlive(child.pid as number)).toBe(false);
-  rmSync(running.profile, { recursive: true, force: true });
-}
 
 /** Listens on 127.0.0.1, a port the system picks; resolves with the origin. */
 async function listen(server: http.Server): Promise<string> {
@@ -346,7 +271,7 @@ describe.skipIf(!HAS_CHROMIUM).each(['direct', 'fetch'] as const)('a browser pag
   }, 60_000);
 
   afterAll(async () => {
-    await stopBrowser(running);
+    expect(await stopBrowser(running)).toBe(true);
     await handler?.close();
     await server?.close();
     await Promise.all(servers.map(close));

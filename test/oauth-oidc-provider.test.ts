@@ -19,6 +19,7 @@ import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { McpServer } from '@switchboard/mcp/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInAtOidcProvider } from './helpers/oidcUserAgent.js';
 import { exitWithin, runCli, stopByPid } from './helpers/process.js';
 
 type ProviderClass = new (issuer: string, config: Record<string, unknown>) => { callback(): (req: unknown, res: unknown) => void; proxy: boolean };
@@ -30,40 +31,8 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The user-agent: follows redirects with cookies, fills the development login (any user) and consent forms. */
-async function signInAsAlice({ authorizationUrl, redirectUri }: OAuthAuthorizeRequest): Promise<string> {
-  const cookies = new Map<string, string>();
-  let next = authorizationUrl.href;
-  let form: string | undefined;
-  for (let step = 0; step < 12; step++) {
-    const response = await fetch(next, {
-      method: form === undefined ? 'GET' : 'POST',
-      redirect: 'manual',
-      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(form === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
-      ...(form === undefined ? {} : { body: form }),
-    });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';');
-      const at = pair.indexOf('=');
-      cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    form = undefined;
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const location = new URL(response.headers.get('location') ?? '', next).href;
-      if (location.startsWith(redirectUri)) return location;
-      next = location;
-      continue;
-    }
-    const html = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    if (action === undefined) throw new Error(`no form at ${next} (HTTP ${response.status})`);
-    const hidden = [...html.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => `${m[1]}=${encodeURIComponent(m[2] ?? '')}`);
-    form = [...hidden, ...(/name="login"/.test(html) ? ['login=alice', 'password=any'] : [])].join('&');
-    next = new URL(action, next).href;
-  }
-  throw new Error('the sign-in took more than 12 steps');
-}
+/** The user-agent step as an `authorize` callback (the shared helper: oidc-provider's development forms, user alice). */
+const signInAsAlice = ({ authorizationUrl, redirectUri }: OAuthAuthorizeRequest): Promise<string> => signInAtOidcProvider(authorizationUrl, redirectUri);
 
 describe.skipIf(provider === undefined)('oauth() against oidc-provider (a real authorization server)', () => {
   const asServer = createServer();

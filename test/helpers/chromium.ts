@@ -1,7 +1,7 @@
 /**
  * Headless Chromium for the browser tests: Debian's `/usr/bin/chromium` (never a downloaded browser) driven over the
  * DevTools protocol by playwright-core, started in its own process group with a fresh profile folder and DevTools on
- * 127.0.0.1 only, and stopped by its PID. (The same launch as test/cors-browser.test.ts, shared for new browser tests.)
+ * 127.0.0.1 only, and stopped by its PID. Every browser test launches it here (cors-browser, dashboard-browser).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

@@ -7,6 +7,7 @@ import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcRes
 import { ConnectionClosedError, HttpStatusError } from '../../../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../../../protocol/errors.js';
 import { mediaTypeEssence } from '../media.js';
+import { readBoundedText } from '../boundedBody.js';
 import type { SseDecoder, SseEvent } from '../sse/sseDecoder.js';
 
 /** The `fetch` a client transport calls: the global one, or one a host injects (a proxy agent, a test double). */
@@ -107,34 +108,6 @@ export function isStaleSocket(error: unknown): boolean {
 /** Whether `error` is what an aborted `fetch` or body read rejects with. */
 export function isAbort(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (error instanceof Error && error.name === 'AbortError');
-}
-
-/**
- * Reads a body as text, at most `maxBytes` of it; the rest is cancelled.
- * @returns The text, and whether the whole body was read.
- */
-export async function readBoundedText(response: Response, maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }> {
-  const body = response.body;
-  if (body === null) return { text: '', complete: true };
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return { text: text + decoder.decode(), complete: true };
-      bytes += value.byteLength;
-      if (bytes > maxBytes) {
-        text += decoder.decode(value.subarray(0, value.byteLength - (bytes - maxBytes)));
-        await reader.cancel().catch(() => undefined);
-        return { text, complete: false };
-      }
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    reader.releaseLock();
-  }
 }
 
 /** Drops a body the transport does not read (so the connection can be reused). */

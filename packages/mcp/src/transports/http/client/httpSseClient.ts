@@ -8,6 +8,7 @@
  */
 import { parseMessage, type Inbound, type JsonRpcMessage, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { AuthorizationError, ClientErrorCode, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, McpClientError, RedirectRefusedError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
+import { readBoundedText } from '../boundedBody.js';
 import { authorizedFetch, type HttpClientAuth } from './auth/authorizedFetch.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { echo } from '@switchboard/jsonrpc';
@@ -21,7 +22,6 @@ import {
   isAbort,
   isConnectionRefused,
   isEventStream,
-  readBoundedText,
   readErrorAnswer,
   readSseBody,
   requestHeaders,

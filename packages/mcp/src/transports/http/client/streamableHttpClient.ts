@@ -10,6 +10,7 @@
 import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { authorizedFetch } from './auth/authorizedFetch.js';
+import { readBoundedText } from '../boundedBody.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { McpErrorCode } from '../../../protocol/errors.js';
 import type { ParamHeader } from '../../../protocol/paramHeaders.js';
@@ -26,7 +27,6 @@ import {
   isEventStream,
   isConnectionRefused,
   isStaleSocket,
-  readBoundedText,
   readErrorAnswer,
   requestHeaders,
   responsesOf,

@@ -18,7 +18,8 @@ import {
   type AuthorizationServerMetadata,
   type ProtectedResourceMetadata,
 } from '../../../../protocol/auth/metadata.js';
-import { fetchFailure, isStaleSocket, readBoundedText, type FetchLike } from '../clientHttp.js';
+import { readBoundedText } from '../../boundedBody.js';
+import { fetchFailure, isStaleSocket, type FetchLike } from '../clientHttp.js';
 
 /** Bound (bytes) of one metadata document or token endpoint answer read: 256 KiB. */
 export const MAX_OAUTH_DOCUMENT_BYTES = 256 * 1024;

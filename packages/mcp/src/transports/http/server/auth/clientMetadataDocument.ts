@@ -11,6 +11,7 @@
  *   validate" the fetched document's `client_id` and redirect URIs; SSRF care); draft-ietf-oauth-client-id-metadata-
  *   document-00 §3 (the URL), §4.1 (the document: no `client_secret`, no symmetric client authentication), §6 (SSRF)
  */
+import { readBoundedText } from '../../boundedBody.js';
 
 /** Default {@link ClientMetadataFetcherOptions.timeoutMs}. */
 export const DEFAULT_CIMD_TIMEOUT_MS = 5000;
@@ -95,28 +96,11 @@ export function clientIdUrlProblem(clientId: string): string | undefined {
 }
 
 async function boundedJson(response: Response, maxBytes: number): Promise<unknown> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new ClientMetadataError('the metadata document is empty');
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new ClientMetadataError(`the metadata document is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  if (response.body === null) throw new ClientMetadataError('the metadata document is empty');
+  const { text, complete } = await readBoundedText(response, maxBytes);
+  if (!complete) throw new ClientMetadataError(`the metadata document is larger than ${maxBytes} bytes`);
   try {
-    return JSON.parse(new TextDecoder().decode(all));
+    return JSON.parse(text);
   } catch {
     throw new ClientMetadataError('the metadata document is not JSON');
   }

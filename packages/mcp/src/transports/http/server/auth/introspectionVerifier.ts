@@ -8,6 +8,7 @@
  *
  * @see RFC 7662 §2 (request and response); MCP 2026-07-28 basic/authorization/index.mdx "Token Handling"
  */
+import { readBoundedText } from '../../boundedBody.js';
 import type { AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { TokenRefusal, TokenVerifier } from './authOptions.js';
 import { DEFAULT_JWT_CLOCK_TOLERANCE_SECONDS, DEFAULT_TOKEN_CACHE_MAX_AGE_MS, authInfoOfClaims } from './jwtVerifier.js';
@@ -46,27 +47,9 @@ export interface IntrospectionVerifierOptions {
 
 /** The body of `response`, read up to `maxBytes`. @throws Error when it is longer */
 async function boundedText(response: Response, maxBytes: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`the introspection answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const { text, complete } = await readBoundedText(response, maxBytes);
+  if (!complete) throw new Error(`the introspection answer is larger than ${maxBytes} bytes`);
+  return text;
 }
 
 /** base64 of a UTF-8 string, runtime-neutral. */

@@ -8,23 +8,21 @@
  * @see MCP 2026-07-28 basic/authorization/authorization-server-discovery.mdx "Authorization Server Metadata
  *   Discovery"; RFC 8414 §3.1, §3.3; OpenID Connect Discovery 1.0 §4
  */
+import { authorizationServerMetadataUrls } from '../../../../protocol/auth/metadata.js';
+import { readBoundedText } from '../../boundedBody.js';
 
 /** The largest metadata document read, in bytes. */
 const MAX_METADATA_BYTES = 64 * 1024;
 
 /** The metadata URLs of `issuer`, in the order MCP gives. */
 export function issuerMetadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/+$/, '');
-  if (path === '') return [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`];
-  return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}/.well-known/openid-configuration${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
+  return authorizationServerMetadataUrls(issuer).map((candidate) => candidate.url.href);
 }
 
+/** The metadata document's text; the body is read at most to the bound (a peer's size header may lie or be absent). */
 async function readBounded(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > MAX_METADATA_BYTES) throw new Error(`the authorization server metadata is larger than ${MAX_METADATA_BYTES} bytes`);
-  const text = await response.text();
-  if (text.length > MAX_METADATA_BYTES) throw new Error(`the authorization server metadata is larger than ${MAX_METADATA_BYTES} bytes`);
+  const { text, complete } = await readBoundedText(response, MAX_METADATA_BYTES);
+  if (!complete) throw new Error(`the authorization server metadata is larger than ${MAX_METADATA_BYTES} bytes`);
   return text;
 }
 
