@@ -616,7 +616,9 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     for (const id of ids) {
       expect(id).toBeDefined();
       expect(id).not.toContain(s.id);
-      for (const part of s.id.split('-')) expect(id).not.toContain(part);
+      // The id's longer parts (8 and 12 hex digits) only: a 4-digit part turns up in a random event id by chance
+      // (about once in 250 runs), which says nothing about a leak.
+      for (const part of s.id.split('-').filter((p) => p.length >= 8)) expect(id).not.toContain(part);
     }
     await get.cancel();
   });
