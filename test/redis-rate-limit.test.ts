@@ -155,7 +155,7 @@ describe.skipIf(REDIS_SERVER === undefined)("a caller's rate limit across two in
     expect(await (a as Instance).stores!.redis.keys('limit:*rl:*')).toEqual(expect.arrayContaining(['limit:rl:address:127.0.0.1', 'limit:ping:rl:address:127.0.0.1']));
   });
 
-  it('fails open while Redis is down (one warning, no wait), and counts again once it is back', async () => {
+  it('fails open while Redis is down (one warning per instance), and counts again once it is back', async () => {
     lines.length = 0;
     await (redis as RedisServer).kill();
     const during = [];

@@ -45,10 +45,11 @@ return 0
 `);
 
 /**
- * A `RateLimitStore` in Redis (see the module comment), for `rateLimitMiddleware({ store })`. While the connection
- * is not up, `take` rejects at once with a `RedisStoreError` (it does not wait for the reconnection), so the
- * middleware's `onStoreError` policy answers without delay; a command sent on a live connection is bounded by
- * `connectRedis`'s `commandTimeoutMs` and `maxRetriesPerRequest`.
+ * A `RateLimitStore` in Redis (see the module comment), for `rateLimitMiddleware({ store })`. While a lost
+ * connection is being re-established, `take` rejects at once with a `RedisStoreError` (it does not wait for the
+ * reconnection), so the middleware's `onStoreError` policy answers without delay; before the first connection it
+ * waits for it, and a command sent on a live connection is bounded by `connectRedis`'s `commandTimeoutMs` and
+ * `maxRetriesPerRequest`.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: Redis;
@@ -60,7 +61,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, limit: RateLimit): Promise<number> {
-    if (this.#redis.status !== 'ready') throw new RedisStoreError('RedisRateLimitStore.take', `the connection is ${this.#redis.status}`);
+    const status = this.#redis.status;
+    if (status === 'reconnecting' || status === 'close' || status === 'end') throw new RedisStoreError('RedisRateLimitStore.take', `the connection is ${status}`);
     return guarded('RedisRateLimitStore.take', async () => {
       const answer = await TAKE.run(this.#redis, [`${this.#prefix}${key}`, limit.requestsPerSecond / 1000, limit.burst]);
       return Number(answer);
