@@ -4,7 +4,7 @@
  * every HTTP request goes to the other process than the one before (a round robin with no stickiness), keeps one
  * session opened on the first — tools, a resource, and an `execute_sql` whose `elicitation/create` is raised on one
  * process and answered through the other; a 2026-07-28 `input_required` result sealed by one process is continued by
- * the other. A demo whose Redis does not answer is one line and exit 1. Without redis-server the suite skips with one
+ * the other. A demo whose Redis does not answer is one line and exit 1 (`--stdio` with it: a usage error). Without redis-server the suite skips with one
  * line naming the package.
  */
 import { spawn } from 'node:child_process';
@@ -107,7 +107,7 @@ describe.skipIf(REDIS_SERVER === undefined)('two demo processes sharing one Redi
     expect(replayed.error).toEqual({ code: -32602, message: 'Invalid params: "requestState" was already used: a request state continues one retry only' });
   }, TEST_MS);
 
-  it('a Redis that does not answer is one line and exit code 1, the password hidden', async () => {
+  it('a Redis that does not answer is one line and exit code 1, the password hidden; with --stdio it is a usage error', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, [DEMO_MAIN, '--port', '0', '--redis-url', `redis://:hunter2-secret@127.0.0.1:${port}`], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -120,6 +120,16 @@ describe.skipIf(REDIS_SERVER === undefined)('two demo processes sharing one Redi
     expect(stderr).toMatch(new RegExp(`^demo: cannot reach Redis at redis://…@127\\.0\\.0\\.1:${port}: .*\\n$`, 'm'));
     expect(stderr).not.toContain('hunter2');
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+    // stdio serves one client: sharing its stores is a usage error.
+    const stdio = spawn(process.execPath, [DEMO_MAIN, '--stdio', '--redis-url', redis!.url], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let usage = '';
+    stdio.stderr.on('data', (chunk: Buffer) => (usage += chunk.toString()));
+    try {
+      expect(await exitWithin(stdio, 15_000)).toBe(2);
+    } finally {
+      stopByPid(stdio);
+    }
+    expect(usage).toMatch(/^demo: --redis-url shares the stores of HTTP instances; stdio serves one client \(drop --stdio or --redis-url\)\nusage: /);
   }, TEST_MS);
 });
 

@@ -58,7 +58,7 @@ export interface StoreConformanceSubjects {
   /** A cluster bus; if what it returns has `subscribed(): Promise<void>`, the kit awaits it after subscribing. */
   readonly clusterBus?: ConformanceFactory<ClusterBus>;
   readonly leaseStore?: ConformanceFactory<LeaseStore>;
-  /** The rate limit's token buckets (runs on the store's own clock: its checks take about 1.5 s). */
+  /** The rate limit's token buckets (runs on the store's own clock: its checks take about a second). */
   readonly rateLimitStore?: ConformanceFactory<RateLimitStore>;
   /** How long (ms) a message published on one bus instance may take to reach another. @default 2000 */
   readonly deliveryTimeoutMs?: number;

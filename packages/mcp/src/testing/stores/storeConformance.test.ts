@@ -102,7 +102,7 @@ describe('the rate limit checks', () => {
     for (const check of checks) await check.run().catch(() => failures.push(check.name));
     expect(failures).toEqual(['refills at requestsPerSecond, never beyond burst; a refused take names when to come back']);
     // A store per instance (the in-memory one, not shared): the deployment's limit is then one per instance.
-    const apart = storeConformanceChecks({ rateLimitStore: () => new InMemoryRateLimitStore() });
+    const apart = storeConformanceChecks({ rateLimitStore: () => new InMemoryRateLimitStore() }).filter((check) => !check.name.startsWith('refills'));
     const failed: string[] = [];
     for (const check of apart) await check.run().catch(() => failed.push(check.name));
     expect(failed).toEqual([
