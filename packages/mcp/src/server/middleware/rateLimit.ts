@@ -120,24 +120,25 @@ export function rateLimitMiddleware(options: RateLimitMiddlewareOptions = {}): M
   const store = options.store ?? new InMemoryRateLimitStore({ maxKeys: maxCallers, ...(options.now === undefined ? {} : { now: options.now }) });
   let failing = false;
 
-  const judged = (call: MiddlewareCall, key: string, retryAfterMs: number, next: () => Promise<unknown>): Promise<unknown> => {
+  /** Throws the refusal unless `retryAfterMs` is 0 (admitted). */
+  const judge = (call: MiddlewareCall, key: string, retryAfterMs: number): void => {
     if (failing) {
       failing = false;
       call.logger.info('Rate limit store answers again: requests are counted');
     }
-    if (retryAfterMs === 0) return next();
+    if (retryAfterMs === 0) return;
     call.logger.debug('Request refused by the rate limit', { method: echo(call.method), caller: echo(key), retryAfterMs });
     throw new RateLimitedError(retryAfterMs);
   };
-  const failed = (call: MiddlewareCall, error: unknown, next: () => Promise<unknown>): Promise<unknown> => {
+  /** Applies `onStoreError`: returns (admit) or throws the refusal; logs once per outage. */
+  const storeFailed = (call: MiddlewareCall, error: unknown): void => {
     if (!failing) {
       failing = true;
       call.logger.warn(`Rate limit store failed: requests are ${onStoreError === 'admit' ? 'admitted uncounted' : 'refused'} until it answers`, {
         error: error instanceof Error ? error.message : String(error),
       });
     }
-    if (onStoreError === 'admit') return next();
-    throw new RateLimitedError(RATE_LIMIT_STORE_FAILED_RETRY_MS);
+    if (onStoreError === 'refuse') throw new RateLimitedError(RATE_LIMIT_STORE_FAILED_RETRY_MS);
   };
 
   return (call, next) => {
@@ -148,12 +149,22 @@ export function rateLimitMiddleware(options: RateLimitMiddlewareOptions = {}): M
     try {
       taken = store.take(key, limit);
     } catch (error) {
-      return failed(call, error, next);
+      storeFailed(call, error);
+      return next();
     }
-    if (typeof taken === 'number') return judged(call, key, taken, next);
+    if (typeof taken === 'number') {
+      judge(call, key, taken);
+      return next();
+    }
     return taken.then(
-      (retryAfterMs) => judged(call, key, retryAfterMs, next),
-      (error: unknown) => failed(call, error, next),
+      (retryAfterMs) => {
+        judge(call, key, retryAfterMs);
+        return next();
+      },
+      (error: unknown) => {
+        storeFailed(call, error);
+        return next();
+      },
     );
   };
 }
