@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * What the example launchers under examples/ share, so they parse their arguments and report a failure to listen
- * the same way: `--port N`, `--host H`, `--stdio`, `--help`; a bad argument is one line plus the usage on stderr and
- * exit code 2; a port in use is one line on stderr and exit code 1, never a stack trace.
+ * the same way: `--port N`, `--host H`, `--stdio`, `--help`, and for a launcher that opts in `--redis-url URL`; a bad
+ * argument is one line plus the usage on stderr and exit code 2; a port in use or an unreachable Redis is one line on
+ * stderr and exit code 1, never a stack trace.
  */
 import process from 'node:process';
 import { AddressInUseError } from '@switchboard/mcp/node';
@@ -12,9 +13,9 @@ import { AddressInUseError } from '@switchboard/mcp/node';
  * bad argument prints `<name>: <problem>` and `usage` on stderr and exits 2.
  *
  * @param {readonly string[]} argv - The arguments after the script path.
- * @param {{ name: string, usage: string, port: number, host: string }} defaults - The launcher's name (the prefix of
- *   its messages), usage line and default port and host.
- * @returns {{ stdio: boolean, port: number, host: string }}
+ * @param {{ name: string, usage: string, port: number, host: string, redis?: boolean }} defaults - The launcher's name
+ *   (the prefix of its messages), usage line, default port and host, and whether it takes `--redis-url`.
+ * @returns {{ stdio: boolean, port: number, host: string, redisUrl?: string }}
  */
 export function parseLaunchArgs(argv, defaults) {
   /** @param {string} message @returns {never} */
@@ -22,6 +23,7 @@ export function parseLaunchArgs(argv, defaults) {
     process.stderr.write(`${defaults.name}: ${message}\n${defaults.usage}\n`);
     process.exit(2);
   };
+  /** @type {{ stdio: boolean, port: number, host: string, redisUrl?: string }} */
   const opts = { stdio: false, port: defaults.port, host: defaults.host };
   for (let i = 0; i < argv.length; i++) {
     const arg = /** @type {string} */ (argv[i]);
@@ -43,11 +45,66 @@ export function parseLaunchArgs(argv, defaults) {
         break;
       }
       case '--host': opts.host = value(); break;
+      case '--redis-url':
+        if (defaults.redis !== true) fail(`unknown argument '${arg}'`);
+        opts.redisUrl = value();
+        break;
       case '--help': case '-h': process.stderr.write(`${defaults.usage}\n`); process.exit(0); break;
       default: fail(`unknown argument '${arg}'`);
     }
   }
+  if (opts.stdio && opts.redisUrl !== undefined) fail('--redis-url shares the stores of HTTP instances; stdio serves one client (drop --stdio or --redis-url)');
   return opts;
+}
+
+/** A failure to start that one line explains (printed without a stack). */
+export class LaunchFailure extends Error {}
+
+/** The environment variable a Redis-aware launcher reads when `--redis-url` is not given. */
+export const REDIS_URL_ENV = 'SWITCHBOARD_REDIS_URL';
+/**
+ * The environment variable holding the `requestState` signing secret (at least 32 bytes) that instances sharing one
+ * Redis share too, so a 2026-07-28 retry sealed by one is opened by another.
+ */
+export const REQUEST_STATE_SECRET_ENV = 'SWITCHBOARD_REQUEST_STATE_SECRET';
+
+/**
+ * The stores of `@switchboard/redis` on `url`, once Redis answers; connection losses and recoveries are one line each
+ * on stderr.
+ *
+ * @param {string} name - The prefix of its messages.
+ * @param {string} url - A `redis://` or `rediss://` URL.
+ * @param {number} [timeoutMs] - How long Redis may take to answer first. Default 5000.
+ * @returns {Promise<import('@switchboard/redis').RedisStores>}
+ * @throws {LaunchFailure} `cannot reach Redis at <url>: …` (password hidden) when it does not answer in time, or the
+ *   URL is not a Redis URL
+ */
+export async function openLauncherRedis(name, url, timeoutMs = 5000) {
+  const { redisStores } = await import('@switchboard/redis');
+  const shown = url.replace(/\/\/[^@/]*@/, '//…@');
+  /** @param {string} message @param {Record<string, unknown>} [fields] */
+  const line = (message, fields) => process.stderr.write(`${name}: ${message}${typeof fields?.error === 'string' ? ` (${fields.error})` : ''}\n`);
+  /** @type {import('@switchboard/redis').RedisStores} */
+  let stores;
+  try {
+    stores = redisStores({ url, logger: { debug: () => undefined, info: line, warn: line, error: line } });
+  } catch (error) {
+    throw new LaunchFailure(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  try {
+    await Promise.race([
+      stores.ready.then(() => stores.redis.ping()),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+    ]);
+  } catch (error) {
+    await stores.close().catch(() => undefined);
+    throw new LaunchFailure(`cannot reach Redis at ${shown}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+  return stores;
 }
 
 /**
@@ -89,22 +146,41 @@ export function closeStdioOnSignals(session, drainMs) {
  * Streamable HTTP on `--host`/`--port`, and on SIGINT/SIGTERM drains the calls in flight for up to `drainMs`, closes
  * the server and exits 0. A failure to start is one line on stderr and exit code 1.
  *
+ * With `redis: true`, HTTP instances given `--redis-url` (or `SWITCHBOARD_REDIS_URL`) keep their sessions, SSE
+ * events, tasks, used request states and notifications in that Redis (`redisStores`, with the cluster option), so
+ * several processes on one Redis serve any session's request on any of them; `createServer` then gets the server's
+ * share of the stores (`{ bus, taskStore, requestStateStore }`, and `requestState` keys when
+ * `SWITCHBOARD_REQUEST_STATE_SECRET` is set).
+ *
  * @param {object} launcher
  * @param {string} launcher.name - The prefix of its messages.
  * @param {string} launcher.usage - The usage line.
  * @param {number} launcher.port - The default port.
  * @param {string} launcher.host - The default host.
  * @param {number} launcher.drainMs - How long (ms) calls in flight may take on shutdown.
- * @param {() => Promise<import('@switchboard/mcp/server').McpServer>} launcher.createServer - Builds the server.
+ * @param {(options?: import('@switchboard/mcp/server').McpServerOptions) => Promise<import('@switchboard/mcp/server').McpServer>} launcher.createServer -
+ *   Builds the server (with the shared stores' server options under `--redis-url`).
  * @param {(handle: import('@switchboard/mcp/node').ServeHttpHandle) => string} launcher.listening - What to print on
  *   stderr once the HTTP server listens.
  * @param {() => void} [launcher.closed] - Called after the server closed (HTTP), before the exit.
  * @param {{ responseMode?: 'auto' | 'json' | 'sse' }} [launcher.http] - Handler options for HTTP (default: none).
+ * @param {boolean} [launcher.redis] - Takes `--redis-url` / `SWITCHBOARD_REDIS_URL` (default: false).
  */
 export function runLauncher(launcher) {
   const main = async () => {
     const opts = parseLaunchArgs(process.argv.slice(2), launcher);
-    const server = await launcher.createServer();
+    const envUrl = process.env[REDIS_URL_ENV];
+    const redisUrl = launcher.redis !== true || opts.stdio ? undefined : (opts.redisUrl ?? (envUrl === '' ? undefined : envUrl));
+    const stores = redisUrl === undefined ? undefined : await openLauncherRedis(launcher.name, redisUrl);
+    const secret = process.env[REQUEST_STATE_SECRET_ENV];
+    const shared = stores === undefined ? undefined : {
+      ...stores.serverOptions,
+      ...(secret === undefined || secret === '' ? {} : { requestState: { keys: [{ id: 'shared', secret }] } }),
+    };
+    const server = await launcher.createServer(shared).catch(async (/** @type {unknown} */ error) => {
+      await stores?.close();
+      throw error;
+    });
     if (opts.stdio) {
       const { serveStdio } = await import('@switchboard/mcp/stdio');
       // serveStdio ends the process once the session closes (stdin end-of-file, or a signal after the drain).
@@ -112,7 +188,11 @@ export function runLauncher(launcher) {
       return;
     }
     const { serveHttp } = await import('@switchboard/mcp/node');
-    const handle = await serveHttp({ server, port: opts.port, host: opts.host, ...launcher.http });
+    const handle = await serveHttp({ server, port: opts.port, host: opts.host, ...launcher.http, ...stores?.httpOptions }).catch(async (/** @type {unknown} */ error) => {
+      await stores?.close();
+      throw error;
+    });
+    if (stores !== undefined) process.stderr.write(`${launcher.name}: sessions, events, tasks and notifications shared through Redis at ${/** @type {string} */ (redisUrl).replace(/\/\/[^@/]*@/, '//…@')}\n`);
     process.stderr.write(launcher.listening(handle));
     let stopping = false;
     const stop = async () => {
@@ -122,6 +202,7 @@ export function runLauncher(launcher) {
         // Graceful: new sessions are refused, calls in flight are answered (up to the deadline), then exit 0.
         await handle.close({ drainMs: launcher.drainMs });
         await server.close();
+        await stores?.close();
         launcher.closed?.();
       } finally {
         process.exit(0);
@@ -131,7 +212,7 @@ export function runLauncher(launcher) {
     process.once('SIGTERM', () => { void stop(); });
   };
   main().catch((/** @type {unknown} */ error) => {
-    const line = listenFailureLine(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
+    const line = listenFailureLine(error) ?? (error instanceof LaunchFailure ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
     process.stderr.write(`${launcher.name}: ${line}\n`);
     process.exit(1);
   });

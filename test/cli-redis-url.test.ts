@@ -1,7 +1,8 @@
 /**
  * `--redis-url` and `SWITCHBOARD_REDIS_URL` of `switchboard serve` (in-process `run`, a real `redis-server`): the
  * module's function gets the Redis bus, task store and request state store, and the HTTP sessions are recorded in
- * Redis (`serve`, and `gateway`, whose front server publishes its list changes on the Redis bus); an unreachable Redis is one line naming it (password hidden) and a non-zero exit, in bounded time.
+ * Redis (`serve`, and `gateway`, whose front server publishes its list changes on the Redis bus and counts its
+ * configured rate limit in Redis); an unreachable Redis is one line naming it (password hidden) and a non-zero exit, in bounded time.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -51,9 +52,9 @@ describe.skipIf(REDIS_SERVER === undefined)('switchboard serve --redis-url', () 
     }
   }, 60_000);
 
-  it('gateway --redis-url records the front\'s sessions in Redis and gives its server the Redis bus', async () => {
+  it('gateway --redis-url records the front\'s sessions in Redis, gives its server the Redis bus and its rate limit the Redis buckets', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-gateway-redis-'));
-    writeFileSync(path.join(dir, 'gateway.json'), JSON.stringify({ upstreams: { one: { command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'stdio-server.mjs')] } } }));
+    writeFileSync(path.join(dir, 'gateway.json'), JSON.stringify({ upstreams: { one: { command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'stdio-server.mjs')] } }, middleware: { rateLimit: { requestsPerSecond: 0.01, burst: 1000 } } }));
     const connection = connectRedis({ url: redis!.url });
     const sessions = new RedisSessionStore({ redis: connection, keyPrefix: 'switchboard:' });
     const listener = connectRedis({ url: redis!.url });
@@ -72,6 +73,9 @@ describe.skipIf(REDIS_SERVER === undefined)('switchboard serve --redis-url', () 
       expect(await sessions.count()).toBe(1);
       // The front's list changed when the upstream came: published on the Redis bus.
       expect(heard.some((text) => text.includes('"list_changed"'))).toBe(true);
+      // The configured rate limit counts in Redis (one bucket per caller for every gateway instance).
+      expect(await connection.keys('switchboard:rl:*')).toEqual(['switchboard:rl:address:127.0.0.1']);
+      expect(Number(await connection.hget('switchboard:rl:address:127.0.0.1', 'tk'))).toBeLessThan(1000);
       await client.close();
       stop.abort();
       expect(await done).toBe(0);

@@ -6,7 +6,7 @@
  * line naming the package.
  */
 import { describeStoreConformance } from '@switchboard/mcp/testing';
-import { connectRedis, RedisClusterBus, RedisEventStore, RedisLeaseStore, RedisNotificationBus, RedisRequestStateStore, RedisSessionStore, RedisTaskStore, redisStores } from '@switchboard/redis';
+import { connectRedis, RedisClusterBus, RedisEventStore, RedisLeaseStore, RedisNotificationBus, RedisRateLimitStore, RedisRequestStateStore, RedisSessionStore, RedisTaskStore, redisStores } from '@switchboard/redis';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_REDIS, REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redisServer.js';
@@ -41,6 +41,7 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
     requestStateStore: ({ space }) => new RedisRequestStateStore({ redis: on(), keyPrefix: `${space}:` }),
     clusterBus: ({ space }) => new RedisClusterBus({ redis: on(), keyPrefix: `${space}:` }),
     leaseStore: ({ space }) => new RedisLeaseStore({ redis: on(), keyPrefix: `${space}:` }),
+    rateLimitStore: ({ space }) => new RedisRateLimitStore({ redis: on(), keyPrefix: `${space}:` }),
   }, { describe, it });
 
   it('a session record expires by its TTL once the instance holding it is gone, and not while it runs', async () => {
@@ -86,8 +87,10 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
       await stores.eventStore.storeEvent('tok.1', { jsonrpc: '2.0', method: 'notifications/message', params: {} }, 60);
       await stores.taskStore.create({ taskId: 'T', ttlMs: 60_000, owner: 'alice', caller: 'address:1' });
       await stores.requestStateStore.claim('R', Date.now() + 60_000);
+      expect(await stores.rateLimitStore.take('address:1', { requestsPerSecond: 0.001, burst: 2 })).toBe(0);
       expect((await stores.redis.keys('doc:*')).sort()).toEqual([
         'doc:ev:all', 'doc:ev:b:tok', 'doc:ev:o:tok', 'doc:ev:s:tok.1', 'doc:ev:seq',
+        'doc:rl:address:1',
         'doc:rs:R',
         'doc:ss:c:alice', 'doc:ss:epoch', 'doc:ss:exp', 'doc:ss:idx', 'doc:ss:r:S', 'doc:ss:st:S', 'doc:ss:who',
         'doc:tk:all', 'doc:tk:c:address:1', 'doc:tk:exp', 'doc:tk:o:alice', 'doc:tk:seq', 'doc:tk:t:T', 'doc:tk:who',
@@ -96,6 +99,9 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
       expect(await stores.redis.pttl('doc:ss:st:S')).toBeGreaterThan(50_000);
       expect(await stores.redis.call('OBJECT', 'ENCODING', 'doc:ss:r:S')).toBe('listpack'); // compact: the state is not in it
       expect(await stores.redis.pttl('doc:ev:s:tok.1')).toBeGreaterThan(7_000_000);
+      // A bucket's key lives until it would be full again: one token short at 0.001/s is 1,000 s.
+      expect(await stores.redis.pttl('doc:rl:address:1')).toBeGreaterThan(990_000);
+      expect(await stores.redis.pttl('doc:rl:address:1')).toBeLessThanOrEqual(1_000_000);
     } finally {
       await stores.close();
     }

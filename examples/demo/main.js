@@ -6,6 +6,9 @@
  *
  *   node examples/demo/main.js [--port N] [--host H]   Streamable HTTP at http://H:N/mcp (default 127.0.0.1:3000),
  *                                                     2024-11-05 HTTP+SSE at /sse
+ *   node examples/demo/main.js --redis-url redis://…   the same, its sessions, events, tasks and notifications in
+ *                                                     Redis (or SWITCHBOARD_REDIS_URL): processes on one Redis
+ *                                                     serve each other's sessions
  *   node examples/demo/main.js --stdio                 stdio: stdout carries protocol messages only
  *
  * Hosts must call node directly for stdio (npm prints a banner on stdout). Everything else goes to stderr:
@@ -22,7 +25,7 @@ const DEFAULT_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
 /** On SIGINT/SIGTERM, how long (ms) requests in flight may take to be answered before the server closes anyway. */
 const SHUTDOWN_DRAIN_MS = 10_000;
-const USAGE = 'usage: node examples/demo/main.js [--port N] [--host H] | --stdio';
+const USAGE = 'usage: node examples/demo/main.js [--port N] [--host H] [--redis-url URL] | --stdio';
 const MAIN_FILE = fileURLToPath(import.meta.url);
 
 /**
@@ -46,13 +49,14 @@ runLauncher({
   port: DEFAULT_PORT,
   host: DEFAULT_HOST,
   drainMs: SHUTDOWN_DRAIN_MS,
-  createServer: async () => {
+  redis: true,
+  createServer: async (options) => {
     // Start-up: sql.js compiles its WebAssembly in the background while the server module (zod, the MCP
     // server) loads, so the two overlap instead of adding up.
     const opening = openDemoDatabase();
     const [{ createDemoServer }, opened] = await Promise.all([import('./server.js'), opening]);
     db = opened;
-    return createDemoServer(opened);
+    return createDemoServer(opened, options);
   },
   listening: (handle) => [
     `demo: Streamable HTTP listening on ${handle.url} (2024-11-05 HTTP+SSE: ${handle.url.replace(/\/mcp$/, '/sse')}; pid ${process.pid})`,

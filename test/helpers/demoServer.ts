@@ -26,9 +26,12 @@ export interface DemoHttp {
   stop(): Promise<number | null>;
 }
 
-/** Starts `main.js --port 0` and resolves once it printed its URL. */
-export async function startDemoHttp(): Promise<DemoHttp> {
-  const child = spawn(process.execPath, [DEMO_MAIN, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Starts `main.js --port 0` (with `options.args` after it, and `options.env` over the environment) and resolves once
+ * it printed its URL.
+ */
+export async function startDemoHttp(options: { readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>> } = {}): Promise<DemoHttp> {
+  const child = spawn(process.execPath, [DEMO_MAIN, '--port', '0', ...(options.args ?? [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { stopByPid(child); reject(new Error(`no URL on stderr within 10 s: ${stderr}`)); }, 10_000);

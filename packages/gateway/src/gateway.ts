@@ -19,7 +19,7 @@
 import type { Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger, type Implementation } from '@switchboard/mcp';
 import { McpServer, rateLimitMiddleware, toolTimeoutMiddleware, type McpServerOptions } from '@switchboard/mcp/server';
-import { InMemoryNotificationBus } from '@switchboard/mcp/stores';
+import { InMemoryNotificationBus, type RateLimitStore } from '@switchboard/mcp/stores';
 import type { McpClient } from '@switchboard/mcp/client';
 import { connectorFor, type UpstreamEndpoint } from './config/connector.js';
 import type { BackoffOptions } from './fanout/backoff.js';
@@ -78,9 +78,10 @@ export interface GatewayMiddlewareOptions {
   readonly toolTimeoutsMs?: Readonly<Record<string, number>>;
   /**
    * A token bucket per caller (the authenticated identity, else the remote address): `requestsPerSecond` sustained
-   * (default 10), `burst` at once (default 20) (`rateLimitMiddleware`). @default none
+   * (default 10), `burst` at once (default 20), counted in `store` (default: this process's memory; a shared one such
+   * as `redisStores(…).rateLimitStore` makes it the deployment's limit) (`rateLimitMiddleware`). @default none
    */
-  readonly rateLimit?: { readonly requestsPerSecond?: number; readonly burst?: number };
+  readonly rateLimit?: { readonly requestsPerSecond?: number; readonly burst?: number; readonly store?: RateLimitStore };
 }
 
 /** Options of {@link createGateway}. */
@@ -184,7 +185,11 @@ function modeOf(prefix: string, tools: ToolPolicy | undefined): Prepared['mode']
 function installMiddleware(server: McpServer, middleware: GatewayMiddlewareOptions | undefined): void {
   const rate = middleware?.rateLimit;
   if (rate !== undefined) {
-    server.use(rateLimitMiddleware({ ...(rate.requestsPerSecond === undefined ? {} : { requestsPerSecond: rate.requestsPerSecond }), ...(rate.burst === undefined ? {} : { burst: rate.burst }) }));
+    server.use(rateLimitMiddleware({
+      ...(rate.requestsPerSecond === undefined ? {} : { requestsPerSecond: rate.requestsPerSecond }),
+      ...(rate.burst === undefined ? {} : { burst: rate.burst }),
+      ...(rate.store === undefined ? {} : { store: rate.store }),
+    }));
   }
   const timeouts = middleware?.toolTimeoutsMs;
   if (timeouts !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * @switchboard/redis — the stores of `@switchboard/mcp/stores` on Redis, so several instances behind one endpoint
- * share sessions, resumable SSE events, tasks, used request states and notifications: `redisStores({ url })` for
+ * share sessions, resumable SSE events, tasks, used request states, notifications and each caller's rate limit: `redisStores({ url })` for
  * all of them on one URL, or each class on a connection of `connectRedis`. Every store passes the store conformance
  * kit (`@switchboard/mcp/testing`) against a real `redis-server`.
  *
@@ -16,6 +16,7 @@ export { RedisClusterBus, type RedisClusterBusOptions } from './redisClusterBus.
 export { DEFAULT_STREAM_TTL_MS, RedisEventStore, type RedisEventStoreOptions } from './redisEventStore.js';
 export { RedisLeaseStore, type RedisLeaseStoreOptions } from './redisLeaseStore.js';
 export { RedisNotificationBus, type RedisNotificationBusOptions } from './redisNotificationBus.js';
+export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redisRateLimitStore.js';
 export { RedisRequestStateStore, type RedisRequestStateStoreOptions } from './redisRequestStateStore.js';
 export { DEFAULT_ORPHAN_TTL_MS, DEFAULT_SESSION_HEARTBEAT_MS, RedisSessionStore, type RedisSessionStoreOptions } from './redisSessionStore.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './redisTaskStore.js';

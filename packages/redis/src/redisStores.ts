@@ -1,8 +1,8 @@
 /**
  * `redisStores`: every store of a Switchboard server on one Redis URL, in the shape the options want them —
  * `sessionStore` and `eventStore` for `serveHttp` / `createMcpHttpHandler`, `bus`, `taskStore` and
- * `requestStateStore` for `McpServer` — and the cluster's `clusterBus` and `leaseStore`, over three connections
- * (commands, and one subscriber per bus).
+ * `requestStateStore` for `McpServer`, `rateLimitStore` for `rateLimitMiddleware` — and the cluster's `clusterBus` and
+ * `leaseStore`, over three connections (commands, and one subscriber per bus).
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import type { Redis } from 'ioredis';
@@ -11,6 +11,7 @@ import { RedisClusterBus } from './redisClusterBus.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './redisEventStore.js';
 import { RedisLeaseStore } from './redisLeaseStore.js';
 import { RedisNotificationBus } from './redisNotificationBus.js';
+import { RedisRateLimitStore } from './redisRateLimitStore.js';
 import { RedisRequestStateStore } from './redisRequestStateStore.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './redisSessionStore.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redisTaskStore.js';
@@ -71,6 +72,12 @@ export interface RedisStores {
   readonly clusterBus: RedisClusterBus;
   /** The lease store (instance heartbeats and work records). */
   readonly leaseStore: RedisLeaseStore;
+  /**
+   * For `rateLimitMiddleware({ store })`: each caller's limit counted for the whole deployment (keys `P:rl:<caller>`).
+   * One store per rate-limit middleware: a second one needs `new RedisRateLimitStore({ redis, keyPrefix })` with a
+   * prefix of its own.
+   */
+  readonly rateLimitStore: RedisRateLimitStore;
   /** `{ bus, taskStore, requestStateStore }`: the options of `new McpServer(info, options)` (spread them into yours). */
   readonly serverOptions: { readonly bus: RedisNotificationBus; readonly taskStore: RedisTaskStore; readonly requestStateStore: RedisRequestStateStore };
   /** `{ sessionStore, eventStore, cluster }`: spread into `serveHttp({ … })` (no `cluster` with `cluster: false`). */
@@ -103,6 +110,7 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
   const bus = new RedisNotificationBus({ ...shared, ...logging });
   const clusterBus = new RedisClusterBus({ ...shared, ...logging });
   const leaseStore = new RedisLeaseStore(shared);
+  const rateLimitStore = new RedisRateLimitStore(shared);
   return {
     redis,
     sessionStore,
@@ -112,6 +120,7 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
     requestStateStore,
     clusterBus,
     leaseStore,
+    rateLimitStore,
     serverOptions: { bus, taskStore, requestStateStore },
     httpOptions: {
       sessionStore,

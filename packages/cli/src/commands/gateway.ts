@@ -134,6 +134,10 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
     gateway = createGateway({
       ...fromConfig,
       ...(stores === undefined ? {} : { server: { ...fromConfig.server, ...stores.serverOptions } }),
+      // With Redis the configured rate limit counts each caller across every gateway instance on it.
+      ...(stores === undefined || fromConfig.middleware?.rateLimit === undefined
+        ? {}
+        : { middleware: { ...fromConfig.middleware, rateLimit: { ...fromConfig.middleware.rateLimit, store: stores.rateLimitStore } } }),
       logger: stderrLogger(io, options.verbose === true),
       onHealth: (health) => note(healthLine(health)),
     });

@@ -55,6 +55,7 @@ export {
   DEFAULT_RATE_LIMIT_MAX_CALLERS,
   DEFAULT_RATE_LIMIT_PER_SECOND,
   RATE_LIMITED_CODE,
+  RATE_LIMIT_STORE_FAILED_RETRY_MS,
   RateLimitedError,
   rateLimitMiddleware,
   type RateLimitMiddlewareOptions,

@@ -2,7 +2,7 @@
  * @switchboard/mcp/stores — what a server keeps between messages, as interfaces with their in-memory
  * implementations: sessions ({@link SessionStore}), resumable stream events ({@link EventStore}), tasks
  * ({@link TaskStore}), the notification bus between instances ({@link NotificationBus}), single-use request
- * states ({@link RequestStateStore}), and what a cluster of instances shares to serve any session's request on any
+ * states ({@link RequestStateStore}), the rate limit's token buckets ({@link RateLimitStore}), and what a cluster of instances shares to serve any session's request on any
  * instance: the {@link ClusterBus} (answers, cancellations and state changes that landed on the wrong instance) and
  * the {@link LeaseStore} (which instance is alive, which holds a response stream). A Redis or Postgres store implements one interface from here and is handed to
  * `McpServer` or `createMcpHttpHandler` through their options.
@@ -61,4 +61,5 @@ export {
   DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER,
 } from './taskQuota.js';
 export { InMemoryNotificationBus, type BusListener, type BusMessage, type NotificationBus } from './notificationBus.js';
+export { InMemoryRateLimitStore, type InMemoryRateLimitStoreOptions, type RateLimit, type RateLimitStore } from './rateLimitStore.js';
 export { InMemoryRequestStateStore, type InMemoryRequestStateStoreOptions, type RequestStateStore } from './requestStateStore.js';

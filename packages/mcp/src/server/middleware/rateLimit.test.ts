@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import { McpServer } from '../mcpServer.js';
 import { connectRawClient } from '../../testing/index.js';
-import { RATE_LIMITED_CODE, RateLimitedError, rateLimitMiddleware } from './rateLimit.js';
+import { InMemoryRateLimitStore, type RateLimit, type RateLimitStore } from '../../stores/rateLimitStore.js';
+import { RATE_LIMIT_STORE_FAILED_RETRY_MS, RATE_LIMITED_CODE, RateLimitedError, rateLimitMiddleware } from './rateLimit.js';
 
 const ping = (id: number): JsonRpcRequest => ({ jsonrpc: '2.0', id, method: 'ping' });
 
@@ -79,5 +80,53 @@ describe('rateLimitMiddleware', () => {
     expect(() => rateLimitMiddleware({ requestsPerSecond: 0 })).toThrow(RangeError);
     expect(() => rateLimitMiddleware({ burst: 1.5 })).toThrow(/positive integer/);
     expect(() => rateLimitMiddleware({ maxCallers: -1 })).toThrow(RangeError);
+  });
+
+  it('counts in the store given: two servers on one store share each caller\'s bucket (a store answering later, too)', async () => {
+    const clock = { t: 0 };
+    const shared = new InMemoryRateLimitStore({ now: () => clock.t });
+    /** The same buckets, answered on a later turn (as a store over a network does). */
+    const later: RateLimitStore = { take: (key: string, limit: RateLimit) => new Promise((resolve) => setTimeout(() => resolve(shared.take(key, limit)), 1)) };
+    const servers = [shared, later].map((store) => {
+      const server = new McpServer({ name: 'limited', version: '1' }, { logger: silentLogger });
+      server.use(rateLimitMiddleware({ requestsPerSecond: 2, burst: 3, store }));
+      return server;
+    });
+    const answers = [];
+    for (let id = 1; id <= 4; id++) answers.push(await servers[id % 2]!.handle(ping(id), from('client:a')));
+    expect(answers.map((a) => ('result' in a! ? 'ok' : a!.error))).toEqual(['ok', 'ok', 'ok', { code: 429, message: 'Rate limit exceeded: retry in 500 ms', data: { retryAfterMs: 500 } }]);
+    expect(await servers[1]!.handle(ping(5), from('client:b'))).toMatchObject({ result: {} });
+  });
+
+  it('when the store fails: admits (or refuses, as asked) and logs one line per outage, not one per request', async () => {
+    const lines: string[] = [];
+    const logger = { ...silentLogger, warn: (m: string) => void lines.push(`warn: ${m}`), info: (m: string) => void lines.push(`info: ${m}`) };
+    let down = true;
+    const buckets = new InMemoryRateLimitStore({ now: () => 0 });
+    const flaky: RateLimitStore = { take: async (key, limit) => (down ? Promise.reject(new Error('connection lost')) : buckets.take(key, limit)) };
+    const make = (onStoreError?: 'admit' | 'refuse') => {
+      const server = new McpServer({ name: 'limited', version: '1' }, { logger });
+      server.use(rateLimitMiddleware({ burst: 1, store: flaky, ...(onStoreError === undefined ? {} : { onStoreError }) }));
+      return server;
+    };
+    const open = make();
+    for (let id = 1; id <= 3; id++) expect(await open.handle(ping(id), from('client:a'))).toMatchObject({ result: {} });
+    expect(lines).toEqual(['warn: Rate limit store failed: requests are admitted uncounted until it answers']);
+    down = false;
+    expect(await open.handle(ping(4), from('client:a'))).toMatchObject({ result: {} });
+    expect(await open.handle(ping(5), from('client:a'))).toMatchObject({ error: { code: 429 } });
+    expect(lines.slice(1)).toEqual(['info: Rate limit store answers again: requests are counted']);
+    down = true;
+    lines.length = 0;
+    const closed = make('refuse');
+    for (let id = 1; id <= 2; id++) {
+      expect(await closed.handle(ping(id), from('client:b'))).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: 429, message: `Rate limit exceeded: retry in ${RATE_LIMIT_STORE_FAILED_RETRY_MS} ms`, data: { retryAfterMs: RATE_LIMIT_STORE_FAILED_RETRY_MS } },
+      });
+    }
+    expect(lines).toEqual(['warn: Rate limit store failed: requests are refused until it answers']);
+    expect(() => rateLimitMiddleware({ onStoreError: 'maybe' as never })).toThrow(RangeError);
   });
 });

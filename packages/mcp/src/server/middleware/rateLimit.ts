@@ -1,5 +1,6 @@
 /**
- * `rateLimitMiddleware`: a token bucket per caller, in a bounded map of callers, and the error a refused request is
+ * `rateLimitMiddleware`: a token bucket per caller, in a {@link RateLimitStore} (a bounded map of callers by default,
+ * or one shared by every instance of a deployment), and the error a refused request is
  * answered with ({@link RateLimitedError}, code 429).
  *
  * The code: JSON-RPC 2.0 §5.1 leaves every code outside -32768…-32000 to the application; MCP 2026-07-28
@@ -15,6 +16,7 @@
  */
 import { echo } from '@switchboard/jsonrpc';
 import { McpError } from '../../protocol/errors.js';
+import { DEFAULT_MAX_KEYS, InMemoryRateLimitStore, type RateLimit, type RateLimitStore } from '../../stores/rateLimitStore.js';
 import type { Middleware, MiddlewareCall } from './call.js';
 
 /** The JSON-RPC code of {@link RateLimitedError} (see the module comment). */
@@ -42,9 +44,25 @@ export interface RateLimitMiddlewareOptions {
   /** Requests a caller may make at once after being idle: its bucket's size (an integer ≥ 1). @default 20 */
   readonly burst?: number;
   /**
-   * Callers whose buckets are kept (an integer ≥ 1). Past it the caller seen least recently is forgotten: its next
-   * request starts with a full bucket, which an idle caller's has refilled to anyway after `burst ÷ requestsPerSecond`
-   * seconds. About 100 bytes each plus the key. @default 10000
+   * Where the buckets are kept. A shared store (`redisStores(…).rateLimitStore` of `@switchboard/redis`) makes the
+   * limit the deployment's: a caller gets `requestsPerSecond` across every instance together, not on each. Give
+   * each rate-limit middleware a store (or key prefix) of its own: two middlewares on one store share buckets.
+   * @default a new `InMemoryRateLimitStore` of `maxCallers` buckets on the clock `now` (this process's limit)
+   */
+  readonly store?: RateLimitStore;
+  /**
+   * What a request gets when `store` fails to answer (a shared store whose server is unreachable): `'admit'` lets
+   * it through uncounted (fail open: the limit protects against abuse, not the service's correctness), `'refuse'`
+   * answers it with {@link RateLimitedError} and `retryAfterMs` {@link RATE_LIMIT_STORE_FAILED_RETRY_MS} (fail closed).
+   * Either way one warning is logged when the store starts failing and one line when it answers again, not one
+   * per request. @default 'admit'
+   */
+  readonly onStoreError?: 'admit' | 'refuse';
+  /**
+   * Callers whose buckets are kept by the default in-memory store (an integer ≥ 1; unused with `store`). Past it
+   * the caller seen least recently is forgotten: its next request starts with a full bucket, which an idle caller's
+   * has refilled to anyway after `burst ÷ requestsPerSecond` seconds. About 100 bytes each plus the key.
+   * @default 10000
    */
   readonly maxCallers?: number;
   /**
@@ -53,7 +71,7 @@ export interface RateLimitMiddlewareOptions {
    *   else one bucket shared by every request that names no caller (stdio, whose process serves one client)
    */
   readonly key?: (call: MiddlewareCall) => string | undefined;
-  /** The clock, in milliseconds (tests). @default `performance.now` */
+  /** The clock of the default in-memory store, in milliseconds (tests; unused with `store`). @default `performance.now` */
   readonly now?: () => number;
 }
 
@@ -62,15 +80,12 @@ export const DEFAULT_RATE_LIMIT_PER_SECOND = 10;
 /** Default for {@link RateLimitMiddlewareOptions.burst}. */
 export const DEFAULT_RATE_LIMIT_BURST = 20;
 /** Default for {@link RateLimitMiddlewareOptions.maxCallers}. */
-export const DEFAULT_RATE_LIMIT_MAX_CALLERS = 10_000;
+export const DEFAULT_RATE_LIMIT_MAX_CALLERS = DEFAULT_MAX_KEYS;
+/** The `retryAfterMs` of a request refused because the store failed, under `onStoreError: 'refuse'`. */
+export const RATE_LIMIT_STORE_FAILED_RETRY_MS = 1000;
 
 /** The key of the requests that name no caller. */
 const UNNAMED = '';
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
 
 function positive(name: string, value: number, integer: boolean): number {
   if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
@@ -81,48 +96,75 @@ function positive(name: string, value: number, integer: boolean): number {
 
 /**
  * A middleware that admits each caller's requests at `requestsPerSecond` with bursts of `burst` (a token bucket per
- * caller) and answers the others with {@link RateLimitedError} (429, `data.retryAfterMs`) without running them.
- * Notifications always pass and count nothing: refusing `notifications/cancelled` or `notifications/initialized`
- * would only hurt. Install it first (outermost) so refused requests cost least, or with `{ methods: ['tools/call'] }`
- * to count tool calls alone.
+ * caller, in `store`) and answers the others with {@link RateLimitedError} (429, `data.retryAfterMs`) without
+ * running them. Notifications always pass and count nothing: refusing `notifications/cancelled` or
+ * `notifications/initialized` would only hurt. Install it first (outermost) so refused requests cost least, or with
+ * `{ methods: ['tools/call'] }` to count tool calls alone. With the default store the check is synchronous; a shared
+ * store costs one round trip per counted request.
  *
  * @throws RangeError when an option is out of range
  * @example
  * server.use({ methods: ['tools/call'] }, rateLimitMiddleware({ requestsPerSecond: 5, burst: 10 }));
+ * // One limit for the whole deployment:
+ * server.use(rateLimitMiddleware({ requestsPerSecond: 5, burst: 10, store: stores.rateLimitStore }));
  */
 export function rateLimitMiddleware(options: RateLimitMiddlewareOptions = {}): Middleware {
-  const perMs = positive('requestsPerSecond', options.requestsPerSecond ?? DEFAULT_RATE_LIMIT_PER_SECOND, false) / 1000;
-  const burst = positive('burst', options.burst ?? DEFAULT_RATE_LIMIT_BURST, true);
+  const limit: RateLimit = {
+    requestsPerSecond: positive('requestsPerSecond', options.requestsPerSecond ?? DEFAULT_RATE_LIMIT_PER_SECOND, false),
+    burst: positive('burst', options.burst ?? DEFAULT_RATE_LIMIT_BURST, true),
+  };
   const maxCallers = positive('maxCallers', options.maxCallers ?? DEFAULT_RATE_LIMIT_MAX_CALLERS, true);
+  const onStoreError = options.onStoreError ?? 'admit';
+  if (onStoreError !== 'admit' && onStoreError !== 'refuse') throw new RangeError(`Invalid onStoreError: expected 'admit' or 'refuse', got ${String(onStoreError)}`);
   const keyOf = options.key ?? ((call: MiddlewareCall) => call.caller ?? UNNAMED);
-  const now = options.now ?? (() => performance.now());
-  // Insertion order is recency: a caller is moved to the end at each request, so the first is the least recent.
-  const buckets = new Map<string, Bucket>();
+  const store = options.store ?? new InMemoryRateLimitStore({ maxKeys: maxCallers, ...(options.now === undefined ? {} : { now: options.now }) });
+  let failing = false;
+
+  /** Throws the refusal unless `retryAfterMs` is 0 (admitted). */
+  const judge = (call: MiddlewareCall, key: string, retryAfterMs: number): void => {
+    if (failing) {
+      failing = false;
+      call.logger.info('Rate limit store answers again: requests are counted');
+    }
+    if (retryAfterMs === 0) return;
+    call.logger.debug('Request refused by the rate limit', { method: echo(call.method), caller: echo(key), retryAfterMs });
+    throw new RateLimitedError(retryAfterMs);
+  };
+  /** Applies `onStoreError`: returns (admit) or throws the refusal; logs once per outage. */
+  const storeFailed = (call: MiddlewareCall, error: unknown): void => {
+    if (!failing) {
+      failing = true;
+      call.logger.warn(`Rate limit store failed: requests are ${onStoreError === 'admit' ? 'admitted uncounted' : 'refused'} until it answers`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    if (onStoreError === 'refuse') throw new RateLimitedError(RATE_LIMIT_STORE_FAILED_RETRY_MS);
+  };
+
   return (call, next) => {
     if (call.isNotification) return next();
     const key = keyOf(call);
     if (key === undefined) return next();
-    const t = now();
-    let bucket = buckets.get(key);
-    if (bucket === undefined) {
-      bucket = { tokens: burst, at: t };
-      if (buckets.size >= maxCallers) {
-        const oldest = buckets.keys().next();
-        if (oldest.done !== true) buckets.delete(oldest.value);
-      }
-    } else {
-      buckets.delete(key);
-      bucket.tokens = Math.min(burst, bucket.tokens + Math.max(0, t - bucket.at) * perMs);
-      bucket.at = t;
+    let taken: number | Promise<number>;
+    try {
+      taken = store.take(key, limit);
+    } catch (error) {
+      storeFailed(call, error);
+      return next();
     }
-    buckets.set(key, bucket);
-    if (bucket.tokens < 1) {
-      // Rounded up, less a hair of floating-point error (0.998 tokens at 2/s is 1 ms, not 1.0000000000000009).
-      const retryAfterMs = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs - 1e-9));
-      call.logger.debug('Request refused by the rate limit', { method: echo(call.method), caller: echo(key), retryAfterMs });
-      throw new RateLimitedError(retryAfterMs);
+    if (typeof taken === 'number') {
+      judge(call, key, taken);
+      return next();
     }
-    bucket.tokens -= 1;
-    return next();
+    return taken.then(
+      (retryAfterMs) => {
+        judge(call, key, retryAfterMs);
+        return next();
+      },
+      (error: unknown) => {
+        storeFailed(call, error);
+        return next();
+      },
+    );
   };
 }

@@ -17,6 +17,7 @@ import type { ClusterBus } from '../../stores/clusterBus.js';
 import type { EventStore } from '../../stores/eventStore.js';
 import type { LeaseStore } from '../../stores/leaseStore.js';
 import type { NotificationBus } from '../../stores/notificationBus.js';
+import type { RateLimitStore } from '../../stores/rateLimitStore.js';
 import type { RequestStateStore } from '../../stores/requestStateStore.js';
 import type { SessionStore } from '../../stores/sessionStore.js';
 import type { TaskStore } from '../../stores/taskStore.js';
@@ -57,12 +58,14 @@ export interface StoreConformanceSubjects {
   /** A cluster bus; if what it returns has `subscribed(): Promise<void>`, the kit awaits it after subscribing. */
   readonly clusterBus?: ConformanceFactory<ClusterBus>;
   readonly leaseStore?: ConformanceFactory<LeaseStore>;
+  /** The rate limit's token buckets (runs on the store's own clock: its checks take about a second). */
+  readonly rateLimitStore?: ConformanceFactory<RateLimitStore>;
   /** How long (ms) a message published on one bus instance may take to reach another. @default 2000 */
   readonly deliveryTimeoutMs?: number;
 }
 
 /** The interface a check is about. */
-export type StoreKind = 'SessionStore' | 'EventStore' | 'TaskStore' | 'NotificationBus' | 'RequestStateStore' | 'ClusterBus' | 'LeaseStore';
+export type StoreKind = 'SessionStore' | 'EventStore' | 'TaskStore' | 'NotificationBus' | 'RequestStateStore' | 'ClusterBus' | 'LeaseStore' | 'RateLimitStore';
 
 /** One named check: resolves when the store behaves, rejects with a {@link StoreConformanceError} when not. */
 export interface StoreCheck {

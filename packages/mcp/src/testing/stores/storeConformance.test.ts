@@ -7,6 +7,7 @@ import { InMemoryClusterBus } from '../../stores/clusterBus.js';
 import { InMemoryEventStore } from '../../stores/eventStore.js';
 import { InMemoryLeaseStore } from '../../stores/leaseStore.js';
 import { InMemoryNotificationBus } from '../../stores/notificationBus.js';
+import { InMemoryRateLimitStore, type RateLimit, type RateLimitStore } from '../../stores/rateLimitStore.js';
 import { InMemoryRequestStateStore } from '../../stores/requestStateStore.js';
 import { InMemorySessionStore } from '../../stores/sessionStore.js';
 import { InMemoryTaskStore } from '../../stores/taskStore.js';
@@ -32,6 +33,7 @@ describeStoreConformance('the in-memory stores', {
   requestStateStore: perSpace(() => new InMemoryRequestStateStore()),
   clusterBus: perSpace(() => new InMemoryClusterBus()),
   leaseStore: perSpace(() => new InMemoryLeaseStore()),
+  rateLimitStore: perSpace(() => new InMemoryRateLimitStore()),
 }, { describe, it });
 
 describe('the store conformance kit', () => {
@@ -76,5 +78,36 @@ describe('the store conformance kit', () => {
     const failed = new Set<string>();
     for (const check of checks) await check.run().catch(() => failed.add(check.store));
     expect([...failed].sort()).toEqual(['NotificationBus', 'SessionStore']);
+  });
+});
+
+describe('the rate limit checks', () => {
+  it('fail a store whose buckets refill beyond burst, and one that counts each instance apart', async () => {
+    /** Caps nothing: an idle caller saves up tokens without bound. */
+    class Hoarding implements RateLimitStore {
+      readonly #tokens = new Map<string, { tokens: number; at: number }>();
+      take(key: string, limit: RateLimit): number {
+        const now = performance.now();
+        const bucket = this.#tokens.get(key) ?? { tokens: limit.burst, at: now };
+        bucket.tokens += ((now - bucket.at) * limit.requestsPerSecond) / 1000;
+        bucket.at = now;
+        this.#tokens.set(key, bucket);
+        if (bucket.tokens < 1) return Math.max(1, Math.ceil(((1 - bucket.tokens) * 1000) / limit.requestsPerSecond));
+        bucket.tokens -= 1;
+        return 0;
+      }
+    }
+    const failures: string[] = [];
+    const checks = storeConformanceChecks({ rateLimitStore: perSpace(() => new Hoarding()) });
+    for (const check of checks) await check.run().catch(() => failures.push(check.name));
+    expect(failures).toEqual(['refills at requestsPerSecond, never beyond burst; a refused take names when to come back']);
+    // A store per instance (the in-memory one, not shared): the deployment's limit is then one per instance.
+    const apart = storeConformanceChecks({ rateLimitStore: () => new InMemoryRateLimitStore() }).filter((check) => !check.name.startsWith('refills'));
+    const failed: string[] = [];
+    for (const check of apart) await check.run().catch(() => failed.push(check.name));
+    expect(failed).toEqual([
+      'a bucket starts full at burst and is shared by the instances of a space; keys and spaces are apart',
+      'of concurrent takes of one key on three instances, exactly burst are admitted',
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { notificationBusChecks, requestStateStoreChecks } from './busChecks.js';
 import { clusterBusChecks, leaseStoreChecks } from './clusterChecks.js';
 import type { StoreCheck, StoreConformanceSubjects } from './conformanceKit.js';
 import { eventStoreChecks } from './eventStoreChecks.js';
+import { rateLimitStoreChecks } from './rateLimitStoreChecks.js';
 import { sessionStoreChecks } from './sessionStoreChecks.js';
 import { taskStoreChecks } from './taskStoreChecks.js';
 
@@ -14,7 +15,7 @@ const DEFAULT_DELIVERY_TIMEOUT_MS = 2000;
 
 /**
  * The conformance checks for every store `subjects` names, grouped by interface (sessions, events, tasks, bus,
- * request states, cluster bus, leases). Each check opens its stores in spaces of its own and closes them (`close()`, when they have one)
+ * request states, cluster bus, leases, rate limits). Each check opens its stores in spaces of its own and closes them (`close()`, when they have one)
  * when it ends; a check rejects with a `StoreConformanceError` saying what the store did.
  * @example
  * for (const check of storeConformanceChecks({ eventStore: () => new InMemoryEventStore() })) await check.run();
@@ -29,6 +30,7 @@ export function storeConformanceChecks(subjects: StoreConformanceSubjects): Stor
     ...(subjects.requestStateStore === undefined ? [] : requestStateStoreChecks(subjects.requestStateStore, timeout)),
     ...(subjects.clusterBus === undefined ? [] : clusterBusChecks(subjects.clusterBus, timeout)),
     ...(subjects.leaseStore === undefined ? [] : leaseStoreChecks(subjects.leaseStore, timeout)),
+    ...(subjects.rateLimitStore === undefined ? [] : rateLimitStoreChecks(subjects.rateLimitStore, timeout)),
   ];
 }
 
