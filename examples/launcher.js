@@ -98,8 +98,9 @@ export function closeStdioOnSignals(session, drainMs) {
  * @param {() => Promise<import('@switchboard/mcp/server').McpServer>} launcher.createServer - Builds the server.
  * @param {(handle: import('@switchboard/mcp/node').ServeHttpHandle) => string} launcher.listening - What to print on
  *   stderr once the HTTP server listens.
- * @param {() => void} [launcher.closed] - Called after the server closed (HTTP), before the exit.
- * @param {{ responseMode?: 'auto' | 'json' | 'sse' }} [launcher.http] - Handler options for HTTP (default: none).
+ * @param {() => void | Promise<void>} [launcher.closed] - Called (and awaited) after the server closed (HTTP), before the exit.
+ * @param {Omit<import('@switchboard/mcp/node').ServeHttpOptions, 'server' | 'port' | 'host'>} [launcher.http] - Handler
+ *   options for HTTP (default: none), e.g. `responseMode`, or the session and event stores of a cluster.
  */
 export function runLauncher(launcher) {
   const main = async () => {
@@ -122,7 +123,7 @@ export function runLauncher(launcher) {
         // Graceful: new sessions are refused, calls in flight are answered (up to the deadline), then exit 0.
         await handle.close({ drainMs: launcher.drainMs });
         await server.close();
-        launcher.closed?.();
+        await launcher.closed?.();
       } finally {
         process.exit(0);
       }
