@@ -178,6 +178,9 @@ export function nginxConfig({ dir, port, upstreams }) {
     '  upstream switchboard {',
     ...upstreams.map((p) => `    server 127.0.0.1:${p};`),
     '    keepalive 64;',
+    // Under the instances' keep-alive (serveHttp keepAliveTimeoutMs, 5 s): nginx never reuses a connection an
+    // instance is closing (a POST is not retried on another upstream).
+    '    keepalive_timeout 4s;',
     '  }',
     '  server {',
     `    listen 127.0.0.1:${port};`,
@@ -186,6 +189,7 @@ export function nginxConfig({ dir, port, upstreams }) {
     '      proxy_pass http://switchboard;',
     '      proxy_http_version 1.1;',
     '      proxy_set_header Connection "";',
+    // $http_host keeps the port: the instances check Host against Origin (DNS rebinding protection).
     '      proxy_set_header Host $http_host;',
     '      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
     '      proxy_buffering off;',
