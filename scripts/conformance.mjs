@@ -573,7 +573,7 @@ async function main() {
     }
   }
   if (cluster !== undefined && opts.scenario === undefined) {
-    for (const name of knownDifferencesGone(results, differences)) console.log(`\ncluster: '${name}' no longer differs from one instance: take it out of KNOWN_CLUSTER_DIFFERENCES (scripts/conformance-cluster.mjs)`);
+    for (const name of knownDifferencesGone(results, differences)) console.log(`\ncluster: '${name}' did not differ from one instance this time: once fixed, take it out of KNOWN_CLUSTER_DIFFERENCES (scripts/conformance-cluster.mjs)`);
   }
   for (const r of clientResults) for (const line of clientReportLines(r)) console.log(line);
   if (fatal) console.log(`\nconformance: ${fatal}`);
