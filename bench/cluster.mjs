@@ -193,4 +193,6 @@ async function main() {
   }
 }
 
+// A signal exits through process.exit, so scripts/cluster.mjs's exit hook stops what is running by PID.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
 await main();
