@@ -162,8 +162,9 @@ export function closeStdioOnSignals(session, drainMs) {
  *   Builds the server (with the shared stores' server options under `--redis-url`).
  * @param {(handle: import('@switchboard/mcp/node').ServeHttpHandle) => string} launcher.listening - What to print on
  *   stderr once the HTTP server listens.
- * @param {() => void} [launcher.closed] - Called after the server closed (HTTP), before the exit.
- * @param {{ responseMode?: 'auto' | 'json' | 'sse' }} [launcher.http] - Handler options for HTTP (default: none).
+ * @param {() => void | Promise<void>} [launcher.closed] - Called (and awaited) after the server closed (HTTP), before the exit.
+ * @param {Omit<import('@switchboard/mcp/node').ServeHttpOptions, 'server' | 'port' | 'host'>} [launcher.http] - Handler
+ *   options for HTTP (default: none), e.g. `responseMode`, or the session and event stores of a cluster.
  * @param {boolean} [launcher.redis] - Takes `--redis-url` / `SWITCHBOARD_REDIS_URL` (default: false).
  */
 export function runLauncher(launcher) {
@@ -203,7 +204,7 @@ export function runLauncher(launcher) {
         await handle.close({ drainMs: launcher.drainMs });
         await server.close();
         await stores?.close();
-        launcher.closed?.();
+        await launcher.closed?.();
       } finally {
         process.exit(0);
       }

@@ -7,6 +7,7 @@
  *   node scripts/conformance.mjs --scenario tools-call-error [--only 0.1.16|0.2|0.2-2026] [--verbose]
  *   node scripts/conformance.mjs --scenario sse-retry [--only client|client-2026]   # a client scenario
  *   node scripts/conformance.mjs --url http://localhost:3000/mcp   # use a server that is already running
+ *   node scripts/conformance.mjs --no-cluster                 # leave out the cluster pass (step 3)
  *
  * What it does:
  *   1. picks a free port P on 127.0.0.1 and starts `node examples/conformance-server/main.js --port P`
@@ -16,10 +17,14 @@
  *      (expected: 44 passed, 0 failed), then 0.2.0-alpha.12 `server --url ... --requirements 2025-11-25` and
  *      `--requirements 2026-07-28` (the same dual-era server: sessions, then stateless requests), the 0.2 runs
  *      scored by their exit code ("Not scored" scenarios do not count), each run bounded in time;
- *   3. runs 0.2.0-alpha.12 in client mode against examples/conformance-client/main.js, `--requirements 2025-11-25`
+ *   3. the cluster pass (scripts/conformance-cluster.mjs): the same server suites against three instances of the
+ *      example server on one redis-server behind nginx round-robin (scripts/cluster.mjs), which must score exactly
+ *      what the single instance scored (skipped, with one line naming what to install, without nginx or
+ *      redis-server; left out with `--url` and `--no-cluster`);
+ *   4. runs 0.2.0-alpha.12 in client mode against examples/conformance-client/main.js, `--requirements 2025-11-25`
  *      and `--requirements 2026-07-28`, checked against scripts/conformance-client-baseline.yml (see
  *      scripts/conformance-client.mjs: loopback preload, `sse-retry` retried at most twice);
- *   4. prints the summary lines of failing scenarios with their failing checks (from checks.json), the
+ *   5. prints the summary lines of failing scenarios with their failing checks (from checks.json), the
  *      not-scored scenarios of each requirement set (which pass, which fail and why, which skip and why), then
  *      one final line with each run's totals and wall time, and exits 1 on any scored failure or when a total
  *      cannot be parsed.
@@ -38,6 +43,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLIENT_SUITES, clientReportLines, clientVerdictPart, isClientScenario, runClientSuite } from './conformance-client.mjs';
+import { clusterDifferences, clusterVerdictPart, knownDifferencesGone, runClusterPass } from './conformance-cluster.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_MAIN = path.join(ROOT, 'examples', 'conformance-server', 'main.js');
@@ -106,11 +112,11 @@ const SUITES = [
 
 /**
  * @param {string[]} argv
- * @returns {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number }}
+ * @returns {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number, cluster: boolean }}
  */
 function parseArgs(argv) {
-  /** @type {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number }} */
-  const opts = { verbose: false, timeoutMs: SUITE_TIMEOUT_MS };
+  /** @type {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number, cluster: boolean }} */
+  const opts = { verbose: false, timeoutMs: SUITE_TIMEOUT_MS, cluster: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -123,6 +129,7 @@ function parseArgs(argv) {
     else if (a === '--url') opts.url = value();
     else if (a === '--timeout-ms') opts.timeoutMs = Number(value());
     else if (a === '--verbose' || a === '-v') opts.verbose = true;
+    else if (a === '--no-cluster') opts.cluster = false;
     else if (a === '--help' || a === '-h') usage();
     else usage(`unknown argument '${a}'`);
   }
@@ -135,7 +142,7 @@ function parseArgs(argv) {
 /** @param {string} [error] @returns {never} */
 function usage(error) {
   if (error) console.error(`conformance: ${error}`);
-  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026|client|client-2026] [--url URL] [--timeout-ms N] [--verbose]');
+  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026|client|client-2026] [--url URL] [--no-cluster] [--timeout-ms N] [--verbose]');
   process.exit(error ? 2 : 0);
 }
 
@@ -479,6 +486,10 @@ async function main() {
   const clientResults = [];
   /** @type {string | undefined} */
   let fatal;
+  /** @type {{ results: SuiteResult[], elapsedMs: number } | undefined} */
+  let cluster;
+  /** @type {string | undefined} */
+  let clusterSkipped;
   /** @type {import('./conformance-client.mjs').ClientContext} */
   const clientCtx = {
     root: ROOT, pkgDir: path.join(ROOT, 'node_modules', 'conformance-0.2'), runDir, verbose: opts.verbose,
@@ -504,6 +515,21 @@ async function main() {
       }
     }
     if (server) await stopChild(server);
+    if (!fatal && opts.cluster && opts.url === undefined && results.length > 0) {
+      const pass = await runClusterPass({ serverMain: SERVER_MAIN, runDir }, async (clusterUrl) => {
+        /** @type {SuiteResult[]} */
+        const out = [];
+        for (const spec of serverSpecs) {
+          const clusterSpec = { ...spec, outputName: `${spec.outputName}-cluster` };
+          out.push(await runSuite(clusterSpec, { url: clusterUrl, scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir }));
+        }
+        return out;
+      });
+      if ('skipped' in pass) {
+        clusterSkipped = pass.skipped;
+        console.error(`conformance: skipping the cluster pass (3 instances on Redis behind nginx): ${pass.skipped}`);
+      } else cluster = pass;
+    }
     for (const spec of fatal ? [] : clientSpecs) clientResults.push(await runClientSuite(spec, clientCtx, { scenario: opts.scenario }));
   } catch (e) {
     fatal = e instanceof Error ? e.message : String(e);
@@ -535,6 +561,20 @@ async function main() {
       for (const c of skips) console.log(`      ~ skipped ${c}`);
     }
   }
+  const differences = cluster === undefined ? [] : clusterDifferences(results, cluster.results);
+  const unexpected = differences.filter((d) => d.known === undefined);
+  if (differences.length > 0) {
+    console.log('\ncluster (3 instances on Redis behind nginx) scored differently from one instance:');
+    for (const d of [...unexpected, ...differences.filter((x) => x.known !== undefined)]) {
+      console.log(`  ${d.known === undefined ? '✗' : '~ known:'} ${d.line}`);
+      if (d.known !== undefined) console.log(`      (${d.known})`);
+      const r = cluster?.results[d.index];
+      if (r !== undefined && d.scenario !== '') for (const c of checkLines(r, d.scenario)) console.log(`      - ${c}`);
+    }
+  }
+  if (cluster !== undefined && opts.scenario === undefined) {
+    for (const name of knownDifferencesGone(results, differences)) console.log(`\ncluster: '${name}' did not differ from one instance this time: once fixed, take it out of KNOWN_CLUSTER_DIFFERENCES (scripts/conformance-cluster.mjs)`);
+  }
   for (const r of clientResults) for (const line of clientReportLines(r)) console.log(line);
   if (fatal) console.log(`\nconformance: ${fatal}`);
   console.log(`\nconformance: detailed results in ${path.relative(ROOT, runDir)}/`);
@@ -552,9 +592,11 @@ async function main() {
     ];
     return `${r.version} ${r.label} ${total}${extra.length ? ` (${extra.join('; ')})` : ''} [${Math.round(r.elapsedMs / 1000)} s]`;
   });
+  if (cluster !== undefined) parts.push(clusterVerdictPart(cluster.results, differences, cluster.elapsedMs));
+  if (clusterSkipped !== undefined) parts.push(`cluster pass skipped (${clusterSkipped})`);
   parts.push(...clientResults.map(clientVerdictPart));
   const ran = results.some((r) => !r.skipped) || clientResults.some((r) => !r.skipped);
-  const ok = !fatal && ran && results.every((r) => r.ok) && clientResults.every((r) => r.ok);
+  const ok = !fatal && ran && results.every((r) => r.ok) && unexpected.length === 0 && clientResults.every((r) => r.ok);
   console.log(`conformance${ok ? '' : ' FAILED'}: ${parts.join('; ') || 'no suite ran'}`);
   process.exitCode = ok ? 0 : 1;
 }

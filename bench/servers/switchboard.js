@@ -7,11 +7,14 @@
 //            --response json|sse|auto  HTTP response mode (auto: decided per exchange, the default)
 //            --session-idle-ms <N>  idle-session reaping (sessionIdleTimeoutMs)
 //            --no-event-store       HTTP without SSE resumability (eventStore: null; default: in-memory store)
+//   SWITCHBOARD_REDIS_URL set: the stores of @switchboard/redis (examples/clusterStores.js; the cluster rows of
+//   bench/cluster.mjs run it so, one instance or three behind nginx via scripts/cluster.mjs); unset: in memory.
 //
 // `echo` takes { text: string, delayMs?: integer } and returns [{ type: 'text', text }]; `delayMs` holds the
 // call open. Works right after `npm ci` (the packages are built by the root `prepare` script).
 import process from 'node:process';
 import { McpServer } from '@switchboard/mcp/server';
+import { clusterStoresFromEnv } from '../../examples/clusterStores.js';
 import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, sleep, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';
 
 const argv = process.argv.slice(2);
@@ -25,10 +28,11 @@ const noEventStore = argv.includes('--no-event-store');
 if (noEventStore) argv.splice(argv.indexOf('--no-event-store'), 1);
 const opts = parseArgs(argv);
 installHeapProbe();
+const stores = await clusterStoresFromEnv({ keyPrefix: 'bench:' });
 
 const server = new McpServer(
   { name: 'bench-switchboard', version: '1.0.0' },
-  maxConcurrent ? { maxConcurrentRequestsPerSession: maxConcurrent } : {},
+  { ...(maxConcurrent ? { maxConcurrentRequestsPerSession: maxConcurrent } : {}), ...stores?.serverOptions },
 );
 server.tool('echo', { description: 'Echoes its text argument', inputSchema: ECHO_INPUT_SCHEMA }, async ({ text, delayMs }) => {
   if (delayMs) await sleep(delayMs);
@@ -44,7 +48,7 @@ if (opts.stdio) {
   installShutdown(() => session.close(), { stdio: true });
 } else {
   const { serveHttp } = await import('@switchboard/mcp/node');
-  const httpOptions = { server, port: opts.port, host: opts.host };
+  const httpOptions = { server, port: opts.port, host: opts.host, ...stores?.httpOptions };
   if (opts.response) httpOptions.responseMode = opts.response;
   if (opts.sessionIdleMs !== undefined) httpOptions.sessionIdleTimeoutMs = opts.sessionIdleMs;
   if (noEventStore) httpOptions.eventStore = null; // no SSE resumability (the SDK rows run without one)
@@ -53,5 +57,6 @@ if (opts.stdio) {
   installShutdown(async () => {
     await handle.close();
     await server.close();
+    await stores?.close();
   });
 }

@@ -12,12 +12,18 @@
  *                                                                   conformance runs (scripts/conformance-bridge.mjs)
  *                                                                   put a narrowed server behind `switchboard bridge`
  *
+ * With `SWITCHBOARD_REDIS_URL` set, HTTP runs on the stores of `@switchboard/redis` (sessions, SSE events, tasks,
+ * used request states, notifications, the cluster bus and leases), so several instances behind a load balancer
+ * serve one deployment (`SWITCHBOARD_INSTANCE_ID`, `SWITCHBOARD_REQUEST_STATE_SECRET`: see ../clusterStores.js;
+ * `scripts/conformance.mjs` runs the suites against three of them behind nginx, through `scripts/cluster.mjs`).
+ *
  * Diagnostics always go to stderr. SIGINT/SIGTERM stop accepting connections, let the calls in flight finish (up
  * to 10 s), close the server and exit 0. A port already in use is one line on stderr (`conformance-server: port
  * 3000 is in use; pass --port`) and exit code 1.
  */
 import process from 'node:process';
 import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision } from '@switchboard/mcp';
+import { clusterStoresFromEnv } from '../clusterStores.js';
 import { runLauncher } from '../launcher.js';
 import { createConformanceServer } from './server.js';
 
@@ -49,6 +55,7 @@ if (at >= 0) {
   process.argv.splice(at, arg.includes('=') ? 1 : 2);
 }
 const revisions = REVISION_SETS[which];
+const stores = await clusterStoresFromEnv({ keyPrefix: 'conformance:' });
 
 runLauncher({
   name: 'conformance-server',
@@ -58,7 +65,8 @@ runLauncher({
   drainMs: SHUTDOWN_DRAIN_MS,
   // Every POST answered as SSE: the suites' server-sse-streams-functional check scores only SSE answers (with the
   // default 'auto', quick calls are JSON and the suite reports that check as INFO, "SSE streams optional").
-  http: { responseMode: 'sse' },
-  createServer: async () => createConformanceServer(revisions === undefined ? {} : { revisions }),
+  http: { responseMode: 'sse', ...stores?.httpOptions },
+  createServer: async () => createConformanceServer({ ...(revisions === undefined ? {} : { revisions }), ...stores?.serverOptions }),
+  closed: () => stores?.close(),
   listening: (handle) => `conformance-server: Streamable HTTP listening on ${handle.url} (pid ${process.pid})\n`,
 });

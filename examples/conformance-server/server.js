@@ -106,18 +106,30 @@ async function elicitAndRender(ctx, params, prefix) {
   return textResult(`${prefix}: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
 }
 
+/** How long `closeRequestStream` waits for the stream to become closable (its priming event stored), in ms. */
+const CLOSE_WAIT_MS = 1000;
+
 /**
  * Closes the POST SSE stream that carries `ctx`'s request, when the transport can (Streamable HTTP with
  * resumability). The client must then reconnect with GET and `Last-Event-ID` to receive the result
  * (SEP-1699). On stdio, and on transports without that ability, this does nothing.
+ *
+ * A stream can be closed on purpose only once the client holds an event id (its priming event). An event store
+ * that assigns ids asynchronously (Redis: one round trip) has none yet when the handler starts, so this retries
+ * every 10 ms for up to {@link CLOSE_WAIT_MS}; with the in-memory store the first attempt succeeds.
  * @param {RequestContext} ctx
+ * @returns {Promise<boolean>} whether the stream was closed
  */
-function closeRequestStream(ctx) {
+async function closeRequestStream(ctx) {
   /** @type {any} */
   const transport = ctx.session?.transport;
   // Duck-typed (StreamableHttpSessionTransport#closeSseStream) so the stdio path never loads the HTTP module.
   if (typeof transport?.closeSseStream !== 'function') return false;
-  return Boolean(transport.closeSseStream(ctx.requestId, { retryMs: RECONNECT_RETRY_MS }));
+  for (let waited = 0; waited < CLOSE_WAIT_MS; waited += 10) {
+    if (transport.closeSseStream(ctx.requestId, { retryMs: RECONNECT_RETRY_MS })) return true;
+    await sleep(10, undefined, { signal: ctx.signal });
+  }
+  return false;
 }
 
 /**
@@ -207,7 +219,7 @@ export function createConformanceServer(options = {}) {
       + 'and send the result after client reconnects.',
     inputSchema: NO_ARGUMENTS,
   }, async (_args, ctx) => {
-    closeRequestStream(ctx);
+    await closeRequestStream(ctx);
     // Give the client time to reconnect (it honours the retry hint) before the result is produced.
     await sleep(100, undefined, { signal: ctx.signal });
     return textResult('Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.');
