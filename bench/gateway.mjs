@@ -7,6 +7,7 @@
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
 //                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern,
 //                                           # --proxy-only, --keep-callgrind)
+//   node bench/gateway.mjs --scenario stdio|http --era legacy|modern --concurrency 1,8   # a subset of the cells
 //   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
@@ -47,7 +48,9 @@ const REPS = numberFlag('--reps', smoke ? 1 : 3);
 const WARMUP_MS = numberFlag('--warmup-ms', smoke ? 150 : 1500);
 const DURATION_MS = numberFlag('--duration-ms', smoke ? 200 : 2000);
 const MAX_REQUESTS = smoke ? 300 : 200_000;
-const CONCURRENCY = smoke ? [1, 8] : [1, 8, 32];
+// `--concurrency 1,8`: those levels only; `--scenario stdio|http`: one scenario only.
+const CONCURRENCY = argv.includes('--concurrency') ? argv[argv.indexOf('--concurrency') + 1].split(',').map(Number) : smoke ? [1, 8] : [1, 8, 32];
+const SCENARIO_FLAG = argv.includes('--scenario') ? argv[argv.indexOf('--scenario') + 1] : undefined;
 // `--era legacy|modern`: one era only.
 const ERA_FLAG = argv.includes('--era') ? argv[argv.indexOf('--era') + 1] : undefined;
 const ERAS = [PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION].filter((p) => ERA_FLAG === undefined || (ERA_FLAG === 'modern') === (p === MODERN_PROTOCOL_VERSION));
@@ -194,7 +197,9 @@ try {
     process.exit(0);
   }
   console.log(`gateway hop: ${smoke ? 'smoke' : `${REPS} interleaved repetitions`}, warm-up ${WARMUP_MS} ms, window ${DURATION_MS} ms, ${PAYLOAD_BYTES}-byte echo, Node ${process.version}`);
-  const rows = [...(await scenario('stdio→http')), ...(await scenario('http→http'))];
+  const rows = [];
+  if (SCENARIO_FLAG === undefined || SCENARIO_FLAG === 'stdio') rows.push(...(await scenario('stdio→http')));
+  if (SCENARIO_FLAG === undefined || SCENARIO_FLAG === 'http') rows.push(...(await scenario('http→http')));
   if (!smoke) {
     const c1 = rows.filter((r) => r.concurrency === 1).map((r) => r.proxiedP50Us - r.directP50Us);
     const ratios = rows.map((r) => r.proxiedRps / r.directRps);
