@@ -6,7 +6,7 @@
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
 //                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern,
-//                                           # --proxy-only, --keep-callgrind; --scenario http: the HTTP upstream)
+//                                           # --proxy-only, --keep-callgrind)
 //   node bench/gateway.mjs --scenario stdio|http --era legacy|modern --concurrency 1,8   # a subset of the cells
 //   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
 //
@@ -196,24 +196,16 @@ async function instructionsPerCall(script, args, protocol) {
 }
 
 async function instructionsReport() {
-  // `--scenario http`: the upstream is the echo server on Streamable HTTP (started untraced); else the stdio child.
-  const httpUpstream = SCENARIO_FLAG === 'http';
-  const upstreamWords = httpUpstream ? 'HTTP upstream' : 'stdio upstream';
-  console.log(`instructions per call (callgrind, C=8, 64-byte echo, 3,000 warm-up + 2,000 counted; the proxy process alone, its ${upstreamWords} not traced)`);
-  const upstream = httpUpstream ? await start(ECHO, ['--port', '0']) : undefined;
-  try {
-    for (const protocol of ERAS) {
-      const era = protocol === MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
-      const proxied = await instructionsPerCall(PROXY, upstream === undefined ? ['--port', '0', '--upstream-stdio'] : ['--port', '0', '--upstream-url', upstream.url], protocol);
-      if (PROXY_ONLY) {
-        console.log(`${era.padEnd(6)} proxy (HTTP front, ${upstreamWords}) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}`);
-        continue;
-      }
-      const direct = await instructionsPerCall(ECHO, ['--port', '0'], protocol);
-      console.log(`${era.padEnd(6)} echo server on HTTP ${Math.round(direct).toLocaleString('en-US').padStart(9)}   proxy (HTTP front, ${upstreamWords}) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}   ratio ${(proxied / direct).toFixed(2)}×`);
+  console.log('instructions per call (callgrind, C=8, 64-byte echo, 3,000 warm-up + 2,000 counted; the proxy process alone, its stdio upstream not traced)');
+  for (const protocol of ERAS) {
+    const era = protocol === MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
+    const proxied = await instructionsPerCall(PROXY, ['--port', '0', '--upstream-stdio'], protocol);
+    if (PROXY_ONLY) {
+      console.log(`${era.padEnd(6)} proxy (HTTP front, stdio upstream) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}`);
+      continue;
     }
-  } finally {
-    await upstream?.h.stop(3000);
+    const direct = await instructionsPerCall(ECHO, ['--port', '0'], protocol);
+    console.log(`${era.padEnd(6)} echo server on HTTP ${Math.round(direct).toLocaleString('en-US').padStart(9)}   proxy (HTTP front, stdio upstream) ${Math.round(proxied).toLocaleString('en-US').padStart(9)}   ratio ${(proxied / direct).toFixed(2)}×`);
   }
 }
 
