@@ -1,12 +1,13 @@
 // The gateway's hop cost: the same load generator (lib/loadgen.mjs) against an echo server directly and through
 // `createProxyServer` (bench/servers/proxy.js), in the same run, interleaved cell by cell.
 //
-//   node bench/gateway.mjs            # both scenarios, both eras, C = 1, 8, 32; 3 interleaved repetitions (≈ 4 min)
+//   node bench/gateway.mjs            # both scenarios, both eras, C = 1, 8, 32; 3 interleaved repetitions (≈ 5 min)
 //   node bench/gateway.mjs --smoke    # tiny N: every path answers correctly, exit 1 otherwise (CI, ≈ 20 s)
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
 //                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern,
 //                                           # --proxy-only, --keep-callgrind)
+//   node bench/gateway.mjs --scenario stdio|http --era legacy|modern --concurrency 1,8   # a subset of the cells
 //   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
@@ -14,8 +15,8 @@
 //   stdio→http  the upstream is bench/servers/switchboard.js over stdio, the proxy's child; "direct" is the same
 //               server on Streamable HTTP (what a client would reach without the proxy, on the same transport)
 //   http→http   the upstream is bench/servers/switchboard.js on Streamable HTTP; "direct" is that very server
-// Each cell: C calls in flight (distinct arguments: each text starts with its id, so no cache can answer), a
-// warm-up, then a measured window. Printed per scenario, era and C: p50 direct / proxied and the p50 the hop adds,
+// Each era starts with both sides warmed up at C=8 (--era-warmup-ms, 6 s). Each cell: C calls in flight (distinct
+// arguments: each text starts with its id, so no cache can answer), a warm-up, then a measured window. Printed per scenario, era and C: p50 direct / proxied and the p50 the hop adds,
 // throughput proxied ÷ direct, and the proxy process's own CPU per call (utime+stime from /proc, its upstream
 // child excluded). The gates of issue #23: added p50 ≤ 100 µs at C=1, throughput ≥ 0.55× at every C. Timing on a
 // loaded shared machine is noise: read the ratios, measured interleaved in the same run. `--instructions` gives the
@@ -23,7 +24,7 @@
 // stdio upstream child not traced), beside the echo server's own on Streamable HTTP (bench/instructions.mjs' method).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -45,9 +46,15 @@ const numberFlag = (name, fallback) => {
 };
 const REPS = numberFlag('--reps', smoke ? 1 : 3);
 const WARMUP_MS = numberFlag('--warmup-ms', smoke ? 150 : 1500);
+// Before the first cell of each era, both sides run this long at C=8 unmeasured: the proxy's code path (front
+// server, client, gateway) is several times the echo server's and is still being optimized by V8 after thousands
+// of calls, so without it the first cells (C=1, the p50 gate) would measure the JIT's warm-up rather than the hop.
+const ERA_WARMUP_MS = numberFlag('--era-warmup-ms', smoke ? 0 : 6000);
 const DURATION_MS = numberFlag('--duration-ms', smoke ? 200 : 2000);
 const MAX_REQUESTS = smoke ? 300 : 200_000;
-const CONCURRENCY = smoke ? [1, 8] : [1, 8, 32];
+// `--concurrency 1,8`: those levels only; `--scenario stdio|http`: one scenario only.
+const CONCURRENCY = argv.includes('--concurrency') ? argv[argv.indexOf('--concurrency') + 1].split(',').map(Number) : smoke ? [1, 8] : [1, 8, 32];
+const SCENARIO_FLAG = argv.includes('--scenario') ? argv[argv.indexOf('--scenario') + 1] : undefined;
 // `--era legacy|modern`: one era only.
 const ERA_FLAG = argv.includes('--era') ? argv[argv.indexOf('--era') + 1] : undefined;
 const ERAS = [PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION].filter((p) => ERA_FLAG === undefined || (ERA_FLAG === 'modern') === (p === MODERN_PROTOCOL_VERSION));
@@ -84,6 +91,19 @@ async function measure(url, { protocol, concurrency, pid, nextId }) {
   }
 }
 
+/** `ERA_WARMUP_MS` of calls at C=8 against `url`, unmeasured; returns the next free id. */
+async function warmUp(url, { protocol, nextId }) {
+  const client = new HttpClient(url, { sockets: 8, protocol });
+  try {
+    await client.handshake();
+    const run = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: ERA_WARMUP_MS, maxRequests: 10_000_000, record: false, nextId });
+    if (run.failures > 0) throw new Error(`era warm-up failed: ${run.firstFailure}`);
+    return run.nextId;
+  } finally {
+    await Promise.race([client.close(), new Promise((resolve) => setTimeout(resolve, 2000))]);
+  }
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
@@ -96,6 +116,9 @@ async function scenario(name) {
   let nextId = 1;
   try {
     for (const protocol of ERAS) {
+      if (ERA_WARMUP_MS > 0) {
+        for (const target of [direct, proxy]) nextId = await warmUp(target.url, { protocol, nextId });
+      }
       for (const concurrency of CONCURRENCY) {
         const samples = { direct: [], proxied: [] };
         for (let rep = 0; rep < REPS; rep++) {
@@ -193,8 +216,10 @@ try {
     stopAll();
     process.exit(0);
   }
-  console.log(`gateway hop: ${smoke ? 'smoke' : `${REPS} interleaved repetitions`}, warm-up ${WARMUP_MS} ms, window ${DURATION_MS} ms, ${PAYLOAD_BYTES}-byte echo, Node ${process.version}`);
-  const rows = [...(await scenario('stdio→http')), ...(await scenario('http→http'))];
+  console.log(`gateway hop (load ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores): ${smoke ? 'smoke' : `${REPS} interleaved repetitions`}, era warm-up ${ERA_WARMUP_MS} ms at C=8, cell warm-up ${WARMUP_MS} ms, window ${DURATION_MS} ms, ${PAYLOAD_BYTES}-byte echo, Node ${process.version}`);
+  const rows = [];
+  if (SCENARIO_FLAG === undefined || SCENARIO_FLAG === 'stdio') rows.push(...(await scenario('stdio→http')));
+  if (SCENARIO_FLAG === undefined || SCENARIO_FLAG === 'http') rows.push(...(await scenario('http→http')));
   if (!smoke) {
     const c1 = rows.filter((r) => r.concurrency === 1).map((r) => r.proxiedP50Us - r.directP50Us);
     const ratios = rows.map((r) => r.proxiedRps / r.directRps);

@@ -6,18 +6,32 @@
  * its own `fetch` calls that one. Same contract as the neutral default: called with `redirect: 'manual'`, and
  * `nodeFetch` never follows a redirect (the transports do, by hand: `clientRedirects.ts`).
  */
-import { installDefaultClientFetch, type FetchLike } from '../http/client/clientHttp.js';
+import { DIRECT_REQUEST, installDefaultClientFetch, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
+import type * as nodeFetchExports from './nodeFetch.js';
 
-let loading: Promise<FetchLike> | undefined;
+type NodeFetchModule = typeof nodeFetchExports;
+
+let loading: Promise<NodeFetchModule> | undefined;
+/** `nodeFetch`'s `DirectRequest`, once loaded (called without another promise in between). */
+let loadedDirect: DirectRequest | undefined;
 
 /**
  * {@link nodeFetch}, loaded at the first request: a stdio server that never makes an HTTP request does not load
  * `node:http` at start.
  */
-const lazyNodeFetch: FetchLike = async (input, init) => {
-  const fetch = await (loading ??= import('./nodeFetch.js').then((module) => module.nodeFetch));
-  return fetch(input, init);
-};
+const lazyNodeFetch: FetchLike & { readonly [DIRECT_REQUEST]: DirectRequest } = Object.assign(
+  async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const { nodeFetch } = await (loading ??= import('./nodeFetch.js'));
+    return nodeFetch(input, init);
+  },
+  {
+    /** `nodeFetch`'s request without a `Response` (see `DirectRequest`), loaded the same way. */
+    [DIRECT_REQUEST]: (url: URL, init: Parameters<DirectRequest>[1]): ReturnType<DirectRequest> => {
+      if (loadedDirect !== undefined) return loadedDirect(url, init);
+      return (loading ??= import('./nodeFetch.js')).then((module) => (loadedDirect = module.nodeFetch[DIRECT_REQUEST])(url, init));
+    },
+  },
+);
 
 /** Makes {@link nodeFetch} the default `fetch` of the HTTP client transports (see the module comment). */
 export function installNodeFetch(): void {

@@ -16,7 +16,7 @@ import { ConnectionClosedError } from '../../protocol/clientErrors.js';
 import { McpServer } from '../../server/mcpServer.js';
 import { InMemoryNotificationBus } from '../../stores/notificationBus.js';
 import { streamableHttp } from '../http/client/clientConnectors.js';
-import { isAbort, isStaleSocket } from '../http/client/clientHttp.js';
+import { DIRECT_REQUEST, isAbort, isStaleSocket } from '../http/client/clientHttp.js';
 import { createMcpHttpHandler } from '../http/server/handler.js';
 import { createNodeFetch, nodeFetch, type NodeFetch } from './nodeFetch.js';
 import { toNodeListener } from './listener.js';
@@ -169,6 +169,75 @@ describe('createNodeFetch against a node:http server', () => {
   });
 });
 
+describe('the direct request of createNodeFetch (what the Streamable HTTP client sends requests with)', () => {
+  const post = (url: string, signal = new AbortController().signal, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', signal });
+
+  it('a JSON answer: status and fields at once, the body as text within a bound; the headers given are sent, not changed', async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const { url } = await tiny((req, res) => {
+      seen.push(req.headers);
+      void readAll(req).then((body) => res.writeHead(200, [['content-type', 'application/json'], ['x-many', 'a'], ['x-many', 'b']]).end(`{"echo":${body}}`));
+    });
+    const headers = { 'content-type': 'application/json', 'x-token': 'secret' };
+    const answer = await post(`${url}/mcp?x=1`, undefined, headers);
+    expect([answer.status, answer.header('content-type'), answer.header('x-many'), answer.header('absent')]).toEqual([200, 'application/json', 'a, b', undefined]);
+    expect(await answer.text(1024)).toEqual({ text: '{"echo":{"hé":1}}', complete: true });
+    expect(seen[0]).toMatchObject({ 'x-token': 'secret', 'content-length': '9' });
+    expect(headers).toEqual({ 'content-type': 'application/json', 'x-token': 'secret' });
+    const cut = await post(url);
+    expect(await cut.text(5)).toEqual({ text: '{"ech', complete: false });
+  });
+
+  it('any other answer becomes the Response fetch gives: an SSE body streams and an abort errors it with the reason', async () => {
+    const { url } = await tiny((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+    });
+    const controller = new AbortController();
+    const answer = await post(url, controller.signal);
+    const response = answer.response();
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    const reason = new Error('enough');
+    controller.abort(reason);
+    await expect(reader.read()).rejects.toBe(reason);
+  });
+
+  it('fails as fetch does: the AbortError before the answer, the reason during the body, "terminated" for a body cut short, "fetch failed" for a socket error', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
+    const { url } = await tiny((req, res) => {
+      if (req.url === '/hang') req.socket.on('close', closed);
+      else if (req.url === '/slow') res.writeHead(200, { 'content-type': 'application/json' }).write('{');
+      else if (req.url === '/cut') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }).write('{');
+        setTimeout(() => req.socket.destroy(), 10);
+      } else req.socket.destroy();
+    });
+    const before = new AbortController();
+    const pending = post(`${url}/hang`, before.signal);
+    await settle(30);
+    before.abort();
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DOMException);
+    expect((error as DOMException).name).toBe('AbortError');
+    await serverSawClose;
+    const during = new AbortController();
+    const slow = await post(`${url}/slow`, during.signal);
+    const reading = slow.text(1024);
+    const reason = new Error('enough');
+    during.abort(reason);
+    await expect(reading).rejects.toBe(reason);
+    await expect(post(`${url}/slow`, during.signal)).rejects.toBe(reason);
+    await expect((await post(`${url}/cut`)).text(1024)).rejects.toMatchObject({ name: 'TypeError', message: 'terminated' });
+    const reset = await post(`${url}/reset`).catch((e: unknown) => e);
+    expect(reset).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNRESET' } });
+    expect(isStaleSocket(reset)).toBe(true);
+  });
+});
+
 describe.each(['legacy', 'modern'] as const)('McpClient with nodeFetch against our server (%s era)', (era) => {
   async function start(): Promise<{ client: McpClient; server: McpServer; bus: InMemoryNotificationBus; answers: string[]; sawAbort: Promise<void>; http: ServeHttpHandle }> {
     let noteAbort!: () => void;
@@ -191,9 +260,16 @@ describe.each(['legacy', 'modern'] as const)('McpClient with nodeFetch against o
     const fetch = ownFetch();
     const recording: typeof fetch = Object.assign(async (input: string | URL, init?: RequestInit) => {
       const response = await fetch(input, init);
-      answers.push(`${init?.method ?? 'GET'} ${response.status} ${response.headers.get('content-type') ?? ''}`);
+      answers.push(`fetch ${init?.method ?? 'GET'} ${response.status} ${response.headers.get('content-type') ?? ''}`);
       return response;
-    }, { destroy: () => fetch.destroy() });
+    }, {
+      destroy: () => fetch.destroy(),
+      [DIRECT_REQUEST]: async (...args: Parameters<NodeFetch[typeof DIRECT_REQUEST]>) => {
+        const answer = await fetch[DIRECT_REQUEST](...args);
+        answers.push(`direct ${args[1].method} ${answer.status} ${answer.header('content-type') ?? ''}`);
+        return answer;
+      },
+    });
     const client = await McpClient.connect({ connector: streamableHttp({ url: http.url, fetch: recording }), era, logger: silent, verdictStore: new InMemoryEraVerdictStore() });
     cleanups.push(async () => {
       await client.close();
@@ -211,7 +287,8 @@ describe.each(['legacy', 'modern'] as const)('McpClient with nodeFetch against o
     const progress: unknown[] = [];
     expect(await client.callTool({ name: 'slow' }, { onprogress: (p) => progress.push(p) })).toMatchObject({ content: [{ type: 'text', text: 'slow done' }] });
     expect(progress).toMatchObject([{ progress: 1, total: 2, message: 'half' }]);
-    expect(answers).toContain('POST 200 text/event-stream');
+    // Requests go by the direct request: the JSON answer is read without a Response, the SSE one becomes one.
+    expect(answers).toEqual(['direct POST 200 application/json', 'direct POST 200 text/event-stream']);
   });
 
   it('a cancelled call: the server sees the cancellation', async () => {

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchLike } from '../http/client/clientHttp.js';
+import { DIRECT_REQUEST, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
 
 /** Default bound of open sockets per host (`Agent#maxSockets`) of the agents {@link createNodeFetch} makes. */
 export const DEFAULT_NODE_FETCH_MAX_SOCKETS = 64;
@@ -37,6 +37,8 @@ export interface NodeFetchOptions {
 export interface NodeFetch extends FetchLike {
   /** Destroys the agents this `fetch` made (not those passed in): their idle and open sockets are closed. */
   destroy(): void;
+  /** The same requests without a `Response` for a JSON answer (what the Streamable HTTP client transport uses). @internal */
+  readonly [DIRECT_REQUEST]: DirectRequest;
 }
 
 /** A stream of a response body that ended before its end: what undici's `fetch` reports as `terminated`. */
@@ -135,6 +137,95 @@ function isNullBodyStatus(status: number): boolean {
   return status === 101 || status === 204 || status === 205 || status === 304;
 }
 
+/** The `Response` of an answer: its body streams (`null` for `HEAD` and the null-body statuses, whose body is dropped). */
+function toResponse(res: http.IncomingMessage, method: string, signal: AbortSignal | undefined): Response {
+  const status = res.statusCode ?? 0;
+  const noBody = method === 'HEAD' || isNullBodyStatus(status);
+  const response = new Response(noBody ? null : bodyStream(res, signal), { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res.rawHeaders) });
+  if (noBody) res.resume();
+  return response;
+}
+
+/**
+ * Reads a body whole as UTF-8 text, at most `maxBytes` of it (beyond: the response is destroyed, `complete: false`).
+ * Fails as {@link bodyStream} does: `TypeError('terminated')` when cut short, the signal's reason once it aborts.
+ */
+function readText(res: http.IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<{ readonly text: string; readonly complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      res.destroy();
+      reject(abortReason(signal));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let settled = false;
+    const finish = (error: Error | undefined, complete = true): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (error !== undefined) {
+        reject(error);
+        return;
+      }
+      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      // A body cut at the bound may end inside a character: the partial sequence decodes as U+FFFD, as a streaming read would.
+      resolve({ text: whole.toString('utf8'), complete });
+    };
+    const onAbort = (): void => {
+      finish(abortReason(signal));
+      res.destroy();
+    };
+    res.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      bytes += chunk.byteLength;
+      if (bytes > maxBytes) {
+        chunks.push(chunk.subarray(0, chunk.byteLength - (bytes - maxBytes)));
+        finish(undefined, false);
+        res.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on('end', () => finish(undefined));
+    res.on('error', (error) => finish(terminated(error)));
+    res.on('close', () => finish(res.complete ? undefined : terminated()));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const ignoreError = (): void => {};
+
+/** A {@link DirectAnswer} over a node:http answer. */
+class NodeDirectAnswer implements DirectAnswer {
+  readonly status: number;
+  readonly #res: http.IncomingMessage;
+  readonly #method: string;
+  readonly #signal: AbortSignal;
+
+  constructor(res: http.IncomingMessage, method: string, signal: AbortSignal) {
+    this.status = res.statusCode ?? 0;
+    this.#res = res;
+    this.#method = method;
+    this.#signal = signal;
+    // Until `text` or `response` listens (within the same turn), a failure of the answer must not go unhandled.
+    res.on('error', ignoreError);
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#res.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  text(maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }> {
+    return readText(this.#res, maxBytes, this.#signal);
+  }
+
+  response(): Response {
+    return toResponse(this.#res, this.#method, this.#signal);
+  }
+}
+
 /**
  * Makes a `fetch` on `node:http` / `node:https` with keep-alive agents, for `streamableHttp({ url, fetch })` and
  * `httpSse({ url, fetch })` on Node. It sends `method`, `headers` and a string or byte `body` (other `RequestInit`
@@ -203,19 +294,16 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
             return;
           }
           answered = true;
-          const status = res.statusCode ?? 0;
-          const noBody = method === 'HEAD' || isNullBodyStatus(status);
           // From here the body stream listens to the signal itself.
           signal?.removeEventListener('abort', onAbort);
           let response: Response;
           try {
-            response = new Response(noBody ? null : bodyStream(res, signal), { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res.rawHeaders) });
+            response = toResponse(res, method, signal);
           } catch (error) {
             res.destroy();
             reject(fetchFailed(error));
             return;
           }
-          if (noBody) res.resume();
           resolve(response);
         },
       );
@@ -229,11 +317,59 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       req.end(body);
     });
 
+  /** `nodeFetch` without the `Response`: the answer's status and fields at once, its body read as the caller needs. */
+  const direct: DirectRequest = (url, init) =>
+    new Promise<DirectAnswer>((resolve, reject) => {
+      const { method, signal } = init;
+      if (signal.aborted) {
+        reject(abortReason(signal));
+        return;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        reject(fetchFailed(new TypeError(`Unsupported URL scheme: "${url.protocol}": nodeFetch speaks http: and https:`)));
+        return;
+      }
+      const headers = { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
+      let answered = false;
+      const onAbort = (): void => {
+        if (answered) return;
+        answered = true;
+        reject(abortReason(signal));
+        req.destroy();
+      };
+      const send = url.protocol === 'http:' ? http.request : https.request;
+      let req: http.ClientRequest;
+      try {
+        req = send({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) }, (res) => {
+          if (answered) {
+            res.destroy();
+            return;
+          }
+          answered = true;
+          signal.removeEventListener('abort', onAbort);
+          resolve(new NodeDirectAnswer(res, method, signal));
+        });
+      } catch (error) {
+        // A header node:http refuses (a name or value `Headers` would refuse too).
+        reject(error instanceof Error ? error : new TypeError(String(error)));
+        return;
+      }
+      req.on('error', (error) => {
+        if (answered) return;
+        answered = true;
+        signal.removeEventListener('abort', onAbort);
+        reject(fetchFailed(error));
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.end(init.body);
+    });
+
   return Object.assign(nodeFetch, {
     destroy(): void {
       ownAgent?.destroy();
       ownHttpsAgent?.destroy();
     },
+    [DIRECT_REQUEST]: direct,
   });
 }
 

@@ -19,15 +19,18 @@ export const MAX_SAME_ORIGIN_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * `fetch(url, init)` with redirects handled as the module says: `init.redirect` is always `'manual'`.
+ * `fetch(url, init)` with redirects handled as the module says: `init.redirect` is always `'manual'`. `init.first`,
+ * when given, is the answer to `url` already received (it is not fetched again).
  * @throws RedirectRefusedError for a redirect to another origin, a 301/302/303, a redirect the runtime hid
  *   (`opaqueredirect`), or more than {@link MAX_SAME_ORIGIN_REDIRECTS} in a row; what `fetch` throws
  */
-export async function fetchWithoutLeaks(fetch: FetchLike, url: string | URL, init: RequestInit): Promise<Response> {
+export async function fetchWithoutLeaks(fetch: FetchLike, url: string | URL, init: RequestInit & { readonly first?: Response }): Promise<Response> {
+  const { first, ...rest } = init;
   let target = new URL(url);
-  const manual: RequestInit = { ...init, redirect: 'manual' };
+  const manual: RequestInit = { ...rest, redirect: 'manual' };
   for (let followed = 0; ; followed++) {
-    const response = await fetch(target, manual);
+    // `first`: the answer to `url` was already had (a `DirectRequest`'s); only what it redirects to is fetched.
+    const response = followed === 0 && first !== undefined ? first : await fetch(target, manual);
     if (response.type === 'opaqueredirect') {
       // A browser's fetch hides the status and the target of a manual redirect.
       throw new RedirectRefusedError({ status: 0, location: '', reason: 'the runtime hides the redirect target, so it is not followed' });

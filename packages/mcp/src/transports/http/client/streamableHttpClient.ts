@@ -19,6 +19,7 @@ import type { ClientProtocol, ClientTransport } from '../../../protocol/transpor
 import { modernHeaders } from './clientHeaders.js';
 import {
   defaultClientFetch,
+  directRequestOf,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_SSE_EVENT_BYTES,
   discardBody,
@@ -28,8 +29,11 @@ import {
   isConnectionRefused,
   isStaleSocket,
   readErrorAnswer,
+  requestHeaderRecord,
   requestHeaders,
   responsesOf,
+  type DirectAnswer,
+  type DirectRequest,
   type FetchLike,
   type HttpClientHeaders,
   type HttpClientRequestInit,
@@ -91,6 +95,10 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   readonly policy: ReconnectPolicy;
   readonly #url: URL;
   readonly #fetch: FetchLike;
+  /** The unwrapped `fetch` (redirects not followed), for what a {@link DirectRequest} answered and is not JSON. */
+  readonly #rawFetch: FetchLike;
+  /** The runtime's cheaper request (`nodeFetch` offers one), used for requests when no auth wraps the `fetch`. */
+  readonly #direct: DirectRequest | undefined;
   readonly #headers: HttpClientHeaders | undefined;
   readonly #init: HttpClientRequestInit;
   readonly #maxResponseBytes: number;
@@ -115,7 +123,9 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const base = init.fetch ?? defaultClientFetch();
     // The auth wraps the raw fetch, so each redirect hop carries credentials (and a DPoP proof) for its own URL.
     const fetch = init.auth === undefined ? base : authorizedFetch(base, init.auth);
+    this.#rawFetch = fetch;
     this.#fetch = (input, requestInit) => fetchWithoutLeaks(fetch, input, requestInit ?? {});
+    this.#direct = init.auth === undefined ? directRequestOf(base) : undefined;
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
     this.maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
@@ -304,11 +314,21 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     if (modern && method !== undefined) Object.assign(own, modernHeaders(method, this.#paramHeadersOf(method)));
     const signal = exchange?.controller.signal ?? messageSignal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
-    const init = { ...this.#init, method: 'POST', headers: await requestHeaders(this.#headers, own), body: JSON.stringify(message), signal };
+    // A request (not `initialize`, whose answer's headers are read) goes by the runtime's direct request when it has
+    // one: a JSON answer is read without a `Response`; any other answer becomes the `Response` a `fetch` gives.
+    const direct = exchange !== undefined && method?.method !== 'initialize' ? this.#direct : undefined;
+    const headers = direct === undefined ? await requestHeaders(this.#headers, own) : await requestHeaderRecord(this.#headers, own);
+    const init = { ...this.#init, method: 'POST', headers, body: JSON.stringify(message), signal };
     let response: Response | undefined;
-    for (let resent = 0; response === undefined; resent++) {
+    let json: DirectAnswer | undefined;
+    for (let resent = 0; response === undefined && json === undefined; resent++) {
       try {
-        response = await this.#fetch(this.#url, init);
+        if (direct === undefined) response = await this.#fetch(this.#url, init);
+        else {
+          const answer = await direct(this.#url, { method: 'POST', headers: headers as Record<string, string>, body: init.body, signal });
+          if (answer.status >= 200 && answer.status < 300 && isJsonContentType(answer.header('content-type'))) json = answer;
+          else response = await fetchWithoutLeaks(this.#rawFetch, this.#url, { ...init, first: answer.response() });
+        }
       } catch (error) {
         if (exchange?.abandoned === true) return;
         if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) throw error;
@@ -322,6 +342,11 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
         this.logger.debug('POST resent after a connection reset', { what, error: fetchFailure(error) });
       }
     }
+    if (json !== undefined) {
+      this.#readJson({ ...(await json.text(this.#maxResponseBytes)), status: json.status }, exchange, what);
+      return;
+    }
+    if (response === undefined) return; // not reached: the loop ends with an answer in `json` or `response`
     if (method?.method === 'initialize' && response.ok) this.#captureSession(response);
     if (response.status === 404 && session !== undefined) {
       discardBody(response);
@@ -349,21 +374,22 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       return;
     }
     if (isJsonContentType(response.headers.get('content-type') ?? undefined)) {
-      await this.#readJson(response, exchange, what);
+      this.#readJson({ ...(await readBoundedText(response, this.#maxResponseBytes)), status: response.status }, exchange, what);
       return;
     }
     const body = (await readBoundedText(response, 1024).catch(() => ({ text: '' }))).text;
     throw new HttpStatusError({ status: response.status, body, what: `${what}: expected application/json or text/event-stream, got "${response.headers.get('content-type') ?? 'no content type'}"` });
   }
 
-  async #readJson(response: Response, exchange: Exchange | undefined, what: string): Promise<void> {
-    const { text, complete } = await readBoundedText(response, this.#maxResponseBytes);
-    if (!complete) throw new HttpStatusError({ status: response.status, body: text, what: `${what}: the answer exceeds ${this.#maxResponseBytes} bytes` });
+  /** Delivers a JSON answer's body (read within `maxResponseBytes`) of HTTP status `status`. */
+  #readJson(answer: { readonly text: string; readonly complete: boolean; readonly status: number }, exchange: Exchange | undefined, what: string): void {
+    const { text, complete, status } = answer;
+    if (!complete) throw new HttpStatusError({ status, body: text, what: `${what}: the answer exceeds ${this.#maxResponseBytes} bytes` });
     const parsed = parseJson(text);
     const inbound = parsed.ok ? classifyValue(parsed.value) : undefined;
-    if (inbound === undefined || inbound.kind === 'invalid') throw new HttpStatusError({ status: response.status, body: text, what: `${what}: the answer is not JSON-RPC` });
+    if (inbound === undefined || inbound.kind === 'invalid') throw new HttpStatusError({ status, body: text, what: `${what}: the answer is not JSON-RPC` });
     this.deliver(inbound);
-    if (exchange?.answered === false) throw new HttpStatusError({ status: response.status, body: text, what: `${what}: the answer holds no response for it` });
+    if (exchange?.answered === false) throw new HttpStatusError({ status, body: text, what: `${what}: the answer holds no response for it` });
   }
 
   #paramHeadersOf(message: JsonRpcRequest | JsonRpcNotification): readonly ParamHeader[] | undefined {
