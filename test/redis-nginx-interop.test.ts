@@ -24,43 +24,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, textOf, type NginxCluster } from './helpers/nginxCluster.js';
+import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, taggedFetch, textOf, type NginxCluster } from './helpers/nginxCluster.js';
 import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
 const LIVE = /^[ABC]$/;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** The tag of a request for nginx's log: its JSON-RPC method (`tools/call:<tool>`), `answer` for a response, `GET`. */
-function tagOf(init: RequestInit | undefined): string {
-  if (init?.method === 'GET') return 'GET';
-  if (typeof init?.body !== 'string') return init?.method ?? '';
-  const message = JSON.parse(init.body) as { method?: string; params?: { name?: string } };
-  if (message.method === undefined) return 'answer';
-  return message.method === 'tools/call' ? `tools/call:${message.params?.name ?? ''}` : message.method;
-}
-
-/** A fetch that tags each request and keeps a copy of each GET stream's text (the client reads the other copy). */
-function observedFetch(getStreams: string[]): typeof fetch {
-  return async (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('x-test-tag', tagOf(init));
-    const response = await fetch(input, { ...init, headers });
-    if (init?.method !== 'GET' || !response.ok || response.body === null) return response;
-    const [mine, theirs] = response.body.tee();
-    const index = getStreams.push('') - 1;
-    void (async () => {
-      const reader = mine.getReader();
-      const decoder = new TextDecoder();
-      for (;;) {
-        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-        if (chunk.done) return;
-        getStreams[index] += decoder.decode(chunk.value, { stream: true });
-      }
-    })();
-    return new Response(theirs, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
-}
 
 describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole interop run across three instances behind nginx round-robin', () => {
   let cluster: NginxCluster | undefined;
@@ -84,7 +53,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-    const transport = new StreamableHTTPClientTransport(new URL(cluster!.url), { fetch: observedFetch(getStreams) });
+    const transport = new StreamableHTTPClientTransport(new URL(cluster!.url), { fetch: taggedFetch({ getStreams }) });
     await client.connect(transport);
     const session = transport.sessionId!;
     expect(session).toBeTruthy();
@@ -159,11 +128,14 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
       expect(served(await client.callTool({ name: 'ask', arguments: {} }))).toMatch(/^[ABC] sampled hello$/);
       expect(served(await client.callTool({ name: 'confirm', arguments: {} }))).toMatch(/^[ABC] elicited accept true$/);
 
-      // A tool registered at runtime on one instance: its list_changed reaches the GET stream.
-      const registeredOn = served(await client.callTool({ name: 'register', arguments: { tool: 'late' } }));
-      expect(registeredOn).toMatch(LIVE);
-      expect(await eventually(() => listChanged >= 1, 5000)).toBe(true);
-      expect(dataOf(getStreams[0]!).filter((m) => m.method === 'notifications/tools/list_changed')).toHaveLength(1);
+      // A tool registered at runtime on each instance in turn: each list_changed reaches the GET stream.
+      const registeredOn: string[] = [];
+      for (let i = 0; i < 3; i++) registeredOn.push(served(await client.callTool({ name: 'register', arguments: { tool: `late${i}` } })));
+      expect(new Set(registeredOn)).toEqual(new Set(NAMES));
+      expect(await eventually(() => listChanged >= 3, 5000)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(listChanged).toBe(3);
+      expect(dataOf(getStreams[0]!).filter((m) => m.method === 'notifications/tools/list_changed')).toHaveLength(3);
 
       expect(transport.sessionId).toBe(session);
       expect(getStreams).toHaveLength(1); // one GET stream all along: never reopened
@@ -185,7 +157,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
       // The answers to the sampling and elicitation requests are POSTs too; every one answered 202 or 200.
       expect(where('answer')).toHaveLength(2);
       expect(log.filter((entry) => entry.tag !== 'GET').every((entry) => entry.status === 200 || entry.status === 202)).toBe(true);
-      console.log(`redis-nginx-interop: GET stream on ${holder}; updates raised on ${raisers.join(',')}; tool registered on ${registeredOn}; setLevel on ${setLevelOn.join(',')}; ${log.length} requests over ${[...new Set(log.flatMap((e) => e.upstreams))].sort().join(',')}`);
+      console.log(`redis-nginx-interop: GET stream on ${holder}; updates raised on ${raisers.join(',')}; tools registered on ${registeredOn.join(',')}; setLevel on ${setLevelOn.join(',')}; ${log.length} requests over ${[...new Set(log.flatMap((e) => e.upstreams))].sort().join(',')}`);
     } finally {
       await client.close();
     }

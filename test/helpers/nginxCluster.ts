@@ -257,3 +257,38 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** The tag of a request for nginx's log: its JSON-RPC method (`tools/call:<tool>`), `answer` for a response, `GET`. */
+export function tagOf(init: RequestInit | undefined): string {
+  if (init?.method === 'GET') return 'GET';
+  if (typeof init?.body !== 'string') return init?.method ?? '';
+  const message = JSON.parse(init.body) as { method?: string; params?: { name?: string } };
+  if (message.method === undefined) return 'answer';
+  return message.method === 'tools/call' ? `tools/call:${message.params?.name ?? ''}` : message.method;
+}
+
+/**
+ * A fetch that tags each request with `prefix` and {@link tagOf} (`X-Test-Tag`, in nginx's access log) and, when
+ * `getStreams` is given, keeps a copy of each GET stream's text there (the client reads the other copy of the bytes).
+ */
+export function taggedFetch(options: { readonly prefix?: string; readonly getStreams?: string[] } = {}): typeof fetch {
+  const { prefix = '', getStreams } = options;
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('x-test-tag', `${prefix}${tagOf(init)}`);
+    const response = await fetch(input, { ...init, headers });
+    if (getStreams === undefined || init?.method !== 'GET' || !response.ok || response.body === null) return response;
+    const [mine, theirs] = response.body.tee();
+    const index = getStreams.push('') - 1;
+    void (async () => {
+      const reader = mine.getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (chunk.done) return;
+        getStreams[index] += decoder.decode(chunk.value, { stream: true });
+      }
+    })();
+    return new Response(theirs, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
