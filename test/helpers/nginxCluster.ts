@@ -199,7 +199,7 @@ export async function startNginxCluster(names: readonly string[] = ['A', 'B', 'C
     instances,
     url: `http://127.0.0.1:${nginx.port}/mcp`,
     accessLog() {
-      let text = '';
+      let text: string;
       try {
         text = readFileSync(logFile, 'utf8');
       } catch {

@@ -110,9 +110,8 @@ describe('a session served by another instance sharing the session store', () =>
     const b = instance('b', s);
     const headers = await open(a);
     const down = (): Promise<never> => Promise.reject(new Error('store down'));
-    const { get, create } = s.sessionStore;
-    s.sessionStore.get = down;
-    s.sessionStore.create = down;
+    // Own properties shadow the prototype's methods while the store is down; deleting them brings them back.
+    Object.assign(s.sessionStore, { get: down, create: down });
     try {
       // B holds no copy and cannot read the record: the session may be live, so not 404 (the client would drop it).
       const onB = await send(b, headers, call(3, 'who'));
@@ -127,7 +126,8 @@ describe('a session served by another instance sharing the session store', () =>
       expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 0, error: { code: -32000 } });
       expect(refused.headers.get('mcp-session-id')).toBeNull();
     } finally {
-      Object.assign(s.sessionStore, { get, create });
+      delete (s.sessionStore as { get?: unknown }).get;
+      delete (s.sessionStore as { create?: unknown }).create;
     }
     // Back: B serves the session (the failure was not remembered as "no such session").
     expect((await send(b, headers, call(5, 'who'))).status).toBe(200);
