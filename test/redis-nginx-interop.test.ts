@@ -172,6 +172,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
     try {
       expect(client.era).toBe('legacy');
       expect(client.protocolVersion).toBe('2024-11-05');
+      expect(client.transportKind).toBe('streamable-http'); // not the 2024-11-05 HTTP+SSE fallback
       const served: string[] = [];
       for (let i = 0; i < 3; i++) served.push(textOf(await client.callTool({ name: 'whoami', arguments: {} })));
       const read = await client.readResource({ uri: 'test://where' });
