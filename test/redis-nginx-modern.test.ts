@@ -4,12 +4,13 @@
  * `notifications/tools/list_changed` of a tool registered at runtime on each instance in turn and the
  * `notifications/resources/updated` raised on each instance (the shared bus). A task-augmented `tools/call` made
  * on one instance is polled through the others and its result read there; a second task is cancelled through another
- * instance than its own and reads `cancelled` everywhere; and once the instance that ran the first task is killed
+ * instance than its own, reads `cancelled` everywhere and its work stops where it runs; a task asking for input gets
+ * the answer its `tasks/update` carried to another instance; and once the instance that ran the first task is killed
  * (SIGKILL), its result is still read through the survivors (the Redis task store). nginx's access log (each request
  * tagged with its method) shows where each request landed.
  *
  * Spec: MCP 2026-07-28 basic/patterns/subscriptions.mdx; the extension `io.modelcontextprotocol/tasks` "Task
- * Creation", "Task Polling", "Task Cancellation".
+ * Creation", "Task Polling", "Task Update Requests", "Task Cancellation".
  */
 import { McpClient, streamableHttp, type ListenNotification } from '@switchboard/mcp/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,7 @@ import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
 
 function modernClient(url: string, prefix: string, tasks = false): Promise<McpClient> {
   return McpClient.connect({
@@ -79,7 +80,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
     console.log(`redis-nginx-modern: listen stream on ${holders[0]!}; changes raised on ${raisedOn.join(',')}`);
   }, 30_000);
 
-  it('a task made on one instance is polled, read and cancelled through the others; its result outlives its instance (SIGKILL)', async () => {
+  it('a task made on one instance is polled, read, updated and cancelled through the others; its result outlives its instance (SIGKILL)', async () => {
     const client = await modernClient(cluster!.url, 'tasks:', true);
     try {
       // A task that completes: made on one instance, polled through the others, its result read where it lands.
@@ -100,6 +101,36 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
       const afterCancel: string[] = [];
       for (let i = 0; i < 3; i++) afterCancel.push(((await client.request<{ status: string }>('tasks/get', { taskId: secondId })).status));
       expect(afterCancel).toEqual(['cancelled', 'cancelled', 'cancelled']);
+      // The cancellation reached the work where it runs: its job stopped there (and nowhere else).
+      const stopped = new Map<string, string>();
+      expect(await eventually(async () => {
+        const [name, count] = textOf(await client.callTool({ name: 'stopped', arguments: {} })).split(' ') as [string, string];
+        stopped.set(name, count);
+        return stopped.size === 3;
+      }, 5000)).toBe(true);
+
+      // A task that asks for input (input_required), its tasks/update sent so that it lands on another instance than
+      // the one running the task: nginx's round-robin goes A, B, C in turn, so after an answer from W the next
+      // request goes to the one after W.
+      const created = await client.request<{ resultType: string; taskId: string }>('tools/call', { name: 'approve', arguments: {} });
+      expect(created.resultType).toBe('task');
+      type Detailed = { status: string; inputRequests?: Record<string, unknown>; result?: { content: { text: string }[] } };
+      let waiting: Detailed | undefined;
+      expect(await eventually(async () => {
+        waiting = await client.request<Detailed>('tasks/get', { taskId: created.taskId });
+        return waiting.status === 'input_required';
+      }, 5000)).toBe(true);
+      const key = Object.keys(waiting!.inputRequests ?? {})[0]!;
+      const askedOn = cluster!.accessLog().filter((e) => e.tag === 'tasks:tools/call:approve').map((e) => e.upstreams.at(-1)!)[0]!;
+      const after = (name: string): string => NAMES[(NAMES.indexOf(name as (typeof NAMES)[number]) + 1) % NAMES.length]!;
+      if (after(textOf(await client.callTool({ name: 'whoami', arguments: {} }))) === askedOn) await client.callTool({ name: 'whoami', arguments: {} });
+      await client.request('tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: { ok: true } } } });
+      let done: Detailed | undefined;
+      expect(await eventually(async () => {
+        done = await client.request<Detailed>('tasks/get', { taskId: created.taskId });
+        return done.status === 'completed';
+      }, 5000)).toBe(true);
+      expect(done!.result!.content[0]!.text).toBe(`${askedOn} approved accept true`);
 
       // Where each landed (nginx's log: a request is logged when it ends, and these all ended).
       const log = cluster!.accessLog().filter((e) => e.tag.startsWith('tasks:'));
@@ -111,6 +142,10 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
       const cancelledOn = where('tasks/cancel');
       expect(cancelledOn).toHaveLength(1);
       expect(cancelledOn[0]).not.toBe(secondMadeOn);
+      expect(stopped).toEqual(new Map(NAMES.map((name) => [name, name === secondMadeOn ? '1' : '0'])));
+      const updatedOn = where('tasks/update');
+      expect(updatedOn).toHaveLength(1);
+      expect(updatedOn[0]).not.toBe(askedOn);
 
       // The instance that ran the first task dies: its result is still there, read through the survivors.
       const victim = cluster!.instances.find((one) => one.name === ranOn)!;
@@ -121,7 +156,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
       }
       const survivors = cluster!.accessLog().filter((e) => e.tag === 'tasks:tasks/get').slice(-3).map((e) => e.upstreams.at(-1)!);
       expect(survivors.every((name) => name !== ranOn)).toBe(true);
-      console.log(`redis-nginx-modern: task made on ${madeOn!}, polled on ${gets.join(',')}; second made on ${secondMadeOn!}, cancelled on ${cancelledOn[0]!}; ${ranOn} killed, result read on ${survivors.join(',')}`);
+      console.log(`redis-nginx-modern: task made on ${madeOn!}, polled on ${gets.join(',')}; second made on ${secondMadeOn!}, cancelled on ${cancelledOn[0]!}; input asked on ${askedOn}, answered on ${updatedOn[0]!}; ${ranOn} killed, result read on ${survivors.join(',')}`);
     } finally {
       await client.close();
     }
