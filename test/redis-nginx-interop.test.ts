@@ -24,7 +24,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, taggedFetch, textOf, type NginxCluster } from './helpers/nginxCluster.js';
+import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, taggedFetch, textOf, type AccessEntry, type NginxCluster } from './helpers/nginxCluster.js';
 import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
@@ -187,7 +187,9 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
     } finally {
       await client.close();
     }
-    const log = cluster!.accessLog().filter((entry) => entry.tag === 'rev-2024-11-05');
+    const tagged = (): AccessEntry[] => cluster!.accessLog().filter((entry) => entry.tag === 'rev-2024-11-05');
+    await eventually(() => new Set(tagged().flatMap((entry) => entry.upstreams)).size === NAMES.length, 5000);
+    const log = tagged();
     const sessions = new Set(log.map((entry) => entry.session).filter((id) => id !== ''));
     expect(sessions.size).toBe(1); // one session: the initialize answer's id, on every later request
     expect(new Set(log.flatMap((entry) => entry.upstreams))).toEqual(new Set(NAMES));

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, startNginxCluster, type NginxCluster } from './helpers/nginxCluster.js';
+import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, type AccessEntry, type NginxCluster } from './helpers/nginxCluster.js';
 import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
@@ -133,7 +133,10 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('load through
     const counts = NAMES.map((name) => out.byInstance.get(name) ?? 0);
     for (const count of counts) expect(count).toBeGreaterThan(total / 5);
     // nginx agrees: every tools/call POST logged once, by the instance the answer named.
-    const log = cluster!.accessLog().filter((e) => e.tag === TAG && e.method === 'POST' && e.status === 200);
+    // nginx logs a request once it has answered it: the last few lines may come just after the last answer.
+    const answered = (): AccessEntry[] => cluster!.accessLog().filter((e) => e.tag === TAG && e.method === 'POST' && e.status === 200);
+    await eventually(() => answered().length >= total + WORKERS, 5000);
+    const log = answered();
     const logged = NAMES.map((name) => log.filter((e) => e.upstreams.at(-1) === name).length);
     // The log also holds each session's initialize (200); notifications/initialized is 202 and not counted.
     expect(logged.reduce((a, b) => a + b, 0)).toBe(total + WORKERS);
