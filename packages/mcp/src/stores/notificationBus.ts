@@ -43,7 +43,7 @@ export class InMemoryNotificationBus implements NotificationBus {
   /** One entry per subscription (an object, not a wrapper closure: smaller, and it is what unsubscribing removes). */
   readonly #listeners = new Set<{ readonly listener: BusListener }>();
 
-  /** The number of listeners now (one per live connection of a server). */
+  /** The number of listeners now (one per live connection of a server, and one per server for its tasks). */
   get size(): number {
     return this.#listeners.size;
   }
