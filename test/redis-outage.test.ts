@@ -2,7 +2,7 @@
  * A lost Redis connection is a clear error window, with bounded retries and no crash: `redis-server` is killed
  * (SIGKILL) mid-test and started again on the same port. While it is down every store operation fails with a
  * `RedisStoreError` naming the operation within a bounded time, the bus still delivers locally, an HTTP instance
- * on the stores answers (a refused `initialize`, its other sessions untouched) and nothing rejects unhandled; one
+ * on the stores answers (a refused `initialize`: 503 + Retry-After, its other sessions untouched) and nothing rejects unhandled; one
  * line is logged for the loss. Once it is back, the same store objects work again (the Lua scripts are loaded again:
  * the restarted server has none), the session opened before the outage is written again by the instance that holds it
  * (the restarted Redis came back empty), and the bus carries messages between instances again.
@@ -86,11 +86,12 @@ describe.skipIf(REDIS_SERVER === undefined)('a Redis outage (redis-server killed
       await a.bus.publish({ type: 'list_changed', capability: 'tools' });
       expect(heard).toEqual([{ type: 'list_changed', capability: 'tools' }]);
       stop();
-      // The HTTP instance answers: a new session cannot be admitted (its record cannot be stored). The handler answers
-      // a store failure at admission with its generic 500 (a 503 with Retry-After would say more: handler.ts's part).
+      // The HTTP instance answers: a new session cannot be admitted (its record cannot be stored): 503 + Retry-After
+      // (RFC 9110 §15.6.4, temporary), with the initialize id (JSON-RPC 2.0 §5).
       const refused = await initialize(url);
-      expect(refused.status).toBe(500);
-      await refused.text();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 0, error: { code: -32000 } });
       expect(lines.filter((l) => l.startsWith('Redis connection lost')).length).toBeGreaterThanOrEqual(1);
 
       await redis.restart();

@@ -64,10 +64,14 @@ describe('NotificationBus', () => {
   it('a closed connection unsubscribes from the bus', async () => {
     const bus = new InMemoryNotificationBus();
     const server = new McpServer({ name: 's', version: '1' }, { logger: silentLogger, bus });
-    const c = await connectRawClient(server);
+    // The server's own listener (its tasks hear tasks/update and tasks/cancel received by other instances).
     expect(bus.size).toBe(1);
+    const c = await connectRawClient(server);
+    expect(bus.size).toBe(2);
     await c.close();
     await tick();
+    expect(bus.size).toBe(1);
+    await server.close();
     expect(bus.size).toBe(0);
   });
 });

@@ -499,7 +499,7 @@ export class McpServer {
    */
   async close(): Promise<void> {
     this.#listens.closeAll();
-    this.#tasks.runner.close();
+    this.#tasks.close();
     // Let the listen results reach their transports before the connections close.
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     await Promise.allSettled([...this.#connections].map((c) => c.close()));

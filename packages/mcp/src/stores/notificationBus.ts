@@ -13,12 +13,16 @@
  * - `list_changed`: the list of `capability` changed (`notifications/<capability>/list_changed`);
  * - `resource_updated`: the resource at `uri` changed (`notifications/resources/updated` to its subscribers);
  * - `task`: a task changed; `task` is its 2026-07-28 `DetailedTask` (`notifications/tasks` to the listen streams
- *   that named its `taskId`).
+ *   that named its `taskId`);
+ * - `task_input` and `task_cancel`: a `tasks/update` (its `inputResponses`) or a `tasks/cancel` received by an
+ *   instance the task does not run on, for the instance that runs it (connections ignore both).
  */
 export type BusMessage =
   | { readonly type: 'list_changed'; readonly capability: 'tools' | 'resources' | 'prompts' }
   | { readonly type: 'resource_updated'; readonly uri: string }
-  | { readonly type: 'task'; readonly task: Readonly<Record<string, unknown>> & { readonly taskId: string } };
+  | { readonly type: 'task'; readonly task: Readonly<Record<string, unknown>> & { readonly taskId: string } }
+  | { readonly type: 'task_input'; readonly taskId: string; readonly inputResponses: Readonly<Record<string, unknown>> }
+  | { readonly type: 'task_cancel'; readonly taskId: string };
 
 /** Receives every message published after it subscribed; may return a promise of its delivery. */
 export type BusListener = (message: BusMessage) => void | Promise<void>;
@@ -39,7 +43,7 @@ export class InMemoryNotificationBus implements NotificationBus {
   /** One entry per subscription (an object, not a wrapper closure: smaller, and it is what unsubscribing removes). */
   readonly #listeners = new Set<{ readonly listener: BusListener }>();
 
-  /** The number of listeners now (one per live connection of a server). */
+  /** The number of listeners now (one per live connection of a server, and one per server for its tasks). */
   get size(): number {
     return this.#listeners.size;
   }

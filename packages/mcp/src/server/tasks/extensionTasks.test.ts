@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import { McpError } from '../../protocol/errors.js';
 import { InMemoryNotificationBus, type BusMessage } from '../../stores/notificationBus.js';
+import { InMemoryTaskStore } from '../../stores/taskStore.js';
 import type { ClientChannel } from '../channel.js';
 import { ToolError } from '../features/tools.js';
 import { McpServer } from '../mcpServer.js';
@@ -155,6 +156,39 @@ describe('2026-07-28 tasks extension', () => {
     expect(await call(s, 'tasks/cancel', { taskId })).toEqual({ jsonrpc: '2.0', id: nextId - 1, result: { resultType: 'complete' } });
     expect(await result(s, 'tasks/get', { taskId })).toMatchObject({ status: 'cancelled', statusMessage: 'The task was cancelled' });
     expect(await result(s, 'tasks/cancel', { taskId })).toEqual({ resultType: 'complete' });
+  });
+
+  it('two instances sharing the bus and the task store: tasks/update and tasks/cancel received by the other reach the work', async () => {
+    const bus = new InMemoryNotificationBus();
+    const taskStore = new InMemoryTaskStore();
+    const stopped: string[] = [];
+    const instances = ['a', 'b'].map((name) => {
+      const s = new McpServer({ name: 's', version: '1' }, { logger: silentLogger, bus, taskStore });
+      s.tool('ask', { task: true }, async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: 'OK?', requestedSchema: { type: 'object', properties: {} } });
+        return { content: [{ type: 'text', text: `${name} ${answer.action}` }] };
+      });
+      s.tool('forever', { task: true }, (_args, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => {
+        stopped.push(name);
+        reject(new Error('stopped'));
+      })));
+      return s;
+    });
+    const [a, b] = instances as [McpServer, McpServer];
+    try {
+      const asking = (await result(a, 'tools/call', { name: 'ask' })).taskId as string;
+      await until(b, asking, (t) => t.status === 'input_required');
+      // The answer lands on b, where the task does not run: the bus takes it to a.
+      expect(await result(b, 'tasks/update', { taskId: asking, inputResponses: { 'elicitation-0': { action: 'accept', content: {} } } })).toEqual({ resultType: 'complete' });
+      expect(await until(b, asking, (t) => t.status === 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'a accept' }] } });
+      // Cancelled through b: the work on a stops at once (it never writes to the store by itself).
+      const running = (await result(a, 'tools/call', { name: 'forever' })).taskId as string;
+      expect(await result(b, 'tasks/cancel', { taskId: running })).toEqual({ resultType: 'complete' });
+      expect(stopped).toEqual(['a']);
+      expect(await result(a, 'tasks/get', { taskId: running })).toMatchObject({ status: 'cancelled' });
+    } finally {
+      for (const one of instances) await one.close();
+    }
   });
 
   it('answers a client without the extension synchronously, -32021 for a required tool and for tasks/*', async () => {

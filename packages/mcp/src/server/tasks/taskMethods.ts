@@ -91,7 +91,7 @@ class TaskMethods {
     const record = await this.#find(params, ctx);
     // MCP 2025-11-25 basic/utilities/tasks.mdx "Cancelling Tasks": a final task cannot be cancelled.
     if (isFinalTaskStatus(record.status)) throw invalidParams(`task "${echo(record.taskId)}" is already "${record.status}"`);
-    const after = await this.#tasks.runner.cancel(record.taskId);
+    const after = await this.#tasks.cancel(record.taskId);
     if (after === undefined) throw unknownTask(record.taskId);
     return coreTask(after);
   }
@@ -110,17 +110,15 @@ class TaskMethods {
     // one is -32602 and the task gets none of this update's answers (MCP 2026-07-28 basic/patterns/mrtr.mdx).
     const outstanding = record.inputRequests ?? {};
     for (const key of Object.keys(responses)) if (Object.hasOwn(outstanding, key)) checkInputResponse(outstanding[key] as TaskInputRequest, responses[key], key);
-    // Keys not outstanding are ignored; a task running on another instance sees nothing from here.
-    if (!isFinalTaskStatus(record.status) && !(await this.#tasks.runner.provide(record.taskId, responses))) {
-      this.#tasks.runner.logger.debug('Input responses for a task not running here', { taskId: record.taskId });
-    }
+    // Keys not outstanding are ignored; a task running on another instance gets them through the bus.
+    if (!isFinalTaskStatus(record.status)) await this.#tasks.provide(record.taskId, responses);
     return ACK;
   }
 
   async cancelAck(params: JsonRpcParams | undefined, ctx: ServerRequestContext): Promise<Record<string, unknown>> {
     requireExtension(ctx);
     const record = await this.#find(params, ctx);
-    if (!isFinalTaskStatus(record.status)) await this.#tasks.runner.cancel(record.taskId);
+    if (!isFinalTaskStatus(record.status)) await this.#tasks.cancel(record.taskId);
     return ACK;
   }
 

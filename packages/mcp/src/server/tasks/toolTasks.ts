@@ -18,7 +18,7 @@ import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import { MissingClientCapabilityError } from '../../protocol/errors.js';
 import { isModernRevision } from '../../protocol/revisions.js';
 import type { CallToolResult } from '../../protocol/types.js';
-import type { NotificationBus } from '../../stores/notificationBus.js';
+import type { BusMessage, NotificationBus } from '../../stores/notificationBus.js';
 import type { TaskRecord } from '../../stores/taskStore.js';
 import type { ServerRequestContext } from '../context.js';
 import { callerKeyOf } from '../callerKey.js';
@@ -86,6 +86,7 @@ export class ToolTasks {
   readonly #defaultTtlMs: number;
   readonly #maxTtlMs: number;
   readonly #hasTaskTools: () => boolean;
+  readonly #unsubscribe: () => void;
 
   /** @param options see {@link ToolTasksOptions} */
   constructor(options: ToolTasksOptions) {
@@ -95,6 +96,51 @@ export class ToolTasks {
     this.#maxTtlMs = options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS;
     this.#hasTaskTools = options.hasTaskTools;
     this.#defaultTtlMs = Math.min(options.defaultTtlMs ?? DEFAULT_TASK_TTL_MS, this.#maxTtlMs);
+    this.#unsubscribe = this.#bus.subscribe((message) => this.#heard(message));
+  }
+
+  /**
+   * Hands `responses` (by input request key) to the task's outstanding input requests where it runs: here, or
+   * (a shared bus) on the instance that runs it, which a `tasks/update` landing here tells through the bus.
+   */
+  async provide(taskId: string, responses: Readonly<Record<string, unknown>>): Promise<void> {
+    if (await this.runner.provide(taskId, responses)) return;
+    await this.#bus.publish({ type: 'task_input', taskId, inputResponses: responses });
+  }
+
+  /**
+   * Cancels a task ({@link TaskRunner.cancel}); when it runs on another instance, that instance hears of it on the
+   * bus and aborts the work at once (the store's `cancelled` alone stops it only at its next write).
+   * @returns the task afterwards; `undefined` when unknown or expired
+   */
+  async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    const here = this.runner.live.get(taskId)?.committed === true;
+    const after = await this.runner.cancel(taskId);
+    if (!here) await this.#bus.publish({ type: 'task_cancel', taskId });
+    return after;
+  }
+
+  /** Stops hearing the bus and closes the runner (its live tasks are aborted). */
+  close(): void {
+    this.#unsubscribe();
+    this.runner.close();
+  }
+
+  /** A `tasks/update` or `tasks/cancel` another instance received, for a task that may run here. */
+  #heard(message: BusMessage): Promise<void> | undefined {
+    if (message.type === 'task_input') {
+      return this.runner.provide(message.taskId, message.inputResponses).then(
+        () => undefined,
+        (error: unknown) => this.#logger.debug('Input responses from another instance not handed over', { taskId: message.taskId, error }),
+      );
+    }
+    if (message.type !== 'task_cancel') return undefined;
+    const live = this.runner.live.get(message.taskId);
+    if (live === undefined || !live.committed) return undefined;
+    return live.cancel().then(
+      () => undefined,
+      (error: unknown) => this.#logger.debug('Cancellation from another instance not applied', { taskId: message.taskId, error }),
+    );
   }
 
   /**

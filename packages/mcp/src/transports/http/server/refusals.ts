@@ -165,6 +165,15 @@ export const HttpRefusal = {
     code: McpErrorCode.ServerError,
     message: 'Service Unavailable: the server is shutting down',
   },
+  // RFC 9110 §15.6.4: the session store (shared by a cluster: Redis) cannot be read or written for now, so a new
+  // session cannot be recorded or a session opened on another instance cannot be read; sent with `Retry-After`.
+  // Never 404 for that: the session may well be live, and a 404 makes the client drop it (MCP 2025-11-25
+  // basic/transports.mdx "Session Management" item 4).
+  sessionStoreUnavailable: {
+    httpStatus: HttpStatus.ServiceUnavailable,
+    code: McpErrorCode.ServerError,
+    message: 'Service Unavailable: the session store cannot be reached; retry later',
+  },
   // RFC 6585 §4: one caller identity holds `maxSessionsPerCaller` sessions (sent with `Retry-After`).
   tooManyCallerSessions: {
     httpStatus: HttpStatus.TooManyRequests,

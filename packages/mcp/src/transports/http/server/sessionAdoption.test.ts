@@ -104,6 +104,37 @@ describe('a session served by another instance sharing the session store', () =>
     await b.close();
   });
 
+  it('while the session store fails: a request of a session held elsewhere and a new session are 503 + Retry-After with the request id, never 404', async () => {
+    const s = shared(false);
+    const a = instance('a', s);
+    const b = instance('b', s);
+    const headers = await open(a);
+    const down = (): Promise<never> => Promise.reject(new Error('store down'));
+    // Own properties shadow the prototype's methods while the store is down; deleting them brings them back.
+    Object.assign(s.sessionStore, { get: down, create: down });
+    try {
+      // B holds no copy and cannot read the record: the session may be live, so not 404 (the client would drop it).
+      const onB = await send(b, headers, call(3, 'who'));
+      expect(onB.status).toBe(503);
+      expect(onB.headers.get('retry-after')).toBe('1');
+      expect(await onB.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached; retry later' } });
+      // A holds it: served as before.
+      expect((await send(a, headers, call(4, 'who'))).status).toBe(200);
+      const refused = await send(a, {}, INIT);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 0, error: { code: -32000 } });
+      expect(refused.headers.get('mcp-session-id')).toBeNull();
+    } finally {
+      delete (s.sessionStore as { get?: unknown }).get;
+      delete (s.sessionStore as { create?: unknown }).create;
+    }
+    // Back: B serves the session (the failure was not remembered as "no such session").
+    expect((await send(b, headers, call(5, 'who'))).status).toBe(200);
+    await a.close();
+    await b.close();
+  });
+
   it('with cluster: a log level set on one instance holds on the other; an answer to a sampling request crosses; DELETE ends it everywhere', async () => {
     const s = shared(true);
     const a = instance('a', s);

@@ -17,11 +17,12 @@ import type { HttpInput, HttpOutput } from './inputOutput.js';
 import { checkStreamableHttpHead, classifyStreamableHttp } from './ladder/ladder.js';
 import type { HttpCaller, HttpInitializeDecision, HttpModernDecision, HttpRefusalDecision, HttpServerFacts } from './ladder/decisions.js';
 import type { ResponseMode } from '../media.js';
-import { HttpStatus, errorOutput, withRequestId } from './refusals.js';
+import { HttpStatus, errorOutput, refusalOutput, withRequestId } from './refusals.js';
 import { phaseAfterPost } from './sessions/sessionEntry.js';
 import type { StreamableEntry } from './sessions/sessionEntry.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
+import { STORE_RETRY_AFTER_SECONDS } from './sessions/sessionTable.js';
 import { ClusterSession } from './sessions/clusterSession.js';
 import { openerOf } from './callerIdentity.js';
 import { ModernExchange, ModernExchangeHost } from './exchanges/modernExchange.js';
@@ -53,6 +54,13 @@ const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
 const MISSING_MS = 5000;
 /** The most such ids remembered (past it, all are forgotten). */
 const MAX_MISSING = 10_000;
+/** What {@link StreamableEndpoint}'s adoption answers when the session store could not be read. */
+const STORE_FAILED = Symbol('session store failed');
+
+/** The id of a single request (echoed in a refusal: JSON-RPC 2.0 §5); `null` for anything else. */
+function requestIdOf(body: Inbound | undefined): JsonRpcRequest['id'] | null {
+  return body?.kind === 'request' ? body.message.id : null;
+}
 
 /**
  * What the ladder knows of the server, read once (its capabilities when a modern request needs them). The
@@ -89,7 +97,7 @@ export class StreamableEndpoint {
   /** The server's modern `handle`, bound once; only called when the server serves a modern revision. */
   readonly #handle: HttpModernHandle | undefined;
   /** Rebuilds of sessions opened elsewhere, in flight (see {@link #adopt}). */
-  readonly #adopting = new Map<string, Promise<StreamableEntry | undefined>>();
+  readonly #adopting = new Map<string, Promise<StreamableEntry | typeof STORE_FAILED | undefined>>();
   /**
    * Session ids the store lately did not know, with when (ms) that answer goes stale: a client (or a flood) repeating
    * an unknown or ended id costs one store read per {@link MISSING_MS}, not one per request. Safe to remember: an id
@@ -136,7 +144,12 @@ export class StreamableEndpoint {
     const sessionId = input.header('mcp-session-id');
     let entry = sessionId === undefined ? undefined : table.streamable(sessionId);
     // A session opened on another instance sharing the session store: rebuilt here from its record.
-    if (entry === undefined && sessionId !== undefined) entry = await this.#adopt(sessionId, input);
+    if (entry === undefined && sessionId !== undefined) {
+      const adopted = await this.#adopt(sessionId, input);
+      // The store could not be read: the session may be live elsewhere, so 503 (retry), never 404 (drop it).
+      if (adopted === STORE_FAILED) return refusalOutput('sessionStoreUnavailable', { id: requestIdOf(body), retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
+      entry = adopted;
+    }
     const decision = classifyStreamableHttp({
       httpMethod: method,
       contentType,
@@ -228,10 +241,11 @@ export class StreamableEndpoint {
   /**
    * The live entry of a session this instance does not hold yet but the session store knows (opened on another
    * instance): rebuilt from its record, so the request is served here (one store read). Concurrent requests for
-   * the same session share one rebuild. `undefined`: no such session (the ladder answers 404).
+   * the same session share one rebuild. `undefined`: no such session (the ladder answers 404); {@link STORE_FAILED}:
+   * the store could not be read.
    * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
    */
-  #adopt(sessionId: string, input: HttpInput): Promise<StreamableEntry | undefined> | undefined {
+  #adopt(sessionId: string, input: HttpInput): Promise<StreamableEntry | typeof STORE_FAILED | undefined> | undefined {
     const missing = this.#missing.get(sessionId);
     if (missing !== undefined) {
       if (missing > Date.now()) return undefined;
@@ -244,7 +258,7 @@ export class StreamableEndpoint {
     return run;
   }
 
-  async #adoptNow(sessionId: string, input: HttpInput): Promise<StreamableEntry | undefined> {
+  async #adoptNow(sessionId: string, input: HttpInput): Promise<StreamableEntry | typeof STORE_FAILED | undefined> {
     const context = this.#context;
     const table = context.table;
     let record;
@@ -252,7 +266,7 @@ export class StreamableEndpoint {
       record = await table.adoptable(sessionId, openerOf(input.authInfo));
     } catch (error) {
       context.logger.error('Session store failed reading a session opened elsewhere', { error });
-      return undefined;
+      return STORE_FAILED;
     }
     if (record === null) {
       // Remembered only when the store has no record at all (never for a record this request may not use: that

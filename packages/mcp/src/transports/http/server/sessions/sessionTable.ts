@@ -16,6 +16,9 @@ import type { HttpOutput } from '../inputOutput.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
 import type { ClusterHub } from './clusterHub.js';
 import type { AdmitRequest, AdoptableRecord, HttpSseEntry, SessionEntry, SessionTableInit, StreamableEntry } from './sessionEntry.js';
+
+/** The `Retry-After` (seconds) of a refusal because the session store failed: a reconnecting store is back soon or not. */
+export const STORE_RETRY_AFTER_SECONDS = 1;
 // Where other modules (and branches) have always found them.
 export type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionEntry.js';
 
@@ -126,7 +129,11 @@ export class SessionTable {
    * `undefined` once the record of the session is stored (the slot is taken; {@link add} the live entry next).
    */
   admit(request: AdmitRequest): Promise<HttpOutput | undefined> {
-    const run = this.#admitting.then(() => this.#admitNow(request));
+    // A store that fails (a shared store whose server is unreachable) is a temporary refusal, not a crash: 503.
+    const run = this.#admitting.then(() => this.#admitNow(request)).catch((error: unknown) => {
+      this.#logger.error('Session store failed admitting a session', { error });
+      return refusalOutput('sessionStoreUnavailable', { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
+    });
     this.#admitting = run.catch(() => undefined);
     return run;
   }
