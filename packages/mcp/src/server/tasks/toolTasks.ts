@@ -25,6 +25,7 @@ import { callerKeyOf } from '../callerKey.js';
 import { invalidParams, isRecord } from '../params.js';
 import type { ToolTaskSettings } from './toolOption.js';
 import { TaskLimitError, type TaskHandle, type TaskOutcome, type TaskRunner } from './runner.js';
+import type { TaskRelay } from './taskRelay.js';
 import { TaskRequestContext } from './taskContext.js';
 import { CORE_TASKS_REVISION, coreTask, declaresTasksExtension, detailedTask, extensionCreateTaskResult, TASKS_EXTENSION_REQUIRED } from './wire.js';
 
@@ -55,6 +56,8 @@ export interface ToolTasksOptions {
   readonly maxTtlMs?: number;
   /** Whether any registered tool is task-capable (then 2025-11-25 sessions are told of the `tasks` capability). */
   readonly hasTaskTools: () => boolean;
+  /** In a cluster: carries input for tasks that run on other instances. @default none */
+  readonly relay?: TaskRelay;
 }
 
 const sessionScopes = new WeakMap<object, string>();
@@ -81,6 +84,7 @@ export function principalOf(authInfo: unknown): string | undefined {
 /** Starts task-capable tool calls as tasks (see the module comment). */
 export class ToolTasks {
   readonly runner: TaskRunner;
+  readonly relay: TaskRelay | undefined;
   readonly #bus: NotificationBus;
   readonly #logger: Logger;
   readonly #defaultTtlMs: number;
@@ -90,6 +94,7 @@ export class ToolTasks {
   /** @param options see {@link ToolTasksOptions} */
   constructor(options: ToolTasksOptions) {
     this.runner = options.runner;
+    this.relay = options.relay;
     this.#bus = options.bus;
     this.#logger = options.logger;
     this.#maxTtlMs = options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS;
