@@ -15,8 +15,9 @@ import process from 'node:process';
 
 /**
  * @typedef {object} ClusterStores
- * @property {Pick<import('@switchboard/mcp/server').McpServerOptions, 'bus' | 'taskStore' | 'requestStateStore' | 'requestState'>} serverOptions
- *   what the `McpServer` takes: the bus, task store and request state store, and the shared `requestState` key
+ * @property {Pick<import('@switchboard/mcp/server').McpServerOptions, 'bus' | 'taskStore' | 'requestStateStore' | 'requestState' | 'cluster'>} serverOptions
+ *   what the `McpServer` takes: the bus, task store and request state store, the shared `requestState` key, and the
+ *   cluster (bus, leases, instance id: a `tasks/update` reaches its task on any instance)
  * @property {import('@switchboard/redis').RedisStores['httpOptions']} httpOptions
  *   what the HTTP handler takes: the session and event stores and the cluster's bus and leases
  * @property {() => Promise<void>} close  closes the Redis connections (after the server closed)

@@ -8,6 +8,8 @@
  *   node scripts/conformance.mjs --scenario sse-retry [--only client|client-2026]   # a client scenario
  *   node scripts/conformance.mjs --url http://localhost:3000/mcp   # use a server that is already running
  *   node scripts/conformance.mjs --no-cluster                 # leave out the cluster pass (step 3)
+ *   node scripts/conformance.mjs --scenario tasks-mrtr-input --only 0.2-2026 --force   # an extension scenario
+ *                                                             # (not on the spec timeline: the suite's own --force)
  *
  * What it does:
  *   1. picks a free port P on 127.0.0.1 and starts `node examples/conformance-server/main.js --port P`
@@ -112,11 +114,11 @@ const SUITES = [
 
 /**
  * @param {string[]} argv
- * @returns {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number, cluster: boolean }}
+ * @returns {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number, cluster: boolean, force: boolean }}
  */
 function parseArgs(argv) {
-  /** @type {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number, cluster: boolean }} */
-  const opts = { verbose: false, timeoutMs: SUITE_TIMEOUT_MS, cluster: true };
+  /** @type {{ scenario?: string, only?: string, verbose: boolean, url?: string, timeoutMs: number, cluster: boolean, force: boolean }} */
+  const opts = { verbose: false, timeoutMs: SUITE_TIMEOUT_MS, cluster: true, force: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -130,6 +132,7 @@ function parseArgs(argv) {
     else if (a === '--timeout-ms') opts.timeoutMs = Number(value());
     else if (a === '--verbose' || a === '-v') opts.verbose = true;
     else if (a === '--no-cluster') opts.cluster = false;
+    else if (a === '--force') opts.force = true;
     else if (a === '--help' || a === '-h') usage();
     else usage(`unknown argument '${a}'`);
   }
@@ -142,7 +145,7 @@ function parseArgs(argv) {
 /** @param {string} [error] @returns {never} */
 function usage(error) {
   if (error) console.error(`conformance: ${error}`);
-  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026|client|client-2026] [--url URL] [--no-cluster] [--timeout-ms N] [--verbose]');
+  console.error('usage: node scripts/conformance.mjs [--scenario NAME] [--only 0.1.16|0.2|0.2-2026|client|client-2026] [--url URL] [--no-cluster] [--force] [--timeout-ms N] [--verbose]');
   process.exit(error ? 2 : 0);
 }
 
@@ -297,7 +300,7 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
  * @param {SuiteSpec} spec
- * @param {{ url: string, scenario?: string, verbose: boolean, timeoutMs: number, runDir: string }} opts
+ * @param {{ url: string, scenario?: string, verbose: boolean, timeoutMs: number, runDir: string, force?: boolean }} opts
  * @returns {Promise<SuiteResult>}
  */
 async function runSuite(spec, opts) {
@@ -305,7 +308,7 @@ async function runSuite(spec, opts) {
   const entry = path.join(spec.pkgDir, pkg.bin?.conformance ?? 'dist/index.js');
   const outputDir = path.join(opts.runDir, spec.outputName);
   const logFile = path.join(opts.runDir, `${spec.outputName}.log`);
-  const selection = opts.scenario ? ['--scenario', opts.scenario, ...spec.scenarioArgs] : spec.fullArgs;
+  const selection = opts.scenario ? ['--scenario', opts.scenario, ...spec.scenarioArgs, ...(opts.force ? ['--force'] : [])] : spec.fullArgs;
   const label = selection.join(' ');
   const startedAt = Date.now();
   const needsShim = typeof (/** @type {any} */ (fs)).globSync !== 'function';
@@ -508,7 +511,7 @@ async function main() {
       console.error(`conformance: example server pid ${server.pid} at ${url} (log: ${path.relative(ROOT, started.logFile)})`);
     }
     for (const spec of serverSpecs) {
-      results.push(await runSuite(spec, { url: /** @type {string} */ (url), scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir }));
+      results.push(await runSuite(spec, { url: /** @type {string} */ (url), scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir, force: opts.force }));
       if (server && server.exitCode !== null) {
         fatal = `the example server exited during the run (code ${server.exitCode}):\n${tail(path.join(runDir, 'server.log'), 20)}`;
         break;
@@ -521,7 +524,7 @@ async function main() {
         const out = [];
         for (const spec of serverSpecs) {
           const clusterSpec = { ...spec, outputName: `${spec.outputName}-cluster` };
-          out.push(await runSuite(clusterSpec, { url: clusterUrl, scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir }));
+          out.push(await runSuite(clusterSpec, { url: clusterUrl, scenario: opts.scenario, verbose: opts.verbose, timeoutMs: opts.timeoutMs, runDir, force: opts.force }));
         }
         return out;
       });

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { JsonRpcResponse } from '@switchboard/jsonrpc';
 import type { McpServer } from '@switchboard/mcp/server';
+import { InMemoryClusterBus } from '@switchboard/mcp/stores';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConformanceServer } from '../examples/conformance-server/server.js';
 import { STATE_OK_TEXT } from '../examples/conformance-server/inputRequiredTools.js';
@@ -212,6 +213,23 @@ describe('conformance server, 2026-07-28 requests through McpServer.handle', () 
     expect((await call('test_trigger_prompt_change')).result).toEqual(complete('test_dynamic_prompt added'));
     expect(await names('prompts/list', 'prompts')).toContain('test_dynamic_prompt');
     expect((await call('test_trigger_prompt_change')).result).toEqual(complete('test_dynamic_prompt removed'));
+  });
+
+  it('in a cluster, a trigger called on one instance changes the lists of every instance (an application channel of the cluster bus)', async () => {
+    const bus = new InMemoryClusterBus();
+    const [a, b] = ['a', 'b'].map((instanceId) => createConformanceServer({ cluster: { bus, instanceId } }));
+    try {
+      const on = async (s: McpServer, method: string, params: Record<string, unknown> = {}) => (await s.handle({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope() } })) as Record<string, any>;
+      const names = async (s: McpServer, method: string, key: string) => ((await on(s, method)).result[key] as { name: string }[]).map((x) => x.name);
+      expect((await on(a!, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })).result).toEqual(complete('test_dynamic_tool added'));
+      expect(await names(b!, 'tools/list', 'tools')).toContain('test_dynamic_tool');
+      expect((await on(b!, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })).result).toEqual(complete('test_dynamic_tool removed'));
+      expect(await names(a!, 'tools/list', 'tools')).not.toContain('test_dynamic_tool');
+      expect((await on(b!, 'tools/call', { name: 'test_trigger_prompt_change', arguments: {} })).result).toEqual(complete('test_dynamic_prompt added'));
+      expect(await names(a!, 'prompts/list', 'prompts')).toContain('test_dynamic_prompt');
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
+    }
   });
 
   it('tools/list shows test_x_mcp_header with its x-mcp-header annotation, verbatim', async () => {

@@ -4,7 +4,9 @@
  * events of an SSE stream A wrote, cut before its result, are replayed by B's event store after the client's
  * Last-Event-ID; a task created on A is read and cancelled through B over HTTP and stays cancelled on A; a tool
  * registered on A reaches B's bus listeners and the GET stream of a session held by B as
- * `notifications/tools/list_changed`, and a 2026-07-28 client's listen stream on B too. With the handler's cluster
+ * `notifications/tools/list_changed`, and a 2026-07-28 client's listen stream on B too; a 2026-07-28 `tasks/update`
+ * that lands on B reaches the task running on A (`McpServerOptions.cluster`, in `serverOptions`), and one for a task
+ * whose instance stopped fails the task. With the handler's cluster
  * option on the same Redis (in `httpOptions`), B serves a request of A's session, replays A's stream over HTTP, and
  * carries the client's answer to a sampling request A raised back to A (through `RedisClusterBus`). Without
  * redis-server the suite skips with one line naming the package.
@@ -45,6 +47,10 @@ async function instance(url: string, name: string): Promise<Instance> {
     const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: `from ${name}` } }], maxTokens: 10 });
     return { content: [{ type: 'text', text: `${name} got ${(answer.content as { text?: string }).text ?? '?'}` }] };
   });
+  server.tool('ask_name', { task: { pollIntervalMs: 10 } }, async (_args, ctx) => {
+    const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { key: 'name' });
+    return { content: [{ type: 'text', text: `${name} heard ${String(answer.content?.name)}` }] };
+  });
   server.tool('job', { task: { pollIntervalMs: 10 } }, async () => {
     await gate('job');
     return { content: [{ type: 'text', text: 'done' }] };
@@ -71,6 +77,22 @@ async function rpc(url: string, body: unknown, session?: string): Promise<{ sess
   const text = await res.text();
   const messages = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? events(text).map((e) => e.data).filter((m) => m !== undefined) : text === '' ? [] : [JSON.parse(text)];
   return { session: res.headers.get('mcp-session-id'), messages };
+}
+
+/** A 2026-07-28 request over HTTP (its `_meta` envelope declaring the tasks extension; `Mcp-Method`, `Mcp-Name`). */
+async function modernRpc(url: string, id: number, method: string, params: Record<string, unknown>, name: string): Promise<any> {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} },
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta } }),
+  });
+  const text = await res.text();
+  return (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? events(text).map((e) => e.data).find((m) => m?.id === id) : JSON.parse(text);
 }
 
 async function open(url: string, capabilities: Record<string, unknown> = {}): Promise<string> {
@@ -104,6 +126,7 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     for (const release of gates.values()) release();
     for (const one of [a, b]) {
       if (one === undefined) continue;
+      await one.server.close();
       await one.http.close();
       await one.stores.close();
     }
@@ -192,6 +215,31 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     gates.get('job')!();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await rpc(a.url, { jsonrpc: '2.0', id: 5, method: 'tasks/get', params: { taskId } }, onA)).messages[0]).toMatchObject({ id: 5, result: { taskId, status: 'cancelled' } });
+  });
+
+  it('a 2026-07-28 tasks/update that lands on B reaches the task running on A (through the cluster bus), which ends', async () => {
+    const created = await modernRpc(a.url, 1, 'tools/call', { name: 'ask_name', arguments: {} }, 'ask_name');
+    const taskId = created.result.taskId as string;
+    const asked = await eventually(() => modernRpc(b.url, 2, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'input_required');
+    expect(asked.result).toMatchObject({ status: 'input_required', inputRequests: { name: { method: 'elicitation/create' } } });
+    const update = await modernRpc(b.url, 3, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }, taskId);
+    expect(update).toMatchObject({ id: 3, result: { resultType: 'complete' } });
+    const done = await eventually(() => modernRpc(b.url, 4, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'completed');
+    expect(done.result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'A heard Ada' }] } });
+  });
+
+  it('a 2026-07-28 tasks/update for a task whose instance stopped fails the task (-32603 instance_lost), never acknowledged and lost', async () => {
+    const c = await instance(redis!.url, 'C');
+    const created = await modernRpc(c.url, 1, 'tools/call', { name: 'ask_name', arguments: {} }, 'ask_name');
+    const taskId = created.result.taskId as string;
+    await eventually(() => modernRpc(b.url, 2, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'input_required');
+    // C stops: its server abandons the task (the record stays input_required) and gives its lease up.
+    await c.server.close();
+    await c.http.close();
+    await c.stores.close();
+    const update = await modernRpc(b.url, 3, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }, taskId);
+    expect(update).toMatchObject({ id: 3, error: { code: -32603, data: { reason: 'instance_lost', taskId } } });
+    expect((await modernRpc(a.url, 4, 'tasks/get', { taskId }, taskId)).result).toMatchObject({ status: 'failed', error: { code: -32603, data: { reason: 'instance_lost' } } });
   });
 
   it("a tool registered on A reaches B's bus listeners and the GET stream of a session held by B", async () => {

@@ -413,7 +413,7 @@ export function createConformanceServer(options = {}) {
   // ===== 2026-07-28: input requests (tools and a prompt), stateless diagnostics, tasks =====
 
   addInputRequiredTools(server);
-  addStatelessTools(server);
+  addStatelessTools(server, options.cluster);
   registerTaskTools(server);
 
   return server;

@@ -7,7 +7,11 @@
  * basic/transports/streamable-http.mdx "Request Metadata Headers").
  */
 
+import { appChannel } from '@switchboard/mcp/stores';
+
 /** @typedef {import('@switchboard/mcp/server').McpServer} McpServer */
+/** @typedef {import('@switchboard/mcp/server').ServerClusterOptions} ServerClusterOptions */
+/** @typedef {import('@switchboard/mcp/stores').ClusterAppMessage} ClusterAppMessage */
 /** @typedef {import('@switchboard/mcp/server').JsonSchema} JsonSchema */
 
 /** @type {JsonSchema} */
@@ -40,30 +44,66 @@ function textResult(text) {
   return { content: [{ type: 'text', text }] };
 }
 
+/** The application channel on which the instances of a cluster tell each other of a trigger's change. */
+const DYNAMIC_CHANNEL = appChannel('conformance-dynamic');
+
 /**
- * A registration that each call of a trigger adds or removes, so every call changes the list once.
+ * A registration that is either present or not.
  * @param {() => () => void} register registers the primitive and returns its disposer
- * @returns {() => string} the toggle: `added` or `removed`
+ * @returns {{ readonly present: boolean, set(present: boolean): void }}
  */
-function toggle(register) {
+function presence(register) {
   /** @type {(() => void) | undefined} */
   let dispose;
-  return () => {
-    if (dispose === undefined) {
-      dispose = register();
-      return 'added';
-    }
-    dispose();
-    dispose = undefined;
-    return 'removed';
+  return {
+    get present() {
+      return dispose !== undefined;
+    },
+    set(present) {
+      if (present && dispose === undefined) dispose = register();
+      else if (!present && dispose !== undefined) {
+        dispose();
+        dispose = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * The triggers' toggles: each call adds the primitive, or removes it when present, so every call changes the list
+ * once. In a cluster (the server's `cluster` option) the change is made cluster-wide, the way an application that
+ * changes its registry at run time must: a registry is per process, so the instance that decided the change applies
+ * it, then tells the others on an application channel of the cluster bus, and each of them applies it too (its own
+ * registration announces the change to its own connections, as the deciding instance's does).
+ * @param {Record<'tool' | 'prompt', ReturnType<typeof presence>>} registrations
+ * @param {ServerClusterOptions | undefined} cluster
+ * @returns {(kind: 'tool' | 'prompt') => Promise<string>} the toggle of `kind`: resolves `added` or `removed` once
+ *   the other instances were told
+ */
+function toggles(registrations, cluster) {
+  if (cluster !== undefined) {
+    cluster.bus.subscribe(DYNAMIC_CHANNEL, (/** @type {ClusterAppMessage} */ message) => {
+      /** @type {any} */
+      const data = message.data;
+      if (message.type !== 'app' || message.from === cluster.instanceId || (data?.kind !== 'tool' && data?.kind !== 'prompt')) return;
+      registrations[/** @type {'tool' | 'prompt'} */ (data.kind)].set(data.present === true);
+    });
+  }
+  return async (kind) => {
+    const present = !registrations[kind].present;
+    registrations[kind].set(present);
+    if (cluster !== undefined) await cluster.bus.publish(DYNAMIC_CHANNEL, { type: 'app', from: cluster.instanceId, data: { kind, present } });
+    return present ? 'added' : 'removed';
   };
 }
 
 /**
  * Registers the diagnostic tools of the stateless checks.
  * @param {McpServer} server
+ * @param {ServerClusterOptions} [cluster] the server's `cluster` option, when it is one instance of a cluster: the
+ *   triggers then change the lists of every instance (see {@link toggles})
  */
-export function addStatelessTools(server) {
+export function addStatelessTools(server, cluster) {
   server.tool('test_missing_capability', {
     description: 'Needs the client\'s sampling capability; a request that did not declare it is refused with -32021',
     inputSchema: NO_ARGUMENTS,
@@ -96,22 +136,23 @@ export function addStatelessTools(server) {
     return textResult('Logging tool executed');
   });
 
-  const toggleTool = toggle(() => server.tool(DYNAMIC_TOOL, {
-    description: 'Added and removed by test_trigger_tool_change',
-    inputSchema: NO_ARGUMENTS,
-  }, () => textResult('This is the dynamic tool.')));
+  const toggle = toggles({
+    tool: presence(() => server.tool(DYNAMIC_TOOL, {
+      description: 'Added and removed by test_trigger_tool_change',
+      inputSchema: NO_ARGUMENTS,
+    }, () => textResult('This is the dynamic tool.'))),
+    prompt: presence(() => server.prompt(DYNAMIC_PROMPT, {
+      description: 'Added and removed by test_trigger_prompt_change',
+    }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'This is the dynamic prompt.' } }] }))),
+  }, cluster);
   server.tool('test_trigger_tool_change', {
     description: `Adds ${DYNAMIC_TOOL}, or removes it when present, so the tool list changes (notifications/tools/list_changed)`,
     inputSchema: NO_ARGUMENTS,
-  }, () => textResult(`${DYNAMIC_TOOL} ${toggleTool()}`));
-
-  const togglePrompt = toggle(() => server.prompt(DYNAMIC_PROMPT, {
-    description: 'Added and removed by test_trigger_prompt_change',
-  }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'This is the dynamic prompt.' } }] })));
+  }, async () => textResult(`${DYNAMIC_TOOL} ${await toggle('tool')}`));
   server.tool('test_trigger_prompt_change', {
     description: `Adds ${DYNAMIC_PROMPT}, or removes it when present, so the prompt list changes (notifications/prompts/list_changed)`,
     inputSchema: NO_ARGUMENTS,
-  }, () => textResult(`${DYNAMIC_PROMPT} ${togglePrompt()}`));
+  }, async () => textResult(`${DYNAMIC_PROMPT} ${await toggle('prompt')}`));
 
   server.tool('test_x_mcp_header', {
     description: 'Echoes its region, which the client mirrors into the Mcp-Param-Region header',

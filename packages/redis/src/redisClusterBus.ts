@@ -10,7 +10,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
  */
 import { silentLogger, type Logger } from '@switchboard/jsonrpc';
-import type { ClusterBus, ClusterListener, ClusterMessage } from '@switchboard/mcp/stores';
+import type { ClusterBus, ClusterBusMessage, ClusterListener, ClusterMessage } from '@switchboard/mcp/stores';
 import type { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, guarded, watch } from './connection.js';
 
@@ -24,7 +24,7 @@ export interface RedisClusterBusOptions {
   readonly logger?: Logger;
 }
 
-type Entry = { readonly listener: ClusterListener };
+type Entry = { readonly listener: ClusterListener<ClusterBusMessage> };
 
 /**
  * A {@link ClusterBus} over Redis pub/sub (see the file's description). It opens one subscriber connection of its
@@ -62,7 +62,7 @@ export class RedisClusterBus implements ClusterBus {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
-  publish(channel: string, message: ClusterMessage): Promise<void> {
+  publish(channel: string, message: ClusterBusMessage): Promise<void> {
     const text = JSON.stringify(message);
     this.#deliver(channel, text);
     return guarded('RedisClusterBus.publish', async () => {
@@ -70,13 +70,14 @@ export class RedisClusterBus implements ClusterBus {
     });
   }
 
-  subscribe(channel: string, listener: ClusterListener): () => void {
+  subscribe<M extends ClusterBusMessage = ClusterMessage>(channel: string, listener: ClusterListener<M>): () => void {
     let listeners = this.#channels.get(channel);
     if (listeners === undefined) {
       this.#channels.set(channel, (listeners = new Set()));
       this.#track(this.#subscriber.subscribe(this.#prefix + channel), 'subscribe', channel);
     }
-    const entry: Entry = { listener };
+    // What the channel carries is the subscriber's word (see ClusterBus.subscribe).
+    const entry: Entry = { listener: listener as ClusterListener<ClusterBusMessage> };
     listeners.add(entry);
     return () => {
       const current = this.#channels.get(channel);
@@ -120,7 +121,7 @@ export class RedisClusterBus implements ClusterBus {
     for (const entry of [...listeners]) {
       if (!listeners.has(entry)) continue;
       try {
-        const delivery = entry.listener(JSON.parse(text) as ClusterMessage);
+        const delivery = entry.listener(JSON.parse(text) as ClusterBusMessage);
         if (delivery !== undefined) delivery.catch(() => undefined);
       } catch {
         // A listener's failure is its own; the others still hear the message.

@@ -32,9 +32,10 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   /** Bounds of the task store (see {@link RedisTaskStoreOptions}). */
   readonly tasks?: Omit<RedisTaskStoreOptions, 'redis' | 'keyPrefix'>;
   /**
-   * Put the handler's `cluster` option (the cluster bus and leases on this Redis) in {@link RedisStores.httpOptions},
-   * so any instance serves any session's requests. `false`: only the shared stores (a session is then served by the
-   * instance that opened it; the others see its record and history). @default true
+   * Put the `cluster` option (the cluster bus and leases on this Redis) in {@link RedisStores.httpOptions}, so any
+   * instance serves any session's requests, and in {@link RedisStores.serverOptions}, so a `tasks/update` reaches
+   * its task on any instance. `false`: only the shared stores (a session is then served by the instance that opened
+   * it; the others see its record and history). @default true
    */
   readonly cluster?: boolean;
   /** This instance's id in the cluster (letters, digits, `_`, `-`; at most 64). @default a random id */
@@ -46,11 +47,14 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
   readonly leaseTtlMs?: number;
 }
 
-/** The HTTP handler's `cluster` option as {@link redisStores} fills it (the shape of `HttpClusterOptions`). */
+/**
+ * The `cluster` option of the HTTP handler and of `McpServer` as {@link redisStores} fills both (the shape of
+ * `HttpClusterOptions` and `ServerClusterOptions`).
+ */
 export interface RedisClusterOptions {
   readonly bus: RedisClusterBus;
   readonly leases: RedisLeaseStore;
-  readonly instanceId?: string;
+  readonly instanceId: string;
   readonly leaseTtlMs?: number;
 }
 
@@ -78,8 +82,19 @@ export interface RedisStores {
    * prefix of its own.
    */
   readonly rateLimitStore: RedisRateLimitStore;
-  /** `{ bus, taskStore, requestStateStore }`: the options of `new McpServer(info, options)` (spread them into yours). */
-  readonly serverOptions: { readonly bus: RedisNotificationBus; readonly taskStore: RedisTaskStore; readonly requestStateStore: RedisRequestStateStore };
+  /** This instance's id in the cluster: {@link RedisStoresOptions.instanceId}, else a random one (the same in both option sets). */
+  readonly instanceId: string;
+  /**
+   * `{ bus, taskStore, requestStateStore, cluster }`: the options of `new McpServer(info, options)` (spread them into
+   * yours); `cluster` (the cluster bus, leases and {@link RedisStores.instanceId}: a `tasks/update` reaches its task
+   * on whichever instance runs it) is left out with `cluster: false`.
+   */
+  readonly serverOptions: {
+    readonly bus: RedisNotificationBus;
+    readonly taskStore: RedisTaskStore;
+    readonly requestStateStore: RedisRequestStateStore;
+    readonly cluster?: RedisClusterOptions;
+  };
   /** `{ sessionStore, eventStore, cluster }`: spread into `serveHttp({ … })` (no `cluster` with `cluster: false`). */
   readonly httpOptions: { readonly sessionStore: RedisSessionStore; readonly eventStore: RedisEventStore; readonly cluster?: RedisClusterOptions };
   /** Resolves once the bus listens (the first command connects too). */
@@ -111,6 +126,10 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
   const clusterBus = new RedisClusterBus({ ...shared, ...logging });
   const leaseStore = new RedisLeaseStore(shared);
   const rateLimitStore = new RedisRateLimitStore(shared);
+  // One id for the server and the handler: the lease the handler renews is the one a task's instance is judged by.
+  const instanceId = options.instanceId ?? globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, 12);
+  const leaseTtl = options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs };
+  const cluster = { bus: clusterBus, leases: leaseStore, instanceId, ...leaseTtl };
   return {
     redis,
     sessionStore,
@@ -121,21 +140,9 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
     clusterBus,
     leaseStore,
     rateLimitStore,
-    serverOptions: { bus, taskStore, requestStateStore },
-    httpOptions: {
-      sessionStore,
-      eventStore,
-      ...(options.cluster === false
-        ? {}
-        : {
-            cluster: {
-              bus: clusterBus,
-              leases: leaseStore,
-              ...(options.instanceId === undefined ? {} : { instanceId: options.instanceId }),
-              ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
-            },
-          }),
-    },
+    instanceId,
+    serverOptions: { bus, taskStore, requestStateStore, ...(options.cluster === false ? {} : { cluster }) },
+    httpOptions: { sessionStore, eventStore, ...(options.cluster === false ? {} : { cluster }) },
     ready: bus.ready,
     async close() {
       sessionStore.close();

@@ -2,7 +2,7 @@
  * `RedisTaskStore`: tasks in one Redis, so a task started on one instance is read, updated, listed and cancelled
  * through any other, and its result outlives the instance that ran it (until its TTL).
  *
- * A task is a hash of two JSON texts — `base` (id, creation time, TTL, poll interval, owner, caller: never changed)
+ * A task is a hash of two JSON texts — `base` (id, creation time, TTL, poll interval, owner, caller, runner: never changed)
  * and `state` (status, message, result, error, input requests, update time: replaced whole by every update) — plus
  * its `status`, whose key expires `ttlMs` after creation. JSON is never decoded or re-encoded in Lua (whose number
  * formatting would round a result's numbers). Bounds as `InMemoryTaskStore`'s in count: a caller past
@@ -154,12 +154,13 @@ interface Base {
   readonly pollIntervalMs?: number;
   readonly owner?: string;
   readonly caller?: string;
+  readonly runner?: string;
 }
 
 type State = TaskUpdate & { readonly updatedAtMs: number };
 
 function compose(base: Base, state: State): TaskRecord {
-  const { taskId, createdAtMs, ttlMs, pollIntervalMs, owner, caller } = base;
+  const { taskId, createdAtMs, ttlMs, pollIntervalMs, owner, caller, runner } = base;
   return {
     taskId,
     status: state.status,
@@ -173,6 +174,7 @@ function compose(base: Base, state: State): TaskRecord {
     ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
     ...(owner === undefined ? {} : { owner }),
     ...(caller === undefined ? {} : { caller }),
+    ...(runner === undefined ? {} : { runner }),
   };
 }
 
@@ -229,6 +231,7 @@ export class RedisTaskStore implements TaskStore {
         ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
         ...(task.owner === undefined ? {} : { owner: task.owner }),
         ...(task.caller === undefined ? {} : { caller: task.caller }),
+        ...(task.runner === undefined ? {} : { runner: task.runner }),
       };
       const state: State = { status: 'working', updatedAtMs: now };
       const owner = task.owner === undefined ? '' : `=${task.owner}`;

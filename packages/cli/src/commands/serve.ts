@@ -63,7 +63,7 @@ export interface ServeOptions {
 
 /**
  * With Redis: a module whose default export is a function is called with the server options of the shared stores
- * (`{ bus, taskStore, requestStateStore }`), so `export default (options) => new McpServer({ name, version }, options)`
+ * (`{ bus, taskStore, requestStateStore, cluster }`), so `export default (options) => new McpServer({ name, version }, options)`
  * shares them; an `McpServer` exported ready-made keeps its own (and a note says so).
  */
 async function loadWithStores(options: ServeOptions, stores: RedisStores): Promise<McpServer> {

@@ -26,7 +26,7 @@ export type {
   ToolResult,
   ToolTaskOptions,
 } from './types.js';
-export type { ConnectOptions, HandleOptions, McpServerOptions, ServerTaskOptions, ToolSearchOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
+export type { ConnectOptions, HandleOptions, McpServerOptions, ServerClusterOptions, ServerTaskOptions, ToolSearchOptions, Visibility, VisibilityCaller, VisibilityItem } from './options.js';
 export { McpServer, ToolError } from './mcpServer.js';
 export { DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER } from './options.js';
 export type { CachePolicy } from './cachePolicy.js';

@@ -64,6 +64,7 @@ import {
 } from './options.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
+import { checkServerClusterOptions } from './tasks/taskRelay.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
 import type {
   PromptArgs,
@@ -213,7 +214,17 @@ export class McpServer {
       notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
     });
     // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
-    this.#tasks = createToolTasks({ dispatcher, bus: this.#bus, logger: this.#logger, store: options.taskStore, options: options.tasks, hasTaskTools: () => this.#registry.hasTaskTools, wrap: (method, handler) => this.#modern.wrap(method, handler) });
+    checkServerClusterOptions(options.cluster);
+    this.#tasks = createToolTasks({
+      dispatcher,
+      bus: this.#bus,
+      logger: this.#logger,
+      store: options.taskStore,
+      options: options.tasks,
+      hasTaskTools: () => this.#registry.hasTaskTools,
+      wrap: (method, handler) => this.#modern.wrap(method, handler),
+      ...(options.cluster === undefined ? {} : { cluster: options.cluster }),
+    });
     this.#toolSearch = registerOperations(dispatcher, { host, modern: this.#modern, listens: this.#listens, tasks: this.#tasks, visibility: this.#mounts.options, toolSearch: options.toolSearch });
     this.#era.register(dispatcher);
     this.#dispatcher = dispatcher;
@@ -500,6 +511,7 @@ export class McpServer {
   async close(): Promise<void> {
     this.#listens.closeAll();
     this.#tasks.close();
+    await this.#tasks.relay?.close();
     // Let the listen results reach their transports before the connections close.
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     await Promise.allSettled([...this.#connections].map((c) => c.close()));

@@ -9,6 +9,8 @@ import { isProtocolRevision, PROTOCOL_REVISIONS, type ProtocolRevision } from '.
 import type { Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/types.js';
 import type { Era } from '../protocol/revisions.js';
 import type { NotificationBus } from '../stores/notificationBus.js';
+import type { ClusterBus } from '../stores/clusterBus.js';
+import type { LeaseStore } from '../stores/leaseStore.js';
 import type { TaskStore } from '../stores/taskStore.js';
 import type { CachePolicy } from './cachePolicy.js';
 import type { CacheableMethod } from '../protocol/methods.js';
@@ -32,6 +34,28 @@ export interface ServerTaskOptions {
   readonly maxTtlMs?: number;
   /** The polling interval suggested to clients, in milliseconds. @default 1000 */
   readonly pollIntervalMs?: number;
+}
+
+/**
+ * Several instances serving one set of tasks (`McpServerOptions.cluster`): each is given the same shared
+ * `taskStore`, the same `bus` and `leases`, and its own `instanceId` — the same id as its HTTP handler's `cluster`
+ * option (`redisStores` fills both alike).
+ */
+export interface ServerClusterOptions {
+  /** Carries a `tasks/update` to the instance running the task, and its answer back. */
+  readonly bus: ClusterBus;
+  /** This instance's id: 1 to 64 letters, digits, `_` or `-`, unique in the cluster. */
+  readonly instanceId: string;
+  /**
+   * Which instance is alive: the server renews the lease of its `instanceId` every third of `leaseTtlMs` (as the
+   * HTTP handler's cluster does with the same id; both renewing is harmless). A `tasks/update` for a task whose
+   * instance's lease lapsed fails the task at once. Absent: such an update waits `forwardTimeoutMs`, then is refused.
+   */
+  readonly leases?: LeaseStore;
+  /** How long (ms) the instance's lease lasts unless renewed. @default 10_000 */
+  readonly leaseTtlMs?: number;
+  /** How long (ms) a forwarded `tasks/update` waits for the running instance's answer. @default 5000 */
+  readonly forwardTimeoutMs?: number;
 }
 
 /**
@@ -212,6 +236,16 @@ export interface McpServerOptions {
   readonly taskStore?: TaskStore;
   /** Task limits and defaults. */
   readonly tasks?: ServerTaskOptions;
+  /**
+   * Several instances serving one set of tasks (a shared `taskStore`): a 2026-07-28 `tasks/update` that lands on an
+   * instance other than the one running the task is forwarded to it over `cluster.bus`; when that instance is gone
+   * the task is stored `failed` (-32603, `data.reason: 'instance_lost'`) and the update is answered with that error.
+   * See {@link ServerClusterOptions}; `redisStores(…).serverOptions` fills it.
+   * @default none: input reaches a task running in this process only
+   * @throws TypeError, RangeError from the constructor when malformed
+   * @see the extension `io.modelcontextprotocol/tasks` "Task Update Requests"
+   */
+  readonly cluster?: ServerClusterOptions;
   /**
    * Tool-search mode, for catalogs too large for a model's context: `tools/list` answers only a search tool
    * (`search_tools`: BM25 or a regular expression over names, descriptions and argument names, returning the

@@ -42,8 +42,38 @@ export type ClusterMessage =
   | { readonly type: 'state'; readonly from: string; readonly sessionId: string; readonly state: SessionStateJson }
   | { readonly type: 'closed'; readonly from: string; readonly sessionId: string };
 
-/** Receives the messages of one channel; may return a promise of its handling (awaited by nothing but errors are caught). */
-export type ClusterListener = (message: ClusterMessage) => void | Promise<void>;
+/**
+ * A message about a task, between the instance that received a request for it and the instance running it (channel
+ * {@link taskChannel} of the receiving end):
+ * - `task_input`: a 2026-07-28 `tasks/update` landed on instance `from`, but the task runs on the instance whose
+ *   channel this is; `responses` are its `inputResponses` (already checked against the task's input requests);
+ * - `task_input_result`: the answer to the `task_input` of the same `replyId`: `running` tells whether the task ran
+ *   there (and so took the responses).
+ */
+export type ClusterTaskMessage =
+  | { readonly type: 'task_input'; readonly from: string; readonly replyId: string; readonly taskId: string; readonly responses: Readonly<Record<string, unknown>> }
+  | { readonly type: 'task_input_result'; readonly from: string; readonly replyId: string; readonly running: boolean };
+
+/**
+ * An application's own message to its other instances, on a channel of its own ({@link appChannel}): e.g. "tool X
+ * was added", so that every instance changes its registry alike (a registry is per process). `data` is plain JSON.
+ */
+export interface ClusterAppMessage {
+  readonly type: 'app';
+  /** The publishing instance (any id the application gives itself). */
+  readonly from: string;
+  readonly data: unknown;
+}
+
+/** Anything a {@link ClusterBus} carries: session traffic, task traffic, application messages. */
+export type ClusterBusMessage = ClusterMessage | ClusterTaskMessage | ClusterAppMessage;
+
+/**
+ * Receives the messages of one channel; may return a promise of its handling (awaited by nothing but errors are
+ * caught). `M` is what the channel carries: {@link ClusterMessage} on the instance and session channels,
+ * {@link ClusterTaskMessage} on a task channel, {@link ClusterAppMessage} on an application channel.
+ */
+export type ClusterListener<M extends ClusterBusMessage = ClusterMessage> = (message: M) => void | Promise<void>;
 
 /**
  * Carries {@link ClusterMessage}s between instances, by channel (a string: {@link instanceChannel},
@@ -67,9 +97,12 @@ export interface ClusterBus {
    * memory, to each local listener).
    * @throws whatever the bus's transport throws (rejection), never a listener's error
    */
-  publish(channel: string, message: ClusterMessage): Promise<void>;
-  /** Adds a listener of `channel`; returns the function that removes it (idempotent). */
-  subscribe(channel: string, listener: ClusterListener): () => void;
+  publish(channel: string, message: ClusterBusMessage): Promise<void>;
+  /**
+   * Adds a listener of `channel`; returns the function that removes it (idempotent). `M`: what the channel carries
+   * (see {@link ClusterListener}); the bus does not check it.
+   */
+  subscribe<M extends ClusterBusMessage = ClusterMessage>(channel: string, listener: ClusterListener<M>): () => void;
 }
 
 /** The channel of one instance: the answers to the server→client requests it sent. */
@@ -82,16 +115,26 @@ export function sessionChannel(sessionId: string): string {
   return `session:${sessionId}`;
 }
 
+/** The channel of the tasks one instance runs: the input for them that other instances received, and the answers. */
+export function taskChannel(instanceId: string): string {
+  return `task:${instanceId}`;
+}
+
+/** An application's channel `name` (its {@link ClusterAppMessage}s); distinct from every channel of the library. */
+export function appChannel(name: string): string {
+  return `app:${name}`;
+}
+
 /** The in-process {@link ClusterBus}: listeners are called synchronously, in subscription order, each with its own JSON copy. */
 export class InMemoryClusterBus implements ClusterBus {
-  readonly #channels = new Map<string, Set<{ readonly listener: ClusterListener }>>();
+  readonly #channels = new Map<string, Set<{ readonly listener: ClusterListener<ClusterBusMessage> }>>();
 
   /** Channels with at least one listener. */
   get channelCount(): number {
     return this.#channels.size;
   }
 
-  publish(channel: string, message: ClusterMessage): Promise<void> {
+  publish(channel: string, message: ClusterBusMessage): Promise<void> {
     const listeners = this.#channels.get(channel);
     if (listeners === undefined) return Promise.resolve();
     // One text, one parse per listener: what a shared bus delivers is a copy, so the in-memory one is too (a live
@@ -100,7 +143,7 @@ export class InMemoryClusterBus implements ClusterBus {
     for (const entry of [...listeners]) {
       if (!listeners.has(entry)) continue;
       try {
-        const delivery = entry.listener(JSON.parse(text) as ClusterMessage);
+        const delivery = entry.listener(JSON.parse(text) as ClusterBusMessage);
         if (delivery !== undefined) delivery.catch(() => undefined);
       } catch {
         // A listener's failure is its own; the others still hear the message.
@@ -109,10 +152,11 @@ export class InMemoryClusterBus implements ClusterBus {
     return Promise.resolve();
   }
 
-  subscribe(channel: string, listener: ClusterListener): () => void {
+  subscribe<M extends ClusterBusMessage = ClusterMessage>(channel: string, listener: ClusterListener<M>): () => void {
     let listeners = this.#channels.get(channel);
     if (listeners === undefined) this.#channels.set(channel, (listeners = new Set()));
-    const entry = { listener };
+    // What the channel carries is the subscriber's word (see ClusterBus.subscribe).
+    const entry = { listener: listener as ClusterListener<ClusterBusMessage> };
     listeners.add(entry);
     return () => {
       const current = this.#channels.get(channel);

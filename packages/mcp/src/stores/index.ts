@@ -23,13 +23,18 @@ export type { EventReplaySink, EventStore, InMemoryEventStoreOptions, PrimingEve
 export { InMemorySessionStore } from './sessionStore.js';
 export type { SessionActivity, SessionPhase, SessionQuery, SessionRecord, SessionStateJson, SessionStore, SessionTransportKind } from './sessionStore.js';
 export {
+  appChannel,
   InMemoryClusterBus,
   instanceChannel,
   sessionChannel,
+  taskChannel,
+  type ClusterAppMessage,
   type ClusterBus,
+  type ClusterBusMessage,
   type ClusterJsonRpcMessage,
   type ClusterListener,
   type ClusterMessage,
+  type ClusterTaskMessage,
 } from './clusterBus.js';
 export {
   InMemoryLeaseStore,

@@ -14,14 +14,13 @@
  * - `resource_updated`: the resource at `uri` changed (`notifications/resources/updated` to its subscribers);
  * - `task`: a task changed; `task` is its 2026-07-28 `DetailedTask` (`notifications/tasks` to the listen streams
  *   that named its `taskId`);
- * - `task_input` and `task_cancel`: a `tasks/update` (its `inputResponses`) or a `tasks/cancel` received by an
- *   instance the task does not run on, for the instance that runs it (connections ignore both).
+ * - `task_cancel`: a `tasks/cancel` received by an instance the task does not run on, for the instance that runs it
+ *   (connections ignore it; a `tasks/update`'s input goes by the cluster bus, which answers whether it arrived).
  */
 export type BusMessage =
   | { readonly type: 'list_changed'; readonly capability: 'tools' | 'resources' | 'prompts' }
   | { readonly type: 'resource_updated'; readonly uri: string }
   | { readonly type: 'task'; readonly task: Readonly<Record<string, unknown>> & { readonly taskId: string } }
-  | { readonly type: 'task_input'; readonly taskId: string; readonly inputResponses: Readonly<Record<string, unknown>> }
   | { readonly type: 'task_cancel'; readonly taskId: string };
 
 /** Receives every message published after it subscribed; may return a promise of its delivery. */

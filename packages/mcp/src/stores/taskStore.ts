@@ -71,6 +71,11 @@ export interface TaskRecord {
    * sent to any client. `undefined`: no per-caller quota (the totals alone).
    */
   readonly caller?: string;
+  /**
+   * The instance running the task, in a cluster (the server's `cluster.instanceId`): where a `tasks/update` that
+   * lands on another instance is forwarded. Not sent to any client. `undefined`: not in a cluster.
+   */
+  readonly runner?: string;
 }
 
 /**
@@ -101,6 +106,8 @@ export interface NewTask {
   readonly owner?: string;
   /** See {@link TaskRecord.caller}. */
   readonly caller?: string;
+  /** See {@link TaskRecord.runner}. */
+  readonly runner?: string;
 }
 
 /** One page of {@link TaskStore.list}. */
@@ -227,6 +234,7 @@ export class InMemoryTaskStore implements TaskStore {
       ...(task.pollIntervalMs === undefined ? {} : { pollIntervalMs: task.pollIntervalMs }),
       ...(task.owner === undefined ? {} : { owner: task.owner }),
       ...(task.caller === undefined ? {} : { caller: task.caller }),
+      ...(task.runner === undefined ? {} : { runner: task.runner }),
     };
     const stored: Stored = { seq: ++this.#seq, record, quota: { caller: task.caller ?? '', bytes: 0 } };
     this.#tasks.set(task.taskId, stored);
@@ -270,7 +278,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (stored === undefined) return Promise.resolve(undefined);
     const current = stored.record;
     if (isFinalTaskStatus(current.status)) return Promise.reject(new TypeError(`Task is already final: "${taskId}" is "${current.status}"`));
-    const { taskId: id, createdAtMs, ttlMs, pollIntervalMs, owner, caller } = current;
+    const { taskId: id, createdAtMs, ttlMs, pollIntervalMs, owner, caller, runner } = current;
     let bytes = taskStateBytes(update);
     const { maxBytes, maxBytesPerCaller } = this.#quotas.limits;
     const maxResultBytes = Math.min(maxBytes, maxBytesPerCaller);
@@ -293,6 +301,7 @@ export class InMemoryTaskStore implements TaskStore {
       ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
       ...(owner === undefined ? {} : { owner }),
       ...(caller === undefined ? {} : { caller }),
+      ...(runner === undefined ? {} : { runner }),
     };
     stored.record = next;
     this.#quotas.resized(stored.quota, bytes);

@@ -39,6 +39,8 @@ export interface TaskRunnerOptions {
   readonly maxLiveTasksPerCaller?: number;
   /** The polling interval suggested to clients, in milliseconds. @default 1000 */
   readonly pollIntervalMs?: number;
+  /** This instance's id in a cluster, stored as each task's `runner`. @default none (not in a cluster) */
+  readonly instanceId?: string;
 }
 
 /** What a new task needs. */
@@ -88,6 +90,7 @@ export class TaskRunner {
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerCaller: number;
   readonly pollIntervalMs: number;
+  readonly instanceId: string | undefined;
   /** @internal the live tasks of this process, by id (read by {@link TaskHandle}) */
   readonly live = new Map<string, TaskHandle>();
   /** @internal live tasks per caller key (`''`: tasks that name none) */
@@ -100,6 +103,7 @@ export class TaskRunner {
     this.maxLiveTasks = options.maxLiveTasks ?? DEFAULT_MAX_LIVE_TASKS;
     this.maxLiveTasksPerCaller = options.maxLiveTasksPerCaller ?? DEFAULT_MAX_LIVE_TASKS_PER_CALLER;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_SUGGESTED_POLL_INTERVAL_MS;
+    this.instanceId = options.instanceId;
   }
 
   /**
@@ -216,7 +220,11 @@ export class TaskHandle {
     const runner = this.#runner;
     const { ttlMs, owner, caller } = this.#spec;
     const pollIntervalMs = this.#spec.pollIntervalMs ?? runner.pollIntervalMs;
-    const parties = { ...(owner === undefined ? {} : { owner }), ...(caller === undefined ? {} : { caller }) };
+    const parties = {
+      ...(owner === undefined ? {} : { owner }),
+      ...(caller === undefined ? {} : { caller }),
+      ...(runner.instanceId === undefined ? {} : { runner: runner.instanceId }),
+    };
     this.#created ??= runner.store.create({ taskId: this.taskId, ttlMs, pollIntervalMs, ...parties }).then(
       (record) => {
         this.#timer = setUnrefTimeout(() => this.#expire(), ttlMs);

@@ -7,9 +7,10 @@ import type { NotificationBus } from '../../stores/notificationBus.js';
 import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
 import type { DispatchContext } from '../connection.js';
 import { positiveIntegerOption } from '../params.js';
-import type { ServerTaskOptions } from '../options.js';
+import type { ServerClusterOptions, ServerTaskOptions } from '../options.js';
 import { registerTaskMethods, type MethodWrapper } from './taskMethods.js';
 import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, DEFAULT_SUGGESTED_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
+import { TaskRelay } from './taskRelay.js';
 import { DEFAULT_MAX_TASK_TTL_MS, DEFAULT_TASK_TTL_MS, ToolTasks } from './toolTasks.js';
 
 /**
@@ -27,9 +28,13 @@ export function createToolTasks(setup: {
   readonly hasTaskTools: () => boolean;
   /** How the server decorates its operations' handlers. @default none */
   readonly wrap?: MethodWrapper;
+  /** The server's `cluster` option (checked). @default none */
+  readonly cluster?: ServerClusterOptions;
 }): ToolTasks {
   const options = setup.options ?? {};
+  const cluster = setup.cluster;
   const runner = new TaskRunner({
+    ...(cluster === undefined ? {} : { instanceId: cluster.instanceId }),
     store: setup.store ?? new InMemoryTaskStore(),
     logger: setup.logger,
     maxLiveTasks: positiveIntegerOption('tasks.maxLiveTasks', options.maxLiveTasks, DEFAULT_MAX_LIVE_TASKS),
@@ -43,6 +48,7 @@ export function createToolTasks(setup: {
     defaultTtlMs: positiveIntegerOption('tasks.defaultTtlMs', options.defaultTtlMs, DEFAULT_TASK_TTL_MS),
     maxTtlMs: positiveIntegerOption('tasks.maxTtlMs', options.maxTtlMs, DEFAULT_MAX_TASK_TTL_MS),
     hasTaskTools: setup.hasTaskTools,
+    ...(cluster === undefined ? {} : { relay: new TaskRelay(cluster, runner, setup.logger) }),
   });
   registerTaskMethods(setup.dispatcher, tasks, setup.wrap);
   return tasks;

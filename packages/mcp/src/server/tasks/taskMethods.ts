@@ -23,6 +23,16 @@ import { checkInputResponse } from '../inputResponses.js';
 import { principalOf, taskOwner, type ToolTasks } from './toolTasks.js';
 import { coreTask, declaresTasksExtension, detailedTask, RELATED_TASK_META, TASKS_EXTENSION_REQUIRED } from './wire.js';
 
+/**
+ * The error of a task whose instance stopped before it ended (stored as the task's `error`, and the answer to the
+ * `tasks/update` that found it so): -32603 with `data.reason: 'instance_lost'`.
+ */
+export const TASK_LOST_ERROR = Object.freeze({
+  code: ErrorCode.InternalError,
+  message: 'Internal error: the server instance running this task stopped before it ended',
+  data: Object.freeze({ reason: 'instance_lost' }),
+});
+
 /** The empty acknowledgement of `tasks/update` and `tasks/cancel` (2026-07-28). */
 const ACK = Object.freeze({ resultType: 'complete' });
 
@@ -110,9 +120,26 @@ class TaskMethods {
     // one is -32602 and the task gets none of this update's answers (MCP 2026-07-28 basic/patterns/mrtr.mdx).
     const outstanding = record.inputRequests ?? {};
     for (const key of Object.keys(responses)) if (Object.hasOwn(outstanding, key)) checkInputResponse(outstanding[key] as TaskInputRequest, responses[key], key);
-    // Keys not outstanding are ignored; a task running on another instance gets them through the bus.
-    if (!isFinalTaskStatus(record.status)) await this.#tasks.provide(record.taskId, responses);
-    return ACK;
+    // Keys not outstanding are ignored. The ack is given once the task has the responses ("eventually consistent"
+    // in the extension's "Task Update Requests"), wherever it runs: never for input that no task will see.
+    if (isFinalTaskStatus(record.status) || (await this.#tasks.runner.provide(record.taskId, responses))) return ACK;
+    const relay = this.#tasks.relay;
+    const runner = record.runner;
+    if (relay === undefined || runner === undefined) {
+      this.#tasks.runner.logger.debug('Input responses for a task not running here', { taskId: record.taskId });
+      return ACK;
+    }
+    const outcome = runner === relay.instanceId ? 'lost' : await relay.forward(record.taskId, runner, responses);
+    if (outcome === 'delivered') return ACK;
+    if (outcome === 'unreachable') throw new JsonRpcError(ErrorCode.InternalError, 'Internal error: the server instance running this task did not answer', { reason: 'instance_unreachable', taskId: record.taskId });
+    // Its instance is gone (or no longer runs it): the task will never end, so it ends now, failed, as pollers see.
+    const failed = await this.#tasks.runner.store.update(record.taskId, { status: 'failed', statusMessage: TASK_LOST_ERROR.message, error: TASK_LOST_ERROR }).catch((error: unknown) => {
+      // A TypeError: the task became final meanwhile (it ended after all), and the input is moot.
+      if (error instanceof TypeError) return undefined;
+      throw error;
+    });
+    if (failed === undefined) return ACK;
+    throw new JsonRpcError(TASK_LOST_ERROR.code, TASK_LOST_ERROR.message, { ...TASK_LOST_ERROR.data, taskId: record.taskId });
   }
 
   async cancelAck(params: JsonRpcParams | undefined, ctx: ServerRequestContext): Promise<Record<string, unknown>> {

@@ -25,6 +25,7 @@ import { callerKeyOf } from '../callerKey.js';
 import { invalidParams, isRecord } from '../params.js';
 import type { ToolTaskSettings } from './toolOption.js';
 import { TaskLimitError, type TaskHandle, type TaskOutcome, type TaskRunner } from './runner.js';
+import type { TaskRelay } from './taskRelay.js';
 import { TaskRequestContext } from './taskContext.js';
 import { CORE_TASKS_REVISION, coreTask, declaresTasksExtension, detailedTask, extensionCreateTaskResult, TASKS_EXTENSION_REQUIRED } from './wire.js';
 
@@ -55,6 +56,8 @@ export interface ToolTasksOptions {
   readonly maxTtlMs?: number;
   /** Whether any registered tool is task-capable (then 2025-11-25 sessions are told of the `tasks` capability). */
   readonly hasTaskTools: () => boolean;
+  /** In a cluster: carries input for tasks that run on other instances. @default none */
+  readonly relay?: TaskRelay;
 }
 
 const sessionScopes = new WeakMap<object, string>();
@@ -81,6 +84,7 @@ export function principalOf(authInfo: unknown): string | undefined {
 /** Starts task-capable tool calls as tasks (see the module comment). */
 export class ToolTasks {
   readonly runner: TaskRunner;
+  readonly relay: TaskRelay | undefined;
   readonly #bus: NotificationBus;
   readonly #logger: Logger;
   readonly #defaultTtlMs: number;
@@ -91,21 +95,13 @@ export class ToolTasks {
   /** @param options see {@link ToolTasksOptions} */
   constructor(options: ToolTasksOptions) {
     this.runner = options.runner;
+    this.relay = options.relay;
     this.#bus = options.bus;
     this.#logger = options.logger;
     this.#maxTtlMs = options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS;
     this.#hasTaskTools = options.hasTaskTools;
     this.#defaultTtlMs = Math.min(options.defaultTtlMs ?? DEFAULT_TASK_TTL_MS, this.#maxTtlMs);
     this.#unsubscribe = this.#bus.subscribe((message) => this.#heard(message));
-  }
-
-  /**
-   * Hands `responses` (by input request key) to the task's outstanding input requests where it runs: here, or
-   * (a shared bus) on the instance that runs it, which a `tasks/update` landing here tells through the bus.
-   */
-  async provide(taskId: string, responses: Readonly<Record<string, unknown>>): Promise<void> {
-    if (await this.runner.provide(taskId, responses)) return;
-    await this.#bus.publish({ type: 'task_input', taskId, inputResponses: responses });
   }
 
   /**
@@ -126,14 +122,11 @@ export class ToolTasks {
     this.runner.close();
   }
 
-  /** A `tasks/update` or `tasks/cancel` another instance received, for a task that may run here. */
+  /**
+   * A `tasks/cancel` another instance received, for a task that may run here (input responses come by the
+   * {@link TaskRelay}, which answers whether they were delivered).
+   */
   #heard(message: BusMessage): Promise<void> | undefined {
-    if (message.type === 'task_input') {
-      return this.runner.provide(message.taskId, message.inputResponses).then(
-        () => undefined,
-        (error: unknown) => this.#logger.debug('Input responses from another instance not handed over', { taskId: message.taskId, error }),
-      );
-    }
     if (message.type !== 'task_cancel') return undefined;
     const live = this.runner.live.get(message.taskId);
     if (live === undefined || !live.committed) return undefined;

@@ -24,9 +24,9 @@ export function taskStoreChecks(factory: ConformanceFactory<TaskStore, Conforman
     check('creates a working task, refuses a duplicate id and a TTL that is not positive', async (ctx) => {
       const s = await open(ctx);
       const before = Date.now();
-      const created = await s.create({ taskId: 'a', ttlMs: 60_000, pollIntervalMs: 50, owner: 'alice', caller: 'address:a' });
+      const created = await s.create({ taskId: 'a', ttlMs: 60_000, pollIntervalMs: 50, owner: 'alice', caller: 'address:a', runner: 'instance-1' });
       const { createdAtMs, updatedAtMs, ...rest } = created;
-      assertEqual(rest, { taskId: 'a', status: 'working', ttlMs: 60_000, pollIntervalMs: 50, owner: 'alice', caller: 'address:a' }, 'the created record');
+      assertEqual(rest, { taskId: 'a', status: 'working', ttlMs: 60_000, pollIntervalMs: 50, owner: 'alice', caller: 'address:a', runner: 'instance-1' }, 'the created record');
       assertTrue(createdAtMs >= before - 1000 && createdAtMs <= Date.now() + 1000 && updatedAtMs === createdAtMs, `createdAtMs and updatedAtMs are the creation time (got ${createdAtMs}, ${updatedAtMs})`);
       assertEqual(await s.get('a'), created, 'get returns what create returned');
       const bare = await s.create({ taskId: 'b', ttlMs: 60_000 });
@@ -35,6 +35,7 @@ export function taskStoreChecks(factory: ConformanceFactory<TaskStore, Conforman
       await assertRejects(() => s.create({ taskId: 'c', ttlMs: 0 }), { type: TypeError, what: 'a TTL of 0' });
       await assertRejects(() => s.create({ taskId: 'd', ttlMs: -1 }), { type: TypeError, what: 'a negative TTL' });
       assertEqual(await s.get('nope'), undefined, 'an unknown task');
+      assertEqual((await s.update('a', { status: 'input_required' }))?.runner, 'instance-1', 'an update keeps the runner (where a cluster forwards input)');
     }),
     check('an update replaces the whole status part; a final task never changes again', async (ctx) => {
       const s = await open(ctx);
