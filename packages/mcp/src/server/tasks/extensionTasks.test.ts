@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import { McpError } from '../../protocol/errors.js';
+import { InMemoryClusterBus } from '../../stores/clusterBus.js';
 import { InMemoryNotificationBus, type BusMessage } from '../../stores/notificationBus.js';
 import { InMemoryTaskStore } from '../../stores/taskStore.js';
 import type { ClientChannel } from '../channel.js';
@@ -158,12 +159,13 @@ describe('2026-07-28 tasks extension', () => {
     expect(await result(s, 'tasks/cancel', { taskId })).toEqual({ resultType: 'complete' });
   });
 
-  it('two instances sharing the bus and the task store: tasks/update and tasks/cancel received by the other reach the work', async () => {
+  it('two instances of a cluster (shared buses and task store): tasks/update and tasks/cancel received by the other reach the work', async () => {
     const bus = new InMemoryNotificationBus();
+    const clusterBus = new InMemoryClusterBus();
     const taskStore = new InMemoryTaskStore();
     const stopped: string[] = [];
     const instances = ['a', 'b'].map((name) => {
-      const s = new McpServer({ name: 's', version: '1' }, { logger: silentLogger, bus, taskStore });
+      const s = new McpServer({ name: 's', version: '1' }, { logger: silentLogger, bus, taskStore, cluster: { bus: clusterBus, instanceId: name } });
       s.tool('ask', { task: true }, async (_args, ctx) => {
         const answer = await ctx.elicit({ message: 'OK?', requestedSchema: { type: 'object', properties: {} } });
         return { content: [{ type: 'text', text: `${name} ${answer.action}` }] };
@@ -178,7 +180,7 @@ describe('2026-07-28 tasks extension', () => {
     try {
       const asking = (await result(a, 'tools/call', { name: 'ask' })).taskId as string;
       await until(b, asking, (t) => t.status === 'input_required');
-      // The answer lands on b, where the task does not run: the bus takes it to a.
+      // The answer lands on b, where the task does not run: the cluster bus takes it to a, and b acknowledges once a has it.
       expect(await result(b, 'tasks/update', { taskId: asking, inputResponses: { 'elicitation-0': { action: 'accept', content: {} } } })).toEqual({ resultType: 'complete' });
       expect(await until(b, asking, (t) => t.status === 'completed')).toMatchObject({ result: { content: [{ type: 'text', text: 'a accept' }] } });
       // Cancelled through b: the work on a stops at once (it never writes to the store by itself).
