@@ -2,6 +2,7 @@
 // Instructions per call of an MCP client: the client-side twin of bench/instructions.mjs.
 //
 //   node bench/client-instructions.mjs [--clients switchboard,raw,sdk-v1] [--transport stdio|http] [--warmup 8000] [--calls 2000]
+//   node bench/client-instructions.mjs --keep /tmp/cg     (keeps <client>-<transport>.callgrind there for callgrind_annotate)
 //
 // Each client runs in a process of its own under `valgrind --tool=callgrind --single-threaded` (the server it talks
 // to, bench/servers/raw-stdio.js spawned by the client or raw-http.js started here, is not traced), makes the
@@ -9,7 +10,7 @@
 // calls, and dumps them (`-d`): instructions ÷ calls, every thread of the client process counted. The adapters are
 // the ones bench/client.mjs measures (bench/clients/*.mjs, run with `--callgrind`).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,8 @@ const clients = value('--clients', 'raw,switchboard,sdk-v1').split(',');
 const transport = value('--transport', 'stdio');
 const warmup = Number(value('--warmup', 8000));
 const calls = Number(value('--calls', 2000));
+/** `--keep <dir>`: keep each client's callgrind dump there (`<client>-<transport>.callgrind`). */
+const keep = value('--keep');
 
 async function httpServer() {
   const child = spawn(process.execPath, [join(here, 'servers', 'raw-http.js'), '--port', '0', '--response', 'json'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -55,6 +58,10 @@ async function count(client, target) {
     const dumps = readdirSync(dir).filter((f) => /\.\d+$/.test(f));
     if (dumps.length !== 1) throw new Error(`${client}: expected one dump, found ${dumps.join(', ') || 'none'}`);
     const text = readFileSync(join(dir, dumps[0]), 'utf8');
+    if (keep !== undefined) {
+      mkdirSync(keep, { recursive: true });
+      copyFileSync(join(dir, dumps[0]), join(keep, `${client}-${transport}.callgrind`));
+    }
     return Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1]) / calls;
   } finally {
     rmSync(dir, { recursive: true, force: true });

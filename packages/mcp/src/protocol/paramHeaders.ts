@@ -196,6 +196,19 @@ export function encodeHeaderValue(value: string | number | boolean): string {
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
+ * `text` without the spaces and tabs around it (RFC 9110 §5.5: they are not part of the field value). A value with
+ * none (nearly every one) is returned as it is, without running a regular expression.
+ */
+export function trimHeaderWhitespace(text: string): string {
+  const n = text.length;
+  if (n === 0) return text;
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(n - 1);
+  if (first !== 0x20 && first !== 0x09 && last !== 0x20 && last !== 0x09) return text;
+  return text.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+/**
  * What a received header value says: white space around it trimmed (RFC 9110 §5.5), a `=?base64?…?=` value
  * decoded (canonical padded base64 of UTF-8 only), any other value literal.
  * @param text - The header value as received.
@@ -208,7 +221,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * decodeHeaderValue('=?base64?SGVsbG8=') // '=?base64?SGVsbG8=' (no closing marker: literal)
  */
 export function decodeHeaderValue(text: string): string | undefined {
-  const value = text.replace(/^[ \t]+|[ \t]+$/g, '');
+  const value = trimHeaderWhitespace(text);
   if (!FIELD_VALUE.test(value)) return undefined;
   if (!isSentinel(value)) return value;
   const encoded = value.slice(SENTINEL_START.length, value.length - SENTINEL_END.length);

@@ -115,8 +115,8 @@ export class ConnectionBudget {
       held.served++;
       held.since = Date.now();
     };
-    res.once('finish', done);
-    res.once('close', done);
+    // A response always ends with 'close' (a tick after 'finish', or when the connection drops first): one listener.
+    res.on('close', done);
     const peer = peerAddress(req.socket.remoteAddress);
     const caller = callerKey({ authInfo: (req as { auth?: unknown }).auth, remoteAddress: peer, header: (name) => headerOf(req, name) }, this.#init.trust) ?? '';
     if (caller !== held.caller) {

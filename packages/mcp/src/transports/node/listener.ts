@@ -143,17 +143,20 @@ function writeNode(res: ServerResponse, output: HttpOutput, idleMs: number): voi
     return;
   }
   if (channel === undefined) {
-    if (idleMs > 0) res.setTimeout(idleMs);
     const body = output.body;
     if (body === undefined) {
       res.writeHead(output.status, output.headers);
       res.end();
-      return;
+    } else {
+      // With its length the answer leaves in one write (head and body together); without, Node frames it chunked
+      // and writes the pieces with writev (RFC 9112 §6.2: Content-Length delimits the body).
+      res.writeHead(output.status, { 'content-length': Buffer.byteLength(body), ...output.headers });
+      res.end(body);
     }
-    // With its length the answer leaves in one write (head and body together); without, Node frames it chunked
-    // and writes the pieces with writev (RFC 9112 §6.2: Content-Length delimits the body).
-    res.writeHead(output.status, { 'content-length': Buffer.byteLength(body), ...output.headers });
-    res.end(body);
+    // The inactivity timeout guards an answer the client does not read. One the kernel took whole (the usual case)
+    // finishes at once, and Node then arms the connection's keep-alive timeout in its place: arming ours would only
+    // make a timer (and a bound function) per request that is replaced a tick later.
+    if (idleMs > 0 && (res.socket?.writableLength ?? 0) > 0) res.setTimeout(idleMs);
     return;
   }
   // A response that is produced within the current tick (a quick tool) completes its stream before the next one:

@@ -182,18 +182,35 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHa
    */
   run(handle: HttpModernHandle, request: JsonRpcRequest, extra: TransportMessageExtra): Promise<HttpOutput> {
     const stream = this.#stream;
+    this.extra = extra;
+    // A `json` exchange never becomes a stream and only its response completes it: its answer follows the handler's
+    // promise directly (no second promise to wait on).
+    if (stream.kind === 'json') {
+      return handle(request, this).then(
+        (response) => {
+          this.#respond(response);
+          return this.#output(true);
+        },
+        (error: unknown) => {
+          this.#rejected(error);
+          return this.#output(true);
+        },
+      );
+    }
     const answered = stream.settled();
     if (stream.kind === 'adaptive') stream.timer = setTimeout(() => this.#upgrade(), this.#host.sseAfterMs);
-    this.extra = extra;
     // The exchange is the options: `signal` stays a getter (a server-like reading it makes the controller then).
     handle(request, this).then(
       (response) => this.#respond(response),
-      (error: unknown) => {
-        this.#host.logger.error('Modern request handler rejected', { error });
-        this.#respond({ jsonrpc: '2.0', id: this.id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
-      },
+      (error: unknown) => this.#rejected(error),
     );
     return answered.then((settled) => this.#output(settled));
+  }
+
+  /** The handler rejected (a server-like's bug): logged, and answered -32603 with no internal text. */
+  #rejected(error: unknown): void {
+    this.#host.logger.error('Modern request handler rejected', { error });
+    this.#respond({ jsonrpc: '2.0', id: this.id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } });
   }
 
   /**

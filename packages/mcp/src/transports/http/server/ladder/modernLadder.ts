@@ -19,7 +19,7 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Request Metadata", "Server Validation"
  */
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { decodeHeaderValue, mcpNameMember, paramHeaderMismatch } from '../../../../protocol/paramHeaders.js';
+import { decodeHeaderValue, mcpNameMember, paramHeaderMismatch, trimHeaderWhitespace } from '../../../../protocol/paramHeaders.js';
 import type { HttpCaller, HttpModernDecision, HttpRefusalDecision, HttpServerFacts, StreamableHttpFacts } from './decisions.js';
 import { parseRequestEnvelope } from '../../../../protocol/envelope.js';
 import { acceptsMediaType, negotiateResponseShape } from '../../media.js';
@@ -39,7 +39,7 @@ function refuseWith(refusal: InboundRefusal, id: JsonRpcId | null): HttpRefusalD
 
 /** Header values are compared after trimming white space around them (RFC 9110 §5.5). */
 function trimmed(value: string | undefined): string | undefined {
-  return value?.replace(/^[ \t]+|[ \t]+$/g, '');
+  return value === undefined ? undefined : trimHeaderWhitespace(value);
 }
 
 function paramsOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
