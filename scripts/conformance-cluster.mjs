@@ -20,9 +20,6 @@ export const CLUSTER_INSTANCES = 3;
  * @type {ReadonlyMap<string, string>}
  */
 export const KNOWN_CLUSTER_DIFFERENCES = new Map([
-  ['0.1.16 server-sse-polling', 'test_reconnection\'s closeSseStream does not close the POST stream when the call lands on an instance other than the one that opened the session: the result comes on the POST stream and the resume check is INFO, not SUCCESS (one check fewer)'],
-  ['0.2 server-sse-polling', 'as in 0.1.16: the POST stream is not closed on purpose on an instance that took the session over (one check fewer)'],
-  ['0.2 server-session-lifecycle', 'server-session-terminated-returns-404: after DELETE on one instance, a request that lands on another instance holding the session is answered 200, not 404'],
 ]);
 
 /**

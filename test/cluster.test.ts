@@ -21,6 +21,7 @@ import { InMemoryEventStore } from '../packages/mcp/src/stores/eventStore.js';
 import { InMemoryLeaseStore } from '../packages/mcp/src/stores/leaseStore.js';
 import { InMemoryNotificationBus } from '../packages/mcp/src/stores/notificationBus.js';
 import { InMemorySessionStore } from '../packages/mcp/src/stores/sessionStore.js';
+import { closeRequestSseStream } from '../packages/mcp/src/transports/http/server/sessions/ssePolling.js';
 
 interface Shared {
   readonly sessionStore: InMemorySessionStore;
@@ -87,6 +88,15 @@ async function instance(name: string, s: Shared, leaseTtlMs = 10_000): Promise<I
     });
     return text('waited');
   });
+  server.tool('poll', { description: 'closes its SSE stream, then logs and answers', inputSchema: { type: 'object' } }, async (_args, ctx) => {
+    me.ran.push('poll');
+    // MCP 2025-11-25 "SSE polling": the client resumes with GET + Last-Event-ID, and gets what comes after.
+    closeRequestSseStream(ctx, { retryMs: 20 });
+    await sleep(150);
+    await ctx.log('info', `after the close on ${name}`);
+    await sleep(50);
+    return text(name);
+  });
   server.resource('test://where', { name: 'where', mimeType: 'text/plain' }, (uri) => {
     me.ran.push('read');
     return { contents: [{ uri, mimeType: 'text/plain', text: name }] };
@@ -106,6 +116,7 @@ interface Routed {
   readonly to: string;
   readonly httpMethod: string;
   readonly body: unknown;
+  readonly lastEventId: string | undefined;
 }
 
 /** Picks the instance for a request, or `undefined` for the next one in turn. */
@@ -142,7 +153,7 @@ async function forwarder(instances: readonly Instance[], choose?: Choose): Promi
         // A request sent by `choose` does not take the next instance's turn.
         if (chosen === undefined) turn++;
         const upstream = http.request({ host: '127.0.0.1', port: target.http.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-          routed.push({ to: target.name, httpMethod: req.method ?? '', body });
+          routed.push({ to: target.name, httpMethod: req.method ?? '', body, lastEventId: req.headers['last-event-id'] as string | undefined });
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
           res.on('close', () => answer.destroy());
@@ -281,6 +292,28 @@ describe('a session served by any instance, no sticky sessions', () => {
     await expect.poll(() => updated).toEqual(['test://where']);
     await sleep(50);
     expect(updated).toEqual(['test://where']);
+  });
+
+  it('a POST stream closed on purpose and resumed on the other instance delivers the rest there, once', async () => {
+    // Every bodiless request (the GET that resumes) goes to the instance that did not run the call.
+    let lastCall: string | undefined;
+    const { a, b, front, client, transport } = await cluster((instances) => (body, next) => {
+      if (methodOf(body) === 'tools/call') lastCall = next.name;
+      if (body === undefined && lastCall !== undefined) return instances.find((i) => i.name !== lastCall);
+      return undefined;
+    });
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'poll', arguments: {} });
+    const ranOn = a.ran.includes('poll') ? 'a' : 'b';
+    expect(b.ran.includes('poll')).toBe(ranOn === 'b');
+    expect((result.content as { text: string }[])[0]!.text).toBe(ranOn);
+    expect(logs).toEqual([`after the close on ${ranOn}`]);
+    // One resumption, on the other instance, carried the log line and the result: the client did not have to come
+    // back for them (before, that connection waited, ended when the call finished, and a second GET replayed them).
+    const resumed = front.routed.filter((r) => r.httpMethod === 'GET' && r.lastEventId !== undefined);
+    expect(resumed.map((r) => r.to)).toEqual([ranOn === 'a' ? 'b' : 'a']);
   });
 
   it('DELETE on one instance ends the session on every instance (404 after)', async () => {

@@ -291,7 +291,11 @@ export class RedisSessionStore implements SessionStore {
     return guarded('RedisSessionStore.get', async () => toRecord((await READ.run(this.#redis, [this.#prefix, sessionId])) as string[]));
   }
 
-  touch(sessionId: string, activity: SessionActivity): Promise<void> {
+  /**
+   * One Lua script (one round trip): resolves `false` when the record is gone (deleted by an instance, or expired),
+   * `true` when it was touched, or when Redis lost it (a restart without its data: the record is written again).
+   */
+  touch(sessionId: string, activity: SessionActivity): Promise<boolean> {
     return guarded('RedisSessionStore.touch', async () => {
       const pairs = ['lastActivity', JSON.stringify(activity.at)];
       if (activity.phase !== undefined) pairs.push('phase', JSON.stringify(activity.phase));
@@ -312,8 +316,10 @@ export class RedisSessionStore implements SessionStore {
       const before = this.#epoch;
       const [found, epoch] = (await TOUCH.run(this.#redis, [this.#prefix, freshEpoch(), sessionId, activity.at, this.#orphanMs, ...pairs])) as [number, string];
       // Gone with the same epoch: deleted (by another instance) or expired; with a new one, Redis lost it: kept.
-      if (found === 0 && (before === undefined || before === epoch)) this.#held.delete(sessionId);
+      const gone = found === 0 && (before === undefined || before === epoch);
+      if (gone) this.#held.delete(sessionId);
       this.#saw(epoch);
+      return !gone;
     });
   }
 

@@ -5,8 +5,8 @@
  * - the client's answer to a server→client request (`sampling/createMessage`, `elicitation/create`, `roots/list`)
  *   goes to the instance whose request it answers (channel {@link instanceChannel});
  * - a cancellation, a server→client request that needs the session's GET stream, a change of the session's state
- *   (log level, subscriptions, `notifications/initialized`) and the end of the session go to every instance that
- *   holds the session (channel {@link sessionChannel}).
+ *   (log level, subscriptions, `notifications/initialized`), new events of a response stream the client resumed
+ *   elsewhere, and the end of the session go to every instance that holds the session (channel {@link sessionChannel}).
  *
  * The {@link NotificationBus} stays what it is (server events: list changes, resource updates, tasks); this bus
  * carries per-session and per-instance traffic only. The in-memory default ({@link InMemoryClusterBus}) links
@@ -33,14 +33,19 @@ export type ClusterJsonRpcMessage = Readonly<Record<string, unknown>> & { readon
  *   on an instance that does not hold the client's GET stream; the instance that holds it writes `message` there;
  * - `state`: the session's state changed (see {@link SessionRecord.state}); every other instance holding the
  *   session applies it;
- * - `closed`: the session ended (DELETE, idle timeout): every instance closes its copy.
+ * - `closed`: the session ended (DELETE, idle timeout): every instance closes its copy;
+ * - `stream_events`: events of response stream `streamId` were stored (in the shared event store) while the client
+ *   was not connected to it on the publishing instance; `done` once the stream is complete. An instance serving the
+ *   client's resumed stream (`GET` + `Last-Event-ID`) reads the store after the last event it sent. Only a hint:
+ *   a lost one delays those events until that instance's next periodic read.
  */
 export type ClusterMessage =
   | { readonly type: 'client_response'; readonly from: string; readonly sessionId: string; readonly message: ClusterJsonRpcMessage }
   | { readonly type: 'client_notification'; readonly from: string; readonly sessionId: string; readonly message: ClusterJsonRpcMessage }
   | { readonly type: 'server_request'; readonly from: string; readonly sessionId: string; readonly message: ClusterJsonRpcMessage }
   | { readonly type: 'state'; readonly from: string; readonly sessionId: string; readonly state: SessionStateJson }
-  | { readonly type: 'closed'; readonly from: string; readonly sessionId: string };
+  | { readonly type: 'closed'; readonly from: string; readonly sessionId: string }
+  | { readonly type: 'stream_events'; readonly from: string; readonly sessionId: string; readonly streamId: string; readonly done: boolean };
 
 /**
  * A message about a task, between the instance that received a request for it and the instance running it (channel

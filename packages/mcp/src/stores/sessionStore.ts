@@ -121,8 +121,14 @@ export interface SessionStore {
   create(record: SessionRecord): Promise<void>;
   /** The record of `sessionId`, or `undefined`. */
   get(sessionId: string): Promise<SessionRecord | undefined>;
-  /** Records activity on a session; an unknown id is ignored. */
-  touch(sessionId: string, activity: SessionActivity): Promise<void>;
+  /**
+   * Records activity on a session; an unknown id is ignored. Resolves `false` when there is no record of
+   * `sessionId` (it ended, or expired), `true` when one was touched; a store that cannot tell resolves nothing. With
+   * the handler's `cluster` option the answer is awaited before a request of a session held by this instance is
+   * served: `false` makes it 404 on every instance, however late the word of the session's end reaches this one
+   * (MCP 2025-11-25 basic/transports.mdx "Session Management" item 5).
+   */
+  touch(sessionId: string, activity: SessionActivity): Promise<boolean | void>;
   /** Removes a record; an unknown id is ignored. */
   delete(sessionId: string): Promise<void>;
   /** How many records there are (matching `query`). */
@@ -135,6 +141,8 @@ export interface SessionStore {
 }
 
 const DONE: Promise<void> = Promise.resolve();
+const TOUCHED: Promise<boolean> = Promise.resolve(true);
+const MISSING: Promise<boolean> = Promise.resolve(false);
 
 /** `T` with its fields writable (a copy being filled in). */
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -169,9 +177,9 @@ export class InMemorySessionStore implements SessionStore {
     return Promise.resolve(this.#records.get(sessionId));
   }
 
-  touch(sessionId: string, activity: SessionActivity): Promise<void> {
+  touch(sessionId: string, activity: SessionActivity): Promise<boolean | void> {
     const record = this.#records.get(sessionId);
-    if (record === undefined) return DONE;
+    if (record === undefined) return MISSING;
     // A new record (one handed out stays as it was), written field by field: on V8 (Node 20) a spread of the previous
     // record (`{ ...record, lastActivity, … }`) took the slow clone path on every touch, one per HTTP request of a
     // session (a micro-benchmark: ≈ 10 µs against ≈ 0.15 µs for this literal).
@@ -195,7 +203,7 @@ export class InMemorySessionStore implements SessionStore {
       mine.delete(sessionId);
       mine.set(sessionId, next);
     }
-    return DONE;
+    return TOUCHED;
   }
 
   delete(sessionId: string): Promise<void> {

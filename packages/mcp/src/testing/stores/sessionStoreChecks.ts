@@ -63,6 +63,19 @@ export function sessionStoreChecks(factory: ConformanceFactory<SessionStore>, de
       assertEqual(await s.get('ghost'), undefined, 'a touched unknown id');
       assertEqual(await s.count(), 1, 'the count after touching an unknown id');
     }),
+    check('touch says whether the record is there: never false for a live one, never true for one deleted (a store that cannot tell says nothing)', async (ctx) => {
+      const space = ctx.space();
+      const a = await open(ctx, space);
+      const b = await open(ctx, space);
+      await a.create(record('s', 'alice', now));
+      const live = await b.touch('s', { at: now + 1 });
+      if (live === false) throw new Error(`touch of a live record resolved false`);
+      await a.delete('s');
+      const gone = await b.touch('s', { at: now + 2 });
+      if (gone === true) throw new Error('touch of a record deleted by another instance resolved true');
+      // The HTTP handler's cluster mode relies on it (a request of an ended session is 404 on every instance).
+      assertEqual([live, gone].map((v) => v === undefined ? 'silent' : String(v)).join(','), live === undefined ? 'silent,silent' : 'true,false', 'a store tells for both or for neither');
+    }),
     check("the session's MCP state reads back as written, a touch replaces it whole, and another instance reads it", async (ctx) => {
       const space = ctx.space();
       const a = await open(ctx, space);

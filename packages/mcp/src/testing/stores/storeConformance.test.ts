@@ -63,7 +63,7 @@ describe('the store conformance kit', () => {
 
   it('fails a session store whose touch creates records, and a bus that delivers twice', async () => {
     class Creating extends InMemorySessionStore {
-      override async touch(sessionId: string, activity: Parameters<InMemorySessionStore['touch']>[1]): Promise<void> {
+      override async touch(sessionId: string, activity: Parameters<InMemorySessionStore['touch']>[1]): Promise<boolean | void> {
         if ((await this.get(sessionId)) === undefined) await this.create({ sessionId, transport: 'streamable-http', caller: null, createdAt: activity.at, lastActivity: activity.at, phase: 'opened', ttlMs: 0, streamPrefix: null, protocolVersion: null });
         return super.touch(sessionId, activity);
       }

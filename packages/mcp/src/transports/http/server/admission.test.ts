@@ -215,7 +215,7 @@ describe('session admission (web handler, fake clock)', () => {
         writes.push(['create', JSON.parse(JSON.stringify(record))]);
         return super.create(record);
       }
-      override touch(sessionId: string, activity: SessionActivity): Promise<void> {
+      override touch(sessionId: string, activity: SessionActivity): Promise<boolean | void> {
         writes.push(['touch', activity]);
         return super.touch(sessionId, activity);
       }

@@ -186,11 +186,14 @@ describe('a session served by another instance sharing the session store', () =>
     // The client loses the stream; the call goes on on a.
     await reader.cancel();
     const resume = () => send(b, { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId }, '', 'GET');
-    // On b, the stream is a's and a lives: the connection waits, and ends once the call finished on a.
+    // On b, the stream is a's and a lives: the connection follows it, carries the answer a stores, and then ends
+    // (MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery").
     const first = await resume();
     expect(first.status).toBe(200);
-    expect(await first.text()).not.toContain('done');
-    // Resumed again, the replay carries the answer a stored.
+    const followed = await first.text();
+    expect(followed).toContain('a done');
+    expect(followed.match(/"id":1\b/g)).toHaveLength(1);
+    // Resumed again from the same event, the replay carries the answer a stored.
     const second = await resume();
     const replay = (second.body as ReadableStream<Uint8Array>).getReader();
     let replayed = '';

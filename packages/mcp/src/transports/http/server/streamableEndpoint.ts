@@ -5,7 +5,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"; MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue } from '@switchboard/jsonrpc';
-import type { Inbound, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
+import type { Inbound, JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { LEGACY_REVISIONS, isLegacyRevision, isModernRevision } from '../../../protocol/revisions.js';
 import type { ProtocolRevision } from '../../../protocol/revisions.js';
 import type { ParamHeader } from '../../../protocol/paramHeaders.js';
@@ -143,12 +143,15 @@ export class StreamableEndpoint {
     const table = this.#context.table;
     const sessionId = input.header('mcp-session-id');
     let entry = sessionId === undefined ? undefined : table.streamable(sessionId);
+    /** Whether the session's record was read for this very request (a session rebuilt here from it). */
+    let fresh = false;
     // A session opened on another instance sharing the session store: rebuilt here from its record.
     if (entry === undefined && sessionId !== undefined) {
       const adopted = await this.#adopt(sessionId, input);
       // The store could not be read: the session may be live elsewhere, so 503 (retry), never 404 (drop it).
       if (adopted === STORE_FAILED) return refusalOutput('sessionStoreUnavailable', { id: requestIdOf(body), retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
       entry = adopted;
+      fresh = true;
     }
     const decision = classifyStreamableHttp({
       httpMethod: method,
@@ -180,19 +183,44 @@ export class StreamableEndpoint {
       case 'message': {
         const forbidden = this.#context.authorize?.({ input, inbound: decision.inbound, session: entry });
         if (forbidden !== undefined) return forbidden;
-        table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
+        const touched = table.touch(entry as StreamableEntry, phaseAfterPost(decision.inbound));
+        if (touched !== undefined && !fresh && !(await touched)) {
+          return this.#endedElsewhere(entry as StreamableEntry, !decision.batch && decision.requestIds.length === 1 ? (decision.requestIds[0] as JsonRpcId) : null);
+        }
         return (entry as StreamableEntry).transport._post(decision, extraOf(input, this.#context.callerOf));
       }
-      case 'listen':
-        table.touch(entry as StreamableEntry, 'active');
+      case 'listen': {
+        const touched = table.touch(entry as StreamableEntry, 'active');
+        if (touched !== undefined && !fresh && !(await touched)) return this.#endedElsewhere(entry as StreamableEntry, null);
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);
-      case 'terminate':
+      }
+      case 'terminate': {
+        // A copy of a session that already ended elsewhere: 404, as on the instance that ended it.
+        if (this.#context.hub !== undefined && !fresh && (await table.touch(entry as StreamableEntry, 'active')) === false) {
+          return this.#endedElsewhere(entry as StreamableEntry, null);
+        }
         // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: DELETE ends the session; later
-        // requests with its id get 404 (the session is no longer in the table).
-        table.remove((entry as StreamableEntry).transport.sessionId);
+        // requests with its id get 404 (the session is no longer in the table) — on every instance once the record
+        // is deleted, which the answer waits for.
+        const deleted = table.remove((entry as StreamableEntry).transport.sessionId);
         await table.closeEntry(entry as StreamableEntry);
+        if (deleted !== undefined) await deleted;
         return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
+      }
     }
+  }
+
+  /**
+   * A request for a session held here whose record is gone (with a cluster, the request's touch of the record said
+   * so): it ended on another instance, whose word may not have reached this one yet. Its copy here closes, and the
+   * request gets what an unknown session gets: 404 (`id`: the request's, when the body is one request).
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" item 5 (after termination, 404)
+   */
+  #endedElsewhere(entry: StreamableEntry, id: JsonRpcId | null): HttpOutput {
+    const sessionId = entry.transport.sessionId;
+    this.#context.logger.debug('A request for a session that ended on another instance', { sessionId });
+    this.#context.table.closedElsewhere(sessionId);
+    return refusalOutput('sessionNotFound', { id });
   }
 
   /** A modern message: a notification is accepted with 202 (B23); a request gets its own stateless exchange. */
@@ -231,7 +259,7 @@ export class StreamableEndpoint {
       keepAliveMs: context.keepAliveMs,
       maxSseBufferBytes: context.maxSseBufferBytes,
       sseAfterMs: settings.sseAfterMs,
-      onClosed: (t) => context.table.remove(t.sessionId, t),
+      onClosed: (t) => void context.table.remove(t.sessionId, t),
       streamPrefix,
       record: context.table.link(sessionId),
       cluster: hub === undefined ? undefined : new ClusterSession(hub, sessionId),

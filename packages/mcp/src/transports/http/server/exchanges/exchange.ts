@@ -42,6 +42,12 @@ export interface ExchangeHost {
   stored(streamId: string): void;
   /** The history of `streamId` is no longer needed: delete it from the store. */
   forget(streamId: string): void;
+  /**
+   * An event of POST stream `stream` was stored while no connection here writes it (the client left, or resumed
+   * on another instance), or (`done`) the stream completed that way: with a cluster, an instance serving the
+   * resumed stream reads the store again. Absent: nothing to tell.
+   */
+  unattended?(stream: OutStream, done: boolean): void;
 }
 
 const NO_IDS: readonly JsonRpcId[] = Object.freeze([]);
@@ -191,7 +197,10 @@ export class OutStream {
   /** Writes one stored event (its id assigned by the store) to the live connection, if any. */
   writeEvent(json: string, eventId: string, priming: boolean): void {
     const channel = this.channel;
-    if (channel === undefined) return;
+    if (channel === undefined) {
+      if (this.kind === 'sse') this.host.unattended?.(this, false);
+      return;
+    }
     const text = priming ? formatPrimingEvent(eventId, this.host.retryMs) : formatMessageEvent(json, eventId);
     if (channel.write(text)) this.hasEventId = true;
   }
@@ -263,7 +272,21 @@ export class OutStream {
    */
   closeOnPurpose(retryMs: number | undefined): boolean {
     const channel = this.channel;
-    if (channel === undefined || !this.resumable || !this.hasEventId) return false;
+    if (channel === undefined || !this.resumable) return false;
+    if (!this.hasEventId) {
+      // The priming event is still being stored (an asynchronous event store: Redis): the client gets its id
+      // first, then the stream closes; events stored after it wait for the close (they queue behind it).
+      const pending = this.chain;
+      if (pending === undefined) return false;
+      const closing = pending.then(() => {
+        if (this.channel === channel && this.hasEventId) this.closeOnPurpose(retryMs);
+      });
+      this.chain = closing;
+      void closing.then(() => {
+        if (this.chain === closing) this.chain = undefined;
+      });
+      return true;
+    }
     this.channel = undefined;
     this.cut = true;
     channel.write(formatRetry(retryMs ?? this.host.retryMs));
@@ -295,7 +318,10 @@ export class OutStream {
     const channel = this.channel;
     this.channel = undefined;
     host.finished(this);
-    if (channel === undefined) return;
+    if (channel === undefined) {
+      if (this.kind === 'sse' && this.resumable) host.unattended?.(this, true);
+      return;
+    }
     // A POST stream that carried a successful response and went whole to the client on the connection of its POST
     // (never cut, closed or resumed) is not resumed by any client (a client resumes a stream that was cut; SDK 1.x
     // also resumes one that ended without a result, typescript-sdk PR #2638, so those keep their history). Its

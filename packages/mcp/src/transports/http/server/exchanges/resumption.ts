@@ -5,10 +5,10 @@
  * on with the stream if it is live, and a resumed connection of a finished stream is parked open.
  */
 import type { JsonRpcId, Logger } from '@switchboard/jsonrpc';
-import { INSTANCE_LOST_ERROR, type StreamHolder } from '../sessions/clusterHub.js';
-import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
+import { INSTANCE_LOST_ERROR } from '../sessions/clusterHub.js';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { OutStream } from './exchange.js';
+import { StreamFollower, isPriming, type StreamFollowerInit, type StreamHolderLookup } from './streamFollower.js';
 import { SseChannel, formatMessageEvent } from '../../sse/sseChannel.js';
 
 /**
@@ -16,10 +16,6 @@ import { SseChannel, formatMessageEvent } from '../../sse/sseChannel.js';
  * this the oldest is ended.
  */
 const MAX_PARKED_STREAMS = 32;
-
-function isPriming(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && !Object.hasOwn(message, 'jsonrpc');
-}
 
 /** Construction options of {@link Resumption}. */
 export interface ResumptionInit {
@@ -37,9 +33,9 @@ export interface ResumptionInit {
   readonly maxSseBufferBytes: number;
   /**
    * With a cluster: who holds a stream that is not live here (see `ClusterHub.streamHolder`), and how often (ms) to
-   * look again while a living instance holds it.
+   * look again while a living instance holds it; such a stream is followed (see `streamFollower.ts`).
    */
-  readonly holder?: { readonly of: (streamId: string) => Promise<StreamHolder | undefined>; readonly recheckMs: number } | undefined;
+  readonly holder?: StreamHolderLookup | undefined;
 }
 
 /** Why a resumption failed, as the name of an HTTP refusal. */
@@ -50,6 +46,8 @@ export class Resumption {
   readonly #init: ResumptionInit;
   /** Resumed connections of completed streams, kept open idle (see {@link park}). */
   readonly #parked = new Set<SseChannel>();
+  /** Resumed connections following a stream another instance writes, by stream id (each also parked). */
+  readonly #following = new Map<string, Set<StreamFollower>>();
 
   constructor(init: ResumptionInit) {
     this.#init = init;
@@ -73,10 +71,12 @@ export class Resumption {
       }
       const channel = new SseChannel(this.#init.maxSseBufferBytes);
       let replayedResult = false;
-      /** The ids of the responses replayed (read only when the stream's instance is gone). */
+      /** The ids of the responses replayed (read only when the stream's instance is gone, or it is followed). */
       const answered = new Set<unknown>();
+      let last = lastEventId;
       const streamId = await store.replayEventsAfter(lastEventId, {
         send: (eventId, message) => {
+          last = eventId;
           if (isPriming(message)) return;
           if (Object.hasOwn(message, 'result')) replayedResult = true;
           if (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error')) answered.add((message as { id?: unknown }).id);
@@ -93,11 +93,15 @@ export class Resumption {
           failLost(channel, held.requestIds, answered);
           channel.end();
         } else {
-          // Another living instance holds the stream: wait here, and look again until it finishes there (then the
-          // client resumes again and the replay carries the answer) or its instance dies (then fail its requests).
-          this.park(channel);
-          this.#watch(channel, streamId, answered);
+          // Another living instance holds the stream: what it stores from now on is read here (see
+          // `streamFollower.ts`) until the stream completes, or its instance dies (then its requests fail).
+          this.#follow({ store, sessionId, streamId, channel, last, answered, sawResult: replayedResult, holder: holder as StreamHolderLookup, logger });
         }
+      } else if (live === undefined && holder !== undefined && !replayedResult && streamId !== `${prefix}0`) {
+        // Not recorded (no lease store; or it completed, or its record is still being written): a POST stream the
+        // replay did not finish may still be written elsewhere. Followed until the bus says it is complete (with
+        // leases, until the next look finds no record).
+        this.#follow({ store, sessionId, streamId, channel, last, answered, sawResult: false, holder, logger });
       } else if (live === undefined || live.done) {
         // The stream is complete: the replay is all there is.
         if (replayedResult) channel.end();
@@ -140,44 +144,39 @@ export class Resumption {
     }
   }
 
-  /** Looks again, every `recheckMs`, at who holds a stream another instance was answering (see {@link resume}). */
-  #watch(channel: SseChannel, streamId: string, answered: ReadonlySet<unknown>): void {
-    const holder = this.#init.holder;
-    if (holder === undefined) return;
-    let timer: ReturnType<typeof setUnrefTimeout> | undefined;
+  /** A word from the cluster bus: stream `streamId` has new events (`done`: it is complete). */
+  heard(streamId: string, done: boolean): void {
+    const followers = this.#following.get(streamId);
+    if (followers !== undefined) for (const follower of [...followers]) follower.heard(done);
+  }
+
+  /** Parks a resumed connection and follows its stream, written by another instance (see `streamFollower.ts`). */
+  #follow(init: Omit<StreamFollowerInit, 'stopped'>): void {
+    const { channel, streamId } = init;
+    this.park(channel);
+    const follower = new StreamFollower({
+      ...init,
+      stopped: (done) => {
+        const set = this.#following.get(streamId);
+        if (set === undefined) return;
+        set.delete(done);
+        if (set.size === 0) this.#following.delete(streamId);
+      },
+    });
+    let set = this.#following.get(streamId);
+    if (set === undefined) this.#following.set(streamId, (set = new Set()));
+    set.add(follower);
     const parkedDetach = channel.ondetach;
     channel.ondetach = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
+      follower.stop();
       parkedDetach?.();
     };
-    const look = (): void => {
-      timer = undefined;
-      if (channel.ended) return;
-      holder.of(streamId).then(
-        (held) => {
-          if (channel.ended) return;
-          if (held?.alive === true) {
-            timer = setUnrefTimeout(look, holder.recheckMs);
-            return;
-          }
-          if (held !== undefined) failLost(channel, held.requestIds, answered);
-          // Finished elsewhere: ending makes the client resume again, and that replay carries the answer.
-          this.#parked.delete(channel);
-          channel.end();
-        },
-        (error: unknown) => {
-          this.#init.logger.warn('Lease store failed while following a stream held elsewhere', { streamId, error });
-          this.#parked.delete(channel);
-          channel.end();
-        },
-      );
-    };
-    timer = setUnrefTimeout(look, holder.recheckMs);
+    follower.start();
   }
 
   /** Ends every parked connection (the session closed). */
   close(): void {
+    for (const followers of [...this.#following.values()]) for (const follower of [...followers]) follower.stop();
     for (const channel of this.#parked) channel.end();
     this.#parked.clear();
   }

@@ -42,7 +42,7 @@ export class HttpSseEndpoint {
       sessionId,
       channel,
       onClosed: (t) => {
-        context.table.remove(t.sessionId, t);
+        void context.table.remove(t.sessionId, t);
       },
       record: context.table.link(sessionId),
     });
@@ -94,7 +94,7 @@ export class HttpSseEndpoint {
     }
     const forbidden = context.authorize?.({ input, inbound, session: entry });
     if (forbidden !== undefined) return forbidden;
-    context.table.touch(entry, 'active');
+    void context.table.touch(entry, 'active');
     entry.transport._receive(inbound, extraOf(input, this.#context.callerOf));
     return { status: HttpStatus.Accepted, headers: TEXT_HEADERS, body: 'Accepted' };
   }

@@ -10,7 +10,9 @@
  *   instance holding the session ({@link ClusterHub.forwardNotification});
  * - a server→client request with no response stream here goes to the instance holding the client's GET stream
  *   ({@link ClusterHub.forwardRequest});
- * - a change of the session's state and the end of the session go to every instance holding it.
+ * - a change of the session's state and the end of the session go to every instance holding it;
+ * - events stored for a response stream whose client is not connected here (it may have resumed elsewhere) are
+ *   announced to every instance holding the session ({@link ClusterHub.streamEvents}).
  * With leases, the instance renews the lease of its own id every third of `leaseTtlMs`, and records which response
  * streams it holds with which requests (see `transports/http/server/exchanges/resumption.ts`: a stream whose
  * instance died is answered, on resumption elsewhere, with an error per unanswered request).
@@ -137,6 +139,16 @@ export class ClusterHub {
    */
   stateChanged(sessionId: string, state: SessionStateJson): Promise<void> {
     return this.#publish(sessionChannel(sessionId), { type: 'state', from: this.instanceId, sessionId, state });
+  }
+
+  /**
+   * Tells every instance holding the session that response stream `streamId` has new events in the event store
+   * (`done`: it is complete), stored while no connection here writes it: an instance serving the client's resumed
+   * stream reads them (see `exchanges/streamFollower.ts`).
+   * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"
+   */
+  streamEvents(sessionId: string, streamId: string, done: boolean): void {
+    void this.#publish(sessionChannel(sessionId), { type: 'stream_events', from: this.instanceId, sessionId, streamId, done });
   }
 
   /** Tells every instance holding the session that it ended. */

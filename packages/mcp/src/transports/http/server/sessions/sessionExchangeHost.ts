@@ -97,6 +97,10 @@ export class SessionExchangeHost implements ExchangeHost {
     if (this.#hub !== undefined && !this.detached && stream.resumable) this.#hub.streamFinished(stream.id);
   }
 
+  unattended(stream: OutStream, done: boolean): void {
+    if (this.#hub !== undefined && !this.detached) this.#hub.streamEvents(this.sessionId, stream.id, done);
+  }
+
   stored(streamId: string): void {
     this.#stored.add(streamId);
   }

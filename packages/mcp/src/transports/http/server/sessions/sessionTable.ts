@@ -196,7 +196,7 @@ export class SessionTable {
     const entry = this.#entries.get(sessionId);
     if (entry === undefined) return;
     this.#localOnly.add(sessionId);
-    this.remove(sessionId, entry.transport);
+    void this.remove(sessionId, entry.transport);
     void this.closeEntry(entry);
   }
 
@@ -247,44 +247,60 @@ export class SessionTable {
 
   /**
    * Records a request on a session: its time and, when it moved the session on, its phase (a phase never goes
-   * back). Not awaited: the store's write settles on its own (a failure is logged).
+   * back). Without a cluster nothing waits for the store's write (a failure is logged) and `undefined` is returned.
+   * With one, resolves whether the session's record is still there (`false`: it ended elsewhere, and the word may
+   * not have reached this instance yet; a store failure counts as there, and is logged): the caller awaits it
+   * before serving the request (MCP 2025-11-25 basic/transports.mdx "Session Management" item 5).
    */
-  touch(entry: SessionEntry, phase: SessionPhase): void {
+  touch(entry: SessionEntry, phase: SessionPhase): Promise<boolean> | undefined {
     const id = entry.transport.sessionId;
     const current = this.#phases.get(id);
-    if (current === undefined) return;
+    if (current === undefined) return undefined;
     const at = Date.now();
     if (phase === 'active') {
       const usage = this.#usage.get(id);
       if (usage !== undefined) usage.requests++;
     }
+    let write: Promise<boolean | void>;
     if (RANK[phase] > RANK[current]) {
       this.#phases.set(id, phase);
       // A legacy session lives as long as its stream: once used, only the stream's end closes it.
       const ttlMs = entry.kind === 'legacy-sse' ? 0 : this.#idleMs;
-      this.#settle(this.#store.touch(id, { at, phase, ttlMs }));
+      write = this.#store.touch(id, { at, phase, ttlMs });
     } else {
-      this.#settle(this.#store.touch(id, { at }));
+      write = this.#store.touch(id, { at });
     }
+    if (this.#hub() === undefined) {
+      this.#settle(write);
+      return undefined;
+    }
+    return write.then(
+      (found) => found !== false,
+      (error: unknown) => {
+        this.#logger.error('Session store failed', { error });
+        return true;
+      },
+    );
   }
 
   /**
    * Forgets a session at once (its transport closed, or is closing): its slot is free now. With `transport`, only
    * when the live entry of `sessionId` (if any) is that transport's. Idempotent.
    */
-  remove(sessionId: string, transport?: SessionEntry['transport']): void {
+  remove(sessionId: string, transport?: SessionEntry['transport']): Promise<void> | undefined {
     const entry = this.#entries.get(sessionId);
-    if (transport !== undefined && entry !== undefined && entry.transport !== transport) return;
+    if (transport !== undefined && entry !== undefined && entry.transport !== transport) return undefined;
     this.#entries.delete(sessionId);
     this.#forgetUsage(sessionId);
     const hub = this.#hub();
     hub?.drop(sessionId);
     const here = this.#localOnly.delete(sessionId) || this.#detachAll;
-    if (!this.#phases.delete(sessionId) || here) return;
-    this.#settle(this.#store.delete(sessionId));
+    if (!this.#phases.delete(sessionId) || here) return undefined;
+    const deleted = this.#store.delete(sessionId).catch((error: unknown) => this.#logger.error('Session store failed', { error }));
     // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: once ended, the session's id gets 404 on
     // every instance: the others close their copies.
     hub?.sessionClosed(sessionId);
+    return deleted;
   }
 
   #forgetUsage(sessionId: string): void {
@@ -434,7 +450,7 @@ export class SessionTable {
     for (const entry of expired) {
       const id = entry.transport.sessionId;
       this.#logger.debug(this.#phases.get(id) === 'opened' ? 'Reaping HTTP session that never completed its handshake' : 'Reaping idle HTTP session', { sessionId: id });
-      this.remove(id, entry.transport);
+      void this.remove(id, entry.transport);
       void this.closeEntry(entry);
     }
     this.#letGoOfIdleCopies(now);
@@ -454,12 +470,12 @@ export class SessionTable {
       this.#logger.debug('Letting go of an HTTP session idle on this instance', { sessionId: id });
       entry.transport._detach();
       this.#localOnly.add(id);
-      this.remove(id, entry.transport);
+      void this.remove(id, entry.transport);
       void this.closeEntry(entry);
     }
   }
 
-  #settle(write: Promise<void>): void {
+  #settle(write: Promise<unknown>): void {
     write.catch((error: unknown) => this.#logger.error('Session store failed', { error }));
   }
 }

@@ -118,7 +118,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
       logger: init.logger,
       prefix: this.#prefix,
       recordedPrefix: init.record === undefined ? undefined : () => (init.record as SessionRecordLink).recordedStreamPrefix(),
-      holder: cluster === undefined ? undefined : { of: (streamId) => cluster.hub.streamHolder(streamId), recheckMs: cluster.hub.recheckMs },
+      holder: cluster === undefined ? undefined : { of: (streamId) => cluster.hub.streamHolder(streamId), recheckMs: cluster.hub.recheckMs, tracked: cluster.hub.leases !== undefined },
       keepAliveMs: init.keepAliveMs,
       maxSseBufferBytes: init.maxSseBufferBytes,
     });
@@ -387,6 +387,10 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     if (this.closed) return;
     if (message.type === 'state') {
       this.onsessionstate?.(message.state as unknown as Readonly<Record<string, unknown>>);
+      return;
+    }
+    if (message.type === 'stream_events') {
+      this.#resumption.heard(message.streamId, message.done);
       return;
     }
     if (message.type === 'server_request') {
