@@ -8,7 +8,7 @@
 //   memory        one instance, in-memory stores (the embedded default)
 //   memory (A/A)  the same again, measured as a separate row: the control. Its ratio to `memory` is the noise of
 //                 the run, the band within which "the in-memory path is unchanged" can be read
-//   redis ×1      one instance on Redis stores (SWITCHBOARD_REDIS_URL: examples/clusterStores.js)
+//   redis ×1      one instance on Redis stores (SWITCHBOARD_REDIS_URL: examples/launcher.js)
 //   redis ×3 nginx three instances on one Redis behind nginx round-robin (no stickiness): the session-based row's
 //                 one session is served by all three
 // Eras: 2025-11-25 (initialize, then C requests in flight in that one session) and 2026-07-28 (no session; the

@@ -68,18 +68,37 @@ export const REDIS_URL_ENV = 'SWITCHBOARD_REDIS_URL';
  */
 export const REQUEST_STATE_SECRET_ENV = 'SWITCHBOARD_REQUEST_STATE_SECRET';
 
+/** The environment variable naming this instance in the cluster (letters, digits, `_`, `-`); default: a random id. */
+export const INSTANCE_ID_ENV = 'SWITCHBOARD_INSTANCE_ID';
+
 /**
- * The stores of `@switchboard/redis` on `url`, once Redis answers; connection losses and recoveries are one line each
- * on stderr.
+ * @typedef {object} SharedStores
+ * @property {Pick<import('@switchboard/mcp/server').McpServerOptions, 'bus' | 'taskStore' | 'requestStateStore' | 'cluster' | 'requestState'>} serverOptions
+ *   what the `McpServer` takes: the bus, task store, request state store and cluster, and the shared `requestState`
+ *   key when {@link REQUEST_STATE_SECRET_ENV} is set
+ * @property {import('@switchboard/redis').RedisStores['httpOptions']} httpOptions
+ *   what the HTTP handler takes: the session and event stores and the cluster's bus and leases
+ * @property {() => Promise<void>} close  closes the Redis connections (after the server closed)
+ */
+
+/**
+ * The stores of `@switchboard/redis` on `url`, once Redis answers (`redisStores`, with the cluster option; the
+ * instance id from {@link INSTANCE_ID_ENV}, the `requestState` key from {@link REQUEST_STATE_SECRET_ENV});
+ * connection losses and recoveries are one line each on stderr.
  *
  * @param {string} name - The prefix of its messages.
  * @param {string} url - A `redis://` or `rediss://` URL.
- * @param {number} [timeoutMs] - How long Redis may take to answer first. Default 5000.
- * @returns {Promise<import('@switchboard/redis').RedisStores>}
+ * @param {{ keyPrefix?: string, timeoutMs?: number }} [options] - The Redis key prefix (default `switchboard:`), and
+ *   how long (ms) Redis may take to answer first (default 5000).
+ * @returns {Promise<SharedStores>}
  * @throws {LaunchFailure} `cannot reach Redis at <url>: …` (password hidden) when it does not answer in time, or the
- *   URL is not a Redis URL
+ *   URL is not a Redis URL; when {@link REQUEST_STATE_SECRET_ENV} is shorter than 32 bytes
  */
-export async function openLauncherRedis(name, url, timeoutMs = 5000) {
+export async function openSharedStores(name, url, options = {}) {
+  const secret = process.env[REQUEST_STATE_SECRET_ENV];
+  if (secret !== undefined && secret !== '' && Buffer.byteLength(secret) < 32) throw new LaunchFailure(`${REQUEST_STATE_SECRET_ENV} must be at least 32 bytes`);
+  const instanceId = process.env[INSTANCE_ID_ENV];
+  const timeoutMs = options.timeoutMs ?? 5000;
   const { redisStores } = await import('@switchboard/redis');
   const shown = url.replace(/\/\/[^@/]*@/, '//…@');
   /** @param {string} message @param {Record<string, unknown>} [fields] */
@@ -87,7 +106,12 @@ export async function openLauncherRedis(name, url, timeoutMs = 5000) {
   /** @type {import('@switchboard/redis').RedisStores} */
   let stores;
   try {
-    stores = redisStores({ url, logger: { debug: () => undefined, info: line, warn: line, error: line } });
+    stores = redisStores({
+      url,
+      logger: { debug: () => undefined, info: line, warn: line, error: line },
+      ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+      ...(instanceId === undefined || instanceId === '' ? {} : { instanceId }),
+    });
   } catch (error) {
     throw new LaunchFailure(error instanceof Error ? error.message : String(error), { cause: error });
   }
@@ -104,7 +128,23 @@ export async function openLauncherRedis(name, url, timeoutMs = 5000) {
   } finally {
     clearTimeout(timer);
   }
-  return stores;
+  return {
+    serverOptions: { ...stores.serverOptions, ...(secret === undefined || secret === '' ? {} : { requestState: { keys: [{ id: 'shared', secret }] } }) },
+    httpOptions: stores.httpOptions,
+    close: () => stores.close(),
+  };
+}
+
+/**
+ * {@link openSharedStores} on the Redis that {@link REDIS_URL_ENV} names; `undefined` when it is unset or empty
+ * (in-memory stores). For scripts that parse their own arguments (the benchmark's servers).
+ * @param {string} name - The prefix of its messages.
+ * @param {{ keyPrefix?: string }} [options]
+ * @returns {Promise<SharedStores | undefined>}
+ */
+export async function sharedStoresFromEnv(name, options = {}) {
+  const url = process.env[REDIS_URL_ENV];
+  return url === undefined || url === '' ? undefined : openSharedStores(name, url, options);
 }
 
 /**
@@ -149,8 +189,8 @@ export function closeStdioOnSignals(session, drainMs) {
  * With `redis: true`, HTTP instances given `--redis-url` (or `SWITCHBOARD_REDIS_URL`) keep their sessions, SSE
  * events, tasks, used request states and notifications in that Redis (`redisStores`, with the cluster option), so
  * several processes on one Redis serve any session's request on any of them; `createServer` then gets the server's
- * share of the stores (`{ bus, taskStore, requestStateStore }`, and `requestState` keys when
- * `SWITCHBOARD_REQUEST_STATE_SECRET` is set).
+ * share of the stores (`{ bus, taskStore, requestStateStore, cluster }`, and `requestState` keys when
+ * `SWITCHBOARD_REQUEST_STATE_SECRET` is set; `SWITCHBOARD_INSTANCE_ID` names the instance).
  *
  * @param {object} launcher
  * @param {string} launcher.name - The prefix of its messages.
@@ -166,18 +206,15 @@ export function closeStdioOnSignals(session, drainMs) {
  * @param {Omit<import('@switchboard/mcp/node').ServeHttpOptions, 'server' | 'port' | 'host'>} [launcher.http] - Handler
  *   options for HTTP (default: none), e.g. `responseMode`, or the session and event stores of a cluster.
  * @param {boolean} [launcher.redis] - Takes `--redis-url` / `SWITCHBOARD_REDIS_URL` (default: false).
+ * @param {string} [launcher.redisKeyPrefix] - The Redis key prefix of its stores (default `switchboard:`).
  */
 export function runLauncher(launcher) {
   const main = async () => {
     const opts = parseLaunchArgs(process.argv.slice(2), launcher);
     const envUrl = process.env[REDIS_URL_ENV];
     const redisUrl = launcher.redis !== true || opts.stdio ? undefined : (opts.redisUrl ?? (envUrl === '' ? undefined : envUrl));
-    const stores = redisUrl === undefined ? undefined : await openLauncherRedis(launcher.name, redisUrl);
-    const secret = process.env[REQUEST_STATE_SECRET_ENV];
-    const shared = stores === undefined ? undefined : {
-      ...stores.serverOptions,
-      ...(secret === undefined || secret === '' ? {} : { requestState: { keys: [{ id: 'shared', secret }] } }),
-    };
+    const stores = redisUrl === undefined ? undefined : await openSharedStores(launcher.name, redisUrl, launcher.redisKeyPrefix === undefined ? {} : { keyPrefix: launcher.redisKeyPrefix });
+    const shared = stores?.serverOptions;
     const server = await launcher.createServer(shared).catch(async (/** @type {unknown} */ error) => {
       await stores?.close();
       throw error;

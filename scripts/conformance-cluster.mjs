@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The cluster pass of scripts/conformance.mjs: the same server requirement sets, run against the conformance server
- * as three instances on one Redis (`SWITCHBOARD_REDIS_URL`: examples/clusterStores.js) behind nginx round-robin
+ * as three instances on one Redis (`SWITCHBOARD_REDIS_URL`: examples/launcher.js) behind nginx round-robin
  * (scripts/cluster.mjs), must score exactly what one instance scored: the same totals and, scenario by scenario,
  * the same passed and failed checks, except the differences listed in {@link KNOWN_CLUSTER_DIFFERENCES} (each a
  * gap of the cluster found by this pass, with what was observed): those are reported, never counted, and a listed

@@ -7,14 +7,14 @@
 //            --response json|sse|auto  HTTP response mode (auto: decided per exchange, the default)
 //            --session-idle-ms <N>  idle-session reaping (sessionIdleTimeoutMs)
 //            --no-event-store       HTTP without SSE resumability (eventStore: null; default: in-memory store)
-//   SWITCHBOARD_REDIS_URL set: the stores of @switchboard/redis (examples/clusterStores.js; the cluster rows of
+//   SWITCHBOARD_REDIS_URL set: the stores of @switchboard/redis (examples/launcher.js sharedStoresFromEnv; the cluster rows of
 //   bench/cluster.mjs run it so, one instance or three behind nginx via scripts/cluster.mjs); unset: in memory.
 //
 // `echo` takes { text: string, delayMs?: integer } and returns [{ type: 'text', text }]; `delayMs` holds the
 // call open. Works right after `npm ci` (the packages are built by the root `prepare` script).
 import process from 'node:process';
 import { McpServer } from '@switchboard/mcp/server';
-import { clusterStoresFromEnv } from '../../examples/clusterStores.js';
+import { sharedStoresFromEnv } from '../../examples/launcher.js';
 import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, sleep, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';
 
 const argv = process.argv.slice(2);
@@ -28,7 +28,7 @@ const noEventStore = argv.includes('--no-event-store');
 if (noEventStore) argv.splice(argv.indexOf('--no-event-store'), 1);
 const opts = parseArgs(argv);
 installHeapProbe();
-const stores = await clusterStoresFromEnv({ keyPrefix: 'bench:' });
+const stores = await sharedStoresFromEnv('bench-switchboard', { keyPrefix: 'bench:' });
 
 const server = new McpServer(
   { name: 'bench-switchboard', version: '1.0.0' },

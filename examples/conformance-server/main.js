@@ -14,7 +14,7 @@
  *
  * With `SWITCHBOARD_REDIS_URL` set, HTTP runs on the stores of `@switchboard/redis` (sessions, SSE events, tasks,
  * used request states, notifications, the cluster bus and leases), so several instances behind a load balancer
- * serve one deployment (`SWITCHBOARD_INSTANCE_ID`, `SWITCHBOARD_REQUEST_STATE_SECRET`: see ../clusterStores.js;
+ * serve one deployment (or `--redis-url`; `SWITCHBOARD_INSTANCE_ID`, `SWITCHBOARD_REQUEST_STATE_SECRET`: see ../launcher.js;
  * `scripts/conformance.mjs` runs the suites against three of them behind nginx, through `scripts/cluster.mjs`).
  *
  * Diagnostics always go to stderr. SIGINT/SIGTERM stop accepting connections, let the calls in flight finish (up
@@ -23,7 +23,6 @@
  */
 import process from 'node:process';
 import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision } from '@switchboard/mcp';
-import { clusterStoresFromEnv } from '../clusterStores.js';
 import { runLauncher } from '../launcher.js';
 import { createConformanceServer } from './server.js';
 
@@ -31,7 +30,7 @@ const DEFAULT_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
 /** On SIGINT/SIGTERM, how long (ms) requests in flight may take to be answered before the server closes anyway. */
 const SHUTDOWN_DRAIN_MS = 10_000;
-const USAGE = 'usage: node examples/conformance-server/main.js [--port N] [--host H] | --stdio   [--revisions legacy|modern|all]';
+const USAGE = 'usage: node examples/conformance-server/main.js [--port N] [--host H] [--redis-url URL] | --stdio   [--revisions legacy|modern|all]';
 
 /** The revisions of each `--revisions` word (`all`: the server's default, every revision). */
 const REVISION_SETS = {
@@ -55,8 +54,6 @@ if (at >= 0) {
   process.argv.splice(at, arg.includes('=') ? 1 : 2);
 }
 const revisions = REVISION_SETS[which];
-const stores = await clusterStoresFromEnv({ keyPrefix: 'conformance:' });
-
 runLauncher({
   name: 'conformance-server',
   usage: USAGE,
@@ -65,8 +62,9 @@ runLauncher({
   drainMs: SHUTDOWN_DRAIN_MS,
   // Every POST answered as SSE: the suites' server-sse-streams-functional check scores only SSE answers (with the
   // default 'auto', quick calls are JSON and the suite reports that check as INFO, "SSE streams optional").
-  http: { responseMode: 'sse', ...stores?.httpOptions },
-  createServer: async () => createConformanceServer({ ...(revisions === undefined ? {} : { revisions }), ...stores?.serverOptions }),
-  closed: () => stores?.close(),
+  http: { responseMode: 'sse' },
+  redis: true,
+  redisKeyPrefix: 'conformance:',
+  createServer: async (shared) => createConformanceServer({ ...(revisions === undefined ? {} : { revisions }), ...shared }),
   listening: (handle) => `conformance-server: Streamable HTTP listening on ${handle.url} (pid ${process.pid})\n`,
 });
