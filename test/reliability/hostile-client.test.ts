@@ -311,8 +311,10 @@ describe('stdio: a process group that outlives its leader', () => {
     if (STRESS) console.log(`reliability client stdio orphan group: close took ${wallMs} ms, ${usedMs.toFixed(0)} ms of CPU`);
     // The leader exits at once and the grandchild ignores SIGTERM: close() waits two grace periods, then SIGKILLs.
     expect(wallMs).toBeGreaterThanOrEqual(1500);
-    // Polling with backoff costs a few ms of CPU; looking at /proc again at once kept a core busy meanwhile.
-    expect(usedMs).toBeLessThan(wallMs / 4);
+    // Polling with backoff costs a few ms of CPU; looking at /proc again at once kept a core busy meanwhile (CPU ≈
+    // wall). Half the wall time: the worker's own GC and compiler threads count in process.cpuUsage() too, and under
+    // CI's load they once took over a quarter (a 2.2 s close).
+    expect(usedMs).toBeLessThan(wallMs / 2);
     const state = (() => {
       try {
         return readFileSync(`/proc/${grandchild}/stat`, 'latin1').slice(readFileSync(`/proc/${grandchild}/stat`, 'latin1').lastIndexOf(')') + 2)[0];
