@@ -83,14 +83,21 @@ beforeAll(() => {
   const rootPkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   // The peer dependencies of the tarballs (@opentelemetry/api of @switchboard/otel) are the user's own dependencies,
   // at the version this repository pins.
-  const peers = Object.fromEntries(DIRS.flatMap((dir) => Object.keys(peerDependenciesOf(dir))).map((name) => [name, rootPkg.devDependencies[name]!]));
-  const dependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']!, ...peers };
+  // Each is installed from a tarball packed from this workspace's node_modules: offline, npm resolves a peer against
+  // a registry version only with that package's registry metadata in its cache, which `npm ci` does not put there.
+  const peers = Object.fromEntries(DIRS.flatMap((dir) => Object.keys(peerDependenciesOf(dir))).map((name) => {
+    const out = sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tarballs, join(ROOT, 'node_modules', name)], { cwd: work });
+    const [info] = JSON.parse(out) as { filename: string }[];
+    return [name, `file:${join(tarballs, info!.filename)}`];
+  }));
+  const registryDependencies = { typescript: rootPkg.devDependencies.typescript!, '@types/node': rootPkg.devDependencies['@types/node']! };
+  const dependencies = { ...registryDependencies, ...peers };
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-user', private: true, type: 'module', dependencies }, null, 2));
   const rootLock = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
-  const lockPackages: Record<string, LockEntry> = { '': { name: 'tarball-user', dependencies } };
+  const lockPackages: Record<string, LockEntry> = { '': { name: 'tarball-user', dependencies: registryDependencies } };
   // TypeScript, @types/node, the peers and the registry dependencies of the tarballs, with everything they depend on.
-  const pending = [...Object.keys(dependencies), ...DIRS.flatMap((dir) => Object.keys(dependenciesOf(dir)))].filter((n) => !n.startsWith('@switchboard/'));
+  const pending = [...Object.keys(registryDependencies), ...DIRS.flatMap((dir) => Object.keys(dependenciesOf(dir)))].filter((n) => !n.startsWith('@switchboard/') && !(n in peers));
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (lockPackages[`node_modules/${name}`] !== undefined) continue;
     const entry = rootLock[`node_modules/${name}`];

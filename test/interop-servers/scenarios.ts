@@ -6,7 +6,7 @@
  * (stdio). What differs between servers is data (`InteropTarget.expect`), so a difference is visible in one table.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClientConnector, McpClientOptions } from '@switchboard/mcp/client';
 import { ConnectionClosedError, InMemoryEraVerdictStore, McpClient, RequestAbortedError, RequestTimeoutError, streamableHttp } from '@switchboard/mcp/client';
 import { spawnStdio } from '@switchboard/mcp/stdio';
@@ -204,6 +204,9 @@ export function describeInterop(target: InteropTarget): void {
       const result = await s.client.callTool({ name: 'progress', arguments: { steps: 3 } }, { onprogress: (p) => progress.push(p) });
       expect(text(result)).toBe('done 3');
       expect(progress).toEqual([1, 2, 3].map((i) => expect.objectContaining({ progress: i, total: 3, message: `step ${i}` })));
+      // A server may send its log lines on the GET stream (no related request), which races the result on the
+      // POST stream: wait for them (bounded), then check all three, in order.
+      await vi.waitFor(() => expect(s.logs.length).toBeGreaterThanOrEqual(3), { timeout: 2000, interval: 10 });
       expect(s.logs).toEqual([1, 2, 3].map((i) => ({ level: 'info', data: `step ${i} of 3` })));
     });
 

@@ -14,7 +14,7 @@ export interface RedisConnectionOptions {
    * The server, as a `redis://[[user]:password@]host[:port][/db]` or `rediss://` (TLS) URL.
    * @default 'redis://127.0.0.1:6379'
    */
-  readonly url?: string;
+  readonly url?: string | undefined;
   /** Where connection losses and recoveries are reported. @default silent */
   readonly logger?: Logger;
   /**

@@ -62,13 +62,13 @@ export class McpClientError extends Error {
 /** How a connection ended, as far as its transport knows. */
 export interface ConnectionEndFacts {
   /** The server process's exit code (`null` when a signal ended it); stdio only. */
-  readonly exitCode?: number | null;
+  readonly exitCode?: number | null | undefined;
   /** The signal that ended the server process (`'SIGKILL'`); stdio only. */
-  readonly signal?: string | null;
+  readonly signal?: string | null | undefined;
   /** The last lines the server wrote to stderr, oldest first (bounded by the transport); stdio only. */
-  readonly stderrTail?: readonly string[];
+  readonly stderrTail?: readonly string[] | undefined;
   /** What the transport saw, in a few words (`'stdout closed'`, `'the GET stream failed: 500'`). */
-  readonly reason?: string;
+  readonly reason?: string | undefined;
 }
 
 function endSuffix(facts: ConnectionEndFacts): string {

@@ -96,7 +96,7 @@ export interface DispatchContext {
    */
   readonly connection: Connection | undefined;
   /** The connection a modern-era message arrived on (stdio cancels its requests through it); else `undefined`. */
-  readonly arrivedOn?: Connection;
+  readonly arrivedOn?: Connection | undefined;
   readonly extra: TransportMessageExtra | undefined;
   /**
    * The message's modern-era version claim (`protocolVersionClaim`: `''` for a claim that is not a string), when this

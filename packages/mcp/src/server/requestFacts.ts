@@ -39,7 +39,7 @@ export interface RequestFacts {
   /** Authentication facts, exposed as `ctx.authInfo` unless the message's transport facts carry their own. */
   readonly authInfo?: unknown;
   /** A progress token for this request when it is not in `params._meta.progressToken`. */
-  readonly progressToken?: string | number;
+  readonly progressToken?: string | number | undefined;
 }
 
 /** `ctx.log` rank of a modern request without `logLevel`: above every level, so nothing is sent. */

@@ -56,7 +56,7 @@ export function checkServerClusterOptions(value: ServerClusterOptions | undefine
   }
 }
 
-/** One instance's side of the cluster's tasks (see the module documentation). @internal */
+/** One instance's side of the cluster's tasks (see the module documentation); not exported from an entry. */
 export class TaskRelay {
   readonly instanceId: string;
   readonly #bus: ClusterBus;

@@ -287,7 +287,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
         req.destroy();
       };
       const req = send(
-        { protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) },
+        { protocol: url.protocol, hostname: hostOf(url), port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) },
         (res) => {
           if (answered) {
             res.destroy();
@@ -340,7 +340,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       const send = url.protocol === 'http:' ? http.request : https.request;
       let req: http.ClientRequest;
       try {
-        req = send({ protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) }, (res) => {
+        req = send({ protocol: url.protocol, hostname: hostOf(url), port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) }, (res) => {
           if (answered) {
             res.destroy();
             return;
@@ -379,3 +379,11 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
  * sockets do not keep the process alive.
  */
 export const nodeFetch: NodeFetch = createNodeFetch();
+
+/**
+ * The host `node:http` connects to: a URL's `hostname` keeps an IPv6 literal's brackets (`[::1]`, WHATWG URL), which
+ * `http.request` would look up as a name.
+ */
+function hostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
