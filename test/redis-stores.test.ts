@@ -79,6 +79,38 @@ describe.skipIf(REDIS_SERVER === undefined)('the Redis stores (a real redis-serv
     expect(await events.getStreamIdForEventId(priming)).toBeUndefined();
   });
 
+  it("a request's touch writes lastActivity and both indexes, and keeps the keys within a second of their TTL", async () => {
+    const keyPrefix = 'touch:';
+    const store = new RedisSessionStore({ redis: on(), keyPrefix });
+    const r = on();
+    const state = { protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: {}, logLevelRank: 0, subscriptions: [], initializeRequestId: 0, initialized: true };
+    try {
+      await store.create({ sessionId: 'S', transport: 'streamable-http', caller: 'alice', createdAt: 1, lastActivity: 1, phase: 'opened', ttlMs: 60_000, streamPrefix: 'tok.', protocolVersion: '2025-11-25', state });
+      // As if the record had been idle for 30 s: a request's touch extends both keys and the expiry index again.
+      await r.pexpire('touch:ss:r:S', 30_000);
+      await r.pexpire('touch:ss:st:S', 30_000);
+      const before = Date.now();
+      expect(await store.touch('S', { at: 1000 })).toBe(true);
+      for (const key of ['touch:ss:r:S', 'touch:ss:st:S']) expect(await r.pttl(key)).toBeGreaterThan(59_000);
+      expect(Number(await r.zscore('touch:ss:exp', 'S'))).toBeGreaterThanOrEqual(before + 59_000);
+      // A second touch at once gains less than a second: it need not extend them, and they stay within a second.
+      expect(await store.touch('S', { at: 2000 })).toBe(true);
+      for (const key of ['touch:ss:r:S', 'touch:ss:st:S']) expect(await r.pttl(key)).toBeGreaterThan(58_000);
+      expect((await store.get('S'))?.lastActivity).toBe(2000);
+      expect(await r.zscore('touch:ss:idx', 'S')).toBe('2000');
+      expect(await r.zscore('touch:ss:c:alice', 'S')).toBe('2000');
+      // Any other write (here a shorter TTL) sets the expiry from it, whatever the keys had left.
+      expect(await store.touch('S', { at: 3000, phase: 'active', ttlMs: 10_000 })).toBe(true);
+      expect(await r.pttl('touch:ss:r:S')).toBeLessThanOrEqual(10_000);
+      expect(await r.pttl('touch:ss:st:S')).toBeLessThanOrEqual(10_000);
+      expect(await store.get('S')).toMatchObject({ lastActivity: 3000, phase: 'active', ttlMs: 10_000, caller: 'alice', state });
+      await store.delete('S');
+      expect(await store.touch('S', { at: 4000 })).toBe(false);
+    } finally {
+      store.close();
+    }
+  });
+
   it('keeps its keys under the prefix, with the documented names', async () => {
     const stores = redisStores({ url: (server as RedisServer).url, keyPrefix: 'doc:' });
     try {

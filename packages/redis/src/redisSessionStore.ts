@@ -3,7 +3,8 @@
  * count and the scan of the least recently active sessions are the same on every instance.
  *
  * Expiry: a record's key lives `ttlMs` (the record's handshake or idle timeout; `orphanTtlMs` when it is `0`)
- * after its last write. While the instance that created it runs, it extends the keys of its records every
+ * after its last write, to within a second (a request's touch, which writes only `lastActivity`, extends the keys
+ * only when that gains a second or more: see TOUCH). While the instance that created it runs, it extends the keys of its records every
  * `heartbeatMs` and its own reaper (the handler's) closes idle sessions and deletes their records, as with the
  * in-memory store; when that instance dies, its records expire by themselves — the TTL replaces the dead instance's
  * reaper, and no record outlives its session by more than its TTL plus one heartbeat. Redis losing its data (a
@@ -116,19 +117,43 @@ end
 return epoch()
 `);
 
-/** ARGV: prefix, fresh epoch, id, lastActivity, orphanMs, field, value, … → { found (1/0), epoch }. */
+/**
+ * ARGV: prefix, fresh epoch, id, lastActivity, orphanMs, field, value, … → { found (1/0), epoch }.
+ *
+ * A request's touch (only `lastActivity` written: ARGV[8] absent) is the hot path of every session request, and each
+ * `redis.call` costs Redis about a microsecond: it reads the record's `ttlMs` and caller with one HMGET (no `ttlMs`:
+ * the record is gone), writes `lastActivity`, and extends the keys' expiry (both keys and `ss:exp`, which always
+ * move together) only when that gains at least a second (PTTL), so a busy session's requests within one second
+ * extend it once. Any other write (a phase, a TTL, the MCP state) extends them every time.
+ */
 const TOUCH = new LuaScript(`${COMMON}
 local id, at = ARGV[3], tonumber(ARGV[4])
 local key = p .. 'ss:r:' .. id
-if redis.call('EXISTS', key) == 0 then return { 0, epoch() } end
-writeFields(id, 6)
-local ttl = tonumber(redis.call('HGET', key, 'ttlMs'))
-local ms = ttl > 0 and ttl or tonumber(ARGV[5])
-expire(id, ms)
+local got = redis.call('HMGET', key, 'ttlMs', 'caller')
+if not got[1] then return { 0, epoch() } end
+local function lifetime(ttl)
+  ttl = tonumber(ttl)
+  return ttl > 0 and ttl or tonumber(ARGV[5])
+end
+if ARGV[8] == nil then
+  redis.call('HSET', key, ARGV[6], ARGV[7])
+  local ms = lifetime(got[1])
+  local left = redis.call('PTTL', key)
+  if left > ms or ms - left >= 1000 then
+    expire(id, ms)
+    redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
+  end
+else
+  writeFields(id, 6)
+  -- The TTL as just written, when this touch wrote one.
+  local ms = lifetime(redis.call('HGET', key, 'ttlMs'))
+  expire(id, ms)
+  redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
+end
 redis.call('ZADD', p .. 'ss:idx', 'XX', at, id)
-redis.call('ZADD', p .. 'ss:exp', now() + ms, id)
-local who = redis.call('HGET', p .. 'ss:who', id)
-if who then redis.call('ZADD', p .. 'ss:c:' .. who, 'XX', at, id) end
+-- The record's caller (JSON text: a string, or null), the same as its ss:who entry.
+local caller = got[2] and cjson.decode(got[2])
+if type(caller) == 'string' then redis.call('ZADD', p .. 'ss:c:' .. caller, 'XX', at, id) end
 return { 1, epoch() }
 `);
 
@@ -187,10 +212,22 @@ end
 return gone
 `);
 
-/** A new epoch token (used only when the store has none: first use, or after Redis lost its data). */
+/** This process's part of the epoch tokens it offers: random, so two processes never offer the same token. */
+const EPOCH_ORIGIN = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}-`;
+let epochsOffered = 0;
+
+/**
+ * A new epoch token, offered with every script that may set one (used only when the store has none: first use, or
+ * after Redis lost its data). Unique per call (a counter): a process that set the store's epoch and sees it lost
+ * must get a different one, or it would not notice the loss. A counter, not `Math.random`: it is built on every
+ * session request.
+ */
 function freshEpoch(): string {
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+  return EPOCH_ORIGIN + (epochsOffered++).toString(36);
 }
+
+/** A held record, updated in place by each touch (a copy per request cost as much as the rest of the touch). */
+type HeldRecord = { -readonly [K in keyof SessionRecord]: SessionRecord[K] };
 
 const SCAN_PAGE = 100;
 const HEARTBEAT_BATCH = 500;
@@ -228,7 +265,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #orphanMs: number;
   readonly #eventsMs: number;
   /** The records this instance created and has not deleted, as last written (written again if Redis lost them). */
-  readonly #held = new Map<string, SessionRecord>();
+  readonly #held = new Map<string, HeldRecord>();
   /** The store's epoch as this instance last saw it (see the `epoch()` of the scripts). */
   #epoch: string | undefined;
   #recovering: Promise<void> | undefined;
@@ -253,7 +290,7 @@ export class RedisSessionStore implements SessionStore {
     return guarded('RedisSessionStore.create', async () => {
       const epoch = await this.#write(record);
       // Held once written: a refused admission (the write failed) leaves nothing to write again later.
-      this.#held.set(record.sessionId, record);
+      this.#held.set(record.sessionId, { ...record });
       this.#saw(epoch);
     });
   }
@@ -297,24 +334,24 @@ export class RedisSessionStore implements SessionStore {
    */
   touch(sessionId: string, activity: SessionActivity): Promise<boolean> {
     return guarded('RedisSessionStore.touch', async () => {
-      const pairs = ['lastActivity', JSON.stringify(activity.at)];
-      if (activity.phase !== undefined) pairs.push('phase', JSON.stringify(activity.phase));
-      if (activity.ttlMs !== undefined) pairs.push('ttlMs', JSON.stringify(activity.ttlMs));
-      if (activity.protocolVersion !== undefined) pairs.push('protocolVersion', JSON.stringify(activity.protocolVersion));
-      if (activity.state !== undefined) pairs.push('state', JSON.stringify(activity.state));
+      // The script's ARGV; a request's touch is these seven alone (see TOUCH). `at` is a finite number: its JSON is
+      // its decimal text.
+      const at = String(activity.at);
+      const args = [this.#prefix, freshEpoch(), sessionId, at, String(this.#orphanMs), 'lastActivity', at];
+      if (activity.phase !== undefined) args.push('phase', JSON.stringify(activity.phase));
+      if (activity.ttlMs !== undefined) args.push('ttlMs', JSON.stringify(activity.ttlMs));
+      if (activity.protocolVersion !== undefined) args.push('protocolVersion', JSON.stringify(activity.protocolVersion));
+      if (activity.state !== undefined) args.push('state', JSON.stringify(activity.state));
       const held = this.#held.get(sessionId);
       if (held !== undefined) {
-        this.#held.set(sessionId, {
-          ...held,
-          lastActivity: activity.at,
-          phase: activity.phase ?? held.phase,
-          ttlMs: activity.ttlMs ?? held.ttlMs,
-          protocolVersion: activity.protocolVersion ?? held.protocolVersion,
-          ...(activity.state === undefined ? {} : { state: activity.state }),
-        });
+        held.lastActivity = activity.at;
+        if (activity.phase !== undefined) held.phase = activity.phase;
+        if (activity.ttlMs !== undefined) held.ttlMs = activity.ttlMs;
+        if (activity.protocolVersion !== undefined) held.protocolVersion = activity.protocolVersion;
+        if (activity.state !== undefined) held.state = activity.state;
       }
       const before = this.#epoch;
-      const [found, epoch] = (await TOUCH.run(this.#redis, [this.#prefix, freshEpoch(), sessionId, activity.at, this.#orphanMs, ...pairs])) as [number, string];
+      const [found, epoch] = (await TOUCH.run(this.#redis, args)) as [number, string];
       // Gone with the same epoch: deleted (by another instance) or expired; with a new one, Redis lost it: kept.
       const gone = found === 0 && (before === undefined || before === epoch);
       if (gone) this.#held.delete(sessionId);
