@@ -155,8 +155,8 @@ export class SessionTable {
         if (!this.#phases.has(sessionId)) return Promise.resolve(true);
         // The record first, then the word: an instance that hears of the change and reads the record finds it.
         return this.#store.touch(sessionId, { at: Date.now(), state, protocolVersion: state.protocolVersion }).then(
-          () => {
-            this.#hub()?.stateChanged(sessionId, state);
+          async () => {
+            await this.#hub()?.stateChanged(sessionId, state);
             return true;
           },
           (error: unknown) => {
