@@ -252,8 +252,9 @@ function toRecord(flat: readonly string[]): SessionRecord | undefined {
 
 /**
  * A {@link SessionStore} in Redis, shared by every instance (see the file's description for expiry and keys). Its
- * methods reject with a `RedisStoreError` while Redis is unreachable: the HTTP handler then refuses new sessions
- * (HTTP 500) and logs failed touches, and the sessions it serves go on. When Redis comes back without its data (a
+ * methods reject with a `RedisStoreError` while Redis is unreachable (or full, with `noeviction`): the HTTP handler
+ * then refuses new sessions and DELETEs (HTTP 503, `Retry-After: 1`) and logs failed touches, and the sessions it
+ * serves go on. When Redis comes back without its data (a
  * restart without persistence: the store's epoch key is gone), the store writes the records it holds again at its
  * next touch or heartbeat. Call {@link close} to stop the heartbeat.
  * @example

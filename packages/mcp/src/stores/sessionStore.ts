@@ -114,7 +114,9 @@ export interface SessionQuery {
 /**
  * Where the HTTP handler keeps its session records. Asynchronous so a shared store (Redis, a database) can back
  * it; the in-memory default ({@link InMemorySessionStore}) answers at once. The handler awaits `create`, `count`
- * and `scan` when it admits a session, and does not wait for `touch` and `delete` (a failure is logged).
+ * and `scan` when it admits a session, and `delete` on a DELETE (a failure is answered 503: the session lives on).
+ * It does not wait for `touch` without a cluster (a failure is logged); with one, it awaits it before serving a
+ * request (one round trip: a session ended on another instance is 404 here too).
  */
 export interface SessionStore {
   /** Adds a record (a new session). */

@@ -22,7 +22,7 @@ import { phaseAfterPost } from './sessions/sessionEntry.js';
 import type { StreamableEntry } from './sessions/sessionEntry.js';
 import { newStreamPrefix } from './sessions/sessionTransportBase.js';
 import { StreamableHttpSessionTransport } from './sessions/sessionTransport.js';
-import { STORE_RETRY_AFTER_SECONDS } from './sessions/sessionTable.js';
+import { STORE_RETRY_AFTER_SECONDS, UNSETTLED } from './sessions/sessionTable.js';
 import { ClusterSession } from './sessions/clusterSession.js';
 import { openerOf } from './callerIdentity.js';
 import { ModernExchange, ModernExchangeHost } from './exchanges/modernExchange.js';
@@ -195,16 +195,15 @@ export class StreamableEndpoint {
         return (entry as StreamableEntry).transport._listen(decision.lastEventId);
       }
       case 'terminate': {
-        // A copy of a session that already ended elsewhere: 404, as on the instance that ended it.
-        if (this.#context.hub !== undefined && !fresh && (await table.touch(entry as StreamableEntry, 'active')) === false) {
-          return this.#endedElsewhere(entry as StreamableEntry, null);
-        }
         // MCP 2025-11-25 basic/transports.mdx "Session Management" item 5: DELETE ends the session; later
         // requests with its id get 404 (the session is no longer in the table) — on every instance once the record
-        // is deleted, which the answer waits for.
-        const deleted = table.remove((entry as StreamableEntry).transport.sessionId);
-        await table.closeEntry(entry as StreamableEntry);
-        if (deleted !== undefined) await deleted;
+        // is deleted, which the answer waits for. With a cluster, a copy of a session that already ended elsewhere
+        // gets 404, as on the instance that ended it.
+        const ended = await table.terminate(entry as StreamableEntry, this.#context.hub !== undefined && !fresh);
+        if (ended === 'gone') return this.#endedElsewhere(entry as StreamableEntry, null);
+        // The record could not be deleted: the session lives on (here and elsewhere), so the DELETE did not happen —
+        // 503 and retry, never a 200 for a session that other instances go on serving.
+        if (ended === 'unavailable') return refusalOutput('sessionStoreUnavailable', { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
         return { status: HttpStatus.Ok, headers: EMPTY_HEADERS };
       }
     }
@@ -304,6 +303,8 @@ export class StreamableEndpoint {
       return undefined;
     }
     if (record === undefined) return undefined;
+    // A session that may be live on another instance, but whose record cannot serve it yet: 503 (retry), never 404.
+    if (record === UNSETTLED) return STORE_FAILED;
     const raced = table.streamable(sessionId);
     if (raced !== undefined) return raced;
     const transport = this.#newTransport(sessionId, record.streamPrefix ?? newStreamPrefix());
@@ -342,6 +343,13 @@ export class StreamableEndpoint {
     const output = await transport._initialize(decision.request, decision.respondWith, extraOf(input, context.callerOf));
     // A failed initialize leaves no session behind (its answer carries no Mcp-Session-Id).
     if (transport.protocolVersion === undefined) await context.table.closeEntry(entry);
+    else if (transport._stateUnrecorded) {
+      // The session's record could not get its state (a store that refuses writes, e.g. a full Redis, or is
+      // unreachable): the other instances could never serve it. Refused like any store failure at admission (503,
+      // retry), and closed here (its record deleted), rather than a session only this instance knows.
+      await context.table.closeEntry(entry);
+      return refusalOutput('sessionStoreUnavailable', { id: decision.request.id, retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
+    }
     return output;
   }
 }

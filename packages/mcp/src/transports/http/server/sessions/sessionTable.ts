@@ -22,6 +22,12 @@ export const STORE_RETRY_AFTER_SECONDS = 1;
 // Where other modules (and branches) have always found them.
 export type { HttpSseEntry, SessionEntry, StreamableEntry } from './sessionEntry.js';
 
+/**
+ * What {@link SessionTable.adoptable} answers for a record this request could be served from once it is complete,
+ * but that does not hold the session's protocol revision and state yet.
+ */
+export const UNSETTLED = Symbol('session record unsettled');
+
 /** What a session id can be (visible ASCII, bounded): anything else names no session, on any instance. */
 const SESSION_ID = /^[\x21-\x7E]{1,256}$/;
 
@@ -146,11 +152,17 @@ export class SessionTable {
       },
       recordedStreamPrefix: async () => (await this.#store.get(sessionId))?.streamPrefix ?? undefined,
       recordState: (state) => {
-        if (!this.#phases.has(sessionId)) return Promise.resolve();
+        if (!this.#phases.has(sessionId)) return Promise.resolve(true);
         // The record first, then the word: an instance that hears of the change and reads the record finds it.
         return this.#store.touch(sessionId, { at: Date.now(), state, protocolVersion: state.protocolVersion }).then(
-          () => this.#hub()?.stateChanged(sessionId, state),
-          (error: unknown) => this.#logger.error('Session store failed', { error }),
+          async () => {
+            await this.#hub()?.stateChanged(sessionId, state);
+            return true;
+          },
+          (error: unknown) => {
+            this.#logger.error('Session store failed', { error });
+            return false;
+          },
         );
       },
     };
@@ -159,10 +171,11 @@ export class SessionTable {
   /**
    * The record of a session this instance does not hold, when it can serve it (a Streamable HTTP session whose
    * `initialize` succeeded on some instance sharing the store, opened by `opener`); `null` when the store has no
-   * such record; `undefined` when it has one this request may not be served from. One store read.
+   * such record; `undefined` when it has one this request may not be served from; {@link UNSETTLED} (with a cluster)
+   * when it has one this request may be served from once its revision and state are stored. One store read.
    * @see MCP 2025-11-25 basic/transports.mdx "Session Management" item 4 (an unknown or ended session is 404)
    */
-  async adoptable(sessionId: string, opener: string | null): Promise<AdoptableRecord | null | undefined> {
+  async adoptable(sessionId: string, opener: string | null): Promise<AdoptableRecord | null | undefined | typeof UNSETTLED> {
     if (this.#closed) return undefined;
     // MCP 2025-11-25 basic/transports.mdx "Session Management": a session ID "MUST only contain visible ASCII
     // characters (ranging from 0x21 to 0x7E)"; no session has another, so a shared store is not asked for one.
@@ -173,8 +186,11 @@ export class SessionTable {
     // the session is served only to whoever opened it.
     // Fail closed: a record without an opener (a store that dropped it) is served only to requests with none.
     if ((record.opener ?? null) !== opener) return undefined;
-    if (record.transport !== 'streamable-http' || record.protocolVersion === null) return undefined;
-    if (record.state === undefined || record.state === null) return undefined;
+    if (record.transport !== 'streamable-http') return undefined;
+    // Its handshake is under way elsewhere, or the instance that holds it has not managed to store its state yet (a
+    // store that refused the write): it may be live there, so it is no 404 (which would make the client drop it).
+    // Only with a cluster, where every session's record gets its state (without one, such a record is never served).
+    if (record.protocolVersion === null || record.state === undefined || record.state === null) return this.#hub() === undefined ? undefined : UNSETTLED;
     return record as AdoptableRecord;
   }
 
@@ -281,6 +297,37 @@ export class SessionTable {
         return true;
       },
     );
+  }
+
+  /**
+   * Ends a session on a DELETE: its record is deleted first, and only once that is done is the session closed here
+   * and its end told to the other instances. Resolves `'ended'`; `'gone'` when (with a cluster) its record was
+   * already gone (it ended elsewhere: the caller answers 404); `'unavailable'` when the store failed: the session
+   * then stays live here and everywhere (the caller answers 503, and a retried DELETE ends it).
+   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" item 5 (after termination, 404 on every instance)
+   */
+  async terminate(entry: StreamableEntry, touch: boolean): Promise<'ended' | 'gone' | 'unavailable'> {
+    const id = entry.transport.sessionId;
+    const recorded = this.#phases.has(id) && !this.#localOnly.has(id) && !this.#detachAll;
+    if (recorded) {
+      try {
+        // A copy of a session that already ended elsewhere (the word may not have reached this instance yet).
+        if (touch && !(await this.#store.touch(id, { at: Date.now() }))) return 'gone';
+        await this.#store.delete(id);
+      } catch (error) {
+        this.#logger.error('Session store failed ending a session', { error });
+        return 'unavailable';
+      }
+    }
+    if (this.#entries.get(id) === entry) {
+      // The record is deleted: what is left is local.
+      this.#localOnly.add(id);
+      void this.remove(id, entry.transport);
+      // Once ended, the session's id gets 404 on every instance: the others close their copies.
+      if (recorded) this.#hub()?.sessionClosed(id);
+    }
+    await this.closeEntry(entry);
+    return 'ended';
   }
 
   /**

@@ -89,6 +89,8 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   #detached = false;
   /** The write of the session's state to its record, while in flight (see {@link setSessionState}). */
   #stateWrite: Promise<void> | undefined = undefined;
+  /** Whether the last write of the session's state failed (the store refused it or could not be reached). */
+  #stateUnrecorded = false;
   /** Set by the server (`McpServerTransport.onsessionstate`): applies a state another instance wrote. */
   onsessionstate: ((state: Readonly<Record<string, unknown>>) => void) | undefined = undefined;
 
@@ -367,7 +369,8 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     if (this.closed) return;
     const write = this.record?.recordState?.(state as unknown as SessionStateJson);
     if (write === undefined) return;
-    const settled = write.then(() => {
+    const settled = write.then((recorded) => {
+      this.#stateUnrecorded = !recorded;
       if (this.#stateWrite === settled) this.#stateWrite = undefined;
     });
     this.#stateWrite = settled;
@@ -380,6 +383,14 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   #afterStateWrite(output: () => HttpOutput): HttpOutput | Promise<HttpOutput> {
     const write = this.#stateWrite;
     return write === undefined ? output() : write.then(output);
+  }
+
+  /**
+   * @internal Whether the last write of the session's state to its record failed: with a cluster, the other
+   * instances cannot serve the session (read once the request's answer is built, after the write settled).
+   */
+  get _stateUnrecorded(): boolean {
+    return this.#stateUnrecorded;
   }
 
   /** @internal A message another instance received for this session (see `ClusterMessage`). */

@@ -40,10 +40,10 @@ export interface SessionRecordLink {
   /** The record's stream prefix; `undefined` when the record is gone or has none. */
   recordedStreamPrefix(): Promise<string | undefined>;
   /**
-   * Records the session's MCP state and tells the other instances; resolves once recorded (never rejects: a failure
-   * is logged).
+   * Records the session's MCP state and tells the other instances; resolves `true` once recorded (or when there is
+   * nothing to record), `false` when the store failed (never rejects: the failure is logged).
    */
-  recordState?(state: SessionStateJson): Promise<void>;
+  recordState?(state: SessionStateJson): Promise<boolean>;
 }
 
 /** Construction options of {@link HttpSessionTransportBase}. */
