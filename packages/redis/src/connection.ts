@@ -1,9 +1,11 @@
 /**
  * The Redis connection the stores share, and what a lost connection looks like to them: `ioredis` reconnects on
- * its own (with a bounded, growing delay, forever), a command made while the connection is down is retried on the
- * next connections at most `maxRetriesPerRequest` times and then fails, and every failure reaches the caller as a
- * {@link RedisStoreError} naming the store operation. Connection errors are logged, never thrown at the process
- * (an `ioredis` client with no `error` listener prints them; ours has one).
+ * its own (with a bounded, growing delay, forever); while it does, a store operation fails at once (see
+ * {@link guarded}) instead of queueing behind the reconnection; a command already sent when the connection drops
+ * (or queued during a reconnection attempt) is retried on the next connections at most `maxRetriesPerRequest`
+ * times and then fails; every failure reaches the caller as a {@link RedisStoreError} naming the store operation.
+ * Connection errors are logged, never thrown at the process (an `ioredis` client with no `error` listener prints
+ * them; ours has one).
  */
 import { silentLogger, type Logger } from '@switchboard/jsonrpc';
 import { Redis } from 'ioredis';
@@ -18,8 +20,9 @@ export interface RedisConnectionOptions {
   /** Where connection losses and recoveries are reported. @default silent */
   readonly logger?: Logger;
   /**
-   * How many reconnection attempts a command made while the connection is down waits through before it fails
-   * with a {@link RedisStoreError}. @default 2
+   * How many reconnection attempts a command caught by a connection loss (sent, or queued while connecting) waits
+   * through before it fails with a {@link RedisStoreError}; a store operation begun while the loss is known fails at
+   * once (see {@link guarded}). @default 2
    */
   readonly maxRetriesPerRequest?: number;
   /** Longest delay (ms) between two reconnection attempts; they start at 50 ms and double. @default 2000 */
@@ -46,7 +49,8 @@ export class RedisStoreError extends Error {
 
 /**
  * A new `ioredis` client with the stores' settings: bounded retries per command, reconnection forever with a
- * capped delay, offline queueing (a command waits for the next connection, within its retries), errors logged.
+ * capped delay, offline queueing (a command waits for the first connection, or for the next one within its retries;
+ * the stores' {@link guarded} refuses at once while a lost connection is being re-established), errors logged.
  * @throws TypeError when `url` is not a `redis:` or `rediss:` URL
  */
 export function connectRedis(options: RedisConnectionOptions = {}): Redis {
@@ -84,8 +88,41 @@ export function watch(redis: Redis, logger: Logger): void {
   });
 }
 
-/** Runs `run`, turning its failure into a {@link RedisStoreError} for `operation`. */
-export async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+/** The clients {@link guarded} saw connected: after that, a (re)connection attempt means the connection was lost. */
+const connectedOnce = new WeakSet<object>();
+
+/**
+ * Whether `redis`'s connection is known to be lost: ioredis is waiting to reconnect (`reconnecting`), just lost it
+ * (`close`), gave up (`end`), or, once the client was seen connected, is trying again (`connecting`, `connect` until
+ * its ready check passes). Not while the first connection is being made (`wait`, `connecting`): a store used at
+ * startup waits for it.
+ */
+export function connectionLost(redis: Pick<Redis, 'status'>): boolean {
+  switch (redis.status) {
+    case 'ready':
+      connectedOnce.add(redis);
+      return false;
+    case 'reconnecting':
+    case 'close':
+    case 'end':
+      return true;
+    case 'connecting':
+    case 'connect':
+      return connectedOnce.has(redis);
+    case 'wait':
+      return false;
+  }
+}
+
+/**
+ * Runs `run`, turning its failure into a {@link RedisStoreError} for `operation`. While `redis`'s connection is
+ * known to be lost ({@link connectionLost}) it rejects at once, without running `run`: a command would otherwise
+ * wait in ioredis's offline queue through several reconnection attempts (seconds each), and whoever awaits the
+ * store (a handler's progress notification behind the event store's append, a request behind the session store)
+ * would stall with it. Before the first connection, and once it is back, commands go through as usual.
+ */
+export async function guarded<T>(redis: Pick<Redis, 'status'>, operation: string, run: () => Promise<T>): Promise<T> {
+  if (connectionLost(redis)) throw new RedisStoreError(operation, `the connection is ${redis.status}`);
   try {
     return await run();
   } catch (error) {

@@ -65,7 +65,7 @@ export class RedisClusterBus implements ClusterBus {
   publish(channel: string, message: ClusterBusMessage): Promise<void> {
     const text = JSON.stringify(message);
     this.#deliver(channel, text);
-    return guarded('RedisClusterBus.publish', async () => {
+    return guarded(this.#redis, 'RedisClusterBus.publish', async () => {
       await this.#redis.publish(this.#prefix + channel, JSON.stringify({ o: this.#origin, m: text }));
     });
   }

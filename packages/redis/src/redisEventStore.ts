@@ -3,7 +3,10 @@
  * it with `Last-Event-ID` on whichever instance its reconnection reaches.
  *
  * Event ids are `<streamId>.<seq>`, `seq` from one Redis counter for the whole store: unique across instances and
- * never repeated, not even by a stream evicted and written again; the stream, and so the session (the stream id up
+ * never repeated, not even by a stream evicted and written again, nor after Redis lost the counter (a restart
+ * without persistence, or from an older snapshot): each seq is the previous one plus one but at least Redis's clock
+ * in microseconds (`TIME`), so, given a clock that does not go back, an id issued after the loss is above every id
+ * issued before it (a 16-digit seq, exact as a JavaScript number until the year 2255); the stream, and so the session (the stream id up
  * to its last `.`, a random token, never the session id), is read from the id itself, and a replay reads only that
  * stream's events, so it can never cross a session. Bounded as `InMemoryEventStore` is — events per stream, streams
  * per session and bytes per session (a session over its budget only ever loses its own streams), streams in all —
@@ -12,7 +15,7 @@
  * script: one round trip, atomic.
  * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"
  *
- * Keys (`P` = the key prefix): `P:ev:seq` (the counter), `P:ev:s:<streamId>` (a sorted set of the stream's events,
+ * Keys (`P` = the key prefix): `P:ev:seq` (the counter: the last seq issued), `P:ev:s:<streamId>` (a sorted set of the stream's events,
  * scored by seq, members `<seq>:<size>:<json>`), `P:ev:o:<session>` (the session's streams by last write),
  * `P:ev:b:<session>` (bytes per stream, `#` for the total), `P:ev:all` (every stream by last write).
  */
@@ -76,7 +79,12 @@ if redis.call('ZSCORE', all, stream) == false then
   if redis.call('ZCARD', okey) >= maxPer then drop(redis.call('ZRANGE', okey, 0, 0)[1]) end
   if redis.call('ZCARD', all) >= maxStreams then drop(redis.call('ZRANGE', all, 0, 0)[1]) end
 end
-local seq = redis.call('INCR', p .. 'ev:seq')
+-- The next seq: one more than the last, and at least Redis's clock in microseconds (TIME: seconds, microseconds;
+-- about 1.8e15 in 2026, exact in a double below 2^53 until the year 2255), so a Redis that lost the counter (a
+-- restart without persistence, or from an older snapshot) still issues ids above every id issued before it.
+local now = redis.call('TIME')
+local seq = math.max(tonumber(redis.call('GET', p .. 'ev:seq') or '0') + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+redis.call('SET', p .. 'ev:seq', string.format('%d', seq))
 redis.call('ZADD', all, seq, stream)
 redis.call('ZADD', okey, seq, stream)
 redis.call('ZADD', skey, seq, string.format('%d:%d:', seq, size) .. json)
@@ -152,14 +160,14 @@ export class RedisEventStore implements EventStore {
 
   /** Stores one event; resolves with its id. `size`: the length of its JSON text, counted against the session's bytes. */
   storeEvent(streamId: string, message: JsonRpcMessage | PrimingEvent, size = 0): Promise<string> {
-    return guarded('RedisEventStore.storeEvent', async () => {
+    return guarded(this.#redis, 'RedisEventStore.storeEvent', async () => {
       const seq = (await STORE.run(this.#redis, [this.#prefix, streamId, JSON.stringify(message), Math.max(0, Math.floor(size)), ...this.#limits])) as number;
       return `${streamId}.${seq}`;
     });
   }
 
   replayEventsAfter(lastEventId: string, sink: EventReplaySink): Promise<string | undefined> {
-    return guarded('RedisEventStore.replayEventsAfter', async () => {
+    return guarded(this.#redis, 'RedisEventStore.replayEventsAfter', async () => {
       const parsed = parseEventId(lastEventId);
       if (parsed === undefined) return undefined;
       const members = (await REPLAY.run(this.#redis, [this.#prefix, parsed.streamId, parsed.seq])) as string[] | null;
@@ -176,7 +184,7 @@ export class RedisEventStore implements EventStore {
   }
 
   getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return guarded('RedisEventStore.getStreamIdForEventId', async () => {
+    return guarded(this.#redis, 'RedisEventStore.getStreamIdForEventId', async () => {
       const parsed = parseEventId(eventId);
       if (parsed === undefined) return undefined;
       return (await this.#redis.exists(`${this.#prefix}ev:s:${parsed.streamId}`)) === 1 ? parsed.streamId : undefined;
@@ -184,7 +192,7 @@ export class RedisEventStore implements EventStore {
   }
 
   deleteStream(streamId: string): Promise<void> {
-    return guarded('RedisEventStore.deleteStream', async () => {
+    return guarded(this.#redis, 'RedisEventStore.deleteStream', async () => {
       await DELETE.run(this.#redis, [this.#prefix, streamId]);
     });
   }

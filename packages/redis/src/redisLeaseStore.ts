@@ -48,11 +48,11 @@ export class RedisLeaseStore implements LeaseStore {
   /** @throws RangeError (rejection) when `ttlMs` is below 1 */
   acquire(key: string, request: LeaseRequest): Promise<boolean> {
     if (!(request.ttlMs >= 1)) return Promise.reject(new RangeError(`Invalid lease TTL: expected at least 1 ms, got ${String(request.ttlMs)}`));
-    return guarded('RedisLeaseStore.acquire', async () => (await ACQUIRE.run(this.#redis, [this.#prefix + key, request.holder, Math.ceil(request.ttlMs), JSON.stringify(request.value ?? null)])) === 1);
+    return guarded(this.#redis, 'RedisLeaseStore.acquire', async () => (await ACQUIRE.run(this.#redis, [this.#prefix + key, request.holder, Math.ceil(request.ttlMs), JSON.stringify(request.value ?? null)])) === 1);
   }
 
   get(key: string): Promise<Lease | undefined> {
-    return guarded('RedisLeaseStore.get', async () => {
+    return guarded(this.#redis, 'RedisLeaseStore.get', async () => {
       const [holder, expiresAt, value] = await this.#redis.hmget(this.#prefix + key, 'holder', 'expiresAt', 'value');
       if (typeof holder !== 'string' || typeof expiresAt !== 'string') return undefined;
       return { holder, expiresAt: Number(expiresAt), value: typeof value === 'string' ? (JSON.parse(value) as unknown) : null };
@@ -60,7 +60,7 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   release(key: string, holder: string): Promise<void> {
-    return guarded('RedisLeaseStore.release', async () => {
+    return guarded(this.#redis, 'RedisLeaseStore.release', async () => {
       await RELEASE.run(this.#redis, [this.#prefix + key, holder]);
     });
   }

@@ -58,7 +58,7 @@ export class RedisNotificationBus implements NotificationBus {
     this.#subscriber.on('message', (channel: string, text: string) => {
       if (channel === this.#channel) this.#receive(text);
     });
-    this.ready = guarded('RedisNotificationBus.subscribe', async () => {
+    this.ready = guarded(this.#subscriber, 'RedisNotificationBus.subscribe', async () => {
       await this.#subscriber.subscribe(this.#channel);
     });
     this.ready.catch((error: unknown) => this.#logger.error('Redis bus could not subscribe', { error }));

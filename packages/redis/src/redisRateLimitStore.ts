@@ -8,7 +8,7 @@
  */
 import type { RateLimit, RateLimitStore } from '@switchboard/mcp/stores';
 import type { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX, guarded, LuaScript, RedisStoreError } from './connection.js';
+import { DEFAULT_KEY_PREFIX, guarded, LuaScript } from './connection.js';
 
 /** Options of {@link RedisRateLimitStore}. */
 export interface RedisRateLimitStoreOptions {
@@ -47,7 +47,7 @@ return 0
 /**
  * A `RateLimitStore` in Redis (see the module comment), for `rateLimitMiddleware({ store })`. While a lost
  * connection is being re-established, `take` rejects at once with a `RedisStoreError` (it does not wait for the
- * reconnection), so the middleware's `onStoreError` policy answers without delay; before the first connection it
+ * reconnection; see `guarded`), so the middleware's `onStoreError` policy answers without delay; before the first connection it
  * waits for it, and a command sent on a live connection is bounded by `connectRedis`'s `commandTimeoutMs` and
  * `maxRetriesPerRequest`.
  */
@@ -61,9 +61,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, limit: RateLimit): Promise<number> {
-    const status = this.#redis.status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') throw new RedisStoreError('RedisRateLimitStore.take', `the connection is ${status}`);
-    return guarded('RedisRateLimitStore.take', async () => {
+    return guarded(this.#redis, 'RedisRateLimitStore.take', async () => {
       const answer = await TAKE.run(this.#redis, [`${this.#prefix}${key}`, limit.requestsPerSecond / 1000, limit.burst]);
       return Number(answer);
     });

@@ -30,7 +30,7 @@ export class RedisRequestStateStore implements RequestStateStore {
   }
 
   claim(id: string, expiresAt: number): Promise<boolean> {
-    return guarded('RedisRequestStateStore.claim', async () => {
+    return guarded(this.#redis, 'RedisRequestStateStore.claim', async () => {
       if (typeof id !== 'string' || !(expiresAt > Date.now())) return false;
       return (await this.#redis.set(`${this.#prefix}rs:${id}`, '1', 'PXAT', Math.ceil(expiresAt), 'NX')) === 'OK';
     });

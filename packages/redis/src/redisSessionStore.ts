@@ -288,7 +288,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   create(record: SessionRecord): Promise<void> {
-    return guarded('RedisSessionStore.create', async () => {
+    return guarded(this.#redis, 'RedisSessionStore.create', async () => {
       const epoch = await this.#write(record);
       // Held once written: a refused admission (the write failed) leaves nothing to write again later.
       this.#held.set(record.sessionId, { ...record });
@@ -326,7 +326,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   get(sessionId: string): Promise<SessionRecord | undefined> {
-    return guarded('RedisSessionStore.get', async () => toRecord((await READ.run(this.#redis, [this.#prefix, sessionId])) as string[]));
+    return guarded(this.#redis, 'RedisSessionStore.get', async () => toRecord((await READ.run(this.#redis, [this.#prefix, sessionId])) as string[]));
   }
 
   /**
@@ -334,7 +334,7 @@ export class RedisSessionStore implements SessionStore {
    * `true` when it was touched, or when Redis lost it (a restart without its data: the record is written again).
    */
   touch(sessionId: string, activity: SessionActivity): Promise<boolean> {
-    return guarded('RedisSessionStore.touch', async () => {
+    return guarded(this.#redis, 'RedisSessionStore.touch', async () => {
       // The script's ARGV; a request's touch is these seven alone (see TOUCH). `at` is a finite number: its JSON is
       // its decimal text.
       const at = String(activity.at);
@@ -363,17 +363,17 @@ export class RedisSessionStore implements SessionStore {
 
   delete(sessionId: string): Promise<void> {
     this.#held.delete(sessionId);
-    return guarded('RedisSessionStore.delete', async () => {
+    return guarded(this.#redis, 'RedisSessionStore.delete', async () => {
       await DELETE.run(this.#redis, [this.#prefix, sessionId]);
     });
   }
 
   count(query?: SessionQuery): Promise<number> {
-    return guarded('RedisSessionStore.count', async () => (await COUNT.run(this.#redis, [this.#prefix, query?.caller ?? '', query?.caller === undefined ? '0' : '1'])) as number);
+    return guarded(this.#redis, 'RedisSessionStore.count', async () => (await COUNT.run(this.#redis, [this.#prefix, query?.caller ?? '', query?.caller === undefined ? '0' : '1'])) as number);
   }
 
   scan(visit: (record: SessionRecord) => boolean | void, query?: SessionQuery): Promise<void> {
-    return guarded('RedisSessionStore.scan', async () => {
+    return guarded(this.#redis, 'RedisSessionStore.scan', async () => {
       const caller = query?.caller;
       const seen = new Set<string>();
       for (let start = 0; ; start += SCAN_PAGE) {

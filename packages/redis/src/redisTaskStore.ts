@@ -221,7 +221,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   create(task: NewTask): Promise<TaskRecord> {
-    return guarded('RedisTaskStore.create', async () => {
+    return guarded(this.#redis, 'RedisTaskStore.create', async () => {
       if (!(typeof task.ttlMs === 'number' && task.ttlMs > 0)) throw new TypeError(`Invalid task TTL: expected a positive number of milliseconds, got "${String(task.ttlMs)}"`);
       const now = Date.now();
       const base: Base = {
@@ -242,14 +242,14 @@ export class RedisTaskStore implements TaskStore {
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
-    return guarded('RedisTaskStore.get', async () => {
+    return guarded(this.#redis, 'RedisTaskStore.get', async () => {
       const [base, state] = await this.#redis.hmget(`${this.#prefix}tk:t:${taskId}`, 'base', 'state');
       return typeof base !== 'string' || typeof state !== 'string' ? undefined : compose(JSON.parse(base) as Base, JSON.parse(state) as State);
     });
   }
 
   update(taskId: string, requested: TaskUpdate): Promise<TaskRecord | undefined> {
-    return guarded('RedisTaskStore.update', async () => {
+    return guarded(this.#redis, 'RedisTaskStore.update', async () => {
       let update = requested;
       const bytes = stateBytes(update);
       if (bytes > this.#maxResultBytes && isFinalTaskStatus(update.status)) {
@@ -273,7 +273,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   list(options: { readonly owner?: string; readonly cursor?: string; readonly limit?: number } = {}): Promise<TaskPage> {
-    return guarded('RedisTaskStore.list', async () => {
+    return guarded(this.#redis, 'RedisTaskStore.list', async () => {
       const { owner, cursor, limit } = options;
       let after = 0;
       if (cursor !== undefined) {
@@ -295,6 +295,6 @@ export class RedisTaskStore implements TaskStore {
   }
 
   delete(taskId: string): Promise<boolean> {
-    return guarded('RedisTaskStore.delete', async () => (await DELETE.run(this.#redis, [this.#prefix, taskId])) === 1);
+    return guarded(this.#redis, 'RedisTaskStore.delete', async () => (await DELETE.run(this.#redis, [this.#prefix, taskId])) === 1);
   }
 }
