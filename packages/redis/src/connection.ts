@@ -76,11 +76,16 @@ export function connectRedis(options: RedisConnectionOptions = {}): Redis {
 /** Logs the losses and recoveries of `redis`'s connection (one line per loss, not one per attempt). */
 export function watch(redis: Redis, logger: Logger): void {
   let down = false;
-  redis.on('error', (error: Error) => {
+  const lost = (error?: string): void => {
     if (down) return;
     down = true;
-    logger.error('Redis connection lost; reconnecting (store operations fail until it is back)', { error: error.message });
-  });
+    logger.error('Redis connection lost; reconnecting (store operations fail until it is back)', error === undefined ? {} : { error });
+  };
+  redis.on('error', (error: Error) => lost(error.message));
+  // A connection that drops while no command is pending and comes back at the first attempt raises no 'error' (a
+  // Redis restarted within ~50 ms, or a failover): ioredis scheduling a reconnection is the loss (a deliberate
+  // quit() schedules none, so closing the stores logs nothing).
+  redis.on('reconnecting', () => lost('connection closed'));
   redis.on('ready', () => {
     if (!down) return;
     down = false;
