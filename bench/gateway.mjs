@@ -15,13 +15,18 @@
 //   stdio→http  the upstream is bench/servers/switchboard.js over stdio, the proxy's child; "direct" is the same
 //               server on Streamable HTTP (what a client would reach without the proxy, on the same transport)
 //   http→http   the upstream is bench/servers/switchboard.js on Streamable HTTP; "direct" is that very server
-// Each era starts with both sides warmed up at C=8 (--era-warmup-ms, 6 s). Each cell: C calls in flight (distinct
-// arguments: each text starts with its id, so no cache can answer), a warm-up, then a measured window. Printed per scenario, era and C: p50 direct / proxied and the p50 the hop adds,
-// throughput proxied ÷ direct, and the proxy process's own CPU per call (utime+stime from /proc, its upstream
-// child excluded). The gates of issue #23: added p50 ≤ 100 µs at C=1, throughput ≥ 0.55× at every C. Timing on a
-// loaded shared machine is noise: read the ratios, measured interleaved in the same run. `--instructions` gives the
-// one figure load does not move: the proxy process's instructions per call under `valgrind --tool=callgrind` (its
-// stdio upstream child not traced), beside the echo server's own on Streamable HTTP (bench/instructions.mjs' method).
+// A third side, the floor: bench/servers/raw-relay.js, the least a Node process can do between the client and the
+// same upstream (HTTP: the bytes copied through a keep-alive agent, nothing parsed; stdio: ids rewritten, one line
+// per message), so the hop's cost splits into what any Node relay pays here and what the proxy adds on top.
+// Each era starts with every side warmed up at C=8 (--era-warmup-ms, 6 s). Each cell: C calls in flight (distinct
+// arguments: each text starts with its id, so no cache can answer), a warm-up, then a measured window; the three
+// sides in a rotated order every repetition. Printed per scenario, era and C: p50 direct / proxied and the p50 the
+// hop adds, throughput proxied ÷ direct, the proxy process's own CPU per call (utime+stime from /proc, its upstream
+// child excluded), and the same three for the raw relay. The gates of issue #23 (on the proxy): added p50 ≤ 100 µs
+// at C=1, throughput ≥ 0.55× at every C. Timing on a loaded shared machine is noise: read the ratios, measured
+// interleaved in the same run. `--instructions` gives the one figure load does not move: the proxy process's
+// instructions per call under `valgrind --tool=callgrind` (its stdio upstream child not traced), beside the echo
+// server's own on Streamable HTTP (bench/instructions.mjs' method).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -33,6 +38,7 @@ import { cpuMicros, spawnServer, stopAll } from './lib/proc.mjs';
 
 const DIR = path.dirname(fileURLToPath(import.meta.url));
 const ECHO = path.join(DIR, 'servers', 'switchboard.js');
+const RELAY = path.join(DIR, 'servers', 'raw-relay.js');
 
 const argv0 = process.argv.slice(2);
 // `--proxy-script <file>`: another proxy server script (an A/B build: the same flags, BENCH_READY on stderr).
@@ -109,23 +115,28 @@ const median = (values) => {
   return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
 };
 
+/** The three sides of a cell, rotated every repetition (A B C, B C A, C A B) so drift hits all of them alike. */
+const SIDES = ['direct', 'proxied', 'relay'];
+
 async function scenario(name) {
   const direct = await start(ECHO, ['--port', '0']);
-  const proxy = await start(PROXY, name === 'stdio→http' ? ['--port', '0', '--upstream-stdio'] : ['--port', '0', '--upstream-url', direct.url]);
+  const upstreamArgs = name === 'stdio→http' ? ['--port', '0', '--upstream-stdio'] : ['--port', '0', '--upstream-url', direct.url];
+  const proxy = await start(PROXY, upstreamArgs);
+  const relay = await start(RELAY, upstreamArgs);
+  const targets = { direct, proxied: proxy, relay };
   const rows = [];
   let nextId = 1;
   try {
     for (const protocol of ERAS) {
       if (ERA_WARMUP_MS > 0) {
-        for (const target of [direct, proxy]) nextId = await warmUp(target.url, { protocol, nextId });
+        for (const target of [direct, proxy, relay]) nextId = await warmUp(target.url, { protocol, nextId });
       }
       for (const concurrency of CONCURRENCY) {
-        const samples = { direct: [], proxied: [] };
+        const samples = { direct: [], proxied: [], relay: [] };
         for (let rep = 0; rep < REPS; rep++) {
-          // Interleaved, the order flipped every repetition, so drift on the machine hits both sides alike.
-          const order = rep % 2 === 0 ? ['direct', 'proxied'] : ['proxied', 'direct'];
+          const order = [...SIDES.slice(rep % 3), ...SIDES.slice(0, rep % 3)];
           for (const side of order) {
-            const target = side === 'direct' ? direct : proxy;
+            const target = targets[side];
             const result = await measure(target.url, { protocol, concurrency, pid: target.h.pid, nextId });
             nextId = result.nextId;
             samples[side].push(result);
@@ -142,6 +153,9 @@ async function scenario(name) {
           proxiedRps: pick('proxied', 'rps'),
           proxyCpuUsPerCall: pick('proxied', 'cpuUsPerCall'),
           directCpuUsPerCall: pick('direct', 'cpuUsPerCall'),
+          relayP50Us: pick('relay', 'p50Us'),
+          relayRps: pick('relay', 'rps'),
+          relayCpuUsPerCall: pick('relay', 'cpuUsPerCall'),
           calls: samples.proxied.reduce((n, s) => n + s.completed, 0),
         };
         rows.push(row);
@@ -149,6 +163,7 @@ async function scenario(name) {
       }
     }
   } finally {
+    await relay.h.stop(3000);
     await proxy.h.stop(3000);
     await direct.h.stop(3000);
   }
@@ -164,7 +179,8 @@ function printRow(row) {
     `${row.scenario.padEnd(11)} ${row.era.padEnd(6)} C=${String(row.concurrency).padEnd(3)}` +
       ` p50 ${row.directP50Us.toFixed(0).padStart(5)} → ${row.proxiedP50Us.toFixed(0).padStart(5)} µs (added ${added.toFixed(0).padStart(5)} µs ${gateP50})` +
       ` throughput ${row.directRps.toFixed(0).padStart(6)} → ${row.proxiedRps.toFixed(0).padStart(6)} req/s (${ratio.toFixed(2)}× ${gateRatio})` +
-      ` proxy CPU ${row.proxyCpuUsPerCall.toFixed(0).padStart(4)} µs/call (upstream alone ${row.directCpuUsPerCall.toFixed(0)} µs/call)`,
+      ` proxy CPU ${row.proxyCpuUsPerCall.toFixed(0).padStart(4)} µs/call (upstream alone ${row.directCpuUsPerCall.toFixed(0)} µs/call)` +
+      ` | raw relay: added ${(row.relayP50Us - row.directP50Us).toFixed(0).padStart(5)} µs, ${(row.relayRps / row.directRps).toFixed(2)}×, CPU ${row.relayCpuUsPerCall.toFixed(0).padStart(4)} µs/call`,
   );
 }
 
@@ -223,7 +239,11 @@ try {
   if (!smoke) {
     const c1 = rows.filter((r) => r.concurrency === 1).map((r) => r.proxiedP50Us - r.directP50Us);
     const ratios = rows.map((r) => r.proxiedRps / r.directRps);
-    console.log(`added p50 at C=1: ${c1.map((v) => v.toFixed(0)).join(', ')} µs (target ≤ ${ADDED_P50_TARGET_US}); throughput ratios ${Math.min(...ratios).toFixed(2)}…${Math.max(...ratios).toFixed(2)}× (target ≥ ${THROUGHPUT_TARGET})`);
+    const relayC1 = rows.filter((r) => r.concurrency === 1).map((r) => r.relayP50Us - r.directP50Us);
+    const relayRatios = rows.map((r) => r.relayRps / r.directRps);
+    const range = (values) => `${Math.min(...values).toFixed(2)}…${Math.max(...values).toFixed(2)}×`;
+    console.log(`added p50 at C=1: ${c1.map((v) => v.toFixed(0)).join(', ')} µs (target ≤ ${ADDED_P50_TARGET_US}); throughput ratios ${range(ratios)} (target ≥ ${THROUGHPUT_TARGET})`);
+    console.log(`the raw relay, same run: added p50 at C=1 ${relayC1.map((v) => v.toFixed(0)).join(', ')} µs; throughput ratios ${range(relayRatios)}`);
   }
   console.log(smoke ? 'gateway smoke: every path answered correctly' : 'gateway bench: done');
 } catch (error) {
