@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from './classify.js';
 import { DEFAULT_MAX_BATCH_SIZE, Dispatcher } from './dispatcher.js';
-import type { HandlerContext } from './dispatcher.js';
+import type { HandlerContext } from './handlerContext.js';
 import { ErrorCode, JsonRpcError } from './errors.js';
 import { captureLogger } from './testing.js';
 import type { JsonRpcResponse } from './message.js';

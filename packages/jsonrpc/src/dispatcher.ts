@@ -18,19 +18,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from './message.js';
-
-/** What every handler receives besides its params, merged into the dispatcher context `Ctx`. */
-export interface HandlerContext {
-  /** The request id; `undefined` for a notification (JSON-RPC 2.0 §4.1). */
-  readonly id: JsonRpcId | undefined;
-  /** The method name as received. */
-  readonly method: string;
-  /**
-   * Aborted when the request is cancelled or the connection closes. When {@link Dispatcher.dispatch} is called
-   * without a signal, this is a shared signal that never aborts.
-   */
-  readonly signal: AbortSignal;
-}
+import { handlerContext, NEVER_ABORTED, requestOf, type ContextFactory, type ContextRequest, type HandlerContext } from './handlerContext.js';
 
 /**
  * A method handler. Its return value (awaited when it is a promise) is the `result`; `undefined` is sent as
@@ -119,28 +107,6 @@ interface MethodEntry<Ctx> {
 type Reply = JsonRpcResponse | undefined;
 
 /**
- * The request (or notification) a handler context is built for: what {@link ContextFactory} and
- * {@link Dispatcher.dispatchNow} receive. `signal` may be a getter that creates the request's AbortController
- * on first read (an `AbortController` per request is measurable on a hot path, and most handlers never look at
- * it): an implementation should keep this object and read `signal` only when a handler asks for it.
- */
-export interface ContextRequest {
-  /** The request id; `undefined` for a notification (JSON-RPC 2.0 §4.1). */
-  readonly id: JsonRpcId | undefined;
-  /** The method name as received. */
-  readonly method: string;
-  /** Aborted when the request is cancelled or the connection closes; reading it may allocate (see above). */
-  readonly signal: AbortSignal;
-}
-
-/**
- * Builds the context a handler receives (see {@link DispatcherOptions.createContext}) from the dispatcher
- * context and the {@link ContextRequest}. Keep `request` and read `request.signal` lazily (e.g. from a getter)
- * so the AbortSignal stays unallocated until a handler asks for it.
- */
-export type ContextFactory<Ctx> = (ctx: Ctx, request: ContextRequest) => Ctx & HandlerContext;
-
-/**
  * Runs in place of a handler call (see {@link Dispatcher.intercept}): it is given the handler the message's method
  * is registered with, the params and the handler's context, and returns what the handler would (a value or a
  * promise; thrown errors and rejections are answered as a handler's). It may call `handler` with other params or
@@ -148,8 +114,6 @@ export type ContextFactory<Ctx> = (ctx: Ctx, request: ContextRequest) => Ctx & H
  */
 export type HandlerInterceptor<Ctx> = (handler: MethodHandler<Ctx>, params: JsonRpcParams | undefined, ctx: Ctx & HandlerContext) => unknown;
 
-/** A signal that never aborts, shared by every dispatch that is given none. */
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 /** What `#invoke` answers when the handler returned a thenable (left in `#pending`). */
 const PENDING: unique symbol = Symbol('pending');
@@ -161,31 +125,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     typeof (value as { then?: unknown }).then === 'function'
   );
 }
-
-/** The {@link ContextRequest} of a message dispatched with a caller's signal. */
-function requestOf(message: JsonRpcRequest | JsonRpcNotification, signal: AbortSignal): ContextRequest {
-  return { id: (message as { readonly id?: JsonRpcId }).id, method: message.method, signal };
-}
-
-/** Builds the handler context: the dispatcher context plus `id`, `method` and `signal`. */
-// Positional on purpose: called per message without a context factory, where an options object would be one more allocation.
-// eslint-disable-next-line @typescript-eslint/max-params
-function handlerContext<Ctx>(
-  ctx: Ctx,
-  id: JsonRpcId | undefined,
-  method: string,
-  signal: AbortSignal,
-): Ctx & HandlerContext {
-  if (typeof ctx !== 'object' || ctx === null) return { id, method, signal } as Ctx & HandlerContext;
-  const proto: unknown = Object.getPrototypeOf(ctx);
-  if (proto === Object.prototype || proto === null) return { ...ctx, id, method, signal };
-  return Object.create(ctx, {
-    id: { value: id, enumerable: true },
-    method: { value: method, enumerable: true },
-    signal: { value: signal, enumerable: true },
-  }) as Ctx & HandlerContext;
-}
-
 
 /**
  * Maps method names to handlers (a `Map`, never a plain-object lookup, so `toString`, `constructor` or

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from './classify.js';
-import { Dispatcher, type ContextRequest, type HandlerContext } from './dispatcher.js';
+import { Dispatcher } from './dispatcher.js';
+import type { ContextRequest, HandlerContext } from './handlerContext.js';
 import type { JsonRpcId } from './message.js';
 import { Peer } from './peer.js';
 import { scriptedTransport } from './testing.js';

@@ -7,7 +7,8 @@
 import type { BatchSlot } from './batch.js';
 import { errorResponse } from './classify.js';
 import { echo, echoId } from './echo.js';
-import type { ContextRequest, Dispatcher } from './dispatcher.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { ContextRequest } from './handlerContext.js';
 import { ErrorCode, ErrorMessage, JsonRpcLocalError, LocalErrorCode } from './errors.js';
 import { beginRequest, endRequest, OUTCOME_CANCELLED, responseOutcome, type Instrumentation, type RequestEnd } from './instrument.js';
 import type { Logger } from './logger.js';

@@ -28,16 +28,8 @@ export { DEFAULT_MAX_JSON_DEPTH, parseJson } from './json.js';
 export type { ParseJsonOptions, ParsedJson } from './json.js';
 export type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
 export { DEFAULT_MAX_BATCH_SIZE, Dispatcher, RESERVED_METHOD_PREFIX } from './dispatcher.js';
-export type {
-  ContextFactory,
-  ContextRequest,
-  DispatcherOptions,
-  HandlerContext,
-  HandlerInterceptor,
-  MethodHandler,
-  MethodOptions,
-  ParamsValidator,
-} from './dispatcher.js';
+export type { DispatcherOptions, HandlerInterceptor, MethodHandler, MethodOptions, ParamsValidator } from './dispatcher.js';
+export type { ContextFactory, ContextRequest, HandlerContext } from './handlerContext.js';
 export type { TimerHandle } from './timers.js';
 export type { Instrumentation, RequestEnd, RequestInfo, RequestOutcome } from './instrument.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
-import type { HandlerContext } from './dispatcher.js';
+import type { HandlerContext } from './handlerContext.js';
 import { JsonRpcError } from './errors.js';
 import type { Instrumentation, RequestOutcome } from './instrument.js';
 import { Peer } from './peer.js';

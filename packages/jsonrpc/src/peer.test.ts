@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseMessage } from './classify.js';
 import { Dispatcher } from './dispatcher.js';
-import type { HandlerContext } from './dispatcher.js';
+import type { HandlerContext } from './handlerContext.js';
 import { JsonRpcError, JsonRpcLocalError } from './errors.js';
 import { createMemoryTransportPair } from './memory.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';

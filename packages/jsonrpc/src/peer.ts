@@ -1,6 +1,7 @@
 /**
  * The bidirectional endpoint: wires a {@link Transport} to the outbound pending table (`pending.ts`), the inbound
- * scheduler (`inbound.ts`) and a {@link Dispatcher}; batches go through the one batch engine (`batch.ts`).
+ * scheduler (`inbound.ts`), a {@link Dispatcher} and the reply path (`replySender.ts`); batches go through the one
+ * batch engine (`batch.ts`).
  *
  * @see https://www.jsonrpc.org/specification §4 (Request), §4.1 (Notification), §5 (Response), §6 (Batch)
  */
@@ -22,9 +23,8 @@ import type {
   JsonRpcResponse,
 } from './message.js';
 import { PendingRequests, type PeerRequestOptions } from './pending.js';
-import { RecurringLog } from './recurringLog.js';
 import { DEFAULT_MAX_CONCURRENT_INBOUND, DEFAULT_MAX_QUEUED_INBOUND, type PeerNotifyOptions, type PeerOptions } from './peerOptions.js';
-import { unsendableStandIn } from './reply.js';
+import { ReplySender, type ReplyLink } from './replySender.js';
 import type { Transport, TransportMessageExtra, TransportSendOptions } from './transport.js';
 
 /**
@@ -57,18 +57,19 @@ export class Peer<Ctx = unknown> {
   readonly #batchRefusal: PeerOptions<Ctx>['batchRefusal'];
   readonly #onNotification: PeerOptions<Ctx>['onNotification'];
   readonly #logger: Logger;
-  /** Responses that could not be sent: one line per class, then a summary with the count (a burst is not a line each). */
-  readonly #sendFailures: RecurringLog;
+  /** Sends replies, and their -32603 stand-ins when the transport cannot send them. */
+  readonly #replies: ReplySender;
   readonly #instrumentation: Instrumentation | undefined;
   /** The outbound request table; made by the first {@link Peer.request} (an idle connection never needs one). */
   #pending: PendingRequests | undefined = undefined;
   readonly #inbound: InboundScheduler<Ctx>;
 
   /**
-   * The {@link InboundHost} of one peer: its methods live on one shared prototype, so a connection holds a
-   * two-field object here instead of three closures (it is declared in the class body to reach the private methods).
+   * The {@link InboundHost} and {@link ReplyLink} of one peer: its methods live on one shared prototype, so a
+   * connection holds a one-field object here instead of closures (it is declared in the class body to reach the
+   * private methods).
    */
-  static readonly #Link = class PeerLink<C> implements InboundHost {
+  static readonly #Link = class PeerLink<C> implements InboundHost, ReplyLink {
     readonly #peer: Peer<C>;
 
     constructor(peer: Peer<C>) {
@@ -79,8 +80,16 @@ export class Peer<Ctx = unknown> {
       return this.#peer.#closed;
     }
 
+    get ending(): boolean {
+      return this.#peer.#closed || this.#peer.#closing !== undefined;
+    }
+
     reply(response: JsonRpcResponse): void {
-      this.#peer.#reply(response);
+      this.#peer.#replies.send(response);
+    }
+
+    send(message: JsonRpcMessage | readonly JsonRpcMessage[], relatedRequestId: JsonRpcId | undefined): Promise<void> {
+      return this.#peer.#send(message, relatedRequestId);
     }
 
     pauseInput(paused: boolean): void {
@@ -122,13 +131,14 @@ export class Peer<Ctx = unknown> {
     const logger = options.logger ?? silentLogger;
     this.#transport = transport;
     this.#logger = logger;
-    this.#sendFailures = new RecurringLog(logger);
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });
     this.#cancelNotification = options.cancelNotification;
     this.#batchRefusal = options.batchRefusal;
     this.#onNotification = options.onNotification;
     this.#instrumentation = options.instrumentation;
-    this.#inbound = new InboundScheduler<Ctx>(new Peer.#Link<Ctx>(this), {
+    const link = new Peer.#Link<Ctx>(this);
+    this.#replies = new ReplySender(link, logger);
+    this.#inbound = new InboundScheduler<Ctx>(link, {
       dispatcher: this.#dispatcher,
       context: options.context,
       maxConcurrent: limit,
@@ -355,7 +365,7 @@ export class Peer<Ctx = unknown> {
         this.#onResponse(inbound.message, inbound.invalid);
         return;
       case 'invalid':
-        this.#reply(inbound.reply);
+        this.#replies.send(inbound.reply);
         return;
       case 'notification':
         this.#notification(inbound.message, extra);
@@ -438,7 +448,7 @@ export class Peer<Ctx = unknown> {
   #onBatch(items: readonly InboundSingle[], extra: TransportMessageExtra | undefined): void {
     const refusal = this.#refusalOf(items, extra);
     if (refusal !== undefined) {
-      this.#reply(refusal);
+      this.#replies.send(refusal);
       return;
     }
     runBatch(items, {
@@ -459,30 +469,8 @@ export class Peer<Ctx = unknown> {
         }
       },
       done: (reply) => {
-        if (reply !== undefined && !this.#closed) this.#reply(reply);
+        if (reply !== undefined && !this.#closed) this.#replies.send(reply);
       },
-    });
-  }
-
-  /**
-   * Sends a reply. When the transport cannot send a response for a reason other than the connection closing
-   * (typically: its result cannot be serialized), it is replaced by -32603 "Internal error" for the same id,
-   * once, so the peer is not left waiting. Failures are logged once per class, then summarized with a count.
-   */
-  #reply(reply: JsonRpcResponse | readonly JsonRpcResponse[]): void {
-    const related = Array.isArray(reply) ? undefined : ((reply as JsonRpcResponse).id ?? undefined);
-    this.#send(reply, related).then(undefined, (error: unknown) => {
-      if (this.#closed || this.#closing !== undefined || error instanceof JsonRpcLocalError || isConnectionClosed(error)) {
-        this.#sendFailures.note('warn', 'Response not sent: connection closed', { error });
-        return;
-      }
-      this.#sendFailures.note('error', 'Response could not be sent: sending -32603 instead', { error });
-      const fallback = Array.isArray(reply)
-        ? (reply as readonly JsonRpcResponse[]).map((member) => unsendableStandIn(member))
-        : unsendableStandIn(reply as JsonRpcResponse);
-      this.#send(fallback, related).then(undefined, (failure: unknown) => {
-        this.#sendFailures.note('error', 'Fallback error response could not be sent', { error: failure });
-      });
     });
   }
 
@@ -491,7 +479,7 @@ export class Peer<Ctx = unknown> {
   #handleClose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#sendFailures.flush();
+    this.#replies.flush();
     this.#pending?.failAll((method) => `Connection closed: request "${method}" got no response`);
     this.#inbound.closeAll();
     const onclose = this.onclose;
@@ -503,13 +491,4 @@ export class Peer<Ctx = unknown> {
       }
     }
   }
-}
-
-/**
- * Whether a transport's send failure says the connection is closed: a {@link JsonRpcLocalError}, or any error whose
- * `code` is `'connection_closed'` (transports of other packages raise their own classes with that code, e.g. the
- * MCP client's `ConnectionClosedError`). Such a response is not replaced by -32603: nothing can be sent any more.
- */
-function isConnectionClosed(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { readonly code?: unknown }).code === LocalErrorCode.ConnectionClosed;
 }

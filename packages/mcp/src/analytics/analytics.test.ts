@@ -8,7 +8,7 @@ import type { RequestFacts } from '../server/requestFacts.js';
 import { connectRawClient } from '../testing/index.js';
 import { createMcpHttpHandler } from '../transports/http/server/handler.js';
 import { attachAnalytics, createAnalytics } from './analytics.js';
-import { OTHER_KEY, type AnalyticsRow } from './store.js';
+import { OTHER_KEY, type AnalyticsRow } from './dimension.js';
 
 const MODERN = '2026-07-28';
 const modernMeta = (client: string) => ({

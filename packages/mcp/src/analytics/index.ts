@@ -7,6 +7,8 @@ export { classifyOutcome, OUTCOME_CLASSES, UNSUPPORTED_PROTOCOL_VERSION_CODE } f
 export type { OutcomeClass, OutcomeFacts, ClassifiedOutcome } from './classify.js';
 export { attachAnalytics, createAnalytics, defaultUserOf } from './analytics.js';
 export type { Analytics, AnalyticsOptions, AnalyticsRecord } from './analytics.js';
-export { AnalyticsStore, DEFAULT_ANALYTICS_LIMITS, OTHER_KEY } from './store.js';
-export type { AnalyticsLimits, AnalyticsEntry, AnalyticsRow, AnalyticsBucket, AnalyticsSnapshot, FailingKey, LatencySnapshot, RecentFailure } from './store.js';
+export { AnalyticsStore, DEFAULT_ANALYTICS_LIMITS } from './store.js';
+export type { AnalyticsLimits, AnalyticsEntry, AnalyticsBucket, AnalyticsSnapshot, RecentFailure } from './store.js';
+export { OTHER_KEY } from './dimension.js';
+export type { AnalyticsRow, FailingKey, LatencySnapshot } from './dimension.js';
 export { LatencyHistogram, HISTOGRAM_RELATIVE_ERROR, HISTOGRAM_BUCKETS } from './histogram.js';

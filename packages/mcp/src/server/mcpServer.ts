@@ -1,70 +1,38 @@
 /**
  * The MCP server facade: the registration API, `connect` (one session-era connection per transport) and
- * `handle` (one request, no session). The work lives in the modules it wires together: `registry.ts`,
- * `capabilities.ts`, `features/*` (the era-neutral operations), `eras/legacy.ts` (the session-era rules),
- * `connection.ts`, and the {@link NotificationBus} that carries list and resource changes to connections.
+ * `handle` (one request, no session). The work lives in the modules it wires together (`serverParts.ts` makes and
+ * wires them): `registry.ts`, `capabilities.ts`, `features/*` (the era-neutral operations), `eras/legacy.ts` (the
+ * session-era rules), `connection.ts`, and the {@link NotificationBus} that carries list and resource changes to
+ * connections.
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx, server/tools.mdx, server/resources.mdx, server/prompts.mdx,
  *   server/utilities/{completion,logging,pagination}.mdx
  */
-import {
-  DEFAULT_MAX_QUEUED_INBOUND,
-  Dispatcher,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type Logger,
-  type JsonRpcError,
-  type Transport,
-} from '@switchboard/jsonrpc';
+import { type Dispatcher, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type Logger, type Transport } from '@switchboard/jsonrpc';
 import { protocolVersionClaim } from '../protocol/envelope.js';
 import type { ParamHeader } from '../protocol/paramHeaders.js';
 import { isLegacyRevision, isModernRevision, type Era, type ProtocolRevision } from '../protocol/revisions.js';
 import type { PromptArgument, ServerCapabilities, Implementation } from '../protocol/types.js';
-import { createStderrLogger } from '../logger.js';
-import { InMemoryNotificationBus, type NotificationBus } from '../stores/notificationBus.js';
-import { CapabilityCache } from './capabilities.js';
+import type { NotificationBus } from '../stores/notificationBus.js';
+import type { CapabilityCache } from './capabilities.js';
 import type { ClientChannel } from './channel.js';
 import { Connection, modernDispatchOf, type ConnectionHost } from './connection.js';
 import type { DispatchContext } from './connection.js';
 import { restoredSessionState } from './sessionState.js';
-import { ServerRequestContext } from './context.js';
 import type { RequestFacts } from './requestFacts.js';
-import { LegacyEra } from './eras/legacy.js';
-import { ModernEra } from './eras/modern.js';
-import { ListenStreams } from './features/listen.js';
-import { RequestStateCodec } from './requestState.js';
-import { InMemoryRequestStateStore } from '../stores/requestStateStore.js';
-import { gateInbound, type GateContext } from './inboundGate.js';
-import { refusalEventOf, type InboundRefusalEvent, type InboundRefusalListener } from './refusalEvents.js';
-import { Listeners } from './listeners.js';
+import type { ListenStreams } from './features/listen.js';
+import type { GateContext } from './inboundGate.js';
+import type { InboundRefusalEvent, InboundRefusalListener } from './refusalEvents.js';
+import type { Listeners } from './listeners.js';
 import type { Middleware, MiddlewareFilter } from './middleware/call.js';
-import { MiddlewareChain } from './middleware/chain.js';
-import type { FeatureHost } from './features/featureHost.js';
+import type { MiddlewareChain } from './middleware/chain.js';
 import type { ToolSearch } from './features/toolSearch.js';
-import { registerOperations } from './operations.js';
 import type { ListKind } from './pagination.js';
-import { positiveIntegerOption } from './params.js';
-import { Registry } from './registry.js';
-import { MountPoint, mountServer } from './mount.js';
-import { toolScopesFor, visibilityOption, visibleToCaller, type VisibilityHost } from './visibility.js';
-import {
-  DEFAULT_MAX_LISTEN_STREAMS,
-  DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER,
-  DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER,
-  DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL,
-  DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH,
-  DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
-  DEFAULT_PAGE_SIZE,
-  servedRevisionsOption,
-  type ConnectOptions,
-  type HandleOptions,
-  type McpServerOptions,
-  type VisibilityCaller,
-} from './options.js';
-import { resultChecksEnabled } from './results.js';
-import { createToolTasks } from './tasks/setup.js';
-import { checkServerClusterOptions } from './tasks/taskRelay.js';
+import type { Registry } from './registry.js';
+import { mountServer, type MountPoint } from './mount.js';
+import { toolScopesFor, visibleToCaller, type VisibilityHost } from './visibility.js';
+import type { ConnectOptions, HandleOptions, McpServerOptions, VisibilityCaller } from './options.js';
+import { buildServerParts } from './serverParts.js';
 import type { ToolTasks } from './tasks/toolTasks.js';
 import type {
   PromptArgs,
@@ -125,22 +93,20 @@ export class McpServer {
   readonly #logger: Logger;
   readonly #registry: Registry;
   readonly #capabilities: CapabilityCache;
-  readonly #era: LegacyEra;
-  readonly #modern: ModernEra;
   readonly #listens: ListenStreams;
   readonly #served: readonly ProtocolRevision[];
   readonly #bus: NotificationBus;
   readonly #dispatcher: Dispatcher<DispatchContext>;
-  readonly #connections = new Set<Connection>();
+  readonly #connections: Set<Connection>;
   readonly #pendingListChanged = new Set<'tools' | 'resources' | 'prompts'>();
   readonly #host: ConnectionHost;
   readonly #tasks: ToolTasks;
   readonly #mounts: MountPoint;
   /** Tool-search mode ({@link McpServerOptions.toolSearch}), when on. */
-  #toolSearch: ToolSearch | undefined;
+  readonly #toolSearch: ToolSearch | undefined;
   readonly #middleware: MiddlewareChain;
-  readonly #refusalListeners = new Listeners<InboundRefusalEvent>('refusal');
-  readonly #sessionClosedListeners = new Listeners<ServerSession>('session');
+  readonly #refusalListeners: Listeners<InboundRefusalEvent>;
+  readonly #sessionClosedListeners: Listeners<ServerSession>;
 
   /**
    * @param info name and version (and optional title, description, icons, websiteUrl) sent as `serverInfo`
@@ -151,102 +117,26 @@ export class McpServer {
    */
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.info = info;
-    const limits = {
-      maxSubscriptionsPerSession: positiveIntegerOption('maxSubscriptionsPerSession', options.maxSubscriptionsPerSession, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION),
-      maxSubscriptionUriLength: positiveIntegerOption('maxSubscriptionUriLength', options.maxSubscriptionUriLength, DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH),
-      maxSubscriptionCharsTotal: positiveIntegerOption('maxSubscriptionCharsTotal', options.maxSubscriptionCharsTotal, DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL),
-    };
-    const maxConcurrent = positiveIntegerOption('maxConcurrentRequestsPerSession', options.maxConcurrentRequestsPerSession, 64);
-    const maxQueued = positiveIntegerOption('maxQueuedRequestsPerSession', options.maxQueuedRequestsPerSession, DEFAULT_MAX_QUEUED_INBOUND);
-    this.#logger = options.logger ?? createStderrLogger({ name: info.name });
-    const pageSize = positiveIntegerOption('pageSize', options.pageSize, DEFAULT_PAGE_SIZE);
-    this.#bus = options.bus ?? new InMemoryNotificationBus();
-    this.#registry = new Registry({ name: info.name, logger: this.#logger, onchange: (kind) => this.#changed(kind) });
-    const visibility = visibilityOption(options.visibility);
-    // Tool-search mode lists its two tools even before any tool is registered: the tools capability is always on.
-    const configured = options.toolSearch === undefined || options.capabilities?.tools !== undefined ? options.capabilities : { ...options.capabilities, tools: { listChanged: true } };
-    this.#capabilities = new CapabilityCache({ registry: this.#registry, info, capabilities: configured, instructions: options.instructions });
-    const cache = this.#capabilities;
-    const served = servedRevisionsOption(options.revisions);
-    this.#era = new LegacyEra({ capabilities: this.#capabilities, limits, servedRevisions: served });
-    this.#served = served;
-    const registry = this.#registry;
-    this.#modern = new ModernEra({
-      info,
-      capabilities: this.#capabilities,
-      servedRevisions: served,
-      cache: options.cache,
-      cacheByMethod: options.cacheByMethod,
-      requestState: new RequestStateCodec(options.requestState),
-      // The default record of used states keeps the codec's clock: it forgets a state when the codec expires it.
-      usedStates: options.requestStateStore ?? new InMemoryRequestStateStore({ now: options.requestState?.now }),
-      // The tasks extension is advertised when a task-capable tool exists.
-      tasks: () => registry.hasTaskTools,
-    });
-    this.#listens = new ListenStreams({
-      bus: this.#bus,
-      capabilities: () => this.#modern.capabilities(this.#capabilities.capabilities),
-      maxSubscriptions: limits.maxSubscriptionsPerSession,
-      maxUriLength: limits.maxSubscriptionUriLength,
-      maxStreams: positiveIntegerOption('maxListenStreams', options.maxListenStreams, DEFAULT_MAX_LISTEN_STREAMS),
-      maxStreamsPerCaller: positiveIntegerOption('maxListenStreamsPerCaller', options.maxListenStreamsPerCaller, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER),
-      maxUriCharsTotal: limits.maxSubscriptionCharsTotal,
-      maxUriCharsPerCaller: positiveIntegerOption('maxListenUriCharsPerCaller', options.maxListenUriCharsPerCaller, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER),
-    });
-    const stateless = { servedRevisions: served, get serverCapabilities() { return cache.capabilities; } };
-    const dispatcher = new Dispatcher<DispatchContext>({
-      logger: this.#logger,
-      // The inbound step, per message (era, envelope, lifecycle, method table, capabilities): inboundGate.ts.
-      guard: (message, ctx) => {
-        const refusal = gateInbound(message, ctx, stateless);
-        if (refusal !== undefined && this.#refusalListeners.size !== 0 && 'id' in message) this.#tellRefused(message, ctx, refusal);
-        return refusal;
-      },
-      // One object per request: methods on the prototype, the signal made only when read.
-      createContext: (ctx, request) => new ServerRequestContext(ctx, request),
-    });
-    const host: FeatureHost = { registry: this.#registry, logger: this.#logger, checkResults: resultChecksEnabled(options.checkResults), pageSize, visibility };
-    this.#mounts = new MountPoint({
-      registry: this.#registry,
-      visibility,
+    const parts = buildServerParts(info, options, {
+      changed: (kind) => this.#changed(kind),
       capabilities: () => this.capabilities,
-      invalidateCapabilities: () => this.#capabilities.invalidate(),
       notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
     });
-    // Tasks (both flavours): the runner, the tools/call branch and the tasks/* methods (server/tasks/).
-    checkServerClusterOptions(options.cluster);
-    this.#tasks = createToolTasks({
-      dispatcher,
-      bus: this.#bus,
-      logger: this.#logger,
-      store: options.taskStore,
-      options: options.tasks,
-      hasTaskTools: () => this.#registry.hasTaskTools,
-      wrap: (method, handler) => this.#modern.wrap(method, handler),
-      ...(options.cluster === undefined ? {} : { cluster: options.cluster }),
-    });
-    this.#toolSearch = registerOperations(dispatcher, { host, modern: this.#modern, listens: this.#listens, tasks: this.#tasks, visibility: this.#mounts.options, toolSearch: options.toolSearch });
-    this.#era.register(dispatcher);
-    this.#dispatcher = dispatcher;
-    const modern = this.#modern;
-    const middlewareHost = { logger: this.#logger, tool: (name: string) => registry.tools.get(name)?.descriptor };
-    this.#middleware = new MiddlewareChain({ dispatcher, host: middlewareHost, complete: (method, result) => modern.decorate(method, result) });
-    this.#host = {
-      dispatcher,
-      logger: this.#logger,
-      bus: this.#bus,
-      maxConcurrentInbound: maxConcurrent,
-      maxQueuedInbound: maxQueued,
-      servedRevisions: served,
-      get capabilities() {
-        return cache.capabilities;
-      },
-      connectionClosed: (connection) => {
-        this.#connections.delete(connection);
-        this.#era.connectionClosed(connection);
-        this.#tellSessionClosed(connection);
-      },
-    };
+    this.#logger = parts.logger;
+    this.#registry = parts.registry;
+    this.#capabilities = parts.capabilities;
+    this.#listens = parts.listens;
+    this.#served = parts.served;
+    this.#bus = parts.bus;
+    this.#dispatcher = parts.dispatcher;
+    this.#connections = parts.connections;
+    this.#host = parts.host;
+    this.#tasks = parts.tasks;
+    this.#mounts = parts.mounts;
+    this.#toolSearch = parts.toolSearch;
+    this.#middleware = parts.middleware;
+    this.#refusalListeners = parts.refusalListeners;
+    this.#sessionClosedListeners = parts.sessionClosedListeners;
   }
 
   /** The logger handlers' failures go to. */
@@ -439,15 +329,6 @@ export class McpServer {
    */
   onSessionClosed(listener: (session: ServerSession) => void): () => void {
     return this.#sessionClosedListeners.add(listener);
-  }
-
-  #tellSessionClosed(session: ServerSession): void {
-    this.#sessionClosedListeners.emit(session, { logger: this.#logger, facts: { sessionId: session.id } });
-  }
-
-  #tellRefused(message: JsonRpcRequest, ctx: DispatchContext, refusal: JsonRpcError): void {
-    const event = refusalEventOf(message, ctx, refusal);
-    this.#refusalListeners.emit(event, { logger: this.#logger, facts: { method: event.method } });
   }
 
   // ---------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * The HTTP handler's session table: admission (the `maxSessions` cap, the per-caller budget, reclaiming sessions
- * under a flood from whoever holds most), the idle and handshake reaper, and the live transports of both HTTP
- * transports.
+ * under a flood from whoever holds most: `reclaimer.ts` chooses which), the idle and handshake reaper, and the live
+ * transports of both HTTP transports.
  *
  * The records (when a session was opened and last used, how far it got, whose it is) live in a
  * {@link SessionStore}; the live transport objects stay here, in the process that serves them. Decisions read the
@@ -15,6 +15,7 @@ import type { SessionPhase, SessionRecord, SessionStore } from '../../../../stor
 import type { HttpOutput } from '../inputOutput.js';
 import type { SessionRecordLink } from './sessionTransportBase.js';
 import type { ClusterHub } from './clusterHub.js';
+import { isBusy, Reclaimer } from './reclaimer.js';
 import type { AdmitRequest, AdoptableRecord, HttpSseEntry, SessionEntry, SessionTableInit, StreamableEntry } from './sessionEntry.js';
 
 /** The `Retry-After` (seconds) of a refusal because the session store failed: a reconnecting store is back soon or not. */
@@ -36,24 +37,7 @@ function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
 }
 
-/** How long a scan that found nothing reclaimable stands (ms); see `#nothingUntil`. */
-const MEMO_MS = 1000;
-/** The most callers remembered that way at once. */
-const MAX_MEMOS = 10_000;
-
-/** RFC 9110 §10.2.3 `Retry-After`: whole seconds until `at`, rounded up, at least 1; `null` for never. */
-function secondsUntil(at: number, now: number): number | null {
-  return Number.isFinite(at) ? Math.max(1, Math.ceil((at - now) / 1000)) : null;
-}
-
 const RANK: Readonly<Record<SessionPhase, number>> = { opened: 0, initialized: 1, active: 2 };
-
-/** What the table knows of one live session for reclaiming it. */
-interface Usage {
-  readonly group: string;
-  /** Requests that did work (not `ping`) since the session opened. */
-  requests: number;
-}
 
 /** @internal See the module documentation. */
 export class SessionTable {
@@ -63,23 +47,13 @@ export class SessionTable {
   readonly #maxPerCaller: number;
   readonly #idleMs: number;
   readonly #handshakeMs: number;
-  readonly #graceMs: number;
   /** The reaper's period (ms); `0` when nothing is ever reaped. */
   readonly #reapEvery: number;
   readonly #entries = new Map<string, SessionEntry>();
   /** The phase of each live session as last written to the store (so a touch writes a phase change only once). */
   readonly #phases = new Map<string, SessionPhase>();
-  /** Per live session of this process: its group and how many requests it made after the handshake. */
-  readonly #usage = new Map<string, Usage>();
-  /** Live sessions of this process per group (see {@link AdmitRequest.group}). */
-  readonly #groups = new Map<string, number>();
-  /**
-   * After a scan found nothing reclaimable: until when (ms) the same question is answered from its result
-   * (`earliest`: when the first session becomes reclaimable) instead of scanning again. Keyed by caller (`''`: the
-   * whole table). Bounds the work a flood against a full table can cause to one scan per key per second; the
-   * price is that a busy session that goes idle past its timeout is taken back up to a second later.
-   */
-  readonly #nothingUntil = new Map<string, { readonly until: number; readonly earliest: number }>();
+  /** Chooses the session that gives its slot up when the table or a caller's budget is full. */
+  readonly #reclaim: Reclaimer;
   /** Admissions run one after another, so two of them never both take the last slot. */
   #admitting: Promise<unknown> = Promise.resolve();
   #reaper: TimerHandle | undefined = undefined;
@@ -99,7 +73,7 @@ export class SessionTable {
     this.#maxPerCaller = init.maxSessionsPerCaller;
     this.#idleMs = init.idleMs;
     this.#handshakeMs = init.handshakeMs;
-    this.#graceMs = init.graceMs;
+    this.#reclaim = new Reclaimer({ entries: this.#entries, phases: this.#phases, graceMs: init.graceMs });
     this.#hub = init.hub ?? (() => undefined);
     const shortest = Math.min(positiveOr(this.#idleMs), positiveOr(this.#handshakeMs));
     this.#reapEvery = Number.isFinite(shortest) ? Math.min(Math.max(Math.floor(shortest / 2), 10), 60_000) : 0;
@@ -131,7 +105,7 @@ export class SessionTable {
 
   /**
    * Admits a new session for its caller, making room when the caller's budget or the table is full by closing a
-   * reclaimable session (see {@link #pick}). Resolves with the refusal to send, or with
+   * reclaimable session (see {@link Reclaimer.victim}). Resolves with the refusal to send, or with
    * `undefined` once the record of the session is stored (the slot is taken; {@link add} the live entry next).
    */
   admit(request: AdmitRequest): Promise<HttpOutput | undefined> {
@@ -201,9 +175,7 @@ export class SessionTable {
   addAdopted(entry: StreamableEntry, record: SessionRecord): void {
     const id = entry.transport.sessionId;
     this.#phases.set(id, record.phase);
-    const group = record.caller ?? '';
-    this.#usage.set(id, { group, requests: 2 });
-    this.#groups.set(group, (this.#groups.get(group) ?? 0) + 1);
+    this.#reclaim.count(id, record.caller ?? '', 2);
     this.add(entry);
   }
 
@@ -247,8 +219,7 @@ export class SessionTable {
     };
     await this.#store.create(record);
     this.#phases.set(sessionId, 'opened');
-    this.#usage.set(sessionId, { group, requests: 0 });
-    this.#groups.set(group, (this.#groups.get(group) ?? 0) + 1);
+    this.#reclaim.count(sessionId, group, 0);
     return undefined;
   }
 
@@ -256,7 +227,7 @@ export class SessionTable {
   add(entry: SessionEntry): void {
     this.#entries.set(entry.transport.sessionId, entry);
     // A new session is reclaimable at once until its handshake completes: what the last scans found is stale.
-    this.#nothingUntil.clear();
+    this.#reclaim.stale();
     this.#startReaper();
     if (entry.kind === 'streamable-http') this.#hub()?.hold(entry.transport.sessionId);
   }
@@ -273,10 +244,7 @@ export class SessionTable {
     const current = this.#phases.get(id);
     if (current === undefined) return undefined;
     const at = Date.now();
-    if (phase === 'active') {
-      const usage = this.#usage.get(id);
-      if (usage !== undefined) usage.requests++;
-    }
+    if (phase === 'active') this.#reclaim.worked(id);
     let write: Promise<boolean | void>;
     if (RANK[phase] > RANK[current]) {
       this.#phases.set(id, phase);
@@ -338,7 +306,7 @@ export class SessionTable {
     const entry = this.#entries.get(sessionId);
     if (transport !== undefined && entry !== undefined && entry.transport !== transport) return undefined;
     this.#entries.delete(sessionId);
-    this.#forgetUsage(sessionId);
+    this.#reclaim.forget(sessionId);
     const hub = this.#hub();
     hub?.drop(sessionId);
     const here = this.#localOnly.delete(sessionId) || this.#detachAll;
@@ -348,15 +316,6 @@ export class SessionTable {
     // every instance: the others close their copies.
     hub?.sessionClosed(sessionId);
     return deleted;
-  }
-
-  #forgetUsage(sessionId: string): void {
-    const usage = this.#usage.get(sessionId);
-    if (usage === undefined) return;
-    this.#usage.delete(sessionId);
-    const left = (this.#groups.get(usage.group) ?? 1) - 1;
-    if (left <= 0) this.#groups.delete(usage.group);
-    else this.#groups.set(usage.group, left);
   }
 
   /** Closes a session (its McpServer session when connected, else its transport); never rejects. */
@@ -388,80 +347,18 @@ export class SessionTable {
     await Promise.allSettled([...this.#entries.values()].map((entry) => this.closeEntry(entry)));
   }
 
-  /** Whether a session must not be closed by admission or the reaper: its lease has a request in flight or a stream open. */
-  #busy(entry: SessionEntry): boolean {
-    const lease = entry.transport;
-    return lease.requestInFlight || lease.streamOpen;
-  }
-
   /**
-   * When a live session may be reclaimed to make room (ms since the epoch): at once when it never completed the
-   * handshake or made at most one request after it (a flood's sessions do no more than that), else `graceMs` after
-   * its last request.
-   */
-  #reclaimableAt(entry: SessionEntry, usage: Usage): number {
-    const phase = this.#phases.get(entry.transport.sessionId) ?? 'opened';
-    if (phase !== 'active' || usage.requests <= 1) return -Infinity;
-    return entry.transport.lastActivity + this.#graceMs;
-  }
-
-  /**
-   * The session to reclaim (of `group`, when given): among the sessions neither busy nor within their grace, those
-   * of the group holding most live sessions first, then the cheapest (never completed the handshake, or at most one
-   * request after it) before the others, then the longest idle. With `earliest`: when the first one still within its
-   * grace leaves it (`Infinity`: none will; busy sessions are never taken).
-   * @see MCP 2025-11-25 basic/transports.mdx "Session Management" (a server MAY terminate a session at any time)
-   */
-  #pick(now: number, group: string | undefined): { victim: SessionEntry | undefined; earliest: number } {
-    let victim: SessionEntry | undefined;
-    let bestHeld = 0;
-    let bestCheap = false;
-    let bestIdleSince = Infinity;
-    let earliest = Infinity;
-    for (const [id, usage] of this.#usage) {
-      if (group !== undefined && usage.group !== group) continue;
-      const entry = this.#entries.get(id);
-      // A session admitted but not registered yet (connecting) is skipped, like a busy one.
-      if (entry === undefined || this.#busy(entry)) continue;
-      const at = this.#reclaimableAt(entry, usage);
-      if (at > now) {
-        if (at < earliest) earliest = at;
-        continue;
-      }
-      const held = this.#groups.get(usage.group) ?? 0;
-      const cheap = at === -Infinity;
-      const idleSince = entry.transport.lastActivity;
-      const better = held !== bestHeld ? held > bestHeld : cheap !== bestCheap ? cheap : idleSince < bestIdleSince;
-      if (victim === undefined || better) {
-        victim = entry;
-        bestHeld = held;
-        bestCheap = cheap;
-        bestIdleSince = idleSince;
-      }
-    }
-    return { victim, earliest };
-  }
-
-  /**
-   * Closes the session {@link #pick} chooses (of `caller`, when given) and resolves with `undefined`; when none is
-   * reclaimable now, resolves with the seconds until one will be (`null`: none will while every session is busy).
+   * Closes the session {@link Reclaimer.victim} chooses (of `caller`, when given) and resolves with `undefined`; when
+   * none is reclaimable now, resolves with the seconds until one will be (`null`: none will while every session is busy).
    */
   async #makeRoom(now: number, caller: string | undefined): Promise<number | null | undefined> {
-    const key = caller ?? '';
-    const memo = this.#nothingUntil.get(key);
-    if (memo !== undefined && now < memo.until && now < memo.earliest) return secondsUntil(memo.earliest, now);
-    const { victim, earliest } = this.#pick(now, caller);
-    if (victim === undefined) {
-      if (this.#nothingUntil.size >= MAX_MEMOS) this.#nothingUntil.clear();
-      this.#nothingUntil.set(key, { until: now + MEMO_MS, earliest });
-      return secondsUntil(earliest, now);
-    }
-    this.#nothingUntil.delete(key);
+    const victim = this.#reclaim.victim(now, caller);
+    if (typeof victim !== 'object' || victim === null) return victim;
     const id = victim.transport.sessionId;
-    this.#logger.debug('Closing an HTTP session to make room', { sessionId: id, phase: this.#phases.get(id), group: this.#usage.get(id)?.group });
+    this.#logger.debug('Closing an HTTP session to make room', { sessionId: id, phase: this.#phases.get(id), group: this.#reclaim.groupOf(id) });
     this.#entries.delete(id);
     this.#phases.delete(id);
-    this.#forgetUsage(id);
+    this.#reclaim.forget(id);
     await this.#store.delete(id);
     this.#hub()?.drop(id);
     this.#hub()?.sessionClosed(id);
@@ -491,7 +388,7 @@ export class SessionTable {
     await this.#store.scan((record) => {
       if (record.ttlMs <= 0 || record.lastActivity + record.ttlMs > now) return true;
       const entry = this.#entries.get(record.sessionId);
-      if (entry !== undefined && !this.#busy(entry)) expired.push(entry);
+      if (entry !== undefined && !isBusy(entry)) expired.push(entry);
       return true;
     });
     for (const entry of expired) {
@@ -512,7 +409,7 @@ export class SessionTable {
   #letGoOfIdleCopies(now: number): void {
     if (this.#idleMs <= 0 || this.#closed) return;
     for (const entry of [...this.#entries.values()]) {
-      if (entry.kind !== 'streamable-http' || entry.transport.lastActivity + this.#idleMs > now || this.#busy(entry)) continue;
+      if (entry.kind !== 'streamable-http' || entry.transport.lastActivity + this.#idleMs > now || isBusy(entry)) continue;
       const id = entry.transport.sessionId;
       this.#logger.debug('Letting go of an HTTP session idle on this instance', { sessionId: id });
       entry.transport._detach();
