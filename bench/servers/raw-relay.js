@@ -70,7 +70,8 @@ function httpRelay(target) {
   };
 }
 
-function stdioRelay() {
+/** `onReady`: called once the child's session is open (its initialize answered). */
+function stdioRelay(onReady) {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'switchboard.js');
   const child = spawn(process.execPath, [script, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const pending = new Map(); // relay id → { res, id }
@@ -90,6 +91,7 @@ function stdioRelay() {
       pending.delete(msg.id);
       if (waiting.res === undefined) {
         initializeResult = msg.result;
+        onReady();
         continue;
       }
       msg.id = waiting.id;
@@ -120,9 +122,10 @@ function stdioRelay() {
   return { handler, stop: () => child.kill() };
 }
 
-const relay = stdio ? stdioRelay() : { handler: httpRelay(upstreamUrl), stop: () => {} };
-const server = http.createServer({ keepAliveTimeout: 5000 }, relay.handler);
-server.listen(port, '127.0.0.1', () => announceReady(`http://127.0.0.1:${server.address().port}/mcp`));
+const listen = () => server.listen(port, '127.0.0.1', () => announceReady(`http://127.0.0.1:${server.address().port}/mcp`));
+const relay = stdio ? stdioRelay(listen) : { handler: httpRelay(upstreamUrl), stop: () => {} };
+const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => relay.handler(req, res));
+if (!stdio) listen();
 installShutdown(async () => {
   relay.stop();
   await new Promise((resolve) => server.close(resolve));
