@@ -23,24 +23,15 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, taggedFetch, textOf, type AccessEntry, type NginxCluster } from './helpers/nginxCluster.js';
-import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
+import { describe, expect, it } from 'vitest';
+import { NGINX_CLUSTER_MISSING, dataOf, eventually, taggedFetch, textOf, useNginxCluster, type AccessEntry } from './helpers/nginxCluster.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
 const LIVE = /^[ABC]$/;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole interop run across three instances behind nginx round-robin', () => {
-  let cluster: NginxCluster | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNginxCluster(NAMES);
-  }, 30_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)('a whole interop run across three instances behind nginx round-robin', () => {
+  const cluster = useNginxCluster({ names: NAMES });
 
   it('the official SDK v1 client: tools, prompts, completion, resources, subscriptions on the GET stream, setLevel, progress, sampling, elicitation', async () => {
     const getStreams: string[] = [];
@@ -53,7 +44,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-    const transport = new StreamableHTTPClientTransport(new URL(cluster!.url), { fetch: taggedFetch({ getStreams }) });
+    const transport = new StreamableHTTPClientTransport(new URL(cluster.url), { fetch: taggedFetch({ getStreams }) });
     await client.connect(transport);
     const session = transport.sessionId!;
     expect(session).toBeTruthy();
@@ -142,8 +133,8 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
 
       await client.close();
       // nginx logs a request when it ends: the GET stream now too. Where was each request served?
-      expect(await eventually(() => cluster!.accessLog().some((e) => e.session === session && e.tag === 'GET'), 5000)).toBe(true);
-      const log = cluster!.accessLog().filter((entry) => entry.session === session);
+      expect(await eventually(() => cluster.accessLog().some((e) => e.session === session && e.tag === 'GET'), 5000)).toBe(true);
+      const log = cluster.accessLog().filter((entry) => entry.session === session);
       const holder = log.find((entry) => entry.tag === 'GET')!.upstreams.at(-1)!;
       const where = (tag: string): string[] => log.filter((entry) => entry.tag === tag).map((entry) => entry.upstreams.at(-1)!);
       expect(new Set(log.flatMap((entry) => entry.upstreams))).toEqual(new Set(NAMES));
@@ -165,7 +156,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
 
   it('an McpClient pinned to 2024-11-05 over Streamable HTTP keeps one session across the instances', async () => {
     const client = await McpClient.connect({
-      connector: streamableHttp({ url: cluster!.url, headers: { 'x-test-tag': 'rev-2024-11-05' } }),
+      connector: streamableHttp({ url: cluster.url, headers: { 'x-test-tag': 'rev-2024-11-05' } }),
       pin: '2024-11-05', logger: silent, reconnect: false,
       onSampling: () => Promise.resolve({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
     });
@@ -187,7 +178,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
     } finally {
       await client.close();
     }
-    const tagged = (): AccessEntry[] => cluster!.accessLog().filter((entry) => entry.tag === 'rev-2024-11-05');
+    const tagged = (): AccessEntry[] => cluster.accessLog().filter((entry) => entry.tag === 'rev-2024-11-05');
     await eventually(() => new Set(tagged().flatMap((entry) => entry.upstreams)).size === NAMES.length, 5000);
     const log = tagged();
     const sessions = new Set(log.map((entry) => entry.session).filter((id) => id !== ''));
@@ -197,5 +188,4 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a whole inte
 });
 
 // Without nginx or redis-server the suite above is skipped, and this line says why.
-if (NGINX === undefined) it.skip(INSTALL_NGINX, () => {});
-else if (REDIS_SERVER === undefined) it.skip(INSTALL_REDIS, () => {});
+if (NGINX_CLUSTER_MISSING !== undefined) it.skip(NGINX_CLUSTER_MISSING, () => {});

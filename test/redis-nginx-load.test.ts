@@ -9,9 +9,8 @@
  * for the record, never asserted.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, eventually, startNginxCluster, type AccessEntry, type NginxCluster } from './helpers/nginxCluster.js';
-import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
+import { describe, expect, it } from 'vitest';
+import { NGINX_CLUSTER_MISSING, dataOf, eventually, useNginxCluster, type AccessEntry } from './helpers/nginxCluster.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
 const LEGACY = '2025-11-25';
@@ -98,25 +97,17 @@ async function worker(url: string, out: Outcome, era: 'legacy' | 'modern', index
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
 }
 
-describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('load through nginx round-robin over three instances on one Redis', () => {
-  let cluster: NginxCluster | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNginxCluster(NAMES);
-  }, 30_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)('load through nginx round-robin over three instances on one Redis', () => {
+  const cluster = useNginxCluster({ names: NAMES });
 
   it(`${WORKERS} sessions and ${WORKERS} stateless workers × ${CALLS} calls, ${IN_FLIGHT} in flight each: 0 lost, 0 misrouted, 0 duplicated, spread over all instances`, async () => {
     const out: Outcome = { answered: new Map(), lost: [], misrouted: [], byInstance: new Map() };
-    const pids = [...cluster!.instances.map((one) => one.child.pid!), cluster!.redis.child.pid!];
+    const pids = [...cluster.instances.map((one) => one.child.pid!), cluster.redis.child.pid!];
     const cpuBefore = pids.map(cpuMs);
     const started = performance.now();
     await Promise.all([
-      ...Array.from({ length: WORKERS }, (_, i) => worker(cluster!.url, out, 'legacy', i)),
-      ...Array.from({ length: WORKERS }, (_, i) => worker(cluster!.url, out, 'modern', i)),
+      ...Array.from({ length: WORKERS }, (_, i) => worker(cluster.url, out, 'legacy', i)),
+      ...Array.from({ length: WORKERS }, (_, i) => worker(cluster.url, out, 'modern', i)),
     ]);
     const ms = performance.now() - started;
     const cpu = pids.map((pid, i) => cpuMs(pid) - cpuBefore[i]!);
@@ -134,7 +125,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('load through
     for (const count of counts) expect(count).toBeGreaterThan(total / 5);
     // nginx agrees: every tools/call POST logged once, by the instance the answer named.
     // nginx logs a request once it has answered it: the last few lines may come just after the last answer.
-    const answered = (): AccessEntry[] => cluster!.accessLog().filter((e) => e.tag === TAG && e.method === 'POST' && e.status === 200);
+    const answered = (): AccessEntry[] => cluster.accessLog().filter((e) => e.tag === TAG && e.method === 'POST' && e.status === 200);
     await eventually(() => answered().length >= total + WORKERS, 5000);
     const log = answered();
     const logged = NAMES.map((name) => log.filter((e) => e.upstreams.at(-1) === name).length);
@@ -146,5 +137,4 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('load through
 });
 
 // Without nginx or redis-server the suite above is skipped, and this line says why.
-if (NGINX === undefined) it.skip(INSTALL_NGINX, () => {});
-else if (REDIS_SERVER === undefined) it.skip(INSTALL_REDIS, () => {});
+if (NGINX_CLUSTER_MISSING !== undefined) it.skip(NGINX_CLUSTER_MISSING, () => {});
