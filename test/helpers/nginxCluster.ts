@@ -112,9 +112,11 @@ export async function startNginxCluster(names: readonly string[] = ['A', 'B', 'C
 }
 
 /**
- * One cluster for the tests of the enclosing `describe`: started in its `beforeAll` (instances named `names`,
- * default A, B, C), stopped in its `afterAll`. The object returned reads the running cluster (it throws before
- * `beforeAll` ran). Call it inside `describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)`.
+ * One cluster for the tests of the enclosing `describe` (or of the file, called at its top level): started in its
+ * `beforeAll` (instances named `names`, default A, B, C), stopped in its `afterAll`; nothing is started while
+ * {@link NGINX_CLUSTER_MISSING} names something to install (the tests are then skipped: put them in
+ * `describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)`). The object returned reads the running cluster (it throws
+ * before `beforeAll` ran).
  */
 export function useNginxCluster(options: { readonly names?: readonly string[] } = {}): NginxCluster {
   let cluster: NginxCluster | undefined;
@@ -123,6 +125,7 @@ export function useNginxCluster(options: { readonly names?: readonly string[] } 
     return cluster;
   };
   beforeAll(async () => {
+    if (NGINX_CLUSTER_MISSING !== undefined) return;
     cluster = await startNginxCluster(options.names);
   }, 30_000);
   afterAll(async () => {
