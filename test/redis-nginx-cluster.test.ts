@@ -12,9 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, eventually, readUntil, startNginxCluster, stop, textOf, type NginxCluster } from './helpers/nginxCluster.js';
-import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
+import { describe, expect, it } from 'vitest';
+import { NGINX_CLUSTER_MISSING, dataOf, eventually, readUntil, stop, textOf, useNginxCluster } from './helpers/nginxCluster.js';
 
 const REVISION = '2025-11-25';
 const NAMES = ['A', 'B', 'C'] as const;
@@ -29,24 +28,14 @@ const headers = (session?: string): Record<string, string> => ({
 
 const LIVE = /^[ABC]$/;
 
-describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instances on one Redis behind nginx round-robin (no stickiness)', () => {
-  let cluster: NginxCluster | undefined;
-  let url = '';
-
-  beforeAll(async () => {
-    cluster = await startNginxCluster(NAMES);
-    url = cluster.url;
-  }, 30_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)('three instances on one Redis behind nginx round-robin (no stickiness)', () => {
+  const cluster = useNginxCluster({ names: NAMES });
 
   it('the official SDK v1 client keeps one session across the instances: tools, a resource, sampling and elicitation', async () => {
     const client = new Client({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
     client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }));
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { ok: true } }));
-    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const transport = new StreamableHTTPClientTransport(new URL(cluster.url));
     await client.connect(transport);
     try {
       const session = transport.sessionId;
@@ -70,7 +59,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
       expect(transport.sessionId).toBe(session);
       // nginx's own log: the session's requests (answers to sampling and elicitation included) went to every instance.
       // (nginx logs a request once it has answered it: the last line may come just after the last answer.)
-      const upstreams = (): Set<string> => new Set(cluster!.accessLog().filter((entry) => entry.session === session).flatMap((entry) => entry.upstreams));
+      const upstreams = (): Set<string> => new Set(cluster.accessLog().filter((entry) => entry.session === session).flatMap((entry) => entry.upstreams));
       await eventually(() => upstreams().size === NAMES.length, 5000);
       expect(upstreams()).toEqual(new Set(NAMES));
     } finally {
@@ -80,7 +69,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
 
   it('a 2026-07-28 McpClient calls tools through nginx on several instances, multi round-trip sampling and elicitation too', async () => {
     const client = await McpClient.connect({
-      connector: streamableHttp({ url }), era: 'modern', logger: silent, reconnect: false,
+      connector: streamableHttp({ url: cluster.url }), era: 'modern', logger: silent, reconnect: false,
       onSampling: () => Promise.resolve({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
       onElicitation: () => Promise.resolve({ action: 'accept', content: { ok: true } }),
     });
@@ -105,13 +94,13 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
   }, 60_000);
 
   it('SIGKILL of the instance running a streaming call: resumed with Last-Event-ID on another, no event twice, instance_lost, the session goes on', async () => {
-    const init = await fetch(url, { method: 'POST', headers: headers(), body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
+    const init = await fetch(cluster.url, { method: 'POST', headers: headers(), body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
     const session = init.headers.get('mcp-session-id')!;
     expect(session).toBeTruthy();
     await init.text();
-    expect((await fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status).toBe(202);
+    expect((await fetch(cluster.url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status).toBe(202);
 
-    const call = await fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ticker', arguments: {}, _meta: { progressToken: 'p5' } } }) });
+    const call = await fetch(cluster.url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ticker', arguments: {}, _meta: { progressToken: 'p5' } } }) });
     const before = await readUntil(call.body!, (text) => /tick 3 on [ABC]/.test(text), 10_000);
     const victim = /tick 3 on ([ABC])/.exec(before)?.[1];
     expect(victim).toBeDefined();
@@ -122,11 +111,11 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
     const lastEventId = beforeIds.at(-1);
     expect(lastEventId).toBeDefined();
 
-    await stop(cluster!.instances.find((one) => one.name === victim)!.child, 'SIGKILL');
+    await stop(cluster.instances.find((one) => one.name === victim)!.child, 'SIGKILL');
     const killedAt = Date.now();
 
     // nginx's round-robin may pick the dead instance: a refused connection is passed to the next upstream.
-    const resumed = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': session, 'last-event-id': lastEventId! } });
+    const resumed = await fetch(cluster.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': session, 'last-event-id': lastEventId! } });
     expect(resumed.status).toBe(200);
     // Issue 26: the client resumes on another instance within 1 s of the kill (the stream's replay answered).
     const resumedAfterMs = Date.now() - killedAt;
@@ -147,7 +136,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
     const survivors = NAMES.filter((name) => name !== victim);
     const served: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const answer = await fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'whoami', arguments: {} } }) });
+      const answer = await fetch(cluster.url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'whoami', arguments: {} } }) });
       expect(answer.status).toBe(200);
       const body = await answer.text();
       const message = body.startsWith('{') ? JSON.parse(body) : dataOf(body).find((m) => m.id === 10 + i);
@@ -161,5 +150,4 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('three instan
 });
 
 // Without nginx or redis-server the suite above is skipped, and this line says why.
-if (NGINX === undefined) it.skip(INSTALL_NGINX, () => {});
-else if (REDIS_SERVER === undefined) it.skip(INSTALL_REDIS, () => {});
+if (NGINX_CLUSTER_MISSING !== undefined) it.skip(NGINX_CLUSTER_MISSING, () => {});

@@ -13,9 +13,8 @@
  * Creation", "Task Polling", "Task Update Requests", "Task Cancellation".
  */
 import { McpClient, streamableHttp, type ListenNotification } from '@switchboard/mcp/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, eventually, startNginxCluster, stop, taggedFetch, textOf, type AccessEntry, type NginxCluster } from './helpers/nginxCluster.js';
-import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
+import { describe, expect, it } from 'vitest';
+import { NGINX_CLUSTER_MISSING, eventually, stop, taggedFetch, textOf, useNginxCluster, type AccessEntry } from './helpers/nginxCluster.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -29,20 +28,12 @@ function modernClient(url: string, prefix: string, tasks = false): Promise<McpCl
   });
 }
 
-describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28 client across three instances behind nginx round-robin', () => {
-  let cluster: NginxCluster | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNginxCluster(NAMES);
-  }, 30_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)('a 2026-07-28 client across three instances behind nginx round-robin', () => {
+  const cluster = useNginxCluster({ names: NAMES });
 
   it('a listen stream held on one instance receives list changes and resource updates raised on the others', async () => {
-    const listener = await modernClient(cluster!.url, 'listener:');
-    const actor = await modernClient(cluster!.url, 'actor:');
+    const listener = await modernClient(cluster.url, 'listener:');
+    const actor = await modernClient(cluster.url, 'actor:');
     try {
       expect(listener.era).toBe('modern');
       const subscription = await listener.listen({ toolsListChanged: true, resourceSubscriptions: ['test://watched/5'] });
@@ -71,8 +62,8 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
       await actor.close();
     }
     // nginx logs the listen request once it ended: the instance that held it, and the others that raised changes.
-    expect(await eventually(() => cluster!.accessLog().some((e) => e.tag === 'listener:subscriptions/listen'), 5000)).toBe(true);
-    const log = cluster!.accessLog();
+    expect(await eventually(() => cluster.accessLog().some((e) => e.tag === 'listener:subscriptions/listen'), 5000)).toBe(true);
+    const log = cluster.accessLog();
     const holders = log.filter((e) => e.tag === 'listener:subscriptions/listen').map((e) => e.upstreams.at(-1)!);
     expect(holders).toHaveLength(1);
     const raisedOn = log.filter((e) => e.tag === 'actor:tools/call:register' || e.tag === 'actor:tools/call:touch').map((e) => e.upstreams.at(-1)!);
@@ -81,7 +72,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
   }, 30_000);
 
   it('a task made on one instance is polled, read, updated and cancelled through the others; its result outlives its instance (SIGKILL)', async () => {
-    const client = await modernClient(cluster!.url, 'tasks:', true);
+    const client = await modernClient(cluster.url, 'tasks:', true);
     try {
       // A task that completes: made on one instance, polled through the others, its result read where it lands.
       const task = await client.callToolAsTask({ name: 'job', arguments: { ms: 700 } }, { pollIntervalMs: 100 });
@@ -121,7 +112,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
         return waiting.status === 'input_required';
       }, 5000)).toBe(true);
       const key = Object.keys(waiting!.inputRequests ?? {})[0]!;
-      const askedOn = cluster!.accessLog().filter((e) => e.tag === 'tasks:tools/call:approve').map((e) => e.upstreams.at(-1)!)[0]!;
+      const askedOn = cluster.accessLog().filter((e) => e.tag === 'tasks:tools/call:approve').map((e) => e.upstreams.at(-1)!)[0]!;
       const after = (name: string): string => NAMES[(NAMES.indexOf(name as (typeof NAMES)[number]) + 1) % NAMES.length]!;
       if (after(textOf(await client.callTool({ name: 'whoami', arguments: {} }))) === askedOn) await client.callTool({ name: 'whoami', arguments: {} });
       await client.request('tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: { ok: true } } } });
@@ -133,7 +124,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
       expect(done!.result!.content[0]!.text).toBe(`${askedOn} approved accept true`);
 
       // Where each landed (nginx's log: a request is logged when it ends, and these all ended).
-      const log = cluster!.accessLog().filter((e) => e.tag.startsWith('tasks:'));
+      const log = cluster.accessLog().filter((e) => e.tag.startsWith('tasks:'));
       const where = (tag: string): string[] => log.filter((e) => e.tag === `tasks:${tag}`).map((e) => e.upstreams.at(-1)!);
       const [madeOn, secondMadeOn] = where('tools/call:job');
       expect(madeOn).toBe(ranOn); // the task runs where it was made
@@ -149,9 +140,9 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
 
       // The instance that ran the first task dies: its result is still there, read through the survivors (by a
       // second client, so that nginx's log tells its requests apart; nginx logs a request once it has answered it).
-      const victim = cluster!.instances.find((one) => one.name === ranOn)!;
+      const victim = cluster.instances.find((one) => one.name === ranOn)!;
       await stop(victim.child, 'SIGKILL');
-      const reader = await modernClient(cluster!.url, 'after-kill:', true);
+      const reader = await modernClient(cluster.url, 'after-kill:', true);
       try {
         for (let i = 0; i < 3; i++) {
           const got = await reader.request<{ status: string; result?: { content: { text: string }[] } }>('tasks/get', { taskId });
@@ -160,7 +151,7 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
       } finally {
         await reader.close();
       }
-      const afterKill = (): AccessEntry[] => cluster!.accessLog().filter((e) => e.tag === 'after-kill:tasks/get');
+      const afterKill = (): AccessEntry[] => cluster.accessLog().filter((e) => e.tag === 'after-kill:tasks/get');
       expect(await eventually(() => afterKill().length === 3, 5000)).toBe(true);
       const survivors = afterKill().map((e) => e.upstreams.at(-1)!);
       expect(survivors).not.toContain(ranOn);
@@ -172,5 +163,4 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('a 2026-07-28
 });
 
 // Without nginx or redis-server the suite above is skipped, and this line says why.
-if (NGINX === undefined) it.skip(INSTALL_NGINX, () => {});
-else if (REDIS_SERVER === undefined) it.skip(INSTALL_REDIS, () => {});
+if (NGINX_CLUSTER_MISSING !== undefined) it.skip(NGINX_CLUSTER_MISSING, () => {});

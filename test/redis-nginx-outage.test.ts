@@ -12,10 +12,9 @@
  * recovery once.
  */
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_NGINX, NGINX, dataOf, eventually, running, startNginxCluster, taggedFetch, textOf, type NginxCluster } from './helpers/nginxCluster.js';
+import { describe, expect, it } from 'vitest';
+import { NGINX_CLUSTER_MISSING, dataOf, eventually, running, taggedFetch, textOf, useNginxCluster } from './helpers/nginxCluster.js';
 import { processRunning } from './helpers/process.js';
-import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
 
 const NAMES = ['A', 'B', 'C'] as const;
 const LEGACY = '2025-11-25';
@@ -60,20 +59,12 @@ function modernClient(url: string, tasks = false): Promise<McpClient> {
   return McpClient.connect({ connector: streamableHttp({ url, fetch: taggedFetch({ prefix: 'modern:' }) }), era: 'modern', logger: silent, reconnect: false, ...(tasks ? { capabilities: TASKS } : {}) });
 }
 
-describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('redis-server killed and restarted under three instances behind nginx', () => {
-  let cluster: NginxCluster | undefined;
-
-  beforeAll(async () => {
-    cluster = await startNginxCluster(NAMES);
-  }, 30_000);
-
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)('redis-server killed and restarted under three instances behind nginx', () => {
+  const cluster = useNginxCluster({ names: NAMES });
 
   it('a clear error window while Redis is down, no instance crashes, both eras served again once it is back', async () => {
-    const url = cluster!.url;
-    const pids = cluster!.instances.map((one) => one.child.pid!);
+    const url = cluster.url;
+    const pids = cluster.instances.map((one) => one.child.pid!);
     // Before: a session opened (initialize and initialized: copies on two instances), and a 2026-07-28 client.
     const session = await open(url);
     const modern = await modernClient(url);
@@ -81,8 +72,8 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('redis-server
     try {
       expect(textOf(await modern.callTool({ name: 'whoami', arguments: {} }))).toMatch(/^[ABC]$/);
 
-      const redisPid = cluster!.redis.child.pid!;
-      await cluster!.redis.kill();
+      const redisPid = cluster.redis.child.pid!;
+      await cluster.redis.kill();
       expect(processRunning(redisPid)).toBe(false);
       const downAt = Date.now();
 
@@ -114,9 +105,9 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('redis-server
       expect(task).toMatchObject({ code: -32603, message: 'Internal error' });
       const windowMs = Date.now() - downAt;
       // No instance crashed: the same three processes run.
-      expect(cluster!.instances.every((one) => running(one.child) && processRunning(one.child.pid!))).toBe(true);
+      expect(cluster.instances.every((one) => running(one.child) && processRunning(one.child.pid!))).toBe(true);
 
-      await cluster!.redis.restart();
+      await cluster.redis.restart();
       const upAt = Date.now();
       // Within a bound: a new session is admitted and served by every instance, the old session too (its record is
       // written again by an instance holding it), a task runs, and 2026-07-28 calls are served by every instance.
@@ -144,9 +135,9 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('redis-server
       const recoveredMs = Date.now() - upAt;
 
       // No instance was restarted: the same PIDs, still running; each logged the loss and the recovery.
-      expect(cluster!.instances.map((one) => one.child.pid)).toEqual(pids);
-      expect(cluster!.instances.every((one) => running(one.child))).toBe(true);
-      for (const one of cluster!.instances) {
+      expect(cluster.instances.map((one) => one.child.pid)).toEqual(pids);
+      expect(cluster.instances.every((one) => running(one.child))).toBe(true);
+      for (const one of cluster.instances) {
         expect(one.stderr()).toMatch(/Redis connection lost/);
         expect(one.stderr()).toMatch(/Redis connection restored/);
       }
@@ -159,5 +150,4 @@ describe.skipIf(NGINX === undefined || REDIS_SERVER === undefined)('redis-server
 });
 
 // Without nginx or redis-server the suite above is skipped, and this line says why.
-if (NGINX === undefined) it.skip(INSTALL_NGINX, () => {});
-else if (REDIS_SERVER === undefined) it.skip(INSTALL_REDIS, () => {});
+if (NGINX_CLUSTER_MISSING !== undefined) it.skip(NGINX_CLUSTER_MISSING, () => {});

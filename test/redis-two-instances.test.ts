@@ -14,50 +14,40 @@
 import { silentLogger } from '@switchboard/jsonrpc';
 import type { BusMessage } from '@switchboard/mcp/stores';
 import { McpClient, streamableHttp, type ListenNotification } from '@switchboard/mcp/client';
-import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
-import { McpServer } from '@switchboard/mcp/server';
-import { redisStores, type RedisStores } from '@switchboard/redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALL_REDIS, REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redisServer.js';
+import { describe, expect, it } from 'vitest';
+import { startRedisInstance, useTwoRedisInstances, type RedisInstanceOptions } from './helpers/redisInstances.js';
+import { INSTALL_REDIS, REDIS_SERVER } from './helpers/redisServer.js';
 
 const REVISION = '2025-11-25';
-
-interface Instance {
-  readonly stores: RedisStores;
-  readonly server: McpServer;
-  readonly http: ServeHttpHandle;
-  readonly url: string;
-}
 
 /** Gates the tools of instance A wait on, released by the test. */
 const gates = new Map<string, () => void>();
 const gate = (name: string): Promise<void> => new Promise((resolve) => gates.set(name, resolve));
 
-async function instance(url: string, name: string): Promise<Instance> {
-  const stores = redisStores({ url, keyPrefix: 'two:', instanceId: name });
-  await stores.ready;
-  const server = new McpServer({ name: 'two', version: '1' }, { ...stores.serverOptions, logger: silentLogger });
-  server.tool('stream', {}, async (_args, ctx) => {
-    await ctx.log('info', 'first');
-    await gate('stream');
-    return { content: [{ type: 'text', text: 'streamed' }] };
-  });
-  server.tool('whoami', {}, () => ({ content: [{ type: 'text', text: name }] }));
-  server.tool('ask', {}, async (_args, ctx) => {
-    const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: `from ${name}` } }], maxTokens: 10 });
-    return { content: [{ type: 'text', text: `${name} got ${(answer.content as { text?: string }).text ?? '?'}` }] };
-  });
-  server.tool('ask_name', { task: { pollIntervalMs: 10 } }, async (_args, ctx) => {
-    const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { key: 'name' });
-    return { content: [{ type: 'text', text: `${name} heard ${String(answer.content?.name)}` }] };
-  });
-  server.tool('job', { task: { pollIntervalMs: 10 } }, async () => {
-    await gate('job');
-    return { content: [{ type: 'text', text: 'done' }] };
-  });
-  const http = await serveHttp({ server, ...stores.httpOptions, logger: silentLogger });
-  return { stores, server, http, url: `http://127.0.0.1:${http.port}/mcp` };
-}
+/** Each instance's tools (the test names the instance it sends each request to). */
+const INSTANCES: RedisInstanceOptions = {
+  keyPrefix: 'two:',
+  tools(server, name) {
+    server.tool('stream', {}, async (_args, ctx) => {
+      await ctx.log('info', 'first');
+      await gate('stream');
+      return { content: [{ type: 'text', text: 'streamed' }] };
+    });
+    server.tool('whoami', {}, () => ({ content: [{ type: 'text', text: name }] }));
+    server.tool('ask', {}, async (_args, ctx) => {
+      const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: `from ${name}` } }], maxTokens: 10 });
+      return { content: [{ type: 'text', text: `${name} got ${(answer.content as { text?: string }).text ?? '?'}` }] };
+    });
+    server.tool('ask_name', { task: { pollIntervalMs: 10 } }, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { key: 'name' });
+      return { content: [{ type: 'text', text: `${name} heard ${String(answer.content?.name)}` }] };
+    });
+    server.tool('job', { task: { pollIntervalMs: 10 } }, async () => {
+      await gate('job');
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+  },
+};
 
 function headers(session?: string): Record<string, string> {
   return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION, ...(session === undefined ? {} : { 'mcp-session-id': session }) };
@@ -112,46 +102,32 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
 }
 
 describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one Redis', () => {
-  let redis: RedisServer | undefined;
-  let a: Instance;
-  let b: Instance;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    a = await instance(redis.url, 'A');
-    b = await instance(redis.url, 'B');
-  });
-
-  afterAll(async () => {
-    for (const release of gates.values()) release();
-    for (const one of [a, b]) {
-      if (one === undefined) continue;
-      await one.server.close();
-      await one.http.close();
-      await one.stores.close();
-    }
-    await redis?.stop();
+  const two = useTwoRedisInstances({
+    ...INSTANCES,
+    beforeStop() {
+      for (const release of gates.values()) release();
+    },
   });
 
   it('a session opened on A is counted and scanned on B, with the revision it negotiated', async () => {
-    const session = await open(a.url);
-    expect(await b.stores.sessionStore.count()).toBe(1);
+    const session = await open(two.a.url);
+    expect(await two.b.stores.sessionStore.count()).toBe(1);
     const seen = await eventually(async () => {
       const records: unknown[] = [];
-      await b.stores.sessionStore.scan((r) => void records.push(r));
+      await two.b.stores.sessionStore.scan((r) => void records.push(r));
       return records;
     }, (records) => (records[0] as { protocolVersion?: string } | undefined)?.protocolVersion === REVISION);
     expect(seen).toEqual([expect.objectContaining({ sessionId: session, transport: 'streamable-http', phase: 'initialized', protocolVersion: REVISION, streamPrefix: expect.stringMatching(/\.$/) })]);
     // With the cluster option (redisStores puts it in httpOptions), B serves a request of A's session: it rebuilds the
     // session from its record (the state A wrote to Redis).
-    const onB = await rpc(b.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, session);
+    const onB = await rpc(two.b.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, session);
     expect(onB.messages).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'B' }] } }]);
   });
 
   it("B's event store replays, after the client's Last-Event-ID, what A stored on a stream cut before its result", async () => {
-    const session = await open(a.url);
+    const session = await open(two.a.url);
     const abort = new AbortController();
-    const res = await fetch(a.url, { method: 'POST', headers: { ...headers(session), accept: 'text/event-stream, application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'stream', arguments: {} } }), signal: abort.signal });
+    const res = await fetch(two.a.url, { method: 'POST', headers: { ...headers(session), accept: 'text/event-stream, application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'stream', arguments: {} } }), signal: abort.signal });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     // Read until the log notification arrived, then drop the connection (the tool is still running on A).
     const reader = res.body!.getReader();
@@ -166,16 +142,16 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     gates.get('stream')!();
     const replayed = await eventually(async () => {
       const out: [string, any][] = [];
-      const stream = await b.stores.eventStore.replayEventsAfter(last.id!, { send: (id, m) => void out.push([id, m]) });
+      const stream = await two.b.stores.eventStore.replayEventsAfter(last.id!, { send: (id, m) => void out.push([id, m]) });
       return { stream, out };
     }, ({ out }) => out.length > 0);
     expect(replayed.stream).toBe(last.id!.slice(0, last.id!.lastIndexOf('.')));
     expect(replayed.out).toEqual([[expect.stringMatching(new RegExp(`^${replayed.stream!.replace(/\./g, '\\.')}\\.\\d+$`)), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'streamed' }] } }]]);
     // An id of another session's stream names a stream that is not this one: the transport refuses it by its prefix.
-    const record = await b.stores.sessionStore.get(session);
+    const record = await two.b.stores.sessionStore.get(session);
     expect(last.id!.startsWith(record!.streamPrefix!)).toBe(true);
     // Over HTTP: the client resumes on B with GET + Last-Event-ID and gets the result A stored.
-    const resumed = await fetch(b.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': session, 'last-event-id': last.id! } });
+    const resumed = await fetch(two.b.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': session, 'last-event-id': last.id! } });
     expect(resumed.status).toBe(200);
     const replay = events(await resumed.text());
     expect(replay.map((e) => e.data)).toEqual([{ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'streamed' }] } }]);
@@ -183,8 +159,8 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
   });
 
   it('a sampling request raised by a tool on A is answered by a POST that lands on B, and the tool finishes on A', async () => {
-    const session = await open(a.url, { sampling: {} });
-    const res = await fetch(a.url, { method: 'POST', headers: { ...headers(session), accept: 'text/event-stream, application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'ask', arguments: {} } }) });
+    const session = await open(two.a.url, { sampling: {} });
+    const res = await fetch(two.a.url, { method: 'POST', headers: { ...headers(session), accept: 'text/event-stream, application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'ask', arguments: {} } }) });
     const reader = res.body!.getReader();
     let text = '';
     const readUntil = async (needle: string) => {
@@ -197,7 +173,7 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
     await readUntil('sampling/createMessage');
     const request = events(text).map((e) => e.data).find((m) => m?.method === 'sampling/createMessage');
     expect(request.id).toMatch(/^A:/); // tagged with the instance that asked
-    const answer = await fetch(b.url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' } }) });
+    const answer = await fetch(two.b.url, { method: 'POST', headers: headers(session), body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' } }) });
     expect(answer.status).toBe(202);
     await readUntil('"id":11');
     expect(events(text).map((e) => e.data).find((m) => m?.id === 11)).toEqual({ jsonrpc: '2.0', id: 11, result: { content: [{ type: 'text', text: 'A got hello' }] } });
@@ -205,49 +181,47 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
   });
 
   it('a task created on A is read and cancelled through B, and stays cancelled on A when its work ends', async () => {
-    const onA = await open(a.url);
-    const created = await rpc(a.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'job', arguments: {}, task: { ttl: 60_000 } } }, onA);
+    const onA = await open(two.a.url);
+    const created = await rpc(two.a.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'job', arguments: {}, task: { ttl: 60_000 } } }, onA);
     const taskId = created.messages[0].result.task.taskId as string;
-    const onB = await open(b.url);
-    expect((await rpc(b.url, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } }, onB)).messages[0]).toMatchObject({ id: 2, result: { taskId, status: 'working' } });
-    expect((await rpc(b.url, { jsonrpc: '2.0', id: 3, method: 'tasks/cancel', params: { taskId } }, onB)).messages[0]).toMatchObject({ id: 3, result: { taskId, status: 'cancelled' } });
-    expect((await rpc(a.url, { jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId } }, onA)).messages[0]).toMatchObject({ id: 4, result: { taskId, status: 'cancelled' } });
+    const onB = await open(two.b.url);
+    expect((await rpc(two.b.url, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } }, onB)).messages[0]).toMatchObject({ id: 2, result: { taskId, status: 'working' } });
+    expect((await rpc(two.b.url, { jsonrpc: '2.0', id: 3, method: 'tasks/cancel', params: { taskId } }, onB)).messages[0]).toMatchObject({ id: 3, result: { taskId, status: 'cancelled' } });
+    expect((await rpc(two.a.url, { jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId } }, onA)).messages[0]).toMatchObject({ id: 4, result: { taskId, status: 'cancelled' } });
     gates.get('job')!();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await rpc(a.url, { jsonrpc: '2.0', id: 5, method: 'tasks/get', params: { taskId } }, onA)).messages[0]).toMatchObject({ id: 5, result: { taskId, status: 'cancelled' } });
+    expect((await rpc(two.a.url, { jsonrpc: '2.0', id: 5, method: 'tasks/get', params: { taskId } }, onA)).messages[0]).toMatchObject({ id: 5, result: { taskId, status: 'cancelled' } });
   });
 
   it('a 2026-07-28 tasks/update that lands on B reaches the task running on A (through the cluster bus), which ends', async () => {
-    const created = await modernRpc(a.url, 1, 'tools/call', { name: 'ask_name', arguments: {} }, 'ask_name');
+    const created = await modernRpc(two.a.url, 1, 'tools/call', { name: 'ask_name', arguments: {} }, 'ask_name');
     const taskId = created.result.taskId as string;
-    const asked = await eventually(() => modernRpc(b.url, 2, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'input_required');
+    const asked = await eventually(() => modernRpc(two.b.url, 2, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'input_required');
     expect(asked.result).toMatchObject({ status: 'input_required', inputRequests: { name: { method: 'elicitation/create' } } });
-    const update = await modernRpc(b.url, 3, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }, taskId);
+    const update = await modernRpc(two.b.url, 3, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }, taskId);
     expect(update).toMatchObject({ id: 3, result: { resultType: 'complete' } });
-    const done = await eventually(() => modernRpc(b.url, 4, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'completed');
+    const done = await eventually(() => modernRpc(two.b.url, 4, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'completed');
     expect(done.result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'A heard Ada' }] } });
   });
 
   it('a 2026-07-28 tasks/update for a task whose instance stopped fails the task (-32603 instance_lost), never acknowledged and lost', async () => {
-    const c = await instance(redis!.url, 'C');
+    const c = await startRedisInstance(two.redis.url, 'C', INSTANCES);
     const created = await modernRpc(c.url, 1, 'tools/call', { name: 'ask_name', arguments: {} }, 'ask_name');
     const taskId = created.result.taskId as string;
-    await eventually(() => modernRpc(b.url, 2, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'input_required');
+    await eventually(() => modernRpc(two.b.url, 2, 'tasks/get', { taskId }, taskId), (m) => m.result?.status === 'input_required');
     // C stops: its server abandons the task (the record stays input_required) and gives its lease up.
-    await c.server.close();
-    await c.http.close();
-    await c.stores.close();
-    const update = await modernRpc(b.url, 3, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }, taskId);
+    await c.close();
+    const update = await modernRpc(two.b.url, 3, 'tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } }, taskId);
     expect(update).toMatchObject({ id: 3, error: { code: -32603, data: { reason: 'instance_lost', taskId } } });
-    expect((await modernRpc(a.url, 4, 'tasks/get', { taskId }, taskId)).result).toMatchObject({ status: 'failed', error: { code: -32603, data: { reason: 'instance_lost' } } });
+    expect((await modernRpc(two.a.url, 4, 'tasks/get', { taskId }, taskId)).result).toMatchObject({ status: 'failed', error: { code: -32603, data: { reason: 'instance_lost' } } });
   });
 
   it("a tool registered on A reaches B's bus listeners and the GET stream of a session held by B", async () => {
     const heard: BusMessage[] = [];
-    const stop = b.stores.bus.subscribe((m) => void heard.push(m));
-    const onB = await open(b.url);
+    const stop = two.b.stores.bus.subscribe((m) => void heard.push(m));
+    const onB = await open(two.b.url);
     const abort = new AbortController();
-    const get = await fetch(b.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': onB }, signal: abort.signal });
+    const get = await fetch(two.b.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-session-id': onB }, signal: abort.signal });
     expect(get.status).toBe(200);
     const reader = get.body!.getReader();
     let text = '';
@@ -259,7 +233,7 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
       }
     })();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    a.server.tool('added-on-a', {}, () => ({ content: [] }));
+    two.a.server.tool('added-on-a', {}, () => ({ content: [] }));
     await eventually(() => Promise.resolve(heard.length), (n) => n > 0);
     await Promise.race([listChanged, new Promise((resolve) => setTimeout(resolve, 5000))]);
     abort.abort();
@@ -269,14 +243,14 @@ describe.skipIf(REDIS_SERVER === undefined)('two serveHttp instances sharing one
   });
 
   it("a tool registered on A reaches a 2026-07-28 client's listen stream on B", async () => {
-    const client = await McpClient.connect({ connector: streamableHttp({ url: b.url }), era: 'modern', logger: silentLogger });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: two.b.url }), era: 'modern', logger: silentLogger });
     try {
       const subscription = await client.listen({ toolsListChanged: true });
       expect(subscription.acknowledged).toMatchObject({ toolsListChanged: true });
       const heard: ListenNotification[] = [];
       subscription.on((n) => void heard.push(n));
       await new Promise((resolve) => setTimeout(resolve, 50));
-      a.server.tool('added-on-a-for-listen', {}, () => ({ content: [] }));
+      two.a.server.tool('added-on-a-for-listen', {}, () => ({ content: [] }));
       await eventually(() => Promise.resolve(heard.length), (n) => n > 0);
       expect(heard).toEqual([expect.objectContaining({ method: 'notifications/tools/list_changed' })]);
       await subscription.close();

@@ -1,40 +1,22 @@
 /**
  * A Switchboard cluster for the nginx tests (`test/redis-nginx-*.test.ts`): one real `redis-server`, instances as
  * child processes (`test/fixtures/redis-nginx-instance.mjs`, each on its own loopback port, all on that Redis), and a
- * real nginx in front doing plain round-robin (an `upstream` block: no `ip_hash`, no cookie; HTTP/1.1 to the
- * instances, `proxy_buffering off` so SSE is not held back). Each process is stopped by its own PID. nginx's access
- * log names the upstream of every request, so a test can show where each one landed. `NGINX` is `undefined` when
- * nginx is not installed (the tests then skip with one line naming it, as for redis-server).
+ * real nginx in front (scripts/lib/nginx.mjs: the configuration of README.md "Production deployment", plain
+ * round-robin, with an access log). Each process is stopped by its own PID. nginx's access log names the upstream of
+ * every request, so a test can show where each one landed. {@link NGINX_CLUSTER_MISSING} names what to install when
+ * nginx or redis-server is missing (the tests then skip with that one line).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startRedisServer, type RedisServer } from './redisServer.js';
+import { afterAll, beforeAll } from 'vitest';
+import { INSTALL_NGINX, NGINX, readAccessLog, startNginx, type Nginx } from '../../scripts/lib/nginx.mjs';
+import { INSTALL_REDIS, REDIS_SERVER, startRedisServer, type RedisServer } from './redisServer.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/redis-nginx-instance.mjs', import.meta.url));
 
-/** nginx: on PATH, or in /usr/sbin (not on a non-root PATH); `undefined` when not installed. */
-function findNginx(): string | undefined {
-  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/sbin']) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, 'nginx');
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    if (spawnSync(candidate, ['-v'], { encoding: 'utf8' }).status === 0) return candidate;
-  }
-  return undefined;
-}
-
-export const NGINX = findNginx();
-
-/** The skip line when nginx is missing. */
-export const INSTALL_NGINX = 'install nginx (Debian: apt-get install nginx)';
+/** What to install for an nginx cluster (the skip line), or `undefined` when nginx and redis-server are there. */
+export const NGINX_CLUSTER_MISSING: string | undefined = NGINX === undefined ? INSTALL_NGINX : REDIS_SERVER === undefined ? INSTALL_REDIS : undefined;
 
 /** One instance: a child process serving on `port`. */
 export interface Instance {
@@ -71,81 +53,7 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void>
 /** Whether `child` still runs (neither exited nor killed). */
 export const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
 
-/** The settings of test/reliability/proxy.test.ts (SSE unbuffered); fields of the access log separated by `|`. */
-function nginxConfig(dir: string, port: number, upstreams: readonly number[]): string {
-  return [
-    process.getuid?.() === 0 ? 'user root;' : '',
-    'worker_processes 1;',
-    'daemon off;',
-    'master_process on;',
-    `pid ${dir}/nginx.pid;`,
-    `error_log ${dir}/error.log warn;`,
-    'events { worker_connections 4096; }',
-    'http {',
-    // Which upstream served each request (a refused one, then the next: "a:1, b:2"), of which session, tagged how.
-    "  log_format cluster '$upstream_addr|$request_method|$status|$http_x_test_tag|$http_mcp_session_id';",
-    `  access_log ${dir}/access.log cluster;`,
-    `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;`,
-    `  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;`,
-    `  upstream switchboard { ${upstreams.map((p) => `server 127.0.0.1:${p};`).join(' ')} }`,
-    '  server {',
-    `    listen 127.0.0.1:${port};`,
-    '    location /mcp {',
-    '      proxy_pass http://switchboard;',
-    '      proxy_http_version 1.1;',
-    '      proxy_set_header Host $host;',
-    '      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-    '      proxy_buffering off;',
-    '      proxy_read_timeout 1h;',
-    '    }',
-    '  }',
-    '}',
-    '',
-  ].join('\n');
-}
-
-const listening = (port: number): Promise<boolean> =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-
-interface Nginx {
-  readonly port: number;
-  readonly child: ChildProcess;
-  readonly dir: string;
-}
-
-async function startNginx(upstreams: readonly number[]): Promise<Nginx> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-nginx-cluster-'));
-  const port = await freePort();
-  const conf = path.join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig(dir, port, upstreams));
-  const child = spawn(NGINX as string, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (await listening(port)) return { port, child, dir };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      let log = '';
-      try {
-        log = readFileSync(path.join(dir, 'error.log'), 'utf8');
-      } catch {
-        // no log yet
-      }
-      if (child.exitCode === null) await stop(child, 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`nginx did not start: ${stderr}${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** One line of nginx's access log. */
+/** One line of nginx's access log, the upstreams by instance name. */
 export interface AccessEntry {
   /** The instances nginx tried, by name, in order (more than one when a connection was refused). */
   readonly upstreams: readonly string[];
@@ -170,53 +78,71 @@ export interface NginxCluster {
 }
 
 /**
- * Starts redis-server, one instance per name, then nginx over them. On a failure midway, what was started is stopped
- * before the error is thrown.
+ * Starts redis-server, one instance per name (all at once), then nginx over them. On a failure midway, what was
+ * started is stopped before the error is thrown.
  */
 export async function startNginxCluster(names: readonly string[] = ['A', 'B', 'C']): Promise<NginxCluster> {
   const redis = await startRedisServer();
   const instances: Instance[] = [];
   let nginx: Nginx | undefined;
   const stopAll = async (): Promise<void> => {
-    if (nginx !== undefined) {
-      await stop(nginx.child, 'SIGTERM');
-      rmSync(nginx.dir, { recursive: true, force: true });
-    }
-    for (const one of instances) await stop(one.child, 'SIGTERM');
+    await nginx?.stop();
+    await Promise.all(instances.map((one) => stop(one.child, 'SIGTERM')));
     await redis.stop();
   };
   try {
-    for (const name of names) instances.push(await startInstance(redis.url, name));
-    nginx = await startNginx(instances.map((one) => one.port));
+    const started = await Promise.allSettled(names.map((name) => startInstance(redis.url, name)));
+    for (const one of started) if (one.status === 'fulfilled') instances.push(one.value);
+    const failed = started.find((one) => one.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    nginx = await startNginx({ upstreams: instances.map((one) => one.port), accessLog: true });
   } catch (error) {
     await stopAll();
     throw error;
   }
   const byAddress = new Map(instances.map((one) => [`127.0.0.1:${one.port}`, one.name]));
-  const logFile = path.join(nginx.dir, 'access.log');
+  const logFile = nginx.accessLogFile as string;
   return {
     redis,
     instances,
     url: `http://127.0.0.1:${nginx.port}/mcp`,
-    accessLog() {
-      let text: string;
-      try {
-        text = readFileSync(logFile, 'utf8');
-      } catch {
-        return [];
-      }
-      return text.split('\n').filter((line) => line !== '').map((line) => {
-        const [upstreams = '', method = '', status = '', tag = '', session = ''] = line.split('|');
-        return {
-          upstreams: upstreams === '-' ? [] : upstreams.split(/, | : /).map((address) => byAddress.get(address) ?? address),
-          method,
-          status: Number(status),
-          tag: tag === '-' ? '' : tag,
-          session: session === '-' ? '' : session,
-        };
-      });
-    },
+    accessLog: () => readAccessLog(logFile).map((line) => ({ ...line, upstreams: line.upstreams.map((address) => byAddress.get(address) ?? address) })),
     stop: stopAll,
+  };
+}
+
+/**
+ * One cluster for the tests of the enclosing `describe` (or of the file, called at its top level): started in its
+ * `beforeAll` (instances named `names`, default A, B, C), stopped in its `afterAll`; nothing is started while
+ * {@link NGINX_CLUSTER_MISSING} names something to install (the tests are then skipped: put them in
+ * `describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)`). The object returned reads the running cluster (it throws
+ * before `beforeAll` ran).
+ */
+export function useNginxCluster(options: { readonly names?: readonly string[] } = {}): NginxCluster {
+  let cluster: NginxCluster | undefined;
+  const current = (): NginxCluster => {
+    if (cluster === undefined) throw new Error('the nginx cluster is not started (useNginxCluster: read it inside a test)');
+    return cluster;
+  };
+  beforeAll(async () => {
+    if (NGINX_CLUSTER_MISSING !== undefined) return;
+    cluster = await startNginxCluster(options.names);
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return {
+    get redis() {
+      return current().redis;
+    },
+    get instances() {
+      return current().instances;
+    },
+    get url() {
+      return current().url;
+    },
+    accessLog: () => current().accessLog(),
+    stop: () => current().stop(),
   };
 }
 

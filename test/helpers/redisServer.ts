@@ -3,42 +3,17 @@
  * persistence (`--save '' --appendonly no`), in a temporary folder, stopped by its own PID. `REDIS_SERVER` is
  * `undefined` when the Debian package is not installed (the tests then skip with one line naming it).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { REDIS_SERVER, redisServerArgs } from '../../scripts/lib/redis.mjs';
+import { freePort } from '../../scripts/lib/processes.mjs';
 
-/** `redis-server`: on PATH, or in /usr/bin or /usr/sbin; `undefined` when not installed. */
-function findRedisServer(): string | undefined {
-  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/bin', '/usr/sbin']) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, 'redis-server');
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    if (spawnSync(candidate, ['--version'], { encoding: 'utf8' }).status === 0) return candidate;
-  }
-  return undefined;
-}
-
-export const REDIS_SERVER = findRedisServer();
-
-/** The skip line when `redis-server` is missing. */
-export const INSTALL_REDIS = 'install redis-server (Debian: apt-get install redis-server)';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+// The Redis tests import these from here, with startRedisServer (their home is scripts/lib/).
+export { INSTALL_REDIS, REDIS_SERVER } from '../../scripts/lib/redis.mjs';
+export { freePort } from '../../scripts/lib/processes.mjs';
 
 function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -68,7 +43,7 @@ export interface RedisServer {
 }
 
 async function launch(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(REDIS_SERVER as string, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'yes'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(REDIS_SERVER as string, redisServerArgs(port, dir), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 10_000;

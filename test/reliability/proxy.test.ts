@@ -3,17 +3,14 @@
  * caller is the client nginx names in `X-Forwarded-For`, read from the right, so per-caller budgets hold behind the
  * proxy, a forged first entry buys nothing, and a newcomer is served while an attacker holds its share.
  * Clients reach nginx from distinct loopback addresses (127.0.0.x are all loopback on Linux), so nginx sees (and
- * forwards) a distinct `$remote_addr` per client. nginx runs in the foreground from a generated config in a temp
- * folder and is stopped by its PID. Without nginx the suite skips with one line naming what to install.
+ * forwards) a distinct `$remote_addr` per client. nginx runs the cluster's configuration (scripts/lib/nginx.mjs,
+ * README.md "Production deployment"; one upstream here) in the foreground from a temp folder and is stopped by its
+ * PID. Without nginx the suite skips with one line naming what to install.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post, type Answer } from './http-wire.js';
+import { INSTALL_NGINX, NGINX, startNginx, type Nginx } from '../../scripts/lib/nginx.mjs';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { McpServer } from '@switchboard/mcp/server';
 import { serveHttp } from '@switchboard/mcp/node';
@@ -22,115 +19,6 @@ import type { ServeHttpHandle, ServeHttpOptions } from '@switchboard/mcp/node';
 const STRESS = process.env.STRESS === '1';
 const REVISION = '2025-11-25';
 const MODERN = '2026-07-28';
-
-/** nginx: on PATH, or in /usr/sbin (not on a non-root PATH); `undefined` when not installed. */
-function findNginx(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/sbin'];
-  for (const dir of dirs) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, 'nginx');
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    if (spawnSync(candidate, ['-v'], { encoding: 'utf8' }).status === 0) return candidate;
-  }
-  return undefined;
-}
-
-const NGINX = findNginx();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** The proxy block of the README's recipe, in a whole config of its own. */
-function nginxConfig(dir: string, port: number, upstream: number): string {
-  return [
-    process.getuid?.() === 0 ? 'user root;' : '',
-    'worker_processes 1;',
-    'daemon off;',
-    'master_process on;',
-    `pid ${dir}/nginx.pid;`,
-    `error_log ${dir}/error.log warn;`,
-    'events { worker_connections 1024; }',
-    'http {',
-    '  access_log off;',
-    `  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;`,
-    `  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;`,
-    '  server {',
-    `    listen 127.0.0.1:${port};`,
-    '    location /mcp {',
-    `      proxy_pass http://127.0.0.1:${upstream};`,
-    '      proxy_http_version 1.1;',
-    '      proxy_set_header Host $host;',
-    '      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-    '      proxy_set_header X-Forwarded-Proto $scheme;',
-    '      proxy_buffering off;',
-    '      proxy_read_timeout 1h;',
-    '    }',
-    '  }',
-    '}',
-    '',
-  ].join('\n');
-}
-
-interface Nginx {
-  readonly port: number;
-  readonly child: ChildProcess;
-  readonly dir: string;
-}
-
-async function startNginx(upstream: number): Promise<Nginx> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchboard-nginx-'));
-  const port = await freePort();
-  const conf = path.join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig(dir, port, upstream));
-  // -e: the startup error log too goes to the temp folder (the default, /var/log/nginx, is root's).
-  const child = spawn(NGINX as string, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ port, host: '127.0.0.1' }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      let log = '';
-      try {
-        log = readFileSync(path.join(dir, 'error.log'), 'utf8');
-      } catch {
-        // no log yet
-      }
-      throw new Error(`nginx did not start: ${stderr}${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { port, child, dir };
-}
-
-async function stopNginx(nginx: Nginx): Promise<void> {
-  const { child } = nginx;
-  if (child.exitCode === null && child.pid !== undefined) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(child.pid, 'SIGTERM');
-    await exited;
-  }
-  rmSync(nginx.dir, { recursive: true, force: true });
-}
 
 function createServer(): McpServer {
   const server = new McpServer({ name: 'proxied', version: '1.0.0' }, { logger: silentLogger });
@@ -192,13 +80,13 @@ describe.skipIf(NGINX === undefined)('behind nginx (trustProxy names it; the cal
       logger: silentLogger,
       ...options,
     });
-    nginx = await startNginx(served.port);
+    nginx = await startNginx({ upstreams: [served.port] });
     return nginx.port;
   }
 
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.destroy();
-    if (nginx !== undefined) await stopNginx(nginx);
+    await nginx?.stop();
     nginx = undefined;
     await served?.close();
     served = undefined;
@@ -251,5 +139,5 @@ describe.skipIf(NGINX === undefined)('behind nginx (trustProxy names it; the cal
 });
 
 // Without nginx the suite above is skipped, and this line says why.
-if (NGINX === undefined) it.skip('install nginx (Debian: apt-get install nginx)', () => {});
+if (NGINX === undefined) it.skip(INSTALL_NGINX, () => {});
 
