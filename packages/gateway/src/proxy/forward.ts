@@ -17,7 +17,7 @@ import type { McpClient } from '@switchboard/mcp/client';
 import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
 import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
-import type { CallerSessions, UpstreamSession } from './callerSessions.js';
+import { callerOf, type CallerSessions, type UpstreamSession } from './callerSessions.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
 import { failureForFront, forFront } from './results.js';
 
@@ -47,6 +47,14 @@ export interface Upstream<I, R> {
   readonly request: UpstreamRequest<I, R>;
   readonly tool: boolean;
 }
+
+/** {@link Forwarder.question}'s verdict when the question could be several callers' (see there). */
+const AMBIGUOUS = Symbol('ambiguous');
+/** No caller seen yet (see {@link Forwarder.question}). */
+const NONE = Symbol('none');
+
+/** At most one warning about questions refused as ambiguous per this many ms (with the count since the last). */
+const AMBIGUOUS_WARN_EVERY_MS = 10_000;
 
 /** The listener options of a front request's abort (one object for every call). */
 const ONCE = { once: true } as const;
@@ -87,6 +95,8 @@ export class Forwarder {
   readonly #sessions: CallerSessions;
   #nextId = 0;
   readonly #prefix = globalThis.crypto.randomUUID();
+  /** Questions refused as ambiguous since the last warning, and when that warning was logged. */
+  #ambiguous = { count: 0, warnedAt: -Infinity };
 
   constructor(options: { readonly maxHeld: number; readonly holdTimeoutMs: number; readonly logger: Logger; readonly sessions: CallerSessions }) {
     this.#sessions = options.sessions;
@@ -197,20 +207,19 @@ export class Forwarder {
   }
 
   /**
-   * A question of an upstream session (`caller`: a caller's, see callerSessions.ts; `undefined`: the shared one):
-   * given to the newest front call in flight on that session. A legacy front asks its client
-   * at once; a modern front's call takes it as its next event (a client that did not declare what it needs gets
-   * -32021 for that call, as from a server asking of it directly). `roots/list` is the exception: servers ask it on
-   * their own (after `notifications/initialized`, on a roots change), not because of the call in flight, so it goes
-   * only to a call whose client declared `roots` (MCP 2025-11-25 client/roots.mdx), else the upstream is answered
-   * -32601 as a client without roots answers; a call is never failed by a question it did not cause.
+   * A question of an upstream session (`caller`: a caller's, see callerSessions.ts; `undefined`: the shared one),
+   * given to the front call it belongs to (see {@link #taker}; refused when that is ambiguous). A legacy front asks
+   * its client at once; a modern front's call takes it as its next event (a client that did not declare what it
+   * needs gets -32021 for that call, as from a server asking of it directly).
+   * `roots/list` is taken only by a call whose client declared `roots` (MCP 2025-11-25 client/roots.mdx), else the
+   * upstream is answered -32601 as a client without roots answers; a call is never failed by a question it did
+   * not cause.
    */
   question(question: UpstreamQuestion, caller: string | undefined): Promise<unknown> {
     const roots = question.method === 'roots/list';
-    const call = this.inFlight.newest((c) => c.caller === caller && (!roots || c.ctx.clientCapabilities.roots !== undefined));
-    if (call === undefined) {
-      return Promise.reject(roots && this.inFlight.newest((c) => c.caller === caller) !== undefined ? upstreamAnswerError(new MissingClientCapabilityError({ roots: {} })) : unattributedQuestion(question.method));
-    }
+    const call = this.#taker(caller, roots);
+    if (call === AMBIGUOUS) return Promise.reject(this.#refuseAmbiguous(question.method));
+    if (call === undefined) return Promise.reject(roots ? upstreamAnswerError(new MissingClientCapabilityError({ roots: {} })) : unattributedQuestion(question.method));
     if (!(call instanceof FrontCall) || !isModernRevision(call.ctx.protocolVersion)) {
       return askFront(call.ctx, question, undefined).catch((error: unknown) => {
         if (error instanceof InvalidInputResponseError) call.refused = error;
@@ -218,6 +227,42 @@ export class Forwarder {
       });
     }
     return (call as FrontCall).ask(question);
+  }
+
+  /**
+   * The front call an upstream question of session `caller` belongs to. Nothing on the wire says which of the
+   * session's requests asked (frontCall.ts, "Attribution"), so a guess must never cross callers: the question is
+   * taken only when every request in flight on that session is of one front caller (one authenticated identity,
+   * `callerOf`; else one front session, a stdio front's included; an anonymous 2026-07-28 request is a caller of
+   * its own), by the newest of them. `undefined`: none is in flight (or, for `roots`, none whose client declared
+   * roots); {@link AMBIGUOUS}: several callers' requests are. A call held between a 2026-07-28 client's rounds is
+   * not in flight: a held call whose client never comes back must not make every later question ambiguous until it
+   * expires.
+   */
+  #taker(caller: string | undefined, roots: boolean): CallInFlight | typeof AMBIGUOUS | undefined {
+    let owner: unknown = NONE;
+    let taker: CallInFlight | undefined;
+    for (const call of this.inFlight.values()) {
+      if (call.caller !== caller) continue;
+      const who: unknown = callerOf(call.ctx) ?? call.ctx.session ?? call.ctx;
+      if (owner === NONE) owner = who;
+      else if (who !== owner) return AMBIGUOUS;
+      if (!roots || call.ctx.clientCapabilities.roots !== undefined) taker = call;
+    }
+    return taker;
+  }
+
+  /** The upstream's answer to a question that could be several callers' (and a warning, at most one per 10 s). */
+  #refuseAmbiguous(method: string): McpError {
+    const ambiguous = this.#ambiguous;
+    ambiguous.count++;
+    const now = performance.now();
+    if (now - ambiguous.warnedAt >= AMBIGUOUS_WARN_EVERY_MS) {
+      this.#logger.warn('Proxy: an upstream question was refused: requests of several callers were outstanding on its upstream session, and nothing says whose it is (sessionPerCaller gives each session-era or authenticated caller its own)', { method, refused: ambiguous.count });
+      ambiguous.count = 0;
+      ambiguous.warnedAt = now;
+    }
+    return new McpError(McpErrorCode.InternalError, `The proxy cannot tell which of its callers' requests this "${method}" belongs to (several are in flight on this session), so it is not asked`);
   }
 
   /** Cancels every held and running call (the proxy closes). */

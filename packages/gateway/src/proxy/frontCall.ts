@@ -4,11 +4,11 @@
  * Attribution. On a session-based upstream over stdio (and on HTTP+SSE's one stream), an upstream's server → client
  * request and its `notifications/message` name no request of ours: the wire has no field for it (MCP 2025-11-25
  * basic/transports.mdx; only Streamable HTTP routes a message on the request's own stream, and our client does not
- * expose which). Progress is exact (its token is ours, per request). A question or a log is given to the front
- * request in flight on that upstream session, the newest when several are: exact whenever one request at a time
- * reaches the session; several concurrent callers that each elicit at the same instant could see each other's
- * questions. Deployments that serve several principals and proxy elicitation should give each principal its own
- * proxy (or upstream session).
+ * expose which yet). Progress is exact (its token is ours, per request). A question goes to a front request only
+ * when that cannot cross callers: every request in flight on its upstream session is of one front
+ * caller (forward.ts, `Forwarder.question`); otherwise it is refused, and the upstream's tool sees an error. A log
+ * goes to the newest front request in flight (logs of a shared upstream session go to every front session anyway
+ * when none is). `sessionPerCaller` gives each session-era or authenticated caller its own upstream session.
  */
 import type { ProgressParams } from '@switchboard/mcp';
 import type { RequestContext } from '@switchboard/mcp/server';
@@ -173,6 +173,11 @@ export class CallsInFlight {
 
   delete(call: CallInFlight): void {
     this.#calls.delete(call);
+  }
+
+  /** The calls in flight, oldest first. */
+  values(): IterableIterator<CallInFlight> {
+    return this.#calls.values();
   }
 
   /** The newest call in flight that `accepts` (every call when no test is given), if any. */

@@ -17,6 +17,7 @@ const LEGACY_ONLY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as 
 const ELICITING = { elicitation: {} };
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const answered = new Set<string>();
 
 /** A response as the assertions read it (either member may be there). */
 type Answer = { readonly result?: any; readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown } } | undefined;
@@ -128,6 +129,63 @@ describe('createProxyServer (in memory)', () => {
       expect(seen.outcome).toMatch(/^failed /);
       expect(front.stats).toMatchObject({ inFlight: 0, held: 0 });
     } finally {
+      await front.close();
+    }
+  });
+
+  it('questions never cross callers: with several callers\' requests in flight on the upstream session, a question is refused, not guessed', async () => {
+    // Each call's upstream handler asks a question naming its own tag; nothing on the wire says which request asked.
+    const outcomes: string[] = [];
+    const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
+    upstream.tool('asktag', { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } }, async (args: Record<string, unknown>, ctx: RequestContext) => {
+      const answer = await ctx.elicit({ message: `question of ${String(args.tag)}`, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }).catch((error: Error) => {
+        outcomes.push(`${String(args.tag)} refused: ${error.message}`);
+        throw error;
+      });
+      return { content: [{ type: 'text', text: `${String(args.tag)} got ${JSON.stringify(answer.content)}` }] };
+    });
+    const warnings: string[] = [];
+    const logger = { ...silent, warn: (message: string) => void warnings.push(message) };
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent }, logger });
+    try {
+      // Three anonymous 2026-07-28 clients at once: three callers.
+      const answers = await Promise.all(['a', 'b', 'c'].map((tag) => ask(front, modernCall('asktag', { arguments: { tag } }))));
+      answers.forEach((answer, i) => {
+        const tag = ['a', 'b', 'c'][i] as string;
+        // Whatever a caller got, it never holds another caller's question.
+        for (const other of ['a', 'b', 'c'].filter((t) => t !== tag)) expect(JSON.stringify(answer)).not.toContain(`question of ${other}`);
+      });
+      expect(outcomes.length).toBeGreaterThan(0);
+      for (const outcome of outcomes) expect(outcome).toMatch(/refused: .*cannot tell which of its callers' requests/);
+      expect(warnings.some((w) => w.includes('an upstream question was refused'))).toBe(true);
+      expect(front.stats).toMatchObject({ inFlight: 0 });
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('one caller\'s concurrent requests still get their questions (a 2025-11-25 session asking twice at once)', async () => {
+    const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
+    upstream.tool('asktag', { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } }, async (args: Record<string, unknown>, ctx: RequestContext) => {
+      const answer = await ctx.elicit({ message: `question of ${String(args.tag)}`, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      return { content: [{ type: 'text', text: `${String(args.tag)} got ${String((answer.content as { name?: string } | undefined)?.name)}` }] };
+    });
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent } });
+    const client = await connectRawClient(front);
+    try {
+      await client.initialize({ capabilities: { elicitation: {} } });
+      const calls = [client.request(20, 'tools/call', { name: 'asktag', arguments: { tag: 'x' } }), client.request(21, 'tools/call', { name: 'asktag', arguments: { tag: 'y' } })];
+      for (let i = 0; i < 2; i++) {
+        const question = (await client.waitFor((m) => 'method' in m && m.method === 'elicitation/create' && !answered.has(String((m as JsonRpcRequest).id)))) as JsonRpcRequest;
+        answered.add(String(question.id));
+        // The same client answers each question with the tag it names: each call gets its own answer back.
+        const tag = /question of (\w)/.exec(String((question.params as { message?: string }).message))?.[1];
+        await client.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: `answer-${String(tag)}` } } });
+      }
+      const results = (await Promise.all(calls)) as Answer[];
+      expect(results.map((r) => r?.result?.content?.[0]?.text)).toEqual(['x got answer-x', 'y got answer-y']);
+    } finally {
+      await client.close();
       await front.close();
     }
   });
