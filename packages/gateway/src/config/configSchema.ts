@@ -98,7 +98,8 @@ export const GATEWAY_CONFIG_SCHEMA = {
       properties: {
         command: { description: 'A stdio server: the program (looked up on PATH, or a path against cwd)', type: 'string', minLength: 1 },
         args: { type: 'array', items: { type: 'string' } },
-        env: { ...stringMap, description: 'Variables set for the stdio server, over the gateway\'s environment' },
+        env: { ...stringMap, description: 'Variables set for the stdio server, over the gateway\'s environment (unless inheritEnv is false)' },
+        inheritEnv: { description: 'false: the stdio server gets env only, none of the gateway\'s own environment (which may hold its secrets) (default true)', type: 'boolean' },
         cwd: { description: 'The stdio server\'s working directory (relative to the configuration file)', type: 'string' },
         url: { description: 'An HTTP server: its MCP endpoint', type: 'string', pattern: '^https?://' },
         transport: { description: 'streamable-http (falls back to HTTP+SSE for a 2024-11-05 server) or http-sse', enum: ['streamable-http', 'http-sse'] },

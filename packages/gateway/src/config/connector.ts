@@ -14,8 +14,14 @@ export interface UpstreamEndpoint {
   readonly command?: string;
   /** Its arguments. @default [] */
   readonly args?: readonly string[];
-  /** Variables set for it, over the gateway's environment. @default none */
+  /** Variables set for it, over the gateway's environment (unless `inheritEnv` is `false`). @default none */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * `false`: a stdio upstream gets `env` only, none of the gateway's own environment (which may hold the gateway's
+   * secrets: `SWITCHBOARD_REDIS_URL` with a password, `SWITCHBOARD_REQUEST_STATE_SECRET`, tokens). A program that
+   * needs `PATH` or `HOME` is then given them in `env`. @default true
+   */
+  readonly inheritEnv?: boolean;
   /** Its working directory. @default the gateway's */
   readonly cwd?: string;
   /** The endpoint of an HTTP upstream. */
@@ -39,6 +45,7 @@ export function connectorFor(name: string, endpoint: UpstreamEndpoint): ClientCo
       command: endpoint.command,
       args: endpoint.args ?? [],
       ...(endpoint.env === undefined ? {} : { env: endpoint.env }),
+      ...(endpoint.inheritEnv === undefined ? {} : { inheritEnv: endpoint.inheritEnv }),
       ...(endpoint.cwd === undefined ? {} : { cwd: endpoint.cwd }),
     });
   }

@@ -62,6 +62,12 @@ describe('gateway config', () => {
     expect(error.message).toBe(`Invalid gateway config at ${field === '' ? '/' : field}: ${why}`);
   });
 
+  it('takes inheritEnv: false to a stdio upstream, which then gets its env only (not the gateway\'s secrets)', () => {
+    const options = gatewayOptionsFromConfig({ upstreams: { a: { command: 'a', env: { PATH: '/usr/bin' }, inheritEnv: false } } });
+    expect(options.upstreams).toEqual({ a: { command: 'a', env: { PATH: '/usr/bin' }, inheritEnv: false } });
+    expect(failure({ upstreams: { a: { command: 'a', inheritEnv: 'no' } } }).field).toBe('/upstreams/a/inheritEnv');
+  });
+
   it('takes sessionPerCaller per upstream (true or bounds) into the gateway options, and refuses a bad bound', () => {
     const options = gatewayOptionsFromConfig({ upstreams: { a: { command: 'a', sessionPerCaller: true }, b: { url: 'http://127.0.0.1:1/mcp', sessionPerCaller: { maxSessions: 5, idleTimeoutMs: 60_000 } } } });
     expect(options.upstreams).toEqual({ a: { command: 'a', sessionPerCaller: true }, b: { url: 'http://127.0.0.1:1/mcp', sessionPerCaller: { maxSessions: 5, idleTimeoutMs: 60_000 } } });
