@@ -17,7 +17,8 @@
  * one is verified by another). `examples/conformance-server/main.js` and `bench/servers/switchboard.js` do.
  *
  * In code: `const cluster = await startCluster({ script, instances: 3 }); … await cluster.stop();`.
- * `missingClusterTools()` names the Debian packages to install when nginx or redis-server is missing.
+ * `missingClusterTools()` of scripts/lib/install.mjs names the Debian packages to install when nginx or redis-server
+ * is missing.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -25,19 +26,10 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { INSTALL_NGINX, NGINX, startNginx } from './lib/nginx.mjs';
+import { missingClusterTools } from './lib/install.mjs';
+import { startNginx } from './lib/nginx.mjs';
 import { freePort, launchProcess, stopProcess } from './lib/processes.mjs';
 import { REDIS_SERVER, redisServerArgs } from './lib/redis.mjs';
-
-/**
- * What to install for a cluster, or `undefined` when nginx and redis-server are both there.
- * @param {{ nginx?: boolean }} [options] `nginx: false`: only redis-server is needed
- * @returns {string | undefined} e.g. `install nginx (Debian: apt-get install nginx)`
- */
-export function missingClusterTools({ nginx = true } = {}) {
-  const missing = [...(nginx && NGINX === undefined ? ['nginx'] : []), ...(REDIS_SERVER === undefined ? ['redis-server'] : [])];
-  return missing.length === 0 ? undefined : `install ${missing.join(' and ')} (Debian: apt-get install ${missing.join(' ')})`;
-}
 
 /**
  * A started process of the cluster (`name`: `redis`, `nginx`, or the instance's id `i1`, `i2`, …).
@@ -90,9 +82,8 @@ export async function startCluster(options) {
   const count = options.instances ?? 3;
   const withNginx = options.nginx ?? true;
   const withRedis = options.redis ?? true;
-  const missing = missingClusterTools({ nginx: withNginx });
-  if (withRedis && missing !== undefined) throw new Error(`cluster: ${missing}`);
-  if (!withRedis && withNginx && NGINX === undefined) throw new Error(`cluster: ${INSTALL_NGINX}`);
+  const missing = missingClusterTools({ nginx: withNginx, redis: withRedis });
+  if (missing !== undefined) throw new Error(`cluster: ${missing}`);
   const ownDir = options.logDir === undefined;
   const logDir = options.logDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cluster-'));
   fs.mkdirSync(logDir, { recursive: true });

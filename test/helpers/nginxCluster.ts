@@ -10,13 +10,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { INSTALL_NGINX, NGINX, readAccessLog, startNginx, type Nginx } from '../../scripts/lib/nginx.mjs';
-import { INSTALL_REDIS, REDIS_SERVER, startRedisServer, type RedisServer } from './redisServer.js';
+import { missingClusterTools } from '../../scripts/lib/install.mjs';
+import { readAccessLog, startNginx, type Nginx } from '../../scripts/lib/nginx.mjs';
+import { startRedisServer, type RedisServer } from './redisServer.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/redis-nginx-instance.mjs', import.meta.url));
 
-/** What to install for an nginx cluster (the skip line), or `undefined` when nginx and redis-server are there. */
-export const NGINX_CLUSTER_MISSING: string | undefined = NGINX === undefined ? INSTALL_NGINX : REDIS_SERVER === undefined ? INSTALL_REDIS : undefined;
+/** What to install for an nginx cluster (the skip line, naming both when both are missing), or `undefined` when nginx
+ * and redis-server are there. */
+export const NGINX_CLUSTER_MISSING: string | undefined = missingClusterTools();
 
 /** One instance: a child process serving on `port`. */
 export interface Instance {
