@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { missingClusterTools } from '../scripts/lib/install.mjs';
 import { ROOT } from './interop-servers/harness.js';
-import { processRunning } from './helpers/process.js';
+import { descendants, processRunning } from './helpers/process.js';
 
 const CLUSTER = path.join(ROOT, 'scripts', 'cluster.mjs');
 const SERVER = path.join(ROOT, 'examples', 'conformance-server', 'main.js');
@@ -33,30 +33,6 @@ function marked(mark: string): number[] {
     }
   }
   return pids;
-}
-
-/** The PIDs of `root`'s running descendants, by the parent PID in /proc/<pid>/stat. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    for (const pid of children.get(queue.shift()!) ?? []) {
-      found.push(pid);
-      queue.push(pid);
-    }
-  }
-  return found;
 }
 
 describe.skipIf(MISSING !== undefined || !existsSync('/proc/self/environ'))('scripts/cluster.mjs stopped by a signal', () => {
