@@ -30,7 +30,8 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { connectRedis } from '@switchboard/redis';
-import { missingClusterTools, startCluster } from '../scripts/cluster.mjs';
+import { startCluster } from '../scripts/cluster.mjs';
+import { missingClusterTools } from '../scripts/lib/install.mjs';
 import { HttpClient, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, drive, percentile } from './lib/loadgen.mjs';
 import { cpuMicros, processTree } from './lib/proc.mjs';
 

@@ -7,7 +7,8 @@
  * process is started here and stopped by its own PID.
  *
  *   node scripts/cluster.mjs [--instances 3] [--no-nginx] [--log-dir DIR] -- SCRIPT [ARGS...]
- *       starts the cluster, prints its URL on stdout, and stops it on SIGINT/SIGTERM
+ *       starts the cluster, prints its URL on stdout, and stops it on SIGINT/SIGTERM (during start-up too: what was
+ *       started is stopped and the log folder it made removed)
  *   node scripts/cluster.mjs -- examples/conformance-server/main.js
  *
  * The server script's contract: it takes `--port N` (appended to ARGS) and serves Streamable HTTP at
@@ -17,7 +18,8 @@
  * one is verified by another). `examples/conformance-server/main.js` and `bench/servers/switchboard.js` do.
  *
  * In code: `const cluster = await startCluster({ script, instances: 3 }); … await cluster.stop();`.
- * `missingClusterTools()` names the Debian packages to install when nginx or redis-server is missing.
+ * `missingClusterTools()` of scripts/lib/install.mjs names the Debian packages to install when nginx or redis-server
+ * is missing.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -25,19 +27,10 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { INSTALL_NGINX, NGINX, startNginx } from './lib/nginx.mjs';
+import { missingClusterTools } from './lib/install.mjs';
+import { startNginx } from './lib/nginx.mjs';
 import { freePort, launchProcess, stopProcess } from './lib/processes.mjs';
 import { REDIS_SERVER, redisServerArgs } from './lib/redis.mjs';
-
-/**
- * What to install for a cluster, or `undefined` when nginx and redis-server are both there.
- * @param {{ nginx?: boolean }} [options] `nginx: false`: only redis-server is needed
- * @returns {string | undefined} e.g. `install nginx (Debian: apt-get install nginx)`
- */
-export function missingClusterTools({ nginx = true } = {}) {
-  const missing = [...(nginx && NGINX === undefined ? ['nginx'] : []), ...(REDIS_SERVER === undefined ? ['redis-server'] : [])];
-  return missing.length === 0 ? undefined : `install ${missing.join(' and ')} (Debian: apt-get install ${missing.join(' ')})`;
-}
 
 /**
  * A started process of the cluster (`name`: `redis`, `nginx`, or the instance's id `i1`, `i2`, …).
@@ -55,6 +48,8 @@ export function missingClusterTools({ nginx = true } = {}) {
  * @property {string} [logDir]           where the logs go (default: a new temporary folder, removed by `stop()`)
  * @property {NodeJS.ProcessEnv} [env]   extra environment of the instances
  * @property {string[]} [nodeFlags]      flags of `node` for the instances
+ * @property {AbortSignal} [signal]      aborting it during start-up stops what was started (a process still starting
+ *                                       too), removes an own log folder, and rejects with the signal's reason
  */
 
 /**
@@ -82,7 +77,8 @@ process.once('exit', () => {
 });
 
 /**
- * Starts a cluster (see the file comment). On failure, what was started is stopped before the error is thrown.
+ * Starts a cluster (see the file comment). On failure, or when `options.signal` aborts first, what was started is
+ * stopped (each process by its PID) and an own log folder removed before the error is thrown.
  * @param {ClusterOptions} options
  * @returns {Promise<Cluster>}
  */
@@ -90,9 +86,8 @@ export async function startCluster(options) {
   const count = options.instances ?? 3;
   const withNginx = options.nginx ?? true;
   const withRedis = options.redis ?? true;
-  const missing = missingClusterTools({ nginx: withNginx });
-  if (withRedis && missing !== undefined) throw new Error(`cluster: ${missing}`);
-  if (!withRedis && withNginx && NGINX === undefined) throw new Error(`cluster: ${INSTALL_NGINX}`);
+  const missing = missingClusterTools({ nginx: withNginx, redis: withRedis });
+  if (missing !== undefined) throw new Error(`cluster: ${missing}`);
   const ownDir = options.logDir === undefined;
   const logDir = options.logDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cluster-'));
   fs.mkdirSync(logDir, { recursive: true });
@@ -112,16 +107,18 @@ export async function startCluster(options) {
     for (const p of [...started].reverse()) await stopProcess(p.child);
     if (ownDir) fs.rmSync(logDir, { recursive: true, force: true });
   };
+  const signal = options.signal;
   try {
     /** @type {ClusterProcess | undefined} */
     let redis;
     if (withRedis) {
+      signal?.throwIfAborted();
       const port = await freePort();
       const redisDir = path.join(logDir, 'redis');
       fs.mkdirSync(redisDir, { recursive: true });
       redis = track(await launchProcess({
         name: 'redis', command: /** @type {string} */ (REDIS_SERVER), port, logFile: path.join(logDir, 'redis.log'),
-        args: redisServerArgs(port, redisDir),
+        args: redisServerArgs(port, redisDir), signal,
       }));
     }
     const redisUrl = redis === undefined ? undefined : `redis://127.0.0.1:${redis.port}`;
@@ -129,6 +126,7 @@ export async function startCluster(options) {
     /** @type {ClusterProcess[]} */
     const instances = [];
     for (let i = 1; i <= count; i++) {
+      signal?.throwIfAborted();
       const port = await freePort();
       const env = {
         ...process.env,
@@ -137,14 +135,16 @@ export async function startCluster(options) {
       };
       instances.push(track(await launchProcess({
         name: `i${i}`, command: process.execPath, port, env, logFile: path.join(logDir, `instance-i${i}.log`),
-        args: [...(options.nodeFlags ?? []), options.script, ...(options.args ?? []), '--port', String(port)],
+        args: [...(options.nodeFlags ?? []), options.script, ...(options.args ?? []), '--port', String(port)], signal,
       })));
     }
     /** @type {ClusterProcess | undefined} */
     let nginx;
     if (withNginx) {
-      nginx = track(await startNginx({ dir: path.join(logDir, 'nginx'), upstreams: instances.map((p) => p.port), logFile: path.join(logDir, 'nginx.log') }));
+      signal?.throwIfAborted();
+      nginx = track(await startNginx({ dir: path.join(logDir, 'nginx'), upstreams: instances.map((p) => p.port), logFile: path.join(logDir, 'nginx.log'), signal }));
     }
+    signal?.throwIfAborted();
     const front = nginx ?? /** @type {ClusterProcess} */ (instances[0]);
     return { url: `http://localhost:${front.port}/mcp`, redisUrl, redis, nginx, instances, logDir, stop };
   } catch (error) {
@@ -181,13 +181,32 @@ async function main() {
   }
   if (options.script === '') usage('give the server script after --');
   if (!Number.isInteger(options.instances ?? 3) || (options.instances ?? 3) < 1) usage('--instances must be a positive integer');
-  const cluster = await startCluster(options);
+  // The handlers come before anything starts: a signal's default action would end this process at once, leaving
+  // redis-server, the instances and nginx running (orphans) and the log folder behind. During start-up a signal
+  // aborts it (startCluster stops what was started, a process still starting too, and removes its folder); after,
+  // it stops the cluster. Either way the process then exits 0; a second signal while stopping is ignored.
+  const startUp = new AbortController();
+  /** @type {Cluster | undefined} */
+  let cluster;
+  let stopping = false;
+  const onSignal = (/** @type {NodeJS.Signals} */ name) => {
+    if (stopping) return;
+    stopping = true;
+    if (cluster === undefined) startUp.abort(new Error(`cluster: ${name} during start-up: stopped what was started`));
+    else void cluster.stop().finally(() => process.exit(0));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    cluster = await startCluster({ ...options, signal: startUp.signal });
+  } catch (error) {
+    if (!startUp.signal.aborted) throw error;
+    console.error(/** @type {Error} */ (startUp.signal.reason).message);
+    process.exit(0);
+  }
   const pids = [cluster.redis, ...cluster.instances, cluster.nginx].filter((p) => p !== undefined).map((p) => `${p.name} ${p.pid} :${p.port}`);
   console.error(`cluster: ${pids.join(', ')}; logs in ${cluster.logDir}`);
   process.stdout.write(`${cluster.url}\n`);
-  const onSignal = () => void cluster.stop().finally(() => process.exit(0));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

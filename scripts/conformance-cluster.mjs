@@ -9,7 +9,8 @@
  * be emptied as they are fixed. Any other difference fails the run. Without nginx or redis-server the pass is skipped with one line naming what to install.
  */
 import path from 'node:path';
-import { missingClusterTools, startCluster } from './cluster.mjs';
+import { startCluster } from './cluster.mjs';
+import { missingClusterTools } from './lib/install.mjs';
 
 /** Instances behind nginx. */
 export const CLUSTER_INSTANCES = 3;

@@ -63,4 +63,17 @@ describe('switchboard bridge -- <stdio command>', () => {
     expect(stdout).toBe('');
     expect(stderr).toContain('switchboard: stopped');
   }, 30_000);
+
+  it('names its own --request-timeout-ms in the hint when the upstream never answers initialize (exit 2)', async () => {
+    const child = spawn(process.execPath, [BIN, 'bridge', '--port', '0', '--era', 'legacy', '--request-timeout-ms', '300', '--', process.execPath, '-e', 'setInterval(() => {}, 1000)'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(2);
+    expect(stderr).toContain('"initialize" got no response within 300 ms');
+    expect(stderr).toContain('hint: raise --request-timeout-ms, or see switchboard explain "Request timed out"');
+    expect(stderr).not.toMatch(/raise --timeout-ms/);
+  }, 30_000);
 });

@@ -89,6 +89,8 @@ export function nginxConfig({ dir, port, upstreams, accessLog = false }) {
  * @property {string} [logFile]              nginx's stdout and stderr (default `<dir>/nginx.log`)
  * @property {boolean} [accessLog]           default false; see {@link NginxConfigOptions}
  * @property {number} [readyTimeoutMs]       how long nginx may take to accept connections (ms; default 20 000)
+ * @property {AbortSignal} [signal]          aborting it before nginx is ready stops nginx by its PID and rejects with
+ *                                           the signal's reason (an own folder is removed)
  */
 
 /**
@@ -129,9 +131,13 @@ export async function startNginx(options) {
     // -e: nginx's start-up error log goes to the folder too (the default, /var/log/nginx, is root's).
     launched = await launchProcess({
       name: 'nginx', command: NGINX, port, logFile: options.logFile ?? path.join(dir, 'nginx.log'),
-      args: ['-p', dir, '-c', configFile, '-e', errorLog], readyTimeoutMs: options.readyTimeoutMs,
+      args: ['-p', dir, '-c', configFile, '-e', errorLog], readyTimeoutMs: options.readyTimeoutMs, signal: options.signal,
     });
   } catch (error) {
+    if (options.signal?.aborted === true && error === options.signal.reason) {
+      removeOwnDir();
+      throw error;
+    }
     const message = `${error instanceof Error ? error.message : String(error)}\n  error.log:\n${tail(errorLog, 20)}`;
     removeOwnDir();
     throw new Error(message, { cause: error });

@@ -122,22 +122,29 @@ export function tail(file, lines) {
  * @property {NodeJS.ProcessEnv} [env]     default `process.env`
  * @property {string} [cwd]
  * @property {number} [readyTimeoutMs]     default {@link READY_TIMEOUT_MS}
+ * @property {AbortSignal} [signal]        aborting it while the process is not ready yet stops it by its PID and
+ *                                         rejects with the signal's reason
  */
 
 /**
  * Spawns a command with its output in `logFile` and waits until it accepts connections on `port`. When it exits
  * first or does not accept within `readyTimeoutMs`, it is stopped by its PID and an Error carrying the log's tail is
- * thrown.
+ * thrown; when `signal` aborts first, it is stopped by its PID and the signal's reason is thrown.
  * @param {LaunchSpec} spec
  * @returns {Promise<LaunchedProcess>}
  */
 export async function launchProcess(spec) {
   const timeoutMs = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  spec.signal?.throwIfAborted();
   const log = fs.openSync(spec.logFile, 'a');
   const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env ?? process.env, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const deadline = Date.now() + timeoutMs;
   while (!(await accepts(spec.port))) {
+    if (spec.signal?.aborted === true) {
+      await stopProcess(child, 500);
+      throw spec.signal.reason;
+    }
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       await stopProcess(child, 500);
       throw new Error(`${spec.name} did not accept connections on 127.0.0.1:${spec.port} within ${timeoutMs} ms:\n${tail(spec.logFile, 20)}`);

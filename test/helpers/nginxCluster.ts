@@ -10,13 +10,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { INSTALL_NGINX, NGINX, readAccessLog, startNginx, type Nginx } from '../../scripts/lib/nginx.mjs';
-import { INSTALL_REDIS, REDIS_SERVER, startRedisServer, type RedisServer } from './redisServer.js';
+import { missingClusterTools } from '../../scripts/lib/install.mjs';
+import { readAccessLog, startNginx, type Nginx } from '../../scripts/lib/nginx.mjs';
+import { startRedisServer, type RedisServer } from './redisServer.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/redis-nginx-instance.mjs', import.meta.url));
 
-/** What to install for an nginx cluster (the skip line), or `undefined` when nginx and redis-server are there. */
-export const NGINX_CLUSTER_MISSING: string | undefined = NGINX === undefined ? INSTALL_NGINX : REDIS_SERVER === undefined ? INSTALL_REDIS : undefined;
+/** What to install for an nginx cluster (the skip line, naming both when both are missing), or `undefined` when nginx
+ * and redis-server are there. */
+export const NGINX_CLUSTER_MISSING: string | undefined = missingClusterTools();
 
 /** One instance: a child process serving on `port`. */
 export interface Instance {
@@ -27,27 +29,68 @@ export interface Instance {
   readonly stderr: () => string;
 }
 
-function startInstance(redisUrl: string, name: string): Promise<Instance> {
+/**
+ * The budget of each start-up step of {@link startNginxCluster}, in ms: redis-server, the instances (in parallel),
+ * nginx. Their sum (18 s) and the stops' grace after a failure (3 × {@link STOP_GRACE_MS}: nginx, the instances,
+ * redis-server) stay under {@link CLUSTER_START_HOOK_TIMEOUT_MS}.
+ */
+export const CLUSTER_STEP_TIMEOUT_MS = 6_000;
+/** How long a stopped process may take to exit on its signal before it is killed (SIGKILL), in ms. */
+export const STOP_GRACE_MS = 3_000;
+/** The timeout of {@link useNginxCluster}'s `beforeAll`, in ms. */
+export const CLUSTER_START_HOOK_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts one instance and resolves once it printed its port; when it exits first or has not within `timeoutMs`, it
+ * is stopped by its PID and the promise rejects. `started` gets the process as soon as it is spawned.
+ */
+function startInstance(redisUrl: string, name: string, timeoutMs: number, started: (child: ChildProcess) => void): Promise<Instance> {
   const child = spawn(process.execPath, [FIXTURE, redisUrl, name], { cwd: path.dirname(FIXTURE), stdio: ['ignore', 'pipe', 'pipe'] });
+  started(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     let out = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`instance ${name} did not print its port within ${timeoutMs} ms: ${stderr}`));
+      void stop(child, 'SIGKILL');
+    }, timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = /^(\{.*\})\n/.exec(out)?.[1];
-      if (line !== undefined) resolve({ name, child, port: (JSON.parse(line) as { port: number }).port, stderr: () => stderr });
+      if (line === undefined) return;
+      clearTimeout(timer);
+      resolve({ name, child, port: (JSON.parse(line) as { port: number }).port, stderr: () => stderr });
     });
-    child.once('exit', (code) => reject(new Error(`instance ${name} exited (${String(code)}): ${stderr}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`instance ${name} exited (${String(code)}): ${stderr}`));
+    });
   });
 }
 
-/** Sends `signal` to `child` by its PID unless it has exited; resolves once it has. */
-export function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+/**
+ * Sends `signal` to `child` by its PID unless it has exited; resolves once it has. When it still runs after
+ * `graceMs` (default {@link STOP_GRACE_MS}), it is killed (SIGKILL).
+ */
+export function stop(child: ChildProcess, signal: NodeJS.Signals, graceMs = STOP_GRACE_MS): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+  const pid = child.pid;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(child.pid, signal);
-  return exited;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return Promise.resolve();
+  }
+  if (signal === 'SIGKILL') return exited;
+  const timer = setTimeout(() => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+  }, graceMs);
+  return exited.finally(() => clearTimeout(timer));
 }
 
 /** Whether `child` still runs (neither exited nor killed). */
@@ -78,24 +121,33 @@ export interface NginxCluster {
 }
 
 /**
- * Starts redis-server, one instance per name (all at once), then nginx over them. On a failure midway, what was
- * started is stopped before the error is thrown.
+ * Starts redis-server, one instance per name (all at once), then nginx over them, each step within
+ * `stepTimeoutMs` (default {@link CLUSTER_STEP_TIMEOUT_MS}). On a failure midway, or when `signal` aborts (checked
+ * after each step, and nginx's wait), what was started is stopped by its PID before the error (or the signal's
+ * reason) is thrown: nothing started outlives a failed start.
  */
-export async function startNginxCluster(names: readonly string[] = ['A', 'B', 'C']): Promise<NginxCluster> {
-  const redis = await startRedisServer();
+export async function startNginxCluster(names: readonly string[] = ['A', 'B', 'C'], options: { readonly stepTimeoutMs?: number; readonly signal?: AbortSignal } = {}): Promise<NginxCluster> {
+  const { stepTimeoutMs = CLUSTER_STEP_TIMEOUT_MS, signal } = options;
+  signal?.throwIfAborted();
+  const redis = await startRedisServer({ readyTimeoutMs: stepTimeoutMs });
+  // Every instance process as soon as it is spawned, ready or not: a failed start stops them all.
+  const children: ChildProcess[] = [];
   const instances: Instance[] = [];
   let nginx: Nginx | undefined;
   const stopAll = async (): Promise<void> => {
     await nginx?.stop();
-    await Promise.all(instances.map((one) => stop(one.child, 'SIGTERM')));
+    await Promise.all(children.map((child) => stop(child, 'SIGTERM')));
     await redis.stop();
   };
   try {
-    const started = await Promise.allSettled(names.map((name) => startInstance(redis.url, name)));
+    signal?.throwIfAborted();
+    const started = await Promise.allSettled(names.map((name) => startInstance(redis.url, name, stepTimeoutMs, (child) => children.push(child))));
     for (const one of started) if (one.status === 'fulfilled') instances.push(one.value);
     const failed = started.find((one) => one.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
-    nginx = await startNginx({ upstreams: instances.map((one) => one.port), accessLog: true });
+    signal?.throwIfAborted();
+    nginx = await startNginx({ upstreams: instances.map((one) => one.port), accessLog: true, readyTimeoutMs: stepTimeoutMs, ...(signal === undefined ? {} : { signal }) });
+    signal?.throwIfAborted();
   } catch (error) {
     await stopAll();
     throw error;
@@ -113,7 +165,9 @@ export async function startNginxCluster(names: readonly string[] = ['A', 'B', 'C
 
 /**
  * One cluster for the tests of the enclosing `describe` (or of the file, called at its top level): started in its
- * `beforeAll` (instances named `names`, default A, B, C), stopped in its `afterAll`; nothing is started while
+ * `beforeAll` (instances named `names`, default A, B, C; each step bounded by {@link CLUSTER_STEP_TIMEOUT_MS}, the
+ * whole below the hook's {@link CLUSTER_START_HOOK_TIMEOUT_MS}), stopped in its `afterAll`, which also ends a start
+ * still under way (a hook that timed out) and waits until what it had started is stopped; nothing is started while
  * {@link NGINX_CLUSTER_MISSING} names something to install (the tests are then skipped: put them in
  * `describe.skipIf(NGINX_CLUSTER_MISSING !== undefined)`). The object returned reads the running cluster (it throws
  * before `beforeAll` ran).
@@ -124,13 +178,19 @@ export function useNginxCluster(options: { readonly names?: readonly string[] } 
     if (cluster === undefined) throw new Error('the nginx cluster is not started (useNginxCluster: read it inside a test)');
     return cluster;
   };
+  const ending = new AbortController();
+  let starting: Promise<NginxCluster> | undefined;
   beforeAll(async () => {
     if (NGINX_CLUSTER_MISSING !== undefined) return;
-    cluster = await startNginxCluster(options.names);
-  }, 30_000);
+    starting = startNginxCluster(options.names, { signal: ending.signal });
+    cluster = await starting;
+  }, CLUSTER_START_HOOK_TIMEOUT_MS);
   afterAll(async () => {
+    // A start that outlived its hook stops what it started once it sees the abort (at most one step later).
+    ending.abort(new Error('useNginxCluster: the tests ended before the cluster started'));
+    await starting?.catch(() => undefined);
     await cluster?.stop();
-  });
+  }, CLUSTER_START_HOOK_TIMEOUT_MS);
   return {
     get redis() {
       return current().redis;

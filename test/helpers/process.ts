@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Whether a process with this PID still exists (signal 0 probes without killing). */
 export function isAlive(pid: number): boolean {
@@ -32,6 +32,36 @@ export function processRunning(pid: number): boolean {
   } catch {
     return process.platform !== 'linux';
   }
+}
+
+/** The PIDs of `root`'s descendants (zombies too), by the parent PID in /proc/<pid>/stat; empty off Linux. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const pid of children.get(queue.shift()!) ?? []) {
+      found.push(pid);
+      queue.push(pid);
+    }
+  }
+  return found;
 }
 
 /** Resolves with the exit code, or rejects after `ms`. */

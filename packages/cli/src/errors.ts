@@ -74,11 +74,17 @@ const CONNECT_CODES: ReadonlySet<string> = new Set(['spawn_failed', 'connection_
  * Turns any error into one line, a hint and an exit code.
  * @param options `connecting`: the error came from connecting (a client error is then exit code 2);
  *   `scopeChallenge`: the server answered a 403 `insufficient_scope` challenge on the way (the hint is then
- *   {@link scopeLoginHint} for the server's error answer or HTTP 403)
+ *   {@link scopeLoginHint} for the server's error answer or HTTP 403); `timeoutOption`: the option of the running
+ *   command that bounds its requests, which a timeout's hint names (default `--timeout-ms`; `--request-timeout-ms`
+ *   for `bridge` and `dashboard`; `false` for a command with none, such as `gateway`)
  */
-export function describeFailure(error: unknown, options: { readonly connecting: boolean; readonly scopeChallenge?: ScopeChallenge }): FailureReport {
+export function describeFailure(error: unknown, options: { readonly connecting: boolean; readonly scopeChallenge?: ScopeChallenge; readonly timeoutOption?: string | false }): FailureReport {
+  const timeoutOption = options.timeoutOption ?? '--timeout-ms';
   if (error instanceof CliError) {
-    if (error.code === 'command_timeout') return { line: error.message, hint: 'raise --timeout-ms (the whole command\'s budget, in ms)', exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure, outcomeClass: 'timeout' };
+    if (error.code === 'command_timeout') {
+      const hint = timeoutOption === false ? undefined : `raise ${timeoutOption} (the whole command's budget, in ms)`;
+      return { line: error.message, exitCode: options.connecting ? ExitCode.Usage : ExitCode.Failure, outcomeClass: 'timeout', ...(hint === undefined ? {} : { hint }) };
+    }
     return { line: error.message, exitCode: error.code === 'write_failed' ? ExitCode.Failure : ExitCode.Usage };
   }
   if (error instanceof McpClientError) {
@@ -87,7 +93,7 @@ export function describeFailure(error: unknown, options: { readonly connecting: 
       spawn_failed: 'run the command by hand to see why it does not start; switchboard explain "Connection closed"',
       connection_refused: 'start the server first, or check the URL\'s host and port',
       connection_closed: 'the server ended the connection; switchboard explain "Connection closed"',
-      request_timeout: 'raise --timeout-ms, or see switchboard explain "Request timed out"',
+      request_timeout: timeoutOption === false ? 'switchboard explain "Request timed out"' : `raise ${timeoutOption}, or see switchboard explain "Request timed out"`,
       http_status: 'switchboard explain <status> says what the status means',
       negotiation_failed: 'try --era legacy or --era modern',
       session_expired: 'the server forgot the session; run the command again',

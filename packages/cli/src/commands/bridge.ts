@@ -50,14 +50,14 @@ export async function bridgeCommand(options: BridgeOptions): Promise<number> {
     const connector = connectorFor(target, { io, onstderr: (line) => output.note(output.colors.dim(`upstream: ${terminalText(line)}`)) });
     front = await createProxyServer({ upstream: connector, client: { era: ERA_CHOICES[options.era ?? 'auto'], ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }) } });
   } catch (error) {
-    return reportFailure(output, error, true);
+    return reportFailure(output, error, { connecting: true, timeoutOption: '--request-timeout-ms' });
   }
   let handle: Awaited<ReturnType<typeof serveHttp>>;
   try {
     handle = await serveHttp({ server: front, host: options.host ?? '127.0.0.1', port: options.port ?? 0, responseMode: options.responseMode ?? 'auto' });
   } catch (error) {
     await front.close();
-    return reportFailure(output, error, true);
+    return reportFailure(output, error, { connecting: true, timeoutOption: '--request-timeout-ms' });
   }
   const upstream = front.upstream;
   output.note(`switchboard: bridging ${terminalText(describeTarget(target))} (${upstream.era} era, ${upstream.protocolVersion}) on ${handle.url} for clients of every era (Ctrl-C stops)`);

@@ -80,7 +80,7 @@ export async function dashboardCommand(options: DashboardCommandOptions): Promis
       client: { era: ERA_CHOICES[options.era ?? 'auto'], instrumentation: watch.instrumentation, ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }) },
     });
   } catch (error) {
-    return reportFailure(output, error, true);
+    return reportFailure(output, error, { connecting: true, timeoutOption: '--request-timeout-ms' });
   }
   watch.attach(front);
   const dashboard = createDashboard({ ...hostRules, analytics: watch.analytics, token, path: '/', title: `Switchboard dashboard: ${describeTarget(target)}` });
@@ -90,7 +90,7 @@ export async function dashboardCommand(options: DashboardCommandOptions): Promis
   } catch (error) {
     dashboard.close();
     await front.close();
-    return reportFailure(output, error, true);
+    return reportFailure(output, error, { connecting: true, timeoutOption: '--request-timeout-ms' });
   }
   const upstream = front.upstream;
   const endpoint = shownUrl(handle.url, host, allowedHosts);

@@ -126,7 +126,7 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
   try {
     stores = redisUrl === undefined ? undefined : await openRedisStores(redisUrl, { io });
   } catch (error) {
-    return reportFailure(output, error, true);
+    return reportFailure(output, error, { connecting: true, timeoutOption: false });
   }
   let gateway: Gateway;
   try {
@@ -153,7 +153,7 @@ export async function gatewayCommand(options: GatewayCommandOptions): Promise<nu
   } catch (error) {
     await gateway.close();
     await stores?.close();
-    return reportFailure(output, error, true);
+    return reportFailure(output, error, { connecting: true, timeoutOption: false });
   }
   note(`serving ${Object.keys(config.upstreams).length} upstreams on ${handle.url}${stores === undefined ? '' : ' with the stores on Redis'} (Ctrl-C stops)`);
 

@@ -59,12 +59,13 @@ function delay(ms: number): Promise<void> {
 
 /**
  * Reports a failure on stderr (its text may be the server's: made safe, on one line) and returns its exit code.
- * @param how - `connecting` (see `describeFailure`), or `{ connecting, scopeChallenge }` with the server's 403
- *   `insufficient_scope` challenge to the request that failed, for the hint.
+ * @param how - `connecting` (see `describeFailure`), or `{ connecting, scopeChallenge, timeoutOption }` with the
+ *   server's 403 `insufficient_scope` challenge to the request that failed and the command's timeout option (default
+ *   `--timeout-ms`; `false`: none), for the hint.
  */
-export function reportFailure(output: Output, error: unknown, how: boolean | { readonly connecting: boolean; readonly scopeChallenge?: ScopeChallenge | undefined }): number {
-  const { connecting, scopeChallenge } = typeof how === 'boolean' ? { connecting: how, scopeChallenge: undefined } : how;
-  const failure = describeFailure(error, { connecting, ...(scopeChallenge === undefined ? {} : { scopeChallenge }) });
+export function reportFailure(output: Output, error: unknown, how: boolean | { readonly connecting: boolean; readonly scopeChallenge?: ScopeChallenge | undefined; readonly timeoutOption?: string | false | undefined }): number {
+  const { connecting, scopeChallenge, timeoutOption } = typeof how === 'boolean' ? { connecting: how, scopeChallenge: undefined, timeoutOption: undefined } : how;
+  const failure = describeFailure(error, { connecting, ...(scopeChallenge === undefined ? {} : { scopeChallenge }), ...(timeoutOption === undefined ? {} : { timeoutOption }) });
   output.error(terminalText(failure.line));
   if (failure.outcomeClass !== undefined) output.note(`  class: ${failure.outcomeClass}`);
   if (failure.hint !== undefined) output.note(output.colors.dim(`  hint: ${terminalText(failure.hint)}`));
