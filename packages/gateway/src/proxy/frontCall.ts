@@ -9,6 +9,9 @@
  * caller (forward.ts, `Forwarder.question`); otherwise it is refused, and the upstream's tool sees an error. A log
  * goes to the newest front request in flight (logs of a shared upstream session go to every front session anyway
  * when none is). `sessionPerCaller` gives each session-era or authenticated caller its own upstream session.
+ * Not covered: a question asked after its request left the front (held between a 2026-07-28 client's rounds,
+ * cancelled or timed out while the upstream handler goes on) is not counted, so it can reach another caller's
+ * request in flight; the exact answer is attribution by the request's own stream (Streamable HTTP upstreams).
  */
 import type { ProgressParams } from '@switchboard/mcp';
 import type { RequestContext } from '@switchboard/mcp/server';
