@@ -96,6 +96,29 @@ export function announceReady(url) {
   process.stderr.write(`BENCH_READY ${url}\n`);
 }
 
+/**
+ * The flags of a server in front of an upstream (servers/proxy.js, servers/raw-relay.js): `--port <N>` and exactly
+ * one of `--upstream-stdio` (the echo server, switchboard.js, as its child) or `--upstream-url <URL>`, plus the
+ * `extra` value flags it names (their defaults given). Exits 2 with `usage` on anything else.
+ * @returns {{ port: number, stdio: boolean, url: string | undefined, extra: Record<string, string> }}
+ */
+export function parseUpstreamArgs(usage, extra = {}, argv = process.argv.slice(2)) {
+  const rest = [...argv];
+  const take = (flag) => {
+    const at = rest.indexOf(flag);
+    if (at === -1) return undefined;
+    const [, value] = rest.splice(at, 2);
+    return value;
+  };
+  const url = take('--upstream-url');
+  const values = Object.fromEntries(Object.entries(extra).map(([flag, fallback]) => [flag, take(flag) ?? fallback]));
+  const stdio = rest.includes('--upstream-stdio');
+  if (stdio) rest.splice(rest.indexOf('--upstream-stdio'), 1);
+  const port = Number(take('--port') ?? '0');
+  if (rest.length > 0 || stdio === (url !== undefined)) fail(usage);
+  return { port, stdio, url, extra: values };
+}
+
 /** Exits cleanly on SIGTERM/SIGINT (and, for stdio servers, when stdin ends). */
 export function installShutdown(close, { stdio = false } = {}) {
   let closing = false;

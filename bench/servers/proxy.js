@@ -13,24 +13,10 @@ import { createProxyServer } from '@switchboard/gateway';
 import { streamableHttp } from '@switchboard/mcp/client';
 import { serveHttp } from '@switchboard/mcp/node';
 import { spawnStdio } from '@switchboard/mcp/stdio';
-import { announceReady, installShutdown } from './_common.js';
+import { announceReady, installShutdown, parseUpstreamArgs } from './_common.js';
 
-const argv = process.argv.slice(2);
-const take = (flag) => {
-  const at = argv.indexOf(flag);
-  if (at === -1) return undefined;
-  const [, value] = argv.splice(at, 2);
-  return value;
-};
-const url = take('--upstream-url');
-const era = take('--upstream-era') ?? 'legacy';
-const stdio = argv.includes('--upstream-stdio');
-if (stdio) argv.splice(argv.indexOf('--upstream-stdio'), 1);
-const port = Number(take('--port') ?? '0');
-if (argv.length > 0 || stdio === (url !== undefined)) {
-  process.stderr.write('usage: node bench/servers/proxy.js --port <N> (--upstream-stdio | --upstream-url <URL>) [--upstream-era legacy|modern|auto]\n');
-  process.exit(2);
-}
+const { port, stdio, url, extra } = parseUpstreamArgs('usage: node bench/servers/proxy.js --port <N> (--upstream-stdio | --upstream-url <URL>) [--upstream-era legacy|modern|auto]', { '--upstream-era': 'legacy' });
+const era = extra['--upstream-era'];
 const echoServer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'switchboard.js');
 const upstream = stdio ? spawnStdio({ command: process.execPath, args: [echoServer, '--stdio'] }) : streamableHttp({ url });
 const front = await createProxyServer({ upstream, client: { era } });

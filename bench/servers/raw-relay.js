@@ -19,23 +19,9 @@ import http from 'node:http';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { announceReady, installShutdown } from './_common.js';
+import { announceReady, installShutdown, parseUpstreamArgs } from './_common.js';
 
-const argv = process.argv.slice(2);
-const take = (flag) => {
-  const at = argv.indexOf(flag);
-  if (at === -1) return undefined;
-  const [, value] = argv.splice(at, 2);
-  return value;
-};
-const upstreamUrl = take('--upstream-url');
-const stdio = argv.includes('--upstream-stdio');
-if (stdio) argv.splice(argv.indexOf('--upstream-stdio'), 1);
-const port = Number(take('--port') ?? '0');
-if (argv.length > 0 || stdio === (upstreamUrl !== undefined)) {
-  process.stderr.write('usage: node bench/servers/raw-relay.js --port <N> (--upstream-stdio | --upstream-url <URL>)\n');
-  process.exit(2);
-}
+const { port, stdio, url: upstreamUrl } = parseUpstreamArgs('usage: node bench/servers/raw-relay.js --port <N> (--upstream-stdio | --upstream-url <URL>)');
 
 /** The MCP request headers a relay passes on (Streamable HTTP, both eras). */
 const PASSED = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'];
