@@ -248,6 +248,27 @@ describe('a session served by another instance sharing the session store', () =>
     await b.close();
   });
 
+  it('one instance: a session idle past its timeout is 404 and its record goes, even when the copy here was let go of before the record expired', async () => {
+    // The record's last activity lands 60 ms after the copy's (a slow store write): a reaper pass in between lets go
+    // of the copy while the record lives on. Once the record has expired too, the session is ended, not rebuilt.
+    class LateStore extends InMemorySessionStore {
+      override touch(sessionId: string, activity: Parameters<InMemorySessionStore['touch']>[1]): ReturnType<InMemorySessionStore['touch']> {
+        return super.touch(sessionId, { ...activity, at: activity.at + 60 });
+      }
+    }
+    const s = { ...shared(false), sessionStore: new LateStore() };
+    const a = instance('a', s, 100);
+    const headers = await open(a);
+    expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(a.sessionCount).toBe(0);
+    const res = await send(a, headers, call(1, 'who'));
+    expect(res.status).toBe(404);
+    await res.text();
+    expect(await s.sessionStore.count()).toBe(0);
+    await a.close();
+  });
+
   it('a session id that no session can have (not visible ASCII, or over 256 characters) is 404 without asking the store', async () => {
     class CountingStore extends InMemorySessionStore {
       gets = 0;
