@@ -21,10 +21,14 @@ import { callerOf, type CallerSessions, type UpstreamSession } from './callerSes
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
 import { failureForFront, forFront } from './results.js';
 
-/** How an upstream request is made: its signal (cancels it) and progress listener, an `McpClient` call's options. */
+/**
+ * How an upstream request is made, an `McpClient` call's options: its signal (cancels it), progress listener, and
+ * tag (the call, which the client hands back with the questions it relates to the request).
+ */
 export interface UpstreamOptions {
   readonly signal: AbortSignal;
   readonly onprogress: (progress: ProgressParams) => void;
+  readonly tag: CallInFlight;
 }
 
 /** An upstream request's options and the upstream session it is made on (a {@link LiveCall} is one). */
@@ -52,6 +56,8 @@ export interface Upstream<I, R> {
 const AMBIGUOUS = Symbol('ambiguous');
 /** No caller seen yet (see {@link Forwarder.question}). */
 const NONE = Symbol('none');
+/** {@link Forwarder.question}'s verdict when the request that asked has ended on the front. */
+const ENDED = Symbol('ended');
 
 /** At most one warning about questions refused as ambiguous per this many ms (with the count since the last). */
 const AMBIGUOUS_WARN_EVERY_MS = 10_000;
@@ -182,6 +188,7 @@ export class Forwarder {
     } catch (error) {
       throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input));
     } finally {
+      call.settled = true;
       this.inFlight.delete(call);
     }
   }
@@ -208,16 +215,20 @@ export class Forwarder {
 
   /**
    * A question of an upstream session (`caller`: a caller's, see callerSessions.ts; `undefined`: the shared one),
-   * given to the front call it belongs to (see {@link #taker}; refused when that is ambiguous). A legacy front asks
+   * given to the front call it belongs to: the call `tag` names when the client related the question to one of its
+   * requests (refused when that call has ended), else the one {@link #taker} finds (refused when that is
+   * ambiguous). A legacy front asks
    * its client at once; a modern front's call takes it as its next event (a client that did not declare what it
    * needs gets -32021 for that call, as from a server asking of it directly).
    * `roots/list` is taken only by a call whose client declared `roots` (MCP 2025-11-25 client/roots.mdx), else the
    * upstream is answered -32601 as a client without roots answers; a call is never failed by a question it did
    * not cause.
    */
-  question(question: UpstreamQuestion, caller: string | undefined): Promise<unknown> {
+  question(question: UpstreamQuestion, caller: string | undefined, tag?: unknown): Promise<unknown> {
     const roots = question.method === 'roots/list';
-    const call = this.#taker(caller, roots);
+    const tagged = this.#callTagged(tag, roots);
+    const call = tagged === null ? this.#taker(caller, roots) : tagged;
+    if (call === ENDED) return Promise.reject(new McpError(McpErrorCode.InternalError, `The request this "${question.method}" belongs to has ended on the proxy's front, so it is not asked`));
     if (call === AMBIGUOUS) return Promise.reject(this.#refuseAmbiguous(question.method));
     if (call === undefined) return Promise.reject(roots ? upstreamAnswerError(new MissingClientCapabilityError({ roots: {} })) : unattributedQuestion(question.method));
     if (!(call instanceof FrontCall) || !isModernRevision(call.ctx.protocolVersion)) {
@@ -227,6 +238,17 @@ export class Forwarder {
       });
     }
     return (call as FrontCall).ask(question);
+  }
+
+  /**
+   * The call `tag` names when it is one of this forwarder's (see frontCall.ts, "Attribution"); {@link ENDED} when it
+   * can no longer ask; for `roots`, `undefined` (answered as by a client without roots) unless its client declared
+   * roots. `null`: the tag names no call, so the question is attributed by {@link #taker}.
+   */
+  #callTagged(tag: unknown, roots: boolean): CallInFlight | typeof ENDED | undefined | null {
+    if (!(tag instanceof LiveCall) && !(tag instanceof FrontCall)) return null;
+    if (!tag.open) return ENDED;
+    return !roots || tag.ctx.clientCapabilities.roots !== undefined ? tag : undefined;
   }
 
   /**

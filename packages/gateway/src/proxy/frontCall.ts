@@ -1,17 +1,19 @@
 /**
  * One front request being served by an upstream request, and the set of those in flight on one upstream session.
  *
- * Attribution. On a session-based upstream over stdio (and on HTTP+SSE's one stream), an upstream's server → client
- * request and its `notifications/message` name no request of ours: the wire has no field for it (MCP 2025-11-25
- * basic/transports.mdx; only Streamable HTTP routes a message on the request's own stream, and our client does not
- * expose which yet). Progress is exact (its token is ours, per request). A question goes to a front request only
- * when that cannot cross callers: every request in flight on its upstream session is of one front
- * caller (forward.ts, `Forwarder.question`); otherwise it is refused, and the upstream's tool sees an error. A log
- * goes to the newest front request in flight (logs of a shared upstream session go to every front session anyway
- * when none is). `sessionPerCaller` gives each session-era or authenticated caller its own upstream session.
- * Not covered: a question asked after its request left the front (held between a 2026-07-28 client's rounds,
- * cancelled or timed out while the upstream handler goes on) is not counted, so it can reach another caller's
- * request in flight; the exact answer is attribution by the request's own stream (Streamable HTTP upstreams).
+ * Attribution. Each upstream request carries its call as its `tag` (`RequestOptions.tag`), and a question the
+ * client relates to a request comes back with it (`InputContext.requestTag`): a 2026-07-28 upstream's input
+ * requests always, and a session-based upstream's server → client request when it came on the stream of the POST
+ * that carried the request (Streamable HTTP). Such a question goes to its own call, and only to it: refused when that
+ * call has ended. Over stdio (and HTTP+SSE's one stream) a question and a `notifications/message` name no request
+ * (MCP 2025-11-25 basic/transports.mdx), and the question goes to a front request only when that cannot cross
+ * callers: every request in flight on its upstream session is of one front caller (forward.ts, `Forwarder.question`);
+ * otherwise it is refused, and the upstream's tool sees an error. Progress is exact everywhere (its token is ours,
+ * per request). A log goes to the newest front request in flight (logs of a shared upstream session go to every
+ * front session anyway when none is). `sessionPerCaller` gives each session-era or authenticated caller its own
+ * upstream session. Not covered on stdio: a question asked after its request left the front (held between a
+ * 2026-07-28 client's rounds, cancelled or timed out while the upstream handler goes on) is not counted, so it can
+ * reach another caller's request in flight.
  */
 import type { ProgressParams } from '@switchboard/mcp';
 import type { RequestContext } from '@switchboard/mcp/server';
@@ -43,6 +45,8 @@ export interface CallInFlight {
   refused: unknown;
   /** Ends the call from the front (the proxy closes). */
   cancel(reason: unknown): void;
+  /** Whether its upstream request may still ask: it is running, and the front has not given it up. */
+  readonly open: boolean;
 }
 
 /**
@@ -57,6 +61,10 @@ export class LiveCall implements CallInFlight {
   refused: unknown = undefined;
   /** The front request's signal (a `notifications/cancelled`, the session's end): the upstream request follows it. */
   readonly signal: AbortSignal;
+  /** The upstream request's tag: questions related to it come back with the call (see the module comment). */
+  readonly tag: CallInFlight = this;
+  /** Set when the upstream request has settled. */
+  settled = false;
 
   constructor(ctx: RequestContext, session: UpstreamSession) {
     this.ctx = ctx;
@@ -72,6 +80,10 @@ export class LiveCall implements CallInFlight {
 
   /** Nothing of its own: closing the front aborts the front request's signal, which the upstream request follows. */
   cancel(): void {}
+
+  get open(): boolean {
+    return !this.settled && !this.signal.aborted;
+  }
 }
 
 /**
@@ -115,8 +127,8 @@ export class FrontCall<R = unknown> implements CallInFlight {
   }
 
   /** Starts the upstream request on the call's session; its end is the call's last event. */
-  start(request: (options: { readonly session: UpstreamSession; readonly signal: AbortSignal; readonly onprogress: (progress: ProgressParams) => void }) => Promise<R>): void {
-    request({ session: this.session, signal: this.controller.signal, onprogress: (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {}) }).then(
+  start(request: (options: { readonly session: UpstreamSession; readonly signal: AbortSignal; readonly onprogress: (progress: ProgressParams) => void; readonly tag: CallInFlight }) => Promise<R>): void {
+    request({ session: this.session, signal: this.controller.signal, onprogress: (p) => void this.ctx.progress(p.progress, p.total, p.message).catch(() => {}), tag: this }).then(
       (value) => this.#push({ kind: 'result', value }),
       (error: unknown) => this.#push({ kind: 'error', error }),
     );
@@ -148,6 +160,10 @@ export class FrontCall<R = unknown> implements CallInFlight {
   /** Whether the upstream request ended. */
   get done(): boolean {
     return this.#done;
+  }
+
+  get open(): boolean {
+    return !this.#done && !this.controller.signal.aborted;
   }
 
   /** Ends the call from the front: a pending question fails with `error`, the upstream request is cancelled. */

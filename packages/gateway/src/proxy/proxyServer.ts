@@ -42,7 +42,7 @@ class Bridge {
     if (ofTask !== undefined) return ofTask as Promise<never>;
     const forward = this.forward;
     if (forward === undefined) return Promise.reject(new McpError(McpErrorCode.InternalError, 'The proxy is not ready'));
-    return forward.question({ method, params: params as Record<string, unknown> | undefined, signal: ctx.signal }, caller) as Promise<never>;
+    return forward.question({ method, params: params as Record<string, unknown> | undefined, signal: ctx.signal }, caller, ctx.requestTag) as Promise<never>;
   }
 
   changed(list: MirroredList): void {

@@ -16,8 +16,6 @@ import { clientFailure } from './failures.js';
 import type { ClientConnectionEnd, ClientInstrumentation, ClientRequestObservation, ClientRequestOutcome } from './instrumentation.js';
 import type { InputContext } from './options.js';
 
-/** `T` with its fields writable. */
-
 /** The live server → client requests a session may carry, answered by the application's callbacks. */
 const QUESTIONS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
 
@@ -58,6 +56,16 @@ export interface WireRequestOptions extends Omit<CoreSendOptions, 'timeoutMs' | 
 
 type Params = Record<string, unknown>;
 
+/** The dispatcher context of a live server → client request: the request of ours it came in answer to, if known. */
+interface QuestionOrigin {
+  readonly relatedRequestId?: JsonRpcId;
+}
+
+/** A question the transport relates to no request of ours (one object for all). */
+const UNRELATED: QuestionOrigin = {};
+/** The `InputContext` part of a question with no tag to hand back. */
+const NO_TAG: { readonly requestTag?: unknown } = {};
+
 function isRecord(value: unknown): value is Params {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -69,6 +77,11 @@ export class ClientConnection {
   readonly #setup: ConnectionSetup;
   #protocol: ClientProtocol | undefined = undefined;
   #nextToken = 0;
+  /**
+   * The `tag` of each request in flight that has one, by its JSON-RPC id: a question the transport relates to one of
+   * them is answered with it ({@link InputContext.requestTag}).
+   */
+  readonly #tags = new Map<JsonRpcId, unknown>();
   /** Modern era: the `logLevel` every request carries, once `setLoggingLevel` was called. */
   logLevel: LoggingLevel | undefined = undefined;
   /** Called once when the channel ends, from either side. */
@@ -78,16 +91,17 @@ export class ClientConnection {
     this.#setup = setup;
     const transport = setup.transport;
     this.transport = transport;
-    const dispatcher = new Dispatcher({ logger: setup.logger });
+    const dispatcher = new Dispatcher<QuestionOrigin>({ logger: setup.logger });
     // MCP 2025-11-25 basic/utilities/ping.mdx: the receiver MUST answer promptly with an empty result.
     dispatcher.register('ping', () => ({}), { kind: 'request' });
     for (const method of QUESTIONS) {
-      dispatcher.register(method, (params, ctx) => setup.answer({ method, params }, { signal: ctx.signal, era: 'legacy', method, ...relatedTask(params) }), { kind: 'request' });
+      dispatcher.register(method, (params, ctx) => setup.answer({ method, params }, { signal: ctx.signal, era: 'legacy', method, ...relatedTask(params), ...this.#tagOf(ctx.relatedRequestId) }), { kind: 'request' });
     }
-    this.#peer = new Peer({
+    this.#peer = new Peer<QuestionOrigin>({
       transport,
       dispatcher,
       logger: setup.logger,
+      context: (_message, extra) => (extra?.relatedRequestId === undefined ? UNRELATED : { relatedRequestId: extra.relatedRequestId }),
       // A transport that carries the cancellation itself (2026-07-28 HTTP closes the response stream) sends nothing.
       cancelNotification: (id, reason) => (transport.abandonRequest?.(id) === true ? undefined : this.#withClaim(cancelledNotification({ requestId: id, reason }))),
       // The server's notifications (a batch's too) come here, not to the dispatcher: progress goes straight to its
@@ -196,10 +210,14 @@ export class ClientConnection {
     // A request the protocol forbids cancelling (initialize, the era probe) sends no notifications/cancelled when
     // given up on, but its transport still drops what it holds for it (2026-07-28 HTTP: the open POST).
     let sentId: JsonRpcId | undefined;
+    // A tagged request is known by its id while in flight, so a question related to it gets its tag.
+    const tag = options.tag;
+    let taggedId: JsonRpcId | undefined;
     const onRequestId =
-      options.cancellable === false
+      options.cancellable === false || tag !== undefined
         ? (id: JsonRpcId): void => {
-            sentId = id;
+            if (options.cancellable === false) sentId = id;
+            if (tag !== undefined) this.#tags.set((taggedId = id), tag);
             options.onRequestId?.(id);
           }
         : options.onRequestId;
@@ -222,7 +240,16 @@ export class ClientConnection {
         this.transport.abandonRequest?.(sentId);
       }
       throw clientFailure(error, { method, timeoutMs, maxTotalTimeoutMs, sentAt, endFacts: this.transport.endFacts });
+    } finally {
+      if (taggedId !== undefined) this.#tags.delete(taggedId);
     }
+  }
+
+  /** `{ requestTag }` of the request in flight with this id, when it has a tag. */
+  #tagOf(id: JsonRpcId | undefined): { readonly requestTag?: unknown } {
+    if (id === undefined) return NO_TAG;
+    const tag = this.#tags.get(id);
+    return tag === undefined ? NO_TAG : { requestTag: tag };
   }
 
   /**

@@ -19,7 +19,7 @@
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import type { ClientCore, CoreSendOptions, InputQuestion } from './clientCore.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
-import { DEFAULT_MAX_INPUT_ROUNDS } from './options.js';
+import { DEFAULT_MAX_INPUT_ROUNDS, type InputContext } from './options.js';
 
 /** The requests that may answer `input_required` (MCP 2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 export const INPUT_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -94,7 +94,7 @@ export function readInputRequired(method: string, result: Params): InputRequired
 export async function answerInputRequests(
   host: Pick<InputRoundsHost, 'era' | 'revision' | 'options' | 'answerInput'>,
   requests: Readonly<Record<string, InputQuestion>>,
-  scope: { readonly method: string; readonly signal?: AbortSignal | undefined; readonly taskId?: string },
+  scope: { readonly method: string; readonly signal?: AbortSignal | undefined; readonly taskId?: string; readonly tag?: unknown },
 ): Promise<Params> {
   const outer = scope.signal;
   if (outer?.aborted === true) throw new RequestAbortedError({ method: scope.method, cause: outer.reason });
@@ -121,7 +121,8 @@ export async function answerInputRequests(
           });
         }
         try {
-          return [key, await host.answerInput(question, { signal: round.signal, era: 'modern', method: question.method, key, ...(scope.taskId === undefined ? {} : { taskId: scope.taskId }) })];
+          const ctx: InputContext = { signal: round.signal, era: 'modern', method: question.method, key, ...(scope.taskId === undefined ? {} : { taskId: scope.taskId }), ...(scope.tag === undefined ? {} : { requestTag: scope.tag }) };
+          return [key, await host.answerInput(question, ctx)];
         } catch (error) {
           // One failed answer fails the round: the other questions are withdrawn.
           round.abort(error);
@@ -170,7 +171,7 @@ export async function requestWithInputRounds<T>(host: InputRoundsHost, request: 
     if (rounds >= maxRounds) throw new InputRoundsExceededError({ method, rounds });
     const retry: Params = { ...original };
     // MCP 2026-07-28 basic/patterns/mrtr.mdx: without inputRequests the client MAY retry at once.
-    if (asked.inputRequests !== undefined) retry.inputResponses = await answerInputRequests(host, asked.inputRequests, { method, signal: options?.signal });
+    if (asked.inputRequests !== undefined) retry.inputResponses = await answerInputRequests(host, asked.inputRequests, { method, signal: options?.signal, tag: options?.tag });
     if (asked.requestState !== undefined) retry.requestState = asked.requestState;
     params = retry;
   }

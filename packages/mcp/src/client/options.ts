@@ -66,6 +66,13 @@ export interface InputContext {
    * basic/utilities/tasks.mdx "Related Task Metadata").
    */
   readonly taskId?: string;
+  /**
+   * The {@link RequestOptions.tag} of this client's request the question belongs to, when it has one and the
+   * question is known to be its: a 2026-07-28 input request (always), or a server → client request that came on
+   * that request's own response stream (Streamable HTTP; MCP 2025-11-25 basic/transports.mdx "Sending Messages to
+   * the Server"). Over stdio and HTTP+SSE nothing on the wire says which request a question belongs to: `undefined`.
+   */
+  readonly requestTag?: unknown;
 }
 
 /** Answers `elicitation/create` (MCP 2025-11-25 client/elicitation.mdx). A throw answers with an error. */
@@ -124,6 +131,12 @@ export interface RequestOptions {
   readonly onprogress?: (progress: ProgressParams) => void;
   /** Merged into the request's `params._meta`, after the protocol fields (the progress token stays the client's). @default none */
   readonly meta?: Record<string, unknown>;
+  /**
+   * Any value of the application's, handed back as {@link InputContext.requestTag} with each question the server asks
+   * for this request, so a client making several requests at once can tell which one a question belongs to. Never
+   * sent. @default none
+   */
+  readonly tag?: unknown;
 }
 
 /** Options of {@link McpClient.connect}. */

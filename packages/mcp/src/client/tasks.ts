@@ -358,7 +358,7 @@ class ToolTask implements ClientTask {
   async #answer(): Promise<void> {
     const pending = Object.entries(this.inputRequests ?? {}).filter(([key]) => !this.#answered.has(key));
     if (pending.length === 0) return;
-    const responses = await answerInputRequests(this.#host, Object.fromEntries(pending), { method: 'tools/call', signal: this.#options.signal, taskId: this.taskId });
+    const responses = await answerInputRequests(this.#host, Object.fromEntries(pending), { method: 'tools/call', signal: this.#options.signal, taskId: this.taskId, tag: this.#options.tag });
     await this.update(responses);
   }
 

@@ -106,8 +106,11 @@ export interface StreamHost {
   readonly logger: Logger;
   readonly maxEventBytes: number;
   readonly policy: ReconnectPolicy;
-  /** Hands one inbound unit to the client (and marks the exchanges it answers). */
-  deliver(inbound: Inbound): void;
+  /**
+   * Hands one inbound unit to the client (and marks the exchanges it answers); `exchange`: the request whose response
+   * stream carried it, when it is one request's.
+   */
+  deliver(inbound: Inbound, exchange?: Exchange): void;
   /**
    * Resolves once the client has room for more of what the server sends (`undefined`: room now). A stream's reading
    * waits for it before each read, so a server that sends requests faster than the client answers them is held back
@@ -162,7 +165,7 @@ async function readOnce(host: StreamHost, stream: ResumableStream, response: Res
         return undefined;
       }
       progressed = true;
-      host.deliver(inbound);
+      host.deliver(inbound, stream.exchange);
       return stream.resumed && stream.exchange?.answered === true ? true : undefined;
     },
     onFailure: (error) => host.logger.debug('An SSE stream was cut', { error: fetchFailure(error) }),

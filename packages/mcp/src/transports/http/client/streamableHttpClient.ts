@@ -239,9 +239,11 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     return this.#closing.signal;
   }
 
-  deliver(inbound: Inbound): void {
+  deliver(inbound: Inbound, exchange?: Exchange): void {
     for (const response of responsesOf(inbound)) if (response.id !== null) this.#exchanges.get(response.id)?.answer();
-    this.onmessage?.(inbound);
+    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: a request the server sends on a
+    // POST's stream before the response SHOULD relate to the request that POST carried; the client is told which.
+    this.onmessage?.(inbound, exchange !== undefined && inbound.kind === 'request' ? { relatedRequestId: exchange.id } : undefined);
   }
 
   /** `GET` of the endpoint for a stream: standalone (no id yet) or resumed with `Last-Event-ID`. */

@@ -1,0 +1,75 @@
+/**
+ * `RequestOptions.tag` comes back as `InputContext.requestTag` with the questions the server asks for that request:
+ * over Streamable HTTP a session's server → client request on the POST's own stream (both requests in flight at
+ * once, each question told apart), a 2026-07-28 input request always; in memory (one channel, as stdio) nothing
+ * relates a question to a request, so it carries none.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Logger } from '@switchboard/jsonrpc';
+import { McpServer } from '../server/mcpServer.js';
+import { streamableHttp } from '../transports/http/client/clientConnectors.js';
+import { serveHttp, type ServeHttpHandle } from '../transports/node/index.js';
+import { inMemoryConnector } from '../testing/index.js';
+import { McpClient } from './mcpClient.js';
+import type { ClientConnector } from '../protocol/transport.js';
+import type { InputContext } from './options.js';
+import { InMemoryEraVerdictStore } from './verdicts.js';
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+let server: McpServer;
+let http: ServeHttpHandle;
+let client: McpClient | undefined;
+
+beforeEach(async () => {
+  server = new McpServer({ name: 'asker', version: '1' }, { logger: silent });
+  // Both calls are in flight before either question is answered: the second waits for the first to ask.
+  let first: (() => void) | undefined;
+  const firstAsked = new Promise<void>((resolve) => (first = resolve));
+  server.tool('ask', { inputSchema: { type: 'object', properties: { who: { type: 'string' } } } }, async (args, ctx) => {
+    if (args.who === 'two') await firstAsked;
+    else first?.();
+    const answer = await ctx.elicit({ message: `question of ${String(args.who)}`, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    return { content: [{ type: 'text', text: String(answer.content?.name) }] };
+  });
+  http = await serveHttp({ server, port: 0 });
+});
+
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await http.close({ drainMs: 0 });
+  await server.close();
+});
+
+/** Two tagged calls at once; each question is answered with the tag it came back with. */
+async function twoCalls(connector: ClientConnector, era: 'legacy' | 'modern'): Promise<{ texts: string[]; seen: Array<[string, unknown]> }> {
+  const seen: Array<[string, unknown]> = [];
+  client = await McpClient.connect({
+    connector,
+    era,
+    logger: silent,
+    verdictStore: new InMemoryEraVerdictStore(),
+    onElicitation: (params, ctx: InputContext) => {
+      seen.push([params.message, ctx.requestTag]);
+      return Promise.resolve({ action: 'accept', content: { name: `answered for ${String(ctx.requestTag)}` } });
+    },
+  });
+  const results = await Promise.all(['one', 'two'].map((who) => (client as McpClient).callTool({ name: 'ask', arguments: { who } }, { tag: `tag-${who}` })));
+  return { texts: results.map((r) => (r.content[0] as { text: string }).text), seen };
+}
+
+describe('RequestOptions.tag → InputContext.requestTag', () => {
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`${era}, Streamable HTTP: each question carries the tag of the request that asked it`, async () => {
+      const { texts, seen } = await twoCalls(streamableHttp({ url: http.url }), era);
+      expect(texts).toEqual(['answered for tag-one', 'answered for tag-two']);
+      expect(seen.sort()).toEqual([['question of one', 'tag-one'], ['question of two', 'tag-two']]);
+    });
+  }
+
+  it('legacy, in memory (one channel, like stdio): a question names no request, so it carries no tag', async () => {
+    const { seen } = await twoCalls(inMemoryConnector(server), 'legacy');
+    expect(seen.map(([, tag]) => tag)).toEqual([undefined, undefined]);
+  });
+});
