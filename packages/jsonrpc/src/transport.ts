@@ -27,9 +27,9 @@ export interface TransportMessageExtra {
    */
   readonly caller?: string | undefined;
   /**
-   * The id of this side's own request that the message came in answer to, for a request of the peer that arrived on
-   * that request's response channel (Streamable HTTP: an SSE event on the stream of the POST that carried the
-   * request). `undefined` when the channel relates nothing (stdio, a shared stream).
+   * The id of this side's own request that a request or notification of the peer relates to, when it arrived on that
+   * request's response channel (Streamable HTTP: an SSE event on the stream of the POST that carried the request).
+   * `undefined` when the channel relates nothing (stdio, a shared stream).
    */
   readonly relatedRequestId?: JsonRpcId;
 }

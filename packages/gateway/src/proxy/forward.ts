@@ -16,7 +16,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import type { McpClient } from '@switchboard/mcp/client';
 import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
-import { CallsInFlight, FrontCall, LiveCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
+import { CallsInFlight, FrontCall, LiveCall, taggedCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { callerOf, type CallerSessions, type UpstreamSession } from './callerSessions.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
 import { failureForFront, forFront } from './results.js';
@@ -246,9 +246,10 @@ export class Forwarder {
    * roots. `null`: the tag names no call, so the question is attributed by {@link #taker}.
    */
   #callTagged(tag: unknown, roots: boolean): CallInFlight | typeof ENDED | undefined | null {
-    if (!(tag instanceof LiveCall) && !(tag instanceof FrontCall)) return null;
-    if (!tag.open) return ENDED;
-    return !roots || tag.ctx.clientCapabilities.roots !== undefined ? tag : undefined;
+    const call = taggedCall(tag);
+    if (call === undefined) return null;
+    if (!call.open) return ENDED;
+    return !roots || call.ctx.clientCapabilities.roots !== undefined ? call : undefined;
   }
 
   /**

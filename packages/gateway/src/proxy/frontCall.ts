@@ -9,8 +9,9 @@
  * (MCP 2025-11-25 basic/transports.mdx), and the question goes to a front request only when that cannot cross
  * callers: every request in flight on its upstream session is of one front caller (forward.ts, `Forwarder.question`);
  * otherwise it is refused, and the upstream's tool sees an error. Progress is exact everywhere (its token is ours,
- * per request). A log goes to the newest front request in flight (logs of a shared upstream session go to every
- * front session anyway when none is). `sessionPerCaller` gives each session-era or authenticated caller its own
+ * per request). A log goes the same way: to its own call when the client relates it (dropped once that call has
+ * ended), else to the newest front request in flight (logs of a shared upstream session go to every front session
+ * when none is). `sessionPerCaller` gives each session-era or authenticated caller its own
  * upstream session. Not covered on stdio: a question asked after its request left the front (held between a
  * 2026-07-28 client's rounds, cancelled or timed out while the upstream handler goes on) is not counted, so it can
  * reach another caller's request in flight.
@@ -180,6 +181,11 @@ export class FrontCall<R = unknown> implements CallInFlight {
     this.#wake = undefined;
     wake?.();
   }
+}
+
+/** The call a client hands back as a question's or a log's `requestTag`, when the tag is one (see "Attribution"). */
+export function taggedCall(tag: unknown): LiveCall | FrontCall | undefined {
+  return tag instanceof LiveCall || tag instanceof FrontCall ? tag : undefined;
 }
 
 /** The front calls in flight on one upstream session, in start order (see the module comment on attribution). */

@@ -12,13 +12,13 @@
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"
  */
-import type { JsonRpcRequest, Logger, Transport } from '@switchboard/jsonrpc';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Logger, Transport } from '@switchboard/jsonrpc';
 import { McpError, McpErrorCode, type Implementation, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities, type Tool } from '@switchboard/mcp';
 import { McpClient, type ClientConnector, type ClientNotificationHandlers, type InputContext, type LogMessageParams } from '@switchboard/mcp/client';
 import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptions, type ServerSession } from '@switchboard/mcp/server';
-import type { JsonRpcNotification, JsonRpcResponse } from '@switchboard/jsonrpc';
 import { CallerSessions, type UpstreamSession } from './callerSessions.js';
 import { Forwarder } from './forward.js';
+import { taggedCall } from './frontCall.js';
 import { Mirror, type MirroredList } from './mirror.js';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFAULT_MAX_HELD_REQUESTS, DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_UPSTREAM_CAPABILITIES, type ProxyServerOptions } from './options.js';
 import type { UpstreamQuestion } from './questions.js';
@@ -50,10 +50,17 @@ class Bridge {
   }
 
   /**
-   * An upstream log of session `caller`: to the newest front request in flight on it (its level and era rules
-   * apply), else to every front session (the shared session), or to the caller's own front session.
+   * An upstream log of session `caller`: to the front request whose upstream request it was sent for when the client
+   * says (`tag`, see frontCall.ts "Attribution"; dropped once that request has ended), else to the newest front request
+   * in flight on it (its level and era rules apply), else to every front session (the shared session), or to the
+   * caller's own front session.
    */
-  log(params: LogMessageParams, caller: string | undefined): void {
+  log(params: LogMessageParams, caller: string | undefined, tag: unknown): void {
+    const related = taggedCall(tag);
+    if (related !== undefined) {
+      if (related.open) void related.ctx.log(params.level, params.data, params.logger).catch(() => {});
+      return;
+    }
     const call = this.forward?.inFlight.newest((c) => c.caller === caller);
     if (call !== undefined) {
       void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
@@ -68,12 +75,12 @@ class Bridge {
 
   /** The listeners of a caller session's client: its logs; its catalog and subscriptions are the shared session's. */
   callerHandlers(caller: string): ClientNotificationHandlers {
-    return { message: (p) => this.log(p, caller) };
+    return { message: (p, ctx) => this.log(p, caller, ctx.requestTag) };
   }
 
   handlers(): ClientNotificationHandlers {
     return {
-      message: (p) => this.log(p, undefined),
+      message: (p, ctx) => this.log(p, undefined, ctx.requestTag),
       toolsListChanged: () => this.changed('tools'),
       promptsListChanged: () => this.changed('prompts'),
       resourcesListChanged: () => {

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonRpcRequest } from '@switchboard/jsonrpc';
 import { streamableHttp } from '@switchboard/mcp/client';
+import { connectRawClient } from '@switchboard/mcp/testing';
 import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
 import { McpServer, type RequestContext } from '@switchboard/mcp/server';
 import { createProxyServer } from '../index.js';
@@ -38,7 +39,7 @@ let upstream: McpServer;
 let http: ServeHttpHandle;
 
 beforeEach(async () => {
-  upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: ['2025-11-25'], logger: silent });
+  upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: ['2025-11-25'], logger: silent, capabilities: { tools: {}, logging: {} } });
   // Every call asks only once all three are in flight upstream, so three callers' requests are outstanding on the
   // one upstream session whenever a question arrives.
   let arrived = 0;
@@ -47,6 +48,7 @@ beforeEach(async () => {
   upstream.tool('asktag', { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } }, async (args: Record<string, unknown>, ctx: RequestContext) => {
     if (++arrived === TAGS.length) release();
     await allIn;
+    await ctx.log('info', `log of ${String(args.tag)}`);
     const answer = await ctx.elicit({ message: `question of ${String(args.tag)}`, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     return { content: [{ type: 'text', text: `${String(args.tag)} got ${String((answer.content as { name?: string } | undefined)?.name)}` }] };
   });
@@ -73,6 +75,31 @@ describe('upstream questions over Streamable HTTP', () => {
       expect(retries.map((r) => (r as { result: { content: Array<{ text: string }> } }).result.content[0]?.text)).toEqual(['a got name-a', 'b got name-b', 'c got name-c']);
       expect(front.stats).toMatchObject({ inFlight: 0, held: 0 });
     } finally {
+      await front.close();
+    }
+  });
+
+  it('three 2025-11-25 front sessions on one shared upstream session: each gets its own question and its own log, none another\'s', async () => {
+    const front = await createProxyServer({ upstream: streamableHttp({ url: http.url }), server: { logger: silent }, logger: silent });
+    const clients = await Promise.all(TAGS.map(() => connectRawClient(front)));
+    try {
+      await Promise.all(clients.map((client) => client.initialize({ capabilities: { elicitation: {} } })));
+      const calls = clients.map((client, i) => client.request(1, 'tools/call', { name: 'asktag', arguments: { tag: TAGS[i] } }));
+      await Promise.all(
+        clients.map(async (client, i) => {
+          const question = (await client.waitFor((m) => 'method' in m && m.method === 'elicitation/create')) as JsonRpcRequest;
+          expect((question.params as { message: string }).message).toBe(`question of ${TAGS[i]}`);
+          await client.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: `name-${TAGS[i]}` } } });
+        }),
+      );
+      const results = (await Promise.all(calls)) as Array<{ result: { content: Array<{ text: string }> } }>;
+      expect(results.map((r) => r.result.content[0]?.text)).toEqual(['a got name-a', 'b got name-b', 'c got name-c']);
+      clients.forEach((client, i) => {
+        const logs = client.received.filter((m) => 'method' in m && m.method === 'notifications/message').map((m) => (m as { params: { data: unknown } }).params.data);
+        expect(logs).toEqual([`log of ${TAGS[i]}`]);
+      });
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
       await front.close();
     }
   });

@@ -27,8 +27,11 @@ export interface ConnectionSetup {
   readonly capabilities: ClientCapabilities;
   /** Answers a live server → client request (`InputContext.era` is `legacy`). */
   readonly answer: (question: InputQuestion, ctx: InputContext) => Promise<unknown>;
-  /** Every server notification, in arrival order (after progress was routed to its request). */
-  readonly onNotification: (notification: JsonRpcNotification) => void;
+  /**
+   * Every server notification, in arrival order (after progress was routed to its request); `requestTag`: the tag of
+   * the request the transport relates it to (see {@link InputContext.requestTag}).
+   */
+  readonly onNotification: (notification: JsonRpcNotification, requestTag: unknown) => void;
   /** The client's instrumentation (`McpClientOptions.instrumentation`). @default none */
   readonly instrumentation?: ClientInstrumentation | undefined;
 }
@@ -106,7 +109,7 @@ export class ClientConnection {
       cancelNotification: (id, reason) => (transport.abandonRequest?.(id) === true ? undefined : this.#withClaim(cancelledNotification({ requestId: id, reason }))),
       // The server's notifications (a batch's too) come here, not to the dispatcher: progress goes straight to its
       // request (its timeout is reset whether or not the caller passed `onprogress`), the rest to the listeners.
-      onNotification: (notification) => this.#notification(notification),
+      onNotification: (notification, extra) => this.#notification(notification, extra?.relatedRequestId),
     });
     this.#peer.onclose = () => this.onclose?.();
     transport.onresponselost = (id, error) => void this.#peer.failRequest(id, error);
@@ -300,7 +303,7 @@ export class ClientConnection {
     return { ...params, _meta: meta };
   }
 
-  #notification(notification: JsonRpcNotification): void {
+  #notification(notification: JsonRpcNotification, relatedRequestId: JsonRpcId | undefined): void {
     const params = notification.params;
     if (notification.method === PROGRESS_METHOD) {
       const token = parseProgressToken(params);
@@ -311,7 +314,7 @@ export class ClientConnection {
       if (cancelled !== undefined) this.#peer.cancelInbound(cancelled.requestId, cancelled.reason);
     }
     try {
-      this.#setup.onNotification(notification);
+      this.#setup.onNotification(notification, relatedRequestId === undefined ? undefined : this.#tags.get(relatedRequestId));
     } catch (error) {
       this.#setup.logger.error('Notification listener failed', { method: notification.method, error });
     }

@@ -28,6 +28,7 @@ export type {
   ElicitationHandler,
   InputContext,
   ListRootsHandler,
+  LogContext,
   LogMessageParams,
   McpClientOptions,
   RequestOptions,

@@ -127,7 +127,7 @@ export class McpClient {
       clientInfo: client.#clientInfo,
       capabilities: client.#capabilities,
       answer: (question, ctx) => client.#answer(question, ctx),
-      onNotification: (notification) => client.#notification(notification),
+      onNotification: (notification, requestTag) => client.#notification(notification, requestTag),
     });
     return client;
   }
@@ -414,14 +414,14 @@ export class McpClient {
     return Promise.reject(noCallback(question.method));
   }
 
-  #notification(notification: JsonRpcNotification): void {
+  #notification(notification: JsonRpcNotification, requestTag: unknown): void {
     if (notification.method === 'notifications/tools/list_changed') this.#outputSchemas.clear();
     // MCP 2026-07-28 server/utilities/caching.mdx: a change notification makes the cached results it concerns stale.
     this.#cache?.invalidate(notification.method, notification.params).catch((error: unknown) => this.#logger.warn('Response cache invalidation failed', { error }));
     const handlers = this.#options.notifications;
     if (handlers !== undefined) {
       try {
-        routeNotification(handlers, notification);
+        routeNotification(handlers, notification, requestTag);
         handlers.any?.(notification.method, notification.params);
       } catch (error) {
         this.#logger.error('Notification handler failed', { method: notification.method, error });

@@ -91,13 +91,22 @@ export interface LogMessageParams {
 }
 
 /**
+ * Where a `notifications/message` came from: {@link RequestOptions.tag} of this client's request it was sent for,
+ * when the transport says (Streamable HTTP: it came on the stream of the POST that carried the request, MCP
+ * 2025-11-25 basic/transports.mdx "Sending Messages to the Server"); over stdio and HTTP+SSE, `undefined`.
+ */
+export interface LogContext {
+  readonly requestTag?: unknown;
+}
+
+/**
  * Listeners of the server's notifications. Each is called synchronously as the notification arrives; a throw is
  * logged and ignored. Progress also reaches the request it belongs to (its `onprogress`, and its timeout is reset)
  * whether or not `progress` is given here.
  */
 export interface ClientNotificationHandlers {
-  /** `notifications/message`. */
-  readonly message?: (params: LogMessageParams) => void;
+  /** `notifications/message`; `ctx.requestTag`: the tag of the request it was sent for, when known (see {@link LogContext}). */
+  readonly message?: (params: LogMessageParams, ctx: LogContext) => void;
   /** `notifications/progress`, for every request. */
   readonly progress?: (params: ProgressParams) => void;
   /** `notifications/tools/list_changed`. */

@@ -23,7 +23,8 @@ export interface LinkSetup {
   readonly clientInfo: Implementation;
   readonly capabilities: ClientCapabilities;
   readonly answer: (question: InputQuestion, ctx: InputContext) => Promise<unknown>;
-  readonly onNotification: (notification: JsonRpcNotification) => void;
+  /** See `ConnectionSetup.onNotification`. */
+  readonly onNotification: (notification: JsonRpcNotification, requestTag: unknown) => void;
 }
 
 type Params = Record<string, unknown>;

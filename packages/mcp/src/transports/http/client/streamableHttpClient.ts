@@ -241,9 +241,11 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
 
   deliver(inbound: Inbound, exchange?: Exchange): void {
     for (const response of responsesOf(inbound)) if (response.id !== null) this.#exchanges.get(response.id)?.answer();
-    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: a request the server sends on a
-    // POST's stream before the response SHOULD relate to the request that POST carried; the client is told which.
-    this.onmessage?.(inbound, exchange !== undefined && inbound.kind === 'request' ? { relatedRequestId: exchange.id } : undefined);
+    // MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6: the requests and notifications a
+    // server sends on a POST's stream before the response SHOULD relate to the request that POST carried; the client
+    // is told which.
+    const related = exchange !== undefined && (inbound.kind === 'request' || inbound.kind === 'notification');
+    this.onmessage?.(inbound, related ? { relatedRequestId: exchange.id } : undefined);
   }
 
   /** `GET` of the endpoint for a stream: standalone (no id yet) or resumed with `Last-Event-ID`. */
