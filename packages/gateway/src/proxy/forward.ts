@@ -13,7 +13,7 @@
  * instance finds nothing (-32602, "send the request again").
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { McpClient } from '@switchboard/mcp/client';
+import { RequestAbortedError, RequestTimeoutError, type McpClient } from '@switchboard/mcp/client';
 import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
 import { CallsInFlight, FrontCall, LiveCall, taggedCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
@@ -62,6 +62,16 @@ const ENDED = Symbol('ended');
 /** At most one warning about questions refused as ambiguous per this many ms (with the count since the last). */
 const AMBIGUOUS_WARN_EVERY_MS = 10_000;
 
+/**
+ * How long (ms) a front request given up on while its upstream request was running (the front cancelled it, or the
+ * upstream did not answer in time) still counts as its caller's for {@link Forwarder.question}: MCP has no
+ * acknowledgement of a cancellation (2025-11-25 basic/utilities/cancellation.mdx), so its upstream handler may go on
+ * and ask; meanwhile a question of that session may be its caller's, and is not given to another.
+ */
+const ABANDONED_GRACE_MS = 5_000;
+/** At most this many given-up requests are remembered (the oldest forgotten first). */
+const MAX_ABANDONED = 1_000;
+
 /** The listener options of a front request's abort (one object for every call). */
 const ONCE = { once: true } as const;
 
@@ -91,6 +101,11 @@ function toolName<I, R>(upstream: Upstream<I, R>, input: I): string | undefined 
   return upstream.tool ? (input as { readonly name?: string }).name : undefined;
 }
 
+/** Who a call is for (see {@link Forwarder.question}): its authenticated identity, else its front session, else itself. */
+function ownerOf(call: CallInFlight): unknown {
+  return callerOf(call.ctx) ?? call.ctx.session ?? call.ctx;
+}
+
 /** Runs front requests against one upstream session; see the module comment. */
 export class Forwarder {
   readonly inFlight = new CallsInFlight();
@@ -103,6 +118,8 @@ export class Forwarder {
   readonly #prefix = globalThis.crypto.randomUUID();
   /** Questions refused as ambiguous since the last warning, and when that warning was logged. */
   #ambiguous = { count: 0, warnedAt: -Infinity };
+  /** Front requests given up on while their upstream request ran, with when they stop counting (see {@link ABANDONED_GRACE_MS}). */
+  readonly #abandoned = new Map<CallInFlight, number>();
 
   constructor(options: { readonly maxHeld: number; readonly holdTimeoutMs: number; readonly logger: Logger; readonly sessions: CallerSessions }) {
     this.#sessions = options.sessions;
@@ -171,7 +188,10 @@ export class Forwarder {
     } finally {
       signal.removeEventListener('abort', cancel);
       this.inFlight.delete(call);
-      if (!parked && !call.done) call.cancel(new McpError(McpErrorCode.InternalError, 'Request ended'));
+      if (!parked && !call.done) {
+        call.cancel(new McpError(McpErrorCode.InternalError, 'Request ended'));
+        this.#abandon(call);
+      }
     }
   }
 
@@ -186,6 +206,7 @@ export class Forwarder {
     try {
       return forFront(await this.#request(call, upstream.request, input), ctx);
     } catch (error) {
+      if (error instanceof RequestAbortedError || error instanceof RequestTimeoutError) this.#abandon(call);
       throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input));
     } finally {
       call.settled = true;
@@ -258,21 +279,41 @@ export class Forwarder {
    * taken only when every request in flight on that session is of one front caller (one authenticated identity,
    * `callerOf`; else one front session, a stdio front's included; an anonymous 2026-07-28 request is a caller of
    * its own), by the newest of them. `undefined`: none is in flight (or, for `roots`, none whose client declared
-   * roots); {@link AMBIGUOUS}: several callers' requests are. A call held between a 2026-07-28 client's rounds is
-   * not in flight: a held call whose client never comes back must not make every later question ambiguous until it
-   * expires.
+   * roots); {@link AMBIGUOUS}: several callers' requests are, or a request of another caller was given up on in the
+   * last {@link ABANDONED_GRACE_MS} (cancelled, timed out, its hold expired) and its upstream handler may be the one
+   * asking. A call held between a 2026-07-28 client's rounds is not counted: its caller is anonymous (each of its
+   * rounds is a caller of its own), so counting it would make every other question ambiguous until it expires.
    */
   #taker(caller: string | undefined, roots: boolean): CallInFlight | typeof AMBIGUOUS | undefined {
     let owner: unknown = NONE;
     let taker: CallInFlight | undefined;
     for (const call of this.inFlight.values()) {
       if (call.caller !== caller) continue;
-      const who: unknown = callerOf(call.ctx) ?? call.ctx.session ?? call.ctx;
+      const who = ownerOf(call);
       if (owner === NONE) owner = who;
       else if (who !== owner) return AMBIGUOUS;
       if (!roots || call.ctx.clientCapabilities.roots !== undefined) taker = call;
     }
+    // A request given up on lately may be the one asking: it takes nothing, but its caller counts.
+    if (taker !== undefined && this.#abandoned.size > 0) {
+      const now = performance.now();
+      for (const [call, until] of this.#abandoned) {
+        if (until <= now) this.#abandoned.delete(call);
+        else if (call.caller === caller && ownerOf(call) !== owner) return AMBIGUOUS;
+      }
+    }
     return taker;
+  }
+
+  /**
+   * Remembers `call`, given up on while its upstream request ran, for {@link ABANDONED_GRACE_MS}; not an anonymous
+   * 2026-07-28 request's (a caller of its own: remembering it would make every other question ambiguous meanwhile).
+   */
+  #abandon(call: CallInFlight): void {
+    if (ownerOf(call) === call.ctx) return;
+    const abandoned = this.#abandoned;
+    if (abandoned.size >= MAX_ABANDONED) abandoned.delete(abandoned.keys().next().value as CallInFlight);
+    abandoned.set(call, performance.now() + ABANDONED_GRACE_MS);
   }
 
   /** The upstream's answer to a question that could be several callers' (and a warning, at most one per 10 s). */
@@ -352,6 +393,7 @@ export class Forwarder {
     const timer = setTimeout(() => {
       this.#held.delete(call.id);
       call.cancel(new McpError(McpErrorCode.InternalError, 'The client did not answer in time'));
+      this.#abandon(call);
     }, this.#holdTimeoutMs);
     (timer as { unref?: () => void }).unref?.();
     this.#held.set(call.id, { call: call, timer });

@@ -5,15 +5,17 @@
  * client relates to a request comes back with it (`InputContext.requestTag`): a 2026-07-28 upstream's input
  * requests always, and a session-based upstream's server → client request when it came on the stream of the POST
  * that carried the request (Streamable HTTP). Such a question goes to its own call, and only to it: refused when that
- * call has ended. Over stdio (and HTTP+SSE's one stream) a question and a `notifications/message` name no request
- * (MCP 2025-11-25 basic/transports.mdx), and the question goes to a front request only when that cannot cross
- * callers: every request in flight on its upstream session is of one front caller (forward.ts, `Forwarder.question`);
- * otherwise it is refused, and the upstream's tool sees an error. Progress is exact everywhere (its token is ours,
- * per request). A log goes the same way: to its own call when the client relates it (dropped once that call has
- * ended), else to the newest front request in flight (logs of a shared upstream session go to every front session
- * when none is). `sessionPerCaller` gives each session-era or authenticated caller its own
- * upstream session. Not covered on stdio: a question asked after its request left the front (held between a
- * 2026-07-28 client's rounds, cancelled or timed out while the upstream handler goes on) is not counted, so it can
+ * call has ended. Otherwise (stdio, HTTP+SSE's one stream, a question on the GET stream) a question and a
+ * `notifications/message` name no request (MCP 2025-11-25 basic/transports.mdx), and the question goes to a front
+ * request only when that cannot cross callers: every request in flight on its upstream session is of one front
+ * caller (forward.ts, `Forwarder.question`); otherwise it is refused, and the upstream's tool sees an error. A
+ * session's or an identity's request given up on (cancelled, timed out, its hold expired) while its upstream
+ * handler may go on counts as its caller's for a grace period (forward.ts, `ABANDONED_GRACE_MS`). Progress is exact
+ * everywhere (its token is ours, per request). A log goes the same way: to its own call when the client relates it
+ * (dropped once that call has ended), else to the newest front request in flight (logs of a shared upstream session
+ * go to every front session when none is). `sessionPerCaller` gives each session-era or authenticated caller its
+ * own upstream session. Not covered for an unrelated question: one asked while its request is held between a
+ * 2026-07-28 client's rounds, after the grace period, or after an anonymous 2026-07-28 request was given up, can
  * reach another caller's request in flight.
  */
 import type { ProgressParams } from '@switchboard/mcp';

@@ -164,6 +164,50 @@ describe('createProxyServer (in memory)', () => {
     }
   });
 
+  it('a request cancelled on the front still counts as its caller\'s for a while: its late question is refused, not shown to another caller', async () => {
+    let go: () => void = () => {};
+    const released = new Promise<void>((resolve) => (go = resolve));
+    const outcomes: string[] = [];
+    const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
+    // `late` ignores its cancellation and asks anyway, on its session (not tied to its request, as a server whose
+    // handler does not follow its signal does); `wait` just keeps a request of another caller in flight.
+    upstream.tool('late', { inputSchema: { type: 'object' } }, async (_args, ctx: RequestContext) => {
+      await released;
+      const answer = await (ctx.session as NonNullable<RequestContext['session']>).request<{ action: string }>('elicitation/create', { message: 'question of late', requestedSchema: { type: 'object', properties: {} } }).then(
+        (a) => `answered ${a.action}`,
+        (error: Error) => `refused: ${error.message}`,
+      );
+      outcomes.push(answer);
+      return { content: [{ type: 'text', text: answer }] };
+    });
+    upstream.tool('wait', { inputSchema: { type: 'object' } }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { content: [{ type: 'text', text: 'waited' }] };
+    });
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent }, logger: silent });
+    const x = await connectRawClient(front);
+    const y = await connectRawClient(front);
+    try {
+      await x.initialize({ capabilities: { elicitation: {} } });
+      await y.initialize({ capabilities: { elicitation: {} } });
+      void x.request(1, 'tools/call', { name: 'late', arguments: {} });
+      await sleep(20);
+      await x.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+      await sleep(20);
+      const waiting = y.request(1, 'tools/call', { name: 'wait', arguments: {} });
+      await sleep(20);
+      go();
+      for (let i = 0; i < 100 && outcomes.length === 0; i++) await sleep(5);
+      expect(outcomes).toEqual([expect.stringMatching(/^refused: .*cannot tell which of its callers' requests/)]);
+      expect(((await waiting) as Answer)?.result).toMatchObject({ content: [{ text: 'waited' }] });
+      expect(y.received.some((m) => 'method' in m && m.method === 'elicitation/create')).toBe(false);
+    } finally {
+      await x.close();
+      await y.close();
+      await front.close();
+    }
+  });
+
   it('one caller\'s concurrent requests still get their questions (a 2025-11-25 session asking twice at once)', async () => {
     const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
     upstream.tool('asktag', { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } }, async (args: Record<string, unknown>, ctx: RequestContext) => {
