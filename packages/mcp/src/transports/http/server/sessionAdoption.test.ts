@@ -248,27 +248,6 @@ describe('a session served by another instance sharing the session store', () =>
     await b.close();
   });
 
-  it('one instance: a session idle past its timeout is 404 and its record goes, even when the copy here was let go of before the record expired', async () => {
-    // The record's last activity lands 60 ms after the copy's (a slow store write): a reaper pass in between lets go
-    // of the copy while the record lives on. Once the record has expired too, the session is ended, not rebuilt.
-    class LateStore extends InMemorySessionStore {
-      override touch(sessionId: string, activity: Parameters<InMemorySessionStore['touch']>[1]): ReturnType<InMemorySessionStore['touch']> {
-        return super.touch(sessionId, { ...activity, at: activity.at + 60 });
-      }
-    }
-    const s = { ...shared(false), sessionStore: new LateStore() };
-    const a = instance('a', s, 100);
-    const headers = await open(a);
-    expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(a.sessionCount).toBe(0);
-    const res = await send(a, headers, call(1, 'who'));
-    expect(res.status).toBe(404);
-    await res.text();
-    expect(await s.sessionStore.count()).toBe(0);
-    await a.close();
-  });
-
   it('a session id that no session can have (not visible ASCII, or over 256 characters) is 404 without asking the store', async () => {
     class CountingStore extends InMemorySessionStore {
       gets = 0;
@@ -286,6 +265,78 @@ describe('a session served by another instance sharing the session store', () =>
     expect(store.gets).toBe(0);
     const unknown = await send(b, { 'mcp-session-id': 'well-formed-but-unknown', 'mcp-protocol-version': '2025-11-25' }, call(1, 'who'));
     expect([unknown.status, store.gets]).toEqual([404, 1]);
+    await b.close();
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A GET stream kept open on `h` (the session is busy there); returns its reader to cancel later. */
+async function listen(h: McpHttpHandler, headers: Record<string, string>): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  const res = await send(h, { ...headers, accept: 'text/event-stream' }, '', 'GET');
+  expect(res.status).toBe(200);
+  return (res.body as ReadableStream<Uint8Array>).getReader();
+}
+
+describe('a session busy on one instance whose record idled past its TTL (a shared store)', () => {
+  for (const cluster of [false, true]) {
+    it(`cluster=${cluster}: a session with a GET stream open on A is served by B after its POSTs idled past the timeout`, async () => {
+      const s = shared(cluster);
+      const a = instance('a', s, 100);
+      const b = instance('b', s, 100);
+      const headers = await open(a);
+      expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+      const stream = await listen(a, headers);
+      await sleep(400);
+      // A's own reaper keeps it (busy): one instance serves it as long as the stream is open.
+      expect(a.sessionCount).toBe(1);
+      expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+      const res = await send(b, headers, call(1, 'who'));
+      expect(res.status).toBe(200);
+      await res.text();
+      await stream.cancel();
+      await a.close();
+      await b.close();
+    });
+
+    it(`cluster=${cluster}: B's reaper does not delete the record of a session busy on A`, async () => {
+      const s = shared(cluster);
+      const a = instance('a', s, 100);
+      const b = instance('b', s, 100);
+      // B served a session once, so its reaper runs.
+      const other = await open(b);
+      await send(b, other, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      const headers = await open(a);
+      expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+      const stream = await listen(a, headers);
+      await sleep(400);
+      expect(a.sessionCount).toBe(1);
+      expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+      // And the session is still served on A, where it is busy.
+      const res = await send(a, headers, call(2, 'who'));
+      expect(res.status).toBe(200);
+      await res.text();
+      await stream.cancel();
+      await a.close();
+      await b.close();
+    });
+  }
+
+  it('cluster: a request in flight on A longer than the timeout; a notification for the session lands on B meanwhile', async () => {
+    const s = shared(true);
+    const a = instance('a', s, 100);
+    const b = instance('b', s, 100);
+    const headers = await open(a);
+    expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+    const slow = send(a, { ...headers, accept: 'text/event-stream, application/json' }, call(100, 'slow'));
+    const res = await slow;
+    const reading = res.text();
+    await sleep(400);
+    const note = await send(b, headers, '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}}');
+    expect(note.status).toBe(202);
+    expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+    void reading.catch(() => undefined);
+    await a.close();
     await b.close();
   });
 });

@@ -37,11 +37,6 @@ function positiveOr(ms: number): number {
   return ms > 0 ? ms : Infinity;
 }
 
-/** Whether a session's record is past its TTL (idle, or its handshake never completed) at `now`. */
-function expired(record: SessionRecord, now: number): boolean {
-  return record.ttlMs > 0 && record.lastActivity + record.ttlMs <= now;
-}
-
 const RANK: Readonly<Record<SessionPhase, number>> = { opened: 0, initialized: 1, active: 2 };
 
 /** @internal See the module documentation. */
@@ -123,17 +118,24 @@ export class SessionTable {
     return run;
   }
 
-  /** The link of a session's transport to the session's record (see {@link SessionRecordLink}). */
+  /**
+   * The link of a session's transport to the session's record (see {@link SessionRecordLink}). A state change is
+   * stamped with the time of the request that made it (the live copy's last activity), never later: a record whose
+   * last activity ran ahead of its copy's would outlive it, and the reaper would let go of the copy here only (see
+   * {@link #letGoOfIdleCopies}) and leave the record behind, from which a later request would rebuild a session
+   * past its idle timeout.
+   */
   link(sessionId: string): SessionRecordLink {
+    const at = (): number => this.#entries.get(sessionId)?.transport.lastActivity ?? Date.now();
     return {
       recordProtocolVersion: (protocolVersion) => {
-        if (this.#phases.has(sessionId)) this.#settle(this.#store.touch(sessionId, { at: Date.now(), protocolVersion }));
+        if (this.#phases.has(sessionId)) this.#settle(this.#store.touch(sessionId, { at: at(), protocolVersion }));
       },
       recordedStreamPrefix: async () => (await this.#store.get(sessionId))?.streamPrefix ?? undefined,
       recordState: (state) => {
         if (!this.#phases.has(sessionId)) return Promise.resolve(true);
         // The record first, then the word: an instance that hears of the change and reads the record finds it.
-        return this.#store.touch(sessionId, { at: Date.now(), state, protocolVersion: state.protocolVersion }).then(
+        return this.#store.touch(sessionId, { at: at(), state, protocolVersion: state.protocolVersion }).then(
           async () => {
             await this.#hub()?.stateChanged(sessionId, state);
             return true;
@@ -161,12 +163,6 @@ export class SessionTable {
     if (!SESSION_ID.test(sessionId)) return null;
     const record = await this.#store.get(sessionId);
     if (record === undefined) return null;
-    // Idle past its TTL: ended, whether or not a reaper has met it yet (a store without expiry of its own, such as
-    // the in-memory one, still holds it).
-    if (expired(record, Date.now())) {
-      this.#settle(this.#store.delete(sessionId));
-      return null;
-    }
     // MCP 2025-11-25 basic/security_best_practices.mdx "Session Hijacking": a session id is no credential of its own;
     // the session is served only to whoever opened it.
     // Fail closed: a record without an opener (a store that dropped it) is served only to requests with none.
@@ -395,19 +391,14 @@ export class SessionTable {
 
   /** Closes the sessions whose TTL since their last request passed, unless busy. */
   async #reap(now: number): Promise<void> {
-    const idle: SessionEntry[] = [];
-    const orphans: string[] = [];
+    const expired: SessionEntry[] = [];
     await this.#store.scan((record) => {
-      if (!expired(record, now)) return true;
+      if (record.ttlMs <= 0 || record.lastActivity + record.ttlMs > now) return true;
       const entry = this.#entries.get(record.sessionId);
-      if (entry === undefined) orphans.push(record.sessionId);
-      else if (!isBusy(entry)) idle.push(entry);
+      if (entry !== undefined && !isBusy(entry)) expired.push(entry);
       return true;
     });
-    // Expired records no instance here holds (this one let go of its copy, below): a store that expires records
-    // itself has dropped them already; the others would keep them, counted against `maxSessions`, for ever.
-    for (const id of orphans) if (!this.#entries.has(id)) this.#settle(this.#store.delete(id));
-    for (const entry of idle) {
+    for (const entry of expired) {
       const id = entry.transport.sessionId;
       this.#logger.debug(this.#phases.get(id) === 'opened' ? 'Reaping HTTP session that never completed its handshake' : 'Reaping idle HTTP session', { sessionId: id });
       void this.remove(id, entry.transport);
@@ -420,9 +411,7 @@ export class SessionTable {
    * Lets go (here only) of the Streamable HTTP sessions unused *on this instance* for `idleMs` while their record
    * lives on (they are used on other instances, or a shared store expired their record by TTL and the scan no longer
    * meets them): a request that comes back here rebuilds the session from its record. Bounds the copies an instance
-   * keeps to the sessions it served lately. With one instance the scan above has usually reaped these already; when
-   * the record's last activity is a moment later than the copy's, the record stays until it expires (then the scan
-   * deletes it; a request in between is served from it).
+   * keeps to the sessions it served lately. With one instance, the scan above has already reaped these.
    */
   #letGoOfIdleCopies(now: number): void {
     if (this.#idleMs <= 0 || this.#closed) return;
