@@ -95,7 +95,7 @@ describe('upstream questions over Streamable HTTP', () => {
       const results = (await Promise.all(calls)) as Array<{ result: { content: Array<{ text: string }> } }>;
       expect(results.map((r) => r.result.content[0]?.text)).toEqual(['a got name-a', 'b got name-b', 'c got name-c']);
       clients.forEach((client, i) => {
-        const logs = client.received.filter((m) => 'method' in m && m.method === 'notifications/message').map((m) => (m as { params: { data: unknown } }).params.data);
+        const logs = client.received.filter((m) => 'method' in m && m.method === 'notifications/message').map((m) => (m as unknown as { params: { data: unknown } }).params.data);
         expect(logs).toEqual([`log of ${TAGS[i]}`]);
       });
     } finally {

@@ -11,7 +11,7 @@ import { InMemorySessionStore, type SessionStateJson } from '../../../../stores/
 import type { SessionEntry } from './sessionEntry.js';
 import { SessionTable } from './sessionTable.js';
 
-const STATE: SessionStateJson = { protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: {}, logLevelRank: 0, subscriptions: [] };
+const STATE: SessionStateJson = { protocolVersion: '2025-11-25', clientCapabilities: {}, serverCapabilities: {}, logLevelRank: 0, subscriptions: [], initializeRequestId: 0, initialized: true };
 
 describe('SessionTable.link', () => {
   it('stamps a state change and a negotiated revision with the live copy\'s last activity, never later', async () => {
