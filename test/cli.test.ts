@@ -171,6 +171,18 @@ describe('failures to connect are one line and exit code 2', () => {
     expect(cli.err()).toContain('last stderr line: "SB_TEST is off"');
   }, TEST_MS);
 
+  it('--no-inherit-env: the stdio server gets the --env variables only, none of the CLI\'s environment', async () => {
+    const script = 'console.error("SB_SECRET=" + process.env.SB_SECRET + " SB_TEST=" + process.env.SB_TEST + " PATH=" + process.env.PATH); process.exit(4)';
+    for (const [flags, line] of [
+      [[], 'SB_SECRET=leak SB_TEST=on PATH=/usr/bin:/bin'],
+      [['--no-inherit-env'], 'SB_SECRET=undefined SB_TEST=on PATH=undefined'],
+    ] as const) {
+      const cli = io({ env: { PATH: '/usr/bin:/bin', SB_SECRET: 'leak' } });
+      expect(await run(['list', ...flags, '--env', 'SB_TEST=on', '--', process.execPath, '-e', script], cli)).toBe(2);
+      expect(cli.err()).toContain(`last stderr line: "${line}"`);
+    }
+  }, TEST_MS);
+
   it('nothing listening at the URL', async () => {
     const cli = io();
     expect(await run(['list', 'http://127.0.0.1:9/mcp', '--timeout-ms', '5000'], cli)).toBe(2);

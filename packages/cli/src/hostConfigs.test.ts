@@ -122,7 +122,7 @@ describe('resolveTarget', () => {
 
   it('a URL is Streamable HTTP; a command after -- is stdio', () => {
     expect(resolveTarget({ target: 'http://127.0.0.1:3000/mcp' }, io())).toEqual({ kind: 'http', transport: 'streamable-http', url: 'http://127.0.0.1:3000/mcp', headers: {} });
-    expect(resolveTarget({ command: ['node', 'a.js', '--stdio'], env: ['K=V=W'] }, io())).toEqual({ kind: 'stdio', command: 'node', args: ['a.js', '--stdio'], env: { K: 'V=W' } });
+    expect(resolveTarget({ command: ['node', 'a.js', '--stdio'], env: ['K=V=W'] }, io())).toEqual({ kind: 'stdio', command: 'node', args: ['a.js', '--stdio'], env: { K: 'V=W' }, inheritEnv: true });
     expect(() => resolveTarget({ target: 'x', command: ['node'] }, io())).toThrow('Give a target or a command after --, not both (got "x" and "node")');
   });
 });

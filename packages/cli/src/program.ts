@@ -18,6 +18,7 @@ import { serveCommand } from './commands/serve.js';
 import { bridgeCommand } from './commands/bridge.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { ERA_CHOICES, type EraChoice } from './connect.js';
+import type { TargetSpec } from './target.js';
 import { runGeneration } from './dev/child.js';
 import type { CliIo } from './cliIo.js';
 import { Output } from './output.js';
@@ -39,7 +40,8 @@ Targets:
   <name>                   a server of a host configuration file: .mcp.json, .cursor/mcp.json, .vscode/mcp.json
                            (project), ~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json,
                            Claude Desktop's claude_desktop_config.json (user); --config FILE reads one file only
-  -- <command> [args…]     stdio: the command to start, last on the line (--env K=V, --cwd DIR before the --)
+  -- <command> [args…]     stdio: the command to start, last on the line (--env K=V, --no-inherit-env, --cwd DIR
+                           before the --)
 
 Examples:
   switchboard doctor http://127.0.0.1:3000/mcp
@@ -140,21 +142,32 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-interface ServerFlags {
+/** The flags that name a server (see {@link targetOptions}). */
+interface TargetFlags {
   readonly env: string[];
+  readonly inheritEnv: boolean;
   readonly cwd?: string;
   readonly config?: string;
+}
+
+interface ServerFlags extends TargetFlags {
   readonly timeoutMs?: number;
   readonly era: EraChoice;
   readonly json?: boolean;
 }
 
-/** Adds the options every server command takes. */
-function serverOptions(command: Command): Command {
+/** Adds the options that say how to reach a stdio server (or find one in a host configuration). */
+function targetOptions(command: Command): Command {
   return command
     .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
+    .option('--no-inherit-env', 'a stdio server gets only the --env variables (and its configuration entry\'s env), none of this process\'s environment, which may hold secrets (a bare command is then looked up on that PATH, else /usr/bin:/bin)')
     .option('--cwd <dir>', 'working directory of a stdio server')
-    .option('--config <file>', 'read server names from this host configuration file only')
+    .option('--config <file>', 'read server names from this host configuration file only');
+}
+
+/** Adds the options every server command takes. */
+function serverOptions(command: Command): Command {
+  return targetOptions(command)
     .option('--timeout-ms <ms>', 'budget of the whole command: connect, every request, the output (default 60000)', positiveInteger)
     .addOption(new Option('--era <era>', 'which protocol era to speak: legacy (session-based, initialize), modern (2026-07-28), auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--json', 'print JSON on stdout');
@@ -167,10 +180,18 @@ function serverOptions(command: Command): Command {
 export function buildProgram(options: { readonly io: CliIo; readonly command: readonly string[]; readonly state: ProgramState }): Command {
   const { io, command, state } = options;
   const output = new Output(io);
+  const specOf = (flags: TargetFlags, target: string | undefined): TargetSpec => ({
+    ...(target === undefined ? {} : { target }),
+    command,
+    env: flags.env,
+    ...(flags.inheritEnv ? {} : { inheritEnv: false }),
+    ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }),
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+  });
   const server = (flags: ServerFlags, target: string | undefined): ServerCommandOptions => ({
     io,
     output,
-    spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+    spec: specOf(flags, target),
     era: flags.era,
     ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
     json: flags.json === true,
@@ -188,14 +209,10 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .addHelpText('after', EXIT_CODES)
     .allowExcessArguments(false);
 
-  program
-    .command('doctor')
+  targetOptions(program.command('doctor'))
     .usage('[options] <url | name>  |  doctor [options] -- <command> [args…]')
     .argument('[target]', 'URL or host configuration name (omit with -- <command>)')
     .description('diagnose a server: start-up, transport, eras, error codes, tools; a report with the evidence, spec section, causes and fix')
-    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
-    .option('--cwd <dir>', 'working directory of a stdio server')
-    .option('--config <file>', 'read server names from this host configuration file only')
     .option('--timeout-ms <ms>', 'budget of the whole run: the report comes by then (default 60000)', positiveInteger)
     .option('--request-timeout-ms <ms>', 'budget of each request or wait (default 10000)', positiveInteger)
     .addOption(new Option('--era <era>', 'which protocol era the checks connect in: legacy (session-based), modern (2026-07-28), auto').choices(Object.keys(ERA_CHOICES)).default('auto'))
@@ -212,7 +229,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
       state.exitCode = await doctorCommand({
         io,
         output,
-        spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+        spec: specOf(flags, target),
         era: flags.era,
         ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
         ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
@@ -283,25 +300,21 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .action(async (flags: { config: string; port: number; host: string; verbose?: boolean; redisUrl?: string }) => {
       state.exitCode = await gatewayCommand({ io, output, config: flags.config, port: flags.port, host: flags.host, verbose: flags.verbose === true, ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }) });
     });
-  program
-    .command('bridge')
+  targetOptions(program.command('bridge'))
     .usage('[options] <url | name>  |  bridge [options] -- <command> [args…]')
     .argument('[target]', 'the upstream server: URL or host configuration name (omit with -- <command>)')
     .description('serve one MCP server of any era and transport on Streamable HTTP to clients of every era (2026-07-28 and 2024-11-05 … 2025-11-25)')
     .option('--port <n>', 'the HTTP port (0: any free port)', port, 0)
     .option('--host <host>', 'the address to bind', '127.0.0.1')
-    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
-    .option('--cwd <dir>', 'working directory of a stdio server')
-    .option('--config <file>', 'read server names from this host configuration file only')
     .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .addOption(new Option('--response-mode <mode>', 'how POSTs are answered: auto (JSON, SSE once the handler sends a message first), json, sse').choices(['auto', 'json', 'sse']).default('auto'))
     .option('--request-timeout-ms <ms>', 'give up on an upstream request silent this long: a tool answers that it timed out (default 60000)', positiveInteger)
     .addHelpText('after', BRIDGE_HELP)
-    .action(async (target: string | undefined, flags: { port: number; host: string; env: string[]; cwd?: string; config?: string; era: EraChoice; responseMode: 'auto' | 'json' | 'sse'; requestTimeoutMs?: number }) => {
+    .action(async (target: string | undefined, flags: TargetFlags & { port: number; host: string; era: EraChoice; responseMode: 'auto' | 'json' | 'sse'; requestTimeoutMs?: number }) => {
       state.exitCode = await bridgeCommand({
         io,
         output,
-        spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+        spec: specOf(flags, target),
         port: flags.port,
         host: flags.host,
         era: flags.era,
@@ -309,8 +322,7 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
         ...(flags.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: flags.requestTimeoutMs }),
       });
     });
-  program
-    .command('dashboard')
+  targetOptions(program.command('dashboard'))
     .usage('[options] <url | name>  |  dashboard [options] -- <command> [args…]')
     .argument('[target]', 'the MCP server to watch: URL or host configuration name (omit with -- <command>)')
     .description('the bridge in front of any MCP server, with a live failure-analytics dashboard: MCP at /mcp, the page at /, JSON at /api/analytics')
@@ -318,17 +330,14 @@ export function buildProgram(options: { readonly io: CliIo; readonly command: re
     .option('--host <host>', 'the address to bind', '127.0.0.1')
     .option('--allowed-host <name>', 'a Host value (name, or name:port) the MCP endpoint and the dashboard answer instead of the loopback names (repeatable; required with a non-loopback --host)', collect, [])
     .option('--token <token>', 'the access token of the dashboard\'s data (default: $SWITCHBOARD_DASHBOARD_TOKEN, else a random one)')
-    .option('--env <K=V>', 'set a variable for a stdio server (repeatable)', collect, [])
-    .option('--cwd <dir>', 'working directory of a stdio server')
-    .option('--config <file>', 'read server names from this host configuration file only')
     .addOption(new Option('--era <era>', 'the era to speak to the upstream: legacy, modern, auto (probe, then fall back)').choices(Object.keys(ERA_CHOICES)).default('auto'))
     .option('--request-timeout-ms <ms>', 'give up on an upstream request silent this long: counted as a timeout (default 60000)', positiveInteger)
     .addHelpText('after', DASHBOARD_HELP)
-    .action(async (target: string | undefined, flags: { port: number; host: string; allowedHost: string[]; token?: string; env: string[]; cwd?: string; config?: string; era: EraChoice; requestTimeoutMs?: number }) => {
+    .action(async (target: string | undefined, flags: TargetFlags & { port: number; host: string; allowedHost: string[]; token?: string; era: EraChoice; requestTimeoutMs?: number }) => {
       state.exitCode = await dashboardCommand({
         io,
         output,
-        spec: { ...(target === undefined ? {} : { target }), command, env: flags.env, ...(flags.cwd === undefined ? {} : { cwd: flags.cwd }), ...(flags.config === undefined ? {} : { config: flags.config }) },
+        spec: specOf(flags, target),
         port: flags.port,
         host: flags.host,
         allowedHosts: flags.allowedHost,

@@ -19,6 +19,8 @@ export type Target =
       readonly args: readonly string[];
       /** Variables set over the CLI's environment (`--env`, or the configuration entry's `env`). */
       readonly env: Readonly<Record<string, string>>;
+      /** `false` (`--no-inherit-env`): the server gets `env` only, none of the CLI's environment. */
+      readonly inheritEnv: boolean;
       readonly cwd?: string;
       /** The host configuration entry it came from, when it came from one. */
       readonly from?: { readonly name: string; readonly file: HostConfigFile };
@@ -40,6 +42,8 @@ export interface TargetSpec {
   readonly command?: readonly string[];
   /** `--env K=V`, repeated (stdio). */
   readonly env?: readonly string[];
+  /** `false` (`--no-inherit-env`): a stdio server gets `env` only, none of the CLI's environment. @default true */
+  readonly inheritEnv?: boolean;
   /** `--cwd DIR` (stdio), against the CLI's working directory. */
   readonly cwd?: string;
   /** `--config FILE`: read server names from this file only. */
@@ -63,11 +67,12 @@ export function parseEnvPairs(pairs: readonly string[]): Record<string, string> 
  */
 export function resolveTarget(spec: TargetSpec, io: CliIo): Target {
   const env = parseEnvPairs(spec.env ?? []);
+  const inheritEnv = spec.inheritEnv ?? true;
   const cwd = spec.cwd === undefined ? undefined : path.resolve(io.cwd, spec.cwd);
   const command = spec.command ?? [];
   if (command.length > 0) {
     if (spec.target !== undefined) throw new CliError('usage', `Give a target or a command after --, not both (got "${spec.target}" and "${command.join(' ')}")`);
-    return { kind: 'stdio', command: command[0]!, args: command.slice(1), env, ...(cwd === undefined ? {} : { cwd }) };
+    return { kind: 'stdio', command: command[0]!, args: command.slice(1), env, inheritEnv, ...(cwd === undefined ? {} : { cwd }) };
   }
   const target = spec.target;
   if (target === undefined || target === '') throw new CliError('usage', 'Missing target: give a URL, a server name from a host configuration, or -- <command> [args…]');
@@ -86,7 +91,7 @@ export function resolveTarget(spec: TargetSpec, io: CliIo): Target {
   const entry = found.entry;
   if (entry.kind === 'http') return { kind: 'http', transport: entry.transport, url: entry.url, headers: entry.headers, from };
   const entryCwd = cwd ?? entry.cwd;
-  return { kind: 'stdio', command: entry.command, args: entry.args, env: { ...entry.env, ...env }, ...(entryCwd === undefined ? {} : { cwd: entryCwd }), from };
+  return { kind: 'stdio', command: entry.command, args: entry.args, env: { ...entry.env, ...env }, inheritEnv, ...(entryCwd === undefined ? {} : { cwd: entryCwd }), from };
 }
 
 /** How a target is named in messages: the URL, or the command line. */
@@ -124,7 +129,7 @@ export function connectorFor(
   return spawnStdio({
     command: target.command,
     args: target.args,
-    env: { ...options.io.env, ...target.env },
+    env: target.inheritEnv ? { ...options.io.env, ...target.env } : target.env,
     inheritEnv: false,
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
     ...(options.onstderr === undefined ? {} : { onstderr: options.onstderr }),

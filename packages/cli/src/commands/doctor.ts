@@ -94,7 +94,14 @@ export const DOCTOR_REPORT_GRACE_MS = 1000;
 /** The doctor's view of a resolved target (a 2024-11-05 HTTP+SSE entry is reached at its URL like any other). */
 export function doctorTarget(target: Target): DoctorTarget {
   if (target.kind === 'http') return { transport: 'http', url: target.url, ...(Object.keys(target.headers).length === 0 ? {} : { headers: target.headers }) };
-  return { transport: 'stdio', command: target.command, args: target.args, ...(Object.keys(target.env).length === 0 ? {} : { env: target.env }), ...(target.cwd === undefined ? {} : { cwd: target.cwd }) };
+  return {
+    transport: 'stdio',
+    command: target.command,
+    args: target.args,
+    ...(Object.keys(target.env).length === 0 ? {} : { env: target.env }),
+    ...(target.inheritEnv ? {} : { inheritEnv: false }),
+    ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+  };
 }
 
 /**

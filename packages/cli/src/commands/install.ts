@@ -84,7 +84,7 @@ function plan(options: InstallOptions): PlannedLaunch {
 
 /** Starts the server as the host will and closes it; resolves with its description line and its `serverInfo.name`. */
 async function checkStarts(launch: Launch, options: InstallOptions): Promise<{ readonly line: string; readonly serverName: string | undefined }> {
-  const target: Target = { kind: 'stdio', command: launch.command, args: launch.args, env: launch.env };
+  const target: Target = { kind: 'stdio', command: launch.command, args: launch.args, env: launch.env, inheritEnv: true };
   const client = await openClient({ target, io: options.io, output: options.output, timeoutMs: options.timeoutMs ?? INSTALL_CHECK_TIMEOUT_MS });
   const line = connectionLine(client);
   const serverName = client.serverInfo?.name;

@@ -138,8 +138,9 @@ function noiseOf(wire: StdioWire, by: string): StdoutNoise | undefined {
   return { line: line.raw, lineNumber: index + 1, afterMs: line.atMs - wire.startedAtMs, by };
 }
 
-/** The environment of a stdio server: the doctor's, with the target's over it. */
+/** The environment of a stdio server: the doctor's, with the target's over it (the target's only: `inheritEnv: false`). */
 export function serverEnvironment(env: DoctorEnv, target: Extract<DoctorTarget, { transport: 'stdio' }>): Record<string, string> {
+  if (target.inheritEnv === false) return { ...target.env };
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env.environment)) if (value !== undefined) out[name] = value;
   return { ...out, ...target.env };

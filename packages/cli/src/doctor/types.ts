@@ -141,6 +141,8 @@ export type DoctorTarget =
       readonly args: readonly string[];
       /** Variables set over the doctor's environment. */
       readonly env?: Readonly<Record<string, string>>;
+      /** `false`: the server gets `env` only, none of the doctor's environment. @default true */
+      readonly inheritEnv?: boolean;
       readonly cwd?: string;
     }
   | {
