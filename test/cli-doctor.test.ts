@@ -87,6 +87,15 @@ describe('switchboard doctor', () => {
     }
   });
 
+  it('--no-inherit-env: the server is started with the --env variables only, none of the doctor\'s environment', async () => {
+    const script = 'console.error("secret=" + process.env.SB_SECRET + " set=" + process.env.SB_SET + " path=" + process.env.PATH); process.exit(3)';
+    for (const [flags, seen] of [[[], 'secret=leak set=on path=/usr/bin:/bin'], [['--no-inherit-env'], 'secret=undefined set=on path=undefined']] as const) {
+      const io = captureIo({ env: { PATH: '/usr/bin:/bin', SB_SECRET: 'leak' }, cwd: ROOT, home: ROOT });
+      await run(['doctor', ...flags, '--json', '--env', 'SB_SET=on', '--', process.execPath, '-e', script], io);
+      expect(io.out()).toContain(seen);
+    }
+  });
+
   it('over HTTP: the human report on stdout, exit code 0 for our demo', async () => {
     const { code, out, err } = await doctor([http.url, '--request-timeout-ms', '5000']);
     expect(out).toMatch(new RegExp(`^switchboard doctor \\S+ · http · ${http.url.replace(/[.]/g, '\\.')}\\nServer   switchboard-demo `));

@@ -6,6 +6,7 @@
  * "Backward Compatibility"); with `--era auto` a server silent for a second also gets `server/discover`, so a
  * modern-only server that ignores `initialize` still counts as answering.
  */
+import { serverEnvironment } from '../../checkContext.js';
 import { DESKTOP_HOST_PATHS, pathOf, resolveCommand, type CommandResolution } from '../../pathSearch.js';
 import { STARTUP } from '../../requirements/startup.js';
 import type { Check, CheckContext, StdioLine, StdioWire } from '../../types.js';
@@ -145,7 +146,8 @@ async function checkHostPath(ctx: CheckContext, options: { readonly target: Stdi
 async function run(ctx: CheckContext): Promise<void> {
   if (ctx.target.transport !== 'stdio') return;
   const target = ctx.target;
-  const path = pathOf({ ...ctx.env.environment, ...target.env }, ctx.env.platform);
+  // The PATH the server is started with (the doctor's own is left out with --no-inherit-env).
+  const path = pathOf(serverEnvironment(ctx.env, target), ctx.env.platform);
   const resolution = await resolveTarget(ctx, target, path);
   ctx.progress(`starting ${short([target.command, ...target.args].join(' '), 60)}`);
   let wire: StdioWire;
