@@ -310,6 +310,27 @@ describe('Peer (inbound)', () => {
     expect(logger.lines.slice(1).map((l) => l.message)).toEqual(['Response could not be sent: sending -32603 instead', 'Fallback error response could not be sent']);
   });
 
+  it('a batch reply with one member JSON cannot carry: that member alone is -32603, the others keep their answers (a real memory transport)', async () => {
+    const dispatcher = new Dispatcher();
+    dispatcher.register('ok', () => 1);
+    dispatcher.register('big', () => 10n);
+    const [serverSide, clientSide] = createMemoryTransportPair();
+    const server = new Peer({ transport: serverSide, dispatcher, logger: captureLogger() });
+    const received: unknown[] = [];
+    clientSide.onmessage = (inbound) => void received.push(inbound.kind === 'batch' ? inbound.items.map((item) => ('message' in item ? item.message : item)) : inbound);
+    await Promise.all([server.start(), clientSide.start()]);
+    await clientSide.send([
+      { jsonrpc: '2.0', id: 1, method: 'ok' },
+      { jsonrpc: '2.0', id: 2, method: 'big' },
+    ]);
+    for (let i = 0; i < 20 && received.length === 0; i++) await tick();
+    expect(received).toEqual([[
+      { jsonrpc: '2.0', id: 1, result: 1 },
+      { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } },
+    ]]);
+    await server.close();
+  });
+
   it('Peer without a dispatcher answers inbound requests with -32601 and ignores notifications', async () => {
     const transport = scriptedTransport();
     const peer = new Peer({ transport });

@@ -1,8 +1,9 @@
 /**
  * The {@link Peer}'s reply path: a response (or a batch reply) handed to the transport, and what happens when the
  * transport cannot send it. A failure because the connection is closing is only noted; any other (typically a
- * result that cannot be serialized) gets the response replaced, once, by its -32603 stand-in for the same id, so
- * the other side is not left waiting on a request that will never be answered. Failures are logged once per class,
+ * result that cannot be serialized) gets the response replaced, once, by its -32603 stand-in for the same id (in a
+ * batch, only the members that cannot be serialized), so the other side is not left waiting on a request that will
+ * never be answered. Failures are logged once per class,
  * then summarized with a count ({@link RecurringLog}), so a burst of refused answers is not a line each.
  *
  * @see https://www.jsonrpc.org/specification §5 (a request is answered), §5.1 (-32603)
@@ -45,9 +46,7 @@ export class ReplySender {
         return;
       }
       this.#failures.note('error', 'Response could not be sent: sending -32603 instead', { error });
-      const fallback = Array.isArray(reply)
-        ? (reply as readonly JsonRpcResponse[]).map((member) => unsendableStandIn(member))
-        : unsendableStandIn(reply as JsonRpcResponse);
+      const fallback = Array.isArray(reply) ? batchStandIn(reply as readonly JsonRpcResponse[]) : unsendableStandIn(reply as JsonRpcResponse);
       this.#link.send(fallback, related).then(undefined, (failure: unknown) => {
         this.#failures.note('error', 'Fallback error response could not be sent', { error: failure });
       });
@@ -57,6 +56,26 @@ export class ReplySender {
   /** Logs the summary of the failures not reported yet (when the connection ends). */
   flush(): void {
     this.#failures.flush();
+  }
+}
+
+/**
+ * What is sent in place of a batch reply the transport could not send: the members JSON cannot carry are replaced by
+ * their stand-in, the others go as they were (one member's unserializable result does not cost the others their
+ * answers, JSON-RPC 2.0 §6). When every member serializes (the failure was something else), every member is replaced.
+ */
+function batchStandIn(reply: readonly JsonRpcResponse[]): JsonRpcResponse[] {
+  const unsendable = reply.map((member) => !serializable(member));
+  if (!unsendable.includes(true)) return reply.map((member) => unsendableStandIn(member));
+  return reply.map((member, i) => (unsendable[i] === true ? unsendableStandIn(member) : member));
+}
+
+function serializable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
   }
 }
 
