@@ -169,7 +169,11 @@ export class Forwarder {
         if (questions.length === 0) {
           const event: UpstreamEvent<R> = await call.next();
           if (event.kind === 'result') return forFront(event.value, call.ctx);
-          if (event.kind === 'error') throw failureForFront(tool ? toolFailure(call, event.error) : event.error, toolName(upstream, input));
+          if (event.kind === 'error') {
+            // Given up on while its upstream handler may go on (see #live).
+            if (event.error instanceof RequestAbortedError || event.error instanceof RequestTimeoutError) this.#abandon(call);
+            throw failureForFront(tool ? toolFailure(call, event.error) : event.error, toolName(upstream, input));
+          }
           // Questions the upstream sends together (a handler asking several at once) make one round.
           await new Promise<void>((resolve) => setTimeout(resolve, 0));
           questions = [event, ...call.takeQuestions()];
@@ -312,8 +316,13 @@ export class Forwarder {
   #abandon(call: CallInFlight): void {
     if (ownerOf(call) === call.ctx) return;
     const abandoned = this.#abandoned;
-    if (abandoned.size >= MAX_ABANDONED) abandoned.delete(abandoned.keys().next().value as CallInFlight);
-    abandoned.set(call, performance.now() + ABANDONED_GRACE_MS);
+    const now = performance.now();
+    // Oldest first (insertion order is expiry order): the expired ones go now, not only when a question comes.
+    for (const [old, until] of abandoned) {
+      if (until > now && abandoned.size < MAX_ABANDONED) break;
+      abandoned.delete(old);
+    }
+    abandoned.set(call, now + ABANDONED_GRACE_MS);
   }
 
   /** The upstream's answer to a question that could be several callers' (and a warning, at most one per 10 s). */

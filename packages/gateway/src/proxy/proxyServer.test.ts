@@ -208,6 +208,55 @@ describe('createProxyServer (in memory)', () => {
     }
   });
 
+  it('an authenticated 2026-07-28 request whose upstream request timed out counts as its caller\'s too: its late question is not shown to another caller', async () => {
+    let go: () => void = () => {};
+    const released = new Promise<void>((resolve) => (go = resolve));
+    const outcomes: string[] = [];
+    const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: ['2025-11-25'], logger: silent });
+    upstream.tool('late', { inputSchema: { type: 'object' } }, async (_args, ctx: RequestContext) => {
+      await released; // ignores its cancellation, then asks on its session (untagged: in-memory, like stdio)
+      const answer = await (ctx.session as NonNullable<RequestContext['session']>)
+        .request<{ action: string }>('elicitation/create', { message: 'question of late (alice)', requestedSchema: { type: 'object', properties: {} } })
+        .then((a) => `answered ${a.action}`, (error: Error) => `refused: ${error.message}`);
+      outcomes.push(answer);
+      return { content: [{ type: 'text', text: answer }] };
+    });
+    upstream.tool('wait', { inputSchema: { type: 'object' } }, async () => {
+      await sleep(400);
+      return { content: [{ type: 'text', text: 'waited' }] };
+    });
+    const front = await createProxyServer({ upstream: inMemoryConnector(upstream), server: { logger: silent }, logger: silent, client: { timeoutMs: 100 } });
+    const bob = await connectRawClient(front);
+    try {
+      await bob.initialize({ capabilities: { elicitation: {} } });
+      // alice: an authenticated 2026-07-28 caller; her upstream request times out after 100 ms.
+      const alice = await front.handle(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'late',
+            arguments: {},
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/clientInfo': { name: 'alice', version: '1' } },
+          },
+        },
+        { extra: { authInfo: { subject: 'alice', clientId: 'a', issuer: 'https://issuer.example' } } },
+      );
+      expect(JSON.stringify(alice)).toMatch(/time|timed out/i);
+      const waiting = bob.request(1, 'tools/call', { name: 'wait', arguments: {} });
+      await sleep(30);
+      go();
+      for (let i = 0; i < 100 && outcomes.length === 0; i++) await sleep(5);
+      // bob must never be shown alice's question.
+      expect(bob.received.some((m) => 'method' in m && m.method === 'elicitation/create')).toBe(false);
+      expect(outcomes).toEqual([expect.stringMatching(/^refused: /)]);
+      await waiting;
+    } finally {
+      await bob.close();
+      await front.close();
+    }
+  });
   it('one caller\'s concurrent requests still get their questions (a 2025-11-25 session asking twice at once)', async () => {
     const upstream = new McpServer({ name: 'old-server', version: '1.0.0' }, { revisions: [...LEGACY_ONLY], logger: silent });
     upstream.tool('asktag', { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } }, async (args: Record<string, unknown>, ctx: RequestContext) => {

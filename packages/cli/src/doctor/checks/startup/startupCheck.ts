@@ -146,8 +146,9 @@ async function checkHostPath(ctx: CheckContext, options: { readonly target: Stdi
 async function run(ctx: CheckContext): Promise<void> {
   if (ctx.target.transport !== 'stdio') return;
   const target = ctx.target;
-  // The PATH the server is started with (the doctor's own is left out with --no-inherit-env).
-  const path = pathOf(serverEnvironment(ctx.env, target), ctx.env.platform);
+  // The PATH the server is started with (the doctor's own is left out with --no-inherit-env; with no PATH at all, a
+  // bare command is looked up on the system's default, /usr/bin:/bin, as spawn does).
+  const path = pathOf(serverEnvironment(ctx.env, target), ctx.env.platform) ?? (target.inheritEnv === false && ctx.env.platform !== 'win32' ? '/usr/bin:/bin' : undefined);
   const resolution = await resolveTarget(ctx, target, path);
   ctx.progress(`starting ${short([target.command, ...target.args].join(' '), 60)}`);
   let wire: StdioWire;
