@@ -291,19 +291,14 @@ export class Connection implements ServerSession, RequestFacts {
    * carries them; its members are then gated one by one like any message (the dispatcher's guard).
    */
   #batchRefusal(items: readonly InboundSingle[]): JsonRpcResponse | undefined {
-    // JSON-RPC 2.0 §4.1 and §5: a notification and a response are never answered, so a batch that holds no
-    // request (and no invalid member) gets no reply even where batches are not accepted: its members are read
-    // (a response settles the request it answers) and nothing is sent back. §6: "should return nothing at all".
-    if (items.every(isUnanswered)) return undefined;
+    // Where batches are not accepted the array itself is the invalid request, whatever it holds: one -32600 with
+    // `id: null`, and no member is read, a batch of notifications or responses included (MCP 2025-06-18 changelog:
+    // batching removed; field bug B05). Where they are, a batch of notifications and responses only is read and
+    // answered with nothing at all (JSON-RPC 2.0 §6).
     const verdict = classifyInboundBatch(items.filter(isCall).map((item) => item.message), this.inboundFacts);
     if (!isInboundRefusal(verdict)) return undefined;
     return { jsonrpc: '2.0', id: null, error: { code: verdict.code, message: verdict.message } };
   }
-}
-
-/** A member the receiver never answers (JSON-RPC 2.0 §4.1 notifications, §5 responses). */
-function isUnanswered(item: InboundSingle): boolean {
-  return item.kind === 'response' || item.kind === 'notification';
 }
 
 function isCall(item: InboundSingle): item is InboundSingle & { readonly message: JsonRpcRequest | JsonRpcNotification } {

@@ -122,6 +122,30 @@ describe('McpServer lifecycle', () => {
     await old.send([{ jsonrpc: '2.0', id: 'b1', method: 'ping' }, { jsonrpc: '2.0', id: 'b2', method: 'ping' }]);
     expect(await old.waitFor((m) => 'id' in m && m.id === 'b2')).toEqual({ jsonrpc: '2.0', id: 'b2', result: {} });
   });
+
+  it('B05 (c): a batch of notifications only is one -32600 (id null) at 2025-11-25 and none of it is read; at 2025-03-26 it is read and answered with nothing', async () => {
+    for (const [protocolVersion, refused] of [['2025-11-25', true], ['2025-03-26', false]] as const) {
+      const aborted: string[] = [];
+      const server = new McpServer({ name: 'batch-test', version: '1' }, { logger: silentLogger });
+      server.tool('wait', {}, async (_args, ctx) => {
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+        aborted.push(String(ctx.requestId));
+        return { content: [] };
+      });
+      const c = await connectRawClient(server);
+      await c.initialize({ protocolVersion });
+      void c.request(7, 'tools/call', { name: 'wait', arguments: {} });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const before = c.received.length;
+      await c.send([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }]);
+      // A ping after it: whatever the batch got back arrived first.
+      expect(await c.request('p', 'ping')).toMatchObject({ id: 'p', result: {} });
+      const replies = c.received.slice(before).filter((m) => !('id' in m && m.id === 'p'));
+      expect(replies).toEqual(refused ? [{ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) as unknown } }] : []);
+      expect(aborted).toEqual(refused ? [] : ['7']);
+      await c.close();
+    }
+  });
 });
 
 describe('McpServer tools', () => {

@@ -449,6 +449,18 @@ describe.each(PATHS)('Streamable HTTP via %s', (kind) => {
     expect(messages.find((m) => m.id === null).error.code).toBe(-32600);
   });
 
+  it('B05 (c): a batch of notifications only is 400 + one -32600 from a 2025-11-25 session, 202 from a 2025-03-26 one', async () => {
+    const notifications = '[{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","method":"notifications/y"}]';
+    const modern = await openSession(t, '2025-11-25');
+    const refused = await t.send('POST', '/mcp', { headers: modern.headers, body: notifications });
+    expect(refused.status).toBe(400);
+    expect(errorCode(await refused.json())).toBe(-32600);
+    const old = await openSession(t, '2025-03-26');
+    const accepted = await t.send('POST', '/mcp', { headers: old.headers, body: notifications });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe('');
+  });
+
   it('SSE: priming event (id + empty data + retry) first on POST streams of 2025-11-25 sessions, not of older ones', async () => {
     const s = await openSession(t, '2025-11-25');
     const reader = new SseReader(await t.send('POST', '/mcp', { headers: s.headers, body: call(1, 'echo', { text: 'x' }) }));
