@@ -104,7 +104,8 @@ export class ClientConnection {
       transport,
       dispatcher,
       logger: setup.logger,
-      context: (_message, extra) => (extra?.relatedRequestId === undefined ? UNRELATED : { relatedRequestId: extra.relatedRequestId }),
+      // The transport's extra already holds the relation (one object per exchange): no object per message here.
+      context: (_message, extra) => extra ?? UNRELATED,
       // A transport that carries the cancellation itself (2026-07-28 HTTP closes the response stream) sends nothing.
       cancelNotification: (id, reason) => (transport.abandonRequest?.(id) === true ? undefined : this.#withClaim(cancelledNotification({ requestId: id, reason }))),
       // The server's notifications (a batch's too) come here, not to the dispatcher: progress goes straight to its

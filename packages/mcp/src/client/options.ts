@@ -142,7 +142,8 @@ export interface RequestOptions {
   readonly meta?: Record<string, unknown>;
   /**
    * Any value of the application's, handed back as {@link InputContext.requestTag} with each question the server asks
-   * for this request, so a client making several requests at once can tell which one a question belongs to. Never
+   * for this request and as {@link LogContext.requestTag} with each log it sends for it, when the wire says so (see
+   * there), so a client making several requests at once can tell which one a question or a log belongs to. Never
    * sent. @default none
    */
   readonly tag?: unknown;

@@ -7,7 +7,7 @@
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery", "Sending Messages to the Server" item 6
  */
-import { echo, parseMessage, type Inbound, type JsonRpcId, type Logger } from '@switchboard/jsonrpc';
+import { echo, parseMessage, type Inbound, type JsonRpcId, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ConnectionClosedError } from '../../../protocol/clientErrors.js';
 import { fetchFailure, readSseBody, sleep, streamLost } from './clientHttp.js';
 import { SseDecoder } from '../sse/sseDecoder.js';
@@ -35,6 +35,7 @@ export class Exchange {
   answered = false;
   abandoned = false;
   #settled = false;
+  #related: TransportMessageExtra | undefined = undefined;
   #resolve!: () => void;
   #reject!: (error: Error) => void;
 
@@ -50,6 +51,11 @@ export class Exchange {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+  }
+
+  /** What a message of the server that came on this request's stream is delivered with: its relation to the request. */
+  get related(): TransportMessageExtra {
+    return (this.#related ??= { relatedRequestId: this.id });
   }
 
   /** The response was delivered. */

@@ -245,7 +245,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     // server sends on a POST's stream before the response SHOULD relate to the request that POST carried; the client
     // is told which.
     const related = exchange !== undefined && (inbound.kind === 'request' || inbound.kind === 'notification');
-    this.onmessage?.(inbound, related ? { relatedRequestId: exchange.id } : undefined);
+    this.onmessage?.(inbound, related ? exchange.related : undefined);
   }
 
   /** `GET` of the endpoint for a stream: standalone (no id yet) or resumed with `Last-Event-ID`. */
