@@ -101,6 +101,11 @@ function toolName<I, R>(upstream: Upstream<I, R>, input: I): string | undefined 
   return upstream.tool ? (input as { readonly name?: string }).name : undefined;
 }
 
+/** Whether an upstream request failed because we gave up on it (aborted, timed out): its handler may go on and ask. */
+function givenUp(error: unknown): boolean {
+  return error instanceof RequestAbortedError || error instanceof RequestTimeoutError;
+}
+
 /** Who a call is for (see {@link Forwarder.question}): its authenticated identity, else its front session, else itself. */
 function ownerOf(call: CallInFlight): unknown {
   return callerOf(call.ctx) ?? call.ctx.session ?? call.ctx;
@@ -170,8 +175,7 @@ export class Forwarder {
           const event: UpstreamEvent<R> = await call.next();
           if (event.kind === 'result') return forFront(event.value, call.ctx);
           if (event.kind === 'error') {
-            // Given up on while its upstream handler may go on (see #live).
-            if (event.error instanceof RequestAbortedError || event.error instanceof RequestTimeoutError) this.#abandon(call);
+            if (givenUp(event.error)) this.#abandon(call);
             throw failureForFront(tool ? toolFailure(call, event.error) : event.error, toolName(upstream, input));
           }
           // Questions the upstream sends together (a handler asking several at once) make one round.
@@ -210,7 +214,7 @@ export class Forwarder {
     try {
       return forFront(await this.#request(call, upstream.request, input), ctx);
     } catch (error) {
-      if (error instanceof RequestAbortedError || error instanceof RequestTimeoutError) this.#abandon(call);
+      if (givenUp(error)) this.#abandon(call);
       throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input));
     } finally {
       call.settled = true;

@@ -278,47 +278,48 @@ async function listen(h: McpHttpHandler, headers: Record<string, string>): Promi
   return (res.body as ReadableStream<Uint8Array>).getReader();
 }
 
+/**
+ * Instances A and B on one shared store (`cluster` or not), idle timeout 100 ms; a session opened on A with a GET
+ * stream kept open there (busy), 400 ms later: A still holds it and its record is still stored. `bServedFirst`: B
+ * served a session of its own first, so its reaper runs meanwhile.
+ */
+async function busyOnA(cluster: boolean, bServedFirst: boolean) {
+  const s = shared(cluster);
+  const a = instance('a', s, 100);
+  const b = instance('b', s, 100);
+  if (bServedFirst) await send(b, await open(b), '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  const headers = await open(a);
+  expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
+  const stream = await listen(a, headers);
+  await sleep(400);
+  // A's own reaper keeps it (busy): one instance serves it as long as the stream is open.
+  expect(a.sessionCount).toBe(1);
+  expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+  const close = async (): Promise<void> => {
+    await stream.cancel();
+    await a.close();
+    await b.close();
+  };
+  return { a, b, headers, close };
+}
+
 describe('a session busy on one instance whose record idled past its TTL (a shared store)', () => {
   for (const cluster of [false, true]) {
     it(`cluster=${cluster}: a session with a GET stream open on A is served by B after its POSTs idled past the timeout`, async () => {
-      const s = shared(cluster);
-      const a = instance('a', s, 100);
-      const b = instance('b', s, 100);
-      const headers = await open(a);
-      expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
-      const stream = await listen(a, headers);
-      await sleep(400);
-      // A's own reaper keeps it (busy): one instance serves it as long as the stream is open.
-      expect(a.sessionCount).toBe(1);
-      expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+      const { b, headers, close } = await busyOnA(cluster, false);
       const res = await send(b, headers, call(1, 'who'));
       expect(res.status).toBe(200);
       await res.text();
-      await stream.cancel();
-      await a.close();
-      await b.close();
+      await close();
     });
 
     it(`cluster=${cluster}: B's reaper does not delete the record of a session busy on A`, async () => {
-      const s = shared(cluster);
-      const a = instance('a', s, 100);
-      const b = instance('b', s, 100);
-      // B served a session once, so its reaper runs.
-      const other = await open(b);
-      await send(b, other, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
-      const headers = await open(a);
-      expect((await send(a, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).toBe(202);
-      const stream = await listen(a, headers);
-      await sleep(400);
-      expect(a.sessionCount).toBe(1);
-      expect(await s.sessionStore.get(headers['mcp-session-id'] as string)).toBeDefined();
+      const { a, headers, close } = await busyOnA(cluster, true);
       // And the session is still served on A, where it is busy.
       const res = await send(a, headers, call(2, 'who'));
       expect(res.status).toBe(200);
       await res.text();
-      await stream.cancel();
-      await a.close();
-      await b.close();
+      await close();
     });
   }
 
