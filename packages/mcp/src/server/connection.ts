@@ -291,14 +291,21 @@ export class Connection implements ServerSession, RequestFacts {
    * carries them; its members are then gated one by one like any message (the dispatcher's guard).
    */
   #batchRefusal(items: readonly InboundSingle[]): JsonRpcResponse | undefined {
-    // Where batches are not accepted the array itself is the invalid request, whatever it holds: one -32600 with
-    // `id: null`, and no member is read, a batch of notifications or responses included (MCP 2025-06-18 changelog:
-    // batching removed; field bug B05). Where they are, a batch of notifications and responses only is read and
-    // answered with nothing at all (JSON-RPC 2.0 §6).
+    // Where batches are not accepted the array itself is the invalid request: one -32600 with `id: null`, and no
+    // member is read, a batch of notifications only included (MCP 2025-06-18 changelog: batching removed; field bug
+    // B05). One exception: a batch that answers requests of ours and holds no request is read and never answered
+    // (JSON-RPC 2.0 §5: a response is not replied to, not even to refuse the array it came in). Where batches are
+    // accepted, a batch of notifications and responses only is read and answered with nothing at all (§6).
+    if (items.every(isUnanswered) && items.some((item) => item.kind === 'response')) return undefined;
     const verdict = classifyInboundBatch(items.filter(isCall).map((item) => item.message), this.inboundFacts);
     if (!isInboundRefusal(verdict)) return undefined;
     return { jsonrpc: '2.0', id: null, error: { code: verdict.code, message: verdict.message } };
   }
+}
+
+/** A member the receiver never answers (JSON-RPC 2.0 §4.1 notifications, §5 responses). */
+function isUnanswered(item: InboundSingle): boolean {
+  return item.kind === 'response' || item.kind === 'notification';
 }
 
 function isCall(item: InboundSingle): item is InboundSingle & { readonly message: JsonRpcRequest | JsonRpcNotification } {

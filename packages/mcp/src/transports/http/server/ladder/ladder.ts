@@ -183,11 +183,15 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     if (sessionRefusal !== undefined) return sessionRefusal;
     // MCP 2025-03-26 basic/index.mdx "Batching": receive MUST at 2025-03-26; removed in 2025-06-18 (changelog),
     // absent in 2024-11-05. A session whose version is not known yet cannot batch either. Where batches are not
-    // taken the array itself is the invalid request, whatever it holds: 400 and one -32600, no member read (field
-    // bug B05). Where they are, a batch of responses and notifications only is accepted, 202 with no body (JSON-RPC
-    // 2.0 §6 "nothing at all"; MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 4).
+    // taken the array itself is the invalid request: 400 and one -32600, no member read, a batch of notifications
+    // only included (field bug B05); but a batch that answers our requests and holds no request is never answered
+    // (JSON-RPC 2.0 §5). Those, and where batches are taken a batch of responses and notifications only, are
+    // accepted: 202 with no body (§6 "nothing at all"; MCP 2025-11-25 basic/transports.mdx "Sending Messages to the
+    // Server" item 4).
     const negotiated = facts.session?.protocolVersion;
-    if (negotiated === undefined || !isLegacyRevision(negotiated) || !REVISION_FEATURES[negotiated].batches) {
+    const answerable = body.items.some((item) => item.kind === 'request' || item.kind === 'invalid');
+    const answersOurs = !answerable && body.items.some((item) => item.kind === 'response');
+    if (!answersOurs && (negotiated === undefined || !isLegacyRevision(negotiated) || !REVISION_FEATURES[negotiated].batches)) {
       // The inbound step's refusal, so stdio and HTTP word this rule the same way.
       const refusal = inboundRefusal('batchNotAllowed', { revision: negotiated ?? 'an uninitialized session' });
       const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, null);
