@@ -10,6 +10,7 @@ import { echo, echoId } from './echo.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { ContextRequest } from './handlerContext.js';
 import { ErrorCode, ErrorMessage, JsonRpcLocalError, LocalErrorCode } from './errors.js';
+import { TransientMap } from './transientMap.js';
 import { beginRequest, endRequest, OUTCOME_CANCELLED, responseOutcome, type Instrumentation, type RequestEnd } from './instrument.js';
 import type { Logger } from './logger.js';
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './message.js';
@@ -110,7 +111,7 @@ export class InboundScheduler<Ctx> {
   readonly #instrumentation: Instrumentation | undefined;
 
   /** Inbound requests by id (queued or running). */
-  readonly #inbound = new Map<JsonRpcId, InboundJob<Ctx>>();
+  readonly #inbound = new TransientMap<JsonRpcId, InboundJob<Ctx>>();
   /** {@link Peer.whenIdle} callers waiting; made by the first one (most connections never wait). */
   #idleWaiters: (() => void)[] | undefined = undefined;
   /** Requests waiting for a slot, from `#queueHead` on; made when the first one has to wait. */

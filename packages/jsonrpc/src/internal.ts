@@ -1,10 +1,12 @@
 /**
  * @switchboard/jsonrpc/internal — engine helpers that exist for `@switchboard/mcp` (timers that never fire early
- * or overflow, the JSON depth and batch size checks the transports run before parsing, the reply serializer).
+ * or overflow, the JSON depth and batch size checks the transports run before parsing, the reply serializer, the map
+ * for requests in flight).
  * Not public API: no stability promise, and nothing outside this repository should import it.
  * @packageDocumentation
  */
 export { exceedsJsonDepth } from './json.js';
 export { stringifyReply } from './reply.js';
 export { batchTooLarge } from './batch.js';
+export { TransientMap } from './transientMap.js';
 export { clampTimerMs, MAX_TIMER_MS, setUnrefTimeout } from './timers.js';

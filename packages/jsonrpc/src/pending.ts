@@ -11,6 +11,7 @@ import { beginRequest, endRequest, failureOutcome, OUTCOME_RESULT, type Instrume
 import type { Logger } from './logger.js';
 import { JSONRPC_VERSION, type JsonRpcId, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from './message.js';
 import { clampTimerMs, setUnrefTimeout, type TimerHandle } from './timers.js';
+import { TransientMap } from './transientMap.js';
 
 /** Default for {@link PeerRequestOptions.timeoutMs}, in ms. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -111,8 +112,8 @@ export class PendingRequests {
   readonly #logger: Logger;
   readonly #instrumentation: Instrumentation | undefined;
   #nextId = 0;
-  readonly #pending = new Map<number, Pending>();
-  readonly #progress = new Map<string | number, Pending>();
+  readonly #pending = new TransientMap<number, Pending>();
+  readonly #progress = new TransientMap<string | number, Pending>();
   /** Ids of requests given up on (timeout or abort), oldest first, at most {@link ABANDONED_IDS_REMEMBERED}. */
   readonly #abandoned = new Set<number>();
   /** The shared timeout timer (see the class comment), and the deadline it is armed for (`Infinity`: none). */

@@ -5,6 +5,7 @@
  * and the server's notifications handed on as they arrive. Reconnecting makes a new one.
  */
 import { Dispatcher, JsonRpcLocalError, LocalErrorCode, Peer, type JsonRpcId, type JsonRpcNotification, type Logger, type PeerRequestOptions } from '@switchboard/jsonrpc';
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/envelope.js';
 import { McpError, McpErrorCode } from '../protocol/errors.js';
 import { cancelledNotification, parseCancelled, parseProgressToken, CANCELLED_METHOD, PROGRESS_METHOD } from '../protocol/notifications.js';
@@ -84,7 +85,7 @@ export class ClientConnection {
    * The `tag` of each request in flight that has one, by its JSON-RPC id: a question the transport relates to one of
    * them is answered with it ({@link InputContext.requestTag}).
    */
-  readonly #tags = new Map<JsonRpcId, unknown>();
+  readonly #tags = new TransientMap<JsonRpcId, unknown>();
   /** Modern era: the `logLevel` every request carries, once `setLoggingLevel` was called. */
   logLevel: LoggingLevel | undefined = undefined;
   /** Called once when the channel ends, from either side. */

@@ -9,6 +9,7 @@
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
  */
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 
 /**
  * How far a session got:
@@ -155,8 +156,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * caller, visits only that caller's records.
  */
 export class InMemorySessionStore implements SessionStore {
-  readonly #records = new Map<string, SessionRecord>();
-  readonly #byCaller = new Map<string, Map<string, SessionRecord>>();
+  // Transient maps: a touch replaces the record at the end of its map, one per request (see `TransientMap`).
+  readonly #records = new TransientMap<string, SessionRecord>();
+  readonly #byCaller = new Map<string, TransientMap<string, SessionRecord>>();
 
   /** Records held (all callers). */
   get size(): number {
@@ -169,7 +171,7 @@ export class InMemorySessionStore implements SessionStore {
     this.#records.set(record.sessionId, record);
     if (record.caller !== null) {
       let mine = this.#byCaller.get(record.caller);
-      if (mine === undefined) this.#byCaller.set(record.caller, (mine = new Map<string, SessionRecord>()));
+      if (mine === undefined) this.#byCaller.set(record.caller, (mine = new TransientMap<string, SessionRecord>()));
       mine.set(record.sessionId, record);
     }
     return DONE;

@@ -8,6 +8,7 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { authorizedFetch } from './auth/authorizedFetch.js';
 import { readBoundedText } from '../boundedBody.js';
@@ -114,7 +115,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
   /** Resolves the wait of `notifications/initialized` once the standalone GET got its answer (or gave up). */
   #getAnswered: (() => void) | undefined;
   readonly #toolHeaders = new Map<string, readonly ParamHeader[]>();
-  readonly #exchanges = new Map<JsonRpcId, Exchange>();
+  readonly #exchanges = new TransientMap<JsonRpcId, Exchange>();
   readonly #closing = new AbortController();
   #endFacts: ConnectionEndFacts | undefined;
 

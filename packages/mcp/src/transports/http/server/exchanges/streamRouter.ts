@@ -7,14 +7,15 @@
  */
 import { echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type { JsonRpcId, JsonRpcMessage, Logger } from '@switchboard/jsonrpc';
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 import type { OutStream } from './exchange.js';
 
 /** @internal The streams of one session and the routing of its outbound messages to them. */
 export class StreamRouter {
   /** Live POST streams by stream id. */
-  readonly streams = new Map<string, OutStream>();
+  readonly streams = new TransientMap<string, OutStream>();
   /** The stream of each unanswered request. */
-  readonly byRequest = new Map<JsonRpcId, OutStream>();
+  readonly byRequest = new TransientMap<JsonRpcId, OutStream>();
   standalone: OutStream | undefined = undefined;
   /** The POST stream whose messages are being handed to the session right now (see {@link refuseWhole}). */
   delivering: OutStream | undefined = undefined;

@@ -3,6 +3,7 @@
  * stream ids, and which streams have history to forget.
  */
 import type { Logger } from '@switchboard/jsonrpc';
+import type { TransientMap } from '@switchboard/jsonrpc/internal';
 import { REVISION_FEATURES, isLegacyRevision } from '../../../../protocol/revisions.js';
 import type { EventStore } from '../../../../stores/eventStore.js';
 import type { ExchangeHost, OutStream } from '../exchanges/exchange.js';
@@ -48,7 +49,7 @@ export class SessionExchangeHost implements ExchangeHost {
   readonly #hub: ClusterHub | undefined;
   readonly #owner: { readonly protocolVersion: string | undefined };
   readonly #prefix: string;
-  readonly #streams: Map<string, OutStream>;
+  readonly #streams: TransientMap<string, OutStream>;
   readonly #stored: Set<string>;
   #counter = 0;
   readonly #tag: string;
@@ -57,7 +58,7 @@ export class SessionExchangeHost implements ExchangeHost {
     readonly owner: { readonly protocolVersion: string | undefined };
     readonly init: SessionExchangeSettings;
     readonly prefix: string;
-    readonly streams: Map<string, OutStream>;
+    readonly streams: TransientMap<string, OutStream>;
     readonly stored: Set<string>;
     readonly hub?: ClusterHub | undefined;
   }) {
