@@ -50,6 +50,9 @@ export interface CallInFlight {
   cancel(reason: unknown): void;
   /** Whether its upstream request may still ask: it is running, and the front has not given it up. */
   readonly open: boolean;
+  /** Its neighbours in its {@link CallsInFlight} (set by that list alone). */
+  olderInFlight: CallInFlight | undefined;
+  newerInFlight: CallInFlight | undefined;
 }
 
 /**
@@ -68,6 +71,8 @@ export class LiveCall implements CallInFlight {
   readonly tag: CallInFlight = this;
   /** Set when the upstream request has settled. */
   settled = false;
+  olderInFlight: CallInFlight | undefined = undefined;
+  newerInFlight: CallInFlight | undefined = undefined;
 
   constructor(ctx: RequestContext, session: UpstreamSession) {
     this.ctx = ctx;
@@ -114,6 +119,8 @@ export class FrontCall<R = unknown> implements CallInFlight {
   readonly #events: UpstreamEvent<R>[] = [];
   #wake: (() => void) | undefined = undefined;
   #done = false;
+  olderInFlight: CallInFlight | undefined = undefined;
+  newerInFlight: CallInFlight | undefined = undefined;
 
   /** `id` is `<prefix>.<seq>`, made when first read (most calls are never held). */
   constructor(ctx: RequestContext, session: UpstreamSession, id: { readonly prefix: string; readonly seq: number }) {
@@ -190,36 +197,64 @@ export function taggedCall(tag: unknown): LiveCall | FrontCall | undefined {
   return tag instanceof LiveCall || tag instanceof FrontCall ? tag : undefined;
 }
 
-/** The front calls in flight on one upstream session, in start order (see the module comment on attribution). */
+/**
+ * The front calls in flight on one upstream session, in start order (see the module comment on attribution). A list
+ * linked through the calls themselves rather than a `Set`: a long-lived `Set` churned once per call keeps its dead
+ * tables in the old generation, and they would keep each call (and its front request) alive through young-generation
+ * collections (see `TransientMap` in @switchboard/jsonrpc for the mechanism).
+ */
 export class CallsInFlight {
-  readonly #calls = new Set<CallInFlight>();
+  #oldest: CallInFlight | undefined = undefined;
+  #newest: CallInFlight | undefined = undefined;
+  #size = 0;
 
   add(call: CallInFlight): void {
-    this.#calls.add(call);
+    if (this.#has(call)) return;
+    call.olderInFlight = this.#newest;
+    call.newerInFlight = undefined;
+    if (this.#newest === undefined) this.#oldest = call;
+    else this.#newest.newerInFlight = call;
+    this.#newest = call;
+    this.#size++;
   }
 
   delete(call: CallInFlight): void {
-    this.#calls.delete(call);
+    if (!this.#has(call)) return;
+    const { olderInFlight: older, newerInFlight: newer } = call;
+    if (older === undefined) this.#oldest = newer;
+    else older.newerInFlight = newer;
+    if (newer === undefined) this.#newest = older;
+    else newer.olderInFlight = older;
+    call.olderInFlight = undefined;
+    call.newerInFlight = undefined;
+    this.#size--;
   }
 
-  /** The calls in flight, oldest first. */
-  values(): IterableIterator<CallInFlight> {
-    return this.#calls.values();
+  /** The calls in flight, oldest first; a call may be deleted while they are visited. */
+  *values(): Generator<CallInFlight, void, undefined> {
+    for (let call = this.#oldest; call !== undefined; ) {
+      const newer = call.newerInFlight;
+      yield call;
+      call = newer;
+    }
   }
 
   /** The newest call in flight that `accepts` (every call when no test is given), if any. */
   newest(accepts?: (call: CallInFlight) => boolean): CallInFlight | undefined {
-    let last: CallInFlight | undefined;
-    for (const call of this.#calls) if (accepts === undefined || accepts(call)) last = call;
-    return last;
+    for (let call = this.#newest; call !== undefined; call = call.olderInFlight) if (accepts === undefined || accepts(call)) return call;
+    return undefined;
   }
 
   get size(): number {
-    return this.#calls.size;
+    return this.#size;
   }
 
   /** Every call, for the proxy's close. */
   all(): CallInFlight[] {
-    return [...this.#calls];
+    return [...this.values()];
+  }
+
+  #has(call: CallInFlight): boolean {
+    return call.olderInFlight !== undefined || this.#oldest === call;
   }
 }
