@@ -9,6 +9,8 @@
 //                                           # --proxy-only, --keep-callgrind)
 //   node bench/gateway.mjs --scenario stdio|http --era legacy|modern --concurrency 1,8   # a subset of the cells
 //   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
+//   node bench/gateway.mjs --ab <file>             # a second proxy script measured beside the first as a fourth side,
+//                                                  # same run, interleaved: its p50, throughput and CPU ÷ the proxy's
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -45,6 +47,8 @@ const argv0 = process.argv.slice(2);
 const PROXY = argv0.includes('--proxy-script') ? path.resolve(argv0[argv0.indexOf('--proxy-script') + 1]) : path.join(DIR, 'servers', 'proxy.js');
 
 const argv = process.argv.slice(2);
+// `--ab <file>`: a second proxy script (same flags) measured as a fourth side of every cell, for an A/B in one run.
+const PROXY_B = argv.includes('--ab') ? path.resolve(argv[argv.indexOf('--ab') + 1]) : undefined;
 const smoke = argv.includes('--smoke');
 const numberFlag = (name, fallback) => {
   const at = argv.indexOf(name);
@@ -115,26 +119,27 @@ const median = (values) => {
   return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
 };
 
-/** The three sides of a cell, rotated every repetition (A B C, B C A, C A B) so drift hits all of them alike. */
-const SIDES = ['direct', 'proxied', 'relay'];
+/** The sides of a cell, rotated every repetition (A B C, B C A, C A B) so drift hits all of them alike. */
+const SIDES = PROXY_B === undefined ? ['direct', 'proxied', 'relay'] : ['direct', 'proxied', 'relay', 'proxyB'];
 
 async function scenario(name) {
   const direct = await start(ECHO, ['--port', '0']);
   const upstreamArgs = name === 'stdio→http' ? ['--port', '0', '--upstream-stdio'] : ['--port', '0', '--upstream-url', direct.url];
   const proxy = await start(PROXY, upstreamArgs);
   const relay = await start(RELAY, upstreamArgs);
-  const targets = { direct, proxied: proxy, relay };
+  const proxyB = PROXY_B === undefined ? undefined : await start(PROXY_B, upstreamArgs);
+  const targets = { direct, proxied: proxy, relay, proxyB };
   const rows = [];
   let nextId = 1;
   try {
     for (const protocol of ERAS) {
       if (ERA_WARMUP_MS > 0) {
-        for (const target of [direct, proxy, relay]) nextId = await warmUp(target.url, { protocol, nextId });
+        for (const side of SIDES) nextId = await warmUp(targets[side].url, { protocol, nextId });
       }
       for (const concurrency of CONCURRENCY) {
-        const samples = { direct: [], proxied: [], relay: [] };
+        const samples = { direct: [], proxied: [], relay: [], proxyB: [] };
         for (let rep = 0; rep < REPS; rep++) {
-          const order = [...SIDES.slice(rep % 3), ...SIDES.slice(0, rep % 3)];
+          const order = [...SIDES.slice(rep % SIDES.length), ...SIDES.slice(0, rep % SIDES.length)];
           for (const side of order) {
             const target = targets[side];
             const result = await measure(target.url, { protocol, concurrency, pid: target.h.pid, nextId });
@@ -157,12 +162,14 @@ async function scenario(name) {
           relayRps: pick('relay', 'rps'),
           relayCpuUsPerCall: pick('relay', 'cpuUsPerCall'),
           calls: samples.proxied.reduce((n, s) => n + s.completed, 0),
+          ...(proxyB === undefined ? {} : { bP50Us: pick('proxyB', 'p50Us'), bRps: pick('proxyB', 'rps'), bCpuUsPerCall: pick('proxyB', 'cpuUsPerCall') }),
         };
         rows.push(row);
         printRow(row);
       }
     }
   } finally {
+    await proxyB?.h.stop(3000);
     await relay.h.stop(3000);
     await proxy.h.stop(3000);
     await direct.h.stop(3000);
@@ -182,6 +189,12 @@ function printRow(row) {
       ` proxy CPU ${row.proxyCpuUsPerCall.toFixed(0).padStart(4)} µs/call (upstream alone ${row.directCpuUsPerCall.toFixed(0)} µs/call)` +
       ` | raw relay: added ${(row.relayP50Us - row.directP50Us).toFixed(0).padStart(5)} µs, ${(row.relayRps / row.directRps).toFixed(2)}×, CPU ${row.relayCpuUsPerCall.toFixed(0).padStart(4)} µs/call`,
   );
+  if (row.bRps !== undefined) {
+    console.log(
+      `${''.padEnd(22)} B (${path.basename(PROXY_B)}): added ${(row.bP50Us - row.directP50Us).toFixed(0).padStart(5)} µs, throughput ${(row.bRps / row.directRps).toFixed(2)}× direct,` +
+        ` CPU ${row.bCpuUsPerCall.toFixed(0).padStart(4)} µs/call; B ÷ proxy: throughput ${(row.bRps / row.proxiedRps).toFixed(2)}×, CPU ${(row.bCpuUsPerCall / row.proxyCpuUsPerCall).toFixed(2)}×`,
+    );
+  }
 }
 
 /** Instructions per call of the process `script` runs in (under callgrind), driven at C=8 with 64-byte echoes. */

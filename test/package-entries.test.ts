@@ -77,6 +77,6 @@ describe('package entry points', () => {
 function binTargets(pkgDir: string, pkg: PackageJson): string[] {
   return Object.values(pkg.bin ?? {}).flatMap((bin) => {
     const text = readFileSync(`${pkgDir}${bin}`, 'utf8');
-    return [...text.matchAll(/import\s+['"]\.\.\/dist\/([^'"/]+)\.js['"]/g)].map((m) => m[1]!);
+    return [...text.matchAll(/import\s*\(?\s*['"]\.\.\/dist\/([^'"/]+)\.js['"]/g)].map((m) => m[1]!);
   });
 }

@@ -6,6 +6,8 @@
 //   options: --upstream-era legacy|modern|auto   the era the proxy speaks upstream (default legacy: the era bridge's case)
 //
 // Prints `BENCH_READY <url>` on stderr once it accepts connections; stops the upstream (its process group) on exit.
+// V8 runs with the `switchboard` executable's settings (./_asTheCli.js, imported first).
+import './_asTheCli.js';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
