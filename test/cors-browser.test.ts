@@ -49,7 +49,7 @@ const MODULE_FOLDERS: Readonly<Record<string, string>> = {
 };
 /** The page: an import map so the built client's bare imports resolve to the folders above. */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>MCP page</title><script type="importmap">${JSON.stringify({
-  imports: { '@switchboard/jsonrpc': '/jsonrpc/index.js', '@cfworker/json-schema': '/cfworker/index.js' },
+  imports: { '@switchboard/jsonrpc': '/jsonrpc/index.js', '@switchboard/jsonrpc/internal': '/jsonrpc/internal.js', '@cfworker/json-schema': '/cfworker/index.js' },
 })}</script>`;
 
 /** The page's own origin: the page at `/`, and `.js` files under {@link MODULE_FOLDERS} (nothing outside them). */
