@@ -42,17 +42,19 @@ describe('TransientMap', () => {
     );
   });
 
-  it('keeps every entry through renewals while many are live (10,000 in flight, then drained oldest first)', () => {
-    const map = new TransientMap<number, { readonly id: number }>();
-    for (let id = 0; id < 10_000; id++) map.set(id, { id });
-    for (let id = 10_000; id < 30_000; id++) {
-      expect(map.get(id - 10_000)?.id).toBe(id - 10_000);
-      map.delete(id - 10_000);
-      map.set(id, { id });
-    }
-    expect(map.size).toBe(10_000);
-    expect([...map.keys()][0]).toBe(20_000);
-  });
+  for (const live of [4_000, 10_000]) {
+    it(`keeps every entry in order while ${live.toLocaleString('en-US')} are live (renewed up to 4,096), requests coming and going`, () => {
+      const map = new TransientMap<number, { readonly id: number }>();
+      for (let id = 0; id < live; id++) map.set(id, { id });
+      for (let id = live; id < 4 * live; id++) {
+        expect(map.get(id - live)?.id).toBe(id - live);
+        map.delete(id - live);
+        map.set(id, { id });
+      }
+      expect(map.size).toBe(live);
+      expect([...map.keys()]).toEqual(Array.from({ length: live }, (_, i) => 3 * live + i));
+    });
+  }
 
   it('lets an iteration delete what it visits, even when a set during it renews the storage', () => {
     const map = new TransientMap<number, number>();
