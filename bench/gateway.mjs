@@ -54,7 +54,8 @@ const numberFlag = (name, fallback) => {
   const at = argv.indexOf(name);
   return at === -1 ? fallback : Number(argv[at + 1]);
 };
-const REPS = numberFlag('--reps', smoke ? 1 : 3);
+// With `--ab` the four sides take every position of the rotation once in four repetitions.
+const REPS = numberFlag('--reps', smoke ? 1 : PROXY_B === undefined ? 3 : 4);
 const WARMUP_MS = numberFlag('--warmup-ms', smoke ? 150 : 1500);
 // Before the first cell of each era, both sides run this long at C=8 unmeasured: the proxy's code path (front
 // server, client, gateway) is several times the echo server's and is still being optimized by V8 after thousands

@@ -56,6 +56,25 @@ describe('TransientMap', () => {
     });
   }
 
+  it('ends an iteration in progress on clear(), as a Map does', () => {
+    const map = new TransientMap<number, number>();
+    const model = new Map<number, number>();
+    for (let i = 0; i < 5; i++) {
+      map.set(i, i);
+      model.set(i, i);
+    }
+    const visit = (m: { clear(): void; keys(): Iterable<number> }): number[] => {
+      const seen: number[] = [];
+      for (const key of m.keys()) {
+        seen.push(key);
+        if (key === 1) m.clear();
+      }
+      return seen;
+    };
+    expect(visit(map)).toEqual(visit(model));
+    expect(map.size).toBe(0);
+  });
+
   it('lets an iteration delete what it visits, even when a set during it renews the storage', () => {
     const map = new TransientMap<number, number>();
     for (let i = 0; i < 511; i++) map.set(i, i);

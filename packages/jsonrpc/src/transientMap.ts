@@ -44,8 +44,9 @@ export class TransientMap<K, V> {
   }
 
   /**
-   * Sets `key` to `value`. It may renew the storage first: an iteration begun before then goes on over the entries as
-   * they were (deleting during an iteration is fine; adding during one may not be seen by it).
+   * Sets `key` to `value`. It may renew the storage first. Unlike a `Map`, an iteration begun before a renewal goes on
+   * over the entries as they were then: it does not see what is added or deleted after it (deleting the entry being
+   * visited, or copying the entries before changing the map, as every user here does, is safe).
    */
   set(key: K, value: V): this {
     if (--this.#untilRenewal === 0) {
@@ -65,8 +66,9 @@ export class TransientMap<K, V> {
     return this.#map.delete(key);
   }
 
+  /** Removes every entry; an iteration in progress ends, as with a `Map`. */
   clear(): void {
-    this.#map = new Map();
+    this.#map.clear();
   }
 
   values(): MapIterator<V> {

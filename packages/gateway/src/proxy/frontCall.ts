@@ -230,7 +230,7 @@ export class CallsInFlight {
     this.#size--;
   }
 
-  /** The calls in flight, oldest first; a call may be deleted while they are visited. */
+  /** The calls in flight, oldest first; the call being visited may be deleted (not another: copy with `all()` first). */
   *values(): Generator<CallInFlight, void, undefined> {
     for (let call = this.#oldest; call !== undefined; ) {
       const newer = call.newerInFlight;
@@ -254,6 +254,7 @@ export class CallsInFlight {
     return [...this.values()];
   }
 
+  /** Whether `call` is in this list (a call is only ever in its own forwarder's list). */
   #has(call: CallInFlight): boolean {
     return call.olderInFlight !== undefined || this.#oldest === call;
   }
