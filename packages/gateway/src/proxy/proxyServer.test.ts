@@ -190,7 +190,7 @@ describe('createProxyServer (in memory)', () => {
     try {
       await x.initialize({ capabilities: { elicitation: {} } });
       await y.initialize({ capabilities: { elicitation: {} } });
-      void x.request(1, 'tools/call', { name: 'late', arguments: {} });
+      void x.request(1, 'tools/call', { name: 'late', arguments: {} }).catch(() => undefined); // cancelled: never answered
       await sleep(20);
       await x.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
       await sleep(20);
