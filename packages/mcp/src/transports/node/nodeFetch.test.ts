@@ -17,6 +17,7 @@ import { McpServer } from '../../server/mcpServer.js';
 import { InMemoryNotificationBus } from '../../stores/notificationBus.js';
 import { streamableHttp } from '../http/client/clientConnectors.js';
 import { DIRECT_REQUEST, isAbort, isStaleSocket } from '../http/client/clientHttp.js';
+import { LazyAbortController } from '../http/client/lazyAbort.js';
 import { createMcpHttpHandler } from '../http/server/handler.js';
 import { createNodeFetch, nodeFetch, type NodeFetch } from './nodeFetch.js';
 import { toNodeListener } from './listener.js';
@@ -170,8 +171,8 @@ describe('createNodeFetch against a node:http server', () => {
 });
 
 describe('the direct request of createNodeFetch (what the Streamable HTTP client sends requests with)', () => {
-  const post = (url: string, signal = new AbortController().signal, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-    ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', signal });
+  const post = (url: string, abort = new LazyAbortController(), headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', abort });
 
   it('a JSON answer: status and fields at once, the body as text within a bound; the headers given are sent, not changed', async () => {
     const seen: http.IncomingHttpHeaders[] = [];
@@ -194,8 +195,8 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: first\n\n');
     });
-    const controller = new AbortController();
-    const answer = await post(url, controller.signal);
+    const controller = new LazyAbortController();
+    const answer = await post(url, controller);
     const response = answer.response();
     expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -216,21 +217,22 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
         setTimeout(() => req.socket.destroy(), 10);
       } else req.socket.destroy();
     });
-    const before = new AbortController();
-    const pending = post(`${url}/hang`, before.signal);
+    const before = new LazyAbortController();
+    const pending = post(`${url}/hang`, before);
     await settle(30);
     before.abort();
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe('AbortError');
     await serverSawClose;
-    const during = new AbortController();
-    const slow = await post(`${url}/slow`, during.signal);
+    const during = new LazyAbortController();
+    const slow = await post(`${url}/slow`, during);
     const reading = slow.text(1024);
     const reason = new Error('enough');
     during.abort(reason);
     await expect(reading).rejects.toBe(reason);
-    await expect(post(`${url}/slow`, during.signal)).rejects.toBe(reason);
+    await expect(post(`${url}/slow`, during)).rejects.toBe(reason);
+    expect(during.onAbort).toBeUndefined();
     await expect((await post(`${url}/cut`)).text(1024)).rejects.toMatchObject({ name: 'TypeError', message: 'terminated' });
     const reset = await post(`${url}/reset`).catch((e: unknown) => e);
     expect(reset).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNRESET' } });

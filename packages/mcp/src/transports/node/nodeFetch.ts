@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { DIRECT_REQUEST, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
+import { DIRECT_REQUEST, type DirectAbort, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
 
 /** Default bound of open sockets per host (`Agent#maxSockets`) of the agents {@link createNodeFetch} makes. */
 export const DEFAULT_NODE_FETCH_MAX_SOCKETS = 64;
@@ -52,11 +52,11 @@ function fetchFailed(cause: unknown): TypeError {
 }
 
 /**
- * The reason an aborted signal rejects with: its `reason` as it is (an `AbortError` `DOMException` unless the
- * caller gave another; `fetch` rejects with a non-Error reason too, hence the cast), else a new `AbortError`.
+ * The reason an aborted signal (or direct request) rejects with: its `reason` as it is (an `AbortError` `DOMException`
+ * unless the caller gave another; `fetch` rejects with a non-Error reason too, hence the cast), else a new `AbortError`.
  */
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
+function abortReason(aborted: { readonly reason: unknown }): Error {
+  const reason: unknown = aborted.reason;
   return reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : (reason as Error);
 }
 
@@ -148,13 +148,14 @@ function toResponse(res: http.IncomingMessage, method: string, signal: AbortSign
 
 /**
  * Reads a body whole as UTF-8 text, at most `maxBytes` of it (beyond: the response is destroyed, `complete: false`).
- * Fails as {@link bodyStream} does: `TypeError('terminated')` when cut short, the signal's reason once it aborts.
+ * Fails as {@link bodyStream} does: `TypeError('terminated')` when cut short, the abort's reason once it aborts
+ * (through `abort.onAbort`: no signal, no listener).
  */
-function readText(res: http.IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<{ readonly text: string; readonly complete: boolean }> {
+function readText(res: http.IncomingMessage, maxBytes: number, abort: DirectAbort): Promise<{ readonly text: string; readonly complete: boolean }> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) {
+    if (abort.aborted) {
       res.destroy();
-      reject(abortReason(signal));
+      reject(abortReason(abort));
       return;
     }
     const chunks: Buffer[] = [];
@@ -163,7 +164,7 @@ function readText(res: http.IncomingMessage, maxBytes: number, signal: AbortSign
     const finish = (error: Error | undefined, complete = true): void => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      if (abort.onAbort === onAbort) abort.onAbort = undefined;
       if (error !== undefined) {
         reject(error);
         return;
@@ -173,7 +174,7 @@ function readText(res: http.IncomingMessage, maxBytes: number, signal: AbortSign
       resolve({ text: whole.toString('utf8'), complete });
     };
     const onAbort = (): void => {
-      finish(abortReason(signal));
+      finish(abortReason(abort));
       res.destroy();
     };
     res.on('data', (chunk: Buffer) => {
@@ -190,7 +191,7 @@ function readText(res: http.IncomingMessage, maxBytes: number, signal: AbortSign
     res.on('end', () => finish(undefined));
     res.on('error', (error) => finish(terminated(error)));
     res.on('close', () => finish(res.complete ? undefined : terminated()));
-    signal.addEventListener('abort', onAbort, { once: true });
+    abort.onAbort = onAbort;
   });
 }
 
@@ -201,13 +202,13 @@ class NodeDirectAnswer implements DirectAnswer {
   readonly status: number;
   readonly #res: http.IncomingMessage;
   readonly #method: string;
-  readonly #signal: AbortSignal;
+  readonly #abort: DirectAbort;
 
-  constructor(res: http.IncomingMessage, method: string, signal: AbortSignal) {
+  constructor(res: http.IncomingMessage, method: string, abort: DirectAbort) {
     this.status = res.statusCode ?? 0;
     this.#res = res;
     this.#method = method;
-    this.#signal = signal;
+    this.#abort = abort;
     // Until `text` or `response` listens (within the same turn), a failure of the answer must not go unhandled.
     res.on('error', ignoreError);
   }
@@ -218,11 +219,11 @@ class NodeDirectAnswer implements DirectAnswer {
   }
 
   text(maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }> {
-    return readText(this.#res, maxBytes, this.#signal);
+    return readText(this.#res, maxBytes, this.#abort);
   }
 
   response(): Response {
-    return toResponse(this.#res, this.#method, this.#signal);
+    return toResponse(this.#res, this.#method, this.#abort.signal);
   }
 }
 
@@ -320,9 +321,9 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   /** `nodeFetch` without the `Response`: the answer's status and fields at once, its body read as the caller needs. */
   const direct: DirectRequest = (url, init) =>
     new Promise<DirectAnswer>((resolve, reject) => {
-      const { method, signal } = init;
-      if (signal.aborted) {
-        reject(abortReason(signal));
+      const { method, abort } = init;
+      if (abort.aborted) {
+        reject(abortReason(abort));
         return;
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -334,7 +335,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       const onAbort = (): void => {
         if (answered) return;
         answered = true;
-        reject(abortReason(signal));
+        reject(abortReason(abort));
         req.destroy();
       };
       const send = url.protocol === 'http:' ? http.request : https.request;
@@ -346,8 +347,8 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
             return;
           }
           answered = true;
-          signal.removeEventListener('abort', onAbort);
-          resolve(new NodeDirectAnswer(res, method, signal));
+          if (abort.onAbort === onAbort) abort.onAbort = undefined;
+          resolve(new NodeDirectAnswer(res, method, abort));
         });
       } catch (error) {
         // A header node:http refuses (a name or value `Headers` would refuse too).
@@ -357,10 +358,10 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       req.on('error', (error) => {
         if (answered) return;
         answered = true;
-        signal.removeEventListener('abort', onAbort);
+        if (abort.onAbort === onAbort) abort.onAbort = undefined;
         reject(fetchFailed(error));
       });
-      signal.addEventListener('abort', onAbort, { once: true });
+      abort.onAbort = onAbort;
       req.end(init.body);
     });
 

@@ -48,7 +48,7 @@ export interface DirectAnswer {
   /**
    * The body as UTF-8 text, at most `maxBytes` of it (`complete: false` when it was longer: the rest is dropped
    * with the connection). Rejects as a `fetch` body read does: `TypeError('terminated')` for a body cut short, the
-   * signal's reason once it aborts.
+   * abort's reason once the request is aborted.
    */
   text(maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }>;
   /** The answer as a `fetch` `Response` whose body streams. */
@@ -58,11 +58,26 @@ export interface DirectAnswer {
 /**
  * A runtime's cheaper way to send one request than `fetch` (on Node: straight on `node:http`): the transport
  * reads a JSON answer without building a `Response`, its `Headers` and a Web stream. Same failures as `fetch`
- * (`TypeError('fetch failed')` with the socket error in `cause`; the signal's reason on abort); redirects are not
+ * (`TypeError('fetch failed')` with the socket error in `cause`; the abort's reason on abort); redirects are not
  * followed. A `fetch` offers one under {@link DIRECT_REQUEST}.
  * @internal
  */
-export type DirectRequest = (url: URL, init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly signal: AbortSignal }) => Promise<DirectAnswer>;
+export type DirectRequest = (url: URL, init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly abort: DirectAbort }) => Promise<DirectAnswer>;
+
+/** What a direct request (and the reading of its answer) is cancelled by. @internal */
+export interface DirectAbort {
+  /** `true` once aborted. */
+  readonly aborted: boolean;
+  /** Why it was aborted (an `AbortError` `DOMException` unless another reason was given); `undefined` before. */
+  readonly reason: unknown;
+  /** A signal that aborts with this, made on first read (a streamed answer's body needs one). */
+  readonly signal: AbortSignal;
+  /**
+   * The one callback of the operation in progress (the request, then the reading of its body): set when it starts,
+   * cleared when it ends, called at most once when this aborts.
+   */
+  onAbort: (() => void) | undefined;
+}
 
 /** The property under which a `fetch` offers its {@link DirectRequest} (`nodeFetch` does). @internal */
 export const DIRECT_REQUEST: unique symbol = Symbol.for('switchboard.directRequest');
@@ -163,7 +178,7 @@ export function isStaleSocket(error: unknown): boolean {
 }
 
 /** Whether `error` is what an aborted `fetch` or body read rejects with. */
-export function isAbort(error: unknown, signal: AbortSignal): boolean {
+export function isAbort(error: unknown, signal: { readonly aborted: boolean }): boolean {
   return signal.aborted || (error instanceof Error && error.name === 'AbortError');
 }
 

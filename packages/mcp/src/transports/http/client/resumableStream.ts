@@ -11,6 +11,7 @@ import { echo, parseMessage, type Inbound, type JsonRpcId, type Logger, type Tra
 import { ConnectionClosedError } from '../../../protocol/clientErrors.js';
 import { fetchFailure, readSseBody, sleep, streamLost } from './clientHttp.js';
 import { SseDecoder } from '../sse/sseDecoder.js';
+import { LazyAbortController } from './lazyAbort.js';
 
 /** When and how often a stream is reconnected. */
 export interface ReconnectPolicy {
@@ -28,8 +29,8 @@ export class Exchange {
   readonly method: string;
   /** A 2026-07-28 request: closing its stream cancels it, and its stream is never resumed. */
   readonly modern: boolean;
-  /** Aborts the POST and every resumption of its stream. */
-  readonly controller = new AbortController();
+  /** Aborts the POST and every resumption of its stream (its signal is made only if a `fetch` or a stream needs one). */
+  readonly controller = new LazyAbortController();
   /** Settles when the response was delivered (resolves) or cannot come (rejects). */
   readonly done: Promise<void>;
   answered = false;
@@ -89,10 +90,16 @@ export class Exchange {
   }
 }
 
+/** What stops a {@link ResumableStream}: an `AbortController`, or an exchange's {@link LazyAbortController}. */
+export interface StreamController {
+  readonly signal: AbortSignal;
+  abort(): void;
+}
+
 /** One stream the client follows: a POST's answer (`exchange` set) or the standalone GET stream. */
 export class ResumableStream {
   /** Aborting stops the stream and its reconnection. */
-  readonly controller: AbortController;
+  readonly controller: StreamController;
   readonly exchange: Exchange | undefined;
   /** The last event id ever received on this stream, `''` before the first one (B34: never reset). */
   lastEventId = '';
@@ -101,7 +108,7 @@ export class ResumableStream {
   /** The connection being read came from a reconnection (it ends once the exchange is answered). */
   resumed = false;
 
-  constructor(facts: { readonly controller: AbortController; readonly exchange: Exchange | undefined }) {
+  constructor(facts: { readonly controller: StreamController; readonly exchange: Exchange | undefined }) {
     this.controller = facts.controller;
     this.exchange = facts.exchange;
   }

@@ -317,29 +317,34 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const session = modern || method?.method === 'initialize' ? undefined : this.#sessionId;
     if (session !== undefined) own['Mcp-Session-Id'] = session;
     if (modern && method !== undefined) Object.assign(own, modernHeaders(method, this.#paramHeadersOf(method)));
-    const signal = exchange?.controller.signal ?? messageSignal ?? this.#closing.signal;
+    // A request's POST is stopped by its exchange (whose signal is made only if `fetch` needs one), a notification's
+    // or response's by the limiter's signal, else by the transport's closing.
+    const abort: { readonly aborted: boolean } = exchange?.controller ?? messageSignal ?? this.#closing.signal;
+    const signal = (): AbortSignal => exchange?.controller.signal ?? messageSignal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
     // A request (not `initialize`, whose answer's headers are read) goes by the runtime's direct request when it has
     // one: a JSON answer is read without a `Response`; any other answer becomes the `Response` a `fetch` gives.
     const direct = exchange !== undefined && method?.method !== 'initialize' ? this.#direct : undefined;
     const headers = direct === undefined ? await requestHeaders(this.#headers, own) : await requestHeaderRecord(this.#headers, own);
-    const init = { ...this.#init, method: 'POST', headers, body: JSON.stringify(message), signal };
+    const payload = JSON.stringify(message);
+    const init = (): RequestInit => ({ ...this.#init, method: 'POST', headers, body: payload, signal: signal() });
     let response: Response | undefined;
     let json: DirectAnswer | undefined;
     for (let resent = 0; response === undefined && json === undefined; resent++) {
       try {
-        if (direct === undefined) response = await this.#fetch(this.#url, init);
+        if (direct === undefined || exchange === undefined) response = await this.#fetch(this.#url, init());
         else {
-          const answer = await direct(this.#url, { method: 'POST', headers: headers as Record<string, string>, body: init.body, signal });
+          const answer = await direct(this.#url, { method: 'POST', headers: headers as Record<string, string>, body: payload, abort: exchange.controller });
           if (answer.status >= 200 && answer.status < 300 && isJsonContentType(answer.header('content-type'))) json = answer;
-          else response = await fetchWithoutLeaks(this.#rawFetch, this.#url, { ...init, first: answer.response() });
+          else response = await fetchWithoutLeaks(this.#rawFetch, this.#url, { ...init(), first: answer.response() });
         }
       } catch (error) {
         if (exchange?.abandoned === true) return;
         if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) throw error;
-        if (!isAbort(error, signal) && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
-        if (isAbort(error, signal) || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
-          throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: isAbort(error, signal) ? 'the transport closed' : fetchFailure(error), cause: error });
+        const aborted = isAbort(error, abort);
+        if (!aborted && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
+        if (aborted || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
+          throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: aborted ? 'the transport closed' : fetchFailure(error), cause: error });
         }
         // A kept-alive connection the server closed just as the POST went out (a restarted server leaves one per
         // pooled socket): sent again on the next one. Never a tools/call, which may have side effects (RFC 9112
