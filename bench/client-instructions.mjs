@@ -30,11 +30,12 @@ const calls = Number(value('--calls', 2000));
 const keep = value('--keep');
 
 async function httpServer() {
-  const child = spawn(process.execPath, [join(here, 'servers', 'raw-http.js'), '--port', '0', '--response', 'json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(here, 'servers', 'raw-http.js'), '--port', '0', '--response', 'json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The server names its URL on stderr (bench/servers/_common.js).
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
       out += chunk;
       const m = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
       if (m) resolve(m[1]);

@@ -171,10 +171,10 @@ describe('createNodeFetch against a node:http server', () => {
 });
 
 describe('the direct request of createNodeFetch (what the Streamable HTTP client sends requests with)', () => {
-  const post = (url: string, abort = new LazyAbortController(), headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-    ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', abort });
+  const post = (url: string, abort = new LazyAbortController(), headers: Record<string, string> = { 'content-type': 'application/json' }, maxJsonBytes = 1024) =>
+    ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', abort, maxJsonBytes });
 
-  it('a JSON answer: status and fields at once, the body as text within a bound; the headers given are sent, not changed', async () => {
+  it('a 2xx JSON answer comes with its body read as text within a bound; the headers given are sent, not changed', async () => {
     const seen: http.IncomingHttpHeaders[] = [];
     const { url } = await tiny((req, res) => {
       seen.push(req.headers);
@@ -183,11 +183,11 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
     const headers = { 'content-type': 'application/json', 'x-token': 'secret' };
     const answer = await post(`${url}/mcp?x=1`, undefined, headers);
     expect([answer.status, answer.header('content-type'), answer.header('x-many'), answer.header('absent')]).toEqual([200, 'application/json', 'a, b', undefined]);
-    expect(await answer.text(1024)).toEqual({ text: '{"echo":{"hé":1}}', complete: true });
+    expect(answer.json).toEqual({ text: '{"echo":{"hé":1}}', complete: true });
     expect(seen[0]).toMatchObject({ 'x-token': 'secret', 'content-length': '9' });
     expect(headers).toEqual({ 'content-type': 'application/json', 'x-token': 'secret' });
-    const cut = await post(url);
-    expect(await cut.text(5)).toEqual({ text: '{"ech', complete: false });
+    const cut = await post(url, undefined, undefined, 5);
+    expect(cut.json).toEqual({ text: '{"ech', complete: false });
   });
 
   it('any other answer becomes the Response fetch gives: an SSE body streams and an abort errors it with the reason', async () => {
@@ -197,6 +197,7 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
     });
     const controller = new LazyAbortController();
     const answer = await post(url, controller);
+    expect(answer.json).toBeUndefined();
     const response = answer.response();
     expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -206,7 +207,7 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
     await expect(reader.read()).rejects.toBe(reason);
   });
 
-  it('fails as fetch does: the AbortError before the answer, the reason during the body, "terminated" for a body cut short, "fetch failed" for a socket error', async () => {
+  it('fails as fetch does: the AbortError before the answer, "fetch failed" for a socket error; a JSON body read fails with the reason once aborted, "terminated" when cut short', async () => {
     let closed!: () => void;
     const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
     const { url } = await tiny((req, res) => {
@@ -226,14 +227,14 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
     expect((error as DOMException).name).toBe('AbortError');
     await serverSawClose;
     const during = new LazyAbortController();
-    const slow = await post(`${url}/slow`, during);
-    const reading = slow.text(1024);
+    const slow = post(`${url}/slow`, during);
+    await settle(30);
     const reason = new Error('enough');
     during.abort(reason);
-    await expect(reading).rejects.toBe(reason);
+    expect((await slow).json).toEqual({ error: reason });
     await expect(post(`${url}/slow`, during)).rejects.toBe(reason);
     expect(during.onAbort).toBeUndefined();
-    await expect((await post(`${url}/cut`)).text(1024)).rejects.toMatchObject({ name: 'TypeError', message: 'terminated' });
+    expect((await post(`${url}/cut`)).json).toMatchObject({ error: { name: 'TypeError', message: 'terminated' } });
     const reset = await post(`${url}/reset`).catch((e: unknown) => e);
     expect(reset).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNRESET' } });
     expect(isStaleSocket(reset)).toBe(true);

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isJsonContentType } from '../http/media.js';
 import { DIRECT_REQUEST, type DirectAbort, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
 
 /** Default bound of open sockets per host (`Agent#maxSockets`) of the agents {@link createNodeFetch} makes. */
@@ -147,59 +148,57 @@ function toResponse(res: http.IncomingMessage, method: string, signal: AbortSign
 }
 
 /**
- * Reads a body whole as UTF-8 text, at most `maxBytes` of it (beyond: the response is destroyed, `complete: false`).
- * Fails as {@link bodyStream} does: `TypeError('terminated')` when cut short, the abort's reason once it aborts
- * (through `abort.onAbort`: no signal, no listener).
+ * Reads a body whole as UTF-8 text, at most `maxBytes` of it (beyond: the response is destroyed, `complete: false`),
+ * then calls `done` once with it or with the error: `TypeError('terminated')` when cut short, the abort's reason once
+ * it aborts (heard through `abort.onAbort`: no signal, no listener).
  */
-function readText(res: http.IncomingMessage, maxBytes: number, abort: DirectAbort): Promise<{ readonly text: string; readonly complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    if (abort.aborted) {
-      res.destroy();
-      reject(abortReason(abort));
+function readText(res: http.IncomingMessage, bound: { readonly maxBytes: number; readonly abort: DirectAbort }, done: (body: NonNullable<DirectAnswer['json']>) => void): void {
+  const { maxBytes, abort } = bound;
+  if (abort.aborted) {
+    res.destroy();
+    done({ error: abortReason(abort) });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let settled = false;
+  const finish = (error: Error | undefined, complete = true): void => {
+    if (settled) return;
+    settled = true;
+    if (abort.onAbort === onAbort) abort.onAbort = undefined;
+    if (error !== undefined) {
+      done({ error });
       return;
     }
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let settled = false;
-    const finish = (error: Error | undefined, complete = true): void => {
-      if (settled) return;
-      settled = true;
-      if (abort.onAbort === onAbort) abort.onAbort = undefined;
-      if (error !== undefined) {
-        reject(error);
-        return;
-      }
-      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      // A body cut at the bound may end inside a character: the partial sequence decodes as U+FFFD, as a streaming read would.
-      resolve({ text: whole.toString('utf8'), complete });
-    };
-    const onAbort = (): void => {
-      finish(abortReason(abort));
+    const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    // A body cut at the bound may end inside a character: the partial sequence decodes as U+FFFD, as a streaming read would.
+    done({ text: whole.toString('utf8'), complete });
+  };
+  const onAbort = (): void => {
+    finish(abortReason(abort));
+    res.destroy();
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) {
+      chunks.push(chunk.subarray(0, chunk.byteLength - (bytes - maxBytes)));
+      finish(undefined, false);
       res.destroy();
-    };
-    res.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      bytes += chunk.byteLength;
-      if (bytes > maxBytes) {
-        chunks.push(chunk.subarray(0, chunk.byteLength - (bytes - maxBytes)));
-        finish(undefined, false);
-        res.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    res.on('end', () => finish(undefined));
-    res.on('error', (error) => finish(terminated(error)));
-    res.on('close', () => finish(res.complete ? undefined : terminated()));
-    abort.onAbort = onAbort;
+      return;
+    }
+    chunks.push(chunk);
   });
+  res.on('end', () => finish(undefined));
+  res.on('error', (error) => finish(terminated(error)));
+  res.on('close', () => finish(res.complete ? undefined : terminated()));
+  abort.onAbort = onAbort;
 }
-
-const ignoreError = (): void => {};
 
 /** A {@link DirectAnswer} over a node:http answer. */
 class NodeDirectAnswer implements DirectAnswer {
   readonly status: number;
+  json: DirectAnswer['json'] = undefined;
   readonly #res: http.IncomingMessage;
   readonly #method: string;
   readonly #abort: DirectAbort;
@@ -209,8 +208,6 @@ class NodeDirectAnswer implements DirectAnswer {
     this.#res = res;
     this.#method = method;
     this.#abort = abort;
-    // Until `text` or `response` listens (within the same turn), a failure of the answer must not go unhandled.
-    res.on('error', ignoreError);
   }
 
   header(name: string): string | undefined {
@@ -218,14 +215,12 @@ class NodeDirectAnswer implements DirectAnswer {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
-  text(maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }> {
-    return readText(this.#res, maxBytes, this.#abort);
-  }
-
   response(): Response {
     return toResponse(this.#res, this.#method, this.#abort.signal);
   }
 }
+
+const ignoreError = (): void => {};
 
 /**
  * Makes a `fetch` on `node:http` / `node:https` with keep-alive agents, for `streamableHttp({ url, fetch })` and
@@ -348,7 +343,18 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
           }
           answered = true;
           if (abort.onAbort === onAbort) abort.onAbort = undefined;
-          resolve(new NodeDirectAnswer(res, method, abort));
+          const answer = new NodeDirectAnswer(res, method, abort);
+          const status = answer.status;
+          if (status < 200 || status >= 300 || !isJsonContentType(answer.header('content-type'))) {
+            // Until `response()` reads it (within the same turn), a failure of the answer must not go unhandled.
+            res.on('error', ignoreError);
+            resolve(answer);
+            return;
+          }
+          readText(res, { maxBytes: init.maxJsonBytes, abort }, (body) => {
+            answer.json = body;
+            resolve(answer);
+          });
         });
       } catch (error) {
         // A header node:http refuses (a name or value `Headers` would refuse too).

@@ -36,9 +36,9 @@ export function installDefaultClientFetch(fetch: FetchLike): void {
 }
 
 /**
- * One answer of a {@link DirectRequest}: the status and header fields at once, the body read on demand, either whole
- * as text (a JSON answer: no Web stream, no `Response`) or as the `Response` a `fetch` would have given (everything
- * else: an SSE stream, an error body, a redirect). Only one of `text` and `response` is called, once.
+ * One answer of a {@link DirectRequest}: the status and header fields, and either the body of a JSON answer already
+ * read as text (no Web stream, no `Response`) or, for everything else (an SSE stream, an error body, a redirect),
+ * the `Response` a `fetch` would have given.
  * @internal
  */
 export interface DirectAnswer {
@@ -46,23 +46,28 @@ export interface DirectAnswer {
   /** A header field by its lower-case name (repeated fields joined with `, `); `undefined` when absent. */
   header(name: string): string | undefined;
   /**
-   * The body as UTF-8 text, at most `maxBytes` of it (`complete: false` when it was longer: the rest is dropped
-   * with the connection). Rejects as a `fetch` body read does: `TypeError('terminated')` for a body cut short, the
-   * abort's reason once the request is aborted.
+   * A 2xx answer whose `Content-Type` is JSON: its body as UTF-8 text, at most `maxJsonBytes` of it (`complete:
+   * false` when it was longer: the rest is dropped with the connection), or the error reading it failed with, as a
+   * `fetch` body read fails (`TypeError('terminated')` for a body cut short, the abort's reason once aborted).
+   * `undefined` for any other answer: read it with {@link response}.
    */
-  text(maxBytes: number): Promise<{ readonly text: string; readonly complete: boolean }>;
-  /** The answer as a `fetch` `Response` whose body streams. */
+  readonly json: { readonly text: string; readonly complete: boolean } | { readonly error: Error } | undefined;
+  /** The answer as a `fetch` `Response` whose body streams (called once, only when {@link json} is `undefined`). */
   response(): Response;
 }
 
 /**
  * A runtime's cheaper way to send one request than `fetch` (on Node: straight on `node:http`): the transport
- * reads a JSON answer without building a `Response`, its `Headers` and a Web stream. Same failures as `fetch`
- * (`TypeError('fetch failed')` with the socket error in `cause`; the abort's reason on abort); redirects are not
- * followed. A `fetch` offers one under {@link DIRECT_REQUEST}.
+ * reads a JSON answer without building a `Response`, its `Headers` and a Web stream, and without a promise of its
+ * own for the body. Same failures as `fetch` (`TypeError('fetch failed')` with the socket error in `cause`; the
+ * abort's reason on abort) until the answer's head arrives; redirects are not followed. A `fetch` offers one under
+ * {@link DIRECT_REQUEST}.
  * @internal
  */
-export type DirectRequest = (url: URL, init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly abort: DirectAbort }) => Promise<DirectAnswer>;
+export type DirectRequest = (
+  url: URL,
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly abort: DirectAbort; readonly maxJsonBytes: number },
+) => Promise<DirectAnswer>;
 
 /** What a direct request (and the reading of its answer) is cancelled by. @internal */
 export interface DirectAbort {
@@ -127,12 +132,11 @@ export async function requestHeaders(base: HttpClientHeaders | undefined, own: R
 }
 
 /**
- * The caller's headers for one request, then `own` on top, as a plain record of lower-case names (what
- * {@link requestHeaders} gives as `Headers`, for a {@link DirectRequest}).
+ * The caller's header fields (already resolved, when the caller gave a function), then `own` on top, as a plain
+ * record of lower-case names: what {@link requestHeaders} gives as `Headers`, for a {@link DirectRequest}.
  * @throws {TypeError} for a name or value a `Headers` would refuse (a {@link DirectRequest} checks none)
  */
-export async function requestHeaderRecord(base: HttpClientHeaders | undefined, own: Readonly<Record<string, string>>): Promise<Record<string, string>> {
-  const fields = typeof base === 'function' ? await base() : base;
+export function headerRecord(fields: HttpHeaderFields | undefined, own: Readonly<Record<string, string>>): Record<string, string> {
   if (fields !== undefined) {
     // The caller's fields are checked as `fetch` would (a name or value with CR/LF is refused), then flattened.
     const headers = new Headers(fields);

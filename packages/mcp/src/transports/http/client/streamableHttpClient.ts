@@ -30,7 +30,7 @@ import {
   isConnectionRefused,
   isStaleSocket,
   readErrorAnswer,
-  requestHeaderRecord,
+  headerRecord,
   requestHeaders,
   responsesOf,
   type DirectAnswer,
@@ -325,18 +325,20 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     // A request (not `initialize`, whose answer's headers are read) goes by the runtime's direct request when it has
     // one: a JSON answer is read without a `Response`; any other answer becomes the `Response` a `fetch` gives.
     const direct = exchange !== undefined && method?.method !== 'initialize' ? this.#direct : undefined;
-    const headers = direct === undefined ? await requestHeaders(this.#headers, own) : await requestHeaderRecord(this.#headers, own);
+    const base = this.#headers;
+    // Without a headers function nothing here waits: a request goes out in the turn `send` was called in.
+    const headers = direct === undefined ? await requestHeaders(base, own) : headerRecord(typeof base === 'function' ? await base() : base, own);
     const payload = JSON.stringify(message);
     const init = (): RequestInit => ({ ...this.#init, method: 'POST', headers, body: payload, signal: signal() });
     let response: Response | undefined;
-    let json: DirectAnswer | undefined;
+    let json: { readonly status: number; readonly body: NonNullable<DirectAnswer['json']> } | undefined;
     for (let resent = 0; response === undefined && json === undefined; resent++) {
       try {
         if (direct === undefined || exchange === undefined) response = await this.#fetch(this.#url, init());
         else {
-          const answer = await direct(this.#url, { method: 'POST', headers: headers as Record<string, string>, body: payload, abort: exchange.controller });
-          if (answer.status >= 200 && answer.status < 300 && isJsonContentType(answer.header('content-type'))) json = answer;
-          else response = await fetchWithoutLeaks(this.#rawFetch, this.#url, { ...init(), first: answer.response() });
+          const answer = await direct(this.#url, { method: 'POST', headers: headers as Record<string, string>, body: payload, abort: exchange.controller, maxJsonBytes: this.#maxResponseBytes });
+          if (answer.json === undefined) response = await fetchWithoutLeaks(this.#rawFetch, this.#url, { ...init(), first: answer.response() });
+          else json = { status: answer.status, body: answer.json };
         }
       } catch (error) {
         if (exchange?.abandoned === true) return;
@@ -353,7 +355,9 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       }
     }
     if (json !== undefined) {
-      this.#readJson({ ...(await json.text(this.#maxResponseBytes)), status: json.status }, exchange, what);
+      // A JSON answer the direct request read (its body's failure is the request's, never resent).
+      if ('error' in json.body) throw json.body.error;
+      this.#readJson({ text: json.body.text, complete: json.body.complete, status: json.status }, exchange, what);
       return;
     }
     if (response === undefined) return; // not reached: the loop ends with an answer in `json` or `response`
