@@ -5,6 +5,7 @@
  *
  * @see https://www.jsonrpc.org/specification §4 (Request: `id`, `method`), §4.1 (Notification: no `id`)
  */
+import type { Cancellation } from './cancellation.js';
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from './message.js';
 
 /** What every handler receives besides its params, merged into the dispatcher context `Ctx`. */
@@ -33,6 +34,11 @@ export interface ContextRequest {
   readonly method: string;
   /** Aborted when the request is cancelled or the connection closes; reading it may allocate (see above). */
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation heard without an `AbortSignal` (see {@link Cancellation}): a peer's inbound request has
+   * one; `undefined` where the request has only a signal (a caller's `dispatch(…, signal)`).
+   */
+  readonly cancellation?: Cancellation;
 }
 
 /**

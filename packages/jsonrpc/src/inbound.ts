@@ -2,9 +2,10 @@
  * The inbound half of the {@link Peer}: the concurrency-limited scheduler of inbound requests. At most
  * `maxConcurrentInbound` run at once, more wait in arrival order, the transport is asked to stop reading while
  * `maxQueuedInbound` wait ({@link Transport.pauseInput}); each request's AbortSignal is made only when a handler
- * reads it; a cancelled request never answers; notifications are dispatched at once, never queued.
+ * reads it (its {@link Cancellation} needs none); a cancelled request never answers; notifications are dispatched at once, never queued.
  */
 import type { BatchSlot } from './batch.js';
+import { CancellationSource, type Cancellation, type CancelListener } from './cancellation.js';
 import { errorResponse } from './classify.js';
 import { echo, echoId } from './echo.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -51,12 +52,15 @@ export interface InboundSettings<Ctx> {
 }
 
 /**
- * One inbound request, queued or running. It is also the handler's {@link ContextRequest}: the AbortController
- * is made only when a handler reads `signal` (most never do), or already aborted if it was cancelled first.
+ * One inbound request, queued or running. It is also the handler's {@link ContextRequest} and its
+ * {@link Cancellation}: the AbortController is made only when a handler reads `signal` (most never do), or already
+ * aborted if it was cancelled first; cancellation listeners need none.
  */
-class InboundJob<Ctx> implements ContextRequest {
+class InboundJob<Ctx> implements ContextRequest, Cancellation {
   #controller: AbortController | undefined = undefined;
-  #abortReason: unknown = undefined;
+  #reason: unknown = undefined;
+  /** The cancellation listeners, made by the first one. */
+  #listeners: CancellationSource | undefined = undefined;
   /** Cancelled with `cancelInbound`, or the connection closed: no response is sent. */
   cancelled = false;
   /** Counted in the active slots (started, not queued). */
@@ -89,14 +93,34 @@ class InboundJob<Ctx> implements ContextRequest {
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
+      if (this.cancelled) this.#controller.abort(this.#reason);
     }
     return this.#controller.signal;
   }
 
-  abort(reason: unknown): void {
-    if (this.#controller !== undefined) this.#controller.abort(reason);
-    else if (this.#abortReason === undefined) this.#abortReason = reason;
+  get cancellation(): Cancellation {
+    return this;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  onCancel(listener: CancelListener): void {
+    if (!this.cancelled) (this.#listeners ??= new CancellationSource()).onCancel(listener);
+  }
+
+  offCancel(listener: CancelListener): void {
+    this.#listeners?.offCancel(listener);
+  }
+
+  /** Cancels the request once: no response will be sent; its signal (if made) aborts, then its listeners run. */
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#listeners?.cancel(reason);
   }
 }
 
@@ -198,9 +222,8 @@ export class InboundScheduler<Ctx> {
   cancel(id: JsonRpcId, reason: string | undefined): boolean {
     const job = this.#inbound.get(id);
     if (job === undefined || job.done) return false;
-    job.cancelled = true;
     this.#inbound.delete(id);
-    job.abort(new JsonRpcLocalError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
+    job.cancel(new JsonRpcLocalError(LocalErrorCode.RequestAborted, `Request cancelled: ${reason ?? 'by the peer'}`));
     this.#ended(job, true);
     this.#host.requestCancelled(id);
     if (!job.running) {
@@ -214,8 +237,7 @@ export class InboundScheduler<Ctx> {
   /** The connection closed: every request is cancelled without a response, queued ones never start. */
   closeAll(): void {
     for (const job of [...this.#inbound.values()]) {
-      job.cancelled = true;
-      job.abort(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, 'Connection closed'));
+      job.cancel(new JsonRpcLocalError(LocalErrorCode.ConnectionClosed, 'Connection closed'));
       this.#ended(job, false);
     }
     this.#inbound.clear();

@@ -30,6 +30,8 @@ export type { Transport, TransportMessageExtra, TransportSendOptions } from './t
 export { DEFAULT_MAX_BATCH_SIZE, Dispatcher, RESERVED_METHOD_PREFIX } from './dispatcher.js';
 export type { DispatcherOptions, HandlerInterceptor, MethodHandler, MethodOptions, ParamsValidator } from './dispatcher.js';
 export type { ContextFactory, ContextRequest, HandlerContext } from './handlerContext.js';
+export { CancellationSource, cancellationOf, signalOf } from './cancellation.js';
+export type { Cancellation, CancelListener } from './cancellation.js';
 export type { TimerHandle } from './timers.js';
 export type { Instrumentation, RequestEnd, RequestInfo, RequestOutcome } from './instrument.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';

@@ -5,6 +5,7 @@
  *
  * @see https://www.jsonrpc.org/specification §4 (Request), §5 (Response)
  */
+import type { Cancellation, CancelListener } from './cancellation.js';
 import { JsonRpcError, LocalErrorCode, localError, type JsonRpcLocalError } from './errors.js';
 import { echo } from './echo.js';
 import { beginRequest, endRequest, failureOutcome, OUTCOME_RESULT, type Instrumentation, type RequestEnd } from './instrument.js';
@@ -38,6 +39,13 @@ export interface PeerRequestOptions {
    * @default none
    */
   readonly signal?: AbortSignal;
+  /**
+   * The same as {@link signal} without an `AbortSignal` (see {@link Cancellation}): its cancellation rejects the
+   * request with `request_aborted` (cause: the reason) and sends the cancel notification; one already cancelled
+   * rejects at once and sends nothing. Give one or the other; with both, either one aborts.
+   * @default none
+   */
+  readonly cancellation?: Cancellation;
   /** Routing hint passed to the transport: the inbound request this one is issued on behalf of. @default none */
   readonly relatedRequestId?: JsonRpcId;
   /**
@@ -93,6 +101,8 @@ interface Pending {
   /** When `maxTotalTimeoutMs` runs out, on the same clock (`Infinity`: never). */
   readonly totalDeadline: number;
   onabort: (() => void) | undefined;
+  /** The listener on `options.cancellation`, while pending. */
+  oncancel: CancelListener | undefined;
   end: RequestEnd | undefined;
 }
 
@@ -144,6 +154,10 @@ export class PendingRequests {
     if (signal?.aborted) {
       return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason));
     }
+    const cancellation = options.cancellation;
+    if (cancellation?.cancelled === true) {
+      return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, cancellation.reason));
+    }
     const id = this.#nextId++;
     if (options.onRequestId !== undefined) {
       try {
@@ -167,6 +181,7 @@ export class PendingRequests {
         deadline: deadlineOf(now, timeoutMs),
         totalDeadline: total === undefined ? Infinity : deadlineOf(now, total),
         onabort: undefined,
+        oncancel: undefined,
         end: undefined,
       };
       const hook = this.#instrumentation?.onOutboundRequest;
@@ -177,6 +192,11 @@ export class PendingRequests {
         entry.onabort = () =>
           this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason), 'Request aborted');
         signal.addEventListener('abort', entry.onabort, { once: true });
+      }
+      if (cancellation !== undefined) {
+        entry.oncancel = (reason) =>
+          this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, reason), 'Request aborted');
+        cancellation.onCancel(entry.oncancel);
       }
       if (options.progressToken !== undefined) this.#progress.set(options.progressToken, entry);
       this.#host.send(message, options.relatedRequestId).then(undefined, (error: unknown) => {
@@ -254,6 +274,7 @@ export class PendingRequests {
     if (this.#pending.get(entry.id) !== entry) return;
     this.#pending.delete(entry.id);
     if (entry.onabort !== undefined) entry.options.signal?.removeEventListener('abort', entry.onabort);
+    if (entry.oncancel !== undefined) entry.options.cancellation?.offCancel(entry.oncancel);
     const token = entry.options.progressToken;
     if (token !== undefined && this.#progress.get(token) === entry) this.#progress.delete(token);
     const end = entry.end;

@@ -12,7 +12,7 @@
  * with an error and the upstream request cancelled. A held call lives in this process: a retry that reaches another
  * instance finds nothing (-32602, "send the request again").
  */
-import type { Logger } from '@switchboard/jsonrpc';
+import type { Cancellation, Logger } from '@switchboard/jsonrpc';
 import { RequestAbortedError, RequestTimeoutError, type McpClient } from '@switchboard/mcp/client';
 import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
@@ -22,11 +22,12 @@ import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuest
 import { failureForFront, forFront } from './results.js';
 
 /**
- * How an upstream request is made, an `McpClient` call's options: its signal (cancels it), progress listener, and
- * tag (the call, which the client hands back with the questions it relates to the request).
+ * How an upstream request is made, an `McpClient` call's options: its cancellation (the front request's, or the
+ * call's own), progress listener, and tag (the call, which the client hands back with the questions it relates to
+ * the request).
  */
 export interface UpstreamOptions {
-  readonly signal: AbortSignal;
+  readonly cancellation: Cancellation;
   readonly onprogress: (progress: ProgressParams) => void;
   readonly tag: CallInFlight;
 }
@@ -71,9 +72,6 @@ const AMBIGUOUS_WARN_EVERY_MS = 10_000;
 const ABANDONED_GRACE_MS = 5_000;
 /** At most this many given-up requests are remembered (the oldest forgotten first). */
 const MAX_ABANDONED = 1_000;
-
-/** The listener options of a front request's abort (one object for every call). */
-const ONCE = { once: true } as const;
 
 /** What a modern front request's `requestState` carries while its upstream request is held. */
 interface HeldState { readonly held: string }
@@ -161,9 +159,10 @@ export class Forwarder {
       call = new FrontCall<R>(ctx, session, { prefix: this.#prefix, seq: this.#nextId++ });
       call.start((options) => this.#request(options, request, input));
     }
-    const signal = ctx.signal;
+    const frontCancel = ctx.cancellation;
     const cancel = (): void => call.cancel(new McpError(McpErrorCode.InternalError, 'Request cancelled'));
-    signal.addEventListener('abort', cancel, ONCE);
+    if (frontCancel.cancelled) cancel();
+    else frontCancel.onCancel(cancel);
     this.inFlight.add(call);
     let parked = false;
     try {
@@ -194,7 +193,7 @@ export class Forwarder {
         questions = [];
       }
     } finally {
-      signal.removeEventListener('abort', cancel);
+      frontCancel.offCancel(cancel);
       this.inFlight.delete(call);
       if (!parked && !call.done) {
         call.cancel(new McpError(McpErrorCode.InternalError, 'Request ended'));

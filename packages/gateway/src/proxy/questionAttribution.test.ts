@@ -6,7 +6,7 @@
  * request that has ended on the front is refused, never passed to whoever is in flight.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonRpcRequest } from '@switchboard/jsonrpc';
+import { CancellationSource, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import { streamableHttp } from '@switchboard/mcp/client';
 import { connectRawClient } from '@switchboard/mcp/testing';
 import { serveHttp, type ServeHttpHandle } from '@switchboard/mcp/node';
@@ -108,11 +108,11 @@ describe('upstream questions over Streamable HTTP', () => {
 describe('Forwarder.question with a related request', () => {
   it('a question related to a front request that has ended is refused, not given to another', async () => {
     const forward = new Forwarder({ maxHeld: 1, holdTimeoutMs: 1000, logger: silent, sessions: {} as CallerSessions });
-    const cancelled = new AbortController();
-    cancelled.abort();
-    const ended = new LiveCall({ signal: cancelled.signal, clientCapabilities: { elicitation: {} } } as unknown as RequestContext, { key: undefined } as UpstreamSession);
+    const cancelled = new CancellationSource();
+    cancelled.cancel();
+    const ended = new LiveCall({ cancellation: cancelled, clientCapabilities: { elicitation: {} } } as unknown as RequestContext, { key: undefined } as UpstreamSession);
     // Another front request of the same upstream session is in flight: it must not get the question.
-    const other = new LiveCall({ signal: new AbortController().signal, clientCapabilities: { elicitation: {} }, elicit: () => Promise.reject(new Error('asked the wrong request')) } as unknown as RequestContext, { key: undefined } as UpstreamSession);
+    const other = new LiveCall({ cancellation: new CancellationSource(), clientCapabilities: { elicitation: {} }, elicit: () => Promise.reject(new Error('asked the wrong request')) } as unknown as RequestContext, { key: undefined } as UpstreamSession);
     forward.inFlight.add(other);
     await expect(forward.question({ method: 'elicitation/create', params: {}, signal: new AbortController().signal }, undefined, ended)).rejects.toThrow(/belongs to has ended on the proxy's front/);
   });

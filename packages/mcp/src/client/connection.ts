@@ -234,6 +234,7 @@ export class ClientConnection {
         resetTimeoutOnProgress: true,
         maxTotalTimeoutMs,
         signal: options.signal,
+        cancellation: options.cancellation,
         progressToken: token,
         onprogress: onprogress as ((progress: unknown) => void) | undefined,
         cancelOnAbandon: options.cancellable === false ? false : undefined,

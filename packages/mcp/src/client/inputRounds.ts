@@ -16,6 +16,7 @@
  * @see MCP 2026-07-28 basic/patterns/mrtr.mdx "Client Requirements (Basic Workflow)"; schema.ts `InputRequiredResult`,
  *   `InputResponseRequestParams`
  */
+import { signalOf } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import type { ClientCore, CoreSendOptions, InputQuestion } from './clientCore.js';
 import { InputRoundsExceededError, InvalidResultError, NotSupportedError } from './errors.js';
@@ -171,8 +172,14 @@ export async function requestWithInputRounds<T>(host: InputRoundsHost, request: 
     if (rounds >= maxRounds) throw new InputRoundsExceededError({ method, rounds });
     const retry: Params = { ...original };
     // MCP 2026-07-28 basic/patterns/mrtr.mdx: without inputRequests the client MAY retry at once.
-    if (asked.inputRequests !== undefined) retry.inputResponses = await answerInputRequests(host, asked.inputRequests, { method, signal: options?.signal, tag: options?.tag });
+    if (asked.inputRequests !== undefined) retry.inputResponses = await answerInputRequests(host, asked.inputRequests, { method, signal: callSignal(options), tag: options?.tag });
     if (asked.requestState !== undefined) retry.requestState = asked.requestState;
     params = retry;
   }
+}
+
+/** The call's signal for its input rounds: `signal`, else one made from `cancellation` (only when a round happens). */
+function callSignal(options: CoreSendOptions | undefined): AbortSignal | undefined {
+  if (options?.signal !== undefined || options?.cancellation === undefined) return options?.signal;
+  return signalOf(options.cancellation);
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { JsonRpcMessage, Logger } from '@switchboard/jsonrpc';
+import { CancellationSource, type JsonRpcMessage, type Logger } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError } from '../protocol/clientErrors.js';
 import { McpError, ResourceNotFoundError } from '../protocol/errors.js';
 import { LEGACY_REVISIONS, type ProtocolRevision } from '../protocol/revisions.js';
@@ -263,6 +263,28 @@ describe.each(['legacy', 'modern'] as const)('operations (%s era)', (era) => {
     expect(wire.filter((w) => (w.message as { method?: string }).method === 'notifications/cancelled')).toHaveLength(1);
     // The server stopped the handler and sent no response for it.
     expect(wire.filter((w) => w.dir === 'toClient' && JSON.stringify(w.message).includes('aborted'))).toEqual([]);
+    await client.close();
+  });
+
+  it('a cancellation (no AbortSignal) cancels as a signal does, and the handler hears it through ctx.cancellation', async () => {
+    const server = makeServer();
+    const heard: unknown[] = [];
+    server.tool('held', {}, (_args, ctx) => new Promise((resolve) => ctx.cancellation.onCancel((reason) => {
+      heard.push(reason);
+      resolve({ content: [] });
+    })));
+    const { client, wire } = await connect(server, options);
+    const source = new CancellationSource();
+    const pending = client.callTool({ name: 'held' }, { cancellation: source });
+    await sleep(20);
+    source.cancel(new Error('user gave up'));
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(error).toMatchObject({ code: 'request_aborted', method: 'tools/call' });
+    await sleep(20);
+    expect(wire.filter((w) => (w.message as { method?: string }).method === 'notifications/cancelled')).toHaveLength(1);
+    expect(heard).toHaveLength(1);
+    await expect(client.callTool({ name: 'held' }, { cancellation: source })).rejects.toBeInstanceOf(RequestAbortedError);
     await client.close();
   });
 

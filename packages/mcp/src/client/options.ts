@@ -2,7 +2,7 @@
  * What a client is configured with ({@link McpClientOptions}), what one call may override ({@link RequestOptions}),
  * and what the application's callbacks receive ({@link InputContext}).
  */
-import type { Logger } from '@switchboard/jsonrpc';
+import type { Cancellation, Logger } from '@switchboard/jsonrpc';
 import type { ProgressParams } from '../protocol/notifications.js';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 import type { ClientConnector } from '../protocol/transport.js';
@@ -125,6 +125,12 @@ export interface ClientNotificationHandlers {
 export interface RequestOptions {
   /** Aborting rejects the call with `RequestAbortedError` and cancels it on the server. @default none */
   readonly signal?: AbortSignal;
+  /**
+   * The same as {@link signal} without an `AbortSignal` (a `Cancellation` of `@switchboard/jsonrpc`; a server
+   * handler's `ctx.cancellation` is one): what a proxy gives to link its upstream call to the request it serves
+   * without making a signal per call. With both, either one cancels. @default none
+   */
+  readonly cancellation?: Cancellation;
   /**
    * Idle budget in ms: time without a response or any progress for this request. `Infinity` disables it; `0` times
    * out at once. @default the client's `timeoutMs`

@@ -17,7 +17,7 @@
  *   "Task Cancellation"; MCP 2025-11-25 basic/utilities/tasks.mdx "Creating Tasks", "Getting Task Results"
  */
 import { TASKS_EXTENSION } from '../protocol/inbound.js';
-import type { JsonRpcNotification } from '@switchboard/jsonrpc';
+import { signalOf, type JsonRpcNotification } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 import type { CallToolResult, ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
@@ -231,8 +231,9 @@ class ToolTask implements ClientTask {
     const { start, flavour, task, options } = init;
     this.#host = start.host;
     this.#flavour = flavour;
-    this.#options = options;
-    const { pollIntervalMs: _p, maxPollIntervalMs: _m, ttlMs: _t, signal: _s, ...request } = options;
+    // The wait for the task follows the call's signal (made from its `cancellation` when only that was given).
+    this.#options = options.cancellation === undefined || options.signal !== undefined ? options : { ...options, signal: signalOf(options.cancellation) };
+    const { pollIntervalMs: _p, maxPollIntervalMs: _m, ttlMs: _t, signal: _s, cancellation: _c, ...request } = options;
     // The extension's requests (tasks/get, tasks/update, tasks/cancel) declare it, as the call did.
     this.#request = flavour === 'extension' ? declaringTasks(request, start.clientCapabilities) : request;
     this.taskId = task.taskId;

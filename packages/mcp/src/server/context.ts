@@ -5,7 +5,7 @@
  * connection and a request answered by `McpServer.handle` alone. Methods live on the prototype and the
  * AbortSignal is made only when `signal` is read, so a request costs one small object.
  */
-import { JsonRpcError, type ContextRequest, type JsonRpcId, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { cancellationOf, JsonRpcError, type Cancellation, type ContextRequest, type JsonRpcId, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ClientRequestError, MissingClientCapabilityError } from '../protocol/errors.js';
 import { LOGGING_LEVEL_RANK, missingClientCapability, progressParams, PROGRESS_METHOD } from '../protocol/notifications.js';
 import { REVISION_FEATURES, isLegacyRevision } from '../protocol/revisions.js';
@@ -46,6 +46,7 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
   requestParams: Record<string, unknown> | undefined = undefined;
   readonly #dispatch: DispatchContext;
   readonly #request: ContextRequest;
+  #cancellation: Cancellation | undefined = undefined;
 
   /**
    * @param dispatch the message's dispatcher context
@@ -90,6 +91,11 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
 
   get signal(): AbortSignal {
     return this.#request.signal;
+  }
+
+  get cancellation(): Cancellation {
+    // A request with only a signal (an HTTP exchange, an in-process call) is heard through it, once per context.
+    return this.#request.cancellation ?? (this.#cancellation ??= cancellationOf(this.#request.signal));
   }
 
   get requestId(): JsonRpcId {
