@@ -2,7 +2,8 @@
  * The inbound half of the {@link Peer}: the concurrency-limited scheduler of inbound requests. At most
  * `maxConcurrentInbound` run at once, more wait in arrival order, the transport is asked to stop reading while
  * `maxQueuedInbound` wait ({@link Transport.pauseInput}); each request's AbortSignal is made only when a handler
- * reads it (its {@link Cancellation} needs none); a cancelled request never answers; notifications are dispatched at once, never queued.
+ * reads it (its {@link Cancellation} needs none); a cancelled request never answers; notifications are dispatched at
+ * once, never queued.
  */
 import type { BatchSlot } from './batch.js';
 import { CancellationSource, type Cancellation, type CancelListener } from './cancellation.js';

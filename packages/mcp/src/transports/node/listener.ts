@@ -118,21 +118,25 @@ class NodeHttpInput implements HttpInput {
     if (this.#gone === undefined) {
       const gone = new AbortController();
       this.#gone = gone;
-      abortWhenCut(this.#res, gone);
+      whenCut(this.#res, () => gone.abort());
     }
     return this.#gone.signal;
   }
+
+  onGone(listener: () => void): void {
+    whenCut(this.#res, listener);
+  }
 }
 
-/** Aborts `controller` when `res` closes before its end was written (the client went away), at once if it did. */
-function abortWhenCut(res: ServerResponse, controller: AbortController): void {
+/** Calls `listener` when `res` closes before its end was written (the client went away), at once if it did. */
+function whenCut(res: ServerResponse, listener: () => void): void {
   if (res.writableFinished) return;
   if (res.destroyed) {
-    controller.abort();
+    listener();
     return;
   }
   res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
+    if (!res.writableFinished) listener();
   });
 }
 
@@ -245,7 +249,7 @@ async function viaFetch(route: FetchRoute, req: IncomingMessage, res: ServerResp
   const hasBody = method !== 'GET' && method !== 'HEAD';
   // The Request's signal tells the handler when the client goes away (a modern request's cancellation).
   const gone = new AbortController();
-  abortWhenCut(res, gone);
+  whenCut(res, () => gone.abort());
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: gone.signal };
   if (hasBody) {
     init.body = nodeBodyStream(req);

@@ -42,6 +42,11 @@ export interface HttpInput {
    * first read.
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Calls `listener` once when the client goes away before the answer was written, as {@link signal} aborts, without
+   * making a signal (the Node adapter listens to the response's `close`). Optional: without it, `signal` is used.
+   */
+  onGone?(listener: () => void): void;
 }
 
 /** The peer address of a socket, with IPv4-mapped IPv6 (`::ffff:1.2.3.4`) shown as IPv4. */

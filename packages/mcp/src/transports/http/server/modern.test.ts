@@ -108,9 +108,18 @@ class ModernServer implements McpHttpServerLike {
 
   readonly handle = async (message: JsonRpcRequest | JsonRpcNotification, options: HttpHandleOptions = {}): Promise<JsonRpcResponse | undefined> => {
     this.handled.push(message);
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    if (message.method === 'tools/call' && params.name === 'hear') {
+      // Listens through the request's cancellation only: no signal is read.
+      const cancellation = options.contextRequest?.cancellation;
+      await new Promise<void>((resolve) => cancellation?.onCancel(() => {
+        this.events.push(`cancelled:${String((message as JsonRpcRequest).id)}`);
+        resolve();
+      }));
+      return undefined;
+    }
     const signal = options.signal;
     signal?.addEventListener('abort', () => this.events.push(`aborted:${'id' in message ? String(message.id) : message.method}`), { once: true });
-    const params = (message.params ?? {}) as Record<string, unknown>;
     if (!('id' in message)) return undefined;
     if (message.method === 'subscriptions/listen' || (message.method === 'tools/call' && params.name === 'wait')) {
       if (message.method === 'subscriptions/listen') {
@@ -477,6 +486,16 @@ describe.each(['web', 'node', 'node-fetch'] as const)('closing the response stre
     await res.body?.cancel();
     controller.abort();
     await vi.waitFor(() => expect(server.events).toEqual([`aborted:${request.id}`]));
+  });
+
+  it('the exchange is its own cancellation: a handler listening there (no signal) hears the client leave', async () => {
+    const request = modern('tools/call', { name: 'hear' }, { Accept: 'application/json' });
+    const controller = new AbortController();
+    const pending = t.send('POST', { ...request, signal: controller.signal }).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(server.handled).toHaveLength(1));
+    controller.abort();
+    await pending;
+    await vi.waitFor(() => expect(server.events).toEqual([`cancelled:${request.id}`]));
   });
 
   it('an answer that went out whole is not a cancellation', async () => {

@@ -3,14 +3,17 @@
  * with a channel that writes on this POST's own stream, and answered as one `application/json` body or as a
  * `text/event-stream` (the same adaptive decision as on a session: the response alone ⇒ JSON; a notification
  * first, or nothing within `sseAfterMs` ⇒ SSE). No session id is minted or read, no event carries an id (there
- * is nothing to resume), SSE streams get keep-alive comments, and the client closing the response stream aborts
- * the request's signal: on this transport that is the cancellation. The signal is made when the handler first reads
- * `ctx.signal` (most never do): a request whose handler does not look costs no `AbortController` and no listener.
+ * is nothing to resume), SSE streams get keep-alive comments, and the client closing the response stream cancels
+ * the request: on this transport that is the cancellation. The signal is made when the handler first reads
+ * `ctx.signal` (most never do), and the exchange is its own `ctx.cancellation`: a request whose handler does not look
+ * costs no `AbortController` and no listener, one that listens through `ctx.cancellation` no signal.
  *
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages", "Receiving Messages", "Cancellation"
  */
-import { echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import { CancellationSource, echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
+  Cancellation,
+  CancelListener,
   ContextRequest,
   JsonRpcId,
   JsonRpcNotification,
@@ -114,17 +117,23 @@ export interface ModernExchangeInit {
  * `sse` answers are held back like adaptive ones until the first message, so that a -32021 answer can still be an
  * HTTP 400 (then as JSON); once a notification went out, or after `sseAfterMs`, the answer is a 200 stream.
  */
-export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHandleOptions {
+export class ModernExchange implements HttpClientChannel, ContextRequest, Cancellation, HttpHandleOptions {
   readonly #host: ModernExchangeHost;
   readonly #stream: OutStream;
   readonly id: JsonRpcId;
   readonly method: string;
   readonly #preferSse: boolean;
-  readonly #input: Pick<HttpInput, 'signal'>;
+  readonly #input: Pick<HttpInput, 'signal' | 'onGone'>;
   /** Made when `signal` is first read. */
   #controller: AbortController | undefined = undefined;
+  /** The cancellation listeners, made by the first one. */
+  #listeners: CancellationSource | undefined = undefined;
+  /** Whether the client's leaving is watched (when `signal` or `cancellation` is first read). */
+  #watching = false;
   /** The client left (or its SSE stream was dropped) before the response. */
   #cancelled = false;
+  /** Why: an `AbortError`, as `AbortController.abort()` gives. */
+  #reason: DOMException | undefined = undefined;
   /** The HTTP request's facts (set by `run`). */
   extra: TransportMessageExtra | undefined = undefined;
   #status: HttpStatusCode = HttpStatus.Ok;
@@ -149,16 +158,46 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHa
     if (controller === undefined) {
       controller = new AbortController();
       this.#controller = controller;
-      if (this.#cancelled) controller.abort();
-      else {
-        const gone = this.#input.signal;
-        if (gone !== undefined) {
-          if (gone.aborted) this.#cancel();
-          else gone.addEventListener('abort', () => this.#cancel(), { once: true });
-        }
-      }
+      if (this.#cancelled) controller.abort(this.#reason);
+      else this.#watchClient();
     }
     return controller.signal;
+  }
+
+  /** The same cancellation heard without a signal (the handler's `ctx.cancellation`): this exchange. */
+  get cancellation(): Cancellation {
+    if (!this.#cancelled) this.#watchClient();
+    return this;
+  }
+
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  onCancel(listener: CancelListener): void {
+    if (!this.#cancelled) (this.#listeners ??= new CancellationSource()).onCancel(listener);
+  }
+
+  offCancel(listener: CancelListener): void {
+    this.#listeners?.offCancel(listener);
+  }
+
+  /** Cancels the request when the client goes away before the answer was written (once, from the first reader on). */
+  #watchClient(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    const input = this.#input;
+    if (input.onGone !== undefined) input.onGone(() => this.#cancel());
+    else {
+      const gone = input.signal;
+      if (gone === undefined) return;
+      if (gone.aborted) this.#cancel();
+      else gone.addEventListener('abort', () => this.#cancel(), { once: true });
+    }
   }
 
   /** As the `handle` options: the channel is this exchange. */
@@ -249,11 +288,14 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHa
     this.#host.sseBudget.track(channel, this.extra?.caller);
   }
 
-  /** The client went away before the response: the handler's signal aborts; nothing more is sent. */
+  /** The client went away before the response: the handler's signal aborts, its listeners run; nothing more is sent. */
   #cancel(): void {
-    if (this.#stream.done) return;
+    if (this.#stream.done || this.#cancelled) return;
     this.#cancelled = true;
-    this.#controller?.abort();
+    const reason = new DOMException('This operation was aborted', 'AbortError');
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#listeners?.cancel(reason);
   }
 
   #respond(response: JsonRpcResponse | undefined): void {
