@@ -33,6 +33,25 @@ describe('CancellationSource', () => {
     expect(heard).toHaveLength(2);
   });
 
+  it('a listener removed by an earlier one while the cancel runs them is not called (as with an AbortSignal); many added and removed leave none', () => {
+    const source = new CancellationSource();
+    const heard: string[] = [];
+    const later = (): void => void heard.push('later');
+    source.onCancel(() => {
+      heard.push('first');
+      source.offCancel(later);
+    });
+    source.onCancel(() => heard.push('second'));
+    source.onCancel(later);
+    for (let i = 0; i < 1000; i++) {
+      const listener = (): void => void heard.push('removed');
+      source.onCancel(listener);
+      source.offCancel(listener);
+    }
+    source.cancel();
+    expect(heard).toEqual(['first', 'second']);
+  });
+
   it('removing the first listener keeps the others; the default reason is an AbortError', () => {
     const source = new CancellationSource();
     const heard: unknown[] = [];

@@ -35,7 +35,8 @@ export class CancellationSource implements Cancellation {
   #cancelled = false;
   #reason: unknown = undefined;
   #first: CancelListener | undefined = undefined;
-  #more: CancelListener[] | undefined = undefined;
+  /** The listeners after the first (one removed while `cancel` runs them is cleared to `undefined`). */
+  #more: (CancelListener | undefined)[] | undefined = undefined;
 
   get cancelled(): boolean {
     return this.#cancelled;
@@ -47,18 +48,24 @@ export class CancellationSource implements Cancellation {
 
   onCancel(listener: CancelListener): void {
     if (this.#cancelled || this.#first === listener || this.#more?.includes(listener) === true) return;
-    if (this.#first === undefined) this.#first = listener;
+    if (this.#first === undefined && this.#more === undefined) this.#first = listener;
     else (this.#more ??= []).push(listener);
   }
 
   offCancel(listener: CancelListener): void {
+    const more = this.#more;
     if (this.#first === listener) {
-      this.#first = this.#more?.shift();
+      this.#first = undefined;
       return;
     }
-    const more = this.#more;
     const at = more === undefined ? -1 : more.indexOf(listener);
-    if (at !== -1) more?.splice(at, 1);
+    if (more === undefined || at === -1) return;
+    // While `cancel` runs the listeners, a removed one is cleared (then skipped, as a signal skips it), not spliced.
+    if (this.#cancelled) more[at] = undefined;
+    else {
+      more.splice(at, 1);
+      if (more.length === 0) this.#more = undefined;
+    }
   }
 
   /**
@@ -71,11 +78,16 @@ export class CancellationSource implements Cancellation {
     this.#cancelled = true;
     this.#reason = reason;
     const first = this.#first;
-    const more = this.#more;
     this.#first = undefined;
-    this.#more = undefined;
     if (first !== undefined) call(first, reason);
-    if (more !== undefined) for (const listener of more) call(listener, reason);
+    const more = this.#more;
+    // Read at each step: a listener may remove a later one (see offCancel).
+    if (more !== undefined) for (let i = 0; i < more.length; i++) {
+      const listener = more[i];
+      more[i] = undefined;
+      if (listener !== undefined) call(listener, reason);
+    }
+    this.#more = undefined;
   }
 }
 

@@ -18,6 +18,7 @@ import { InMemoryNotificationBus } from '../../stores/notificationBus.js';
 import { streamableHttp } from '../http/client/clientConnectors.js';
 import { DIRECT_REQUEST, isAbort, isStaleSocket } from '../http/client/clientHttp.js';
 import { LazyAbortController } from '../http/client/lazyAbort.js';
+import { StreamableHttpClientTransport } from '../http/client/streamableHttpClient.js';
 import { createMcpHttpHandler } from '../http/server/handler.js';
 import { createNodeFetch, nodeFetch, type NodeFetch } from './nodeFetch.js';
 import { toNodeListener } from './listener.js';
@@ -167,6 +168,33 @@ describe('createNodeFetch against a node:http server', () => {
     await expect(response.text()).rejects.toMatchObject({ name: 'TypeError' });
     await expect(fetch('file:///etc/hosts')).rejects.toMatchObject({ message: 'fetch failed', cause: { message: 'Unsupported URL scheme: "file:": nodeFetch speaks http: and https:' } });
     await expect(fetch(url, { method: 'POST', body: new Blob(['x']) })).rejects.toMatchObject({ message: 'fetch failed' });
+  });
+});
+
+describe('the Streamable HTTP client on the direct request: a JSON body that fails while it is read', () => {
+  it('fails its request with ConnectionClosedError: the transport closed mid-body, or the body cut short', async () => {
+    const { url } = await tiny((req, res) => {
+      void readAll(req).then(() => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }).write('{"jsonrpc":"2.0",');
+        if (req.headers['mcp-method'] === 'ping') setTimeout(() => req.socket.destroy(), 20);
+      });
+    });
+    const open = async (): Promise<StreamableHttpClientTransport> => {
+      const transport = new StreamableHttpClientTransport({ url: `${url}/mcp`, fetch: ownFetch(), logger: silent });
+      transport.setProtocol({ era: 'modern', revision: '2026-07-28' });
+      return transport;
+    };
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    const closing = await open();
+    const pending = closing.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }).catch((e: unknown) => e);
+    await settle(50);
+    await closing.close();
+    expect(await pending).toMatchObject({ name: 'ConnectionClosedError', reason: 'the transport closed' });
+    const cut = await open();
+    const error = await cut.send({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: meta } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(error).toMatchObject({ cause: { name: 'TypeError', message: 'terminated' } });
+    await cut.close();
   });
 });
 

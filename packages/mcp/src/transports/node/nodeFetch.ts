@@ -119,7 +119,9 @@ function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined):
         res.on('end', () => finish());
         res.on('error', (error) => finish(terminated(error)));
         res.on('close', () => finish(res.complete ? undefined : terminated()));
-        signal?.addEventListener('abort', onAbort, { once: true });
+        // A signal that aborted before the body was asked for (between the answer's head and this) errors it at once.
+        if (signal?.aborted === true) onAbort();
+        else signal?.addEventListener('abort', onAbort, { once: true });
       },
       pull() {
         res.resume();

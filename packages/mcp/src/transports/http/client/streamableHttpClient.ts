@@ -355,8 +355,12 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       }
     }
     if (json !== undefined) {
-      // A JSON answer the direct request read (its body's failure is the request's, never resent).
-      if ('error' in json.body) throw json.body.error;
+      // A JSON answer the direct request read: its body's failure is the request's (never resent), typed as the
+      // POST's own failures are.
+      if ('error' in json.body) {
+        const error = json.body.error;
+        throw new ConnectionClosedError({ what: `the answer to ${what}`, reason: isAbort(error, abort) ? 'the transport closed' : fetchFailure(error), cause: error });
+      }
       this.#readJson({ text: json.body.text, complete: json.body.complete, status: json.status }, exchange, what);
       return;
     }
