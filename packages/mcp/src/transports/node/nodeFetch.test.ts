@@ -179,18 +179,18 @@ describe('the Streamable HTTP client on the direct request: a JSON body that fai
         if (req.headers['mcp-method'] === 'ping') setTimeout(() => req.socket.destroy(), 20);
       });
     });
-    const open = async (): Promise<StreamableHttpClientTransport> => {
+    const open = (): StreamableHttpClientTransport => {
       const transport = new StreamableHttpClientTransport({ url: `${url}/mcp`, fetch: ownFetch(), logger: silent });
       transport.setProtocol({ era: 'modern', revision: '2026-07-28' });
       return transport;
     };
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
-    const closing = await open();
+    const closing = open();
     const pending = closing.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }).catch((e: unknown) => e);
     await settle(50);
     await closing.close();
     expect(await pending).toMatchObject({ name: 'ConnectionClosedError', reason: 'the transport closed' });
-    const cut = await open();
+    const cut = open();
     const error = await cut.send({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: meta } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionClosedError);
     expect(error).toMatchObject({ cause: { name: 'TypeError', message: 'terminated' } });
