@@ -269,10 +269,13 @@ describe.each(['legacy', 'modern'] as const)('operations (%s era)', (era) => {
   it('a cancellation (no AbortSignal) cancels as a signal does, and the handler hears it through ctx.cancellation', async () => {
     const server = makeServer();
     const heard: unknown[] = [];
-    server.tool('held', {}, (_args, ctx) => new Promise((resolve) => ctx.cancellation.onCancel((reason) => {
-      heard.push(reason);
-      resolve({ content: [] });
-    })));
+    server.tool('held', {}, async (_args, ctx) => {
+      await new Promise<void>((resolve) => ctx.cancellation.onCancel((reason) => {
+        heard.push(reason);
+        resolve();
+      }));
+      return { content: [] };
+    });
     const { client, wire } = await connect(server, options);
     const source = new CancellationSource();
     const pending = client.callTool({ name: 'held' }, { cancellation: source });

@@ -69,7 +69,7 @@ export type DirectRequest = (
   init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly abort: DirectAbort; readonly maxJsonBytes: number },
 ) => Promise<DirectAnswer>;
 
-/** What a direct request (and the reading of its answer) is cancelled by. @internal */
+/** What a direct request (and the reading of its answer) is cancelled by (not exported from an entry). */
 export interface DirectAbort {
   /** `true` once aborted. */
   readonly aborted: boolean;

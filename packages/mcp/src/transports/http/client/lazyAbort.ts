@@ -7,7 +7,7 @@
  */
 import type { DirectAbort } from './clientHttp.js';
 
-/** An `AbortController` whose `signal` is made on first read; {@link onAbort} is the listener that needs none. @internal */
+/** An `AbortController` whose `signal` is made on first read; {@link onAbort} is the listener that needs none (not exported from an entry). */
 export class LazyAbortController implements DirectAbort {
   onAbort: (() => void) | undefined = undefined;
   #controller: AbortController | undefined = undefined;
