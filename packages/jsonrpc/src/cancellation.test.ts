@@ -65,6 +65,22 @@ describe('CancellationSource', () => {
     expect((heard[0] as DOMException).name).toBe('AbortError');
   });
 
+  it('its signal is made on first read: one made before the cancel aborts with it, one made after is already aborted, same reason', () => {
+    const early = new CancellationSource();
+    const signal = early.signal;
+    expect(signal.aborted).toBe(false);
+    expect(early.signal).toBe(signal);
+    let heard: unknown;
+    signal.addEventListener('abort', () => (heard = signal.reason));
+    early.cancel('closed');
+    expect(heard).toBe('closed');
+    const late = new CancellationSource();
+    late.cancel();
+    expect(late.signal.aborted).toBe(true);
+    expect(late.signal.reason).toBe(late.reason);
+    expect((late.reason as DOMException).name).toBe('AbortError');
+  });
+
   it('signalOf aborts with the reason (at once when already cancelled); cancellationOf hears a signal', () => {
     const source = new CancellationSource();
     const signal = signalOf(source);
@@ -115,7 +131,7 @@ describe('a Peer request given a cancellation', () => {
   });
 });
 
-describe('an inbound request is its own cancellation', () => {
+describe('an inbound request has a cancellation, made when first read', () => {
   async function serve() {
     const requests: ContextRequest[] = [];
     const dispatcher = new Dispatcher<unknown>({

@@ -4,7 +4,7 @@
  * request that only links one request's cancellation to another's (a proxy cancelling its upstream request when
  * the front request is cancelled) cost a Switchboard proxy about a fifth of its CPU per call. A
  * {@link Cancellation} carries the same facts (`cancelled`, `reason`) and calls plain listeners; an inbound request
- * is one (`ContextRequest.cancellation`), and {@link PeerRequestOptions.cancellation} takes one where
+ * has one (`ContextRequest.cancellation`), and {@link PeerRequestOptions.cancellation} takes one where
  * `signal` takes a signal.
  */
 
@@ -32,6 +32,7 @@ export interface Cancellation {
  * an array from the second on (a request's cancellation usually has one listener: the request it is linked to).
  */
 export class CancellationSource implements Cancellation {
+  #controller: AbortController | undefined = undefined;
   #cancelled = false;
   #reason: unknown = undefined;
   #first: CancelListener | undefined = undefined;
@@ -44,6 +45,18 @@ export class CancellationSource implements Cancellation {
 
   get reason(): unknown {
     return this.#reason;
+  }
+
+  /**
+   * An `AbortSignal` that aborts with this, for an API that takes a signal: made on first read (already aborted, with
+   * the reason, once cancelled), so a source whose signal nobody reads costs no `AbortController`.
+   */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#cancelled) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
   }
 
   onCancel(listener: CancelListener): void {
@@ -70,13 +83,14 @@ export class CancellationSource implements Cancellation {
 
   /**
    * Cancels once: `cancelled` becomes `true`, `reason` is set (an `AbortError` `DOMException` when none is given,
-   * as `AbortController.abort()` does), then each listener is called in the order it was added. Later calls do
-   * nothing.
+   * as `AbortController.abort()` does), the {@link signal} aborts if it was made, then each listener is called in the
+   * order it was added. Later calls do nothing.
    */
   cancel(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
     if (this.#cancelled) return;
     this.#cancelled = true;
     this.#reason = reason;
+    this.#controller?.abort(reason);
     const first = this.#first;
     this.#first = undefined;
     if (first !== undefined) call(first, reason);

@@ -2,11 +2,11 @@
  * The inbound half of the {@link Peer}: the concurrency-limited scheduler of inbound requests. At most
  * `maxConcurrentInbound` run at once, more wait in arrival order, the transport is asked to stop reading while
  * `maxQueuedInbound` wait ({@link Transport.pauseInput}); each request's AbortSignal is made only when a handler
- * reads it (its {@link Cancellation} needs none); a cancelled request never answers; notifications are dispatched at
+ * reads it (its cancellation's listeners need none); a cancelled request never answers; notifications are dispatched at
  * once, never queued.
  */
 import type { BatchSlot } from './batch.js';
-import { CancellationSource, type Cancellation, type CancelListener } from './cancellation.js';
+import { CancellationSource } from './cancellation.js';
 import { errorResponse } from './classify.js';
 import { echo, echoId } from './echo.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -53,15 +53,13 @@ export interface InboundSettings<Ctx> {
 }
 
 /**
- * One inbound request, queued or running. It is also the handler's {@link ContextRequest} and its
- * {@link Cancellation}: the AbortController is made only when a handler reads `signal` (most never do), or already
- * aborted if it was cancelled first; cancellation listeners need none.
+ * One inbound request, queued or running. It is also the handler's {@link ContextRequest}: its cancellation (and the
+ * `signal` that comes with it) is made only when a handler reads one, and most never do; it is cancelled by
+ * `cancelInbound` or the connection's close, and then sends no response.
  */
-class InboundJob<Ctx> implements ContextRequest, Cancellation {
-  #controller: AbortController | undefined = undefined;
+class InboundJob<Ctx> implements ContextRequest {
+  #cancellation: CancellationSource | undefined = undefined;
   #reason: unknown = undefined;
-  /** The cancellation listeners, made by the first one. */
-  #listeners: CancellationSource | undefined = undefined;
   /** Cancelled with `cancelInbound`, or the connection closed: no response is sent. */
   cancelled = false;
   /** Counted in the active slots (started, not queued). */
@@ -92,36 +90,25 @@ class InboundJob<Ctx> implements ContextRequest, Cancellation {
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.cancelled) this.#controller.abort(this.#reason);
+    return this.cancellation.signal;
+  }
+
+  get cancellation(): CancellationSource {
+    let cancellation = this.#cancellation;
+    if (cancellation === undefined) {
+      cancellation = new CancellationSource();
+      this.#cancellation = cancellation;
+      if (this.cancelled) cancellation.cancel(this.#reason);
     }
-    return this.#controller.signal;
+    return cancellation;
   }
 
-  get cancellation(): Cancellation {
-    return this;
-  }
-
-  get reason(): unknown {
-    return this.#reason;
-  }
-
-  onCancel(listener: CancelListener): void {
-    if (!this.cancelled) (this.#listeners ??= new CancellationSource()).onCancel(listener);
-  }
-
-  offCancel(listener: CancelListener): void {
-    this.#listeners?.offCancel(listener);
-  }
-
-  /** Cancels the request once: no response will be sent; its signal (if made) aborts, then its listeners run. */
+  /** Cancels the request once: no response will be sent; its cancellation (if made) is cancelled with `reason`. */
   cancel(reason: unknown): void {
     if (this.cancelled) return;
     this.cancelled = true;
     this.#reason = reason;
-    this.#controller?.abort(reason);
-    this.#listeners?.cancel(reason);
+    this.#cancellation?.cancel(reason);
   }
 }
 

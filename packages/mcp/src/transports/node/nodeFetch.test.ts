@@ -9,7 +9,7 @@ import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Logger } from '@switchboard/jsonrpc';
+import { CancellationSource, type CancelListener, type Logger } from '@switchboard/jsonrpc';
 import { McpClient } from '../../client/mcpClient.js';
 import { InMemoryEraVerdictStore } from '../../client/verdicts.js';
 import { ConnectionClosedError } from '../../protocol/clientErrors.js';
@@ -17,7 +17,6 @@ import { McpServer } from '../../server/mcpServer.js';
 import { InMemoryNotificationBus } from '../../stores/notificationBus.js';
 import { streamableHttp } from '../http/client/clientConnectors.js';
 import { DIRECT_REQUEST, isAbort, isStaleSocket } from '../http/client/clientHttp.js';
-import { LazyAbortController } from '../http/client/lazyAbort.js';
 import { StreamableHttpClientTransport } from '../http/client/streamableHttpClient.js';
 import { createMcpHttpHandler } from '../http/server/handler.js';
 import { createNodeFetch, nodeFetch, type NodeFetch } from './nodeFetch.js';
@@ -198,8 +197,21 @@ describe('the Streamable HTTP client on the direct request: a JSON body that fai
   });
 });
 
+/** A cancellation that counts its listeners registered and not removed. */
+class CountedCancellation extends CancellationSource {
+  live = 0;
+  override onCancel(listener: CancelListener): void {
+    this.live++;
+    super.onCancel(listener);
+  }
+  override offCancel(listener: CancelListener): void {
+    this.live--;
+    super.offCancel(listener);
+  }
+}
+
 describe('the direct request of createNodeFetch (what the Streamable HTTP client sends requests with)', () => {
-  const post = (url: string, abort = new LazyAbortController(), headers: Record<string, string> = { 'content-type': 'application/json' }, maxJsonBytes = 1024) =>
+  const post = (url: string, abort = new CancellationSource(), headers: Record<string, string> = { 'content-type': 'application/json' }, maxJsonBytes = 1024) =>
     ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', abort, maxJsonBytes });
 
   it('a 2xx JSON answer comes with its body read as text within a bound; the headers given are sent, not changed', async () => {
@@ -209,7 +221,9 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
       void readAll(req).then((body) => res.writeHead(200, [['content-type', 'application/json'], ['x-many', 'a'], ['x-many', 'b']]).end(`{"echo":${body}}`));
     });
     const headers = { 'content-type': 'application/json', 'x-token': 'secret' };
-    const answer = await post(`${url}/mcp?x=1`, undefined, headers);
+    const counted = new CountedCancellation();
+    const answer = await post(`${url}/mcp?x=1`, counted, headers);
+    expect(counted.live).toBe(0);
     expect([answer.status, answer.header('content-type'), answer.header('x-many'), answer.header('absent')]).toEqual([200, 'application/json', 'a, b', undefined]);
     expect(answer.json).toEqual({ text: '{"echo":{"hé":1}}', complete: true });
     expect(seen[0]).toMatchObject({ 'x-token': 'secret', 'content-length': '9' });
@@ -223,7 +237,7 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: first\n\n');
     });
-    const controller = new LazyAbortController();
+    const controller = new CancellationSource();
     const answer = await post(url, controller);
     expect(answer.json).toBeUndefined();
     const response = answer.response();
@@ -231,7 +245,7 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
     const reason = new Error('enough');
-    controller.abort(reason);
+    controller.cancel(reason);
     await expect(reader.read()).rejects.toBe(reason);
   });
 
@@ -246,22 +260,22 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
         setTimeout(() => req.socket.destroy(), 10);
       } else req.socket.destroy();
     });
-    const before = new LazyAbortController();
+    const before = new CancellationSource();
     const pending = post(`${url}/hang`, before);
     await settle(30);
-    before.abort();
+    before.cancel();
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe('AbortError');
     await serverSawClose;
-    const during = new LazyAbortController();
+    const during = new CountedCancellation();
     const slow = post(`${url}/slow`, during);
     await settle(30);
     const reason = new Error('enough');
-    during.abort(reason);
+    during.cancel(reason);
     expect((await slow).json).toEqual({ error: reason });
     await expect(post(`${url}/slow`, during)).rejects.toBe(reason);
-    expect(during.onAbort).toBeUndefined();
+    expect(during.live).toBe(0);
     expect((await post(`${url}/cut`)).json).toMatchObject({ error: { name: 'TypeError', message: 'terminated' } });
     const reset = await post(`${url}/reset`).catch((e: unknown) => e);
     expect(reset).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNRESET' } });

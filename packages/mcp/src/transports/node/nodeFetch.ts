@@ -8,7 +8,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isJsonContentType } from '../http/media.js';
-import { DIRECT_REQUEST, type DirectAbort, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
+import type { CancellationSource } from '@switchboard/jsonrpc';
+import { DIRECT_REQUEST, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
 
 /** Default bound of open sockets per host (`Agent#maxSockets`) of the agents {@link createNodeFetch} makes. */
 export const DEFAULT_NODE_FETCH_MAX_SOCKETS = 64;
@@ -152,11 +153,11 @@ function toResponse(res: http.IncomingMessage, method: string, signal: AbortSign
 /**
  * Reads a body whole as UTF-8 text, at most `maxBytes` of it (beyond: the response is destroyed, `complete: false`),
  * then calls `done` once with it or with the error: `TypeError('terminated')` when cut short, the abort's reason once
- * it aborts (heard through `abort.onAbort`: no signal, no listener).
+ * it is cancelled (heard through a listener on `abort`: no signal).
  */
-function readText(res: http.IncomingMessage, bound: { readonly maxBytes: number; readonly abort: DirectAbort }, done: (body: NonNullable<DirectAnswer['json']>) => void): void {
+function readText(res: http.IncomingMessage, bound: { readonly maxBytes: number; readonly abort: CancellationSource }, done: (body: NonNullable<DirectAnswer['json']>) => void): void {
   const { maxBytes, abort } = bound;
-  if (abort.aborted) {
+  if (abort.cancelled) {
     res.destroy();
     done({ error: abortReason(abort) });
     return;
@@ -167,7 +168,7 @@ function readText(res: http.IncomingMessage, bound: { readonly maxBytes: number;
   const finish = (error: Error | undefined, complete = true): void => {
     if (settled) return;
     settled = true;
-    if (abort.onAbort === onAbort) abort.onAbort = undefined;
+    abort.offCancel(onAbort);
     if (error !== undefined) {
       done({ error });
       return;
@@ -194,7 +195,7 @@ function readText(res: http.IncomingMessage, bound: { readonly maxBytes: number;
   res.on('end', () => finish(undefined));
   res.on('error', (error) => finish(terminated(error)));
   res.on('close', () => finish(res.complete ? undefined : terminated()));
-  abort.onAbort = onAbort;
+  abort.onCancel(onAbort);
 }
 
 /** A {@link DirectAnswer} over a node:http answer. */
@@ -203,9 +204,9 @@ class NodeDirectAnswer implements DirectAnswer {
   json: DirectAnswer['json'] = undefined;
   readonly #res: http.IncomingMessage;
   readonly #method: string;
-  readonly #abort: DirectAbort;
+  readonly #abort: CancellationSource;
 
-  constructor(res: http.IncomingMessage, method: string, abort: DirectAbort) {
+  constructor(res: http.IncomingMessage, method: string, abort: CancellationSource) {
     this.status = res.statusCode ?? 0;
     this.#res = res;
     this.#method = method;
@@ -319,7 +320,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const direct: DirectRequest = (url, init) =>
     new Promise<DirectAnswer>((resolve, reject) => {
       const { method, abort } = init;
-      if (abort.aborted) {
+      if (abort.cancelled) {
         reject(abortReason(abort));
         return;
       }
@@ -344,7 +345,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
             return;
           }
           answered = true;
-          if (abort.onAbort === onAbort) abort.onAbort = undefined;
+          abort.offCancel(onAbort);
           const answer = new NodeDirectAnswer(res, method, abort);
           const status = answer.status;
           if (status < 200 || status >= 300 || !isJsonContentType(answer.header('content-type'))) {
@@ -366,10 +367,10 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       req.on('error', (error) => {
         if (answered) return;
         answered = true;
-        if (abort.onAbort === onAbort) abort.onAbort = undefined;
+        abort.offCancel(onAbort);
         reject(fetchFailed(error));
       });
-      abort.onAbort = onAbort;
+      abort.onCancel(onAbort);
       req.end(init.body);
     });
 

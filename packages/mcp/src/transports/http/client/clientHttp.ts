@@ -3,7 +3,7 @@
  * `fetch`, the caller's headers, bounded body reads, reading an error answer (field bug B45), reading an SSE body
  * with a bound on one event, and an abortable wait. Runtime-neutral: Web `fetch`, Web streams, no `node:` module.
  */
-import { classifyValue, parseJson, type Inbound, type JsonRpcId, type JsonRpcResponse } from '@switchboard/jsonrpc';
+import { classifyValue, parseJson, type CancellationSource, type Inbound, type JsonRpcId, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import { ConnectionClosedError, HttpStatusError } from '../../../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../../../protocol/errors.js';
 import { mediaTypeEssence } from '../media.js';
@@ -59,30 +59,16 @@ export interface DirectAnswer {
 /**
  * A runtime's cheaper way to send one request than `fetch` (on Node: straight on `node:http`): the transport
  * reads a JSON answer without building a `Response`, its `Headers` and a Web stream, and without a promise of its
- * own for the body. Same failures as `fetch` (`TypeError('fetch failed')` with the socket error in `cause`; the
- * abort's reason on abort) until the answer's head arrives; redirects are not followed. A `fetch` offers one under
+ * own for the body, and cancelled by the request's `abort` through one listener (its signal only if a streamed
+ * answer needs one). Same failures as `fetch` (`TypeError('fetch failed')` with the socket error in `cause`; the
+ * abort's reason once cancelled) until the answer's head arrives; redirects are not followed. A `fetch` offers one under
  * {@link DIRECT_REQUEST}.
  * @internal
  */
 export type DirectRequest = (
   url: URL,
-  init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly abort: DirectAbort; readonly maxJsonBytes: number },
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly abort: CancellationSource; readonly maxJsonBytes: number },
 ) => Promise<DirectAnswer>;
-
-/** What a direct request (and the reading of its answer) is cancelled by (not exported from an entry). */
-export interface DirectAbort {
-  /** `true` once aborted. */
-  readonly aborted: boolean;
-  /** Why it was aborted (an `AbortError` `DOMException` unless another reason was given); `undefined` before. */
-  readonly reason: unknown;
-  /** A signal that aborts with this, made on first read (a streamed answer's body needs one). */
-  readonly signal: AbortSignal;
-  /**
-   * The one callback of the operation in progress (the request, then the reading of its body): set when it starts,
-   * cleared when it ends, called at most once when this aborts.
-   */
-  onAbort: (() => void) | undefined;
-}
 
 /** The property under which a `fetch` offers its {@link DirectRequest} (`nodeFetch` does). @internal */
 export const DIRECT_REQUEST: unique symbol = Symbol.for('switchboard.directRequest');

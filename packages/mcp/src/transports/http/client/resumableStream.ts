@@ -7,11 +7,10 @@
  *
  * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery", "Sending Messages to the Server" item 6
  */
-import { echo, parseMessage, type Inbound, type JsonRpcId, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { CancellationSource, echo, parseMessage, type Inbound, type JsonRpcId, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { ConnectionClosedError } from '../../../protocol/clientErrors.js';
 import { fetchFailure, readSseBody, sleep, streamLost } from './clientHttp.js';
 import { SseDecoder } from '../sse/sseDecoder.js';
-import { LazyAbortController } from './lazyAbort.js';
 
 /** When and how often a stream is reconnected. */
 export interface ReconnectPolicy {
@@ -29,8 +28,11 @@ export class Exchange {
   readonly method: string;
   /** A 2026-07-28 request: closing its stream cancels it, and its stream is never resumed. */
   readonly modern: boolean;
-  /** Aborts the POST and every resumption of its stream (its signal is made only if a `fetch` or a stream needs one). */
-  readonly controller = new LazyAbortController();
+  /**
+   * Cancels the POST and every resumption of its stream: the direct request listens to it, and its signal is made
+   * only if a `fetch` or a stream needs one.
+   */
+  readonly controller = new CancellationSource();
   /** Settles when the response was delivered (resolves) or cannot come (rejects). */
   readonly done: Promise<void>;
   answered = false;
@@ -78,7 +80,7 @@ export class Exchange {
   /** The client gave up on the request: the POST and its stream are closed. */
   abandon(): void {
     this.abandoned = true;
-    this.controller.abort();
+    this.controller.cancel();
     this.#settle(undefined);
   }
 
@@ -90,16 +92,10 @@ export class Exchange {
   }
 }
 
-/** What stops a {@link ResumableStream}: an `AbortController`, or an exchange's {@link LazyAbortController}. */
-export interface StreamController {
-  readonly signal: AbortSignal;
-  abort(): void;
-}
-
 /** One stream the client follows: a POST's answer (`exchange` set) or the standalone GET stream. */
 export class ResumableStream {
   /** Aborting stops the stream and its reconnection. */
-  readonly controller: StreamController;
+  readonly controller: CancellationSource;
   readonly exchange: Exchange | undefined;
   /** The last event id ever received on this stream, `''` before the first one (B34: never reset). */
   lastEventId = '';
@@ -108,7 +104,7 @@ export class ResumableStream {
   /** The connection being read came from a reconnection (it ends once the exchange is answered). */
   resumed = false;
 
-  constructor(facts: { readonly controller: StreamController; readonly exchange: Exchange | undefined }) {
+  constructor(facts: { readonly controller: CancellationSource; readonly exchange: Exchange | undefined }) {
     this.controller = facts.controller;
     this.exchange = facts.exchange;
   }
@@ -188,7 +184,7 @@ async function readOnce(host: StreamHost, stream: ResumableStream, response: Res
   if (end === 'aborted' || end === 'stopped') return 'done';
   if (end === 'too_large') {
     const error = streamLost(`an SSE event exceeded ${host.maxEventBytes} characters`);
-    stream.controller.abort();
+    stream.controller.cancel();
     if (stream.exchange !== undefined) stream.exchange.fail(error);
     else host.logger.warn('The GET stream was dropped', { error: error.message });
     return 'done';

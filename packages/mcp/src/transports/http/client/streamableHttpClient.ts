@@ -7,7 +7,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
-import { classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { CancellationSource, classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { TransientMap } from '@switchboard/jsonrpc/internal';
 import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { authorizedFetch } from './auth/authorizedFetch.js';
@@ -156,7 +156,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     if (protocol.era === 'modern') {
       // No session, no GET stream at 2026-07-28 (basic/transports/streamable-http.mdx "Earlier Streamable HTTP Revisions").
       this.#sessionId = undefined;
-      this.#getStream?.controller.abort();
+      this.#getStream?.controller.cancel();
       this.#getStream = undefined;
     } else {
       void this.#openGetStream();
@@ -211,7 +211,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#closing.abort();
     const session = this.#protocol?.era === 'modern' ? undefined : this.#sessionId;
     this.#sessionId = undefined;
-    for (const exchange of this.#exchanges.values()) exchange.controller.abort();
+    for (const exchange of this.#exchanges.values()) exchange.controller.cancel();
     this.#exchanges.clear();
     // The POSTs in flight are aborted, the queued ones fail at once, and the reads waiting for room end.
     this.#posts.close();
@@ -319,7 +319,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     if (modern && method !== undefined) Object.assign(own, modernHeaders(method, this.#paramHeadersOf(method)));
     // A request's POST is stopped by its exchange (whose signal is made only if `fetch` needs one), a notification's
     // or response's by the limiter's signal, else by the transport's closing.
-    const abort: { readonly aborted: boolean } = exchange?.controller ?? messageSignal ?? this.#closing.signal;
+    const aborted = (): boolean => (exchange === undefined ? (messageSignal ?? this.#closing.signal).aborted : exchange.controller.cancelled);
     const signal = (): AbortSignal => exchange?.controller.signal ?? messageSignal ?? this.#closing.signal;
     const what = method === undefined ? 'a message' : `${exchange === undefined ? 'notification' : 'request'} "${method.method}"`;
     // A request (not `initialize`, whose answer's headers are read) goes by the runtime's direct request when it has
@@ -343,10 +343,10 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       } catch (error) {
         if (exchange?.abandoned === true) return;
         if (error instanceof RedirectRefusedError || error instanceof AuthorizationError) throw error;
-        const aborted = isAbort(error, abort);
-        if (!aborted && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
-        if (aborted || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
-          throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: aborted ? 'the transport closed' : fetchFailure(error), cause: error });
+        const abortedNow = isAbort(error, { aborted: aborted() });
+        if (!abortedNow && isConnectionRefused(error)) throw new ConnectionRefusedError({ url: this.#url.href, cause: error });
+        if (abortedNow || !isStaleSocket(error) || method?.method === 'tools/call' || resent === MAX_STALE_SOCKET_RESENDS) {
+          throw new ConnectionClosedError({ what: `the POST of ${what} failed`, reason: abortedNow ? 'the transport closed' : fetchFailure(error), cause: error });
         }
         // A kept-alive connection the server closed just as the POST went out (a restarted server leaves one per
         // pooled socket): sent again on the next one. Never a tools/call, which may have side effects (RFC 9112
@@ -359,7 +359,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       // POST's own failures are.
       if ('error' in json.body) {
         const error = json.body.error;
-        throw new ConnectionClosedError({ what: `the answer to ${what}`, reason: isAbort(error, abort) ? 'the transport closed' : fetchFailure(error), cause: error });
+        throw new ConnectionClosedError({ what: `the answer to ${what}`, reason: isAbort(error, { aborted: aborted() }) ? 'the transport closed' : fetchFailure(error), cause: error });
       }
       this.#readJson({ text: json.body.text, complete: json.body.complete, status: json.status }, exchange, what);
       return;
@@ -388,7 +388,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
       return;
     }
     if (isEventStream(response)) {
-      await followStream(this, new ResumableStream({ controller: exchange?.controller ?? new AbortController(), exchange }), response);
+      await followStream(this, new ResumableStream({ controller: exchange?.controller ?? new CancellationSource(), exchange }), response);
       return;
     }
     if (isJsonContentType(response.headers.get('content-type') ?? undefined)) {
@@ -428,7 +428,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     if (this.#sessionId === session) this.#sessionId = undefined;
     this.#expiredSession = session;
     this.#initializedSent = false;
-    this.#getStream?.controller.abort();
+    this.#getStream?.controller.cancel();
     this.#getStream = undefined;
   }
 
@@ -440,9 +440,9 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
    */
   #openGetStream(): Promise<void> {
     if (this.#closing.signal.aborted || this.#getStream !== undefined || !this.#initializedSent || this.#protocol?.era !== 'legacy') return Promise.resolve();
-    const stream = new ResumableStream({ controller: new AbortController(), exchange: undefined });
+    const stream = new ResumableStream({ controller: new CancellationSource(), exchange: undefined });
     this.#getStream = stream;
-    const stop = (): void => stream.controller.abort();
+    const stop = (): void => stream.controller.cancel();
     this.#closing.signal.addEventListener('abort', stop, { once: true });
     let resolveAnswered!: () => void;
     const answered = new Promise<void>((resolve) => (resolveAnswered = resolve));

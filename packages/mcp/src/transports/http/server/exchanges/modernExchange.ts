@@ -5,15 +5,13 @@
  * first, or nothing within `sseAfterMs` ⇒ SSE). No session id is minted or read, no event carries an id (there
  * is nothing to resume), SSE streams get keep-alive comments, and the client closing the response stream cancels
  * the request: on this transport that is the cancellation. The signal is made when the handler first reads
- * `ctx.signal` (most never do), and the exchange is its own `ctx.cancellation`: a request whose handler does not look
+ * `ctx.signal` (most never do), and its `ctx.cancellation` when first read: a request whose handler does not look
  * costs no `AbortController` and no listener, one that listens through `ctx.cancellation` no signal.
  *
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx "Sending Messages", "Receiving Messages", "Cancellation"
  */
 import { CancellationSource, echoId, JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
 import type {
-  Cancellation,
-  CancelListener,
   ContextRequest,
   JsonRpcId,
   JsonRpcNotification,
@@ -117,23 +115,20 @@ export interface ModernExchangeInit {
  * `sse` answers are held back like adaptive ones until the first message, so that a -32021 answer can still be an
  * HTTP 400 (then as JSON); once a notification went out, or after `sseAfterMs`, the answer is a 200 stream.
  */
-export class ModernExchange implements HttpClientChannel, ContextRequest, Cancellation, HttpHandleOptions {
+export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHandleOptions {
   readonly #host: ModernExchangeHost;
   readonly #stream: OutStream;
   readonly id: JsonRpcId;
   readonly method: string;
   readonly #preferSse: boolean;
   readonly #input: Pick<HttpInput, 'signal' | 'onGone'>;
-  /** Made when `signal` is first read. */
-  #controller: AbortController | undefined = undefined;
-  /** The cancellation listeners, made by the first one. */
-  #listeners: CancellationSource | undefined = undefined;
-  /** Whether the client's leaving is watched (when `signal` or `cancellation` is first read). */
-  #watching = false;
+  /**
+   * The request's cancellation (the handler's `ctx.cancellation`, and its `ctx.signal`), made when either is first
+   * read: most handlers read neither, and then the client's leaving is not watched either.
+   */
+  #cancellation: CancellationSource | undefined = undefined;
   /** The client left (or its SSE stream was dropped) before the response. */
   #cancelled = false;
-  /** Why: an `AbortError`, as `AbortController.abort()` gives. */
-  #reason: DOMException | undefined = undefined;
   /** The HTTP request's facts (set by `run`). */
   extra: TransportMessageExtra | undefined = undefined;
   #status: HttpStatusCode = HttpStatus.Ok;
@@ -154,42 +149,23 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, Cancel
    * response stream (or never waited for it).
    */
   get signal(): AbortSignal {
-    let controller = this.#controller;
-    if (controller === undefined) {
-      controller = new AbortController();
-      this.#controller = controller;
-      if (this.#cancelled) controller.abort(this.#reason);
+    return this.cancellation.signal;
+  }
+
+  /** The request's cancellation (the handler's `ctx.cancellation`): cancelled when the client goes away first. */
+  get cancellation(): CancellationSource {
+    let cancellation = this.#cancellation;
+    if (cancellation === undefined) {
+      cancellation = new CancellationSource();
+      this.#cancellation = cancellation;
+      if (this.#cancelled) cancellation.cancel();
       else this.#watchClient();
     }
-    return controller.signal;
+    return cancellation;
   }
 
-  /** The same cancellation heard without a signal (the handler's `ctx.cancellation`): this exchange. */
-  get cancellation(): Cancellation {
-    if (!this.#cancelled) this.#watchClient();
-    return this;
-  }
-
-  get cancelled(): boolean {
-    return this.#cancelled;
-  }
-
-  get reason(): unknown {
-    return this.#reason;
-  }
-
-  onCancel(listener: CancelListener): void {
-    if (!this.#cancelled) (this.#listeners ??= new CancellationSource()).onCancel(listener);
-  }
-
-  offCancel(listener: CancelListener): void {
-    this.#listeners?.offCancel(listener);
-  }
-
-  /** Cancels the request when the client goes away before the answer was written (once, from the first reader on). */
+  /** Cancels the request when the client goes away before the answer was written (from the first reader on). */
   #watchClient(): void {
-    if (this.#watching) return;
-    this.#watching = true;
     const input = this.#input;
     if (input.onGone !== undefined) input.onGone(() => this.#cancel());
     else {
@@ -292,10 +268,7 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, Cancel
   #cancel(): void {
     if (this.#stream.done || this.#cancelled) return;
     this.#cancelled = true;
-    const reason = new DOMException('This operation was aborted', 'AbortError');
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-    this.#listeners?.cancel(reason);
+    this.#cancellation?.cancel();
   }
 
   #respond(response: JsonRpcResponse | undefined): void {
