@@ -74,6 +74,9 @@ const ERAS = [PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION].filter((p) => ERA_FLAG 
 const PROXY_ONLY = argv.includes('--proxy-only');
 const KEEP_DUMP = argv.includes('--keep-callgrind');
 const PAYLOAD_BYTES = 64;
+// `--warmup N` / `--calls N` of `--instructions`: calls made before the counters are zeroed, and calls counted.
+const CG_WARMUP = numberFlag('--warmup', 3000);
+const CG_CALLS = numberFlag('--calls', 2000);
 const ADDED_P50_TARGET_US = 100;
 const THROUGHPUT_TARGET = 0.55;
 
@@ -208,10 +211,10 @@ async function instructionsPerCall(script, args, protocol) {
     const url = (await h.waitLine('BENCH_READY ', 300_000)).trim();
     const client = new HttpClient(url, { sockets: 8, protocol });
     await client.handshake();
-    const warm = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: 1e9, maxRequests: 3000, record: false, nextId: 1 });
+    const warm = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: 1e9, maxRequests: CG_WARMUP, record: false, nextId: 1 });
     if (warm.failures > 0) throw new Error(`warm-up: ${warm.firstFailure}`);
     execFileSync('callgrind_control', ['-z', String(h.pid)], { stdio: 'ignore', timeout: 60_000 });
-    const counted = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: 1e9, maxRequests: 2000, record: false, nextId: warm.nextId, drainTimeoutMs: 120_000 });
+    const counted = await drive(client, { concurrency: 8, payloadBytes: PAYLOAD_BYTES, durationMs: 1e9, maxRequests: CG_CALLS, record: false, nextId: warm.nextId, drainTimeoutMs: 120_000 });
     if (counted.failures > 0) throw new Error(`counted: ${counted.firstFailure}`);
     execFileSync('callgrind_control', ['-d', String(h.pid)], { stdio: 'ignore', timeout: 60_000 });
     await client.close();
@@ -226,7 +229,7 @@ async function instructionsPerCall(script, args, protocol) {
 }
 
 async function instructionsReport() {
-  console.log('instructions per call (callgrind, C=8, 64-byte echo, 3,000 warm-up + 2,000 counted; the proxy process alone, its stdio upstream not traced)');
+  console.log(`instructions per call (callgrind, C=8, 64-byte echo, ${CG_WARMUP.toLocaleString('en-US')} warm-up + ${CG_CALLS.toLocaleString('en-US')} counted; the proxy process alone, its stdio upstream not traced)`);
   for (const protocol of ERAS) {
     const era = protocol === MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
     const proxied = await instructionsPerCall(PROXY, ['--port', '0', '--upstream-stdio'], protocol);

@@ -211,7 +211,7 @@ class CountedCancellation extends CancellationSource {
 }
 
 describe('the direct request of createNodeFetch (what the Streamable HTTP client sends requests with)', () => {
-  const post = (url: string, abort = new CancellationSource(), headers: Record<string, string> = { 'content-type': 'application/json' }, maxJsonBytes = 1024) =>
+  const post = (url: string, abort = new CancellationSource(), headers: readonly string[] = ['content-type', 'application/json'], maxJsonBytes = 1024) =>
     ownFetch()[DIRECT_REQUEST](new URL(url), { method: 'POST', headers, body: '{"hé":1}', abort, maxJsonBytes });
 
   it('a 2xx JSON answer comes with its body read as text within a bound; the headers given are sent, not changed', async () => {
@@ -220,14 +220,20 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
       seen.push(req.headers);
       void readAll(req).then((body) => res.writeHead(200, [['content-type', 'application/json'], ['x-many', 'a'], ['x-many', 'b']]).end(`{"echo":${body}}`));
     });
-    const headers = { 'content-type': 'application/json', 'x-token': 'secret' };
+    // A listed content-length is replaced by the body's own; Host is the URL's unless listed.
+    const headers = ['content-type', 'application/json', 'x-token', 'secret', 'content-length', '999'];
     const counted = new CountedCancellation();
     const answer = await post(`${url}/mcp?x=1`, counted, headers);
     expect(counted.live).toBe(0);
     expect([answer.status, answer.header('content-type'), answer.header('x-many'), answer.header('absent')]).toEqual([200, 'application/json', 'a, b', undefined]);
     expect(answer.json).toEqual({ text: '{"echo":{"hé":1}}', complete: true });
-    expect(seen[0]).toMatchObject({ 'x-token': 'secret', 'content-length': '9' });
-    expect(headers).toEqual({ 'content-type': 'application/json', 'x-token': 'secret' });
+    expect(seen[0]).toMatchObject({ 'x-token': 'secret', 'content-length': '9', host: new URL(url).host });
+    expect(headers).toEqual(['content-type', 'application/json', 'x-token', 'secret', 'content-length', '999']);
+    await post(url, undefined, ['host', 'mcp.example', 'content-type', 'application/json']);
+    expect(seen[1]).toMatchObject({ host: 'mcp.example', 'content-type': 'application/json' });
+    // A field node:http refuses (CR/LF in a value) rejects before anything is sent.
+    await expect(post(url, undefined, ['x-token', 'a\r\nx-injected: 1'])).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
+    expect(seen).toHaveLength(2);
     const cut = await post(url, undefined, undefined, 5);
     expect(cut.json).toEqual({ text: '{"ech', complete: false });
   });

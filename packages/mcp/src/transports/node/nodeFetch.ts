@@ -328,7 +328,17 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
         reject(fetchFailed(new TypeError(`Unsupported URL scheme: "${url.protocol}": nodeFetch speaks http: and https:`)));
         return;
       }
-      const headers = { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
+      // A flat list goes to node:http as it is (no `setHeader` per field); `Host` is the URL's unless listed, as
+      // node:http itself would add it for an object.
+      const fields = init.headers;
+      const headers: string[] = [];
+      let host = url.host;
+      for (let i = 0; i < fields.length; i += 2) {
+        const name = fields[i] as string;
+        if (name === 'host') host = fields[i + 1] as string;
+        else if (name !== 'content-length') headers.push(name, fields[i + 1] as string);
+      }
+      headers.push('host', host, 'content-length', String(Buffer.byteLength(init.body)));
       let answered = false;
       const onAbort = (): void => {
         if (answered) return;

@@ -30,7 +30,8 @@ import {
   isConnectionRefused,
   isStaleSocket,
   readErrorAnswer,
-  headerRecord,
+  headerList,
+  headerPairs,
   requestHeaders,
   responsesOf,
   type DirectAnswer,
@@ -327,16 +328,16 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     const direct = exchange !== undefined && method?.method !== 'initialize' ? this.#direct : undefined;
     const base = this.#headers;
     // Without a headers function nothing here waits: a request goes out in the turn `send` was called in.
-    const headers = direct === undefined ? await requestHeaders(base, own) : headerRecord(typeof base === 'function' ? await base() : base, own);
+    const headers = direct === undefined ? await requestHeaders(base, own) : headerList(typeof base === 'function' ? await base() : base, own);
     const payload = JSON.stringify(message);
-    const init = (): RequestInit => ({ ...this.#init, method: 'POST', headers, body: payload, signal: signal() });
+    const init = (): RequestInit => ({ ...this.#init, method: 'POST', headers: Array.isArray(headers) ? headerPairs(headers) : headers, body: payload, signal: signal() });
     let response: Response | undefined;
     let json: { readonly status: number; readonly body: NonNullable<DirectAnswer['json']> } | undefined;
     for (let resent = 0; response === undefined && json === undefined; resent++) {
       try {
         if (direct === undefined || exchange === undefined) response = await this.#fetch(this.#url, init());
         else {
-          const answer = await direct(this.#url, { method: 'POST', headers: headers as Record<string, string>, body: payload, abort: exchange.controller, maxJsonBytes: this.#maxResponseBytes });
+          const answer = await direct(this.#url, { method: 'POST', headers: headers as string[], body: payload, abort: exchange.controller, maxJsonBytes: this.#maxResponseBytes });
           if (answer.json === undefined) response = await fetchWithoutLeaks(this.#rawFetch, this.#url, { ...init(), first: answer.response() });
           else json = { status: answer.status, body: answer.json };
         }

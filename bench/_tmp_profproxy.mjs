@@ -1,0 +1,15 @@
+import path from 'node:path';
+import { HttpClient, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, drive } from './lib/loadgen.mjs';
+import { spawnServer } from './lib/proc.mjs';
+const [dir, era = 'legacy', conc = '1', ms = '8000'] = process.argv.slice(2);
+const h = spawnServer({ script: path.resolve(process.env.PROXY || 'bench/servers/proxy.js'), args: process.env.ARGS ? process.env.ARGS.split(' ') : ['--port', '0', '--upstream-stdio'], nodeFlags: process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+h.child.stdout.on('data', (d) => process.env.SHOWOUT && process.stdout.write(d));
+const url = (await h.waitLine('BENCH_READY ', 30000)).trim();
+const protocol = era === 'modern' ? MODERN_PROTOCOL_VERSION : PROTOCOL_VERSION;
+const client = new HttpClient(url, { sockets: Number(conc), protocol });
+await client.handshake();
+const w = await drive(client, { concurrency: 8, payloadBytes: 64, durationMs: 4000, maxRequests: 1e7, record: false, nextId: 1 });
+const m = await drive(client, { concurrency: Number(conc), payloadBytes: 64, durationMs: Number(ms), maxRequests: 1e7, record: false, nextId: w.nextId });
+console.log(m.completed, 'calls', m.failures, 'failures', (m.completed / m.elapsedMs * 1000).toFixed(0), 'req/s');
+await client.close();
+await h.stop(5000);
