@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The client benchmark: MCP clients side by side against the raw floor server. See bench/README.md "Clients".
 //
-//   node bench/client.mjs                 full form: 5 interleaved repetitions, medians (≈ 17 min on 2 cores)
+//   node bench/client.mjs                 full form: 5 interleaved repetitions, medians (≈ 14 min on 2 cores)
 //   node bench/client.mjs --quick         1 repetition, short windows (≈ 1 min)
 //   node bench/client.mjs --smoke         a few checked calls per client and transport (CI; exit 1 if one fails)
 //   options: --only <regex>               only clients/cells whose "<transport>/<client key>" matches

@@ -6,7 +6,9 @@
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
 //                                           # ≈ 10 min an era on an idle machine, far more on a loaded one; --era legacy|modern,
-//                                           # --proxy-only, --keep-callgrind)
+//                                           # --proxy-only, --keep-callgrind, --warmup N calls before counting (3000;
+//                                           # 15000 for the steady state), --calls N counted (2000))
+//   node bench/gateway.mjs --warmup-ms 1500 --era-warmup-ms 6000   # each cell's warm-up, and each era's first one
 //   node bench/gateway.mjs --scenario stdio|http --era legacy|modern --concurrency 1,8   # a subset of the cells
 //   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
 //   node bench/gateway.mjs --ab <file>             # a second proxy script measured beside the first as a fourth side,
@@ -52,7 +54,10 @@ const PROXY_B = argv.includes('--ab') ? path.resolve(argv[argv.indexOf('--ab') +
 const smoke = argv.includes('--smoke');
 const numberFlag = (name, fallback) => {
   const at = argv.indexOf(name);
-  return at === -1 ? fallback : Number(argv[at + 1]);
+  if (at === -1) return fallback;
+  const value = Number(argv[at + 1]);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} takes a number (e.g. ${name} ${fallback}), not "${argv[at + 1] ?? ''}"`);
+  return value;
 };
 // With `--ab` the four sides take every position of the rotation once in four repetitions.
 const REPS = numberFlag('--reps', smoke ? 1 : PROXY_B === undefined ? 3 : 4);

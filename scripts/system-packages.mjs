@@ -19,8 +19,8 @@ const PACKAGES = [
   { name: 'chromium', command: 'chromium', tests: 'the browser CORS test (test/cors-browser.test.ts)' },
   // Debian's `redis-server` package holds /usr/bin/redis-server; the tests start their own on a port they pick.
   { name: 'redis-server', command: 'redis-server', tests: 'the Redis store tests (test/redis-*.test.ts, test/cli-redis-url.test.ts)', dirs: ['/usr/bin', '/usr/sbin'] },
-  // `openssl` makes the test CA and the 127.0.0.1 certificate of the CIMD-over-HTTPS test (node:crypto cannot sign one).
-  { name: 'openssl', command: 'openssl', tests: 'the CIMD over HTTPS test (test/auth-cimd-https.test.ts)' },
+  // `openssl` makes the test CAs and server certificates of the HTTPS tests (node:crypto cannot sign one).
+  { name: 'openssl', command: 'openssl', tests: 'the HTTPS tests (test/auth-cimd-https.test.ts, test/nodefetch-tls.test.ts)' },
 ];
 
 /**

@@ -5,8 +5,7 @@
  * (not the process: a plain `fetch` of the document fails), a Switchboard server protected by `auth: { jwtVerifier }`,
  * and our client signing in with `oauth({ clientMetadataUrl })`. Skips where `openssl` is not on the PATH.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest, createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -21,28 +20,7 @@ import { McpServer } from '../packages/mcp/src/server/index.js';
 import { createMcpHttpHandler, jwtVerifier, type McpHttpHandler } from '../packages/mcp/src/transports/http/index.js';
 import { toNodeListener } from '../packages/mcp/src/transports/node/index.js';
 import { signInAtOidcProvider } from './helpers/oidcUserAgent.js';
-
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** A CA and a server certificate it signed for IP 127.0.0.1 (P-256, one day), in PEM. */
-function makeTestPki(dir: string): { ca: string; key: string; cert: string } {
-  const run = (...args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  };
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Switchboard test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n');
-  run('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '1', '-extfile', 'leaf.ext');
-  return { ca: readFileSync(join(dir, 'ca.pem'), 'utf8'), key: readFileSync(join(dir, 'leaf.key'), 'utf8'), cert: readFileSync(join(dir, 'leaf.pem'), 'utf8') };
-}
+import { hasOpenssl, makeTestPki } from './helpers/testPki.js';
 
 /**
  * The authorization server's `fetch` (its `fetch` configuration option): `node:https` trusting the test CA, for this

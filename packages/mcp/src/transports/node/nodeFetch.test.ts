@@ -72,9 +72,11 @@ describe('createNodeFetch against a node:http server', () => {
     expect([response.status, response.statusText, response.ok]).toEqual([201, 'Made', true]);
     expect(response.headers.get('x-many')).toBe('a, b');
     expect(await response.json()).toEqual({ ok: true });
-    await fetch(url, { method: 'PUT', headers: { 'X-Record': 'yes' }, body: new TextEncoder().encode('bytes') });
+    // A caller's Transfer-Encoding is dropped: the body goes with its Content-Length (a Fetch forbidden request-header).
+    await fetch(url, { method: 'PUT', headers: { 'X-Record': 'yes', 'Transfer-Encoding': 'chunked' }, body: new TextEncoder().encode('bytes') });
     expect(seen[0]).toMatchObject({ method: 'POST', headers: { 'x-token': 'secret', accept: 'application/json', 'content-length': '6' }, body: 'héllo' });
     expect(seen[1]).toMatchObject({ method: 'PUT', headers: { 'x-record': 'yes', 'content-length': '5' }, body: 'bytes' });
+    expect(seen[1]?.headers['transfer-encoding']).toBeUndefined();
   });
 
   it('a 3xx is returned as it is; a 204 has a null body; connections are kept alive', async () => {
@@ -220,15 +222,17 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
       seen.push(req.headers);
       void readAll(req).then((body) => res.writeHead(200, [['content-type', 'application/json'], ['x-many', 'a'], ['x-many', 'b']]).end(`{"echo":${body}}`));
     });
-    // A listed content-length is replaced by the body's own; Host is the URL's unless listed.
-    const headers = ['content-type', 'application/json', 'x-token', 'secret', 'content-length', '999'];
+    // A listed content-length is replaced by the body's own, a listed transfer-encoding dropped (the body's framing
+    // is the request's own); Host is the URL's unless listed.
+    const headers = ['content-type', 'application/json', 'x-token', 'secret', 'content-length', '999', 'transfer-encoding', 'chunked'];
     const counted = new CountedCancellation();
     const answer = await post(`${url}/mcp?x=1`, counted, headers);
     expect(counted.live).toBe(0);
     expect([answer.status, answer.header('content-type'), answer.header('x-many'), answer.header('absent')]).toEqual([200, 'application/json', 'a, b', undefined]);
     expect(answer.json).toEqual({ text: '{"echo":{"hé":1}}', complete: true });
     expect(seen[0]).toMatchObject({ 'x-token': 'secret', 'content-length': '9', host: new URL(url).host });
-    expect(headers).toEqual(['content-type', 'application/json', 'x-token', 'secret', 'content-length', '999']);
+    expect(seen[0]?.['transfer-encoding']).toBeUndefined();
+    expect(headers).toEqual(['content-type', 'application/json', 'x-token', 'secret', 'content-length', '999', 'transfer-encoding', 'chunked']);
     await post(url, undefined, ['host', 'mcp.example', 'content-type', 'application/json']);
     expect(seen[1]).toMatchObject({ host: 'mcp.example', 'content-type': 'application/json' });
     // A field node:http refuses (CR/LF in a value) rejects before anything is sent.

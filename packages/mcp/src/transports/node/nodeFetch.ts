@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import { isJsonContentType } from '../http/media.js';
 import type { CancellationSource } from '@switchboard/jsonrpc';
 import { DIRECT_REQUEST, type DirectAnswer, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
@@ -67,7 +68,27 @@ function outgoingHeaders(headers: RequestInit['headers']): Record<string, string
   const out: Record<string, string> = {};
   if (headers === undefined || headers === null) return out;
   (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => (out[name] = value));
+  // The body's framing is the request's own: a caller's Transfer-Encoding beside the Content-Length set here would
+  // frame the message two ways (RFC 9112 §6.1; the Fetch standard lists it among the forbidden request-headers).
+  delete out['transfer-encoding'];
   return out;
+}
+
+/**
+ * The TLS server name (SNI, and the name the certificate must carry) for a `Host` field the caller set: its host
+ * without the port or an IPv6 literal's brackets; `''` (none) for an IP address (RFC 6066 §3). What node:http
+ * derives itself from a `Host` in an object of header fields, and not from a list.
+ */
+function serverNameOf(host: string): string {
+  let name = host;
+  if (name.startsWith('[')) {
+    const end = name.indexOf(']');
+    if (end !== -1) name = name.slice(1, end);
+  } else {
+    const colon = name.indexOf(':');
+    if (colon !== -1) name = name.slice(0, colon);
+  }
+  return isIP(name) === 0 ? name : '';
 }
 
 /** A request body as bytes or text node:http writes; `undefined` for none. */
@@ -332,13 +353,15 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       // node:http itself would add it for an object.
       const fields = init.headers;
       const headers: string[] = [];
-      let host = url.host;
+      let host: string | undefined;
       for (let i = 0; i < fields.length; i += 2) {
         const name = fields[i] as string;
-        if (name === 'host') host = fields[i + 1] as string;
-        else if (name !== 'content-length') headers.push(name, fields[i + 1] as string);
+        if (name === 'host') host = fields[i + 1];
+        else if (name !== 'content-length' && name !== 'transfer-encoding') headers.push(name, fields[i + 1] as string);
       }
-      headers.push('host', host, 'content-length', String(Buffer.byteLength(init.body)));
+      headers.push('host', host ?? url.host, 'content-length', String(Buffer.byteLength(init.body)));
+      // Over TLS the server name follows a Host the caller set, as it does for an object of fields.
+      const servername = host !== undefined && url.protocol === 'https:' ? serverNameOf(host) : undefined;
       let answered = false;
       const onAbort = (): void => {
         if (answered) return;
@@ -349,7 +372,9 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       const send = url.protocol === 'http:' ? http.request : https.request;
       let req: http.ClientRequest;
       try {
-        req = send({ protocol: url.protocol, hostname: hostOf(url), port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) }, (res) => {
+        const target: https.RequestOptions = { protocol: url.protocol, hostname: hostOf(url), port: url.port, path: url.pathname + url.search, method, headers, agent: agentFor(url.protocol) };
+        if (servername !== undefined) target.servername = servername;
+        req = send(target, (res) => {
           if (answered) {
             res.destroy();
             return;

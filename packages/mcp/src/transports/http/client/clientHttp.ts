@@ -71,7 +71,8 @@ export type DirectRequest = (
     readonly method: string;
     /**
      * The header fields as a flat list of lower-case names and their values (`[name, value, name, value, …]`, each
-     * name once; see {@link headerList}); the request adds `Host` (unless listed) and `Content-Length` (always its own).
+     * name once; see {@link headerList}); the request adds `Host` (unless listed; over TLS a listed one names the
+     * server as well) and `Content-Length` (always its own), and drops a listed `Transfer-Encoding`.
      */
     readonly headers: readonly string[];
     readonly body: string;
@@ -119,8 +120,16 @@ export function isEventStream(response: Response): boolean {
 
 /** The caller's headers for one request, then `own` on top (the transport's headers win). */
 export async function requestHeaders(base: HttpClientHeaders | undefined, own: Record<string, string>): Promise<Headers> {
+  return mergedHeaders(typeof base === 'function' ? await base() : base, own);
+}
+
+/**
+ * The caller's header fields, each set in turn (of two names that differ only in case the last wins), then `own`
+ * on top. `Headers` checks each name and value as `fetch` would (a name or value with CR/LF is refused).
+ * @throws {TypeError} for a name or value a `Headers` would refuse
+ */
+function mergedHeaders(fields: HttpHeaderFields | undefined, own: Readonly<Record<string, string>>): Headers {
   const headers = new Headers();
-  const fields = typeof base === 'function' ? await base() : base;
   if (fields instanceof Headers) fields.forEach((value, name) => headers.set(name, value));
   else if (fields !== undefined) for (const [name, value] of Object.entries(fields)) headers.set(name, value);
   for (const [name, value] of Object.entries(own)) headers.set(name, value);
@@ -137,10 +146,7 @@ export async function requestHeaders(base: HttpClientHeaders | undefined, own: R
 export function headerList(fields: HttpHeaderFields | undefined, own: Readonly<Record<string, string>>): string[] {
   const out: string[] = [];
   if (fields !== undefined) {
-    // The caller's fields are checked as `fetch` would (a name or value with CR/LF is refused), then flattened.
-    const headers = new Headers(fields);
-    for (const [name, value] of Object.entries(own)) headers.set(name, value);
-    headers.forEach((value, name) => out.push(name, value));
+    mergedHeaders(fields, own).forEach((value, name) => out.push(name, value));
     return out;
   }
   for (const name in own) out.push(name.toLowerCase(), own[name] as string);
