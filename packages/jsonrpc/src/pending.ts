@@ -151,13 +151,9 @@ export class PendingRequests {
       );
     }
     const signal = options.signal;
-    if (signal?.aborted) {
-      return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason));
-    }
+    if (signal?.aborted) return Promise.reject(abortedError(method, signal.reason));
     const cancellation = options.cancellation;
-    if (cancellation?.cancelled === true) {
-      return Promise.reject(localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, cancellation.reason));
-    }
+    if (cancellation?.cancelled === true) return Promise.reject(abortedError(method, cancellation.reason));
     const id = this.#nextId++;
     if (options.onRequestId !== undefined) {
       try {
@@ -188,15 +184,13 @@ export class PendingRequests {
       if (hook !== undefined) entry.end = beginRequest(hook, message, this.#logger);
       this.#pending.set(id, entry);
       this.#arm(Math.min(entry.deadline, entry.totalDeadline), now);
-      if (signal !== undefined) {
-        entry.onabort = () =>
-          this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, signal.reason), 'Request aborted');
-        signal.addEventListener('abort', entry.onabort, { once: true });
-      }
-      if (cancellation !== undefined) {
-        entry.oncancel = (reason) =>
-          this.#abandon(entry, localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, reason), 'Request aborted');
-        cancellation.onCancel(entry.oncancel);
+      if (signal !== undefined || cancellation !== undefined) {
+        const abort: CancelListener = (reason) => this.#abandon(entry, abortedError(method, reason), 'Request aborted');
+        if (signal !== undefined) {
+          entry.onabort = () => abort(signal.reason);
+          signal.addEventListener('abort', entry.onabort, { once: true });
+        }
+        if (cancellation !== undefined) cancellation.onCancel((entry.oncancel = abort));
       }
       if (options.progressToken !== undefined) this.#progress.set(options.progressToken, entry);
       this.#host.send(message, options.relatedRequestId).then(undefined, (error: unknown) => {
@@ -335,4 +329,9 @@ export class PendingRequests {
     if (abandoned.size > ABANDONED_IDS_REMEMBERED) abandoned.delete(abandoned.values().next().value as number);
     if (entry.options.cancelOnAbandon !== false) this.#host.abandoned(entry.id, reason, entry.options.relatedRequestId);
   }
+}
+
+/** The `request_aborted` failure of request `method`, its `cause` the abort's reason. */
+function abortedError(method: string, reason: unknown): JsonRpcLocalError {
+  return localError(LocalErrorCode.RequestAborted, `Request aborted: "${method}"`, reason);
 }

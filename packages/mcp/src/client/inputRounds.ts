@@ -178,8 +178,11 @@ export async function requestWithInputRounds<T>(host: InputRoundsHost, request: 
   }
 }
 
-/** The call's signal for its input rounds: `signal`, else one made from `cancellation` (only when a round happens). */
-function callSignal(options: CoreSendOptions | undefined): AbortSignal | undefined {
+/**
+ * The call's signal for what outlives its first request (input rounds, a task's wait): `signal`, else one made from
+ * `cancellation` (only when called: a call that needs neither makes no signal).
+ */
+export function callSignal(options: CoreSendOptions | undefined): AbortSignal | undefined {
   if (options?.signal !== undefined || options?.cancellation === undefined) return options?.signal;
   return signalOf(options.cancellation);
 }

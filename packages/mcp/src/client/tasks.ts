@@ -17,13 +17,13 @@
  *   "Task Cancellation"; MCP 2025-11-25 basic/utilities/tasks.mdx "Creating Tasks", "Getting Task Results"
  */
 import { TASKS_EXTENSION } from '../protocol/inbound.js';
-import { signalOf, type JsonRpcNotification } from '@switchboard/jsonrpc';
+import type { JsonRpcNotification } from '@switchboard/jsonrpc';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 import type { CallToolResult, ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
 import type { ClientCore, CoreSendOptions, InputQuestion } from './clientCore.js';
 import { InvalidResultError, NotSupportedError } from './errors.js';
-import { answerInputRequests, requestWithInputRounds } from './inputRounds.js';
+import { answerInputRequests, callSignal, requestWithInputRounds } from './inputRounds.js';
 import type { RequestOptions } from './options.js';
 
 
@@ -232,7 +232,7 @@ class ToolTask implements ClientTask {
     this.#host = start.host;
     this.#flavour = flavour;
     // The wait for the task follows the call's signal (made from its `cancellation` when only that was given).
-    this.#options = options.cancellation === undefined || options.signal !== undefined ? options : { ...options, signal: signalOf(options.cancellation) };
+    this.#options = options.cancellation === undefined || options.signal !== undefined ? options : { ...options, signal: callSignal(options) };
     const { pollIntervalMs: _p, maxPollIntervalMs: _m, ttlMs: _t, signal: _s, cancellation: _c, ...request } = options;
     // The extension's requests (tasks/get, tasks/update, tasks/cancel) declare it, as the call did.
     this.#request = flavour === 'extension' ? declaringTasks(request, start.clientCapabilities) : request;
