@@ -3,6 +3,9 @@
  * `test/fixtures/stdio-servers/`, each message read whole from the raw `Transport`. Field bugs B15 (a banner on
  * stdout), B16 (a line over the cap) and B17 (chunks that do not match messages) replayed as bytes.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Inbound, Logger } from '@switchboard/jsonrpc';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -112,6 +115,46 @@ describe('StdioClientTransport: our own server', () => {
     const discovered = message(await conn.next(isResponse(0))) as { id: unknown; result: { supportedVersions: string[] } };
     expect(discovered.id).toBe(0);
     expect(discovered.result.supportedVersions).toContain('2026-07-28');
+  });
+});
+
+describe('StdioClientTransport: when lines are written', () => {
+  /** The ids the fixture has read so far (it records each one synchronously as it reads it). */
+  const seenIds = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter((id) => id !== '');
+  /** Waits without yielding (the event loop stays in this turn) until `done()` or `ms` passed; returns `done()`. */
+  const spin = (done: () => boolean, ms: number): boolean => {
+    const until = Date.now() + ms;
+    while (!done() && Date.now() < until);
+    return done();
+  };
+  const readOf = async (conn: Conn, id: number): Promise<number> => ((message(await conn.next(isResponse(id))) as { result: { read: number } }).result.read);
+
+  it('after a turn that sent one line, the next turn writes its first line at once and joins the rest; after a busier turn, it joins them all', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sb-stdio-writes-'));
+    try {
+      const seen = path.join(dir, 'seen');
+      const conn = await connect({ command: NODE, args: [`${FIXTURES}reads.js`, seen] });
+      await conn.transport.send(request(1, 'ping'));
+      await readOf(conn, 1);
+      // The turn before sent one line: this turn's first reaches the server before the turn ends.
+      void conn.transport.send(request(2, 'ping'));
+      expect(spin(() => seenIds(seen).includes('2'), 5000)).toBe(true);
+      void conn.transport.send(request(3, 'ping'));
+      void conn.transport.send(request(4, 'ping'));
+      // Those two wait for the end of the turn, and then go in one write (one read on the server's side).
+      expect(spin(() => seenIds(seen).includes('3'), 100)).toBe(false);
+      const [read2, read3, read4] = [await readOf(conn, 2), await readOf(conn, 3), await readOf(conn, 4)];
+      expect(read3).toBe(read4);
+      expect(read3).toBeGreaterThan(read2);
+      // That turn sent three: this one's lines all wait for its end and go together.
+      for (const id of [5, 6, 7]) void conn.transport.send(request(id, 'ping'));
+      expect(spin(() => seenIds(seen).includes('5'), 100)).toBe(false);
+      const reads = [await readOf(conn, 5), await readOf(conn, 6), await readOf(conn, 7)];
+      expect(new Set(reads).size).toBe(1);
+      expect(seenIds(seen)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
