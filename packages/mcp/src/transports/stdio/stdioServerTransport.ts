@@ -58,8 +58,7 @@ export interface StdioServerTransportOptions {
 /**
  * Server-side stdio transport. Reads stdin as bytes (no `readline`: U+2028/U+2029 stay inside strings),
  * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
- * one line on stdout (the first of a turn at once, the turn's later ones coalesced into a single `write` call once its
- * ticks are done), and closes on stdin end-of-file.
+ * one line on stdout as soon as it is sent (one `write` call each), and closes on stdin end-of-file.
  *
  * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
  * yet) and while the session has `maxQueuedInbound` (1,024) requests waiting for a concurrency slot
