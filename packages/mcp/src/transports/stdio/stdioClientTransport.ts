@@ -123,7 +123,7 @@ export class StdioClientTransport implements ClientTransport {
   #outbox = '';
   /** Short messages sent in this event-loop turn (0: none yet, and no end of turn scheduled). */
   #turnSends = 0;
-  /** The same count for the last turn that sent any (1 at start: `initialize` goes alone). */
+  /** The same count for the last turn that sent any short message (1 at start: the first message goes alone). */
   #lastTurnSends = 1;
 
   /**
@@ -253,10 +253,11 @@ export class StdioClientTransport implements ClientTransport {
   /**
    * Writes one message (or batch) as one line on the server's stdin. The short lines sent in one event-loop turn go
    * out in one write at the end of the turn (`setImmediate`), one syscall for many requests under load; but when the
-   * turn before sent a single line, the first line of this one is written at once. A client with one request at a
-   * time then does not wait for the rest of its turn (the caller's promise chain, the other callbacks of the poll
-   * phase) before the server can start: at one call in flight, the proxy of bench/gateway.mjs wrote its upstream
-   * request about 10 µs after making it. Resolves at once, or while the pipe is backed up (backpressure), once it
+   * last turn that sent a short line sent only one (however long ago), the first line of this turn is written at
+   * once and the rest of the turn together at its end (two writes). A client with one request at a time then does
+   * not wait for the rest of its turn (the caller's promise chain, the other callbacks of the poll phase) before the
+   * server can start: at one call in flight, the proxy of bench/gateway.mjs wrote its upstream request about 10 µs
+   * after making it before this rule. Resolves at once, or while the pipe is backed up (backpressure), once it
    * drained.
    * @throws ConnectionClosedError (code `connection_closed`) once the process exited or the connection is closing;
    *   the {@link SpawnError} of {@link endFacts} when the server ended before its first message
