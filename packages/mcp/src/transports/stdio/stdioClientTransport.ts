@@ -292,8 +292,12 @@ export class StdioClientTransport implements ClientTransport {
     });
   }
 
-  /** Writes to stdin; once the pipe is backed up, sends wait for its `'drain'` (backpressure). */
+  /**
+   * Writes to stdin; once the pipe is backed up, sends wait for its `'drain'` (backpressure). Nothing once stdin is
+   * destroyed (the pipe broke: the connection's end follows), where a write would wait for a `'drain'` never coming.
+   */
   #write(text: string): void {
+    if (this.#stdin.destroyed) return;
     if (this.#stdin.write(text) || this.#drain !== undefined) return;
     this.#drain = new Promise<boolean>((resolve) => {
       this.#settleDrain = resolve;
@@ -316,7 +320,7 @@ export class StdioClientTransport implements ClientTransport {
     const text = this.#outbox;
     if (text === '') return;
     this.#outbox = '';
-    if (!this.#stdin.destroyed) this.#write(text);
+    this.#write(text);
   };
 
   /**
