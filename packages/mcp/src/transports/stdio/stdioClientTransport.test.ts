@@ -274,6 +274,20 @@ describe('StdioClientTransport: the end of a running server', () => {
     expect(conn.transport.endFacts).toEqual({ exitCode: null, signal: 'SIGTERM', stderrTail: [], reason: 'stdout closed' });
   });
 
+  it("a server that closes its stdin but keeps running: the next write ends the connection, signalled; the reason is 'the server closed its stdin'", async () => {
+    // One message, then fd 0 closed (no reader left on the pipe); the process would run for ever.
+    const script = 'require("node:fs").closeSync(0); process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "hello" }) + "\\n"); setInterval(() => {}, 1 << 30)';
+    const conn = await connect({ command: NODE, args: ['-e', script], shutdownGraceMs: 200 });
+    await conn.next((inbound) => inbound.kind === 'notification');
+    // The write that meets the closed pipe (EPIPE) ends the connection, and its send rejects saying why.
+    const closedStdin = { code: 'connection_closed', signal: 'SIGTERM', reason: 'the server closed its stdin' };
+    await expect(conn.transport.send(request(1, 'ping'))).rejects.toMatchObject(closedStdin);
+    await conn.closed;
+    expect(conn.transport.endFacts).toEqual({ exitCode: null, signal: 'SIGTERM', stderrTail: [], reason: 'the server closed its stdin' });
+    await expect(conn.transport.send(request(2, 'ping'))).rejects.toMatchObject(closedStdin);
+    expect(conn.closes).toBe(1);
+  });
+
   it('close() writes what the sends before it queued, in order, before it ends stdin', async () => {
     // The server reports every line it got once its stdin ends.
     const script = [

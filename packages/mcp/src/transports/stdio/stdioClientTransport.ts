@@ -54,7 +54,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Why the connection ended, as far as this side saw it first. */
-type EndTrigger = 'client' | 'exit' | 'stdout';
+type EndTrigger = 'client' | 'exit' | 'stdout' | 'stdin';
 
 /**
  * A {@link ClientConnector} that spawns the server on every `open()` (the client opens again to reconnect after
@@ -188,8 +188,12 @@ export class StdioClientTransport implements ClientTransport {
       void this.#end('exit');
     });
     child.on('error', (error) => this.#logger.warn(`Stdio server "${echo(settings.commandLine)}": ${error.message}`, { pid: this.#pid }));
-    // EPIPE when the server closed its stdin or died: its exit (or stdout's end) follows and ends the connection.
-    this.#stdin.on('error', (error) => this.#logger.debug(`Writing to the stdio server failed: ${error.message}`, { pid: this.#pid }));
+    // EPIPE: the server died (its exit follows) or closed its stdin while running. Either way nothing more reaches it
+    // (no request, no cancellation, no answer to its own requests): the connection ends, as when it closes stdout.
+    this.#stdin.on('error', (error) => {
+      this.#logger.debug(`Writing to the stdio server failed: ${error.message}`, { pid: this.#pid });
+      void this.#end('stdin');
+    });
     if (settings.stderr === 'capture') {
       const online = settings.onstderr ?? ((line: string) => this.#logger.debug(`Stdio server stderr: ${line}`, { pid: this.#pid }));
       const tail = new StderrTail({ maxLines: settings.maxStderrLines, online });
@@ -218,8 +222,9 @@ export class StdioClientTransport implements ClientTransport {
 
   /**
    * How the connection ended, set just before `onclose`: exit code, signal, stderr tail and `reason` (`'the server
-   * process exited'`, `'stdout closed'` when the server closed stdout and had to be signalled, `'the client closed
-   * the connection'`). A {@link SpawnError} when the server ended before its first message.
+   * process exited'`, `'stdout closed'` when the server closed stdout and had to be signalled, `'the server closed its
+   * stdin'` when a write found the pipe closed and the server had to be signalled, `'the client closed the
+   * connection'`). A {@link SpawnError} when the server ended before its first message.
    */
   get endFacts(): ConnectionEndFacts | undefined {
     return this.#endFacts;
@@ -370,8 +375,12 @@ export class StdioClientTransport implements ClientTransport {
   }
 
   #reason(): string {
-    if (this.#trigger === 'client') return 'the client closed the connection';
-    if (this.#trigger === 'stdout' && this.#signalled) return 'stdout closed';
+    const trigger = this.#trigger;
+    if (trigger === 'client') return 'the client closed the connection';
+    // A closed pipe is the reason while the process runs on, or when it had to be signalled; not when it exited by itself.
+    const running = this.#signalled || this.#exit === undefined;
+    if (trigger === 'stdout' && running) return 'stdout closed';
+    if (trigger === 'stdin' && running) return 'the server closed its stdin';
     return 'the server process exited';
   }
 
