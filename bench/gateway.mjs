@@ -13,6 +13,8 @@
 //   node bench/gateway.mjs --proxy-script <file>   # another proxy script (an A/B build), same flags as servers/proxy.js
 //   node bench/gateway.mjs --ab <file>             # a second proxy script measured beside the first as a fourth side,
 //                                                  # same run, interleaved: its p50, throughput and CPU ÷ the proxy's
+//   node bench/gateway.mjs --fresh                 # every side restarted (and warmed up) at every repetition: medians
+//                                                  # over processes, not one process's luck (about twice as long)
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -22,7 +24,7 @@
 // A third side, the floor: bench/servers/raw-relay.js, the least a Node process can do between the client and the
 // same upstream (HTTP: the bytes copied through a keep-alive agent, nothing parsed; stdio: ids rewritten, one line
 // per message), so the hop's cost splits into what any Node relay pays here and what the proxy adds on top.
-// Each era starts with every side warmed up at C=8 (--era-warmup-ms, 6 s). Each cell: C calls in flight (distinct
+// Each era starts with every side warmed up at C=8 (--era-warmup-ms, 6 s; with --fresh, every repetition does). Each cell: C calls in flight (distinct
 // arguments: each text starts with its id, so no cache can answer), a warm-up, then a measured window; the three
 // sides in a rotated order every repetition. Printed per scenario, era and C: p50 direct / proxied and the p50 the
 // hop adds, throughput proxied ÷ direct, the proxy process's own CPU per call (utime+stime from /proc, its upstream
@@ -52,6 +54,8 @@ const argv = process.argv.slice(2);
 // `--ab <file>`: a second proxy script (same flags) measured as a fourth side of every cell, for an A/B in one run.
 const PROXY_B = argv.includes('--ab') ? path.resolve(argv[argv.indexOf('--ab') + 1]) : undefined;
 const smoke = argv.includes('--smoke');
+// `--fresh`: new processes for every side at every repetition (each warmed up), instead of one per side per scenario.
+const FRESH = argv.includes('--fresh');
 const numberFlag = (name, fallback) => {
   const at = argv.indexOf(name);
   if (at === -1) return fallback;
@@ -131,32 +135,57 @@ const median = (values) => {
 /** The sides of a cell, rotated every repetition (A B C, B C A, C A B) so drift hits all of them alike. */
 const SIDES = PROXY_B === undefined ? ['direct', 'proxied', 'relay'] : ['direct', 'proxied', 'relay', 'proxyB'];
 
-async function scenario(name) {
+/** Starts every side of scenario `name`: the echo server (direct), the proxy, the raw relay, and proxy B with `--ab`. */
+async function startSides(name) {
   const direct = await start(ECHO, ['--port', '0']);
   const upstreamArgs = name === 'stdio→http' ? ['--port', '0', '--upstream-stdio'] : ['--port', '0', '--upstream-url', direct.url];
-  const proxy = await start(PROXY, upstreamArgs);
+  const proxied = await start(PROXY, upstreamArgs);
   const relay = await start(RELAY, upstreamArgs);
   const proxyB = PROXY_B === undefined ? undefined : await start(PROXY_B, upstreamArgs);
-  const targets = { direct, proxied: proxy, relay, proxyB };
+  return { direct, proxied, relay, proxyB };
+}
+
+async function stopSides(sides) {
+  // The fronts before the echo server they may forward to.
+  for (const side of [sides.proxyB, sides.relay, sides.proxied, sides.direct]) await side?.h.stop(3000);
+}
+
+/**
+ * Each era: every repetition measures every cell (C = 1, 8, 32) on every side, the sides rotated. Without `--fresh`
+ * the processes run for the whole scenario and warm up once per era; with it every repetition starts them anew and
+ * warms them up, so a process's luck (its JIT's choices, the cores it lands on) is one sample among the
+ * repetitions instead of the whole figure.
+ */
+async function scenario(name) {
   const rows = [];
   let nextId = 1;
+  let sides = FRESH ? undefined : await startSides(name);
   try {
     for (const protocol of ERAS) {
-      if (ERA_WARMUP_MS > 0) {
-        for (const side of SIDES) nextId = await warmUp(targets[side].url, { protocol, nextId });
-      }
-      for (const concurrency of CONCURRENCY) {
-        const samples = { direct: [], proxied: [], relay: [], proxyB: [] };
-        for (let rep = 0; rep < REPS; rep++) {
+      const samples = new Map(CONCURRENCY.map((c) => [c, { direct: [], proxied: [], relay: [], proxyB: [] }]));
+      for (let rep = 0; rep < REPS; rep++) {
+        if (sides === undefined) sides = await startSides(name);
+        const targets = sides;
+        if (ERA_WARMUP_MS > 0 && (FRESH || rep === 0)) {
+          for (const side of SIDES) nextId = await warmUp(targets[side].url, { protocol, nextId });
+        }
+        for (const concurrency of CONCURRENCY) {
           const order = [...SIDES.slice(rep % SIDES.length), ...SIDES.slice(0, rep % SIDES.length)];
           for (const side of order) {
             const target = targets[side];
             const result = await measure(target.url, { protocol, concurrency, pid: target.h.pid, nextId });
             nextId = result.nextId;
-            samples[side].push(result);
+            samples.get(concurrency)[side].push(result);
           }
         }
-        const pick = (side, key) => median(samples[side].map((s) => s[key]));
+        if (FRESH) {
+          await stopSides(sides);
+          sides = undefined;
+        }
+      }
+      for (const concurrency of CONCURRENCY) {
+        const cell = samples.get(concurrency);
+        const pick = (side, key) => median(cell[side].map((s) => s[key]));
         const row = {
           scenario: name,
           era: protocol === MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy',
@@ -170,18 +199,15 @@ async function scenario(name) {
           relayP50Us: pick('relay', 'p50Us'),
           relayRps: pick('relay', 'rps'),
           relayCpuUsPerCall: pick('relay', 'cpuUsPerCall'),
-          calls: samples.proxied.reduce((n, s) => n + s.completed, 0),
-          ...(proxyB === undefined ? {} : { bP50Us: pick('proxyB', 'p50Us'), bRps: pick('proxyB', 'rps'), bCpuUsPerCall: pick('proxyB', 'cpuUsPerCall') }),
+          calls: cell.proxied.reduce((n, s) => n + s.completed, 0),
+          ...(PROXY_B === undefined ? {} : { bP50Us: pick('proxyB', 'p50Us'), bRps: pick('proxyB', 'rps'), bCpuUsPerCall: pick('proxyB', 'cpuUsPerCall') }),
         };
         rows.push(row);
         printRow(row);
       }
     }
   } finally {
-    await proxyB?.h.stop(3000);
-    await relay.h.stop(3000);
-    await proxy.h.stop(3000);
-    await direct.h.stop(3000);
+    if (sides !== undefined) await stopSides(sides);
   }
   return rows;
 }
@@ -254,7 +280,7 @@ try {
     stopAll();
     process.exit(0);
   }
-  console.log(`gateway hop (load ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores): ${smoke ? 'smoke' : `${REPS} interleaved repetitions`}, era warm-up ${ERA_WARMUP_MS} ms at C=8, cell warm-up ${WARMUP_MS} ms, window ${DURATION_MS} ms, ${PAYLOAD_BYTES}-byte echo, Node ${process.version}`);
+  console.log(`gateway hop (load ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores): ${smoke ? 'smoke' : `${REPS} interleaved repetitions${FRESH ? ', fresh processes each' : ''}`}, era warm-up ${ERA_WARMUP_MS} ms at C=8, cell warm-up ${WARMUP_MS} ms, window ${DURATION_MS} ms, ${PAYLOAD_BYTES}-byte echo, Node ${process.version}`);
   const rows = [];
   if (SCENARIO_FLAG === undefined || SCENARIO_FLAG === 'stdio') rows.push(...(await scenario('stdio→http')));
   if (SCENARIO_FLAG === undefined || SCENARIO_FLAG === 'http') rows.push(...(await scenario('http→http')));
