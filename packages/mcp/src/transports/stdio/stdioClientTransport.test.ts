@@ -288,6 +288,15 @@ describe('StdioClientTransport: the end of a running server', () => {
     expect(conn.closes).toBe(1);
   });
 
+  it("a server that exits by itself while a child of it keeps its group alive: the group is signalled, and the reason is still 'the server process exited'", async () => {
+    // Whichever comes first, stdout's end or the exit, the exit was the server's own; only the grandchild needed SIGTERM.
+    const script = 'require("node:child_process").spawn("sleep", ["30"], { stdio: "ignore" }); process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "hello" }) + "\\n", () => process.exit(5))';
+    const conn = await connect({ command: NODE, args: ['-e', script], shutdownGraceMs: 200 });
+    await conn.closed;
+    expect(conn.inbox.map(message)).toEqual([{ jsonrpc: '2.0', method: 'hello' }]);
+    expect(conn.transport.endFacts).toEqual({ exitCode: 5, signal: null, stderrTail: [], reason: 'the server process exited' });
+  });
+
   it('close() writes what the sends before it queued, in order, before it ends stdin', async () => {
     // The server reports every line it got once its stdin ends.
     const script = [

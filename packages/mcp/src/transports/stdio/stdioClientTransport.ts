@@ -114,6 +114,8 @@ export class StdioClientTransport implements ClientTransport {
   #trigger: EndTrigger | undefined;
   /** SIGTERM was sent: an exit after it is not the server's own. */
   #signalled = false;
+  /** The process exited before any signal of ours (the group may still have had to be signalled after). */
+  #exitedOnItsOwn = false;
   #ending: Promise<void> | undefined;
   #endFacts: ConnectionEndFacts | undefined;
   /** While stdin is backed up: settles `true` on its `'drain'`, `false` when the connection ends first. */
@@ -184,6 +186,7 @@ export class StdioClientTransport implements ClientTransport {
     this.#stdoutEnd = new Promise((resolve) => (this.#markStdoutEnd = resolve));
     child.on('exit', (code, signal) => {
       this.#exit = { code, signal };
+      this.#exitedOnItsOwn = !this.#signalled;
       this.#markExited();
       void this.#end('exit');
     });
@@ -224,7 +227,8 @@ export class StdioClientTransport implements ClientTransport {
    * How the connection ended, set just before `onclose`: exit code, signal, stderr tail and `reason` (`'the server
    * process exited'`, `'stdout closed'` when the server closed stdout and had to be signalled, `'the server closed its
    * stdin'` when a write found the pipe closed and the server had to be signalled, `'the client closed the
-   * connection'`). A {@link SpawnError} when the server ended before its first message.
+   * connection'`). A {@link SpawnError} when the server ended before its first message. A send rejected while the
+   * connection was ending carries the facts known then (the server may still exit by itself before the end).
    */
   get endFacts(): ConnectionEndFacts | undefined {
     return this.#endFacts;
@@ -377,10 +381,10 @@ export class StdioClientTransport implements ClientTransport {
   #reason(): string {
     const trigger = this.#trigger;
     if (trigger === 'client') return 'the client closed the connection';
-    // A closed pipe is the reason while the process runs on, or when it had to be signalled; not when it exited by itself.
-    const running = this.#signalled || this.#exit === undefined;
-    if (trigger === 'stdout' && running) return 'stdout closed';
-    if (trigger === 'stdin' && running) return 'the server closed its stdin';
+    // A closed pipe is the reason while the process runs on, or when it had to be signalled; not when it exited by
+    // itself (even if a child of it kept the group alive until signalled).
+    if (trigger === 'stdout' && !this.#exitedOnItsOwn) return 'stdout closed';
+    if (trigger === 'stdin' && !this.#exitedOnItsOwn) return 'the server closed its stdin';
     return 'the server process exited';
   }
 
