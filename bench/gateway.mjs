@@ -1,7 +1,7 @@
 // The gateway's hop cost: the same load generator (lib/loadgen.mjs) against an echo server directly and through
 // `createProxyServer` (bench/servers/proxy.js), in the same run, interleaved cell by cell.
 //
-//   node bench/gateway.mjs            # both scenarios, both eras, C = 1, 8, 32; 3 interleaved repetitions (≈ 5 min)
+//   node bench/gateway.mjs            # both scenarios, both eras, C = 1, 8, 32; 3 interleaved repetitions (≈ 8 min)
 //   node bench/gateway.mjs --smoke    # tiny N: every path answers correctly, exit 1 otherwise (CI, ≈ 20 s)
 //   node bench/gateway.mjs --reps 5 --duration-ms 3000
 //   node bench/gateway.mjs --instructions   # the proxy's own cost in instructions per call (callgrind), both eras (slow:
@@ -14,7 +14,7 @@
 //   node bench/gateway.mjs --ab <file>             # a second proxy script measured beside the first as a fourth side,
 //                                                  # same run, interleaved: its p50, throughput and CPU ÷ the proxy's
 //   node bench/gateway.mjs --fresh                 # every side restarted (and warmed up) at every repetition: medians
-//                                                  # over processes, not one process's luck (about twice as long)
+//                                                  # over processes, not one process's luck (≈ 10 min)
 //
 // Scenarios (the front is Streamable HTTP on 127.0.0.1 in both; the client speaks the row's era to it, the proxy
 // speaks the session-based era upstream — the era bridge's case for a 2026-07-28 client):
@@ -25,8 +25,8 @@
 // same upstream (HTTP: the bytes copied through a keep-alive agent, nothing parsed; stdio: ids rewritten, one line
 // per message), so the hop's cost splits into what any Node relay pays here and what the proxy adds on top.
 // Each era starts with every side warmed up at C=8 (--era-warmup-ms, 6 s; with --fresh, every repetition does). Each cell: C calls in flight (distinct
-// arguments: each text starts with its id, so no cache can answer), a warm-up, then a measured window; the three
-// sides in a rotated order every repetition. Printed per scenario, era and C: p50 direct / proxied and the p50 the
+// arguments: each text starts with its id, so no cache can answer), a warm-up, then a measured window; the sides
+// (three, four with --ab) in a rotated order every repetition. Printed per scenario, era and C: p50 direct / proxied and the p50 the
 // hop adds, throughput proxied ÷ direct, the proxy process's own CPU per call (utime+stime from /proc, its upstream
 // child excluded), and the same three for the raw relay. The gates of issue #23 (on the proxy): added p50 ≤ 100 µs
 // at C=1, throughput ≥ 0.55× at every C. Timing on a loaded shared machine is noise: read the ratios, measured
