@@ -129,29 +129,21 @@ describe('StdioClientTransport: when lines are written', () => {
   };
   const readOf = async (conn: Conn, id: number): Promise<number> => ((message(await conn.next(isResponse(id))) as { result: { read: number } }).result.read);
 
-  it('after a turn that sent one line, the next turn writes its first line at once and joins the rest; after a busier turn, it joins them all', async () => {
+  it('the lines sent in one turn are written together when the turn ends (one read on the server side)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-stdio-writes-'));
     try {
       const seen = path.join(dir, 'seen');
       const conn = await connect({ command: NODE, args: [`${FIXTURES}reads.js`, seen] });
       await conn.transport.send(request(1, 'ping'));
-      await readOf(conn, 1);
-      // The turn before sent one line: this turn's first reaches the server before the turn ends.
-      void conn.transport.send(request(2, 'ping'));
-      expect(spin(() => seenIds(seen).includes('2'), 5000)).toBe(true);
-      void conn.transport.send(request(3, 'ping'));
-      void conn.transport.send(request(4, 'ping'));
-      // Those two wait for the end of the turn, and then go in one write (one read on the server's side).
-      expect(spin(() => seenIds(seen).includes('3'), 100)).toBe(false);
-      const [read2, read3, read4] = [await readOf(conn, 2), await readOf(conn, 3), await readOf(conn, 4)];
-      expect(read3).toBe(read4);
-      expect(read3).toBeGreaterThan(read2);
-      // That turn sent three: this one's lines all wait for its end and go together.
-      for (const id of [5, 6, 7]) void conn.transport.send(request(id, 'ping'));
-      expect(spin(() => seenIds(seen).includes('5'), 100)).toBe(false);
-      const reads = [await readOf(conn, 5), await readOf(conn, 6), await readOf(conn, 7)];
+      const read1 = await readOf(conn, 1);
+      for (const id of [2, 3, 4]) void conn.transport.send(request(id, 'ping'));
+      // Nothing reaches the server before the turn ends…
+      expect(spin(() => seenIds(seen).includes('2'), 100)).toBe(false);
+      // …then the three lines go in one write.
+      const reads = [await readOf(conn, 2), await readOf(conn, 3), await readOf(conn, 4)];
       expect(new Set(reads).size).toBe(1);
-      expect(seenIds(seen)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+      expect(reads[0]).toBeGreaterThan(read1);
+      expect(seenIds(seen)).toEqual(['1', '2', '3', '4']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -279,12 +271,16 @@ describe('StdioClientTransport: the end of a running server', () => {
     const script = 'require("node:fs").closeSync(0); process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "hello" }) + "\\n"); setInterval(() => {}, 1 << 30)';
     const conn = await connect({ command: NODE, args: ['-e', script], shutdownGraceMs: 200 });
     await conn.next((inbound) => inbound.kind === 'notification');
-    // The write that meets the closed pipe (EPIPE) ends the connection, and its send rejects saying why.
-    const closedStdin = { code: 'connection_closed', signal: 'SIGTERM', reason: 'the server closed its stdin' };
-    await expect(conn.transport.send(request(1, 'ping'))).rejects.toMatchObject(closedStdin);
+    // The line is queued (the send resolves); the write at the end of the turn meets the closed pipe (EPIPE) and ends
+    // the connection, so the request it carried fails with the connection instead of waiting for its timeout.
+    await conn.transport.send(request(1, 'ping'));
     await conn.closed;
     expect(conn.transport.endFacts).toEqual({ exitCode: null, signal: 'SIGTERM', stderrTail: [], reason: 'the server closed its stdin' });
-    await expect(conn.transport.send(request(2, 'ping'))).rejects.toMatchObject(closedStdin);
+    await expect(conn.transport.send(request(2, 'ping'))).rejects.toMatchObject({ code: 'connection_closed', signal: 'SIGTERM', reason: 'the server closed its stdin' });
+    // A large line is written at once: its send is the one that meets the closed pipe, and rejects saying why.
+    const big = await connect({ command: NODE, args: ['-e', script], shutdownGraceMs: 200 });
+    await big.next((inbound) => inbound.kind === 'notification');
+    await expect(big.transport.send(request(1, 'big', { text: 'A'.repeat(10_000) }))).rejects.toMatchObject({ code: 'connection_closed', reason: 'the server closed its stdin' });
     expect(conn.closes).toBe(1);
   });
 

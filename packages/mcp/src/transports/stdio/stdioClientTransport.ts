@@ -38,9 +38,12 @@ const SKIP_WARN_FIRST = 5;
 const SKIP_WARN_EVERY = 100;
 
 /**
- * Messages at least this long (UTF-16 units) are written at once. Shorter ones are joined with the other sends of
- * the same event-loop turn into one write at `setImmediate`, except the first of a turn after a turn that sent only
- * one: that one is written at once, since nothing was joined to it last time (see {@link StdioClientTransport.send}).
+ * Messages at least this long (UTF-16 units) are written at once; shorter ones are joined with the other sends of
+ * the same event-loop turn into one write at `setImmediate`. Measured in bench/: writing the first of a turn at once
+ * and the rest at `process.nextTick`, as the server transport does, cost the client about 7k more instructions per
+ * call at C=1 (bench/client-instructions.mjs); writing it at once when the turn before sent only one line (commit
+ * e1f7dc6) did not move the gateway's added p50 at C=1 beyond noise (bench/gateway.mjs --fresh, 8 repetitions,
+ * -5 and +12 µs), so the simpler rule stays.
  */
 const DIRECT_WRITE_CHARS = 8192;
 /** The joined lines are written as soon as they reach this many UTF-16 units (64 KiB of ASCII). */
@@ -123,10 +126,7 @@ export class StdioClientTransport implements ClientTransport {
   #settleDrain: (drained: boolean) => void = ignore;
   /** The lines sent this event-loop turn and not written yet, written together by {@link #flush}. */
   #outbox = '';
-  /** Short messages sent in this event-loop turn (0: none yet, and no end of turn scheduled). */
-  #turnSends = 0;
-  /** The same count for the last turn that sent any short message (1 at start: the first message goes alone). */
-  #lastTurnSends = 1;
+  #flushScheduled = false;
 
   /**
    * Spawns the server and resolves once the process runs (its `'spawn'` event); it has not answered anything yet.
@@ -260,14 +260,9 @@ export class StdioClientTransport implements ClientTransport {
   }
 
   /**
-   * Writes one message (or batch) as one line on the server's stdin. The short lines sent in one event-loop turn go
-   * out in one write at the end of the turn (`setImmediate`), one syscall for many requests under load; but when the
-   * last turn that sent a short line sent only one (however long ago), the first line of this turn is written at
-   * once and the rest of the turn together at its end (two writes). A client with one request at a time then does
-   * not wait for the rest of its turn (the caller's promise chain, the other callbacks of the poll phase) before the
-   * server can start: at one call in flight, the proxy of bench/gateway.mjs wrote its upstream request about 10 µs
-   * after making it before this rule. Resolves at once, or while the pipe is backed up (backpressure), once it
-   * drained.
+   * Writes one message (or batch) as one line on the server's stdin; the short lines sent in one event-loop turn go
+   * out in one write at the end of the turn (`setImmediate`), one syscall for many requests under load. Resolves at
+   * once, or while the pipe is backed up (backpressure), once it drained.
    * @throws ConnectionClosedError (code `connection_closed`) once the process exited or the connection is closing;
    *   the {@link SpawnError} of {@link endFacts} when the server ended before its first message
    * @throws TypeError when the message has no JSON form
@@ -284,15 +279,13 @@ export class StdioClientTransport implements ClientTransport {
       // A large message goes on its own: gluing it to others would only cost a copy.
       this.#flush();
       this.#write(line);
-    } else if (this.#turnSends === 0) {
-      this.#turnSends = 1;
-      setImmediate(this.#endTurn);
-      if (this.#lastTurnSends === 1) this.#write(line);
-      else this.#outbox = line;
     } else {
-      this.#turnSends++;
       this.#outbox += line;
       if (this.#outbox.length >= MAX_OUTBOX_CHARS) this.#flush();
+      else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
     }
     const drain = this.#drain;
     if (drain === undefined) return RESOLVED;
@@ -317,15 +310,9 @@ export class StdioClientTransport implements ClientTransport {
     });
   }
 
-  /** The turn's sends are over: counts them for the next turn and writes what they queued. */
-  readonly #endTurn = (): void => {
-    this.#lastTurnSends = this.#turnSends;
-    this.#turnSends = 0;
-    this.#flush();
-  };
-
   /** Writes what the sends of this event-loop turn queued, in one `write` (one syscall instead of one each). */
   readonly #flush = (): void => {
+    this.#flushScheduled = false;
     const text = this.#outbox;
     if (text === '') return;
     this.#outbox = '';
