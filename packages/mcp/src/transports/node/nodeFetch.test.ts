@@ -7,7 +7,7 @@
  */
 import { getEventListeners } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CancellationSource, type CancelListener, type Logger } from '@switchboard/jsonrpc';
 import { McpClient } from '../../client/mcpClient.js';
@@ -290,6 +290,35 @@ describe('the direct request of createNodeFetch (what the Streamable HTTP client
     const reset = await post(`${url}/reset`).catch((e: unknown) => e);
     expect(reset).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNRESET' } });
     expect(isStaleSocket(reset)).toBe(true);
+  });
+});
+
+describe('header values with characters U+0080..U+00FF', () => {
+  it('go as one byte each, as fetch sends them, on both paths; the body stays UTF-8', async () => {
+    /** The raw bytes of each request's `x-t` value and body, from a TCP server that answers every request with a 200. */
+    const seen: { value: string; body: string }[] = [];
+    const server = net.createServer((socket) => {
+      let bytes = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        bytes = Buffer.concat([bytes, chunk]);
+        const head = bytes.indexOf('\r\n\r\n');
+        if (head === -1) return;
+        const length = Number(/content-length: (\d+)/i.exec(bytes.subarray(0, head).toString('latin1'))?.[1]);
+        if (bytes.length < head + 4 + length) return;
+        const at = bytes.indexOf('x-t: ') + 5;
+        seen.push({ value: bytes.subarray(at, bytes.indexOf('\r\n', at)).toString('hex'), body: bytes.subarray(head + 4, head + 4 + length).toString('hex') });
+        socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const value = 'caf\u00e9';
+    await (await globalThis.fetch(url, { method: 'POST', headers: { 'x-t': value }, body: '"é"' })).text();
+    const fetch = ownFetch();
+    await (await fetch(url, { method: 'POST', headers: { 'x-t': value }, body: '"é"' })).text();
+    await fetch[DIRECT_REQUEST](new URL(url), { method: 'POST', headers: ['x-t', value], body: '"é"', abort: new CancellationSource(), maxJsonBytes: 64 });
+    expect(seen).toEqual(Array(3).fill({ value: '636166e9', body: '22c3a922' }));
   });
 });
 

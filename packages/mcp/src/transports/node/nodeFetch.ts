@@ -63,6 +63,18 @@ function abortReason(aborted: { readonly reason: unknown }): Error {
   return reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : (reason as Error);
 }
 
+/**
+ * A header value character that is one byte in Fetch (a ByteString: U+0080..U+00FF as bytes 0x80..0xFF) but two if
+ * node:http writes it as UTF-8, which it does when it sends the header block joined with a string body; beside a
+ * body of bytes it writes the block as latin1. A request with such a value sends its body as bytes.
+ */
+const WIDE_HEADER_CHAR = /[\x80-\xff]/;
+
+/** `body` as node:http should write it beside header fields that hold a {@link WIDE_HEADER_CHAR}, when `wide`. */
+function bodyBeside<B extends string | Uint8Array | undefined>(body: B, wide: boolean): B | Buffer {
+  return wide && typeof body === 'string' ? Buffer.from(body) : body;
+}
+
 /** A request's header fields as node:http takes them. */
 function outgoingHeaders(headers: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
@@ -298,6 +310,8 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       const method = (init.method ?? 'GET').toUpperCase();
       const headers = outgoingHeaders(init.headers);
       if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      let wide = false;
+      for (const name in headers) if (WIDE_HEADER_CHAR.test(headers[name] as string)) wide = true;
       const send = url.protocol === 'http:' ? http.request : https.request;
       let answered = false;
       const onAbort = (): void => {
@@ -334,7 +348,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
         reject(fetchFailed(error));
       });
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.end(body);
+      req.end(bodyBeside(body, wide));
     });
 
   /** `nodeFetch` without the `Response`: the answer's status and fields at once, its body read as the caller needs. */
@@ -354,10 +368,13 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
       const fields = init.headers;
       const headers: string[] = [];
       let host: string | undefined;
+      let wide = false;
       for (let i = 0; i < fields.length; i += 2) {
         const name = fields[i] as string;
-        if (name === 'host') host = fields[i + 1];
-        else if (name !== 'content-length' && name !== 'transfer-encoding') headers.push(name, fields[i + 1] as string);
+        const value = fields[i + 1] as string;
+        if (WIDE_HEADER_CHAR.test(value)) wide = true;
+        if (name === 'host') host = value;
+        else if (name !== 'content-length' && name !== 'transfer-encoding') headers.push(name, value);
       }
       headers.push('host', host ?? url.host, 'content-length', String(Buffer.byteLength(init.body)));
       // Over TLS the server name follows a Host the caller set, as it does for an object of fields.
@@ -406,7 +423,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
         reject(fetchFailed(error));
       });
       abort.onCancel(onAbort);
-      req.end(init.body);
+      req.end(bodyBeside(init.body, wide));
     });
 
   return Object.assign(nodeFetch, {
