@@ -122,7 +122,8 @@ export type SpawnFailure = 'not_found' | 'exited' | 'failed';
 
 /**
  * The server process could not be used: the command was not found (`not_found`), it exited before answering
- * (`exited`, with its exit code and last stderr lines), or spawning failed otherwise (`failed`, e.g. EACCES).
+ * (`exited`, with its exit code and last stderr lines; `detail` says when it closed its stdout or stdin first and
+ * had to be stopped), or spawning failed otherwise (`failed`, e.g. EACCES).
  */
 export class SpawnError extends McpClientError implements ConnectionEndFacts {
   /** The command as given to the connector (`'npx'`, `'/usr/bin/node'`). */

@@ -236,6 +236,14 @@ describe('StdioClientTransport: a server that cannot start', () => {
     await expect(conn.transport.send(request(1, 'ping'))).rejects.toBe(facts);
     expect(conn.closes).toBe(1);
   });
+
+  it('a server that closes stdout before its first message and runs on: SpawnError exited, saying it closed stdout and was stopped', async () => {
+    const script = 'require("node:fs").closeSync(1); setInterval(() => {}, 1 << 30)';
+    const conn = await connect({ command: NODE, args: ['-e', script], shutdownGraceMs: 200 });
+    await conn.closed;
+    expect(conn.transport.endFacts).toMatchObject({ failure: 'exited', exitCode: null, signal: 'SIGTERM', detail: 'it closed its stdout and was stopped' });
+    expect((conn.transport.endFacts as SpawnError).message).toMatch(/": the process exited before answering: it closed its stdout and was stopped: signal SIGTERM$/);
+  });
 });
 
 describe('StdioClientTransport: the end of a running server', () => {

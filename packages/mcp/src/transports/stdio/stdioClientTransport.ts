@@ -378,7 +378,11 @@ export class StdioClientTransport implements ClientTransport {
   #facts(): ConnectionEndFacts {
     const exit = this.#exit;
     const facts = { exitCode: exit?.code ?? null, signal: exit?.signal ?? null, stderrTail: this.stderrTail };
-    if (!this.#heard && this.#trigger !== 'client') return new SpawnError({ command: this.#settings.commandLine, failure: 'exited', ...facts });
+    if (!this.#heard && this.#trigger !== 'client') {
+      // A server that closed a pipe before its first message and ran on had to be stopped: the detail says so.
+      const pipe = this.#exitedOnItsOwn ? undefined : this.#trigger === 'stdout' ? 'stdout' : this.#trigger === 'stdin' ? 'stdin' : undefined;
+      return new SpawnError({ command: this.#settings.commandLine, failure: 'exited', ...facts, ...(pipe === undefined ? {} : { detail: `it closed its ${pipe} and was stopped` }) });
+    }
     return { ...facts, reason: this.#reason() };
   }
 
