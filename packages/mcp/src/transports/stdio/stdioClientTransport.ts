@@ -126,6 +126,7 @@ export class StdioClientTransport implements ClientTransport {
   #settleDrain: (drained: boolean) => void = ignore;
   /** The lines sent this event-loop turn and not written yet, written together by {@link #flush}. */
   #outbox = '';
+  /** A `setImmediate` for {@link #flush} is pending (one per turn that queued a line). */
   #flushScheduled = false;
 
   /**
