@@ -5,8 +5,6 @@
  * argument is one line plus the usage on stderr and exit code 2; a port in use or an unreachable Redis is one line on
  * stderr and exit code 1, never a stack trace.
  */
-import process from 'node:process';
-import { AddressInUseError } from '@switchboard/mcp/node';
 
 /**
  * Parses a launcher's arguments (`--flag value` or `--flag=value`). On `--help` prints `usage` and exits 0; on a
@@ -158,7 +156,10 @@ export async function sharedStoresFromEnv(name, options = {}) {
  * if (line !== undefined) { process.stderr.write(`demo: ${line}\n`); process.exit(1); }
  */
 export function listenFailureLine(error) {
-  if (error instanceof AddressInUseError) return `port ${error.port} is in use; pass --port`;
+  // `AddressInUseError`'s stable code: testing it needs no import of `@switchboard/mcp/node` (and its `node:http`) at
+  // start, which a server that never serves HTTP would pay for.
+  const inUse = /** @type {{ code?: unknown, port?: number } | undefined} */ (error);
+  if (inUse?.code === 'ADDRESS_IN_USE') return `port ${inUse.port} is in use; pass --port`;
   return undefined;
 }
 

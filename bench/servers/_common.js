@@ -7,7 +7,6 @@
 // `BENCH_HEAP {"heapUsed":…,"external":…,"arrayBuffers":…,"rss":…,"gc":true}` on stderr: the side channel the
 // idle-session scenario reads retained heap through, the same for every server.
 import http from 'node:http';
-import process from 'node:process';
 
 /** Parses the shared flags; unknown flags are an error so a typo never silently changes what is measured. */
 export function parseArgs(argv = process.argv.slice(2), extra = {}) {

@@ -9,7 +9,6 @@
 // V8 runs with the `switchboard` executable's settings (./_asTheCli.js, imported first).
 import './_asTheCli.js';
 import path from 'node:path';
-import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { createProxyServer } from '@switchboard/gateway';
 import { streamableHttp } from '@switchboard/mcp/client';

@@ -8,7 +8,6 @@
 // stateless floor of the 2026-07-28 rows).
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import process from 'node:process';
 import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';
 
 const opts = parseArgs();

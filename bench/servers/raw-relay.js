@@ -17,7 +17,6 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { announceReady, installShutdown, parseUpstreamArgs } from './_common.js';
 

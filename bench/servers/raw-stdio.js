@@ -5,7 +5,6 @@
 // A tools/call whose `params._meta` names a protocol version is a modern (2026-07-28) request: it needs no
 // initialize, and its result also carries `resultType: "complete"` and `_meta` serverInfo (the stateless
 // floor of the 2026-07-28 rows). The envelope is read, never validated.
-import process from 'node:process';
 import { parseArgs, installHeapProbe, installShutdown, fillerToolNames, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';
 
 const opts = parseArgs();

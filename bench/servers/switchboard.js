@@ -12,7 +12,6 @@
 //
 // `echo` takes { text: string, delayMs?: integer } and returns [{ type: 'text', text }]; `delayMs` holds the
 // call open. Works right after `npm ci` (the packages are built by the root `prepare` script).
-import process from 'node:process';
 import { McpServer } from '@switchboard/mcp/server';
 import { sharedStoresFromEnv } from '../../examples/launcher.js';
 import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, sleep, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';

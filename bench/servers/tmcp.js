@@ -8,7 +8,6 @@
 // needs the adapter for the JSON Schema of tools/list). tmcp answers Web `Request`s; on node:http it is
 // mounted with the same Web-to-Node adapter the SDK v2 rows use (`toNodeHandler` of @modelcontextprotocol/node),
 // so the two per-request libraries pay the same adapter cost.
-import process from 'node:process';
 import { McpServer } from 'tmcp';
 import { ZodJsonSchemaAdapter } from '@tmcp/adapter-zod';
 import { StdioTransport } from '@tmcp/transport-stdio';

@@ -16,7 +16,6 @@
  * the whole run took longer than `RUN_DEADLINE_MS` (so no client outlives the suite), 4 when something was still
  * holding the process `LINGER_MS` after `close()` (a handle the client left open). Progress goes to stderr.
  */
-import process from 'node:process';
 import { McpClient, streamableHttp } from '@switchboard/mcp/client';
 import { log, scenarioFor } from './scenarios.js';
 

@@ -8,7 +8,6 @@
  * callback that makes calls of its own), `run` makes the scenario's calls on the connected client.
  */
 
-import process from 'node:process';
 import { idJagAssertion, oauth } from '@switchboard/mcp/client';
 
 /** @typedef {import('@switchboard/mcp/client').McpClient} McpClient */

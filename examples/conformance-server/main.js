@@ -21,7 +21,6 @@
  * to 10 s), close the server and exit 0. A port already in use is one line on stderr (`conformance-server: port
  * 3000 is in use; pass --port`) and exit code 1.
  */
-import process from 'node:process';
 import { PROTOCOL_REVISIONS, isLegacyRevision, isModernRevision } from '@switchboard/mcp';
 import { runLauncher } from '../launcher.js';
 import { createConformanceServer } from './server.js';

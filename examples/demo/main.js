@@ -16,7 +16,6 @@
  * in flight finish (up to 10 s), close the server and exit 0; in stdio mode the server also exits when the host
  * closes its stdin.
  */
-import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { runLauncher } from '../launcher.js';
 import { openDemoDatabase } from './database.js';

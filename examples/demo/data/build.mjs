@@ -11,7 +11,6 @@
  * orders (3,000) and order_items (7,279), about 400 KB.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import initSqlJs from 'sql.js';
 

@@ -4,7 +4,6 @@
  * stderr, environment, terminal width, a line reader on a terminal stdin) and forwards to {@link run}.
  */
 import os from 'node:os';
-import process from 'node:process';
 import { createInterface } from 'node:readline/promises';
 import { nodeDoctorEnv } from './doctor/index.js';
 import type { CliIo } from './cliIo.js';

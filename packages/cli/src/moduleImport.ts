@@ -7,7 +7,6 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { CliError } from './errors.js';
 

@@ -12,7 +12,6 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import process from 'node:process';
 import { isLoopbackHost } from '@switchboard/mcp/http';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../cliIo.js';

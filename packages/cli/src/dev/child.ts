@@ -9,7 +9,6 @@
  * io's signal. Either ends when the parent is gone.
  */
 import path from 'node:path';
-import process from 'node:process';
 import { serveHttp } from '@switchboard/mcp/node';
 import { serveStdio } from '@switchboard/mcp/stdio';
 import { loadServerModule, SERVE_DRAIN_MS } from '../commands/serve.js';

@@ -9,7 +9,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, resolve as resolvePath } from 'node:path';
-import process from 'node:process';
 
 /** What {@link spawnGroup} starts. */
 export interface GroupSpawn {

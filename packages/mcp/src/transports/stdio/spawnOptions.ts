@@ -2,7 +2,6 @@
  * What {@link spawnStdio} is given: the command and its environment, stderr handling, the shutdown grace and the
  * stdout line cap; checked once, when the connector is made.
  */
-import process from 'node:process';
 import { DEFAULT_MAX_STDERR_LINES } from './stderrTail.js';
 
 /** Default of {@link SpawnStdioOptions.shutdownGraceMs}: 2 s for each step of the shutdown. */
