@@ -220,6 +220,35 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('a stepped-up token refused with a 401 before its first use: the sign-in that follows keeps the stepped-up scope', async () => {
+    // What a 1-second token does on a loaded machine: it expires between the step-up and the request sent with it.
+    // The 401 names only `mcp:tools`; signing in for that alone would lose `mcp:admin` and meet the 403 again.
+    let expireOnce = true;
+    const expiring: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (expireOnce && target.endsWith('/token') && response.ok) {
+        const minted = (await response.clone().json()) as { access_token: string; scope?: string };
+        if (minted.scope?.split(' ').includes('mcp:admin') === true) {
+          expireOnce = false;
+          as.issued.delete(minted.access_token);
+        }
+      }
+      return response;
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: expiring });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      const before = as.log.authorizations.length;
+      expect((await client.callTool({ name: 'admin', arguments: {} })).content).toEqual([{ type: 'text', text: 'admin done' }]);
+      expect(expireOnce).toBe(false);
+      const after = as.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort());
+      expect(after).toEqual([['mcp:admin', 'mcp:tools', 'offline_access'], ['mcp:admin', 'mcp:tools', 'offline_access']]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('requests refused at once with 401 share one refresh; without an authorize callback a 401 is answered as it is', async () => {
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow });
     const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });

@@ -127,7 +127,11 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     // A token that a refresh made for this very request and that was refused at once is not refreshed again.
     const refreshable = request.resent === 0 && current?.refreshToken !== undefined ? current : undefined;
-    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge?.scope, refreshable }));
+    // MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's scope; as for a step-up
+    // (2026-07-28: the union with what was asked before), so that a stepped-up token that expired before its first
+    // use does not come back without the scope it was obtained for (a 401 names only the resource's base scope).
+    const scope = scopeUnion(state.requestedScope, challenge?.scope);
+    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope, refreshable }));
     return true;
   }
 
