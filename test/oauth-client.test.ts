@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AuthorizationError, McpClient, oauth, streamableHttp, type OAuthAuthorizeRequest } from '@switchboard/mcp/client';
+import { AuthorizationError, InMemoryOAuthStore, McpClient, oauth, streamableHttp, type OAuthAuthorizeRequest, type OAuthTokens } from '@switchboard/mcp/client';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { McpServer } from '@switchboard/mcp/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,6 +244,44 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       expect(expireOnce).toBe(false);
       const after = as.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort());
       expect(after).toEqual([['mcp:admin', 'mcp:tools', 'offline_access'], ['mcp:admin', 'mcp:tools', 'offline_access']]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('forget() starts the scope over; after a restart a sign-in that follows a 401 keeps the stored token\'s scope', async () => {
+    const keys: string[] = [];
+    const store = new (class extends InMemoryOAuthStore {
+      override saveTokens(resource: string, tokens: OAuthTokens | undefined): void {
+        keys.push(resource);
+        super.saveTokens(resource, tokens);
+      }
+    })();
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, store });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    const asked = (from: number): (string[] | undefined)[] => as.log.authorizations.slice(from).map((a) => a.scope?.split(' ').sort());
+    try {
+      await client.callTool({ name: 'admin', arguments: {} });
+      // Signed out: the 401 that follows names mcp:tools, and the sign-in asks for that alone (not the admin scope).
+      await auth.forget(rs.url());
+      let before = as.log.authorizations.length;
+      await client.callTool({ name: 'whoami', arguments: {} });
+      expect(asked(before)).toEqual([['mcp:tools', 'offline_access']]);
+      // Another process with the same store: the stepped-up tokens, refused (401) and not refreshable.
+      await client.callTool({ name: 'admin', arguments: {} });
+      const key = keys.at(-1)!;
+      const stored = store.loadTokens(key)!;
+      expect(stored.scope?.split(' ')).toContain('mcp:admin');
+      store.saveTokens(key, { ...stored, accessToken: 'revoked', refreshToken: 'rt-unknown' });
+      const restarted = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, store });
+      before = as.log.authorizations.length;
+      const again = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth: restarted }), clientInfo: { name: 't', version: '1' } });
+      try {
+        expect((await again.callTool({ name: 'admin', arguments: {} })).content).toEqual([{ type: 'text', text: 'admin done' }]);
+        expect(asked(before)).toEqual([['mcp:admin', 'mcp:tools', 'offline_access']]);
+      } finally {
+        await again.close();
+      }
     } finally {
       await client.close();
     }

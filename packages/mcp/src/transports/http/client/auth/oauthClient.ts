@@ -25,7 +25,10 @@ interface ResourceState {
   readonly key: string;
   loaded: boolean;
   tokens: OAuthTokens | undefined;
-  /** The scope of the last authorization request (the base of a step-up's union). */
+  /**
+   * The scope of the last authorization request: what a step-up, or a sign-in after a 401, adds the challenge's scope
+   * to. Cleared with the tokens (`forget()`, another authorization server).
+   */
   requestedScope: string | undefined;
   /** The authorization running for this server: concurrent 401s wait for it instead of starting their own. */
   flow: Promise<void> | undefined;
@@ -122,16 +125,16 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (request.resent >= this.#maxStepUps) {
         throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${request.resent} re-authorizations of one request` });
       }
-      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: scopeUnion(state.requestedScope ?? current?.scope, challenge.scope) }));
+      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
       return true;
     }
     // A token that a refresh made for this very request and that was refused at once is not refreshed again.
     const refreshable = request.resent === 0 && current?.refreshToken !== undefined ? current : undefined;
-    // MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's scope; as for a step-up
-    // (2026-07-28: the union with what was asked before), so that a stepped-up token that expired before its first
-    // use does not come back without the scope it was obtained for (a 401 names only the resource's base scope).
-    const scope = scopeUnion(state.requestedScope, challenge?.scope);
-    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope, refreshable }));
+    // MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's scope. Beyond the spec, which
+    // asks for the union with what was asked before only on a step-up (2026-07-28), a sign-in after a 401 widens
+    // the same way: a stepped-up token refused before its first use (expired, revoked) must not come back without the
+    // scope it was obtained for, and a 401 names only the resource's base scope.
+    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge?.scope, widen: true, refreshable }));
     return true;
   }
 
@@ -157,6 +160,7 @@ export class OAuthClientAuth implements HttpClientAuth {
   async forget(serverUrl: string | URL): Promise<void> {
     const state = this.#state(new URL(serverUrl));
     state.tokens = undefined;
+    state.requestedScope = undefined;
     state.loaded = true;
     await this.#store.saveTokens(state.key, undefined);
   }
@@ -215,9 +219,10 @@ export class OAuthClientAuth implements HttpClientAuth {
   }
 
   /**
-   * Discovery, then (when `refreshable` is from the same issuer) a refresh, else the grant with `scope` (the scope
-   * selection strategy of MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's `scope`,
-   * else the resource's `scopes_supported`, else none).
+   * Discovery, then (when `refreshable` is from the same issuer) a refresh, else the grant. Its scope (MCP 2025-11-25
+   * basic/authorization.mdx "Scope Selection Strategy"): `scope` (the challenge's), else the resource's
+   * `scopes_supported`, else none; with `widen`, `scope` joined to what was asked before (else to the scope of the
+   * tokens held, as after a restart), which on a first sign-in is nothing.
    */
   async #authorize(
     state: ResourceState,
@@ -226,10 +231,12 @@ export class OAuthClientAuth implements HttpClientAuth {
       readonly challenge: BearerChallenge | undefined;
       readonly dpopOffered?: boolean;
       readonly scope: string | undefined;
+      /** Whether `scope` adds to what was asked before (a step-up, a sign-in after a 401) instead of replacing it. */
+      readonly widen?: boolean;
       readonly refreshable?: OAuthTokens | undefined;
     },
   ): Promise<void> {
-    const { serverUrl, challenge, scope, refreshable } = at;
+    const { serverUrl, challenge, refreshable } = at;
     const discovered = await discoverResource(this.#http, serverUrl, challenge?.resourceMetadata);
     let issuer: string;
     let resource: string;
@@ -249,9 +256,13 @@ export class OAuthClientAuth implements HttpClientAuth {
     const grant = this.#options.grant ?? 'authorization_code';
     const metadata = await this.#metadataOf(issuer, grant === 'authorization_code');
     if (state.tokens !== undefined && state.tokens.issuer !== metadata.issuer) {
-      // MCP 2026-07-28 client-registration.mdx: credentials of one authorization server are never used at another.
+      // MCP 2026-07-28 client-registration.mdx: credentials of one authorization server are never used at another
+      // (nor what was asked of it: the new server's scopes are its own).
+      state.requestedScope = undefined;
       await this.#save(state, undefined);
     }
+    // Taken before the refresh below, which drops the tokens when it fails.
+    const scope = at.widen === true ? scopeUnion(state.requestedScope ?? state.tokens?.scope, at.scope) : at.scope;
     if (refreshable !== undefined && refreshable.issuer === metadata.issuer) {
       try {
         await this.#refresh(state, refreshable, metadata);
