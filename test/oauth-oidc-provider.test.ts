@@ -59,8 +59,10 @@ describe.skipIf(provider === undefined)('oauth() against oidc-provider (a real a
           enabled: true,
           defaultResource: () => resource,
           useGrantedResource: () => true,
-          // A 1 s lifetime: the client refreshes before each request (it refreshes 30 s ahead of expiry).
-          getResourceServerInfo: (_ctx: unknown, audience: string) => ({ scope: 'mcp:tools mcp:admin', audience, accessTokenFormat: 'jwt', accessTokenTTL: 1 }),
+          // A 20 s lifetime: the client refreshes before each request (it refreshes 30 s ahead of expiry), and no token
+          // expires between its grant and its use on a loaded machine (with 1 s ones, a stepped-up token sometimes
+          // did, and the sign-in that followed made a third authorization_code grant).
+          getResourceServerInfo: (_ctx: unknown, audience: string) => ({ scope: 'mcp:tools mcp:admin', audience, accessTokenFormat: 'jwt', accessTokenTTL: 20 }),
         },
       },
       scopes: ['openid', 'offline_access', 'mcp:tools', 'mcp:admin'],
