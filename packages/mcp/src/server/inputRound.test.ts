@@ -4,7 +4,7 @@
  * `inputRequests` and a signed `requestState`; the retry runs the handler again and the same calls resolve from
  * `inputResponses` or from what the state carries. The same handler on a legacy request asks the client live.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger, type JsonRpcParams, type JsonRpcRequest, type JsonRpcResponse } from '@switchboard/jsonrpc';
 import type { ClientChannel } from './channel.js';
 import { InvalidInputResponseError } from './inputResponses.js';
@@ -406,5 +406,20 @@ describe('a requestState is bound to the authenticated principal', () => {
     expect(await server.handle(retry(5, 'app'), {})).toEqual({ jsonrpc: '2.0', id: 5, error: INVALID });
     // Alice with a refreshed token is still Alice.
     expect(await server.handle(retry(6), as({ ...alice, token: 't-a2' }))).toMatchObject({ id: 6, result: { resultType: 'complete' } });
+  });
+});
+
+describe('the default requestState codec', () => {
+  it('is made on first use: without Web Crypto the server is made and answers, and only sealing a state fails (-32603)', async () => {
+    vi.stubGlobal('crypto', undefined);
+    try {
+      const server = makeServer();
+      const listed = await server.handle(modern(1, 'tools/list', {}));
+      expect((listed as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+      const first = await server.handle(modern(2, 'tools/call', { name: 'greet', arguments: {} }), { channel: new RecordingChannel() });
+      expect(first).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

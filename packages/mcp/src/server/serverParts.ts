@@ -15,7 +15,7 @@ import { CapabilityCache } from './capabilities.js';
 import type { Connection, ConnectionHost, DispatchContext } from './connection.js';
 import { ServerRequestContext } from './context.js';
 import { LegacyEra } from './eras/legacy.js';
-import { ModernEra } from './eras/modern.js';
+import { ModernEra, type RequestStateSealer } from './eras/modern.js';
 import type { FeatureHost } from './features/featureHost.js';
 import { ListenStreams } from './features/listen.js';
 import type { ToolSearch } from './features/toolSearch.js';
@@ -39,7 +39,7 @@ import type { ListKind } from './pagination.js';
 import { positiveIntegerOption } from './params.js';
 import { refusalEventOf, type InboundRefusalEvent } from './refusalEvents.js';
 import { Registry } from './registry.js';
-import { RequestStateCodec } from './requestState.js';
+import { RequestStateCodec, type RequestStateOptions } from './requestState.js';
 import { resultChecksEnabled } from './results.js';
 import { createToolTasks } from './tasks/setup.js';
 import { checkServerClusterOptions } from './tasks/taskRelay.js';
@@ -109,7 +109,7 @@ export function buildServerParts(info: Implementation, options: McpServerOptions
     servedRevisions: served,
     cache: options.cache,
     cacheByMethod: options.cacheByMethod,
-    requestState: new RequestStateCodec(options.requestState),
+    requestState: requestStateSealer(options.requestState),
     // The default record of used states keeps the codec's clock: it forgets a state when the codec expires it.
     usedStates: options.requestStateStore ?? new InMemoryRequestStateStore({ now: options.requestState?.now }),
     // The tasks extension is advertised when a task-capable tool exists.
@@ -200,5 +200,20 @@ export function buildServerParts(info: Implementation, options: McpServerOptions
     middleware,
     refusalListeners,
     sessionClosedListeners,
+  };
+}
+
+/**
+ * The server's `requestState` codec. Given options are checked now (the constructor throws on bad ones); the default
+ * one, with a random key of this instance, is made on first use, so a server that never seals a state never loads
+ * Web Crypto (about 1 ms of a cold start: `globalThis.crypto` and the random key).
+ */
+function requestStateSealer(options: RequestStateOptions | undefined): RequestStateSealer {
+  if (options !== undefined) return new RequestStateCodec(options);
+  let codec: RequestStateCodec | undefined;
+  // async: a runtime without Web Crypto rejects the request's promise instead of throwing where it is awaited.
+  return {
+    issue: async (payload, binding) => (codec ??= new RequestStateCodec()).issue(payload, binding),
+    openState: async (token, binding) => (codec ??= new RequestStateCodec()).openState(token, binding),
   };
 }
