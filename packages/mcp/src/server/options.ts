@@ -221,7 +221,7 @@ export interface McpServerOptions {
   /**
    * Modern era: how `requestState` of multi round-trip requests is signed (and, optionally, encrypted). Give every
    * instance behind one endpoint the same keys so any of them can serve a retry.
-   * @default a `RequestStateCodec` with a random key of this process
+   * @default a `RequestStateCodec` with a random key of this server, made when it first seals or opens a state
    * @see MCP 2026-07-28 basic/patterns/mrtr.mdx
    */
   readonly requestState?: RequestStateOptions;
