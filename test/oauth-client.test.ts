@@ -185,6 +185,11 @@ function protectedServer(options: { issued: Map<string, Issued>; issuer: () => s
   };
 }
 
+/** A token endpoint's refusal of a refresh token (RFC 6749 §5.2). */
+function json400(): Response {
+  return new Response(JSON.stringify({ error: 'invalid_grant' }), { status: 400, headers: { 'Content-Type': 'application/json' } });
+}
+
 /** The user-agent step without a browser: GET the authorization URL, resolve where it redirects. */
 async function follow({ authorizationUrl }: OAuthAuthorizeRequest): Promise<string> {
   const response = await fetch(authorizationUrl, { redirect: 'manual' });
@@ -267,23 +272,62 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       let before = as.log.authorizations.length;
       await client.callTool({ name: 'whoami', arguments: {} });
       expect(asked(before)).toEqual([['mcp:tools', 'offline_access']]);
-      // Another process with the same store: the stepped-up tokens, refused (401) and not refreshable.
+      // Another process with the same store: the stepped-up tokens, not refreshable, and refused (401) or expired
+      // (refreshed before the request is sent, which fails and drops them, so the request goes without a token).
       await client.callTool({ name: 'admin', arguments: {} });
       const key = keys.at(-1)!;
       const stored = store.loadTokens(key)!;
       expect(stored.scope?.split(' ')).toContain('mcp:admin');
-      store.saveTokens(key, { ...stored, accessToken: 'revoked', refreshToken: 'rt-unknown' });
-      const restarted = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, store });
-      before = as.log.authorizations.length;
-      const again = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth: restarted }), clientInfo: { name: 't', version: '1' } });
-      try {
-        expect((await again.callTool({ name: 'admin', arguments: {} })).content).toEqual([{ type: 'text', text: 'admin done' }]);
-        expect(asked(before)).toEqual([['mcp:admin', 'mcp:tools', 'offline_access']]);
-      } finally {
-        await again.close();
+      for (const expiresAt of [stored.expiresAt, Date.now() - 1000]) {
+        store.saveTokens(key, { ...stored, accessToken: 'revoked', refreshToken: 'rt-unknown', expiresAt });
+        const restarted = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, store });
+        before = as.log.authorizations.length;
+        const again = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth: restarted }), clientInfo: { name: 't', version: '1' } });
+        try {
+          expect((await again.callTool({ name: 'admin', arguments: {} })).content).toEqual([{ type: 'text', text: 'admin done' }]);
+          expect(asked(before)).toEqual([['mcp:admin', 'mcp:tools', 'offline_access']]);
+        } finally {
+          await again.close();
+        }
       }
     } finally {
       await client.close();
+    }
+  });
+
+  it('a resource that moves to another authorization server: what was asked of the first is not asked of the second', async () => {
+    // 10 s tokens at the first server: refreshed before every request (30 s ahead), so a refused refresh drops them
+    // before the 401 that makes the client discover the second server.
+    const first = authorizationServer(10);
+    const second = authorizationServer(3600);
+    await first.start();
+    await second.start();
+    let moved = false;
+    const issued = new (class extends Map<string, Issued> {
+      override get(token: string): Issued | undefined {
+        return (moved ? second.issued : first.issued).get(token);
+      }
+    })();
+    const moving = protectedServer({ issued, issuer: () => (moved ? second.issuer() : first.issuer()) });
+    await moving.start();
+    const refusing: typeof fetch = async (input, init) => {
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (moved && target === `${first.issuer()}/token`) return json400();
+      return fetch(input, init);
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: moving.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      await client.callTool({ name: 'admin', arguments: {} });
+      expect(first.log.authorizations.at(-1)?.scope?.split(' ').sort()).toEqual(['mcp:admin', 'mcp:tools', 'offline_access']);
+      moved = true;
+      await client.callTool({ name: 'whoami', arguments: {} });
+      expect(second.log.authorizations.map((a) => a.scope?.split(' ').sort())).toEqual([['mcp:tools', 'offline_access']]);
+    } finally {
+      await client.close();
+      await moving.close();
+      await stop(first.server);
+      await stop(second.server);
     }
   });
 

@@ -26,10 +26,11 @@ interface ResourceState {
   loaded: boolean;
   tokens: OAuthTokens | undefined;
   /**
-   * The scope of the last authorization request: what a step-up, or a sign-in after a 401, adds the challenge's scope
-   * to. Cleared with the tokens (`forget()`, another authorization server).
+   * What the last authorization request asked, and of which authorization server: what a step-up, or a sign-in after
+   * a 401, adds the challenge's scope to (at that server only). Cleared by `forget()`; when a failed refresh drops the
+   * tokens and nothing was asked of their server in this process, their scope is kept here.
    */
-  requestedScope: string | undefined;
+  asked: { readonly issuer: string; readonly scope: string | undefined } | undefined;
   /** The authorization running for this server: concurrent 401s wait for it instead of starting their own. */
   flow: Promise<void> | undefined;
   /** Whether the server offered DPoP (a `DPoP` challenge, or DPoP fields in its metadata). */
@@ -160,7 +161,7 @@ export class OAuthClientAuth implements HttpClientAuth {
   async forget(serverUrl: string | URL): Promise<void> {
     const state = this.#state(new URL(serverUrl));
     state.tokens = undefined;
-    state.requestedScope = undefined;
+    state.asked = undefined;
     state.loaded = true;
     await this.#store.saveTokens(state.key, undefined);
   }
@@ -169,7 +170,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const key = canonicalResourceUri(url);
     let state = this.#resources.get(key);
     if (state === undefined) {
-      state = { key, loaded: false, tokens: undefined, requestedScope: undefined, flow: undefined, dpop: false };
+      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, dpop: false };
       this.#resources.set(key, state);
       if (this.#resources.size > MAX_RESOURCES) {
         const oldest = this.#resources.keys().next().value;
@@ -221,8 +222,8 @@ export class OAuthClientAuth implements HttpClientAuth {
   /**
    * Discovery, then (when `refreshable` is from the same issuer) a refresh, else the grant. Its scope (MCP 2025-11-25
    * basic/authorization.mdx "Scope Selection Strategy"): `scope` (the challenge's), else the resource's
-   * `scopes_supported`, else none; with `widen`, `scope` joined to what was asked before (else to the scope of the
-   * tokens held, as after a restart), which on a first sign-in is nothing.
+   * `scopes_supported`, else none; with `widen`, `scope` joined to what was asked of this authorization server before
+   * (else to the scope of the tokens held, as after a restart), which on a first sign-in is nothing.
    */
   async #authorize(
     state: ResourceState,
@@ -256,13 +257,13 @@ export class OAuthClientAuth implements HttpClientAuth {
     const grant = this.#options.grant ?? 'authorization_code';
     const metadata = await this.#metadataOf(issuer, grant === 'authorization_code');
     if (state.tokens !== undefined && state.tokens.issuer !== metadata.issuer) {
-      // MCP 2026-07-28 client-registration.mdx: credentials of one authorization server are never used at another
-      // (nor what was asked of it: the new server's scopes are its own).
-      state.requestedScope = undefined;
+      // MCP 2026-07-28 client-registration.mdx: credentials of one authorization server are never used at another.
       await this.#save(state, undefined);
     }
-    // Taken before the refresh below, which drops the tokens when it fails.
-    const scope = at.widen === true ? scopeUnion(state.requestedScope ?? state.tokens?.scope, at.scope) : at.scope;
+    // What was asked of another authorization server is not carried to this one: its scopes are its own. Taken before
+    // the refresh below, which drops the tokens when it fails.
+    const asked = state.asked?.issuer === metadata.issuer ? state.asked.scope : undefined;
+    const scope = at.widen === true ? scopeUnion(asked ?? state.tokens?.scope, at.scope) : at.scope;
     if (refreshable !== undefined && refreshable.issuer === metadata.issuer) {
       try {
         await this.#refresh(state, refreshable, metadata);
@@ -273,7 +274,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
     const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
-    state.requestedScope = tokens.requested;
+    state.asked = { issuer: metadata.issuer, scope: tokens.requested };
     await this.#save(state, tokens.tokens);
   }
 
@@ -373,6 +374,9 @@ export class OAuthClientAuth implements HttpClientAuth {
         dpop: tokens.tokenType.toLowerCase() === 'dpop' ? this.#dpop : undefined,
       });
     } catch (error) {
+      // A refresh before a request (the token about to expire) fails after a restart: the sign-in that follows the
+      // 401 still widens from what these tokens were granted.
+      if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
       await this.#save(state, undefined);
       throw error;
     }
