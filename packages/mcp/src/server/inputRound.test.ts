@@ -410,7 +410,7 @@ describe('a requestState is bound to the authenticated principal', () => {
 });
 
 describe('the default requestState codec', () => {
-  it('is made on first use: without Web Crypto the server is made and answers, and only sealing a state fails (-32603)', async () => {
+  it('is made on first use: without Web Crypto the server is made and answers, and only sealing or opening a state fails (-32603)', async () => {
     vi.stubGlobal('crypto', undefined);
     try {
       const server = makeServer();
@@ -418,6 +418,9 @@ describe('the default requestState codec', () => {
       expect((listed as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
       const first = await server.handle(modern(2, 'tools/call', { name: 'greet', arguments: {} }), { channel: new RecordingChannel() });
       expect(first).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
+      // Opening one fails the same way: not the client's fault, so not -32602.
+      const retry = await server.handle(modern(3, 'tools/call', { name: 'greet', arguments: {}, inputResponses: { 'elicitation-0': accept('Ada') }, requestState: 'v1.k.a.b' }), { channel: new RecordingChannel() });
+      expect(retry).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error' } });
     } finally {
       vi.unstubAllGlobals();
     }

@@ -206,7 +206,7 @@ export function buildServerParts(info: Implementation, options: McpServerOptions
 /**
  * The server's `requestState` codec. Given options are checked now (the constructor throws on bad ones); the default
  * one, with a random key of this instance, is made on first use, so a server that never seals a state never loads
- * Web Crypto (about 1 ms of a cold start: `globalThis.crypto` and the random key).
+ * Web Crypto (`globalThis.crypto` and the random key: the constructor took 6.5 ms cold with it, 3.7 without).
  */
 function requestStateSealer(options: RequestStateOptions | undefined): RequestStateSealer {
   if (options !== undefined) return new RequestStateCodec(options);

@@ -191,7 +191,9 @@ export class ModernEra {
           call.round = round;
           return this.#run(rules, call, handler, params);
         },
-        () => {
+        (error: unknown) => {
+          // Not the client's fault (no Web Crypto on this runtime): an internal error, its text kept here.
+          if (!(error instanceof RequestStateError)) throw error;
           // MCP 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": state that fails verification is rejected.
           throw invalidParams('"requestState" is not valid for this request (tampered with, expired, or issued for another request)');
         },
