@@ -166,7 +166,7 @@ export class RequestStateCodec {
    */
   constructor(options: RequestStateOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError('Invalid request state options: expected an object');
-    if (globalThis.crypto?.subtle === undefined) throw new TypeError('Cannot sign request state: Web Crypto (globalThis.crypto.subtle) is not available');
+    if (globalThis.crypto?.subtle === undefined) throw new TypeError('Cannot sign or open request state: Web Crypto (globalThis.crypto.subtle) is not available');
     const { keys, encrypt = false, ttlMs = DEFAULT_TTL_MS, maxBytes = DEFAULT_MAX_BYTES, now = Date.now } = options;
     if (typeof encrypt !== 'boolean') throw new TypeError('Invalid request state options: "encrypt" must be a boolean');
     if (typeof now !== 'function') throw new TypeError('Invalid request state options: "now" must be a function');
