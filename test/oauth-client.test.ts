@@ -331,6 +331,84 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('a token endpoint that cannot be reached during a refresh costs no sign-in: the tokens are kept for the next try', async () => {
+    // 10 s tokens: refreshed before every request (30 s ahead of expiry).
+    const short = authorizationServer(10);
+    await short.start();
+    const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
+    await guarded.start();
+    let unreachable = false;
+    const flaky: typeof fetch = async (input, init) => {
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (unreachable && target === `${short.issuer()}/token`) throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      return fetch(input, init);
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: flaky });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      expect(short.log.authorizations).toHaveLength(1);
+      // Before the request: the refresh fails, the access token (still valid) goes out as it is.
+      unreachable = true;
+      expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+      // After a 401 (the access token revoked): the refresh fails again; the call fails with that, no sign-in is tried.
+      for (const token of [...short.issued.keys()]) short.issued.delete(token);
+      const failed = await client.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
+      expect(failed).toBeInstanceOf(AuthorizationError);
+      expect((failed as AuthorizationError).oauthError).toBeUndefined();
+      expect(short.log.authorizations).toHaveLength(1);
+      // Reachable again: the kept refresh token works, still without a sign-in.
+      unreachable = false;
+      expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(short.log.authorizations).toHaveLength(1);
+    } finally {
+      await client.close();
+      await guarded.close();
+      await stop(short.server);
+    }
+  });
+
+  it('forget() while a refresh runs: neither its tokens nor the scope asked before come back, whether it fails or not', async () => {
+    const short = authorizationServer(10);
+    await short.start();
+    const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
+    await guarded.start();
+    let hold: ((refuse: boolean) => void) | undefined;
+    let held: (() => void) | undefined;
+    const holding: typeof fetch = async (input, init) => {
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const refresh = target === `${short.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
+      if (refresh && held !== undefined) {
+        const refuse = await new Promise<boolean>((resolve) => {
+          hold = resolve;
+          held?.();
+        });
+        if (refuse) return json400();
+      }
+      return fetch(input, init);
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: holding });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      for (const refuse of [true, false]) {
+        await client.callTool({ name: 'admin', arguments: {} });
+        const before = short.log.authorizations.length;
+        const reached = new Promise<void>((resolve) => (held = resolve));
+        const call = client.callTool({ name: 'whoami', arguments: {} });
+        await reached;
+        held = undefined;
+        await auth.forget(guarded.url());
+        hold?.(refuse);
+        expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
+        // Signed out: the call needed a new sign-in, for the 401's scope alone.
+        expect(short.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort())).toEqual([['mcp:tools', 'offline_access']]);
+      }
+    } finally {
+      await client.close();
+      await guarded.close();
+      await stop(short.server);
+    }
+  });
+
   it('requests refused at once with 401 share one refresh; without an authorize callback a 401 is answered as it is', async () => {
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow });
     const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });

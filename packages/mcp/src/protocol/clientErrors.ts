@@ -270,10 +270,16 @@ export class AuthorizationError extends McpClientError {
    * (a user must sign in and no `authorize` callback was given).
    */
   readonly reason: string;
+  /**
+   * The `error` code of the authorization server's error answer (RFC 6749 §5.2: `invalid_grant`, `invalid_client`…),
+   * when it answered with one; `undefined` when it could not be reached or answered something else.
+   */
+  readonly oauthError: string | undefined;
 
-  constructor(facts: { readonly reason: string; readonly message: string; readonly cause?: unknown }) {
+  constructor(facts: { readonly reason: string; readonly message: string; readonly cause?: unknown; readonly oauthError?: string }) {
     super(ClientErrorCode.AuthorizationFailed, `Authorization failed (${facts.reason}): ${facts.message}`, facts.cause === undefined ? undefined : { cause: facts.cause });
     this.name = 'AuthorizationError';
     this.reason = facts.reason;
+    this.oauthError = facts.oauthError;
   }
 }

@@ -268,8 +268,10 @@ export class OAuthClientAuth implements HttpClientAuth {
       try {
         await this.#refresh(state, refreshable, metadata);
         return;
-      } catch {
-        // The refresh token is spent or revoked: a new grant follows.
+      } catch (error) {
+        // Refused (the refresh token is spent or revoked): a new grant follows. Unreachable or failing: the request
+        // fails with that error and the tokens stay for the next try (a sign-in could not finish either).
+        if (!(error instanceof AuthorizationError) || error.oauthError === undefined) throw error;
       }
     }
     const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
@@ -374,12 +376,18 @@ export class OAuthClientAuth implements HttpClientAuth {
         dpop: tokens.tokenType.toLowerCase() === 'dpop' ? this.#dpop : undefined,
       });
     } catch (error) {
-      // A refresh before a request (the token about to expire) fails after a restart: the sign-in that follows the
-      // 401 still widens from what these tokens were granted.
+      // Signed out (`forget()`) or replaced while the refresh ran: the state is no longer these tokens' to change.
+      if (state.tokens !== tokens) throw error;
+      // Dropped only when the authorization server refused the grant (RFC 6749 §5.2: the refresh token is spent,
+      // revoked, or the client unknown); unreachable, timed out or failing (5xx), it keeps them for the next try.
+      if (!(error instanceof AuthorizationError) || error.oauthError === undefined) throw error;
+      // The sign-in that follows (a 401 after a restart, say) still widens from what these tokens were granted.
       if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
       await this.#save(state, undefined);
       throw error;
     }
+    // Signed out while the refresh ran: its tokens are not brought back.
+    if (state.tokens !== tokens) return;
     const fresh = this.#tokensOf(response, { metadata, resource: tokens.resource, requested: tokens.scope });
     await this.#save(state, fresh.refreshToken === undefined && tokens.refreshToken !== undefined ? { ...fresh, refreshToken: tokens.refreshToken } : fresh);
   }

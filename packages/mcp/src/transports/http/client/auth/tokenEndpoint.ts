@@ -97,7 +97,11 @@ export async function requestToken(
     if (answer.status === 400 && value?.error === 'use_dpop_nonce' && dpop !== undefined && attempt === 0) continue;
     if (answer.status < 200 || answer.status > 299 || typeof value?.access_token !== 'string' || typeof value.token_type !== 'string') {
       const error = typeof value?.error === 'string' ? `${value.error}${typeof value.error_description === 'string' ? `: ${value.error_description}` : ''}` : `HTTP ${answer.status}`;
-      throw new AuthorizationError({ reason: 'token', message: `the token endpoint ${endpoint.href} refused the ${params.grant_type ?? 'token'} request (${error.slice(0, 300)})` });
+      throw new AuthorizationError({
+        reason: 'token',
+        message: `the token endpoint ${endpoint.href} refused the ${params.grant_type ?? 'token'} request (${error.slice(0, 300)})`,
+        ...(typeof value?.error === 'string' ? { oauthError: value.error.slice(0, 100) } : {}),
+      });
     }
     return {
       access_token: value.access_token,
