@@ -337,29 +337,34 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     await short.start();
     const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
     await guarded.start();
-    let unreachable = false;
+    let failure: 'unreachable' | 'unavailable' | undefined;
     const flaky: typeof fetch = async (input, init) => {
       const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (unreachable && target === `${short.issuer()}/token`) throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      if (failure !== undefined && target === `${short.issuer()}/token`) {
+        if (failure === 'unavailable') return new Response(JSON.stringify({ error: 'temporarily_unavailable' }), { status: 503, headers: { 'Content-Type': 'application/json' } });
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      }
       return fetch(input, init);
     };
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: flaky });
     const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
     try {
       expect(short.log.authorizations).toHaveLength(1);
-      // Before the request: the refresh fails, the access token (still valid) goes out as it is.
-      unreachable = true;
-      expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
-      // After a 401 (the access token revoked): the refresh fails again; the call fails with that, no sign-in is tried.
-      for (const token of [...short.issued.keys()]) short.issued.delete(token);
-      const failed = await client.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
-      expect(failed).toBeInstanceOf(AuthorizationError);
-      expect((failed as AuthorizationError).oauthError).toBeUndefined();
-      expect(short.log.authorizations).toHaveLength(1);
-      // Reachable again: the kept refresh token works, still without a sign-in.
-      unreachable = false;
-      expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
-      expect(short.log.authorizations).toHaveLength(1);
+      for (const kind of ['unreachable', 'unavailable'] as const) {
+        // Before the request: the refresh fails, the access token (still valid) goes out as it is.
+        failure = kind;
+        expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+        // After a 401 (the access token revoked): the refresh fails again; the call fails with that, no sign-in is tried.
+        for (const token of [...short.issued.keys()]) short.issued.delete(token);
+        const failed = await client.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
+        expect(failed).toBeInstanceOf(AuthorizationError);
+        expect((failed as AuthorizationError).oauthError).toBe(kind === 'unavailable' ? 'temporarily_unavailable' : undefined);
+        expect(short.log.authorizations).toHaveLength(1);
+        // Reachable again: the kept refresh token works, still without a sign-in.
+        failure = undefined;
+        expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+        expect(short.log.authorizations).toHaveLength(1);
+      }
     } finally {
       await client.close();
       await guarded.close();

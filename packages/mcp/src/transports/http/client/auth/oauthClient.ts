@@ -50,6 +50,16 @@ function scopeUnion(a: string | undefined, b: string | undefined): string | unde
 }
 
 /**
+ * Whether a failed refresh was the authorization server refusing the grant (RFC 6749 §5.2: `invalid_grant`, spent or
+ * revoked, `invalid_client`…), rather than the server being unreachable, timing out or failing: `server_error` and
+ * `temporarily_unavailable` (RFC 6749 §4.1.2.1, which some token endpoints answer too) are failures.
+ */
+function refused(error: unknown): boolean {
+  const code = error instanceof AuthorizationError ? error.oauthError : undefined;
+  return code !== undefined && code !== 'server_error' && code !== 'temporarily_unavailable';
+}
+
+/**
  * The {@link HttpClientAuth} that `oauth()` returns. One instance may serve several connectors and servers: state is
  * kept per server (its canonical URI), tokens in the {@link OAuthStore}.
  */
@@ -271,7 +281,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       } catch (error) {
         // Refused (the refresh token is spent or revoked): a new grant follows. Unreachable or failing: the request
         // fails with that error and the tokens stay for the next try (a sign-in could not finish either).
-        if (!(error instanceof AuthorizationError) || error.oauthError === undefined) throw error;
+        if (!refused(error)) throw error;
       }
     }
     const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
@@ -380,7 +390,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (state.tokens !== tokens) throw error;
       // Dropped only when the authorization server refused the grant (RFC 6749 §5.2: the refresh token is spent,
       // revoked, or the client unknown); unreachable, timed out or failing (5xx), it keeps them for the next try.
-      if (!(error instanceof AuthorizationError) || error.oauthError === undefined) throw error;
+      if (!refused(error)) throw error;
       // The sign-in that follows (a 401 after a restart, say) still widens from what these tokens were granted.
       if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
       await this.#save(state, undefined);
