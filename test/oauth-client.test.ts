@@ -331,17 +331,22 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
-  it('a token endpoint that cannot be reached during a refresh costs no sign-in: the tokens are kept for the next try', async () => {
+  it('a token endpoint that cannot be reached or fails during a refresh costs no sign-in (the tokens are kept), one that refuses it does', async () => {
     // 10 s tokens: refreshed before every request (30 s ahead of expiry).
     const short = authorizationServer(10);
     await short.start();
     const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
     await guarded.start();
-    let failure: 'unreachable' | 'unavailable' | undefined;
+    let failure: 'unreachable' | 'unavailable' | 'refused' | undefined;
     const flaky: typeof fetch = async (input, init) => {
       const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       if (failure !== undefined && target === `${short.issuer()}/token`) {
         if (failure === 'unavailable') return new Response(JSON.stringify({ error: 'temporarily_unavailable' }), { status: 503, headers: { 'Content-Type': 'application/json' } });
+        if (failure === 'refused') {
+          // A refusal whatever its body (a proxy's HTML page, say), once.
+          failure = undefined;
+          return new Response('<html>Bad Request</html>', { status: 400 });
+        }
         throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
       }
       return fetch(input, init);
@@ -365,6 +370,11 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
         expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
         expect(short.log.authorizations).toHaveLength(1);
       }
+      // Refused (a 400, even one without an OAuth error body): the tokens are dropped and the 401 signs in again.
+      failure = 'refused';
+      for (const token of [...short.issued.keys()]) short.issued.delete(token);
+      expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(short.log.authorizations).toHaveLength(2);
     } finally {
       await client.close();
       await guarded.close();

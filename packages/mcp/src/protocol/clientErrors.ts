@@ -275,11 +275,17 @@ export class AuthorizationError extends McpClientError {
    * when it answered with one; `undefined` when it could not be reached or answered something else.
    */
   readonly oauthError: string | undefined;
+  /**
+   * The HTTP status of the token endpoint's answer when the failure is that answer (400 or 401 for a refusal, RFC 6749
+   * §5.2; 5xx for a failing server); `undefined` when it was not reached, timed out, or the failure is elsewhere.
+   */
+  readonly status: number | undefined;
 
-  constructor(facts: { readonly reason: string; readonly message: string; readonly cause?: unknown; readonly oauthError?: string }) {
+  constructor(facts: { readonly reason: string; readonly message: string; readonly cause?: unknown; readonly oauthError?: string; readonly status?: number }) {
     super(ClientErrorCode.AuthorizationFailed, `Authorization failed (${facts.reason}): ${facts.message}`, facts.cause === undefined ? undefined : { cause: facts.cause });
     this.name = 'AuthorizationError';
     this.reason = facts.reason;
     this.oauthError = facts.oauthError;
+    this.status = facts.status;
   }
 }

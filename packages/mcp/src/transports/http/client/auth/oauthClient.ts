@@ -50,13 +50,16 @@ function scopeUnion(a: string | undefined, b: string | undefined): string | unde
 }
 
 /**
- * Whether a failed refresh was the authorization server refusing the grant (RFC 6749 §5.2: `invalid_grant`, spent or
- * revoked, `invalid_client`…), rather than the server being unreachable, timing out or failing: `server_error` and
- * `temporarily_unavailable` (RFC 6749 §4.1.2.1, which some token endpoints answer too) are failures.
+ * Whether a failed refresh was the authorization server refusing the grant (RFC 6749 §5.2: a 400 or 401 answer,
+ * `invalid_grant` when the refresh token is spent or revoked, `invalid_client`…, whatever its body), rather than the
+ * server being unreachable, timing out or failing: no answer, 5xx, 408, 429, and the codes `server_error` and
+ * `temporarily_unavailable` (RFC 6749 §4.1.2.1, which some token endpoints answer too).
  */
 function refused(error: unknown): boolean {
-  const code = error instanceof AuthorizationError ? error.oauthError : undefined;
-  return code !== undefined && code !== 'server_error' && code !== 'temporarily_unavailable';
+  if (!(error instanceof AuthorizationError) || error.status === undefined) return false;
+  const { status, oauthError } = error;
+  if (oauthError === 'server_error' || oauthError === 'temporarily_unavailable') return false;
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /**

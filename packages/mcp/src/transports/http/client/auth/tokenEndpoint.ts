@@ -100,6 +100,7 @@ export async function requestToken(
       throw new AuthorizationError({
         reason: 'token',
         message: `the token endpoint ${endpoint.href} refused the ${params.grant_type ?? 'token'} request (${error.slice(0, 300)})`,
+        status: answer.status,
         ...(typeof value?.error === 'string' ? { oauthError: value.error.slice(0, 100) } : {}),
       });
     }
