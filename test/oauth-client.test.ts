@@ -331,50 +331,69 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
-  it('a token endpoint that cannot be reached or fails during a refresh costs no sign-in (the tokens are kept), one that refuses it does', async () => {
+  it('a refresh that fails: unreached, the tokens stay and no sign-in is tried; failing or refused, a 401 signs in again', async () => {
     // 10 s tokens: refreshed before every request (30 s ahead of expiry).
     const short = authorizationServer(10);
     await short.start();
     const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
     await guarded.start();
-    let failure: 'unreachable' | 'unavailable' | 'refused' | undefined;
+    type Failure = 'unreachable' | 'unavailable' | 'refresh broken' | 'refused once';
+    let failure: Failure | undefined;
     const flaky: typeof fetch = async (input, init) => {
       const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const refresh = typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
       if (failure !== undefined && target === `${short.issuer()}/token`) {
+        if (failure === 'unreachable') throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+        // An outage: every grant, the sign-in's code exchange too.
         if (failure === 'unavailable') return new Response(JSON.stringify({ error: 'temporarily_unavailable' }), { status: 503, headers: { 'Content-Type': 'application/json' } });
-        if (failure === 'refused') {
-          // A refusal whatever its body (a proxy's HTML page, say), once.
+        // A server that cannot refresh (an error page), for good; its code exchange works.
+        if (failure === 'refresh broken' && refresh) return new Response('<html>Internal Server Error</html>', { status: 500 });
+        // A refusal whatever its body (a proxy's page, say), once.
+        if (failure === 'refused once' && refresh) {
           failure = undefined;
           return new Response('<html>Bad Request</html>', { status: 400 });
         }
-        throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
       }
       return fetch(input, init);
     };
+    const revoke = (): void => {
+      for (const token of [...short.issued.keys()]) short.issued.delete(token);
+    };
+    const whoami = (): Promise<unknown> => client.callTool({ name: 'whoami', arguments: {} }).then((result) => result.content, (error: unknown) => error);
+    const hello = [{ type: 'text', text: 'hello' }];
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: flaky });
     const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
     try {
-      expect(short.log.authorizations).toHaveLength(1);
-      for (const kind of ['unreachable', 'unavailable'] as const) {
+      let signIns = 1;
+      expect(short.log.authorizations).toHaveLength(signIns);
+      for (const kind of ['unreachable', 'unavailable', 'refresh broken'] as const) {
         // Before the request: the refresh fails, the access token (still valid) goes out as it is.
         failure = kind;
-        expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
-        // After a 401 (the access token revoked): the refresh fails again; the call fails with that, no sign-in is tried.
-        for (const token of [...short.issued.keys()]) short.issued.delete(token);
-        const failed = await client.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
-        expect(failed).toBeInstanceOf(AuthorizationError);
-        expect((failed as AuthorizationError).oauthError).toBe(kind === 'unavailable' ? 'temporarily_unavailable' : undefined);
-        expect(short.log.authorizations).toHaveLength(1);
-        // Reachable again: the kept refresh token works, still without a sign-in.
+        expect(await whoami()).toEqual(hello);
+        expect(short.log.authorizations).toHaveLength(signIns);
+        // After a 401 (the access token revoked), the refresh fails again. Unreached: the call fails with that, no
+        // sign-in is tried. Failing: a sign-in is tried, which fails the same way in an outage and works when only
+        // refreshing is broken.
+        revoke();
+        const after = await whoami();
+        if (kind === 'refresh broken') expect(after).toEqual(hello);
+        else {
+          expect(after).toBeInstanceOf(AuthorizationError);
+          expect((after as AuthorizationError).oauthError).toBe(kind === 'unavailable' ? 'temporarily_unavailable' : undefined);
+        }
+        if (kind !== 'unreachable') signIns++;
+        expect(short.log.authorizations).toHaveLength(signIns);
+        // Back to normal: the refresh token kept (or the new one) works, without another sign-in.
         failure = undefined;
-        expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
-        expect(short.log.authorizations).toHaveLength(1);
+        revoke();
+        expect(await whoami()).toEqual(hello);
+        expect(short.log.authorizations).toHaveLength(signIns);
       }
       // Refused (a 400, even one without an OAuth error body): the tokens are dropped and the 401 signs in again.
-      failure = 'refused';
-      for (const token of [...short.issued.keys()]) short.issued.delete(token);
-      expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
-      expect(short.log.authorizations).toHaveLength(2);
+      failure = 'refused once';
+      revoke();
+      expect(await whoami()).toEqual(hello);
+      expect(short.log.authorizations).toHaveLength(signIns + 1);
     } finally {
       await client.close();
       await guarded.close();
@@ -382,45 +401,61 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
-  it('forget() while a refresh runs: neither its tokens nor the scope asked before come back, whether it fails or not', async () => {
-    const short = authorizationServer(10);
-    await short.start();
-    const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
-    await guarded.start();
-    let hold: ((refuse: boolean) => void) | undefined;
-    let held: (() => void) | undefined;
-    const holding: typeof fetch = async (input, init) => {
-      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      const refresh = target === `${short.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
-      if (refresh && held !== undefined) {
-        const refuse = await new Promise<boolean>((resolve) => {
-          hold = resolve;
-          held?.();
-        });
-        if (refuse) return json400();
+  it('forget() while a refresh runs, before a request or after its 401: neither its tokens nor the scope asked before come back', async () => {
+    // 10 s tokens are refreshed before every request (30 s ahead of expiry); 3600 s ones after a 401 (revoked here).
+    for (const lifetime of [10, 3600]) {
+      const server = authorizationServer(lifetime);
+      await server.start();
+      const guarded = protectedServer({ issued: server.issued, issuer: server.issuer });
+      await guarded.start();
+      let hold: ((refuse: boolean) => void) | undefined;
+      let held: (() => void) | undefined;
+      const holding: typeof fetch = async (input, init) => {
+        const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        const refresh = target === `${server.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
+        if (refresh && held !== undefined) {
+          const refuse = await new Promise<boolean>((resolve) => {
+            hold = resolve;
+            held?.();
+          });
+          if (refuse) return json400();
+        }
+        return fetch(input, init);
+      };
+      const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: holding });
+      const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+      try {
+        for (const refuse of [true, false]) {
+          await client.callTool({ name: 'admin', arguments: {} });
+          if (lifetime === 3600) for (const token of [...server.issued.keys()]) server.issued.delete(token);
+          const before = server.log.authorizations.length;
+          const reached = new Promise<void>((resolve) => (held = resolve));
+          const call = client.callTool({ name: 'whoami', arguments: {} });
+          await reached;
+          held = undefined;
+          await auth.forget(guarded.url());
+          hold?.(refuse);
+          expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
+          // Signed out: the call needed a new sign-in, for the 401's scope alone.
+          expect(server.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort()), `${lifetime} s, refused: ${refuse}`).toEqual([['mcp:tools', 'offline_access']]);
+        }
+        // signIn() after forget() while a refresh runs: it lets the refresh finish, then signs in itself.
+        if (lifetime === 10) {
+          const reached = new Promise<void>((resolve) => (held = resolve));
+          const call = client.callTool({ name: 'whoami', arguments: {} });
+          await reached;
+          held = undefined;
+          await auth.forget(guarded.url());
+          const signedIn = auth.signIn(guarded.url());
+          hold?.(false);
+          expect((await signedIn).accessToken).toMatch(/^at-/);
+          expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
+        }
+      } finally {
+        await client.close();
+        await guarded.close();
+        await stop(server.server);
       }
-      return fetch(input, init);
-    };
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: holding });
-    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
-    try {
-      for (const refuse of [true, false]) {
-        await client.callTool({ name: 'admin', arguments: {} });
-        const before = short.log.authorizations.length;
-        const reached = new Promise<void>((resolve) => (held = resolve));
-        const call = client.callTool({ name: 'whoami', arguments: {} });
-        await reached;
-        held = undefined;
-        await auth.forget(guarded.url());
-        hold?.(refuse);
-        expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
-        // Signed out: the call needed a new sign-in, for the 401's scope alone.
-        expect(short.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort())).toEqual([['mcp:tools', 'offline_access']]);
-      }
-    } finally {
-      await client.close();
-      await guarded.close();
-      await stop(short.server);
     }
   });
 

@@ -271,8 +271,10 @@ export class AuthorizationError extends McpClientError {
    */
   readonly reason: string;
   /**
-   * The `error` code of the authorization server's error answer (RFC 6749 §5.2: `invalid_grant`, `invalid_client`…),
-   * when it answered with one; `undefined` when it could not be reached or answered something else.
+   * Reason `token`: the `error` code in the token endpoint's answer (RFC 6749 §5.2: `invalid_grant`, `invalid_client`…;
+   * whatever string a failing server put there, up to 100 characters), when the answer was JSON with one. `undefined`
+   * otherwise: not reached, timed out, another body, or a failure at another step (the authorization endpoint's
+   * `error` is in the message).
    */
   readonly oauthError: string | undefined;
   /**

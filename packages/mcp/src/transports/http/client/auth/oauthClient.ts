@@ -50,16 +50,18 @@ function scopeUnion(a: string | undefined, b: string | undefined): string | unde
 }
 
 /**
- * Whether a failed refresh was the authorization server refusing the grant (RFC 6749 §5.2: a 400 or 401 answer,
- * `invalid_grant` when the refresh token is spent or revoked, `invalid_client`…, whatever its body), rather than the
- * server being unreachable, timing out or failing: no answer, 5xx, 408, 429, and the codes `server_error` and
- * `temporarily_unavailable` (RFC 6749 §4.1.2.1, which some token endpoints answer too).
+ * How a refresh failed. `refused`: the authorization server refused the grant (RFC 6749 §5.2: a 400 or 401 answer
+ * whatever its body, `invalid_grant` when the refresh token is spent or revoked; or an `error` code in a 2xx answer).
+ * `failed`: it answered otherwise (5xx whatever its body, 408, 429, a 2xx that is no token response, and the codes
+ * `server_error`, `temporarily_unavailable` of RFC 6749 §4.1.2.1 and `use_dpop_nonce`, a nonce changed again).
+ * `unreached`: no answer (network, timeout, an unreadable body) or a failure before the token endpoint.
  */
-function refused(error: unknown): boolean {
-  if (!(error instanceof AuthorizationError) || error.status === undefined) return false;
+function refreshFailure(error: unknown): 'refused' | 'failed' | 'unreached' {
+  if (!(error instanceof AuthorizationError) || error.status === undefined) return 'unreached';
   const { status, oauthError } = error;
-  if (oauthError === 'server_error' || oauthError === 'temporarily_unavailable') return false;
-  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+  if (oauthError === 'server_error' || oauthError === 'temporarily_unavailable' || oauthError === 'use_dpop_nonce') return 'failed';
+  if (status >= 200 && status <= 299) return oauthError === undefined ? 'failed' : 'refused';
+  return status >= 400 && status <= 499 && status !== 408 && status !== 429 ? 'refused' : 'failed';
 }
 
 /**
@@ -163,6 +165,8 @@ export class OAuthClientAuth implements HttpClientAuth {
     const url = new URL(serverUrl);
     const state = this.#state(url);
     await this.#tokens(state);
+    // A refresh or sign-in already running is let finish, whatever its outcome: this is a sign-in of its own.
+    while (state.flow !== undefined) await state.flow.catch(() => undefined);
     await this.#single(state, () => this.#authorize(state, { serverUrl: url, challenge: undefined, scope: options.scope }));
     if (state.tokens === undefined) throw new AuthorizationError({ reason: 'token', message: `no token was obtained for ${state.key}` });
     return state.tokens;
@@ -273,20 +277,21 @@ export class OAuthClientAuth implements HttpClientAuth {
       // MCP 2026-07-28 client-registration.mdx: credentials of one authorization server are never used at another.
       await this.#save(state, undefined);
     }
-    // What was asked of another authorization server is not carried to this one: its scopes are its own. Taken before
-    // the refresh below, which drops the tokens when it fails.
-    const asked = state.asked?.issuer === metadata.issuer ? state.asked.scope : undefined;
-    const scope = at.widen === true ? scopeUnion(asked ?? state.tokens?.scope, at.scope) : at.scope;
     if (refreshable !== undefined && refreshable.issuer === metadata.issuer) {
       try {
         await this.#refresh(state, refreshable, metadata);
         return;
       } catch (error) {
-        // Refused (the refresh token is spent or revoked): a new grant follows. Unreachable or failing: the request
-        // fails with that error and the tokens stay for the next try (a sign-in could not finish either).
-        if (!refused(error)) throw error;
+        // Refused (spent, revoked) or failed (a server that cannot refresh, for a while or for good): a new grant
+        // follows; in the second case the tokens stay unless it succeeds. Unreached: the request fails with that
+        // error and the tokens stay for the next try (a grant could not finish either).
+        if (refreshFailure(error) === 'unreached') throw error;
       }
     }
+    // What was asked of another authorization server is not carried to this one: its scopes are its own. After the
+    // refresh, which records what dropped tokens were granted (and changes nothing after a forget()).
+    const asked = state.asked?.issuer === metadata.issuer ? state.asked.scope : undefined;
+    const scope = at.widen === true ? scopeUnion(asked ?? state.tokens?.scope, at.scope) : at.scope;
     const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
     const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
     state.asked = { issuer: metadata.issuer, scope: tokens.requested };
@@ -393,7 +398,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (state.tokens !== tokens) throw error;
       // Dropped only when the authorization server refused the grant (RFC 6749 §5.2: the refresh token is spent,
       // revoked, or the client unknown); unreachable, timed out or failing (5xx), it keeps them for the next try.
-      if (!refused(error)) throw error;
+      if (refreshFailure(error) !== 'refused') throw error;
       // The sign-in that follows (a 401 after a restart, say) still widens from what these tokens were granted.
       if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
       await this.#save(state, undefined);
