@@ -459,6 +459,66 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('a 401 during a refresh before another request is decided by what the refresh left; without a sign-in, a failed refresh says why', async () => {
+    const short = authorizationServer(10);
+    await short.start();
+    const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
+    await guarded.start();
+    let hold: ((answer: Response | undefined) => void) | undefined;
+    let held: (() => void) | undefined;
+    let unavailable = false;
+    const controlled: typeof fetch = async (input, init) => {
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (target === `${short.issuer()}/token` && unavailable) return new Response('{}', { status: 503 });
+      const refresh = target === `${short.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
+      if (refresh && held !== undefined) {
+        const answer = await new Promise<Response | undefined>((resolve) => {
+          hold = resolve;
+          held?.();
+        });
+        if (answer !== undefined) return answer;
+      }
+      return fetch(input, init);
+    };
+    const store = new InMemoryOAuthStore();
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: controlled, store });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    const url = new URL(guarded.url());
+    const unauthorized = (): Response => new Response('', { status: 401, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"` } });
+    try {
+      const sent = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization;
+      // A request that went out with `sent` is answered 401 while the next request's refresh is refused.
+      const reached = new Promise<void>((resolve) => (held = resolve));
+      const next = auth.headers({ url, method: 'POST', resent: 0 });
+      await reached;
+      held = undefined;
+      const before = short.log.authorizations.length;
+      const decided = auth.challenged({ url, method: 'POST', authorization: sent, resent: 0 }, unauthorized());
+      hold?.(json400());
+      expect(await next).toEqual({});
+      expect(await decided).toBe(true);
+      expect(short.log.authorizations).toHaveLength(before + 1);
+      // Another process on the same store without an authorize callback, the token endpoint failing: the 401's
+      // refresh fails and its error is what the call reports (not "needs a sign-in").
+      const headless = oauth({ fetch: controlled, store });
+      const other = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth: headless }), clientInfo: { name: 't', version: '1' } });
+      try {
+        unavailable = true;
+        for (const token of [...short.issued.keys()]) short.issued.delete(token);
+        const failed = await other.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
+        expect(failed).toBeInstanceOf(AuthorizationError);
+        expect((failed as AuthorizationError).status).toBe(503);
+      } finally {
+        unavailable = false;
+        await other.close();
+      }
+    } finally {
+      await client.close();
+      await guarded.close();
+      await stop(short.server);
+    }
+  });
+
   it('requests refused at once with 401 share one refresh; without an authorize callback a 401 is answered as it is', async () => {
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow });
     const client = await McpClient.connect({ connector: streamableHttp({ url: rs.url(), auth }), clientInfo: { name: 't', version: '1' } });

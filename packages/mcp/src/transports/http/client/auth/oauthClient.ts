@@ -33,6 +33,8 @@ interface ResourceState {
   asked: { readonly issuer: string; readonly scope: string | undefined } | undefined;
   /** The authorization running for this server: concurrent 401s wait for it instead of starting their own. */
   flow: Promise<void> | undefined;
+  /** What `flow` is: a refresh before a request, or an authorization (a 401's or 403's, or `signIn()`). */
+  flowKind: 'refresh' | 'authorize' | undefined;
   /** Whether the server offered DPoP (a `DPoP` challenge, or DPoP fields in its metadata). */
   dpop: boolean;
 }
@@ -90,7 +92,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     if (tokens === undefined) return {};
     if (tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS < Date.now() && tokens.refreshToken !== undefined) {
       // Refreshed before it is sent; when that fails the token goes out as it is and the server's 401 decides.
-      await this.#single(state, () => this.#refresh(state, tokens as OAuthTokens)).catch(() => undefined);
+      await this.#single(state, 'refresh', () => this.#refresh(state, tokens as OAuthTokens)).catch(() => undefined);
       tokens = state.tokens;
       if (tokens === undefined) return {};
     }
@@ -114,9 +116,14 @@ export class OAuthClientAuth implements HttpClientAuth {
         return true;
       }
     }
-    if (state.flow !== undefined) {
-      await state.flow;
-      return true;
+    while (state.flow !== undefined) {
+      // An authorization already running answers this 401 too (its failure included: concurrent requests do not
+      // each start a sign-in). A refresh before a request is let finish, and this 401 decided with what it left.
+      if (state.flowKind === 'authorize') {
+        await state.flow;
+        return true;
+      }
+      await state.flow.catch(() => undefined);
     }
     const current = state.tokens;
     if (current !== undefined && (request.authorization === undefined || !request.authorization.endsWith(` ${current.accessToken}`))) {
@@ -141,7 +148,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (request.resent >= this.#maxStepUps) {
         throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${request.resent} re-authorizations of one request` });
       }
-      await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
+      await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
       return true;
     }
     // A token that a refresh made for this very request and that was refused at once is not refreshed again.
@@ -150,7 +157,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     // asks for the union with what was asked before only on a step-up (2026-07-28), a sign-in after a 401 widens
     // the same way: a stepped-up token refused before its first use (expired, revoked) must not come back without the
     // scope it was obtained for, and a 401 names only the resource's base scope.
-    await this.#single(state, () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge?.scope, widen: true, refreshable }));
+    await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge?.scope, widen: true, refreshable }));
     return true;
   }
 
@@ -167,7 +174,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     await this.#tokens(state);
     // A refresh or sign-in already running is let finish, whatever its outcome: this is a sign-in of its own.
     while (state.flow !== undefined) await state.flow.catch(() => undefined);
-    await this.#single(state, () => this.#authorize(state, { serverUrl: url, challenge: undefined, scope: options.scope }));
+    await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: url, challenge: undefined, scope: options.scope }));
     if (state.tokens === undefined) throw new AuthorizationError({ reason: 'token', message: `no token was obtained for ${state.key}` });
     return state.tokens;
   }
@@ -187,7 +194,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const key = canonicalResourceUri(url);
     let state = this.#resources.get(key);
     if (state === undefined) {
-      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, dpop: false };
+      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, flowKind: undefined, dpop: false };
       this.#resources.set(key, state);
       if (this.#resources.size > MAX_RESOURCES) {
         const oldest = this.#resources.keys().next().value;
@@ -212,12 +219,16 @@ export class OAuthClientAuth implements HttpClientAuth {
   }
 
   /** Runs `flow` unless one runs for this server already, in which case that one is awaited. */
-  #single(state: ResourceState, flow: () => Promise<void>): Promise<void> {
+  #single(state: ResourceState, kind: 'refresh' | 'authorize', flow: () => Promise<void>): Promise<void> {
     if (state.flow !== undefined) return state.flow;
     const running = flow().finally(() => {
-      if (state.flow === running) state.flow = undefined;
+      if (state.flow === running) {
+        state.flow = undefined;
+        state.flowKind = undefined;
+      }
     });
     state.flow = running;
+    state.flowKind = kind;
     return running;
   }
 
@@ -285,7 +296,9 @@ export class OAuthClientAuth implements HttpClientAuth {
         // Refused (spent, revoked) or failed (a server that cannot refresh, for a while or for good): a new grant
         // follows; in the second case the tokens stay unless it succeeds. Unreached: the request fails with that
         // error and the tokens stay for the next try (a grant could not finish either).
-        if (refreshFailure(error) === 'unreached') throw error;
+        // Without a way to sign in (no `authorize` callback), the refresh's own error says what happened.
+        const canGrant = grant !== 'authorization_code' || (this.#options.authorize !== undefined && this.#options.redirectUri !== undefined);
+        if (refreshFailure(error) === 'unreached' || !canGrant) throw error;
       }
     }
     // What was asked of another authorization server is not carried to this one: its scopes are its own. After the
