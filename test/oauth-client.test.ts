@@ -464,18 +464,21 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     await short.start();
     const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
     await guarded.start();
-    let hold: ((answer: Response | undefined) => void) | undefined;
+    let hold: ((answer: Response | Error | undefined) => void) | undefined;
     let held: (() => void) | undefined;
     let unavailable = false;
+    let refusing = false;
     const controlled: typeof fetch = async (input, init) => {
       const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       if (target === `${short.issuer()}/token` && unavailable) return new Response('{}', { status: 503 });
+      if (target === `${short.issuer()}/token` && refusing) return json400();
       const refresh = target === `${short.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
       if (refresh && held !== undefined) {
-        const answer = await new Promise<Response | undefined>((resolve) => {
+        const answer = await new Promise<Response | Error | undefined>((resolve) => {
           hold = resolve;
           held?.();
         });
+        if (answer instanceof Error) throw answer;
         if (answer !== undefined) return answer;
       }
       return fetch(input, init);
@@ -486,18 +489,26 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     const url = new URL(guarded.url());
     const unauthorized = (): Response => new Response('', { status: 401, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"` } });
     try {
-      const sent = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization;
-      // A request that went out with `sent` is answered 401 while the next request's refresh is refused.
-      const reached = new Promise<void>((resolve) => (held = resolve));
-      const next = auth.headers({ url, method: 'POST', resent: 0 });
-      await reached;
-      held = undefined;
-      const before = short.log.authorizations.length;
-      const decided = auth.challenged({ url, method: 'POST', authorization: sent, resent: 0 }, unauthorized());
-      hold?.(json400());
-      expect(await next).toEqual({});
-      expect(await decided).toBe(true);
-      expect(short.log.authorizations).toHaveLength(before + 1);
+      // A request that went out with `sent` is answered 401 while the next request's refresh runs, and ends so. The
+      // 401 is then decided by what it left: resent with the new token; after a failure (an answer or none) one
+      // more refresh, which works here; after a refusal a sign-in.
+      const outcomes = { succeeds: undefined, fails: () => new Response('{}', { status: 503 }), 'is not reached': () => new TypeError('fetch failed'), 'is refused': json400 };
+      for (const [outcome, answer] of Object.entries(outcomes)) {
+        const sent = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization;
+        const reached = new Promise<void>((resolve) => (held = resolve));
+        const next = auth.headers({ url, method: 'POST', resent: 0 });
+        await reached;
+        held = undefined;
+        const before = short.log.authorizations.length;
+        const decided = auth.challenged({ url, method: 'POST', authorization: sent, resent: 0 }, unauthorized());
+        hold?.(answer?.());
+        const nextHeader = (await next).Authorization;
+        if (outcome === 'succeeds') expect(nextHeader, outcome).not.toBe(sent);
+        else if (outcome === 'is refused') expect(nextHeader, outcome).toBeUndefined();
+        else expect(nextHeader, outcome).toBe(sent);
+        expect(await decided, outcome).toBe(true);
+        expect(short.log.authorizations, outcome).toHaveLength(before + (outcome === 'is refused' ? 1 : 0));
+      }
       // Another process on the same store without an authorize callback, the token endpoint failing: the 401's
       // refresh fails and its error is what the call reports (not "needs a sign-in").
       const headless = oauth({ fetch: controlled, store });
@@ -508,8 +519,16 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
         const failed = await other.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
         expect(failed).toBeInstanceOf(AuthorizationError);
         expect((failed as AuthorizationError).status).toBe(503);
+        // Refused (before the request: 10 s tokens): the tokens are dropped, and with no way to sign in the 401 is
+        // answered as it is.
+        unavailable = false;
+        refusing = true;
+        const refused = await other.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
+        expect((refused as Error).name).toBe('HttpStatusError');
+        expect((refused as { status?: number }).status).toBe(401);
       } finally {
         unavailable = false;
+        refusing = false;
         await other.close();
       }
     } finally {

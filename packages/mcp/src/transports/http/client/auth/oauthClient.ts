@@ -296,9 +296,11 @@ export class OAuthClientAuth implements HttpClientAuth {
         // Refused (spent, revoked) or failed (a server that cannot refresh, for a while or for good): a new grant
         // follows; in the second case the tokens stay unless it succeeds. Unreached: the request fails with that
         // error and the tokens stay for the next try (a grant could not finish either).
-        // Without a way to sign in (no `authorize` callback), the refresh's own error says what happened.
+        // Failed without a way to sign in (no `authorize` callback): the refresh's own error says what happened (an
+        // outage, not a sign-in needed). Refused, a sign-in is what is needed, and `no_authorizer` says so.
         const canGrant = grant !== 'authorization_code' || (this.#options.authorize !== undefined && this.#options.redirectUri !== undefined);
-        if (refreshFailure(error) === 'unreached' || !canGrant) throw error;
+        const outcome = refreshFailure(error);
+        if (outcome === 'unreached' || (outcome === 'failed' && !canGrant)) throw error;
       }
     }
     // What was asked of another authorization server is not carried to this one: its scopes are its own. After the
