@@ -190,6 +190,57 @@ function json400(): Response {
   return new Response(JSON.stringify({ error: 'invalid_grant' }), { status: 400, headers: { 'Content-Type': 'application/json' } });
 }
 
+/** Where a `fetch` call goes. */
+function targetOf(input: Parameters<typeof fetch>[0]): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+}
+
+/** Whether a `fetch` call is a refresh (RFC 6749 §6) at the token endpoint of `issuer`. */
+function isRefreshAt(issuer: string, input: Parameters<typeof fetch>[0], init: RequestInit | undefined): boolean {
+  return targetOf(input) === `${issuer}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
+}
+
+/** An authorization server minting `expiresIn`-second tokens and a protected server that trusts it, both started. */
+async function protectedPair(expiresIn: number): Promise<{ as: ReturnType<typeof authorizationServer>; rs: ReturnType<typeof protectedServer>; close: () => Promise<void> }> {
+  const as = authorizationServer(expiresIn);
+  await as.start();
+  const rs = protectedServer({ issued: as.issued, issuer: as.issuer });
+  await rs.start();
+  return {
+    as,
+    rs,
+    close: async () => {
+      await rs.close();
+      await stop(as.server);
+    },
+  };
+}
+
+/**
+ * A `fetch` that holds the refreshes at `issuer` while armed: `arm()` resolves once one is held, `release(answer)`
+ * lets it go with `answer` (a Response, or an Error thrown) or, without one, to the real token endpoint.
+ */
+function refreshGate(issuer: () => string): { fetch: typeof fetch; arm(): Promise<void>; release(answer?: Response | Error): void } {
+  let reached: (() => void) | undefined;
+  let release: (answer: Response | Error | undefined) => void = () => undefined;
+  return {
+    fetch: async (input, init) => {
+      if (reached !== undefined && isRefreshAt(issuer(), input, init)) {
+        const answer = await new Promise<Response | Error | undefined>((resolve) => {
+          release = resolve;
+          reached?.();
+          reached = undefined;
+        });
+        if (answer instanceof Error) throw answer;
+        if (answer !== undefined) return answer;
+      }
+      return fetch(input, init);
+    },
+    arm: () => new Promise<void>((resolve) => (reached = resolve)),
+    release: (answer) => release(answer),
+  };
+}
+
 /** The user-agent step without a browser: GET the authorization URL, resolve where it redirects. */
 async function follow({ authorizationUrl }: OAuthAuthorizeRequest): Promise<string> {
   const response = await fetch(authorizationUrl, { redirect: 'manual' });
@@ -231,8 +282,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     let expireOnce = true;
     const expiring: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
-      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (expireOnce && target.endsWith('/token') && response.ok) {
+      if (expireOnce && targetOf(input).endsWith('/token') && response.ok) {
         const minted = (await response.clone().json()) as { access_token: string; scope?: string };
         if (minted.scope?.split(' ').includes('mcp:admin') === true) {
           expireOnce = false;
@@ -311,8 +361,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     const moving = protectedServer({ issued, issuer: () => (moved ? second.issuer() : first.issuer()) });
     await moving.start();
     const refusing: typeof fetch = async (input, init) => {
-      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (moved && target === `${first.issuer()}/token`) return json400();
+      if (moved && targetOf(input) === `${first.issuer()}/token`) return json400();
       return fetch(input, init);
     };
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
@@ -333,16 +382,12 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
 
   it('a refresh that fails: unreached, the tokens stay and no sign-in is tried; failing or refused, a 401 signs in again', async () => {
     // 10 s tokens: refreshed before every request (30 s ahead of expiry).
-    const short = authorizationServer(10);
-    await short.start();
-    const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
-    await guarded.start();
+    const { as: short, rs: guarded, close } = await protectedPair(10);
     type Failure = 'unreachable' | 'unavailable' | 'refresh broken' | 'refused once';
     let failure: Failure | undefined;
     const flaky: typeof fetch = async (input, init) => {
-      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      const refresh = typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
-      if (failure !== undefined && target === `${short.issuer()}/token`) {
+      const refresh = isRefreshAt(short.issuer(), input, init);
+      if (failure !== undefined && targetOf(input) === `${short.issuer()}/token`) {
         if (failure === 'unreachable') throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
         // An outage: every grant, the sign-in's code exchange too.
         if (failure === 'unavailable') return new Response(JSON.stringify({ error: 'temporarily_unavailable' }), { status: 503, headers: { 'Content-Type': 'application/json' } });
@@ -356,9 +401,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       }
       return fetch(input, init);
     };
-    const revoke = (): void => {
-      for (const token of [...short.issued.keys()]) short.issued.delete(token);
-    };
+    const revoke = (): void => short.issued.clear();
     const whoami = (): Promise<unknown> => client.callTool({ name: 'whoami', arguments: {} }).then((result) => result.content, (error: unknown) => error);
     const hello = [{ type: 'text', text: 'hello' }];
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: flaky });
@@ -396,92 +439,59 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       expect(short.log.authorizations).toHaveLength(signIns + 1);
     } finally {
       await client.close();
-      await guarded.close();
-      await stop(short.server);
+      await close();
     }
   });
 
   it('forget() while a refresh runs, before a request or after its 401: neither its tokens nor the scope asked before come back', async () => {
     // 10 s tokens are refreshed before every request (30 s ahead of expiry); 3600 s ones after a 401 (revoked here).
     for (const lifetime of [10, 3600]) {
-      const server = authorizationServer(lifetime);
-      await server.start();
-      const guarded = protectedServer({ issued: server.issued, issuer: server.issuer });
-      await guarded.start();
-      let hold: ((refuse: boolean) => void) | undefined;
-      let held: (() => void) | undefined;
-      const holding: typeof fetch = async (input, init) => {
-        const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-        const refresh = target === `${server.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
-        if (refresh && held !== undefined) {
-          const refuse = await new Promise<boolean>((resolve) => {
-            hold = resolve;
-            held?.();
-          });
-          if (refuse) return json400();
-        }
-        return fetch(input, init);
-      };
-      const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: holding });
+      const { as: server, rs: guarded, close } = await protectedPair(lifetime);
+      const gate = refreshGate(server.issuer);
+      const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: gate.fetch });
       const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
       try {
         for (const refuse of [true, false]) {
           await client.callTool({ name: 'admin', arguments: {} });
-          if (lifetime === 3600) for (const token of [...server.issued.keys()]) server.issued.delete(token);
+          if (lifetime === 3600) server.issued.clear();
           const before = server.log.authorizations.length;
-          const reached = new Promise<void>((resolve) => (held = resolve));
+          const reached = gate.arm();
           const call = client.callTool({ name: 'whoami', arguments: {} });
           await reached;
-          held = undefined;
           await auth.forget(guarded.url());
-          hold?.(refuse);
+          gate.release(refuse ? json400() : undefined);
           expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
           // Signed out: the call needed a new sign-in, for the 401's scope alone.
           expect(server.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort()), `${lifetime} s, refused: ${refuse}`).toEqual([['mcp:tools', 'offline_access']]);
         }
         // signIn() after forget() while a refresh runs: it lets the refresh finish, then signs in itself.
         if (lifetime === 10) {
-          const reached = new Promise<void>((resolve) => (held = resolve));
+          const reached = gate.arm();
           const call = client.callTool({ name: 'whoami', arguments: {} });
           await reached;
-          held = undefined;
           await auth.forget(guarded.url());
           const signedIn = auth.signIn(guarded.url());
-          hold?.(false);
+          gate.release();
           expect((await signedIn).accessToken).toMatch(/^at-/);
           expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
         }
       } finally {
         await client.close();
-        await guarded.close();
-        await stop(server.server);
+        await close();
       }
     }
   });
 
   it('a 401 during a refresh before another request is decided by what the refresh left; without a sign-in, a failed refresh says why', async () => {
-    const short = authorizationServer(10);
-    await short.start();
-    const guarded = protectedServer({ issued: short.issued, issuer: short.issuer });
-    await guarded.start();
-    let hold: ((answer: Response | Error | undefined) => void) | undefined;
-    let held: (() => void) | undefined;
+    const { as: short, rs: guarded, close } = await protectedPair(10);
+    const gate = refreshGate(short.issuer);
     let unavailable = false;
     let refusing = false;
     const controlled: typeof fetch = async (input, init) => {
-      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (target === `${short.issuer()}/token` && unavailable) return new Response('{}', { status: 503 });
-      if (target === `${short.issuer()}/token` && refusing) return json400();
-      const refresh = target === `${short.issuer()}/token` && typeof init?.body === 'string' && init.body.includes('grant_type=refresh_token');
-      if (refresh && held !== undefined) {
-        const answer = await new Promise<Response | Error | undefined>((resolve) => {
-          hold = resolve;
-          held?.();
-        });
-        if (answer instanceof Error) throw answer;
-        if (answer !== undefined) return answer;
-      }
-      return fetch(input, init);
+      const atToken = targetOf(input) === `${short.issuer()}/token`;
+      if (atToken && unavailable) return new Response('{}', { status: 503 });
+      if (atToken && refusing) return json400();
+      return gate.fetch(input, init);
     };
     const store = new InMemoryOAuthStore();
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: controlled, store });
@@ -495,13 +505,12 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       const outcomes = { succeeds: undefined, fails: () => new Response('{}', { status: 503 }), 'is not reached': () => new TypeError('fetch failed'), 'is refused': json400 };
       for (const [outcome, answer] of Object.entries(outcomes)) {
         const sent = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization;
-        const reached = new Promise<void>((resolve) => (held = resolve));
+        const reached = gate.arm();
         const next = auth.headers({ url, method: 'POST', resent: 0 });
         await reached;
-        held = undefined;
         const before = short.log.authorizations.length;
         const decided = auth.challenged({ url, method: 'POST', authorization: sent, resent: 0 }, unauthorized());
-        hold?.(answer?.());
+        gate.release(answer?.());
         const nextHeader = (await next).Authorization;
         if (outcome === 'succeeds') expect(nextHeader, outcome).not.toBe(sent);
         else if (outcome === 'is refused') expect(nextHeader, outcome).toBeUndefined();
@@ -515,7 +524,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       const other = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth: headless }), clientInfo: { name: 't', version: '1' } });
       try {
         unavailable = true;
-        for (const token of [...short.issued.keys()]) short.issued.delete(token);
+        short.issued.clear();
         const failed = await other.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
         expect(failed).toBeInstanceOf(AuthorizationError);
         expect((failed as AuthorizationError).status).toBe(503);
@@ -533,8 +542,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       }
     } finally {
       await client.close();
-      await guarded.close();
-      await stop(short.server);
+      await close();
     }
   });
 
