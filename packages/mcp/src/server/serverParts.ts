@@ -210,10 +210,8 @@ export function buildServerParts(info: Implementation, options: McpServerOptions
  */
 function requestStateSealer(options: RequestStateOptions | undefined): RequestStateSealer {
   if (options !== undefined) return new RequestStateCodec(options);
-  let codec: RequestStateCodec | undefined;
+  let made: RequestStateCodec | undefined;
+  const codec = (): RequestStateCodec => (made ??= new RequestStateCodec());
   // async: a runtime without Web Crypto rejects the request's promise instead of throwing where it is awaited.
-  return {
-    issue: async (payload, binding) => (codec ??= new RequestStateCodec()).issue(payload, binding),
-    openState: async (token, binding) => (codec ??= new RequestStateCodec()).openState(token, binding),
-  };
+  return { issue: async (payload, binding) => codec().issue(payload, binding), openState: async (token, binding) => codec().openState(token, binding) };
 }

@@ -293,11 +293,10 @@ export class OAuthClientAuth implements HttpClientAuth {
         await this.#refresh(state, refreshable, metadata);
         return;
       } catch (error) {
-        // Refused (spent, revoked) or failed (a server that cannot refresh, for a while or for good): a new grant
-        // follows; in the second case the tokens stay unless it succeeds. Unreached: the request fails with that
-        // error and the tokens stay for the next try (a grant could not finish either).
-        // Failed without a way to sign in (no `authorize` callback): the refresh's own error says what happened (an
-        // outage, not a sign-in needed). Refused, a sign-in is what is needed, and `no_authorizer` says so.
+        // Refused (spent, revoked): a new grant follows (without an `authorize` callback, `no_authorizer` says one is
+        // needed). Failed (a server that cannot refresh, for a while or for good): a new grant too, the tokens kept
+        // unless it succeeds; with no way to sign in, the refresh's own error, which says it is an outage. Unreached:
+        // that error, the tokens kept for the next try (a grant could not finish either).
         const canGrant = grant !== 'authorization_code' || (this.#options.authorize !== undefined && this.#options.redirectUri !== undefined);
         const outcome = refreshFailure(error);
         if (outcome === 'unreached' || (outcome === 'failed' && !canGrant)) throw error;
