@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AuthorizationError, InMemoryOAuthStore, McpClient, oauth, streamableHttp, type OAuthAuthorizeRequest, type OAuthTokens } from '@switchboard/mcp/client';
+import { AuthorizationError, InMemoryOAuthStore, McpClient, oauth, streamableHttp, type OAuthAuthorizeRequest, type OAuthClientInformation, type OAuthStore, type OAuthTokens } from '@switchboard/mcp/client';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { McpServer } from '@switchboard/mcp/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -323,7 +323,8 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       await client.callTool({ name: 'whoami', arguments: {} });
       expect(asked(before)).toEqual([['mcp:tools', 'offline_access']]);
       // Another process with the same store: the stepped-up tokens, not refreshable, and refused (401) or expired
-      // (refreshed before the request is sent, which fails and drops them, so the request goes without a token).
+      // (refreshed before the request is sent, which is refused: the refresh token is dropped, the access token goes
+      // out and is refused).
       await client.callTool({ name: 'admin', arguments: {} });
       const key = keys.at(-1)!;
       const stored = store.loadTokens(key)!;
@@ -346,8 +347,8 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
   });
 
   it('a resource that moves to another authorization server: what was asked of the first is not asked of the second', async () => {
-    // 10 s tokens at the first server: refreshed before every request (30 s ahead), so a refused refresh drops them
-    // before the 401 that makes the client discover the second server.
+    // 10 s tokens at the first server: refreshed before every request (30 s ahead), so a refused refresh drops the
+    // refresh token before the 401 that makes the client discover the second server.
     const first = authorizationServer(10);
     const second = authorizationServer(3600);
     await first.start();
@@ -432,7 +433,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
         expect(await whoami()).toEqual(hello);
         expect(short.log.authorizations).toHaveLength(signIns);
       }
-      // Refused (a 400, even one without an OAuth error body): the tokens are dropped and the 401 signs in again.
+      // Refused (a 400, even one without an OAuth error body): the refresh token is dropped and the 401 signs in again.
       failure = 'refused once';
       revoke();
       expect(await whoami()).toEqual(hello);
@@ -482,6 +483,82 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('tokens that live under the refresh margin, from a server that refuses every refresh: one sign-in, then the access token is used', async () => {
+    // 10 s tokens are refreshed before every request (30 s ahead). Dropping the whole token on a refused refresh sent
+    // every request without one: a 401, a sign-in whose token was again refreshed and refused, until the resends ran out.
+    const { as: server, rs: guarded, close } = await protectedPair(10);
+    let refreshes = 0;
+    const refusing: typeof fetch = async (input, init) => {
+      if (isRefreshAt(server.issuer(), input, init)) {
+        refreshes++;
+        return json400();
+      }
+      return fetch(input, init);
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      for (let i = 0; i < 3; i++) expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(server.log.authorizations).toHaveLength(1);
+      // Refused once, and the refresh token dropped with it: not presented again.
+      expect(refreshes).toBe(1);
+    } finally {
+      await client.close();
+      await close();
+    }
+  });
+
+  it('forget() while a sign-in gets ready (the client\'s identity loading): it asks for what is needed then, not for what was asked before', async () => {
+    const { as: server, rs: guarded, close } = await protectedPair(3600);
+    let refusing = false;
+    let holdNext = false;
+    let held: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    const memory = new InMemoryOAuthStore();
+    // A store whose next client lookup waits while armed: the sign-in's, after the refused refresh arms it.
+    const store: OAuthStore = {
+      loadTokens: (resource) => memory.loadTokens(resource),
+      saveTokens: (resource, tokens) => memory.saveTokens(resource, tokens),
+      saveClient: (issuer, client) => memory.saveClient(issuer, client),
+      loadClient: async (issuer): Promise<OAuthClientInformation | undefined> => {
+        if (holdNext) {
+          holdNext = false;
+          await new Promise<void>((resolve) => {
+            release = resolve;
+            held();
+          });
+        }
+        return memory.loadClient(issuer);
+      },
+    };
+    const refusingFetch: typeof fetch = async (input, init) => {
+      if (refusing && isRefreshAt(server.issuer(), input, init)) {
+        holdNext = true;
+        return json400();
+      }
+      return fetch(input, init);
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusingFetch, store });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      await client.callTool({ name: 'admin', arguments: {} });
+      // Revoked, and the refresh refused: the 401 needs a sign-in, which would widen to mcp:admin as asked before.
+      server.issued.clear();
+      refusing = true;
+      const reached = new Promise<void>((resolve) => (held = resolve));
+      const before = server.log.authorizations.length;
+      const call = client.callTool({ name: 'whoami', arguments: {} });
+      await reached;
+      await auth.forget(guarded.url());
+      release();
+      expect((await call).content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(server.log.authorizations.slice(before).map((a) => a.scope?.split(' ').sort())).toEqual([['mcp:tools', 'offline_access']]);
+    } finally {
+      await client.close();
+      await close();
+    }
+  });
+
   it('a 401 during a refresh before another request is decided by what the refresh left; without a sign-in, a failed refresh says why', async () => {
     const { as: short, rs: guarded, close } = await protectedPair(10);
     const gate = refreshGate(short.issuer);
@@ -501,7 +578,8 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     try {
       // A request that went out with `sent` is answered 401 while the next request's refresh runs, and ends so. The
       // 401 is then decided by what it left: resent with the new token; after a failure (an answer or none) one
-      // more refresh, which works here; after a refusal a sign-in.
+      // more refresh, which works here; after a refusal a sign-in. The next request, whose token was not refused,
+      // sends it as it is unless the refresh gave a new one (a refusal drops the refresh token only).
       const outcomes = { succeeds: undefined, fails: () => new Response('{}', { status: 503 }), 'is not reached': () => new TypeError('fetch failed'), 'is refused': json400 };
       for (const [outcome, answer] of Object.entries(outcomes)) {
         const sent = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization;
@@ -513,7 +591,6 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
         gate.release(answer?.());
         const nextHeader = (await next).Authorization;
         if (outcome === 'succeeds') expect(nextHeader, outcome).not.toBe(sent);
-        else if (outcome === 'is refused') expect(nextHeader, outcome).toBeUndefined();
         else expect(nextHeader, outcome).toBe(sent);
         expect(await decided, outcome).toBe(true);
         expect(short.log.authorizations, outcome).toHaveLength(before + (outcome === 'is refused' ? 1 : 0));
@@ -528,8 +605,8 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
         const failed = await other.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);
         expect(failed).toBeInstanceOf(AuthorizationError);
         expect((failed as AuthorizationError).status).toBe(503);
-        // Refused (before the request: 10 s tokens): the tokens are dropped, and with no way to sign in the 401 is
-        // answered as it is.
+        // Refused (before the request: 10 s tokens): the refresh token is dropped, the access token (revoked here)
+        // goes out, and with no way to sign in its 401 is answered as it is.
         unavailable = false;
         refusing = true;
         const refused = await other.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (error: unknown) => error);

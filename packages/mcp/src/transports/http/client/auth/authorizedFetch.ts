@@ -19,6 +19,11 @@ export interface AuthRequestFacts {
   readonly authorization?: string;
   /** How many times this request was already sent again after a challenge. */
   readonly resent: number;
+  /**
+   * How many of this request's earlier answers were 403 (each one a step-up, or one joined): what bounds its step-ups.
+   * When absent, `resent` stands in for it.
+   */
+  readonly forbidden?: number;
 }
 
 /**
@@ -55,12 +60,14 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
   return async (input, init = {}) => {
     const url = new URL(input);
     const method = (init.method ?? 'GET').toUpperCase();
+    let forbidden = 0;
     for (let resent = 0; ; resent++) {
       const headers = new Headers(init.headers);
-      const own = await auth.headers({ url, method, resent });
+      const own = await auth.headers({ url, method, resent, forbidden });
       for (const [name, value] of Object.entries(own)) headers.set(name, value);
-      const facts: AuthRequestFacts = { url, method, resent, ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }) };
+      const facts: AuthRequestFacts = { url, method, resent, forbidden, ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }) };
       const response = await fetch(input, { ...init, headers });
+      if (response.status === 403) forbidden++;
       if ((response.status !== 401 && response.status !== 403) || resent === MAX_AUTH_RESENDS) return response;
       let again: boolean;
       try {

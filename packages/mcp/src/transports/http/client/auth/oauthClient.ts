@@ -92,7 +92,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     if (tokens === undefined) return {};
     if (tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS < Date.now() && tokens.refreshToken !== undefined) {
       // Refreshed before it is sent; when that fails the token goes out as it is and the server's 401 decides.
-      await this.#single(state, 'refresh', () => this.#refresh(state, tokens as OAuthTokens)).catch(() => undefined);
+      await this.#single(state, 'refresh', () => this.#refresh(state, tokens as OAuthTokens, { beforeUse: true })).catch(() => undefined);
       tokens = state.tokens;
       if (tokens === undefined) return {};
     }
@@ -116,18 +116,22 @@ export class OAuthClientAuth implements HttpClientAuth {
         return true;
       }
     }
+    const needed = challenge?.error === 'insufficient_scope' ? scopeList(challenge.scope) : [];
     while (state.flow !== undefined) {
       // An authorization already running answers this 401 too (its failure included: concurrent requests do not
-      // each start a sign-in). A refresh before a request is let finish, and this 401 decided with what it left.
+      // each start a sign-in), and this 403 when it left the scope needed (below). A refresh before a request is let
+      // finish, and the answer decided with what it left.
       if (state.flowKind === 'authorize') {
         await state.flow;
-        return true;
-      }
-      await state.flow.catch(() => undefined);
+        if (response.status === 401) return true;
+      } else await state.flow.catch(() => undefined);
     }
     const current = state.tokens;
-    if (current !== undefined && (request.authorization === undefined || !request.authorization.endsWith(` ${current.accessToken}`))) {
-      // Another request obtained new credentials since this one was sent: send it again with them.
+    const granted = scopeList(current?.scope);
+    const lacking = response.status === 403 && current?.scope !== undefined && needed.some((s) => !granted.includes(s));
+    if (current !== undefined && (request.authorization === undefined || !request.authorization.endsWith(` ${current.accessToken}`)) && !lacking) {
+      // Another request obtained new credentials since this one was sent: send it again with them (after a 403, only
+      // when they carry the scope it asked for; a sign-in of another request, or signIn(), may have asked less).
       return true;
     }
     const interactive = (this.#options.grant ?? 'authorization_code') === 'authorization_code';
@@ -140,13 +144,13 @@ export class OAuthClientAuth implements HttpClientAuth {
       // MCP 2025-11-25 basic/authorization.mdx "Scope Challenge Handling": a 403 `insufficient_scope` names the scopes
       // the request needs; the client re-authorizes with them (2026-07-28: with the union of what it already asked).
       if (challenge?.error !== 'insufficient_scope') return false;
-      const needed = scopeList(challenge.scope);
-      const granted = scopeList(current?.scope);
       if (needed.length > 0 && current !== undefined && needed.every((s) => granted.includes(s))) {
         throw new AuthorizationError({ reason: 'step_up_limit', message: `the server refused a token already granted "${needed.join(' ')}" (403 insufficient_scope): authorizing again would not help` });
       }
-      if (request.resent >= this.#maxStepUps) {
-        throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${request.resent} re-authorizations of one request` });
+      // Counted in 403s: a resend after a 401 (a sign-in, or another request's credentials) is no step-up.
+      const stepUps = request.forbidden ?? request.resent;
+      if (stepUps >= this.#maxStepUps) {
+        throw new AuthorizationError({ reason: 'step_up_limit', message: `the server still answered 403 insufficient_scope after ${stepUps} re-authorizations of one request` });
       }
       await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
       return true;
@@ -290,7 +294,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     if (refreshable !== undefined && refreshable.issuer === metadata.issuer) {
       try {
-        await this.#refresh(state, refreshable, metadata);
+        await this.#refresh(state, refreshable, { beforeUse: false, metadata });
         return;
       } catch (error) {
         // Refused (spent, revoked): a new grant follows (without an `authorize` callback, `no_authorizer` says one is
@@ -302,11 +306,14 @@ export class OAuthClientAuth implements HttpClientAuth {
         if (outcome === 'unreached' || (outcome === 'failed' && !canGrant)) throw error;
       }
     }
-    // What was asked of another authorization server is not carried to this one: its scopes are its own. After the
-    // refresh, which records what dropped tokens were granted (and changes nothing after a forget()).
-    const asked = state.asked?.issuer === metadata.issuer ? state.asked.scope : undefined;
-    const scope = at.widen === true ? scopeUnion(asked ?? state.tokens?.scope, at.scope) : at.scope;
-    const selected = scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
+    // What was asked of another authorization server is not carried to this one: its scopes are its own. Chosen after
+    // the refresh, which records what dropped tokens were granted (and changes nothing after a forget()), and, for a
+    // sign-in, once the client's identity and PKCE are ready, as the URL is made: a forget() until then is seen.
+    const selected = (): string | undefined => {
+      const asked = state.asked?.issuer === metadata.issuer ? state.asked.scope : undefined;
+      const scope = at.widen === true ? scopeUnion(asked ?? state.tokens?.scope, at.scope) : at.scope;
+      return scope ?? (discovered?.metadata.scopes_supported?.length ? discovered.metadata.scopes_supported.join(' ') : undefined);
+    };
     const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
     state.asked = { issuer: metadata.issuer, scope: tokens.requested };
     await this.#save(state, tokens.tokens);
@@ -316,30 +323,33 @@ export class OAuthClientAuth implements HttpClientAuth {
     readonly state: ResourceState;
     readonly metadata: AuthorizationServerMetadata;
     readonly resource: string;
-    readonly scope: string | undefined;
+    /** The scope to ask for, asked as late as possible. */
+    readonly scope: () => string | undefined;
     readonly grant: string;
   }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
-    const { state, metadata, resource, scope, grant } = at;
+    const { state, metadata, resource, grant } = at;
     if (grant === 'client_credentials') {
+      const scope = at.scope();
       const auth = await this.#client(metadata, false);
       const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: 'client_credentials', resource, scope }, dpop: this.#dpopFor(metadata, state) });
       return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
     if (grant === 'jwt_bearer') {
       if (this.#options.assertion === undefined) throw new AuthorizationError({ reason: 'token', message: 'the jwt_bearer grant needs an `assertion` callback' });
+      const scope = at.scope();
       const assertion = await this.#options.assertion({ issuer: metadata.issuer, resource, ...(scope === undefined ? {} : { scope }) });
       const auth = await this.#client(metadata, false);
       // RFC 7523 §2.1: grant_type jwt-bearer with the assertion; a refusal is surfaced, never retried (SEP-1933).
       const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: JWT_BEARER, assertion, resource, scope }, dpop: this.#dpopFor(metadata, state) });
       return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
-    const requested = this.#options.offlineAccess !== false && (metadata.scopes_supported ?? []).includes('offline_access') ? scopeUnion(scope, 'offline_access') : scope;
-    return { tokens: await this.#authorizationCode({ state, metadata, resource, scope: requested }), requested };
+    const offline = this.#options.offlineAccess !== false && (metadata.scopes_supported ?? []).includes('offline_access');
+    return this.#authorizationCode({ state, metadata, resource, scope: () => (offline ? scopeUnion(at.scope(), 'offline_access') : at.scope()) });
   }
 
   /** The authorization code grant with PKCE S256 (RFC 6749 §4.1, RFC 7636), `resource` (RFC 8707) and `iss` (RFC 9207). */
-  async #authorizationCode(at: { readonly state: ResourceState; readonly metadata: AuthorizationServerMetadata; readonly resource: string; readonly scope: string | undefined }): Promise<OAuthTokens> {
-    const { metadata, resource, scope } = at;
+  async #authorizationCode(at: { readonly state: ResourceState; readonly metadata: AuthorizationServerMetadata; readonly resource: string; readonly scope: () => string | undefined }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
+    const { metadata, resource } = at;
     const { authorize, redirectUri } = this.#options;
     if (metadata.authorization_endpoint === undefined) throw new AuthorizationError({ reason: 'discovery', message: `the authorization server ${metadata.issuer} has no authorization_endpoint` });
     if (authorize === undefined || redirectUri === undefined) {
@@ -347,6 +357,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     const auth = await this.#client(metadata, true);
     const pkce = await pkcePair();
+    const scope = at.scope();
     const stateParam = randomToken(16);
     const url = new URL(metadata.authorization_endpoint);
     url.searchParams.set('response_type', 'code');
@@ -391,12 +402,15 @@ export class OAuthClientAuth implements HttpClientAuth {
       params: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: pkce.verifier, resource },
       dpop: this.#dpopFor(metadata, at.state),
     });
-    return this.#tokensOf(response, { metadata, resource, requested: scope });
+    return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
   }
 
-  /** A refresh (RFC 6749 §6) with the same `resource`; a new refresh token replaces the old one, else it is kept. */
-  async #refresh(state: ResourceState, tokens: OAuthTokens, known?: AuthorizationServerMetadata): Promise<void> {
-    const metadata = known ?? (await this.#metadataOf(tokens.issuer, false));
+  /**
+   * A refresh (RFC 6749 §6) with the same `resource`; a new refresh token replaces the old one, else it is kept.
+   * `beforeUse`: of a token not yet refused (about to expire), which a refusal of the refresh token leaves in use.
+   */
+  async #refresh(state: ResourceState, tokens: OAuthTokens, at: { readonly beforeUse: boolean; readonly metadata?: AuthorizationServerMetadata }): Promise<void> {
+    const metadata = at.metadata ?? (await this.#metadataOf(tokens.issuer, false));
     const auth = await this.#client(metadata, (this.#options.grant ?? 'authorization_code') === 'authorization_code');
     let response: TokenResponse;
     try {
@@ -415,7 +429,11 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (refreshFailure(error) !== 'refused') throw error;
       // The sign-in that follows (a 401 after a restart, say) still widens from what these tokens were granted.
       if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
-      await this.#save(state, undefined);
+      // Before use, the access token is still good until it expires (or the server's 401 says otherwise): it stays,
+      // without the refused refresh token. A client given tokens that live under EXPIRY_MARGIN_MS would otherwise
+      // never send one, signing in again at every request.
+      const { refreshToken: _refused, ...access } = tokens;
+      await this.#save(state, at.beforeUse ? access : undefined);
       throw error;
     }
     // Signed out while the refresh ran: its tokens are not brought back.
