@@ -5,6 +5,7 @@
  * the authorization server and the protected server, and every user's sign-in, comes back. The two servers are the
  * few rules of RFC 6749 and RFC 6750 they need, answered in this process (the sockets add nothing to what is tested
  * here; test/oauth-client.test.ts and test/oauth-oidc-provider.test.ts run the same client over HTTP against real ones).
+ * A command may also wait for everything started to end, or then restart (another process on the same store).
  *
  * What must hold in every ordering:
  * - every request ends, and it fails only when the world gave a reason during its life (a sign-in declined, a refresh
@@ -18,6 +19,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuthorizationError } from '../../../../protocol/clientErrors.js';
+import type { FetchLike } from '../clientHttp.js';
 import { authorizedFetch } from './authorizedFetch.js';
 import { oauth } from './oauthClient.js';
 import { InMemoryOAuthStore, type OAuthTokens } from './oauthStore.js';
@@ -35,6 +37,7 @@ type Command =
   | { readonly kind: 'signIn' }
   | { readonly kind: 'revoke' }
   | { readonly kind: 'settle' }
+  | { readonly kind: 'restart' }
   | { readonly kind: 'refreshes'; readonly outcome: RefreshOutcome }
   | { readonly kind: 'signIns'; readonly declined: boolean }
   | { readonly kind: 'lifetime'; readonly seconds: 10 | 3600 };
@@ -45,6 +48,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'signIn' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'revoke' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'settle' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
   { weight: 2, arbitrary: fc.constantFrom<RefreshOutcome>('ok', 'refused', 'failed', 'unreached').map((outcome) => ({ kind: 'refreshes' as const, outcome })) },
   { weight: 1, arbitrary: fc.boolean().map((declined) => ({ kind: 'signIns' as const, declined })) },
   { weight: 1, arbitrary: fc.constantFrom(10 as const, 3600 as const).map((seconds) => ({ kind: 'lifetime' as const, seconds })) },
@@ -236,8 +240,11 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ wor
     if (new URL(redirect).searchParams.has('error')) world.excuses.push(++world.tick);
     return redirect;
   };
-  const auth = oauth({ fetch, authorize, store, redirectUri: REDIRECT, client: { clientId: 'client-1', tokenEndpointAuthMethod: 'none' } });
-  const mcp = authorizedFetch(fetch, auth);
+  const start = (): { auth: ReturnType<typeof oauth>; mcp: FetchLike } => {
+    const auth = oauth({ fetch, authorize, store, redirectUri: REDIRECT, client: { clientId: 'client-1', tokenEndpointAuthMethod: 'none' } });
+    return { auth, mcp: authorizedFetch(fetch, auth) };
+  };
+  let { auth, mcp } = start();
   const calls: CallRecord[] = [];
   const unsettled = new Map<string, Promise<unknown>>();
   const track = (label: string, work: Promise<unknown>): void => {
@@ -246,7 +253,7 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ wor
   };
   let chain: Promise<unknown> = Promise.resolve();
   commands.forEach((c, index) => {
-    chain = chain.then(() => s.schedule(Promise.resolve(), `command ${index}`)).then(() => {
+    chain = chain.then(() => s.schedule(Promise.resolve(), `command ${index}`)).then((): Promise<unknown> | undefined => {
       world.tick++;
       switch (c.kind) {
         case 'call': {
@@ -280,8 +287,16 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ wor
           track(`signIn ${index}`, auth.signIn(RESOURCE).catch(() => undefined));
           break;
         case 'settle':
-          // The next command waits until everything started so far has ended.
-          return Promise.allSettled([...unsettled].filter(([label]) => label !== 'the commands').map(([, work]) => work));
+        case 'restart': {
+          // The next command waits until everything started so far has ended; a restart is then another process
+          // on the same store (the tokens kept, nothing else).
+          const ended = Promise.allSettled([...unsettled].filter(([label]) => label !== 'the commands').map(([, work]) => work));
+          return c.kind === 'settle'
+            ? ended
+            : ended.then(() => {
+                ({ auth, mcp } = start());
+              });
+        }
         case 'revoke':
           world.excuses.push(world.tick);
           world.access.clear();
