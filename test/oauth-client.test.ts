@@ -508,6 +508,34 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('an authorization server that never grants the step-up scope: a sign-in and maxStepUps step-ups, then step_up_limit', async () => {
+    const { as: server, rs: guarded, close } = await protectedPair(3600);
+    // The token endpoint grants everything asked but mcp:admin (RFC 6749 §3.3: it may issue less, and says so).
+    const withholding: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (targetOf(input) !== `${server.issuer()}/token` || !response.ok) return response;
+      const minted = (await response.json()) as { access_token: string; scope: string };
+      const scope = minted.scope.split(' ').filter((s) => s !== 'mcp:admin').join(' ');
+      server.issued.set(minted.access_token, { scope, resource: guarded.url() });
+      return new Response(JSON.stringify({ ...minted, scope }), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    };
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: withholding });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      // Signed out: the call meets a 401 first, then the 403s.
+      await auth.forget(guarded.url());
+      const before = server.log.authorizations.length;
+      const failed = await client.callTool({ name: 'admin', arguments: {} }).then(() => undefined, (error: unknown) => error);
+      expect(failed).toBeInstanceOf(AuthorizationError);
+      expect((failed as AuthorizationError).reason).toBe('step_up_limit');
+      // The sign-in of the 401 (not a step-up), then two step-ups (the default maxStepUps) asking for mcp:admin.
+      expect(server.log.authorizations.slice(before).map((a) => a.scope?.split(' ').includes('mcp:admin'))).toEqual([false, true, true]);
+    } finally {
+      await client.close();
+      await close();
+    }
+  });
+
   it('forget() while a sign-in gets ready (the client\'s identity loading): it asks for what is needed then, not for what was asked before', async () => {
     const { as: server, rs: guarded, close } = await protectedPair(3600);
     let refusing = false;

@@ -45,10 +45,11 @@ export interface HttpClientAuth {
 }
 
 /**
- * How many times one request is sent again after a challenge: a 401 (sign in), a 403 step-up, and a DPoP nonce
- * retry. The auth's own limits (`maxStepUps`) usually stop it sooner.
+ * How many times one request is sent again after a challenge: room for a 401's sign-in, a DPoP nonce retry and the
+ * default two step-ups (403), with one to spare, so that the auth's own limits (`maxStepUps`) answer first with their
+ * own error; past it the last 401 or 403 is the request's answer.
  */
-export const MAX_AUTH_RESENDS = 3;
+export const MAX_AUTH_RESENDS = 5;
 
 /**
  * `fetch` with {@link HttpClientAuth}: each request carries the auth's headers (over the caller's); a 401 or 403 is

@@ -118,9 +118,9 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     const needed = challenge?.error === 'insufficient_scope' ? scopeList(challenge.scope) : [];
     while (state.flow !== undefined) {
-      // An authorization already running answers this 401 too (its failure included: concurrent requests do not
-      // each start a sign-in), and this 403 when it left the scope needed (below). A refresh before a request is let
-      // finish, and the answer decided with what it left.
+      // An authorization already running answers this 401 too, and this 403 when it left the scope needed (below);
+      // its failure (a sign-in declined) is this request's too: concurrent requests do not each prompt again. A
+      // refresh before a request is let finish, and the answer decided with what it left.
       if (state.flowKind === 'authorize') {
         await state.flow;
         if (response.status === 401) return true;
@@ -130,8 +130,8 @@ export class OAuthClientAuth implements HttpClientAuth {
     const granted = scopeList(current?.scope);
     const lacking = response.status === 403 && current?.scope !== undefined && needed.some((s) => !granted.includes(s));
     if (current !== undefined && (request.authorization === undefined || !request.authorization.endsWith(` ${current.accessToken}`)) && !lacking) {
-      // Another request obtained new credentials since this one was sent: send it again with them (after a 403, only
-      // when they carry the scope it asked for; a sign-in of another request, or signIn(), may have asked less).
+      // Another request obtained new credentials since this one was sent: send it again with them (after a 403, not
+      // when their recorded scope lacks what it needs; a sign-in of another request, or signIn(), may have asked less).
       return true;
     }
     const interactive = (this.#options.grant ?? 'authorization_code') === 'authorization_code';
@@ -329,8 +329,8 @@ export class OAuthClientAuth implements HttpClientAuth {
   }): Promise<{ tokens: OAuthTokens; requested: string | undefined }> {
     const { state, metadata, resource, grant } = at;
     if (grant === 'client_credentials') {
-      const scope = at.scope();
       const auth = await this.#client(metadata, false);
+      const scope = at.scope();
       const response = await requestToken(this.#http, { metadata, auth, params: { grant_type: 'client_credentials', resource, scope }, dpop: this.#dpopFor(metadata, state) });
       return { tokens: this.#tokensOf(response, { metadata, resource, requested: scope }), requested: scope };
     }
@@ -429,11 +429,12 @@ export class OAuthClientAuth implements HttpClientAuth {
       if (refreshFailure(error) !== 'refused') throw error;
       // The sign-in that follows (a 401 after a restart, say) still widens from what these tokens were granted.
       if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
-      // Before use, the access token is still good until it expires (or the server's 401 says otherwise): it stays,
+      // Before use, an access token not yet expired is still good (until the server's 401 says otherwise): it stays,
       // without the refused refresh token. A client given tokens that live under EXPIRY_MARGIN_MS would otherwise
       // never send one, signing in again at every request.
       const { refreshToken: _refused, ...access } = tokens;
-      await this.#save(state, at.beforeUse ? access : undefined);
+      const usable = at.beforeUse && (tokens.expiresAt === undefined || tokens.expiresAt > Date.now());
+      await this.#save(state, usable ? access : undefined);
       throw error;
     }
     // Signed out while the refresh ran: its tokens are not brought back.

@@ -99,7 +99,10 @@ export interface OAuthOptions {
    * server lists ES256 in `dpop_signing_alg_values_supported`; `false` never. @default 'auto'
    */
   readonly dpop?: 'auto' | false;
-  /** Re-authorizations for more scope (403 `insufficient_scope`) per resource before giving up (`step_up_limit`). @default 2 */
+  /**
+   * Re-authorizations for more scope (403 `insufficient_scope`) of one request, counted in its 403 answers, before it
+   * fails with `step_up_limit`; the transport resends a request at most `MAX_AUTH_RESENDS` (5) times in all. @default 2
+   */
   readonly maxStepUps?: number;
   /** Where tokens and registrations are kept. @default a new `InMemoryOAuthStore` */
   readonly store?: OAuthStore;
