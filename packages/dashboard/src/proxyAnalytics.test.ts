@@ -45,7 +45,7 @@ describe('createProxyAnalytics: any server, through the proxy', () => {
       expect((await callTool('flaky')).result).toMatchObject({ isError: true });
       expect((await callTool('picky')).error).toMatchObject({ code: -32602 });
       expect((await callTool('nope')).error).toMatchObject({ code: -32602 }); // unknown on the front
-      expect((await callTool('hang')).result).toMatchObject({ isError: true, content: [{ text: 'Tool "hang" timed out: the upstream server did not answer in time' }] });
+      expect((await callTool('hang')).result).toMatchObject({ isError: true, content: [{ text: 'The upstream server did not answer in time' }] });
       // A 2026-07-28 request to the front (no session): the same upstream timeout, through the modern path.
       const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'modern-host', version: '2' } };
       expect(await front.handle({ jsonrpc: '2.0', id: 900, method: 'tools/call', params: { name: 'hang', arguments: {}, _meta: meta } })).toMatchObject({ result: { isError: true } });
@@ -62,7 +62,7 @@ describe('createProxyAnalytics: any server, through the proxy', () => {
     expect(row(snap.byTool, 'flaky')).toMatchObject({ classes: { tool_error: 1 }, topMessages: [{ message: 'disk full', count: 1 }] });
     expect(row(snap.byTool, 'picky')).toMatchObject({ classes: { protocol_error: 1 }, codes: { '-32602': 1 }, topMessages: [{ message: 'Invalid params: no such order', count: 1 }] });
     expect(row(snap.byTool, 'nope')).toMatchObject({ classes: { protocol_error: 1 }, codes: { '-32602': 1 } });
-    expect(row(snap.byTool, 'hang')).toMatchObject({ count: 2, classes: { timeout: 2 }, topMessages: [{ message: 'Tool "hang" timed out: the upstream server did not answer in time', count: 2 }] });
+    expect(row(snap.byTool, 'hang')).toMatchObject({ count: 2, classes: { timeout: 2 }, topMessages: [{ message: 'The upstream server did not answer in time', count: 2 }] });
     expect(row(snap.byTool, 'die')).toMatchObject({ count: 1, classes: { transport: 1 } });
     expect(row(snap.byClient, 'modern-host/2')).toMatchObject({ count: 2, classes: { timeout: 1, era_mismatch: 1 } });
     expect(snap.total.classes).toEqual({ ok: 2, tool_error: 1, protocol_error: 2, refused: 0, era_mismatch: 1, timeout: 2, cancelled: 0, transport: 1 });
@@ -70,7 +70,7 @@ describe('createProxyAnalytics: any server, through the proxy', () => {
     expect(snap.total.count).toBe(9);
     expect(row(snap.byServerVersion, 'proxy-1')?.count).toBe(9);
     // Only what went on the wire: the closed connection's own words (its reason) never reach the snapshot.
-    expect(row(snap.byTool, 'die')?.topMessages).toEqual([{ message: 'Tool "die" failed: internal error', count: 1 }]);
+    expect(row(snap.byTool, 'die')?.topMessages).toEqual([{ message: 'The upstream server is unavailable: its connection ended', count: 1 }]);
     expect(JSON.stringify(snap)).not.toContain('exited');
 
     // The answer alone says tool_error for the upstream's timeout and its closed connection.

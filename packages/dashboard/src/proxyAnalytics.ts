@@ -3,9 +3,9 @@
  * (`createProxyServer` of `@switchboard/gateway`).
  *
  * The front's middleware sees what the front answered; some upstream failures it answers in other words: an
- * upstream that stopped answering becomes an `isError` result saying the tool timed out, an upstream connection
- * that closed mid-call becomes a generic `isError` result (a tool) or -32603 (anything else). So the upstream
- * client's instrumentation (`McpClientOptions.instrumentation`, which sees each upstream request end) tells the
+ * upstream that stopped answering becomes an `isError` result saying it did not answer in time, an upstream
+ * connection that closed mid-call an `isError` result saying it is unavailable (a tool) or -32603 (anything
+ * else). So the upstream client's instrumentation (`McpClientOptions.instrumentation`, which sees each upstream request end) tells the
  * front's analytics how the upstream request of the same front call ended, and a client failure there wins:
  * `request_timeout` → `timeout`, `connection_closed` and the other transport failures → `transport`,
  * `request_aborted` → `cancelled` (the words of `classifyOutcome`). Upstream JSON-RPC errors and `isError` results

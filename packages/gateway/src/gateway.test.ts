@@ -185,6 +185,44 @@ describe('createGateway', () => {
     expect(delays.slice(0, 4)).toEqual([20, 40, 80, 80].slice(0, Math.min(4, delays.length)));
   });
 
+  it('a call cut short by its upstream dying: a tool error naming the upstream, none of its stderr, command or address', async () => {
+    const server = upstreamServer('stdio-like');
+    let started: () => void = () => undefined;
+    let running: Promise<void>;
+    server.tool('slow', {}, async (_args, ctx) => {
+      started();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+      return { content: [] };
+    });
+    const mounted = inMemoryConnector(server);
+    const forwarded = inMemoryConnector(server);
+    gateway = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 0,
+      backoff: { initialDelayMs: 10_000, maxDelayMs: 10_000, jitter: 0 },
+      // A rename makes the second upstream forwarded (fanout/front.ts) rather than mounted (a proxy server).
+      upstreams: { mnt: { connector: mounted }, fwd: { connector: forwarded, tools: { rename: { echo: 'say' } } } },
+    });
+    await gateway.settled();
+    const client = await frontClient(gateway);
+    const cases = [
+      { connector: mounted, tool: 'mnt_slow', text: 'The upstream server is unavailable: its connection ended' },
+      { connector: forwarded, tool: 'fwd_slow', text: 'Upstream "fwd" is unavailable: its connection ended' },
+    ];
+    for (const { connector, tool, text } of cases) {
+      running = new Promise<void>((resolve) => (started = resolve));
+      const call = client.callTool({ name: tool });
+      await running;
+      await connector.drop({ reason: 'stdout closed', exitCode: 1, stderrTail: ['Error: ECONNREFUSED postgres://admin:hunter2@10.0.0.7/db'] });
+      const result = await call;
+      expect(result.isError, tool).toBe(true);
+      expect(result.content, tool).toEqual([{ type: 'text', text }]);
+    }
+    // The operator's view, the health, says how each ended.
+    await until('both upstreams down', () => gateway?.health().every((h) => h.state === 'down') === true);
+    expect(gateway.health().map((h) => h.lastError)).toEqual(['The connection ended (stdout closed, exit code 1)', 'The connection ended (stdout closed, exit code 1)']);
+  });
+
   it("re-reads an upstream's list when it announces a change and passes the change on", async () => {
     const server = upstreamServer('live');
     gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { live: { connector: inMemoryConnector(server) } } });

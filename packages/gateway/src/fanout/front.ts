@@ -10,19 +10,15 @@
  */
 import type { Logger } from '@switchboard/jsonrpc';
 import type { CallToolResult } from '@switchboard/mcp';
-import { ConnectionClosedError, ConnectionRefusedError, RequestTimeoutError, SessionExpiredError, SpawnError } from '@switchboard/mcp/client';
+import { RequestTimeoutError } from '@switchboard/mcp/client';
 import { ToolError, type McpServer, type RequestContext } from '@switchboard/mcp/server';
+import { upstreamLoss } from '../proxy/results.js';
 import type { CatalogPrompt, CatalogResource, CatalogSnapshot, CatalogTool } from './catalog.js';
 import type { UpstreamPool } from './pool.js';
 
 interface Registered {
   readonly key: string;
   readonly dispose: () => void;
-}
-
-/** Whether `error` says the upstream's connection is gone (as opposed to an answer of the upstream). */
-function connectionLost(error: unknown): boolean {
-  return error instanceof ConnectionClosedError || error instanceof ConnectionRefusedError || error instanceof SessionExpiredError || error instanceof SpawnError;
 }
 
 /** See the module comment. */
@@ -111,9 +107,12 @@ export class FrontRegistrar {
         },
       );
     } catch (error) {
-      if (connectionLost(error)) {
+      // The connection is gone (as opposed to an answer of the upstream): the pool takes the upstream out (its
+      // health says how it ended), the caller is told only that, never the client error's stderr line or address.
+      const loss = upstreamLoss(error);
+      if (loss !== undefined) {
         this.#pool.reportFailure(entry.upstream, error);
-        throw new ToolError(`Upstream "${entry.upstream}" is unavailable: ${(error as Error).message}`);
+        throw new ToolError(`Upstream "${entry.upstream}" is unavailable: ${loss}`);
       }
       if (error instanceof RequestTimeoutError) throw new ToolError(`Upstream "${entry.upstream}" did not answer in time`);
       throw error;

@@ -6,7 +6,7 @@
  * session-era one, which has no such fields. A session-era upstream's result is returned as it is.
  */
 import { McpError, McpErrorCode, ResourceNotFoundError, isModernRevision } from '@switchboard/mcp';
-import { RequestTimeoutError } from '@switchboard/mcp/client';
+import { ConnectionClosedError, ConnectionRefusedError, RequestTimeoutError, SessionExpiredError, SpawnError } from '@switchboard/mcp/client';
 import { ToolError, type RequestContext } from '@switchboard/mcp/server';
 
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
@@ -29,6 +29,19 @@ export function forFront<T>(result: T, ctx: RequestContext): T {
 }
 
 /**
+ * How the upstream's connection was lost, in the words the front answers with; `undefined` when `error` is no loss of
+ * the connection. Never the client error's own message: it carries the upstream's last stderr line, its command or
+ * its address, which are the operator's (the log, the gateway's health), not the caller's.
+ */
+export function upstreamLoss(error: unknown): string | undefined {
+  if (error instanceof ConnectionClosedError) return 'its connection ended';
+  if (error instanceof ConnectionRefusedError) return 'it refused the connection';
+  if (error instanceof SessionExpiredError) return 'its session expired';
+  if (error instanceof SpawnError) return 'it could not be started';
+  return undefined;
+}
+
+/**
  * An upstream failure as the front answers it:
  * - -32603 is answered "Internal error" with none of the upstream's text: it may describe the upstream's
  *   internals, which a server never sends (as for the front's own handlers);
@@ -37,12 +50,18 @@ export function forFront<T>(result: T, ctx: RequestContext): T {
  *   answers with the code of its client's revision;
  * - an upstream request that ran out of time (the upstream client's `timeoutMs`) says so: a tool's as an `isError`
  *   result the model can act on, any other as -32603 "Upstream request timed out";
+ * - an upstream connection lost says how ({@link upstreamLoss}), the same two ways;
  * - anything else as it is.
- * @param tool the tool's name when the request is a `tools/call`
+ * A tool's `isError` result does not name the tool: its caller knows it, under another name when the proxy is mounted.
+ * @param tool the tool's name when the request is a `tools/call` (`undefined` otherwise)
  */
 export function failureForFront(error: unknown, tool: string | undefined): unknown {
   if (error instanceof RequestTimeoutError) {
-    return tool === undefined ? new McpError(McpErrorCode.InternalError, 'Upstream request timed out') : new ToolError(`Tool "${tool}" timed out: the upstream server did not answer in time`);
+    return tool === undefined ? new McpError(McpErrorCode.InternalError, 'Upstream request timed out') : new ToolError('The upstream server did not answer in time');
+  }
+  const loss = upstreamLoss(error);
+  if (loss !== undefined) {
+    return tool === undefined ? new McpError(McpErrorCode.InternalError, `Upstream server unavailable: ${loss}`) : new ToolError(`The upstream server is unavailable: ${loss}`);
   }
   if (!(error instanceof McpError)) return error;
   if (error instanceof ResourceNotFoundError) return error;
