@@ -536,6 +536,29 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('a server that refuses every token it is given: one sign-in, then token_refused (no prompt after prompt)', async () => {
+    const server = authorizationServer(3600);
+    await server.start();
+    // The protected server trusts nothing the authorization server issues (another audience, say).
+    const refusing = protectedServer({ issued: new Map(), issuer: server.issuer });
+    await refusing.start();
+    let prompts = 0;
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: (request) => (prompts++, follow(request)) });
+    try {
+      const failed = await McpClient.connect({ connector: streamableHttp({ url: refusing.url(), auth }), clientInfo: { name: 't', version: '1' } }).then(
+        async (client) => client.close(),
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(AuthorizationError);
+      expect((failed as AuthorizationError).reason).toBe('token_refused');
+      // The era probe's sign-in alone: no second prompt for that request, and no fallback to `initialize` to sign in again.
+      expect(prompts).toBe(1);
+    } finally {
+      await refusing.close();
+      await stop(server.server);
+    }
+  });
+
   it('forget() while a sign-in gets ready (the client\'s identity loading): it asks for what is needed then, not for what was asked before', async () => {
     const { as: server, rs: guarded, close } = await protectedPair(3600);
     let refusing = false;

@@ -266,7 +266,8 @@ export class AuthorizationError extends McpClientError {
    * Which step failed: `discovery` (no usable metadata), `resource_mismatch`, `issuer_mismatch` (metadata `issuer`),
    * `insecure_endpoint` (an authorization server or one of its endpoints not on https, loopback http excepted),
    * `pkce_unsupported`, `registration` (no way to get a client id), `authorization` (the user-agent step, `state`, an
-   * `error` answer), `iss_mismatch` (RFC 9207), `token` (the token endpoint refused), `step_up_limit`, `no_authorizer`
+   * `error` answer), `iss_mismatch` (RFC 9207), `token` (the token endpoint refused), `token_refused` (the server
+   * answered 401 to the token a sign-in had just obtained for the same request), `step_up_limit`, `no_authorizer`
    * (a user must sign in and no `authorize` callback was given).
    */
   readonly reason: string;

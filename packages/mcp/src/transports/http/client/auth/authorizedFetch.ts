@@ -24,6 +24,8 @@ export interface AuthRequestFacts {
    * When absent, `resent` stands in for it.
    */
   readonly forbidden?: number;
+  /** How many of this request's earlier answers were 401. @default 0 */
+  readonly unauthorized?: number;
 }
 
 /**
@@ -62,13 +64,15 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
     const url = new URL(input);
     const method = (init.method ?? 'GET').toUpperCase();
     let forbidden = 0;
+    let unauthorized = 0;
     for (let resent = 0; ; resent++) {
       const headers = new Headers(init.headers);
-      const own = await auth.headers({ url, method, resent, forbidden });
+      const own = await auth.headers({ url, method, resent, forbidden, unauthorized });
       for (const [name, value] of Object.entries(own)) headers.set(name, value);
-      const facts: AuthRequestFacts = { url, method, resent, forbidden, ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }) };
+      const facts: AuthRequestFacts = { url, method, resent, forbidden, unauthorized, ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }) };
       const response = await fetch(input, { ...init, headers });
       if (response.status === 403) forbidden++;
+      else if (response.status === 401) unauthorized++;
       if ((response.status !== 401 && response.status !== 403) || resent === MAX_AUTH_RESENDS) return response;
       let again: boolean;
       try {

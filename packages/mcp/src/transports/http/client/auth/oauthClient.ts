@@ -37,6 +37,8 @@ interface ResourceState {
   flowKind: 'refresh' | 'authorize' | undefined;
   /** Whether the server offered DPoP (a `DPoP` challenge, or DPoP fields in its metadata). */
   dpop: boolean;
+  /** The access token the last grant gave (a sign-in, not a refresh): one a request may not sign in again over. */
+  granted: string | undefined;
 }
 
 /** Servers whose state is kept in memory (the store keeps the tokens); the oldest is dropped beyond. */
@@ -155,6 +157,12 @@ export class OAuthClientAuth implements HttpClientAuth {
       await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
       return true;
     }
+    if ((request.unauthorized ?? 0) > 0 && current !== undefined && current.accessToken === state.granted && request.authorization?.endsWith(` ${current.accessToken}`) === true) {
+      // This request met a 401, waited for a sign-in, and the token it obtained is refused at once: the server will not
+      // take what its authorization server gives (another audience, a clock, a bug). Signing in again would only
+      // prompt the user once more for the same.
+      throw new AuthorizationError({ reason: 'token_refused', message: `${state.key} refused (401) the token a sign-in had just obtained for it: signing in again would not help` });
+    }
     // A token that a refresh made for this very request and that was refused at once is not refreshed again.
     const refreshable = request.resent === 0 && current?.refreshToken !== undefined ? current : undefined;
     // MCP 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the challenge's scope. Beyond the spec, which
@@ -198,7 +206,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const key = canonicalResourceUri(url);
     let state = this.#resources.get(key);
     if (state === undefined) {
-      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, flowKind: undefined, dpop: false };
+      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, flowKind: undefined, dpop: false, granted: undefined };
       this.#resources.set(key, state);
       if (this.#resources.size > MAX_RESOURCES) {
         const oldest = this.#resources.keys().next().value;
@@ -316,6 +324,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     };
     const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
     state.asked = { issuer: metadata.issuer, scope: tokens.requested };
+    state.granted = tokens.tokens.accessToken;
     await this.#save(state, tokens.tokens);
   }
 
