@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '@switchboard/jsonrpc';
 import { McpClient, type ClientConnector } from '@switchboard/mcp/client';
+import { McpError, McpErrorCode } from '@switchboard/mcp';
 import { McpServer } from '@switchboard/mcp/server';
 import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
 import { createGateway, type Gateway } from './gateway.js';
@@ -221,6 +222,39 @@ describe('createGateway', () => {
     // The operator's view, the health, says how each ended.
     await until('both upstreams down', () => gateway?.health().every((h) => h.state === 'down') === true);
     expect(gateway.health().map((h) => h.lastError)).toEqual(['The connection ended (stdout closed, exit code 1)', 'The connection ended (stdout closed, exit code 1)']);
+  });
+
+  it("an upstream's -32603 reaches the caller without its text, mounted or forwarded: tools, prompts, resources, completions", async () => {
+    const secret = 'Internal error: postgres://admin:hunter2@10.0.0.7/db refused';
+    const leaky = (): McpServer => {
+      const server = upstreamServer('leaky');
+      const fail = (): never => {
+        throw new McpError(McpErrorCode.InternalError, secret, { dsn: 'postgres://admin:hunter2@10.0.0.7/db' });
+      };
+      server.tool('boom', {}, fail);
+      server.prompt('leak', { arguments: [{ name: 'city', required: true }], complete: { city: fail } }, fail);
+      server.resource('memo://leaky/secret', { name: 'secret' }, fail);
+      return server;
+    };
+    gateway = createGateway({
+      logger: recordingLogger(),
+      healthCheckIntervalMs: 0,
+      upstreams: { mnt: { connector: inMemoryConnector(leaky()) }, fwd: { connector: inMemoryConnector(leaky()), tools: { rename: { echo: 'say' } } } },
+    });
+    await gateway.settled();
+    const client = await frontClient(gateway);
+    const answers: unknown[] = [];
+    for (const prefix of ['mnt', 'fwd']) {
+      answers.push(await client.callTool({ name: `${prefix}_boom` }).catch((error: unknown) => error));
+      answers.push(await client.getPrompt({ name: `${prefix}_leak`, arguments: { city: 'x' } }).catch((error: unknown) => error));
+    }
+    answers.push(await client.readResource({ uri: 'mnt+memo://leaky/secret' }).catch((error: unknown) => error));
+    answers.push(await client.readResource({ uri: 'memo://leaky/secret' }).catch((error: unknown) => error));
+    answers.push(await client.complete({ ref: { type: 'ref/prompt', name: 'mnt_leak' }, argument: { name: 'city', value: 'P' } }).catch((error: unknown) => error));
+    for (const answer of answers) {
+      expect(answer, JSON.stringify(answer)).toMatchObject({ code: -32603, message: 'Internal error' });
+      expect(JSON.stringify(answer)).not.toContain('hunter2');
+    }
   });
 
   it("re-reads an upstream's list when it announces a change and passes the change on", async () => {

@@ -9,10 +9,10 @@
  * under its prefix; the pool and the catalog do not change with it.
  */
 import type { Logger } from '@switchboard/jsonrpc';
-import type { CallToolResult } from '@switchboard/mcp';
+import { McpError, McpErrorCode, type CallToolResult } from '@switchboard/mcp';
 import { RequestTimeoutError } from '@switchboard/mcp/client';
 import { ToolError, type McpServer, type RequestContext } from '@switchboard/mcp/server';
-import { upstreamLoss } from '../proxy/results.js';
+import { failureForFront, upstreamLoss } from '../proxy/results.js';
 import type { CatalogPrompt, CatalogResource, CatalogSnapshot, CatalogTool } from './catalog.js';
 import type { UpstreamPool } from './pool.js';
 
@@ -107,16 +107,22 @@ export class FrontRegistrar {
         },
       );
     } catch (error) {
-      // The connection is gone (as opposed to an answer of the upstream): the pool takes the upstream out (its
-      // health says how it ended), the caller is told only that, never the client error's stderr line or address.
-      const loss = upstreamLoss(error);
-      if (loss !== undefined) {
-        this.#pool.reportFailure(entry.upstream, error);
-        throw new ToolError(`Upstream "${entry.upstream}" is unavailable: ${loss}`);
-      }
-      if (error instanceof RequestTimeoutError) throw new ToolError(`Upstream "${entry.upstream}" did not answer in time`);
-      throw error;
+      throw this.#failure(entry.upstream, error, true);
     }
+  }
+
+  /**
+   * An upstream failure as the front answers it, a tool's as an `isError` result. A lost connection (as opposed to an
+   * answer of the upstream): the pool takes the upstream out (its health says how it ended) and the caller is told
+   * only that, never the client error's stderr line, command or address; a timeout says so; the upstream's own
+   * errors as the proxy answers them (`failureForFront`: -32603 without its text).
+   */
+  #failure(upstream: string, error: unknown, tool: boolean): unknown {
+    const loss = upstreamLoss(error);
+    if (loss !== undefined) this.#pool.reportFailure(upstream, error);
+    const said = loss !== undefined ? `Upstream "${upstream}" is unavailable: ${loss}` : error instanceof RequestTimeoutError ? `Upstream "${upstream}" did not answer in time` : undefined;
+    if (said === undefined) return failureForFront(error, undefined);
+    return tool ? new ToolError(said) : new McpError(McpErrorCode.InternalError, said);
   }
 
   #registerPrompt(entry: CatalogPrompt): (() => void) | undefined {
@@ -132,8 +138,12 @@ export class FrontRegistrar {
         },
         async (args, ctx) => {
           const client = this.#pool.client(entry.upstream);
-          if (client === undefined) throw new Error(`Upstream "${entry.upstream}" is unavailable`);
-          return client.getPrompt({ name: entry.upstreamName, arguments: args as Record<string, string> }, { signal: ctx.signal });
+          if (client === undefined) throw new McpError(McpErrorCode.InternalError, `Upstream "${entry.upstream}" is unavailable`);
+          try {
+            return await client.getPrompt({ name: entry.upstreamName, arguments: args as Record<string, string> }, { signal: ctx.signal });
+          } catch (error) {
+            throw this.#failure(entry.upstream, error, false);
+          }
         },
       );
     } catch (error) {
@@ -147,8 +157,12 @@ export class FrontRegistrar {
     try {
       return this.#server.resource(uri, definition, async (read, ctx) => {
         const client = this.#pool.client(entry.upstream);
-        if (client === undefined) throw new Error(`Upstream "${entry.upstream}" is unavailable`);
-        return client.readResource({ uri: read }, { signal: ctx.signal });
+        if (client === undefined) throw new McpError(McpErrorCode.InternalError, `Upstream "${entry.upstream}" is unavailable`);
+        try {
+          return await client.readResource({ uri: read }, { signal: ctx.signal });
+        } catch (error) {
+          throw this.#failure(entry.upstream, error, false);
+        }
       });
     } catch (error) {
       this.#logger.warn(`Resource "${uri}" of upstream "${entry.upstream}" is left out: ${(error as Error).message}`);

@@ -21,6 +21,7 @@ import type { CallToolParams, McpClient } from '@switchboard/mcp/client';
 import type { CompletionHandler, McpServer, ToolDefinition, ToolHandler } from '@switchboard/mcp/server';
 import type { Forwarder, Upstream, UpstreamRequest } from './forward.js';
 import { passThroughSchema } from './passThroughSchema.js';
+import { failureForFront } from './results.js';
 import { frontTaskOption, type TaskBridge } from './taskBridge.js';
 
 /** The four lists a server may have. */
@@ -205,8 +206,13 @@ export class Mirror {
     const completers: Record<string, CompletionHandler> = {};
     for (const name of names) {
       completers[name] = async (value, context) => {
-        const result = await client.complete({ ref, argument: { name, value }, context: { arguments: { ...context.arguments } } });
-        return result.completion.values;
+        try {
+          const result = await client.complete({ ref, argument: { name, value }, context: { arguments: { ...context.arguments } } });
+          return result.completion.values;
+        } catch (error) {
+          // As every forwarded request's: the upstream's -32603 text and its connection's details stay here.
+          throw failureForFront(error, undefined);
+        }
       };
     }
     return completers;

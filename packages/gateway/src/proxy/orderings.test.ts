@@ -184,7 +184,9 @@ describe('createProxyServer: calls, cancels and a dying upstream in any order', 
         for (const call of calls) {
           expect(call.answers, `${call.era} call ${call.n}: answers`).toBeLessThanOrEqual(1);
           if (!call.cancelled) expect(call.answers, `${call.era} call ${call.n}: answered`).toBe(1);
-          if (call.answers === 1 && call.error === undefined && call.isError !== true) expect(call.text, `${call.era} call ${call.n}: its own result`).toBe(`done ${call.n}`);
+          // A tools/call failure is a tool result (isError), never a JSON-RPC error here.
+          expect(call.error, `${call.era} call ${call.n}: a JSON-RPC error`).toBeUndefined();
+          if (call.answers === 1 && call.isError !== true) expect(call.text, `${call.era} call ${call.n}: its own result`).toBe(`done ${call.n}`);
           // A call the upstream's end cut short says so in the proxy's own words.
           if (call.isError === true) expect(call.text, `${call.era} call ${call.n}: its failure`).toBe('The upstream server is unavailable: its connection ended');
           if (call.cancelled && call.runningAtCancel) expect(upstreamAborted.has(call.n), `${call.era} call ${call.n}: the cancel reached the upstream`).toBe(true);

@@ -30,7 +30,7 @@ import { TASKS_EXTENSION, type CallToolResult, type Tool } from '@switchboard/mc
 import type { ClientTask, InputContext, McpClient } from '@switchboard/mcp/client';
 import type { RequestContext, ToolTaskOptions } from '@switchboard/mcp/server';
 import { askFront, upstreamAnswerError, type UpstreamQuestion } from './questions.js';
-import { forFront } from './results.js';
+import { failureForFront, forFront } from './results.js';
 
 /** The `_meta` key that ties a 2025-11-25 message to its task (MCP 2025-11-25 basic/utilities/tasks.mdx). */
 const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
@@ -85,7 +85,9 @@ export class TaskBridge {
 
   /**
    * The work of one front call: the upstream call as a task, followed to its end. Rejects with the upstream task's
-   * JSON-RPC error, or `RequestAbortedError` when the front cancelled (the upstream task is then cancelled too).
+   * JSON-RPC error as the front answers upstream failures (`failureForFront`: -32603 without its text, a lost
+   * connection or a timeout in the proxy's words), or `RequestAbortedError` when the front cancelled (the upstream
+   * task is then cancelled too).
    */
   async run(name: string, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
     let taskId: string | undefined;
@@ -102,6 +104,8 @@ export class TaskBridge {
     try {
       const task = await starting;
       return forFront(withoutRelatedTask(await task.result()), ctx);
+    } catch (error) {
+      throw failureForFront(error, undefined);
     } finally {
       if (taskId !== undefined) this.#fronts.delete(taskId);
     }
