@@ -559,6 +559,31 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('token_refused only for a token new on that sending: a resend of the same one (a DPoP nonce retry) still signs in', async () => {
+    const { as: server, rs: guarded, close } = await protectedPair(3600);
+    let prompts = 0;
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: (request) => (prompts++, follow(request)), offlineAccess: false });
+    const url = new URL(guarded.url());
+    const unauthorized = (): Response => new Response('', { status: 401, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"` } });
+    try {
+      const token = (await auth.signIn(url)).accessToken;
+      expect(prompts).toBe(1);
+      // The token from that sign-in, sent a second time after a 401 that was no refusal of it (a nonce to add): refused
+      // now (revoked meanwhile), it is no token "just obtained for this request", and a sign-in follows.
+      server.issued.clear();
+      const again = { url, method: 'POST', resent: 1, unauthorized: 1, authorization: `Bearer ${token}`, previousAuthorization: `Bearer ${token}` };
+      expect(await auth.challenged(again, unauthorized())).toBe(true);
+      expect(prompts).toBe(2);
+      // A new token on this sending, from the sign-in the previous 401 led to, refused at once: token_refused.
+      const fresh = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization!;
+      const refused = await auth.challenged({ url, method: 'POST', resent: 1, unauthorized: 1, authorization: fresh }, unauthorized()).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ reason: 'token_refused' });
+      expect(prompts).toBe(2);
+    } finally {
+      await close();
+    }
+  });
+
   it('forget() while a sign-in gets ready (the client\'s identity loading): it asks for what is needed then, not for what was asked before', async () => {
     const { as: server, rs: guarded, close } = await protectedPair(3600);
     let refusing = false;

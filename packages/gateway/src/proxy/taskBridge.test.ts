@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { McpError } from '@switchboard/mcp';
-import { McpClient, type InputContext } from '@switchboard/mcp/client';
+import { ConnectionRefusedError, McpClient, type InputContext } from '@switchboard/mcp/client';
 import { McpServer, type RequestContext } from '@switchboard/mcp/server';
 import { inMemoryConnector } from '@switchboard/mcp/testing';
 import { createProxyServer } from '../index.js';
@@ -147,6 +147,37 @@ describe('a task-required upstream tool, front client without tasks', () => {
       expect(result.content).toEqual([{ type: 'text', text: 'answer {"ok":false}' }]);
       expect(asked).toHaveLength(1);
       expect(asked[0]?.ctx?.taskId).toBeUndefined();
+    } finally {
+      await client.close();
+      await front.close();
+    }
+  });
+});
+
+describe('a tool the upstream runs only as a task, called plainly', () => {
+  it('the upstream gone mid-task: an isError result in the proxy\'s words, as for any plain call (no address, no JSON-RPC error)', async () => {
+    const upstream = new McpServer({ name: 'old', version: '1.0.0' }, { revisions: ['2024-11-05', '2025-06-18', '2025-11-25'], logger: silent, tasks: FAST });
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    upstream.tool('long', { inputSchema: { type: 'object' }, task: { required: true, ...FAST } }, async (_args, ctx: RequestContext) => {
+      started();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+      return { content: [] };
+    });
+    const connector = inMemoryConnector(upstream);
+    let dead = false;
+    // Once dead, it cannot be reached again either (the address is the operator's, never the caller's).
+    const gone = { ...connector, open: (options: Parameters<typeof connector.open>[0]) => (dead ? Promise.reject(new ConnectionRefusedError({ url: 'http://10.0.0.7:8080/mcp' })) : connector.open(options)) };
+    const front = await createProxyServer({ upstream: gone, server: { logger: silent, tasks: FAST } });
+    const client = await McpClient.connect({ connector: inMemoryConnector(front), era: 'legacy', pin: '2025-06-18', logger: silent });
+    try {
+      const call = client.callTool({ name: 'long' });
+      await running;
+      dead = true;
+      await connector.drop();
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/^\[\{"type":"text","text":"The upstream server is unavailable: (its connection ended|it refused the connection)"\}\]$/);
     } finally {
       await client.close();
       await front.close();

@@ -86,7 +86,7 @@ export class TaskBridge {
   /**
    * The work of one front call: the upstream call as a task, followed to its end. Rejects with the upstream task's
    * JSON-RPC error as the front answers upstream failures (`failureForFront`: -32603 without its text, a lost
-   * connection or a timeout in the proxy's words), or `RequestAbortedError` when the front cancelled (the upstream
+   * connection or a timeout in the proxy's words; for a plain call, an `isError` result), or `RequestAbortedError` when the front cancelled (the upstream
    * task is then cancelled too).
    */
   async run(name: string, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
@@ -105,7 +105,9 @@ export class TaskBridge {
       const task = await starting;
       return forFront(withoutRelatedTask(await task.result()), ctx);
     } catch (error) {
-      throw failureForFront(error, undefined);
+      // A front task fails with a JSON-RPC error; a plain call (of a tool the upstream runs as a task only) with an
+      // `isError` result, as any plain call does.
+      throw failureForFront(error, ctx.taskId === undefined ? name : undefined);
     } finally {
       if (taskId !== undefined) this.#fronts.delete(taskId);
     }

@@ -183,10 +183,8 @@ async function discover(connection: ClientConnection, setup: NegotiationSetup, a
     }
     if (modern !== undefined) return { kind: 'modern', negotiated: { era: 'modern', revision, serverInfo: undefined, serverCapabilities: {}, instructions: undefined } };
     // A process that exited before answering anything would exit again, and an address where nothing listens
-    // would refuse `initialize` too: neither is a verdict on the era. Nor is a sign-in that failed (it would run again),
-    // or a 401 or 403 once the auth gave up (what refuses the probe for want of credentials refuses `initialize` too).
-    const refusedAuth = error instanceof HttpStatusError && (error.status === 401 || error.status === 403);
-    if (strict || refusedAuth || error instanceof SpawnError || error instanceof ConnectionRefusedError || error instanceof AuthorizationError) throw error;
+    // would refuse `initialize` too: neither is a verdict on the era. Nor is a sign-in that failed (it would run again).
+    if (strict || error instanceof SpawnError || error instanceof ConnectionRefusedError || error instanceof AuthorizationError) throw error;
     setup.logger.debug('The server did not answer "server/discover" as a modern server: trying "initialize"', { error });
     return { kind: 'legacy', revision: LATEST_LEGACY_REVISION, closed: error instanceof ConnectionClosedError || connection.closed, httpRefusal: error instanceof HttpStatusError };
   }

@@ -26,6 +26,8 @@ export interface AuthRequestFacts {
   readonly forbidden?: number;
   /** How many of this request's earlier answers were 401. @default 0 */
   readonly unauthorized?: number;
+  /** The `Authorization` field the previous sending of this request carried, if any (none on the first). */
+  readonly previousAuthorization?: string;
 }
 
 /**
@@ -65,11 +67,21 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
     const method = (init.method ?? 'GET').toUpperCase();
     let forbidden = 0;
     let unauthorized = 0;
+    let previous: string | undefined;
     for (let resent = 0; ; resent++) {
       const headers = new Headers(init.headers);
       const own = await auth.headers({ url, method, resent, forbidden, unauthorized });
       for (const [name, value] of Object.entries(own)) headers.set(name, value);
-      const facts: AuthRequestFacts = { url, method, resent, forbidden, unauthorized, ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }) };
+      const facts: AuthRequestFacts = {
+        url,
+        method,
+        resent,
+        forbidden,
+        unauthorized,
+        ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }),
+        ...(previous === undefined ? {} : { previousAuthorization: previous }),
+      };
+      previous = own.Authorization;
       const response = await fetch(input, { ...init, headers });
       if (response.status === 403) forbidden++;
       else if (response.status === 401) unauthorized++;

@@ -157,11 +157,13 @@ export class OAuthClientAuth implements HttpClientAuth {
       await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
       return true;
     }
-    if ((request.unauthorized ?? 0) > 0 && current !== undefined && current.accessToken === state.granted && request.authorization?.endsWith(` ${current.accessToken}`) === true) {
-      // This request met a 401, waited for a sign-in, and the token it obtained is refused at once: the server will not
-      // take what its authorization server gives (another audience, a clock, a bug). Signing in again would only
-      // prompt the user once more for the same.
-      throw new AuthorizationError({ reason: 'token_refused', message: `${state.key} refused (401) the token a sign-in had just obtained for it: signing in again would not help` });
+    const sentNew = request.authorization !== undefined && request.authorization !== request.previousAuthorization;
+    const wantsMore = challenge?.scope !== undefined && scopeList(challenge.scope).some((s) => !granted.includes(s));
+    if ((request.unauthorized ?? 0) > 0 && sentNew && !wantsMore && current !== undefined && current.accessToken === state.granted && request.authorization.endsWith(` ${current.accessToken}`)) {
+      // This request met a 401, waited for a sign-in, and the token it obtained (new on this sending: not a DPoP nonce
+      // retry of the same one) is refused at once, for no scope it lacks: the server will not take what its
+      // authorization server gives (another audience, a clock, a bug). Signing in again would only prompt once more.
+      throw new AuthorizationError({ reason: 'token_refused', message: `${state.key} refused (401) the token its authorization server had just issued for it: obtaining another would not help` });
     }
     // A token that a refresh made for this very request and that was refused at once is not refreshed again.
     const refreshable = request.resent === 0 && current?.refreshToken !== undefined ? current : undefined;
