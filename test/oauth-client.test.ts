@@ -559,7 +559,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
-  it('token_refused only for a token new on that sending: a resend of the same one (a DPoP nonce retry) still signs in', async () => {
+  it('token_refused only for a token new to the request: the one it was first sent with (after a DPoP nonce retry) still signs in', async () => {
     const { as: server, rs: guarded, close } = await protectedPair(3600);
     let prompts = 0;
     const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: (request) => (prompts++, follow(request)), offlineAccess: false });
@@ -568,13 +568,14 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     try {
       const token = (await auth.signIn(url)).accessToken;
       expect(prompts).toBe(1);
-      // The token from that sign-in, sent a second time after a 401 that was no refusal of it (a nonce to add): refused
-      // now (revoked meanwhile), it is no token "just obtained for this request", and a sign-in follows.
+      // The token from that sign-in, the request's first, sent again after a 401 that was no refusal of it (a nonce to
+      // add): refused now (revoked meanwhile), it is no token "just obtained for this request", and a sign-in follows.
       server.issued.clear();
-      const again = { url, method: 'POST', resent: 1, unauthorized: 1, authorization: `Bearer ${token}`, previousAuthorization: `Bearer ${token}` };
+      const again = { url, method: 'POST', resent: 1, unauthorized: 1, authorization: `Bearer ${token}`, firstAuthorization: `Bearer ${token}` };
       expect(await auth.challenged(again, unauthorized())).toBe(true);
       expect(prompts).toBe(2);
-      // A new token on this sending, from the sign-in the previous 401 led to, refused at once: token_refused.
+      // A request first sent with no token, now with the one the sign-in its 401 led to obtained, refused: token_refused
+      // (after a nonce retry of that token too, which sends it a second time).
       const fresh = (await auth.headers({ url, method: 'POST', resent: 0 })).Authorization!;
       const refused = await auth.challenged({ url, method: 'POST', resent: 1, unauthorized: 1, authorization: fresh }, unauthorized()).catch((error: unknown) => error);
       expect(refused).toMatchObject({ reason: 'token_refused' });

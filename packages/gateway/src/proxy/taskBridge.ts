@@ -86,8 +86,8 @@ export class TaskBridge {
   /**
    * The work of one front call: the upstream call as a task, followed to its end. Rejects with the upstream task's
    * JSON-RPC error as the front answers upstream failures (`failureForFront`: -32603 without its text, a lost
-   * connection or a timeout in the proxy's words; for a plain call, an `isError` result), or `RequestAbortedError` when the front cancelled (the upstream
-   * task is then cancelled too).
+   * connection or a timeout in the proxy's words; for a plain call, an `isError` result), or `RequestAbortedError`
+   * when the front cancelled (the upstream task is then cancelled too).
    */
   async run(name: string, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
     let taskId: string | undefined;

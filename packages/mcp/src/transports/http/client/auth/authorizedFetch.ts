@@ -26,8 +26,8 @@ export interface AuthRequestFacts {
   readonly forbidden?: number;
   /** How many of this request's earlier answers were 401. @default 0 */
   readonly unauthorized?: number;
-  /** The `Authorization` field the previous sending of this request carried, if any (none on the first). */
-  readonly previousAuthorization?: string;
+  /** The `Authorization` field the first sending of this request carried, if any (absent on the first itself). */
+  readonly firstAuthorization?: string;
 }
 
 /**
@@ -67,7 +67,7 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
     const method = (init.method ?? 'GET').toUpperCase();
     let forbidden = 0;
     let unauthorized = 0;
-    let previous: string | undefined;
+    let first: string | undefined;
     for (let resent = 0; ; resent++) {
       const headers = new Headers(init.headers);
       const own = await auth.headers({ url, method, resent, forbidden, unauthorized });
@@ -79,9 +79,9 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
         forbidden,
         unauthorized,
         ...(own.Authorization === undefined ? {} : { authorization: own.Authorization }),
-        ...(previous === undefined ? {} : { previousAuthorization: previous }),
+        ...(first === undefined ? {} : { firstAuthorization: first }),
       };
-      previous = own.Authorization;
+      if (resent === 0) first = own.Authorization;
       const response = await fetch(input, { ...init, headers });
       if (response.status === 403) forbidden++;
       else if (response.status === 401) unauthorized++;

@@ -38,7 +38,7 @@ interface ResourceState {
   /** Whether the server offered DPoP (a `DPoP` challenge, or DPoP fields in its metadata). */
   dpop: boolean;
   /** The access token the last grant gave (a sign-in, not a refresh): one a request may not sign in again over. */
-  granted: string | undefined;
+  grantedToken: string | undefined;
 }
 
 /** Servers whose state is kept in memory (the store keeps the tokens); the oldest is dropped beyond. */
@@ -157,12 +157,15 @@ export class OAuthClientAuth implements HttpClientAuth {
       await this.#single(state, 'authorize', () => this.#authorize(state, { serverUrl: request.url, challenge, dpopOffered, scope: challenge.scope, widen: true }));
       return true;
     }
-    const sentNew = request.authorization !== undefined && request.authorization !== request.previousAuthorization;
-    const wantsMore = challenge?.scope !== undefined && scopeList(challenge.scope).some((s) => !granted.includes(s));
-    if ((request.unauthorized ?? 0) > 0 && sentNew && !wantsMore && current !== undefined && current.accessToken === state.granted && request.authorization.endsWith(` ${current.accessToken}`)) {
-      // This request met a 401, waited for a sign-in, and the token it obtained (new on this sending: not a DPoP nonce
-      // retry of the same one) is refused at once, for no scope it lacks: the server will not take what its
-      // authorization server gives (another audience, a clock, a bug). Signing in again would only prompt once more.
+    // New to this request (not the token it was first sent with, which a DPoP nonce retry sends again), and refused
+    // for no scope the sign-in did not already ask (an authorization server that grants less will again).
+    const sentNew = request.authorization !== undefined && request.authorization !== request.firstAuthorization;
+    const asked = scopeList(state.asked?.scope);
+    const wantsMore = challenge?.scope !== undefined && scopeList(challenge.scope).some((s) => !asked.includes(s));
+    if ((request.unauthorized ?? 0) > 0 && sentNew && !wantsMore && current !== undefined && current.accessToken === state.grantedToken && request.authorization.endsWith(` ${current.accessToken}`)) {
+      // This request met a 401, waited for a sign-in, and the token it obtained is refused: the server will not take
+      // what its authorization server gives (another audience, a clock, a bug). Signing in again would only prompt
+      // once more.
       throw new AuthorizationError({ reason: 'token_refused', message: `${state.key} refused (401) the token its authorization server had just issued for it: obtaining another would not help` });
     }
     // A token that a refresh made for this very request and that was refused at once is not refreshed again.
@@ -208,7 +211,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const key = canonicalResourceUri(url);
     let state = this.#resources.get(key);
     if (state === undefined) {
-      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, flowKind: undefined, dpop: false, granted: undefined };
+      state = { key, loaded: false, tokens: undefined, asked: undefined, flow: undefined, flowKind: undefined, dpop: false, grantedToken: undefined };
       this.#resources.set(key, state);
       if (this.#resources.size > MAX_RESOURCES) {
         const oldest = this.#resources.keys().next().value;
@@ -326,7 +329,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     };
     const tokens = await this.#grant({ state, metadata, resource, scope: selected, grant });
     state.asked = { issuer: metadata.issuer, scope: tokens.requested };
-    state.granted = tokens.tokens.accessToken;
+    state.grantedToken = tokens.tokens.accessToken;
     await this.#save(state, tokens.tokens);
   }
 
