@@ -236,8 +236,9 @@ describe('createGateway', () => {
       server.resource('memo://leaky/secret', { name: 'secret' }, fail);
       return server;
     };
+    const logger = recordingLogger();
     gateway = createGateway({
-      logger: recordingLogger(),
+      logger,
       healthCheckIntervalMs: 0,
       upstreams: { mnt: { connector: inMemoryConnector(leaky()) }, fwd: { connector: inMemoryConnector(leaky()), tools: { rename: { echo: 'say' } } } },
     });
@@ -255,6 +256,11 @@ describe('createGateway', () => {
       expect(answer, JSON.stringify(answer)).toMatchObject({ code: -32603, message: 'Internal error' });
       expect(JSON.stringify(answer)).not.toContain('hunter2');
     }
+    // The operator still reads why: each masked text is in the gateway's log, with the upstream it came from.
+    const logged = logger.lines.filter((line) => line.includes('answered -32603'));
+    expect(logged).toHaveLength(answers.length);
+    for (const line of logged) expect(line).toContain(secret);
+    expect(logged.filter((line) => line.includes('"upstream":"mnt"'))).toHaveLength(4);
   });
 
   it("re-reads an upstream's list when it announces a change and passes the change on", async () => {

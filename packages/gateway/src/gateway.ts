@@ -30,6 +30,7 @@ import { CompiledToolPolicy, type ToolPolicy } from './fanout/toolPolicy.js';
 import type { UpstreamHealth, UpstreamLink, UpstreamLinkInit, UpstreamSpec } from './fanout/upstream.js';
 import type { SessionPerCallerOptions } from './proxy/callerSessions.js';
 import { createProxyServer, type ProxyServer } from './proxy/proxyServer.js';
+import { upstreamLogger } from './upstreamLogger.js';
 
 /** The front's `serverInfo` by default. */
 export const DEFAULT_GATEWAY_INFO: Implementation = Object.freeze({ name: 'switchboard-gateway', version: '0.1.0' });
@@ -228,7 +229,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         connector,
         ...(upstream.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: upstream.connectTimeoutMs }),
         ...(upstream.client === undefined ? {} : { client: upstream.client }),
-        ...(mode === 'mounted' ? { link: (init: UpstreamLinkInit) => proxyLink(init, tools, sessions) } : {}),
+        ...(mode === 'mounted' ? { link: (init: UpstreamLinkInit) => proxyLink(init, { name, tools, sessionPerCaller: sessions }) } : {}),
       },
       rule: { prefix, tools },
       fingerprint: fingerprint(upstream, connectorIds),
@@ -236,15 +237,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   };
   /** One attempt of a mounted upstream: its proxy server, which owns the client. */
-  const proxyLink = async (init: UpstreamLinkInit, tools: CompiledToolPolicy, sessionPerCaller: SessionPerCallerOptions | undefined): Promise<UpstreamLink> => {
+  const proxyLink = async (init: UpstreamLinkInit, upstream: { readonly name: string; readonly tools: CompiledToolPolicy; readonly sessionPerCaller: SessionPerCallerOptions | undefined }): Promise<UpstreamLink> => {
+    const { tools, sessionPerCaller } = upstream;
     const { onElicitation: _e, onSampling: _s, onListRoots: _r, capabilities: _c, ...client } = init.client;
+    const proxyLogger = upstreamLogger(logger, upstream.name);
     // The proxy server's own bus: its list changes (the mirror re-synced) also refresh the pool's listing.
     const bus = new InMemoryNotificationBus();
     const proxy = await createProxyServer({
       upstream: init.connector,
       client,
-      server: { logger, bus, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
-      logger,
+      server: { logger: proxyLogger, bus, ...(tools.filters ? { visibility: (item) => item.kind !== 'tool' || tools.visible(item.name) } : {}) },
+      logger: proxyLogger,
       ...(sessionPerCaller === undefined ? {} : { sessionPerCaller }),
     });
     proxies.set(proxy.upstream, proxy);

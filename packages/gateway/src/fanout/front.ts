@@ -13,6 +13,7 @@ import { McpError, McpErrorCode, type CallToolResult } from '@switchboard/mcp';
 import { RequestTimeoutError } from '@switchboard/mcp/client';
 import { ToolError, type McpServer, type RequestContext } from '@switchboard/mcp/server';
 import { failureForFront, upstreamLoss } from '../proxy/results.js';
+import { upstreamLogger } from '../upstreamLogger.js';
 import type { CatalogPrompt, CatalogResource, CatalogSnapshot, CatalogTool } from './catalog.js';
 import type { UpstreamPool } from './pool.js';
 
@@ -121,7 +122,7 @@ export class FrontRegistrar {
     const loss = upstreamLoss(error);
     if (loss !== undefined) this.#pool.reportFailure(upstream, error);
     const said = loss !== undefined ? `Upstream "${upstream}" is unavailable: ${loss}` : error instanceof RequestTimeoutError ? `Upstream "${upstream}" did not answer in time` : undefined;
-    if (said === undefined) return failureForFront(error, undefined);
+    if (said === undefined) return failureForFront(error, undefined, upstreamLogger(this.#logger, upstream));
     return tool ? new ToolError(said) : new McpError(McpErrorCode.InternalError, said);
   }
 

@@ -175,7 +175,7 @@ export class Forwarder {
           if (event.kind === 'result') return forFront(event.value, call.ctx);
           if (event.kind === 'error') {
             if (givenUp(event.error)) this.#abandon(call);
-            throw failureForFront(tool ? toolFailure(call, event.error) : event.error, toolName(upstream, input));
+            throw failureForFront(tool ? toolFailure(call, event.error) : event.error, toolName(upstream, input), this.#logger);
           }
           // Questions the upstream sends together (a handler asking several at once) make one round.
           await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -214,7 +214,7 @@ export class Forwarder {
       return forFront(await this.#request(call, upstream.request, input), ctx);
     } catch (error) {
       if (givenUp(error)) this.#abandon(call);
-      throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input));
+      throw failureForFront(upstream.tool ? toolFailure(call, error) : error, toolName(upstream, input), this.#logger);
     } finally {
       call.settled = true;
       this.inFlight.delete(call);

@@ -211,7 +211,7 @@ export class Mirror {
           return result.completion.values;
         } catch (error) {
           // As every forwarded request's: the upstream's -32603 text and its connection's details stay here.
-          throw failureForFront(error, undefined);
+          throw failureForFront(error, undefined, this.#logger);
         }
       };
     }

@@ -8,8 +8,11 @@
 import { McpError, McpErrorCode, ResourceNotFoundError, isModernRevision } from '@switchboard/mcp';
 import { ConnectionClosedError, ConnectionRefusedError, RequestTimeoutError, SessionExpiredError, SpawnError } from '@switchboard/mcp/client';
 import { ToolError, type RequestContext } from '@switchboard/mcp/server';
+import type { Logger } from '@switchboard/jsonrpc';
 
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+/** How much of an upstream's masked error text the log keeps, in UTF-16 code units. */
+const MAX_LOGGED_TEXT = 1000;
 
 /** `result` as the front serves it to the client of `ctx` (see the module comment). */
 export function forFront<T>(result: T, ctx: RequestContext): T {
@@ -44,7 +47,8 @@ export function upstreamLoss(error: unknown): string | undefined {
 /**
  * An upstream failure as the front answers it:
  * - -32603 is answered "Internal error" with none of the upstream's text: it may describe the upstream's
- *   internals, which a server never sends (as for the front's own handlers);
+ *   internals, which a server never sends (as for the front's own handlers). The text goes to `logger` (a warning,
+ *   cut to 1,000 characters) so the operator still sees why;
  * - the upstream's "resource not found" (-32002 through 2025-11-25, -32602 with `data.uri` from 2026-07-28: MCP
  *   2026-07-28 server/resources.mdx "Error Handling") becomes a {@link ResourceNotFoundError}, which the front
  *   answers with the code of its client's revision;
@@ -54,8 +58,9 @@ export function upstreamLoss(error: unknown): string | undefined {
  * - anything else as it is.
  * A tool's `isError` result does not name the tool: its caller knows it, under another name when the proxy is mounted.
  * @param tool the tool's name when the request is a `tools/call` (`undefined` otherwise)
+ * @param logger where a masked upstream text is logged
  */
-export function failureForFront(error: unknown, tool: string | undefined): unknown {
+export function failureForFront(error: unknown, tool: string | undefined, logger: Logger): unknown {
   if (error instanceof RequestTimeoutError) {
     return tool === undefined ? new McpError(McpErrorCode.InternalError, 'Upstream request timed out') : new ToolError('The upstream server did not answer in time');
   }
@@ -65,7 +70,13 @@ export function failureForFront(error: unknown, tool: string | undefined): unkno
   }
   if (!(error instanceof McpError)) return error;
   if (error instanceof ResourceNotFoundError) return error;
-  if (error.code === McpErrorCode.InternalError) return new McpError(McpErrorCode.InternalError, 'Internal error');
+  if (error.code === McpErrorCode.InternalError) {
+    logger.warn('Proxy: the upstream answered -32603; its text is logged here and not sent on', {
+      ...(tool === undefined ? {} : { tool }),
+      message: error.message.slice(0, MAX_LOGGED_TEXT),
+    });
+    return new McpError(McpErrorCode.InternalError, 'Internal error');
+  }
   const data = error.data as { uri?: unknown } | undefined;
   if ((error.code === McpErrorCode.ResourceNotFound || error.code === McpErrorCode.InvalidParams) && typeof data?.uri === 'string' && error.message.startsWith('Resource not found')) {
     return new ResourceNotFoundError(data.uri);

@@ -107,7 +107,7 @@ export class TaskBridge {
     } catch (error) {
       // A front task fails with a JSON-RPC error; a plain call (of a tool the upstream runs as a task only) with an
       // `isError` result, as any plain call does.
-      throw failureForFront(error, ctx.taskId === undefined ? name : undefined);
+      throw failureForFront(error, ctx.taskId === undefined ? name : undefined, this.#logger);
     } finally {
       if (taskId !== undefined) this.#fronts.delete(taskId);
     }
