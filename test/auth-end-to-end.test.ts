@@ -193,6 +193,30 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
     expect(store.loadTokens(dpopResource)?.tokenType).toBe('DPoP');
   }, 60_000);
 
+  it('DPoP: a nonce the resource server hands out on a success goes in the next proof, not first refused (RFC 9449 §8.2, §9)', async () => {
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', store: new InMemoryOAuthStore(), authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
+    await auth.signIn(dpopResource);
+    // Each answer of the MCP endpoint carries the next nonce (as a server rotating them would); each proof is read.
+    let handed = 0;
+    const sent: { readonly nonce: unknown; readonly expected: string | undefined }[] = [];
+    const rotating: typeof fetch = async (input, init) => {
+      const proof = new Headers(init?.headers).get('dpop');
+      if (proof !== null) sent.push({ nonce: (JSON.parse(Buffer.from(proof.split('.')[1] ?? '', 'base64url').toString()) as { nonce?: unknown }).nonce, expected: handed === 0 ? undefined : `n-${handed}` });
+      const response = await fetch(input, init);
+      const headers = new Headers(response.headers);
+      headers.set('DPoP-Nonce', `n-${++handed}`);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    };
+    const client = await McpClient.connect({ connector: streamableHttp({ url: dpopResource, auth, fetch: rotating }), era: 'modern', verdictStore: new InMemoryEraVerdictStore(), clientInfo: { name: 't', version: '1' } });
+    try {
+      for (let i = 0; i < 3; i++) expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello alice' }]);
+    } finally {
+      await client.close();
+    }
+    expect(sent.length).toBeGreaterThanOrEqual(4);
+    for (const proof of sent) expect(proof.nonce).toBe(proof.expected);
+  }, 60_000);
+
   it('a token minted for another resource is refused (401 invalid_token), and so is a garbage token', async () => {
     const foreign = await foreignToken();
     // It works where it was minted for …

@@ -31,8 +31,9 @@ export interface AuthRequestFacts {
 }
 
 /**
- * What an HTTP client transport calls to authorize its requests: `headers` before each one, `challenged` when one
- * was answered 401 or 403. `oauth()` makes one; a host may write its own (an API key that is rotated, say).
+ * What an HTTP client transport calls to authorize its requests: `headers` before each one, `answered` with every
+ * answer, `challenged` when one was answered 401 or 403. `oauth()` makes one; a host may write its own (an API key
+ * that is rotated, say).
  */
 export interface HttpClientAuth {
   /**
@@ -40,6 +41,11 @@ export interface HttpClientAuth {
    * the client holds no credentials yet (the server's 401 then starts the flow). May refresh an expired token first.
    */
   headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Called with every answer, before `challenged` for a 401 or 403 (its body unread, and not to be read here): for
+   * what a server hands out on any answer, such as the next DPoP nonce (RFC 9449 §8.2). What it throws is ignored.
+   */
+  answered?(request: AuthRequestFacts, response: Response): void;
   /**
    * Called with a 401 or 403 answer (its body unread). Resolves `true` when credentials changed and the request
    * should be sent again, `false` to hand the answer to the transport as it is.
@@ -56,8 +62,8 @@ export interface HttpClientAuth {
 export const MAX_AUTH_RESENDS = 5;
 
 /**
- * `fetch` with {@link HttpClientAuth}: each request carries the auth's headers (over the caller's); a 401 or 403 is
- * shown to `challenged`, and when it says so the request is sent again (same method, body and other headers) with
+ * `fetch` with {@link HttpClientAuth}: each request carries the auth's headers (over the caller's); every answer is
+ * shown to `answered`, a 401 or 403 to `challenged`, and when it says so the request is sent again (same method, body and other headers) with
  * fresh credentials, at most {@link MAX_AUTH_RESENDS} times. The body must be replayable (a string: what the
  * transports send).
  */
@@ -83,6 +89,11 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
       };
       if (resent === 0) first = own.Authorization;
       const response = await fetch(input, { ...init, headers });
+      try {
+        auth.answered?.(facts, response);
+      } catch {
+        // A host's hook failing is no reason to lose the answer.
+      }
       if (response.status === 403) forbidden++;
       else if (response.status === 401) unauthorized++;
       if ((response.status !== 401 && response.status !== 403) || resent === MAX_AUTH_RESENDS) return response;

@@ -106,6 +106,14 @@ export class OAuthClientAuth implements HttpClientAuth {
     return { Authorization: `Bearer ${tokens.accessToken}` };
   }
 
+  answered(request: AuthRequestFacts, response: Response): void {
+    // RFC 9449 §8.2, §9: a server may hand out the next nonce on any answer, a success included; the next proof to
+    // that origin carries it instead of first being refused with `use_dpop_nonce`. Only while proofs go there.
+    if (request.authorization === undefined || !/^dpop /i.test(request.authorization)) return;
+    const nonce = response.headers.get('dpop-nonce');
+    if (nonce !== null) this.#dpop.nonce(request.url.origin, nonce);
+  }
+
   async challenged(request: AuthRequestFacts, response: Response): Promise<boolean> {
     const state = this.#state(request.url);
     const challenge = bearerChallengeOf(response.headers);
