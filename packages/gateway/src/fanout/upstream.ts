@@ -151,6 +151,8 @@ export class Upstream {
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #healthTimer: ReturnType<typeof setInterval> | undefined;
   readonly #relisting = new Map<ListKind, 'running' | 'again'>();
+  /** Lists the upstream said changed while the attempt was still reading them: read again once it is ready. */
+  readonly #changedWhileConnecting = new Set<ListKind>();
   #settle!: () => void;
   /** Settles when the first attempt ended (ready or down) or the upstream closed. */
   readonly firstAttempt: Promise<void>;
@@ -234,16 +236,23 @@ export class Upstream {
     const abort = new AbortController();
     this.#abort = abort;
     this.#nextAttemptAt = undefined;
+    this.#changedWhileConnecting.clear();
     this.#setState('connecting');
     const started = Date.now();
     let transport: ClientTransport | undefined;
     let link: UpstreamLink | undefined;
+    /** How the channel ended, when it ended before the upstream was ready (its listing may have come in first). */
+    let ended: Error | undefined;
     const connector = watchedConnector(this.spec.connector, {
       signal: abort.signal,
       opened: (opened) => {
         transport = opened;
       },
-      closed: () => this.#lost(generation, new Error(`The connection ended${describeEnd(transport)}`)),
+      closed: () => {
+        const error = new Error(`The connection ended${describeEnd(transport)}`);
+        ended ??= error;
+        this.#lost(generation, error);
+      },
     });
     const client: UpstreamLinkInit['client'] = {
       logger: this.#rt.logger,
@@ -283,6 +292,8 @@ export class Upstream {
         await ready.close().catch(() => undefined);
         return;
       }
+      // The channel may end right behind the last listing (read together from a pipe): not ready, then, but down.
+      if (ended !== undefined || ready.client.closed) throw ended ?? new Error('The connection ended');
       this.#link = ready;
       this.#listing = listing;
       this.#failures = 0;
@@ -292,6 +303,8 @@ export class Upstream {
       this.#startHealthChecks(generation);
       if (ready.client.era === 'modern' && ready.followsListChanges !== true) void this.#listen(ready.client, generation);
       ready.onListChanged?.((list) => this.#relist(list, generation));
+      for (const kind of this.#changedWhileConnecting) this.#relist(kind, generation);
+      this.#changedWhileConnecting.clear();
     } catch (error) {
       // Abandon the attempt: abort the opening, close the channel (a pending initialize fails at once), and close
       // the connection if it still comes up.
@@ -336,6 +349,11 @@ export class Upstream {
   /** A list-changed notification: read that list again (one read at a time per list; a burst reads twice at most). */
   #relist(kind: ListKind, generation: number): void {
     if (generation !== this.#generation) return;
+    if (this.#state === 'connecting') {
+      // Told while the attempt reads (or has just read) the lists, which may be older than the change.
+      this.#changedWhileConnecting.add(kind);
+      return;
+    }
     if (this.#relisting.has(kind)) {
       this.#relisting.set(kind, 'again');
       return;
@@ -406,6 +424,11 @@ export class Upstream {
       const kind = LIST_CHANGED[notification.method];
       if (kind !== undefined) this.#relist(kind, generation);
     });
+    // A change made after the attempt read the lists and before the stream existed was told to no one: the lists the
+    // stream follows are read once more (as the proxy does, proxyServer.ts).
+    if (filter.toolsListChanged === true) this.#relist('tools', generation);
+    if (filter.promptsListChanged === true) this.#relist('prompts', generation);
+    if (filter.resourcesListChanged === true) this.#relist('resources', generation);
     void subscription.closed.then((end) => {
       if (end.reason === 'connection') this.#lost(generation, end.error);
     });

@@ -1,0 +1,228 @@
+/**
+ * The upstream pool under every ordering fast-check can find: three in-memory upstreams (one session-based only, one
+ * 2026-07-28 only, one dual-era) whose connections open when the scheduler says, and which may die (refusing new
+ * connections until revived), lose their connection, change their tool list, be reported failed by a call, or be
+ * removed from the pool and added back, between any two steps.
+ *
+ * What must hold once every upstream is alive again and the backoff has run (MCP 2025-11-25 server/tools.mdx "List
+ * Changed Notification"; MCP 2026-07-28 basic/patterns/subscriptions.mdx for the 2026-07-28 upstream's changes):
+ * - every upstream in the pool is `ready`, and the pool lists exactly the tools its server has now;
+ * - it holds one connection to each, none to an upstream removed: no attempt, re-read or reconnection leaks one;
+ * - after `close()`, no connection is left open and every upstream is gone.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ProtocolRevision } from '@switchboard/mcp';
+import type { ClientConnector, ClientTransport } from '@switchboard/mcp/client';
+import { McpServer } from '@switchboard/mcp/server';
+import { inMemoryConnector } from '@switchboard/mcp/testing';
+import { UpstreamPool } from '../index.js';
+import type { UpstreamSpec } from './upstream.js';
+
+const RUNS = Number(process.env.POOL_PROPERTY_RUNS ?? 200);
+const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const NAMES = ['old', 'new', 'both'] as const;
+const REVISIONS: Record<(typeof NAMES)[number], ProtocolRevision[]> = {
+  old: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'],
+  new: ['2026-07-28'],
+  both: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'],
+};
+
+type Command =
+  | { readonly kind: 'die' | 'revive' | 'drop' | 'report' | 'addTool' | 'removeTool' | 'remove' | 'add'; readonly upstream: number };
+
+const command: fc.Arbitrary<Command> = fc.record({
+  kind: fc.constantFrom('die', 'revive', 'drop', 'report', 'addTool', 'removeTool', 'remove', 'add'),
+  upstream: fc.integer({ min: 0, max: NAMES.length - 1 }),
+});
+
+/**
+ * A client transport counted in `open` from its opening until its channel closes (whichever side closes it). What
+ * the server sends, and the channel's end, reach the client in order when the scheduler says, what came meanwhile in
+ * one turn: an answer (a listing) can come after anything else that happens meanwhile, or with what followed it.
+ */
+function counted(inner: ClientTransport, open: Set<ClientTransport>, s: fc.Scheduler, name: string): ClientTransport {
+  const outer: ClientTransport = {
+    kind: inner.kind,
+    get endFacts() {
+      return inner.endFacts;
+    },
+    start: () => inner.start(),
+    send: (message, options) => inner.send(message, options),
+    close: () => inner.close(),
+    setProtocol: (protocol) => inner.setProtocol(protocol),
+  };
+  open.add(outer);
+  const queue: (() => void)[] = [];
+  const later = (delivery: () => void): void => {
+    queue.push(delivery);
+    // What came meanwhile is delivered together, in one turn, as a read of several messages from a pipe is.
+    void s.schedule(Promise.resolve(), `${name} delivers`).then(() => {
+      for (const next of queue.splice(0)) next();
+    });
+  };
+  inner.onmessage = (message, extra) => later(() => outer.onmessage?.(message, extra));
+  inner.onerror = (error) => outer.onerror?.(error);
+  inner.onclose = () => {
+    open.delete(outer);
+    later(() => outer.onclose?.());
+  };
+  return outer;
+}
+
+/** One upstream of the world: its server, whether it takes connections, and its connections open now. */
+interface World {
+  readonly name: string;
+  readonly server: McpServer;
+  readonly tools: Map<string, () => void>;
+  readonly connector: ClientConnector & { drop(): Promise<void> };
+  readonly open: Set<ClientTransport>;
+  alive: boolean;
+  inPool: boolean;
+  nextTool: number;
+}
+
+function world(name: (typeof NAMES)[number], s: fc.Scheduler): World {
+  const server = new McpServer({ name, version: '1.0.0' }, { revisions: REVISIONS[name], logger: silent, capabilities: { tools: { listChanged: true } } });
+  const tools = new Map<string, () => void>();
+  const inner = inMemoryConnector(server);
+  const open = new Set<ClientTransport>();
+  const w: World = {
+    name,
+    server,
+    tools,
+    open,
+    alive: true,
+    inPool: true,
+    nextTool: 1,
+    connector: {
+      kind: 'stdio',
+      verdictKey: inner.verdictKey,
+      open: async (options) => {
+        await s.schedule(Promise.resolve(), `${name} opens`);
+        if (!w.alive) throw new Error(`${name} refuses connections`);
+        return counted(await inner.open(options), open, s, name);
+      },
+      drop: () => inner.drop({ reason: `${name} went away` }),
+    },
+  };
+  tools.set('t0', server.tool('t0', {}, () => ({ content: [] })));
+  return w;
+}
+
+const spec = (w: World): UpstreamSpec => ({ name: w.name, connector: w.connector, connectTimeoutMs: 5_000 });
+
+async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ worlds: World[]; pool: UpstreamPool; problems: () => string[] }> {
+  const worlds = NAMES.map((name) => world(name, s));
+  const pool = new UpstreamPool({ upstreams: worlds.map(spec), logger: silent, healthCheckIntervalMs: 0, backoff: { initialDelayMs: 1, maxDelayMs: 20, multiplier: 2, jitter: 0 } });
+  pool.start();
+  const pending = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>): void => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+  let chain: Promise<unknown> = Promise.resolve();
+  commands.forEach((c, index) => {
+    const w = worlds[c.upstream] as World;
+    chain = chain.then(() => s.schedule(Promise.resolve(), `command ${index}: ${c.kind} ${w.name}`)).then(() => {
+      switch (c.kind) {
+        case 'die':
+          w.alive = false;
+          track(w.connector.drop());
+          break;
+        case 'revive':
+          w.alive = true;
+          break;
+        case 'drop':
+          track(w.connector.drop());
+          break;
+        case 'report':
+          pool.reportFailure(w.name, new Error('a call failed on the connection'));
+          break;
+        case 'addTool': {
+          const name = `t${w.nextTool++}`;
+          w.tools.set(name, w.server.tool(name, {}, () => ({ content: [] })));
+          break;
+        }
+        case 'removeTool': {
+          const [name, unregister] = [...w.tools][0] ?? [];
+          if (name === undefined || unregister === undefined) break;
+          w.tools.delete(name);
+          unregister();
+          break;
+        }
+        case 'remove':
+          if (!w.inPool) break;
+          w.inPool = false;
+          track(pool.remove(w.name));
+          break;
+        case 'add':
+          if (w.inPool) break;
+          w.inPool = true;
+          pool.add(spec(w));
+          break;
+      }
+    });
+  });
+  track(chain);
+  const problems = (): string[] => {
+    const found: string[] = [];
+    for (const w of worlds) {
+      const health = pool.health().find((h) => h.name === w.name);
+      if (!w.inPool) {
+        if (health !== undefined) found.push(`${w.name}: removed, still in the pool`);
+        if (w.open.size > 0) found.push(`${w.name}: removed, ${w.open.size} connection(s) open`);
+        continue;
+      }
+      if (health?.state !== 'ready') {
+        found.push(`${w.name}: ${health?.state ?? 'missing'} (${health?.lastError ?? ''})`);
+        continue;
+      }
+      const listed = (pool.listing(w.name)?.tools ?? []).map((t) => t.name).sort();
+      const has = [...w.tools.keys()].sort();
+      if (listed.join() !== has.join()) found.push(`${w.name}: lists [${listed.join()}], has [${has.join()}]`);
+      if (w.open.size !== 1) found.push(`${w.name}: ${w.open.size} connections open`);
+    }
+    return found;
+  };
+  // Drain the commands, then revive every upstream and let opens, re-reads and the backoff run until it holds.
+  for (let idle = Date.now(); (pending.size > 0 || s.count() > 0) && Date.now() - idle < 2_000; ) {
+    if (s.count() > 0) {
+      await s.waitNext(1);
+      idle = Date.now();
+    } else await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  for (const w of worlds) w.alive = true;
+  for (const started = Date.now(); Date.now() - started < 3_000; ) {
+    if (s.count() > 0) await s.waitNext(1);
+    else if (problems().length === 0) {
+      // Held a few turns more: a late re-read or reconnection would show now.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (s.count() === 0 && problems().length === 0) break;
+    } else await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return { worlds, pool, problems };
+}
+
+describe('UpstreamPool: deaths, drops, list changes, removals in any order', () => {
+  it('ends with every upstream ready, listed as it is, on one connection each; and with none after close()', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 12 }), fc.scheduler(), async (commands, s) => {
+        const { worlds, pool, problems } = await run(commands, s);
+        try {
+          expect(problems(), 'once every upstream is alive again').toEqual([]);
+        } finally {
+          await pool.close();
+        }
+        for (let i = 0; i < 20 && s.count() > 0; i++) await s.waitNext(1);
+        for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+        expect(pool.health(), 'upstreams after close()').toEqual([]);
+        expect(
+          worlds.filter((w) => w.open.size > 0).map((w) => `${w.name}: ${w.open.size}`),
+          'connections open after close()',
+        ).toEqual([]);
+      }),
+      { numRuns: RUNS },
+    );
+  }, Math.max(120_000, RUNS * 400));
+});
