@@ -9,6 +9,8 @@
  * - every upstream in the pool is `ready`, and the pool lists exactly the tools its server has now;
  * - it holds one connection to each, none to an upstream removed: no attempt, re-read or reconnection leaks one;
  * - after `close()`, no connection is left open and every upstream is gone.
+ * The same world behind `createGateway` (two upstreams mounted through their proxies, one forwarded with a rename):
+ * the front lists exactly the namespaced tools of every upstream as they are now.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,10 +18,12 @@ import type { ProtocolRevision } from '@switchboard/mcp';
 import type { ClientConnector, ClientTransport } from '@switchboard/mcp/client';
 import { McpServer } from '@switchboard/mcp/server';
 import { inMemoryConnector } from '@switchboard/mcp/testing';
-import { UpstreamPool } from '../index.js';
+import { McpClient } from '@switchboard/mcp/client';
+import { UpstreamPool, createGateway } from '../index.js';
 import type { UpstreamSpec } from './upstream.js';
 
 const RUNS = Number(process.env.POOL_PROPERTY_RUNS ?? 200);
+const GATEWAY_RUNS = Number(process.env.GATEWAY_PROPERTY_RUNS ?? 100);
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const NAMES = ['old', 'new', 'both'] as const;
 const REVISIONS: Record<(typeof NAMES)[number], ProtocolRevision[]> = {
@@ -112,10 +116,13 @@ function world(name: (typeof NAMES)[number], s: fc.Scheduler): World {
 
 const spec = (w: World): UpstreamSpec => ({ name: w.name, connector: w.connector, connectTimeoutMs: 5_000 });
 
-async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ worlds: World[]; pool: UpstreamPool; problems: () => string[] }> {
-  const worlds = NAMES.map((name) => world(name, s));
-  const pool = new UpstreamPool({ upstreams: worlds.map(spec), logger: silent, healthCheckIntervalMs: 0, backoff: { initialDelayMs: 1, maxDelayMs: 20, multiplier: 2, jitter: 0 } });
-  pool.start();
+const BACKOFF = { initialDelayMs: 1, maxDelayMs: 20, multiplier: 2, jitter: 0 };
+
+/**
+ * Plays `commands` on `worlds`, each when the scheduler says (`pool`: where reports, removals and additions go), and
+ * waits until they and what they started ended.
+ */
+async function play(commands: readonly Command[], s: fc.Scheduler, worlds: readonly World[], pool: UpstreamPool): Promise<void> {
   const pending = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     pending.add(work);
@@ -165,6 +172,32 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ wor
     });
   });
   track(chain);
+  for (let idle = Date.now(); (pending.size > 0 || s.count() > 0) && Date.now() - idle < 2_000; ) {
+    if (s.count() > 0) {
+      await s.waitNext(1);
+      idle = Date.now();
+    } else await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  for (const w of worlds) w.alive = true;
+}
+
+/** Runs the scheduler and the timers until `problems` finds none (held a few turns), or 3 s passed. */
+async function settle(s: fc.Scheduler, problems: () => Promise<string[]> | string[]): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 3_000; ) {
+    if (s.count() > 0) await s.waitNext(1);
+    else if ((await problems()).length === 0) {
+      // Held a few turns more: a late re-read or reconnection would show now.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (s.count() === 0 && (await problems()).length === 0) break;
+    } else await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ worlds: World[]; pool: UpstreamPool; problems: () => string[] }> {
+  const worlds = NAMES.map((name) => world(name, s));
+  const pool = new UpstreamPool({ upstreams: worlds.map(spec), logger: silent, healthCheckIntervalMs: 0, backoff: BACKOFF });
+  pool.start();
+  await play(commands, s, worlds, pool);
   const problems = (): string[] => {
     const found: string[] = [];
     for (const w of worlds) {
@@ -185,22 +218,7 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ wor
     }
     return found;
   };
-  // Drain the commands, then revive every upstream and let opens, re-reads and the backoff run until it holds.
-  for (let idle = Date.now(); (pending.size > 0 || s.count() > 0) && Date.now() - idle < 2_000; ) {
-    if (s.count() > 0) {
-      await s.waitNext(1);
-      idle = Date.now();
-    } else await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  for (const w of worlds) w.alive = true;
-  for (const started = Date.now(); Date.now() - started < 3_000; ) {
-    if (s.count() > 0) await s.waitNext(1);
-    else if (problems().length === 0) {
-      // Held a few turns more: a late re-read or reconnection would show now.
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      if (s.count() === 0 && problems().length === 0) break;
-    } else await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  await settle(s, problems);
   return { worlds, pool, problems };
 }
 
@@ -225,4 +243,42 @@ describe('UpstreamPool: deaths, drops, list changes, removals in any order', () 
       { numRuns: RUNS },
     );
   }, Math.max(120_000, RUNS * 400));
+});
+
+describe('createGateway: the same world behind its front', () => {
+  it('ends with the front listing every upstream\'s tools as they are, mounted or forwarded', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(command.filter((c) => c.kind !== 'remove' && c.kind !== 'add'), { minLength: 1, maxLength: 12 }), fc.scheduler(), async (commands, s) => {
+        const worlds = NAMES.map((name) => world(name, s));
+        // `new` is forwarded (a rename makes it so): its tools go through the gateway's catalog; the others are mounted.
+        const gateway = createGateway({
+          logger: silent,
+          healthCheckIntervalMs: 0,
+          backoff: BACKOFF,
+          upstreams: Object.fromEntries(worlds.map((w) => [w.name, { connector: w.connector, connectTimeoutMs: 5_000, ...(w.name === 'new' ? { tools: { rename: { t0: 'zero' } } } : {}) }])),
+        });
+        const front = await McpClient.connect({ connector: inMemoryConnector(gateway.server), era: 'modern', logger: silent });
+        try {
+          await play(commands, s, worlds, gateway.pool);
+          const expected = worlds.flatMap((w) => [...w.tools.keys()].map((tool) => `${w.name}_${w.name === 'new' && tool === 't0' ? 'zero' : tool}`)).sort();
+          const problems = async (): Promise<string[]> => {
+            const listed = (await front.listAllTools()).map((t) => t.name).sort();
+            return listed.join() === expected.join() ? [] : [`the front lists [${listed.join()}], the upstreams have [${expected.join()}]`];
+          };
+          await settle(s, problems);
+          expect(await problems(), 'once every upstream is alive again').toEqual([]);
+        } finally {
+          await front.close();
+          await gateway.close();
+        }
+        for (let i = 0; i < 20 && s.count() > 0; i++) await s.waitNext(1);
+        for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+        expect(
+          worlds.filter((w) => w.open.size > 0).map((w) => `${w.name}: ${w.open.size}`),
+          'connections open after close()',
+        ).toEqual([]);
+      }),
+      { numRuns: GATEWAY_RUNS },
+    );
+  }, Math.max(120_000, GATEWAY_RUNS * 1_000));
 });
