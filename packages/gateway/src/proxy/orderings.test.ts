@@ -29,7 +29,7 @@ const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {
 /** Orderings tried (`PROXY_PROPERTY_RUNS`). */
 const RUNS = Number(process.env.PROXY_PROPERTY_RUNS ?? 300);
 /** How long (ms) the proxy holds a 2026-07-28 call between its client's rounds (`holdTimeoutMs`). */
-const HOLD_MS = 300;
+const HOLD_MS = 100;
 
 type Command =
   | { readonly kind: 'legacyCall'; readonly ask: boolean }
