@@ -261,6 +261,7 @@ describe('createGateway', () => {
     expect(logged).toHaveLength(answers.length);
     for (const line of logged) expect(line).toContain(secret);
     expect(logged.filter((line) => line.includes('"upstream":"mnt"'))).toHaveLength(4);
+    expect(logged.filter((line) => line.includes('"upstream":"fwd"'))).toHaveLength(3);
   });
 
   it("re-reads an upstream's list when it announces a change and passes the change on", async () => {

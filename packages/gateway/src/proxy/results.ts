@@ -48,7 +48,7 @@ export function upstreamLoss(error: unknown): string | undefined {
  * An upstream failure as the front answers it:
  * - -32603 is answered "Internal error" with none of the upstream's text: it may describe the upstream's
  *   internals, which a server never sends (as for the front's own handlers). The text goes to `logger` (a warning,
- *   cut to 1,000 characters) so the operator still sees why;
+ *   cut to 1,000 characters, in the field `text`) so the operator still sees why;
  * - the upstream's "resource not found" (-32002 through 2025-11-25, -32602 with `data.uri` from 2026-07-28: MCP
  *   2026-07-28 server/resources.mdx "Error Handling") becomes a {@link ResourceNotFoundError}, which the front
  *   answers with the code of its client's revision;
@@ -73,7 +73,7 @@ export function failureForFront(error: unknown, tool: string | undefined, logger
   if (error.code === McpErrorCode.InternalError) {
     logger.warn('Proxy: the upstream answered -32603; its text is logged here and not sent on', {
       ...(tool === undefined ? {} : { tool }),
-      message: error.message.slice(0, MAX_LOGGED_TEXT),
+      text: error.message.length > MAX_LOGGED_TEXT ? `${error.message.slice(0, MAX_LOGGED_TEXT)}…` : error.message,
     });
     return new McpError(McpErrorCode.InternalError, 'Internal error');
   }

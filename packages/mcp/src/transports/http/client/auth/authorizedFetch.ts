@@ -43,7 +43,8 @@ export interface HttpClientAuth {
   headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>>;
   /**
    * Called with every answer, before `challenged` for a 401 or 403 (its body unread, and not to be read here): for
-   * what a server hands out on any answer, such as the next DPoP nonce (RFC 9449 §8.2). What it throws is ignored.
+   * what a server hands out on any answer, such as the next DPoP nonce (RFC 9449 §8.2). What it throws (or, if it
+   * returns a promise, what that rejects with) is ignored.
    */
   answered?(request: AuthRequestFacts, response: Response): void;
   /**
@@ -60,6 +61,8 @@ export interface HttpClientAuth {
  * own error; past it the last 401 or 403 is the request's answer.
  */
 export const MAX_AUTH_RESENDS = 5;
+
+const ignore = (): void => {};
 
 /**
  * `fetch` with {@link HttpClientAuth}: each request carries the auth's headers (over the caller's); every answer is
@@ -90,9 +93,11 @@ export function authorizedFetch(fetch: FetchLike, auth: HttpClientAuth): FetchLi
       if (resent === 0) first = own.Authorization;
       const response = await fetch(input, { ...init, headers });
       try {
-        auth.answered?.(facts, response);
+        // A host's hook failing is no reason to lose the answer, nor, written async, to end the process.
+        const pending = auth.answered?.(facts, response) as unknown;
+        if (pending instanceof Promise) pending.catch(ignore);
       } catch {
-        // A host's hook failing is no reason to lose the answer.
+        // As above.
       }
       if (response.status === 403) forbidden++;
       else if (response.status === 401) unauthorized++;
