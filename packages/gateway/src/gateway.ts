@@ -146,7 +146,8 @@ export interface Gateway {
   settled(): Promise<void>;
   /**
    * Applies a new set of upstreams: new ones are started, missing ones closed, changed ones restarted; upstreams
-   * whose settings are unchanged keep their connection (a config reload does not drop healthy upstreams).
+   * whose settings are unchanged keep their connection (a config reload does not drop healthy upstreams). Updates
+   * called while another is being applied wait for it and are applied in call order: the last one given wins.
    * @throws TypeError or RangeError as {@link createGateway} for a bad upstream (nothing is changed then)
    */
   update(upstreams: Readonly<Record<string, GatewayUpstreamOptions>>): Promise<GatewayChanges>;
@@ -351,6 +352,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   for (const { spec } of prepared.values()) pool.add(spec);
   pool.start();
+  /** The last {@link Gateway.update} applied or being applied (settled either way). */
+  let updating: Promise<unknown> = Promise.resolve();
 
   return {
     server,
@@ -360,28 +363,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     mounted: () => [...mounts.keys()],
     settled: () => pool.settled(),
     async update(upstreams) {
+      // Checked at once (a bad configuration changes nothing), applied after the updates before it: each one's
+      // differences are taken against what the one before left, so the last configuration given is what runs.
       const next = prepareAll(upstreams);
-      const changes = { added: [] as string[], removed: [] as string[], replaced: [] as string[], kept: [] as string[] };
-      const closing: Promise<void>[] = [];
-      for (const name of prepared.keys()) {
-        const wanted = next.get(name);
-        if (wanted === undefined) changes.removed.push(name);
-        else if (wanted.fingerprint !== prepared.get(name)?.fingerprint) changes.replaced.push(name);
-        else changes.kept.push(name);
-      }
-      for (const name of next.keys()) if (!prepared.has(name)) changes.added.push(name);
-      for (const name of [...changes.removed, ...changes.replaced]) closing.push(pool.remove(name));
-      await Promise.all(closing);
-      // Kept upstreams keep their spec (and connection); their rules are the same by the fingerprint.
-      const merged = new Map<string, Prepared>();
-      for (const [name, entry] of next) merged.set(name, changes.kept.includes(name) ? (prepared.get(name) ?? entry) : entry);
-      prepared = merged;
-      for (const name of [...changes.replaced, ...changes.added]) {
-        const entry = prepared.get(name);
-        if (entry !== undefined) pool.add(entry.spec);
-      }
-      sync();
-      return changes;
+      const applied = updating.then(() => apply(next));
+      updating = applied.catch(() => undefined);
+      return applied;
     },
     async close() {
       if (closed) return;
@@ -391,4 +378,29 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([server.close(), pool.close()]);
     },
   };
+
+  /** One update: its upstreams against those running now (see {@link Gateway.update}). */
+  async function apply(next: Map<string, Prepared>): Promise<GatewayChanges> {
+    const changes = { added: [] as string[], removed: [] as string[], replaced: [] as string[], kept: [] as string[] };
+    const closing: Promise<void>[] = [];
+    for (const name of prepared.keys()) {
+      const wanted = next.get(name);
+      if (wanted === undefined) changes.removed.push(name);
+      else if (wanted.fingerprint !== prepared.get(name)?.fingerprint) changes.replaced.push(name);
+      else changes.kept.push(name);
+    }
+    for (const name of next.keys()) if (!prepared.has(name)) changes.added.push(name);
+    for (const name of [...changes.removed, ...changes.replaced]) closing.push(pool.remove(name));
+    await Promise.all(closing);
+    // Kept upstreams keep their spec (and connection); their rules are the same by the fingerprint.
+    const merged = new Map<string, Prepared>();
+    for (const [name, entry] of next) merged.set(name, changes.kept.includes(name) ? (prepared.get(name) ?? entry) : entry);
+    prepared = merged;
+    for (const name of [...changes.replaced, ...changes.added]) {
+      const entry = prepared.get(name);
+      if (entry !== undefined) pool.add(entry.spec);
+    }
+    sync();
+    return changes;
+  }
 }

@@ -9,8 +9,9 @@
  * - every upstream in the pool is `ready`, and the pool lists exactly the tools its server has now;
  * - it holds one connection to each, none to an upstream removed: no attempt, re-read or reconnection leaks one;
  * - after `close()`, no connection is left open and every upstream is gone.
- * The same world behind `createGateway` (two upstreams mounted through their proxies, one forwarded with a rename):
- * the front lists exactly the namespaced tools of every upstream as they are now.
+ * The same world behind `createGateway` (upstreams mounted through their proxies or forwarded with a rename, taken out
+ * of its configuration, put back or switched between the two by `update()`, several updates at once): the front
+ * lists exactly the namespaced tools of every upstream configured, as they are now.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ import type { ClientConnector, ClientTransport } from '@switchboard/mcp/client';
 import { McpServer } from '@switchboard/mcp/server';
 import { inMemoryConnector } from '@switchboard/mcp/testing';
 import { McpClient } from '@switchboard/mcp/client';
-import { UpstreamPool, createGateway } from '../index.js';
+import { UpstreamPool, createGateway, type GatewayUpstreamOptions } from '../index.js';
 import type { UpstreamSpec } from './upstream.js';
 
 const RUNS = Number(process.env.POOL_PROPERTY_RUNS ?? 200);
@@ -83,6 +84,8 @@ interface World {
   readonly open: Set<ClientTransport>;
   alive: boolean;
   inPool: boolean;
+  /** Behind a gateway: served through its own proxy, or forwarded through the catalog (a rename makes it so). */
+  mode: 'mounted' | 'forwarded';
   nextTool: number;
 }
 
@@ -98,6 +101,7 @@ function world(name: (typeof NAMES)[number], s: fc.Scheduler): World {
     open,
     alive: true,
     inPool: true,
+    mode: name === 'new' ? 'forwarded' : 'mounted',
     nextTool: 1,
     connector: {
       kind: 'stdio',
@@ -122,7 +126,23 @@ const BACKOFF = { initialDelayMs: 1, maxDelayMs: 20, multiplier: 2, jitter: 0 };
  * Plays `commands` on `worlds`, each when the scheduler says (`pool`: where reports, removals and additions go), and
  * waits until they and what they started ended.
  */
-async function play(commands: readonly Command[], s: fc.Scheduler, worlds: readonly World[], pool: UpstreamPool): Promise<void> {
+/** How `remove` and `add` change who is served (the pool's own calls by default; a gateway reconfigures). */
+interface Membership {
+  remove(w: World): Promise<unknown>;
+  add(w: World): Promise<unknown> | undefined;
+}
+
+const poolMembership = (pool: UpstreamPool): Membership => ({
+  remove: (w) => pool.remove(w.name),
+  add: (w) => {
+    if (w.inPool) return undefined;
+    w.inPool = true;
+    pool.add(spec(w));
+    return undefined;
+  },
+});
+
+async function play(commands: readonly Command[], s: fc.Scheduler, worlds: readonly World[], pool: UpstreamPool, membership: Membership = poolMembership(pool)): Promise<void> {
   const pending = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     pending.add(work);
@@ -161,13 +181,15 @@ async function play(commands: readonly Command[], s: fc.Scheduler, worlds: reado
         case 'remove':
           if (!w.inPool) break;
           w.inPool = false;
-          track(pool.remove(w.name));
+          track(membership.remove(w));
           break;
-        case 'add':
-          if (w.inPool) break;
-          w.inPool = true;
-          pool.add(spec(w));
+        case 'add': {
+          // The pool's: added back when it is not in. A gateway's: served again, or served the other way (mounted or
+          // forwarded), a reconfiguration either way.
+          const done = membership.add(w);
+          if (done !== undefined) track(done);
           break;
+        }
       }
     });
   });
@@ -245,25 +267,36 @@ describe('UpstreamPool: deaths, drops, list changes, removals in any order', () 
   }, Math.max(120_000, RUNS * 400));
 });
 
+/** The gateway's upstreams as configured now: those served, each mounted or forwarded (`t0` renamed `zero`). */
+function gatewayConfig(worlds: readonly World[]): Record<string, GatewayUpstreamOptions> {
+  return Object.fromEntries(worlds.filter((w) => w.inPool).map((w) => [w.name, { connector: w.connector, connectTimeoutMs: 5_000, ...(w.mode === 'forwarded' ? { tools: { rename: { t0: 'zero' } } } : {}) }]));
+}
+
 describe('createGateway: the same world behind its front', () => {
-  it('ends with the front listing every upstream\'s tools as they are, mounted or forwarded', async () => {
+  it('ends with the front listing every upstream\'s tools as they are, mounted or forwarded, through reconfigurations', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(command.filter((c) => c.kind !== 'remove' && c.kind !== 'add'), { minLength: 1, maxLength: 12 }), fc.scheduler(), async (commands, s) => {
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 12 }), fc.scheduler(), async (commands, s) => {
         const worlds = NAMES.map((name) => world(name, s));
-        // `new` is forwarded (a rename makes it so): its tools go through the gateway's catalog; the others are mounted.
-        const gateway = createGateway({
-          logger: silent,
-          healthCheckIntervalMs: 0,
-          backoff: BACKOFF,
-          upstreams: Object.fromEntries(worlds.map((w) => [w.name, { connector: w.connector, connectTimeoutMs: 5_000, ...(w.name === 'new' ? { tools: { rename: { t0: 'zero' } } } : {}) }])),
-        });
+        const gateway = createGateway({ logger: silent, healthCheckIntervalMs: 0, backoff: BACKOFF, upstreams: gatewayConfig(worlds) });
+        // `remove` takes an upstream out of the configuration; `add` puts it back, or switches how it is served. Each
+        // applied with `update()` at once, not waiting for the one before (a config file saved twice quickly).
+        const membership: Membership = {
+          remove: () => gateway.update(gatewayConfig(worlds)),
+          add: (w) => {
+            if (w.inPool) w.mode = w.mode === 'mounted' ? 'forwarded' : 'mounted';
+            w.inPool = true;
+            return gateway.update(gatewayConfig(worlds));
+          },
+        };
         const front = await McpClient.connect({ connector: inMemoryConnector(gateway.server), era: 'modern', logger: silent });
         try {
-          await play(commands, s, worlds, gateway.pool);
-          const expected = worlds.flatMap((w) => [...w.tools.keys()].map((tool) => `${w.name}_${w.name === 'new' && tool === 't0' ? 'zero' : tool}`)).sort();
+          await play(commands, s, worlds, gateway.pool, membership);
+          const expected = worlds.filter((w) => w.inPool).flatMap((w) => [...w.tools.keys()].map((tool) => `${w.name}_${w.mode === 'forwarded' && tool === 't0' ? 'zero' : tool}`)).sort();
           const problems = async (): Promise<string[]> => {
             const listed = (await front.listAllTools()).map((t) => t.name).sort();
-            return listed.join() === expected.join() ? [] : [`the front lists [${listed.join()}], the upstreams have [${expected.join()}]`];
+            if (listed.join() === expected.join()) return [];
+            const states = gateway.health().map((h) => `${h.name} ${h.state}`).join(', ');
+            return [`the front lists [${listed.join()}], the upstreams have [${expected.join()}] (${states}; mounted: ${gateway.mounted().join(', ')})`];
           };
           await settle(s, problems);
           expect(await problems(), 'once every upstream is alive again').toEqual([]);
