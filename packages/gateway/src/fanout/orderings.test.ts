@@ -34,10 +34,10 @@ const REVISIONS: Record<(typeof NAMES)[number], ProtocolRevision[]> = {
 };
 
 type Command =
-  | { readonly kind: 'die' | 'revive' | 'drop' | 'report' | 'addTool' | 'removeTool' | 'remove' | 'add'; readonly upstream: number };
+  | { readonly kind: 'die' | 'revive' | 'drop' | 'report' | 'addTool' | 'removeTool' | 'remove' | 'add' | 'call'; readonly upstream: number };
 
 const command: fc.Arbitrary<Command> = fc.record({
-  kind: fc.constantFrom('die', 'revive', 'drop', 'report', 'addTool', 'removeTool', 'remove', 'add'),
+  kind: fc.constantFrom('die', 'revive', 'drop', 'report', 'addTool', 'removeTool', 'remove', 'add', 'call'),
   upstream: fc.integer({ min: 0, max: NAMES.length - 1 }),
 });
 
@@ -89,6 +89,14 @@ interface World {
   nextTool: number;
 }
 
+/** A tool of upstream `name`: it answers its upstream's name when the scheduler says. */
+function answer(name: string, s: fc.Scheduler): () => Promise<{ content: { type: 'text'; text: string }[] }> {
+  return async () => {
+    await s.schedule(Promise.resolve(), `a tool of ${name} answers`);
+    return { content: [{ type: 'text', text: name }] };
+  };
+}
+
 function world(name: (typeof NAMES)[number], s: fc.Scheduler): World {
   const server = new McpServer({ name, version: '1.0.0' }, { revisions: REVISIONS[name], logger: silent, capabilities: { tools: { listChanged: true } } });
   const tools = new Map<string, () => void>();
@@ -114,7 +122,7 @@ function world(name: (typeof NAMES)[number], s: fc.Scheduler): World {
       drop: () => inner.drop({ reason: `${name} went away` }),
     },
   };
-  tools.set('t0', server.tool('t0', {}, () => ({ content: [] })));
+  tools.set('t0', server.tool('t0', {}, answer(name, s)));
   return w;
 }
 
@@ -126,10 +134,14 @@ const BACKOFF = { initialDelayMs: 1, maxDelayMs: 20, multiplier: 2, jitter: 0 };
  * Plays `commands` on `worlds`, each when the scheduler says (`pool`: where reports, removals and additions go), and
  * waits until they and what they started ended.
  */
-/** How `remove` and `add` change who is served (the pool's own calls by default; a gateway reconfigures). */
+/**
+ * How `remove` and `add` change who is served (the pool's own calls by default; a gateway reconfigures), and what
+ * `call` does (nothing in the pool; a call of one of the upstream's tools through a gateway's front).
+ */
 interface Membership {
   remove(w: World): Promise<unknown>;
   add(w: World): Promise<unknown> | undefined;
+  call?(w: World): Promise<unknown>;
 }
 
 const poolMembership = (pool: UpstreamPool): Membership => ({
@@ -168,7 +180,7 @@ async function play(commands: readonly Command[], s: fc.Scheduler, worlds: reado
           break;
         case 'addTool': {
           const name = `t${w.nextTool++}`;
-          w.tools.set(name, w.server.tool(name, {}, () => ({ content: [] })));
+          w.tools.set(name, w.server.tool(name, {}, answer(w.name, s)));
           break;
         }
         case 'removeTool': {
@@ -182,6 +194,9 @@ async function play(commands: readonly Command[], s: fc.Scheduler, worlds: reado
           if (!w.inPool) break;
           w.inPool = false;
           track(membership.remove(w));
+          break;
+        case 'call':
+          if (membership.call !== undefined) track(membership.call(w));
           break;
         case 'add': {
           // The pool's: added back when it is not in. A gateway's: served again, or served the other way (mounted or
@@ -267,6 +282,11 @@ describe('UpstreamPool: deaths, drops, list changes, removals in any order', () 
   }, Math.max(120_000, RUNS * 400));
 });
 
+/** A tool's name on the gateway's front: namespaced by its upstream, `t0` renamed `zero` when forwarded. */
+function frontName(w: World, tool: string): string {
+  return `${w.name}_${w.mode === 'forwarded' && tool === 't0' ? 'zero' : tool}`;
+}
+
 /** The gateway's upstreams as configured now: those served, each mounted or forwarded (`t0` renamed `zero`). */
 function gatewayConfig(worlds: readonly World[]): Record<string, GatewayUpstreamOptions> {
   return Object.fromEntries(worlds.filter((w) => w.inPool).map((w) => [w.name, { connector: w.connector, connectTimeoutMs: 5_000, ...(w.mode === 'forwarded' ? { tools: { rename: { t0: 'zero' } } } : {}) }]));
@@ -287,11 +307,30 @@ describe('createGateway: the same world behind its front', () => {
             w.inPool = true;
             return gateway.update(gatewayConfig(worlds));
           },
+          // A call of the upstream's first tool under its front name now; it may vanish, die or be reconfigured meanwhile.
+          call: (w) => {
+            const tool = [...w.tools.keys()][0];
+            if (tool === undefined) return Promise.resolve();
+            const name = frontName(w, tool);
+            const call = { name, settled: false, outcome: '' };
+            calls.push(call);
+            return front
+              .callTool({ name })
+              .then(
+                (result) => (result.isError === true ? `isError ${JSON.stringify(result.content)}` : `result ${JSON.stringify(result.content)}`),
+                (error: unknown) => `error ${String((error as { code?: unknown }).code)} ${(error as Error).message}`,
+              )
+              .then((outcome) => {
+                call.settled = true;
+                call.outcome = outcome;
+              });
+          },
         };
+        const calls: { readonly name: string; settled: boolean; outcome: string }[] = [];
         const front = await McpClient.connect({ connector: inMemoryConnector(gateway.server), era: 'modern', logger: silent });
         try {
           await play(commands, s, worlds, gateway.pool, membership);
-          const expected = worlds.filter((w) => w.inPool).flatMap((w) => [...w.tools.keys()].map((tool) => `${w.name}_${w.mode === 'forwarded' && tool === 't0' ? 'zero' : tool}`)).sort();
+          const expected = worlds.filter((w) => w.inPool).flatMap((w) => [...w.tools.keys()].map((tool) => frontName(w, tool))).sort();
           const problems = async (): Promise<string[]> => {
             const listed = (await front.listAllTools()).map((t) => t.name).sort();
             if (listed.join() === expected.join()) return [];
@@ -300,6 +339,14 @@ describe('createGateway: the same world behind its front', () => {
           };
           await settle(s, problems);
           expect(await problems(), 'once every upstream is alive again').toEqual([]);
+          // Every call through the front ended: its own upstream's answer, or a failure in the gateway's words (never
+          // the upstream's connection text, here "went away" and "refuses connections").
+          expect(calls.filter((c) => !c.settled).map((c) => c.name), 'calls never answered').toEqual([]);
+          for (const call of calls) {
+            const owner = call.name.split('_')[0] as string;
+            expect(call.outcome, call.name).toMatch(new RegExp(`^(result \\[\\{"type":"text","text":"${owner}"\\}\\]|isError .*(unavailable|did not answer).*|error -32602 .*)$`));
+            expect(call.outcome, call.name).not.toMatch(/went away|refuses connections/);
+          }
         } finally {
           await front.close();
           await gateway.close();

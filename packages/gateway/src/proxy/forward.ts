@@ -19,7 +19,7 @@ import { InputRequiredSignal, InvalidInputResponseError, ToolError, type Request
 import { CallsInFlight, FrontCall, LiveCall, taggedCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { callerOf, type CallerSessions, type UpstreamSession } from './callerSessions.js';
 import { askFront, upstreamAnswerError, unattributedQuestion, type UpstreamQuestion } from './questions.js';
-import { failureForFront, forFront } from './results.js';
+import { ProxyClosedError, failureForFront, forFront } from './results.js';
 
 /**
  * How an upstream request is made, an `McpClient` call's options: its cancellation (the front request's, or the
@@ -343,7 +343,7 @@ export class Forwarder {
 
   /** Cancels every held and running call (the proxy closes). */
   close(): void {
-    const reason = new McpError(McpErrorCode.InternalError, 'The proxy closed');
+    const reason = new ProxyClosedError();
     for (const { call, timer } of this.#held.values()) {
       clearTimeout(timer);
       call.cancel(reason);

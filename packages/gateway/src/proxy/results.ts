@@ -6,7 +6,7 @@
  * session-era one, which has no such fields. A session-era upstream's result is returned as it is.
  */
 import { McpError, McpErrorCode, ResourceNotFoundError, isModernRevision } from '@switchboard/mcp';
-import { ConnectionClosedError, ConnectionRefusedError, RequestTimeoutError, SessionExpiredError, SpawnError } from '@switchboard/mcp/client';
+import { ConnectionClosedError, ConnectionRefusedError, RequestAbortedError, RequestTimeoutError, SessionExpiredError, SpawnError } from '@switchboard/mcp/client';
 import { ToolError, type RequestContext } from '@switchboard/mcp/server';
 import type { Logger } from '@switchboard/jsonrpc';
 
@@ -32,6 +32,18 @@ export function forFront<T>(result: T, ctx: RequestContext): T {
 }
 
 /**
+ * Why the proxy ended its calls in flight: it closed, with its upstream connection (a gateway closes a mounted
+ * upstream's proxy when that connection is replaced: the upstream died, a call reported it failed, or it was
+ * reconfigured). The upstream is answered -32603 for a question it still waits on.
+ */
+export class ProxyClosedError extends McpError {
+  constructor() {
+    super(McpErrorCode.InternalError, 'The proxy closed');
+    this.name = 'ProxyClosedError';
+  }
+}
+
+/**
  * How the upstream's connection was lost, in the words the front answers with; `undefined` when `error` is no loss of
  * the connection. Never the client error's own message: it carries the upstream's last stderr line, its command or
  * its address, which are the operator's (the log, the gateway's health), not the caller's.
@@ -41,6 +53,7 @@ export function upstreamLoss(error: unknown): string | undefined {
   if (error instanceof ConnectionRefusedError) return 'it refused the connection';
   if (error instanceof SessionExpiredError) return 'its session expired';
   if (error instanceof SpawnError) return 'it could not be started';
+  if (error instanceof ProxyClosedError || (error instanceof RequestAbortedError && error.cause instanceof ProxyClosedError)) return 'its connection was closed';
   return undefined;
 }
 
