@@ -314,7 +314,8 @@ describe('createGateway: the same world behind its front', () => {
             const name = frontName(w, tool);
             const call = { name, settled: false, outcome: '' };
             calls.push(call);
-            return front
+            // By turns from a 2025-11-25 session and a 2026-07-28 client.
+            return (calls.length % 2 === 0 ? front : session)
               .callTool({ name })
               .then(
                 (result) => (result.isError === true ? `isError ${JSON.stringify(result.content)}` : `result ${JSON.stringify(result.content)}`),
@@ -328,6 +329,7 @@ describe('createGateway: the same world behind its front', () => {
         };
         const calls: { readonly name: string; settled: boolean; outcome: string }[] = [];
         const front = await McpClient.connect({ connector: inMemoryConnector(gateway.server), era: 'modern', logger: silent });
+        const session = await McpClient.connect({ connector: inMemoryConnector(gateway.server), era: 'legacy', logger: silent });
         try {
           await play(commands, s, worlds, gateway.pool, membership);
           const expected = worlds.filter((w) => w.inPool).flatMap((w) => [...w.tools.keys()].map((tool) => frontName(w, tool))).sort();
@@ -348,7 +350,7 @@ describe('createGateway: the same world behind its front', () => {
             expect(call.outcome, call.name).not.toMatch(/went away|refuses connections/);
           }
         } finally {
-          await front.close();
+          await Promise.all([front.close(), session.close()]);
           await gateway.close();
         }
         for (let i = 0; i < 20 && s.count() > 0; i++) await s.waitNext(1);
