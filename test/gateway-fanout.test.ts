@@ -315,3 +315,42 @@ describe('gateway fan-out', () => {
     }
   }, 60_000);
 });
+
+describe('an HTTP+SSE-only upstream behind the pool', () => {
+  it('is ready at its first attempt: the Streamable HTTP channel negotiation closes on the way is not its end', async () => {
+    // A 2024-11-05 server on HTTP+SSE only (the official SDK v1), reached by URL as a gateway config reaches it: the
+    // client tries Streamable HTTP, closes that channel, and falls back.
+    const { McpServer: SdkServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+    const { SSEServerTransport } = await import('@modelcontextprotocol/sdk/server/sse.js');
+    const { createServer } = await import('node:http');
+    const transports = new Map<string, InstanceType<typeof SSEServerTransport>>();
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (req.method === 'GET' && url.pathname === '/sse') {
+        const sdk = new SdkServer({ name: 'sse-only', version: '1.0.0' });
+        sdk.tool('t0', () => ({ content: [{ type: 'text', text: 'x' }] }));
+        const transport = new SSEServerTransport('/messages', res);
+        transports.set(transport.sessionId, transport);
+        res.on('close', () => transports.delete(transport.sessionId));
+        void sdk.connect(transport);
+        return;
+      }
+      const transport = req.method === 'POST' && url.pathname === '/messages' ? transports.get(url.searchParams.get('sessionId') ?? '') : undefined;
+      if (transport === undefined) res.writeHead(405).end();
+      else void transport.handlePostMessage(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const silent: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+    const sse = createGateway({ logger: silent, healthCheckIntervalMs: 0, backoff: { initialDelayMs: 60_000, maxDelayMs: 60_000 }, upstreams: { old: { connector: streamableHttp({ url: `http://127.0.0.1:${port}/sse` }) } } });
+    try {
+      await sse.settled();
+      expect(sse.health().map((h) => [h.name, h.state, h.failures, h.tools])).toEqual([['old', 'ready', 0, 1]]);
+    } finally {
+      await sse.close();
+      for (const transport of transports.values()) await transport.close().catch(() => undefined);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -334,10 +334,20 @@ describe('createGateway: the same world behind its front', () => {
           await play(commands, s, worlds, gateway.pool, membership);
           const expected = worlds.filter((w) => w.inPool).flatMap((w) => [...w.tools.keys()].map((tool) => frontName(w, tool))).sort();
           const problems = async (): Promise<string[]> => {
+            const found: string[] = [];
             const listed = (await front.listAllTools()).map((t) => t.name).sort();
-            if (listed.join() === expected.join()) return [];
-            const states = gateway.health().map((h) => `${h.name} ${h.state}`).join(', ');
-            return [`the front lists [${listed.join()}], the upstreams have [${expected.join()}] (${states}; mounted: ${gateway.mounted().join(', ')})`];
+            if (listed.join() !== expected.join()) {
+              const states = gateway.health().map((h) => `${h.name} ${h.state}`).join(', ');
+              found.push(`the front lists [${listed.join()}], the upstreams have [${expected.join()}] (${states}; mounted: ${gateway.mounted().join(', ')})`);
+            }
+            // What the pool says of each (its listing, the health's count), as an operator reads it.
+            for (const w of worlds.filter((u) => u.inPool)) {
+              const has = [...w.tools.keys()].sort().join();
+              const pooled = (gateway.pool.listing(w.name)?.tools ?? []).map((t) => t.name).sort().join();
+              const counted = gateway.health().find((h) => h.name === w.name)?.tools;
+              if (pooled !== has || counted !== w.tools.size) found.push(`${w.name}: the pool lists [${pooled}] (health: ${String(counted)} tools), it has [${has}]`);
+            }
+            return found;
           };
           await settle(s, problems);
           expect(await problems(), 'once every upstream is alive again').toEqual([]);

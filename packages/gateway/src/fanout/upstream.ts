@@ -241,17 +241,20 @@ export class Upstream {
     const started = Date.now();
     let transport: ClientTransport | undefined;
     let link: UpstreamLink | undefined;
-    /** How the channel ended, when it ended before the upstream was ready (its listing may have come in first). */
-    let ended: Error | undefined;
+    /**
+     * How each channel of the attempt ended. Only the channel the client runs on (the last opened) counts: negotiation
+     * may close others of its own (a probe, a transport it fell back from).
+     */
+    const ended = new WeakMap<ClientTransport, Error>();
     const connector = watchedConnector(this.spec.connector, {
       signal: abort.signal,
       opened: (opened) => {
         transport = opened;
       },
-      closed: () => {
-        const error = new Error(`The connection ended${describeEnd(transport)}`);
-        ended ??= error;
-        this.#lost(generation, error);
+      closed: (which) => {
+        const error = new Error(`The connection ended${describeEnd(which)}`);
+        ended.set(which, error);
+        if (which === transport) this.#lost(generation, error);
       },
     });
     const client: UpstreamLinkInit['client'] = {
@@ -277,6 +280,8 @@ export class Upstream {
               }),
             )
           : await this.spec.link({ connector, client });
+      // Registered before the owner's listing is taken: a change it applies from now on is replayed once ready.
+      link.onListChanged?.((list) => this.#relist(list, generation));
       if (link.listing !== undefined) return this.#boundedListing(link.listing());
       const remaining = Math.max(0, deadlineMs - (Date.now() - started));
       return this.#readAll(link.client, { signal: abort.signal, timeoutMs: remaining, maxTotalTimeoutMs: remaining });
@@ -292,8 +297,9 @@ export class Upstream {
         await ready.close().catch(() => undefined);
         return;
       }
-      // The channel may end right behind the last listing (read together from a pipe): not ready, then, but down.
-      if (ended !== undefined || ready.client.closed) throw ended ?? new Error('The connection ended');
+      // The client's channel may have ended right behind the last listing: not ready, then, but down.
+      const gone = transport === undefined ? undefined : ended.get(transport);
+      if (gone !== undefined || ready.client.closed) throw gone ?? new Error('The connection ended');
       this.#link = ready;
       this.#listing = listing;
       this.#failures = 0;
@@ -302,7 +308,6 @@ export class Upstream {
       this.#rt.onListing(this.name);
       this.#startHealthChecks(generation);
       if (ready.client.era === 'modern' && ready.followsListChanges !== true) void this.#listen(ready.client, generation);
-      ready.onListChanged?.((list) => this.#relist(list, generation));
       for (const kind of this.#changedWhileConnecting) this.#relist(kind, generation);
       this.#changedWhileConnecting.clear();
     } catch (error) {
@@ -362,7 +367,8 @@ export class Upstream {
     void this.#reread(kind, generation).finally(() => {
       const again = this.#relisting.get(kind) === 'again';
       this.#relisting.delete(kind);
-      if (again) this.#relist(kind, generation);
+      // A change told meanwhile, maybe on a newer connection: read for the current one.
+      if (again) this.#relist(kind, this.#generation);
     });
   }
 

@@ -11,7 +11,7 @@ import type { ClientConnector, ClientConnectorOpenOptions, ClientTransport } fro
  * `onclose` belongs to the JSON-RPC peer that runs on it, which assigns it once; an accessor on the transport
  * object keeps the peer's listener and calls `closed` after it.
  */
-export function watchedConnector(inner: ClientConnector, hooks: { readonly signal: AbortSignal; readonly opened: (transport: ClientTransport) => void; readonly closed: () => void }): ClientConnector {
+export function watchedConnector(inner: ClientConnector, hooks: { readonly signal: AbortSignal; readonly opened: (transport: ClientTransport) => void; readonly closed: (transport: ClientTransport) => void }): ClientConnector {
   const watch = (transport: ClientTransport): ClientTransport => {
     let listener = transport.onclose;
     // The listener is the one set when the transport reads `onclose`: the HTTP transports read it, clear it, then
@@ -25,7 +25,7 @@ export function watchedConnector(inner: ClientConnector, hooks: { readonly signa
           try {
             current?.();
           } finally {
-            hooks.closed();
+            hooks.closed(transport);
           }
         };
       },
