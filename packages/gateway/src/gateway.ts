@@ -99,7 +99,11 @@ export interface GatewayOptions {
   readonly middleware?: GatewayMiddlewareOptions;
   /** The deadline of one attempt of each upstream (connect, negotiate, list), in ms. @default 10_000 */
   readonly connectTimeoutMs?: number;
-  /** When a failed or dead upstream is tried again. @default `{ initialDelayMs: 250, maxDelayMs: 30_000, multiplier: 2, jitter: 0.5 }` */
+  /**
+   * When a failed or dead upstream is tried again. The delay grows with each failure, and starts over only after the
+   * upstream stayed ready for 30 s (one that dies right after each listing is tried less and less often).
+   * @default `{ initialDelayMs: 250, maxDelayMs: 30_000, multiplier: 2, jitter: 0.5 }`
+   */
   readonly backoff?: BackoffOptions;
   /** How often a ready upstream is pinged, in ms; 0 disables. @default 15_000 */
   readonly healthCheckIntervalMs?: number;

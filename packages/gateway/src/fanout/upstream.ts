@@ -111,6 +111,9 @@ export interface UpstreamRuntime {
   readonly onListing: (name: string) => void;
 }
 
+/** How long (ms) an upstream must stay ready for its next failure to start the backoff over. */
+const STABLE_READY_MS = 30_000;
+
 /** The failure of an attempt that outlived its deadline. */
 export class UpstreamDeadlineError extends Error {
   constructor(readonly upstream: string, readonly deadlineMs: number) {
@@ -140,6 +143,13 @@ export class Upstream {
   #state: UpstreamState = 'down';
   #since = Date.now();
   #failures = 0;
+  /**
+   * The backoff's attempt number: like {@link #failures}, but not reset by a ready spell shorter than
+   * {@link STABLE_READY_MS}, so an upstream that dies right after each listing is tried less and less often.
+   */
+  #backoffAttempt = 0;
+  /** When it last became ready (`Date.now()`). */
+  #readyAt: number | undefined;
   #lastError: string | undefined;
   #lastErrorAt: number | undefined;
   #nextAttemptAt: number | undefined;
@@ -303,6 +313,7 @@ export class Upstream {
       this.#link = ready;
       this.#listing = listing;
       this.#failures = 0;
+      this.#readyAt = Date.now();
       this.#setState('ready');
       this.#rt.logger.info(`Upstream "${this.name}" is ready`, { era: ready.client.era, revision: ready.client.protocolVersion, tools: listing.tools.length, ms: Date.now() - started });
       this.#rt.onListing(this.name);
@@ -466,9 +477,13 @@ export class Upstream {
 
   #down(error: unknown): void {
     this.#failures++;
+    // Ready for a while before this: a new failure, not one more of a flapping upstream.
+    if (this.#readyAt !== undefined && Date.now() - this.#readyAt >= STABLE_READY_MS) this.#backoffAttempt = 0;
+    this.#readyAt = undefined;
+    this.#backoffAttempt++;
     this.#lastError = describe(error);
     this.#lastErrorAt = Date.now();
-    const delay = backoffDelayMs(this.#rt.backoff, this.#failures, this.#rt.random);
+    const delay = backoffDelayMs(this.#rt.backoff, this.#backoffAttempt, this.#rt.random);
     this.#nextAttemptAt = Date.now() + delay;
     this.#setState('down');
     this.#rt.logger.warn(`Upstream "${this.name}" is down: ${this.#lastError}`, { failures: this.#failures, retryInMs: delay });
