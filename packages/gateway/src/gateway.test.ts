@@ -264,6 +264,20 @@ describe('createGateway', () => {
     expect(logged.filter((line) => line.includes('"upstream":"fwd"'))).toHaveLength(3);
   });
 
+  it('an update past maxUpstreams changes nothing, the next one applies whole; after close() an update is refused', async () => {
+    const a = { connector: inMemoryConnector(upstreamServer('a')) };
+    gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, maxUpstreams: 2, upstreams: { a, b: { connector: inMemoryConnector(upstreamServer('b')) } } });
+    await gateway.settled();
+    const c = { connector: inMemoryConnector(upstreamServer('c')) };
+    const d = { connector: inMemoryConnector(upstreamServer('d')) };
+    await expect(gateway.update({ a, c, d })).rejects.toThrow(/maxUpstreams/);
+    expect(gateway.pool.names()).toEqual(['a', 'b']);
+    expect(await gateway.update({ a, c })).toEqual({ added: ['c'], removed: ['b'], replaced: [], kept: ['a'] });
+    expect(gateway.pool.names()).toEqual(['a', 'c']);
+    await gateway.close();
+    await expect(gateway.update({})).rejects.toThrow('The gateway is closed');
+  });
+
   it("re-reads an upstream's list when it announces a change and passes the change on", async () => {
     const server = upstreamServer('live');
     gateway = createGateway({ logger: recordingLogger(), healthCheckIntervalMs: 0, upstreams: { live: { connector: inMemoryConnector(server) } } });

@@ -25,7 +25,7 @@ import { connectorFor, type UpstreamEndpoint } from './config/connector.js';
 import type { BackoffOptions } from './fanout/backoff.js';
 import { DEFAULT_MAX_CATALOG_TOOLS, MergedCatalog, type CatalogSnapshot, type NamespaceRule } from './fanout/catalog.js';
 import { FrontRegistrar } from './fanout/front.js';
-import { UpstreamPool, type HealthListener } from './fanout/pool.js';
+import { DEFAULT_MAX_UPSTREAMS, UpstreamPool, type HealthListener } from './fanout/pool.js';
 import { CompiledToolPolicy, type ToolPolicy } from './fanout/toolPolicy.js';
 import type { UpstreamHealth, UpstreamLink, UpstreamLinkInit, UpstreamSpec } from './fanout/upstream.js';
 import type { SessionPerCallerOptions } from './proxy/callerSessions.js';
@@ -152,7 +152,8 @@ export interface Gateway {
    * Applies a new set of upstreams: new ones are started, missing ones closed, changed ones restarted; upstreams
    * whose settings are unchanged keep their connection (a config reload does not drop healthy upstreams). Updates
    * called while another is being applied wait for it and are applied in call order: the last one given wins.
-   * @throws TypeError or RangeError as {@link createGateway} for a bad upstream (nothing is changed then)
+   * @throws TypeError or RangeError as {@link createGateway} for a bad upstream, RangeError for more than
+   *   `maxUpstreams` (nothing is changed then); Error once the gateway is closed
    */
   update(upstreams: Readonly<Record<string, GatewayUpstreamOptions>>): Promise<GatewayChanges>;
   /** Closes the front's sessions and every upstream (stdio process groups stopped). Idempotent. */
@@ -370,6 +371,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Checked at once (a bad configuration changes nothing), applied after the updates before it: each one's
       // differences are taken against what the one before left, so the last configuration given is what runs.
       const next = prepareAll(upstreams);
+      const most = options.maxUpstreams ?? DEFAULT_MAX_UPSTREAMS;
+      if (next.size > most) throw new RangeError(`Too many upstreams: the gateway holds at most ${most} (maxUpstreams)`);
       const applied = updating.then(() => apply(next));
       updating = applied.catch(() => undefined);
       return applied;
@@ -385,6 +388,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   /** One update: its upstreams against those running now (see {@link Gateway.update}). */
   async function apply(next: Map<string, Prepared>): Promise<GatewayChanges> {
+    if (closed) throw new Error('The gateway is closed');
     const changes = { added: [] as string[], removed: [] as string[], replaced: [] as string[], kept: [] as string[] };
     const closing: Promise<void>[] = [];
     for (const name of prepared.keys()) {

@@ -113,6 +113,22 @@ describe('initialize', () => {
     await expect(connect(server.connector, { pin: '2025-06-18' })).rejects.toBeInstanceOf(NegotiationError);
   });
 
+  it('only a client that let the server choose stores its verdict: one held to the legacy era does not steer the next', async () => {
+    // A dual-era server: both eras answered.
+    const server = scripted((request) =>
+      request.method === 'server/discover' ? { result: DISCOVERED } : request.method === 'initialize' ? INITIALIZED('2025-11-25') : { result: {} },
+    );
+    const verdictStore = new InMemoryEraVerdictStore();
+    const held = await connect(server.connector, { era: 'legacy', verdictStore });
+    expect(held.era).toBe('legacy');
+    await held.close();
+    expect(verdictStore.get(server.connector.verdictKey)).toBeUndefined();
+    const chooser = await connect(server.connector, { verdictStore });
+    expect(chooser.era).toBe('modern');
+    await chooser.close();
+    expect(verdictStore.get(server.connector.verdictKey)).toMatchObject({ era: 'modern', revision: '2026-07-28' });
+  });
+
   it('a modern-only server answering initialize with -32022 listing 2026-07-28 makes the client modern', async () => {
     const server = scripted((request) =>
       request.method === 'initialize' ? { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2025-11-25' } } } : { result: DISCOVERED },

@@ -276,9 +276,14 @@ async function initialize(connection: ClientConnection, setup: NegotiationSetup,
   };
 }
 
-/** Fixes the protocol on the connection and stores the verdict. */
+/**
+ * Fixes the protocol on the connection and stores the verdict. Only a client that let the server choose (`era:
+ * 'auto'`) stores one: a client held to an era learns what the server does in that era, not what it does best, and
+ * its verdict would steer every other client of the same server (same key: a stdio command line, a URL) to that era.
+ */
 async function stored(setup: NegotiationSetup, connection: ClientConnection, negotiated: Negotiated): Promise<NegotiationResult> {
   if (negotiated.era === 'modern') connection.setProtocol({ era: 'modern', revision: negotiated.revision });
+  if (setup.era !== 'auto') return { connection, negotiated };
   const verdict: EraVerdict = { era: negotiated.era, revision: negotiated.revision, transport: connection.transport.kind, at: Date.now() };
   try {
     await setup.verdictStore.set(setup.connector.verdictKey, verdict);
