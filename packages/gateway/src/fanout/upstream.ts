@@ -148,8 +148,6 @@ export class Upstream {
    * {@link STABLE_READY_MS}, so an upstream that dies right after each listing is tried less and less often.
    */
   #backoffAttempt = 0;
-  /** When it last became ready (`Date.now()`). */
-  #readyAt: number | undefined;
   #lastError: string | undefined;
   #lastErrorAt: number | undefined;
   #nextAttemptAt: number | undefined;
@@ -313,7 +311,6 @@ export class Upstream {
       this.#link = ready;
       this.#listing = listing;
       this.#failures = 0;
-      this.#readyAt = Date.now();
       this.#setState('ready');
       this.#rt.logger.info(`Upstream "${this.name}" is ready`, { era: ready.client.era, revision: ready.client.protocolVersion, tools: listing.tools.length, ms: Date.now() - started });
       this.#rt.onListing(this.name);
@@ -477,9 +474,8 @@ export class Upstream {
 
   #down(error: unknown): void {
     this.#failures++;
-    // Ready for a while before this: a new failure, not one more of a flapping upstream.
-    if (this.#readyAt !== undefined && Date.now() - this.#readyAt >= STABLE_READY_MS) this.#backoffAttempt = 0;
-    this.#readyAt = undefined;
+    // Ready for a while until now (`#since` is when it became so): a new failure, not one more of a flapping upstream.
+    if (this.#state === 'ready' && Date.now() - this.#since >= STABLE_READY_MS) this.#backoffAttempt = 0;
     this.#backoffAttempt++;
     this.#lastError = describe(error);
     this.#lastErrorAt = Date.now();
