@@ -98,6 +98,17 @@ describe('classifyStreamableHttp', () => {
     expect(refusal(classifyStreamableHttp(facts({ protocolVersionHeader: '2026-07-28', text: LIST })))).toMatchObject({ status: 400 });
   });
 
+  it('without a session, a header naming no revision is refused for the version, not the session', () => {
+    const d = classifyStreamableHttp(facts({ sessionId: undefined, session: undefined, protocolVersionHeader: ' 2099-01-01 ', text: LIST }));
+    if (d.kind !== 'refuse') throw new Error(`expected a refusal, got ${d.kind}`);
+    expect(d.httpStatus).toBe(400);
+    expect(d.jsonrpcError).toMatchObject({ id: 2, error: { code: -32000, data: { requested: '2099-01-01', supported: expect.arrayContaining(['2025-11-25']) } } });
+    expect(d.jsonrpcError.error.message).toMatch(/MCP-Protocol-Version/);
+    // A known revision without a session is still the missing session.
+    const known = classifyStreamableHttp(facts({ sessionId: undefined, session: undefined, protocolVersionHeader: '2025-11-25', text: LIST }));
+    expect(known.kind === 'refuse' && known.jsonrpcError.error.message).toMatch(/Mcp-Session-Id/);
+  });
+
   it('B22: a header naming a revision without the header (2025-03-26, as conformance 0.1.16 sends) is served as the session', () => {
     for (const header of ['2025-03-26', '2024-11-05']) {
       expect(classifyStreamableHttp(facts({ protocolVersionHeader: header, text: LIST }))).toMatchObject({ kind: 'message' });

@@ -127,8 +127,14 @@ export function checkStreamableHttpHead(httpMethod: string, contentType: string 
  * refusal then carries it, field bug B45), else `null`.
  */
 function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
-  // MCP 2025-11-25 basic/transports.mdx "Session Management" item 2: missing id on a non-initialize request ⇒ 400.
-  if (facts.sessionId === undefined || facts.sessionId === '') return refuse('missingSessionId', { id });
+  if (facts.sessionId === undefined || facts.sessionId === '') {
+    // MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": a version that is no revision is 400 with or
+    // without a session; it is named first, since it is why the client sent no session this server knows of.
+    const header = facts.protocolVersionHeader?.trim();
+    if (header !== undefined && !isKnownRevision(header)) return unknownVersionHeader(header, facts.server?.servedRevisions ?? LEGACY_REVISIONS, id);
+    // Same section, "Session Management" item 2: missing id on a non-initialize request ⇒ 400.
+    return refuse('missingSessionId', { id });
+  }
   // Same section, item 3: unknown or terminated session ⇒ 404 (+ -32001, TS SDK convention).
   if (facts.session === undefined) return refuse('sessionNotFound', { id });
   return checkProtocolVersionHeader(facts.protocolVersionHeader, facts.session, id);
@@ -147,13 +153,16 @@ function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRef
 function checkProtocolVersionHeader(header: string | undefined, session: HttpSessionFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
-  if (!isKnownRevision(value)) {
-    return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: { supported: [...LEGACY_REVISIONS], requested: value } });
-  }
+  if (!isKnownRevision(value)) return unknownVersionHeader(value, LEGACY_REVISIONS, id);
   const negotiated = session.protocolVersion;
   if (negotiated === undefined || value === negotiated) return undefined;
   if (isLegacyRevision(value) && !REVISION_FEATURES[value].protocolVersionHeader) return undefined;
   return refuse('protocolVersionMismatch', { id, detail: `'${value}' instead of '${negotiated}'` });
+}
+
+/** 400 for an `MCP-Protocol-Version` that names no revision, with the revisions `supported` as `data`. */
+function unknownVersionHeader(value: string, supported: readonly ProtocolRevision[], id: JsonRpcId | null): HttpRefusalDecision {
+  return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: { supported: [...supported], requested: value } });
 }
 
 function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
