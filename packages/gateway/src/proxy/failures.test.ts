@@ -1,6 +1,6 @@
 /**
- * Upstream failures as the front answers them (results.ts `failureForFront`): an upstream's -32603 text never
- * reaches the front's clients; "resource not found" is answered with the code of the front client's revision
+ * Upstream failures as the front answers them (results.ts `failureForFront`): an upstream's -32603 text (or code 0's,
+ * the Python SDK's crash answer) never reaches the front's clients; "resource not found" is answered with the code of the front client's revision
  * whatever the upstream's era; an upstream that stays silent past the client's timeout is said to have timed out.
  * Found by a fresh reviewer of the bridge (the first passed the upstream's -32603 text through, the second answered
  * a 2025 client -32602 for a 2026-only upstream's missing resource).
@@ -18,6 +18,10 @@ function upstream(revisions: string[]): McpServer {
   const server = new McpServer({ name: 'up', version: '1' }, { revisions: revisions as never, logger: silent });
   server.tool('boom', {}, () => {
     throw new McpError(McpErrorCode.InternalError, 'secret internal /etc/passwd stack');
+  });
+  // What a Python SDK server answers when a handler raises: code 0 and the exception's text.
+  server.tool('raises', {}, () => {
+    throw new McpError(0, "KeyError: 'DATABASE_URL' in /srv/app/settings.py");
   });
   server.tool('hang', {}, () => new Promise(() => {}));
   server.resourceTemplate('notes://{id}', { name: 'note' }, (uri) => {
@@ -37,6 +41,8 @@ describe('upstream failures through the proxy', () => {
       await client.initialize();
       const boom = (await client.request(1, 'tools/call', { name: 'boom', arguments: {} })) as Answer;
       expect(boom?.error).toEqual({ code: -32603, message: 'Internal error' });
+      const raises = (await client.request(4, 'tools/call', { name: 'raises', arguments: {} })) as Answer;
+      expect(raises?.error).toEqual({ code: -32603, message: 'Internal error' });
       const read = (await client.request(2, 'resources/read', { uri: 'notes://nope' })) as Answer;
       expect(read?.error).toMatchObject({ code: -32002, data: { uri: 'notes://nope' } });
     } finally {

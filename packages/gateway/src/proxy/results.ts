@@ -14,6 +14,14 @@ const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 /** How much of an upstream's masked error text the log keeps, in UTF-16 code units. */
 const MAX_LOGGED_TEXT = 1000;
 
+/**
+ * The code the Python MCP SDK's low-level server answers a handler's uncaught exception with, the exception's text as
+ * the message (`Server._handle_request`, `except Exception`: `ErrorData(code=0, message=str(err))`). No revision
+ * defines 0 (JSON-RPC 2.0 §5.1 reserves -32768..-32000; MCP's own codes are in that range), so an upstream's 0 is
+ * read as its internal error.
+ */
+const PYTHON_SDK_CRASH_CODE = 0;
+
 /** `result` as the front serves it to the client of `ctx` (see the module comment). */
 export function forFront<T>(result: T, ctx: RequestContext): T {
   const record = result as Record<string, unknown>;
@@ -61,7 +69,9 @@ export function upstreamLoss(error: unknown): string | undefined {
  * An upstream failure as the front answers it:
  * - -32603 is answered "Internal error" with none of the upstream's text: it may describe the upstream's
  *   internals, which a server never sends (as for the front's own handlers). The text goes to `logger` (a warning,
- *   cut to 1,000 characters, in the field `text`) so the operator still sees why;
+ *   cut to 1,000 characters, in the field `text`) so the operator still sees why. Code 0 is taken for the same:
+ *   it is no JSON-RPC or MCP code, and the Python SDK answers every exception a handler raises with it and the
+ *   exception's text ({@link PYTHON_SDK_CRASH_CODE});
  * - the upstream's "resource not found" (-32002 through 2025-11-25, -32602 with `data.uri` from 2026-07-28: MCP
  *   2026-07-28 server/resources.mdx "Error Handling") becomes a {@link ResourceNotFoundError}, which the front
  *   answers with the code of its client's revision;
@@ -83,8 +93,8 @@ export function failureForFront(error: unknown, tool: string | undefined, logger
   }
   if (!(error instanceof McpError)) return error;
   if (error instanceof ResourceNotFoundError) return error;
-  if (error.code === McpErrorCode.InternalError) {
-    logger.warn('Proxy: the upstream answered -32603; its text is logged here and not sent on', {
+  if (error.code === McpErrorCode.InternalError || error.code === PYTHON_SDK_CRASH_CODE) {
+    logger.warn(`Proxy: the upstream answered ${error.code}; its text is logged here and not sent on`, {
       ...(tool === undefined ? {} : { tool }),
       text: error.message.length > MAX_LOGGED_TEXT ? `${error.message.slice(0, MAX_LOGGED_TEXT)}…` : error.message,
     });
