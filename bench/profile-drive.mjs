@@ -14,5 +14,5 @@ const row = ROWS.find((r) => r.key === key);
 const s = await startServer({ ...row, script: join(here, 'servers', row.script) }, { nodeFlags: process.env.NODE_FLAGS ? process.env.NODE_FLAGS.split(' ') : ['--cpu-prof', `--cpu-prof-dir=${dir}`], sockets: 16 });
 const m = await drive(s.client, { concurrency: 16, payloadBytes: Number(payload), durationMs: Number(ms), maxRequests: 1e7, record: false, nextId: 1 });
 console.log(key, m.completed, 'requests', m.failures, 'failures');
-if (process.env.NODE_FLAGS) console.log(s.h.stdoutTail.split("\n").filter((l) => !process.env.GREP || l.includes(process.env.GREP)).join("\n"));
+if (process.env.NODE_FLAGS) console.log((s.h.stdoutTail ?? "").split("\n").filter((l) => !process.env.GREP || l.includes(process.env.GREP)).join("\n"));
 await s.stop();

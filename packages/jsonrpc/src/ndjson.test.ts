@@ -132,6 +132,45 @@ describe('NdjsonDecoder', () => {
     );
   });
 
+  it('hands out what a line-by-line reading would, for any bytes, chunking and cap (property)', () => {
+    // The reading the decoder must match: split on LF (a last line without one included); per line, over the cap ⇒
+    // `oversized`; one CR at its end dropped; decoded alone (non-fatal, one leading BOM dropped); blank ⇒ skipped. Bytes are drawn from those that
+    // matter at line ends: LF, CR, the BOM's bytes, a multi-byte character, bytes that are never UTF-8, space.
+    const alphabet = [0x0a, 0x0a, 0x0d, 0xef, 0xbb, 0xbf, 0xe2, 0x82, 0xac, 0xff, 0xc3, 0x20, 0x7b, 0x7d, 0x61];
+    const reference = (data: Uint8Array, cap: number): NdjsonEvent[] => {
+      const events: NdjsonEvent[] = [];
+      let start = 0;
+      for (;;) {
+        const newline = data.indexOf(0x0a, start);
+        let line = data.subarray(start, newline === -1 ? data.length : newline);
+        if (line.length > cap) events.push({ kind: 'oversized', bytes: line.length, head: '' });
+        else {
+          if (line.at(-1) === 0x0d) line = line.subarray(0, -1);
+          const text = new TextDecoder().decode(line);
+          if (!/^[ \t\r\n]*$/.test(text)) events.push({ kind: 'line', text });
+        }
+        if (newline === -1) return events;
+        start = newline + 1;
+      }
+    };
+    const kinds = (events: readonly NdjsonEvent[]): string[] => events.map((e) => (e.kind === 'line' ? `line:${e.text}` : 'oversized'));
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet), { maxLength: 80 }),
+        fc.array(fc.nat(80), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 24 }),
+        (drawn, points, cap) => {
+          const data = Uint8Array.from(drawn);
+          const expected = kinds(reference(data, cap));
+          expect(kinds(feed(new NdjsonDecoder({ maxLineBytes: cap }), [data]))).toEqual(expected);
+          expect(kinds(feed(new NdjsonDecoder({ maxLineBytes: cap }), cut(data, points)))).toEqual(expected);
+          expect(kinds(feed(new NdjsonDecoder({ maxLineBytes: cap }), Array.from(data, (b) => Uint8Array.of(b))))).toEqual(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('NdjsonDecoder handles a 5 MiB line in linear time when it arrives in 64 KiB chunks', () => {
     const decoder = new NdjsonDecoder({ maxLineBytes: 8 * 1024 * 1024 });
     const payload = `{"d":"${'A'.repeat(5 * 1024 * 1024)}"}\n`;
