@@ -88,6 +88,28 @@ describe('parseMessage', () => {
     expect(classifyValue(polluted).kind).toBe('notification');
   });
 
+  it('does not read a member Object.prototype was given (a polluted realm)', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto['id'] = 7;
+    proto['error'] = { code: 1, message: 'inherited' };
+    try {
+      expect(parseMessage('{"jsonrpc":"2.0","method":"m"}')).toMatchObject({ kind: 'notification' });
+      expect(parseMessage('{"jsonrpc":"2.0","method":"m","id":1}')).toMatchObject({ kind: 'request', message: { id: 1 } });
+      expect(parseMessage('{"jsonrpc":"2.0","id":1,"result":2}')).toMatchObject({ kind: 'response', message: { result: 2 } });
+      expect(parseMessage('{"jsonrpc":"2.0","id":1,"error":{"code":5}}')).toMatchObject({ kind: 'response', invalid: '"error.message" must be a string' });
+    } finally {
+      delete proto['id'];
+      delete proto['error'];
+    }
+  });
+
+  it('reads a message with an own __proto__ member, or without a prototype, by its own members only', () => {
+    expect(parseMessage('{"__proto__":{"id":1},"jsonrpc":"2.0","method":"m"}')).toMatchObject({ kind: 'notification' });
+    expect(parseMessage('{"__proto__":{"id":1},"jsonrpc":"2.0","method":"m","id":"a"}')).toMatchObject({ kind: 'request', message: { id: 'a' } });
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { jsonrpc: '2.0', id: 2, method: 'm' });
+    expect(classifyValue(bare)).toMatchObject({ kind: 'request', message: { id: 2 } });
+  });
+
   it('parseMessage uses the last of duplicate keys', () => {
     const inbound = parseMessage('{"jsonrpc":"2.0","method":"subtract","method":"sum","id":1}');
     expect(inbound.kind === 'request' && inbound.message.method).toBe('sum');
