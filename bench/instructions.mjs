@@ -2,6 +2,8 @@
 // Instructions per request: the one server-cost figure that does not move with the machine's load.
 //
 //   node bench/instructions.mjs                          every row below, C=16 64 B, 3,000 warm-up + 2,000 counted
+//                                                        (quick; the compiler still runs then: --warmup 60000 for the
+//                                                        steady state, see bench/README.md "Steady state")
 //   node bench/instructions.mjs --only 'modern' --requests 4000 --warmup 3000 --payload 16384 --concurrency 16
 //   node bench/instructions.mjs --only '^switchboard-stdio' --concurrency 1 --warmup 8000 --keep /tmp/cg
 //                                                        (then: callgrind_annotate /tmp/cg/<row>.callgrind)
