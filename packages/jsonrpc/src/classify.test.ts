@@ -103,6 +103,22 @@ describe('parseMessage', () => {
     }
   });
 
+  it('does not read through a getter Object.prototype was given, whatever it answers Object.prototype itself', () => {
+    Object.defineProperty(Object.prototype, 'id', { configurable: true, get(this: unknown) { return this === Object.prototype ? undefined : 42; } });
+    try {
+      expect(parseMessage('{"jsonrpc":"2.0","method":"m"}')).toMatchObject({ kind: 'notification' });
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)['id'];
+    }
+  });
+
+  it('a message not made by JSON.parse: its own members are read by name, enumerable or not, and no other getter runs', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { jsonrpc: '2.0', id: 1 });
+    Object.defineProperty(bare, 'method', { value: 'm', enumerable: false });
+    Object.defineProperty(bare, 'unrelated', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(classifyValue(bare)).toMatchObject({ kind: 'request', message: { id: 1 } });
+  });
+
   it('reads a message with an own __proto__ member, or without a prototype, by its own members only', () => {
     expect(parseMessage('{"__proto__":{"id":1},"jsonrpc":"2.0","method":"m"}')).toMatchObject({ kind: 'notification' });
     expect(parseMessage('{"__proto__":{"id":1},"jsonrpc":"2.0","method":"m","id":"a"}')).toMatchObject({ kind: 'request', message: { id: 'a' } });
