@@ -202,6 +202,8 @@ function expectedFor(row: Record<string, Level>): Expected {
     void name;
   }
   if (refusals.length === 0) return { ok: true, types };
+  // Without a session id, a version that is no revision is named before the missing session (ladder.ts step 5).
+  if (refusals.includes(REFUSE.noSession) && refusals.includes(REFUSE.badVersion)) refusals.splice(refusals.indexOf(REFUSE.noSession), 1);
   const first = [...refusals].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0]!;
   return { ok: false, ...first };
 }

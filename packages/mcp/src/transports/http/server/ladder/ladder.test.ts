@@ -109,6 +109,13 @@ describe('classifyStreamableHttp', () => {
     expect(known.kind === 'refuse' && known.jsonrpcError.error.message).toMatch(/Mcp-Session-Id/);
   });
 
+  it('data.supported names what this server serves: every revision without a session, its session-based ones with one', () => {
+    const server = { servedRevisions: ['2026-07-28', '2025-11-25'], servesModern: true, servesLegacy: true, capabilities: {}, paramHeaders: () => [] } as const;
+    const supported = (d: ReturnType<typeof classifyStreamableHttp>): unknown => (d.kind === 'refuse' ? (d.jsonrpcError.error.data as { supported: unknown }).supported : d.kind);
+    expect(supported(classifyStreamableHttp(facts({ server, sessionId: undefined, session: undefined, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2026-07-28', '2025-11-25']);
+    expect(supported(classifyStreamableHttp(facts({ server, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2025-11-25']);
+  });
+
   it('B22: a header naming a revision without the header (2025-03-26, as conformance 0.1.16 sends) is served as the session', () => {
     for (const header of ['2025-03-26', '2024-11-05']) {
       expect(classifyStreamableHttp(facts({ protocolVersionHeader: header, text: LIST }))).toMatchObject({ kind: 'message' });

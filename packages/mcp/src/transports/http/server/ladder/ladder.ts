@@ -15,8 +15,9 @@
  * 2. POST: `Content-Type` (415), then the body (400 -32700 / -32600);
  * 3. era (modern claims → refusal or `modern` decision);
  * 4. `initialize`: no batch (400), not on a live session (400, B30), unknown session (404), `Accept` (406);
- * 5. otherwise: session id present (400), session known (404), `MCP-Protocol-Version` (400, B22), batches only
- *    from 2025-03-26 sessions (400), `Accept` (406, B19) when a response body is due.
+ * 5. otherwise: session id present (400; an `MCP-Protocol-Version` naming no revision is named first then),
+ *    session known (404), `MCP-Protocol-Version` (400, B22), batches only from 2025-03-26 sessions (400), `Accept`
+ *    (406, B19) when a response body is due.
  *
  * Origin/Host validation (403), the body size limit (413) and the session cap (503) are applied by the
  * transport before or around this function, because they need configuration or I/O.
@@ -130,6 +131,7 @@ function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRef
   if (facts.sessionId === undefined || facts.sessionId === '') {
     // MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": a version that is no revision is 400 with or
     // without a session; it is named first, since it is why the client sent no session this server knows of.
+    // `data.supported`: every revision served, as a client without a session may open either era.
     const header = facts.protocolVersionHeader?.trim();
     if (header !== undefined && !isKnownRevision(header)) return unknownVersionHeader(header, facts.server?.servedRevisions ?? LEGACY_REVISIONS, id);
     // Same section, "Session Management" item 2: missing id on a non-initialize request ⇒ 400.
@@ -137,7 +139,7 @@ function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRef
   }
   // Same section, item 3: unknown or terminated session ⇒ 404 (+ -32001, TS SDK convention).
   if (facts.session === undefined) return refuse('sessionNotFound', { id });
-  return checkProtocolVersionHeader(facts.protocolVersionHeader, facts.session, id);
+  return checkProtocolVersionHeader(facts, facts.session, id);
 }
 
 /**
@@ -150,10 +152,12 @@ function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRef
  * official conformance suite 0.1.16 sends `2025-03-26` on its 2025-11-25 sessions (`server-sse-multiple-streams`,
  * `server-sse-polling`) and the TS SDK accepts any supported value. It is served as the negotiated version.
  */
-function checkProtocolVersionHeader(header: string | undefined, session: HttpSessionFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
+function checkProtocolVersionHeader(facts: StreamableHttpFacts, session: HttpSessionFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
+  const header = facts.protocolVersionHeader;
   if (header === undefined) return undefined;
   const value = header.trim();
-  if (!isKnownRevision(value)) return unknownVersionHeader(value, LEGACY_REVISIONS, id);
+  // `data.supported`: the session-based revisions this server serves (a session is of that era).
+  if (!isKnownRevision(value)) return unknownVersionHeader(value, (facts.server?.servedRevisions ?? LEGACY_REVISIONS).filter(isLegacyRevision), id);
   const negotiated = session.protocolVersion;
   if (negotiated === undefined || value === negotiated) return undefined;
   if (isLegacyRevision(value) && !REVISION_FEATURES[value].protocolVersionHeader) return undefined;
