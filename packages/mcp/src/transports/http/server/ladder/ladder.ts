@@ -237,7 +237,10 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
     const header = facts.protocolVersionHeader?.trim();
     if (header !== undefined && isModernRevision(header) && facts.session === undefined) {
       if (server?.servesModern === true) return classifyModern(facts, message, undefined);
-      if (body.kind === 'notification' && facts.sessionId === undefined) return unserved(message, header, served);
+      // A server without the modern era refuses it -32022 naming what it serves (MCP 2026-07-28 basic/versioning.mdx
+      // "Protocol Version Negotiation"), so a client that tried it falls back to `initialize`; not `initialize`
+      // itself (B22 (e): its body negotiates), nor a message naming a session (the session rungs answer it).
+      if (facts.sessionId === undefined && !(body.kind === 'request' && message.method === 'initialize')) return unserved(message, header, served);
     }
     if (server?.servesLegacy === false) return legacyUnserved(message, facts, served);
     if (body.kind === 'request' && message.method === 'initialize') return classifyInitialize(facts, body.message);

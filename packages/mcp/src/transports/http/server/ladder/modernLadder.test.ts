@@ -111,6 +111,16 @@ describe('the ladder for modern POSTs', () => {
     expect(outcome(classifyStreamableHttp(facts(request('tools/list'), { server: server(PROTOCOL_REVISIONS, false) })))).toBe('400 -32022');
   });
 
+  it('a server that serves no modern revision: a request whose header alone names 2026-07-28, without a session, is -32022 too', () => {
+    const legacy = server(LEGACY_REVISIONS);
+    const bare = { jsonrpc: '2.0', id: 8, method: 'tools/list' };
+    expect(outcome(classifyStreamableHttp(facts(bare, { server: legacy })))).toBe('400 -32022');
+    // initialize negotiates by its body (B22 (e)); a named session is answered by the session rungs.
+    const init = { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+    expect(outcome(classifyStreamableHttp(facts(init, { server: legacy })))).toBe('initialize');
+    expect(outcome(classifyStreamableHttp(facts(bare, { server: legacy, sessionId: 'gone' })))).toBe('404 -32001');
+  });
+
   it('a server that serves only 2026-07-28: GET/DELETE 405 (Allow: POST), legacy POSTs -32022, batches -32600', () => {
     const only = server([MODERN]);
     for (const httpMethod of ['GET', 'DELETE']) {
