@@ -117,6 +117,9 @@ describe('parseMessage', () => {
     Object.defineProperty(bare, 'method', { value: 'm', enumerable: false });
     Object.defineProperty(bare, 'unrelated', { enumerable: true, get: () => { throw new Error('boom'); } });
     expect(classifyValue(bare)).toMatchObject({ kind: 'request', message: { id: 1 } });
+    const odd = { jsonrpc: '2.0', method: 'm' };
+    Object.defineProperty(odd, '__proto__', { get: () => { throw new Error('boom'); } });
+    expect(classifyValue(odd)).toMatchObject({ kind: 'notification' });
   });
 
   it('reads a message with an own __proto__ member, or without a prototype, by its own members only', () => {
