@@ -110,9 +110,9 @@ describe('classifyStreamableHttp', () => {
   });
 
   it('data.supported names what this server serves: every revision without a session, its session-based ones with one', () => {
-    const server = { servedRevisions: ['2026-07-28', '2025-11-25'], servesModern: true, servesLegacy: true, capabilities: {}, paramHeaders: () => [] } as const;
+    const server = { servedRevisions: ['2025-11-25', '2026-07-28'], servesModern: true, servesLegacy: true, capabilities: {}, paramHeaders: () => [] } as const;
     const supported = (d: ReturnType<typeof classifyStreamableHttp>): unknown => (d.kind === 'refuse' ? (d.jsonrpcError.error.data as { supported: unknown }).supported : d.kind);
-    expect(supported(classifyStreamableHttp(facts({ server, sessionId: undefined, session: undefined, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2026-07-28', '2025-11-25']);
+    expect(supported(classifyStreamableHttp(facts({ server, sessionId: undefined, session: undefined, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2025-11-25', '2026-07-28']);
     expect(supported(classifyStreamableHttp(facts({ server, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2025-11-25']);
   });
 

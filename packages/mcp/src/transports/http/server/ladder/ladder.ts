@@ -83,8 +83,8 @@ function unserved(message: JsonRpcRequest | JsonRpcNotification, version: string
   const id = 'id' in message ? message.id : null;
   // What this endpoint answers: the session-based revisions (a modern one listed without a way to serve it is not).
   const served = revisions.filter(isLegacyRevision);
-  // The inbound step's era rung for a `_meta` claim; a notification whose header alone names the revision is
-  // refused alike.
+  // The inbound step's era rung for a `_meta` claim; a message whose header alone names the revision is refused
+  // alike.
   const refusal = eraRefusalOf(message, served) ?? unsupportedRevisionRefusal(version, served);
   const { httpStatus, jsonrpcError } = httpInboundRefusal(refusal, id);
   return { kind: 'refuse', httpStatus, jsonrpcError };
@@ -240,7 +240,8 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
       // A server without the modern era refuses it -32022 naming what it serves (MCP 2026-07-28 basic/versioning.mdx
       // "Protocol Version Negotiation"), so a client that tried it falls back to `initialize`; not `initialize`
       // itself (B22 (e): its body negotiates), nor a message naming a session (the session rungs answer it).
-      if (facts.sessionId === undefined && !(body.kind === 'request' && message.method === 'initialize')) return unserved(message, header, served);
+      const namesSession = facts.sessionId !== undefined && facts.sessionId !== '';
+      if (!namesSession && !(body.kind === 'request' && message.method === 'initialize')) return unserved(message, header, served);
     }
     if (server?.servesLegacy === false) return legacyUnserved(message, facts, served);
     if (body.kind === 'request' && message.method === 'initialize') return classifyInitialize(facts, body.message);

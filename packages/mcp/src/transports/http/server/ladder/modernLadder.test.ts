@@ -115,6 +115,7 @@ describe('the ladder for modern POSTs', () => {
     const legacy = server(LEGACY_REVISIONS);
     const bare = { jsonrpc: '2.0', id: 8, method: 'tools/list' };
     expect(outcome(classifyStreamableHttp(facts(bare, { server: legacy })))).toBe('400 -32022');
+    expect(outcome(classifyStreamableHttp(facts(bare, { server: legacy, sessionId: '' })))).toBe('400 -32022');
     // initialize negotiates by its body (B22 (e)); a named session is answered by the session rungs.
     const init = { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
     expect(outcome(classifyStreamableHttp(facts(init, { server: legacy })))).toBe('initialize');
