@@ -76,7 +76,10 @@ interface FrontCall {
   cancelled: boolean;
   /** 2026-07-28: its client will not retry (set by `modernAbandon`). */
   abandoned?: boolean;
-  /** 2026-07-28: when its last `input_required` answer arrived (`performance.now()`), while a retry is due. */
+  /**
+   * 2026-07-28, while a retry is due: when the round that got its last `input_required` answer was sent
+   * (`performance.now()`), the earliest the proxy's hold of it can have started.
+   */
   heldSince?: number;
   /** When the cancel went out, whether the upstream call was running (started, not ended). */
   runningAtCancel: boolean;
@@ -188,6 +191,9 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<Run> 
             const abort = new AbortController();
             aborts.set(n, abort);
             const id = n * 100 + rounds++;
+            // The earliest the proxy can start holding this round's call: its hold is timed from its answer, which
+            // reaches us later (at once on an idle machine, a scheduler's turns later on a loaded one).
+            const sentAt = performance.now();
             track(
               `modern call ${n}, round ${rounds}`,
               front.handle(modernCall(id, args, retry), { signal: abort.signal }).then((answer) => {
@@ -196,7 +202,7 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<Run> 
                 if (result?.resultType === 'input_required') {
                   const asked = Object.values(result.inputRequests ?? {});
                   for (const request of asked) if (request.params?.message !== question(n)) crossed.push(`modern call ${n} got "${request.params?.message}"`);
-                  call.heldSince = performance.now();
+                  call.heldSince = sentAt;
                   const inputResponses = Object.fromEntries(Object.keys(result.inputRequests ?? {}).map((key) => [key, answerOf(n)]));
                   track(
                     `modern call ${n} retries`,
