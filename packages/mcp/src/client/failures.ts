@@ -7,6 +7,9 @@ import { JsonRpcError, JsonRpcLocalError, LocalErrorCode } from '@switchboard/js
 import { ConnectionClosedError, McpClientError, RequestAbortedError, RequestTimeoutError, SpawnError, type ConnectionEndFacts } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 
+/** How much earlier than `Date.now()` expects it a timer may fire (the event loop's clock is not `Date.now()`'s), in ms. */
+const TIMER_SLACK_MS = 2;
+
 /** What {@link clientFailure} needs to know about the request that failed. */
 export interface FailedRequest {
   readonly method: string;
@@ -31,8 +34,10 @@ export function clientFailure(error: unknown, request: FailedRequest): unknown {
   if (error instanceof JsonRpcLocalError) {
     switch (error.code) {
       case LocalErrorCode.RequestTimeout: {
+        // The cap ran out when it is shorter than the idle budget (progress only moves the idle deadline later), or
+        // when the request is that old; a timer may fire a little before `Date.now()` says its time has come.
         const total = request.maxTotalTimeoutMs;
-        const isTotal = total !== undefined && Date.now() - request.sentAt >= total;
+        const isTotal = total !== undefined && (total < request.timeoutMs || Date.now() - request.sentAt >= total - TIMER_SLACK_MS);
         return new RequestTimeoutError({ method: request.method, timeoutMs: isTotal ? total : request.timeoutMs, total: isTotal });
       }
       case LocalErrorCode.RequestAborted:
