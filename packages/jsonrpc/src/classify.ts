@@ -95,7 +95,9 @@ const MEMBER_NAMES = ['jsonrpc', 'id', 'method', 'params', 'result', 'error', 'c
 
 /**
  * Whether `Object.prototype` has none of the names of {@link Members}, as a data member or an accessor (it has none
- * unless the realm was polluted). `in`, not a read: a getter there could answer `undefined` to this test alone.
+ * unless the realm was polluted). `in`, not a read: a getter there could answer `undefined` to this test alone. The
+ * names are written out rather than looped over {@link MEMBER_NAMES}: a constant name on a constant object is
+ * folded by the optimizing compiler, a name from a loop is looked up on every message.
  */
 function prototypeLacksMembers(): boolean {
   const p = OBJECT_PROTOTYPE;

@@ -49,7 +49,7 @@ const BOM = 0xfeff;
 const EMPTY = new Uint8Array(0);
 
 /** Whether `text` (from `start` to `end`) is only JSON insignificant whitespace (space, tab, CR, LF; RFC 8259 §2). */
-function isBlank(text: string, start = 0, end = text.length): boolean {
+function isBlank(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c !== 0x20 && c !== 0x09 && c !== CR && c !== LF) return false;
@@ -191,9 +191,9 @@ export class NdjsonDecoder {
   }
 
   /**
-   * The lines of `text` (decoded complete lines, their LFs but the last included) as {@link #finishLine} hands them
-   * out: one CR before each LF and one leading BOM per line dropped (the decoder already dropped the first line's),
-   * blank lines skipped.
+   * Hands out the lines of `text` (one or more decoded complete lines, their LFs but the last included): one CR at
+   * the end of each and one leading BOM per line dropped (the decoder already dropped the first line's), blank lines
+   * skipped. Both paths of the decoder end here.
    */
   #splitLines(text: string, events: NdjsonEvent[]): void {
     let from = 0;
@@ -233,13 +233,8 @@ export class NdjsonDecoder {
       events.push({ kind: 'oversized', bytes: last.length, head: this.#head(last) });
       return;
     }
-    let end = line.length;
-    if (end > 0 && line[end - 1] === CR) end--;
-    if (end === 0) return;
     // TextDecoder drops a leading BOM at the start of each (non-streaming) decode: once per line (B13).
-    const text = this.#decoder.decode(end === line.length ? line : line.subarray(0, end));
-    if (text.length === 0 || isBlank(text)) return;
-    events.push({ kind: 'line', text });
+    if (line.length > 0) this.#splitLines(this.#decoder.decode(line), events);
   }
 
   /**

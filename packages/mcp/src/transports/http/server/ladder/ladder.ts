@@ -123,12 +123,17 @@ export function checkStreamableHttpHead(httpMethod: string, contentType: string 
   return { ...refuse('methodNotAllowed', { detail: `'${httpMethod}'` }), allow: STREAMABLE_HTTP_ALLOW };
 }
 
+/** Whether the request names a session (an empty `Mcp-Session-Id` names none). */
+function namesSession(facts: StreamableHttpFacts): boolean {
+  return facts.sessionId !== undefined && facts.sessionId !== '';
+}
+
 /**
  * Session checks shared by every non-initialize request. `id`: the request's id when the body is one request (its
  * refusal then carries it, field bug B45), else `null`.
  */
 function checkSession(facts: StreamableHttpFacts, id: JsonRpcId | null): HttpRefusalDecision | undefined {
-  if (facts.sessionId === undefined || facts.sessionId === '') {
+  if (!namesSession(facts)) {
     // MCP 2025-11-25 basic/transports.mdx "Protocol Version Header": a version that is no revision is 400 with or
     // without a session; it is named first, since it is why the client sent no session this server knows of.
     // `data.supported`: every revision served, as a client without a session may open either era.
@@ -240,8 +245,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
       // A server without the modern era refuses it -32022 naming what it serves (MCP 2026-07-28 basic/versioning.mdx
       // "Protocol Version Negotiation"), so a client that tried it falls back to `initialize`; not `initialize`
       // itself (B22 (e): its body negotiates), nor a message naming a session (the session rungs answer it).
-      const namesSession = facts.sessionId !== undefined && facts.sessionId !== '';
-      if (!namesSession && !(body.kind === 'request' && message.method === 'initialize')) return unserved(message, header, served);
+      if (!namesSession(facts) && !(body.kind === 'request' && message.method === 'initialize')) return unserved(message, header, served);
     }
     if (server?.servesLegacy === false) return legacyUnserved(message, facts, served);
     if (body.kind === 'request' && message.method === 'initialize') return classifyInitialize(facts, body.message);
@@ -257,7 +261,7 @@ function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttp
 }
 
 function classifyInitialize(facts: StreamableHttpFacts, request: JsonRpcRequest): StreamableHttpDecision {
-  if (facts.sessionId !== undefined && facts.sessionId !== '') {
+  if (namesSession(facts)) {
     // MCP 2025-11-25 basic/transports.mdx "Session Management" item 3: a stale id ⇒ 404, and the client then
     // re-initializes without one.
     if (facts.session === undefined) return refuse('sessionNotFound', { id: request.id });
