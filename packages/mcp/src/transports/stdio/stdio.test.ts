@@ -180,6 +180,39 @@ describe('StdioServerTransport flow control (injected streams)', () => {
     expect(done).toBe(true);
   });
 
+  it('writes the answer of an asynchronous tool while the rest of its chunk is read, not after the last line', async () => {
+    // What a client pipelining requests sees: the answers start coming while the server reads on, in both eras.
+    const events: string[] = [];
+    class Recorder extends Writable {
+      override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+        for (const line of String(chunk).split('\n').filter((l) => l !== '')) events.push(`answer ${String((JSON.parse(line) as { id: unknown }).id)}`);
+        callback();
+      }
+    }
+    const server = new McpServer({ name: 't', version: '0' }, { logger: silentLogger });
+    server.tool('echo', { inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }, ({ n }) => {
+      events.push(`call ${n}`);
+      // Asynchronous, as most tools are: the answer is known only a microtask later.
+      return Promise.resolve({ content: [{ type: 'text' as const, text: String(n) }] });
+    });
+    const stdin = new PassThrough();
+    await server.connect(new StdioServerTransport({ stdin, stdout: new Recorder({ decodeStrings: false }), logger: silentLogger }));
+    stdin.write(INIT + INITIALIZED);
+    await turns();
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}';
+    const call = (n: number, modern = false) => `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"echo","arguments":{"n":${n}}${modern ? `,${meta}` : ''}}}\n`;
+    for (const modern of [false, true]) {
+      events.length = 0;
+      const ids = modern ? [11, 12, 13, 14, 15, 16] : [1, 2, 3, 4, 5, 6];
+      stdin.write(ids.map((n) => call(n, modern)).join(''));
+      await turns();
+      expect(events.filter((e) => e.startsWith('answer')).sort(), `modern: ${modern}`).toEqual(ids.map((n) => `answer ${n}`).sort());
+      // One chunk, one 'data' event: each answer is out before the line three behind its own is handled (the
+      // 2026-07-28 path takes a promise step more than the session's, whose answers come one line sooner).
+      for (const n of ids.slice(0, -3)) expect(events.indexOf(`answer ${n}`), events.join(', ')).toBeLessThan(events.indexOf(`call ${n + (modern ? 3 : 2)}`));
+    }
+  });
+
   it('validates maxJsonDepth, maxLineBytes, shutdownGraceMs and drainTimeoutMs', async () => {
     expect(() => new StdioServerTransport({ maxJsonDepth: 0 })).toThrow(new RangeError('Invalid option maxJsonDepth: expected a positive integer, got "0"'));
     expect(() => new StdioServerTransport({ maxJsonDepth: 2.5 })).toThrow(RangeError);

@@ -58,7 +58,8 @@ export interface StdioServerTransportOptions {
 /**
  * Server-side stdio transport. Reads stdin as bytes (no `readline`: U+2028/U+2029 stay inside strings),
  * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
- * one line on stdout as soon as it is sent (one `write` call each), and closes on stdin end-of-file.
+ * one line on stdout as soon as it is sent (one `write` call each), lets the answer of one line go out before it
+ * handles the next lines of the same chunk (see `#pump`), and closes on stdin end-of-file.
  *
  * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
  * yet) and while the session has `maxQueuedInbound` (1,024) requests waiting for a concurrency slot
@@ -94,6 +95,14 @@ export class StdioServerTransport implements Transport {
   /** stdin ended while lines were still held back: the end is handled after them. */
   #endPending = false;
   #resumeScheduled = false;
+  /** Messages sent so far (mod 2^31): tells {@link #pump} whether a line was answered while it was delivered. */
+  #sent = 0;
+  /** {@link #pump} goes on in a microtask (it yielded between two lines of a chunk). */
+  #pumpQueued = false;
+  readonly #resumePump = (): void => {
+    this.#pumpQueued = false;
+    this.#pump();
+  };
 
   /**
    * @param options - See {@link StdioServerTransportOptions}.
@@ -128,7 +137,7 @@ export class StdioServerTransport implements Transport {
     // stdin is paused whenever lines are held back, so none should be; if a chunk comes anyway, it queues behind.
     this.#events = this.#nextEvent < this.#events.length ? [...this.#events.slice(this.#nextEvent), ...events] : events;
     this.#nextEvent = 0;
-    this.#pump();
+    if (!this.#pumpQueued) this.#pump();
   };
 
   /** Whether delivering must wait: stdout is backed up, or the session has a request waiting for a slot. */
@@ -136,7 +145,16 @@ export class StdioServerTransport implements Transport {
     return this.#drain !== undefined || this.#sessionPaused;
   }
 
-  /** Delivers the held-back lines while nothing holds them, then resumes or pauses stdin to match. */
+  /**
+   * Delivers the held-back lines while nothing holds them, then resumes or pauses stdin to match.
+   *
+   * A line whose answer is not sent while it is delivered (an asynchronous handler) lets the microtasks it started
+   * run before the next line of the chunk: the pump goes on in a microtask queued behind them. Its answer then goes
+   * out while the rest of the chunk is read, and the client works on it meanwhile, where delivering the whole chunk
+   * first held every answer back until the last line was handled. At 16 requests in flight on stdio this took the
+   * server from about 0.6x the raw floor's requests per second to about 0.9x, for about 900 more instructions a
+   * request (bench/README.md, "Answers while the chunk is read").
+   */
   #pump(): void {
     const events = this.#events;
     while (this.#nextEvent < events.length) {
@@ -145,7 +163,13 @@ export class StdioServerTransport implements Transport {
         this.#pauseStdin();
         return;
       }
+      const sent = this.#sent;
       this.#deliver(events[this.#nextEvent++]!);
+      if (this.#sent === sent && this.#nextEvent < events.length) {
+        this.#pumpQueued = true;
+        queueMicrotask(this.#resumePump);
+        return;
+      }
     }
     this.#events = NO_EVENTS;
     this.#nextEvent = 0;
@@ -172,7 +196,7 @@ export class StdioServerTransport implements Transport {
     this.#resumeScheduled = true;
     setImmediate(() => {
       this.#resumeScheduled = false;
-      if (!this.#closed && !this.#held()) this.#pump();
+      if (!this.#closed && !this.#held() && !this.#pumpQueued) this.#pump();
     });
   }
 
@@ -229,6 +253,7 @@ export class StdioServerTransport implements Transport {
     // turns at 16 requests in flight on a machine where a write costs a wake-up: 0.52-0.62x the floor's req/s
     // (which writes each answer) against 0.73-0.83x written one by one, for the same CPU per request (bench/).
     this.#write(encodeNdjson(message));
+    this.#sent = (this.#sent + 1) | 0;
     return this.#drain ?? RESOLVED;
   }
 
