@@ -151,9 +151,9 @@ export class StdioServerTransport implements Transport {
    * A line whose answer is not sent while it is delivered (an asynchronous handler) lets the microtasks it started
    * run before the next line of the chunk: the pump goes on in a microtask queued behind them. Its answer then goes
    * out while the rest of the chunk is read, and the client works on it meanwhile, where delivering the whole chunk
-   * first held every answer back until the last line was handled. At 16 requests in flight on stdio this took the
-   * server from about 0.6x the raw floor's requests per second to about 0.9x, for about 900 more instructions a
-   * request (bench/README.md, "Answers while the chunk is read").
+   * first held every answer back until the last line was handled. At 16 requests in flight (64-byte echoes) this took
+   * the server from 0.53-0.54x the raw floor's requests per second to 0.83-0.87x (2026-07-28: 0.57-0.60x to
+   * 0.76-0.78x), for about 1k more instructions a request (README, Benchmarks, "stdio at 16 in flight").
    */
   #pump(): void {
     const events = this.#events;
