@@ -207,10 +207,37 @@ describe('StdioServerTransport flow control (injected streams)', () => {
       stdin.write(ids.map((n) => call(n, modern)).join(''));
       await turns();
       expect(events.filter((e) => e.startsWith('answer')).sort(), `modern: ${modern}`).toEqual(ids.map((n) => `answer ${n}`).sort());
-      // One chunk, one 'data' event: each answer is out before the line three behind its own is handled (the
-      // 2026-07-28 path takes a promise step more than the session's, whose answers come one line sooner).
+      // One chunk, one 'data' event: each answer is out before the line two behind its own is handled, three in the
+      // 2026-07-28 era (a promise step more).
       for (const n of ids.slice(0, -3)) expect(events.indexOf(`answer ${n}`), events.join(', ')).toBeLessThan(events.indexOf(`call ${n + (modern ? 3 : 2)}`));
     }
+  });
+
+  it('still stops reading at maxQueuedRequestsPerSession when stdin emits many chunks in one go', async () => {
+    // A Readable resumed with chunks in its buffer emits them one after the other in one turn, before the microtask
+    // the pump continues in: the chunks after the first must stay in stdin, not pile up in the transport.
+    const sink = new HeldSink();
+    sink.release();
+    const { stdin, release, started } = await connect({ stdout: sink, maxConcurrent: 1, maxQueued: 1 });
+    stdin.write(INIT + INITIALIZED);
+    await turns();
+    const call = (n: number) => `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"wait","arguments":{"n":${n}}}}\n`;
+    stdin.pause();
+    const chunks = 2000;
+    for (let i = 0; i < chunks; i++) stdin.write(call(2 * i + 1) + call(2 * i + 2));
+    const buffered = stdin.readableLength;
+    stdin.resume();
+    await turns();
+    expect(started).toEqual([1]);
+    expect(stdin.isPaused()).toBe(true);
+    // At most the first two chunks were taken (the one being delivered and the one that paused stdin).
+    expect(stdin.readableLength).toBeGreaterThanOrEqual(buffered - 2 * (call(1).length + call(2).length) - 10);
+    for (let n = 1; n <= 2 * chunks; n++) {
+      while (!release.has(n)) await turns(1);
+      release.get(n)!();
+    }
+    await turns();
+    expect(new Set(sink.lines().filter((m) => m.id !== 'init').map((m) => m.id)).size).toBe(2 * chunks);
   });
 
   it('validates maxJsonDepth, maxLineBytes, shutdownGraceMs and drainTimeoutMs', async () => {

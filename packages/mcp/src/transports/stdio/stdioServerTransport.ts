@@ -58,15 +58,15 @@ export interface StdioServerTransportOptions {
 /**
  * Server-side stdio transport. Reads stdin as bytes (no `readline`: U+2028/U+2029 stay inside strings),
  * survives any malformed input (each bad line gets its own error response, B11–B18), writes each message as
- * one line on stdout as soon as it is sent (one `write` call each), lets the answer of one line go out before it
- * handles the next lines of the same chunk (see `#pump`), and closes on stdin end-of-file.
+ * one line on stdout as soon as it is sent (one `write` call each), lets the answer of an asynchronous request go
+ * out while it handles the next lines of the same chunk (see `#pump`), and closes on stdin end-of-file.
  *
  * Flow control: stdin is paused while stdout is backed up (a `write` returned false and no `'drain'` has come
  * yet) and while the session has `maxQueuedInbound` (1,024) requests waiting for a concurrency slot
  * ({@link Transport.pauseInput}); lines already read wait, unparsed, until both clear. A client that does not read
  * its stdout, or that pipelines far more requests than the server runs at once, fills the pipes instead of the
- * server's memory, which stays bounded by the requests being handled and waiting, one read of stdin (64 KiB) and the
- * output buffers. Error responses to invalid lines are output like any other. The price: while paused nothing is
+ * server's memory, which stays bounded by the requests being handled and waiting, a read or two of stdin (64 KiB
+ * each) and the output buffers. Error responses to invalid lines are output like any other. The price: while paused nothing is
  * read, so the end of stdin is seen only once the client reads again (or the wait queue halves); a message a running
  * request needs (its cancellation, the answer to a server-to-client request) is still read behind a backlog of up to
  * `maxQueuedInbound` waiting requests.
@@ -95,7 +95,7 @@ export class StdioServerTransport implements Transport {
   /** stdin ended while lines were still held back: the end is handled after them. */
   #endPending = false;
   #resumeScheduled = false;
-  /** Messages sent so far (mod 2^31): tells {@link #pump} whether a line was answered while it was delivered. */
+  /** Messages sent so far (wrapping as a 32-bit integer): tells {@link #pump} whether a line was answered while it was delivered. */
   #sent = 0;
   /** {@link #pump} goes on in a microtask (it yielded between two lines of a chunk). */
   #pumpQueued = false;
@@ -134,10 +134,15 @@ export class StdioServerTransport implements Transport {
   readonly #onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const events = this.#decoder.push(bytes);
-    // stdin is paused whenever lines are held back, so none should be; if a chunk comes anyway, it queues behind.
+    // Lines are held back while stdin is paused or while the pump goes on in a microtask; a chunk that comes anyway
+    // queues behind them.
     this.#events = this.#nextEvent < this.#events.length ? [...this.#events.slice(this.#nextEvent), ...events] : events;
     this.#nextEvent = 0;
-    if (!this.#pumpQueued) this.#pump();
+    // A stream that emits several chunks in one go (a Readable draining its buffer after resume(), a writer pushing
+    // into a PassThrough) comes back before the queued pump ran: stdin is paused until the pump has caught up, so the
+    // lines never pile up here and the session's pauseInput still holds.
+    if (this.#pumpQueued) this.#pauseStdin();
+    else this.#pump();
   };
 
   /** Whether delivering must wait: stdout is backed up, or the session has a request waiting for a slot. */
@@ -148,10 +153,11 @@ export class StdioServerTransport implements Transport {
   /**
    * Delivers the held-back lines while nothing holds them, then resumes or pauses stdin to match.
    *
-   * A line whose answer is not sent while it is delivered (an asynchronous handler) lets the microtasks it started
-   * run before the next line of the chunk: the pump goes on in a microtask queued behind them. Its answer then goes
-   * out while the rest of the chunk is read, and the client works on it meanwhile, where delivering the whole chunk
-   * first held every answer back until the last line was handled. At 16 requests in flight (64-byte echoes) this took
+   * A request (or batch, or response) not answered while it is delivered (an asynchronous handler) lets the
+   * microtasks it started run before the next line of the chunk: the pump goes on in a microtask queued behind them.
+   * Its answer then goes out one or two lines later (one promise step more in the 2026-07-28 era) while the rest of the
+   * chunk is read, and the client works on it meanwhile, where delivering the whole chunk first held every answer back
+   * until the last line was handled. A notification or an invalid line is followed at once by the next line. At 16 requests in flight (64-byte echoes) this took
    * the server from 0.53-0.54x the raw floor's requests per second to 0.83-0.87x (2026-07-28: 0.57-0.60x to
    * 0.76-0.78x), for about 1k more instructions a request (README, Benchmarks, "stdio at 16 in flight").
    */
@@ -164,8 +170,8 @@ export class StdioServerTransport implements Transport {
         return;
       }
       const sent = this.#sent;
-      this.#deliver(events[this.#nextEvent++]!);
-      if (this.#sent === sent && this.#nextEvent < events.length) {
+      const started = this.#deliver(events[this.#nextEvent++]!);
+      if (started && this.#sent === sent && this.#nextEvent < events.length) {
         this.#pumpQueued = true;
         queueMicrotask(this.#resumePump);
         return;
@@ -232,10 +238,15 @@ export class StdioServerTransport implements Transport {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') void this.close();
   };
 
-  #deliver(event: NdjsonEvent): void {
+  /**
+   * Hands one line to the session. Returns whether it may have started work that answers later: a request, a batch,
+   * or a response (to a request of this server, whose handler then goes on).
+   */
+  #deliver(event: NdjsonEvent): boolean {
     if (event.kind === 'line') {
-      this.onmessage?.(parseMessage(event.text, this.#parseOptions));
-      return;
+      const inbound = parseMessage(event.text, this.#parseOptions);
+      this.onmessage?.(inbound);
+      return inbound.kind !== 'notification' && inbound.kind !== 'invalid';
     }
     this.#logger.warn(`Refused a stdin line longer than ${this.#maxLineBytes} bytes`);
     // The id of an oversized message cannot be read without buffering it: answer with id null (JSON-RPC 2.0 §5).
@@ -244,6 +255,7 @@ export class StdioServerTransport implements Transport {
       id: null,
       error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: message exceeds the limit of ${this.#maxLineBytes} bytes` },
     }).catch(() => {});
+    return false;
   }
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
