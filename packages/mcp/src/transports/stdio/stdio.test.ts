@@ -213,6 +213,39 @@ describe('StdioServerTransport flow control (injected streams)', () => {
     }
   });
 
+  it('delivers each line once, in order, when the client writes its next request as it reads an answer', async () => {
+    // An in-process client: stdin emits the new line while the pump is still delivering the chunk before it.
+    const server = new McpServer({ name: 't', version: '0' }, { logger: silentLogger });
+    server.tool('later', {}, () => Promise.resolve({ content: [{ type: 'text' as const, text: 'later' }] }));
+    server.tool('now', {}, () => ({ content: [{ type: 'text' as const, text: 'now' }] }));
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const transport = new StdioServerTransport({ stdin, stdout, logger: silentLogger });
+    await server.connect(transport);
+    const delivered: unknown[] = [];
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message, extra) => {
+      delivered.push(message.kind === 'request' ? message.message.id : message.kind);
+      deliver(message, extra);
+    };
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}';
+    const call = (id: number, name: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{},${meta}}}\n`;
+    const answers: unknown[] = [];
+    stdout.on('data', (chunk: Buffer) => {
+      for (const line of String(chunk).split('\n').filter((l) => l !== '')) {
+        const { id } = JSON.parse(line) as { id: number };
+        answers.push(id);
+        // Answer 2 is written while request 2 is delivered: request 4 arrives in the middle of the pump.
+        if (id === 2) stdin.write(call(4, 'later') + call(5, 'now'));
+      }
+    });
+    stdin.write(call(1, 'later') + call(2, 'now') + call(3, 'later'));
+    await turns();
+    expect(delivered).toEqual([1, 2, 3, 4, 5]);
+    expect([...answers].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(stdin.isPaused()).toBe(false);
+  });
+
   it('still stops reading at maxQueuedRequestsPerSession when stdin emits many chunks in one go', async () => {
     // A Readable resumed with chunks in its buffer emits them one after the other in one turn, before the microtask
     // the pump continues in: the chunks after the first must stay in stdin, not pile up in the transport.

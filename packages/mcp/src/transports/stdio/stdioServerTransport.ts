@@ -85,7 +85,7 @@ export class StdioServerTransport implements Transport {
   #closed = false;
   /** Set while stdout is backed up: resolves on its `'drain'`. */
   #drain: Promise<void> | undefined;
-  /** Decoded lines of the last chunk not yet delivered (input is paused), from `#nextEvent` on. */
+  /** Decoded lines not yet delivered (input paused, or the pump going on in a microtask), from `#nextEvent` on. */
   #events: readonly NdjsonEvent[] = NO_EVENTS;
   #nextEvent = 0;
   /** The session asked to stop delivering: a request waits for a slot. */
@@ -99,6 +99,11 @@ export class StdioServerTransport implements Transport {
   #sent = 0;
   /** {@link #pump} goes on in a microtask (it yielded between two lines of a chunk). */
   #pumpQueued = false;
+  /**
+   * {@link #pump} is running: a line it delivers may make stdin emit at once (an in-process client that writes its
+   * next request as it reads an answer), and that chunk must queue behind, not start a second pump.
+   */
+  #pumping = false;
   readonly #resumePump = (): void => {
     this.#pumpQueued = false;
     this.#pump();
@@ -141,7 +146,7 @@ export class StdioServerTransport implements Transport {
     // A stream that emits several chunks in one go (a Readable draining its buffer after resume(), a writer pushing
     // into a PassThrough) comes back before the queued pump ran: stdin is paused until the pump has caught up, so the
     // lines never pile up here and the session's pauseInput still holds.
-    if (this.#pumpQueued) this.#pauseStdin();
+    if (this.#pumpQueued || this.#pumping) this.#pauseStdin();
     else this.#pump();
   };
 
@@ -155,27 +160,33 @@ export class StdioServerTransport implements Transport {
    *
    * A request (or batch, or response) not answered while it is delivered (an asynchronous handler) lets the
    * microtasks it started run before the next line of the chunk: the pump goes on in a microtask queued behind them.
-   * Its answer then goes out one or two lines later (one promise step more in the 2026-07-28 era) while the rest of the
-   * chunk is read, and the client works on it meanwhile, where delivering the whole chunk first held every answer back
-   * until the last line was handled. A notification or an invalid line is followed at once by the next line. At 16 requests in flight (64-byte echoes) this took
+   * The answer of a tool that awaits nothing then goes out one or two lines later (one promise step more in the
+   * 2026-07-28 era; each `await` in the tool adds a line) while the rest of the chunk is read, and the client works on
+   * it meanwhile, where delivering the whole chunk first held every answer back until the last line was handled. A
+   * notification or an invalid line is followed at once by the next line. At 16 requests in flight (64-byte echoes) this took
    * the server from 0.53-0.54x the raw floor's requests per second to 0.83-0.87x (2026-07-28: 0.57-0.60x to
    * 0.76-0.78x), for about 1k more instructions a request (README, Benchmarks, "stdio at 16 in flight").
    */
   #pump(): void {
-    const events = this.#events;
-    while (this.#nextEvent < events.length) {
-      if (this.#closed) return;
-      if (this.#held()) {
-        this.#pauseStdin();
-        return;
+    this.#pumping = true;
+    try {
+      // `#events` is read at each step: a chunk that came during a delivery was appended to it.
+      while (this.#nextEvent < this.#events.length) {
+        if (this.#closed) return;
+        if (this.#held()) {
+          this.#pauseStdin();
+          return;
+        }
+        const sent = this.#sent;
+        const started = this.#deliver(this.#events[this.#nextEvent++]!);
+        if (started && this.#sent === sent && this.#nextEvent < this.#events.length) {
+          this.#pumpQueued = true;
+          queueMicrotask(this.#resumePump);
+          return;
+        }
       }
-      const sent = this.#sent;
-      const started = this.#deliver(events[this.#nextEvent++]!);
-      if (started && this.#sent === sent && this.#nextEvent < events.length) {
-        this.#pumpQueued = true;
-        queueMicrotask(this.#resumePump);
-        return;
-      }
+    } finally {
+      this.#pumping = false;
     }
     this.#events = NO_EVENTS;
     this.#nextEvent = 0;
