@@ -66,10 +66,10 @@ export interface StdioServerTransportOptions {
  * ({@link Transport.pauseInput}); lines already read wait, unparsed, until both clear. A client that does not read
  * its stdout, or that pipelines far more requests than the server runs at once, fills the pipes instead of the
  * server's memory, which stays bounded by the requests being handled and waiting, a read or two of stdin (64 KiB
- * each) and the output buffers. Error responses to invalid lines are output like any other. The price: while paused nothing is
- * read, so the end of stdin is seen only once the client reads again (or the wait queue halves); a message a running
- * request needs (its cancellation, the answer to a server-to-client request) is still read behind a backlog of up to
- * `maxQueuedInbound` waiting requests.
+ * each) and the output buffers. Error responses to invalid lines are output like any other. The price: while paused
+ * nothing is read, so the end of stdin is seen only once the client reads again (or the wait queue halves); a message
+ * a running request needs (its cancellation, the answer to a server-to-client request) is still read behind a backlog
+ * of up to `maxQueuedInbound` waiting requests.
  */
 export class StdioServerTransport implements Transport {
   onmessage: Transport['onmessage'];
@@ -95,7 +95,7 @@ export class StdioServerTransport implements Transport {
   /** stdin ended while lines were still held back: the end is handled after them. */
   #endPending = false;
   #resumeScheduled = false;
-  /** Messages sent so far (wrapping as a 32-bit integer): tells {@link #pump} whether a line was answered while it was delivered. */
+  /** Messages sent so far (a wrapping 32-bit count): tells {@link #pump} whether a line was answered at once. */
   #sent = 0;
   /** {@link #pump} goes on in a microtask (it yielded between two lines of a chunk). */
   #pumpQueued = false;
@@ -163,9 +163,9 @@ export class StdioServerTransport implements Transport {
    * The answer of a tool that awaits nothing then goes out one or two lines later (one promise step more in the
    * 2026-07-28 era; each `await` in the tool adds a line) while the rest of the chunk is read, and the client works on
    * it meanwhile, where delivering the whole chunk first held every answer back until the last line was handled. A
-   * notification or an invalid line is followed at once by the next line. At 16 requests in flight (64-byte echoes) this took
-   * the server from 0.53-0.54x the raw floor's requests per second to 0.83-0.87x (2026-07-28: 0.57-0.60x to
-   * 0.76-0.78x), for about 1k more instructions a request (README, Benchmarks, "stdio at 16 in flight").
+   * notification or an invalid line is followed at once by the next line. At 16 requests in flight (64-byte echoes)
+   * this took the server from 0.53-0.54x the raw floor's requests per second to 0.83-0.87x (2026-07-28: 0.57-0.60x
+   * to 0.76-0.78x), for about 1k more instructions a request (README, Benchmarks, "stdio at 16 in flight").
    */
   #pump(): void {
     this.#pumping = true;
