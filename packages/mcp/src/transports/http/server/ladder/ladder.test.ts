@@ -3,6 +3,7 @@
  */
 import { parseMessage } from '@switchboard/jsonrpc';
 import { describe, expect, it } from 'vitest';
+import { unsupportedRevisionRefusal } from '../../../../protocol/inbound.js';
 import { classifyStreamableHttp } from './ladder.js';
 import { negotiateResponseShape } from '../../media.js';
 import { acceptsMediaType, isJsonContentType } from '../../media.js';
@@ -109,11 +110,13 @@ describe('classifyStreamableHttp', () => {
     expect(known.kind === 'refuse' && known.jsonrpcError.error.message).toMatch(/Mcp-Session-Id/);
   });
 
-  it('data.supported names what this server serves: every revision without a session, its session-based ones with one', () => {
-    const server = { servedRevisions: ['2025-11-25', '2026-07-28'], servesModern: true, servesLegacy: true, capabilities: {}, paramHeaders: () => [] } as const;
+  it('data.supported names what this server serves, newest first as -32022 does: every revision without a session, its session-based ones with one', () => {
+    const server = { servedRevisions: ['2025-06-18', '2025-11-25', '2026-07-28'], servesModern: true, servesLegacy: true, capabilities: {}, paramHeaders: () => [] } as const;
     const supported = (d: ReturnType<typeof classifyStreamableHttp>): unknown => (d.kind === 'refuse' ? (d.jsonrpcError.error.data as { supported: unknown }).supported : d.kind);
-    expect(supported(classifyStreamableHttp(facts({ server, sessionId: undefined, session: undefined, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2025-11-25', '2026-07-28']);
-    expect(supported(classifyStreamableHttp(facts({ server, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2025-11-25']);
+    expect(supported(classifyStreamableHttp(facts({ server, sessionId: undefined, session: undefined, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2026-07-28', '2025-11-25', '2025-06-18']);
+    expect(supported(classifyStreamableHttp(facts({ server, protocolVersionHeader: '1900-01-01', text: LIST })))).toEqual(['2025-11-25', '2025-06-18']);
+    // The -32022 of a request naming a revision this server does not serve lists them in the same order.
+    expect((unsupportedRevisionRefusal('2099-01-01', server.servedRevisions).data as { supported: unknown }).supported).toEqual(['2026-07-28', '2025-11-25', '2025-06-18']);
   });
 
   it('B22: a header naming a revision without the header (2025-03-26, as conformance 0.1.16 sends) is served as the session', () => {

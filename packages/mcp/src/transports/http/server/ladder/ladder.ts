@@ -169,9 +169,12 @@ function checkProtocolVersionHeader(facts: StreamableHttpFacts, session: HttpSes
   return refuse('protocolVersionMismatch', { id, detail: `'${value}' instead of '${negotiated}'` });
 }
 
-/** 400 for an `MCP-Protocol-Version` that names no revision, with the revisions `supported` as `data`. */
+/**
+ * 400 for an `MCP-Protocol-Version` that names no revision, with the revisions `supported` as `data`, newest first as
+ * -32022 lists them (`unsupportedRevisionRefusal`), so a client reads one order whichever refusal it got.
+ */
 function unknownVersionHeader(value: string, supported: readonly ProtocolRevision[], id: JsonRpcId | null): HttpRefusalDecision {
-  return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: { supported: [...supported], requested: value } });
+  return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: { supported: [...supported].reverse(), requested: value } });
 }
 
 function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
