@@ -34,7 +34,7 @@ describe('B22: the MCP-Protocol-Version header, per era', () => {
         status: 400,
         body: {
           jsonrpc: '2.0', id: 2,
-          error: { code: -32000, message: `Bad Request: unsupported MCP-Protocol-Version: '${bad}'`, data: { supported: [...LEGACY], requested: bad } },
+          error: { code: -32000, message: `Bad Request: unsupported MCP-Protocol-Version: '${bad}'`, data: { supported: [...LEGACY].reverse(), requested: bad } },
         },
       });
     }
