@@ -10,13 +10,13 @@
 // Prints req/s, the server's user/system µs per request, the load generator's, and the share of the machine's cores
 // the two processes kept busy. Rows are the keys of matrix.mjs; run the floor and a server one after the other (several
 // times, alternating) and compare within the run.
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROWS } from './matrix.mjs';
 import { startServer } from './lib/measure.mjs';
 import { drive } from './lib/loadgen.mjs';
+import { cpuSplitMicros } from './lib/proc.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -34,24 +34,16 @@ const requests = value('--requests', 300_000);
 const warmup = value('--warmup', 100_000);
 const concurrency = value('--concurrency', 16);
 const payloadBytes = value('--payload', 64);
-const ticks = 100; // clock ticks per second of /proc/<pid>/stat (USER_HZ on Linux)
-
-/** utime and stime of `pid` in µs. */
-function cpuOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
-  return { user: (Number(fields[11]) * 1e6) / ticks, system: (Number(fields[12]) * 1e6) / ticks };
-}
-
 const s = await startServer({ ...row, script: join(here, 'servers', row.script) }, { sockets: concurrency });
 try {
   const warm = await drive(s.client, { concurrency, payloadBytes, durationMs: 1e9, maxRequests: warmup, record: false, nextId: 1 });
-  const server0 = cpuOf(s.h.pid);
+  const server0 = cpuSplitMicros(s.h.pid);
   const self0 = process.cpuUsage();
   const t0 = performance.now();
   const run = await drive(s.client, { concurrency, payloadBytes, durationMs: 1e9, maxRequests: requests, record: false, nextId: warm.nextId });
   const elapsedUs = (performance.now() - t0) * 1000;
   const self = process.cpuUsage(self0);
-  const server1 = cpuOf(s.h.pid);
+  const server1 = cpuSplitMicros(s.h.pid);
   if (run.failures > 0) throw new Error(`${run.failures} failed requests: ${run.firstFailure}`);
   const n = run.completed;
   const per = (us) => (us / n).toFixed(2);

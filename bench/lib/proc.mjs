@@ -62,6 +62,13 @@ export function cpuMicros(pids) {
   return (ticks * 1e6) / CLK_TCK;
 }
 
+/** User and system CPU time of one process (itself, not its children), in microseconds; zeros once it exited. */
+export function cpuSplitMicros(pid) {
+  const f = statFields(pid);
+  if (!f) return { user: 0, system: 0 };
+  return { user: (Number(f[11]) * 1e6) / CLK_TCK, system: (Number(f[12]) * 1e6) / CLK_TCK };
+}
+
 /** Resident set size of the given processes, in bytes (from /proc/<pid>/statm). */
 export function rssBytes(pids) {
   let pages = 0;

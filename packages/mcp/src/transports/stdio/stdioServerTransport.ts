@@ -97,17 +97,13 @@ export class StdioServerTransport implements Transport {
   #resumeScheduled = false;
   /** Messages sent so far (a wrapping 32-bit count): tells {@link #pump} whether a line was answered at once. */
   #sent = 0;
-  /** {@link #pump} goes on in a microtask (it yielded between two lines of a chunk). */
-  #pumpQueued = false;
   /**
-   * {@link #pump} is running: a line it delivers may make stdin emit at once (an in-process client that writes its
-   * next request as it reads an answer), and that chunk must queue behind, not start a second pump.
+   * {@link #pump} is delivering lines, now or in the microtask it queued between two lines of a chunk. A chunk that
+   * comes meanwhile (a stream emitting several at once; an in-process client that writes its next request as it
+   * reads an answer, while a line is being delivered) queues behind them instead of starting a second pump.
    */
   #pumping = false;
-  readonly #resumePump = (): void => {
-    this.#pumpQueued = false;
-    this.#pump();
-  };
+  readonly #resumePump = (): void => this.#pump();
 
   /**
    * @param options - See {@link StdioServerTransportOptions}.
@@ -143,10 +139,9 @@ export class StdioServerTransport implements Transport {
     // queues behind them.
     this.#events = this.#nextEvent < this.#events.length ? [...this.#events.slice(this.#nextEvent), ...events] : events;
     this.#nextEvent = 0;
-    // A stream that emits several chunks in one go (a Readable draining its buffer after resume(), a writer pushing
-    // into a PassThrough) comes back before the queued pump ran: stdin is paused until the pump has caught up, so the
-    // lines never pile up here and the session's pauseInput still holds.
-    if (this.#pumpQueued || this.#pumping) this.#pauseStdin();
+    // A chunk that comes while the pump delivers (see #pumping) waits for it: stdin is paused until the pump has
+    // caught up, so the lines never pile up here and the session's pauseInput still holds.
+    if (this.#pumping) this.#pauseStdin();
     else this.#pump();
   };
 
@@ -169,6 +164,7 @@ export class StdioServerTransport implements Transport {
    */
   #pump(): void {
     this.#pumping = true;
+    let queued = false;
     try {
       // `#events` is read at each step: a chunk that came during a delivery was appended to it.
       while (this.#nextEvent < this.#events.length) {
@@ -180,13 +176,13 @@ export class StdioServerTransport implements Transport {
         const sent = this.#sent;
         const started = this.#deliver(this.#events[this.#nextEvent++]!);
         if (started && this.#sent === sent && this.#nextEvent < this.#events.length) {
-          this.#pumpQueued = true;
+          queued = true;
           queueMicrotask(this.#resumePump);
           return;
         }
       }
     } finally {
-      this.#pumping = false;
+      this.#pumping = queued;
     }
     this.#events = NO_EVENTS;
     this.#nextEvent = 0;
@@ -213,7 +209,7 @@ export class StdioServerTransport implements Transport {
     this.#resumeScheduled = true;
     setImmediate(() => {
       this.#resumeScheduled = false;
-      if (!this.#closed && !this.#held() && !this.#pumpQueued) this.#pump();
+      if (!this.#closed && !this.#held() && !this.#pumping) this.#pump();
     });
   }
 

@@ -170,11 +170,11 @@ function checkProtocolVersionHeader(facts: StreamableHttpFacts, session: HttpSes
 }
 
 /**
- * 400 for an `MCP-Protocol-Version` that names no revision, with the revisions `supported` as `data`, newest first as
- * -32022 lists them (`unsupportedRevisionRefusal`), so a client reads one order whichever refusal it got.
+ * 400 for an `MCP-Protocol-Version` that names no revision, with the data of a -32022 for it (`supported`, newest
+ * first, and `requested`: `unsupportedRevisionRefusal`), so a client reads one shape whichever refusal it got.
  */
 function unknownVersionHeader(value: string, supported: readonly ProtocolRevision[], id: JsonRpcId | null): HttpRefusalDecision {
-  return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: { supported: [...supported].reverse(), requested: value } });
+  return refuse('unsupportedProtocolVersion', { id, detail: `'${value}'`, data: unsupportedRevisionRefusal(value, supported).data });
 }
 
 function classifyPost(facts: StreamableHttpFacts, body: Inbound): StreamableHttpDecision {
