@@ -97,6 +97,11 @@ export function storeAndWrite(stream: OutStream, message: JsonRpcMessage | Primi
   });
 }
 
+/** Who is told when the client leaves a stream's connection (see {@link OutStream.watcher}). */
+export interface StreamWatcher {
+  clientLeft(): void;
+}
+
 /**
  * Where one exchange's messages go: a POST's SSE stream, a POST's JSON answer, or the standalone GET stream.
  *
@@ -135,6 +140,12 @@ export class OutStream {
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** Adaptive streams that became SSE: the connection the POST is answered with. */
   answer: SseChannel | undefined = undefined;
+  /**
+   * Told when the client leaves a connection of this stream before it is done (a stateless exchange cancels its
+   * request then); dropped once the stream is done, so a finished stream holds nothing of its exchange (see
+   * `ModernExchange.clientLeft`).
+   */
+  watcher: StreamWatcher | undefined = undefined;
   /**
    * JSON streams: called once, with `true` when the exchange is over (every request answered or cancelled, or the
    * POST refused as a whole) and `false` when the owner closed first.
@@ -180,7 +191,10 @@ export class OutStream {
   /** Makes `channel` the stream's connection. */
   attach(channel: SseChannel): void {
     this.channel = channel;
-    channel.ondetach = () => this.#detached(channel);
+    channel.ondetach = () => {
+      this.#detached(channel);
+      this.watcher?.clientLeft();
+    };
   }
 
   /**
@@ -243,6 +257,7 @@ export class OutStream {
   /** The exchange is over: a JSON answer is sent; an SSE stream ends after what it carries. */
   complete(): void {
     this.done = true;
+    this.watcher = undefined;
     if (this.kind === 'adaptive') this.decideJson();
     if (this.kind === 'json') {
       const resolve = this.resolve;
@@ -257,6 +272,7 @@ export class OutStream {
   /** The owner closed: ends the connection; a pending JSON answer is told the exchange did not settle. */
   abort(): void {
     this.done = true;
+    this.watcher = undefined;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.channel?.end();

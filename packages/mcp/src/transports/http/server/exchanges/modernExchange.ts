@@ -23,7 +23,7 @@ import type {
 } from '@switchboard/jsonrpc';
 import { McpErrorCode } from '../../../../protocol/errors.js';
 import { OutStream } from './exchange.js';
-import type { ExchangeHost } from './exchange.js';
+import type { ExchangeHost, StreamWatcher } from './exchange.js';
 import type { HttpInput, HttpOutput } from '../inputOutput.js';
 import { JSON_HEADERS } from '../inputOutput.js';
 import type { ResponseShape } from '../../media.js';
@@ -115,7 +115,7 @@ export interface ModernExchangeInit {
  * `sse` answers are held back like adaptive ones until the first message, so that a -32021 answer can still be an
  * HTTP 400 (then as JSON); once a notification went out, or after `sseAfterMs`, the answer is a 200 stream.
  */
-export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHandleOptions {
+export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHandleOptions, StreamWatcher {
   readonly #host: ModernExchangeHost;
   readonly #stream: OutStream;
   readonly id: JsonRpcId;
@@ -255,13 +255,23 @@ export class ModernExchange implements HttpClientChannel, ContextRequest, HttpHa
     stream.upgrade();
     const channel = stream.channel;
     if (stream.kind !== 'sse' || channel === undefined) return;
-    const detached = channel.ondetach;
-    channel.ondetach = () => {
-      detached?.();
-      this.#cancel();
-    };
+    stream.watcher = this;
     channel.keepAlive(this.#host.keepAliveMs);
     this.#host.sseBudget.track(channel, this.extra?.caller);
+  }
+
+  /**
+   * The client left this exchange's SSE stream before it was done (the exchange is its stream's `watcher`, which the
+   * stream drops once done): the request is cancelled. Nothing that outlives the answer may lead back to the
+   * exchange. Something still reaches a finished stream for a while after its response (not a live root: a heap
+   * snapshot after a full collection holds none), and when the channel's `ondetach` held the exchange for good,
+   * V8 (Node 20) kept every stateless SSE request's body and answer through the young-generation collections, then
+   * allocated their literal sites straight in the old generation (`node --trace-pretenuring-statistics`): at one
+   * call in flight with 16 KiB answers, ~22 KB promoted per request, a mark-compact every ~700 requests, about a
+   * fifth more CPU per call and 40 MiB more peak RSS.
+   */
+  clientLeft(): void {
+    this.#cancel();
   }
 
   /** The client went away before the response: the handler's signal aborts, its listeners run; nothing more is sent. */
