@@ -488,6 +488,15 @@ describe.each(['web', 'node', 'node-fetch'] as const)('closing the response stre
     await vi.waitFor(() => expect(server.events).toEqual([`aborted:${request.id}`]));
   });
 
+  it('once it is an SSE stream: cancelling the stream alone aborts the signal (the request carries no signal of its own)', async () => {
+    // On the web path the stream's end is the only sign the client left: the exchange hears it as its stream's watcher.
+    const request = modern('tools/call', { name: 'wait' });
+    const res = await t.send('POST', request);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    await res.body?.cancel();
+    await vi.waitFor(() => expect(server.events).toEqual([`aborted:${request.id}`]));
+  });
+
   it('the exchange is its own cancellation: a handler listening there (no signal) hears the client leave', async () => {
     const request = modern('tools/call', { name: 'hear' }, { Accept: 'application/json' });
     const controller = new AbortController();
