@@ -5,6 +5,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Resumability and Redelivery"
  */
 import type { JsonRpcMessage } from '@switchboard/jsonrpc';
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 
 /**
  * The empty payload of a priming event (MCP 2025-11-25 basic/transports.mdx "Sending Messages to the Server"
@@ -96,7 +97,7 @@ interface StreamHistory {
 
 interface OwnerHistory {
   /** This session's streams, least recently written first. */
-  readonly streams: Map<string, StreamHistory>;
+  readonly streams: TransientMap<string, StreamHistory>;
   bytes: number;
 }
 
@@ -116,9 +117,13 @@ export class InMemoryEventStore implements EventStore {
   readonly #maxStreams: number;
   readonly #maxStreamsPerOwner: number;
   readonly #maxBytesPerOwner: number;
-  /** Every stream, least recently written first. */
-  readonly #streams = new Map<string, StreamHistory>();
-  readonly #owners = new Map<string, OwnerHistory>();
+  /**
+   * Every stream, least recently written first. Streams come and go with the requests while the store lives as long
+   * as the server: `TransientMap`s (see there), so a dead table of a long-lived map does not keep the events of
+   * streams already deleted (their answers) alive into the old generation.
+   */
+  readonly #streams = new TransientMap<string, StreamHistory>();
+  readonly #owners = new TransientMap<string, OwnerHistory>();
   #seq = 0;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
@@ -144,7 +149,7 @@ export class InMemoryEventStore implements EventStore {
       const ownerId = ownerOf(streamId);
       let owner = this.#owners.get(ownerId);
       if (owner === undefined) {
-        owner = { streams: new Map(), bytes: 0 };
+        owner = { streams: new TransientMap(), bytes: 0 };
         this.#owners.set(ownerId, owner);
       }
       history = { id: streamId, owner, events: [], bytes: 0 };
