@@ -8,6 +8,7 @@
  * client could not read one), after which the client listens again; for a request's stream it is the client going
  * away (MCP 2026-07-28 basic/transports/streamable-http.mdx "Cancellation").
  */
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 import type { SseBudgetLink, SseChannel } from '../sse/sseChannel.js';
 
 /** Default {@link McpHttpHandlerOptions.maxSseBufferBytesTotal}: 64 MiB. */
@@ -21,7 +22,11 @@ interface Held {
 /** The shared budget of unsent SSE bytes (see the module comment). */
 export class SseBufferBudget implements SseBudgetLink {
   readonly maxBytes: number;
-  readonly #held = new Map<SseChannel, Held>();
+  /**
+   * Open streams and their backlog when last seen. A stateless request answered as a stream comes and goes here while
+   * the budget lives as long as the endpoint: a `TransientMap` (see there).
+   */
+  readonly #held = new TransientMap<SseChannel, Held>();
   /** The sum of the backlogs last seen (an estimate between refreshes: a backlog only shrinks unseen). */
   #total = 0;
 
