@@ -72,6 +72,22 @@ describe('InMemoryEventStore', () => {
     expect(new Set([...before, ...after]).size).toBe(4);
   });
 
+  it('a session whose only stream is evicted keeps its limits for the stream that evicted it', () => {
+    // The eviction ends the session's record; the new stream joins the session's new record, so it still counts.
+    const one = new InMemoryEventStore({ maxStreamsPerSession: 1 });
+    const ids = ['s.a', 's.b', 's.c', 's.d', 's.e', 's.f'].map((stream) => one.storeEvent(stream, message(1), 10));
+    expect(one.size).toBe(1);
+    expect(ids.filter((id) => one.getStreamIdForEventId(id) !== undefined)).toEqual([ids.at(-1)]);
+    const bytes = new InMemoryEventStore({ maxStreams: 2, maxStreamsPerSession: 5, maxBytesPerSession: 100 });
+    bytes.storeEvent('a.1', message(1), 0);
+    bytes.storeEvent('b.1', message(1), 0);
+    const a2 = bytes.storeEvent('a.2', message(1), 60); // the global cap drops a.1, session a's only stream
+    bytes.deleteStream('b.1');
+    const a3 = bytes.storeEvent('a.3', message(1), 60); // session a would hold 120 bytes: a.2 goes
+    expect(bytes.getStreamIdForEventId(a2)).toBeUndefined();
+    expect(bytes.getStreamIdForEventId(a3)).toBe('a.3');
+  });
+
   it('bounds the bytes of a session: its oldest streams go first, then the oldest events of the stream being written', () => {
     const store = new InMemoryEventStore({ maxBytesPerSession: 1000 });
     const other = store.storeEvent('other.1', message(1), 900);

@@ -147,14 +147,17 @@ export class InMemoryEventStore implements EventStore {
     let history = this.#streams.get(streamId);
     if (history === undefined) {
       const ownerId = ownerOf(streamId);
+      const before = this.#owners.get(ownerId);
+      if (before !== undefined && before.streams.size >= this.#maxStreamsPerOwner) this.#drop(before.streams.values().next().value!);
+      if (this.#streams.size >= this.#maxStreams) this.#drop(this.#streams.values().next().value!);
+      // Read after the evictions: dropping a session's last stream ends its record, and the new stream must not join a
+      // record the store no longer holds (its limits would stop counting it).
       let owner = this.#owners.get(ownerId);
       if (owner === undefined) {
         owner = { streams: new TransientMap(), bytes: 0 };
         this.#owners.set(ownerId, owner);
       }
       history = { id: streamId, owner, events: [], bytes: 0 };
-      if (owner.streams.size >= this.#maxStreamsPerOwner) this.#drop(owner.streams.values().next().value!);
-      if (this.#streams.size >= this.#maxStreams) this.#drop(this.#streams.values().next().value!);
       this.#streams.set(streamId, history);
       owner.streams.set(streamId, history);
     } else if (this.#streams.size > 1) {
