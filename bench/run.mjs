@@ -6,7 +6,8 @@
 //   node bench/run.mjs --smoke         tiny N: every server in the matrix answers correctly (CI; exit 1 if not)
 //   options: --only <regex>            only rows/scenarios whose "<scenario>/<row key>" matches
 //            --reps <N>                repetitions (full default 5)
-//            --update-readme           copy the table into bench/README.md and the chart to bench/ratios.svg
+//            --update-readme           copy the results into bench/README.md and the project README (between their
+//                                      bench:results markers) and the chart to bench/ratios.svg
 //            --report <file.jsonl>     only re-render latest.md / ratios.svg from an earlier run
 //
 // The load generator runs in this process (bench/lib/loadgen.mjs); each measurement starts a fresh server
