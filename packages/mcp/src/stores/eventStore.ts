@@ -105,8 +105,9 @@ interface OwnerHistory {
  * A bounded in-memory {@link EventStore} (one process). Event ids are `<streamId>.<seq>` with `seq` from one
  * counter for the whole store, so an id is never repeated, not even by a stream that was evicted and written
  * again; the stream of an event id is read from the id itself. Budgets are per session (the stream id up to its
- * last `.`, which is how the Streamable HTTP transport names its streams): streams are dropped by last write,
- * and only ever to make room for the same session.
+ * last `.`, which is how the Streamable HTTP transport names its streams): streams are dropped by last write, and
+ * a session's budgets only ever drop that session's streams; only `maxStreams`, the last-resort cap across
+ * sessions, drops the least recently written stream of any session.
  *
  * @example
  * const store = new InMemoryEventStore({ maxEventsPerStream: 100 });
