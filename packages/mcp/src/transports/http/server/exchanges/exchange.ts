@@ -99,6 +99,7 @@ export function storeAndWrite(stream: OutStream, message: JsonRpcMessage | Primi
 
 /** Who is told when the client leaves a stream's connection (see {@link OutStream.watcher}). */
 export interface StreamWatcher {
+  /** The client left a connection of the stream before the stream was done (called at most once per connection). */
   clientLeft(): void;
 }
 
