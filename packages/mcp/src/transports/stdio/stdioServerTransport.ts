@@ -177,7 +177,9 @@ export class StdioServerTransport implements Transport {
         const started = this.#deliver(this.#events[this.#nextEvent++]!);
         if (started && this.#sent === sent && this.#nextEvent < this.#events.length) {
           queued = true;
-          queueMicrotask(this.#resumePump);
+          // A reaction on a settled promise is the same place in the microtask queue as `queueMicrotask`, which on
+          // Node also makes an AsyncResource and a bound function each time (0.5-0.7k instructions a request).
+          void RESOLVED.then(this.#resumePump);
           return;
         }
       }
