@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/stdio-server.mjs', import.meta.url));
+const THROWING_LOGGER_FIXTURE = fileURLToPath(new URL('./fixtures/stdio-throwing-logger.mjs', import.meta.url));
 const HS_INIT = '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}\n';
 const HS_DONE = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
 
@@ -25,8 +26,8 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
 });
 
-function start(args: string[] = []): Child {
-  const proc = spawn(process.execPath, [FIXTURE, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+function start(args: string[] = [], fixture = FIXTURE): Child {
+  const proc = spawn(process.execPath, [fixture, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const stderr: string[] = [];
   let buf = '';
@@ -228,5 +229,21 @@ describe('stdio server (real child process)', () => {
     c.proc.stdin.end();
     expect(await c.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it('an error escaping the transport on a later line of a chunk reaches uncaughtException, as on the first line', async () => {
+    // The fixture's logger throws on warn; the oversized second line makes the transport warn. The first line's tool is
+    // async, so the second is delivered by the pump's continuation (a promise reaction): what escapes it must not
+    // become an unhandled rejection.
+    const c = start([], THROWING_LOGGER_FIXTURE);
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
+    const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},${meta}}}`;
+    const oversized = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(400)}"}}`;
+    c.write(`${call}\n${oversized}\n`);
+    const deadline = Date.now() + 5000;
+    while (!/uncaughtException|unhandledRejection/.test(c.stderr.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const stderr = c.stderr.join('');
+    expect(stderr).toContain('uncaughtException: logger.warn threw: Refused a stdin line longer than 320 bytes');
+    expect(stderr).not.toContain('unhandledRejection');
   });
 });

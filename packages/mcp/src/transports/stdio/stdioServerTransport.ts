@@ -103,7 +103,20 @@ export class StdioServerTransport implements Transport {
    * reads an answer, while a line is being delivered) queues behind them instead of starting a second pump.
    */
   #pumping = false;
-  readonly #resumePump = (): void => this.#pump();
+  /**
+   * The pump's continuation in a promise reaction. What escapes it (a logger or an `onmessage` that throws) is thrown
+   * again from a plain microtask: it reaches `uncaughtException` as a throw from the pump's first line does, never
+   * `unhandledRejection`.
+   */
+  readonly #resumePump = (): void => {
+    try {
+      this.#pump();
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
 
   /**
    * @param options - See {@link StdioServerTransportOptions}.
