@@ -242,6 +242,8 @@ describe('stdio server (real child process)', () => {
     c.write(`${call}\n${oversized}\n`);
     const deadline = Date.now() + 5000;
     while (!/uncaughtException|unhandledRejection/.test(c.stderr.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // A little longer, so that a rejection reported after the exception would be seen too.
+    await new Promise((r) => setTimeout(r, 200));
     const stderr = c.stderr.join('');
     expect(stderr).toContain('uncaughtException: logger.warn threw: Refused a stdin line longer than 320 bytes');
     expect(stderr).not.toContain('unhandledRejection');

@@ -173,7 +173,8 @@ export class StdioServerTransport implements Transport {
    * it meanwhile, where delivering the whole chunk first held every answer back until the last line was handled. A
    * notification or an invalid line is followed at once by the next line. At 16 requests in flight (64-byte echoes)
    * this took the server from 0.53-0.54x the raw floor's requests per second to 0.83-0.87x (2026-07-28: 0.57-0.60x
-   * to 0.76-0.78x), for about 1k more instructions a request (README, Benchmarks, "stdio at 16 in flight").
+   * to 0.76-0.78x), for about 1k more instructions a request, 0.3-0.4k since it goes on in a promise reaction rather
+   * than `queueMicrotask` (README, Benchmarks, "stdio at 16 in flight").
    */
   #pump(): void {
     this.#pumping = true;
