@@ -248,4 +248,20 @@ describe('stdio server (real child process)', () => {
     expect(stderr).toContain('uncaughtException: logger.warn threw: Refused a stdin line longer than 320 bytes');
     expect(stderr).not.toContain('unhandledRejection');
   });
+
+  it('a process that survives such a throw still answers the rest of the chunk, and exits at end of input', async () => {
+    const c = start([], THROWING_LOGGER_FIXTURE);
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
+    const call = (id: number): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"slow","arguments":{},${meta}}}`;
+    const oversized = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(400)}"}}`;
+    // The throw comes on the second line of the chunk (delivered by the pump's continuation) and on the first line of
+    // the next one (delivered from the stdin 'data' event).
+    c.write(`${call(1)}\n${oversized}\n${call(3)}\n`);
+    expect((await c.waitForId(3)).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+    c.write(`${oversized}\n${call(4)}\n`);
+    expect((await c.waitForId(4)).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+    expect(c.stderr.join('').match(/uncaughtException: logger\.warn threw/g)).toHaveLength(2);
+    c.proc.stdin.end();
+    expect(await c.exited).toBe(0);
+  });
 });

@@ -197,6 +197,11 @@ export class StdioServerTransport implements Transport {
           return;
         }
       }
+    } catch (error) {
+      // What a delivery threw (the caller's logger or `onmessage`) goes on up; the lines after it are delivered on a
+      // later turn, so a process that survives the throw still answers them and sees its input end.
+      this.#scheduleResume();
+      throw error;
     } finally {
       this.#pumping = queued;
     }
