@@ -199,7 +199,9 @@ export class StdioServerTransport implements Transport {
       }
     } catch (error) {
       // What a delivery threw (the caller's logger or `onmessage`) goes on up; the lines after it are delivered on a
-      // later turn, so a process that survives the throw still answers them and sees its input end.
+      // later turn, so a process that survives the throw still answers them and sees its input end. Stdin waits
+      // meanwhile (the pump's end resumes it), so the lines held stay bounded by what one chunk holds.
+      if (!this.#closed && this.#nextEvent < this.#events.length) this.#pauseStdin();
       this.#scheduleResume();
       throw error;
     } finally {
@@ -255,9 +257,13 @@ export class StdioServerTransport implements Transport {
   };
 
   #finishInput(): void {
-    for (const event of this.#decoder.end()) this.#deliver(event);
-    if (this.oninputend !== undefined) this.oninputend();
-    else void this.close();
+    try {
+      for (const event of this.#decoder.end()) this.#deliver(event);
+    } finally {
+      // The input ends even when delivering its unterminated last line threw.
+      if (this.oninputend !== undefined) this.oninputend();
+      else void this.close();
+    }
   }
 
   readonly #onError = (error: Error): void => {
