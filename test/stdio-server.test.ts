@@ -264,4 +264,19 @@ describe('stdio server (real child process)', () => {
     c.proc.stdin.end();
     expect(await c.exited).toBe(0);
   });
+
+  it('an unterminated last line whose delivery throws still ends the input: the shutdown grace applies', async () => {
+    const c = start([], THROWING_LOGGER_FIXTURE);
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
+    // A 4 s call in flight, then a response to no request of the server's (the session warns: the logger throws)
+    // left unterminated at end of input. The input must still end, so the fixture's 500 ms grace closes the server
+    // rather than the call's end.
+    c.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":4000},${meta}}}\n`);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    c.proc.stdin.end('{"jsonrpc":"2.0","id":92,"result":{}}');
+    await c.exited;
+    expect(c.stderr.join('')).toContain('uncaughtException: logger.warn threw');
+    expect(Date.now() - t0).toBeLessThan(2500);
+  });
 });
