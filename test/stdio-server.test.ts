@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/stdio-server.mjs', import.meta.url));
-const THROWING_LOGGER_FIXTURE = fileURLToPath(new URL('./fixtures/stdio-throwing-logger.mjs', import.meta.url));
+const THROWING_FIXTURE = fileURLToPath(new URL('./fixtures/stdio-throwing-onmessage.mjs', import.meta.url));
+/** The notification on which that fixture's `onmessage` throws. */
+const THROW = '{"jsonrpc":"2.0","method":"test/throw"}';
 const HS_INIT = '{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}\n';
 const HS_DONE = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
 
@@ -231,52 +233,61 @@ describe('stdio server (real child process)', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
+  it('a logger that throws changes nothing: the oversized line is still refused, and the server goes on', async () => {
+    // The fixture's logger throws on every warn; an oversized line makes the transport warn.
+    const c = start([], THROWING_FIXTURE);
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
+    c.write(`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(400)}"}}\n`);
+    c.write(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{},${meta}}}\n`);
+    expect((await c.waitForId(3)).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+    expect(c.lines.map((l) => JSON.parse(l) as { id: unknown; error?: { code: number } })).toContainEqual(expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }));
+    expect(c.stderr.join('')).not.toMatch(/uncaughtException|unhandledRejection/);
+    c.proc.stdin.end();
+    expect(await c.exited).toBe(0);
+  });
+
   it('an error escaping the transport on a later line of a chunk reaches uncaughtException, as on the first line', async () => {
-    // The fixture's logger throws on warn; the oversized second line makes the transport warn. The first line's tool is
-    // async, so the second is delivered by the pump's continuation (a promise reaction): what escapes it must not
-    // become an unhandled rejection.
-    const c = start([], THROWING_LOGGER_FIXTURE);
+    // The fixture's onmessage throws on a test/throw notification. The first line's tool is async, so the second is
+    // delivered by the pump's continuation (a promise reaction): what escapes it must not become an unhandled rejection.
+    const c = start([], THROWING_FIXTURE);
     const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},${meta}}}`;
-    const oversized = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(400)}"}}`;
-    c.write(`${call}\n${oversized}\n`);
+    c.write(`${call}\n${THROW}\n`);
     const deadline = Date.now() + 5000;
     while (!/uncaughtException|unhandledRejection/.test(c.stderr.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     // A little longer, so that a rejection reported after the exception would be seen too.
     await new Promise((r) => setTimeout(r, 200));
     const stderr = c.stderr.join('');
-    expect(stderr).toContain('uncaughtException: logger.warn threw: Refused a stdin line longer than 320 bytes');
+    expect(stderr).toContain('uncaughtException: onmessage threw');
     expect(stderr).not.toContain('unhandledRejection');
   });
 
   it('a process that survives such a throw still answers the rest of the chunk, and exits at end of input', async () => {
-    const c = start([], THROWING_LOGGER_FIXTURE);
+    const c = start([], THROWING_FIXTURE);
     const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
     const call = (id: number): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"slow","arguments":{},${meta}}}`;
-    const oversized = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${'x'.repeat(400)}"}}`;
     // The throw comes on the second line of the chunk (delivered by the pump's continuation) and on the first line of
     // the next one (delivered from the stdin 'data' event).
-    c.write(`${call(1)}\n${oversized}\n${call(3)}\n`);
+    c.write(`${call(1)}\n${THROW}\n${call(3)}\n`);
     expect((await c.waitForId(3)).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
-    c.write(`${oversized}\n${call(4)}\n`);
+    c.write(`${THROW}\n${call(4)}\n`);
     expect((await c.waitForId(4)).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
-    expect(c.stderr.join('').match(/uncaughtException: logger\.warn threw/g)).toHaveLength(2);
+    expect(c.stderr.join('').match(/uncaughtException: onmessage threw/g)).toHaveLength(2);
     c.proc.stdin.end();
     expect(await c.exited).toBe(0);
   });
 
   it('an unterminated last line whose delivery throws still ends the input: the shutdown grace applies', async () => {
-    const c = start([], THROWING_LOGGER_FIXTURE);
+    const c = start([], THROWING_FIXTURE);
     const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
-    // A 4 s call in flight, then a response to no request of the server's (the session warns: the logger throws)
-    // left unterminated at end of input. The input must still end, so the fixture's 500 ms grace closes the server
-    // rather than the call's end.
+    // A 4 s call in flight, then a line whose delivery throws, left unterminated at end of input. The input must still
+    // end, so the fixture's 500 ms grace closes the server rather than the call's end.
     c.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":4000},${meta}}}\n`);
     await new Promise((r) => setTimeout(r, 100));
     const t0 = Date.now();
-    c.proc.stdin.end('{"jsonrpc":"2.0","id":92,"result":{}}');
+    c.proc.stdin.end(THROW);
     await c.exited;
-    expect(c.stderr.join('')).toContain('uncaughtException: logger.warn threw');
+    expect(c.stderr.join('')).toContain('uncaughtException: onmessage threw');
     expect(Date.now() - t0).toBeLessThan(2500);
   });
 });

@@ -16,7 +16,7 @@
  *   registered on the front from the merged catalog (`fanout/catalog.ts`, `fanout/front.ts`), forwarding to its
  *   client (progress and cancellation pass; the upstream's own requests to the client do not).
  */
-import type { Logger } from '@switchboard/jsonrpc';
+import { neverThrowing, type Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger, type Implementation } from '@switchboard/mcp';
 import { McpServer, rateLimitMiddleware, toolTimeoutMiddleware, type McpServerOptions } from '@switchboard/mcp/server';
 import { InMemoryNotificationBus, type RateLimitStore } from '@switchboard/mcp/stores';
@@ -215,7 +215,7 @@ function installMiddleware(server: McpServer, middleware: GatewayMiddlewareOptio
  * const http = await serveHttp({ server: gateway.server, port: 3000 });
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  const logger = options.logger ?? createStderrLogger({ name: 'switchboard-gateway' });
+  const logger = neverThrowing(options.logger ?? createStderrLogger({ name: 'switchboard-gateway' }));
   const connectorIds = { ids: new WeakMap<object, number>(), next: 0 };
   /** The proxy server of each mounted upstream's current connection, by its client. */
   const proxies = new Map<McpClient, ProxyServer>();

@@ -8,7 +8,7 @@ import { errorResponse, parseMessage, type Inbound, type InboundSingle } from '.
 import { ErrorCode, ErrorMessage, JsonRpcError } from './errors.js';
 import { echo, echoId } from './echo.js';
 import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import { neverThrowing, silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
 import { internalError, stringifyReply, successResponse } from './reply.js';
 import type {
@@ -171,7 +171,7 @@ export class Dispatcher<Ctx = unknown> {
       throw new RangeError(`Invalid maxBatchSize: expected a positive integer, got ${String(maxBatchSize)}`);
     }
     this.#maxBatchSize = maxBatchSize;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = neverThrowing(options.logger ?? silentLogger);
     this.#guard = options.guard;
     this.#createContext = options.createContext;
   }

@@ -20,7 +20,7 @@ export type {
 export { ErrorCode, ErrorMessage, JsonRpcError, JsonRpcLocalError, LocalErrorCode } from './errors.js';
 export type { ErrorCodeValue, LocalErrorCodeValue } from './errors.js';
 export type { Logger } from './logger.js';
-export { silentLogger } from './logger.js';
+export { neverThrowing, silentLogger } from './logger.js';
 export type { Inbound, InboundSingle } from './classify.js';
 export { classifyValue, errorResponse, isValidId, parseMessage } from './classify.js';
 export { echo, echoId, MAX_ECHO_CHARS } from './echo.js';

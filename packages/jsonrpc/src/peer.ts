@@ -13,7 +13,7 @@ import { JsonRpcError, JsonRpcLocalError, LocalErrorCode, localError } from './e
 import { InboundScheduler, type InboundHost } from './inbound.js';
 import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import { neverThrowing, silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
 import type {
   JsonRpcId,
@@ -128,7 +128,7 @@ export class Peer<Ctx = unknown> {
       throw new RangeError(`Invalid maxQueuedInbound: expected a positive integer, got ${String(queued)}`);
     }
     const transport = options.transport;
-    const logger = options.logger ?? silentLogger;
+    const logger = neverThrowing(options.logger ?? silentLogger);
     this.#transport = transport;
     this.#logger = logger;
     this.#dispatcher = options.dispatcher ?? new Dispatcher<Ctx>({ logger });

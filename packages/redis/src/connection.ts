@@ -7,7 +7,7 @@
  * Connection errors are logged, never thrown at the process (an `ioredis` client with no `error` listener prints
  * them; ours has one).
  */
-import { silentLogger, type Logger } from '@switchboard/jsonrpc';
+import { neverThrowing, silentLogger, type Logger } from '@switchboard/jsonrpc';
 import { Redis } from 'ioredis';
 
 /** Options of {@link connectRedis}. */
@@ -56,7 +56,7 @@ export class RedisStoreError extends Error {
 export function connectRedis(options: RedisConnectionOptions = {}): Redis {
   const url = options.url ?? 'redis://127.0.0.1:6379';
   if (!/^rediss?:\/\//.test(url)) throw new TypeError(`Invalid Redis URL: expected redis://host:port or rediss://host:port, got "${url.replace(/\/\/[^@/]*@/, '//…@')}"`);
-  const logger = options.logger ?? silentLogger;
+  const logger = neverThrowing(options.logger ?? silentLogger);
   const maxDelay = options.maxReconnectDelayMs ?? 2000;
   const redis = new Redis(url, {
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 2,

@@ -9,7 +9,7 @@
  * ({@link subscribed} resolves then).
  * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
  */
-import { silentLogger, type Logger } from '@switchboard/jsonrpc';
+import { neverThrowing, silentLogger, type Logger } from '@switchboard/jsonrpc';
 import type { ClusterBus, ClusterBusMessage, ClusterListener, ClusterMessage } from '@switchboard/mcp/stores';
 import type { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, guarded, watch } from './connection.js';
@@ -44,7 +44,7 @@ export class RedisClusterBus implements ClusterBus {
   constructor(options: RedisClusterBusOptions) {
     this.#redis = options.redis;
     this.#prefix = `${options.keyPrefix ?? DEFAULT_KEY_PREFIX}cb:`;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = neverThrowing(options.logger ?? silentLogger);
     this.#subscriber = options.redis.duplicate();
     watch(this.#subscriber, this.#logger);
     this.#subscriber.on('message', (redisChannel: string, text: string) => {

@@ -10,7 +10,7 @@
  * hints a client can recover from by listing again.
  * @see MCP 2025-11-25 server/tools.mdx "List Changed Notification", server/resources.mdx "Subscriptions"
  */
-import { silentLogger, type Logger } from '@switchboard/jsonrpc';
+import { neverThrowing, silentLogger, type Logger } from '@switchboard/jsonrpc';
 import type { BusListener, BusMessage, NotificationBus } from '@switchboard/mcp/stores';
 import type { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, guarded, watch } from './connection.js';
@@ -52,7 +52,7 @@ export class RedisNotificationBus implements NotificationBus {
   constructor(options: RedisNotificationBusOptions) {
     this.#redis = options.redis;
     this.#channel = `${options.keyPrefix ?? DEFAULT_KEY_PREFIX}bus`;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = neverThrowing(options.logger ?? silentLogger);
     this.#subscriber = options.redis.duplicate();
     watch(this.#subscriber, this.#logger);
     this.#subscriber.on('message', (channel: string, text: string) => {

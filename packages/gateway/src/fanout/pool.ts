@@ -4,7 +4,7 @@
  * when) and left out of what the pool lists; it never delays another. Bounded: the number of upstreams, the items
  * per list of each, the backoff cap.
  */
-import type { Logger } from '@switchboard/jsonrpc';
+import { neverThrowing, type Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger } from '@switchboard/mcp';
 import type { McpClient } from '@switchboard/mcp/client';
 import { backoffPolicy, type BackoffOptions } from './backoff.js';
@@ -78,7 +78,7 @@ export class UpstreamPool {
 
   /** @throws RangeError naming the option when a number is out of range; TypeError on a duplicate name */
   constructor(options: UpstreamPoolOptions = {}) {
-    const logger = options.logger ?? createStderrLogger({ name: 'switchboard-gateway' });
+    const logger = neverThrowing(options.logger ?? createStderrLogger({ name: 'switchboard-gateway' }));
     this.#maxUpstreams = positiveInteger('maxUpstreams', options.maxUpstreams ?? DEFAULT_MAX_UPSTREAMS);
     this.#runtime = {
       logger,

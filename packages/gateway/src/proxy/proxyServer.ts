@@ -12,7 +12,7 @@
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"
  */
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Logger, Transport } from '@switchboard/jsonrpc';
+import { neverThrowing, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type Logger, type Transport } from '@switchboard/jsonrpc';
 import { McpError, McpErrorCode, type Implementation, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities, type Tool } from '@switchboard/mcp';
 import { McpClient, type ClientConnector, type ClientNotificationHandlers, type InputContext, type LogMessageParams } from '@switchboard/mcp/client';
 import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptions, type ServerSession } from '@switchboard/mcp/server';
@@ -147,7 +147,7 @@ export class ProxyServer extends McpServer {
 
   private constructor(init: ProxyInit) {
     super(init.info, init.options);
-    const logger = init.proxy.logger ?? this.logger;
+    const logger = neverThrowing(init.proxy.logger ?? this.logger);
     this.upstream = init.client;
     this.#owned = init.owned;
     this.#sessions = new CallerSessions({ client: init.client, options: init.proxy.sessionPerCaller, open: init.openCaller, logger });

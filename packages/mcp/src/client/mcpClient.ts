@@ -9,7 +9,7 @@
  * const result = await client.callTool({ name: tools[0].name, arguments: {} });
  * await client.close();
  */
-import { echo, type JsonRpcNotification, type Logger } from '@switchboard/jsonrpc';
+import { echo, neverThrowing, type JsonRpcNotification, type Logger } from '@switchboard/jsonrpc';
 import type { ClientTransportKind } from '../protocol/transport.js';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 import type {
@@ -85,7 +85,7 @@ export class McpClient {
 
   private constructor(options: McpClientOptions) {
     this.#options = options;
-    this.#logger = options.logger ?? createStderrLogger({ name: 'switchboard-client' });
+    this.#logger = neverThrowing(options.logger ?? createStderrLogger({ name: 'switchboard-client' }));
     this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.#capabilities = options.capabilities ?? derivedCapabilities(options);
     this.#outputSchemas = new OutputSchemas(this.#logger);

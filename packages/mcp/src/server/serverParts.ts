@@ -5,7 +5,7 @@
  * mount point, the tasks, the operations of `operations.ts`, the middleware chain, and the host every session-era
  * connection is served through. The facade (`mcpServer.ts`) holds the parts and answers its callers with them.
  */
-import { DEFAULT_MAX_QUEUED_INBOUND, Dispatcher, type JsonRpcError, type JsonRpcRequest, type Logger } from '@switchboard/jsonrpc';
+import { DEFAULT_MAX_QUEUED_INBOUND, Dispatcher, neverThrowing, type JsonRpcError, type JsonRpcRequest, type Logger } from '@switchboard/jsonrpc';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
@@ -93,7 +93,7 @@ export function buildServerParts(info: Implementation, options: McpServerOptions
   };
   const maxConcurrent = positiveIntegerOption('maxConcurrentRequestsPerSession', options.maxConcurrentRequestsPerSession, 64);
   const maxQueued = positiveIntegerOption('maxQueuedRequestsPerSession', options.maxQueuedRequestsPerSession, DEFAULT_MAX_QUEUED_INBOUND);
-  const logger = options.logger ?? createStderrLogger({ name: info.name });
+  const logger = neverThrowing(options.logger ?? createStderrLogger({ name: info.name }));
   const pageSize = positiveIntegerOption('pageSize', options.pageSize, DEFAULT_PAGE_SIZE);
   const bus = options.bus ?? new InMemoryNotificationBus();
   const registry = new Registry({ name: info.name, logger, onchange: (kind) => hooks.changed(kind) });

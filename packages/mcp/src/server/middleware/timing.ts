@@ -2,7 +2,7 @@
  * `timingMiddleware`: one log line per message with what it was, who sent it, how long the rest of the chain and
  * the operation took and how it ended, through the server's injected `Logger` (stderr by default, never stdout).
  */
-import { JsonRpcError, echo, echoId, type Logger } from '@switchboard/jsonrpc';
+import { JsonRpcError, echo, echoId, neverThrowing, type Logger } from '@switchboard/jsonrpc';
 import { isRecord } from '../params.js';
 import type { Middleware, MiddlewareCall } from './call.js';
 
@@ -69,19 +69,15 @@ export function timingMiddleware(options: TimingMiddlewareOptions = {}): Middlew
   const now = options.now ?? (() => performance.now());
   return (call, next) => {
     if (call.isNotification && !notifications) return next();
-    const logger = options.logger ?? call.logger;
+    const logger = neverThrowing(options.logger ?? call.logger);
     const started = now();
     const line = (outcome: Record<string, unknown>): void => {
       const duration = now() - started;
       const fields = { ...fieldsOf(call, duration), ...outcome };
       const message = call.isNotification ? 'MCP notification' : 'MCP request';
-      // Logging never fails the message it describes.
-      try {
-        if (duration >= slowMs) logger.warn(message, fields);
-        else logger[level](message, fields);
-      } catch {
-        // A logger that throws loses its line, nothing more.
-      }
+      // Logging never fails the message it describes: `neverThrowing` drops a line whose logger throws.
+      if (duration >= slowMs) logger.warn(message, fields);
+      else logger[level](message, fields);
     };
     return next().then(
       (result) => {

@@ -7,7 +7,7 @@
  */
 import { Console } from 'node:console';
 import type { Writable } from 'node:stream';
-import type { Logger, Transport } from '@switchboard/jsonrpc';
+import { neverThrowing, type Logger, type Transport } from '@switchboard/jsonrpc';
 import { StdioServerTransport, type StdioServerTransportOptions } from './stdioServerTransport.js';
 
 /** Throws unless `value` is a non-negative number of milliseconds (`Infinity` allowed). */
@@ -140,7 +140,7 @@ export async function serveStdio<S extends StdioSession>(server: StdioServer<S>,
   const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_STDIO_DRAIN_TIMEOUT_MS;
   checkMilliseconds('drainTimeoutMs', drainTimeoutMs);
   const transport = new StdioServerTransport({ logger: server.logger, ...options });
-  const logger = options.logger ?? server.logger;
+  const logger = neverThrowing(options.logger ?? server.logger);
   const redirect = options.redirectConsole ?? (options.stdout === undefined || options.stdout === process.stdout);
   const restoreConsole = redirect ? redirectConsoleToStderr(logger) : undefined;
   let session: S;

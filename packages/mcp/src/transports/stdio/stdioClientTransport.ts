@@ -23,7 +23,7 @@ import {
 } from '@switchboard/jsonrpc';
 import { createStderrLogger } from '../../logger.js';
 import { ConnectionClosedError, ResponseTooLargeError, SpawnError, type ConnectionEndFacts } from '../../protocol/clientErrors.js';
-import { echo } from '@switchboard/jsonrpc';
+import { echo, neverThrowing } from '@switchboard/jsonrpc';
 import type { ClientConnector, ClientConnectorOpenOptions, ClientProtocol, ClientTransport } from '../../protocol/transport.js';
 import { StderrTail } from './stderrTail.js';
 import { childEnv, settle, type Settings, type SpawnStdioOptions } from './spawnOptions.js';
@@ -170,7 +170,7 @@ export class StdioClientTransport implements ClientTransport {
       }
       throw new SpawnError({ command: settings.commandLine, failure: 'failed', detail: cause.message, cause });
     }
-    return new StdioClientTransport({ settings, child, logger: open.logger ?? createStderrLogger() });
+    return new StdioClientTransport({ settings, child, logger: neverThrowing(open.logger ?? createStderrLogger()) });
   }
 
   private constructor(parts: { readonly settings: Settings; readonly child: ChildProcess; readonly logger: Logger }) {

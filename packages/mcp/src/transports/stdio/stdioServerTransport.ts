@@ -14,6 +14,7 @@ import {
   JsonRpcLocalError,
   LocalErrorCode,
   NdjsonDecoder,
+  neverThrowing,
   parseMessage,
   type JsonRpcMessage,
   type NdjsonEvent,
@@ -104,7 +105,7 @@ export class StdioServerTransport implements Transport {
    */
   #pumping = false;
   /**
-   * The pump's continuation in a promise reaction. What escapes it (a logger or an `onmessage` that throws) is thrown
+   * The pump's continuation in a promise reaction. What escapes it (an `onmessage` that throws) is thrown
    * again from a plain microtask: it reaches `uncaughtException` as a throw from the pump's first line does, never
    * `unhandledRejection`.
    */
@@ -132,7 +133,7 @@ export class StdioServerTransport implements Transport {
     checkPositiveInteger('maxJsonDepth', maxDepth);
     this.#parseOptions = { maxDepth };
     this.#decoder = new NdjsonDecoder({ maxLineBytes: this.#maxLineBytes });
-    this.#logger = options.logger ?? createStderrLogger();
+    this.#logger = neverThrowing(options.logger ?? createStderrLogger());
   }
 
   start(): Promise<void> {
@@ -198,7 +199,7 @@ export class StdioServerTransport implements Transport {
         }
       }
     } catch (error) {
-      // What a delivery threw (the caller's logger or `onmessage`) goes on up; the lines after it are delivered on a
+      // What a delivery threw (the caller's `onmessage`) goes on up; the lines after it are delivered on a
       // later turn, so a process that survives the throw still answers them and sees its input end. Stdin waits
       // meanwhile (the pump's end resumes it), so the lines held stay bounded by what one chunk holds.
       if (!this.#closed && this.#nextEvent < this.#events.length) this.#pauseStdin();

@@ -11,7 +11,7 @@ import { AuthorizationError, ClientErrorCode, ConnectionClosedError, ConnectionR
 import { readBoundedText } from '../boundedBody.js';
 import { authorizedFetch, type HttpClientAuth } from './auth/authorizedFetch.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
-import { echo } from '@switchboard/jsonrpc';
+import { echo, neverThrowing } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../../protocol/transport.js';
 import {
@@ -98,7 +98,7 @@ export class HttpSseClientTransport implements ClientTransport {
     this.#init = init.requestInit ?? {};
     this.#maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
     this.#endpointTimeoutMs = init.endpointTimeoutMs ?? 10_000;
-    this.#logger = init.logger;
+    this.#logger = neverThrowing(init.logger);
   }
 
   /** How the transport ended: closed by the client, or the stream ended or failed. */

@@ -7,7 +7,7 @@
  * @see MCP 2025-11-25 basic/transports.mdx "Streamable HTTP"
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
-import { CancellationSource, classifyValue, echo, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
+import { CancellationSource, classifyValue, echo, neverThrowing, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
 import { TransientMap } from '@switchboard/jsonrpc/internal';
 import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { authorizedFetch } from './auth/authorizedFetch.js';
@@ -135,7 +135,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#closeTimeoutMs = init.closeTimeoutMs ?? 2000;
     const reconnect = init.reconnect === false ? { maxAttempts: 0 } : (init.reconnect ?? {});
     this.policy = { maxAttempts: reconnect.maxAttempts ?? 5, initialDelayMs: reconnect.initialDelayMs ?? 1000, maxDelayMs: reconnect.maxDelayMs ?? 30_000 };
-    this.logger = init.logger;
+    this.logger = neverThrowing(init.logger);
   }
 
   /** How the transport ended (set by `close()`). */

@@ -5,7 +5,7 @@
  * adapter (`toNodeListener`, `serveHttp`) drives the same core without building `Request`/`Response` objects: it
  * gets it with {@link httpCoreOf}.
  */
-import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, silentLogger } from '@switchboard/jsonrpc';
+import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_JSON_DEPTH, neverThrowing, silentLogger } from '@switchboard/jsonrpc';
 import type { Logger } from '@switchboard/jsonrpc';
 import { CorsPolicy, corsSettings, isOpaqueOrigin } from './cors.js';
 import { TEXT_HEADERS } from './endpointContext.js';
@@ -101,7 +101,7 @@ export class HttpCore {
   constructor(options: McpHttpHandlerOptions) {
     validateHandlerOptions(options);
     this.#onRefused = options.onRefused;
-    const logger = options.logger ?? options.server.logger ?? silentLogger;
+    const logger = neverThrowing(options.logger ?? options.server.logger ?? silentLogger);
     this.#logger = logger;
     this.#path = options.path ?? DEFAULT_MCP_PATH;
     // The 2024-11-05 transport carries sessions only: a server that serves no session-based revision (e.g.
