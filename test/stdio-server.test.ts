@@ -277,6 +277,23 @@ describe('stdio server (real child process)', () => {
     expect(await c.exited).toBe(0);
   });
 
+  it('a delivery that throws on every line: stdin waits while the held lines are delivered, so memory stays bounded', async () => {
+    // 200,000 throwing lines (7.8 MB) written at once, then a call. Without the pause each stdin chunk queued behind
+    // the held lines while each turn delivered one of them, so the backlog grew with the input.
+    const c = start([], THROWING_FIXTURE);
+    const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
+    const lines = 200_000;
+    c.write(`${THROW}\n`.repeat(lines));
+    c.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},${meta}}}\n`);
+    expect((await c.waitForId(1, 60_000)).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+    c.proc.stdin.end();
+    expect(await c.exited).toBe(0);
+    const [, count, maxRssKb] = /exceptions (\d+) maxRSS (\d+)/.exec(c.stderr.join('')) ?? [];
+    expect(Number(count)).toBe(lines);
+    // 67 MB here with the pause, 142 MB without it.
+    expect(Number(maxRssKb) / 1024).toBeLessThan(100);
+  }, 90_000);
+
   it('an unterminated last line whose delivery throws still ends the input: the shutdown grace applies', async () => {
     const c = start([], THROWING_FIXTURE);
     const meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';

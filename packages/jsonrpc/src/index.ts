@@ -22,7 +22,7 @@ export type { ErrorCodeValue, LocalErrorCodeValue } from './errors.js';
 export type { Logger } from './logger.js';
 export { neverThrowing, silentLogger } from './logger.js';
 export type { Inbound, InboundSingle } from './classify.js';
-export { classifyValue, errorResponse, isValidId, parseMessage } from './classify.js';
+export { classifyValue, errorResponse, isPlainObject, isValidId, parseMessage } from './classify.js';
 export { echo, echoId, MAX_ECHO_CHARS } from './echo.js';
 export { DEFAULT_MAX_JSON_DEPTH, parseJson } from './json.js';
 export type { ParseJsonOptions, ParsedJson } from './json.js';

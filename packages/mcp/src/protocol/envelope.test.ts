@@ -53,6 +53,48 @@ describe('request envelope', () => {
     expect(protocolVersionClaim(request({ _meta: meta }))).toBeUndefined();
   });
 
+  it('a polluted Object.prototype gives no request a field: _meta, a token, capabilities or client info are read only when own', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    const names = ['_meta', 'progressToken', 'io.modelcontextprotocol/clientCapabilities', 'io.modelcontextprotocol/logLevel', 'traceparent', 'name', 'version'];
+    proto['progressToken'] = 'inherited';
+    proto['io.modelcontextprotocol/clientCapabilities'] = {};
+    proto['io.modelcontextprotocol/logLevel'] = 'debug';
+    proto['traceparent'] = 'inherited';
+    proto['name'] = 'inherited';
+    proto['version'] = '1';
+    try {
+      const claim = { [PROTOCOL_VERSION_META_KEY]: '2026-07-28' };
+      expect(parseRequestEnvelope(JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}}') as JsonRpcRequest)).toBe(EMPTY_ENVELOPE);
+      expect(parseRequestEnvelope(request({ _meta: { ...claim, 'io.modelcontextprotocol/clientInfo': {} } }))).toEqual({ protocolVersion: '2026-07-28' });
+      expect(envelopeProblem(request({ _meta: claim }))).toMatch(/clientCapabilities" is required/);
+      expect(envelopeProblem(request({ _meta: { ...modernMeta, 'io.modelcontextprotocol/clientInfo': {} } }))).toMatch(/clientInfo" in params._meta must be/);
+      // Own members are still read, through the copy.
+      expect(parseRequestEnvelope(request({ name: 'x', _meta: modernMeta }))).toMatchObject({ progressToken: 'p1', logLevel: 'warning', clientInfo: { name: 'probe', version: '1' } });
+      expect(envelopeProblem(request({ _meta: modernMeta }))).toBeUndefined();
+      proto['_meta'] = { progressToken: 9 };
+      expect(parseRequestEnvelope(request({ name: 'x' }))).toBe(EMPTY_ENVELOPE);
+    } finally {
+      for (const name of names) delete proto[name];
+    }
+  });
+
+  it('reads through no getter Object.prototype was given', () => {
+    Object.defineProperty(Object.prototype, 'progressToken', { configurable: true, get(this: unknown) { return this === Object.prototype ? undefined : 'got'; } });
+    try {
+      expect(parseRequestEnvelope(request({ _meta: {} }))).toBe(EMPTY_ENVELOPE);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)['progressToken'];
+    }
+  });
+
+  it('a params or _meta not made by JSON.parse is read by its own members of those names only', () => {
+    const meta = Object.assign(Object.create({ progressToken: 'inherited' }) as Record<string, unknown>, { traceparent: 't' });
+    Object.defineProperty(meta, 'unrelated', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(parseRequestEnvelope(request({ _meta: meta }))).toBe(EMPTY_ENVELOPE);
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { _meta: { progressToken: 3 } });
+    expect(parseRequestEnvelope(request(bare))).toEqual({ protocolVersion: undefined, progressToken: 3 });
+  });
+
   it('fields of the wrong type are left out', () => {
     const envelope = parseRequestEnvelope(request({
       _meta: {

@@ -6,7 +6,7 @@
  * fields"); a legacy-era request negotiated those with `initialize` and carries only a progress token (MCP
  * 2025-11-25 basic/utilities/progress.mdx).
  */
-import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
+import { isPlainObject, type JsonRpcNotification, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
 import { LOGGING_LEVELS } from './types.js';
 
@@ -63,12 +63,57 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `params._meta` when `params` is an object holding an object there. */
+/** The names the envelope reads: of `params`, of `params._meta`, and of the client info. */
+const ENVELOPE_NAMES = [
+  '_meta',
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  'progressToken',
+  'traceparent',
+  'tracestate',
+  'name',
+  'version',
+] as const;
+
+const OBJECT_PROTOTYPE: object = Object.prototype;
+
+/**
+ * Whether `Object.prototype` has none of {@link ENVELOPE_NAMES}, as a data member or an accessor (it has none unless
+ * the realm was polluted). Written out, not looped, so the optimizing compiler folds it (as the classifier's).
+ */
+function prototypeLacksEnvelopeNames(): boolean {
+  const p = OBJECT_PROTOTYPE;
+  return !('_meta' in p) && !('io.modelcontextprotocol/protocolVersion' in p) && !('io.modelcontextprotocol/clientCapabilities' in p)
+    && !('io.modelcontextprotocol/clientInfo' in p) && !('io.modelcontextprotocol/logLevel' in p) && !('progressToken' in p)
+    && !('traceparent' in p) && !('tracestate' in p) && !('name' in p) && !('version' in p);
+}
+
+/**
+ * `value`'s own members of {@link ENVELOPE_NAMES}, to be read by name; `undefined` when `value` is not a record.
+ * `value` itself when it is what `JSON.parse` makes and `Object.prototype` lacks those names, else a null-prototype
+ * copy of those own members: nothing inherited is read (a polluted realm gives no request a progress token or
+ * capabilities), as the classifier reads a message's members.
+ */
+function ownRecord(value: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(value)) return undefined;
+  if (isPlainObject(value) && prototypeLacksEnvelopeNames()) return value;
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const name of ENVELOPE_NAMES) if (Object.hasOwn(value, name)) copy[name] = value[name];
+  return copy;
+}
+
+/** `params._meta` when `params` is an object holding an object there, by its own members (see {@link ownRecord}). */
 function metaOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
-  const params = message.params;
-  if (!isRecord(params)) return undefined;
-  const meta = params._meta;
-  return isRecord(meta) ? meta : undefined;
+  const params = ownRecord(message.params);
+  return params === undefined ? undefined : ownRecord(params._meta);
+}
+
+/** Whether `info` (a record's `clientInfo` member) is an object with a string `name` and `version`. */
+function isImplementation(info: unknown): info is Implementation {
+  const own = ownRecord(info);
+  return own !== undefined && typeof own.name === 'string' && typeof own.version === 'string';
 }
 
 /**
@@ -103,7 +148,7 @@ export function parseRequestEnvelope(message: JsonRpcRequest | JsonRpcNotificati
   const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
   if (isRecord(capabilities)) envelope.clientCapabilities = capabilities;
   const info = meta[CLIENT_INFO_META_KEY];
-  if (isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string') envelope.clientInfo = info as unknown as Implementation;
+  if (isImplementation(info)) envelope.clientInfo = info;
   const level = meta[LOG_LEVEL_META_KEY];
   if (typeof level === 'string' && LEVELS.has(level)) envelope.logLevel = level as LoggingLevel;
   if (progressToken !== undefined) envelope.progressToken = progressToken;
@@ -132,7 +177,7 @@ export function envelopeProblem(message: JsonRpcRequest | JsonRpcNotification): 
   if (!isRecord(meta[CLIENT_CAPABILITIES_META_KEY])) return `"${CLIENT_CAPABILITIES_META_KEY}" is required in params._meta (an object)`;
   if (Object.hasOwn(meta, CLIENT_INFO_META_KEY)) {
     const info = meta[CLIENT_INFO_META_KEY];
-    if (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string') {
+    if (!isImplementation(info)) {
       return `"${CLIENT_INFO_META_KEY}" in params._meta must be an object with string "name" and "version"`;
     }
   }

@@ -20,7 +20,7 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
 import { echo } from '@switchboard/jsonrpc';
 import { McpErrorCode } from './errors.js';
-import { CLIENT_CAPABILITIES_META_KEY, envelopeProblem, parseRequestEnvelope, protocolVersionClaim, type RequestEnvelope } from './envelope.js';
+import { envelopeProblem, parseRequestEnvelope, protocolVersionClaim, type RequestEnvelope } from './envelope.js';
 import { methodExists, methodRow, type McpMethod } from './methods.js';
 import { REVISION_FEATURES, isLegacyRevision, isModernRevision, type Era, type LegacyRevision, type ProtocolRevision } from './revisions.js';
 import type { ClientCapabilities, ServerCapabilities } from './types.js';
@@ -236,7 +236,7 @@ export function modernMethodRefusalOf(
   if ('refusal' in row) return row;
   const need = Object.hasOwn(MODERN_CLIENT_NEEDS, method) ? MODERN_CLIENT_NEEDS[method] : undefined;
   if (need === undefined) return undefined;
-  const declared = clientCapabilitiesOf(message);
+  const declared = parseRequestEnvelope(message).clientCapabilities;
   return need.declared(declared) ? undefined : inboundRefusal('missingClientCapability', { method, capability: need.name }, { requiredCapabilities: need.required });
 }
 
@@ -264,12 +264,6 @@ const MODERN_CLIENT_NEEDS: Readonly<Record<string, ClientNeed>> = Object.freeze(
   'tasks/update': TASKS_EXTENSION_NEED,
   'tasks/cancel': TASKS_EXTENSION_NEED,
 });
-
-function clientCapabilitiesOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
-  const params = message.params as Record<string, unknown> | undefined;
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  return meta?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
-}
 
 /**
  * The refusal {@link classifyInbound} would give `message`, or `undefined` when it would accept it. The same

@@ -5,7 +5,7 @@
  * these; a middleware never sees them.
  */
 import type { JsonRpcError, JsonRpcId, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { CLIENT_INFO_META_KEY, protocolVersionClaim } from '../protocol/envelope.js';
+import { parseRequestEnvelope, protocolVersionClaim } from '../protocol/envelope.js';
 import type { Era } from '../protocol/revisions.js';
 import type { Implementation } from '../protocol/types.js';
 import type { DispatchContext } from './connection.js';
@@ -39,8 +39,7 @@ export type InboundRefusalListener = (event: InboundRefusalEvent) => void;
 export function refusalEventOf(message: JsonRpcRequest, ctx: DispatchContext, error: JsonRpcError): InboundRefusalEvent {
   const claim = protocolVersionClaim(message);
   const params = message.params;
-  const meta = isRecord(params) && isRecord(params._meta) ? params._meta : undefined;
-  const info = claim === undefined ? ctx.facts.clientInfo : meta?.[CLIENT_INFO_META_KEY];
+  const info = claim === undefined ? ctx.facts.clientInfo : parseRequestEnvelope(message).clientInfo;
   const name = message.method === 'tools/call' && isRecord(params) && typeof params.name === 'string' ? params.name : undefined;
   return {
     id: message.id,
@@ -50,7 +49,7 @@ export function refusalEventOf(message: JsonRpcRequest, ctx: DispatchContext, er
     message: error.message,
     era: claim === undefined ? 'legacy' : 'modern',
     revision: claim === undefined ? ctx.facts.protocolVersion : claim,
-    clientInfo: isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string' ? (info as unknown as Implementation) : undefined,
+    clientInfo: info,
     authInfo: ctx.extra?.authInfo ?? ctx.facts.authInfo ?? ctx.connection?.authInfo,
   };
 }
