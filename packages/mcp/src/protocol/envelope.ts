@@ -104,14 +104,17 @@ function ownRecord(value: unknown): Record<string, unknown> | undefined {
   return copy;
 }
 
-/** `params._meta` when `params` is an object holding an object there, by its own members (see {@link ownRecord}). */
-function metaOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
+/**
+ * `params._meta` when `params` is an object holding an object there, to be read by the envelope's names: only its
+ * own members are found there, whatever `Object.prototype` was given.
+ */
+export function metaOf(message: JsonRpcRequest | JsonRpcNotification): Record<string, unknown> | undefined {
   const params = ownRecord(message.params);
   return params === undefined ? undefined : ownRecord(params._meta);
 }
 
-/** Whether `info` (a record's `clientInfo` member) is an object with a string `name` and `version`. */
-function isImplementation(info: unknown): info is Implementation {
+/** Whether `info` (the client info member of a `_meta`) is an object with an own string `name` and `version`. */
+export function isImplementation(info: unknown): info is Implementation {
   const own = ownRecord(info);
   return own !== undefined && typeof own.name === 'string' && typeof own.version === 'string';
 }

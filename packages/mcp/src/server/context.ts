@@ -28,6 +28,18 @@ import { checkInputResponse } from './inputResponses.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
 /** The {@link RequestContext} implementation (see the module comment). */
+/**
+ * `object[key]`, unless it is found only on `Object.prototype`: a polluted realm gives no request a progress token.
+ * The prototype chain is walked only when `Object.prototype` has `key`.
+ */
+function notInherited<T extends object, K extends keyof T & string>(object: T, key: K): T[K] | undefined {
+  if (!(key in Object.prototype)) return object[key];
+  for (let at: object | null = object; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at) as object | null) {
+    if (Object.hasOwn(at, key)) return object[key];
+  }
+  return undefined;
+}
+
 export class ServerRequestContext implements RequestContext, DispatchContext {
   /** `params._meta` of the request, set by the method handler that reads the params. */
   requestMeta: Meta | undefined = undefined;
@@ -136,8 +148,9 @@ export class ServerRequestContext implements RequestContext, DispatchContext {
 
   progress(progress: number, total?: number, message?: string): Promise<void> {
     // MCP 2025-11-25 basic/utilities/progress.mdx: only when the request carried a progressToken.
-    const metaToken = this.requestMeta?.progressToken;
-    const token = typeof metaToken === 'string' || typeof metaToken === 'number' ? metaToken : this.#dispatch.facts.progressToken;
+    const meta = this.requestMeta;
+    const metaToken = meta === undefined ? undefined : notInherited(meta, 'progressToken');
+    const token = typeof metaToken === 'string' || typeof metaToken === 'number' ? metaToken : notInherited(this.#dispatch.facts, 'progressToken');
     if (token === undefined) return Promise.resolve();
     // `message` on progress exists from 2025-03-26 (changelog).
     const revision = this.#dispatch.facts.protocolVersion;

@@ -112,6 +112,28 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
     });
   });
 
+  it('a polluted Object.prototype gives a request no progress token, and a modern one no log level or capabilities', async () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto['progressToken'] = 'inherited';
+    proto['io.modelcontextprotocol/logLevel'] = 'debug';
+    proto['io.modelcontextprotocol/clientCapabilities'] = { sampling: {} };
+    try {
+      const server = makeServer();
+      const channel = new RecordingChannel();
+      const message = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work","_meta":${JSON.stringify(MODERN_META)}}}`) as JsonRpcRequest;
+      expect(await server.handle(message, { channel })).toMatchObject({ id: 1, error: { code: -32021 } });
+      expect(channel.sent).toEqual([]);
+      // A legacy request, its facts a plain object without a token of its own (the logs are the facts' level).
+      const legacy = JSON.parse('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"work","_meta":{}}}') as JsonRpcRequest;
+      expect(await server.handle(legacy, { facts: facts(), channel })).toMatchObject({ id: 2, result: { isError: true } });
+      expect(channel.sent.map((m) => m.method)).toEqual(['notifications/message', 'notifications/message']);
+    } finally {
+      delete proto['progressToken'];
+      delete proto['io.modelcontextprotocol/logLevel'];
+      delete proto['io.modelcontextprotocol/clientCapabilities'];
+    }
+  });
+
   it('resource not found is -32602 on a modern request, -32002 on a legacy one', async () => {
     const server = makeServer();
     expect(await server.handle(req(1, 'resources/read', { uri: 'test://zzz', _meta: MODERN_META }))).toEqual({

@@ -6,7 +6,7 @@
  * @see MCP 2026-07-28 basic/index.mdx "Per-request protocol fields"
  */
 import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from '../protocol/envelope.js';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, isImplementation, metaOf } from '../protocol/envelope.js';
 import { LOGGING_LEVEL_RANK } from '../protocol/notifications.js';
 import type { Era } from '../protocol/revisions.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
@@ -70,7 +70,7 @@ export class ModernFacts implements RequestFacts {
 
   get clientInfo(): Implementation | undefined {
     const info = this.#meta[CLIENT_INFO_META_KEY];
-    return isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string' ? (info as unknown as Implementation) : undefined;
+    return isImplementation(info) ? info : undefined;
   }
 
   get clientCapabilities(): ClientCapabilities {
@@ -92,9 +92,10 @@ export class ModernFacts implements RequestFacts {
 
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** The envelope of the modern-era `message` (one with a version claim): its `params._meta`, read in place. */
+/**
+ * The envelope of the modern-era `message` (one with a version claim): its `params._meta`, read in place (by its own
+ * members only, see the protocol's `metaOf`).
+ */
 export function modernMetaOf(message: JsonRpcRequest | JsonRpcNotification): Readonly<Record<string, unknown>> {
-  const params = message.params;
-  const meta = isRecord(params) ? params._meta : undefined;
-  return isRecord(meta) ? meta : NO_META;
+  return metaOf(message) ?? NO_META;
 }

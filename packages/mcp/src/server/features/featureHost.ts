@@ -20,10 +20,15 @@ export interface FeatureHost {
   readonly visibility: Visibility | undefined;
 }
 
-/** The handler's context is the dispatcher's (see `createContext`); this records the request's `_meta` on it. */
+const OBJECT_PROTOTYPE: object = Object.prototype;
+
+/**
+ * The handler's context is the dispatcher's (see `createContext`); this records the request's own `_meta` on it
+ * (one inherited from a polluted `Object.prototype` is not the request's: asked `Object.hasOwn` only then).
+ */
 export function withMeta(ctx: unknown, p: Record<string, unknown>): ServerRequestContext {
   const call = ctx as ServerRequestContext;
   const meta = p._meta;
-  if (isRecord(meta)) call.requestMeta = meta;
+  if (isRecord(meta) && (!('_meta' in OBJECT_PROTOTYPE) || Object.hasOwn(p, '_meta'))) call.requestMeta = meta;
   return call;
 }
