@@ -27,6 +27,24 @@ describe('neverThrowing', () => {
     expect(seen).toEqual(['host debug a', 'host info b {"n":1}']);
   });
 
+  it('an async method that rejects is no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', record);
+    try {
+      // A host's async method: `void` accepts it (the rule below guards against just that).
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises
+      const logger = neverThrowing({ debug() {}, info() {}, warn() {}, error: async () => Promise.reject(new Error('async logger broke')) });
+      logger.error('x');
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('survives a logger missing a method (a host written in JavaScript)', () => {
     const partial = { warn: () => {} } as unknown as Logger;
     expect(() => neverThrowing(partial).error('x')).not.toThrow();

@@ -32,7 +32,8 @@ const safe = new WeakSet<Logger>([silentLogger]);
  * {@link silentLogger}, comes back as it is.
  *
  * @param logger - The host's logger.
- * @returns A frozen logger whose four methods call `logger`'s own (with `logger` as `this`) and swallow what they throw.
+ * @returns A frozen logger whose four methods call `logger`'s own (with `logger` as `this`) and swallow what they throw,
+ *   or the rejection of the promise they return.
  */
 export function neverThrowing(logger: Logger): Logger {
   if (safe.has(logger)) return logger;
@@ -40,7 +41,9 @@ export function neverThrowing(logger: Logger): Logger {
   for (const level of LEVELS) {
     wrapped[level] = (message, fields) => {
       try {
-        logger[level](message, fields);
+        // `void` accepts a promise: an async method's rejection is the same failure as a throw.
+        const returned: unknown = logger[level](message, fields);
+        if (returned instanceof Promise) returned.then(undefined, noop);
       } catch {
         // The host's logger failed: this line is dropped.
       }

@@ -254,7 +254,7 @@ const TASKS_EXTENSION_NEED: ClientNeed = {
   name: `the "${TASKS_EXTENSION}" extension`,
   required: Object.freeze({ extensions: Object.freeze({ [TASKS_EXTENSION]: Object.freeze({}) }) }),
   declared: (capabilities) => {
-    const extensions = capabilities?.extensions;
+    const extensions = capabilities !== undefined && Object.hasOwn(capabilities, 'extensions') ? capabilities.extensions : undefined;
     return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, TASKS_EXTENSION);
   },
 };

@@ -87,5 +87,6 @@ export const CLIENT_REQUEST_CAPABILITY: Readonly<Record<string, keyof ClientCapa
 export function missingClientCapability(declared: ClientCapabilities, method: string): string | undefined {
   const needed = Object.hasOwn(CLIENT_REQUEST_CAPABILITY, method) ? CLIENT_REQUEST_CAPABILITY[method] : undefined;
   if (needed === undefined) return undefined;
-  return (declared as Record<string, unknown>)[needed] === undefined ? needed : undefined;
+  // An own member only: a polluted Object.prototype declares nothing for the client.
+  return Object.hasOwn(declared, needed) && (declared as Record<string, unknown>)[needed] !== undefined ? undefined : needed;
 }

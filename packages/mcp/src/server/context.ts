@@ -27,7 +27,6 @@ import { InputRound } from './inputRound.js';
 import { checkInputResponse } from './inputResponses.js';
 import type { ClientRequestOptions, RequestContext, ServerSession } from './types.js';
 
-/** The {@link RequestContext} implementation (see the module comment). */
 /**
  * `object[key]`, unless it is found only on `Object.prototype`: a polluted realm gives no request a progress token.
  * The prototype chain is walked only when `Object.prototype` has `key`.
@@ -40,6 +39,7 @@ function notInherited<T extends object, K extends keyof T & string>(object: T, k
   return undefined;
 }
 
+/** The {@link RequestContext} implementation (see the module comment). */
 export class ServerRequestContext implements RequestContext, DispatchContext {
   /** `params._meta` of the request, set by the method handler that reads the params. */
   requestMeta: Meta | undefined = undefined;

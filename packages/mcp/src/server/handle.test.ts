@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchboard/jsonrpc';
+import { createMemoryTransportPair, silentLogger, type JsonRpcParams, type JsonRpcRequest } from '@switchboard/jsonrpc';
 import type { ClientChannel } from './channel.js';
 import type { RequestFacts } from './requestFacts.js';
 import { McpServer } from './mcpServer.js';
@@ -132,6 +132,44 @@ describe('McpServer.handle: one request, no connect() and no session', () => {
       delete proto['io.modelcontextprotocol/logLevel'];
       delete proto['io.modelcontextprotocol/clientCapabilities'];
     }
+  });
+
+  it('a polluted Object.prototype declares no capability and gives no request a _meta', async () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto['sampling'] = {};
+    proto['_meta'] = { progressToken: 'inherited' };
+    try {
+      const server = makeServer();
+      const channel = new RecordingChannel();
+      // The work tool reports progress, logs, then samples: a client that declared no sampling is refused it.
+      const modern = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work","_meta":${JSON.stringify(MODERN_META)}}}`) as JsonRpcRequest;
+      expect(await server.handle(modern, { channel })).toMatchObject({ id: 1, error: { code: -32021 } });
+      const legacy = JSON.parse('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"work"}}') as JsonRpcRequest;
+      expect(await server.handle(legacy, { facts: facts({ logLevelRank: 9 }), channel })).toMatchObject({ id: 2, result: { isError: true } });
+      expect(channel.sent).toEqual([]);
+    } finally {
+      delete proto['sampling'];
+      delete proto['_meta'];
+    }
+  });
+
+  it('a refusal event names the client only by a well-formed client info', async () => {
+    const events: unknown[] = [];
+    for (const clientInfo of [{ name: 5 }, { name: 'c', version: '1' }]) {
+      const server = makeServer();
+      server.onRefused((event) => events.push(event.clientInfo));
+      const [client, serverSide] = createMemoryTransportPair();
+      client.onmessage = () => {};
+      await server.connect(serverSide);
+      await client.start();
+      await client.send({ jsonrpc: '2.0', id: 'i', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo } });
+      await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      // A second initialize in a session is refused.
+      await client.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } });
+      await new Promise((r) => setTimeout(r, 20));
+      await server.close();
+    }
+    expect(events).toEqual([undefined, { name: 'c', version: '1' }]);
   });
 
   it('resource not found is -32602 on a modern request, -32002 on a legacy one', async () => {

@@ -59,9 +59,10 @@ function requiredCapability(method: string, params: Record<string, unknown> | un
 
 function declares(declared: ClientCapabilities, needed: ClientCapabilities): boolean {
   const [name, inner] = Object.entries(needed)[0] as [string, Record<string, unknown>];
-  const value = (declared as Record<string, unknown>)[name];
+  // Own members only: a polluted Object.prototype declares nothing for the client.
+  const value = Object.hasOwn(declared, name) ? (declared as Record<string, unknown>)[name] : undefined;
   if (!isRecord(value)) return false;
-  return Object.keys(inner).every((flag) => value[flag] !== undefined);
+  return Object.keys(inner).every((flag) => Object.hasOwn(value, flag) && value[flag] !== undefined);
 }
 
 const REJECTED_HANDLED = (): void => {};

@@ -5,7 +5,7 @@
  * these; a middleware never sees them.
  */
 import type { JsonRpcError, JsonRpcId, JsonRpcRequest } from '@switchboard/jsonrpc';
-import { parseRequestEnvelope, protocolVersionClaim } from '../protocol/envelope.js';
+import { isImplementation, parseRequestEnvelope, protocolVersionClaim } from '../protocol/envelope.js';
 import type { Era } from '../protocol/revisions.js';
 import type { Implementation } from '../protocol/types.js';
 import type { DispatchContext } from './connection.js';
@@ -49,7 +49,7 @@ export function refusalEventOf(message: JsonRpcRequest, ctx: DispatchContext, er
     message: error.message,
     era: claim === undefined ? 'legacy' : 'modern',
     revision: claim === undefined ? ctx.facts.protocolVersion : claim,
-    clientInfo: info,
+    clientInfo: isImplementation(info) ? info : undefined,
     authInfo: ctx.extra?.authInfo ?? ctx.facts.authInfo ?? ctx.connection?.authInfo,
   };
 }

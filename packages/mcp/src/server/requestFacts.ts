@@ -93,8 +93,9 @@ export class ModernFacts implements RequestFacts {
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
- * The envelope of the modern-era `message` (one with a version claim): its `params._meta`, read in place (by its own
- * members only, see the protocol's `metaOf`).
+ * The envelope of the modern-era `message` (one with a version claim): its `params._meta`, in place when it is what
+ * `JSON.parse` makes (in a realm whose `Object.prototype` lacks the envelope's names), else a copy of its own members
+ * of those names (the protocol's `metaOf`).
  */
 export function modernMetaOf(message: JsonRpcRequest | JsonRpcNotification): Readonly<Record<string, unknown>> {
   return metaOf(message) ?? NO_META;

@@ -108,15 +108,18 @@ export class LegacyEra {
   #initialize(params: Parameters<MethodHandler>[0], ctx: DispatchContext & { readonly id: unknown }): unknown {
     const p = paramsRecord(params);
     const requested = requireString(p, 'protocolVersion');
-    if (p.capabilities !== undefined && !isRecord(p.capabilities)) throw invalidParams('"capabilities" must be an object');
-    if (p.clientInfo !== undefined && !isRecord(p.clientInfo)) throw invalidParams('"clientInfo" must be an object');
+    // Own members only: a polluted Object.prototype declares no capability and names no client.
+    const capabilities = Object.hasOwn(p, 'capabilities') ? p.capabilities : undefined;
+    const clientInfo = Object.hasOwn(p, 'clientInfo') ? p.clientInfo : undefined;
+    if (capabilities !== undefined && !isRecord(capabilities)) throw invalidParams('"capabilities" must be an object');
+    if (clientInfo !== undefined && !isRecord(clientInfo)) throw invalidParams('"clientInfo" must be an object');
     const served = this.#legacyServed;
     const version = served.includes(requested as LegacyRevision) ? (requested as LegacyRevision) : (served.at(-1) ?? LATEST_LEGACY_REVISION);
     const connection = ctx.connection!;
     connection.session = new SessionState({
       protocolVersion: version,
-      clientCapabilities: p.capabilities ?? {},
-      clientInfo: p.clientInfo as Implementation | undefined,
+      clientCapabilities: capabilities ?? {},
+      clientInfo: clientInfo as Implementation | undefined,
       initializeRequestId: ctx.id as SessionState['initializeRequestId'],
       serverCapabilities: this.#capabilities.capabilities,
     });

@@ -67,9 +67,11 @@ export function timingMiddleware(options: TimingMiddlewareOptions = {}): Middlew
   if (typeof slowMs !== 'number' || Number.isNaN(slowMs) || slowMs < 0) throw new RangeError(`Invalid slowMs: expected a number ≥ 0, got ${String(slowMs)}`);
   const notifications = options.notifications ?? true;
   const now = options.now ?? (() => performance.now());
+  const own = options.logger === undefined ? undefined : neverThrowing(options.logger);
   return (call, next) => {
     if (call.isNotification && !notifications) return next();
-    const logger = neverThrowing(options.logger ?? call.logger);
+    // The server's logger (call.logger) is already wrapped where the server was made.
+    const logger = own ?? call.logger;
     const started = now();
     const line = (outcome: Record<string, unknown>): void => {
       const duration = now() - started;

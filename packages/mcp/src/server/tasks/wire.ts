@@ -27,9 +27,9 @@ export const TASKS_EXTENSION_REQUIRED = Object.freeze({ extensions: { [TASKS_EXT
 
 /** Whether a client declared the 2026-07-28 tasks extension in its capabilities. */
 export function declaresTasksExtension(clientCapabilities: unknown): boolean {
-  if (!isRecord(clientCapabilities)) return false;
+  if (!isRecord(clientCapabilities) || !Object.hasOwn(clientCapabilities, 'extensions')) return false;
   const extensions = clientCapabilities.extensions;
-  return isRecord(extensions) && extensions[TASKS_EXTENSION] !== undefined;
+  return isRecord(extensions) && Object.hasOwn(extensions, TASKS_EXTENSION) && extensions[TASKS_EXTENSION] !== undefined;
 }
 
 /** A task on the wire: a JSON object with its `taskId`. */
