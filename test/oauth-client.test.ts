@@ -347,7 +347,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
   });
 
   it('a resource that moves to another authorization server: what was asked of the first is not asked of the second', async () => {
-    // 10 s tokens at the first server: refreshed before every request (30 s ahead), so a refused refresh drops the
+    // 10 s tokens at the first server, 30 s refresh margin: refreshed before every request, so a refused refresh drops the
     // refresh token before the 401 that makes the client discover the second server.
     const first = authorizationServer(10);
     const second = authorizationServer(3600);
@@ -365,7 +365,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       if (moved && targetOf(input) === `${first.issuer()}/token`) return json400();
       return fetch(input, init);
     };
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
+    const auth = oauth({ refreshMarginMs: 30_000, redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
     const client = await McpClient.connect({ connector: streamableHttp({ url: moving.url(), auth }), clientInfo: { name: 't', version: '1' } });
     try {
       await client.callTool({ name: 'admin', arguments: {} });
@@ -382,7 +382,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
   });
 
   it('a refresh that fails: unreached, the tokens stay and no sign-in is tried; failing or refused, a 401 signs in again', async () => {
-    // 10 s tokens: refreshed before every request (30 s ahead of expiry).
+    // 10 s tokens and a 30 s refresh margin: refreshed before every request.
     const { as: short, rs: guarded, close } = await protectedPair(10);
     type Failure = 'unreachable' | 'unavailable' | 'refresh broken' | 'refused once';
     let failure: Failure | undefined;
@@ -405,7 +405,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     const revoke = (): void => short.issued.clear();
     const whoami = (): Promise<unknown> => client.callTool({ name: 'whoami', arguments: {} }).then((result) => result.content, (error: unknown) => error);
     const hello = [{ type: 'text', text: 'hello' }];
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: flaky });
+    const auth = oauth({ refreshMarginMs: 30_000, redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: flaky });
     const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
     try {
       let signIns = 1;
@@ -445,11 +445,11 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
   });
 
   it('forget() while a refresh runs, before a request or after its 401: neither its tokens nor the scope asked before come back', async () => {
-    // 10 s tokens are refreshed before every request (30 s ahead of expiry); 3600 s ones after a 401 (revoked here).
+    // 10 s tokens with a 30 s refresh margin are refreshed before every request; 3600 s ones after a 401 (revoked here).
     for (const lifetime of [10, 3600]) {
       const { as: server, rs: guarded, close } = await protectedPair(lifetime);
       const gate = refreshGate(server.issuer);
-      const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: gate.fetch });
+      const auth = oauth({ refreshMarginMs: 30_000, redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: gate.fetch });
       const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
       try {
         for (const refuse of [true, false]) {
@@ -483,8 +483,47 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     }
   });
 
+  it('by default a token is refreshed at most half its lifetime ahead: 10 s tokens are not refreshed before every request', async () => {
+    const { as: server, rs: guarded, close } = await protectedPair(10);
+    let refreshes = 0;
+    const counting: typeof fetch = async (input, init) => {
+      if (isRefreshAt(server.issuer(), input, init)) refreshes++;
+      return fetch(input, init);
+    };
+    const keys: string[] = [];
+    const store = new (class extends InMemoryOAuthStore {
+      override saveTokens(resource: string, tokens: OAuthTokens | undefined): void {
+        keys.push(resource);
+        super.saveTokens(resource, tokens);
+      }
+    })();
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: counting, store });
+    const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
+    try {
+      for (let i = 0; i < 5; i++) expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(refreshes).toBe(0);
+      const key = keys.at(-1)!;
+      const stored = store.loadTokens(key)!;
+      expect(stored.expiresAt! - stored.issuedAt!).toBe(10_000);
+      // 4 s left of 10: within the 5 s margin, refreshed before the request (a process that starts on this store).
+      store.saveTokens(key, { ...stored, issuedAt: stored.issuedAt! - 6_000, expiresAt: stored.expiresAt! - 6_000 });
+      const restarted = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: counting, store });
+      const again = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth: restarted }), clientInfo: { name: 't', version: '1' } });
+      try {
+        expect((await again.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+        expect(refreshes).toBe(1);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await client.close();
+      await close();
+    }
+    expect(() => oauth({ refreshMarginMs: -1 })).toThrow(RangeError);
+  });
+
   it('tokens that live under the refresh margin, from a server that refuses every refresh: one sign-in, then the access token is used', async () => {
-    // 10 s tokens are refreshed before every request (30 s ahead). Dropping the whole token on a refused refresh sent
+    // 10 s tokens with a 30 s refresh margin are refreshed before every request. Dropping the whole token on a refused refresh sent
     // every request without one: a 401, a sign-in whose token was again refreshed and refused, until the resends ran out.
     const { as: server, rs: guarded, close } = await protectedPair(10);
     let refreshes = 0;
@@ -495,7 +534,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       }
       return fetch(input, init);
     };
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
+    const auth = oauth({ refreshMarginMs: 30_000, redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: refusing });
     const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
     try {
       for (let i = 0; i < 3; i++) expect((await client.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
@@ -637,6 +676,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
   });
 
   it('a 401 during a refresh before another request is decided by what the refresh left; without a sign-in, a failed refresh says why', async () => {
+    // 10 s tokens with a 30 s refresh margin: refreshed before every request.
     const { as: short, rs: guarded, close } = await protectedPair(10);
     const gate = refreshGate(short.issuer);
     let unavailable = false;
@@ -648,7 +688,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       return gate.fetch(input, init);
     };
     const store = new InMemoryOAuthStore();
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: controlled, store });
+    const auth = oauth({ refreshMarginMs: 30_000, redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: controlled, store });
     const client = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth }), clientInfo: { name: 't', version: '1' } });
     const url = new URL(guarded.url());
     const unauthorized = (): Response => new Response('', { status: 401, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"` } });
@@ -674,7 +714,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       }
       // Another process on the same store without an authorize callback, the token endpoint failing: the 401's
       // refresh fails and its error is what the call reports (not "needs a sign-in").
-      const headless = oauth({ fetch: controlled, store });
+      const headless = oauth({ refreshMarginMs: 30_000, fetch: controlled, store });
       const other = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth: headless }), clientInfo: { name: 't', version: '1' } });
       try {
         unavailable = true;

@@ -16,7 +16,7 @@ import { discoverAuthorizationServer, discoverResource, type OAuthHttp } from '.
 import { DpopKey } from './dpop.js';
 import { clientIdentity } from './clientIdentity.js';
 import { pkcePair, randomToken } from './oauthCrypto.js';
-import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, type OAuthOptions } from './oauthOptions.js';
+import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, DEFAULT_REFRESH_MARGIN_MS, type OAuthOptions } from './oauthOptions.js';
 import { InMemoryOAuthStore, type OAuthStore, type OAuthTokens } from './oauthStore.js';
 import { requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
 
@@ -43,8 +43,6 @@ interface ResourceState {
 
 /** Servers whose state is kept in memory (the store keeps the tokens); the oldest is dropped beyond. */
 const MAX_RESOURCES = 64;
-/** A token this close to its expiry (ms) is refreshed before it is sent. */
-const EXPIRY_MARGIN_MS = 30_000;
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /** The union of two space-separated scope lists, in order of first appearance. */
@@ -86,13 +84,17 @@ export class OAuthClientAuth implements HttpClientAuth {
     this.#store = options.store ?? new InMemoryOAuthStore();
     this.#http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS };
     this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
+    const margin = options.refreshMarginMs;
+    if (margin !== undefined && !(typeof margin === 'number' && margin >= 0 && margin < Infinity)) {
+      throw new RangeError(`Invalid option refreshMarginMs: expected a number of ms >= 0, got ${String(margin)}`);
+    }
   }
 
   async headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>> {
     const state = this.#state(request.url);
     let tokens = await this.#tokens(state);
     if (tokens === undefined) return {};
-    if (tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS < Date.now() && tokens.refreshToken !== undefined) {
+    if (tokens.expiresAt !== undefined && tokens.expiresAt - this.#refreshMargin(tokens) < Date.now() && tokens.refreshToken !== undefined) {
       // Refreshed before it is sent; when that fails the token goes out as it is and the server's 401 decides.
       await this.#single(state, 'refresh', () => this.#refresh(state, tokens as OAuthTokens, { beforeUse: true })).catch(() => undefined);
       tokens = state.tokens;
@@ -104,6 +106,14 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     // RFC 6750 §2.1, MCP 2025-11-25 basic/authorization.mdx "Token Requirements": the token in `Authorization: Bearer`.
     return { Authorization: `Bearer ${tokens.accessToken}` };
+  }
+
+  /** How long before `tokens` expire they are refreshed before use: see {@link OAuthOptions.refreshMarginMs}. */
+  #refreshMargin(tokens: OAuthTokens): number {
+    const given = this.#options.refreshMarginMs;
+    if (given !== undefined) return given;
+    const lifetime = tokens.expiresAt !== undefined && tokens.issuedAt !== undefined ? tokens.expiresAt - tokens.issuedAt : Infinity;
+    return Math.min(DEFAULT_REFRESH_MARGIN_MS, lifetime / 2);
   }
 
   answered(request: AuthRequestFacts, response: Response): void {
@@ -452,7 +462,7 @@ export class OAuthClientAuth implements HttpClientAuth {
       // The sign-in that follows (a 401 after a restart, say) still widens from what these tokens were granted.
       if (state.asked?.issuer !== tokens.issuer) state.asked = { issuer: tokens.issuer, scope: tokens.scope };
       // Before use, an access token not yet expired is still good (until the server's 401 says otherwise): it stays,
-      // without the refused refresh token. A client given tokens that live under EXPIRY_MARGIN_MS would otherwise
+      // without the refused refresh token. A client given tokens that live under the refresh margin would otherwise
       // never send one, signing in again at every request.
       const { refreshToken: _refused, ...access } = tokens;
       const usable = at.beforeUse && (tokens.expiresAt === undefined || tokens.expiresAt > Date.now());
@@ -468,13 +478,14 @@ export class OAuthClientAuth implements HttpClientAuth {
   #tokensOf(response: TokenResponse, facts: { readonly metadata: AuthorizationServerMetadata; readonly resource: string | undefined; readonly requested: string | undefined }): OAuthTokens {
     const { metadata, resource, requested } = facts;
     const scope = response.scope ?? requested;
+    const now = Date.now();
     return {
       issuer: metadata.issuer,
       ...(resource === undefined ? {} : { resource }),
       accessToken: response.access_token,
       tokenType: response.token_type,
       ...(response.refresh_token === undefined ? {} : { refreshToken: response.refresh_token }),
-      ...(response.expires_in === undefined ? {} : { expiresAt: Date.now() + response.expires_in * 1000 }),
+      ...(response.expires_in === undefined ? {} : { expiresAt: now + response.expires_in * 1000, issuedAt: now }),
       ...(scope === undefined ? {} : { scope }),
     };
   }

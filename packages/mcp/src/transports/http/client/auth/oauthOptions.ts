@@ -104,6 +104,12 @@ export interface OAuthOptions {
    * fails with `step_up_limit`; the transport resends a request at most `MAX_AUTH_RESENDS` (5) times in all. @default 2
    */
   readonly maxStepUps?: number;
+  /**
+   * How long (ms) before its expiry an access token is refreshed before it is sent (when there is a refresh token).
+   * When not given: 30 s, and at most half the token's lifetime, so that a token issued for 10 s is refreshed 5 s
+   * before it expires rather than before every request. When given, exactly this. @default min(30_000, lifetime / 2)
+   */
+  readonly refreshMarginMs?: number;
   /** Where tokens and registrations are kept. @default a new `InMemoryOAuthStore` */
   readonly store?: OAuthStore;
   /** The `fetch` for metadata, registration and token calls. @default the runtime's client fetch */
@@ -114,5 +120,7 @@ export interface OAuthOptions {
 
 /** Default of {@link OAuthOptions.maxStepUps}. */
 export const DEFAULT_MAX_STEP_UPS = 2;
+/** The most of {@link OAuthOptions.refreshMarginMs} by default (ms). */
+export const DEFAULT_REFRESH_MARGIN_MS = 30_000;
 /** Default of {@link OAuthOptions.timeoutMs}. */
 export const DEFAULT_OAUTH_TIMEOUT_MS = 30_000;

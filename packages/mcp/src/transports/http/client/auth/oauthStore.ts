@@ -18,6 +18,11 @@ export interface OAuthTokens {
   readonly refreshToken?: string;
   /** When the access token expires, in ms since the epoch (from `expires_in`); absent when the AS did not say. */
   readonly expiresAt?: number;
+  /**
+   * When the token endpoint answered, in ms since the epoch (with `expiresAt`: the token's lifetime, which bounds how
+   * early it is refreshed); absent in tokens stored before it was recorded.
+   */
+  readonly issuedAt?: number;
   /** The scopes granted (the response's `scope`, else those requested), space-separated. */
   readonly scope?: string;
 }
