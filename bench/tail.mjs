@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { ROWS } from './matrix.mjs';
 import { startServer } from './lib/measure.mjs';
 import { drive, echoText } from './lib/loadgen.mjs';
+import { stopAll } from './lib/proc.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -27,11 +28,30 @@ if (found === undefined) {
 }
 const i = argv.indexOf('--seconds');
 const seconds = i === -1 ? 3 : Number(argv[i + 1]);
+if (!(seconds > 0 && seconds <= 600)) {
+  console.error(`--seconds: expected a number of seconds in (0, 600], got ${argv[i + 1]}`);
+  process.exit(2);
+}
 const row = { ...found, script: join(here, 'servers', found.script) };
 const out = join(tmpdir(), `switchboard-tail-${process.pid}.txt`);
 process.env.TAIL_OUT = out;
+const removeFiles = () => {
+  rmSync(out, { force: true });
+  rmSync(`${out}.gc`, { force: true });
+};
 const server = await startServer(row, { sockets: 1, nodeFlags: ['--require', join(here, 'lib', 'tailPreload.cjs')] });
+// Interrupted: the server is stopped by its PID and the preload's files go, as at the end of a run.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    stopAll();
+    removeFiles();
+    process.exit(130);
+  });
+}
 const calls = [];
+let handled;
+let collections;
+let stopped = false;
 try {
   const warm = await drive(server.client, { concurrency: 1, payloadBytes: 64, durationMs: 2000, maxRequests: 1e7, record: false, nextId: 1 });
   let id = warm.nextId;
@@ -50,15 +70,16 @@ try {
     one();
   });
   await new Promise((r) => setTimeout(r, 1200)); // the preload writes once a second
+  await server.stop();
+  stopped = true;
+  const lines = (file) => readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
+  handled = lines(out).map((l) => l.split(' ').map(BigInt));
+  collections = lines(`${out}.gc`).map((l) => l.split(' ').map(Number));
 } finally {
   delete process.env.TAIL_OUT;
-  await server.stop();
+  if (!stopped) await server.stop();
+  removeFiles();
 }
-const lines = (file) => readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
-const handled = lines(out).map((l) => l.split(' ').map(BigInt));
-const collections = lines(`${out}.gc`).map((l) => l.split(' ').map(Number));
-rmSync(out, { force: true });
-rmSync(`${out}.gc`, { force: true });
 
 // One call in flight: each call's request is the first the server saw after the call was sent.
 const rows = [];

@@ -515,6 +515,16 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       } finally {
         await again.close();
       }
+      // An issue time that makes no lifetime (a hand-edited file): the 30 s margin, refreshed 20 s before expiry.
+      const fresh = store.loadTokens(key)!;
+      store.saveTokens(key, { ...fresh, issuedAt: Date.now() + 3_600_000, expiresAt: Date.now() + 20_000 });
+      const edited = await McpClient.connect({ connector: streamableHttp({ url: guarded.url(), auth: oauth({ redirectUri: 'http://127.0.0.1:1/callback', authorize: follow, fetch: counting, store }) }), clientInfo: { name: 't', version: '1' } });
+      try {
+        expect((await edited.callTool({ name: 'whoami', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello' }]);
+        expect(refreshes).toBe(2);
+      } finally {
+        await edited.close();
+      }
     } finally {
       await client.close();
       await close();

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { neverThrowing, silentLogger, type Logger } from './logger.js';
 
@@ -38,6 +39,11 @@ describe('neverThrowing', () => {
       // eslint-disable-next-line @typescript-eslint/no-misused-promises
       const logger = neverThrowing({ debug() {}, info() {}, warn() {}, error: async () => Promise.reject(new Error('async logger broke')) });
       logger.error('x');
+      // A promise of another realm, and a thenable whose then throws.
+      const foreign = neverThrowing({ debug() {}, info() {}, warn: () => runInNewContext('Promise.reject(new Error("foreign"))') as void, error() {} });
+      foreign.warn('y');
+      const thenable = neverThrowing({ debug: () => ({ then: () => { throw new Error('then broke'); } }) as unknown as void, info() {}, warn() {}, error() {} });
+      thenable.debug('z');
       await new Promise((r) => setTimeout(r, 20));
       expect(unhandled).toEqual([]);
     } finally {

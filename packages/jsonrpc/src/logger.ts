@@ -33,7 +33,10 @@ const safe = new WeakSet<Logger>([silentLogger]);
  *
  * @param logger - The host's logger.
  * @returns A frozen logger whose four methods call `logger`'s own (with `logger` as `this`) and swallow what they throw,
- *   or the rejection of the promise they return.
+ *   or the rejection of the promise (any thenable) they return.
+ * @example
+ * const logger = neverThrowing(hostLogger); // hostLogger.warn may throw: logger.warn never does
+ * new Peer({ transport, logger });
  */
 export function neverThrowing(logger: Logger): Logger {
   if (safe.has(logger)) return logger;
@@ -41,9 +44,10 @@ export function neverThrowing(logger: Logger): Logger {
   for (const level of LEVELS) {
     wrapped[level] = (message, fields) => {
       try {
-        // `void` accepts a promise: an async method's rejection is the same failure as a throw.
+        // `void` accepts a promise: an async method's rejection is the same failure as a throw (any thenable, one of
+        // another realm included: Promise.resolve adopts it, and a `then` that throws rejects it).
         const returned: unknown = logger[level](message, fields);
-        if (returned instanceof Promise) returned.then(undefined, noop);
+        if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') Promise.resolve(returned).then(undefined, noop);
       } catch {
         // The host's logger failed: this line is dropped.
       }

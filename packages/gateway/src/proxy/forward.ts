@@ -99,6 +99,11 @@ function toolName<I, R>(upstream: Upstream<I, R>, input: I): string | undefined 
   return upstream.tool ? (input as { readonly name?: string }).name : undefined;
 }
 
+/** Whether the front client declared `roots`, as an own member (a polluted `Object.prototype` declares nothing). */
+function declaresRoots(capabilities: object): boolean {
+  return Object.hasOwn(capabilities, 'roots') && (capabilities as { readonly roots?: unknown }).roots !== undefined;
+}
+
 /** Whether an upstream request failed because we gave up on it (aborted, timed out): its handler may go on and ask. */
 function givenUp(error: unknown): boolean {
   return error instanceof RequestAbortedError || error instanceof RequestTimeoutError;
@@ -277,7 +282,7 @@ export class Forwarder {
     const call = taggedCall(tag);
     if (call === undefined) return null;
     if (!call.open) return ENDED;
-    return !roots || call.ctx.clientCapabilities.roots !== undefined ? call : undefined;
+    return !roots || declaresRoots(call.ctx.clientCapabilities) ? call : undefined;
   }
 
   /**
@@ -299,7 +304,7 @@ export class Forwarder {
       const who = ownerOf(call);
       if (owner === NONE) owner = who;
       else if (who !== owner) return AMBIGUOUS;
-      if (!roots || call.ctx.clientCapabilities.roots !== undefined) taker = call;
+      if (!roots || declaresRoots(call.ctx.clientCapabilities)) taker = call;
     }
     // A request given up on lately may be the one asking: it takes nothing, but its caller counts.
     if (taker !== undefined && this.#abandoned.size > 0) {

@@ -74,7 +74,7 @@ export type { StderrTailOptions } from '../transports/stdio/stderrTail.js';
 export type { SseEvent } from '../transports/http/sse/sseDecoder.js';
 export type { FetchLike, HttpClientHeaders, HttpClientRequestInit, HttpHeaderFields } from '../transports/http/client/clientHttp.js';
 export { oauth, OAuthClientAuth } from '../transports/http/client/auth/oauthClient.js';
-export { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS } from '../transports/http/client/auth/oauthOptions.js';
+export { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, DEFAULT_REFRESH_MARGIN_MS } from '../transports/http/client/auth/oauthOptions.js';
 export type { OAuthAssertionRequest, OAuthAuthorizer, OAuthAuthorizeRequest, OAuthGrant, OAuthOptions, OAuthPreRegisteredClient } from '../transports/http/client/auth/oauthOptions.js';
 export { idJagAssertion } from '../transports/http/client/auth/enterpriseAuth.js';
 export type { IdJagAssertionOptions } from '../transports/http/client/auth/enterpriseAuth.js';

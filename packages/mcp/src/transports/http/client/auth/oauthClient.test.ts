@@ -245,7 +245,8 @@ async function run(commands: readonly Command[], s: fc.Scheduler): Promise<{ wor
     }
   };
   const start = (): { auth: ReturnType<typeof oauth>; mcp: FetchLike } => {
-    const auth = oauth({ fetch, authorize, store, redirectUri: REDIRECT, client: { clientId: 'client-1', tokenEndpointAuthMethod: 'none' } });
+    // A 30 s margin: the 10 s lifetimes are refreshed before every use (the default would wait 5 s).
+    const auth = oauth({ fetch, authorize, store, redirectUri: REDIRECT, refreshMarginMs: 30_000, client: { clientId: 'client-1', tokenEndpointAuthMethod: 'none' } });
     return { auth, mcp: authorizedFetch(fetch, auth) };
   };
   let { auth, mcp } = start();

@@ -112,8 +112,9 @@ export class OAuthClientAuth implements HttpClientAuth {
   #refreshMargin(tokens: OAuthTokens): number {
     const given = this.#options.refreshMarginMs;
     if (given !== undefined) return given;
-    const lifetime = tokens.expiresAt !== undefined && tokens.issuedAt !== undefined ? tokens.expiresAt - tokens.issuedAt : Infinity;
-    return Math.min(DEFAULT_REFRESH_MARGIN_MS, lifetime / 2);
+    // A lifetime that is not a positive number (tokens stored before issuedAt, a hand-edited file) is taken as unknown.
+    const lifetime = typeof tokens.expiresAt === 'number' && typeof tokens.issuedAt === 'number' ? tokens.expiresAt - tokens.issuedAt : NaN;
+    return lifetime > 0 ? Math.min(DEFAULT_REFRESH_MARGIN_MS, lifetime / 2) : DEFAULT_REFRESH_MARGIN_MS;
   }
 
   answered(request: AuthRequestFacts, response: Response): void {

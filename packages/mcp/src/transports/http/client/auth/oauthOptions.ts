@@ -107,7 +107,8 @@ export interface OAuthOptions {
   /**
    * How long (ms) before its expiry an access token is refreshed before it is sent (when there is a refresh token).
    * When not given: 30 s, and at most half the token's lifetime, so that a token issued for 10 s is refreshed 5 s
-   * before it expires rather than before every request. When given, exactly this. @default min(30_000, lifetime / 2)
+   * before it expires rather than before every request (tokens stored without `issuedAt`, whose lifetime is unknown:
+   * 30 s). When given, exactly this. @default min(30_000, lifetime / 2)
    */
   readonly refreshMarginMs?: number;
   /** Where tokens and registrations are kept. @default a new `InMemoryOAuthStore` */
