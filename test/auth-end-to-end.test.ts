@@ -113,6 +113,8 @@ const observed: typeof fetch = async (input, init) => {
 function signIn(store = new InMemoryOAuthStore()): ReturnType<typeof oauth> {
   return oauth({
     redirectUri: 'http://127.0.0.1:9/callback',
+    // The provider's tokens live 1 s: with a 30 s margin each is refreshed before it is used, so every run refreshes.
+    refreshMarginMs: 30_000,
     store,
     fetch: observed,
     authorize: async ({ authorizationUrl, redirectUri }) => {
@@ -172,7 +174,7 @@ describe('oauth() + auth: { jwtVerifier } + oidc-provider, end to end', () => {
   it('DPoP: against a server that requires it, oauth() gets a DPoP-bound token from the provider and proves it per request', async () => {
     grants.length = 0;
     const store = new InMemoryOAuthStore();
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', store, fetch: observed, authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', refreshMarginMs: 30_000, store, fetch: observed, authorize: async ({ authorizationUrl, redirectUri }) => signInAtOidcProvider(authorizationUrl, redirectUri) });
     await auth.signIn(dpopResource);
     const bound = store.loadTokens(dpopResource)!;
     // Bound to the client's key (RFC 9449 §6.1: the token's cnf.jkt), and typed DPoP.

@@ -128,7 +128,8 @@ describe.skipIf(provider === undefined)('oauth() against oidc-provider (a real a
       if (target.endsWith('/token')) grants.push(new URLSearchParams(typeof init?.body === 'string' ? init.body : '').get('grant_type') ?? '');
       return fetch(input, init);
     };
-    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', authorize: signInAsAlice, fetch: observed });
+    // The provider's tokens live 20 s: with a 30 s margin the first is refreshed before its first use.
+    const auth = oauth({ redirectUri: 'http://127.0.0.1:9/callback', refreshMarginMs: 30_000, authorize: signInAsAlice, fetch: observed });
     await auth.signIn(`${base}/mcp`);
     const client = await McpClient.connect({ connector: streamableHttp({ url: `${base}/mcp`, auth }), clientInfo: { name: 't', version: '1' } });
     try {
