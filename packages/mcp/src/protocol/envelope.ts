@@ -91,7 +91,8 @@ function prototypeLacksEnvelopeNames(): boolean {
 }
 
 /**
- * `value`'s own members of {@link ENVELOPE_NAMES}, to be read by name; `undefined` when `value` is not a record.
+ * `value`'s own members of {@link ENVELOPE_NAMES}, to be read by name (a member whose value is `undefined`, which JSON
+ * never yields, reads as absent); `undefined` when `value` is not a record.
  * `value` itself when it is what `JSON.parse` makes and `Object.prototype` lacks those names, else a null-prototype
  * copy of those own members: nothing inherited is read (a polluted realm gives no request a progress token or
  * capabilities), as the classifier reads a message's members.
@@ -124,9 +125,8 @@ export function isImplementation(info: unknown): info is Implementation {
  * @example protocolVersionClaim({ jsonrpc: '2.0', method: 'ping', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 7 } } }) // ''
  */
 export function protocolVersionClaim(message: JsonRpcRequest | JsonRpcNotification): string | undefined {
-  const meta = metaOf(message);
-  if (meta === undefined || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) return undefined;
-  const value = meta[PROTOCOL_VERSION_META_KEY];
+  const value = metaOf(message)?.[PROTOCOL_VERSION_META_KEY];
+  if (value === undefined) return undefined;
   return typeof value === 'string' ? value : '';
 }
 
@@ -143,10 +143,10 @@ export function parseRequestEnvelope(message: JsonRpcRequest | JsonRpcNotificati
   if (meta === undefined) return EMPTY_ENVELOPE;
   const token = meta.progressToken;
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-  if (!Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)) {
+  const claim = meta[PROTOCOL_VERSION_META_KEY];
+  if (claim === undefined) {
     return progressToken === undefined ? EMPTY_ENVELOPE : Object.freeze({ protocolVersion: undefined, progressToken });
   }
-  const claim = meta[PROTOCOL_VERSION_META_KEY];
   const envelope: { -readonly [K in keyof RequestEnvelope]: RequestEnvelope[K] } = { protocolVersion: typeof claim === 'string' ? claim : '' };
   const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
   if (isRecord(capabilities)) envelope.clientCapabilities = capabilities;
@@ -178,19 +178,16 @@ export function envelopeProblem(message: JsonRpcRequest | JsonRpcNotification): 
   // Notifications carry only the claim (MCP 2026-07-28 schema.ts `NotificationMetaObject`).
   if (!('id' in message)) return undefined;
   if (!isRecord(meta[CLIENT_CAPABILITIES_META_KEY])) return `"${CLIENT_CAPABILITIES_META_KEY}" is required in params._meta (an object)`;
-  if (Object.hasOwn(meta, CLIENT_INFO_META_KEY)) {
-    const info = meta[CLIENT_INFO_META_KEY];
-    if (!isImplementation(info)) {
-      return `"${CLIENT_INFO_META_KEY}" in params._meta must be an object with string "name" and "version"`;
-    }
+  // `meta` finds only own members (metaOf), so a read is the presence test (no Object.hasOwn per field).
+  const info = meta[CLIENT_INFO_META_KEY];
+  if (info !== undefined && !isImplementation(info)) {
+    return `"${CLIENT_INFO_META_KEY}" in params._meta must be an object with string "name" and "version"`;
   }
-  if (Object.hasOwn(meta, LOG_LEVEL_META_KEY)) {
-    const level = meta[LOG_LEVEL_META_KEY];
-    if (typeof level !== 'string' || !LEVELS.has(level)) return `"${LOG_LEVEL_META_KEY}" in params._meta must be one of ${LOGGING_LEVELS.join(', ')}`;
+  const level = meta[LOG_LEVEL_META_KEY];
+  if (level !== undefined && (typeof level !== 'string' || !LEVELS.has(level))) {
+    return `"${LOG_LEVEL_META_KEY}" in params._meta must be one of ${LOGGING_LEVELS.join(', ')}`;
   }
-  if (Object.hasOwn(meta, 'progressToken')) {
-    const token = meta.progressToken;
-    if (typeof token !== 'string' && typeof token !== 'number') return '"progressToken" in params._meta must be a string or a number';
-  }
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') return '"progressToken" in params._meta must be a string or a number';
   return undefined;
 }
