@@ -332,6 +332,11 @@ describe.each(['web', 'node'] as const)('modern Streamable HTTP via %s', (kind) 
       // Header 2026-07-28 with a body claiming v999.0.0: the mismatch wins over the unsupported version.
       const mismatch = modern('server/discover', { _meta: { ...META, [PROTOCOL_VERSION_META_KEY]: 'v999.0.0' } });
       expect((await refused(mismatch, 400, -32020)).message).toBe("Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match the body's protocol version 'v999.0.0'");
+      // A claim that is no string (or an empty one) is a malformed envelope, named as such: nothing to match.
+      for (const claim of [7, '', null]) {
+        const malformed = await refused(modern('tools/list', { _meta: { ...META, [PROTOCOL_VERSION_META_KEY]: claim } }), 400, -32602);
+        expect(malformed.message).toContain('"io.modelcontextprotocol/protocolVersion" in params._meta must be a non-empty string');
+      }
     });
 
     it('Mcp-Method must be there and equal the method: names without case, values with it, white space trimmed', async () => {

@@ -47,9 +47,13 @@ function paramsOf(message: JsonRpcRequest | JsonRpcNotification): Record<string,
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : undefined;
 }
 
-/** Rung 4: `MCP-Protocol-Version` equals the body's claim (nothing to compare without a claim). */
+/**
+ * Rung 4: `MCP-Protocol-Version` equals the body's claim. Nothing to compare without a claim, nor with a claim that
+ * is not a non-empty string (`''`): the envelope rung names that field (-32602), as on stdio, where a header could
+ * only be said to differ from a value the body does not have.
+ */
 function versionHeaderRefusal(facts: StreamableHttpFacts, claim: string | undefined): InboundRefusal | undefined {
-  if (claim === undefined) return undefined;
+  if (claim === undefined || claim === '') return undefined;
   const header = trimmed(facts.protocolVersionHeader);
   if (header === undefined) return headerMismatch('the MCP-Protocol-Version header is required');
   return header === claim ? undefined : headerMismatch(`MCP-Protocol-Version header value '${header}' does not match the body's protocol version '${claim}'`);
