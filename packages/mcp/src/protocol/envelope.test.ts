@@ -73,6 +73,8 @@ describe('request envelope', () => {
       expect(envelopeProblem(request({ _meta: modernMeta }))).toBeUndefined();
       proto['_meta'] = { progressToken: 9 };
       expect(parseRequestEnvelope(request({ name: 'x' }))).toBe(EMPTY_ENVELOPE);
+      // The shared empty envelope has no prototype to inherit through.
+      expect(EMPTY_ENVELOPE.progressToken).toBeUndefined();
     } finally {
       for (const name of names) delete proto[name];
     }

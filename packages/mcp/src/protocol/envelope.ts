@@ -54,8 +54,11 @@ export const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId'
 /** The `_meta` key of the server's name and version on a modern-era result (MCP 2026-07-28 basic/index.mdx "Per-response protocol fields"). */
 export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
-/** The envelope of a legacy-era message without a progress token: shared, so the fast path allocates nothing. */
-export const EMPTY_ENVELOPE: RequestEnvelope = Object.freeze({ protocolVersion: undefined });
+/**
+ * The envelope of a legacy-era message without a progress token: shared, so the fast path allocates nothing. It has
+ * no prototype, so a polluted `Object.prototype` gives it no field.
+ */
+export const EMPTY_ENVELOPE: RequestEnvelope = Object.freeze(Object.assign(Object.create(null) as object, { protocolVersion: undefined }));
 
 const LEVELS: ReadonlySet<string> = new Set(LOGGING_LEVELS);
 

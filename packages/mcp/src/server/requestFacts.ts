@@ -90,7 +90,8 @@ export class ModernFacts implements RequestFacts {
   }
 }
 
-const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+/** No prototype: a polluted `Object.prototype` gives it no member. */
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
 
 /**
  * The envelope of the modern-era `message` (one with a version claim): its `params._meta`, in place when it is what
