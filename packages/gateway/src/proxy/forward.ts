@@ -14,7 +14,7 @@
  */
 import type { Cancellation, Logger } from '@switchboard/jsonrpc';
 import { RequestAbortedError, RequestTimeoutError, type McpClient } from '@switchboard/mcp/client';
-import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, type ProgressParams } from '@switchboard/mcp';
+import { McpError, McpErrorCode, MissingClientCapabilityError, isModernRevision, missingClientCapability, type ProgressParams } from '@switchboard/mcp';
 import { InputRequiredSignal, InvalidInputResponseError, ToolError, type RequestContext } from '@switchboard/mcp/server';
 import { CallsInFlight, FrontCall, LiveCall, taggedCall, type CallInFlight, type QuestionEvent, type UpstreamEvent } from './frontCall.js';
 import { callerOf, type CallerSessions, type UpstreamSession } from './callerSessions.js';
@@ -97,11 +97,6 @@ function toolFailure(call: CallInFlight, error: unknown): unknown {
 /** The tool a `tools/call` names (its input is the call's params), for the words of a failure. */
 function toolName<I, R>(upstream: Upstream<I, R>, input: I): string | undefined {
   return upstream.tool ? (input as { readonly name?: string }).name : undefined;
-}
-
-/** Whether the front client declared `roots`, as an own member (a polluted `Object.prototype` declares nothing). */
-function declaresRoots(capabilities: object): boolean {
-  return Object.hasOwn(capabilities, 'roots') && (capabilities as { readonly roots?: unknown }).roots !== undefined;
 }
 
 /** Whether an upstream request failed because we gave up on it (aborted, timed out): its handler may go on and ask. */
@@ -282,7 +277,7 @@ export class Forwarder {
     const call = taggedCall(tag);
     if (call === undefined) return null;
     if (!call.open) return ENDED;
-    return !roots || declaresRoots(call.ctx.clientCapabilities) ? call : undefined;
+    return !roots || missingClientCapability(call.ctx.clientCapabilities, 'roots/list') === undefined ? call : undefined;
   }
 
   /**
@@ -304,7 +299,7 @@ export class Forwarder {
       const who = ownerOf(call);
       if (owner === NONE) owner = who;
       else if (who !== owner) return AMBIGUOUS;
-      if (!roots || declaresRoots(call.ctx.clientCapabilities)) taker = call;
+      if (!roots || missingClientCapability(call.ctx.clientCapabilities, 'roots/list') === undefined) taker = call;
     }
     // A request given up on lately may be the one asking: it takes nothing, but its caller counts.
     if (taker !== undefined && this.#abandoned.size > 0) {

@@ -16,7 +16,7 @@ import { discoverAuthorizationServer, discoverResource, type OAuthHttp } from '.
 import { DpopKey } from './dpop.js';
 import { clientIdentity } from './clientIdentity.js';
 import { pkcePair, randomToken } from './oauthCrypto.js';
-import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, DEFAULT_REFRESH_MARGIN_MS, type OAuthOptions } from './oauthOptions.js';
+import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, refreshMarginOf, type OAuthOptions } from './oauthOptions.js';
 import { InMemoryOAuthStore, type OAuthStore, type OAuthTokens } from './oauthStore.js';
 import { requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
 
@@ -94,7 +94,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     const state = this.#state(request.url);
     let tokens = await this.#tokens(state);
     if (tokens === undefined) return {};
-    if (tokens.expiresAt !== undefined && tokens.expiresAt - this.#refreshMargin(tokens) < Date.now() && tokens.refreshToken !== undefined) {
+    if (tokens.expiresAt !== undefined && tokens.expiresAt - refreshMarginOf(tokens, this.#options.refreshMarginMs) < Date.now() && tokens.refreshToken !== undefined) {
       // Refreshed before it is sent; when that fails the token goes out as it is and the server's 401 decides.
       await this.#single(state, 'refresh', () => this.#refresh(state, tokens as OAuthTokens, { beforeUse: true })).catch(() => undefined);
       tokens = state.tokens;
@@ -106,15 +106,6 @@ export class OAuthClientAuth implements HttpClientAuth {
     }
     // RFC 6750 §2.1, MCP 2025-11-25 basic/authorization.mdx "Token Requirements": the token in `Authorization: Bearer`.
     return { Authorization: `Bearer ${tokens.accessToken}` };
-  }
-
-  /** How long before `tokens` expire they are refreshed before use: see {@link OAuthOptions.refreshMarginMs}. */
-  #refreshMargin(tokens: OAuthTokens): number {
-    const given = this.#options.refreshMarginMs;
-    if (given !== undefined) return given;
-    // A lifetime that is not a positive number (tokens stored before issuedAt, a hand-edited file) is taken as unknown.
-    const lifetime = typeof tokens.expiresAt === 'number' && typeof tokens.issuedAt === 'number' ? tokens.expiresAt - tokens.issuedAt : NaN;
-    return lifetime > 0 ? Math.min(DEFAULT_REFRESH_MARGIN_MS, lifetime / 2) : DEFAULT_REFRESH_MARGIN_MS;
   }
 
   answered(request: AuthRequestFacts, response: Response): void {

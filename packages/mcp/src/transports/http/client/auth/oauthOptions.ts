@@ -6,7 +6,7 @@
  * @see MCP 2026-07-28 basic/authorization/client-registration.mdx "Client Registration Approaches" (the priority)
  */
 import type { FetchLike } from '../clientHttp.js';
-import type { OAuthStore } from './oauthStore.js';
+import type { OAuthStore, OAuthTokens } from './oauthStore.js';
 
 /** What the `authorize` callback is given: the URL to open in a user-agent, and what the redirect must carry. */
 export interface OAuthAuthorizeRequest {
@@ -123,5 +123,16 @@ export interface OAuthOptions {
 export const DEFAULT_MAX_STEP_UPS = 2;
 /** The most of {@link OAuthOptions.refreshMarginMs} by default (ms). */
 export const DEFAULT_REFRESH_MARGIN_MS = 30_000;
+
+/**
+ * How long (ms) before `tokens` expire they are refreshed before use: `given` ({@link OAuthOptions.refreshMarginMs})
+ * when set, else {@link DEFAULT_REFRESH_MARGIN_MS} and at most half their lifetime. A lifetime that is not a positive
+ * number (tokens stored before `issuedAt` was recorded, a hand-edited file) is unknown: the default then.
+ */
+export function refreshMarginOf(tokens: Pick<OAuthTokens, 'expiresAt' | 'issuedAt'>, given: number | undefined): number {
+  if (given !== undefined) return given;
+  const lifetime = typeof tokens.expiresAt === 'number' && typeof tokens.issuedAt === 'number' ? tokens.expiresAt - tokens.issuedAt : NaN;
+  return lifetime > 0 ? Math.min(DEFAULT_REFRESH_MARGIN_MS, lifetime / 2) : DEFAULT_REFRESH_MARGIN_MS;
+}
 /** Default of {@link OAuthOptions.timeoutMs}. */
 export const DEFAULT_OAUTH_TIMEOUT_MS = 30_000;
