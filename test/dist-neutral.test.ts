@@ -2,7 +2,8 @@
  * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`, `./client`) must load on any JS runtime:
  * no module reachable from them through static imports in the built `dist/` may be a Node builtin (`node:fs`, or
  * a bare `fs`). Only `./node` and `./stdio`, the Node edges, may import them. Checked on the bundles, not on the
- * sources, because the bundler is what decides which chunk an entry pulls in.
+ * sources, because the bundler is what decides which chunk an entry pulls in. Also what a stdio server loads of the
+ * package (scripts/bundle.mjs `SHARED_CHUNK`): each file costs Node's module loader time at every start.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -97,5 +98,12 @@ describe('dist: the runtime-neutral entries import no Node builtin', () => {
       const chunk = plant('server.js', 'import "fs/promises";');
       expect(nodeImports(copy, 'server.js')).toContain(`${chunk} → fs/promises`);
     });
+  });
+});
+
+describe('dist: what a stdio server loads', () => {
+  it('server.js and stdio.js, and of the chunks only the shared one (a host starts a stdio server per session)', () => {
+    const files = new Set([...walk(DIST, 'server.js').files, ...walk(DIST, 'stdio.js').files]);
+    expect([...files].map((f) => f.replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['chunks/protocol.js', 'server.js', 'stdio.js']);
   });
 });

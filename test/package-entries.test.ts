@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NODE_CONDITIONS, PACKAGES } from '../scripts/entries.mjs';
+import { INLINED, NODE_CONDITIONS, PACKAGES } from '../scripts/entries.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -70,6 +70,34 @@ describe('package entry points', () => {
       const missing = Object.values(entries).map(typesOf).filter((types) => !existsSync(`${pkgDir}${types}`));
       expect(missing).toEqual([]);
     });
+  }
+});
+
+describe('inlined dependencies (scripts/entries.mjs INLINED)', () => {
+  for (const [dir, inlined] of Object.entries(INLINED)) {
+    const pkgDir = `${ROOT}packages/${dir}/`;
+    const pkg = JSON.parse(readFileSync(`${pkgDir}package.json`, 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    const files = readdirSync(`${pkgDir}dist`, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'));
+
+    for (const dependency of inlined) {
+      it(`${dir}: ${dependency} is a pinned development dependency, built in with its licence, and nothing imports it`, () => {
+        expect(pkg.dependencies?.[dependency]).toBeUndefined();
+        expect(pkg.peerDependencies?.[dependency]).toBeUndefined();
+        const pinned = pkg.devDependencies?.[dependency];
+        expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+        const installed = (JSON.parse(readFileSync(`${ROOT}node_modules/${dependency}/package.json`, 'utf8')) as { version: string }).version;
+        expect(installed).toBe(pinned);
+        // A bare import of it in dist/ (code or declarations) would fail for every user: it is not installed with us.
+        const importing = files.filter((f) => new RegExp(`from\\s*["']${dependency}["'/]|import\\(["']${dependency}["'/]`).test(readFileSync(`${pkgDir}dist/${f}`, 'utf8')));
+        expect(importing).toEqual([]);
+        const holders = files.filter((f) => f.endsWith('.js') && /^\/\*! \S+ \S+, \S+ licence/.test(readFileSync(`${pkgDir}dist/${f}`, 'utf8')) && readFileSync(`${pkgDir}dist/${f}`, 'utf8').startsWith(`/*! ${dependency} ${pinned}, `));
+        expect(holders.length).toBe(1);
+      });
+    }
   }
 });
 

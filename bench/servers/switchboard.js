@@ -13,7 +13,6 @@
 // `echo` takes { text: string, delayMs?: integer } and returns [{ type: 'text', text }]; `delayMs` holds the
 // call open. Works right after `npm ci` (the packages are built by the root `prepare` script).
 import { McpServer } from '@switchboard/mcp/server';
-import { sharedStoresFromEnv } from '../../examples/launcher.js';
 import { parseArgs, installHeapProbe, installShutdown, announceReady, fillerToolNames, sleep, ECHO_INPUT_SCHEMA, FILLER_INPUT_SCHEMA } from './_common.js';
 
 const argv = process.argv.slice(2);
@@ -27,7 +26,10 @@ const noEventStore = argv.includes('--no-event-store');
 if (noEventStore) argv.splice(argv.indexOf('--no-event-store'), 1);
 const opts = parseArgs(argv);
 installHeapProbe();
-const stores = await sharedStoresFromEnv('bench-switchboard', { keyPrefix: 'bench:' });
+// Loaded only for the Redis rows: the raw floor loads no launcher either, and the cold-start row times module loading.
+const stores = process.env.SWITCHBOARD_REDIS_URL
+  ? await (await import('../../examples/launcher.js')).sharedStoresFromEnv('bench-switchboard', { keyPrefix: 'bench:' })
+  : undefined;
 
 const server = new McpServer(
   { name: 'bench-switchboard', version: '1.0.0' },

@@ -10,9 +10,9 @@
  * @see MCP 2025-11-25 server/tools.mdx "Tool" (inputSchema/outputSchema), basic/index.mdx "JSON Schema Usage"
  *   (2020-12 is the default dialect, SEP-1613)
  */
-import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
+import { Validator, type OutputUnit } from '@cfworker/json-schema';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
-import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem } from './schemaCheck.js';
+import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem, type SchemaDraft } from './schemaCheck.js';
 import { simpleObjectCheck } from './simpleSchema.js';
 import type { JsonSchema, SchemaLike, StandardSchemaV1 } from './types.js';
 

@@ -14,7 +14,11 @@
  *
  * @see MCP 2025-11-25 basic/index.mdx "JSON Schema Usage" (2020-12 by default; schemas valid for their dialect)
  */
-import type { SchemaDraft } from '@cfworker/json-schema';
+/**
+ * The JSON Schema dialects the validator knows (`@cfworker/json-schema`'s `SchemaDraft`, written out: the package
+ * builds the validator into its own files and ships no declarations of it).
+ */
+export type SchemaDraft = '4' | '7' | '2019-09' | '2020-12';
 
 type Rule =
   | 'schema' | 'schemaArray' | 'schemaMap' | 'schemaOrArray' | 'patternMap' | 'dependencies'
