@@ -5,7 +5,7 @@ import type { Logger } from '@switchboard/jsonrpc';
 import { McpClient } from '@switchboard/mcp/client';
 import { McpError } from '@switchboard/mcp';
 import { McpServer } from '@switchboard/mcp/server';
-import { inMemoryConnector } from '@switchboard/mcp/testing';
+import { connectRawClient, inMemoryConnector } from '@switchboard/mcp/testing';
 import { createMcpHttpHandler } from '@switchboard/mcp/http';
 import { createProxyServer } from '@switchboard/gateway';
 import { otelSdk } from '../../../test/helpers/otelSdk.js';
@@ -105,6 +105,36 @@ describe.each([
     const serverBroken = points.find((p) => p.name === 'mcp.server.operation.duration' && p.attributes['gen_ai.tool.name'] === 'broken');
     expect(serverBroken?.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'error.type': 'tool_error', 'mcp.protocol.version': revision });
     expect(serverBroken?.count).toBe(1);
+  });
+});
+
+describe('trace context from own members only', () => {
+  it('a traceparent or a _meta on a polluted Object.prototype parents no server span', async () => {
+    const FOREIGN_TRACE = '0af7651916cd43dd8448eb211c80319c';
+    const server = weatherServer();
+    server.use(serverTelemetry(sdk.providers));
+    // Raw messages: what the server reads is exactly what is sent (an McpClient in the same realm would read the
+    // polluted prototype itself while building its request).
+    const raw = await connectRawClient(server);
+    await raw.initialize();
+    const proto = Object.prototype as Record<string, unknown>;
+    try {
+      proto['traceparent'] = `00-${FOREIGN_TRACE}-b7ad6b7169203331-01`;
+      await raw.request(1, 'tools/call', { name: 'get_weather', arguments: {}, _meta: { progressToken: 'p' } });
+      delete proto['traceparent'];
+      proto['_meta'] = { traceparent: `00-${FOREIGN_TRACE}-b7ad6b7169203331-01` };
+      await raw.request(2, 'tools/call', { name: 'get_weather', arguments: {} });
+    } finally {
+      delete proto['traceparent'];
+      delete proto['_meta'];
+      await raw.close();
+    }
+    const spans = sdk.spans().filter((x) => x.kind === SpanKind.SERVER && x.name === 'tools/call get_weather');
+    expect(spans).toHaveLength(2);
+    for (const x of spans) {
+      expect(x.spanContext().traceId).not.toBe(FOREIGN_TRACE);
+      expect(x.parentSpanContext).toBeUndefined();
+    }
   });
 });
 

@@ -21,18 +21,21 @@ export interface ServerTelemetryOptions extends TelemetryProviders {
   readonly networkTransport?: string | undefined;
 }
 
-/** Reads the W3C fields of a `_meta` object (MCP 2026-07-28 basic/index.mdx "`_meta`": `traceparent`, `tracestate`, `baggage`). */
+/**
+ * Reads the W3C fields of a `_meta` object (MCP 2026-07-28 basic/index.mdx "`_meta`": `traceparent`, `tracestate`,
+ * `baggage`), own members only: a field on a polluted `Object.prototype` parents no span.
+ */
 const META_GETTER: TextMapGetter<Record<string, unknown>> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
-    const value = carrier[key];
+    const value = Object.hasOwn(carrier, key) ? carrier[key] : undefined;
     return typeof value === 'string' ? value : undefined;
   },
 };
 
-/** `params._meta` when it is an object. */
+/** `params._meta` when it is an object of `params`' own. */
 function metaOf(params: unknown): Record<string, unknown> | undefined {
-  if (typeof params !== 'object' || params === null) return undefined;
+  if (typeof params !== 'object' || params === null || !Object.hasOwn(params, '_meta')) return undefined;
   const meta = (params as { readonly _meta?: unknown })._meta;
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }
