@@ -121,8 +121,11 @@ describe('serveHttp timeouts', () => {
     ['fetch', 'json'],
     ['fetch', 'sse'],
   ] as const)('%s, %s answer: a tool call silent for 5× idleTimeoutMs is answered on its connection', async (via, responseMode) => {
-    const { port } = await start({ via, responseMode, idleTimeoutMs: 200, headersTimeoutMs: 100, requestTimeoutMs: 200 });
+    // Every timeout below the call's 1000 ms of silence; the header and request ones not so tight that a test worker
+    // stalled for 100 ms (the whole suite on two cores) has its `initialize` refused with 408 before it is read.
+    const { port } = await start({ via, responseMode, idleTimeoutMs: 200, headersTimeoutMs: 400, requestTimeoutMs: 500 });
     const init = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INIT });
+    expect(init.status).toBe(200);
     const id = init.headers.get('mcp-session-id') as string;
     await init.text();
     const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nap', arguments: { ms: 1000 } } });
