@@ -22,16 +22,17 @@ const externalExcept = (inlined) => (id) =>
  * bundler makes a chunk of every set of modules the same entries share: @switchboard/mcp's `server` entry loaded ten
  * files, most of them a few KB (the protocol's types and errors, the logger, each store), and Node 20's ES module
  * loader spends about as much per file as on compiling a few tens of KB. One `protocol` chunk for what the server,
- * the client and the transports all build on: a stdio server loads three files of this package instead of fifteen,
+ * the client and the transports all build on: a stdio server loads four files of this package instead of fifteen,
  * about 4.5 ms sooner to its first answer (41 interleaved starts each, 2026-12-05). The large parts some entries
- * never use (the client, the HTTP handler, the Node fetch) keep chunks of their own. The package's inlined
- * dependencies (entries.mjs `INLINED`) go into it too.
+ * never use (the client, the HTTP handler, the Node fetch) keep chunks of their own, and so does `installFetch`,
+ * which only the Node entries load: it `import()`s the Node fetch, which a runtime-neutral entry must not reach
+ * (test/dist-neutral.test.ts). The package's inlined dependencies (entries.mjs `INLINED`) go into `protocol` too.
  * @type {Readonly<Record<string, { name: string, test: RegExp }>>}
  */
 const SHARED_CHUNK = {
   mcp: {
     name: 'protocol',
-    test: /[\\/]src[\\/](protocol[\\/]|stores[\\/]|logger\.ts$|transports[\\/](http[\\/](media|boundedBody|client[\\/]clientHttp)|node[\\/]installFetch|stdio[\\/]stderrTail)\.ts$)/,
+    test: /[\\/]src[\\/](protocol[\\/]|stores[\\/]|logger\.ts$|transports[\\/](http[\\/](media|boundedBody|client[\\/]clientHttp)|stdio[\\/]stderrTail)\.ts$)/,
   },
 };
 
@@ -56,9 +57,9 @@ for (const [name, entries] of Object.entries(PACKAGES)) {
     dir: `${dir}dist`,
     format: 'esm',
     // The maps point at src/*.ts, which every package ships (package.json "files"), so they carry no copy of the
-    // sources: the @switchboard/mcp tarball is 157 kB instead of 225 kB (an inlined dependency's sources are the
-    // exception, `carryInlinedSources`). test/package-install.test.ts checks that every map's sources are in the
-    // tarball or in the map.
+    // sources (the @switchboard/mcp tarball was 157 kB instead of 225 kB when this was chosen). An inlined
+    // dependency's files are the exception (`carryInlinedSources`). test/package-install.test.ts checks that every
+    // map's sources are in the tarball or in the map.
     sourcemap: true,
     sourcemapExcludeSources: true,
     // The documentation lives in the sources and the declarations (both shipped); the JavaScript carries only the
@@ -103,24 +104,29 @@ async function carryInlinedSources(dist, dependencies) {
       return owner && { at, name: `inlined/${owner.name}/${at.slice(owner.home.length + 1).split('\\').join('/')}` };
     });
     if (owners.every((owner) => owner === undefined)) continue;
-    map.sourcesContent = await Promise.all(owners.map((owner) => (owner ? readFile(owner.at, 'utf8') : null)));
+    // Without their own `sourceMappingURL` line: the maps it names are not shipped either.
+    const text = (/** @type {string} */ at) => readFile(at, 'utf8').then((code) => code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
+    map.sourcesContent = await Promise.all(owners.map((owner) => (owner ? text(owner.at) : null)));
     map.sources = map.sources.map((source, i) => owners[i]?.name ?? source);
     await writeFile(path, JSON.stringify(map));
   }
 }
 
 /**
- * The comment that starts every chunk holding an inlined dependency's modules: its name, version and licence (kept
- * by `comments.legal`).
+ * The comment that starts every chunk holding an inlined dependency's modules: its name and version, then its licence
+ * and third-party notices in full, from `scripts/licences/<name, "/" as "+">.txt` (its npm package ships none, so
+ * the text is kept in this repository, taken from the dependency's repository at the pinned version).
  * @param {readonly { name: string, home: string }[]} dependencies - Each inlined dependency and its installed folder.
  * @returns {Promise<(chunk: { moduleIds: readonly string[] }) => string>}
  */
 async function licenceBanner(dependencies) {
   const notices = await Promise.all(dependencies.map(async ({ name, home }) => {
-    const manifest = JSON.parse(await readFile(join(home, 'package.json'), 'utf8'));
-    const author = typeof manifest.author === 'string' ? manifest.author.replace(/\s*<[^>]*>/, '') : manifest.author?.name;
-    const repository = typeof manifest.repository === 'string' ? manifest.repository : manifest.repository?.url;
-    return { home, text: `/*! ${name} ${manifest.version}, ${manifest.license} licence${author ? `, copyright ${author}` : ''}, ${repository} */` };
+    const { version } = JSON.parse(await readFile(join(home, 'package.json'), 'utf8'));
+    const file = `${root}scripts/licences/${name.replaceAll('/', '+')}.txt`;
+    const licence = await readFile(file, 'utf8').catch(() => {
+      throw new Error(`bundle: ${name} is inlined (scripts/entries.mjs INLINED) but ${file} does not hold its licence`);
+    });
+    return { home, text: `/*! ${name} ${version}, built into this file; its licence and notices:\n\n${licence.replaceAll('*/', '* /').trim()}\n*/` };
   }));
   return (chunk) => notices.filter(({ home }) => chunk.moduleIds.some((id) => inside(id, home))).map((n) => n.text).join('\n');
 }

@@ -41,15 +41,14 @@ function close(server: http.Server): Promise<void> {
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** URL prefix → folder, for the page's ES modules: Switchboard's built client and what it imports. */
+/** URL prefix → folder, for the page's ES modules: Switchboard's built client and the engine it imports (the JSON Schema validator is built into the client's files). */
 const MODULE_FOLDERS: Readonly<Record<string, string>> = {
   '/mcp/': path.join(ROOT, 'packages', 'mcp', 'dist'),
   '/jsonrpc/': path.join(ROOT, 'packages', 'jsonrpc', 'dist'),
-  '/cfworker/': path.join(ROOT, 'node_modules', '@cfworker', 'json-schema', 'dist', 'esm'),
 };
 /** The page: an import map so the built client's bare imports resolve to the folders above. */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>MCP page</title><script type="importmap">${JSON.stringify({
-  imports: { '@switchboard/jsonrpc': '/jsonrpc/index.js', '@switchboard/jsonrpc/internal': '/jsonrpc/internal.js', '@cfworker/json-schema': '/cfworker/index.js' },
+  imports: { '@switchboard/jsonrpc': '/jsonrpc/index.js', '@switchboard/jsonrpc/internal': '/jsonrpc/internal.js' },
 })}</script>`;
 
 /** The page's own origin: the page at `/`, and `.js` files under {@link MODULE_FOLDERS} (nothing outside them). */

@@ -1,7 +1,8 @@
 /**
  * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`, `./client`) must load on any JS runtime:
- * no module reachable from them through static imports in the built `dist/` may be a Node builtin (`node:fs`, or
- * a bare `fs`). Only `./node` and `./stdio`, the Node edges, may import them. Checked on the bundles, not on the
+ * no module reachable from them in the built `dist/`, through static imports or relative dynamic `import()`s (a
+ * bundler follows those too), may be a Node builtin (`node:fs`, or a bare `fs`). Only `./node` and `./stdio`, the
+ * Node edges, may import them. Checked on the bundles, not on the
  * sources, because the bundler is what decides which chunk an entry pulls in. Also what a stdio server loads of the
  * package (scripts/bundle.mjs `SHARED_CHUNK`): each file costs Node's module loader time at every start.
  */
@@ -25,6 +26,11 @@ function staticImports(code: string): string[] {
   return [...code.matchAll(pattern)].map((m) => m[1]!);
 }
 
+/** The specifiers of a module's `import("…")` expressions with a literal argument. */
+function dynamicImports(code: string): string[] {
+  return [...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!);
+}
+
 interface Graph {
   /** Files reached, relative to the dist folder, the entry first. */
   readonly files: string[];
@@ -32,8 +38,11 @@ interface Graph {
   readonly external: string[];
 }
 
-/** Walks the relative imports from `entry` (a file in `dist`), collecting the bare and `node:` ones. */
-function walk(dist: string, entry: string): Graph {
+/**
+ * Walks the relative imports from `entry` (a file in `dist`), collecting the bare and `node:` ones; with `dynamic`,
+ * the `import("…")`s too (what a bundler reaches; without, what Node loads at start).
+ */
+function walk(dist: string, entry: string, { dynamic = false } = {}): Graph {
   const files: string[] = [];
   const external: string[] = [];
   const pending = [resolve(dist, entry)];
@@ -41,7 +50,8 @@ function walk(dist: string, entry: string): Graph {
     const name = relative(dist, file);
     if (files.includes(name)) continue;
     files.push(name);
-    for (const spec of staticImports(readFileSync(file, 'utf8'))) {
+    const code = readFileSync(file, 'utf8');
+    for (const spec of [...staticImports(code), ...(dynamic ? dynamicImports(code) : [])]) {
       if (spec.startsWith('.')) pending.push(resolve(dirname(file), spec));
       else external.push(`${name} → ${spec}`);
     }
@@ -49,9 +59,9 @@ function walk(dist: string, entry: string): Graph {
   return { files, external };
 }
 
-/** The imports of a Node builtin in the graph of `entry`, by either spelling. */
+/** The imports of a Node builtin in the graph of `entry` (static and dynamic), by either spelling. */
 function nodeImports(dist: string, entry: string): string[] {
-  return walk(dist, entry).external.filter((edge) => {
+  return walk(dist, entry, { dynamic: true }).external.filter((edge) => {
     const spec = edge.slice(edge.indexOf('→ ') + 2);
     return spec.startsWith('node:') || BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]!);
   });
@@ -102,8 +112,8 @@ describe('dist: the runtime-neutral entries import no Node builtin', () => {
 });
 
 describe('dist: what a stdio server loads', () => {
-  it('server.js and stdio.js, and of the chunks only the shared one (a host starts a stdio server per session)', () => {
+  it('server.js and stdio.js, the shared chunk and the Node edges\' installFetch (a host starts a stdio server per session)', () => {
     const files = new Set([...walk(DIST, 'server.js').files, ...walk(DIST, 'stdio.js').files]);
-    expect([...files].map((f) => f.replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['chunks/protocol.js', 'server.js', 'stdio.js']);
+    expect([...files].map((f) => f.replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['chunks/installFetch.js', 'chunks/protocol.js', 'server.js', 'stdio.js']);
   });
 });

@@ -8,18 +8,11 @@
  * Schemas are compiled once per listing with `@cfworker/json-schema`, which never dereferences a network `$ref`
  * (MCP 2026-07-28 basic/index.mdx "JSON Schema Usage").
  */
-import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
+import { Validator, type OutputUnit } from '@cfworker/json-schema';
 import type { Logger } from '@switchboard/jsonrpc';
+import { schemaDraftOf } from '../protocol/schemaDialect.js';
 import type { CallToolResult, Tool } from '../protocol/types.js';
 import { InvalidResultError } from './errors.js';
-
-/** `$schema` URIs of the dialects the validator knows; anything else is checked as 2020-12 (the default dialect). */
-const DRAFTS: ReadonlyMap<string, SchemaDraft> = new Map<string, SchemaDraft>([
-  ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
-  ['https://json-schema.org/draft/2019-09/schema', '2019-09'],
-  ['http://json-schema.org/draft-07/schema', '7'],
-  ['http://json-schema.org/draft-04/schema', '4'],
-]);
 
 type Check = (value: unknown) => string | undefined;
 
@@ -85,8 +78,7 @@ export class OutputSchemas {
     if (schema === undefined) return undefined;
     let check: Check | null = null;
     try {
-      const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
-      const validator = new Validator(schema, (declared !== undefined ? DRAFTS.get(declared) : undefined) ?? '2020-12', true);
+      const validator = new Validator(schema, schemaDraftOf(schema), true);
       check = (value) => {
         let outcome: ReturnType<Validator['validate']>;
         try {

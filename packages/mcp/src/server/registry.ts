@@ -196,7 +196,7 @@ export class Registry {
     // MCP 2026-07-28 basic/transports/streamable-http.mdx "Schema Extension": a bad annotation makes the tool invalid.
     const paramHeaders = compileParamHeaders(input.json, { toolName: name });
     // MCP 2026-07-28 server/tools.mdx: any JSON Schema; up to 2025-11-25 its root is an object (see legacyDescriptor).
-    const output = definition.outputSchema === undefined ? undefined : this.#compile(definition.outputSchema, `outputSchema of tool "${name}"`);
+    const output = definition.outputSchema === undefined ? undefined : this.#compile(definition.outputSchema, `outputSchema of tool "${name}"`, 'structuredContent');
     const descriptor: Tool = compact({
       name,
       title: definition.title,

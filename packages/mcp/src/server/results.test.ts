@@ -70,6 +70,13 @@ describe('result shapes on the wire', () => {
     expect(await client.request(2, 'tools/call', { name: 'typed' })).toEqual({ jsonrpc: '2.0', id: 2, result: value });
   });
 
+  it('structuredContent that does not match the outputSchema is -32603, logged with its location under structuredContent', async () => {
+    const { client, logger } = await serve(() => ({ content: [{ type: 'text', text: '{"n":"one"}' }], structuredContent: { n: 'one' } }));
+    expect(await client.request(1, 'tools/call', { name: 'typed' })).toEqual({ jsonrpc: '2.0', id: 1, error: INTERNAL });
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toMatch(/^error: Tool "typed" returned structuredContent that does not match its outputSchema: structuredContent\/n: /);
+  });
+
   it('resource contents without uri, or without text or blob, are -32603', async () => {
     let value: unknown = { contents: [{ text: 'x' }] };
     const { client, logger } = await serve(() => value);

@@ -12,7 +12,8 @@
  */
 import { Validator, type OutputUnit } from '@cfworker/json-schema';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
-import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem, type SchemaDraft } from './schemaCheck.js';
+import { schemaDraftOf } from '../protocol/schemaDialect.js';
+import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem } from './schemaCheck.js';
 import { simpleObjectCheck } from './simpleSchema.js';
 import type { JsonSchema, SchemaLike, StandardSchemaV1 } from './types.js';
 
@@ -31,12 +32,15 @@ export interface CompiledSchema {
   readonly validate: CompiledValidator;
 }
 
-/** Prepares schemas; `what` names the schema in error messages (`inputSchema of tool "x"`). */
-export type SchemaCompiler = (schema: SchemaLike, what: string) => CompiledSchema;
+/**
+ * Prepares schemas; `what` names the schema in registration errors (`inputSchema of tool "x"`), `root` the value it
+ * validates in a validation error's location (`arguments/a: …`, `structuredContent/a: …`; default `arguments`).
+ */
+export type SchemaCompiler = (schema: SchemaLike, what: string, root?: string) => CompiledSchema;
 
 /** Creates a schema compiler. */
 export function createSchemaCompiler(): SchemaCompiler {
-  return (schema, what) => (isStandardSchema(schema) ? compileStandard(schema, what) : compileJson(schema, what));
+  return (schema, what, root = 'arguments') => (isStandardSchema(schema) ? compileStandard(schema, what) : compileJson(schema, what, root));
 }
 
 function isStandardSchema(schema: SchemaLike): schema is StandardSchemaV1 {
@@ -44,20 +48,11 @@ function isStandardSchema(schema: SchemaLike): schema is StandardSchemaV1 {
   return typeof std === 'object' && std !== null && typeof std.validate === 'function';
 }
 
-/** `$schema` URIs of the dialects the validator knows; anything else is validated as 2020-12. */
-const DRAFTS: ReadonlyMap<string, SchemaDraft> = new Map<string, SchemaDraft>([
-  ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
-  ['https://json-schema.org/draft/2019-09/schema', '2019-09'],
-  ['http://json-schema.org/draft-07/schema', '7'],
-  ['http://json-schema.org/draft-04/schema', '4'],
-]);
-
-function compileJson(schema: JsonSchema, what: string): CompiledSchema {
+function compileJson(schema: JsonSchema, what: string, root: string): CompiledSchema {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new TypeError(`Invalid ${what}: expected a JSON Schema object or a Standard Schema: got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema}`);
   }
-  const declared = typeof schema.$schema === 'string' ? schema.$schema.replace(/#$/, '') : undefined;
-  const draft = (declared !== undefined ? DRAFTS.get(declared) : undefined) ?? '2020-12';
+  const draft = schemaDraftOf(schema);
   // Refuse at registration what would fail every call (keyword types, regular expressions, dangling $refs).
   const problem = jsonSchemaProblem(schema, draft);
   if (problem !== undefined) throw new TypeError(`Invalid ${what}: ${problem}`);
@@ -78,18 +73,18 @@ function compileJson(schema: JsonSchema, what: string): CompiledSchema {
     validate: (value) => {
       if (quick !== undefined && quick(value)) return undefined;
       const result = validator.validate(value);
-      return result.valid ? undefined : { error: describeErrors(result.errors) };
+      return result.valid ? undefined : { error: describeErrors(result.errors, root) };
     },
   };
 }
 
-/** The most specific error, with its location: `arguments/a: Instance type "string" is invalid. Expected "integer".` */
-function describeErrors(errors: readonly OutputUnit[]): string {
+/** The most specific error, with its location under `root`: `arguments/a: Instance type "string" is invalid. Expected "integer".` */
+function describeErrors(errors: readonly OutputUnit[], root: string): string {
   let pick = errors[errors.length - 1];
   // A `false` schema (e.g. additionalProperties: false) explains itself one level up.
   if (pick !== undefined && pick.keyword === 'false' && errors.length > 1) pick = errors[errors.length - 2];
   if (pick === undefined) return 'invalid';
-  return `${pick.instanceLocation.replace(/^#/, 'arguments')}: ${pick.error}`;
+  return `${pick.instanceLocation.replace(/^#/, root)}: ${pick.error}`;
 }
 
 function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema {

@@ -14,11 +14,7 @@
  *
  * @see MCP 2025-11-25 basic/index.mdx "JSON Schema Usage" (2020-12 by default; schemas valid for their dialect)
  */
-/**
- * The JSON Schema dialects the validator knows (`@cfworker/json-schema`'s `SchemaDraft`, written out: the package
- * builds the validator into its own files and ships no declarations of it).
- */
-export type SchemaDraft = '4' | '7' | '2019-09' | '2020-12';
+import type { SchemaDraft } from '../protocol/schemaDialect.js';
 
 type Rule =
   | 'schema' | 'schemaArray' | 'schemaMap' | 'schemaOrArray' | 'patternMap' | 'dependencies'
