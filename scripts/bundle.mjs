@@ -25,7 +25,7 @@ const externalExcept = (inlined) => (id) =>
  * the client and the transports all build on: a stdio server loads four files of this package instead of fifteen,
  * about 4.5 ms sooner to its first answer (41 interleaved starts each, 2026-12-05). The large parts some entries
  * never use (the client, the HTTP handler, the Node fetch) keep chunks of their own, and so does `installFetch`,
- * which only the Node entries load: it `import()`s the Node fetch, which a runtime-neutral entry must not reach
+ * which only `./node` and `./stdio` load: it `import()`s the Node fetch, which a runtime-neutral entry must not reach
  * (test/dist-neutral.test.ts). The package's inlined dependencies (entries.mjs `INLINED`) go into `protocol` too.
  * @type {Readonly<Record<string, { name: string, test: RegExp }>>}
  */

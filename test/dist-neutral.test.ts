@@ -1,9 +1,9 @@
 /**
- * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`, `./client`) must load on any JS runtime:
- * no module reachable from them in the built `dist/`, through static imports or relative dynamic `import()`s (a
- * bundler follows those too), may be a Node builtin (`node:fs`, or a bare `fs`). Only `./node` and `./stdio`, the
- * Node edges, may import them. Checked on the bundles, not on the
- * sources, because the bundler is what decides which chunk an entry pulls in. Also what a stdio server loads of the
+ * The runtime-neutral entries of @switchboard/mcp (the root, `./server`, `./http`, `./client`, `./stores`,
+ * `./analytics`) must load on any JS runtime: no module reachable from them in the built `dist/`, through static
+ * imports or relative dynamic `import()`s (a bundler follows those too), may be a Node builtin (`node:fs`, or a bare
+ * `fs`). Only the Node edges (`./node`, `./stdio`, the client's `node` condition) may import them. Checked on the
+ * bundles, not on the sources, because the bundler is what decides which chunk an entry pulls in. Also what a stdio server loads of the
  * package (scripts/bundle.mjs `SHARED_CHUNK`): each file costs Node's module loader time at every start.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -107,6 +107,13 @@ describe('dist: the runtime-neutral entries import no Node builtin', () => {
     it('catches a bare builtin (`import "fs/promises"`) in a chunk of server.js', () => {
       const chunk = plant('server.js', 'import "fs/promises";');
       expect(nodeImports(copy, 'server.js')).toContain(`${chunk} → fs/promises`);
+    });
+
+    it('catches a builtin behind a relative `import()` from a chunk of client.js', () => {
+      writeFileSync(join(copy, 'chunks', 'planted-lazy.js'), 'import { createServer } from "node:net";\nexport { createServer };\n');
+      plant('client.js', 'const __lazy = () => import("./planted-lazy.js");');
+      expect(walk(copy, 'client.js').files).not.toContain('chunks/planted-lazy.js');
+      expect(nodeImports(copy, 'client.js')).toContain('chunks/planted-lazy.js → node:net');
     });
   });
 });
