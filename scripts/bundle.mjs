@@ -22,17 +22,18 @@ const externalExcept = (inlined) => (id) =>
  * bundler makes a chunk of every set of modules the same entries share: @switchboard/mcp's `server` entry loaded ten
  * files, most of them a few KB (the protocol's types and errors, the logger, each store), and Node 20's ES module
  * loader spends about as much per file as on compiling a few tens of KB. One `protocol` chunk for what the server,
- * the client and the transports all build on: a stdio server loads four files of this package instead of fifteen,
+ * the client and the transports all build on: a stdio server loads three files of this package instead of fifteen,
  * about 4.5 ms sooner to its first answer (41 interleaved starts each, 2026-12-05). The large parts some entries
- * never use (the client, the HTTP handler, the Node fetch) keep chunks of their own, and so does `installFetch`,
- * which only `./node` and `./stdio` load: it `import()`s the Node fetch, which a runtime-neutral entry must not reach
- * (test/dist-neutral.test.ts). The package's inlined dependencies (entries.mjs `INLINED`) go into `protocol` too.
+ * never use (the client, the HTTP handler, the Node fetch) keep chunks of their own. Nothing in `protocol` may
+ * `import()` the Node fetch (every runtime-neutral entry loads `protocol`; test/dist-neutral.test.ts): the Node
+ * entries hand `installFetch` their own `import()`. The package's inlined dependencies (entries.mjs `INLINED`) go
+ * into `protocol` too.
  * @type {Readonly<Record<string, { name: string, test: RegExp }>>}
  */
 const SHARED_CHUNK = {
   mcp: {
     name: 'protocol',
-    test: /[\\/]src[\\/](protocol[\\/]|stores[\\/]|logger\.ts$|transports[\\/](http[\\/](media|boundedBody|client[\\/]clientHttp)|stdio[\\/]stderrTail)\.ts$)/,
+    test: /[\\/]src[\\/](protocol[\\/]|stores[\\/]|logger\.ts$|transports[\\/](http[\\/](media|boundedBody|client[\\/]clientHttp)|node[\\/]installFetch|stdio[\\/]stderrTail)\.ts$)/,
   },
 };
 

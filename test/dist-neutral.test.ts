@@ -119,8 +119,8 @@ describe('dist: the runtime-neutral entries import no Node builtin', () => {
 });
 
 describe('dist: what a stdio server loads', () => {
-  it('server.js and stdio.js, the shared chunk and the Node edges\' installFetch (a host starts a stdio server per session)', () => {
+  it('server.js and stdio.js, and of the chunks only the shared one (a host starts a stdio server per session)', () => {
     const files = new Set([...walk(DIST, 'server.js').files, ...walk(DIST, 'stdio.js').files]);
-    expect([...files].map((f) => f.replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['chunks/installFetch.js', 'chunks/protocol.js', 'server.js', 'stdio.js']);
+    expect([...files].map((f) => f.replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['chunks/protocol.js', 'server.js', 'stdio.js']);
   });
 });

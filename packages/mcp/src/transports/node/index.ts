@@ -12,7 +12,7 @@
 import { installNodeFetch } from './installFetch.js';
 
 // A Node entry: the HTTP client transports' default `fetch` becomes `nodeFetch` (see installFetch.ts).
-installNodeFetch();
+installNodeFetch(() => import('./nodeFetch.js'));
 
 export { createNodeFetch, DEFAULT_NODE_FETCH_MAX_SOCKETS, nodeFetch } from './nodeFetch.js';
 export type { NodeFetch, NodeFetchOptions } from './nodeFetch.js';

@@ -5,35 +5,42 @@
  * code only reads the injection point (`defaultClientFetch` in `transports/http/clientHttp.ts`); a transport given
  * its own `fetch` calls that one. Same contract as the neutral default: called with `redirect: 'manual'`, and
  * `nodeFetch` never follows a redirect (the transports do, by hand: `clientRedirects.ts`).
+ *
+ * The entries pass the `import()` of `nodeFetch.js` themselves: this module holds none, so it can live in the chunk
+ * the runtime-neutral entries share (scripts/bundle.mjs `SHARED_CHUNK`) without leading a bundler to `node:http`.
  */
 import { DIRECT_REQUEST, installDefaultClientFetch, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
 import type * as nodeFetchExports from './nodeFetch.js';
 
 type NodeFetchModule = typeof nodeFetchExports;
 
-let loading: Promise<NodeFetchModule> | undefined;
-/** `nodeFetch`'s `DirectRequest`, once loaded (called without another promise in between). */
-let loadedDirect: DirectRequest | undefined;
+/**
+ * {@link nodeFetch}, loaded with `importNodeFetch` at the first request: a stdio server that never makes an HTTP
+ * request does not load `node:http` at start.
+ */
+function lazyNodeFetch(importNodeFetch: () => Promise<NodeFetchModule>): FetchLike & { readonly [DIRECT_REQUEST]: DirectRequest } {
+  let loading: Promise<NodeFetchModule> | undefined;
+  /** `nodeFetch`'s `DirectRequest`, once loaded (called without another promise in between). */
+  let loadedDirect: DirectRequest | undefined;
+  return Object.assign(
+    async (input: string | URL, init?: RequestInit): Promise<Response> => {
+      const { nodeFetch } = await (loading ??= importNodeFetch());
+      return nodeFetch(input, init);
+    },
+    {
+      /** `nodeFetch`'s request without a `Response` (see `DirectRequest`), loaded the same way. */
+      [DIRECT_REQUEST]: (url: URL, init: Parameters<DirectRequest>[1]): ReturnType<DirectRequest> => {
+        if (loadedDirect !== undefined) return loadedDirect(url, init);
+        return (loading ??= importNodeFetch()).then((module) => (loadedDirect = module.nodeFetch[DIRECT_REQUEST])(url, init));
+      },
+    },
+  );
+}
 
 /**
- * {@link nodeFetch}, loaded at the first request: a stdio server that never makes an HTTP request does not load
- * `node:http` at start.
+ * Makes {@link nodeFetch} the default `fetch` of the HTTP client transports (see the module comment), loaded with
+ * `importNodeFetch` (the calling entry's `import()` of `nodeFetch.js`) at the first request.
  */
-const lazyNodeFetch: FetchLike & { readonly [DIRECT_REQUEST]: DirectRequest } = Object.assign(
-  async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    const { nodeFetch } = await (loading ??= import('./nodeFetch.js'));
-    return nodeFetch(input, init);
-  },
-  {
-    /** `nodeFetch`'s request without a `Response` (see `DirectRequest`), loaded the same way. */
-    [DIRECT_REQUEST]: (url: URL, init: Parameters<DirectRequest>[1]): ReturnType<DirectRequest> => {
-      if (loadedDirect !== undefined) return loadedDirect(url, init);
-      return (loading ??= import('./nodeFetch.js')).then((module) => (loadedDirect = module.nodeFetch[DIRECT_REQUEST])(url, init));
-    },
-  },
-);
-
-/** Makes {@link nodeFetch} the default `fetch` of the HTTP client transports (see the module comment). */
-export function installNodeFetch(): void {
-  installDefaultClientFetch(lazyNodeFetch);
+export function installNodeFetch(importNodeFetch: () => Promise<NodeFetchModule>): void {
+  installDefaultClientFetch(lazyNodeFetch(importNodeFetch));
 }

@@ -10,7 +10,7 @@
 import { installNodeFetch } from '../node/installFetch.js';
 
 // A Node entry: the HTTP client transports' default `fetch` becomes `nodeFetch` (see installFetch.ts).
-installNodeFetch();
+installNodeFetch(() => import('../node/nodeFetch.js'));
 
 export { StdioServerTransport, type StdioServerTransportOptions } from './stdioServerTransport.js';
 export {
