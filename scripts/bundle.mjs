@@ -25,8 +25,8 @@ const externalExcept = (inlined) => (id) =>
  * the client and the transports all build on: a stdio server loads three files of this package instead of fifteen,
  * about 4.5 ms sooner to its first answer (41 interleaved starts each, 2026-12-05). The large parts some entries
  * never use (the client, the HTTP handler, the Node fetch) keep chunks of their own. Nothing in `protocol` may
- * `import()` the Node fetch (every runtime-neutral entry loads `protocol`; test/dist-neutral.test.ts): the Node
- * entries hand `installFetch` their own `import()`. The package's inlined dependencies (entries.mjs `INLINED`) go
+ * `import()` the Node fetch (five of the six runtime-neutral entries load `protocol`; test/dist-neutral.test.ts):
+ * `./stdio` hands `installFetch` its own `import()`. The package's inlined dependencies (entries.mjs `INLINED`) go
  * into `protocol` too.
  * @type {Readonly<Record<string, { name: string, test: RegExp }>>}
  */

@@ -1,7 +1,8 @@
 /**
  * On Node, the HTTP client transports' default `fetch` is `nodeFetch` once a Node entry of @switchboard/mcp is loaded
- * (`./stdio`, `./node`, `./client` under its `node` condition), and `globalThis.fetch` with the runtime-neutral
- * `./client` alone. Each case in a process of its own (the default is module state), against one echo server.
+ * (dist/stdio.js, dist/node.js, dist/client-node.js: what `./client` resolves to under Node's `node` condition), and
+ * `globalThis.fetch` with the runtime-neutral dist/client.js alone. Each case in a process of its own (the default is
+ * module state), against one echo server.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -29,19 +30,20 @@ afterAll(() => {
 });
 
 describe('the default fetch of the HTTP client transports', () => {
-  it.each([
-    ['stdio.js', 0],
-    ['node.js', 0],
-    ['client-node.js', 0],
-  ])('after %s: nodeFetch (globalThis.fetch is never called)', (entry, expected) => {
+  /** Runs the fixture after loading `entry`; its stdout, once it exited 0. */
+  const callsAfter = (entry: string): string => {
     const run = spawnSync(process.execPath, ['test/fixtures/default-fetch.mjs', entry, url], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    expect(run.error).toBeUndefined();
     expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(`globalThis.fetch calls: ${expected}\n`);
+    expect(run.status).toBe(0);
+    return run.stdout;
+  };
+
+  it.each(['stdio.js', 'node.js', 'client-node.js'])('after %s: nodeFetch (globalThis.fetch is never called)', (entry) => {
+    expect(callsAfter(entry)).toBe('globalThis.fetch calls: 0\n');
   });
 
   it('after client.js alone (the runtime-neutral entry): globalThis.fetch', () => {
-    const run = spawnSync(process.execPath, ['test/fixtures/default-fetch.mjs', 'client.js', url], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toMatch(/^globalThis\.fetch calls: [1-9]\d*\n$/);
+    expect(callsAfter('client.js')).toMatch(/^globalThis\.fetch calls: [1-9]\d*\n$/);
   });
 });

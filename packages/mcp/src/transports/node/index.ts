@@ -9,10 +9,12 @@
  * const { url, close } = await serveHttp({ server, port: 3000 }); // http://127.0.0.1:3000/mcp
  * @packageDocumentation
  */
-import { installNodeFetch } from './installFetch.js';
+import { installDefaultClientFetch } from '../http/client/clientHttp.js';
+import { nodeFetch as loadedNodeFetch } from './nodeFetch.js';
 
-// A Node entry: the HTTP client transports' default `fetch` becomes `nodeFetch` (see installFetch.ts).
-installNodeFetch(() => import('./nodeFetch.js'));
+// A Node entry: the HTTP client transports' default `fetch` becomes `nodeFetch` (see installFetch.ts). This entry
+// loads it anyway (it exports it), so it installs it as it is, not behind installFetch's lazy `import()`.
+installDefaultClientFetch(loadedNodeFetch);
 
 export { createNodeFetch, DEFAULT_NODE_FETCH_MAX_SOCKETS, nodeFetch } from './nodeFetch.js';
 export type { NodeFetch, NodeFetchOptions } from './nodeFetch.js';

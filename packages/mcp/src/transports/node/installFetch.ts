@@ -1,13 +1,14 @@
 /**
  * On Node, the client transports' default `fetch` is {@link nodeFetch} (a `fetch` on `node:http`, a fraction of
  * `globalThis.fetch`'s CPU per request): the package's Node entries (`./node`, `./stdio`, and `./client` when
- * loaded by Node) install it when they are imported, so a Node user gets it without naming it. The runtime-neutral
+ * loaded by Node) install it when they are imported, so a Node user gets it without naming it; `./stdio` through
+ * this module, loaded at the first request. The runtime-neutral
  * code only reads the injection point (`defaultClientFetch` in `transports/http/clientHttp.ts`); a transport given
  * its own `fetch` calls that one. Same contract as the neutral default: called with `redirect: 'manual'`, and
  * `nodeFetch` never follows a redirect (the transports do, by hand: `clientRedirects.ts`).
  *
- * The entries pass the `import()` of `nodeFetch.js` themselves: this module holds none, so it can live in the chunk
- * the runtime-neutral entries share (scripts/bundle.mjs `SHARED_CHUNK`) without leading a bundler to `node:http`.
+ * The entry passes the `import()` of `nodeFetch.js` itself: this module holds none, so it can live in the chunk the
+ * runtime-neutral entries share (scripts/bundle.mjs `SHARED_CHUNK`) without leading a bundler to `node:http`.
  */
 import { DIRECT_REQUEST, installDefaultClientFetch, type DirectRequest, type FetchLike } from '../http/client/clientHttp.js';
 import type * as nodeFetchExports from './nodeFetch.js';
