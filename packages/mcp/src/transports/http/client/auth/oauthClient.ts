@@ -16,7 +16,7 @@ import { discoverAuthorizationServer, discoverResource, type OAuthHttp } from '.
 import { DpopKey } from './dpop.js';
 import { clientIdentity } from './clientIdentity.js';
 import { pkcePair, randomToken } from './oauthCrypto.js';
-import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, refreshMarginOf, type OAuthOptions } from './oauthOptions.js';
+import { checkRefreshMargin, DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, refreshMarginOf, type OAuthOptions } from './oauthOptions.js';
 import { InMemoryOAuthStore, type OAuthStore, type OAuthTokens } from './oauthStore.js';
 import { requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
 
@@ -84,10 +84,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     this.#store = options.store ?? new InMemoryOAuthStore();
     this.#http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS };
     this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
-    const margin = options.refreshMarginMs;
-    if (margin !== undefined && !(typeof margin === 'number' && margin >= 0 && margin < Infinity)) {
-      throw new RangeError(`Invalid option refreshMarginMs: expected a number of ms >= 0, got ${String(margin)}`);
-    }
+    checkRefreshMargin(options.refreshMarginMs);
   }
 
   async headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>> {
@@ -506,6 +503,7 @@ export class OAuthClientAuth implements HttpClientAuth {
  *
  * @param options - See {@link OAuthOptions}.
  * @returns An {@link OAuthClientAuth} (an `HttpClientAuth`), reusable across connectors.
+ * @throws TypeError or RangeError at once when `refreshMarginMs` is not a finite number of ms, 0 or more
  * @throws (from requests) AuthorizationError, code `authorization_failed`, with a `reason`
  * @see MCP 2025-11-25 basic/authorization.mdx
  * @example

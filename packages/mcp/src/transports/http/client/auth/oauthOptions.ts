@@ -121,8 +121,21 @@ export interface OAuthOptions {
 
 /** Default of {@link OAuthOptions.maxStepUps}. */
 export const DEFAULT_MAX_STEP_UPS = 2;
-/** The most of {@link OAuthOptions.refreshMarginMs} by default (ms). */
+/**
+ * The longest default {@link OAuthOptions.refreshMarginMs}, in ms (30 s): by default a token is refreshed this long
+ * before it expires, or half its lifetime before when that is shorter (the refresh grant: RFC 6749 §6).
+ */
 export const DEFAULT_REFRESH_MARGIN_MS = 30_000;
+
+/**
+ * Refuses a {@link OAuthOptions.refreshMarginMs} that is not a finite number of milliseconds, 0 or more: TypeError
+ * for another type, RangeError otherwise (the message form of the other options: `Invalid option <name>: …`).
+ */
+export function checkRefreshMargin(value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number') throw new TypeError(`Invalid option refreshMarginMs: expected a number of milliseconds, got ${JSON.stringify(value) ?? typeof value}`);
+  if (!(value >= 0 && value < Infinity)) throw new RangeError(`Invalid option refreshMarginMs: expected 0 or more milliseconds, got "${String(value)}"`);
+}
 
 /**
  * How long (ms) before `tokens` expire they are refreshed before use: `given` ({@link OAuthOptions.refreshMarginMs})
