@@ -40,7 +40,7 @@ export type SchemaCompiler = (schema: SchemaLike, what: string, root?: string) =
 
 /** Creates a schema compiler. */
 export function createSchemaCompiler(): SchemaCompiler {
-  return (schema, what, root = 'arguments') => (isStandardSchema(schema) ? compileStandard(schema, what) : compileJson(schema, what, root));
+  return (schema, what, root = 'arguments') => (isStandardSchema(schema) ? compileStandard(schema, what, root) : compileJson(schema, what, root));
 }
 
 function isStandardSchema(schema: SchemaLike): schema is StandardSchemaV1 {
@@ -87,7 +87,7 @@ function describeErrors(errors: readonly OutputUnit[], root: string): string {
   return `${pick.instanceLocation.replace(/^#/, root)}: ${pick.error}`;
 }
 
-function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema {
+function compileStandard(schema: StandardSchemaV1, what: string, root: string): CompiledSchema {
   const std = schema['~standard'];
   // Standard JSON Schema (`~standard.jsonSchema`) is a sibling spec: optional on a Standard Schema.
   const jsonSchema = (std as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
@@ -104,7 +104,7 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
     result.issues === undefined
       ? { value: result.value }
       : { error: result.issues
-          .map((issue) => (issue.path && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+          .map((issue) => `${locate(root, issue.path)}: ${issue.message}`)
           .join('; ') };
   return {
     json,
@@ -113,4 +113,14 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
       return result instanceof Promise ? result.then(describe) : describe(result);
     },
   };
+}
+
+/**
+ * Where a Standard Schema issue is, in the form JSON Schema errors take (`arguments/a/0`): a path segment is a key
+ * or a `{ key }` object (Standard Schema v1 `PathSegment`).
+ */
+function locate(root: string, path: StandardSchemaV1.Issue['path']): string {
+  let at = root;
+  for (const segment of path ?? []) at += `/${String(typeof segment === 'object' ? segment.key : segment)}`;
+  return at;
 }

@@ -123,4 +123,19 @@ describe('schemas from libraries', () => {
   it('zod 4 objects still compile', () => {
     expect(compile(z.object({ a: z.string() }), 'x').json).toMatchObject({ type: 'object', properties: { a: { type: 'string' } } });
   });
+
+  it("a Standard Schema's issues are located as JSON Schema errors are, under the value's name", async () => {
+    expect(await compile(z.object({ a: z.array(z.number()) }), 'x').validate({ a: [1, 'two'] })).toEqual({ error: expect.stringMatching(/^arguments\/a\/1: /) });
+    expect(await compile(z.object({ a: z.string() }), 'x', 'structuredContent').validate({})).toEqual({ error: expect.stringMatching(/^structuredContent\/a: /) });
+    // Standard Schema v1: a path segment may be a key or a `{ key }` object; an issue without a path is the whole value.
+    const handMade = {
+      '~standard': {
+        version: 1,
+        vendor: 'hand-made',
+        validate: () => ({ issues: [{ message: 'odd', path: [{ key: 'a' }, 0] }, { message: 'whole' }] }),
+        jsonSchema: { input: () => ({ type: 'object' }), output: () => ({ type: 'object' }) },
+      },
+    };
+    expect(compile(handMade as never, 'x', 'structuredContent').validate({})).toEqual({ error: 'structuredContent/a/0: odd; structuredContent: whole' });
+  });
 });
