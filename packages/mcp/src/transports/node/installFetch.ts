@@ -17,22 +17,28 @@ type NodeFetchModule = typeof nodeFetchExports;
 
 /**
  * {@link nodeFetch}, loaded with `importNodeFetch` at the first request: a stdio server that never makes an HTTP
- * request does not load `node:http` at start.
+ * request does not load `node:http` at start. A failed load is not kept: the next request tries again (the requests
+ * waiting on it fail with its error).
  */
 function lazyNodeFetch(importNodeFetch: () => Promise<NodeFetchModule>): FetchLike & { readonly [DIRECT_REQUEST]: DirectRequest } {
   let loading: Promise<NodeFetchModule> | undefined;
+  const load = (): Promise<NodeFetchModule> =>
+    (loading ??= importNodeFetch().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
   /** `nodeFetch`'s `DirectRequest`, once loaded (called without another promise in between). */
   let loadedDirect: DirectRequest | undefined;
   return Object.assign(
     async (input: string | URL, init?: RequestInit): Promise<Response> => {
-      const { nodeFetch } = await (loading ??= importNodeFetch());
+      const { nodeFetch } = await load();
       return nodeFetch(input, init);
     },
     {
       /** `nodeFetch`'s request without a `Response` (see `DirectRequest`), loaded the same way. */
       [DIRECT_REQUEST]: (url: URL, init: Parameters<DirectRequest>[1]): ReturnType<DirectRequest> => {
         if (loadedDirect !== undefined) return loadedDirect(url, init);
-        return (loading ??= importNodeFetch()).then((module) => (loadedDirect = module.nodeFetch[DIRECT_REQUEST])(url, init));
+        return load().then((module) => (loadedDirect = module.nodeFetch[DIRECT_REQUEST])(url, init));
       },
     },
   );
