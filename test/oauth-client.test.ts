@@ -529,7 +529,7 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
       await client.close();
       await close();
     }
-    expect(() => oauth({ refreshMarginMs: -1 })).toThrow(new RangeError('Invalid option refreshMarginMs: expected 0 or more milliseconds, got "-1"'));
+    expect(() => oauth({ refreshMarginMs: -1 })).toThrow(new RangeError('Invalid option refreshMarginMs: expected a number of milliseconds from 0 to 2147483647, got -1'));
     expect(() => oauth({ refreshMarginMs: Number.NaN })).toThrow(RangeError);
     expect(() => oauth({ refreshMarginMs: Infinity })).toThrow(RangeError);
     expect(() => oauth({ refreshMarginMs: '5000' as never })).toThrow(new TypeError('Invalid option refreshMarginMs: expected a number of milliseconds, got "5000"'));

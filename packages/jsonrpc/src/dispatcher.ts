@@ -10,6 +10,7 @@ import { echo, echoId } from './echo.js';
 import type { Logger } from './logger.js';
 import { neverThrowing, silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
+import { checkCountOption } from './optionChecks.js';
 import { internalError, stringifyReply, successResponse } from './reply.js';
 import type {
   JsonRpcId,
@@ -163,14 +164,10 @@ export class Dispatcher<Ctx = unknown> {
 
   /**
    * @param options - See {@link DispatcherOptions}.
-   * @throws RangeError when `maxBatchSize` is not a positive integer.
+   * @throws RangeError when `maxBatchSize` is not a positive integer (TypeError when not a number).
    */
   constructor(options: DispatcherOptions<Ctx> = {}) {
-    const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
-    if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
-      throw new RangeError(`Invalid maxBatchSize: expected a positive integer, got ${String(maxBatchSize)}`);
-    }
-    this.#maxBatchSize = maxBatchSize;
+    this.#maxBatchSize = checkCountOption('maxBatchSize', options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE);
     this.#logger = neverThrowing(options.logger ?? silentLogger);
     this.#guard = options.guard;
     this.#createContext = options.createContext;

@@ -3,6 +3,7 @@
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio
  */
+import { checkCountOption } from './optionChecks.js';
 
 /** Default for {@link NdjsonDecoderOptions.maxLineBytes}: 4 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -94,14 +95,10 @@ export class NdjsonDecoder {
 
   /**
    * @param options - See {@link NdjsonDecoderOptions}.
-   * @throws RangeError when `maxLineBytes` is not a positive integer.
+   * @throws RangeError when `maxLineBytes` is not a positive integer (TypeError when not a number).
    */
   constructor(options: NdjsonDecoderOptions = {}) {
-    const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    if (!Number.isInteger(max) || max < 1) {
-      throw new RangeError(`Invalid maxLineBytes: expected a positive integer, got ${String(max)}`);
-    }
-    this.#maxLineBytes = max;
+    this.#maxLineBytes = checkCountOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
     this.#rawDecoder = options.raw === true ? new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }) : undefined;
   }
 

@@ -15,6 +15,7 @@ import type { Instrumentation } from './instrument.js';
 import type { Logger } from './logger.js';
 import { neverThrowing, silentLogger } from './logger.js';
 import { JSONRPC_VERSION } from './message.js';
+import { checkCountOption } from './optionChecks.js';
 import type {
   JsonRpcId,
   JsonRpcMessage,
@@ -116,17 +117,12 @@ export class Peer<Ctx = unknown> {
 
   /**
    * @param options - See {@link PeerOptions}.
-   * @throws RangeError when `maxConcurrentInbound` or `maxQueuedInbound` is not a positive integer.
+   * @throws RangeError when `maxConcurrentInbound` or `maxQueuedInbound` is not a positive integer (TypeError when
+   *   not a number).
    */
   constructor(options: PeerOptions<Ctx>) {
-    const limit = options.maxConcurrentInbound ?? DEFAULT_MAX_CONCURRENT_INBOUND;
-    if (!Number.isInteger(limit) || limit < 1) {
-      throw new RangeError(`Invalid maxConcurrentInbound: expected a positive integer, got ${String(limit)}`);
-    }
-    const queued = options.maxQueuedInbound ?? DEFAULT_MAX_QUEUED_INBOUND;
-    if (!Number.isSafeInteger(queued) || queued < 1) {
-      throw new RangeError(`Invalid maxQueuedInbound: expected a positive integer, got ${String(queued)}`);
-    }
+    const limit = checkCountOption('maxConcurrentInbound', options.maxConcurrentInbound ?? DEFAULT_MAX_CONCURRENT_INBOUND);
+    const queued = checkCountOption('maxQueuedInbound', options.maxQueuedInbound ?? DEFAULT_MAX_QUEUED_INBOUND);
     const transport = options.transport;
     const logger = neverThrowing(options.logger ?? silentLogger);
     this.#transport = transport;

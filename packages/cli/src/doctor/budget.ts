@@ -3,6 +3,7 @@
  * at it, and the budget of one wait (`requestTimeoutMs`, never past the deadline). Every timer goes through the
  * injected {@link DoctorEnv} clock, so tests may drive it.
  */
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import type { DoctorEnv } from './types.js';
 
 /** Default of `DoctorOptions.timeoutMs`, in ms. */
@@ -57,20 +58,14 @@ export class DoctorTimeoutError extends Error {
   }
 }
 
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!(value >= 0)) throw new RangeError(`Invalid ${name}: expected a non-negative number of milliseconds, got ${String(value)}`);
-  return value;
-}
-
 /**
  * Starts the run's clock.
- * @throws RangeError when a budget is negative or not a number
+ * @throws TypeError when a budget is not a number; RangeError when it is negative or `NaN`
  */
 export function createBudget(options: BudgetOptions): Budget {
   const { env } = options;
-  const timeoutMs = nonNegative('timeoutMs', options.timeoutMs, DEFAULT_DOCTOR_TIMEOUT_MS);
-  const requestMs = nonNegative('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_DOCTOR_REQUEST_TIMEOUT_MS);
+  const timeoutMs = checkMsOption('timeoutMs', options.timeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS, { max: Infinity });
+  const requestMs = checkMsOption('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_DOCTOR_REQUEST_TIMEOUT_MS, { max: Infinity });
   const cleanupMs = Math.min(MAX_CLEANUP_RESERVE_MS, timeoutMs / 4);
   const checksMs = timeoutMs - cleanupMs;
   const startedAt = env.now();

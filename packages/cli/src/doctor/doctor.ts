@@ -123,7 +123,8 @@ async function connect(run: Run): Promise<void> {
 
 /**
  * Runs the doctor: see the module comment.
- * @throws RangeError when `timeoutMs` or `requestTimeoutMs` is negative or not a number (nothing is started then)
+ * @throws TypeError when `timeoutMs` or `requestTimeoutMs` is not a number, RangeError when it is negative or `NaN`
+ *   (nothing is started then)
  */
 export const runDoctor: RunDoctor = async (options: DoctorOptions): Promise<DoctorReport> => {
   const { env, target } = options;

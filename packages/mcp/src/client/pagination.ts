@@ -6,6 +6,7 @@
  * bound and whose cursor never ends would otherwise have the helper gather `maxPages` × 16 MiB), and a loop — a
  * cursor the server answered before answered again with the very same page.
  */
+import { checkCount } from '@switchboard/jsonrpc/internal';
 import { PaginationLimitError } from './errors.js';
 
 /** One page as the helper sees it. */
@@ -38,7 +39,7 @@ export interface CollectPagesOptions<T> {
  */
 export async function collectPages<T>(options: CollectPagesOptions<T>): Promise<T[]> {
   const { method, maxPages, maxBytes } = options;
-  if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError(`Invalid maxPages: expected a positive integer, got ${String(maxPages)}`);
+  checkCount('option maxPages', maxPages);
   if (typeof maxBytes !== 'number' || Number.isNaN(maxBytes) || maxBytes <= 0) throw new RangeError(`Invalid maxBytes: expected a positive number, got ${String(maxBytes)}`);
   const items: T[] = [];
   /**

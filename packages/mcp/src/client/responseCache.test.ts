@@ -124,7 +124,7 @@ describe('ResponseCache', () => {
     expect(await cache.get('resources/read', { uri: 'a://2' })).toBeUndefined();
     expect(await cache.get('resources/read', { uri: 'a://1' })).toEqual(read('a://1'));
     expect(await cache.get('resources/read', { uri: 'a://3' })).toEqual(read('a://3'));
-    expect(() => new ResponseCache({ origin: 'o', maxEntries: 0 })).toThrow(new RangeError('Invalid cache option: maxEntries must be a positive integer, got 0'));
+    expect(() => new ResponseCache({ origin: 'o', maxEntries: 0 })).toThrow(new RangeError('Invalid option maxEntries: expected a positive integer, got 0'));
   });
 
   it('drops a list on its list-changed notification, and a read on its resources/updated', async () => {

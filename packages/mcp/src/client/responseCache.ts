@@ -17,6 +17,7 @@
  * @see MCP 2026-07-28 server/utilities/caching.mdx "Cache Key", "Time-to-Live (TTL) Field", "Cache Scope Field",
  *   "Interaction with Notifications"
  */
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import { canonicalJson } from '../protocol/digest.js';
 import { CACHEABLE_METHODS } from '../protocol/methods.js';
 
@@ -107,9 +108,7 @@ export class ResponseCache {
 
   /** @throws RangeError when `maxEntries` is not a positive integer */
   constructor(options: ResponseCacheOptions) {
-    const maxEntries = options.maxEntries ?? DEFAULT_CACHE_ENTRIES;
-    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError(`Invalid cache option: maxEntries must be a positive integer, got ${String(maxEntries)}`);
-    this.#maxEntries = maxEntries;
+    this.#maxEntries = checkCountOption('maxEntries', options.maxEntries ?? DEFAULT_CACHE_ENTRIES);
     this.#origin = options.origin;
     this.#shared = options.shared;
     this.#now = options.now ?? Date.now;

@@ -4,6 +4,7 @@
  * MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility": the era is a property of the server; clients
  * SHOULD cache the verdict per process (stdio) or origin (HTTP).
  */
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import type { ClientTransportKind } from '../protocol/transport.js';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 
@@ -42,9 +43,7 @@ export class InMemoryEraVerdictStore implements EraVerdictStore {
    * @throws RangeError when `maxEntries` is not a positive integer
    */
   constructor(options: { readonly maxEntries?: number } = {}) {
-    const max = options.maxEntries ?? DEFAULT_MAX_VERDICTS;
-    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`Invalid maxEntries: expected a positive integer, got ${String(max)}`);
-    this.#max = max;
+    this.#max = checkCountOption('maxEntries', options.maxEntries ?? DEFAULT_MAX_VERDICTS);
   }
 
   /** Keys held. */

@@ -52,17 +52,3 @@ export function compact<T extends object>(value: T): T {
   return value;
 }
 
-/** An option value as a refusal quotes it: primitives as `String` writes them, a container by its kind. */
-function shownOption(value: unknown): string {
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
-}
-
-/** `value` when it is `undefined` (then `fallback`) or a positive safe integer; otherwise the option is refused. */
-export function positiveIntegerOption(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got "${shownOption(value)}"`);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got "${String(value)}"`);
-  return value;
-}

@@ -6,6 +6,7 @@
  * connection is served through. The facade (`mcpServer.ts`) holds the parts and answers its callers with them.
  */
 import { DEFAULT_MAX_QUEUED_INBOUND, Dispatcher, neverThrowing, type JsonRpcError, type JsonRpcRequest, type Logger } from '@switchboard/jsonrpc';
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import type { ProtocolRevision } from '../protocol/revisions.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import { createStderrLogger } from '../logger.js';
@@ -36,7 +37,6 @@ import {
   type McpServerOptions,
 } from './options.js';
 import type { ListKind } from './pagination.js';
-import { positiveIntegerOption } from './params.js';
 import { refusalEventOf, type InboundRefusalEvent } from './refusalEvents.js';
 import { Registry } from './registry.js';
 import { RequestStateCodec, type RequestStateOptions } from './requestState.js';
@@ -87,14 +87,14 @@ export interface ServerParts {
  */
 export function buildServerParts(info: Implementation, options: McpServerOptions, hooks: ServerPartsHooks): ServerParts {
   const limits = {
-    maxSubscriptionsPerSession: positiveIntegerOption('maxSubscriptionsPerSession', options.maxSubscriptionsPerSession, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION),
-    maxSubscriptionUriLength: positiveIntegerOption('maxSubscriptionUriLength', options.maxSubscriptionUriLength, DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH),
-    maxSubscriptionCharsTotal: positiveIntegerOption('maxSubscriptionCharsTotal', options.maxSubscriptionCharsTotal, DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL),
+    maxSubscriptionsPerSession: checkCountOption('maxSubscriptionsPerSession', options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION),
+    maxSubscriptionUriLength: checkCountOption('maxSubscriptionUriLength', options.maxSubscriptionUriLength ?? DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH),
+    maxSubscriptionCharsTotal: checkCountOption('maxSubscriptionCharsTotal', options.maxSubscriptionCharsTotal ?? DEFAULT_MAX_SUBSCRIPTION_CHARS_TOTAL),
   };
-  const maxConcurrent = positiveIntegerOption('maxConcurrentRequestsPerSession', options.maxConcurrentRequestsPerSession, 64);
-  const maxQueued = positiveIntegerOption('maxQueuedRequestsPerSession', options.maxQueuedRequestsPerSession, DEFAULT_MAX_QUEUED_INBOUND);
+  const maxConcurrent = checkCountOption('maxConcurrentRequestsPerSession', options.maxConcurrentRequestsPerSession ?? 64);
+  const maxQueued = checkCountOption('maxQueuedRequestsPerSession', options.maxQueuedRequestsPerSession ?? DEFAULT_MAX_QUEUED_INBOUND);
   const logger = neverThrowing(options.logger ?? createStderrLogger({ name: info.name }));
-  const pageSize = positiveIntegerOption('pageSize', options.pageSize, DEFAULT_PAGE_SIZE);
+  const pageSize = checkCountOption('pageSize', options.pageSize ?? DEFAULT_PAGE_SIZE);
   const bus = options.bus ?? new InMemoryNotificationBus();
   const registry = new Registry({ name: info.name, logger, onchange: (kind) => hooks.changed(kind) });
   const visibility = visibilityOption(options.visibility);
@@ -120,10 +120,10 @@ export function buildServerParts(info: Implementation, options: McpServerOptions
     capabilities: () => modern.capabilities(cache.capabilities),
     maxSubscriptions: limits.maxSubscriptionsPerSession,
     maxUriLength: limits.maxSubscriptionUriLength,
-    maxStreams: positiveIntegerOption('maxListenStreams', options.maxListenStreams, DEFAULT_MAX_LISTEN_STREAMS),
-    maxStreamsPerCaller: positiveIntegerOption('maxListenStreamsPerCaller', options.maxListenStreamsPerCaller, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER),
+    maxStreams: checkCountOption('maxListenStreams', options.maxListenStreams ?? DEFAULT_MAX_LISTEN_STREAMS),
+    maxStreamsPerCaller: checkCountOption('maxListenStreamsPerCaller', options.maxListenStreamsPerCaller ?? DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER),
     maxUriCharsTotal: limits.maxSubscriptionCharsTotal,
-    maxUriCharsPerCaller: positiveIntegerOption('maxListenUriCharsPerCaller', options.maxListenUriCharsPerCaller, DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER),
+    maxUriCharsPerCaller: checkCountOption('maxListenUriCharsPerCaller', options.maxListenUriCharsPerCaller ?? DEFAULT_MAX_LISTEN_URI_CHARS_PER_CALLER),
   });
   const refusalListeners = new Listeners<InboundRefusalEvent>('refusal');
   const sessionClosedListeners = new Listeners<ServerSession>('session');

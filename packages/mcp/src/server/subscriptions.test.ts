@@ -107,16 +107,16 @@ describe('resources/subscribe caps', () => {
   it('refuses option values that are not positive integers', () => {
     const info = { name: 'x', version: '0' };
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionsPerSession: 0 })).toThrow(
-      new RangeError('Invalid option maxSubscriptionsPerSession: expected a positive integer, got "0"'),
+      new RangeError('Invalid option maxSubscriptionsPerSession: expected a positive integer, got 0'),
     );
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionsPerSession: 1.5 })).toThrow(RangeError);
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionsPerSession: Infinity })).toThrow(RangeError);
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionUriLength: -1 })).toThrow(
-      new RangeError('Invalid option maxSubscriptionUriLength: expected a positive integer, got "-1"'),
+      new RangeError('Invalid option maxSubscriptionUriLength: expected a positive integer, got -1'),
     );
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionUriLength: Number.NaN })).toThrow(RangeError);
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionUriLength: '8192' as unknown as number })).toThrow(
-      new TypeError('Invalid option maxSubscriptionUriLength: expected a number, got "8192"'),
+      new TypeError('Invalid option maxSubscriptionUriLength: expected a positive integer, got "8192"'),
     );
     expect(() => new McpServer(info, { logger: silentLogger, maxSubscriptionsPerSession: 1, maxSubscriptionUriLength: 1 })).not.toThrow();
   });
@@ -178,8 +178,8 @@ describe('resources/subscribe budget across sessions', () => {
 
   it('validates the per-session request limits and pageSize like the other options', () => {
     const make = (options: Record<string, unknown>) => () => new McpServer({ name: 'x', version: '0' }, options);
-    expect(make({ maxQueuedRequestsPerSession: '5' })).toThrow(new TypeError('Invalid option maxQueuedRequestsPerSession: expected a number, got "5"'));
-    expect(make({ maxQueuedRequestsPerSession: 0 })).toThrow(new RangeError('Invalid option maxQueuedRequestsPerSession: expected a positive integer, got "0"'));
+    expect(make({ maxQueuedRequestsPerSession: '5' })).toThrow(new TypeError('Invalid option maxQueuedRequestsPerSession: expected a positive integer, got "5"'));
+    expect(make({ maxQueuedRequestsPerSession: 0 })).toThrow(new RangeError('Invalid option maxQueuedRequestsPerSession: expected a positive integer, got 0'));
     expect(make({ maxConcurrentRequestsPerSession: Number.NaN })).toThrow(RangeError);
     expect(make({ pageSize: -1 })).toThrow(RangeError);
     expect(make({ maxSubscriptionCharsTotal: 1.5 })).toThrow(RangeError);

@@ -10,6 +10,7 @@
  * The in-memory default ({@link InMemoryLeaseStore}) serves instances in one process; a shared implementation
  * (Redis `SET key value NX PX ttl` plus a compare-and-delete script) serves processes.
  */
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 
 /** One lease as {@link LeaseStore.get} reads it. */
 export interface Lease {
@@ -80,9 +81,7 @@ export class InMemoryLeaseStore implements LeaseStore {
   readonly #now: () => number;
 
   constructor(options: InMemoryLeaseStoreOptions = {}) {
-    const max = options.maxLeases ?? 100_000;
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`Invalid option maxLeases: expected a positive integer, got ${String(max)}`);
-    this.#max = max;
+    this.#max = checkCountOption('maxLeases', options.maxLeases ?? 100_000);
     this.#now = options.now ?? Date.now;
   }
 

@@ -7,6 +7,7 @@
  * tokens a second; each admitted request takes one token; a request that finds less than one token is refused and
  * takes nothing, and is told how long until one token is there (rounded up to a whole millisecond, at least 1).
  */
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 
 /** The limit a bucket is taken from (checked by the middleware: a positive rate, a positive integer burst). */
 export interface RateLimit {
@@ -69,13 +70,9 @@ export class InMemoryRateLimitStore implements RateLimitStore {
   readonly #maxKeys: number;
   readonly #now: () => number;
 
-  /** @throws RangeError when `maxKeys` is not a positive integer */
+  /** @throws RangeError when `maxKeys` is not a positive integer (TypeError when not a number) */
   constructor(options: InMemoryRateLimitStoreOptions = {}) {
-    const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
-    if (typeof maxKeys !== 'number' || !Number.isSafeInteger(maxKeys) || maxKeys < 1) {
-      throw new RangeError(`Invalid maxKeys: expected a positive integer, got ${String(maxKeys)}`);
-    }
-    this.#maxKeys = maxKeys;
+    this.#maxKeys = checkCountOption('maxKeys', options.maxKeys ?? DEFAULT_MAX_KEYS);
     this.#now = options.now ?? (() => performance.now());
   }
 

@@ -5,7 +5,7 @@
  *
  * @see MCP 2025-11-25 basic/utilities/tasks.mdx; the 2026-07-28 extension `io.modelcontextprotocol/tasks`
  */
-
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import {
   DEFAULT_MAX_STORED_TASK_BYTES,
   DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER,
@@ -199,10 +199,10 @@ export class InMemoryTaskStore implements TaskStore {
   constructor(options: InMemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#quotas = new TaskQuotas({
-      maxTasks: positive('maxTasks', options.maxTasks, DEFAULT_MAX_STORED_TASKS),
-      maxTasksPerCaller: positive('maxTasksPerCaller', options.maxTasksPerCaller, DEFAULT_MAX_STORED_TASKS_PER_CALLER),
-      maxBytes: positive('maxStoredBytes', options.maxStoredBytes, DEFAULT_MAX_STORED_TASK_BYTES),
-      maxBytesPerCaller: positive('maxStoredBytesPerCaller', options.maxStoredBytesPerCaller, DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER),
+      maxTasks: checkCountOption('maxTasks', options.maxTasks ?? DEFAULT_MAX_STORED_TASKS),
+      maxTasksPerCaller: checkCountOption('maxTasksPerCaller', options.maxTasksPerCaller ?? DEFAULT_MAX_STORED_TASKS_PER_CALLER),
+      maxBytes: checkCountOption('maxStoredBytes', options.maxStoredBytes ?? DEFAULT_MAX_STORED_TASK_BYTES),
+      maxBytesPerCaller: checkCountOption('maxStoredBytesPerCaller', options.maxStoredBytesPerCaller ?? DEFAULT_MAX_STORED_TASK_BYTES_PER_CALLER),
     });
   }
 
@@ -348,10 +348,4 @@ export class InMemoryTaskStore implements TaskStore {
     }
     return stored;
   }
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  const n = value ?? fallback;
-  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`Invalid ${name}: expected a positive integer, got ${String(n)}`);
-  return n;
 }

@@ -17,6 +17,7 @@
  * annotations aggregate only the tools the caller can reach. Without one, every tool is visible.
  */
 import type { JsonRpcParams } from '@switchboard/jsonrpc';
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import { echo } from '@switchboard/jsonrpc';
 import { isModernRevision } from '../../protocol/revisions.js';
 import { DEFAULT_CALL_TOOL_NAME, DEFAULT_SEARCH_TOOL_NAME, MAX_SEARCH_QUERY_LENGTH, toolSearchTools } from '../../protocol/toolSearchTools.js';
@@ -24,7 +25,7 @@ import type { CallToolResult, Tool, ToolAnnotations } from '../../protocol/types
 import type { ServerRequestContext } from '../context.js';
 import type { ToolSearchOptions } from '../options.js';
 import { page } from '../pagination.js';
-import { compact, EMPTY_RESULT, invalidParams, isRecord, paramsRecord, positiveIntegerOption } from '../params.js';
+import { compact, EMPTY_RESULT, invalidParams, isRecord, paramsRecord } from '../params.js';
 import type { Registry, ToolEntry } from '../registry.js';
 import { CORE_TASKS_REVISION } from '../tasks/wire.js';
 import { CatalogIndex, CatalogQueryError } from './catalogIndex.js';
@@ -144,8 +145,8 @@ export class ToolSearch {
     const pinned = options.pinned ?? [];
     if (!Array.isArray(pinned) || pinned.some((name) => typeof name !== 'string')) throw new TypeError('Invalid option toolSearch.pinned: expected an array of tool names');
     this.#pinned = new Set(pinned);
-    this.#maxResults = positiveIntegerOption('toolSearch.maxResults', options.maxResults, DEFAULT_TOOL_SEARCH_MAX_RESULTS);
-    this.#defaultResults = Math.min(positiveIntegerOption('toolSearch.defaultResults', options.defaultResults, DEFAULT_TOOL_SEARCH_RESULTS), this.#maxResults);
+    this.#maxResults = checkCountOption('toolSearch.maxResults', options.maxResults ?? DEFAULT_TOOL_SEARCH_MAX_RESULTS);
+    this.#defaultResults = Math.min(checkCountOption('toolSearch.defaultResults', options.defaultResults ?? DEFAULT_TOOL_SEARCH_RESULTS), this.#maxResults);
     [this.#searchTool, this.#callTool] = toolSearchTools({ search: searchName, call: callName });
     this.#index = new CatalogIndex(host.registry);
   }

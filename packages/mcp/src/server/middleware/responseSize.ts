@@ -8,6 +8,7 @@
  * its own limit; the client cannot fix the request), with `data: { bytes, maxBytes }` and no other detail.
  */
 import { echo } from '@switchboard/jsonrpc';
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import { McpError, McpErrorCode } from '../../protocol/errors.js';
 import type { CallToolResult } from '../../protocol/types.js';
 import type { Middleware } from './call.js';
@@ -72,8 +73,7 @@ function tooLargeResult(tool: string, bytes: number, maxBytes: number): CallTool
  * server.use(responseSizeMiddleware({ maxBytes: 256 * 1024 }));
  */
 export function responseSizeMiddleware(options: ResponseSizeMiddlewareOptions = {}): Middleware {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1) throw new RangeError(`Invalid maxBytes: expected a positive integer, got ${String(maxBytes)}`);
+  const maxBytes = checkCountOption('maxBytes', options.maxBytes ?? DEFAULT_MAX_RESULT_BYTES);
   return (call, next) => {
     if (call.isNotification) return next();
     return next().then((result) => {

@@ -3,6 +3,7 @@
  * the operation took and how it ended, through the server's injected `Logger` (stderr by default, never stdout).
  */
 import { JsonRpcError, echo, echoId, neverThrowing, type Logger } from '@switchboard/jsonrpc';
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import { isRecord } from '../params.js';
 import type { Middleware, MiddlewareCall } from './call.js';
 
@@ -63,8 +64,7 @@ function fieldsOf(call: MiddlewareCall, durationMs: number): Record<string, unkn
 export function timingMiddleware(options: TimingMiddlewareOptions = {}): Middleware {
   const level = options.level ?? 'info';
   if (level !== 'info' && level !== 'debug') throw new TypeError(`Invalid level: expected "info" or "debug", got ${JSON.stringify(level)}`);
-  const slowMs = options.slowMs ?? DEFAULT_TIMING_SLOW_MS;
-  if (typeof slowMs !== 'number' || Number.isNaN(slowMs) || slowMs < 0) throw new RangeError(`Invalid slowMs: expected a number ≥ 0, got ${String(slowMs)}`);
+  const slowMs = checkMsOption('slowMs', options.slowMs ?? DEFAULT_TIMING_SLOW_MS, { max: Infinity });
   const notifications = options.notifications ?? true;
   const now = options.now ?? (() => performance.now());
   const own = options.logger === undefined ? undefined : neverThrowing(options.logger);

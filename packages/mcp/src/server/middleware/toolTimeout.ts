@@ -9,7 +9,7 @@
  * and keeps JSON-RPC errors for unknown tools, malformed requests and server errors (2026-07-28 keeps the split).
  */
 import { echo } from '@switchboard/jsonrpc';
-import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
+import { checkMsOption, setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { CallToolResult } from '../../protocol/types.js';
 import type { Middleware } from './call.js';
 
@@ -27,10 +27,8 @@ export interface ToolTimeoutMiddlewareOptions {
  */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-function deadline(name: string, value: unknown): number {
-  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new RangeError(`Invalid ${name}: expected a number of milliseconds > 0 (or Infinity), got ${String(value)}`);
-  return value;
-}
+/** A deadline: above 0 ms, `Infinity` for none. */
+const DEADLINE = { above: 0, max: Infinity };
 
 /** The result a timed-out call is answered with. */
 function timedOut(tool: string, ms: number): CallToolResult {
@@ -44,14 +42,14 @@ function timedOut(tool: string, ms: number): CallToolResult {
  * untouched. The handler's signal still aborts when the client cancels. A call that becomes a task is timed until
  * the task is created, not while it runs (tasks have their own `ttl`).
  *
- * @throws RangeError when a deadline is not a number > 0
+ * @throws TypeError when a deadline is not a number; RangeError when it is not above 0
  * @example
  * server.use(toolTimeoutMiddleware({ timeoutMs: 30_000, tools: { build: 300_000 } }));
  */
 export function toolTimeoutMiddleware(options: ToolTimeoutMiddlewareOptions = {}): Middleware {
-  const timeoutMs = deadline('timeoutMs', options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
+  const timeoutMs = checkMsOption('timeoutMs', options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, DEADLINE);
   const tools = new Map<string, number>();
-  for (const [tool, ms] of Object.entries(options.tools ?? {})) tools.set(tool, deadline(`tools["${tool}"]`, ms));
+  for (const [tool, ms] of Object.entries(options.tools ?? {})) tools.set(tool, checkMsOption(`tools["${tool}"]`, ms, DEADLINE));
   return (call, next) => {
     if (call.method !== 'tools/call' || call.isNotification) return next();
     const name = call.name ?? '';

@@ -3,10 +3,10 @@
  * `tools/call` branch ({@link ToolTasks}) and the `tasks/*` methods of both flavours.
  */
 import type { Dispatcher, Logger } from '@switchboard/jsonrpc';
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import type { NotificationBus } from '../../stores/notificationBus.js';
 import { InMemoryTaskStore, type TaskStore } from '../../stores/taskStore.js';
 import type { DispatchContext } from '../connection.js';
-import { positiveIntegerOption } from '../params.js';
 import type { ServerClusterOptions, ServerTaskOptions } from '../options.js';
 import { registerTaskMethods, type MethodWrapper } from './taskMethods.js';
 import { DEFAULT_MAX_LIVE_TASKS, DEFAULT_MAX_LIVE_TASKS_PER_CALLER, DEFAULT_SUGGESTED_POLL_INTERVAL_MS, TaskRunner } from './runner.js';
@@ -37,16 +37,16 @@ export function createToolTasks(setup: {
     ...(cluster === undefined ? {} : { instanceId: cluster.instanceId }),
     store: setup.store ?? new InMemoryTaskStore(),
     logger: setup.logger,
-    maxLiveTasks: positiveIntegerOption('tasks.maxLiveTasks', options.maxLiveTasks, DEFAULT_MAX_LIVE_TASKS),
-    maxLiveTasksPerCaller: positiveIntegerOption('tasks.maxLiveTasksPerCaller', options.maxLiveTasksPerCaller, DEFAULT_MAX_LIVE_TASKS_PER_CALLER),
-    pollIntervalMs: positiveIntegerOption('tasks.pollIntervalMs', options.pollIntervalMs, DEFAULT_SUGGESTED_POLL_INTERVAL_MS),
+    maxLiveTasks: checkCountOption('tasks.maxLiveTasks', options.maxLiveTasks ?? DEFAULT_MAX_LIVE_TASKS),
+    maxLiveTasksPerCaller: checkCountOption('tasks.maxLiveTasksPerCaller', options.maxLiveTasksPerCaller ?? DEFAULT_MAX_LIVE_TASKS_PER_CALLER),
+    pollIntervalMs: checkCountOption('tasks.pollIntervalMs', options.pollIntervalMs ?? DEFAULT_SUGGESTED_POLL_INTERVAL_MS),
   });
   const tasks = new ToolTasks({
     runner,
     bus: setup.bus,
     logger: setup.logger,
-    defaultTtlMs: positiveIntegerOption('tasks.defaultTtlMs', options.defaultTtlMs, DEFAULT_TASK_TTL_MS),
-    maxTtlMs: positiveIntegerOption('tasks.maxTtlMs', options.maxTtlMs, DEFAULT_MAX_TASK_TTL_MS),
+    defaultTtlMs: checkCountOption('tasks.defaultTtlMs', options.defaultTtlMs ?? DEFAULT_TASK_TTL_MS),
+    maxTtlMs: checkCountOption('tasks.maxTtlMs', options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS),
     hasTaskTools: setup.hasTaskTools,
     ...(cluster === undefined ? {} : { relay: new TaskRelay(cluster, runner, setup.logger) }),
   });

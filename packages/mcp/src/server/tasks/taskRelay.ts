@@ -10,7 +10,7 @@
  * @see the extension `io.modelcontextprotocol/tasks` "Task Update Requests"
  */
 import type { Logger, TimerHandle } from '@switchboard/jsonrpc';
-import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
+import { checkMsOption, setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import { taskChannel, type ClusterBus, type ClusterTaskMessage } from '../../stores/clusterBus.js';
 import { instanceLeaseKey, type LeaseStore } from '../../stores/leaseStore.js';
 import type { ServerClusterOptions } from '../options.js';
@@ -38,7 +38,8 @@ const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * Checks the `cluster` option.
  * @throws TypeError when it is not an object, `bus` lacks `publish`/`subscribe`, `leases` lacks
  *   `acquire`/`get`/`release`, or `instanceId` is not 1–64 letters, digits, `_` or `-`
- * @throws RangeError when `leaseTtlMs` (at least 3) or `forwardTimeoutMs` (at least 1) is not an integer in range
+ * @throws RangeError when `leaseTtlMs` (at least 3) or `forwardTimeoutMs` (at least 1) is not an integer of ms in range
+ *   (TypeError when not a number)
  */
 export function checkServerClusterOptions(value: ServerClusterOptions | undefined): void {
   if (value === undefined) return;
@@ -50,10 +51,8 @@ export function checkServerClusterOptions(value: ServerClusterOptions | undefine
     throw new TypeError('Invalid option cluster.leases: expected a LeaseStore (acquire, get, release)');
   }
   if (typeof value.instanceId !== 'string' || !INSTANCE_ID.test(value.instanceId)) throw new TypeError('Invalid option cluster.instanceId: expected 1 to 64 letters, digits, "_" or "-"');
-  for (const [name, min] of [['leaseTtlMs', 3], ['forwardTimeoutMs', 1]] as const) {
-    const ms = value[name];
-    if (ms !== undefined && !(Number.isSafeInteger(ms) && ms >= min && ms <= 2_147_483_647)) throw new RangeError(`Invalid option cluster.${name}: expected an integer number of ms from ${min} to 2147483647`);
-  }
+  checkMsOption('cluster.leaseTtlMs', value.leaseTtlMs, { min: 3, integer: true });
+  checkMsOption('cluster.forwardTimeoutMs', value.forwardTimeoutMs, { min: 1, integer: true });
 }
 
 /** One instance's side of the cluster's tasks (see the module documentation); not exported from an entry. */

@@ -6,7 +6,7 @@
  * events are written to the socket as they are produced. `via: 'fetch'` converts to a Web `Request` and back; both
  * paths share every decision (the core), and the test suite runs through both.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyRead, HttpInput, HttpOutput } from '../http/server/inputOutput.js';
 import { nodeBodyStream, readNodeBody } from './nodeBody.js';
@@ -319,7 +319,7 @@ async function viaFetch(route: FetchRoute, req: IncomingMessage, res: ServerResp
 export function toNodeListener(handler: McpHttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const core = httpCoreOf(handler);
   const idleMs = options.idleTimeoutMs ?? 0;
-  checkTimeout('idleTimeoutMs', idleMs);
+  checkMsOption('idleTimeoutMs', idleMs, { integer: true });
   const fail = (res: ServerResponse, error: unknown): void => {
     if (!res.headersSent && !res.destroyed) writeNode(res, core.internalError(error), idleMs);
     else {
@@ -357,17 +357,4 @@ function pathOf(url: string | undefined): string {
   const u = url ?? '/';
   const q = u.indexOf('?');
   return q === -1 ? u : u.slice(0, q);
-}
-
-function quoted(value: unknown): string {
-  return `"${typeof value === 'string' ? value : String(value)}"`;
-}
-
-/** @internal Refuses a timeout option that is not an integer of milliseconds a timer honours. */
-export function checkTimeout(name: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got ${quoted(value)}`);
-  if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
-    throw new RangeError(`Invalid option ${name}: expected an integer between 0 and ${MAX_TIMER_MS} milliseconds, got "${String(value)}"`);
-  }
 }

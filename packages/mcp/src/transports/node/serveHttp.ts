@@ -2,6 +2,7 @@
  * `serveHttp`: the MCP HTTP handler on a Node `http.Server` of its own, with the connection limits, timeouts, the
  * bind-address checks and the graceful close (drain) that a listening server needs.
  */
+import { checkCountOption, checkMsOption, msError } from '@switchboard/jsonrpc/internal';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,7 @@ import { createMcpHttpHandler, httpCoreOf } from '../http/server/handler.js';
 import type { McpHttpHandler } from '../http/server/handler.js';
 import type { McpHttpHandlerOptions } from '../http/server/handlerOptions.js';
 import { isLoopbackHost } from '../http/server/security.js';
-import { checkTimeout, toNodeListener } from './listener.js';
+import { toNodeListener } from './listener.js';
 import { ConnectionBudget } from './connectionBudget.js';
 
 /**
@@ -155,7 +156,8 @@ export interface ServeHttpHandle {
    * With `drainMs` (graceful shutdown, e.g. on SIGTERM) it first stops listening (new connections are refused and
    * idle keep-alive connections closed) and waits up to `drainMs` for the POSTs in flight to be answered; then it
    * closes as without. Passing the deadline is logged as a warning with the number of POSTs still unanswered.
-   * @throws RangeError (as a rejection) when `drainMs` is not a finite number from 0
+   * @throws TypeError (as a rejection) when `drainMs` is not a number
+   * @throws RangeError (as a rejection) when `drainMs` is outside 0 to 2^31 − 1 ms (a timer's longest)
    * @example
    * process.once('SIGTERM', () => { void handle.close({ drainMs: 10_000 }).then(() => process.exit(0)); });
    */
@@ -208,25 +210,17 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     throw new RangeError(`Invalid option port: expected an integer from 0 to 65535, got "${String(listenPort)}"`);
   }
   const host = options.host ?? '127.0.0.1';
-  checkTimeout('headersTimeoutMs', options.headersTimeoutMs);
-  checkTimeout('requestTimeoutMs', options.requestTimeoutMs);
-  checkTimeout('keepAliveTimeoutMs', options.keepAliveTimeoutMs);
-  checkTimeout('idleTimeoutMs', options.idleTimeoutMs);
+  checkMsOption('headersTimeoutMs', options.headersTimeoutMs, { integer: true });
+  checkMsOption('requestTimeoutMs', options.requestTimeoutMs, { integer: true });
+  checkMsOption('keepAliveTimeoutMs', options.keepAliveTimeoutMs, { integer: true });
+  checkMsOption('idleTimeoutMs', options.idleTimeoutMs, { integer: true });
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
   if (requestTimeout > 0 && headersTimeout > requestTimeout) {
     throw new RangeError(`Invalid option headersTimeoutMs: expected at most requestTimeoutMs (${requestTimeout}), got "${headersTimeout}"`);
   }
-  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  if (typeof maxConnections !== 'number') throw new TypeError(`Invalid option maxConnections: expected a number, got "${String(maxConnections)}"`);
-  if (maxConnections !== Infinity && (!Number.isSafeInteger(maxConnections) || maxConnections < 1)) {
-    throw new RangeError(`Invalid option maxConnections: expected a positive integer or Infinity, got "${String(maxConnections)}"`);
-  }
-  const perAddress = options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
-  if (typeof perAddress !== 'number') throw new TypeError(`Invalid option maxConnectionsPerAddress: expected a number, got "${String(perAddress)}"`);
-  if (perAddress !== Infinity && (!Number.isSafeInteger(perAddress) || perAddress < 1)) {
-    throw new RangeError(`Invalid option maxConnectionsPerAddress: expected a positive integer or Infinity, got "${String(perAddress)}"`);
-  }
+  const maxConnections = checkCountOption('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, { infinite: true });
+  const perAddress = checkCountOption('maxConnectionsPerAddress', options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, { infinite: true });
   const otherPaths = options.otherPaths;
   if (otherPaths !== undefined && typeof otherPaths !== 'function') throw new TypeError(`Invalid option otherPaths: expected a function, got "${typeof otherPaths}"`);
   const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -326,9 +320,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
     httpServer,
     close(closeOptions: ServeHttpCloseOptions = {}): Promise<void> {
       const drainMs = closeOptions.drainMs ?? 0;
-      if (typeof drainMs !== 'number' || !Number.isFinite(drainMs) || drainMs < 0) {
-        return Promise.reject(new RangeError(`Invalid option drainMs: expected a number of milliseconds from 0, got "${String(drainMs)}"`));
-      }
+      const invalid = msError('option drainMs', drainMs);
+      if (invalid !== undefined) return Promise.reject(invalid);
       closing ??= (async () => {
         if (drainMs > 0 && posts > 0) {
           // Drain: new sessions are refused (503), but the listener stays open, because a call in flight may be

@@ -8,13 +8,8 @@
 import { Console } from 'node:console';
 import type { Writable } from 'node:stream';
 import { neverThrowing, type Logger, type Transport } from '@switchboard/jsonrpc';
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import { StdioServerTransport, type StdioServerTransportOptions } from './stdioServerTransport.js';
-
-/** Throws unless `value` is a non-negative number of milliseconds (`Infinity` allowed). */
-function checkMilliseconds(name: string, value: unknown): void {
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got "${String(value)}"`);
-  if (!(value >= 0)) throw new RangeError(`Invalid option ${name}: expected a non-negative number of milliseconds, got "${String(value)}"`);
-}
 
 /**
  * The session {@link serveStdio} drives: the part of the server's `ServerSession` it uses (structural, so this
@@ -127,7 +122,7 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  * @returns The session (for an `McpServer`, its `ServerSession`), once the transport is started.
  * @throws TypeError when a numeric option is not a number.
  * @throws RangeError when `maxLineBytes` or `maxJsonDepth` is not a positive integer, or `shutdownGraceMs` or
- *   `drainTimeoutMs` is negative.
+ *   `drainTimeoutMs` is negative or `NaN`.
  * @see MCP 2025-11-25 basic/transports.mdx "stdio"
  * @example
  * await serveStdio(server); // a console.log in a tool now prints on stderr, not into the stream
@@ -136,9 +131,9 @@ function redirectConsoleToStderr(logger: Logger): () => void {
  */
 export async function serveStdio<S extends StdioSession>(server: StdioServer<S>, options: ServeStdioOptions = {}): Promise<S> {
   const graceMs = options.shutdownGraceMs ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
-  checkMilliseconds('shutdownGraceMs', graceMs);
+  checkMsOption('shutdownGraceMs', graceMs, { max: Infinity });
   const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_STDIO_DRAIN_TIMEOUT_MS;
-  checkMilliseconds('drainTimeoutMs', drainTimeoutMs);
+  checkMsOption('drainTimeoutMs', drainTimeoutMs, { max: Infinity });
   const transport = new StdioServerTransport({ logger: server.logger, ...options });
   const logger = neverThrowing(options.logger ?? server.logger);
   const redirect = options.redirectConsole ?? (options.stdout === undefined || options.stdout === process.stdout);

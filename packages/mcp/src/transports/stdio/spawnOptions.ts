@@ -2,6 +2,7 @@
  * What {@link spawnStdio} is given: the command and its environment, stderr handling, the shutdown grace and the
  * stdout line cap; checked once, when the connector is made.
  */
+import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
 import { DEFAULT_MAX_STDERR_LINES } from './stderrTail.js';
 
 /** Default of {@link SpawnStdioOptions.shutdownGraceMs}: 2 s for each step of the shutdown. */
@@ -41,7 +42,7 @@ export interface SpawnStdioOptions {
   readonly maxStderrLines?: number;
   /**
    * Each step of {@link StdioClientTransport.close}, in ms: after stdin is closed, the wait for the process group
-   * to exit; after SIGTERM, the wait again; then SIGKILL. A non-negative integer. @default 2000
+   * to exit; after SIGTERM, the wait again; then SIGKILL. A whole number from 0 to 2^31 − 1. @default 2000
    */
   readonly shutdownGraceMs?: number;
   /**
@@ -67,12 +68,6 @@ export interface Settings {
   readonly maxLineBytes: number;
 }
 
-function checkInteger(name: string, value: unknown, min: number): number {
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got "${String(value)}"`);
-  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`Invalid option ${name}: expected an integer of at least ${min}, got "${String(value)}"`);
-  return value;
-}
-
 /**
  * @throws TypeError when `command` is not a non-empty string, `args` not an array of strings, or a number option not a number
  * @throws RangeError when a number option is out of range
@@ -93,9 +88,9 @@ export function settle(options: SpawnStdioOptions): Settings {
     cwd: options.cwd,
     stderr,
     onstderr: options.onstderr,
-    maxStderrLines: checkInteger('maxStderrLines', options.maxStderrLines ?? DEFAULT_MAX_STDERR_LINES, 0),
-    shutdownGraceMs: checkInteger('shutdownGraceMs', options.shutdownGraceMs ?? DEFAULT_SPAWN_SHUTDOWN_GRACE_MS, 0),
-    maxLineBytes: checkInteger('maxLineBytes', options.maxLineBytes ?? DEFAULT_SPAWN_MAX_LINE_BYTES, 1),
+    maxStderrLines: checkCountOption('maxStderrLines', options.maxStderrLines ?? DEFAULT_MAX_STDERR_LINES, { min: 0 }),
+    shutdownGraceMs: checkMsOption('shutdownGraceMs', options.shutdownGraceMs ?? DEFAULT_SPAWN_SHUTDOWN_GRACE_MS, { integer: true }),
+    maxLineBytes: checkCountOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_SPAWN_MAX_LINE_BYTES),
   };
 }
 

@@ -274,14 +274,14 @@ describe('StdioServerTransport flow control (injected streams)', () => {
   });
 
   it('validates maxJsonDepth, maxLineBytes, shutdownGraceMs and drainTimeoutMs', async () => {
-    expect(() => new StdioServerTransport({ maxJsonDepth: 0 })).toThrow(new RangeError('Invalid option maxJsonDepth: expected a positive integer, got "0"'));
+    expect(() => new StdioServerTransport({ maxJsonDepth: 0 })).toThrow(new RangeError('Invalid option maxJsonDepth: expected a positive integer, got 0'));
     expect(() => new StdioServerTransport({ maxJsonDepth: 2.5 })).toThrow(RangeError);
-    expect(() => new StdioServerTransport({ maxJsonDepth: '8' as unknown as number })).toThrow(new TypeError('Invalid option maxJsonDepth: expected a number, got "8"'));
-    expect(() => new StdioServerTransport({ maxLineBytes: -1 })).toThrow(new RangeError('Invalid option maxLineBytes: expected a positive integer, got "-1"'));
+    expect(() => new StdioServerTransport({ maxJsonDepth: '8' as unknown as number })).toThrow(new TypeError('Invalid option maxJsonDepth: expected a positive integer, got "8"'));
+    expect(() => new StdioServerTransport({ maxLineBytes: -1 })).toThrow(new RangeError('Invalid option maxLineBytes: expected a positive integer, got -1'));
     const server = new McpServer({ name: 't', version: '0' }, { logger: silentLogger });
     const streams = { stdin: new PassThrough(), stdout: new HeldSink(), exitOnClose: false };
     await expect(serveStdio(server, { ...streams, drainTimeoutMs: -1 })).rejects.toThrow(
-      new RangeError('Invalid option drainTimeoutMs: expected a non-negative number of milliseconds, got "-1"'),
+      new RangeError('Invalid option drainTimeoutMs: expected a number of milliseconds from 0 (or Infinity), got -1'),
     );
     await expect(serveStdio(server, { ...streams, shutdownGraceMs: Number.NaN })).rejects.toThrow(RangeError);
   });

@@ -373,7 +373,7 @@ describe('spawnStdio', () => {
 
   it('checks its options at once', () => {
     expect(() => spawnStdio({ command: '' })).toThrow(new TypeError('Invalid option command: expected a non-empty string, got ""'));
-    expect(() => spawnStdio({ command: 'x', shutdownGraceMs: -1 })).toThrow(new RangeError('Invalid option shutdownGraceMs: expected an integer of at least 0, got "-1"'));
+    expect(() => spawnStdio({ command: 'x', shutdownGraceMs: -1 })).toThrow(new RangeError('Invalid option shutdownGraceMs: expected a whole number of milliseconds from 0 to 2147483647, got -1'));
     expect(() => spawnStdio({ command: 'x', stderr: 'pipe' as never })).toThrow(TypeError);
   });
 

@@ -21,18 +21,13 @@ import {
   type Logger,
   type Transport,
 } from '@switchboard/jsonrpc';
+import { checkCountOption } from '@switchboard/jsonrpc/internal';
 import { createStderrLogger } from '../../logger.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
 /** Left on stdout by {@link StdioServerTransport.whenFlushed}: an error then means the client is gone (EPIPE). */
 const ignoreError = (): void => {};
 const NO_EVENTS: readonly NdjsonEvent[] = [];
-
-/** Throws unless `value` is a positive integer (an option of this module). */
-function checkPositiveInteger(name: string, value: unknown): void {
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got "${String(value)}"`);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got "${String(value)}"`);
-}
 
 /** {@link StdioServerTransport} options. */
 export interface StdioServerTransportOptions {
@@ -127,10 +122,8 @@ export class StdioServerTransport implements Transport {
   constructor(options: StdioServerTransportOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
-    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    checkPositiveInteger('maxLineBytes', this.#maxLineBytes);
-    const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-    checkPositiveInteger('maxJsonDepth', maxDepth);
+    this.#maxLineBytes = checkCountOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    const maxDepth = checkCountOption('maxJsonDepth', options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
     this.#parseOptions = { maxDepth };
     this.#decoder = new NdjsonDecoder({ maxLineBytes: this.#maxLineBytes });
     this.#logger = neverThrowing(options.logger ?? createStderrLogger());

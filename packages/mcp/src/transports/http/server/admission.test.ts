@@ -285,11 +285,11 @@ describe('maxJsonDepth', () => {
   });
 
   it.each([
-    [{ maxJsonDepth: 0 }, RangeError, 'Invalid option maxJsonDepth: expected a positive integer, got "0"'],
-    [{ maxSessionsPerCaller: 1.5 }, RangeError, 'Invalid option maxSessionsPerCaller: expected a positive integer, got "1.5"'],
-    [{ sessionGraceMs: -1 }, RangeError, 'Invalid option sessionGraceMs: expected 0 or more milliseconds, got "-1"'],
+    [{ maxJsonDepth: 0 }, RangeError, 'Invalid option maxJsonDepth: expected a positive integer, got 0'],
+    [{ maxSessionsPerCaller: 1.5 }, RangeError, 'Invalid option maxSessionsPerCaller: expected a positive integer, got 1.5'],
+    [{ sessionGraceMs: -1 }, RangeError, 'Invalid option sessionGraceMs: expected a number of milliseconds from 0 (or Infinity), got -1'],
     [{ callerIdentity: 'ip' }, TypeError, 'Invalid option callerIdentity: expected a function, got "ip"'],
-    [{ sessionStore: {} }, TypeError, 'Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got "[object Object]"'],
+    [{ sessionStore: {} }, TypeError, 'Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got an object'],
   ] as const)('validates %o', (options, type, message) => {
     expect(() => createMcpHttpHandler({ server: createServer(), ...(options as object) })).toThrow(new type(message));
   });

@@ -2,7 +2,7 @@
  * The handler's `cluster` option: serving one set of sessions from several instances behind a load balancer with
  * no sticky sessions (see `sessions/clusterHub.ts` for what crosses instances and how).
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import type { ClusterBus } from '../../../stores/clusterBus.js';
 import type { LeaseStore } from '../../../stores/leaseStore.js';
 
@@ -51,7 +51,7 @@ export function newInstanceId(): string {
  * Checks the `cluster` option.
  * @throws TypeError when it is not an object, `bus` lacks `publish`/`subscribe`, `leases` lacks
  *   `acquire`/`get`/`release`, or `instanceId` is not a string of 1–64 letters, digits, `_` or `-`
- * @throws RangeError when `leaseTtlMs` is not a number of ms from 3 to 2^31 − 1
+ * @throws RangeError when `leaseTtlMs` is not a number of ms from 3 to 2^31 − 1 (TypeError when not a number)
  */
 export function checkClusterOptions(value: HttpClusterOptions | undefined): void {
   if (value === undefined) return;
@@ -65,8 +65,5 @@ export function checkClusterOptions(value: HttpClusterOptions | undefined): void
   if (value.instanceId !== undefined && (typeof value.instanceId !== 'string' || !INSTANCE_ID.test(value.instanceId))) {
     throw new TypeError('Invalid option cluster.instanceId: expected 1 to 64 letters, digits, "_" or "-"');
   }
-  const ttl = value.leaseTtlMs;
-  if (ttl !== undefined && (typeof ttl !== 'number' || !(ttl >= 3) || ttl > MAX_TIMER_MS)) {
-    throw new RangeError(`Invalid option cluster.leaseTtlMs: expected a number of ms from 3 to ${MAX_TIMER_MS}`);
-  }
+  checkMsOption('cluster.leaseTtlMs', value.leaseTtlMs, { min: 3 });
 }

@@ -156,12 +156,12 @@ describe('serveHttp timeouts', () => {
   });
 
   it.each([
-    [{ headersTimeoutMs: -1 }, RangeError, 'Invalid option headersTimeoutMs: expected an integer between 0 and 2147483647 milliseconds, got "-1"'],
-    [{ requestTimeoutMs: '30s' }, TypeError, 'Invalid option requestTimeoutMs: expected a number of milliseconds, got "30s"'],
-    [{ keepAliveTimeoutMs: 1.5 }, RangeError, 'Invalid option keepAliveTimeoutMs: expected an integer between 0 and 2147483647 milliseconds, got "1.5"'],
-    [{ idleTimeoutMs: Number.NaN }, RangeError, 'Invalid option idleTimeoutMs: expected an integer between 0 and 2147483647 milliseconds, got "NaN"'],
+    [{ headersTimeoutMs: -1 }, RangeError, 'Invalid option headersTimeoutMs: expected a whole number of milliseconds from 0 to 2147483647, got -1'],
+    [{ requestTimeoutMs: '30s' }, TypeError, 'Invalid option requestTimeoutMs: expected a whole number of milliseconds, got "30s"'],
+    [{ keepAliveTimeoutMs: 1.5 }, RangeError, 'Invalid option keepAliveTimeoutMs: expected a whole number of milliseconds from 0 to 2147483647, got 1.5'],
+    [{ idleTimeoutMs: Number.NaN }, RangeError, 'Invalid option idleTimeoutMs: expected a whole number of milliseconds from 0 to 2147483647, got NaN'],
     [{ headersTimeoutMs: 40_000 }, RangeError, 'Invalid option headersTimeoutMs: expected at most requestTimeoutMs (30000), got "40000"'],
-    [{ maxConnections: 0 }, RangeError, 'Invalid option maxConnections: expected a positive integer or Infinity, got "0"'],
+    [{ maxConnections: 0 }, RangeError, 'Invalid option maxConnections: expected a positive integer or Infinity, got 0'],
   ] as const)('validates %o', async (options, type, message) => {
     await expect(serveHttp({ server: createServer(), ...(options as object) })).rejects.toThrow(new type(message));
   });

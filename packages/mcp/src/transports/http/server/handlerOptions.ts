@@ -2,7 +2,7 @@
  * The options of the MCP HTTP handler: their types, their defaults (the `DEFAULT_*` constants) and the validation
  * that refuses values that cannot mean anything, before any session exists.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
+import { checkCountOption, checkMsOption, shownValue } from '@switchboard/jsonrpc/internal';
 import type { Logger } from '@switchboard/jsonrpc';
 import { isHeaderName } from './cors.js';
 import type { McpCorsOptions } from './cors.js';
@@ -339,36 +339,17 @@ export interface HttpRefusalEvent {
   readonly authInfo: unknown;
 }
 
-function quoted(value: unknown): string {
-  return `"${typeof value === 'string' ? value : String(value)}"`;
-}
-
-function checkCount(name: string, value: number | undefined): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number, got ${quoted(value)}`);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid option ${name}: expected a positive integer, got ${quoted(value)}`);
-}
-
-function checkSpan(name: string, value: number | undefined, max: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option ${name}: expected a number of milliseconds, got ${quoted(value)}`);
-  if (Number.isNaN(value) || value < 0 || value > max) {
-    const bound = max === Infinity ? '0 or more' : `between 0 and ${max}`;
-    throw new RangeError(`Invalid option ${name}: expected ${bound} milliseconds, got ${quoted(value)}`);
-  }
-}
-
 function checkPath(name: string, value: string | undefined): void {
   if (value === undefined) return;
   if (typeof value !== 'string' || !value.startsWith('/') || /[?#\s]/.test(value)) {
-    throw new TypeError(`Invalid option ${name}: expected a URL path starting with "/" (no query, fragment or spaces), got ${quoted(value)}`);
+    throw new TypeError(`Invalid option ${name}: expected a URL path starting with "/" (no query, fragment or spaces), got ${shownValue(value)}`);
   }
 }
 
 function checkHostList(name: string, value: readonly string[] | undefined): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
-    throw new TypeError(`Invalid option ${name}: expected an array of strings, got ${quoted(value)}`);
+    throw new TypeError(`Invalid option ${name}: expected an array of strings, got ${shownValue(value)}`);
   }
 }
 
@@ -378,54 +359,54 @@ function checkHostList(name: string, value: readonly string[] | undefined): void
  * @throws RangeError when a numeric option is out of range.
  */
 export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`Invalid options: expected an object, got ${quoted(options)}`);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`Invalid options: expected an object, got ${shownValue(options)}`);
   const server = options.server as Partial<McpHttpServerLike> | undefined;
   if (typeof server !== 'object' || server === null || typeof server.connect !== 'function') {
-    throw new TypeError(`Invalid option server: expected an McpServer (an object with a connect method), got ${quoted(server)}`);
+    throw new TypeError(`Invalid option server: expected an McpServer (an object with a connect method), got ${shownValue(server)}`);
   }
   checkPath('path', options.path);
   const httpSse = options.httpSse;
   if (httpSse !== undefined && typeof httpSse !== 'boolean') {
-    if (typeof httpSse !== 'object' || httpSse === null) throw new TypeError(`Invalid option httpSse: expected a boolean or an object, got ${quoted(httpSse)}`);
+    if (typeof httpSse !== 'object' || httpSse === null) throw new TypeError(`Invalid option httpSse: expected a boolean or an object, got ${shownValue(httpSse)}`);
     checkPath(`httpSse.ssePath`, httpSse.ssePath);
     checkPath(`httpSse.messagesPath`, httpSse.messagesPath);
     const path = options.path ?? DEFAULT_MCP_PATH;
     const ssePath = httpSse.ssePath ?? DEFAULT_HTTP_SSE_PATH;
     const messagesPath = httpSse.messagesPath ?? DEFAULT_HTTP_SSE_MESSAGES_PATH;
     if (ssePath === path || messagesPath === path || ssePath === messagesPath) {
-      throw new TypeError(`Invalid option httpSse: the paths must differ from each other and from the endpoint, got ${quoted(`${path} ${ssePath} ${messagesPath}`)}`);
+      throw new TypeError(`Invalid option httpSse: the paths must differ from each other and from the endpoint, got ${shownValue(`${path} ${ssePath} ${messagesPath}`)}`);
     }
   } else if (httpSse !== false && (options.path === DEFAULT_HTTP_SSE_PATH || options.path === DEFAULT_HTTP_SSE_MESSAGES_PATH)) {
-    throw new TypeError(`Invalid option path: ${quoted(options.path)} is a 2024-11-05 HTTP+SSE path (set httpSse to other paths or false)`);
+    throw new TypeError(`Invalid option path: ${shownValue(options.path)} is a 2024-11-05 HTTP+SSE path (set httpSse to other paths or false)`);
   }
   const mode = options.responseMode;
   if (mode !== undefined && mode !== 'auto' && mode !== 'sse' && mode !== 'json') {
-    throw new TypeError(`Invalid option responseMode: expected "auto", "sse" or "json", got ${quoted(mode)}`);
+    throw new TypeError(`Invalid option responseMode: expected "auto", "sse" or "json", got ${shownValue(mode)}`);
   }
-  checkCount('maxBodyBytes', options.maxBodyBytes);
-  checkCount('maxBatchSize', options.maxBatchSize);
-  checkCount('maxSseBufferBytes', options.maxSseBufferBytes);
-  checkCount('maxSseBufferBytesTotal', options.maxSseBufferBytesTotal);
-  checkCount('maxJsonDepth', options.maxJsonDepth);
-  checkCount('maxSessions', options.maxSessions);
-  checkCount('maxSessionsPerCaller', options.maxSessionsPerCaller);
-  checkSpan('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, Infinity);
-  checkSpan('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, Infinity);
-  checkSpan('sessionGraceMs', options.sessionGraceMs, Infinity);
+  checkCountOption('maxBodyBytes', options.maxBodyBytes);
+  checkCountOption('maxBatchSize', options.maxBatchSize);
+  checkCountOption('maxSseBufferBytes', options.maxSseBufferBytes);
+  checkCountOption('maxSseBufferBytesTotal', options.maxSseBufferBytesTotal);
+  checkCountOption('maxJsonDepth', options.maxJsonDepth);
+  checkCountOption('maxSessions', options.maxSessions);
+  checkCountOption('maxSessionsPerCaller', options.maxSessionsPerCaller);
+  checkMsOption('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, { max: Infinity });
+  checkMsOption('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, { max: Infinity });
+  checkMsOption('sessionGraceMs', options.sessionGraceMs, { max: Infinity });
   if (options.callerIdentity !== undefined && typeof options.callerIdentity !== 'function') {
-    throw new TypeError(`Invalid option callerIdentity: expected a function, got ${quoted(options.callerIdentity)}`);
+    throw new TypeError(`Invalid option callerIdentity: expected a function, got ${shownValue(options.callerIdentity)}`);
   }
   const store = options.sessionStore as Partial<SessionStore> | undefined;
   if (store !== undefined) {
     const missing = (['create', 'get', 'touch', 'delete', 'count', 'scan'] as const).filter((name) => typeof store?.[name] !== 'function');
     if (typeof store !== 'object' || store === null || missing.length > 0) {
-      throw new TypeError(`Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got ${quoted(store)}`);
+      throw new TypeError(`Invalid option sessionStore: expected a SessionStore (create, get, touch, delete, count, scan), got ${shownValue(store)}`);
     }
   }
   checkClusterOptions(options.cluster);
-  checkSpan('sseRetryMs', options.sseRetryMs, MAX_TIMER_MS);
-  checkSpan('sseKeepAliveMs', options.sseKeepAliveMs, MAX_TIMER_MS);
-  checkSpan('sseAfterMs', options.sseAfterMs, MAX_TIMER_MS);
+  checkMsOption('sseRetryMs', options.sseRetryMs);
+  checkMsOption('sseKeepAliveMs', options.sseKeepAliveMs);
+  checkMsOption('sseAfterMs', options.sseAfterMs);
   checkHostList('allowedHosts', options.allowedHosts);
   checkHostList('allowedOrigins', options.allowedOrigins);
   checkFlag('allowAnyOrigin', options.allowAnyOrigin);
@@ -434,24 +415,24 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
 }
 
 function checkFlag(name: string, value: boolean | undefined): void {
-  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${quoted(value)}`);
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`Invalid option ${name}: expected a boolean, got ${shownValue(value)}`);
 }
 
 function checkHeaderNames(name: string, value: readonly string[] | undefined): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string' || !isHeaderName(entry))) {
-    throw new TypeError(`Invalid option ${name}: expected an array of header names, got ${quoted(value)}`);
+    throw new TypeError(`Invalid option ${name}: expected an array of header names, got ${shownValue(value)}`);
   }
 }
 
 /** The `cors` option: a boolean, or an object of {@link McpCorsOptions}. */
 function checkCors(value: boolean | McpCorsOptions | undefined): void {
   if (value === undefined || typeof value === 'boolean') return;
-  if (typeof value !== 'object' || value === null) throw new TypeError(`Invalid option cors: expected a boolean or an object, got ${quoted(value)}`);
+  if (typeof value !== 'object' || value === null) throw new TypeError(`Invalid option cors: expected a boolean or an object, got ${shownValue(value)}`);
   const age = value.maxAgeSeconds;
   if (age !== undefined) {
-    if (typeof age !== 'number') throw new TypeError(`Invalid option cors.maxAgeSeconds: expected a number of seconds, got ${quoted(age)}`);
-    if (!Number.isSafeInteger(age) || age < 0) throw new RangeError(`Invalid option cors.maxAgeSeconds: expected an integer of 0 or more seconds, got ${quoted(age)}`);
+    if (typeof age !== 'number') throw new TypeError(`Invalid option cors.maxAgeSeconds: expected a number of seconds, got ${shownValue(age)}`);
+    if (!Number.isSafeInteger(age) || age < 0) throw new RangeError(`Invalid option cors.maxAgeSeconds: expected an integer of 0 or more seconds, got ${shownValue(age)}`);
   }
   checkFlag('cors.allowCredentials', value.allowCredentials);
   checkHeaderNames('cors.allowHeaders', value.allowHeaders);

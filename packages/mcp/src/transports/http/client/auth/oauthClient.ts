@@ -7,6 +7,7 @@
  * @see MCP 2026-07-28 basic/authorization/ (index.mdx, authorization-server-discovery.mdx, client-registration.mdx,
  *   scope-selection.mdx)
  */
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import { AuthorizationError } from '../../../../protocol/clientErrors.js';
 import { bearerChallengeOf, parseWwwAuthenticate, scopeList, type BearerChallenge } from '../../../../protocol/auth/challenge.js';
 import { canonicalResourceUri, type AuthorizationServerMetadata } from '../../../../protocol/auth/metadata.js';
@@ -16,7 +17,7 @@ import { discoverAuthorizationServer, discoverResource, type OAuthHttp } from '.
 import { DpopKey } from './dpop.js';
 import { clientIdentity } from './clientIdentity.js';
 import { pkcePair, randomToken } from './oauthCrypto.js';
-import { checkRefreshMargin, DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, refreshMarginOf, type OAuthOptions } from './oauthOptions.js';
+import { DEFAULT_MAX_STEP_UPS, DEFAULT_OAUTH_TIMEOUT_MS, refreshMarginOf, type OAuthOptions } from './oauthOptions.js';
 import { InMemoryOAuthStore, type OAuthStore, type OAuthTokens } from './oauthStore.js';
 import { requestToken, type ClientAuthentication, type TokenResponse } from './tokenEndpoint.js';
 
@@ -84,7 +85,7 @@ export class OAuthClientAuth implements HttpClientAuth {
     this.#store = options.store ?? new InMemoryOAuthStore();
     this.#http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS };
     this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
-    checkRefreshMargin(options.refreshMarginMs);
+    checkMsOption('refreshMarginMs', options.refreshMarginMs);
   }
 
   async headers(request: AuthRequestFacts): Promise<Readonly<Record<string, string>>> {
@@ -503,7 +504,7 @@ export class OAuthClientAuth implements HttpClientAuth {
  *
  * @param options - See {@link OAuthOptions}.
  * @returns An {@link OAuthClientAuth} (an `HttpClientAuth`), reusable across connectors.
- * @throws TypeError or RangeError at once when `refreshMarginMs` is not a finite number of ms, 0 or more
+ * @throws TypeError or RangeError at once when `refreshMarginMs` is not a number of ms from 0 to 2^31 − 1
  * @throws (from requests) AuthorizationError, code `authorization_failed`, with a `reason`
  * @see MCP 2025-11-25 basic/authorization.mdx
  * @example

@@ -128,16 +128,6 @@ export const DEFAULT_MAX_STEP_UPS = 2;
 export const DEFAULT_REFRESH_MARGIN_MS = 30_000;
 
 /**
- * Refuses a {@link OAuthOptions.refreshMarginMs} that is not a finite number of milliseconds, 0 or more: TypeError
- * for another type, RangeError otherwise (the message form of the other options: `Invalid option <name>: …`).
- */
-export function checkRefreshMargin(value: unknown): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number') throw new TypeError(`Invalid option refreshMarginMs: expected a number of milliseconds, got ${JSON.stringify(value) ?? typeof value}`);
-  if (!(value >= 0 && value < Infinity)) throw new RangeError(`Invalid option refreshMarginMs: expected 0 or more milliseconds, got "${String(value)}"`);
-}
-
-/**
  * How long (ms) before `tokens` expire they are refreshed before use: `given` ({@link OAuthOptions.refreshMarginMs})
  * when set, else {@link DEFAULT_REFRESH_MARGIN_MS} and at most half their lifetime. A lifetime that is not a positive
  * number (tokens stored before `issuedAt` was recorded, a hand-edited file) is unknown: the default then.

@@ -5,6 +5,7 @@
  *
  * @see MCP 2026-07-28 basic/authorization/index.mdx; MCP 2025-11-25 basic/authorization.mdx
  */
+import { shownValue } from '@switchboard/jsonrpc/internal';
 import type { AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { DpopOptions } from './dpop.js';
 
@@ -116,19 +117,15 @@ export interface HttpAuthOptions {
   readonly dpop?: DpopOptions;
 }
 
-function quoted(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value;
-}
-
 function checkStrings(name: string, value: unknown, rule: { readonly nonEmpty?: boolean; readonly scope?: boolean } = {}): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
-    throw new TypeError(`Invalid option auth.${name}: expected an array of non-empty strings, got ${quoted(value)}`);
+    throw new TypeError(`Invalid option auth.${name}: expected an array of non-empty strings, got ${shownValue(value)}`);
   }
   if (rule.nonEmpty === true && value.length === 0) throw new TypeError(`Invalid option auth.${name}: list at least one`);
   if (rule.scope === true) {
     const bad = (value as string[]).find((v) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(v));
-    if (bad !== undefined) throw new TypeError(`Invalid option auth.${name}: ${quoted(bad)} is not an OAuth scope token (RFC 6749 section 3.3)`);
+    if (bad !== undefined) throw new TypeError(`Invalid option auth.${name}: ${shownValue(bad)} is not an OAuth scope token (RFC 6749 section 3.3)`);
   }
 }
 
@@ -150,16 +147,16 @@ function isHttpUrl(value: string): boolean {
  * @throws RangeError when `clockToleranceSeconds` or `retryAfterSeconds` is negative or not finite
  */
 export function validateAuthOptions(auth: HttpAuthOptions): void {
-  if (typeof auth !== 'object' || auth === null) throw new TypeError(`Invalid option auth: expected an object, got ${quoted(auth)}`);
+  if (typeof auth !== 'object' || auth === null) throw new TypeError(`Invalid option auth: expected an object, got ${shownValue(auth)}`);
   if (typeof (auth.verifier as Partial<TokenVerifier> | undefined)?.verify !== 'function') {
     throw new TypeError('Invalid option auth.verifier: expected an object with a verify(token, request) method (jwtVerifier(), introspectionVerifier() or your own)');
   }
   checkStrings('authorizationServers', auth.authorizationServers, { nonEmpty: true });
   const notUrl = auth.authorizationServers.find((s) => !isHttpUrl(s));
-  if (notUrl !== undefined) throw new TypeError(`Invalid option auth.authorizationServers: ${quoted(notUrl)} is not an http(s) issuer URL`);
+  if (notUrl !== undefined) throw new TypeError(`Invalid option auth.authorizationServers: ${shownValue(notUrl)} is not an http(s) issuer URL`);
   if (auth.resource !== undefined) {
     if (typeof auth.resource !== 'string' || !isHttpUrl(auth.resource) || new URL(auth.resource).search !== '') {
-      throw new TypeError(`Invalid option auth.resource: expected the absolute http(s) URL of this MCP server, without query or fragment (RFC 8707 section 2), got ${quoted(auth.resource)}`);
+      throw new TypeError(`Invalid option auth.resource: expected the absolute http(s) URL of this MCP server, without query or fragment (RFC 8707 section 2), got ${shownValue(auth.resource)}`);
     }
   }
   checkStrings('allowedAudiences', auth.allowedAudiences);
@@ -167,24 +164,24 @@ export function validateAuthOptions(auth: HttpAuthOptions): void {
   checkStrings('requiredScopes', auth.requiredScopes, { scope: true });
   const hierarchy = auth.scopeHierarchy;
   if (hierarchy !== undefined) {
-    if (typeof hierarchy !== 'object' || hierarchy === null || Array.isArray(hierarchy)) throw new TypeError(`Invalid option auth.scopeHierarchy: expected an object of scope lists, got ${quoted(hierarchy)}`);
+    if (typeof hierarchy !== 'object' || hierarchy === null || Array.isArray(hierarchy)) throw new TypeError(`Invalid option auth.scopeHierarchy: expected an object of scope lists, got ${shownValue(hierarchy)}`);
     for (const [scope, implied] of Object.entries(hierarchy)) checkStrings(`scopeHierarchy[${JSON.stringify(scope)}]`, implied, { scope: true });
   }
   if (auth.metadata !== undefined && (typeof auth.metadata !== 'object' || auth.metadata === null || Array.isArray(auth.metadata))) {
-    throw new TypeError(`Invalid option auth.metadata: expected an object of metadata fields, got ${quoted(auth.metadata)}`);
+    throw new TypeError(`Invalid option auth.metadata: expected an object of metadata fields, got ${shownValue(auth.metadata)}`);
   }
   const dpop = auth.dpop;
   if (dpop !== undefined) {
-    if (typeof dpop !== 'object' || dpop === null) throw new TypeError(`Invalid option auth.dpop: expected an object, got ${quoted(dpop)}`);
+    if (typeof dpop !== 'object' || dpop === null) throw new TypeError(`Invalid option auth.dpop: expected an object, got ${shownValue(dpop)}`);
     checkStrings('dpop.algorithms', dpop.algorithms, { nonEmpty: true });
     if (dpop.replayStore !== undefined && typeof (dpop.replayStore as { claim?: unknown }).claim !== 'function') throw new TypeError('Invalid option auth.dpop.replayStore: expected a RequestStateStore (claim(id, expiresAt))');
     const age = dpop.maxProofAgeSeconds;
-    if (age !== undefined && (typeof age !== 'number' || !Number.isFinite(age) || age <= 0)) throw new RangeError(`Invalid option auth.dpop.maxProofAgeSeconds: expected a positive number of seconds, got ${quoted(age)}`);
+    if (age !== undefined && (typeof age !== 'number' || !Number.isFinite(age) || age <= 0)) throw new RangeError(`Invalid option auth.dpop.maxProofAgeSeconds: expected a positive number of seconds, got ${shownValue(age)}`);
   }
   for (const name of ['clockToleranceSeconds', 'retryAfterSeconds'] as const) {
     const value = auth[name];
     if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
-      throw new RangeError(`Invalid option auth.${name}: expected a number of seconds of 0 or more, got ${quoted(value)}`);
+      throw new RangeError(`Invalid option auth.${name}: expected a number of seconds of 0 or more, got ${shownValue(value)}`);
     }
   }
 }
