@@ -55,7 +55,7 @@ describe('option checks', () => {
     expect(checkCount('x', Infinity, { infinite: true })).toBe(Infinity);
     expect(refusal(() => checkCount('x', 0, { infinite: true }))).toBe('RangeError: Invalid x: expected a positive integer or Infinity, got 0');
     expect(checkCount('x', 0, { min: 0 })).toBe(0);
-    expect(refusal(() => checkCount('x', -1, { min: 0 }))).toBe('RangeError: Invalid x: expected an integer from 0, got -1');
+    expect(refusal(() => checkCount('x', -1, { min: 0 }))).toBe('RangeError: Invalid x: expected an integer of 0 or more, got -1');
     expect(refusal(() => checkCount('x', 101, { max: 100 }))).toBe('RangeError: Invalid x: expected an integer from 1 to 100, got 101');
     expect(refusal(() => checkCount('x', '3'))).toBe('TypeError: Invalid x: expected a positive integer, got "3"');
     expect(refusal(() => checkCount('x', null))).toBe('TypeError: Invalid x: expected a positive integer, got null');

@@ -80,7 +80,7 @@ export interface CountRule {
  */
 export function checkCount(subject: string, value: unknown, rule: CountRule = {}): number {
   const { min = 1, max = Number.MAX_SAFE_INTEGER, infinite = false } = rule;
-  const kind = min === 1 && max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : max === Number.MAX_SAFE_INTEGER ? `an integer from ${min}` : `an integer from ${min} to ${max}`;
+  const kind = min === 1 && max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : max === Number.MAX_SAFE_INTEGER ? `an integer of ${min} or more` : `an integer from ${min} to ${max}`;
   const expected = infinite ? `${kind} or Infinity` : kind;
   if (typeof value !== 'number') throw new TypeError(`Invalid ${subject}: expected ${expected}, got ${shownValue(value)}`);
   if (!((Number.isSafeInteger(value) && value >= min && value <= max) || (infinite && value === Infinity))) {

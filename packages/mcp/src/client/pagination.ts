@@ -35,7 +35,8 @@ export interface CollectPagesOptions<T> {
  * Every item of every page, in order.
  * @throws PaginationLimitError (`max_pages`, `max_bytes` or `cursor_loop`, with the items so far: for `max_bytes`
  *   every page read, the one that crossed the budget included); what `page` throws
- * @throws RangeError when `maxPages` is not a positive integer or `maxBytes` not a positive number
+ * @throws RangeError when `maxPages` is not a positive integer or `maxBytes` not a positive number (TypeError when
+ *   `maxPages` is no number)
  */
 export async function collectPages<T>(options: CollectPagesOptions<T>): Promise<T[]> {
   const { method, maxPages, maxBytes } = options;

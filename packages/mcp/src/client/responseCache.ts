@@ -106,7 +106,7 @@ export class ResponseCache {
   /** In order of last use, oldest first (a `Map` keeps insertion order; a hit is re-inserted). */
   readonly #entries = new Map<string, CachedResponse>();
 
-  /** @throws RangeError when `maxEntries` is not a positive integer */
+  /** @throws RangeError when `maxEntries` is not a positive integer (TypeError when not a number) */
   constructor(options: ResponseCacheOptions) {
     this.#maxEntries = checkCountOption('maxEntries', options.maxEntries ?? DEFAULT_CACHE_ENTRIES);
     this.#origin = options.origin;

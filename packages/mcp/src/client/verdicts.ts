@@ -40,7 +40,7 @@ export class InMemoryEraVerdictStore implements EraVerdictStore {
 
   /**
    * @param options `maxEntries`: keys kept (@default 1_000)
-   * @throws RangeError when `maxEntries` is not a positive integer
+   * @throws RangeError when `maxEntries` is not a positive integer (TypeError when not a number)
    */
   constructor(options: { readonly maxEntries?: number } = {}) {
     this.#max = checkCountOption('maxEntries', options.maxEntries ?? DEFAULT_MAX_VERDICTS);

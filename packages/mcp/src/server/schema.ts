@@ -116,11 +116,14 @@ function compileStandard(schema: StandardSchemaV1, what: string, root: string): 
 }
 
 /**
- * Where a Standard Schema issue is, in the form JSON Schema errors take (`arguments/a/0`): a path segment is a key
- * or a `{ key }` object (Standard Schema v1 `PathSegment`).
+ * Where a Standard Schema issue is, in the form JSON Schema errors take (`arguments/a/0`, each key escaped as a JSON
+ * Pointer's: RFC 6901 §3): a path segment is a key or a `{ key }` object (Standard Schema v1 `PathSegment`).
  */
 function locate(root: string, path: StandardSchemaV1.Issue['path']): string {
   let at = root;
-  for (const segment of path ?? []) at += `/${String(typeof segment === 'object' ? segment.key : segment)}`;
+  for (const segment of path ?? []) {
+    const key: unknown = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    at += `/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  }
   return at;
 }

@@ -132,10 +132,10 @@ describe('schemas from libraries', () => {
       '~standard': {
         version: 1,
         vendor: 'hand-made',
-        validate: () => ({ issues: [{ message: 'odd', path: [{ key: 'a' }, 0] }, { message: 'whole' }] }),
+        validate: () => ({ issues: [{ message: 'odd', path: [{ key: 'a' }, 0] }, { message: 'whole' }, { message: 'escaped', path: ['a/b', { key: 'c~d' }] }] }),
         jsonSchema: { input: () => ({ type: 'object' }), output: () => ({ type: 'object' }) },
       },
     };
-    expect(compile(handMade as never, 'x', 'structuredContent').validate({})).toEqual({ error: 'structuredContent/a/0: odd; structuredContent: whole' });
+    expect(compile(handMade as never, 'x', 'structuredContent').validate({})).toEqual({ error: 'structuredContent/a/0: odd; structuredContent: whole; structuredContent/a~1b/c~0d: escaped' });
   });
 });

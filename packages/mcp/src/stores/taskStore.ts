@@ -194,7 +194,7 @@ export class InMemoryTaskStore implements TaskStore {
   /**
    * @param options see {@link InMemoryTaskStoreOptions}
    * @throws RangeError when `maxTasks`, `maxTasksPerCaller`, `maxStoredBytes` or `maxStoredBytesPerCaller` is not a
-   *   positive integer
+   *   positive integer (TypeError when not a number)
    */
   constructor(options: InMemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;

@@ -68,7 +68,7 @@ function tooLargeResult(tool: string, bytes: number, maxBytes: number): CallTool
  * A 2026-07-28 result is measured as sent (with `resultType` and the server's identity). Errors and notifications
  * pass untouched.
  *
- * @throws RangeError when `maxBytes` is not a positive integer
+ * @throws RangeError when `maxBytes` is not a positive integer (TypeError when not a number)
  * @example
  * server.use(responseSizeMiddleware({ maxBytes: 256 * 1024 }));
  */

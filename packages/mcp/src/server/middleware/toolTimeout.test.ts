@@ -79,5 +79,8 @@ describe('toolTimeoutMiddleware', () => {
   it('refuses a deadline that is not a number > 0', () => {
     expect(() => toolTimeoutMiddleware({ timeoutMs: 0 })).toThrow(RangeError);
     expect(() => toolTimeoutMiddleware({ tools: { x: Number.NaN } })).toThrow(/tools\["x"\]/);
+    // A tool named with no deadline is a mistake, not "the default".
+    expect(() => toolTimeoutMiddleware({ tools: { x: undefined as unknown as number } })).toThrow(new TypeError('Invalid option tools["x"]: expected a number of milliseconds, got undefined'));
+    expect(toolTimeoutMiddleware({ timeoutMs: Infinity, tools: { x: Infinity } })).toBeTypeOf('function');
   });
 });

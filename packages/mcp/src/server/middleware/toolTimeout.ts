@@ -9,7 +9,7 @@
  * and keeps JSON-RPC errors for unknown tools, malformed requests and server errors (2026-07-28 keeps the split).
  */
 import { echo } from '@switchboard/jsonrpc';
-import { checkMsOption, setUnrefTimeout } from '@switchboard/jsonrpc/internal';
+import { checkMs, checkMsOption, setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import type { CallToolResult } from '../../protocol/types.js';
 import type { Middleware } from './call.js';
 
@@ -49,7 +49,7 @@ function timedOut(tool: string, ms: number): CallToolResult {
 export function toolTimeoutMiddleware(options: ToolTimeoutMiddlewareOptions = {}): Middleware {
   const timeoutMs = checkMsOption('timeoutMs', options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, DEADLINE);
   const tools = new Map<string, number>();
-  for (const [tool, ms] of Object.entries(options.tools ?? {})) tools.set(tool, checkMsOption(`tools["${tool}"]`, ms, DEADLINE));
+  for (const [tool, ms] of Object.entries(options.tools ?? {})) tools.set(tool, checkMs(`option tools["${tool}"]`, ms, DEADLINE));
   return (call, next) => {
     if (call.method !== 'tools/call' || call.isNotification) return next();
     const name = call.name ?? '';

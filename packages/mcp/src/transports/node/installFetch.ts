@@ -18,7 +18,8 @@ type NodeFetchModule = typeof nodeFetchExports;
 /**
  * {@link nodeFetch}, loaded with `importNodeFetch` at the first request: a stdio server that never makes an HTTP
  * request does not load `node:http` at start. A failed load is not kept: the next request tries again (the requests
- * waiting on it fail with its error).
+ * waiting on it fail with its error). That helps when the file could not be read; a module that failed to evaluate
+ * stays failed, as Node's loader keeps it.
  */
 function lazyNodeFetch(importNodeFetch: () => Promise<NodeFetchModule>): FetchLike & { readonly [DIRECT_REQUEST]: DirectRequest } {
   let loading: Promise<NodeFetchModule> | undefined;

@@ -296,8 +296,6 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   // runs right after the handler's, before any answer is written (the handler answers asynchronously).
   let posts = 0;
   let draining = false;
-  /** setTimeout fires at once for a delay over 2^31 - 1 ms (with a warning): longer drains wait this long. */
-  const MAX_TIMER_DELAY_MS = 2_147_483_647;
   let whenAnswered: (() => void) | undefined;
   const answered = (): void => {
     posts--;
@@ -332,7 +330,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
           let timer: ReturnType<typeof setTimeout> | undefined;
           const done = await Promise.race([
             new Promise<true>((resolve) => { whenAnswered = () => resolve(true); }),
-            new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), Math.min(drainMs, MAX_TIMER_DELAY_MS)); }),
+            new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), drainMs); }),
           ]);
           clearTimeout(timer);
           if (!done) core.logger.warn('MCP HTTP server closing with requests in flight: the drain deadline passed', { unanswered: posts, drainMs });

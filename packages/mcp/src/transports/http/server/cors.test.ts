@@ -105,7 +105,7 @@ describe('CORS header logic', () => {
     const make = (cors: unknown): unknown => createMcpHttpHandler({ server, cors: cors as McpHttpHandlerOptions['cors'] });
     expect(() => make('yes')).toThrow(new TypeError('Invalid option cors: expected a boolean or an object, got "yes"'));
     expect(() => make({ maxAgeSeconds: '10' })).toThrow(TypeError);
-    expect(() => make({ maxAgeSeconds: -1 })).toThrow(new RangeError('Invalid option cors.maxAgeSeconds: expected an integer of 0 or more seconds, got "-1"'));
+    expect(() => make({ maxAgeSeconds: -1 })).toThrow(new RangeError('Invalid option cors.maxAgeSeconds: expected an integer of 0 or more seconds, got -1'));
     expect(() => make({ maxAgeSeconds: 1.5 })).toThrow(RangeError);
     expect(() => make({ allowCredentials: 'true' })).toThrow(TypeError);
     expect(() => make({ allowHeaders: ['x-ok', 'bad header'] })).toThrow('Invalid option cors.allowHeaders: expected an array of header names');

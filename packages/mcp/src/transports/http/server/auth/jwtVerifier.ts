@@ -150,7 +150,8 @@ function checkOptions(options: JwtVerifierOptions): void {
  * rejects (503) only when the key set cannot be fetched or read.
  * @throws TypeError when `issuer` is missing, both `jwksUrl` and `jwks` are given, neither is given with an issuer that
  *   is not one http(s) URL, or `jwksUrl` is not http(s)
- * @throws RangeError on a negative or non-finite duration, or bad cache limits
+ * @throws RangeError on a negative or non-finite duration, or bad cache limits (TypeError for a cache limit that is no
+ *   number)
  * @example
  * createMcpHttpHandler({ server, auth: {
  *   authorizationServers: ['https://auth.example.com'],

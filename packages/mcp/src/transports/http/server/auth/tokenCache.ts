@@ -5,7 +5,7 @@
  * verified, whichever is first — never past `exp` (RFC 7662 §4: a cached introspection answer must not outlive the
  * token's validity). Refusals are not kept (a garbage token costs its check every time, but fills no memory).
  */
-import { checkMsOption } from '@switchboard/jsonrpc/internal';
+import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
 import type { AuthInfo } from '../../../../protocol/auth/authInfo.js';
 
 /** Default `cacheMaxEntries` of the built-in verifiers. */
@@ -64,12 +64,10 @@ export class TokenCache {
 /**
  * Checks a verifier's cache limits.
  * @throws RangeError when `cacheMaxEntries` is not an integer of 0 or more, or `cacheMaxAgeMs` is negative or NaN
- * @throws TypeError when `cacheMaxAgeMs` is not a number
+ * @throws TypeError when either is not a number
  */
 export function checkCacheLimits(owner: string, limits: { readonly cacheMaxEntries?: number; readonly cacheMaxAgeMs?: number }): void {
   const { cacheMaxEntries, cacheMaxAgeMs } = limits;
-  if (cacheMaxEntries !== undefined && (!Number.isInteger(cacheMaxEntries) || cacheMaxEntries < 0)) {
-    throw new RangeError(`Invalid option ${owner}.cacheMaxEntries: expected an integer of 0 or more, got ${String(cacheMaxEntries)}`);
-  }
+  checkCountOption(`${owner}.cacheMaxEntries`, cacheMaxEntries, { min: 0 });
   checkMsOption(`${owner}.cacheMaxAgeMs`, cacheMaxAgeMs, { max: Infinity });
 }
