@@ -202,7 +202,10 @@ export class McpServer {
    *   a schema is invalid for its dialect (keyword types, regular expressions, dangling `$ref`), a raw zod
    *   shape or a schema library without JSON Schema output, its root is not `type: "object"` (required through
    *   2025-11-25, server/tools.mdx), an `x-mcp-header` annotation breaks its rules (MCP 2026-07-28
-   *   basic/transports/streamable-http.mdx "Schema Extension"), or the name is already registered
+   *   basic/transports/streamable-http.mdx "Schema Extension"), the name is already registered, or a `task` option
+   *   duration is not a number
+   * @throws RangeError when a `task` option duration is out of range (`ttlMs`, `pollIntervalMs` above 0; `afterMs` 0
+   *   or more)
    * @typeParam In the `inputSchema` type (inferred): the handler's `args` are {@link ToolArgs}`<In>`
    * @typeParam Out the `outputSchema` type (inferred): the handler returns {@link ToolResult}`<Out>`
    */
