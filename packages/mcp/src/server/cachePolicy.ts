@@ -4,6 +4,8 @@
  *
  * @see MCP 2026-07-28 server/utilities/caching.mdx
  */
+import { shownValue } from '@switchboard/jsonrpc/internal';
+
 /** How long a result may be cached, and by whom (MCP 2026-07-28 server/utilities/caching.mdx). */
 export interface CachePolicy {
   /** Milliseconds the result stays fresh (an integer ≥ 0; 0: stale at once). @default 0 */
@@ -23,6 +25,6 @@ export function checkCachePolicy(policy: CachePolicy | undefined, what: string):
     throw new RangeError(`Invalid cache policy of ${what}: ttlMs must be an integer >= 0, got ${String(policy.ttlMs)}`);
   }
   if (policy.scope !== undefined && policy.scope !== 'public' && policy.scope !== 'private') {
-    throw new RangeError(`Invalid cache policy of ${what}: scope must be "public" or "private", got "${String(policy.scope)}"`);
+    throw new RangeError(`Invalid cache policy of ${what}: scope must be "public" or "private", got ${shownValue(policy.scope)}`);
   }
 }

@@ -3,6 +3,7 @@
  * and the options of one connection ({@link ConnectOptions}).
  */
 import type { ContextRequest, Logger, TransportMessageExtra } from '@switchboard/jsonrpc';
+import { shownValue } from '@switchboard/jsonrpc/internal';
 import type { ClientChannel } from './channel.js';
 import type { RequestFacts } from './requestFacts.js';
 import { isProtocolRevision, PROTOCOL_REVISIONS, type ProtocolRevision } from '../protocol/revisions.js';
@@ -317,7 +318,7 @@ export function servedRevisionsOption(value: readonly ProtocolRevision[] | undef
   if (value === undefined) return PROTOCOL_REVISIONS;
   if (!Array.isArray(value) || value.length === 0) throw new TypeError('Invalid revisions: expected a non-empty array of protocol revisions');
   for (const revision of value) {
-    if (!isProtocolRevision(revision)) throw new TypeError(`Invalid revisions: "${String(revision)}" is not one of ${PROTOCOL_REVISIONS.join(', ')}`);
+    if (!isProtocolRevision(revision)) throw new TypeError(`Invalid revisions: ${shownValue(revision)} is not one of ${PROTOCOL_REVISIONS.join(', ')}`);
   }
   // Oldest first, as PROTOCOL_REVISIONS lists them.
   return Object.freeze(PROTOCOL_REVISIONS.filter((r) => value.includes(r)));

@@ -185,9 +185,9 @@ export interface ServeHttpCloseOptions {
  * @param options - Handler options plus `port` (default 0) and `host` (default `127.0.0.1`).
  * @returns Once listening: the URL, the port and `close()`.
  * @throws TypeError, RangeError (as a rejection, before listening) for option values {@link createMcpHttpHandler}
- *   refuses, and RangeError for a `port` that is not an integer from 0 to 65535, a timeout that is not an integer
- *   from 0 to 2^31 − 1 ms, `headersTimeoutMs` above a non-zero `requestTimeoutMs`, or a `maxConnections` that is
- *   neither a positive integer nor `Infinity`.
+ *   refuses, and for a `port` that is not an integer from 0 to 65535, a timeout that is not an integer from 0 to
+ *   2^31 − 1 ms, `headersTimeoutMs` above a non-zero `requestTimeoutMs`, or a `maxConnections` that is neither a
+ *   positive integer nor `Infinity` (TypeError when the value is no number, RangeError otherwise).
  * @throws AddressInUseError (code `ADDRESS_IN_USE`) when another process listens on `port` at `host`.
  * @throws Error any other `listen` error (e.g. `EACCES` for a privileged port).
  * @see MCP 2025-11-25 basic/transports.mdx "Security Warning"
@@ -205,10 +205,7 @@ export interface ServeHttpCloseOptions {
  * }
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHandle> {
-  const listenPort = options.port ?? 0;
-  if (typeof listenPort !== 'number' || !Number.isInteger(listenPort) || listenPort < 0 || listenPort > 65_535) {
-    throw new RangeError(`Invalid option port: expected an integer from 0 to 65535, got "${String(listenPort)}"`);
-  }
+  const listenPort = checkCountOption('port', options.port ?? 0, { min: 0, max: 65_535 });
   const host = options.host ?? '127.0.0.1';
   checkMsOption('headersTimeoutMs', options.headersTimeoutMs, { integer: true });
   checkMsOption('requestTimeoutMs', options.requestTimeoutMs, { integer: true });

@@ -2,7 +2,7 @@
  * What {@link spawnStdio} is given: the command and its environment, stderr handling, the shutdown grace and the
  * stdout line cap; checked once, when the connector is made.
  */
-import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
+import { checkCountOption, checkMsOption, shownValue } from '@switchboard/jsonrpc/internal';
 import { DEFAULT_MAX_STDERR_LINES } from './stderrTail.js';
 
 /** Default of {@link SpawnStdioOptions.shutdownGraceMs}: 2 s for each step of the shutdown. */
@@ -74,11 +74,11 @@ export interface Settings {
  */
 export function settle(options: SpawnStdioOptions): Settings {
   const { command } = options;
-  if (typeof command !== 'string' || command === '') throw new TypeError(`Invalid option command: expected a non-empty string, got "${String(command)}"`);
+  if (typeof command !== 'string' || command === '') throw new TypeError(`Invalid option command: expected a non-empty string, got ${shownValue(command)}`);
   const args = options.args ?? [];
   if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) throw new TypeError('Invalid option args: expected an array of strings');
   const stderr = options.stderr ?? 'capture';
-  if (stderr !== 'capture' && stderr !== 'inherit' && stderr !== 'ignore') throw new TypeError(`Invalid option stderr: expected "capture", "inherit" or "ignore", got "${String(stderr)}"`);
+  if (stderr !== 'capture' && stderr !== 'inherit' && stderr !== 'ignore') throw new TypeError(`Invalid option stderr: expected "capture", "inherit" or "ignore", got ${shownValue(stderr)}`);
   return {
     command,
     args: [...args],

@@ -45,7 +45,7 @@ describe('compileTrustProxy', () => {
     [['10.0.0.0/33'], 'Invalid option trustProxy: "10.0.0.0/33" has an invalid prefix length'],
     [['proxy.local'], 'Invalid option trustProxy: "proxy.local" is not an IP address or CIDR range'],
     [['1.2.3'], 'Invalid option trustProxy: "1.2.3" is not an IP address or CIDR range'],
-    [[7], 'Invalid option trustProxy: expected addresses or CIDR ranges as strings, got "7"'],
+    [[7], 'Invalid option trustProxy: expected addresses or CIDR ranges as strings, got 7'],
     ['yes', 'Invalid option trustProxy: expected a boolean, an array of addresses or CIDR ranges, or a function, got "yes"'],
   ] as const)('refuses %o', (option, message) => {
     expect(() => compileTrustProxy(option as unknown as TrustProxy)).toThrow(new TypeError(message));

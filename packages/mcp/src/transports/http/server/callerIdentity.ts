@@ -11,6 +11,7 @@
  * @see RFC 7239 §5.2 (`for=`), §6 (node names: `unknown`, obfuscated `_x`, `[v6]:port`); MDN X-Forwarded-For
  *   "Security and privacy concerns" (use the rightmost entries written by trusted proxies).
  */
+import { shownValue } from '@switchboard/jsonrpc/internal';
 
 /**
  * Which peers are trusted reverse proxies, whose forwarding headers name the real client.
@@ -178,12 +179,12 @@ export function compileTrustProxy(value: TrustProxy | undefined): ProxyTrust | u
   if (value === undefined || value === false) return undefined;
   if (typeof value === 'function') return value;
   if (value !== true && !Array.isArray(value)) {
-    throw new TypeError(`Invalid option trustProxy: expected a boolean, an array of addresses or CIDR ranges, or a function, got "${String(value)}"`);
+    throw new TypeError(`Invalid option trustProxy: expected a boolean, an array of addresses or CIDR ranges, or a function, got ${shownValue(value)}`);
   }
   const entries: readonly unknown[] = value === true ? LOOPBACK_RANGES : value;
   const ranges: Range[] = [];
   for (const entry of entries) {
-    if (typeof entry !== 'string') throw new TypeError(`Invalid option trustProxy: expected addresses or CIDR ranges as strings, got "${String(entry)}"`);
+    if (typeof entry !== 'string') throw new TypeError(`Invalid option trustProxy: expected addresses or CIDR ranges as strings, got ${shownValue(entry)}`);
     if (entry.trim().toLowerCase() === 'loopback') ranges.push(...LOOPBACK_RANGES.map(parseRange));
     else ranges.push(parseRange(entry));
   }

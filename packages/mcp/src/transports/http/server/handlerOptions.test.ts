@@ -39,7 +39,7 @@ describe('option validation (createMcpHttpHandler and serveHttp)', () => {
 
   it('refuses a server without connect, and a bad port; sensible values (0 disables timers, paths) are accepted', async () => {
     expect(() => createMcpHttpHandler({ server: {} } as never)).toThrow(TypeError);
-    await expect(serveHttp({ server, port: 70_000 })).rejects.toThrow(new RangeError('Invalid option port: expected an integer from 0 to 65535, got "70000"'));
+    await expect(serveHttp({ server, port: 70_000 })).rejects.toThrow(new RangeError('Invalid option port: expected an integer from 0 to 65535, got 70000'));
     const handler = createMcpHttpHandler({
       server,
       path: '/api/mcp',
