@@ -533,6 +533,9 @@ describe('oauth(): our client signs in to a protected Switchboard server', () =>
     expect(() => oauth({ refreshMarginMs: Number.NaN })).toThrow(RangeError);
     expect(() => oauth({ refreshMarginMs: Infinity })).toThrow(RangeError);
     expect(() => oauth({ refreshMarginMs: '5000' as never })).toThrow(new TypeError('Invalid option refreshMarginMs: expected a number of milliseconds, got "5000"'));
+    expect(() => oauth({ timeoutMs: 0 })).toThrow(new RangeError('Invalid option timeoutMs: expected a number of milliseconds above 0, at most 2147483647, got 0'));
+    expect(() => oauth({ maxStepUps: -1 })).toThrow(new RangeError('Invalid option maxStepUps: expected an integer of 0 or more, got -1'));
+    expect(() => oauth({ maxStepUps: 'two' as never })).toThrow(TypeError);
   });
 
   it('tokens that live under the refresh margin, from a server that refuses every refresh: one sign-in, then the access token is used', async () => {

@@ -2,6 +2,7 @@
  * The command line's grammar (commander): the commands, their options, the help text with the exit codes. Each
  * action runs a command module and leaves its exit code in the returned state; nothing here touches the process.
  */
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import { callCommand, callWords } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -134,7 +135,8 @@ function port(value: string): number {
 
 function positiveInteger(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer of milliseconds, got "${value}"`);
+  // Every such option becomes a timer, and a timer fires at once past 2^31 - 1 ms.
+  if (!Number.isSafeInteger(n) || n <= 0 || n > MAX_TIMER_MS) throw new InvalidArgumentError(`expected a positive integer of milliseconds up to ${MAX_TIMER_MS}, got "${value}"`);
   return n;
 }
 

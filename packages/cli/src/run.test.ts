@@ -20,6 +20,12 @@ describe('switchboard CLI run()', () => {
     expect((await cli(['--version'])).out).toBe(`${VERSION}\n`);
   });
 
+  it('refuses a --timeout-ms no timer can hold (it would fire at once), naming the limit', async () => {
+    const refused = await cli(['doctor', '--timeout-ms', '2147483648', 'http://127.0.0.1:9/mcp']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('expected a positive integer of milliseconds up to 2147483647, got "2147483648"');
+  });
+
   it('lists every protocol revision, oldest first, with its era', async () => {
     expect(await cli(['revisions'])).toEqual({
       code: 0,

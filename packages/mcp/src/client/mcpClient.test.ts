@@ -96,6 +96,19 @@ describe('defaults', () => {
   });
 });
 
+describe('options', () => {
+  it('connect refuses a numeric option that is no number or out of range before it connects', async () => {
+    const server = new McpServer({ name: 's', version: '1' }, { logger: silent });
+    await expect(connect(server, { timeoutMs: '50' as never })).rejects.toThrow(new TypeError('Invalid option timeoutMs: expected a number of milliseconds, got "50"'));
+    await expect(connect(server, { maxPages: 0 })).rejects.toThrow(new RangeError('Invalid option maxPages: expected a positive integer, got 0'));
+    await expect(connect(server, { maxListBytes: 0 })).rejects.toThrow(RangeError);
+    await expect(connect(server, { maxInputRounds: 1.5 })).rejects.toThrow(RangeError);
+    await expect(connect(server, { probeTimeoutMs: { toString: () => 'secret' } as never })).rejects.toThrow(/got an object$/);
+    const { client } = await connect(server, { timeoutMs: Infinity, maxTotalTimeoutMs: Infinity, maxListBytes: Infinity, maxInputRounds: 0 });
+    await client.close();
+  });
+});
+
 describe('negotiation', () => {
   it('a dual-era server: the probe is a server/discover with the whole modern envelope, and the client speaks 2026-07-28', async () => {
     const { client, sent, connector } = await connect(makeServer());

@@ -10,6 +10,7 @@
  * await client.close();
  */
 import { echo, neverThrowing, type JsonRpcNotification, type Logger } from '@switchboard/jsonrpc';
+import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
 import type { ClientTransportKind } from '../protocol/transport.js';
 import type { Era, ProtocolRevision } from '../protocol/revisions.js';
 import type {
@@ -113,13 +114,15 @@ export class McpClient {
    *   refused), ConnectionRefusedError (HTTP: nothing listens at the URL), ConnectionClosedError, HttpStatusError,
    *   RequestTimeoutError (`initialize` unanswered), or the
    *   server's McpError
-   * @throws RangeError when a numeric option is negative or not a number
+   * @throws TypeError when a numeric option is not a number; RangeError when it is out of range (durations 0 or more,
+   *   `Infinity` allowed; `maxInputRounds` a whole number, `maxPages` and `maxListBytes` positive ones, `maxListBytes`
+   *   may be `Infinity`)
    */
   static async connect(options: McpClientOptions): Promise<McpClient> {
-    for (const name of ['probeTimeoutMs', 'timeoutMs', 'maxTotalTimeoutMs', 'maxInputRounds', 'maxPages', 'maxListBytes'] as const) {
-      const value = options[name];
-      if (value !== undefined && !(value >= 0)) throw new RangeError(`Invalid ${name}: expected a non-negative number, got ${String(value)}`);
-    }
+    for (const name of ['probeTimeoutMs', 'timeoutMs', 'maxTotalTimeoutMs'] as const) checkMsOption(name, options[name], { max: Infinity });
+    checkCountOption('maxInputRounds', options.maxInputRounds, { min: 0 });
+    checkCountOption('maxPages', options.maxPages);
+    checkCountOption('maxListBytes', options.maxListBytes, { infinite: true });
     const client = new McpClient(options);
     client.#link = await ServerLink.open({
       options,

@@ -15,6 +15,7 @@ import {
   type Transport,
   type TransportMessageExtra,
 } from '@switchboard/jsonrpc';
+import { clampTimerMs } from '@switchboard/jsonrpc/internal';
 import { classifyInboundBatch, isInboundRefusal, type InboundFacts } from '../protocol/inbound.js';
 import { cancelledNotification } from '../protocol/notifications.js';
 import { protocolVersionClaim } from '../protocol/envelope.js';
@@ -235,11 +236,15 @@ export class Connection implements ServerSession, RequestFacts {
     return this.peer.request<T>(method, params, { timeoutMs: options?.timeoutMs, signal: options?.signal });
   }
 
+  /**
+   * Resolves once no inbound request is running, or after `timeoutMs` (`Infinity`: only then). The timer keeps the
+   * process alive while it waits; a longer wait than a timer holds (2^31 - 1 ms) is cut to that.
+   */
   drain(timeoutMs: number): Promise<void> {
     const idle = this.peer.whenIdle();
     if (this.peer.inboundCount === 0) return idle;
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
+      const timer = timeoutMs < Infinity ? setTimeout(resolve, clampTimerMs(timeoutMs)) : undefined;
       void idle.then(() => {
         clearTimeout(timer);
         resolve();

@@ -30,6 +30,6 @@ describe('serveHttp auth without resource', () => {
 describe('serveHttp otherPaths', () => {
   it('refuses a value that is not a listener before anything listens (served paths: packages/dashboard/src/dashboard.test.ts)', async () => {
     const server = new McpServer({ name: 'x', version: '1' });
-    await expect(serveHttp({ server, otherPaths: 'dashboard' as never })).rejects.toThrow('Invalid option otherPaths: expected a function, got "string"');
+    await expect(serveHttp({ server, otherPaths: 'dashboard' as never })).rejects.toThrow('Invalid option otherPaths: expected a function, got "dashboard"');
   });
 });

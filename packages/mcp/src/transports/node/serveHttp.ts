@@ -2,7 +2,7 @@
  * `serveHttp`: the MCP HTTP handler on a Node `http.Server` of its own, with the connection limits, timeouts, the
  * bind-address checks and the graceful close (drain) that a listening server needs.
  */
-import { checkCountOption, checkMsOption, msError } from '@switchboard/jsonrpc/internal';
+import { checkCountOption, checkMsOption, msError, shownValue } from '@switchboard/jsonrpc/internal';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -214,12 +214,13 @@ export async function serveHttp(options: ServeHttpOptions): Promise<ServeHttpHan
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
   if (requestTimeout > 0 && headersTimeout > requestTimeout) {
-    throw new RangeError(`Invalid option headersTimeoutMs: expected at most requestTimeoutMs (${requestTimeout}), got "${headersTimeout}"`);
+    const given = options.headersTimeoutMs === undefined ? ' (the default)' : '';
+    throw new RangeError(`Invalid option headersTimeoutMs: expected at most requestTimeoutMs (${requestTimeout}), got ${headersTimeout}${given}`);
   }
   const maxConnections = checkCountOption('maxConnections', options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, { infinite: true });
   const perAddress = checkCountOption('maxConnectionsPerAddress', options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, { infinite: true });
   const otherPaths = options.otherPaths;
-  if (otherPaths !== undefined && typeof otherPaths !== 'function') throw new TypeError(`Invalid option otherPaths: expected a function, got "${typeof otherPaths}"`);
+  if (otherPaths !== undefined && typeof otherPaths !== 'function') throw new TypeError(`Invalid option otherPaths: expected a function, got ${shownValue(otherPaths)}`);
   const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const protection = options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined);
   const handler = createMcpHttpHandler({ ...options, dnsRebindingProtection: protection });

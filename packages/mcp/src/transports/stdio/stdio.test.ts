@@ -285,4 +285,21 @@ describe('StdioServerTransport flow control (injected streams)', () => {
     );
     await expect(serveStdio(server, { ...streams, shutdownGraceMs: Number.NaN })).rejects.toThrow(RangeError);
   });
+
+  it('a shutdownGraceMs of Infinity, or past what a timer holds, waits for the call in flight instead of firing at once', async () => {
+    for (const shutdownGraceMs of [Infinity, 2 ** 31]) {
+      const server = new McpServer({ name: 't', version: '0' }, { logger: silentLogger });
+      server.tool('slow', {}, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return { content: [{ type: 'text', text: 'late' }] };
+      });
+      const stdin = new PassThrough();
+      const stdout = new HeldSink();
+      stdout.release();
+      await serveStdio(server, { stdin, stdout, exitOnClose: false, shutdownGraceMs, logger: silentLogger });
+      stdin.end(`${INIT}${INITIALIZED}{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(stdout.lines().find((m) => m.id === 7), String(shutdownGraceMs)).toMatchObject({ result: { content: [{ text: 'late' }] } });
+    }
+  });
 });

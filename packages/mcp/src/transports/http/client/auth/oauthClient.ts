@@ -7,7 +7,7 @@
  * @see MCP 2026-07-28 basic/authorization/ (index.mdx, authorization-server-discovery.mdx, client-registration.mdx,
  *   scope-selection.mdx)
  */
-import { checkMsOption } from '@switchboard/jsonrpc/internal';
+import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
 import { AuthorizationError } from '../../../../protocol/clientErrors.js';
 import { bearerChallengeOf, parseWwwAuthenticate, scopeList, type BearerChallenge } from '../../../../protocol/auth/challenge.js';
 import { canonicalResourceUri, type AuthorizationServerMetadata } from '../../../../protocol/auth/metadata.js';
@@ -83,8 +83,8 @@ export class OAuthClientAuth implements HttpClientAuth {
   constructor(options: OAuthOptions = {}) {
     this.#options = options;
     this.#store = options.store ?? new InMemoryOAuthStore();
-    this.#http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS };
-    this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
+    this.#http = { fetch: options.fetch ?? defaultClientFetch(), timeoutMs: checkMsOption('timeoutMs', options.timeoutMs ?? DEFAULT_OAUTH_TIMEOUT_MS, { above: 0 }) };
+    this.#maxStepUps = checkCountOption('maxStepUps', options.maxStepUps ?? DEFAULT_MAX_STEP_UPS, { min: 0 });
     checkMsOption('refreshMarginMs', options.refreshMarginMs);
   }
 
@@ -504,7 +504,8 @@ export class OAuthClientAuth implements HttpClientAuth {
  *
  * @param options - See {@link OAuthOptions}.
  * @returns An {@link OAuthClientAuth} (an `HttpClientAuth`), reusable across connectors.
- * @throws TypeError or RangeError at once when `refreshMarginMs` is not a number of ms from 0 to 2^31 − 1
+ * @throws TypeError or RangeError at once when `refreshMarginMs` is not a number of ms from 0 to 2^31 − 1, `timeoutMs`
+ *   not one above 0, or `maxStepUps` not a whole number of 0 or more
  * @throws (from requests) AuthorizationError, code `authorization_failed`, with a `reason`
  * @see MCP 2025-11-25 basic/authorization.mdx
  * @example

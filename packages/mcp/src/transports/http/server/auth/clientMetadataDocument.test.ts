@@ -84,6 +84,12 @@ describe('clientMetadataFetcher', () => {
     await expect(clientMetadataFetcher({ fetch: slow, timeoutMs: 50 })(GOOD)).rejects.toThrow(/could not be fetched/);
   });
 
+  it('refuses its limits out of range, saying which and what it takes', () => {
+    expect(() => clientMetadataFetcher({ timeoutMs: 0 })).toThrow(new RangeError('Invalid option clientMetadataFetcher.timeoutMs: expected a number of milliseconds from 1 to 2147483647, got 0'));
+    expect(() => clientMetadataFetcher({ cacheMaxEntries: -1 })).toThrow(new RangeError('Invalid option clientMetadataFetcher.cacheMaxEntries: expected an integer of 0 or more, got -1'));
+    expect(() => clientMetadataFetcher({ maxBytes: '1' as never })).toThrow(TypeError);
+  });
+
   it('classifies addresses (RFC 6890 special-purpose ranges)', () => {
     for (const address of ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.1.1', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '224.0.0.1']) {
       expect([address, isPrivateAddress(address)]).toEqual([address, true]);

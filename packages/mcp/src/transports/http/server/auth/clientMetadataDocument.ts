@@ -11,6 +11,7 @@
  *   validate" the fetched document's `client_id` and redirect URIs; SSRF care); draft-ietf-oauth-client-id-metadata-
  *   document-00 §3 (the URL), §4.1 (the document: no `client_secret`, no symmetric client authentication), §6 (SSRF)
  */
+import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
 import { readBoundedText } from '../../boundedBody.js';
 
 /** Default {@link ClientMetadataFetcherOptions.timeoutMs}. */
@@ -125,7 +126,8 @@ function checkDocument(clientId: string, value: unknown): FetchedClientMetadata 
  * the document of a URL client id, or rejects with {@link ClientMetadataError} saying why it cannot be used (a bad
  * URL, a private address, a redirect, a non-200 answer, too large, too slow, not JSON, a `client_id` other than
  * the URL).
- * @throws RangeError on a non-positive `timeoutMs` or `maxBytes`, or a negative cache setting
+ * @throws RangeError on a non-positive `timeoutMs` or `maxBytes`, or a negative cache setting (durations at most
+ *   2^31 − 1 ms, counts whole); TypeError for a value that is no number
  * @example
  * import { lookup } from 'node:dns/promises';
  * const clientMetadata = clientMetadataFetcher({
@@ -138,9 +140,10 @@ export function clientMetadataFetcher(options: ClientMetadataFetcherOptions = {}
   const maxBytes = options.maxBytes ?? DEFAULT_CIMD_MAX_BYTES;
   const ttlMs = options.cacheTtlMs ?? DEFAULT_CIMD_CACHE_TTL_MS;
   const maxEntries = options.cacheMaxEntries ?? 1000;
-  for (const [name, value, min] of [['timeoutMs', timeoutMs, 1], ['maxBytes', maxBytes, 1], ['cacheTtlMs', ttlMs, 0], ['cacheMaxEntries', maxEntries, 0]] as const) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw new RangeError(`Invalid option clientMetadataFetcher.${name}: got ${String(value)}`);
-  }
+  checkMsOption('clientMetadataFetcher.timeoutMs', timeoutMs, { min: 1 });
+  checkCountOption('clientMetadataFetcher.maxBytes', maxBytes);
+  checkMsOption('clientMetadataFetcher.cacheTtlMs', ttlMs);
+  checkCountOption('clientMetadataFetcher.cacheMaxEntries', maxEntries, { min: 0 });
   const cache = new Map<string, { readonly until: number; readonly result: Promise<FetchedClientMetadata> }>();
   const fetchOnce = async (clientId: string): Promise<FetchedClientMetadata> => {
     const problem = clientIdUrlProblem(clientId);

@@ -92,6 +92,10 @@ describe('introspectionVerifier', () => {
     expect(() => introspectionVerifier({ endpoint: ENDPOINT, clientId: 'only-id' })).toThrow(/together/);
     expect(() => introspectionVerifier({ endpoint: ENDPOINT, timeoutMs: 0 })).toThrow(RangeError);
     expect(() => introspectionVerifier({ endpoint: ENDPOINT, cacheMaxEntries: -1 })).toThrow(RangeError);
+    expect(() => introspectionVerifier({ endpoint: ENDPOINT, maxResponseBytes: { toString: () => 'secret' } as never })).toThrow(
+      new TypeError('Invalid option introspectionVerifier.maxResponseBytes: expected a positive integer, got an object'),
+    );
+    expect(() => introspectionVerifier({ endpoint: ENDPOINT, timeoutMs: 2 ** 31 })).toThrow(RangeError);
   });
 });
 

@@ -8,6 +8,7 @@
  *
  * @see RFC 7662 §2 (request and response); MCP 2026-07-28 basic/authorization/index.mdx "Token Handling"
  */
+import { checkCountOption, checkMsOption } from '@switchboard/jsonrpc/internal';
 import { readBoundedText } from '../../boundedBody.js';
 import type { AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { TokenRefusal, TokenVerifier } from './authOptions.js';
@@ -64,12 +65,8 @@ function checkOptions(options: IntrospectionVerifierOptions): void {
   const url = new URL(options.endpoint);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`Invalid option introspectionVerifier.endpoint: expected an http(s) URL, got ${url.protocol}`);
   if ((options.clientId === undefined) !== (options.clientSecret === undefined)) throw new TypeError('Invalid introspectionVerifier options: give clientId and clientSecret together');
-  for (const name of ['timeoutMs', 'maxResponseBytes'] as const) {
-    const value = options[name];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) {
-      throw new RangeError(`Invalid option introspectionVerifier.${name}: expected a positive number, got ${String(value)}`);
-    }
-  }
+  checkMsOption('introspectionVerifier.timeoutMs', options.timeoutMs, { above: 0 });
+  checkCountOption('introspectionVerifier.maxResponseBytes', options.maxResponseBytes);
   const tolerance = options.clockToleranceSeconds;
   if (tolerance !== undefined && (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0)) {
     throw new RangeError(`Invalid option introspectionVerifier.clockToleranceSeconds: expected a number of 0 or more, got ${String(tolerance)}`);
@@ -83,8 +80,9 @@ function checkOptions(options: IntrospectionVerifierOptions): void {
  * `invalid_token`; the handler refuses an `exp` past beyond its clock tolerance); an endpoint
  * that fails, times out or answers other than 200 with a JSON object makes the verification reject (503).
  * @throws TypeError when `endpoint` is not an http(s) URL, or only one of `clientId` and `clientSecret` is given
- * @throws RangeError on a non-positive `timeoutMs` or `maxResponseBytes`, a negative or non-finite
- *   `clockToleranceSeconds`, or bad cache limits
+ * @throws RangeError on a non-positive `timeoutMs` (or one above 2^31 − 1) or `maxResponseBytes` (or one not whole),
+ *   a negative or non-finite `clockToleranceSeconds`, or bad cache limits; TypeError for a `timeoutMs`,
+ *   `maxResponseBytes` or cache limit that is no number
  * @example
  * verifier: introspectionVerifier({ endpoint: 'https://auth.example.com/token/introspection', clientId: 'mcp-server', clientSecret })
  */

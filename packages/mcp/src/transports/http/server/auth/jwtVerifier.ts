@@ -10,6 +10,7 @@
  * @see MCP 2026-07-28 basic/authorization/index.mdx "Token Handling" (validate per OAuth 2.1 §5.2); RFC 9068 §4
  *   (validating JWT access tokens); RFC 7517 (JWK Set)
  */
+import { checkMsOption, shownValue } from '@switchboard/jsonrpc/internal';
 import type * as Jose from 'jose';
 import { scopeTokens, type AuthInfo } from '../../../../protocol/auth/authInfo.js';
 import type { TokenRefusal, TokenVerifier, TokenVerifyRequest } from './authOptions.js';
@@ -131,12 +132,11 @@ function checkOptions(options: JwtVerifierOptions): void {
     const url = new URL(options.jwksUrl);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`Invalid option jwtVerifier.jwksUrl: expected an http(s) URL, got ${url.protocol}`);
   }
-  for (const name of ['clockToleranceSeconds', 'jwksCacheMaxAgeMs', 'jwksCooldownMs', 'jwksTimeoutMs'] as const) {
-    const value = options[name];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
-      throw new RangeError(`Invalid option jwtVerifier.${name}: expected a number of 0 or more, got ${String(value)}`);
-    }
+  const tolerance = options.clockToleranceSeconds;
+  if (tolerance !== undefined && (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0)) {
+    throw new RangeError(`Invalid option jwtVerifier.clockToleranceSeconds: expected a number of seconds, 0 or more, got ${shownValue(tolerance)}`);
   }
+  for (const name of ['jwksCacheMaxAgeMs', 'jwksCooldownMs', 'jwksTimeoutMs'] as const) checkMsOption(`jwtVerifier.${name}`, options[name]);
   checkCacheLimits('jwtVerifier', options);
 }
 
@@ -150,8 +150,8 @@ function checkOptions(options: JwtVerifierOptions): void {
  * rejects (503) only when the key set cannot be fetched or read.
  * @throws TypeError when `issuer` is missing, both `jwksUrl` and `jwks` are given, neither is given with an issuer that
  *   is not one http(s) URL, or `jwksUrl` is not http(s)
- * @throws RangeError on a negative or non-finite duration, or bad cache limits (TypeError for a cache limit that is no
- *   number)
+ * @throws RangeError on a negative or non-finite duration (a `…Ms` one also above 2^31 − 1), or bad cache limits;
+ *   TypeError for a `…Ms` option or a cache limit that is no number
  * @example
  * createMcpHttpHandler({ server, auth: {
  *   authorizationServers: ['https://auth.example.com'],
