@@ -11,6 +11,7 @@
  *   (2020-12 is the default dialect, SEP-1613)
  */
 import { Validator, type OutputUnit } from '@cfworker/json-schema';
+import { echo } from '@switchboard/jsonrpc';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import { schemaDraftOf } from '../protocol/schemaDialect.js';
 import { NEEDS_JSON_SCHEMA_OUTPUT, jsonSchemaProblem, unresolvedRefProblem } from './schemaCheck.js';
@@ -78,14 +79,20 @@ function compileJson(schema: JsonSchema, what: string, root: string): CompiledSc
   };
 }
 
-/** The most specific error, with its location under `root`: `arguments/a: Instance type "string" is invalid. Expected "integer".` */
+/**
+ * The most specific error, with its location under `root`: `arguments/a: Instance type "string" is invalid. Expected
+ * "integer".` Both parts may quote the caller's keys, so each is capped as any echoed input is (`echo`).
+ */
 function describeErrors(errors: readonly OutputUnit[], root: string): string {
   let pick = errors[errors.length - 1];
   // A `false` schema (e.g. additionalProperties: false) explains itself one level up.
   if (pick !== undefined && pick.keyword === 'false' && errors.length > 1) pick = errors[errors.length - 2];
   if (pick === undefined) return 'invalid';
-  return `${pick.instanceLocation.replace(/^#/, root)}: ${pick.error}`;
+  return `${echo(pick.instanceLocation.replace(/^#/, root))}: ${echo(pick.error)}`;
 }
+
+/** Issues of a Standard Schema a validation message lists; the rest are counted. */
+const MAX_LISTED_ISSUES = 10;
 
 function compileStandard(schema: StandardSchemaV1, what: string, root: string): CompiledSchema {
   const std = schema['~standard'];
@@ -103,9 +110,7 @@ function compileStandard(schema: StandardSchemaV1, what: string, root: string): 
   const describe = (result: Awaited<ReturnType<typeof std.validate>>): ValidationOutcome =>
     result.issues === undefined
       ? { value: result.value }
-      : { error: result.issues
-          .map((issue) => `${locate(root, issue.path)}: ${issue.message}`)
-          .join('; ') };
+      : { error: listIssues(result.issues, root) };
   return {
     json,
     validate: (value) => {
@@ -113,6 +118,17 @@ function compileStandard(schema: StandardSchemaV1, what: string, root: string): 
       return result instanceof Promise ? result.then(describe) : describe(result);
     },
   };
+}
+
+/**
+ * A Standard Schema's issues as one message: the first {@link MAX_LISTED_ISSUES}, each located under `root` and capped
+ * (`echo`: locations and messages may quote the caller's keys), then how many more there were. A library may report
+ * thousands (one per unknown key of a strict object).
+ */
+function listIssues(issues: readonly StandardSchemaV1.Issue[], root: string): string {
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${echo(locate(root, issue.path))}: ${echo(issue.message)}`);
+  if (issues.length > MAX_LISTED_ISSUES) listed.push(`and ${issues.length - MAX_LISTED_ISSUES} more`);
+  return listed.join('; ');
 }
 
 /**

@@ -138,4 +138,17 @@ describe('schemas from libraries', () => {
     };
     expect(compile(handMade as never, 'x', 'structuredContent').validate({})).toEqual({ error: 'structuredContent/a/0: odd; structuredContent: whole; structuredContent/a~1b/c~0d: escaped' });
   });
+
+  it("a validation message quoting the caller's keys stays short: locations capped, issues counted past ten", async () => {
+    const long = 'k'.repeat(100_000);
+    const zodError = (await compile(z.object({}).strict(), 'x').validate({ [long]: 1 })) as { error: string };
+    expect(zodError.error.length).toBeLessThan(1_000);
+    const counted = (await compile(z.object({ list: z.array(z.string()) }), 'x').validate({ list: Array.from({ length: 5_000 }, (_, i) => i) })) as { error: string };
+    expect(counted.error).toMatch(/^arguments\/list\/0: .*; arguments\/list\/9: [^;]*; and 4990 more$/);
+    expect(counted.error.length).toBeLessThan(2_000);
+    const keys = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`key${i}`, i]));
+    expect(((await compile(z.object({}).strict(), 'x').validate(keys)) as { error: string }).error.length).toBeLessThan(1_000);
+    const jsonError = compile({ type: 'object', additionalProperties: false }, 'x').validate({ [long]: 1 }) as { error: string };
+    expect(jsonError.error.length).toBeLessThan(1_000);
+  });
 });
