@@ -82,5 +82,7 @@ describe('toolTimeoutMiddleware', () => {
     // A tool named with no deadline is a mistake, not "the default".
     expect(() => toolTimeoutMiddleware({ tools: { x: undefined as unknown as number } })).toThrow(new TypeError('Invalid option tools["x"]: expected a number of milliseconds, got undefined'));
     expect(toolTimeoutMiddleware({ timeoutMs: Infinity, tools: { x: Infinity } })).toBeTypeOf('function');
+    expect(() => toolTimeoutMiddleware({ tools: 'ab' as never })).toThrow(new TypeError('Invalid option tools: expected an object of deadlines by tool name, got "ab"'));
+    expect(() => toolTimeoutMiddleware({ tools: [5] as never })).toThrow(/got an array$/);
   });
 });

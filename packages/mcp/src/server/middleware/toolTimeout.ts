@@ -9,7 +9,7 @@
  * and keeps JSON-RPC errors for unknown tools, malformed requests and server errors (2026-07-28 keeps the split).
  */
 import { echo } from '@switchboard/jsonrpc';
-import { checkMs, checkMsOption, setUnrefTimeout } from '@switchboard/jsonrpc/internal';
+import { checkMs, checkMsOption, setUnrefTimeout, shownValue } from '@switchboard/jsonrpc/internal';
 import type { CallToolResult } from '../../protocol/types.js';
 import type { Middleware } from './call.js';
 
@@ -42,13 +42,18 @@ function timedOut(tool: string, ms: number): CallToolResult {
  * untouched. The handler's signal still aborts when the client cancels. A call that becomes a task is timed until
  * the task is created, not while it runs (tasks have their own `ttl`).
  *
- * @throws TypeError when a deadline is not a number; RangeError when it is not above 0
+ * @throws TypeError when `tools` is not an object or a deadline is not a number; RangeError when a deadline is not above
+ *   0
  * @example
  * server.use(toolTimeoutMiddleware({ timeoutMs: 30_000, tools: { build: 300_000 } }));
  */
 export function toolTimeoutMiddleware(options: ToolTimeoutMiddlewareOptions = {}): Middleware {
   const timeoutMs = checkMsOption('timeoutMs', options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS, DEADLINE);
   const tools = new Map<string, number>();
+  const given: unknown = options.tools;
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+    throw new TypeError(`Invalid option tools: expected an object of deadlines by tool name, got ${shownValue(given)}`);
+  }
   for (const [tool, ms] of Object.entries(options.tools ?? {})) tools.set(tool, checkMs(`option tools["${tool}"]`, ms, DEADLINE));
   return (call, next) => {
     if (call.method !== 'tools/call' || call.isNotification) return next();
