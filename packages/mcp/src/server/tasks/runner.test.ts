@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@switchboard/jsonrpc';
 import { InMemoryTaskStore } from '../../stores/taskStore.js';
 import { TaskRunner } from './runner.js';
@@ -23,6 +23,22 @@ describe('TaskRunner', () => {
     expect(other.signal.aborted).toBe(false);
     other.settle(Promise.resolve({ kind: 'result', result: { content: [] }, failed: false }));
     expect(await there.whenFinal(other.taskId)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('a TTL longer than a timer holds (2^31 - 1 ms) ends at its own deadline, not at the timer\'s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const runner = new TaskRunner({ store: new InMemoryTaskStore(), logger: silentLogger });
+      const day = 86_400_000;
+      const handle = runner.begin({ ttlMs: 30 * day })!;
+      await handle.commit();
+      await vi.advanceTimersByTimeAsync(25 * day);
+      expect(handle.signal.aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(5 * day);
+      expect(handle.signal.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('bounds the live tasks, gives a slot back on release, and aborts every live task on close', async () => {

@@ -227,7 +227,7 @@ export class TaskHandle {
     };
     this.#created ??= runner.store.create({ taskId: this.taskId, ttlMs, pollIntervalMs, ...parties }).then(
       (record) => {
-        this.#timer = setUnrefTimeout(() => this.#expire(), ttlMs);
+        this.#expireAt(Date.now() + ttlMs);
         return record;
       },
       (error: unknown) => {
@@ -329,6 +329,14 @@ export class TaskHandle {
       this.#end(stored);
     });
     return this.#writes as Promise<void>;
+  }
+
+  /**
+   * Expires the task at `deadline` (epoch ms; `Infinity`: never). A timer holds at most 2^31 - 1 ms (about 24.8
+   * days; `setUnrefTimeout` clamps to it), so a longer TTL re-arms until its deadline rather than ending early.
+   */
+  #expireAt(deadline: number): void {
+    this.#timer = setUnrefTimeout(() => (Date.now() < deadline ? this.#expireAt(deadline) : this.#expire()), deadline - Date.now());
   }
 
   /** The TTL ran out: the store forgets the task; its work stops. */
