@@ -6,6 +6,7 @@
  * above `--fail-on` (default `warning`) and every check finished; 1 such a finding, or a check that crashed or timed
  * out; 2 could not connect, or a usage error (an unreadable or invalid baseline, a baseline that cannot be written).
  */
+import { clampTimerMs } from '@switchboard/jsonrpc/internal';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DOCTOR_TIMEOUT_MS } from '../doctor/budget.js';
@@ -157,7 +158,7 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   const budgetMs = options.timeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const overdue = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new CliError('command_timeout', `The doctor did not report within its budget of ${budgetMs} ms (--timeout-ms)`)), budgetMs + DOCTOR_REPORT_GRACE_MS);
+    timer = setTimeout(() => reject(new CliError('command_timeout', `The doctor did not report within its budget of ${budgetMs} ms (--timeout-ms)`)), clampTimerMs(budgetMs + DOCTOR_REPORT_GRACE_MS));
   });
   overdue.catch(() => undefined);
   let report;

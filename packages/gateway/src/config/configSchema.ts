@@ -6,7 +6,8 @@
 
 const name = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
-const ms = { type: 'integer', minimum: 0 } as const;
+/** A duration a timer holds: whole milliseconds up to 2^31 - 1. */
+const ms = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
 const patterns = { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 1000 } as const;
 
 /** The schema's `$id`. */

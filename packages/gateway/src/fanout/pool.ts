@@ -55,8 +55,11 @@ function positiveInteger(name: string, value: number): number {
   return value;
 }
 
+/** The longest delay a timer holds (2^31 - 1 ms); past it `setTimeout` fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function nonNegative(name: string, value: number): number {
-  if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`Invalid ${name}: expected a non-negative number of ms, got ${String(value)}`);
+  if (!(value >= 0 && value <= MAX_TIMER_MS)) throw new RangeError(`Invalid ${name}: expected a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${String(value)}`);
   return value;
 }
 

@@ -7,6 +7,14 @@ import { UpstreamPool } from '../index.js';
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 describe('Upstream backoff', () => {
+  it('refuses a deadline no timer can hold (setTimeout would fire it at once)', () => {
+    expect(() => new UpstreamPool({ logger: silent, connectTimeoutMs: 2 ** 31 })).toThrow(
+      new RangeError('Invalid connectTimeoutMs: expected a number of milliseconds from 0 to 2147483647, got 2147483648'),
+    );
+    expect(() => new UpstreamPool({ logger: silent, healthCheckIntervalMs: Infinity })).toThrow(RangeError);
+    expect(new UpstreamPool({ logger: silent, connectTimeoutMs: 2 ** 31 - 1 })).toBeInstanceOf(UpstreamPool);
+  });
+
   it('an upstream that dies right after each listing is tried less and less often, not at the first delay forever', async () => {
     const server = new McpServer({ name: 'flaky', version: '1.0.0' }, { logger: silent });
     server.tool('t0', {}, () => ({ content: [] }));

@@ -6,6 +6,7 @@
  *
  * @see RFC 8252 §7.3 "Loopback Interface Redirection"; §8.3 (loopback IP literal rather than `localhost`)
  */
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthAuthorizer, OAuthAuthorizeRequest } from '../http/client/auth/oauthOptions.js';
@@ -50,6 +51,7 @@ const DEFAULT_SUCCESS_PAGE = '<!doctype html><meta charset="utf-8"><title>Signed
  *
  * @param options - See {@link LoopbackAuthorizerOptions}.
  * @returns The redirect URI and the `authorize` callback, to give to `oauth({ redirectUri, authorize })`.
+ * @throws TypeError or RangeError when `timeoutMs` is not a number of ms above 0 and at most 2^31 − 1
  * @throws what `listen` throws (the port is taken)
  * @example
  * const loopback = await startLoopbackRedirect({ open: (url) => showToUser(`Sign in at ${url}`) });
@@ -57,7 +59,7 @@ const DEFAULT_SUCCESS_PAGE = '<!doctype html><meta charset="utf-8"><title>Signed
  */
 export async function startLoopbackRedirect(options: LoopbackAuthorizerOptions = {}): Promise<LoopbackRedirect> {
   const path = options.path ?? '/callback';
-  const timeoutMs = options.timeoutMs ?? DEFAULT_LOOPBACK_TIMEOUT_MS;
+  const timeoutMs = checkMsOption('timeoutMs', options.timeoutMs ?? DEFAULT_LOOPBACK_TIMEOUT_MS, { above: 0 });
   const waiting = new Map<string, (url: URL) => void>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
