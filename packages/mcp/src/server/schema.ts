@@ -123,7 +123,7 @@ function compileStandard(schema: StandardSchemaV1, what: string, root: string): 
 /**
  * A Standard Schema's issues as one message: the first {@link MAX_LISTED_ISSUES}, each located under `root` and capped
  * (`echo`: locations and messages may quote the caller's keys), then how many more there were. A library may report
- * thousands (one per unknown key of a strict object).
+ * thousands (one per bad item of a long array).
  */
 function listIssues(issues: readonly StandardSchemaV1.Issue[], root: string): string {
   const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${echo(locate(root, issue.path))}: ${echo(issue.message)}`);
