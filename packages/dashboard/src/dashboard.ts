@@ -132,6 +132,12 @@ function positive(name: string, value: number): number {
   return value;
 }
 
+/** `value`, a timer's delay: at most 2^31 - 1 ms, past which `setInterval` fires every millisecond. */
+function timerMs(name: string, value: number): number {
+  if (value > 2_147_483_647) throw new RangeError(`Invalid option ${name}: expected at most 2147483647 ms, got ${String(value)}`);
+  return value;
+}
+
 function pathOf(url: string | undefined): string {
   const u = url ?? '/';
   const q = u.indexOf('?');
@@ -174,7 +180,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const meta = JSON.stringify({ title: options.title ?? DEFAULT_DASHBOARD_TITLE });
   const feed = new LiveFeed({
     source: { recorded: () => analytics.store.recorded, snapshotJson: () => JSON.stringify(analytics.snapshot()) },
-    intervalMs: positive('pushIntervalMs', options.pushIntervalMs ?? DEFAULT_DASHBOARD_PUSH_INTERVAL_MS),
+    intervalMs: timerMs('pushIntervalMs', positive('pushIntervalMs', options.pushIntervalMs ?? DEFAULT_DASHBOARD_PUSH_INTERVAL_MS)),
     maxStreams: positive('maxStreams', options.maxStreams ?? DEFAULT_DASHBOARD_MAX_STREAMS),
   });
   const matches = (path: string): boolean => path.startsWith(base) || path === bare;

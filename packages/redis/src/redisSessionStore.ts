@@ -279,6 +279,8 @@ export class RedisSessionStore implements SessionStore {
     this.#orphanMs = positive('orphanTtlMs', options.orphanTtlMs, DEFAULT_ORPHAN_TTL_MS);
     this.#eventsMs = positive('eventsTtlMs', options.eventsTtlMs, DEFAULT_STREAM_TTL_MS);
     const every = positive('heartbeatMs', options.heartbeatMs, DEFAULT_SESSION_HEARTBEAT_MS);
+    // A timer's delay: past 2^31 - 1 ms setInterval would beat every millisecond.
+    if (every > 2_147_483_647) throw new RangeError(`Invalid heartbeatMs: expected at most 2147483647 ms, got ${String(every)}`);
     this.#heartbeat = setInterval(() => void this.#beat().catch(() => undefined), every);
     (this.#heartbeat as { unref?: () => void }).unref?.();
   }

@@ -294,6 +294,10 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     const value = options[name];
     if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new RangeError(`Invalid ${name}: expected a positive number, got ${String(value)}`);
   }
+  // holdTimeoutMs becomes a timer, which fires at once past 2^31 - 1 ms.
+  if (options.holdTimeoutMs !== undefined && options.holdTimeoutMs > 2_147_483_647) {
+    throw new RangeError(`Invalid holdTimeoutMs: expected at most 2147483647 ms, got ${String(options.holdTimeoutMs)}`);
+  }
   const bridge = new Bridge();
   const upstream = options.upstream;
   const owned = !isClient(upstream);

@@ -225,6 +225,15 @@ describe('ListenSubscriptions', () => {
     await expect(failure).rejects.toThrow('Request timed out: "subscriptions/listen" got no response within 20 ms');
   });
 
+  it('a timeoutMs of Infinity waits for the acknowledgement as long as it takes (a plain timer would fire at once)', async () => {
+    const core = new HandleCore(makeServer());
+    const send = core.send.bind(core);
+    core.send = <T>(method: string, params: Record<string, unknown> | undefined, options?: CoreSendOptions): Promise<T> =>
+      new Promise<void>((r) => setTimeout(r, 50)).then(() => send<T>(method, params, options));
+    const sub = await new ListenSubscriptions(core).listen({ toolsListChanged: true }, { timeoutMs: Infinity });
+    await sub.close();
+  });
+
   it('is NotSupportedError in the legacy era', async () => {
     const host = { era: 'legacy', revision: '2025-11-25', options: {}, logger: silentLogger } as unknown as ListenHost;
     await expect(new ListenSubscriptions(host).listen({ toolsListChanged: true })).rejects.toThrow(NotSupportedError);

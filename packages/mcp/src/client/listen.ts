@@ -20,6 +20,7 @@
  *   "Cancellation", "Graceful Closure"
  */
 import type { JsonRpcId, JsonRpcNotification } from '@switchboard/jsonrpc';
+import { setUnrefTimeout } from '@switchboard/jsonrpc/internal';
 import { SUBSCRIPTION_ID_META_KEY } from '../protocol/envelope.js';
 import { RequestAbortedError, RequestTimeoutError } from '../protocol/clientErrors.js';
 import type { ClientCore } from './clientCore.js';
@@ -209,7 +210,7 @@ export class ListenSubscriptions {
     response.catch(() => {});
     const timeoutMs = options.timeoutMs ?? this.#host.options.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), timeoutMs)));
+    const expired = new Promise<'expired'>((resolve) => (timer = setUnrefTimeout(() => resolve('expired'), timeoutMs)));
     try {
       const first = await Promise.race([acknowledged, response.then(() => 'ended' as const), expired]);
       if (first === 'expired') {

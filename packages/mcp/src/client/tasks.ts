@@ -18,6 +18,7 @@
  */
 import { TASKS_EXTENSION } from '../protocol/inbound.js';
 import type { JsonRpcNotification } from '@switchboard/jsonrpc';
+import { clampTimerMs } from '@switchboard/jsonrpc/internal';
 import { RequestAbortedError } from '../protocol/clientErrors.js';
 import { mcpErrorFromWire } from '../protocol/errors.js';
 import type { CallToolResult, ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
@@ -383,7 +384,7 @@ class ToolTask implements ClientTask {
 
   #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     // A little jitter, so that many clients polling one server do not poll in step.
-    const wait = ms * (0.9 + 0.2 * Math.random());
+    const wait = clampTimerMs(ms * (0.9 + 0.2 * Math.random()));
     return new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);

@@ -236,15 +236,12 @@ export class Connection implements ServerSession, RequestFacts {
     return this.peer.request<T>(method, params, { timeoutMs: options?.timeoutMs, signal: options?.signal });
   }
 
-  /**
-   * Resolves once no inbound request is running, or after `timeoutMs` (`Infinity`: only then). The timer keeps the
-   * process alive while it waits; a longer wait than a timer holds (2^31 - 1 ms) is cut to that.
-   */
+  /** See {@link ServerSession.drain}. The timer keeps the process alive while it waits. */
   drain(timeoutMs: number): Promise<void> {
     const idle = this.peer.whenIdle();
     if (this.peer.inboundCount === 0) return idle;
     return new Promise((resolve) => {
-      const timer = timeoutMs < Infinity ? setTimeout(resolve, clampTimerMs(timeoutMs)) : undefined;
+      const timer = timeoutMs === Infinity ? undefined : setTimeout(resolve, clampTimerMs(timeoutMs));
       void idle.then(() => {
         clearTimeout(timer);
         resolve();

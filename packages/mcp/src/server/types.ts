@@ -435,7 +435,8 @@ export interface ServerSession {
   request<T = unknown>(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<T>;
   /**
    * Resolves once no inbound request is being handled, or after `timeoutMs` (whichever comes first), so a
-   * host can let in-flight answers out before it closes the session.
+   * host can let in-flight answers out before it closes the session. `Infinity` waits for the requests alone; a
+   * finite wait longer than a timer holds (2^31 - 1 ms) is cut to that.
    */
   drain(timeoutMs: number): Promise<void>;
   /**

@@ -227,7 +227,7 @@ export class TaskHandle {
     };
     this.#created ??= runner.store.create({ taskId: this.taskId, ttlMs, pollIntervalMs, ...parties }).then(
       (record) => {
-        this.#expireAt(Date.now() + ttlMs);
+        this.#expireAt(performance.now() + ttlMs);
         return record;
       },
       (error: unknown) => {
@@ -332,11 +332,13 @@ export class TaskHandle {
   }
 
   /**
-   * Expires the task at `deadline` (epoch ms; `Infinity`: never). A timer holds at most 2^31 - 1 ms (about 24.8
-   * days; `setUnrefTimeout` clamps to it), so a longer TTL re-arms until its deadline rather than ending early.
+   * Expires the task at `deadline` (`performance.now()` ms, a clock no wall-clock step moves; `Infinity`: never). A
+   * timer holds at most 2^31 - 1 ms (about 24.8 days; `setUnrefTimeout` clamps to it), so a longer TTL re-arms until
+   * its deadline rather than ending early. Nothing is armed once the task has ended (it may end before it is stored).
    */
   #expireAt(deadline: number): void {
-    this.#timer = setUnrefTimeout(() => (Date.now() < deadline ? this.#expireAt(deadline) : this.#expire()), deadline - Date.now());
+    if (this.#done) return;
+    this.#timer = setUnrefTimeout(() => (performance.now() < deadline ? this.#expireAt(deadline) : this.#expire()), deadline - performance.now());
   }
 
   /** The TTL ran out: the store forgets the task; its work stops. */

@@ -46,7 +46,7 @@ export interface ServeStdioOptions extends StdioServerTransportOptions {
    * On stdin end-of-file, requests still being handled get up to this long to send their answers before the
    * session closes (their handlers' signals are then aborted). The MCP client closes stdin to shut a server
    * down and escalates to SIGTERM if it does not exit (MCP 2025-11-25 basic/lifecycle.mdx "Shutdown").
-   * A non-negative number. @default 1000
+   * A non-negative number; `Infinity` waits as long as the requests take. @default 1000
    */
   readonly shutdownGraceMs?: number;
   /**

@@ -79,6 +79,12 @@ describe('HTTP+SSE client transport', () => {
     expect(t.endFacts?.reason).toBe('HTTP 404 for the HTTP+SSE stream: body "{"error":"not here"}"');
   });
 
+  it('refuses an endpointTimeoutMs no timer holds (it would fire at once)', () => {
+    expect(() => open('http://127.0.0.1:9/sse', { endpointTimeoutMs: Infinity })).toThrow(
+      new RangeError('Invalid option endpointTimeoutMs: expected a number of milliseconds above 0, at most 2147483647, got Infinity'),
+    );
+  });
+
   it('no endpoint event within endpointTimeoutMs', async () => {
     fake = await fakeServer((_req, res) => sse(res), '/sse');
     const { t } = open(fake.url, { endpointTimeoutMs: 50 });

@@ -12,6 +12,7 @@ import { readBoundedText } from '../boundedBody.js';
 import { authorizedFetch, type HttpClientAuth } from './auth/authorizedFetch.js';
 import { protocolVersionClaim } from '../../../protocol/envelope.js';
 import { echo, neverThrowing } from '@switchboard/jsonrpc';
+import { checkMsOption } from '@switchboard/jsonrpc/internal';
 import { isModernRevision } from '../../../protocol/revisions.js';
 import type { ClientProtocol, ClientTransport } from '../../../protocol/transport.js';
 import {
@@ -97,7 +98,7 @@ export class HttpSseClientTransport implements ClientTransport {
     this.#headers = init.headers;
     this.#init = init.requestInit ?? {};
     this.#maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
-    this.#endpointTimeoutMs = init.endpointTimeoutMs ?? 10_000;
+    this.#endpointTimeoutMs = checkMsOption('endpointTimeoutMs', init.endpointTimeoutMs ?? 10_000, { above: 0 });
     this.#logger = neverThrowing(init.logger);
   }
 

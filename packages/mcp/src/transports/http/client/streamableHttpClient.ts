@@ -8,7 +8,7 @@
  * @see MCP 2026-07-28 basic/transports/streamable-http.mdx
  */
 import { CancellationSource, classifyValue, echo, neverThrowing, parseJson, type Inbound, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type Logger, type TransportMessageExtra } from '@switchboard/jsonrpc';
-import { TransientMap } from '@switchboard/jsonrpc/internal';
+import { checkCountOption, checkMsOption, TransientMap } from '@switchboard/jsonrpc/internal';
 import { AuthorizationError, ConnectionClosedError, ConnectionRefusedError, HttpStatusError, RedirectRefusedError, SessionExpiredError, type ConnectionEndFacts } from '../../../protocol/clientErrors.js';
 import { authorizedFetch } from './auth/authorizedFetch.js';
 import { readBoundedText } from '../boundedBody.js';
@@ -132,9 +132,13 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#init = init.requestInit ?? {};
     this.maxEventBytes = init.maxSseEventBytes ?? DEFAULT_MAX_SSE_EVENT_BYTES;
     this.#maxResponseBytes = init.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.#closeTimeoutMs = init.closeTimeoutMs ?? 2000;
+    this.#closeTimeoutMs = checkMsOption('closeTimeoutMs', init.closeTimeoutMs ?? 2000, { above: 0 });
     const reconnect = init.reconnect === false ? { maxAttempts: 0 } : (init.reconnect ?? {});
-    this.policy = { maxAttempts: reconnect.maxAttempts ?? 5, initialDelayMs: reconnect.initialDelayMs ?? 1000, maxDelayMs: reconnect.maxDelayMs ?? 30_000 };
+    this.policy = {
+      maxAttempts: checkCountOption('reconnect.maxAttempts', reconnect.maxAttempts ?? 5, { min: 0 }),
+      initialDelayMs: checkMsOption('reconnect.initialDelayMs', reconnect.initialDelayMs ?? 1000),
+      maxDelayMs: checkMsOption('reconnect.maxDelayMs', reconnect.maxDelayMs ?? 30_000),
+    };
     this.logger = neverThrowing(init.logger);
   }
 

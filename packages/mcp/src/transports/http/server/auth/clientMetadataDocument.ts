@@ -142,7 +142,7 @@ export function clientMetadataFetcher(options: ClientMetadataFetcherOptions = {}
   const maxEntries = options.cacheMaxEntries ?? 1000;
   checkMsOption('clientMetadataFetcher.timeoutMs', timeoutMs, { min: 1 });
   checkCountOption('clientMetadataFetcher.maxBytes', maxBytes);
-  checkMsOption('clientMetadataFetcher.cacheTtlMs', ttlMs);
+  checkMsOption('clientMetadataFetcher.cacheTtlMs', ttlMs, { max: Infinity }); // compared with the clock, no timer
   checkCountOption('clientMetadataFetcher.cacheMaxEntries', maxEntries, { min: 0 });
   const cache = new Map<string, { readonly until: number; readonly result: Promise<FetchedClientMetadata> }>();
   const fetchOnce = async (clientId: string): Promise<FetchedClientMetadata> => {

@@ -136,7 +136,9 @@ function checkOptions(options: JwtVerifierOptions): void {
   if (tolerance !== undefined && (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0)) {
     throw new RangeError(`Invalid option jwtVerifier.clockToleranceSeconds: expected a number of seconds, 0 or more, got ${shownValue(tolerance)}`);
   }
-  for (const name of ['jwksCacheMaxAgeMs', 'jwksCooldownMs', 'jwksTimeoutMs'] as const) checkMsOption(`jwtVerifier.${name}`, options[name]);
+  // The cache age and cooldown are compared with the clock (no timer holds them): any length; the fetch's timeout is a timer.
+  for (const name of ['jwksCacheMaxAgeMs', 'jwksCooldownMs'] as const) checkMsOption(`jwtVerifier.${name}`, options[name], { max: Infinity });
+  checkMsOption('jwtVerifier.jwksTimeoutMs', options.jwksTimeoutMs);
   checkCacheLimits('jwtVerifier', options);
 }
 
