@@ -59,7 +59,7 @@ function positiveInteger(name: string, value: number): number {
 const MAX_TIMER_MS = 2_147_483_647;
 
 function nonNegative(name: string, value: number): number {
-  if (!(value >= 0 && value <= MAX_TIMER_MS)) throw new RangeError(`Invalid ${name}: expected a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${String(value)}`);
+  if (!(typeof value === 'number' && value >= 0 && value <= MAX_TIMER_MS)) throw new RangeError(`Invalid ${name}: expected a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${String(value)}`);
   return value;
 }
 

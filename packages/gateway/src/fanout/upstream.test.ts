@@ -12,6 +12,7 @@ describe('Upstream backoff', () => {
       new RangeError('Invalid connectTimeoutMs: expected a number of milliseconds from 0 to 2147483647, got 2147483648'),
     );
     expect(() => new UpstreamPool({ logger: silent, healthCheckIntervalMs: Infinity })).toThrow(RangeError);
+    expect(() => new UpstreamPool({ logger: silent, connectTimeoutMs: true as never })).toThrow(RangeError);
     expect(new UpstreamPool({ logger: silent, connectTimeoutMs: 2 ** 31 - 1 })).toBeInstanceOf(UpstreamPool);
   });
 

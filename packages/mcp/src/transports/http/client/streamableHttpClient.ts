@@ -135,7 +135,7 @@ export class StreamableHttpClientTransport implements ClientTransport, StreamHos
     this.#closeTimeoutMs = checkMsOption('closeTimeoutMs', init.closeTimeoutMs ?? 2000, { above: 0 });
     const reconnect = init.reconnect === false ? { maxAttempts: 0 } : (init.reconnect ?? {});
     this.policy = {
-      maxAttempts: checkCountOption('reconnect.maxAttempts', reconnect.maxAttempts ?? 5, { min: 0 }),
+      maxAttempts: checkCountOption('reconnect.maxAttempts', reconnect.maxAttempts ?? 5, { min: 0, infinite: true }),
       initialDelayMs: checkMsOption('reconnect.initialDelayMs', reconnect.initialDelayMs ?? 1000),
       maxDelayMs: checkMsOption('reconnect.maxDelayMs', reconnect.maxDelayMs ?? 30_000),
     };

@@ -12,7 +12,7 @@ import type { FetchLike, HttpClientHeaders, HttpClientRequestInit } from './clie
 export interface SseReconnectOptions {
   /**
    * Reconnection attempts in a row that bring nothing new (no event, no new event id) before the stream is given
-   * up: a request then fails with `ConnectionClosedError`.
+   * up: a request then fails with `ConnectionClosedError`. A whole number, or `Infinity` (never give up).
    * @default 5
    */
   readonly maxAttempts?: number;
