@@ -2,7 +2,7 @@
  * The command line's grammar (commander): the commands, their options, the help text with the exit codes. Each
  * action runs a command module and leaves its exit code in the returned state; nothing here touches the process.
  */
-import { MAX_TIMER_MS } from '@switchboard/jsonrpc/internal';
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import { Command, InvalidArgumentError, Option, type CommanderError } from 'commander';
 import { callCommand, callWords } from './commands/call.js';
 import { doctorCommand } from './commands/doctor.js';

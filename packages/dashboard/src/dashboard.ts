@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import type { AnalyticsSnapshot } from '@switchboard/mcp/analytics';
 import { Access, type AccessInput, type Refusal } from './access.js';
 import { loadAssets } from './assets.js';
@@ -134,7 +135,7 @@ function positive(name: string, value: number): number {
 
 /** `value`, a timer's delay: at most 2^31 - 1 ms, past which `setInterval` fires every millisecond. */
 function timerMs(name: string, value: number): number {
-  if (value > 2_147_483_647) throw new RangeError(`Invalid option ${name}: expected at most 2147483647 ms, got ${String(value)}`);
+  if (value > MAX_TIMER_MS) throw new RangeError(`Invalid option ${name}: expected at most ${MAX_TIMER_MS} ms, got ${String(value)}`);
   return value;
 }
 

@@ -32,7 +32,7 @@ export type { DispatcherOptions, HandlerInterceptor, MethodHandler, MethodOption
 export type { ContextFactory, ContextRequest, HandlerContext } from './handlerContext.js';
 export { CancellationSource, cancellationOf, signalOf } from './cancellation.js';
 export type { Cancellation, CancelListener } from './cancellation.js';
-export type { TimerHandle } from './timers.js';
+export { MAX_TIMER_MS, type TimerHandle } from './timers.js';
 export type { Instrumentation, RequestEnd, RequestInfo, RequestOutcome } from './instrument.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './pending.js';
 export type { PeerRequestOptions } from './pending.js';

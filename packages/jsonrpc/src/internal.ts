@@ -10,5 +10,5 @@ export { exceedsJsonDepth } from './json.js';
 export { stringifyReply } from './reply.js';
 export { batchTooLarge } from './batch.js';
 export { TransientMap } from './transientMap.js';
-export { clampTimerMs, MAX_TIMER_MS, setUnrefTimeout } from './timers.js';
+export { clampTimerMs, setUnrefTimeout } from './timers.js';
 export { checkCount, checkCountOption, checkMs, checkMsOption, msError, shownValue, type CountRule, type MsRule } from './optionChecks.js';

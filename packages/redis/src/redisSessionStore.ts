@@ -18,6 +18,7 @@
  * Lua script each (one round trip, atomic); a scan reads 100 records a round trip.
  * @see MCP 2025-11-25 basic/transports.mdx "Session Management"
  */
+import { MAX_TIMER_MS } from '@switchboard/jsonrpc';
 import type { SessionActivity, SessionQuery, SessionRecord, SessionStore } from '@switchboard/mcp/stores';
 import type { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, guarded, LuaScript } from './connection.js';
@@ -280,7 +281,7 @@ export class RedisSessionStore implements SessionStore {
     this.#eventsMs = positive('eventsTtlMs', options.eventsTtlMs, DEFAULT_STREAM_TTL_MS);
     const every = positive('heartbeatMs', options.heartbeatMs, DEFAULT_SESSION_HEARTBEAT_MS);
     // A timer's delay: past 2^31 - 1 ms setInterval would beat every millisecond.
-    if (every > 2_147_483_647) throw new RangeError(`Invalid heartbeatMs: expected at most 2147483647 ms, got ${String(every)}`);
+    if (every > MAX_TIMER_MS) throw new RangeError(`Invalid heartbeatMs: expected at most ${MAX_TIMER_MS} ms, got ${String(every)}`);
     this.#heartbeat = setInterval(() => void this.#beat().catch(() => undefined), every);
     (this.#heartbeat as { unref?: () => void }).unref?.();
   }

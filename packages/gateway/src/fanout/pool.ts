@@ -4,7 +4,7 @@
  * when) and left out of what the pool lists; it never delays another. Bounded: the number of upstreams, the items
  * per list of each, the backoff cap.
  */
-import { neverThrowing, type Logger } from '@switchboard/jsonrpc';
+import { MAX_TIMER_MS, neverThrowing, type Logger } from '@switchboard/jsonrpc';
 import { createStderrLogger } from '@switchboard/mcp';
 import type { McpClient } from '@switchboard/mcp/client';
 import { backoffPolicy, type BackoffOptions } from './backoff.js';
@@ -54,9 +54,6 @@ function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`Invalid ${name}: expected a positive integer, got ${String(value)}`);
   return value;
 }
-
-/** The longest delay a timer holds (2^31 - 1 ms); past it `setTimeout` fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 function nonNegative(name: string, value: number): number {
   if (!(typeof value === 'number' && value >= 0 && value <= MAX_TIMER_MS)) throw new RangeError(`Invalid ${name}: expected a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${String(value)}`);

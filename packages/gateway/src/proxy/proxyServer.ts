@@ -12,7 +12,7 @@
  *
  * @see MCP 2025-11-25 basic/lifecycle.mdx; MCP 2026-07-28 basic/versioning.mdx "Backward Compatibility"
  */
-import { neverThrowing, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type Logger, type Transport } from '@switchboard/jsonrpc';
+import { MAX_TIMER_MS, neverThrowing, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type Logger, type Transport } from '@switchboard/jsonrpc';
 import { McpError, McpErrorCode, type Implementation, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities, type Tool } from '@switchboard/mcp';
 import { McpClient, type ClientConnector, type ClientNotificationHandlers, type InputContext, type LogMessageParams } from '@switchboard/mcp/client';
 import { McpServer, type ConnectOptions, type HandleOptions, type McpServerOptions, type ServerSession } from '@switchboard/mcp/server';
@@ -295,8 +295,8 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new RangeError(`Invalid ${name}: expected a positive number, got ${String(value)}`);
   }
   // holdTimeoutMs becomes a timer, which fires at once past 2^31 - 1 ms.
-  if (options.holdTimeoutMs !== undefined && options.holdTimeoutMs > 2_147_483_647) {
-    throw new RangeError(`Invalid holdTimeoutMs: expected at most 2147483647 ms, got ${String(options.holdTimeoutMs)}`);
+  if (options.holdTimeoutMs !== undefined && options.holdTimeoutMs > MAX_TIMER_MS) {
+    throw new RangeError(`Invalid holdTimeoutMs: expected at most ${MAX_TIMER_MS} ms, got ${String(options.holdTimeoutMs)}`);
   }
   const bridge = new Bridge();
   const upstream = options.upstream;

@@ -225,6 +225,8 @@ describe('McpServer tools', () => {
     expect(result(await c.request(2, 'tools/call', { name: 'zod', arguments: { n: '4' } })).content[0].text).toBe('number:4:none');
     const bad = result(await c.request(3, 'tools/call', { name: 'zod', arguments: { n: 'x' } }));
     expect(bad.isError).toBe(true);
+    // SEP-1303: a tool execution error the model can act on, located as a JSON Schema tool's would be.
+    expect(bad.content[0].text).toMatch(/^Invalid arguments for tool "zod": arguments\/n: /);
   });
 
   it('B37: a cancelled request gets no response and its handler sees the abort', async () => {

@@ -22,8 +22,10 @@ describe('serveHttp auth without resource', () => {
   it('bound elsewhere than loopback without allowedHosts, it refuses before listening (the audience would come from any Host, RFC 8707 §2)', async () => {
     const server = new McpServer({ name: 'x', version: '1' });
     const auth = { authorizationServers: ['https://as.example'], verifier };
-    await expect(serveHttp({ server, host: '0.0.0.0', port: 0, auth })).rejects.toThrow(TypeError);
-    await expect(serveHttp({ server, host: '0.0.0.0', port: 0, auth })).rejects.toThrow(/set auth\.resource to this server's canonical URL .*or allowedHosts/);
+    // 192.0.2.1 (RFC 5737, documentation only): not loopback, and never bindable here, so a regression fails to
+    // listen instead of listening on every interface.
+    await expect(serveHttp({ server, host: '192.0.2.1', port: 0, auth })).rejects.toThrow(TypeError);
+    await expect(serveHttp({ server, host: '192.0.2.1', port: 0, auth })).rejects.toThrow(/set auth\.resource to this server's canonical URL .*or allowedHosts/);
   });
 });
 

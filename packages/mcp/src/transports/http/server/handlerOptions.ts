@@ -383,16 +383,10 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
   if (mode !== undefined && mode !== 'auto' && mode !== 'sse' && mode !== 'json') {
     throw new TypeError(`Invalid option responseMode: expected "auto", "sse" or "json", got ${shownValue(mode)}`);
   }
-  checkCountOption('maxBodyBytes', options.maxBodyBytes);
-  checkCountOption('maxBatchSize', options.maxBatchSize);
-  checkCountOption('maxSseBufferBytes', options.maxSseBufferBytes);
-  checkCountOption('maxSseBufferBytesTotal', options.maxSseBufferBytesTotal);
-  checkCountOption('maxJsonDepth', options.maxJsonDepth);
-  checkCountOption('maxSessions', options.maxSessions);
-  checkCountOption('maxSessionsPerCaller', options.maxSessionsPerCaller);
-  checkMsOption('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, { max: Infinity });
-  checkMsOption('sessionHandshakeTimeoutMs', options.sessionHandshakeTimeoutMs, { max: Infinity });
-  checkMsOption('sessionGraceMs', options.sessionGraceMs, { max: Infinity });
+  for (const name of ['maxBodyBytes', 'maxBatchSize', 'maxSseBufferBytes', 'maxSseBufferBytesTotal', 'maxJsonDepth', 'maxSessions', 'maxSessionsPerCaller'] as const) {
+    checkCountOption(name, options[name]);
+  }
+  for (const name of ['sessionIdleTimeoutMs', 'sessionHandshakeTimeoutMs', 'sessionGraceMs'] as const) checkMsOption(name, options[name], { max: Infinity });
   if (options.callerIdentity !== undefined && typeof options.callerIdentity !== 'function') {
     throw new TypeError(`Invalid option callerIdentity: expected a function, got ${shownValue(options.callerIdentity)}`);
   }
@@ -404,9 +398,7 @@ export function validateHandlerOptions(options: McpHttpHandlerOptions): void {
     }
   }
   checkClusterOptions(options.cluster);
-  checkMsOption('sseRetryMs', options.sseRetryMs);
-  checkMsOption('sseKeepAliveMs', options.sseKeepAliveMs);
-  checkMsOption('sseAfterMs', options.sseAfterMs);
+  for (const name of ['sseRetryMs', 'sseKeepAliveMs', 'sseAfterMs'] as const) checkMsOption(name, options[name]);
   checkHostList('allowedHosts', options.allowedHosts);
   checkHostList('allowedOrigins', options.allowedOrigins);
   checkFlag('allowAnyOrigin', options.allowAnyOrigin);
