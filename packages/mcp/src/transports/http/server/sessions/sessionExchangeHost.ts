@@ -50,7 +50,7 @@ export class SessionExchangeHost implements ExchangeHost {
   readonly #owner: { readonly protocolVersion: string | undefined };
   readonly #prefix: string;
   readonly #streams: TransientMap<string, OutStream>;
-  readonly #stored: Set<string>;
+  readonly #stored: TransientMap<string, true>;
   #counter = 0;
   readonly #tag: string;
 
@@ -59,7 +59,7 @@ export class SessionExchangeHost implements ExchangeHost {
     readonly init: SessionExchangeSettings;
     readonly prefix: string;
     readonly streams: TransientMap<string, OutStream>;
-    readonly stored: Set<string>;
+    readonly stored: TransientMap<string, true>;
     readonly hub?: ClusterHub | undefined;
   }) {
     const init = options.init;
@@ -103,7 +103,7 @@ export class SessionExchangeHost implements ExchangeHost {
   }
 
   stored(streamId: string): void {
-    this.#stored.add(streamId);
+    this.#stored.set(streamId, true);
   }
 
   forget(streamId: string): void {

@@ -9,6 +9,7 @@
  * ("Sending Messages to the Server" item 7; field bug B27): the handler keeps running and its response is stored.
  */
 import { JsonRpcLocalError, LocalErrorCode } from '@switchboard/jsonrpc';
+import { TransientMap } from '@switchboard/jsonrpc/internal';
 import type {
   Inbound,
   JsonRpcId,
@@ -70,8 +71,13 @@ const RESOLVED: Promise<void> = Promise.resolve();
  */
 export class StreamableHttpSessionTransport extends HttpSessionTransportBase<StreamableHttpSessionTransport> {
   readonly #store: EventStore | undefined;
-  /** Ids of the streams this session stored events for and has not deleted yet. */
-  readonly #storedStreams = new Set<string>();
+  /**
+   * Ids of the streams this session stored events for and has not deleted yet. A `TransientMap` (see there), not a
+   * `Set`: a stream comes and goes with each request while the session lives, and a plain set's old tables kept every
+   * answered stream's id, and through the store's deletion all that hung on it, alive into the old generation (about
+   * 12 MB in 3.5 s at 16 calls in flight over SSE with the default event store; the heaviest promoted allocation site).
+   */
+  readonly #storedStreams = new TransientMap<string, true>();
   readonly #logger: Logger;
   readonly #keepAliveMs: number;
   readonly #maxSseBuffer: number;
@@ -246,7 +252,7 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     this.#router.abortAll();
     // Every stream that has history leaves the store with its session: the live ones above and the finished ones
     // (ended with an error, cut, or never resumed) that the transport no longer holds.
-    if (store?.deleteStream !== undefined && !this.#detached) for (const id of this.#storedStreams) this.#settle(store.deleteStream(id));
+    if (store?.deleteStream !== undefined && !this.#detached) for (const id of this.#storedStreams.keys()) this.#settle(store.deleteStream(id));
     this.#storedStreams.clear();
     this.#resumption.close();
   }
