@@ -1,0 +1,77 @@
+// What a bench row's server promotes to the old generation, by allocation site: the objects that outlived a young
+// collection while the row runs at C=16 (V8's sampling heap profiler, see lib/promotedPreload.mjs). Garbage promoted
+// per request is what makes a server's peak RSS grow between mark-compacts (README, Benchmarks, "Peak RSS").
+//
+//   node bench/promoted.mjs switchboard-legacy-sse                 # 64 B, 2.5 s warm-up, 3.5 s sampled
+//   node bench/promoted.mjs switchboard-legacy-sse --payload 16384 --top 20 --no-inlining
+//
+// Prints the sampled bytes in all and the top sites as `function file:line < caller < caller's caller`, with the
+// requests completed in the run. --no-inlining runs the server with `--no-turbo-inlining`, so a site is the function
+// that made the object, not the one it was inlined into (slower; the sizes are then of a slower run).
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROWS } from './matrix.mjs';
+import { startServer } from './lib/measure.mjs';
+import { drive } from './lib/loadgen.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const value = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i === -1 ? fallback : Number(argv[i + 1]);
+};
+const row = ROWS.find((r) => r.key === argv[0]);
+if (row === undefined) {
+  console.error(`usage: node bench/promoted.mjs <row key> [--payload B] [--top N] [--no-inlining]; rows: ${ROWS.map((r) => r.key).join(', ')}`);
+  process.exit(2);
+}
+const payloadBytes = value('--payload', 64);
+const top = value('--top', 12);
+const afterMs = 2500;
+const forMs = 3500;
+const dir = mkdtempSync(join(tmpdir(), 'promoted-'));
+const out = join(dir, 'profile.json');
+process.env.PROMOTED_OUT = out;
+process.env.PROMOTED_AFTER_MS = String(afterMs);
+process.env.PROMOTED_FOR_MS = String(forMs);
+const nodeFlags = ['--import', join(here, 'lib', 'promotedPreload.mjs'), ...(argv.includes('--no-inlining') ? ['--no-turbo-inlining'] : [])];
+const s = await startServer({ ...row, script: join(here, 'servers', row.script) }, { nodeFlags, sockets: 16 });
+let run;
+try {
+  run = await drive(s.client, { concurrency: 16, payloadBytes, durationMs: afterMs + forMs + 1000, maxRequests: 1e7, record: false, nextId: 1 });
+} finally {
+  await s.stop();
+}
+let profile;
+try {
+  profile = JSON.parse(readFileSync(out, 'utf8'));
+} catch {
+  console.error('no profile was written (the server ended before the sampling did)');
+  process.exit(1);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const frameOf = (node) => {
+  const f = node.callFrame;
+  return `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+};
+const stacks = new Map();
+const walk = (node, stack) => {
+  const frames = [frameOf(node), ...stack];
+  stacks.set(node.id, frames);
+  for (const child of node.children ?? []) walk(child, frames);
+};
+walk(profile.head, []);
+const bySite = new Map();
+let total = 0;
+for (const sample of profile.samples ?? []) {
+  total += sample.size;
+  const site = (stacks.get(sample.nodeId) ?? ['(unknown)']).slice(0, 3).join(' < ');
+  bySite.set(site, (bySite.get(site) ?? 0) + sample.size);
+}
+const mb = (bytes) => (bytes / 1e6).toFixed(2).padStart(6);
+console.log(`${row.key}, ${payloadBytes} B, C=16: ${run.completed} requests in ${((afterMs + forMs + 1000) / 1000).toFixed(1)} s; promoted in the ${forMs / 1000} s sampled: ${mb(total)} MB`);
+for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${mb(bytes)} MB  ${site}`);
