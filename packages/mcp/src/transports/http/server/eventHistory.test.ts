@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { McpServer } from '../../../server/mcpServer.js';
 import { InMemoryEventStore } from '../../../stores/eventStore.js';
 import { createMcpHttpHandler } from './handler.js';
+import { MAX_REMEMBERED_STREAMS } from './sessions/sessionExchangeHost.js';
 
 const BASE = 'http://127.0.0.1:3999/mcp';
 const HEADERS = { host: '127.0.0.1:3999', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -42,6 +43,45 @@ describe('event history and the session', () => {
     const deleted = await handler.fetch(new Request(BASE, { method: 'DELETE', headers }));
     expect(deleted.status).toBe(200);
     expect(store.size).toBe(0);
+    await handler.close();
+  });
+
+  it('a session remembers a bounded number of streams to forget: the newest, which are the ones its store still holds', async () => {
+    // Streams kept in the store (answered with an error) used to be remembered for the session's whole life, one id
+    // each, while the store itself kept only its last `maxStreamsPerSession`.
+    const server = new McpServer({ name: 'history', version: '0' });
+    server.tool('ok', {}, () => ({ content: [] }));
+    const deleted: string[] = [];
+    const store = new (class extends InMemoryEventStore {
+      override deleteStream(streamId: string): void {
+        deleted.push(streamId);
+        super.deleteStream(streamId);
+      }
+    })({ maxStreamsPerSession: 10 });
+    const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
+    const init = await handler.fetch(new Request(BASE, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
+    }));
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    const calls = MAX_REMEMBERED_STREAMS + 50;
+    for (let i = 1; i <= calls; i++) {
+      const response = await handler.fetch(new Request(BASE, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
+      }));
+      expect(await response.text()).toContain('"code":-32602');
+    }
+    expect(store.size).toBe(10);
+    deleted.length = 0;
+    expect((await handler.fetch(new Request(BASE, { method: 'DELETE', headers }))).status).toBe(200);
+    expect(store.size).toBe(0);
+    expect(deleted.length).toBe(MAX_REMEMBERED_STREAMS);
     await handler.close();
   });
 

@@ -22,6 +22,15 @@ export interface SessionExchangeSettings {
   /** Unsent SSE data allowed per connection before it is dropped (`maxSseBufferBytes`). */
   readonly maxSseBufferBytes: number;
 }
+/**
+ * The most stream ids a session remembers having stored events for, to delete their history when it ends. A stream
+ * whose answer went whole to its client is deleted at once; the ones kept (answered with an error, cut, never
+ * resumed) would otherwise pile up for the session's life while the store drops them by its own bounds (both stores
+ * of this project keep 100 streams per session by default). Past it, the oldest id is forgotten: its history, if the
+ * store still holds it, leaves by the store's own limits (per session, in all, by age), not at the session's end.
+ */
+export const MAX_REMEMBERED_STREAMS = 1000;
+
 /** Logs a failed event-store cleanup instead of leaving a rejected promise behind. */
 export function settleCleanup(result: void | Promise<void>, logger: Logger): void {
   if (result !== undefined) result.catch((error: unknown) => logger.debug('Event store cleanup failed', { error }));
@@ -103,7 +112,10 @@ export class SessionExchangeHost implements ExchangeHost {
   }
 
   stored(streamId: string): void {
-    this.#stored.set(streamId, true);
+    const stored = this.#stored;
+    if (stored.has(streamId)) return;
+    if (stored.size >= MAX_REMEMBERED_STREAMS) stored.delete(stored.keys().next().value!);
+    stored.set(streamId, true);
   }
 
   forget(streamId: string): void {
