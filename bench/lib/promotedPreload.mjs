@@ -1,8 +1,9 @@
 // Preloaded into a bench server (`node --import`) by bench/promoted.mjs: V8's sampling heap profiler, keeping only the
 // objects that outlived a young collection (`includeObjectsCollectedByMinorGC: false`; those a mark-compact collects
 // stay in). That is the garbage which grows the old generation and so the peak RSS, by the site that allocated it.
-// Sampling starts after PROMOTED_AFTER_MS (the warm-up) and the profile is written to PROMOTED_OUT PROMOTED_FOR_MS
-// later. Nothing is written to stdout (a stdio server's stdout is its protocol stream).
+// Sampling starts PROMOTED_AFTER_MS after the server's start (bench/promoted.mjs drives it from its first moments, so
+// that is the warm-up) and stops PROMOTED_FOR_MS later, when the profile is written to PROMOTED_OUT (stopping first, so
+// the profiler's own work is not in it). Nothing is written to stdout (a stdio server's stdout is its protocol).
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 
@@ -17,7 +18,7 @@ if (out) {
   setTimeout(async () => {
     await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
     setTimeout(async () => {
-      const { profile } = await post('HeapProfiler.getSamplingProfile');
+      const { profile } = await post('HeapProfiler.stopSampling');
       writeFileSync(out, JSON.stringify(profile));
     }, forMs).unref();
   }, afterMs).unref();
