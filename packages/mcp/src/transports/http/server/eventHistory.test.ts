@@ -85,6 +85,57 @@ describe('event history and the session', () => {
     await handler.close();
   });
 
+  it('the stream a session forgets past its bound is the least recently written, never a call still reporting progress', async () => {
+    const server = new McpServer({ name: 'history', version: '0' });
+    let poke: (() => void) | undefined;
+    let finish: (() => void) | undefined;
+    server.tool('slow', {}, async (_args, ctx) => {
+      let done = false;
+      const ended = new Promise<void>((resolve) => (finish = () => ((done = true), resolve())));
+      while (!done) {
+        await Promise.race([new Promise<void>((resolve) => (poke = resolve)), ended]);
+        if (!done) await ctx.progress(1);
+      }
+      return { content: [] };
+    });
+    const store = new InMemoryEventStore({ maxStreamsPerSession: 5000 });
+    const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
+    const init = await handler.fetch(new Request(BASE, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
+    }));
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    const slow = await handler.fetch(new Request(BASE, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'p' } } }),
+    }));
+    const slowBody = slow.text();
+    for (let i = 1; i <= MAX_REMEMBERED_STREAMS + 50; i++) {
+      if (i % 100 === 0) poke?.();
+      const response = await handler.fetch(new Request(BASE, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
+      }));
+      expect(await response.text()).toContain('"code":-32602');
+    }
+    expect(store.size).toBe(MAX_REMEMBERED_STREAMS + 51);
+    expect((await handler.fetch(new Request(BASE, { method: 'DELETE', headers }))).status).toBe(200);
+    finish?.();
+    const slowEventId = /^id: (\S+)$/m.exec(await slowBody)?.[1];
+    expect(slowEventId).toBeDefined();
+    // The 51 streams forgotten are the oldest error streams; the slow call's, the oldest stream but written 50 streams
+    // before the end, left the store with the session.
+    expect(store.size).toBe(51);
+    expect(store.getStreamIdForEventId(slowEventId!)).toBeUndefined();
+    await handler.close();
+  });
+
   it('a store that fails later (a Redis outage mid-call) still lets the answer through, without an event id', async () => {
     // The store takes the priming event, then fails asynchronously for the answer, as a remote store does when its
     // connection drops: the client must get its result all the same (it was dropped before).

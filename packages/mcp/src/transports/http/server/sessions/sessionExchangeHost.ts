@@ -23,11 +23,12 @@ export interface SessionExchangeSettings {
   readonly maxSseBufferBytes: number;
 }
 /**
- * The most stream ids a session remembers having stored events for, to delete their history when it ends. A stream
- * whose answer went whole to its client is deleted at once; the ones kept (answered with an error, cut, never
- * resumed) would otherwise pile up for the session's life while the store drops them by its own bounds (both stores
- * of this project keep 100 streams per session by default). Past it, the oldest id is forgotten: its history, if the
- * store still holds it, leaves by the store's own limits (per session, in all, by age), not at the session's end.
+ * The most stream ids a session remembers having stored events for, to delete their history when it ends: the most
+ * recently written ones. A stream whose answer went whole to its client is deleted at once; the ones kept (answered
+ * with an error, cut, never resumed) would otherwise pile up for the session's life while the store drops them by its
+ * own bounds (both stores of this project keep a session's 100 most recently written streams by default). Past it,
+ * the least recently written id is forgotten: its history, if the store still holds it, leaves by the store's own
+ * limits (per session, in all, by age), not at the session's end.
  */
 export const MAX_REMEMBERED_STREAMS = 1000;
 
@@ -113,8 +114,9 @@ export class SessionExchangeHost implements ExchangeHost {
 
   stored(streamId: string): void {
     const stored = this.#stored;
-    if (stored.has(streamId)) return;
-    if (stored.size >= MAX_REMEMBERED_STREAMS) stored.delete(stored.keys().next().value!);
+    // Ordered by last write, as the stores order a session's streams: past the bound, the id forgotten is that of the
+    // stream a store drops first, never one still being written (a long call that reports progress).
+    if (!stored.delete(streamId) && stored.size >= MAX_REMEMBERED_STREAMS) stored.delete(stored.keys().next().value!);
     stored.set(streamId, true);
   }
 
