@@ -1,15 +1,18 @@
-// What an HTTP client costs on Node, apart from any MCP: each client in a process of its own posts a 64-byte JSON-RPC
-// request to one keep-alive server and reads a small JSON answer, C requests in flight; the figure is the client
-// process's CPU per request (utime + stime) over a window after a warm-up, medians of alternating rounds. The hop of
-// a gateway pays a client like these on top of a server (README, "The hop's cost").
+// What an HTTP client costs on Node, apart from any MCP: each client in a process of its own posts a JSON-RPC
+// `tools/call` (a 64-byte text argument, 159 bytes in all) to one keep-alive server and reads a small JSON answer, C
+// requests in flight; the figure is the client process's CPU per request (utime + stime) over a window after a
+// warm-up, medians of alternating rounds. The hop of a gateway pays a client like these on top of a server (README,
+// "The hop's cost").
 //
 //   node bench/http-client-cost.mjs                      # C=8, then C=1; 3 rounds of every client
 //   node bench/http-client-cost.mjs --concurrency 8 --rounds 5
 //
-// Clients: `http.request` as bench/servers/raw-relay.js uses it (header fields as an object, a keep-alive `Agent`);
-// Switchboard's direct request (nodeFetch's internal path for a JSON answer, the header fields as a list); nodeFetch
-// itself (a WHATWG `Response`); `globalThis.fetch` (undici inside Node); and undici's `Pool.request()` when the
-// `undici` package can be imported from here (it is not a dependency of this project; absent, its row says so).
+// Clients: `http.request` with a URL, the header fields as an object and a keep-alive `Agent` (as a plain relay
+// would; bench/servers/raw-relay.js passes an options object and a FIFO agent); Switchboard's direct request
+// (nodeFetch's internal path for a JSON answer, the header fields as a list); nodeFetch itself (a WHATWG `Response`);
+// `globalThis.fetch` (the undici built into Node); and undici's `Pool.request()` when the `undici` package can be
+// imported from here: not a dependency of Switchboard, but the conformance suite's dev dependencies bring one into
+// node_modules (absent, its row says so). The versions of both undicis are printed.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 
@@ -22,6 +25,8 @@ const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', param
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const WARMUP_MS = 2000;
 const WINDOW_MS = 3000;
+/** The client process running now, if any (stopped with this process on a signal). */
+let current;
 
 if (value('--client') !== undefined) {
   await runClient(value('--client'), Number(value('--port')), Number(value('--concurrency')));
@@ -41,14 +46,35 @@ if (value('--client') !== undefined) {
 async function orchestrate() {
   const rounds = Number(value('--rounds') ?? 3);
   const levels = value('--concurrency') === undefined ? [8, 1] : [Number(value('--concurrency'))];
+  if (!Number.isInteger(rounds) || rounds < 1 || !levels.every((c) => Number.isInteger(c) && c > 0)) {
+    console.error('usage: node bench/http-client-cost.mjs [--concurrency C] [--rounds N] (positive integers)');
+    process.exit(2);
+  }
   const kinds = ['http.request', 'direct', 'nodeFetch', 'fetch', 'undici'];
   const server = spawn(process.execPath, [process.argv[1], '--server'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The server and the client of the moment are this process's children: stopped with it on a signal, too.
+  const stopChildren = () => {
+    server.kill('SIGTERM');
+    current?.kill('SIGTERM');
+  };
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+    process.once(signal, () => {
+      stopChildren();
+      process.exit(code);
+    });
+  }
+  let undiciVersion = 'not installed';
+  try {
+    undiciVersion = (await import('undici/package.json', { with: { type: 'json' } })).default.version;
+  } catch {
+    // absent: its row says so
+  }
   try {
     const port = await new Promise((resolve, reject) => {
       server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
       server.once('exit', () => reject(new Error('the server exited')));
     });
-    console.log(`HTTP client CPU per request (µs, medians of ${rounds} alternating rounds; ${WARMUP_MS} ms warm-up, ${WINDOW_MS} ms window), Node ${process.version}`);
+    console.log(`HTTP client CPU per request (µs, medians of ${rounds} alternating rounds; ${WARMUP_MS} ms warm-up, ${WINDOW_MS} ms window), Node ${process.version} (its fetch: undici ${process.versions.undici}; the undici package: ${undiciVersion})`);
     for (const concurrency of levels) {
       const results = new Map(kinds.map((kind) => [kind, []]));
       for (let round = 0; round < rounds; round++) {
@@ -69,6 +95,7 @@ async function orchestrate() {
 function clientRun(kind, port, concurrency) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [process.argv[1], '--client', kind, '--port', String(port), '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    current = child;
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => {

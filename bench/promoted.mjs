@@ -39,10 +39,13 @@ const afterMs = 2500;
 const forMs = 3500;
 const dir = mkdtempSync(join(tmpdir(), 'promoted-'));
 const removeDir = () => rmSync(dir, { recursive: true, force: true });
-process.once('SIGINT', () => {
-  removeDir();
-  process.exit(130);
-});
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  // process.exit runs the exit hooks that stop the server (lib/measure.mjs); the directory goes first.
+  process.once(signal, () => {
+    removeDir();
+    process.exit(code);
+  });
+}
 const out = join(dir, 'profile.json');
 process.env.PROMOTED_OUT = out;
 process.env.PROMOTED_AFTER_MS = String(afterMs);

@@ -28,7 +28,7 @@ export interface SessionExchangeSettings {
  * with an error, cut, never resumed) would otherwise pile up for the session's life while the store drops them by its
  * own bounds (both stores of this project keep a session's 100 most recently written streams by default). Past it,
  * the least recently written id is forgotten: its history, if the store still holds it, leaves by the store's own
- * limits (per session, in all, by age), not at the session's end.
+ * limits (per session, in all; by age in Redis), not at the session's end, unless the stream is still live then.
  */
 export const MAX_REMEMBERED_STREAMS = 1000;
 
