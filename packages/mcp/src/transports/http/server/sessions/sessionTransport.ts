@@ -72,7 +72,7 @@ const RESOLVED: Promise<void> = Promise.resolve();
 export class StreamableHttpSessionTransport extends HttpSessionTransportBase<StreamableHttpSessionTransport> {
   readonly #store: EventStore | undefined;
   /**
-   * Ids of the streams this session stored events for and has not deleted yet, the newest 1,000 of them
+   * Ids of the streams this session stored events for and has not deleted yet, the 1,000 most recently written
    * (`MAX_REMEMBERED_STREAMS`: the store bounds what it keeps by itself). A `TransientMap` (see there), not a
    * `Set`: a stream comes and goes with each request while the session lives, and a plain set's old tables kept every
    * answered stream's id, and through the store's deletion all that hung on it, alive into the old generation (about
@@ -252,9 +252,9 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
     const store = this.#store;
     const router = this.#router;
     const forget = store?.deleteStream !== undefined && !this.#detached;
-    // Every stream that has history leaves the store with its session: the live ones (read before they end: one
-    // silent for longer than the newest MAX_REMEMBERED_STREAMS stored is no longer among the ids remembered) and the
-    // finished ones (ended with an error, cut, or never resumed) that the transport no longer holds.
+    // Every stream that has history leaves the store with its session: the live ones (read before they end: one silent
+    // while MAX_REMEMBERED_STREAMS others were written is no longer among the ids remembered) and the finished ones
+    // (ended with an error, cut, or never resumed) that the transport no longer holds.
     const live = forget ? [...router.streams.values(), router.standalone].filter((stream): stream is OutStream => stream?.resumable === true) : [];
     router.abortAll();
     if (forget) {
