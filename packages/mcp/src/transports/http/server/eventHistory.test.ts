@@ -6,11 +6,35 @@
 import { describe, expect, it } from 'vitest';
 import { McpServer } from '../../../server/mcpServer.js';
 import { InMemoryEventStore } from '../../../stores/eventStore.js';
-import { createMcpHttpHandler } from './handler.js';
+import { createMcpHttpHandler, type McpHttpHandler } from './handler.js';
 import { MAX_REMEMBERED_STREAMS } from './sessions/sessionExchangeHost.js';
 
 const BASE = 'http://127.0.0.1:3999/mcp';
 const HEADERS = { host: '127.0.0.1:3999', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** Opens a 2025-11-25 session (initialize, then initialized) and returns the header fields of its requests. */
+async function openSession(handler: McpHttpHandler): Promise<Record<string, string>> {
+  const init = await handler.fetch(new Request(BASE, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
+  }));
+  const session = init.headers.get('mcp-session-id')!;
+  await init.text();
+  const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+  await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+  return headers;
+}
+
+/** Calls a tool that does not exist: a JSON-RPC error (no result), so its stream keeps its history for resumption. */
+async function callUnknownTool(handler: McpHttpHandler, headers: Record<string, string>, id: number): Promise<void> {
+  const response = await handler.fetch(new Request(BASE, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
+  }));
+  expect(await response.text()).toContain('"code":-32602');
+}
 
 describe('event history and the session', () => {
   it('DELETE frees the history of streams that ended in an error', async () => {
@@ -20,15 +44,7 @@ describe('event history and the session', () => {
     });
     const store = new InMemoryEventStore();
     const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
-    const init = await handler.fetch(new Request(BASE, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
-    }));
-    const session = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    const headers = await openSession(handler);
     for (let i = 1; i <= 5; i++) {
       // An unknown tool: a JSON-RPC error (no result), so the stream keeps its history for resumption.
       const response = await handler.fetch(new Request(BASE, {
@@ -59,23 +75,10 @@ describe('event history and the session', () => {
       }
     })({ maxStreamsPerSession: 10 });
     const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
-    const init = await handler.fetch(new Request(BASE, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
-    }));
-    const session = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    const headers = await openSession(handler);
     const calls = MAX_REMEMBERED_STREAMS + 50;
     for (let i = 1; i <= calls; i++) {
-      const response = await handler.fetch(new Request(BASE, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
-      }));
-      expect(await response.text()).toContain('"code":-32602');
+      await callUnknownTool(handler, headers, i);
     }
     expect(store.size).toBe(10);
     deleted.length = 0;
@@ -103,15 +106,7 @@ describe('event history and the session', () => {
     });
     const store = new InMemoryEventStore({ maxStreamsPerSession: 5000 });
     const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse' });
-    const init = await handler.fetch(new Request(BASE, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
-    }));
-    const session = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    const headers = await openSession(handler);
     const slow = await handler.fetch(new Request(BASE, {
       method: 'POST',
       headers,
@@ -120,12 +115,7 @@ describe('event history and the session', () => {
     const slowBody = slow.text();
     for (let i = 1; i <= MAX_REMEMBERED_STREAMS + 50; i++) {
       if (pokeEvery !== undefined && i % pokeEvery === 0) poke?.();
-      const response = await handler.fetch(new Request(BASE, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
-      }));
-      expect(await response.text()).toContain('"code":-32602');
+      await callUnknownTool(handler, headers, i);
     }
     expect(store.size).toBe(MAX_REMEMBERED_STREAMS + 51);
     expect((await handler.fetch(new Request(BASE, { method: 'DELETE', headers }))).status).toBe(200);
@@ -156,15 +146,7 @@ describe('event history and the session', () => {
     const errors: string[] = [];
     const logger = { debug() {}, info() {}, warn() {}, error: (message: string) => void errors.push(message) };
     const handler = createMcpHttpHandler({ server, eventStore: store, responseMode: 'sse', logger });
-    const init = await handler.fetch(new Request(BASE, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }),
-    }));
-    const session = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await (await handler.fetch(new Request(BASE, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }))).text();
+    const headers = await openSession(handler);
     store.failing = true;
     const response = await handler.fetch(new Request(BASE, {
       method: 'POST',

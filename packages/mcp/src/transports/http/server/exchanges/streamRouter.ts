@@ -68,14 +68,19 @@ export class StreamRouter {
     if (stream.remaining === 0) stream.complete();
   }
 
-  /** Aborts every stream and forgets them all (the session closed). */
-  abortAll(): void {
-    const all = [...this.streams.values()];
-    if (this.standalone !== undefined) all.push(this.standalone);
-    for (const stream of new Set([...all, ...this.byRequest.values()])) stream.abort();
+  /**
+   * Aborts every stream and forgets them all (the session closed).
+   * @returns The streams aborted, each once.
+   */
+  abortAll(): ReadonlySet<OutStream> {
+    const all = new Set(this.streams.values());
+    if (this.standalone !== undefined) all.add(this.standalone);
+    for (const stream of this.byRequest.values()) all.add(stream);
+    for (const stream of all) stream.abort();
     this.streams.clear();
     this.byRequest.clear();
     this.standalone = undefined;
+    return all;
   }
 
   /**

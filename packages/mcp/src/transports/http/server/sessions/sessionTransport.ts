@@ -250,17 +250,14 @@ export class StreamableHttpSessionTransport extends HttpSessionTransportBase<Str
   protected release(): void {
     this.#host.closed = true;
     const store = this.#store;
-    const router = this.#router;
-    const forget = store?.deleteStream !== undefined && !this.#detached;
-    // Every stream that has history leaves the store with its session: the live ones (read before they end: one silent
-    // while MAX_REMEMBERED_STREAMS others were written is no longer among the ids remembered) and the finished ones
-    // (ended with an error, cut, or never resumed) that the transport no longer holds.
-    const live = forget ? [...router.streams.values(), router.standalone].filter((stream): stream is OutStream => stream?.resumable === true) : [];
-    router.abortAll();
-    if (forget) {
+    const deleteStream = this.#detached ? undefined : store?.deleteStream?.bind(store);
+    const live = this.#router.abortAll();
+    // Every stream that has history leaves the store with its session: the live ones just aborted (one silent while
+    // MAX_REMEMBERED_STREAMS others were written is no longer among the ids remembered) and the finished ones (ended
+    // with an error, cut, or never resumed) that the transport no longer holds.
+    if (deleteStream !== undefined) {
       const stored = this.#storedStreams;
-      const deleteStream = store.deleteStream!.bind(store);
-      for (const stream of live) if (!stored.has(stream.id)) this.#settle(deleteStream(stream.id));
+      for (const stream of live) if (stream.resumable && !stored.has(stream.id)) this.#settle(deleteStream(stream.id));
       for (const id of stored.keys()) this.#settle(deleteStream(id));
     }
     this.#storedStreams.clear();
